@@ -1,0 +1,359 @@
+"""Catalog rows as pydantic models, and the loader that merges catalogs and overlays.
+
+Every row has an ``id``, where its facts come from (``source``, ``as_of``) and a price
+with its own source (estimate, list, quote). A catalog directory holds YAML files whose
+single top-level key names the kind of row (``platforms:``, ``switches:``, ...). A user's
+overlay directory adds rows and replaces rows by id; a price CSV replaces prices.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from bom.errors import CatalogError
+from bom.units import magnitude, parse_quantity
+from bom.validation import (Attenuation, Compute, Frequency, Length, Length0, Loss, Memory,
+                            Model, Power, Rate, suggest, validate)
+from bom.yamlio import load_file
+
+PriceSource = Literal["estimate", "list", "quote"]
+FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
+Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
+
+
+class Row(Model):
+    """What every catalog row carries."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    vendor: str
+    part_number: str
+    description: str
+    source: str
+    as_of: dt.date
+    price_usd: float = Field(ge=0)
+    price_source: PriceSource
+    notes: str | None = None
+
+
+# --- platforms -----------------------------------------------------------------------
+
+class ScaleUp(Model):
+    generation: str
+    bandwidth_per_gpu: Rate
+    links_per_gpu: int = Field(ge=0)
+    switch_chips_per_domain: int = Field(ge=0)
+    switch_trays_per_domain: int = Field(ge=0)
+    copper_cables_per_domain: int = Field(ge=0)
+
+
+class NicPorts(Model):
+    """Network ports of one kind on one node."""
+
+    nic: str | None = None
+    ports: int = Field(ge=1)
+    rate: Rate
+    form_factor: FormFactor
+    ports_per_cage: int = Field(ge=1, le=2)
+
+
+class Platform(Row):
+    generation: str
+    year: int
+    gpu: str
+    system: Literal["node", "rack"]
+    gpus_per_node: int = Field(ge=1)
+    nodes_per_system: int = Field(ge=1)
+    gpus_per_domain: int = Field(ge=1)
+    nodes_per_rack: int = Field(ge=1)
+    node_rack_units: int = Field(ge=1)
+    su_nodes: int = Field(ge=1)
+    memory_per_gpu: Memory
+    bf16_dense: Compute
+    fp8_dense: Compute
+    fp4_dense: Compute | None = None
+    power_per_system: Power
+    scale_up: ScaleUp
+    scale_out: NicPorts
+    storage: NicPorts | None = None
+    oob: NicPorts | None = None
+    default_switch: str
+
+    @property
+    def gpus_per_system(self) -> int:
+        return self.gpus_per_node * self.nodes_per_system
+
+    @property
+    def gpus_per_rack(self) -> int:
+        return self.gpus_per_node * self.nodes_per_rack
+
+    @property
+    def power_per_gpu_w(self) -> float:
+        """System power shared out over its GPUs [W] (includes CPUs, NICs, switch trays)."""
+        return magnitude(self.power_per_system, "power") / self.gpus_per_system
+
+    def flops_per_gpu(self, dtype: str) -> float:
+        """Dense FLOP/s per GPU at ``dtype`` (bf16, fp8, fp4)."""
+        value = {"bf16": self.bf16_dense, "fp8": self.fp8_dense, "fp4": self.fp4_dense}[dtype]
+        if value is None:
+            raise CatalogError(f"platform {self.id!r} has no dense {dtype} figure "
+                               f"({self.gpu} does not support it)", key="dtype")
+        return magnitude(value, "compute")
+
+
+# --- switches and media (the standard lookup's parts) --------------------------------
+
+class Breakout(Model):
+    rate: Rate
+    ports: int = Field(ge=1)
+
+
+class Switch(Row):
+    protocol: Literal["infiniband", "ethernet"]
+    ports: int = Field(ge=1)
+    port_rate: Rate
+    cages: int = Field(ge=1)
+    form_factor: FormFactor
+    ports_per_cage: int = Field(ge=1, le=8)
+    lane_rate: Rate
+    breakouts: list[Breakout] = []
+    power_typical: Power
+    power_max: Power
+    rack_units: int = Field(ge=1)
+
+
+class Module(Row):
+    form_factor: FormFactor
+    ports: int = Field(ge=1, le=2)
+    port_rate: Rate
+    port_type: str
+    lanes: int = Field(ge=1)
+    lane_rate: Rate
+    medium: Literal["multimode", "smf-parallel", "smf-duplex"]
+    connector: Connector
+    lit_strands: int = Field(ge=1)
+    reach_max: Length
+    reach_min: Length0 = Field(default_factory=lambda: parse_quantity("0 m", "length"))
+    loss_budget: Loss
+    power: Power
+
+
+class CableEnd(Model):
+    form_factor: FormFactor
+    ports: int = Field(ge=1, le=2)
+    count: int = Field(ge=1, le=8)
+
+
+class SoldLength(Model):
+    length: Length
+    part_number: str
+    price_usd: float | None = Field(default=None, ge=0)
+
+
+class Cable(Row):
+    kind: Literal["dac", "acc", "lacc", "aec", "aoc", "rj45"]
+    port_rate: Rate
+    lane_rate: Rate
+    links: int = Field(ge=1)
+    end_a: CableEnd
+    end_b: CableEnd
+    reach_max: Length
+    power_per_end: Power
+    lengths: list[SoldLength] = Field(min_length=1)
+    price_per_m_usd: float = Field(default=0.0, ge=0)
+
+
+class Fibre(Row):
+    kind: Literal["trunk", "patch-cord", "splitter"]
+    fibre: Literal["om3", "om4", "om5", "os2"]
+    connector: Connector
+    strands: int = Field(ge=1)
+    attenuation: Attenuation
+    lengths: list[SoldLength] = Field(min_length=1)
+    price_per_m_usd: float = Field(default=0.0, ge=0)
+
+
+class Panel(Row):
+    connector: Connector
+    ports: int = Field(ge=1)
+    rack_units: int = Field(ge=1)
+    loss_per_mated_pair: Loss
+
+
+class Coherent(Row):
+    form_factor: FormFactor
+    rate: Rate
+    standard: Literal["400zr", "openzr+", "800zr"]
+    reach_max: Length
+    reach_unamplified: Length
+    grid: Frequency
+    power: Power
+
+
+class Dwdm(Row):
+    kind: Literal["mux", "amplifier"]
+    channels: int | None = Field(default=None, ge=1)
+    spacing: Frequency | None = None
+    span_max: Length | None = None
+    insertion_loss: Loss | None = None
+    power: Power
+    rack_units: int = Field(ge=0)
+
+
+KINDS: dict[str, type[Row]] = {
+    "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
+    "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
+}
+
+
+@dataclass(frozen=True)
+class Price:
+    usd: float
+    source: str
+    as_of: dt.date
+
+
+@dataclass
+class Catalog:
+    """All rows by kind and id; ``origin`` says which file each row came from."""
+
+    rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    origin: dict[str, str] = field(default_factory=dict)
+
+    def kind_of(self, row_id: str) -> str | None:
+        for kind, rows in self.rows.items():
+            if row_id in rows:
+                return kind
+        return None
+
+    def get(self, kind: str, row_id: str, key: str | None = None) -> Row:
+        rows = self.rows[kind]
+        if row_id not in rows:
+            raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
+        return rows[row_id]
+
+    def platform(self, row_id: str, key: str = "platform") -> Platform:
+        row = self.get("platforms", row_id, key)
+        assert isinstance(row, Platform)
+        return row
+
+    @cached_property
+    def by_kind(self) -> dict[str, list[Row]]:
+        return {k: sorted(v.values(), key=lambda r: r.id) for k, v in self.rows.items()}
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for rows in self.rows.values():
+            yield from rows.values()
+
+
+def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
+    files = sorted(directory.glob("*.yaml")) + sorted(directory.glob("*.yml"))
+    if not files and overlay:
+        raise CatalogError("no catalog files (*.yaml) in this directory", where=str(directory))
+    seen_here: dict[str, str] = {}
+    for path in files:
+        src = load_file(path)
+        if src.data is None:
+            continue
+        if not isinstance(src.data, dict) or len(src.data) != 1:
+            raise CatalogError(f"a catalog file holds one top-level key, one of: "
+                               f"{', '.join(KINDS)}", where=src.where(()))
+        (kind, rows), = src.data.items()
+        if kind not in KINDS:
+            raise CatalogError(suggest(str(kind), KINDS, "catalog kind"), where=src.where((kind,)))
+        if not isinstance(rows, list):
+            raise CatalogError("expected a list of rows", where=src.where((kind,)), key=kind)
+        for i, data in enumerate(rows):
+            row = validate(KINDS[kind], data, src, (kind, i))
+            where = src.where((kind, i))
+            if row.id in seen_here:
+                raise CatalogError(f"duplicate id {row.id!r} (first at {seen_here[row.id]})",
+                                   where=where, key=f"{kind}.{i}.id",
+                                   hint="Ids are unique across a catalog directory.")
+            other = catalog.kind_of(row.id)
+            if other is not None and other != kind:
+                raise CatalogError(f"id {row.id!r} is already a {other} row; an overlay "
+                                   f"replaces rows of the same kind only", where=where)
+            seen_here[row.id] = where
+            catalog.rows[kind][row.id] = row
+            catalog.origin[row.id] = where
+
+
+def apply_prices(catalog: Catalog, path: Path) -> None:
+    """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
+    by_part = {r.part_number: r for r in catalog}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
+    reader = csv.DictReader(text.splitlines())
+    need = ["sku", "price_usd", "price_source", "as_of"]
+    if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != need:
+        raise CatalogError(f"the header must be {','.join(need)}", where=f"{path}:1")
+    for n, rec in enumerate(reader, start=2):
+        where = f"{path}:{n}"
+        sku = (rec["sku"] or "").strip()
+        kind = catalog.kind_of(sku)
+        row = catalog.rows[kind][sku] if kind else by_part.get(sku)
+        if row is None:
+            raise CatalogError(suggest(sku, [r.id for r in catalog], "sku"), where=where, key="sku")
+        try:
+            usd = float(parse_quantity(rec["price_usd"] + " USD"
+                                       if _is_number(rec["price_usd"]) else rec["price_usd"],
+                                       "money").magnitude)
+            if usd < 0:
+                raise ValueError
+        except (ValueError, TypeError, AttributeError):
+            raise CatalogError(f"price {rec['price_usd']!r} is not an amount of money",
+                               where=where, key="price_usd",
+                               hint='Write a number of USD such as 1200 or "1200 USD".') from None
+        source = (rec["price_source"] or "").strip()
+        if source not in ("estimate", "list", "quote"):
+            raise CatalogError(f"price_source {source!r} must be estimate, list or quote",
+                               where=where, key="price_source")
+        try:
+            as_of = dt.date.fromisoformat((rec["as_of"] or "").strip())
+        except ValueError:
+            raise CatalogError(f"as_of {rec['as_of']!r} is not a date like 2026-12-01",
+                               where=where, key="as_of") from None
+        kind = catalog.kind_of(row.id)
+        assert kind is not None
+        catalog.rows[kind][row.id] = row.model_copy(
+            update={"price_usd": usd, "price_source": source, "as_of": as_of})
+        catalog.origin[row.id] = where
+
+
+def _is_number(text: str | None) -> bool:
+    try:
+        float(text or "")
+    except ValueError:
+        return False
+    return True
+
+
+def builtin_dir() -> Path:
+    """The catalogs shipped with the package."""
+    from bom.resources import data_dir
+
+    return data_dir("catalogs")
+
+
+def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
+                 base: Path | None = None) -> Catalog:
+    """The built-in catalog (or ``base``), then each overlay directory, then each price file."""
+    catalog = Catalog()
+    _load_dir(catalog, base or builtin_dir(), overlay=False)
+    for directory in overlays or []:
+        if not directory.is_dir():
+            raise CatalogError("not a directory", where=str(directory),
+                               hint="--catalog takes a directory of YAML catalog files.")
+        _load_dir(catalog, directory, overlay=True)
+    for path in prices or []:
+        apply_prices(catalog, path)
+    return catalog

@@ -1,0 +1,164 @@
+"""The `bom` command: parses arguments, calls the pipeline, prints. No model logic here."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional, TypeVar
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="clusterbom: from accelerator counts to a costed bill of materials.")
+catalog_app = typer.Typer(no_args_is_help=True, help="List, show and validate catalog rows.")
+app.add_typer(catalog_app, name="catalog")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(fn: F) -> F:
+    """Turn every BomError into a one-paragraph message on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from bom.errors import BomError
+
+        try:
+            return fn(*args, **kwargs)
+        except BomError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None) -> Any:
+    from bom.catalog import load_catalog
+
+    return load_catalog(catalog_dirs, prices)
+
+
+def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float | None:
+    if text is None:
+        return None
+    from bom.units import parse_quantity
+
+    return float(parse_quantity(text, dimension, key=option).to(unit).magnitude)
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--catalog", help="A directory of catalog YAML files that adds or replaces rows by id.")]
+PricesOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--prices", help="A CSV of sku,price_usd,price_source,as_of that replaces prices.")]
+
+
+@app.command()
+@friendly
+def size(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        help="Scenario YAML with a workload; none = the seed's six example jobs.")] = None,
+    platform: Annotated[Optional[str], typer.Option(help="Platform id from the catalog.")] = None,
+    memory_per_gpu: Annotated[Optional[str], typer.Option(help='e.g. "80 GB"')] = None,
+    flops_per_gpu: Annotated[Optional[str], typer.Option(help='e.g. "2.25 PFLOP/s"')] = None,
+    mfu: Annotated[Optional[float], typer.Option(min=0.01, max=1.0)] = None,
+    pue: Annotated[Optional[float], typer.Option(min=1.0, max=3.0)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the sizing block as JSON.")] = False,
+    catalog_dir: CatalogOpt = None,
+) -> None:
+    """How many accelerators a job needs, and at which level of scale it lands."""
+    from bom import pipeline, text
+    from bom.scenario import load_scenario
+
+    ov = pipeline.SizeOverrides(
+        _quantity(memory_per_gpu, "information", "GB", "--memory-per-gpu"),
+        _quantity(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu"), mfu, pue)
+    catalog = _catalog(catalog_dir)
+    if scenario is None:
+        results = pipeline.size_seed_jobs(catalog, platform, ov)
+        if as_json:
+            _print_json([r.to_json() for r in results])
+            return
+        typer.echo(f"Sizing on {results[0].accelerator}; usable memory 85 %; "
+                   f"the seed's six example jobs")
+        typer.echo(text.sizing_table(results))
+        return
+    sc, src = load_scenario(scenario)
+    result = pipeline.size_scenario(sc, src, catalog, platform, ov)
+    if as_json:
+        _print_json(result.to_json())
+        return
+    typer.echo(f"Sizing {sc.name} on {result.accelerator}")
+    typer.echo(text.sizing_table([result]))
+
+
+@catalog_app.command("list")
+@friendly
+def catalog_list(
+    kind: Annotated[Optional[str], typer.Option(help="platforms, switches, modules, ...")] = None,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """List catalog rows (id, part number, price and its source)."""
+    from bom import text
+    from bom.catalog import KINDS
+    from bom.errors import BomError
+    from bom.validation import suggest
+
+    if kind is not None and kind not in KINDS:
+        raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
+    cat = _catalog(catalog_dir, prices)
+    rows = [[k, r.id, r.part_number, f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
+             r.description[:60]]
+            for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
+    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "description"],
+                          rows, [False, False, False, True, False, False, False]))
+
+
+@catalog_app.command("show")
+@friendly
+def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
+                 catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
+    """Every field of one catalog row, and the file it came from."""
+    from bom.errors import CatalogError
+    from bom.validation import suggest
+
+    cat = _catalog(catalog_dir, prices)
+    kind = cat.kind_of(row_id)
+    if kind is None:
+        raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
+    row = cat.rows[kind][row_id]
+    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {cat.origin[row_id]}")
+    for name, value in row.model_dump(mode="python").items():
+        typer.echo(f"{name}: {value}")
+
+
+@catalog_app.command("validate")
+@friendly
+def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
+        help="An overlay directory to check on top of the built-in catalog.")] = None,
+        prices: PricesOpt = None) -> None:
+    """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
+    from bom.checks import check_catalog
+
+    cat = _catalog([directory] if directory else None, prices)
+    check_catalog(cat)
+    counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
+    typer.echo(f"catalog ok: {counts}")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""One error hierarchy: the CLI turns every BomError into a message and exit code 2."""
+
+from __future__ import annotations
+
+
+class BomError(Exception):
+    """Bad input or an impossible request, told in terms the user can act on.
+
+    ``where`` is "file:line" (or just "file"), ``key`` the dotted key path.
+    """
+
+    def __init__(self, message: str, *, where: str | None = None, key: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.key = key
+        self.hint = hint
+
+    def __str__(self) -> str:
+        head = ": ".join(p for p in (self.where, self.key) if p)
+        text = f"{head}: {self.message}" if head else self.message
+        return f"{text} {self.hint}" if self.hint else text
+
+
+class QuantityError(BomError, ValueError):
+    """A quantity string that is not a number with a unit of the expected dimension."""
+
+
+class CatalogError(BomError):
+    """A catalog file or row that does not validate, or an unknown id."""
+
+
+class ScenarioError(BomError):
+    """A scenario file that does not validate."""
+
+
+class LimitError(BomError):
+    """A request past what the parts or the topology can build."""

@@ -1,0 +1,72 @@
+"""The orchestrator: ties the pure stages together for the commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bom.catalog import Catalog, Platform
+from bom.errors import BomError
+from bom.resources import data_dir
+from bom.scenario import Scenario
+from bom.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
+from bom.workload import Workload, load_jobs
+from bom.yamlio import Located
+
+#: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
+SEED_POWER_PLATFORM = "dgx-b300"
+
+
+@dataclass(frozen=True)
+class SizeOverrides:
+    memory_per_gpu_gb: float | None = None
+    flops_per_gpu: float | None = None
+    mfu: float | None = None
+    pue: float | None = None
+
+
+def accelerator(catalog: Catalog, platform_id: str | None, ov: SizeOverrides,
+                where: str | None = None) -> Accelerator:
+    """The platform's accelerator (or the seed's), with the command-line overrides applied."""
+    if platform_id is None:
+        acc = seed_accelerator(catalog.rows["platforms"].get(SEED_POWER_PLATFORM))  # type: ignore[arg-type]
+    else:
+        try:
+            acc = platform_accelerator(catalog.platform(platform_id))
+        except BomError as exc:
+            exc.where = exc.where or where
+            raise
+    if ov.memory_per_gpu_gb is not None:
+        acc = replace(acc, memory_gb=ov.memory_per_gpu_gb)
+    if ov.flops_per_gpu is not None:
+        acc = replace(acc, flops={k: ov.flops_per_gpu for k in acc.flops})
+    return acc
+
+
+def _with_mfu(job: Workload, ov: SizeOverrides) -> Workload:
+    return job if ov.mfu is None else job.model_copy(update={"mfu": ov.mfu})
+
+
+def size_seed_jobs(catalog: Catalog, platform_id: str | None,
+                   ov: SizeOverrides) -> list[Sizing]:
+    """The seed's six example jobs sized on the seed accelerator or a platform."""
+    acc = accelerator(catalog, platform_id, ov)
+    jobs = load_jobs(data_dir("scenarios") / "seed-jobs.yaml")
+    pue = ov.pue or 1.25
+    return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
+
+
+def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_id: str | None,
+                  ov: SizeOverrides) -> Sizing:
+    """The scenario's workload sized on its platform (or ``platform_id``)."""
+    if scenario.workload is None:
+        raise BomError("this scenario gives nodes or gpus, not a workload, so there is "
+                       "nothing to size", where=src.where(()), key="workload",
+                       hint="Add a workload: {kind: pretrain, params: 70e9, tokens: 15e12, "
+                            "deadline: \"60 d\"}.")
+    pid = platform_id or scenario.platform
+    acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
+    return size(_with_mfu(scenario.workload, ov), acc, ov.pue or scenario.tco.pue)
+
+
+def platform_of(catalog: Catalog, pid: str) -> Platform:
+    return catalog.platform(pid)

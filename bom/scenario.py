@@ -1,0 +1,94 @@
+"""The scenario file (DESIGN.md section 4): what to build, on what, where, and how to cost it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from bom.errors import ScenarioError
+from bom.resources import data_dir
+from bom.validation import EnergyPrice, Length, Model, Qty, Rate, validate
+from bom.workload import Workload
+from bom.yamlio import Located, load_file, load_text
+
+
+class FabricSpec(Model):
+    switch: str | None = None          # catalog id; default: the platform's default switch
+    topology: Literal["rail-optimized", "tor"] = "rail-optimized"
+    layers: Literal["auto", 2, 3] = "auto"
+    oversubscription: float = Field(default=1.0, ge=1.0)
+    su_nodes: int | None = Field(default=None, ge=1)
+    planes: int = Field(default=1, ge=1, le=8)
+
+
+class Sites(Model):
+    count: int = Field(default=1, ge=1, le=64)
+    distance: Length | None = None
+    dci_bandwidth: Rate | None = None
+    dci_fraction: float | None = Field(default=None, gt=0, le=1)
+    wavelength_rate: Rate | None = None
+
+
+class Layout(Model):
+    nodes_per_rack: int | None = Field(default=None, ge=1)
+    racks_per_row: int | None = Field(default=None, ge=1)
+    rack_width: Length | None = None
+    row_pitch: Length | None = None
+    rise: Qty("length", "nonnegative") | None = None  # type: ignore[valid-type]
+    slack: Qty("length", "nonnegative") | None = None  # type: ignore[valid-type]
+
+
+class Tco(Model):
+    years: float = Field(default=5, gt=0)
+    electricity: EnergyPrice | None = None
+    pue: float = Field(default=1.25, ge=1.0, le=3.0)
+    utilisation: float = Field(default=0.8, gt=0, le=1)
+
+
+class Scenario(Model):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+    description: str | None = None
+    platform: str | None = None
+    nodes: int | None = Field(default=None, ge=1)
+    gpus: int | None = Field(default=None, ge=1)
+    workload: Workload | None = None
+    fabrics: dict[Literal["compute", "storage", "inband", "oob"], FabricSpec] = {}
+    sites: Sites | None = None
+    layout: Layout = Layout()
+    tco: Tco = Tco()
+    catalogs: list[str] = []
+    prices: list[str] = []
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Scenario:
+        given = [k for k in ("nodes", "gpus", "workload") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of nodes, gpus or workload"
+                             + (f" (this file gives {', '.join(given)})" if given else ""))
+        return self
+
+
+def parse_scenario(src: Located) -> Scenario:
+    if not isinstance(src.data, dict):
+        raise ScenarioError("a scenario is a YAML mapping of keys such as name, platform, "
+                            "nodes, workload", where=src.where(()))
+    scenario = validate(Scenario, src.data, src)
+    assert isinstance(scenario, Scenario)
+    return scenario
+
+
+def load_scenario(path: Path | None) -> tuple[Scenario, Located]:
+    """The scenario at ``path`` (or the built-in default) and where each of its keys stands."""
+    if path is None:
+        path = data_dir("scenarios") / "default.yaml"
+    if not path.is_file():
+        raise ScenarioError("no such scenario file", where=str(path),
+                            hint="Give the path of a scenario YAML file.")
+    src = load_file(path)
+    return parse_scenario(src), src
+
+
+def scenario_from_text(text: str, file: str = "<scenario>") -> Scenario:
+    return parse_scenario(load_text(text, file))

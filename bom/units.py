@@ -1,0 +1,119 @@
+"""The one unit registry of the package, and the parser every input quantity goes through.
+
+The registry is built from ``units_defs.txt`` alone: bits and bytes are information units
+("800 Gbit/s", "100 GB/s" and "1.8 TB/s" convert into each other), FLOP, USD and a linear
+optical loss unit (dB) are dimensions of their own. Parse once at the edges (catalog and scenario loading); hot loops
+work on plain floats in the base units returned by :func:`magnitude`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pint
+
+from bom.errors import QuantityError
+
+ureg = pint.UnitRegistry(str(Path(__file__).with_name("units_defs.txt")), cache_folder=":auto:")
+Q_ = ureg.Quantity
+Quantity = pint.Quantity
+
+#: Friendly dimension names used across the catalogs and scenarios, with the unit each
+#: is converted to when the model needs a plain number.
+DIMENSIONS: dict[str, tuple[str, str]] = {
+    "rate": ("[information] / [time]", "Gbit/s"),
+    "information": ("[information]", "GB"),
+    "length": ("[length]", "m"),
+    "power": ("[power]", "W"),
+    "energy": ("[energy]", "kWh"),
+    "time": ("[time]", "day"),
+    "compute": ("[computation] / [time]", "FLOP/s"),
+    "work": ("[computation]", "FLOP"),
+    "money": ("[currency]", "USD"),
+    "energy_price": ("[currency] / [energy]", "USD/kWh"),
+    "loss": ("[optical_loss]", "dB"),
+    "attenuation": ("[optical_loss] / [length]", "dB/km"),
+    "frequency": ("1 / [time]", "GHz"),
+}
+
+_DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
+
+EXAMPLES: dict[str, str] = {
+    "rate": '"800 Gbit/s" or "100 GB/s"',
+    "information": '"80 GB"',
+    "length": '"30 m" or "2 km"',
+    "power": '"15 W" or "10.2 kW"',
+    "energy": '"1 kWh"',
+    "time": '"60 d" or "24 h"',
+    "compute": '"989 TFLOP/s"',
+    "work": '"2.1e25 FLOP"',
+    "money": '"1200 USD"',
+    "energy_price": '"0.08 USD/kWh"',
+    "loss": '"1.9 dB"',
+    "attenuation": '"0.4 dB/km"',
+    "frequency": '"75 GHz"',
+}
+
+# pint reads "b" as barn and "Gb" as gilbert; refuse those spellings with a suggestion
+# instead of silently producing a nonsense dimension.
+_AMBIGUOUS = re.compile(r"(?<![A-Za-z])([kMGTPE]?)(b)(ps|/s)?(?![A-Za-z])")
+_BPS = re.compile(r"(?<![A-Za-z])([kMGTPE]?)(B|bit)ps(?![A-Za-z])")
+
+
+def _suggest(text: str) -> str | None:
+    m = _AMBIGUOUS.search(text)
+    if m:
+        return text[: m.start()] + f"{m.group(1)}bit{'/s' if m.group(3) else ''}" + text[m.end():]
+    m = _BPS.search(text)
+    if m:
+        return text[: m.start()] + f"{m.group(1)}{m.group(2)}/s" + text[m.end():]
+    return None
+
+
+def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Quantity:
+    """Parse ``text`` ("800 Gbit/s") into a quantity of ``dimension`` ("rate", "length", ...).
+
+    Raises :class:`QuantityError` naming ``key`` when the text is not a number with a
+    unit, the unit is ambiguous, or the dimension is wrong.
+
+    >>> parse_quantity("800 Gbit/s", "rate").to("GB/s")
+    <Quantity(100.0, 'gigabyte / second')>
+    """
+    example = EXAMPLES[dimension]
+    if isinstance(text, pint.Quantity):
+        q = text
+    else:
+        if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+            raise QuantityError(f"expected a {dimension} such as {example}, got {text!r}", key=key)
+        if isinstance(text, (int, float)):
+            raise QuantityError(
+                f"{text!r} has no unit; write the {dimension} with its unit, such as {example}",
+                key=key)
+        suggestion = _suggest(text)
+        if suggestion is not None:
+            raise QuantityError(
+                f"{text!r} is not a spelling we read: write bits as 'bit' and rates with '/s' "
+                "(in pint's usual registry 'b' is barn and 'Gb' gilbert).",
+                key=key, hint=f'Write "{suggestion}".')
+        try:
+            q = ureg.Quantity(text.strip())
+        except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
+            raise QuantityError(f"cannot read {text!r} as a {dimension} ({exc}); "
+                                f"write it like {example}", key=key) from None
+    if not isinstance(q, pint.Quantity) or q.dimensionality != _DIMS[dimension]:
+        got = q.dimensionality if isinstance(q, pint.Quantity) else "a bare number"
+        raise QuantityError(f"{text!r} is not a {dimension} (its dimension is {got}); "
+                            f"expected something like {example}", key=key)
+    return q
+
+
+def magnitude(q: pint.Quantity, dimension: str) -> float:
+    """The plain number of ``q`` in the model unit of ``dimension`` (Gbit/s, m, W, ...)."""
+    return float(q.to(DIMENSIONS[dimension][1]).magnitude)
+
+
+def fmt(q: pint.Quantity, unit: str, digits: int = 0) -> str:
+    """A quantity as text in ``unit``: ``fmt(Q_(800, "Gbit/s"), "Gbit/s") == "800 Gbit/s"``."""
+    return f"{q.to(unit).magnitude:,.{digits}f} {unit}"
