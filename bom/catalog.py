@@ -19,8 +19,20 @@ from pydantic import Field
 
 from bom.errors import CatalogError
 from bom.units import magnitude, parse_quantity
-from bom.validation import (Attenuation, Compute, Frequency, Length, Length0, Loss, Memory,
-                            Model, Power, Rate, suggest, validate)
+from bom.validation import (
+    Attenuation,
+    Compute,
+    Frequency,
+    Length,
+    Length0,
+    Loss,
+    Memory,
+    Model,
+    Power,
+    Rate,
+    suggest,
+    validate,
+)
 from bom.yamlio import load_file
 
 PriceSource = Literal["estimate", "list", "quote"]

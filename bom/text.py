@@ -15,7 +15,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
     out = []
     for n, r in enumerate(cells):
         line = "  ".join(c.rjust(w) if right[i] else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(r, widths)))
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         out.append(line.rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))

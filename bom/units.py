@@ -2,8 +2,8 @@
 
 The registry is built from ``units_defs.txt`` alone: bits and bytes are information units
 ("800 Gbit/s", "100 GB/s" and "1.8 TB/s" convert into each other), FLOP, USD and a linear
-optical loss unit (dB) are dimensions of their own. Parse once at the edges (catalog and scenario loading); hot loops
-work on plain floats in the base units returned by :func:`magnitude`.
+optical loss unit (dB) are dimensions of their own. Parse once at the edges (catalog and
+scenario loading); hot loops work on plain floats in the base units returned by :func:`magnitude`.
 """
 
 from __future__ import annotations

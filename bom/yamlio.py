@@ -11,6 +11,8 @@ import yaml
 from bom.errors import BomError
 
 Path_ = tuple[str | int, ...]
+# libyaml's composer is ~10x faster than the pure-Python one and keeps the line marks.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -54,7 +56,7 @@ def load_text(text: str, file: str) -> Located:
     """Parse YAML ``text``; ``file`` names it in errors."""
     out = Located(None, file)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{file}:{mark.line + 1}" if mark else file

@@ -1,0 +1,31 @@
+"""Shared fixtures: the built-in catalog (loaded once) and a CLI runner."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from bom.catalog import Catalog, load_catalog
+from bom.cli import app
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+class Run:
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str):  # type: ignore[no-untyped-def]
+        result = self.runner.invoke(app, list(args))
+        # A traceback is a bug: every failure must be a BomError turned into exit code 2.
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result
+
+
+@pytest.fixture()
+def bom() -> Run:
+    return Run()
