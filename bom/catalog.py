@@ -33,7 +33,7 @@ from bom.validation import (
     suggest,
     validate,
 )
-from bom.yamlio import load_file
+from bom.yamlio import Located, load_file
 
 PriceSource = Literal["estimate", "list", "quote"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
@@ -237,6 +237,14 @@ class Catalog:
 
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
+    _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
+
+    def where(self, row_id: str, key: str | None = None) -> str:
+        """"file:line" of a row, or of one of its keys."""
+        if key is None or row_id not in self._keys:
+            return self.origin.get(row_id, "")
+        src, path = self._keys[row_id]
+        return src.where(path + (key,))
 
     def kind_of(self, row_id: str) -> str | None:
         for kind, rows in self.rows.items():
@@ -295,11 +303,14 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             seen_here[row.id] = where
             catalog.rows[kind][row.id] = row
             catalog.origin[row.id] = where
+            catalog._keys[row.id] = (src, (kind, i))
 
 
 def apply_prices(catalog: Catalog, path: Path) -> None:
     """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
-    by_part = {r.part_number: r for r in catalog}
+    by_part: dict[str, list[Row]] = {}
+    for r in catalog:
+        by_part.setdefault(r.part_number, []).append(r)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -312,8 +323,8 @@ def apply_prices(catalog: Catalog, path: Path) -> None:
         where = f"{path}:{n}"
         sku = (rec["sku"] or "").strip()
         kind = catalog.kind_of(sku)
-        row = catalog.rows[kind][sku] if kind else by_part.get(sku)
-        if row is None:
+        rows = [catalog.rows[kind][sku]] if kind else by_part.get(sku, [])
+        if not rows:
             raise CatalogError(suggest(sku, [r.id for r in catalog], "sku"), where=where, key="sku")
         try:
             usd = float(parse_quantity(rec["price_usd"] + " USD"
@@ -334,11 +345,12 @@ def apply_prices(catalog: Catalog, path: Path) -> None:
         except ValueError:
             raise CatalogError(f"as_of {rec['as_of']!r} is not a date like 2026-12-01",
                                where=where, key="as_of") from None
-        kind = catalog.kind_of(row.id)
-        assert kind is not None
-        catalog.rows[kind][row.id] = row.model_copy(
-            update={"price_usd": usd, "price_source": source, "as_of": as_of})
-        catalog.origin[row.id] = where
+        for row in rows:
+            kind = catalog.kind_of(row.id)
+            assert kind is not None
+            catalog.rows[kind][row.id] = row.model_copy(
+                update={"price_usd": usd, "price_source": source, "as_of": as_of})
+            catalog.origin[row.id] = where
 
 
 def _is_number(text: str | None) -> bool:
@@ -368,4 +380,7 @@ def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None =
         _load_dir(catalog, directory, overlay=True)
     for path in prices or []:
         apply_prices(catalog, path)
+    from bom.checks import check_catalog
+
+    check_catalog(catalog)
     return catalog

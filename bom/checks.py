@@ -11,7 +11,11 @@ def check_platform_switches(cat: Catalog) -> None:
     for p in cat.rows["platforms"].values():
         assert isinstance(p, Platform)
         if p.default_switch not in cat.rows["switches"]:
-            cat.get("switches", p.default_switch, key=f"{p.id}.default_switch")
+            try:
+                cat.get("switches", p.default_switch, key=f"{p.id}.default_switch")
+            except CatalogError as exc:
+                exc.where = cat.where(p.id, "default_switch")
+                raise
 
 
 def check_module_form_factors(cat: Catalog) -> None:
@@ -26,7 +30,7 @@ def check_module_form_factors(cat: Catalog) -> None:
         if m.form_factor not in cages:
             raise CatalogError(f"module {m.id!r} has form factor {m.form_factor!r}, which no "
                                f"switch or NIC in the catalog has (cages: {', '.join(sorted(cages))})",
-                               where=cat.origin[m.id], key="form_factor",
+                               where=cat.where(m.id, "form_factor"), key=f"{m.id}.form_factor",
                                hint="Fix the form factor or add the switch that takes it.")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,15 @@ def friendly(fn: F) -> F:
         except BomError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
+        except OSError as exc:
+            typer.echo(f"error: {exc.filename or ''}: {exc.strerror}", err=True)
+            raise typer.Exit(2) from None
+        except Exception as exc:
+            if os.environ.get("BOM_DEBUG"):
+                raise
+            typer.echo(f"internal error (a bug in clusterbom, please report it with the input): "
+                       f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.", err=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -96,6 +106,51 @@ def size(
         return
     typer.echo(f"Sizing {sc.name} on {result.accelerator}")
     typer.echo(text.sizing_table([result]))
+
+
+@app.command()
+@friendly
+def lookup(
+    rate: Annotated[str, typer.Option(help='Link rate, e.g. "800 Gbit/s".')],
+    reach: Annotated[str, typer.Option(help='Required length, e.g. "30 m" or "80 km".')],
+    form_factor: Annotated[Optional[str], typer.Option(help="Cage at one end: osfp, qsfp112, ...")] = None,
+    far_form_factor: Annotated[Optional[str], typer.Option(help="Cage at the other end.")] = None,
+    lane_rate: Annotated[Optional[str], typer.Option(help='e.g. "200 Gbit/s" (XDR).')] = None,
+    prefer: Annotated[str, typer.Option(help="ladder (default), cost or power.")] = "ladder",
+    panels: Annotated[int, typer.Option(min=0, max=8, help="Patch panels on the route.")] = 0,
+    slack: Annotated[str, typer.Option(help="Added to the length before choosing a sold length.")] = "0 m",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """The standard lookup: rate + length -> medium and part numbers, with the runners-up."""
+    from bom import text
+    from bom.errors import BomError
+    from bom.media import Media
+    from bom.validation import suggest
+
+    if prefer not in ("ladder", "cost", "power"):
+        raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
+    rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
+    length = _positive(reach, "length", "m", "--reach") + (_quantity(slack, "length", "m", "--slack") or 0)
+    lane = _positive(lane_rate, "rate", "Gbit/s", "--lane-rate") if lane_rate else None
+    media = Media(_catalog(catalog_dir, prices))
+    result = media.lookup(rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+    if as_json:
+        _print_json({"choice": result.choice.to_json(),
+                     "passed_over": [{"option": r.option.name, "medium": r.option.medium,
+                                      "reason": r.reason} for r in result.runners_up]})
+        return
+    typer.echo(text.lookup_report(result))
+
+
+def _positive(text_: str | None, dimension: str, unit: str, option: str) -> float:
+    from bom.errors import QuantityError
+
+    value = _quantity(text_, dimension, unit, option)
+    if value is None or not value > 0:
+        raise QuantityError(f"{text_!r} must be a number greater than zero", key=option)
+    return value
 
 
 @catalog_app.command("list")

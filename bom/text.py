@@ -41,3 +41,39 @@ def levels_go_table(results: Sequence[Sizing]) -> str:
     lines += [f"{r.job:<36} {r.gpus_by_memory:>10} {r.gpus_by_time:>9}   {r.level_label}"
               for r in results]
     return "\n".join(lines)
+
+
+def lookup_report(result: object) -> str:
+    """The chosen link and the best option of every other medium, with why it lost."""
+    from bom.media import LADDER, Lookup
+
+    assert isinstance(result, Lookup)
+    c = result.choice
+    j = c.to_json()
+    optical = c.option.coherent is None
+    parts = [f"module {j['module_a']} (x1/{j['ports_per_module_a']} per link)"
+             if j["module_a"] and optical else None,
+             f"module {j['module_b']} (x1/{j['ports_per_module_b']} per link)"
+             if j["module_b"] and j["module_b"] != j["module_a"] and optical else None,
+             f"cable {j['cable']}" if j["cable"] else None,
+             f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
+             if j["fibre"] else None,
+             f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
+    from bom.media import metres
+
+    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.medium}: {c.option.name}",
+             *[f"  {p}" for p in parts if p],
+             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link; reach {metres(c.option.reach_max_m)} "
+             f"(margin {metres(c.margin_m)})"
+             + (f"; loss {c.loss_db:.2f} of {c.option.loss_budget_db:.2f} dB" if c.option.fibre else "")
+             + (f"; amplified, {c.amplifiers} in-line amplifier sites" if c.amplified else "")]
+    seen = {c.medium}
+    runners = []
+    for medium in LADDER:
+        for r in result.runners_up:
+            if r.option.medium == medium and medium not in seen:
+                runners.append(f"  {medium:<15} {r.option.name}: {r.reason}")
+                seen.add(medium)
+    if runners:
+        lines += ["passed over:", *runners]
+    return "\n".join(lines)
