@@ -5,6 +5,7 @@ Run: python3 benchmarks/bench_lookup.py
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 
@@ -36,10 +37,8 @@ def main() -> None:
     unique = [(r, length + i * 1e-6) for i, (r, length) in enumerate(queries[:20_000])]
     t5 = time.perf_counter()
     for rate, length in unique:
-        try:
+        with contextlib.suppress(LimitError):
             media.lookup(rate, length)
-        except LimitError:
-            pass
     t6 = time.perf_counter()
     print(f"import {t1 - t0:.3f} s; load catalogs + build options {t2 - t1:.3f} s "
           f"({sum(len(v) for v in media.by_rate.values())} options)")

@@ -197,16 +197,17 @@ def _optical(ma: Module, mb: Module, fibre: Fibre | None, panels: list[Panel]) -
     per_cable = max(1, fibre.strands // lit) if fibre else 1
     reach = min(magnitude(ma.reach_max, "length"), magnitude(mb.reach_max, "length"))
     return Option(
-                ma.medium, magnitude(ma.port_rate, "rate"), magnitude(ma.lane_rate, "rate"),
-                End(ma.form_factor, ma, ma.ports), End(mb.form_factor, mb, mb.ports), reach,
-                max(magnitude(ma.reach_min, "length"), magnitude(mb.reach_min, "length")),
-                fibre=fibre, runs_per_link=runs, runs_per_cable=per_cable, lit_per_link=ma.lit_strands,
-                loss_budget_db=min(magnitude(ma.loss_budget, "loss"), magnitude(mb.loss_budget, "loss")),
-                attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
-                loss_per_pair_db=_pair_loss(ma.connector, panels),
-                fixed_power_w=magnitude(ma.power, "power") / ma.ports + magnitude(mb.power, "power") / mb.ports,
-                fixed_price_usd=ma.price_usd / ma.ports + mb.price_usd / mb.ports,
-                sold=_sold(fibre) if fibre else ())
+        ma.medium, magnitude(ma.port_rate, "rate"), magnitude(ma.lane_rate, "rate"),
+        End(ma.form_factor, ma, ma.ports), End(mb.form_factor, mb, mb.ports), reach,
+        max(magnitude(ma.reach_min, "length"), magnitude(mb.reach_min, "length")),
+        fibre=fibre, runs_per_link=runs, runs_per_cable=per_cable, lit_per_link=ma.lit_strands,
+        loss_budget_db=min(magnitude(ma.loss_budget, "loss"), magnitude(mb.loss_budget, "loss")),
+        attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
+        loss_per_pair_db=_pair_loss(ma.connector, panels),
+        fixed_power_w=(magnitude(ma.power, "power") / ma.ports
+                       + magnitude(mb.power, "power") / mb.ports),
+        fixed_price_usd=ma.price_usd / ma.ports + mb.price_usd / mb.ports,
+        sold=_sold(fibre) if fibre else ())
 
 
 def _coherent_options(rows: list[Coherent]) -> list[Option]:

@@ -74,7 +74,7 @@ def test_no_multimode_or_aoc_or_dac_at_200g_lanes(media):
     for o in media.by_rate[800]:
         if o.lane_gbps == 200:
             assert o.medium not in ("multimode", "aoc")
-            assert not (o.medium == "passive-copper")
+            assert o.medium != "passive-copper"
 
 
 def test_loss_budget_moves_sr4_at_its_reach_limit_to_the_next_medium(media):
