@@ -126,6 +126,15 @@ class Breakout(Model):
     ports: int = Field(ge=1)
 
 
+class Uplinks(Model):
+    """Ports of another rate kept for uplinks (a 1G management switch's 100G ports)."""
+
+    ports: int = Field(ge=1)
+    rate: Rate
+    form_factor: FormFactor
+    ports_per_cage: int = Field(default=1, ge=1, le=8)
+
+
 class Switch(Row):
     protocol: Literal["infiniband", "ethernet"]
     ports: int = Field(ge=1)
@@ -135,6 +144,7 @@ class Switch(Row):
     ports_per_cage: int = Field(ge=1, le=8)
     lane_rate: Rate
     breakouts: list[Breakout] = []
+    uplinks: Uplinks | None = None
     power_typical: Power
     power_max: Power
     rack_units: int = Field(ge=1)

@@ -259,6 +259,22 @@ class Media:
                  if d.kind == "amplifier" and d.span_max is not None]
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
+        self._panels = {p.connector: p for p in sorted(rows["panels"], key=lambda p: p.price_usd)}
+
+    def coherent(self, rate_gbps: float, length_m: float) -> Choice:
+        """The cheapest coherent part that spans ``length_m`` (what a DWDM system can carry)."""
+        options = [o for o in self.by_rate.get(rate_gbps, ()) if o.coherent is not None]
+        if not options:
+            raise LimitError(f"no coherent part in the catalog runs at {rate_gbps:g} Gbit/s",
+                             key="sites.wavelength_rate", hint="Use 400 Gbit/s wavelengths (400ZR, ZR+).")
+        fits = [c for c in (self._fit(o, length_m, 0) for o in options) if isinstance(c, Choice)]
+        if not fits:
+            raise _too_far(rate_gbps, length_m, max(options, key=lambda o: o.reach_max_m))
+        return min(fits, key=lambda c: (c.price_usd, c.option.name))
+
+    def panel_for(self, connector: str) -> Panel | None:
+        """The cheapest patch panel for ``connector`` in the catalog."""
+        return self._panels.get(connector)  # type: ignore[return-value]
 
     def lookup(self, rate_gbps: float, length_m: float, form_factor: str | None = None,
                far_form_factor: str | None = None, lane_gbps: float | None = None,

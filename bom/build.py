@@ -1,0 +1,288 @@
+"""The model of one scenario: sizing -> cluster -> fabrics and tiers -> link groups.
+
+Pure orchestration of the stage modules; the writers and the BOM read the :class:`Model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bom.catalog import Catalog, NicPorts, Platform, Switch
+from bom.cluster import Cluster, ScaleUp, build_cluster, scale_up
+from bom.dci import Dci, build_dci
+from bom.errors import BomError, LimitError
+from bom.fabric import Plane, plan, switch_ports, uplink_ports
+from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_spine, node_leaf, spine_core
+from bom.links import LinkGroup, count_hop
+from bom.media import Media
+from bom.scenario import FabricSpec, Scenario
+from bom.sizing import Sizing
+from bom.units import magnitude
+from bom.yamlio import Located
+
+#: Fabric switches when the scenario names none (NVIDIA DGX SuperPOD reference designs use
+#: Spectrum Ethernet for storage and in-band and SN2201 for out-of-band management).
+DEFAULT_SWITCH = {"storage": "sn5600", "inband": "sn5600", "oob": "sn2201"}
+DEFAULT_SPINE = {"oob": "sn4600c"}
+DEFAULT_TOPOLOGY = {"compute": "rail-optimized", "storage": "tor", "inband": "tor", "oob": "tor"}
+DEFAULT_ROUTER = "cisco-8201-32fh"
+DEFAULT_WAVELENGTH_GBPS = 400.0
+
+
+@dataclass
+class Fabric:
+    name: str
+    tier: str
+    spec: FabricSpec
+    planes: int
+    shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
+    groups: list[LinkGroup] = field(default_factory=list)
+    node_ports: NicPorts | None = None
+
+    @property
+    def first(self) -> Plane:
+        return self.shapes[0][1]
+
+    def switches(self, layer: str) -> int:
+        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
+        return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
+
+    def hop_links(self, hop: str) -> int:
+        return sum(g.links for g in self.groups if g.hop == hop)
+
+    def modules_at(self, layer: str) -> int:
+        return (sum(g.modules_lower for g in self.groups if g.lower == layer)
+                + sum(g.modules_upper for g in self.groups if g.upper == layer))
+
+    def to_json(self) -> dict[str, object]:
+        copper = sum(g.links for g in self.groups if g.copper)
+        links = sum(g.links for g in self.groups)
+        return {
+            "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
+            "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
+            "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
+            "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
+            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
+            "modules": {"node": self.modules_at("node"),
+                        "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
+            "cables": sum(g.cables for g in self.groups),
+            "fibre_runs": sum(g.fibre_runs for g in self.groups),
+            "fibre_strands": sum(g.fibre_strands for g in self.groups),
+            "copper_links": copper, "optical_links": links - copper,
+        }
+
+
+@dataclass
+class Model:
+    scenario: Scenario
+    platform: Platform
+    sizing: Sizing | None
+    cluster: Cluster
+    floor: FloorPlan
+    scale_up: ScaleUp
+    fabrics: dict[str, Fabric]
+    dci: Dci | None
+    dci_groups: list[LinkGroup]
+
+    @property
+    def groups(self) -> list[LinkGroup]:
+        return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
+
+    def tiers(self) -> dict[str, dict[str, object]]:
+        out = self.scale_up.to_json()
+        so = [g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups]
+        links = sum(g.links for g in so)
+        copper = sum(g.links for g in so if g.copper)
+        scale_out = {"links": links, "ports": 2 * links, "modules": sum(g.modules for g in so),
+                     "cables": sum(g.cables for g in so), "fibre_runs": sum(g.fibre_runs for g in so),
+                     "fibre_strands": sum(g.fibre_strands for g in so), "copper_links": copper,
+                     "copper_share": copper / links if links else 0.0}
+        across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0}
+        if self.dci is not None:
+            across = self.dci.to_json()
+            across["client_links"] = sum(g.links for g in self.dci_groups)
+            across["client_modules"] = sum(g.modules for g in self.dci_groups)
+        return {"scale-up": out, "scale-out": scale_out, "scale-across": across}
+
+    def to_json(self) -> dict[str, object]:
+        c = self.cluster
+        return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
+                "sizing": self.sizing.to_json() if self.sizing else None,
+                "fabrics": {k: f.to_json() for k, f in self.fabrics.items()},
+                "tiers": self.tiers()}
+
+
+def _nic(platform: Platform, name: str, src: Located) -> NicPorts:
+    nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
+           "oob": platform.oob}[name]
+    if nic is None:
+        raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
+                       where=src.where(("fabrics", name)), key=f"fabrics.{name}")
+    return nic
+
+
+def _switch(catalog: Catalog, sid: str, src: Located, path: tuple[str, ...]) -> Switch:
+    try:
+        row = catalog.get("switches", sid, key=".".join(path))
+    except BomError as exc:
+        exc.where = src.where(path)
+        raise
+    assert isinstance(row, Switch)
+    return row
+
+
+def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
+               leaf: Switch, spine: Switch, floor: FloorPlan) -> tuple[Plane, float]:
+    rate = magnitude(nic.rate, "rate") / spec.planes
+    leaf_ports = switch_ports(leaf, rate)
+    uplinks = uplink_ports(leaf)
+    spine_ports = switch_ports(spine, uplinks.lane_gbps if uplinks else rate) if uplinks else (
+        leaf_ports if spine.id == leaf.id else switch_ports(spine, rate))
+    if spec.topology == "rail-optimized":
+        group = spec.su_nodes or platform.su_nodes
+    else:
+        group = floor.nodes_per_rack
+    p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+             layers=None if spec.layers == "auto" else int(spec.layers),
+             oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
+             leaf_uplink=uplinks)
+    return p, rate
+
+
+def _scaled(groups: EndGroups, k: int) -> EndGroups:
+    return [(n * k, runs) for n, runs in groups]
+
+
+def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media,
+                 src: Located) -> Fabric:
+    platform, floor = cluster.platform, cluster.floor
+    nic = _nic(platform, name, src)
+    leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
+                                             else DEFAULT_SWITCH[name]), src, ("fabrics", name, "switch"))
+    spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
+                    ("fabrics", name, "switch"))
+    shapes: list[tuple[int, Plane]] = []
+    rate = 0.0
+    for site in cluster.sites:
+        try:
+            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
+        except LimitError as exc:
+            exc.where = exc.where or src.where(("fabrics", name))
+            exc.key = exc.key or f"fabrics.{name}"
+            raise
+        shapes.append((site.count, p))
+    fabric = Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic)
+    fabric.groups = _fabric_groups(fabric, media, floor, rate)
+    return fabric
+
+
+def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
+    planes = f.planes
+    node_lo, leaf_lo, leaf_up, spine_lo, spine_up, core_lo = [], [], [], [], [], []
+    for count, p in f.shapes:
+        nodes, leaves = node_leaf(p, floor)
+        # Every plane's leaves stand with the others, so a node's ports of all planes share a run.
+        node_lo += _scaled([(n, {r: ports * planes for r, ports in runs.items()}) for n, runs in nodes], count)
+        leaf_lo += _scaled(leaves, count * planes)
+        lo, up = leaf_spine(p, floor)
+        leaf_up += _scaled(lo, count * planes)
+        spine_lo += _scaled(up, count * planes)
+        if p.layers == 3:
+            lo, up = spine_core(p, floor)
+            spine_up += _scaled(lo, count * planes)
+            core_lo += _scaled(up, count * planes)
+    p = f.first
+    nic = f.node_ports
+    assert nic is not None
+    lane = p.leaf.lane_gbps
+    common = dict(fabric=f.name, tier=f.tier)
+    groups = count_hop(media, floor, hop="node-leaf", lower="node", upper="leaf", lower_groups=node_lo,
+                       upper_groups=leaf_lo, rate_gbps=rate, ff_lower=nic.form_factor,
+                       ff_upper=p.leaf.form_factor, lane_gbps=lane if nic.form_factor != "rj45" else None,
+                       **common)
+    up_rate = p.up.lane_gbps if p.leaf_uplink else rate
+    groups += count_hop(media, floor, hop="leaf-spine", lower="leaf", upper="spine", lower_groups=leaf_up,
+                        upper_groups=spine_lo, rate_gbps=up_rate, ff_lower=p.up.form_factor,
+                        ff_upper=p.spine.form_factor, lane_gbps=None if p.leaf_uplink else lane, **common)
+    if core_lo:
+        groups += count_hop(media, floor, hop="spine-core", lower="spine", upper="core",
+                            lower_groups=spine_up, upper_groups=core_lo, rate_gbps=up_rate,
+                            ff_lower=p.spine.form_factor, ff_upper=p.spine.form_factor,
+                            lane_gbps=None if p.leaf_uplink else lane, **common)
+    return groups
+
+
+def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, media: Media,
+         compute: Fabric | None) -> tuple[Dci | None, list[LinkGroup]]:
+    s = scenario.sites
+    if s is None or s.count < 2:
+        return None, []
+    if s.distance is None:
+        raise BomError("two or more sites need the distance between them", where=src.where(("sites",)),
+                       key="sites.distance", hint='Add distance: "40 km".')
+    wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
+    if s.dci_bandwidth is not None:
+        bandwidth = magnitude(s.dci_bandwidth, "rate")
+    elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
+        per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
+            compute.node_ports.rate, "rate")
+        bandwidth = s.dci_fraction * per_site
+    else:
+        raise BomError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
+                       "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
+    try:
+        dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("sites", "distance"))
+        exc.key = exc.key or "sites.distance"
+        raise
+    return dci, _dci_client_groups(dci, cluster, media, compute)
+
+
+def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric | None) -> list[LinkGroup]:
+    """Router client ports to the top layer of each site's compute fabric, inside the building."""
+    if compute is None:
+        return []
+    top = compute.first.spine
+    floor = cluster.floor
+    run = Run(floor.run(0, floor.row_m / 2), "in-row")
+    per_site = dci.wavelengths_per_pair * (dci.sites - 1)
+    ends = [(dci.sites, {run: per_site})]
+    return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
+                     upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
+                     upper_groups=ends,
+                     rate_gbps=dci.wavelength_gbps, ff_lower=dci.router.form_factor,
+                     ff_upper=top.form_factor, lane_gbps=None)
+
+
+def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
+    if scenario.platform is None:
+        raise BomError("a build needs a platform", where=src.where(()), key="platform",
+                       hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}.")
+    try:
+        platform = catalog.platform(scenario.platform)
+    except BomError as exc:
+        exc.where = src.where(("platform",))
+        raise
+    try:
+        floor = floor_plan(platform, scenario.layout)
+    except BomError as exc:
+        exc.where = src.where(("layout",))
+        raise
+    gpus = sizing.gpus if sizing else scenario.gpus
+    sites = scenario.sites.count if scenario.sites else 1
+    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites)
+    media = Media(catalog)
+    specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
+    specs.setdefault("compute", FabricSpec())
+    fabrics = {}
+    for name in ("compute", "storage", "inband", "oob"):
+        if name in specs:
+            spec = specs[name]
+            if name != "compute" and "topology" not in spec.model_fields_set:
+                spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
+            fabrics[name] = build_fabric(name, spec, cluster, catalog, media, src)
+    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    return Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)

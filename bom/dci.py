@@ -1,0 +1,119 @@
+"""Scale-across: sites joined by coherent wavelengths over dark fibre or a DWDM line system.
+
+Per site pair (a full mesh): wavelengths = ceil(bandwidth / wavelength rate), a coherent
+module at both ends of each; fibre pairs = ceil(wavelengths / channels of the grid), with a
+mux/demux at each end of each pair; amplified past the module's unamplified reach, with an
+in-line amplifier site every span (sites = spans - 1); DCI router ports for the line side
+and the client side at each end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bom.catalog import Catalog, Coherent, Dwdm, Switch
+from bom.errors import LimitError
+from bom.media import Choice, Media
+from bom.units import magnitude
+
+
+@dataclass(frozen=True)
+class Dci:
+    sites: int
+    pairs: int
+    distance_m: float
+    bandwidth_gbps: float          # per site pair
+    wavelength_gbps: float
+    choice: Choice                 # the coherent part over the distance
+    channels: int                  # wavelengths one fibre pair carries
+    mux: Dwdm | None
+    amplifier: Dwdm | None
+    router: Switch
+    wavelengths_per_pair: int
+    fibre_pairs_per_pair: int
+    inline_sites: int              # per fibre pair route
+
+    @property
+    def coherent(self) -> Coherent:
+        c = self.choice.option.coherent
+        assert c is not None
+        return c
+
+    @property
+    def wavelengths(self) -> int:
+        return self.pairs * self.wavelengths_per_pair
+
+    @property
+    def links(self) -> int:
+        return self.wavelengths
+
+    @property
+    def modules(self) -> int:
+        return 2 * self.wavelengths
+
+    @property
+    def fibre_pairs(self) -> int:
+        return self.pairs * self.fibre_pairs_per_pair
+
+    @property
+    def muxes(self) -> int:
+        return 2 * self.fibre_pairs if self.mux is not None else 0
+
+    @property
+    def amplifiers(self) -> int:
+        terminal = 2 if self.choice.amplified else 0
+        return self.fibre_pairs * (self.inline_sites + terminal)
+
+    @property
+    def dark_fibre_km(self) -> float:
+        """Route length of all fibre pairs [km] (what a dark-fibre lease prices per year)."""
+        return self.fibre_pairs * self.distance_m / 1000.0
+
+    @property
+    def router_ports_per_site(self) -> int:
+        # Line side and client side of every wavelength that ends at the site.
+        return 2 * self.wavelengths_per_pair * (self.sites - 1)
+
+    @property
+    def routers(self) -> int:
+        return self.sites * math.ceil(self.router_ports_per_site / self.router.ports)
+
+    def to_json(self) -> dict[str, object]:
+        return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
+                "wavelengths": self.wavelengths, "sites": self.sites, "site_pairs": self.pairs,
+                "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
+                "coherent": self.coherent.id, "standard": self.coherent.standard,
+                "mux_demux": self.muxes, "amplifiers": self.amplifiers,
+                "inline_amplifier_sites": self.inline_sites * self.fibre_pairs,
+                "dark_fibre_km": self.dark_fibre_km, "routers": self.routers,
+                "router_ports": self.routers * self.router.ports,
+                "copper_links": 0, "copper_share": 0.0}
+
+
+def _channels(module: Coherent, mux: Dwdm | None) -> int:
+    """Wavelengths per fibre pair: the mux's band divided by the module's grid."""
+    if mux is None or mux.channels is None or mux.spacing is None:
+        return 1
+    band = mux.channels * magnitude(mux.spacing, "frequency")
+    return max(1, int(band // magnitude(module.grid, "frequency")))
+
+
+def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
+              wavelength_gbps: float, router_id: str) -> Dci:
+    if sites < 2:
+        raise LimitError("scale-across needs at least two sites", key="sites.count")
+    choice = media.coherent(wavelength_gbps, distance_m)
+    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "mux"]
+    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier"]
+    module = choice.option.coherent
+    assert module is not None
+    mux = min(muxes, key=lambda m: (abs(magnitude(m.spacing, "frequency") - magnitude(module.grid, "frequency"))
+                                    if m.spacing is not None else 1e9, m.price_usd), default=None)
+    channels = _channels(module, mux)
+    wavelengths = math.ceil(bandwidth_gbps / wavelength_gbps)
+    router = catalog.get("switches", router_id, key="sites.router")
+    assert isinstance(router, Switch)
+    return Dci(sites, sites * (sites - 1) // 2, distance_m, bandwidth_gbps, wavelength_gbps, choice,
+               channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
+               math.ceil(wavelengths / channels), choice.amplifiers)

@@ -1,0 +1,131 @@
+"""Link groups: every boundary-crossing link counted as ports, modules and a fibre run.
+
+A hop's two ends are given as device groups with the ports each device has on each run
+(:mod:`bom.floorplan`); each run's length picks its parts through the standard lookup, and
+runs that pick the same parts form one link group. Counting rules (DESIGN.md section 3):
+a module per cage with a used port (twin-port modules once per cage); copper and AOC
+assemblies carry no modules and no fibre; an optical link has a module share at each end
+and its fibre runs, whose lit strands come from the connector.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from bom.catalog import Panel, Row
+from bom.floorplan import EndGroups, FloorPlan, Run
+from bom.media import Choice, End, Media, Option
+
+
+@dataclass
+class LinkGroup:
+    """Links of one hop that share their parts (one BOM line per part and place)."""
+
+    fabric: str
+    tier: str
+    hop: str
+    bucket: str
+    lower: str                 # layer names at the two ends: node, leaf, spine, core, site
+    upper: str
+    rate_gbps: float
+    choice: Choice
+    lower_end: End
+    upper_end: End
+    links: int = 0
+    length_m: float = 0.0      # longest required run in the group
+    modules_lower: int = 0
+    modules_upper: int = 0
+    cables: int = 0            # copper/AOC assemblies, or fibre cables (trunks)
+    fibre_runs: int = 0
+    fibre_strands: int = 0
+    panel: Panel | None = None
+    panels: int = 0            # patch panel units on the runs
+    extras: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def medium(self) -> str:
+        return self.choice.medium
+
+    @property
+    def copper(self) -> bool:
+        return self.choice.option.is_copper
+
+    @property
+    def modules(self) -> int:
+        return self.modules_lower + self.modules_upper
+
+    @property
+    def cable_part(self) -> Row | None:
+        o = self.choice.option
+        return o.assembly or o.fibre
+
+
+def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
+    """The option's ends as (lower, upper) with the head count of each (assemblies)."""
+    heads_a = o.assembly.end_a.count if o.assembly else 1
+    heads_b = o.assembly.end_b.count if o.assembly else 1
+    if ff_lower is None or o.a.form_factor == ff_lower:
+        return o.a, o.b, heads_a, heads_b
+    return o.b, o.a, heads_b, heads_a
+
+
+def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, lower: str,
+              upper: str, lower_groups: EndGroups, upper_groups: EndGroups, rate_gbps: float,
+              ff_lower: str, ff_upper: str, lane_gbps: float | None) -> list[LinkGroup]:
+    """All link groups of one hop, counted per device group and run, never per cable."""
+    chosen: dict[Run, tuple[object, Choice]] = {}
+
+    def pick(run: Run) -> tuple[object, Choice]:
+        if run not in chosen:
+            panels = fp.patch_panels if run.bucket == "cross-row" else 0
+            c = media.lookup(rate_gbps, run.length_m, ff_lower, ff_upper, lane_gbps, panels=panels).choice
+            chosen[run] = ((run.bucket, id(c.option), c.part_number), c)
+        return chosen[run]
+
+    groups: dict[object, LinkGroup] = {}
+    heads: dict[object, list[int]] = defaultdict(lambda: [0, 0])
+    for side, end_groups in ((0, lower_groups), (1, upper_groups)):
+        for devices, runs in end_groups:
+            per_key: dict[object, int] = defaultdict(int)
+            for run, ports in runs.items():
+                key, c = pick(run)
+                per_key[key] += ports
+                g = groups.get(key)
+                if g is None:
+                    lo, up, _, _ = _orient(c.option, ff_lower)
+                    g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps,
+                                                c, lo, up)
+                g.length_m = max(g.length_m, run.length_m)
+            for key, ports in per_key.items():
+                g = groups[key]
+                end = g.upper_end if side else g.lower_end
+                _, _, h_lo, h_up = _orient(g.choice.option, ff_lower)
+                if side == 0:
+                    g.links += devices * ports
+                if end.part is not None:   # a module per cage with a used port
+                    modules = devices * math.ceil(ports / end.ports)
+                    if side:
+                        g.modules_upper += modules
+                    else:
+                        g.modules_lower += modules
+                if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
+                    heads[key][side] += devices * math.ceil(ports / end.ports)
+    for key, g in groups.items():
+        _finish(g, heads[key], media)
+    return list(groups.values())
+
+
+def _finish(g: LinkGroup, heads: list[int], media: Media) -> None:
+    o = g.choice.option
+    if o.assembly is not None:
+        g.cables = max(heads) if any(heads) else math.ceil(g.links / o.assembly.links)
+        return
+    g.fibre_runs = g.links * o.runs_per_link
+    g.cables = math.ceil(g.fibre_runs / o.runs_per_cable)
+    g.fibre_strands = g.links * o.lit_per_link
+    if g.choice.panels and o.fibre is not None:
+        g.panel = media.panel_for(o.fibre.connector)
+        if g.panel is not None:
+            g.panels = g.choice.panels * math.ceil(g.fibre_runs / g.panel.ports)
