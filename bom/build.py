@@ -14,7 +14,7 @@ from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_spine, node_leaf, spine_core
 from bom.links import LinkGroup, count_hop
-from bom.media import Media
+from bom.media import Media, cage
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
 from bom.units import magnitude
@@ -139,10 +139,8 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     uplinks = uplink_ports(leaf)
     spine_ports = switch_ports(spine, uplinks.lane_gbps if uplinks else rate) if uplinks else (
         leaf_ports if spine.id == leaf.id else switch_ports(spine, rate))
-    if spec.topology == "rail-optimized":
-        group = spec.su_nodes or platform.su_nodes
-    else:
-        group = floor.nodes_per_rack
+    rail = spec.topology == "rail-optimized"
+    group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
@@ -183,7 +181,7 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     for count, p in f.shapes:
         nodes, leaves = node_leaf(p, floor)
         # Every plane's leaves stand with the others, so a node's ports of all planes share a run.
-        node_lo += _scaled([(n, {r: ports * planes for r, ports in runs.items()}) for n, runs in nodes], count)
+        node_lo += _scaled([(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], count)
         leaf_lo += _scaled(leaves, count * planes)
         lo, up = leaf_spine(p, floor)
         leaf_up += _scaled(lo, count * planes)
@@ -198,17 +196,20 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     lane = p.leaf.lane_gbps
     common = dict(fabric=f.name, tier=f.tier)
     groups = count_hop(media, floor, hop="node-leaf", lower="node", upper="leaf", lower_groups=node_lo,
-                       upper_groups=leaf_lo, rate_gbps=rate, ff_lower=nic.form_factor,
-                       ff_upper=p.leaf.form_factor, lane_gbps=lane if nic.form_factor != "rj45" else None,
+                       upper_groups=leaf_lo, rate_gbps=rate,
+                       ff_lower=cage(nic.form_factor, nic.ports_per_cage * planes),
+                       ff_upper=cage(p.leaf.form_factor, p.leaf.ports_per_cage), lane_gbps=lane if nic.form_factor != "rj45" else None,
                        **common)
     up_rate = p.up.lane_gbps if p.leaf_uplink else rate
     groups += count_hop(media, floor, hop="leaf-spine", lower="leaf", upper="spine", lower_groups=leaf_up,
-                        upper_groups=spine_lo, rate_gbps=up_rate, ff_lower=p.up.form_factor,
-                        ff_upper=p.spine.form_factor, lane_gbps=None if p.leaf_uplink else lane, **common)
+                        upper_groups=spine_lo, rate_gbps=up_rate,
+                        ff_lower=cage(p.up.form_factor, p.up.ports_per_cage),
+                        ff_upper=cage(p.spine.form_factor, p.spine.ports_per_cage), lane_gbps=None if p.leaf_uplink else lane, **common)
     if core_lo:
         groups += count_hop(media, floor, hop="spine-core", lower="spine", upper="core",
                             lower_groups=spine_up, upper_groups=core_lo, rate_gbps=up_rate,
-                            ff_lower=p.spine.form_factor, ff_upper=p.spine.form_factor,
+                            ff_lower=cage(p.spine.form_factor, p.spine.ports_per_cage),
+                            ff_upper=cage(p.spine.form_factor, p.spine.ports_per_cage),
                             lane_gbps=None if p.leaf_uplink else lane, **common)
     return groups
 
@@ -253,8 +254,8 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
     return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
                      upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
                      upper_groups=ends,
-                     rate_gbps=dci.wavelength_gbps, ff_lower=dci.router.form_factor,
-                     ff_upper=top.form_factor, lane_gbps=None)
+                     rate_gbps=dci.wavelength_gbps, ff_lower=cage(dci.router.form_factor, 1),
+                     ff_upper=cage(top.form_factor, top.ports_per_cage), lane_gbps=None)
 
 
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:

@@ -110,6 +110,26 @@ def size(
 
 @app.command()
 @friendly
+def build(
+    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario YAML; none = the built-in default.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON summary to stdout.")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Build the cluster: domains, fabrics, tier boundaries and every crossing link."""
+    from bom import pipeline, text
+    from bom.scenario import load_scenario
+
+    sc, src = load_scenario(scenario)
+    model = pipeline.build_scenario(sc, src, pipeline.catalog_for(sc, src, catalog_dir, prices))
+    if as_json:
+        _print_json(model.to_json())
+        return
+    typer.echo(text.build_summary(model))
+
+
+@app.command()
+@friendly
 def lookup(
     rate: Annotated[str, typer.Option(help='Link rate, e.g. "800 Gbit/s".')],
     reach: Annotated[str, typer.Option(help='Required length, e.g. "30 m" or "80 km".')],

@@ -108,10 +108,12 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier"]
     module = choice.option.coherent
     assert module is not None
-    mux = min(muxes, key=lambda m: (abs(magnitude(m.spacing, "frequency") - magnitude(module.grid, "frequency"))
+    grid = magnitude(module.grid, "frequency")
+    mux = min(muxes, key=lambda m: (abs(magnitude(m.spacing, "frequency") - grid)
                                     if m.spacing is not None else 1e9, m.price_usd), default=None)
     channels = _channels(module, mux)
-    wavelengths = math.ceil(bandwidth_gbps / wavelength_gbps)
+    # Rates arrive through unit conversion (25.6 Tbit/s -> 25600.000000000004 Gbit/s).
+    wavelengths = math.ceil(round(bandwidth_gbps / wavelength_gbps, 9))
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     return Dci(sites, sites * (sites - 1) // 2, distance_m, bandwidth_gbps, wavelength_gbps, choice,

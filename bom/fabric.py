@@ -105,6 +105,11 @@ class Plane:
         return self.groups * self.leaves_per_group
 
     @property
+    def leaves_per_rail(self) -> int:
+        """Rail leaves per SU (rail-optimised): each takes the next ``leaf_down`` nodes."""
+        return self.leaves_per_group // self.node_ports
+
+    @property
     def spines(self) -> int:
         return self.pods * self.spines_per_pod
 
@@ -158,13 +163,13 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     else:
         down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, oversubscription)
     if topology == "rail-optimized":
-        if group_nodes > down:
-            raise LimitError(f"a scalable unit of {group_nodes} nodes needs {group_nodes} downlinks per "
-                             f"rail leaf, but {leaf.id} has {down} at {oversubscription:g}:1",
-                             hint=f"Set su_nodes to {down} or fewer.")
-        per_group = node_ports
+        # One leaf per rail per SU, or several when the SU has more nodes than a leaf has downlinks.
+        per_group = node_ports * math.ceil(group_nodes / down)
     else:
         per_group = math.ceil(group_nodes * node_ports / down)
+        # A ToR needs only the uplinks its rack's ports call for at this oversubscription.
+        used = math.ceil(group_nodes * node_ports / per_group)
+        up = min(up, math.ceil(used / oversubscription / leaf.ports_per_cage) * leaf.ports_per_cage)
     groups = math.ceil(nodes / group_nodes)
     last = nodes - (groups - 1) * group_nodes
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,

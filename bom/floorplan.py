@@ -91,13 +91,19 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     for nodes, groups in shapes.items():
         if groups == 0:
             continue
-        per_leaf: Counter[Run] = Counter()
+        # The rail's j-th leaf takes nodes [j * leaf_down, (j + 1) * leaf_down) of the SU.
+        per_leaf: list[Counter[Run]] = [Counter() for _ in range(plane.leaves_per_rail)]
+        first = 0
         for i, fill in enumerate(_rack_fills(nodes, fp.nodes_per_rack)):
             rows, pos = divmod(i, fp.racks_per_row)
             run = Run(fp.run(rows, (pos + 1) * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")
             node_end[run] += fill * groups
-            per_leaf[run] += fill   # one port of every node on each rail leaf
-        leaf_end.append((groups * plane.leaves_per_group, dict(per_leaf)))
+            for n in range(first, first + fill):
+                per_leaf[min(n // plane.leaf_down, len(per_leaf) - 1)][run] += 1
+            first += fill
+        for ports in Counter(frozenset(c.items()) for c in per_leaf).items():
+            runs, leaves = ports
+            leaf_end.append((groups * plane.node_ports * leaves, dict(runs)))
     return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
 
 

@@ -236,11 +236,20 @@ class _Intervals:
         self.results: list[Lookup | None] = [None] * (len(self.breakpoints) + 1)
 
 
-def _ends_match(o: Option, ff_a: str | None, ff_b: str | None) -> bool:
-    def ok(end: End, want: str | None) -> bool:
-        return want is None or end.form_factor == want
+def cage(form_factor: str, ports: int) -> str:
+    """A cage requirement for the lookup: the form factor and the ports one cage serves."""
+    return f"{form_factor}:{ports}"
 
-    return (ok(o.a, ff_a) and ok(o.b, ff_b)) or (ok(o.b, ff_a) and ok(o.a, ff_b))
+
+def _fits(end: End, want: str | None) -> bool:
+    if want is None:
+        return True
+    ff, _, ports = want.partition(":")
+    return end.form_factor == ff and (not ports or end.ports == int(ports))
+
+
+def _ends_match(o: Option, ff_a: str | None, ff_b: str | None) -> bool:
+    return (_fits(o.a, ff_a) and _fits(o.b, ff_b)) or (_fits(o.b, ff_a) and _fits(o.a, ff_b))
 
 
 class Media:
@@ -282,7 +291,8 @@ class Media:
         """The link for ``rate_gbps`` over ``length_m``; raises LimitError when nothing fits.
 
         ``form_factor``/``far_form_factor`` are the cages at the two ends (the far end
-        defaults to the near one), ``panels`` the patch panels on the route; ``explain``
+        defaults to the near one), optionally with the ports one cage serves (``cage("osfp", 2)``),
+        ``panels`` the patch panels on the route; ``explain``
         also returns every other option with why it was passed over.
         """
         if explain or rate_gbps not in self.by_rate:

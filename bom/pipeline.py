@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bom.catalog import Catalog, Platform
 from bom.errors import BomError
@@ -11,6 +13,9 @@ from bom.scenario import Scenario
 from bom.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
 from bom.workload import Workload, load_jobs
 from bom.yamlio import Located
+
+if TYPE_CHECKING:
+    from bom.build import Model
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
 SEED_POWER_PLATFORM = "dgx-b300"
@@ -70,3 +75,27 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
 
 def platform_of(catalog: Catalog, pid: str) -> Platform:
     return catalog.platform(pid)
+
+
+def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
+                prices: list[Path] | None = None) -> Catalog:
+    """The built-in catalog plus the scenario's overlays and price files (paths relative to
+    the scenario file), then the command line's."""
+    from bom.catalog import load_catalog
+
+    here = Path(src.file).parent
+    dirs = [here / d for d in scenario.catalogs] + list(overlays or [])
+    files = [here / f for f in scenario.prices] + list(prices or [])
+    return load_catalog(dirs, files)
+
+
+def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
+    """Size (when the scenario gives a workload) and build the model of the whole cluster."""
+    from bom.build import build_model
+
+    sizing = None
+    if scenario.workload is not None:
+        if scenario.platform is None:
+            raise BomError("a build needs a platform", where=src.where(()), key="platform")
+        sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
+    return build_model(scenario, src, catalog, sizing)

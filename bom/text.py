@@ -77,3 +77,42 @@ def lookup_report(result: object) -> str:
     if runners:
         lines += ["passed over:", *runners]
     return "\n".join(lines)
+
+
+def build_summary(model: object) -> str:
+    """What was built: the cluster, each fabric's switches and links, and the three tiers."""
+    from bom.build import Model
+
+    assert isinstance(model, Model)
+    c = model.cluster
+    lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} racks, "
+             f"{c.site_count} site(s)"]
+    if model.sizing is not None:
+        z = model.sizing
+        lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
+                     f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
+    rows = []
+    for name, f in model.fabrics.items():
+        j = f.to_json()
+        sw, ln = j["switches"], j["links"]
+        rows.append([name, j["switch"], j["layers"], j["planes"], f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
+                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}",
+                     f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
+                     f"{j['optical_links']:,}"])
+    lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
+                        "modules node/switch", "copper", "optical"], rows,
+                       [False, False, True, True, True, True, True, True, True]))
+    t = model.tiers()
+    up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
+    lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
+    lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
+                 f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
+                 f"{out['copper_share']:.1%}")
+    if model.dci is not None:
+        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
+                     f"{across['distance_km']:g} km, {across['modules']:,} coherent modules, "
+                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers")
+    else:
+        lines.append("scale-across: none (one site)")
+    return "\n".join(lines)
