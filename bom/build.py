@@ -137,8 +137,7 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
-    spine_ports = switch_ports(spine, uplinks.lane_gbps if uplinks else rate) if uplinks else (
-        leaf_ports if spine.id == leaf.id else switch_ports(spine, rate))
+    spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     rail = spec.topology == "rail-optimized"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
@@ -193,24 +192,21 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     p = f.first
     nic = f.node_ports
     assert nic is not None
-    lane = p.leaf.lane_gbps
-    common = dict(fabric=f.name, tier=f.tier)
-    groups = count_hop(media, floor, hop="node-leaf", lower="node", upper="leaf", lower_groups=node_lo,
-                       upper_groups=leaf_lo, rate_gbps=rate,
-                       ff_lower=cage(nic.form_factor, nic.ports_per_cage * planes),
-                       ff_upper=cage(p.leaf.form_factor, p.leaf.ports_per_cage), lane_gbps=lane if nic.form_factor != "rj45" else None,
-                       **common)
-    up_rate = p.up.lane_gbps if p.leaf_uplink else rate
-    groups += count_hop(media, floor, hop="leaf-spine", lower="leaf", upper="spine", lower_groups=leaf_up,
-                        upper_groups=spine_lo, rate_gbps=up_rate,
-                        ff_lower=cage(p.up.form_factor, p.up.ports_per_cage),
-                        ff_upper=cage(p.spine.form_factor, p.spine.ports_per_cage), lane_gbps=None if p.leaf_uplink else lane, **common)
-    if core_lo:
-        groups += count_hop(media, floor, hop="spine-core", lower="spine", upper="core",
-                            lower_groups=spine_up, upper_groups=core_lo, rate_gbps=up_rate,
-                            ff_lower=cage(p.spine.form_factor, p.spine.ports_per_cage),
-                            ff_upper=cage(p.spine.form_factor, p.spine.ports_per_cage),
-                            lane_gbps=None if p.leaf_uplink else lane, **common)
+    # A dedicated uplink port (a 1G switch's 100G uplinks) sets its own rate and lanes.
+    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
+    up_lane = None if p.leaf_uplink else lane
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate,
+             cage(nic.form_factor, nic.ports_per_cage * planes), p.leaf.cage, lane),
+            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, p.up.cage, p.spine.cage,
+             up_lane),
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, p.spine.cage, p.spine.cage,
+             up_lane)]
+    groups: list[LinkGroup] = []
+    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
+        if lo:
+            groups += count_hop(media, floor, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
+                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
+                                ff_upper=ff_up, lane_gbps=hop_lane)
     return groups
 
 
@@ -255,7 +251,7 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
                      upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
                      upper_groups=ends,
                      rate_gbps=dci.wavelength_gbps, ff_lower=cage(dci.router.form_factor, 1),
-                     ff_upper=cage(top.form_factor, top.ports_per_cage), lane_gbps=None)
+                     ff_upper=top.cage, lane_gbps=None)
 
 
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:

@@ -111,7 +111,8 @@ def size(
 @app.command()
 @friendly
 def build(
-    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario YAML; none = the built-in default.")] = None,
+    scenario: Annotated[Optional[Path], typer.Argument(
+        help="Scenario YAML; none = the built-in default.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON summary to stdout.")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,

@@ -33,6 +33,12 @@ class SwitchPorts:
     ports_per_cage: int   # ports one cage (and one module) serves at that rate
     form_factor: str
     lane_gbps: float
+    rate_gbps: float
+
+    @property
+    def cage(self) -> str:
+        """The lookup's cage requirement: form factor and ports per cage."""
+        return f"{self.form_factor}:{self.ports_per_cage}"
 
     @property
     def cages(self) -> int:
@@ -44,7 +50,8 @@ def uplink_ports(switch: Switch) -> SwitchPorts | None:
     u = switch.uplinks
     if u is None:
         return None
-    return SwitchPorts(switch.id, u.ports, u.ports_per_cage, u.form_factor, magnitude(u.rate, "rate"))
+    rate = magnitude(u.rate, "rate")
+    return SwitchPorts(switch.id, u.ports, u.ports_per_cage, u.form_factor, rate, rate)
 
 
 def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
@@ -58,7 +65,7 @@ def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
                          f"(it has {', '.join(f'{r:g}' for r in rates)} Gbit/s)",
                          hint="Pick a switch whose ports or breakouts run at the NIC's rate.")
     return SwitchPorts(switch.id, radix, max(1, radix // switch.cages), switch.form_factor,
-                       magnitude(switch.lane_rate, "rate"))
+                       magnitude(switch.lane_rate, "rate"), rate_gbps)
 
 
 def smallest_spread(uplinks: int, sources: int, ports: int) -> int | None:

@@ -96,7 +96,8 @@ def build_summary(model: object) -> str:
     for name, f in model.fabrics.items():
         j = f.to_json()
         sw, ln = j["switches"], j["links"]
-        rows.append([name, j["switch"], j["layers"], j["planes"], f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
+        rows.append([name, j["switch"], j["layers"], j["planes"],
+                     f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
                      f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}",
                      f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
                      f"{j['optical_links']:,}"])

@@ -1,0 +1,86 @@
+"""Whole builds from scenarios: tiers, copper in the rack, and limits that exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bom.build import build_model
+from bom.scenario import scenario_from_text
+from bom.yamlio import load_text
+
+
+def build(catalog, text):
+    return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
+
+
+def test_default_scenario_has_all_three_tiers(bom):
+    r = bom("build", "--json")
+    assert r.exit_code == 0
+    t = json.loads(r.stdout)["tiers"]
+    assert t["scale-up"]["links"] > 0 and t["scale-up"]["modules"] == 0
+    assert t["scale-out"]["links"] > 0 and t["scale-out"]["modules"] > 0
+    assert t["scale-across"]["wavelengths"] > 0
+
+
+def test_scale_up_is_copper_and_never_optics(catalog):
+    m = build(catalog, "name: a\nplatform: gb200-nvl72\ngpus: 144\n")
+    up = m.tiers()["scale-up"]
+    # 2 NVL72 domains; 72 GPUs x 18 NVLink links each; the rack's copper spine cables.
+    assert (up["domains"], up["links"], up["modules"], up["fibre_runs"]) == (2, 2 * 72 * 18, 0, 0)
+    assert up["cables"] == 2 * m.platform.scale_up.copper_cables_per_domain
+    assert up["switch_trays"] == 2 * 9
+
+
+def test_tor_in_rack_runs_are_copper(catalog):
+    m = build(catalog, "name: t\nplatform: gb200-nvl72\ngpus: 576\n"
+                       "fabrics: {compute: {switch: qm9700, topology: tor}}\n")
+    f = m.fabrics["compute"]
+    node_leaf = [g for g in f.groups if g.hop == "node-leaf"]
+    assert node_leaf and all(g.copper and g.bucket == "in-rack" for g in node_leaf)
+    assert all(g.modules == 0 and g.fibre_runs == 0 for g in node_leaf)
+    # 18 trays x 4 ports = 72 per rack over 32 downlinks: 3 ToRs per rack, 8 racks.
+    assert f.switches("leaf") == 24
+    assert m.tiers()["scale-out"]["copper_share"] == pytest.approx(
+        576 / (576 + f.hop_links("leaf-spine")))
+
+
+def test_three_layer_build(catalog):
+    m = build(catalog, "name: big\nplatform: dgx-h100\nnodes: 2000\n")
+    f = m.fabrics["compute"].to_json()
+    # 2,000 nodes / 32 = 63 SUs (62.5) x 8 rails = 504 leaves; 4 SUs per pod -> 16 pods.
+    assert f["layers"] == 3 and f["switches"]["leaf"] == 504
+    assert f["links"]["node-leaf"] == 16000 and f["links"]["leaf-spine"] == 504 * 32
+    assert f["switches"]["spine"] == 16 * 32 and f["links"]["spine-core"] == 16 * 32 * 32
+    # 16 pods x 32 uplinks over 64 ports: 8 cores per core group, 32 groups.
+    assert f["switches"]["core"] == 32 * 8
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("name: x\nplatform: dgx-h100\nnodes: 2000\nfabrics:\n  compute: {layers: 2}\n", 5,
+     ["fabrics.compute", "two layers", "layers: 3"]),
+    ("name: x\nplatform: dgx-h100\nnodes: 20000\n", 1, ["three layers hold", "GPUs"]),
+    ("name: x\nplatform: dgx-h100\nnodes: 20\nlayout: {racks_per_row: 0}\n", 4,
+     ["layout.racks_per_row", "greater than or equal to 1"]),
+    ("name: x\nplatform: dgx-h100\nnodes: 20\nfabrics:\n  compute: {switch: qm9701}\n", 5,
+     ["Did you mean 'qm9700'"]),
+    ("name: x\nplatform: dgx-h100\nnodes: 20\nfabrics:\n  compute: {switch: sn2201}\n", 5,
+     ["no 400 Gbit/s ports"]),
+])
+def test_limits_exit_2(bom, tmp_path, text, line, words):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    r = bom("build", str(path))
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.stderr and f"{path}:{line}" in r.stderr, r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_workload_scenario_is_sized_then_built(bom, tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\nplatform: gb300-nvl72\nworkload: {kind: pretrain, params: 70e9, "
+                    "tokens: 15e12, deadline: \"60 d\"}\n")
+    j = json.loads(bom("build", str(path), "--json").stdout)
+    assert j["sizing"]["gpus"] <= j["gpus"] and j["gpus"] % 72 == 0
