@@ -97,20 +97,37 @@ class Model:
                      "cables": sum(g.cables for g in so), "fibre_runs": sum(g.fibre_runs for g in so),
                      "fibre_strands": sum(g.fibre_strands for g in so), "copper_links": copper,
                      "copper_share": copper / links if links else 0.0}
-        across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0}
+        across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0,
+                                     "copper_links": 0, "copper_share": 0.0, "fibre_runs": 0,
+                                     "fibre_strands": 0}
         if self.dci is not None:
+            # The tier holds the wavelengths between sites and the routers' client links inside them.
             across = self.dci.to_json()
-            across["client_links"] = sum(g.links for g in self.dci_groups)
-            across["client_modules"] = sum(g.modules for g in self.dci_groups)
+            client_links = sum(g.links for g in self.dci_groups)
+            client_modules = sum(g.modules for g in self.dci_groups)
+            across.update(coherent_modules=self.dci.modules, client_links=client_links,
+                          client_modules=client_modules, links=self.dci.links + client_links,
+                          modules=self.dci.modules + client_modules,
+                          fibre_runs=sum(g.fibre_runs for g in self.dci_groups),
+                          fibre_strands=sum(g.fibre_strands for g in self.dci_groups))
         return {"scale-up": out, "scale-out": scale_out, "scale-across": across}
 
     def to_json(self) -> dict[str, object]:
         c = self.cluster
+        fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
+        if self.dci is not None:
+            d = self.dci
+            fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
+                              "coherent": d.coherent.id, "standard": d.coherent.standard,
+                              "links": {"site-site": d.links, "fabric-dci": sum(g.links for g in self.dci_groups)},
+                              "modules": {"coherent": d.modules,
+                                          "client": sum(g.modules for g in self.dci_groups)},
+                              "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
+                "requested_gpus": c.requested_gpus,
                 "sizing": self.sizing.to_json() if self.sizing else None,
-                "fabrics": {k: f.to_json() for k, f in self.fabrics.items()},
-                "tiers": self.tiers()}
+                "fabrics": fabrics, "tiers": self.tiers()}
 
 
 def _nic(platform: Platform, name: str, src: Located) -> NicPorts:

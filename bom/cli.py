@@ -113,20 +113,41 @@ def size(
 def build(
     scenario: Annotated[Optional[Path], typer.Argument(
         help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", help="Folder for the outputs (default: reports/<name>).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON summary to stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """Build the cluster: domains, fabrics, tier boundaries and every crossing link."""
-    from bom import pipeline, text
+    """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV."""
+    import time
+
+    from bom import outputs, pipeline, text
+    from bom.report import make_report
     from bom.scenario import load_scenario
 
+    start = time.perf_counter()
+
+    def step(what: str) -> None:
+        if not quiet:
+            typer.echo(f"[{time.perf_counter() - start:5.2f} s] {what}", err=True)
+
+    step("loading the scenario and catalogs")
     sc, src = load_scenario(scenario)
-    model = pipeline.build_scenario(sc, src, pipeline.catalog_for(sc, src, catalog_dir, prices))
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    step("building the model")
+    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
+    files = outputs.render(report, step)
+    paths = outputs.write_all(files, output or Path("reports") / sc.name)
+    step("done")
     if as_json:
-        _print_json(model.to_json())
+        typer.echo(files[f"{sc.name}.json"].decode(), nl=False)
         return
-    typer.echo(text.build_summary(model))
+    typer.echo(text.build_summary(report.model))
+    typer.echo(text.totals_line(report))
+    for p in paths:
+        typer.echo(f"wrote {p}")
 
 
 @app.command()

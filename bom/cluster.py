@@ -87,6 +87,7 @@ class ScaleUp:
 
     def to_json(self) -> dict[str, object]:
         return {"links": self.links, "copper_links": self.links, "modules": 0, "fibre_runs": 0,
+                "fibre_strands": 0,
                 "cables": self.cables, "domains": self.domains, "gpus_per_domain": self.gpus_per_domain,
                 "switch_chips": self.switch_chips, "switch_trays": self.switch_trays,
                 "copper_share": 1.0 if self.links else 0.0}

@@ -70,7 +70,9 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
                             "deadline: \"60 d\"}.")
     pid = platform_id or scenario.platform
     acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
-    return size(_with_mfu(scenario.workload, ov), acc, ov.pue or scenario.tco.pue)
+    from bom.tco import inputs
+
+    return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
 
 
 def platform_of(catalog: Catalog, pid: str) -> Platform:

@@ -38,13 +38,25 @@ class Layout(Model):
     row_pitch: Length | None = None
     rise: Qty("length", "nonnegative") | None = None  # type: ignore[valid-type]
     slack: Qty("length", "nonnegative") | None = None  # type: ignore[valid-type]
+    in_rack: Length | None = None
+    patch_panels: int = Field(default=0, ge=0, le=6)   # on runs that leave their row
+
+
+Money = Qty("money", "nonnegative")
 
 
 class Tco(Model):
-    years: float = Field(default=5, gt=0)
+    """TCO assumptions; each default and its source is in bom/tco.py (``DEFAULTS``)."""
+
+    years: float | None = Field(default=None, gt=0, le=30)
     electricity: EnergyPrice | None = None
-    pue: float = Field(default=1.25, ge=1.0, le=3.0)
-    utilisation: float = Field(default=0.8, gt=0, le=1)
+    pue: float | None = Field(default=None, ge=1.0, le=3.0)
+    utilisation: float | None = Field(default=None, gt=0, le=1)
+    support: float | None = Field(default=None, ge=0, le=1)
+    dark_fibre: Qty("money_per_km_year", "nonnegative") | None = None  # type: ignore[valid-type]
+    space: Qty("money_per_year", "nonnegative") | None = None  # type: ignore[valid-type]
+    install_link: Money | None = None  # type: ignore[valid-type]
+    install_rack: Money | None = None  # type: ignore[valid-type]
 
 
 class Scenario(Model):

@@ -112,8 +112,18 @@ def build_summary(model: object) -> str:
                  f"{out['copper_share']:.1%}")
     if model.dci is not None:
         lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
-                     f"{across['distance_km']:g} km, {across['modules']:,} coherent modules, "
+                     f"{across['distance_km']:g} km, {across['coherent_modules']:,} coherent modules, "
                      f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
+
+
+def totals_line(report: object) -> str:
+    from bom.report import Report
+
+    assert isinstance(report, Report)
+    t = report.tco
+    return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
+            f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
+            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour")

@@ -36,6 +36,8 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "loss": ("[optical_loss]", "dB"),
     "attenuation": ("[optical_loss] / [length]", "dB/km"),
     "frequency": ("1 / [time]", "GHz"),
+    "money_per_year": ("[currency] / [time]", "USD/yr"),
+    "money_per_km_year": ("[currency] / [length] / [time]", "USD/km/yr"),
 }
 
 _DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
@@ -54,6 +56,8 @@ EXAMPLES: dict[str, str] = {
     "loss": '"1.9 dB"',
     "attenuation": '"0.4 dB/km"',
     "frequency": '"75 GHz"',
+    "money_per_year": '"6000 USD/yr"',
+    "money_per_km_year": '"1500 USD/km/yr"',
 }
 
 # pint reads "b" as barn and "Gb" as gilbert; refuse those spellings with a suggestion

@@ -34,8 +34,10 @@ def test_40_km_is_unamplified_400zr(catalog):
     # Line + client port per wavelength at each site: 128 ports / 32 per router = 4 per site.
     assert d.routers == 8
     t = m.tiers()["scale-across"]
-    assert (t["links"], t["modules"], t["fibre_pairs"], t["wavelengths"]) == (64, 128, 1, 64)
+    assert (t["wavelengths"], t["coherent_modules"], t["fibre_pairs"]) == (64, 128, 1)
+    # Each site's routers hand the 64 wavelengths to its fabric over 64 client links.
     assert t["client_links"] == 64 * 2
+    assert t["links"] == 64 + 128 and t["modules"] == 128 + t["client_modules"]
 
 
 def test_600_km_moves_to_zr_plus_with_amplifiers(catalog):

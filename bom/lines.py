@@ -1,0 +1,164 @@
+"""BOM lines: one line per part and place (tier, fabric, hop), with price, power and sources.
+
+Lines of the same part in different places stay separate; totals add them up. Unit prices
+come from the catalog row (or its sold length); every line keeps its row's source and its
+price's source, so a report can say which prices are estimates and which are quotes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Panel, Platform, Row, Switch
+from bom.links import LinkGroup
+from bom.units import magnitude
+
+CATEGORIES = ("compute", "switch", "transceiver", "copper cable", "AOC", "fibre trunk", "patch cord",
+              "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
+NETWORK = tuple(c for c in CATEGORIES if c != "compute")
+COPPER = ("copper cable",)
+
+
+@dataclass(frozen=True)
+class Line:
+    tier: str             # compute | scale-up | scale-out | scale-across
+    fabric: str
+    hop: str
+    category: str
+    catalog_id: str
+    sku: str              # the orderable part number
+    description: str
+    vendor: str
+    quantity: float
+    unit: str             # each | km
+    unit_price_usd: float
+    unit_power_w: float
+    price_source: str
+    as_of: str
+    source: str
+
+    @property
+    def price_usd(self) -> float:
+        return self.quantity * self.unit_price_usd
+
+    @property
+    def power_w(self) -> float:
+        return self.quantity * self.unit_power_w
+
+    def to_json(self) -> dict[str, object]:
+        return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
+                "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
+                "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
+                "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
+                "price_source": self.price_source, "vendor": self.vendor}
+
+
+def _line(row: Row, tier: str, fabric: str, hop: str, category: str, qty: float, power_w: float,
+          sku: str | None = None, price: float | None = None, unit: str = "each",
+          description: str | None = None) -> Line:
+    return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
+                row.vendor, qty, unit, row.price_usd if price is None else price, power_w, row.price_source,
+                row.as_of.isoformat(), row.source)
+
+
+def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) -> float:
+    for s in row.lengths:
+        if s.part_number == part_number:
+            return s.price_usd if s.price_usd is not None else row.price_usd + row.price_per_m_usd * length_m
+    return row.price_usd + row.price_per_m_usd * length_m   # cut to length
+
+
+def compute_lines(platform: Platform, systems: int) -> list[Line]:
+    return [_line(platform, "compute", "compute", "system", "compute", systems,
+                  magnitude(platform.power_per_system, "power"))]
+
+
+def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
+                 category: str = "switch") -> list[Line]:
+    """Switches of each layer; power is typical (optics are counted on their own lines)."""
+    return [_line(switches[layer], tier, fabric, layer, category, n,
+                  magnitude(switches[layer].power_typical, "power"))
+            for layer, n in counts.items() if n]
+
+
+def group_lines(g: LinkGroup) -> list[Line]:
+    """The parts of one link group: modules at each end, the cable or fibre, patch panels."""
+    out: list[Line] = []
+    o, c = g.choice.option, g.choice
+    for end, count in ((g.lower_end, g.modules_lower), (g.upper_end, g.modules_upper)):
+        if count and isinstance(end.part, Module):
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, "transceiver", count,
+                             magnitude(end.part.power, "power")))
+        elif count and isinstance(end.part, Coherent):
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, "coherent optic", count,
+                             magnitude(end.part.power, "power")))
+    if o.assembly is not None:
+        a = o.assembly
+        heads = a.end_a.count + a.end_b.count
+        category = "AOC" if a.kind == "aoc" else "copper cable"
+        out.append(_line(a, g.tier, g.fabric, g.hop, category, g.cables,
+                         magnitude(a.power_per_end, "power") * heads, c.part_number,
+                         _sold_price(a, c.part_number, c.length_m)))
+    elif o.fibre is not None and g.cables:
+        f = o.fibre
+        category = "patch cord" if f.kind == "patch-cord" else "fibre trunk"
+        out.append(_line(f, g.tier, g.fabric, g.hop, category, g.cables, 0.0, c.part_number,
+                         _sold_price(f, c.part_number, c.length_m),
+                         description=f"{f.description}, {c.length_m:g} m"))
+    if g.panel is not None and g.panels:
+        out.append(_line(g.panel, g.tier, g.fabric, g.hop, "patch panel", g.panels, 0.0))
+    return out
+
+
+def merge(lines: Iterable[Line]) -> list[Line]:
+    """One line per part and place: the same sku in the same tier, fabric and hop adds up."""
+    merged: dict[tuple[str, ...], Line] = {}
+    for line in lines:
+        key = (line.tier, line.fabric, line.hop, line.category, line.sku, str(line.unit_price_usd))
+        old = merged.get(key)
+        merged[key] = line if old is None else Line(**{**old.__dict__, "quantity": old.quantity + line.quantity})
+    return list(merged.values())
+
+
+def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
+    from bom.dci import Dci
+
+    assert isinstance(dci, Dci)
+    out = [_line(dci.coherent, "scale-across", "dci", "site-site", "coherent optic", dci.modules,
+                 magnitude(dci.coherent.power, "power")),
+           _line(dci.router, "scale-across", "dci", "router", "DCI switch", dci.routers,
+                 magnitude(dci.router.power_typical, "power"))]
+    for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
+        if isinstance(part, Dwdm) and qty:
+            out.append(_line(part, "scale-across", "dci", "site-site", "DWDM", qty, magnitude(part.power, "power")))
+    fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
+    if fibre is not None and dci.dark_fibre_km:
+        # Leased, not bought: zero capex; the TCO prices it per km and year.
+        out.append(Line("scale-across", "dci", "site-site", "dark fibre", "dark-fibre", "DARK-FIBRE-PAIR",
+                        f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
+                        dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
+                        "leased per km and year; see the TCO input dark_fibre"))
+    return out
+
+
+def all_lines(model: object, catalog: Catalog) -> list[Line]:
+    """Every BOM line of a built model."""
+    from bom.build import Model
+
+    assert isinstance(model, Model)
+    lines = compute_lines(model.platform, model.cluster.systems)
+    for f in model.fabrics.values():
+        p = f.first
+        switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
+                    "core": catalog.get("switches", p.spine.id)}
+        lines += switch_lines(f.name, f.tier, {k: f.switches(k) for k in ("leaf", "spine", "core")},
+                              switches)  # type: ignore[arg-type]
+    for g in model.groups:
+        lines += group_lines(g)
+    if model.dci is not None:
+        lines += dci_lines(model.dci, catalog)
+    return merge(lines)
+
+
+__all__ = ["Line", "all_lines", "CATEGORIES", "NETWORK", "COPPER", "Panel"]
