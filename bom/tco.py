@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 HOURS_PER_YEAR = 8760.0
 
 
