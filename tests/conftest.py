@@ -29,3 +29,24 @@ class Run:
 @pytest.fixture()
 def bom() -> Run:
     return Run()
+
+
+@pytest.fixture(scope="session")
+def default_report(catalog):
+    """The built-in default scenario, built once: model, lines, TCO."""
+    from bom.pipeline import build_scenario
+    from bom.report import make_report
+    from bom.scenario import load_scenario
+
+    scenario, src = load_scenario(None)
+    return make_report(build_scenario(scenario, src, catalog), catalog)
+
+
+@pytest.fixture(scope="session")
+def default_outputs(tmp_path_factory, default_report):
+    """The default scenario's files written once to a folder: {suffix: path}."""
+    from bom.outputs import render, write_all
+
+    out = tmp_path_factory.mktemp("default")
+    paths = write_all(render(default_report), out)
+    return {p.suffix: p for p in paths}

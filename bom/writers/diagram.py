@@ -91,13 +91,14 @@ def diagram(r: Report) -> Diagram:
         boundary_y = dom.y - LAYER_H * 0.3
     so, su, sa = tiers["scale-out"], tiers["scale-up"], tiers["scale-across"]
     d.boundaries.append(Boundary(boundary_y, 10, WIDTH - 10, "scale-out",
-                                 "scale-up | scale-out: every link above crosses", so["links"], so["modules"],
+                                 "scale-up | scale-out (all scale-out fabrics)", so["links"], so["modules"],
                                  so["fibre_runs"]))
     d.notes.append(f"inside the domains (scale-up): {su['links']:,} NVLink links, all copper, 0 modules")
     if sites > 1:
         d.boundaries.append(Boundary(top - 35, 10, WIDTH - 10, "scale-across",
                                      f"scale-out | scale-across: {sa['wavelengths']:,} wavelengths of "
-                                     f"{sa['standard']} over {sa['distance_km']:g} km, {sa['fibre_pairs']:,} fibre pairs",
+                                     f"{sa['standard']} over {sa['distance_km']:g} km, "
+                                     f"{sa['fibre_pairs']:,} fibre pairs",
                                      sa["links"], sa["modules"], sa["fibre_runs"]))
         if drawn == 2:
             d.wires.append((gap + SITE_W - 110, 45, gap * 2 + SITE_W + 110, 45, "scale-across"))

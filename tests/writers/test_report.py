@@ -1,0 +1,78 @@
+"""The review report in headless Chromium, the Markdown summary, and the JSON contract."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0"]
+
+
+def chromium():
+    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if exe is None:
+        pytest.skip("Chromium is not installed (scripts/test.sh installs it)")
+    return exe
+
+
+def test_report_renders_with_the_diagram_and_the_json_counts(default_outputs, tmp_path):
+    html = default_outputs[".html"]
+    shot = tmp_path / "report.png"
+    run = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                          f"--screenshot={shot}", "--window-size=1300,1800", html.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 20_000, run.stderr[-2000:]
+    assert "Uncaught" not in run.stderr and "CONSOLE" not in run.stderr
+    dom = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={tmp_path / 'profile2'}", "--dump-dom",
+                          html.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert '<svg id="diagram"' in dom
+    tiers = json.loads(default_outputs[".json"].read_text())["tiers"]
+    found = {m["tier"]: m for m in (x.groupdict() for x in re.finditer(
+        r'class="boundary" data-tier="(?P<tier>[^"]+)" data-links="(?P<links>\d+)" '
+        r'data-modules="(?P<modules>\d+)" data-fibre-runs="(?P<runs>\d+)"', dom))}
+    assert set(found) == {"scale-out", "scale-across"}
+    for tier, m in found.items():
+        assert (int(m["links"]), int(m["modules"]), int(m["runs"])) == (
+            tiers[tier]["links"], tiers[tier]["modules"], tiers[tier]["fibre_runs"])
+
+
+def test_report_is_self_contained(default_outputs):
+    html = default_outputs[".html"].read_text()
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
+    assert "<script" not in html and "<link" not in html
+
+
+def test_markdown_summary(default_outputs):
+    md = default_outputs[".md"].read_text()
+    j = json.loads(default_outputs[".json"].read_text())
+    assert md.startswith(f"# {j['name']}")
+    assert f"| scale-out | {j['tiers']['scale-out']['links']:,} |" in md
+
+
+def test_json_contract(default_outputs):
+    j = json.loads(default_outputs[".json"].read_text())
+    for key in ("name", "platform", "gpus", "nodes", "domains", "racks", "sizing", "fabrics", "tiers", "lines",
+                "totals"):
+        assert key in j
+    f = j["fabrics"]["compute"]
+    for key in ("tier", "switch", "layers", "switches", "links", "modules", "copper_links", "optical_links"):
+        assert key in f
+    assert set(f["switches"]) == {"leaf", "spine", "core"} and set(f["modules"]) == {"node", "switch"}
+    assert set(j["tiers"]) == {"scale-up", "scale-out", "scale-across"}
+    for key in ("links", "ports", "modules", "cables", "fibre_runs", "fibre_strands", "copper_links",
+                "copper_share"):
+        assert key in j["tiers"]["scale-out"]
+    for key in ("sku", "description", "category", "tier", "quantity", "unit_price_usd", "unit_power_w"):
+        assert key in j["lines"][0]
+    for key in ("capex_usd", "it_power_kw", "facility_power_kw", "tco_usd", "usd_per_gpu_hour"):
+        assert isinstance(j["totals"][key], float)
+    assert isinstance(j["gpus"], int) and isinstance(j["lines"][0]["quantity"], int)
+    # The lines add up to the totals.
+    hardware = sum(x["quantity"] * x["unit_price_usd"] for x in j["lines"])
+    assert hardware == pytest.approx(j["totals"]["hardware_usd"], rel=1e-9)
