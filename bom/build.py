@@ -160,7 +160,7 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
-             leaf_uplink=uplinks)
+             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node)
     return p, rate
 
 
@@ -187,7 +187,14 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
             raise
         shapes.append((site.count, p))
     fabric = Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic)
-    fabric.groups = _fabric_groups(fabric, media, floor, rate)
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    try:
+        fabric.groups = _fabric_groups(fabric, media, floor, rate)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("fabrics", name))
+        exc.key = exc.key or f"fabrics.{name}"
+        raise
     return fabric
 
 

@@ -8,7 +8,8 @@ partial group still gets its whole group's leaves and uplinks, built for growth.
 Spreading rule (DESIGN.md section 3): every leaf has the same number of links to every
 spine it reaches, so the spine count is the smallest divisor d of the leaf's uplinks with
 leaves x uplinks / d <= spine ports. Three layers split the leaves into pods whose spines
-spend half their ports up; spine i of every pod joins core group i, spread the same way.
+keep half their ports for uplinks (as many as their used downlinks); spine i of every pod
+joins core group i, spread the same way.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class Plane:
     leaf: SwitchPorts
     spine: SwitchPorts
     leaf_uplink: SwitchPorts | None = None   # dedicated uplink ports of another rate
+    nodes_per_leaf: int = 0   # rack-scale domains: each leaf takes every port of this many nodes
+    spine_uplinks: int = 0    # three layers: each spine's uplinks (as many as its used downlinks)
 
     @property
     def up(self) -> SwitchPorts:
@@ -114,6 +117,8 @@ class Plane:
     @property
     def leaves_per_rail(self) -> int:
         """Rail leaves per SU (rail-optimised): each takes the next ``leaf_down`` nodes."""
+        if self.nodes_per_leaf:
+            return self.leaves_per_group
         return self.leaves_per_group // self.node_ports
 
     @property
@@ -135,7 +140,7 @@ class Plane:
 
     @property
     def spine_up(self) -> int:
-        return self.spine.radix // 2 if self.layers == 3 else 0
+        return self.spine_uplinks
 
     @property
     def spine_core_per_pair(self) -> int:
@@ -163,15 +168,29 @@ def _leaf_split(radix: int, per_cage: int, oversubscription: float) -> tuple[int
 def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          topology: Topology, group_nodes: int, layers: int | None = None,
          oversubscription: float = 1.0, gpus_per_node: int = 1,
-         leaf_uplink: SwitchPorts | None = None) -> Plane:
-    """Size one plane; ``layers`` None chooses 2 when it fits, else 3."""
+         leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False) -> Plane:
+    """Size one plane; ``layers`` None chooses 2 when it fits, else 3.
+
+    ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
+    tray position: each leaf takes all ports of whole nodes, the same trays of every rack.
+    """
     if leaf_uplink is not None:
         down, up = leaf.radix, leaf_uplink.radix
     else:
         down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, oversubscription)
-    if topology == "rail-optimized":
-        # One leaf per rail per SU, or several when the SU has more nodes than a leaf has downlinks.
-        per_group = node_ports * math.ceil(group_nodes / down)
+    blocks = 0
+    if topology == "rail-optimized" and node_blocks and down >= node_ports:
+        blocks = down // node_ports
+        per_group = math.ceil(group_nodes / blocks)
+        used = min(group_nodes, blocks) * node_ports
+        up = min(up, math.ceil(used / oversubscription / leaf.ports_per_cage) * leaf.ports_per_cage)
+    elif topology == "rail-optimized":
+        # One leaf per rail per SU, or several when the SU has more nodes than a leaf has downlinks;
+        # its uplinks match the downlinks a full SU uses at this oversubscription.
+        per_rail = math.ceil(group_nodes / down)
+        per_group = node_ports * per_rail
+        used = math.ceil(group_nodes / per_rail)
+        up = min(up, math.ceil(used / oversubscription / leaf.ports_per_cage) * leaf.ports_per_cage)
     else:
         per_group = math.ceil(group_nodes * node_ports / down)
         # A ToR needs only the uplinks its rack's ports call for at this oversubscription.
@@ -181,7 +200,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     last = nodes - (groups - 1) * group_nodes
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
                 node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
-                leaf=leaf, spine=spine, leaf_uplink=leaf_uplink)
+                leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks)
     two = _two_layers(groups * per_group, up, spine.radix)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
@@ -205,11 +224,14 @@ def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: Switc
                          "downlinks in three layers", hint="Use a larger spine switch or smaller groups.")
     pods = math.ceil(groups / per_pod)
     spines = smallest_spread(up, per_pod * per_group, half)
-    cores = smallest_spread(half, pods, spine.radix)
+    # A spine is non-blocking: as many uplinks as the downlinks a full pod uses, in whole cages.
+    spine_up = 0 if spines is None else min(
+        half, math.ceil(per_pod * per_group * (up // spines) / spine.ports_per_cage) * spine.ports_per_cage)
+    cores = smallest_spread(spine_up, pods, spine.radix) if spine_up else None
     if spines is None or cores is None:
         most = spine.radix * per_pod * base["group_nodes"] * gpus_per_node
         raise LimitError(f"more than three layers of {spine.id} can join: this fabric needs {pods} pods, "
                          f"three layers hold {spine.radix} (about {most:,} GPUs)",
                          hint="Use a larger switch, more planes, or split the job over sites.")
     return Plane(layers=3, pods=pods, groups_per_pod=per_pod, spines_per_pod=spines,
-                 cores_per_group=cores, **base)  # type: ignore[arg-type]
+                 cores_per_group=cores, spine_uplinks=spine_up, **base)  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """Floor plan -> cable lengths, in closed form per rack position and row distance.
 
 Racks stand in rows. A rail-optimised scalable unit (SU) takes whole rows and puts its
-leaves in a network rack at the end of its first row; a ToR fabric puts its leaves in
-each rack. Spines of a two-layer fabric stand in a network row in the middle of the
+leaves in a network rack in the middle of its first row, half the SU's racks on each side
+(as in the DGX SuperPOD: "server racks in groups of four on the left and right of the leaf
+rack"); a ToR fabric puts its leaves in each rack. Spines of a two-layer fabric stand in a network row in the middle of the
 hall; in three layers each pod's spines stand in a network row in the middle of the
 pod and the cores in the hall's middle row. A run goes up from the cage into the
 overhead tray (``rise``), along the tray, and down again, plus ``slack``; along a
@@ -20,9 +21,10 @@ from bom.errors import LimitError
 from bom.fabric import Plane
 from bom.units import magnitude
 
-#: Defaults: 600 mm racks, 1.2 m deep with a 1.2 m aisle (2.4 m row pitch), 2 m of rise
-#: at each end (cage to a tray above 2.2 m racks), 1 m slack, 1.5 m for a run in a rack.
-DEFAULTS = {"racks_per_row": 16, "rack_width": 0.6, "row_pitch": 2.4, "rise": 2.0, "slack": 1.0,
+#: Defaults: 600 mm racks, 1.2 m deep with a 1.2 m aisle (2.4 m row pitch); 1 m of rise at
+#: each end (a cage at mid-height of a 2.2 m rack up to the tray over it); 0.3 m slack; 1.5 m
+#: for a run inside a rack. A cable to the next rack is then 0.6 + 2 x 1 + 0.3 = 2.9 m.
+DEFAULTS = {"racks_per_row": 16, "rack_width": 0.6, "row_pitch": 2.4, "rise": 1.0, "slack": 0.3,
             "in_rack": 1.5}
 
 
@@ -94,16 +96,22 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         # The rail's j-th leaf takes nodes [j * leaf_down, (j + 1) * leaf_down) of the SU.
         per_leaf: list[Counter[Run]] = [Counter() for _ in range(plane.leaves_per_rail)]
         first = 0
-        for i, fill in enumerate(_rack_fills(nodes, fp.nodes_per_rack)):
+        fills = _rack_fills(nodes, fp.nodes_per_rack)
+        middle = min(len(fills), fp.racks_per_row) // 2   # the network rack stands before this rack
+        for i, fill in enumerate(fills):
             rows, pos = divmod(i, fp.racks_per_row)
-            run = Run(fp.run(rows, (pos + 1) * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")
+            racks_away = middle - pos if pos < middle else pos - middle + 1
+            run = Run(fp.run(rows, racks_away * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")
             node_end[run] += fill * groups
             for n in range(first, first + fill):
-                per_leaf[min(n // plane.leaf_down, len(per_leaf) - 1)][run] += 1
+                if plane.nodes_per_leaf:   # whole nodes per leaf: every port of node n
+                    per_leaf[n // plane.nodes_per_leaf][run] += plane.node_ports
+                else:                      # one port of node n on each rail's leaf
+                    per_leaf[min(n // plane.leaf_down, len(per_leaf) - 1)][run] += 1
             first += fill
-        for ports in Counter(frozenset(c.items()) for c in per_leaf).items():
-            runs, leaves = ports
-            leaf_end.append((groups * plane.node_ports * leaves, dict(runs)))
+        copies = 1 if plane.nodes_per_leaf else plane.node_ports
+        for runs, leaves in Counter(frozenset(c.items()) for c in per_leaf).items():
+            leaf_end.append((groups * copies * leaves, dict(runs)))
     return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
 
 

@@ -10,6 +10,7 @@ catalog's reach figures, not code, decide what exists at each rate and lane rate
 from __future__ import annotations
 
 import bisect
+import copy
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,6 +19,7 @@ from typing import Literal
 from bom.catalog import Cable, Catalog, Coherent, Fibre, Module, Panel, Row
 from bom.errors import LimitError
 from bom.units import magnitude
+from bom.validation import suggest
 
 LADDER = ("passive-copper", "active-copper", "aoc", "multimode", "smf-parallel", "smf-duplex",
           "coherent")
@@ -268,7 +270,20 @@ class Media:
                  if d.kind == "amplifier" and d.span_max is not None]
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
+        self._views: dict[tuple[str, ...], Media] = {}
         self._panels = {p.connector: p for p in sorted(rows["panels"], key=lambda p: p.price_usd)}
+
+    def restricted(self, allowed: tuple[str, ...]) -> Media:
+        """The same lookup over only the media in ``allowed`` (a scenario's fabric policy)."""
+        unknown = [m for m in allowed if m not in LADDER]
+        if unknown:
+            raise LimitError(suggest(unknown[0], LADDER, "medium"), key="media")
+        if allowed not in self._views:
+            view = copy.copy(self)
+            view.by_rate = {r: [o for o in opts if o.medium in allowed] for r, opts in self.by_rate.items()}
+            view._tables, view._views = {}, {}   # _candidates' cache is keyed by the instance too
+            self._views[allowed] = view
+        return self._views[allowed]
 
     def coherent(self, rate_gbps: float, length_m: float) -> Choice:
         """The cheapest coherent part that spans ``length_m`` (what a DWDM system can carry)."""

@@ -21,6 +21,9 @@ class FabricSpec(Model):
     oversubscription: float = Field(default=1.0, ge=1.0)
     su_nodes: int | None = Field(default=None, ge=1)
     planes: int = Field(default=1, ge=1, le=8)
+    # Media the design allows (e.g. [multimode] where a reference design uses optics throughout).
+    media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
+                        "smf-duplex"]] | None = None
 
 
 class Sites(Model):

@@ -67,17 +67,29 @@ def _spread(up: int, sources: int, ports: int) -> int | None:
 
 
 def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int, *, topology: str,
-          group: int, over: float = 1.0, layers: int = 2) -> Graph:
+          group: int, over: float = 1.0, layers: int = 2, blocks: bool = False) -> Graph:
     g = Graph()
     up = _uplinks(radix, per_cage, over)
     down = radix - up
+    blocks = blocks and topology == "rail-optimized" and down >= node_ports
+    if blocks:   # whole nodes on each leaf, as many as its downlinks hold
+        per_leaf = down // node_ports
+        up = min(up, math.ceil(min(group, per_leaf) * node_ports / over / per_cage) * per_cage)
+    elif topology == "rail-optimized":   # uplinks for the downlinks a full SU uses
+        per_rail = math.ceil(group / down)
+        up = min(up, math.ceil(math.ceil(group / per_rail) / over / per_cage) * per_cage)
     groups = math.ceil(nodes / group)
     leaves_by_group: list[list[str]] = []
     for s in range(groups):
         members = range(s * group, min(nodes, (s + 1) * group))
         names = [g.add(f"n{n}", "node", node_ports, node_cage) for n in members]
         leaves: list[str] = []
-        if topology == "rail-optimized":
+        if blocks:
+            leaves = [g.add(f"b{s}.{j}", "leaf", radix, per_cage) for j in range(math.ceil(group / per_leaf))]
+            for i, n in enumerate(names):
+                for _ in range(node_ports):
+                    g.connect("node-leaf", g.port(n), g.port(leaves[i // per_leaf]))
+        elif topology == "rail-optimized":
             per_rail = math.ceil(group / down)
             for r in range(node_ports):
                 rail = [g.add(f"l{s}.{r}.{j}", "leaf", radix, per_cage) for j in range(per_rail)]
@@ -111,8 +123,10 @@ def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int
     per_pod = half // len(leaves_by_group[0])
     pods = [leaves_by_group[i:i + per_pod] for i in range(0, groups, per_pod)]
     sp = _spread(up, per_pod * len(leaves_by_group[0]), half)
-    cg = _spread(half, len(pods), radix)
-    assert sp is not None and cg is not None
+    assert sp is not None
+    spine_up = min(half, math.ceil(per_pod * len(leaves_by_group[0]) * (up // sp) / per_cage) * per_cage)
+    cg = _spread(spine_up, len(pods), radix)
+    assert cg is not None
     cores = [[g.add(f"c{i}.{j}", "core", radix, per_cage) for j in range(cg)] for i in range(sp)]
     for p, pod in enumerate(pods):
         spines = [g.add(f"s{p}.{i}", "spine", radix, per_cage) for i in range(sp)]
@@ -122,6 +136,6 @@ def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int
                     g.connect("leaf-spine", g.port(leaf, down), g.port(s))
         for i, s in enumerate(spines):
             for c in cores[i]:
-                for _ in range(half // cg):
+                for _ in range(spine_up // cg):
                     g.connect("spine-core", g.port(s, half), g.port(c))
     return g

@@ -40,6 +40,7 @@ configs = st.fixed_dictionaries({
     "nodes": st.integers(1, 120),
     "over": st.sampled_from([1.0, 2.0, 3.0]),
     "layers": st.sampled_from([2, 3]),
+    "blocks": st.booleans(),
 })
 
 
@@ -49,11 +50,11 @@ def test_closed_form_equals_the_explicit_graph(c):
     s = sw(c["radix"], c["per_cage"])
     try:
         p = plan(c["nodes"], c["node_ports"], s, s, topology=c["topology"], group_nodes=c["group"],
-                 layers=c["layers"], oversubscription=c["over"])
+                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"])
     except LimitError:
         assume(False)
     g = build(c["nodes"], c["node_ports"], c["node_ports"], c["radix"], c["per_cage"],
-              topology=c["topology"], group=c["group"], over=c["over"], layers=p.layers)
+              topology=c["topology"], group=c["group"], over=c["over"], layers=p.layers, blocks=c["blocks"])
     # Invariants of the explicit graph.
     used = g.used_ports()
     for dev, ps in used.items():
@@ -127,11 +128,12 @@ def test_two_planes(catalog):
             "    planes: 2\n    su_nodes: 32\n")
     m2 = build_model(scenario_from_text(text), load_text(text, "p.yaml"), catalog, None).fabrics["compute"]
     # dgx-b300: 8 x 800G per node. Two planes: each 800G cage carries 2 x 400G, one per plane.
-    # Per plane at 400G an SN5600 has 128 ports (64 down, 64 up): SUs of 32 -> 2 SUs x 8 rail
-    # leaves = 16 leaves; 16 x 64 uplinks over 128 ports -> 8 spines; all of it twice.
+    # Per plane at 400G an SN5600 has 128 ports (up to 64 down): SUs of 32 -> 2 SUs x 8 rail
+    # leaves = 16 leaves, each with 32 uplinks for its 32 nodes; 16 x 32 uplinks over 128
+    # ports -> 4 spines; all of it twice.
     assert m2.planes == 2 and m2.first.leaf.radix == 128
-    assert (m2.switches("leaf"), m2.switches("spine")) == (2 * 16, 2 * 8)
-    assert m2.hop_links("node-leaf") == 2 * 64 * 8 and m2.hop_links("leaf-spine") == 2 * 16 * 64
+    assert (m2.switches("leaf"), m2.switches("spine")) == (2 * 16, 2 * 4)
+    assert m2.hop_links("node-leaf") == 2 * 64 * 8 and m2.hop_links("leaf-spine") == 2 * 16 * 32
     # The node keeps one module per cage: 8 cages, each a twin-port 2 x 400G flat-top module.
     assert m2.modules_at("node") == 64 * 8
     node_group = next(g for g in m2.groups if g.hop == "node-leaf")

@@ -1,0 +1,128 @@
+"""Generation comparison: the same job built on each platform, and what changes between them.
+
+Each generation gets its own switch generation and floor-plan defaults (the scenario's
+switch and layout choices are dropped, its fabrics, sites and TCO inputs kept), so the
+differences come from the catalog rows, not from constants here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bom.catalog import Catalog, Platform
+from bom.errors import BomError
+from bom.lines import COPPER, NETWORK
+from bom.pipeline import build_scenario
+from bom.report import Report, make_report
+from bom.scenario import Scenario
+from bom.validation import suggest
+from bom.yamlio import Located
+
+#: The generations compared when none are named, oldest first (HGX H100 to Vera Rubin).
+def default_platforms(catalog: Catalog) -> list[str]:
+    rows = [p for p in catalog.rows["platforms"].values() if isinstance(p, Platform)]
+    return [p.id for p in sorted(rows, key=lambda p: (p.year, p.gpus_per_domain, p.system, p.id))]
+
+
+@dataclass(frozen=True)
+class Generation:
+    platform: Platform
+    report: Report
+    note: str | None
+
+    def metrics(self) -> dict[str, float]:
+        r, m = self.report, self.report.model
+        gpus = m.cluster.gpus
+        tiers = m.tiers()
+        lines = r.lines
+        net = [x for x in lines if x.category in NETWORK]
+        out: dict[str, float] = {"gpus": gpus, "gpus_per_domain": self.platform.gpus_per_domain,
+                                 "domains": m.cluster.domains}
+        all_links = all_copper = 0
+        for tier in ("scale-up", "scale-out", "scale-across"):
+            t = tiers[tier]
+            key = tier.replace("-", "_")
+            links, copper = int(t["links"]), int(t.get("copper_links", 0) or 0)
+            usd = sum(x.price_usd for x in net if x.tier == tier)
+            copper_usd = sum(x.price_usd for x in net if x.tier == tier and x.category in COPPER)
+            out[f"{key}_links_per_gpu"] = links / gpus
+            out[f"{key}_copper_share"] = copper / links if links else 0.0
+            out[f"{key}_copper_cost_share"] = copper_usd / usd if usd else 0.0
+            if tier != "scale-up":
+                all_links += links
+                all_copper += copper
+        out["network_copper_share"] = all_copper / all_links if all_links else 0.0
+        so = tiers["scale-out"]
+        across = tiers["scale-across"]
+        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"])) / gpus
+        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)) / gpus
+        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)) / gpus
+        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")) / gpus
+        out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
+        t = r.tco
+        out.update(network_capex_per_gpu=t.network_usd / gpus, network_power_w_per_gpu=t.network_power_kw * 1000 / gpus,
+                   network_capex_share=t.network_capex_share, network_power_share=t.network_power_share,
+                   capex_per_gpu=t.capex_usd / gpus, tco_usd=t.tco_usd, usd_per_gpu_hour=t.usd_per_gpu_hour)
+        return out
+
+
+def _scale_out_gbps(p: Platform) -> float:
+    from bom.units import magnitude
+
+    return p.scale_out.ports * magnitude(p.scale_out.rate, "rate") / p.gpus_per_node
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    generations: list[Generation]
+
+    def rows(self) -> list[dict[str, float]]:
+        return [g.metrics() for g in self.generations]
+
+    def to_json(self) -> dict[str, object]:
+        rows = self.rows()
+        gens = []
+        for i, (g, row) in enumerate(zip(self.generations, rows, strict=True)):
+            prev = rows[i - 1] if i else None
+            gens.append({"platform": g.platform.id, "generation": g.platform.generation, "year": g.platform.year,
+                         "note": g.note, "metrics": {k: round(v, 6) for k, v in row.items()},
+                         "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()}})
+        return {"name": self.name, "generations": gens}
+
+
+def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario:
+    fabrics = {k: f.model_copy(update={"switch": None, "su_nodes": None}) for k, f in scenario.fabrics.items()}
+    update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
+                                 "name": f"{scenario.name}-{platform_id}"}
+    if gpus is not None:
+        update.update(gpus=gpus, nodes=None, workload=None)
+    elif scenario.nodes is not None:
+        raise BomError("a comparison needs a GPU count or a workload: nodes differ between platforms",
+                       key="nodes", hint="Give gpus: N in the scenario or --gpus N.")
+    return scenario.model_copy(update=update)
+
+
+def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
+            gpus: int | None = None) -> Comparison:
+    ids = platforms or default_platforms(catalog)
+    known = catalog.rows["platforms"]
+    for pid in ids:
+        if pid not in known:
+            raise BomError(suggest(pid, known, "platform"), key="--platforms")
+    if len(set(ids)) != len(ids):
+        raise BomError("a platform is named twice", key="--platforms")
+    if gpus is None and scenario.gpus is not None:
+        gpus = scenario.gpus
+    gens = []
+    for pid in ids:
+        p = catalog.platform(pid)
+        variant = _variant(scenario, pid, gpus)
+        report = make_report(build_scenario(variant, src, catalog), catalog)
+        built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
+        note = None
+        if built > asked:
+            note = (f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
+                    f"so {built:,} are built")
+        gens.append(Generation(p, report, note))
+    return Comparison(scenario.name, gens)
