@@ -152,6 +152,45 @@ def build(
 
 @app.command()
 @friendly
+def compare(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,
+    platforms: Annotated[Optional[str], typer.Option(help="Comma-separated platform ids; none = all.")] = None,
+    gpus: Annotated[Optional[int], typer.Option(min=1, help="Build this many GPUs on each.")] = None,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Folder (default reports/<name>).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison JSON to stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
+    from bom import compare as cmp
+    from bom import outputs, pipeline, text
+    from bom.resources import data_dir
+    from bom.scenario import load_scenario
+    from bom.writers.compare_text import write_compare_html, write_compare_json
+    from bom.writers.compare_xlsx import write_compare_xlsx
+
+    sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
+    result = cmp.compare(sc, src, catalog, ids, gpus)
+    files = {f"{sc.name}-compare.xlsx": write_compare_xlsx(result),
+             f"{sc.name}-compare.html": write_compare_html(result),
+             f"{sc.name}-compare.json": write_compare_json(result)}
+    paths = outputs.write_all(files, output or Path("reports") / sc.name)
+    if as_json:
+        typer.echo(files[f"{sc.name}-compare.json"].decode(), nl=False)
+        return
+    if len(result.generations) == 1 and not quiet:
+        typer.echo("note: one platform, so there is no previous generation to compare against", err=True)
+    typer.echo(text.compare_table(result))
+    for p in paths:
+        typer.echo(f"wrote {p}")
+
+
+@app.command()
+@friendly
 def lookup(
     rate: Annotated[str, typer.Option(help='Link rate, e.g. "800 Gbit/s".')],
     reach: Annotated[str, typer.Option(help='Required length, e.g. "30 m" or "80 km".')],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bom.catalog import Catalog, Platform
-from bom.errors import BomError
+from bom.errors import BomError, LimitError
 from bom.lines import COPPER, NETWORK
 from bom.pipeline import build_scenario
 from bom.report import Report, make_report
@@ -18,10 +18,11 @@ from bom.scenario import Scenario
 from bom.validation import suggest
 from bom.yamlio import Located
 
-#: The generations compared when none are named, oldest first (HGX H100 to Vera Rubin).
+
 def default_platforms(catalog: Catalog) -> list[str]:
+    """Every platform in the catalog, oldest first, smaller domains first within a year."""
     rows = [p for p in catalog.rows["platforms"].values() if isinstance(p, Platform)]
-    return [p.id for p in sorted(rows, key=lambda p: (p.year, p.gpus_per_domain, p.system, p.id))]
+    return [p.id for p in sorted(rows, key=lambda p: (p.year, p.gpus_per_domain, p.id))]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def _scale_out_gbps(p: Platform) -> float:
 class Comparison:
     name: str
     generations: list[Generation]
+    skipped: dict[str, str]          # platform id -> why it cannot build this job
 
     def rows(self) -> list[dict[str, float]]:
         return [g.metrics() for g in self.generations]
@@ -88,7 +90,7 @@ class Comparison:
             gens.append({"platform": g.platform.id, "generation": g.platform.generation, "year": g.platform.year,
                          "note": g.note, "metrics": {k: round(v, 6) for k, v in row.items()},
                          "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()}})
-        return {"name": self.name, "generations": gens}
+        return {"name": self.name, "generations": gens, "skipped": self.skipped}
 
 
 def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario:
@@ -105,7 +107,7 @@ def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario
 
 def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
             gpus: int | None = None) -> Comparison:
-    ids = platforms or default_platforms(catalog)
+    ids = platforms or scenario.platforms or default_platforms(catalog)
     known = catalog.rows["platforms"]
     for pid in ids:
         if pid not in known:
@@ -115,14 +117,22 @@ def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[
     if gpus is None and scenario.gpus is not None:
         gpus = scenario.gpus
     gens = []
+    skipped: dict[str, str] = {}
     for pid in ids:
         p = catalog.platform(pid)
         variant = _variant(scenario, pid, gpus)
-        report = make_report(build_scenario(variant, src, catalog), catalog)
+        try:
+            report = make_report(build_scenario(variant, src, catalog), catalog)
+        except LimitError as exc:   # this generation cannot build the job; the others still can
+            skipped[pid] = exc.message + (f" {exc.hint}" if exc.hint else "")
+            continue
         built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
         note = None
         if built > asked:
             note = (f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
                     f"so {built:,} are built")
         gens.append(Generation(p, report, note))
-    return Comparison(scenario.name, gens)
+    if not gens:
+        reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        raise BomError(f"no platform can build this job ({reasons})", key="--platforms")
+    return Comparison(scenario.name, gens, skipped)

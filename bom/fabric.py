@@ -230,8 +230,8 @@ def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: Switc
     cores = smallest_spread(spine_up, pods, spine.radix) if spine_up else None
     if spines is None or cores is None:
         most = spine.radix * per_pod * base["group_nodes"] * gpus_per_node
-        raise LimitError(f"more than three layers of {spine.id} can join: this fabric needs {pods} pods, "
-                         f"three layers hold {spine.radix} (about {most:,} GPUs)",
+        raise LimitError(f"three layers of {spine.id} hold at most {spine.radix} pods (about {most:,} GPUs); "
+                         f"this fabric needs {pods}",
                          hint="Use a larger switch, more planes, or split the job over sites.")
     return Plane(layers=3, pods=pods, groups_per_pod=per_pod, spines_per_pod=spines,
                  cores_per_group=cores, spine_uplinks=spine_up, **base)  # type: ignore[arg-type]

@@ -3,8 +3,8 @@
 Racks stand in rows. A rail-optimised scalable unit (SU) takes whole rows and puts its
 leaves in a network rack in the middle of its first row, half the SU's racks on each side
 (as in the DGX SuperPOD: "server racks in groups of four on the left and right of the leaf
-rack"); a ToR fabric puts its leaves in each rack. Spines of a two-layer fabric stand in a network row in the middle of the
-hall; in three layers each pod's spines stand in a network row in the middle of the
+rack"); a ToR fabric puts its leaves in each rack. Spines of a two-layer fabric stand in
+a network row in the middle of the hall; in three layers each pod's spines stand in a network row in the middle of the
 pod and the cores in the hall's middle row. A run goes up from the cage into the
 overhead tray (``rise``), along the tray, and down again, plus ``slack``; along a
 network row it runs half the row on average.

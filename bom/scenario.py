@@ -75,6 +75,7 @@ class Scenario(Model):
     tco: Tco = Tco()
     catalogs: list[str] = []
     prices: list[str] = []
+    platforms: list[str] | None = None     # the generations `bom compare` builds, in order
 
     @model_validator(mode="after")
     def _one_size(self) -> Scenario:

@@ -127,3 +127,21 @@ def totals_line(report: object) -> str:
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
             f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour")
+
+
+def compare_table(result: object) -> str:
+    from bom.compare import Comparison
+
+    assert isinstance(result, Comparison)
+    rows = []
+    for g, m in zip(result.generations, result.rows(), strict=True):
+        rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
+                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
+                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['modules_per_gpu']:.2f}",
+                     f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
+                     f"{m['network_capex_share']:.1%}", f"{m['usd_per_gpu_hour']:.3f}"])
+    notes = [f"  {g.platform.id}: {g.note}" for g in result.generations if g.note]
+    notes += [f"  {pid}: not built: {why}" for pid, why in result.skipped.items()]
+    return "\n".join([table(["platform", "GPUs", "domain", "scale-out links/GPU", "copper (links)",
+                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
+                              "network share", "USD/GPU-h"], rows, [False] + [True] * 10)] + notes)

@@ -60,7 +60,7 @@ def test_three_layer_build(catalog):
 @pytest.mark.parametrize("text,line,words", [
     ("name: x\nplatform: dgx-h100\nnodes: 2000\nfabrics:\n  compute: {layers: 2}\n", 5,
      ["fabrics.compute", "two layers", "layers: 3"]),
-    ("name: x\nplatform: dgx-h100\nnodes: 20000\n", 1, ["three layers hold", "GPUs"]),
+    ("name: x\nplatform: dgx-h100\nnodes: 20000\n", 1, ["three layers of qm9700 hold at most", "GPUs"]),
     ("name: x\nplatform: dgx-h100\nnodes: 20\nlayout: {racks_per_row: 0}\n", 4,
      ["layout.racks_per_row", "greater than or equal to 1"]),
     ("name: x\nplatform: dgx-h100\nnodes: 20\nfabrics:\n  compute: {switch: qm9701}\n", 5,

@@ -144,5 +144,5 @@ def test_limits():
     s = sw(8)
     with pytest.raises(LimitError, match="two layers"):
         plan(500, 4, s, s, topology="rail-optimized", group_nodes=4, layers=2)
-    with pytest.raises(LimitError, match="three layers hold"):
+    with pytest.raises(LimitError, match="three layers of sw hold at most"):
         plan(100_000, 4, s, s, topology="rail-optimized", group_nodes=4)

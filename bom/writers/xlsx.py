@@ -18,7 +18,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bom.lines import CATEGORIES
+from bom.lines import CATEGORIES, Line
 from bom.report import Report
 from bom.writers.common import is_formula_like, reproducible_zip
 
@@ -71,16 +71,12 @@ def _name(wb: Workbook, name: str, ref: str) -> None:
     wb.defined_names[name] = DefinedName(name, attr_text=ref)
 
 
-def _inputs(wb: Workbook, r: Report) -> None:
+def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple[str, str, Any, str, str]] = ()
+                 ) -> None:
+    """Every assumption in a named cell (``in_<name>``), then figures from the model (``m_...``)."""
     ws = wb.create_sheet("Inputs")
     _header(ws, ["Input", "Value", "Unit", "Source", "Name"], [34, 16, 24, 70, 18])
-    m = r.model
-    model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
-                  ("m_racks", "Racks", m.cluster.racks, "racks", "model: floor plan"),
-                  ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
-                  ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
-                   "model: scale-across")]
-    rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in r.inputs.values()] + model_rows
+    rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in inputs] + list(model_rows)
     for n, (name, label, value, unit, source) in enumerate(rows, start=2):
         for col, v in enumerate((label, value, unit, source, name), start=1):
             _put(ws, n, col, v)
@@ -88,24 +84,46 @@ def _inputs(wb: Workbook, r: Report) -> None:
     ws.auto_filter.ref = f"A1:E{len(rows) + 1}"
 
 
+def _inputs(wb: Workbook, r: Report) -> None:
+    m = r.model
+    model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
+                  ("m_racks", "Racks", m.cluster.racks, "racks", "model: floor plan"),
+                  ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
+                  ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
+                   "model: scale-across")]
+    inputs_sheet(wb, list(r.inputs.values()), model_rows)
+
+
 BOM_COLS = ["No.", "Tier", "Fabric", "Hop", "Category", "Catalog id", "Part number", "Description", "Vendor",
             "Qty", "Unit", "Unit price", "Extended price", "Unit power", "Extended power", "Price source",
             "As of", "Source"]
 
 
-def _bom(wb: Workbook, r: Report) -> int:
-    ws = wb.create_sheet("BOM")
-    _header(ws, BOM_COLS, [5, 12, 10, 11, 14, 22, 24, 60, 12, 10, 6, 16, 18, 12, 16, 12, 11, 60])
-    for n, line in enumerate(r.lines, start=2):
-        values = [n - 1, line.tier, line.fabric, line.hop, line.category, line.catalog_id, line.sku,
+def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1) -> int:
+    """The BOM lines with extended price and power as formulas; returns the last row."""
+    widths = [5, 12, 10, 11, 14, 22, 24, 60, 12, 10, 6, 16, 18, 12, 16, 12, 11, 60]
+    if top == 1:
+        _header(ws, BOM_COLS, widths)
+    else:
+        for i, name in enumerate(BOM_COLS, start=1):
+            c = ws.cell(row=top, column=i, value=name)
+            c.font, c.fill = HEAD, FILL
+    for n, line in enumerate(lines, start=top + 1):
+        values = [n - top, line.tier, line.fabric, line.hop, line.category, line.catalog_id, line.sku,
                   line.description, line.vendor, line.quantity, line.unit, line.unit_price_usd,
                   _f(f"J{n}*L{n}"), line.unit_power_w, _f(f"J{n}*N{n}"), line.price_source, line.as_of,
                   line.source]
         fmts = {10: COUNT if line.unit == "each" else "#,##0.0", 12: USD, 13: USD, 14: WATT, 15: WATT}
         for col, v in enumerate(values, start=1):
             _put(ws, n, col, v, fmts.get(col))
-    last = len(r.lines) + 1
-    ws.auto_filter.ref = f"A1:R{last}"
+    last = top + len(lines)
+    ws.auto_filter.ref = f"A{top}:R{last}"
+    return last
+
+
+def _bom(wb: Workbook, r: Report) -> int:
+    ws = wb.create_sheet("BOM")
+    last = bom_table(ws, r.lines)
     for name, col in (("bom_tier", "B"), ("bom_fabric", "C"), ("bom_category", "E"), ("bom_qty", "J"),
                       ("bom_usd", "M"), ("bom_w", "O")):
         _name(wb, name, f"BOM!${col}$2:${col}${last}")

@@ -1,0 +1,126 @@
+"""Generation comparison: the seed's claims checked against the model, the workbook, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import openpyxl
+import pytest
+
+from bom.compare import compare
+from bom.resources import data_dir
+from bom.scenario import load_scenario
+from tests.spreadsheet import errors, recalc
+
+
+@pytest.fixture(scope="module")
+def generations(catalog):
+    scenario, src = load_scenario(data_dir("scenarios") / "compare.yaml")
+    return compare(scenario, src, catalog)
+
+
+@pytest.fixture(scope="module")
+def by_id(generations):
+    return {g.platform.id: (g, m) for g, m in zip(generations.generations, generations.rows(), strict=True)}
+
+
+def node_leaf_copper_share(g):
+    groups = [x for x in g.report.model.groups if x.fabric == "compute" and x.hop == "node-leaf"]
+    return sum(x.links for x in groups if x.copper) / sum(x.links for x in groups)
+
+
+def test_default_generations_run_from_hgx_h100_to_vera_rubin(generations):
+    ids = [g.platform.id for g in generations.generations]
+    assert ids[0] == "hgx-h100" and ids[-1] == "vr-nvl144" and len(ids) == 7
+
+
+def test_links_per_gpu_do_not_grow_while_the_domain_grows(by_id):
+    chain = ["hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    domains = [by_id[p][1]["gpus_per_domain"] for p in chain]
+    links = [by_id[p][1]["scale_out_links_per_gpu"] for p in chain]
+    assert domains == sorted(domains) and domains[0] == 8 and domains[-1] == 72
+    assert all(b <= a for a, b in zip(links, links[1:], strict=False)), links
+    # Vera Rubin doubles the links per GPU: each 1.6T ConnectX-9 port is two 800G planes
+    # (the catalog has no 1.6T switch port). Per Tbit/s of scale-out bandwidth per GPU the
+    # links do not grow: the links get fatter, not more numerous.
+    per_tbps = {p: m["scale_out_links_per_gpu"] / (m["scale_out_gbps_per_gpu"] / 1000) for p, (_, m) in by_id.items()}
+    assert by_id["vr-nvl144"][1]["scale_out_links_per_gpu"] == 2 * by_id["gb300-nvl72"][1]["scale_out_links_per_gpu"]
+    assert per_tbps["vr-nvl144"] <= per_tbps["gb300-nvl72"] <= per_tbps["gb200-nvl72"] <= per_tbps["hgx-h100"]
+
+
+def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
+    hgx, gb200, gb300 = (by_id[p] for p in ("hgx-h100", "gb200-nvl72", "gb300-nvl72"))
+    # The seed says the copper share falls from HGX H100 to GB200 NVL72. In the model the
+    # node-leaf hop has the same copper share in both: each GPU has one 400G port on 100G
+    # lanes, an SU is 8 racks around a leaf rack, and the two racks beside it are within the
+    # 3 m of a DAC splitter (2.9 m runs), so 2 of 8 racks are copper in both generations.
+    assert node_leaf_copper_share(hgx[0]) == pytest.approx(0.25)
+    assert node_leaf_copper_share(gb200[0]) == pytest.approx(0.25)
+    # Over the whole tier GB200 is no lower: fewer switch-to-switch links per GPU (3.0 vs 3.33)
+    # leave the same copper links a slightly larger share.
+    assert gb200[1]["scale_out_copper_share"] >= hgx[1]["scale_out_copper_share"] > 0
+    # The fall comes with 200G lanes: no passive copper at 200G-PAM4 and active copper
+    # splitters reach 2 m, short of the 2.9 m to the next rack, so GB300 has none at all.
+    assert gb300[1]["scale_out_copper_share"] == 0 < hgx[1]["scale_out_copper_share"]
+    assert by_id["vr-nvl144"][1]["scale_out_copper_share"] == 0
+    # DGX H100's twin-port NIC cages take twin-port linear active copper (5 m), so its
+    # copper share is the highest; from DGX H100 to GB200 it does fall.
+    assert by_id["dgx-h100"][1]["scale_out_copper_share"] > gb200[1]["scale_out_copper_share"]
+    # By cost copper is a much smaller share than by count (a DAC costs a fraction of two optics).
+    assert hgx[1]["scale_out_copper_cost_share"] < hgx[1]["scale_out_copper_share"]
+
+
+def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
+    out = tmp_path / "c"
+    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms", "hgx-h100,gb200-nvl72,gb300-nvl72")
+    assert r.exit_code == 0, r.stderr
+    j = json.loads((out / "generations-compare.json").read_text())
+    done = recalc(out / "generations-compare.xlsx", tmp_path)
+    assert errors(done) == []
+    ws = openpyxl.load_workbook(done, data_only=True)["Comparison"]
+    assert [ws.cell(1, 2 + k).value for k in range(3)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    checked = 0
+    for row in range(2, ws.max_row + 1):
+        metric = ws.cell(row, 1).value
+        if metric is None or metric.startswith("Change"):
+            break
+        for k, g in enumerate(j["generations"]):
+            assert ws.cell(row, 2 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
+            checked += 1
+    assert checked == 3 * len(j["generations"][0]["metrics"])
+    wb = openpyxl.load_workbook(out / "generations-compare.xlsx")
+    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    assert len(wb["Comparison"]._charts) == 2
+
+
+def test_deltas_against_the_previous_generation(generations):
+    j = generations.to_json()["generations"]
+    assert j[0]["delta"] is None
+    for prev, cur in zip(j, j[1:], strict=False):
+        assert cur["delta"]["usd_per_gpu_hour"] == pytest.approx(
+            cur["metrics"]["usd_per_gpu_hour"] - prev["metrics"]["usd_per_gpu_hour"], abs=1e-5)
+
+
+def test_unknown_platform_suggests(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "hgx-h100,gb200-nvl27")
+    assert r.exit_code == 2 and "Did you mean 'gb200-nvl72'" in r.stderr and not (tmp_path / "x").exists()
+
+
+def test_a_domain_larger_than_the_job_is_built_whole_with_a_note(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "hgx-h100,gb200-nvl72", "--gpus", "16")
+    assert r.exit_code == 0
+    assert "16 GPUs asked; gb200-nvl72 is bought in whole racks of 72 GPUs, so 72 are built" in r.stdout
+
+
+def test_one_platform_is_a_one_column_comparison(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "gb300-nvl72", "--json")
+    assert r.exit_code == 0 and "no previous generation" not in r.stdout
+    assert len(json.loads(r.stdout)["generations"]) == 1
+
+
+def test_a_node_count_cannot_be_compared(bom, tmp_path):
+    path = tmp_path / "n.yaml"
+    path.write_text("name: n\nplatform: dgx-h100\nnodes: 16\n")
+    r = bom("compare", str(path), "-o", str(tmp_path / "x"))
+    assert r.exit_code == 2 and "--gpus" in r.stderr
+    assert bom("compare", str(path), "-o", str(tmp_path / "x"), "--gpus", "128", "-q").exit_code == 0
