@@ -168,16 +168,12 @@ def compare(
     from bom import outputs, pipeline, text
     from bom.resources import data_dir
     from bom.scenario import load_scenario
-    from bom.writers.compare_text import write_compare_html, write_compare_json
-    from bom.writers.compare_xlsx import write_compare_xlsx
 
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     result = cmp.compare(sc, src, catalog, ids, gpus)
-    files = {f"{sc.name}-compare.xlsx": write_compare_xlsx(result),
-             f"{sc.name}-compare.html": write_compare_html(result),
-             f"{sc.name}-compare.json": write_compare_json(result)}
+    files = outputs.render_comparison(result)
     paths = outputs.write_all(files, output or Path("reports") / sc.name)
     if as_json:
         typer.echo(files[f"{sc.name}-compare.json"].decode(), nl=False)

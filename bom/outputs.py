@@ -35,6 +35,18 @@ def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> 
     return out
 
 
+def render_comparison(result: object) -> dict[str, bytes]:
+    """The comparison workbook, report and JSON, named after the scenario."""
+    from bom.compare import Comparison
+    from bom.writers.compare_text import write_compare_html, write_compare_json
+    from bom.writers.compare_xlsx import write_compare_xlsx
+
+    assert isinstance(result, Comparison)
+    return {f"{result.name}-compare.xlsx": write_compare_xlsx(result),
+            f"{result.name}-compare.html": write_compare_html(result),
+            f"{result.name}-compare.json": write_compare_json(result)}
+
+
 def write_all(files: dict[str, bytes], out: Path) -> list[Path]:
     """Write ``files`` into ``out`` atomically (all rendered already); returns the paths."""
     _check_dir(out)

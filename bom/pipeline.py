@@ -56,7 +56,9 @@ def size_seed_jobs(catalog: Catalog, platform_id: str | None,
     """The seed's six example jobs sized on the seed accelerator or a platform."""
     acc = accelerator(catalog, platform_id, ov)
     jobs = load_jobs(data_dir("scenarios") / "seed-jobs.yaml")
-    pue = ov.pue or 1.25
+    from bom.tco import DEFAULTS
+
+    pue = ov.pue or DEFAULTS["pue"].value
     return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
 
 

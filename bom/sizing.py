@@ -14,7 +14,7 @@ from bom.catalog import Platform
 from bom.workload import Workload
 
 USABLE_MEMORY_FRACTION = 0.85
-DEFAULT_PUE = 1.25  # a modern liquid-cooled AI hall; overridden by the scenario's tco.pue
+DEFAULT_PUE = 1.25  # bom.tco.DEFAULTS["pue"]; the callers pass the scenario's tco.pue
 
 
 @dataclass(frozen=True)

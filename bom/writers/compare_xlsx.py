@@ -3,17 +3,12 @@ whose every figure is a formula over those sheets and the shared Inputs."""
 
 from __future__ import annotations
 
-import datetime as dt
-import io
-
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Font
-from openpyxl.workbook.properties import CalcProperties
 
 from bom.compare import Comparison, Generation
-from bom.writers.common import reproducible_zip
-from bom.writers.xlsx import COUNT, SHARE, USD0, _f, _header, _name, _put, bom_table, inputs_sheet
+from bom.writers.xlsx import COUNT, SHARE, USD0, _f, _header, _name, _put, bom_table, inputs_sheet, to_bytes
 
 TIERS = ("scale-up", "scale-out", "scale-across")
 #: Facts of each generation written as values at the top of its sheet (rows 2..), column B.
@@ -138,17 +133,11 @@ def workbook(c: Comparison) -> Workbook:
         chart.add_data(Reference(ws, min_col=2, max_col=len(sheets) + 1, min_row=row), from_rows=True)
         chart.set_categories(Reference(ws, min_col=2, max_col=len(sheets) + 1, min_row=1))
         ws.add_chart(chart, f"{chr(66 + len(sheets) + 1)}{2 + 18 * k}")
-    fixed = dt.datetime(2000, 1, 1)
-    wb.properties.creator = wb.properties.lastModifiedBy = "clusterbom"
-    wb.properties.created = wb.properties.modified = fixed
-    wb.calculation = CalcProperties(fullCalcOnLoad=True)
     return wb
 
 
 def write_compare_xlsx(c: Comparison) -> bytes:
-    buf = io.BytesIO()
-    workbook(c).save(buf)
-    return reproducible_zip(buf.getvalue())
+    return to_bytes(workbook(c), f"{c.name} comparison")
 
 
 __all__ = ["write_compare_xlsx"]

@@ -286,15 +286,20 @@ def workbook(r: Report) -> Workbook:
     _tiers(wb, r)
     first, tiers_at = _tco(wb)
     _summary(wb, r, first, tiers_at)
-    fixed = dt.datetime(2000, 1, 1)
-    wb.properties.creator = wb.properties.lastModifiedBy = "clusterbom"
-    wb.properties.created = wb.properties.modified = fixed
-    wb.properties.title = r.name
-    wb.calculation = CalcProperties(fullCalcOnLoad=True)
     return wb
 
 
-def write_xlsx(r: Report) -> bytes:
+def to_bytes(wb: Workbook, title: str) -> bytes:
+    """The workbook as reproducible bytes: fixed document dates, recalculated when opened."""
+    fixed = dt.datetime(2000, 1, 1)
+    wb.properties.creator = wb.properties.lastModifiedBy = "clusterbom"
+    wb.properties.created = wb.properties.modified = fixed
+    wb.properties.title = title
+    wb.calculation = CalcProperties(fullCalcOnLoad=True)
     buf = io.BytesIO()
-    workbook(r).save(buf)
+    wb.save(buf)
     return reproducible_zip(buf.getvalue())
+
+
+def write_xlsx(r: Report) -> bytes:
+    return to_bytes(workbook(r), r.name)
