@@ -95,7 +95,8 @@ def size(
         if as_json:
             _print_json([r.to_json() for r in results])
             return
-        typer.echo(f"Sizing on {results[0].accelerator}; usable memory 85 %; "
+        power = "" if platform else f"; power per GPU from {pipeline.SEED_POWER_PLATFORM}"
+        typer.echo(f"Sizing on {results[0].accelerator}; usable memory 85 %{power}; "
                    f"the seed's six example jobs")
         typer.echo(text.sizing_table(results))
         return

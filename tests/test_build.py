@@ -84,3 +84,19 @@ def test_workload_scenario_is_sized_then_built(bom, tmp_path):
                     "tokens: 15e12, deadline: \"60 d\"}\n")
     j = json.loads(bom("build", str(path), "--json").stdout)
     assert j["sizing"]["gpus"] <= j["gpus"] and j["gpus"] % 72 == 0
+
+
+def test_patch_panels_on_runs_that_leave_their_row(catalog):
+    base = "name: p\nplatform: dgx-h100\nnodes: 127\nfabrics: {compute: {media: [multimode, smf-parallel]}}\n"
+    plain = build(catalog, base)
+    panels = build(catalog, base + "layout: {patch_panels: 2}\n")
+    cross = [g for g in panels.groups if g.bucket == "cross-row"]
+    assert cross and all(g.panel is not None for g in cross)
+    # Two panels on every cross-row run: 2 x ceil(runs / 48 ports) panel units per group.
+    assert all(g.panels == 2 * -(-g.fibre_runs // g.panel.ports) for g in cross)
+    # Each panel adds a mated pair (0.35 dB for MPO) to the loss of the same run.
+    by_key = {(g.hop, g.length_m): g for g in plain.groups}
+    for g in cross:
+        before = by_key[(g.hop, g.length_m)]
+        assert g.choice.loss_db == pytest.approx(before.choice.loss_db + 2 * 0.35)
+    assert all(g.panels == 0 for g in panels.groups if g.bucket != "cross-row")
