@@ -130,10 +130,6 @@ class Plane:
         return self.spines_per_pod * self.cores_per_group
 
     @property
-    def leaves_per_pod(self) -> int:
-        return self.groups_per_pod * self.leaves_per_group
-
-    @property
     def leaf_spine_per_pair(self) -> int:
         """Links from each leaf to each spine of its pod."""
         return self.leaf_up // self.spines_per_pod

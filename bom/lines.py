@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Panel, Platform, Row, Switch
+from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.links import LinkGroup
 from bom.units import magnitude
 
@@ -160,5 +160,3 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
         lines += dci_lines(model.dci, catalog)
     return merge(lines)
 
-
-__all__ = ["Line", "all_lines", "CATEGORIES", "NETWORK", "COPPER", "Panel"]

@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from bom.catalog import Panel, Row
+from bom.catalog import Panel
 from bom.floorplan import EndGroups, FloorPlan, Run
 from bom.media import Choice, End, Media, Option, _fits
 
@@ -55,11 +55,6 @@ class LinkGroup:
     @property
     def modules(self) -> int:
         return self.modules_lower + self.modules_upper
-
-    @property
-    def cable_part(self) -> Row | None:
-        o = self.choice.option
-        return o.assembly or o.fibre
 
 
 def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bom.catalog import Catalog, Platform
+from bom.catalog import Catalog
 from bom.errors import BomError
 from bom.resources import data_dir
 from bom.scenario import Scenario
@@ -75,10 +75,6 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
     from bom.tco import inputs
 
     return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
-
-
-def platform_of(catalog: Catalog, pid: str) -> Platform:
-    return catalog.platform(pid)
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
