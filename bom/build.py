@@ -219,12 +219,19 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     # A dedicated uplink port (a 1G switch's 100G uplinks) sets its own rate and lanes.
     lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
     up_lane = None if p.leaf_uplink else lane
-    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate,
-             cage(nic.form_factor, nic.ports_per_cage * planes), p.leaf.cage, lane),
-            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, p.up.cage, p.spine.cage,
-             up_lane),
-            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, p.spine.cage, p.spine.cage,
-             up_lane)]
+    # Whether a cage's ports reach one far device (then one copper head may serve them all).
+    rail = p.topology == "rail-optimized"
+    node_spread = rail or planes > 1 or p.leaves_per_group > 1
+    leaf_spread = (rail and not p.nodes_per_leaf) or p.node_ports * planes < 2
+    node_cage = cage(nic.form_factor, nic.ports_per_cage * planes, node_spread)
+    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
+    ls_up = cage(p.up.form_factor, p.up.ports_per_cage, p.leaf_spine_per_pair < p.up.ports_per_cage)
+    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage, p.leaf_spine_per_pair < p.spine.ports_per_cage)
+    sc_spread = p.spine_core_per_pair < p.spine.ports_per_cage
+    sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
+            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, sc, sc, up_lane)]
     groups: list[LinkGroup] = []
     for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
         if lo:

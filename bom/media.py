@@ -238,20 +238,30 @@ class _Intervals:
         self.results: list[Lookup | None] = [None] * (len(self.breakpoints) + 1)
 
 
-def cage(form_factor: str, ports: int) -> str:
-    """A cage requirement for the lookup: the form factor and the ports one cage serves."""
-    return f"{form_factor}:{ports}"
+def cage(form_factor: str, ports: int, spread: bool = False) -> str:
+    """A cage requirement for the lookup: the form factor, the ports one cage serves, and
+    whether those ports go to different devices (a rail leaf's twin cage serves two nodes)."""
+    return f"{form_factor}:{ports}" + (":spread" if spread and ports > 1 else "")
 
 
-def _fits(end: End, want: str | None) -> bool:
+def _fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
     if want is None:
         return True
-    ff, _, ports = want.partition(":")
-    return end.form_factor == ff and (not ports or end.ports == int(ports))
+    ff, _, rest = want.partition(":")
+    ports, _, spread = rest.partition(":")
+    if end.form_factor != ff or (ports and end.ports != int(ports)):
+        return False
+    # One cable head serving several ports reaches one far device, unless the cable splits
+    # into as many heads at the far end; optics have a fibre per port and always spread.
+    return not (spread and assembly and end.ports > 1 and far_heads < end.ports)
 
 
 def _ends_match(o: Option, ff_a: str | None, ff_b: str | None) -> bool:
-    return (_fits(o.a, ff_a) and _fits(o.b, ff_b)) or (_fits(o.b, ff_a) and _fits(o.a, ff_b))
+    a_heads = o.assembly.end_a.count if o.assembly else 1
+    b_heads = o.assembly.end_b.count if o.assembly else 1
+    cable = o.assembly is not None
+    return ((_fits(o.a, ff_a, b_heads, cable) and _fits(o.b, ff_b, a_heads, cable))
+            or (_fits(o.b, ff_a, a_heads, cable) and _fits(o.a, ff_b, b_heads, cable)))
 
 
 class Media:

@@ -63,9 +63,9 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
     # splitters reach 2 m, short of the 2.9 m to the next rack, so GB300 has none at all.
     assert gb300[1]["scale_out_copper_share"] == 0 < hgx[1]["scale_out_copper_share"]
     assert by_id["vr-nvl144"][1]["scale_out_copper_share"] == 0
-    # DGX H100's twin-port NIC cages take twin-port linear active copper (5 m), so its
-    # copper share is the highest; from DGX H100 to GB200 it does fall.
-    assert by_id["dgx-h100"][1]["scale_out_copper_share"] > gb200[1]["scale_out_copper_share"]
+    # DGX H100's twin-port NIC cages each carry two rails to two leaves: no straight copper
+    # cable can split like that, so its node links are all optical.
+    assert by_id["dgx-h100"][1]["scale_out_copper_share"] == 0
     # By cost copper is a much smaller share than by count (a DAC costs a fraction of two optics).
     assert hgx[1]["scale_out_copper_cost_share"] < hgx[1]["scale_out_copper_share"]
 

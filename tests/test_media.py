@@ -94,6 +94,19 @@ def test_assemblies_do_not_pass_patch_panels(media):
     assert media.lookup(400, 1, "osfp", panels=1).choice.medium == "multimode"
 
 
+def test_a_cage_whose_ports_go_to_different_devices_takes_no_straight_copper(media):
+    from bom.media import cage
+
+    # Both ports of a twin cage to one device: the twin-to-twin DAC.
+    assert media.lookup(400, 1, cage("osfp", 2), cage("osfp", 2)).choice.medium == "passive-copper"
+    # A rail leaf's twin cage serves two nodes: a twin-to-twin cable cannot split, optics can.
+    spread = media.lookup(400, 1, cage("osfp", 2, spread=True), cage("osfp", 2, spread=True)).choice
+    assert spread.medium == "multimode"
+    # A splitter fans the twin head out to two single-port cages, so it still fits.
+    split = media.lookup(400, 1, cage("osfp", 2, spread=True), cage("osfp-flat", 1)).choice
+    assert split.medium == "passive-copper" and split.part_number.startswith("MCP7Y00")
+
+
 def test_sold_length_is_the_next_at_or_above(media):
     c = media.lookup(400, 11, "osfp").choice
     assert c.length_m == 15 and c.part_number == "MFP7E10-N015"
