@@ -1,6 +1,6 @@
 """Benchmark: compare the seven default generations for a 100,000-GPU job, with all outputs.
 
-Run: python3 benchmarks/bench_compare.py
+Run: python3 -m benchmarks.bench_compare
 """
 
 from __future__ import annotations

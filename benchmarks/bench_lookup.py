@@ -1,6 +1,6 @@
 """Benchmark: load every catalog, then answer 100,000 standard lookups (rates and lengths mixed).
 
-Run: python3 benchmarks/bench_lookup.py
+Run: python3 -m benchmarks.bench_lookup
 """
 
 from __future__ import annotations

@@ -59,6 +59,22 @@ def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float
     return float(parse_quantity(text, dimension, key=option).to(unit).magnitude)
 
 
+def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool) -> list[Path] | None:
+    """Write ``files`` into ``out``; print the JSON and return None with --json, else the paths."""
+    from bom import outputs
+
+    paths = outputs.write_all(files, out)
+    if as_json:
+        typer.echo(files[json_name].decode(), nl=False)
+        return None
+    return paths
+
+
+def _wrote(paths: list[Path]) -> None:
+    for p in paths:
+        typer.echo(f"wrote {p}")
+
+
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -140,15 +156,13 @@ def build(
     step("building the model")
     report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
     files = outputs.render(report, step)
-    paths = outputs.write_all(files, output or Path("reports") / sc.name)
+    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     step("done")
-    if as_json:
-        typer.echo(files[f"{sc.name}.json"].decode(), nl=False)
+    if paths is None:
         return
     typer.echo(text.build_summary(report.model))
     typer.echo(text.totals_line(report))
-    for p in paths:
-        typer.echo(f"wrote {p}")
+    _wrote(paths)
 
 
 @app.command()
@@ -174,16 +188,14 @@ def compare(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     result = cmp.compare(sc, src, catalog, ids, gpus)
-    files = outputs.render_comparison(result)
-    paths = outputs.write_all(files, output or Path("reports") / sc.name)
-    if as_json:
-        typer.echo(files[f"{sc.name}-compare.json"].decode(), nl=False)
+    paths = _write(outputs.render_comparison(result), output or Path("reports") / sc.name,
+                   f"{sc.name}-compare.json", as_json)
+    if paths is None:
         return
     if len(result.generations) == 1 and not quiet:
         typer.echo("note: one platform, so there is no previous generation to compare against", err=True)
     typer.echo(text.compare_table(result))
-    for p in paths:
-        typer.echo(f"wrote {p}")
+    _wrote(paths)
 
 
 @app.command()

@@ -8,6 +8,7 @@ differences come from the catalog rows, not from constants here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from bom.catalog import Catalog, Platform
 from bom.errors import BomError, LimitError
@@ -32,6 +33,11 @@ class Generation:
     note: str | None
 
     def metrics(self) -> dict[str, float]:
+        """The figures compared across generations (computed once; the writers ask often)."""
+        return dict(self._metrics)
+
+    @cached_property
+    def _metrics(self) -> dict[str, float]:
         r, m = self.report, self.report.model
         gpus = m.cluster.gpus
         tiers = m.tiers()
