@@ -1,0 +1,42 @@
+"""Names for everything the placement and the cable plan list: deterministic and printable.
+
+- site ``s1`` (1-based), row ``r03`` (1-based within its site), rack position ``rk07``
+  (1-based along its row); a rack's id is ``s1-r03-rk07``;
+- a device is its rack's id, its role and its 1-based index among the devices of that role in
+  that rack: ``s1-r03-rk07-leaf-03``;
+- a port is ``p17`` (1-based cage number); a breakout lane or the second port of a twin-port
+  cage is a sub-port, ``p17/2``.
+
+Roles: a fabric's switch layers are ``leaf``, ``spine``, ``core`` on the compute fabric and
+``<fabric>-<layer>`` on the others (``storage-leaf``, ``inband-spine``, ``oob-leaf``); endpoints
+are ``node``, ``ufm``, ``mgmt`` (management and head nodes), ``storage`` (storage appliances),
+``pdu``; scale-across devices are ``router``, ``mux`` and ``amp``.
+
+>>> device(rack(1, 3, 7), switch_role("compute", "leaf"), 3)
+'s1-r03-rk07-leaf-03'
+>>> port(17, 2), switch_role("storage", "leaf")
+('p17/2', 'storage-leaf')
+"""
+
+from __future__ import annotations
+
+
+def site(s: int) -> str:
+    return f"s{s}"
+
+
+def rack(site_no: int, row: int, position: int) -> str:
+    return f"s{site_no}-r{row:02d}-rk{position:02d}"
+
+
+def device(rack_id: str, role: str, index: int) -> str:
+    return f"{rack_id}-{role}-{index:02d}"
+
+
+def port(cage: int, sub: int | None = None) -> str:
+    return f"p{cage}" if sub is None else f"p{cage}/{sub}"
+
+
+def switch_role(fabric: str, layer: str) -> str:
+    """The role of a switch of ``layer`` (leaf, spine, core) in ``fabric``."""
+    return layer if fabric == "compute" else f"{fabric}-{layer}"
