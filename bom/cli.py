@@ -259,8 +259,10 @@ def catalog_list(
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
-    rows = [[k, r.id, r.part_number, f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
-             r.description[:60]]
+    from bom.writers.common import terminal_text as tt
+
+    rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
+             tt(r.description)[:60]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
     typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "description"],
                           rows, [False, False, False, True, False, False, False]))
@@ -279,9 +281,11 @@ def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
     if kind is None:
         raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
     row = cat.rows[kind][row_id]
-    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {cat.origin[row_id]}")
+    from bom.writers.common import terminal_text as tt
+
+    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {tt(cat.origin[row_id])}")
     for name, value in row.model_dump(mode="python").items():
-        typer.echo(f"{name}: {value}")
+        typer.echo(f"{name}: {tt(value)}")
 
 
 @catalog_app.command("validate")
