@@ -7,11 +7,13 @@ into one :class:`BomError` that names the file, the line and the key.
 from __future__ import annotations
 
 import difflib
+import functools
+import types
 import typing
 from typing import Annotated, Any
 
 import pint
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from bom.errors import BomError
 from bom.units import parse_quantity
@@ -19,9 +21,49 @@ from bom.yamlio import Located
 
 
 class Model(BaseModel):
-    """Strict, immutable model: unknown keys are refused."""
+    """Strict, immutable model: unknown keys, inf and nan, and a bool or a fraction where a
+    count is expected are refused (pydantic's lax mode would read ``gpus: true`` as 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, value: Any, info: ValidationInfo) -> Any:
+        kinds = _kinds(cls, info.field_name)
+        if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
+            raise ValueError(f"expected a number, got {value!r}")
+        if int in kinds and float not in kinds and isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"expected a whole number, got {value!r}")
+        if int in kinds and str not in kinds and float not in kinds and isinstance(value, str):
+            raise ValueError(f"expected a whole number, got the text {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise ValueError(f"{value} is out of range (at most {MAX_INT:.0e})")
+        return value
+
+
+#: The largest whole number any input may give (far past any cluster; keeps arithmetic finite).
+MAX_INT = 10**15
+
+
+@functools.cache
+def _kinds(model: type[BaseModel], name: str | None) -> frozenset[type]:
+    """The plain types (int, float, str, bool) a field's annotation admits, Literals included."""
+    if name is None or name not in model.model_fields:
+        return frozenset()
+    found: set[type] = set()
+
+    def walk(annotation: Any) -> None:
+        if annotation in (int, float, str, bool):
+            found.add(annotation)
+        elif typing.get_origin(annotation) is typing.Literal:
+            found.update(type(a) for a in typing.get_args(annotation))
+        elif typing.get_origin(annotation) in (typing.Union, types.UnionType, typing.Annotated):
+            for arg in typing.get_args(annotation):
+                walk(arg)
+
+    walk(model.model_fields[name].annotation)
+    return frozenset(found)
 
 
 def _quantity(dimension: str, minimum: str) -> Any:
