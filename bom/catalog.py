@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,7 +35,7 @@ from bom.validation import (
     suggest,
     validate,
 )
-from bom.yamlio import Located, load_file
+from bom.yamlio import Located, load_file, read_input
 
 PriceSource = Literal["estimate", "list", "quote"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
@@ -288,7 +290,7 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
         raise CatalogError("no catalog files (*.yaml) in this directory", where=str(directory))
     seen_here: dict[str, str] = {}
     for path in files:
-        src = load_file(path)
+        src = load_file(path, "catalog file")
         if src.data is None:
             continue
         if not isinstance(src.data, dict) or len(src.data) != 1:
@@ -316,44 +318,72 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog._keys[row.id] = (src, (kind, i))
 
 
+#: The columns a price file must have, and the optional ones it may have besides (extend here).
+PRICE_COLUMNS = ("sku", "price_usd", "price_source", "as_of")
+PRICE_OPTIONAL_COLUMNS: set[str] = {"quote_ref", "vendor", "valid_until", "quoted_by", "notes", "description"}
+
+
+def _price_records(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """(line, record) of each data row of a price CSV, the header checked."""
+    text = read_input(path, "price file")
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise CatalogError(f"not a CSV file we can read: {exc}", where=str(path)) from None
+    if not rows:
+        raise CatalogError(f"the price file is empty; its first line is the header {','.join(PRICE_COLUMNS)}",
+                           where=f"{path}:1")
+    header = [h.strip() for h in rows[0]]
+    missing = [c for c in PRICE_COLUMNS if c not in header]
+    unknown = [h for h in header if h not in PRICE_COLUMNS and h not in PRICE_OPTIONAL_COLUMNS]
+    if missing or unknown or len(set(header)) != len(header):
+        got = ",".join(header)[:120]
+        raise CatalogError(f"the header must hold the columns {','.join(PRICE_COLUMNS)} (optional: "
+                           f"{', '.join(sorted(PRICE_OPTIONAL_COLUMNS))}), each once; this one is {got!r}",
+                           where=f"{path}:1", hint="Is this a price file? A BOM CSV written by bom build is not.")
+    out = []
+    line = 1
+    for row in rows[1:]:
+        line += 1
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise CatalogError(f"this row has {len(row)} fields and the header {len(header)}",
+                               where=f"{path}:{line}")
+        out.append((line, dict(zip(header, row, strict=True))))
+        line += sum(cell.count("\n") for cell in row)
+    return out
+
+
 def apply_prices(catalog: Catalog, path: Path) -> None:
     """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
     by_part: dict[str, list[Row]] = {}
     for r in catalog:
         by_part.setdefault(r.part_number, []).append(r)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
-    reader = csv.DictReader(text.splitlines())
-    need = ["sku", "price_usd", "price_source", "as_of"]
-    if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != need:
-        raise CatalogError(f"the header must be {','.join(need)}", where=f"{path}:1")
-    for n, rec in enumerate(reader, start=2):
+    for n, rec in _price_records(path):
         where = f"{path}:{n}"
-        sku = (rec["sku"] or "").strip()
+        sku = rec["sku"].strip()
         kind = catalog.kind_of(sku)
         rows = [catalog.rows[kind][sku]] if kind else by_part.get(sku, [])
         if not rows:
             raise CatalogError(suggest(sku, [r.id for r in catalog], "sku"), where=where, key="sku")
+        text = rec["price_usd"].strip()
         try:
-            usd = float(parse_quantity(rec["price_usd"] + " USD"
-                                       if _is_number(rec["price_usd"]) else rec["price_usd"],
-                                       "money").magnitude)
-            if usd < 0:
+            usd = float(parse_quantity(text + " USD" if _is_number(text) else text, "money").magnitude)
+            if not usd >= 0:
                 raise ValueError
-        except (ValueError, TypeError, AttributeError):
-            raise CatalogError(f"price {rec['price_usd']!r} is not an amount of money",
+        except ValueError:
+            raise CatalogError(f"price {text[:60]!r} is not an amount of money of at least zero",
                                where=where, key="price_usd",
                                hint='Write a number of USD such as 1200 or "1200 USD".') from None
-        source = (rec["price_source"] or "").strip()
+        source = rec["price_source"].strip()
         if source not in ("estimate", "list", "quote"):
-            raise CatalogError(f"price_source {source!r} must be estimate, list or quote",
+            raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote",
                                where=where, key="price_source")
         try:
-            as_of = dt.date.fromisoformat((rec["as_of"] or "").strip())
+            as_of = dt.date.fromisoformat(rec["as_of"].strip())
         except ValueError:
-            raise CatalogError(f"as_of {rec['as_of']!r} is not a date like 2026-12-01",
+            raise CatalogError(f"as_of {rec['as_of'][:60]!r} is not a date like 2026-12-01",
                                where=where, key="as_of") from None
         for row in rows:
             kind = catalog.kind_of(row.id)
@@ -363,12 +393,9 @@ def apply_prices(catalog: Catalog, path: Path) -> None:
             catalog.origin[row.id] = where
 
 
-def _is_number(text: str | None) -> bool:
-    try:
-        float(text or "")
-    except ValueError:
-        return False
-    return True
+def _is_number(text: str) -> bool:
+    """A plain decimal number (what a spreadsheet writes in a price column)."""
+    return re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?", text) is not None
 
 
 def builtin_dir() -> Path:

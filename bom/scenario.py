@@ -99,10 +99,7 @@ def load_scenario(path: Path | None) -> tuple[Scenario, Located]:
     """The scenario at ``path`` (or the built-in default) and where each of its keys stands."""
     if path is None:
         path = data_dir("scenarios") / "default.yaml"
-    if not path.is_file():
-        raise ScenarioError("no such scenario file", where=str(path),
-                            hint="Give the path of a scenario YAML file.")
-    src = load_file(path)
+    src = load_file(path, "scenario file")
     return parse_scenario(src), src
 
 

@@ -122,7 +122,7 @@ def load_jobs(path: Path) -> list[Workload]:
     from bom.validation import validate
     from bom.yamlio import load_file
 
-    src = load_file(path)
+    src = load_file(path, "jobs file")
     if not isinstance(src.data, dict) or not isinstance(src.data.get("jobs"), list):
         raise ScenarioError("expected a 'jobs:' list of workloads", where=src.where(()))
     return [validate(Workload, job, src, ("jobs", i)) for i, job in enumerate(src.data["jobs"])]
