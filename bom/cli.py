@@ -103,8 +103,8 @@ def size(
     from bom.scenario import load_scenario
 
     ov = pipeline.SizeOverrides(
-        _quantity(memory_per_gpu, "information", "GB", "--memory-per-gpu"),
-        _quantity(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu"), mfu, pue)
+        _positive(memory_per_gpu, "information", "GB", "--memory-per-gpu") if memory_per_gpu else None,
+        _positive(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu") if flops_per_gpu else None, mfu, pue)
     catalog = _catalog(catalog_dir)
     if scenario is None:
         results = pipeline.size_seed_jobs(catalog, platform, ov)

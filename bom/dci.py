@@ -17,6 +17,9 @@ from bom.errors import LimitError
 from bom.media import Choice, Media
 from bom.units import magnitude
 
+#: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
+MAX_WAVELENGTHS = 96_000
+
 
 @dataclass(frozen=True)
 class Dci:
@@ -113,7 +116,12 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
                                     if m.spacing is not None else 1e9, m.price_usd), default=None)
     channels = _channels(module, mux)
     # Rates arrive through unit conversion (25.6 Tbit/s -> 25600.000000000004 Gbit/s).
-    wavelengths = math.ceil(round(bandwidth_gbps / wavelength_gbps, 9))
+    # At least one wavelength: a pair of sites is connected or it is not a site pair.
+    wavelengths = max(1, math.ceil(round(bandwidth_gbps / wavelength_gbps, 9)))
+    if wavelengths > MAX_WAVELENGTHS:
+        raise LimitError(f"{bandwidth_gbps:,.6g} Gbit/s per site pair needs {wavelengths:,} wavelengths of "
+                         f"{wavelength_gbps:g} Gbit/s, more than the {MAX_WAVELENGTHS:,} we build",
+                         key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     return Dci(sites, sites * (sites - 1) // 2, distance_m, bandwidth_gbps, wavelength_gbps, choice,

@@ -32,9 +32,8 @@ class Model(BaseModel):
         kinds = _kinds(cls, info.field_name)
         if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
             raise ValueError(f"expected a number, got {value!r}")
-        if int in kinds and float not in kinds and isinstance(value, float):
-            if not value.is_integer():
-                raise ValueError(f"expected a whole number, got {value!r}")
+        if int in kinds and float not in kinds and isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"expected a whole number, got {value!r}")
         if int in kinds and str not in kinds and float not in kinds and isinstance(value, str):
             raise ValueError(f"expected a whole number, got the text {value!r}")
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
@@ -144,6 +143,14 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
         lines = [_describe(e, model, src, base) for e in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BomError(" ".join(lines) + more) from None
+
+
+def locate(exc: BomError, src: Located) -> BomError:
+    """Give ``exc`` the file and line of its key in ``src`` when it names a key but no place."""
+    if exc.where is None and exc.key and not exc.key.startswith("-"):
+        path = tuple(int(p) if p.isdigit() else p for p in exc.key.split("."))
+        exc.where = src.where(path)
+    return exc
 
 
 def suggest(name: str, known: typing.Iterable[str], what: str) -> str:
