@@ -3,9 +3,12 @@ whose every figure is a formula over those sheets and the shared Inputs."""
 
 from __future__ import annotations
 
+import re
+
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter as L  # noqa: N812
 
 from bom.compare import Comparison, Generation
 from bom.writers.xlsx import COUNT, SHARE, USD0, _f, _header, _name, _put, bom_table, inputs_sheet, to_bytes
@@ -36,8 +39,31 @@ def _facts(g: Generation) -> dict[str, float]:
     return out
 
 
-def _generation_sheet(wb: Workbook, g: Generation) -> tuple[str, int]:
-    title = g.platform.id[:31]
+#: Sheet names Excel refuses or that this workbook uses itself.
+RESERVED = ("comparison", "inputs", "history")
+
+
+def sheet_names(ids: list[str]) -> list[str]:
+    """One valid, unique sheet name per platform id, derived once: at most 31 characters, none of
+    ``[]:*?/\\``, no leading or trailing apostrophe, unique ignoring case (Excel's rules).
+
+    >>> sheet_names(["a" * 40, "a" * 40 + "b", "inputs"])
+    ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaa~2', 'inputs~2']
+    """
+    out: list[str] = []
+    taken = set(RESERVED)
+    for pid in ids:
+        base = re.sub(r"[\[\]:*?/\\\x00-\x1f]", "_", pid).strip("'") or "platform"
+        name, n = base[:31], 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{base[:31 - len(str(n)) - 1]}~{n}"
+        taken.add(name.lower())
+        out.append(name)
+    return out
+
+
+def _generation_sheet(wb: Workbook, g: Generation, title: str) -> tuple[str, int]:
     ws = wb.create_sheet(title)
     _header(ws, ["Figure", "Value"] + [""] * 16, [26, 16] + [12] * 16)
     for n, (name, value) in enumerate(_facts(g).items(), start=2):
@@ -50,7 +76,7 @@ def _generation_sheet(wb: Workbook, g: Generation) -> tuple[str, int]:
 
 def _metric_formulas(sheet: str, last: int) -> dict[str, str]:
     """Each comparison metric as a formula over one generation's sheet and the Inputs."""
-    q = f"'{sheet}'"
+    q = "'" + sheet.replace("'", "''") + "'"
     fact = {name: f"{q}!$B${n}" for n, name in enumerate(FACTS, start=2)}
     rng = {c: f"{q}!${c}${BOM_TOP + 1}:${c}${last}" for c in "BEJMO"}
     gpus = fact["gpus"]
@@ -109,21 +135,22 @@ def workbook(c: Comparison) -> Workbook:
     ws = wb.active
     ws.title = "Comparison"
     inputs_sheet(wb, list(c.generations[0].report.inputs.values()))
-    sheets = [_generation_sheet(wb, g) for g in c.generations]
+    names = sheet_names([g.platform.id for g in c.generations])
+    sheets = [_generation_sheet(wb, g, name) for g, name in zip(c.generations, names, strict=True)]
     metrics = list(c.rows()[0])
     _header(ws, ["Metric"] + [g.platform.id for g in c.generations], [30] + [16] * len(c.generations))
     for i, metric in enumerate(metrics, start=2):
         _put(ws, i, 1, metric)
         for j, (sheet, last) in enumerate(sheets, start=2):
             _put(ws, i, j, _f(_metric_formulas(sheet, last)[metric]), _format(metric))
-        _name(wb, f"cmp_{metric}", f"Comparison!$B${i}:${chr(64 + len(sheets) + 1)}${i}")
+        _name(wb, f"cmp_{metric}", f"Comparison!$B${i}:${L(len(sheets) + 1)}${i}")
     delta_top = len(metrics) + 3
     _put(ws, delta_top, 1, "Change against the previous generation")
     ws.cell(delta_top, 1).font = Font(bold=True)
     for i, metric in enumerate(metrics, start=delta_top + 1):
         _put(ws, i, 1, metric)
         for j in range(3, len(sheets) + 2):
-            col, prev = chr(64 + j), chr(63 + j)
+            col, prev = L(j), L(j - 1)
             _put(ws, i, j, _f(f"{col}{metrics.index(metric) + 2}-{prev}{metrics.index(metric) + 2}"), _format(metric))
     for k, (title, metric) in enumerate((("Scale-out copper share (links)", "scale_out_copper_share"),
                                          ("Optical modules per GPU", "modules_per_gpu"))):
@@ -132,7 +159,7 @@ def workbook(c: Comparison) -> Workbook:
         chart.title, chart.legend, chart.width, chart.height = title, None, 16, 8
         chart.add_data(Reference(ws, min_col=2, max_col=len(sheets) + 1, min_row=row), from_rows=True)
         chart.set_categories(Reference(ws, min_col=2, max_col=len(sheets) + 1, min_row=1))
-        ws.add_chart(chart, f"{chr(66 + len(sheets) + 1)}{2 + 18 * k}")
+        ws.add_chart(chart, f"{L(len(sheets) + 3)}{2 + 18 * k}")
     return wb
 
 
