@@ -26,14 +26,21 @@ def friendly(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from bom.errors import BomError
+        from bom.writers.common import terminal_text
+
+        def say(text: str) -> None:   # one paragraph, and no escape sequence from the input
+            typer.echo("error: " + terminal_text(" ".join(text.split())), err=True)
 
         try:
             return fn(*args, **kwargs)
         except BomError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            say(str(exc))
             raise typer.Exit(2) from None
         except OSError as exc:
-            typer.echo(f"error: {exc.filename or ''}: {exc.strerror}", err=True)
+            say(f"{exc.filename or ''}: {exc.strerror}")
+            raise typer.Exit(2) from None
+        except RecursionError:
+            say("the input nests too deeply to read")
             raise typer.Exit(2) from None
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):

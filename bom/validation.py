@@ -130,7 +130,8 @@ def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
         return f"{where}: {key}: this key is required but missing."
     msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
-        msg += f" (got {err.get('input')!r})"
+        shown = repr(err.get("input"))
+        msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
     return f"{where}: {key}: {msg}"
 
 
