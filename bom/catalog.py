@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from bom.errors import CatalogError
 from bom.units import magnitude, parse_quantity
@@ -150,6 +150,19 @@ class Switch(Row):
     power_typical: Power
     power_max: Power
     rack_units: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ports_add_up(self) -> Switch:
+        # A leaf splits its cages between downlinks and uplinks, so a switch has two cages at least.
+        if self.ports != self.cages * self.ports_per_cage:
+            raise ValueError(f"ports ({self.ports}) must be cages x ports_per_cage "
+                             f"({self.cages} x {self.ports_per_cage})")
+        if self.cages < 2:
+            raise ValueError("a switch needs at least two cages (one for downlinks, one for uplinks)")
+        for b in self.breakouts:
+            if b.ports < self.ports:
+                raise ValueError(f"a breakout splits ports into more ports: {b.ports} is fewer than {self.ports}")
+        return self
 
 
 class Module(Row):

@@ -231,6 +231,13 @@ def lookup(
     rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
     length = _positive(reach, "length", "m", "--reach") + (_quantity(slack, "length", "m", "--slack") or 0)
     lane = _positive(lane_rate, "rate", "Gbit/s", "--lane-rate") if lane_rate else None
+    from typing import get_args
+
+    from bom.catalog import FormFactor
+    from bom.validation import cage_option
+
+    form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
+    far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
     media = Media(_catalog(catalog_dir, prices))
     result = media.lookup(rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
     if as_json:

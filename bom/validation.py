@@ -154,6 +154,21 @@ def locate(exc: BomError, src: Located) -> BomError:
     return exc
 
 
+def cage_option(text: str | None, option: str, form_factors: typing.Iterable[str]) -> str | None:
+    """A cage given on the command line, ``osfp``, ``osfp:2`` or ``osfp:2:spread``, checked."""
+    if text is None:
+        return None
+    known = list(form_factors)
+    ff, _, rest = text.partition(":")
+    ports, _, spread = rest.partition(":")
+    if ff not in known:
+        raise BomError(suggest(ff, known, "form factor"), key=option)
+    if (rest and not (ports.isdigit() and 1 <= int(ports) <= 8)) or spread not in ("", "spread"):
+        raise BomError(f"{text!r} is not a cage: write a form factor, then optionally the ports one cage "
+                       "serves (1 to 8) and ':spread'", key=option, hint="For example osfp or osfp:2.")
+    return text
+
+
 def suggest(name: str, known: typing.Iterable[str], what: str) -> str:
     """"unknown X 'foo'; did you mean 'bar'? Known: ..." for an id not in ``known``."""
     known = sorted(known)
