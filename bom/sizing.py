@@ -138,7 +138,7 @@ def _count(gpus: float, by: str) -> int:
     """Whole GPUs, refusing a count no building could hold (it comes from a wrong unit or a typo)."""
     if not (math.isfinite(gpus) and gpus >= 0) or gpus > MAX_GPUS:
         raise LimitError(f"the job needs {gpus:.3g} GPUs by {by}, past the {MAX_GPUS:.0e} this tool sizes; "
-                         "check the workload's units and the memory and FLOP/s per GPU", key="workload")
+                         "check the workload's units and the memory per GPU and FLOP/s per GPU", key="workload")
     return math.ceil(gpus)
 
 
