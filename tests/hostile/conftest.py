@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,9 +57,19 @@ def check(result: Outcome, *, code: int = 2, where: str | None = None, key: str 
 
 
 def run(*args: str) -> Outcome:
-    """The CLI in this process (fast); a Python exception escaping it fails the test."""
+    """The CLI in this process (fast); a Python exception escaping it fails the test, and an alarm
+    interrupts it (even a blocking open of a FIFO) past twice the time budget."""
+    def alarm(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"no exit within {2 * SECONDS:g} s: {args}")
+
     start = time.perf_counter()
-    r = CliRunner().invoke(app, list(args))
+    saved = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, 2 * SECONDS)
+    try:
+        r = CliRunner().invoke(app, list(args))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, saved)
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         raise r.exception
     return Outcome(r.exit_code, r.stdout, r.stderr, time.perf_counter() - start)
