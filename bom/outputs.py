@@ -34,9 +34,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bom.errors import BomError
-from bom.report import Report
+
+if TYPE_CHECKING:
+    from bom.report import Report
 
 TAG = ".clusterbom-"
 #: How long a build waits for another build into the same place before giving up [s].
@@ -88,8 +91,9 @@ def write_all(files: dict[str, bytes], out: Path) -> list[Path]:
         with _locked(target.parent), _signals_raise():
             clean_stale(target)
             _check_targets(target, files)
-            stage = _stage(target, files)
+            stage = target.parent / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
             try:
+                _stage(stage, files)
                 _publish(stage, target, files)
             finally:
                 _settle(stage, target, set(files))
@@ -110,15 +114,13 @@ def _check_targets(target: Path, files: dict[str, bytes]) -> None:
                            key="--output", hint="Move it away or choose another folder with -o DIR.")
 
 
-def _stage(target: Path, files: dict[str, bytes]) -> Path:
-    """A new hidden folder beside ``target`` holding every file, flushed to disk."""
-    stage = target.parent / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
+def _stage(stage: Path, files: dict[str, bytes]) -> None:
+    """The new hidden folder ``stage`` holding every file, flushed to disk."""
     manifest = stage.with_name(stage.name + ".json")
     _write_file(manifest, json.dumps(sorted(files)).encode())   # first, so a kill leaves it to go by
     os.mkdir(stage, 0o700)
     for name, data in files.items():
         _write_file(stage / name, data)
-    return stage
 
 
 def _write_file(path: Path, data: bytes) -> None:
