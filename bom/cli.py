@@ -194,7 +194,13 @@ def compare(
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    result = cmp.compare(sc, src, catalog, ids, gpus)
+    from bom.errors import BomError
+    from bom.validation import locate
+
+    try:
+        result = cmp.compare(sc, src, catalog, ids, gpus)
+    except BomError as exc:
+        raise locate(exc, src) from None
     paths = _write(outputs.render_comparison(result), output or Path("reports") / sc.name,
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
