@@ -37,6 +37,8 @@ from bom.validation import (
 )
 from bom.yamlio import Located, load_file, read_input
 
+#: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
+MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
@@ -51,7 +53,7 @@ class Row(Model):
     description: str
     source: str
     as_of: dt.date
-    price_usd: float = Field(ge=0)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     price_source: PriceSource
     notes: str | None = None
 
@@ -190,7 +192,7 @@ class CableEnd(Model):
 class SoldLength(Model):
     length: Length
     part_number: str
-    price_usd: float | None = Field(default=None, ge=0)
+    price_usd: float | None = Field(default=None, ge=0, le=MAX_PRICE_USD)
 
 
 class Cable(Row):
@@ -203,7 +205,7 @@ class Cable(Row):
     reach_max: Length
     power_per_end: Power
     lengths: list[SoldLength] = Field(min_length=1)
-    price_per_m_usd: float = Field(default=0.0, ge=0)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
 
 
 class Fibre(Row):
@@ -213,7 +215,7 @@ class Fibre(Row):
     strands: int = Field(ge=1)
     attenuation: Attenuation
     lengths: list[SoldLength] = Field(min_length=1)
-    price_per_m_usd: float = Field(default=0.0, ge=0)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
 
 
 class Panel(Row):
@@ -383,10 +385,10 @@ def apply_prices(catalog: Catalog, path: Path) -> None:
         text = rec["price_usd"].strip()
         try:
             usd = float(parse_quantity(text + " USD" if _is_number(text) else text, "money").magnitude)
-            if not usd >= 0:
+            if not 0 <= usd <= MAX_PRICE_USD:
                 raise ValueError
         except ValueError:
-            raise CatalogError(f"price {text[:60]!r} is not an amount of money of at least zero",
+            raise CatalogError(f"price {text[:60]!r} is not an amount of money from 0 to {MAX_PRICE_USD:.0e} USD",
                                where=where, key="price_usd",
                                hint='Write a number of USD such as 1200 or "1200 USD".') from None
         source = rec["price_source"].strip()
