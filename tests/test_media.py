@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bom.errors import LimitError
-from bom.media import Media
+from bom.media import Media, cage
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_sold_length_is_the_next_at_or_above(media):
 
 def test_twin_port_module_shares(media):
     # Twin-port 2xSR4 at the switch, single-port SR4 flat top at the NIC: half a module + one.
-    c = media.lookup(400, 20, "osfp", "osfp-flat").choice
+    c = media.lookup(400, 20, "osfp", cage("osfp-flat", 1)).choice
     assert c.option.a.ports == 2 and c.option.b.ports == 1
     assert c.option.a.part.part_number == "MMA4Z00-NS"
 
