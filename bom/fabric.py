@@ -350,9 +350,9 @@ def _two_layers(leaves: int, up: int, spine_radix: int) -> int | None:
 
 def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts) -> tuple[int, int, int, int] | None:
     """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
-    and cores; on a tie whole SUs per pod, then fewer pods."""
+    and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods."""
     half = spine.radix // 2
-    best: tuple[tuple[int, int, int], tuple[int, int, int, int]] | None = None
+    best: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
     for d in (d for d in range(1, up + 1) if up % d == 0):
         for size in range(1, min(leaves, half // (up // d)) + 1):
             pods = math.ceil(leaves / size)
@@ -360,7 +360,7 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts) -> tupl
             cores = smallest_spread(spine_up, pods, spine.radix)
             if cores is None:
                 continue
-            key = (pods * d + d * cores, 0 if size % per_group == 0 else 1, pods)
+            key = (pods * d + d * cores, 0 if size % per_group == 0 else 1, pods, -size)
             if best is None or key < best[0]:
                 best = (key, (size, d, spine_up, cores))
     return best[1] if best else None

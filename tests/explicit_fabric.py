@@ -80,7 +80,8 @@ def _round_up(x: Fraction | int, per_cage: int) -> int:
 
 
 def _pod_search(leaves: int, per_group: int, up: int, radix: int, per_cage: int) -> tuple[int, int, int, int]:
-    """Every pod size and spine count tried: the fewest spines + cores, then whole groups, then pods."""
+    """Every pod size and spine count tried: the fewest spines + cores, then whole groups, then
+    fewer pods, then fuller pods."""
     half = radix // 2
     found = []
     for spines in range(1, up + 1):
@@ -93,9 +94,10 @@ def _pod_search(leaves: int, per_group: int, up: int, radix: int, per_cage: int)
             spine_up = min(half, _round_up(size * (up // spines), per_cage))
             cores = _spread(spine_up, pods, radix)
             if cores is not None:
-                found.append(((pods + cores) * spines, size % per_group != 0, pods, size, spines, spine_up, cores))
+                found.append(((pods + cores) * spines, size % per_group != 0, pods, -size, spines, spine_up, cores))
     assert found, "no three-layer shape"
     _, _, _, size, spines, spine_up, cores = min(found)
+    size = -size
     return size, spines, spine_up, cores
 
 

@@ -164,3 +164,29 @@ def test_limits():
         plan(500, 4, s, s, topology="rail-optimized", group_nodes=4, layers=2)
     with pytest.raises(LimitError, match="three layers of sw hold at most"):
         plan(100_000, 4, s, s, topology="rail-optimized", group_nodes=4)
+
+
+def test_four_to_three_written_as_a_decimal():
+    # 16 racks of 16 nodes x 2 ports: one 128-port (400G) ToR per rack takes 32 ports. At 4:3
+    # it needs 32 x 3/4 = 24 uplinks; 16 x 24 over 128-port spines -> 3 spines (8 links each).
+    # Read as the float 1.333, 32 / 1.333 = 24.006 would round up to 26 (whole cages) and
+    # 26's divisors would force 13 spines: the ratio is snapped to 4:3 (bom.fabric.ratio).
+    s = sw(128)
+    for written in ("4:3", 1.333, 1.3333, Fraction(4, 3)):
+        p = plan(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=written)
+        assert (p.leaf_up, p.leaves, p.spines) == (24, 16, 3), written
+    assert plan(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=1.3).leaf_up == 26
+
+
+def test_several_rails_per_leaf_when_the_leaf_holds_them():
+    # A 64-port leaf at 1:1 has 32 downlinks, so an 8-node pod of 8 rails puts 4 rails on each
+    # leaf (4 x 8 = 32): 2 leaves, not 8 leaves using 8 ports each.
+    s = sw(64)
+    p = plan(12, 8, s, s, topology="rail-optimized", group_nodes=32)
+    # 12 nodes < one SU of 32: the pod sets the leaves; 2 rails fit (2 x 12 = 24 <= 32), 4 do not.
+    assert (p.rails_per_leaf, p.leaves, p.leaf_up) == (2, 4, 24)
+    p = plan(8, 8, s, s, topology="rail-optimized", group_nodes=32, layers=2)
+    assert (p.rails_per_leaf, p.leaves, p.spines, p.leaf_up) == (4, 2, 1, 32)
+    # A pod whose ports fit one switch is that switch (no spines): 4 nodes x 8 = 32 <= 64.
+    p = plan(4, 8, s, s, topology="rail-optimized", group_nodes=32)
+    assert (p.layers, p.leaves, p.spines, p.leaf_up) == (1, 1, 0, 0)
