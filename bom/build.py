@@ -156,6 +156,10 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
     spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    if spec.topology == "pair" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.

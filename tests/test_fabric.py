@@ -190,3 +190,20 @@ def test_several_rails_per_leaf_when_the_leaf_holds_them():
     # A pod whose ports fit one switch is that switch (no spines): 4 nodes x 8 = 32 <= 64.
     p = plan(4, 8, s, s, topology="rail-optimized", group_nodes=32)
     assert (p.layers, p.leaves, p.spines, p.leaf_up) == (1, 1, 0, 0)
+
+
+def test_switch_pair_limits(bom, tmp_path):
+    s = sw(64)
+    p = plan(8, 8, s, s, topology="pair", group_nodes=32)
+    assert (p.leaves, p.spines, p.isl, p.leaf_down) == (2, 0, 32, 32)
+    # One port per node: the nodes split over the two switches, the ISLs carry one side's half.
+    p = plan(9, 1, s, s, topology="pair", group_nodes=32)
+    assert (p.leaves, p.leaf_down, p.isl, p.node_leaf_links) == (2, 5, 6, 9)
+    with pytest.raises(LimitError, match="half of every node's ports"):
+        plan(4, 3, s, s, topology="pair", group_nodes=32)
+    with pytest.raises(LimitError, match="one layer"):
+        plan(4, 2, s, s, topology="pair", group_nodes=32, layers=2)
+    path = tmp_path / "p.yaml"
+    path.write_text("name: p\nplatform: dgx-h100\nnodes: 4\nfabrics:\n  compute: {topology: pair, su_nodes: 4}\n")
+    r = bom("build", str(path), "--json")
+    assert r.exit_code == 2 and "fabrics.compute.su_nodes" in r.output and "su_nodes" in r.output
