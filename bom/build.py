@@ -61,6 +61,9 @@ class Fabric:
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
+            "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
+            "rails_per_leaf": (self.first.rails_per_leaf
+                               if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
             "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
             | ({"leaf-leaf": self.hop_links("leaf-leaf")} if self.hop_links("leaf-leaf") else {}),

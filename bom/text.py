@@ -113,7 +113,8 @@ def build_summary(model: object) -> str:
     if model.dci is not None:
         lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
                      f"{across['distance_km']:g} km, {across['coherent_modules']:,} coherent modules, "
-                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers")
+                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers "
+                     f"({across['inline_amplifier_sites']:,} in-line amplifier huts)")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
