@@ -245,23 +245,9 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
         down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, over)
     if nodes <= group_nodes:
         group_nodes = nodes   # one partial group: the pod itself, not a whole SU, sets the leaves
-    blocks, rails = 0, 1
-    if topology == "rail-optimized" and node_blocks and down >= node_ports:
-        blocks = down // node_ports
-        per_group = math.ceil(group_nodes / blocks)
-        used = min(group_nodes, blocks) * node_ports
-    elif topology == "rail-optimized":
-        # One leaf per rail per SU (or several when the SU has more nodes than a leaf has
-        # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold.
-        rails = _largest_divisor(node_ports, down // group_nodes)
-        per_rail = math.ceil(group_nodes * rails / down)
-        per_group = node_ports // rails * per_rail
-        used = math.ceil(group_nodes / per_rail) * rails
-    else:
-        per_group = math.ceil(group_nodes * node_ports / down)
-        used = math.ceil(group_nodes * node_ports / per_group)
+    per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down)
     # Uplinks match the downlinks a full group uses at this oversubscription.
-    up = min(up, _cages(Fraction(used) / over, up_cage(leaf, leaf_uplink)))
+    up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
     groups = math.ceil(nodes / group_nodes)
     last = nodes - (groups - 1) * group_nodes
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
@@ -280,8 +266,20 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     return _at_native_rate(p, native)
 
 
-def up_cage(leaf: SwitchPorts, leaf_uplink: SwitchPorts | None) -> int:
-    return (leaf_uplink or leaf).ports_per_cage
+def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_ports: int,
+                  down: int) -> tuple[int, int, int, int]:
+    """(leaves per group, downlinks a leaf of a full group uses, whole nodes per leaf, rails per leaf)."""
+    if topology == "rail-optimized" and node_blocks and down >= node_ports:
+        blocks = down // node_ports
+        return math.ceil(group_nodes / blocks), min(group_nodes, blocks) * node_ports, blocks, 1
+    if topology == "rail-optimized":
+        # One leaf per rail per SU (or several when the SU has more nodes than a leaf has
+        # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold.
+        rails = _largest_divisor(node_ports, down // group_nodes)
+        per_rail = math.ceil(group_nodes * rails / down)
+        return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
+    per_group = math.ceil(group_nodes * node_ports / down)
+    return per_group, math.ceil(group_nodes * node_ports / per_group), 0, 1
 
 
 def _single(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, group_nodes: int,
