@@ -98,7 +98,8 @@ def build_summary(model: object) -> str:
         sw, ln = j["switches"], j["links"]
         rows.append([name, j["switch"], j["layers"], j["planes"],
                      f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
-                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}",
+                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}"
+                     + (f" + {ln['leaf-leaf']:,} ISL" if ln.get("leaf-leaf") else ""),
                      f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
                      f"{j['optical_links']:,}"])
     lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
