@@ -23,7 +23,7 @@ def _oversubscription(value: Any) -> Fraction:
         raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3")
     try:
         r = ratio(value)
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3") from None
     if r < 1:
         raise ValueError(f"{value!r} is below 1:1; a leaf has at most as many uplinks as downlinks "

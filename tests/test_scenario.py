@@ -119,6 +119,7 @@ def test_oversubscription_is_an_exact_ratio(written, ratio):
 
 @pytest.mark.parametrize("written,words", [
     ("0.5", ["below 1:1"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]), ("[1, 2]", ["not a ratio"]),
+    ('"inf"', ["not a ratio"]), ('"nan"', ["not a ratio"]), ('"4:3:2"', ["not a ratio"]), ("true", ["not a ratio"]),
 ])
 def test_bad_oversubscription(bom, tmp_path, written, words):
     path = tmp_path / "s.yaml"
