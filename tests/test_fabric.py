@@ -207,3 +207,21 @@ def test_switch_pair_limits(bom, tmp_path):
     path.write_text("name: p\nplatform: dgx-h100\nnodes: 4\nfabrics:\n  compute: {topology: pair, su_nodes: 4}\n")
     r = bom("build", str(path), "--json")
     assert r.exit_code == 2 and "fabrics.compute.su_nodes" in r.output and "su_nodes" in r.output
+
+
+def test_open_small_pod_two_rails_per_leaf(catalog):
+    # OPG-256, an open 256-GPU training pod (rail-optimised variant: "32 servers x 8 xPUs",
+    # "CX7 1x400G", "4 DS5000 leaves (2 rails per leaf). Each backend rail leaf reserves 32x800G
+    # uplinks"; DS5000 = 64 x 800G OSFP, the SN5600's class). Its switch summary lists 4 spines
+    # where the spreading rule needs 2 (each leaf's 32 x 800G over 2 spines, 16 each): the
+    # leaves and uplinks are checked here, not the spine count.
+    from bom.build import build_model
+    from bom.scenario import scenario_from_text
+    from bom.yamlio import load_text
+
+    text = "name: opg\nplatform: hgx-h100\nnodes: 32\nfabrics:\n  compute: {switch: sn5600}\n"
+    f = build_model(scenario_from_text(text), load_text(text, "o.yaml"), catalog, None).fabrics["compute"]
+    j = f.to_json()
+    assert j["switches"]["leaf"] == 4 and j["rails_per_leaf"] == 2
+    assert j["uplink_rate_gbps"] == 800.0 and j["links"]["leaf-spine"] == 4 * 32
+    assert j["switches"]["spine"] == 2
