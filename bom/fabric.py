@@ -369,11 +369,10 @@ def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: Switc
     leaves = groups * per_group
     shape = _pod_shape(leaves, per_group, up, spine)
     if shape is None:
-        half = spine.radix // 2
-        most = spine.radix * half * half // max(1, base["node_ports"] // base["rails_per_leaf"]) // max(
-            1, up) * gpus_per_node
+        # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
+        most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node
         raise LimitError(f"three layers of {spine.id} hold at most {spine.radix} pods (about {most:,} GPUs); "
-                         f"this fabric needs more",
+                         f"this fabric has {leaves:,} leaves",
                          hint="Use a larger switch, more planes, or split the job over sites.")
     size, spines, spine_up, cores = shape
     pods = math.ceil(leaves / size)
