@@ -120,7 +120,11 @@ TERMINAL_PER_DIRECTION = 2   # the booster at the sending end, the pre-amplifier
 
 def line_amplifiers(inline_sites: int, amplified: bool) -> int:
     """EDFAs one fibre pair takes: one per direction at each in-line site, and a booster and a
-    pre-amplifier per direction at the ends when the route is amplified."""
+    pre-amplifier per direction at the ends when the route is amplified.
+
+    >>> line_amplifiers(0, True), line_amplifiers(7, True), line_amplifiers(0, False)   # 120, 600, 40 km
+    (4, 18, 0)
+    """
     if not amplified:
         return 0
     return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION)

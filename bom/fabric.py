@@ -99,7 +99,11 @@ RATIO_MAX_DENOMINATOR = 16
 
 
 def ratio(value: float | Fraction | str) -> Fraction:
-    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3)."""
+    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3).
+
+    >>> ratio("4:3"), ratio(1.333), ratio(1.3333), ratio(1.3), ratio(3)
+    (Fraction(4, 3), Fraction(4, 3), Fraction(4, 3), Fraction(13, 10), Fraction(3, 1))
+    """
     if isinstance(value, Fraction):
         return value
     if isinstance(value, str):

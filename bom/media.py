@@ -461,7 +461,11 @@ class Media:
 
 
 def inline_sites(route_m: float, span_m: float) -> int:
-    """In-line amplifier sites (huts) along one route of ``route_m`` in spans of ``span_m``."""
+    """In-line amplifier sites (huts) along one route of ``route_m`` in spans of ``span_m``.
+
+    >>> inline_sites(120_000, 120_000), inline_sites(600_000, 80_000), inline_sites(121_000, 80_000)
+    (0, 7, 1)
+    """
     return max(0, math.ceil(round(route_m / span_m, 9)) - 1)
 
 

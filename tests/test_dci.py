@@ -75,3 +75,15 @@ def test_incomplete_sites(bom, tmp_path, bad, words):
     path.write_text(BASE.splitlines()[0] + "\nplatform: gb300-nvl72\ngpus: 1152\n" + bad + "\n")
     r = bom("build", str(path))
     assert r.exit_code == 2 and all(w in r.stderr for w in words)
+
+
+def test_doctests_of_the_span_and_ratio_rules():
+    import doctest
+
+    import bom.dci
+    import bom.fabric
+    import bom.media
+
+    for module in (bom.dci, bom.fabric, bom.media):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
