@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from bom.catalog import Catalog, NicPorts, Platform, Switch
 from bom.cluster import Cluster, ScaleUp, build_cluster, scale_up
 from bom.dci import Dci, build_dci
+from bom.endpoints import Endpoints, build_endpoints
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_spine, node_leaf, spine_core
 from bom.links import LinkGroup, count_hop
 from bom.media import Media, cage
+from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
 from bom.units import magnitude
@@ -83,6 +85,9 @@ class Model:
     fabrics: dict[str, Fabric]
     dci: Dci | None
     dci_groups: list[LinkGroup]
+    placement: Placement | None = None
+    endpoints: Endpoints | None = None
+    rack_power_w: float | None = None
 
     @property
     def groups(self) -> list[LinkGroup]:
@@ -285,6 +290,39 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
                      ff_upper=top.cage, lane_gbps=None)
 
 
+def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's)."""
+    sup = platform.support
+    spec = scenario.racks
+    if spec.power_budget is not None:
+        power, where = magnitude(spec.power_budget, "power"), src.where(("racks", "power_budget"))
+    elif sup is not None:
+        power, where = magnitude(sup.rack_power_budget, "power"), src.where(())
+    else:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                         f"({system_w / 1000:,.1f} kW)", where=where, key="racks.power_budget",
+                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    given = scenario.layout.nodes_per_rack
+    if given is not None:
+        if given * platform.node_power_w > power:
+            raise LimitError(f"{given} {platform.id} nodes per rack draw "
+                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
+                             f"over the rack power budget of {power / 1000:,.1f} kW",
+                             where=src.where(("layout", "nodes_per_rack")), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
+        return given, power
+    systems = int(power // system_w)
+    u = scenario.racks.rack_units or 48
+    per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
+    return max(1, min(systems, per_u)) * per_system, power
+
+
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
     if scenario.platform is None:
         raise BomError("a build needs a platform", where=src.where(()), key="platform",
@@ -294,8 +332,9 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     except BomError as exc:
         exc.where = src.where(("platform",))
         raise
+    npr, rack_power = nodes_per_rack(platform, scenario, src)
     try:
-        floor = floor_plan(platform, scenario.layout)
+        floor = floor_plan(platform, scenario.layout.model_copy(update={"nodes_per_rack": npr}))
     except BomError as exc:
         exc.where = src.where(("layout",))
         raise
@@ -313,4 +352,12 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
             fabrics[name] = build_fabric(name, spec, cluster, catalog, media, src)
     dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
-    return Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)
+    model.rack_power_w = rack_power
+    model.endpoints = build_endpoints(scenario, src, catalog, platform,
+                                      _switch(catalog, fabrics["compute"].first.leaf.id, src,
+                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+    from bom.layout import place
+
+    model.placement = place(model, catalog, src)
+    return model
