@@ -90,6 +90,11 @@ class Model:
     rack_power_w: float | None = None
 
     @property
+    def racks(self) -> int:
+        """Every rack the placement builds (compute, network, management, storage)."""
+        return self.placement.total if self.placement else self.cluster.racks
+
+    @property
     def groups(self) -> list[LinkGroup]:
         return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
 
@@ -129,8 +134,10 @@ class Model:
                                           "client": sum(g.modules for g in self.dci_groups)},
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
-                "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
-                "requested_gpus": c.requested_gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
+                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
+                "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "fabrics": fabrics, "tiers": self.tiers()}
 
@@ -344,20 +351,46 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
-    fabrics = {}
-    for name in ("compute", "storage", "inband", "oob"):
-        if name in specs:
-            spec = specs[name]
-            if name != "compute" and "topology" not in spec.model_fields_set:
-                spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            fabrics[name] = build_fabric(name, spec, cluster, catalog, media, src)
-    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
-    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)
+    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [])
     model.rack_power_w = rack_power
     model.endpoints = build_endpoints(scenario, src, catalog, platform,
                                       _switch(catalog, fabrics["compute"].first.leaf.id, src,
                                               ("fabrics", "compute", "switch")).protocol, cluster.site_count)
-    from bom.layout import place
-
-    model.placement = place(model, catalog, src)
+    _support_fabrics(model, specs, catalog, media, src)
+    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    model.dci, model.dci_groups = dci, client
     return model
+
+
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
+                     src: Located) -> None:
+    """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
+    from bom.layout import place
+    from bom.support import build_oob, build_pooled
+
+    for name in ("storage", "inband"):
+        if name in specs:
+            spec = specs[name]
+            if "topology" not in spec.model_fields_set:
+                spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
+            leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH[name], src, ("fabrics", name, "switch"))
+            spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
+                            ("fabrics", name, "switch"))
+            model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
+    model.placement = place(model, catalog, src)
+    if "oob" not in specs:
+        return
+    spec = specs["oob"]
+    leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH["oob"], src, ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
+        if spec.uplinks == "spine" else None
+    # Management switches add racks only rarely (and racks add PDUs): settle in a few rounds.
+    leaves = -1
+    for _ in range(5):
+        oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
+        model.fabrics["oob"] = oob
+        model.placement = place(model, catalog, src)
+        if oob.leaves == leaves:
+            break
+        leaves = oob.leaves

@@ -54,10 +54,6 @@ def node_item(platform: Platform) -> Item:
     return Item("node", platform.id, platform.node_rack_units, platform.node_power_w, None)
 
 
-def _block_nodes(model: Model, plane_group: int, rail: bool) -> int:
-    return plane_group if rail else model.floor.nodes_per_rack * model.floor.racks_per_row
-
-
 def place(model: Model, catalog: Catalog, src: Located) -> Placement:
     platform = model.platform
     sup = platform.support
@@ -94,48 +90,74 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
         if sup.rack_device_units > trays:
             in_system.append((Item("power-shelf", model.platform.id, 1, 0.0, None, managed=False),
                               sup.rack_device_units - trays))
-    block_net, per_rack, shared_net = _switches(model, catalog, k, rail)
+    block_net, per_rack, shared = _switches(model, catalog, k, rail)
+    oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(model, catalog, k)
     full, rest = divmod(nodes, block)
     shapes = [(full, block)] + ([(1, rest)] if rest else [])
     sections: list[Section] = []
-    for copies, n in shapes:
-        if copies == 0:
-            continue
-        racks = math.ceil(n / fp.nodes_per_rack)
-        net = [(item, count(n, racks)) for item, count in block_net]
-        spec = BlockSpec(copies, n, fp.nodes_per_rack, node, tuple(in_system), tuple(per_rack), tuple(net),
-                         fp.racks_per_row)
+    for copies, n in [s for s in shapes if s[0]]:
+        net = [(item, count(n)) for item, count in block_net]
+        rack_items = list(per_rack)
+        if oob_leaf is not None and len(sections) < len(oob_blocks):
+            in_rack, in_block = oob_blocks[len(sections)]
+            rack_items.append((oob_leaf, in_rack))
+            net.append((oob_leaf, in_block))
+        spec = BlockSpec(copies, n, fp.nodes_per_rack, node, tuple(in_system), tuple(i for i in rack_items if i[1]),
+                         tuple(i for i in net if i[1]), fp.racks_per_row)
         sections.append(block_section(spec, compute_rack, net_rack))
-    sections += shared_sections(_shared(model, catalog, shared_net, net_rack))
+    if oob_leaf is not None:
+        shared["network"] += [(oob_leaf, oob_shared)] + oob_spines
+    sections += shared_sections(_shared(model, shared, net_rack))
     return sections
 
 
 def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
-    """Leaves per block (as functions of the block's nodes and racks), per compute rack, and shared."""
+    """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
+    from bom.support import OobFabric, PooledFabric
+
     block_net: list = []
     per_rack: list[tuple[Item, int]] = []
-    shared: list[tuple[Item, int]] = []
+    shared: dict[str, list[tuple[Item, int]]] = {"network": [], "management": [], "storage": []}
     for name, f in model.fabrics.items():
-        if name == "oob" and getattr(f, "managed", False):
+        if isinstance(f, OobFabric):
             continue
         count, plane = f.shapes[k]
         leaf = switch_item(catalog, plane.leaf.id, names.switch_role(name, "leaf"), name)
         planes = f.planes
-        if name == "compute" and rail_blocks:
-            block_net.append((leaf, lambda n, r, p=plane, q=planes: q * p.leaves_per_group))
-        elif plane.topology == "tor" and plane.group_nodes == model.floor.nodes_per_rack:
-            per_rack.append((leaf, planes * plane.leaves_per_group))
+        if isinstance(f, PooledFabric):
+            ps = f.pooled[k]
+            g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
+            block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
+            where = "storage" if name == "storage" else "management"
+            shared[where].append((leaf, planes * plane.leaves_per_group * ps.extra_groups))
+        elif name == "compute" and rail_blocks:
+            block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
         else:
-            g = plane.group_nodes
-            block_net.append((leaf, lambda n, r, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
+            per_rack.append((leaf, planes * plane.leaves_per_group))
         spine = switch_item(catalog, plane.spine.id, names.switch_role(name, "spine"), name)
         core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name)
-        shared += [(spine, planes * plane.spines), (core, planes * plane.cores)]
+        shared["network"] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
     return block_net, per_rack, shared
 
 
-def _shared(model: Model, catalog: Catalog, net: list[tuple[Item, int]], rack: RackType):  # type: ignore[no-untyped-def]
+def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
+    from bom.support import OobFabric
+
+    f = model.fabrics.get("oob")
+    if not isinstance(f, OobFabric) or k >= len(f.per_shape):
+        return None, [], 0, []
+    leaf = switch_item(catalog, f.leaf_id, names.switch_role("oob", "leaf"), "oob")
+    leaf = Item(leaf.role, leaf.catalog_id, leaf.height, leaf.power_w, "oob", managed=False)
+    spines = []
+    if f.spines and f.spine_id and k == 0:
+        spines = [(switch_item(catalog, f.spine_id, names.switch_role("oob", "spine"), "oob"), f.spines)]
+    blocks, shared = f.per_shape[k]
+    return leaf, blocks, shared, spines
+
+
+def _shared(model: Model, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
     ends = model.endpoints
     mgmt = [(endpoint_item(row), n) for row, n in ends.management()] if ends else []
     storage = [(endpoint_item(row), n) for row, n in ends.storage_rows()] if ends else []
-    return [("network", rack, net), ("management", rack, mgmt), ("storage", rack, storage)]
+    return [("network", rack, switches["network"]), ("management", rack, mgmt + switches["management"]),
+            ("storage", rack, storage + switches["storage"])]
