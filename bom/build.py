@@ -19,6 +19,8 @@ from bom.media import Media, cage
 from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
+from bom.ufm import HOP as UFM_HOP
+from bom.ufm import UfmPorts, attach_ufm
 from bom.units import magnitude
 from bom.yamlio import Located
 
@@ -40,6 +42,7 @@ class Fabric:
     shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
     groups: list[LinkGroup] = field(default_factory=list)
     node_ports: NicPorts | None = None
+    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
 
     @property
     def first(self) -> Plane:
@@ -59,14 +62,22 @@ class Fabric:
     def to_json(self) -> dict[str, object]:
         copper = sum(g.links for g in self.groups if g.copper)
         links = sum(g.links for g in self.groups)
-        return {
+        hops = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        modules = {"node": self.modules_at("node"),
+                   "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))}
+        out: dict[str, object] = {}
+        if self.ufm is not None:
+            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
+            out["ufm"] = self.ufm.to_json()
+            if self.ufm.ports:
+                hops[UFM_HOP] = self.hop_links(UFM_HOP)
+                modules["ufm"] = self.modules_at("ufm")
+        return out | {
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
-            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
-            "modules": {"node": self.modules_at("node"),
-                        "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
+            "links": hops, "modules": modules,
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -357,6 +368,7 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     model.endpoints = build_endpoints(scenario, src, catalog, platform,
                                       _switch(catalog, fabrics["compute"].first.leaf.id, src,
                                               ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+    attach_ufm(model, media, src)
     _support_fabrics(model, specs, catalog, media, src)
     dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
     model.dci, model.dci_groups = dci, client
