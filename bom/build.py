@@ -375,6 +375,12 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     return model
 
 
+def support_switch(platform: Platform, name: str) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+    sup = platform.support
+    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
+
+
 def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
                      src: Located) -> None:
     """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
@@ -386,7 +392,8 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH[name], src, ("fabrics", name, "switch"))
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+                           ("fabrics", name, "switch"))
             spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
                             ("fabrics", name, "switch"))
             model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
@@ -394,7 +401,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     if "oob" not in specs:
         return
     spec = specs["oob"]
-    leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH["oob"], src, ("fabrics", "oob", "switch"))
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
     spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs): settle in a few rounds.

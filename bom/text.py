@@ -148,6 +148,9 @@ def compare_table(result: object) -> str:
                      f"{m['network_capex_share']:.1%}", f"{m['usd_per_gpu_hour']:.3f}"])
     notes = [f"  {g.platform.id}: {g.note}" for g in result.generations if g.note]
     notes += [f"  {pid}: not built: {why}" for pid, why in result.skipped.items()]
-    return "\n".join([table(["platform", "GPUs", "domain", "scale-out links/GPU", "copper (links)",
+    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
                               "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
-                              "network share", "USD/GPU-h"], rows, [False] + [True] * 10)] + notes)
+                              "network share", "USD/GPU-h"], rows, [False] + [True] * 10),
+                       "  compute links and copper: the compute fabric; modules, USD, W: every fabric and the DCI"]
+                      + notes)
