@@ -387,6 +387,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     from bom.layout import place
     from bom.support import build_oob, build_pooled
 
+    pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
     for name in ("storage", "inband"):
         if name in specs:
             spec = specs[name]
@@ -396,6 +397,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
                            ("fabrics", name, "switch"))
             spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
                             ("fabrics", name, "switch"))
+            pooled[name] = (spec, leaf, spine)
             model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
     model.placement = place(model, catalog, src)
     if "oob" not in specs:
@@ -404,12 +406,18 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
     spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
         if spec.uplinks == "spine" else None
-    # Management switches add racks only rarely (and racks add PDUs): settle in a few rounds.
-    leaves = -1
-    for _ in range(5):
+    # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
+    # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
+    seen: tuple[int, ...] = ()
+    for _ in range(6):
         oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
         model.fabrics["oob"] = oob
+        if oob.into_inband:
+            ib_spec, ib_leaf, ib_spine = pooled["inband"]
+            model.fabrics["inband"] = build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+                                                   oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves))
         model.placement = place(model, catalog, src)
-        if oob.leaves == leaves:
+        state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
+        if state == seen:
             break
-        leaves = oob.leaves
+        seen = state
