@@ -5,9 +5,11 @@ DGX SuperPOD"): 38 racks (Legrand NVIDPD13), 127 DGX H100, 4 UFM appliances 3.1,
 servers. The RA's out-of-band section: the OOB fabric "connects the management ports of all
 devices including DGX and management servers, storage, networking gear, rack PDUs".
 
-Not reproduced from a published table (the tables were not readable at their source in this
-session): the storage, in-band and OOB switch and cable counts. The test holds our rule's counts
-and states the rule.
+Not reproduced from a published table: the storage, in-band and OOB switch and cable counts. The
+RA network-fabrics pages (H100, B200, B300, GB200) were searched again on 2026-12-02 with their
+table captions ("Storage fabric component count", "In-band management ...", "Out-of-band ...");
+the stored text of each page ends after Table 4 (compute), so those tables could not be read.
+The test holds our rule's counts and states the rule.
 """
 
 from __future__ import annotations
