@@ -44,13 +44,10 @@ class UfmPorts:
                 "why": self.why}
 
 
-def leaf_loads(f: Fabric, fp: FloorPlan) -> list[tuple[int, int]]:
-    """(leaves, node ports used on each) over every plane and site of the fabric."""
-    out: list[tuple[int, int]] = []
-    for count, p in f.shapes:
-        _, leaves = node_leaf(p, fp)
-        out += [(n * count * f.planes, sum(runs.values())) for n, runs in leaves]
-    return out
+def leaf_loads(f: Fabric, fp: FloorPlan, shape: int) -> list[tuple[int, int]]:
+    """(leaves, node ports used on each) over every plane of one site of the given shape."""
+    _, leaves = node_leaf(f.shapes[shape][1], fp)
+    return [(n * f.planes, sum(runs.values())) for n, runs in leaves]
 
 
 def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: int) -> tuple[int, int] | None:
@@ -81,13 +78,22 @@ def attach_ufm(model: Model, media: Media, src: Located) -> None:
     nic = ends.ufm.ports.compute
     if nic is None:
         return
-    sites = model.cluster.site_count
-    ports = ends.ufm_count * nic.ports * sites
+    # Each site runs its own fabric and its own UFM appliances: place one site of each shape.
+    per_site = ends.ufm_count * nic.ports
     p = f.first
-    placed = place_ports(leaf_loads(f, model.floor), p.leaf_down, p.leaf.ports_per_cage, ports)
+    placed = None
+    sites = leaves = leaf_modules = 0
+    for k, (count, plane) in enumerate(f.shapes):
+        one = place_ports(leaf_loads(f, model.floor, k), plane.leaf_down, plane.leaf.ports_per_cage, per_site)
+        if one is None:
+            placed = None
+            break
+        sites, leaves, leaf_modules = sites + count, leaves + count * one[0], leaf_modules + count * one[1]
+        placed = (leaves, leaf_modules)
+    ports = per_site * max(sites, model.cluster.site_count)
     explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
     if placed is None:
-        why = (f"no spare leaf downlink for the {ports} UFM port(s): every one carries a node "
+        why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
                f"({p.leaves * f.planes} leaves x {p.leaf_down} downlinks per site)")
         if explicit:
             raise LimitError(f"the compute fabric has {why}", where=src.where(("management", "ufm_count")),
@@ -96,7 +102,6 @@ def attach_ufm(model: Model, media: Media, src: Located) -> None:
                                   "or set management.ufm_count: 0.")
         f.ufm = UfmPorts(0, 0, 0, why + "; the platform default connects none")
         return
-    leaves, leaf_modules = placed
     f.ufm = UfmPorts(ports, leaves, leaf_modules,
                      "on spare leaf downlinks (the RA's node slot left for the UFM)")
     f.groups += _groups(f, model, media, nic, ports, leaves, leaf_modules)

@@ -48,3 +48,10 @@ def test_cli_exit_2_names_the_key(bom, tmp_path: Path):
     p.write_text(H100 + "nodes: 128\nmanagement: {ufm_count: 2}\n")
     r = bom("build", str(p), "--json")
     assert r.exit_code == 2 and "management.ufm_count" in r.output
+
+
+def test_each_site_places_its_own_ufm_ports(catalog):
+    # Two buildings of 31 DGX H100 each: each site's 4 UFM ports take its own SU's spare ports.
+    text = H100 + "nodes: 62\nsites: {count: 2, distance: \"40 km\", dci_bandwidth: \"1.6 Tbit/s\"}\n"
+    f = build(catalog, text).fabrics["compute"]
+    assert f.hop_links("ufm-leaf") == 2 * 4 and f.ufm.leaves == 2 * 4 and f.ufm.leaf_modules == 0
