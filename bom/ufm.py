@@ -81,18 +81,10 @@ def attach_ufm(model: Model, media: Media, src: Located) -> None:
     # Each site runs its own fabric and its own UFM appliances: place one site of each shape.
     per_site = ends.ufm_count * nic.ports
     p = f.first
-    placed = None
-    sites = leaves = leaf_modules = 0
-    for k, (count, plane) in enumerate(f.shapes):
-        one = place_ports(leaf_loads(f, model.floor, k), plane.leaf_down, plane.leaf.ports_per_cage, per_site)
-        if one is None:
-            placed = None
-            break
-        sites, leaves, leaf_modules = sites + count, leaves + count * one[0], leaf_modules + count * one[1]
-        placed = (leaves, leaf_modules)
-    ports = per_site * max(sites, model.cluster.site_count)
+    each = [place_ports(leaf_loads(f, model.floor, k), plane.leaf_down, plane.leaf.ports_per_cage, per_site)
+            for k, (_, plane) in enumerate(f.shapes)]
     explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
-    if placed is None:
+    if any(one is None for one in each):
         why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
                f"({p.leaves * f.planes} leaves x {p.leaf_down} downlinks per site)")
         if explicit:
@@ -102,6 +94,9 @@ def attach_ufm(model: Model, media: Media, src: Located) -> None:
                                   "or set management.ufm_count: 0.")
         f.ufm = UfmPorts(0, 0, 0, why + "; the platform default connects none")
         return
+    ports = per_site * model.cluster.site_count
+    leaves = sum(count * one[0] for (count, _), one in zip(f.shapes, each, strict=True) if one)
+    leaf_modules = sum(count * one[1] for (count, _), one in zip(f.shapes, each, strict=True) if one)
     f.ufm = UfmPorts(ports, leaves, leaf_modules,
                      "on spare leaf downlinks (the RA's node slot left for the UFM)")
     f.groups += _groups(f, model, media, nic, ports, leaves, leaf_modules)
