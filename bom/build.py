@@ -10,13 +10,17 @@ from dataclasses import dataclass, field
 from bom.catalog import Catalog, NicPorts, Platform, Switch
 from bom.cluster import Cluster, ScaleUp, build_cluster, scale_up
 from bom.dci import Dci, build_dci
+from bom.endpoints import Endpoints, build_endpoints
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
 from bom.links import LinkGroup, count_hop
 from bom.media import Media, cage
+from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
+from bom.ufm import HOP as UFM_HOP
+from bom.ufm import UfmPorts, attach_ufm
 from bom.units import magnitude
 from bom.yamlio import Located
 
@@ -38,6 +42,7 @@ class Fabric:
     shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
     groups: list[LinkGroup] = field(default_factory=list)
     node_ports: NicPorts | None = None
+    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
 
     @property
     def first(self) -> Plane:
@@ -57,7 +62,19 @@ class Fabric:
     def to_json(self) -> dict[str, object]:
         copper = sum(g.links for g in self.groups if g.copper)
         links = sum(g.links for g in self.groups)
-        return {
+        hops = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        if self.hop_links("leaf-leaf"):
+            hops["leaf-leaf"] = self.hop_links("leaf-leaf")
+        modules = {"node": self.modules_at("node"),
+                   "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))}
+        out: dict[str, object] = {}
+        if self.ufm is not None:
+            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
+            out["ufm"] = self.ufm.to_json()
+            if self.ufm.ports:
+                hops[UFM_HOP] = self.hop_links(UFM_HOP)
+                modules["ufm"] = self.modules_at("ufm")
+        return out | {
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
@@ -65,10 +82,7 @@ class Fabric:
             "rails_per_leaf": (self.first.rails_per_leaf
                                if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
-            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
-            | ({"leaf-leaf": self.hop_links("leaf-leaf")} if self.hop_links("leaf-leaf") else {}),
-            "modules": {"node": self.modules_at("node"),
-                        "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
+            "links": hops, "modules": modules,
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -87,6 +101,14 @@ class Model:
     fabrics: dict[str, Fabric]
     dci: Dci | None
     dci_groups: list[LinkGroup]
+    placement: Placement | None = None
+    endpoints: Endpoints | None = None
+    rack_power_w: float | None = None
+
+    @property
+    def racks(self) -> int:
+        """Every rack the placement builds (compute, network, management, storage)."""
+        return self.placement.total if self.placement else self.cluster.racks
 
     @property
     def groups(self) -> list[LinkGroup]:
@@ -128,8 +150,10 @@ class Model:
                                           "client": sum(g.modules for g in self.dci_groups)},
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
-                "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
-                "requested_gpus": c.requested_gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
+                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
+                "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "fabrics": fabrics, "tiers": self.tiers()}
 
@@ -307,6 +331,39 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
                      ff_upper=top.cage, lane_gbps=None)
 
 
+def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's)."""
+    sup = platform.support
+    spec = scenario.racks
+    if spec.power_budget is not None:
+        power, where = magnitude(spec.power_budget, "power"), src.where(("racks", "power_budget"))
+    elif sup is not None:
+        power, where = magnitude(sup.rack_power_budget, "power"), src.where(())
+    else:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                         f"({system_w / 1000:,.1f} kW)", where=where, key="racks.power_budget",
+                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    given = scenario.layout.nodes_per_rack
+    if given is not None:
+        if given * platform.node_power_w > power:
+            raise LimitError(f"{given} {platform.id} nodes per rack draw "
+                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
+                             f"over the rack power budget of {power / 1000:,.1f} kW",
+                             where=src.where(("layout", "nodes_per_rack")), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
+        return given, power
+    systems = int(power // system_w)
+    u = scenario.racks.rack_units or 48
+    per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
+    return max(1, min(systems, per_u)) * per_system, power
+
+
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
     if scenario.platform is None:
         raise BomError("a build needs a platform", where=src.where(()), key="platform",
@@ -316,8 +373,9 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     except BomError as exc:
         exc.where = src.where(("platform",))
         raise
+    npr, rack_power = nodes_per_rack(platform, scenario, src)
     try:
-        floor = floor_plan(platform, scenario.layout)
+        floor = floor_plan(platform, scenario.layout.model_copy(update={"nodes_per_rack": npr}))
     except BomError as exc:
         exc.where = src.where(("layout",))
         raise
@@ -327,12 +385,62 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
-    fabrics = {}
-    for name in ("compute", "storage", "inband", "oob"):
+    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [])
+    model.rack_power_w = rack_power
+    model.endpoints = build_endpoints(scenario, src, catalog, platform,
+                                      _switch(catalog, fabrics["compute"].first.leaf.id, src,
+                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+    attach_ufm(model, media, src)
+    _support_fabrics(model, specs, catalog, media, src)
+    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    model.dci, model.dci_groups = dci, client
+    return model
+
+
+def support_switch(platform: Platform, name: str) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+    sup = platform.support
+    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
+
+
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
+                     src: Located) -> None:
+    """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
+    from bom.layout import place
+    from bom.support import build_oob, build_pooled
+
+    pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
+    for name in ("storage", "inband"):
         if name in specs:
             spec = specs[name]
-            if name != "compute" and "topology" not in spec.model_fields_set:
+            if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            fabrics[name] = build_fabric(name, spec, cluster, catalog, media, src)
-    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
-    return Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+                           ("fabrics", name, "switch"))
+            spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
+                            ("fabrics", name, "switch"))
+            pooled[name] = (spec, leaf, spine)
+            model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
+    model.placement = place(model, catalog, src)
+    if "oob" not in specs:
+        return
+    spec = specs["oob"]
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
+        if spec.uplinks == "spine" else None
+    # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
+    # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
+    seen: tuple[int, ...] = ()
+    for _ in range(6):
+        oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
+        model.fabrics["oob"] = oob
+        if oob.into_inband:
+            ib_spec, ib_leaf, ib_spine = pooled["inband"]
+            model.fabrics["inband"] = build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+                                                   oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves))
+        model.placement = place(model, catalog, src)
+        state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
+        if state == seen:
+            break
+        seen = state

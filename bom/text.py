@@ -86,8 +86,14 @@ def build_summary(model: object) -> str:
     assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
-             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} racks, "
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} racks, "
              f"{c.site_count} site(s)"]
+    rnd = c.rounding()
+    if rnd["extra"]:
+        lines.append(f"  GPUs: {rnd['requested']:,} requested, {rnd['built']:,} built ({rnd['why']})")
+    if model.placement is not None:
+        counts = ", ".join(f"{n:,} {k}" for k, n in model.placement.counts().items() if n)
+        lines.append(f"  racks: {counts}")
     if model.sizing is not None:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
@@ -139,11 +145,16 @@ def compare_table(result: object) -> str:
     for g, m in zip(result.generations, result.rows(), strict=True):
         rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
-                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['modules_per_gpu']:.2f}",
+                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['support_links_per_gpu']:.2f}",
+                     f"{m['modules_per_gpu']:.2f}",
                      f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
                      f"{m['network_capex_share']:.1%}", f"{m['usd_per_gpu_hour']:.3f}"])
     notes = [f"  {g.platform.id}: {g.note}" for g in result.generations if g.note]
     notes += [f"  {pid}: not built: {why}" for pid, why in result.skipped.items()]
-    return "\n".join([table(["platform", "GPUs", "domain", "scale-out links/GPU", "copper (links)",
-                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
-                              "network share", "USD/GPU-h"], rows, [False] + [True] * 10)] + notes)
+    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
+                              "copper (cost)", "support links/GPU", "modules/GPU", "network USD/GPU",
+                              "network W/GPU", "network share", "USD/GPU-h"], rows, [False] + [True] * 11),
+                       "  compute links and copper: the compute fabric; support: storage, in-band and OOB;"
+                       " modules, USD, W: every fabric and the DCI"]
+                      + notes)

@@ -65,4 +65,5 @@ def test_dgx_b300_xdr_table(catalog, sus, leaf, spine, nl, ls):
 def test_dgx_h100_table_4(catalog, sus, nodes, leaf, spine, node_ufm, ls):
     f = compute(catalog, "dgx-h100", nodes)
     assert f["switches"] == {"leaf": leaf, "spine": spine, "core": 0}
-    assert f["links"] == {"node-leaf": node_ufm - 4, "leaf-spine": ls, "spine-core": 0}
+    # Table 4's "Compute and UFM" column: the nodes' links plus the UFM's own hop (4 ports).
+    assert f["links"] == {"node-leaf": node_ufm - 4, "ufm-leaf": 4, "leaf-spine": ls, "spine-core": 0}
