@@ -220,6 +220,7 @@ class Fibre(Row):
 
 class Panel(Row):
     connector: Connector
+    medium: Literal["multimode", "single-mode"]   # the fibre its adapters are graded for
     ports: int = Field(ge=1)
     rack_units: int = Field(ge=1)
     loss_per_mated_pair: Loss
@@ -231,6 +232,9 @@ class Coherent(Row):
     standard: Literal["400zr", "openzr+", "800zr"]
     reach_max: Length
     reach_unamplified: Length
+    # Longest span its standard runs with amplifiers at the two ends only (no in-line site):
+    # 400ZR's single amplified span of up to 120 km; None = the line amplifier's span sets it.
+    span_max: Length | None = None
     grid: Frequency
     power: Power
 
