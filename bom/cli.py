@@ -235,7 +235,10 @@ def lookup(
     if prefer not in ("ladder", "cost", "power"):
         raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
     rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
-    length = _positive(reach, "length", "m", "--reach") + (_quantity(slack, "length", "m", "--slack") or 0)
+    extra = _quantity(slack, "length", "m", "--slack") or 0.0
+    if extra < 0:
+        raise BomError(f"{slack!r} must not be negative", key="--slack")
+    length = _positive(reach, "length", "m", "--reach") + extra
     lane = _positive(lane_rate, "rate", "Gbit/s", "--lane-rate") if lane_rate else None
     from typing import get_args
 

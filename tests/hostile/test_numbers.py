@@ -42,7 +42,8 @@ FLAGS = [("size", "--memory-per-gpu", "-80 GB", None), ("size", "--memory-per-gp
          ("size", "--memory-per-gpu", "1e-300 GB", "memory per GPU"),
          ("lookup", "--reach", "9**9**9 km", None), ("lookup", "--reach", "-1 m", None),
          ("lookup", "--reach", "inf m", None), ("lookup", "--rate", "0 Gbit/s", None),
-         ("lookup", "--slack", "(1 m", None), ("lookup", "--form-factor", "osfp:x:y", None),
+         ("lookup", "--slack", "(1 m", None), ("lookup", "--slack", "-50 m", None),
+         ("lookup", "--form-factor", "osfp:x:y", None),
          ("lookup", "--form-factor", "osfp:0", None), ("lookup", "--lane-rate", "nan Gbit/s", None)]
 
 
