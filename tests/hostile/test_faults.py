@@ -165,7 +165,7 @@ def _tmpfs(mount: Path, size: str) -> bool:
 
 def test_full_disk_keeps_the_previous_set(tmp_path, sets, monkeypatch):
     disk = tmp_path / "disk"
-    mounted = _tmpfs(disk, "256k")
+    mounted = _tmpfs(disk, "4m")
     try:
         if not mounted:   # not root here: the same fault from a write that fails as a full disk does
             disk.mkdir(exist_ok=True)
