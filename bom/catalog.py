@@ -3,19 +3,18 @@
 Every row has an ``id``, where its facts come from (``source``, ``as_of``) and a price
 with its own source (estimate, list, quote). A catalog directory holds YAML files whose
 single top-level key names the kind of row (``platforms:``, ``switches:``, ...). A user's
-overlay directory adds rows and replaces rows by id; a price CSV replaces prices.
+overlay directory adds rows and replaces rows by id; a price CSV replaces prices (bom/prices.py).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from bom.errors import CatalogError
 from bom.units import magnitude, parse_quantity
@@ -36,6 +35,7 @@ from bom.validation import (
 from bom.yamlio import Located, load_file
 
 PriceSource = Literal["estimate", "list", "quote"]
+Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
@@ -52,6 +52,19 @@ class Row(Model):
     price_usd: float = Field(ge=0)
     price_source: PriceSource
     notes: str | None = None
+    # Buying: whether the part is still sold, and whether part_number is an orderable SKU or a
+    # generic or marketing name that a buyer must turn into one with the vendor.
+    status: Status = "active"
+    status_date: dt.date | None = None
+    status_source: str | None = None
+    orderable: bool = True
+
+    @model_validator(mode="after")
+    def _status_has_source(self) -> Row:
+        if self.status != "active" and (self.status_date is None or not self.status_source):
+            raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
+                             f"and status_source (where it is announced)")
+        return self
 
 
 # --- platforms -----------------------------------------------------------------------
@@ -247,6 +260,7 @@ class Catalog:
 
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
+    quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.prices.Quote
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:
@@ -316,61 +330,6 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog._keys[row.id] = (src, (kind, i))
 
 
-def apply_prices(catalog: Catalog, path: Path) -> None:
-    """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
-    by_part: dict[str, list[Row]] = {}
-    for r in catalog:
-        by_part.setdefault(r.part_number, []).append(r)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
-    reader = csv.DictReader(text.splitlines())
-    need = ["sku", "price_usd", "price_source", "as_of"]
-    if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != need:
-        raise CatalogError(f"the header must be {','.join(need)}", where=f"{path}:1")
-    for n, rec in enumerate(reader, start=2):
-        where = f"{path}:{n}"
-        sku = (rec["sku"] or "").strip()
-        kind = catalog.kind_of(sku)
-        rows = [catalog.rows[kind][sku]] if kind else by_part.get(sku, [])
-        if not rows:
-            raise CatalogError(suggest(sku, [r.id for r in catalog], "sku"), where=where, key="sku")
-        try:
-            usd = float(parse_quantity(rec["price_usd"] + " USD"
-                                       if _is_number(rec["price_usd"]) else rec["price_usd"],
-                                       "money").magnitude)
-            if usd < 0:
-                raise ValueError
-        except (ValueError, TypeError, AttributeError):
-            raise CatalogError(f"price {rec['price_usd']!r} is not an amount of money",
-                               where=where, key="price_usd",
-                               hint='Write a number of USD such as 1200 or "1200 USD".') from None
-        source = (rec["price_source"] or "").strip()
-        if source not in ("estimate", "list", "quote"):
-            raise CatalogError(f"price_source {source!r} must be estimate, list or quote",
-                               where=where, key="price_source")
-        try:
-            as_of = dt.date.fromisoformat((rec["as_of"] or "").strip())
-        except ValueError:
-            raise CatalogError(f"as_of {rec['as_of']!r} is not a date like 2026-12-01",
-                               where=where, key="as_of") from None
-        for row in rows:
-            kind = catalog.kind_of(row.id)
-            assert kind is not None
-            catalog.rows[kind][row.id] = row.model_copy(
-                update={"price_usd": usd, "price_source": source, "as_of": as_of})
-            catalog.origin[row.id] = where
-
-
-def _is_number(text: str | None) -> bool:
-    try:
-        float(text or "")
-    except ValueError:
-        return False
-    return True
-
-
 def builtin_dir() -> Path:
     """The catalogs shipped with the package."""
     from bom.resources import data_dir
@@ -379,8 +338,11 @@ def builtin_dir() -> Path:
 
 
 def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
-                 base: Path | None = None) -> Catalog:
-    """The built-in catalog (or ``base``), then each overlay directory, then each price file."""
+                 base: Path | None = None, rates: dict[str, float] | None = None) -> Catalog:
+    """The built-in catalog (or ``base``), then each overlay directory, then each price file
+    (prices in other currencies converted at ``rates``, USD per unit)."""
+    from bom.prices import apply_prices
+
     catalog = Catalog()
     _load_dir(catalog, base or builtin_dir(), overlay=False)
     for directory in overlays or []:
@@ -389,7 +351,7 @@ def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None =
                                hint="--catalog takes a directory of YAML catalog files.")
         _load_dir(catalog, directory, overlay=True)
     for path in prices or []:
-        apply_prices(catalog, path)
+        apply_prices(catalog, path, rates)
     from bom.checks import check_catalog
 
     check_catalog(catalog)

@@ -82,7 +82,8 @@ def _print_json(data: Any) -> None:
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", help="A directory of catalog YAML files that adds or replaces rows by id.")]
 PricesOpt = Annotated[Optional[list[Path]], typer.Option(
-    "--prices", help="A CSV of sku,price_usd,price_source,as_of that replaces prices.")]
+    "--prices", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, quote_ref, vendor) "
+         "that replaces catalog prices.")]
 
 
 @app.command()
@@ -157,6 +158,8 @@ def build(
     report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
     files = outputs.render(report, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
+    for warning in report.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     step("done")
     if paths is None:
         return

@@ -1,0 +1,178 @@
+"""Price files: quotes that replace catalog prices, with their reference, vendor, dates and currency.
+
+A price file is a CSV with a header row. Columns (any order; only ``sku`` and a price are required):
+
+- ``sku``: a catalog row id or part number (every row with that part number takes the price);
+- ``price`` (in ``currency``) or ``price_usd``; ``currency``: ISO 4217 code, default USD. A price in
+  another currency is converted at the rate the scenario states in ``exchange_rates`` (USD per
+  unit); a currency without a stated rate is refused, never mixed in silently;
+- ``price_source``: estimate | list | quote (default quote when ``quote_ref`` is given, else list);
+- ``quoted_on`` (or ``as_of``), ``valid_until``: ISO dates; a quote past ``valid_until`` on the
+  scenario's date is flagged, not dropped;
+- ``quote_ref``, ``vendor``: the quote's reference and who quoted it (a reseller, not the maker).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from bom.catalog import Catalog, Row
+from bom.errors import CatalogError
+from bom.validation import suggest
+
+COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
+           "quote_ref", "vendor")
+SOURCES = ("estimate", "list", "quote")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One price from a price file, converted to USD."""
+
+    sku: str
+    amount: float            # in ``currency``
+    currency: str
+    rate: float              # USD per unit of ``currency``
+    price_source: str
+    quoted_on: dt.date | None
+    valid_until: dt.date | None
+    quote_ref: str
+    vendor: str
+    where: str               # file:line
+
+    @property
+    def usd(self) -> float:
+        return self.amount * self.rate
+
+    def expired(self, on: dt.date) -> bool:
+        return self.valid_until is not None and self.valid_until < on
+
+    def conversion(self) -> str:
+        """'12,000.00 EUR at 1.08 USD/EUR' for a converted price, '' for USD."""
+        return "" if self.currency == "USD" else f"{self.amount:,.2f} {self.currency} at {self.rate:g} USD/{self.currency}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"sku": self.sku, "amount": self.amount, "currency": self.currency, "usd_per_unit": self.rate,
+                "price_usd": round(self.usd, 6), "price_source": self.price_source,
+                "quoted_on": self.quoted_on.isoformat() if self.quoted_on else None,
+                "valid_until": self.valid_until.isoformat() if self.valid_until else None,
+                "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where}
+
+
+def _date(text: str, where: str, key: str) -> dt.date | None:
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CatalogError(f"{key} {text!r} is not a date like 2026-12-01", where=where, key=key) from None
+
+
+def _amount(text: str, where: str, key: str) -> float:
+    try:
+        value = float(text.replace(",", "")) if text else float("nan")
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise CatalogError(f"{key} {text!r} is not a number", where=where, key=key,
+                           hint="Write the price per unit as a plain number such as 1200.50.")
+    if value < 0:
+        raise CatalogError(f"{key} {text!r} is negative; a price is zero or more", where=where, key=key)
+    return value
+
+
+def _currency(code: str, rates: dict[str, float], where: str) -> float:
+    if code == "USD":
+        return 1.0
+    if code in rates:
+        return rates[code]
+    known = ", ".join(["USD", *sorted(rates)])
+    close = difflib.get_close_matches(code, ["USD", *rates], n=1)
+    tip = f" Did you mean {close[0]!r}?" if close else ""
+    raise CatalogError(f"currency {code!r} has no exchange rate in the scenario (known: {known}).{tip}",
+                       where=where, key="currency",
+                       hint=f"Add exchange_rates: {{{code or 'EUR'}: <USD per {code or 'EUR'}>}} to the "
+                            f"scenario with the rate's date and source in a comment, or quote in USD.")
+
+
+def _header(reader: csv.DictReader, path: Path) -> list[str]:
+    names = [(f or "").strip() for f in (reader.fieldnames or [])]
+    where = f"{path}:1"
+    for name in names:
+        if name not in COLUMNS:
+            raise CatalogError(suggest(name, COLUMNS, "price file column"), where=where, key=name)
+    if "sku" not in names or not ({"price", "price_usd"} & set(names)):
+        raise CatalogError("the header needs sku and price (or price_usd); optional: currency, price_source, "
+                           "quoted_on, valid_until, quote_ref, vendor", where=where)
+    return names
+
+
+def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
+    """Every quote in ``path``; bad input raises CatalogError naming file:line and the column."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")   # Excel writes a byte-order mark
+    except OSError as exc:
+        raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
+    except UnicodeDecodeError:
+        raise CatalogError("the price file is not UTF-8 text", where=str(path),
+                           hint="Save it from the spreadsheet as 'CSV UTF-8'.") from None
+    reader = csv.DictReader(text.splitlines())
+    names = _header(reader, path)
+    out = []
+    for n, raw in enumerate(reader, start=2):
+        rec = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
+        if not any(rec.values()):
+            continue
+        where = f"{path}:{n}"
+        sku = rec.get("sku", "")
+        if not sku:
+            raise CatalogError("a quote without a part number: sku is empty", where=where, key="sku",
+                               hint="Give the catalog id or part number the price is for.")
+        code = rec.get("currency", "").upper() or "USD"
+        if "price_usd" in names and rec.get("price_usd"):
+            if code != "USD":
+                raise CatalogError(f"price_usd is in USD but currency says {code}", where=where, key="currency",
+                                   hint="Use the price column for prices in other currencies.")
+            amount = _amount(rec["price_usd"], where, "price_usd")
+        else:
+            amount = _amount(rec.get("price", ""), where, "price")
+        rate = _currency(code, rates, where)
+        source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
+        if source not in SOURCES:
+            raise CatalogError(f"price_source {source!r} must be estimate, list or quote", where=where,
+                               key="price_source")
+        quoted = _date(rec.get("quoted_on", "") or rec.get("as_of", ""), where,
+                       "quoted_on" if rec.get("quoted_on") else "as_of")
+        until = _date(rec.get("valid_until", ""), where, "valid_until")
+        if quoted and until and until < quoted:
+            raise CatalogError(f"valid_until {until} is before quoted_on {quoted}", where=where, key="valid_until")
+        out.append(Quote(sku, amount, code, rate, source, quoted, until, rec.get("quote_ref", ""),
+                         rec.get("vendor", ""), where))
+    return out
+
+
+def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
+    kind = catalog.kind_of(sku)
+    if kind:
+        return [catalog.rows[kind][sku]]
+    return [r for r in catalog if r.part_number == sku]
+
+
+def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None) -> None:
+    """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``."""
+    for q in read_quotes(path, rates or {}):
+        rows = _rows_for(catalog, q.sku)
+        if not rows:
+            raise CatalogError(suggest(q.sku, [r.id for r in catalog], "sku"), where=q.where, key="sku")
+        for row in rows:
+            kind = catalog.kind_of(row.id)
+            assert kind is not None
+            as_of = q.quoted_on or row.as_of
+            catalog.rows[kind][row.id] = row.model_copy(
+                update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of})
+            catalog.origin[row.id] = q.where
+            catalog.quotes[row.id] = q
