@@ -166,7 +166,7 @@ def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str,
     (between sites) split evenly; a part whose split does not add up to its total is left out.
 
     >>> split_by_site({"a": 10, "b": 3}, [(1, {"a": 6}), (1, {"a": 4, "b": 2})], {}, 2)
-    {'a': (6, 4)}
+    {'a': (6.0, 4.0)}
     """
     out = {}
     shapes = list(shapes)

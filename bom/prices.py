@@ -15,6 +15,7 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
 from __future__ import annotations
 
 import csv
+import re
 import datetime as dt
 import difflib
 from dataclasses import dataclass
@@ -72,9 +73,14 @@ def _date(text: str, where: str, key: str) -> dt.date | None:
         raise CatalogError(f"{key} {text!r} is not a date like 2026-12-01", where=where, key=key) from None
 
 
-def _amount(text: str, where: str, key: str) -> float:
+_AMOUNT = re.compile(r"^\s*([-+]?[0-9][0-9,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]{3})?\s*$")
+
+
+def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
+    """A price and the currency written after it, if any ("1200", "1,200.50", "900 USD")."""
+    m = _AMOUNT.match(text)
     try:
-        value = float(text.replace(",", "")) if text else float("nan")
+        value = float(m.group(1).replace(",", "")) if m else float("nan")
     except ValueError:
         value = float("nan")
     if value != value or value in (float("inf"), float("-inf")):
@@ -82,7 +88,7 @@ def _amount(text: str, where: str, key: str) -> float:
                            hint="Write the price per unit as a plain number such as 1200.50.")
     if value < 0:
         raise CatalogError(f"{key} {text!r} is negative; a price is zero or more", where=where, key=key)
-    return value
+    return value, m.group(2).upper() if m and m.group(2) else None
 
 
 def _currency(code: str, rates: dict[str, float], where: str) -> float:
@@ -132,14 +138,12 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
         if not sku:
             raise CatalogError("a quote without a part number: sku is empty", where=where, key="sku",
                                hint="Give the catalog id or part number the price is for.")
-        code = rec.get("currency", "").upper() or "USD"
-        if "price_usd" in names and rec.get("price_usd"):
-            if code != "USD":
-                raise CatalogError(f"price_usd is in USD but currency says {code}", where=where, key="currency",
-                                   hint="Use the price column for prices in other currencies.")
-            amount = _amount(rec["price_usd"], where, "price_usd")
-        else:
-            amount = _amount(rec.get("price", ""), where, "price")
+        key = "price_usd" if rec.get("price_usd") or "price" not in names else "price"
+        amount, written = _amount(rec.get(key, ""), where, key)
+        code = rec.get("currency", "").upper() or written or "USD"
+        if key == "price_usd" and code != "USD" or written and written != code:
+            raise CatalogError(f"{key} {rec[key]!r} and currency {code} disagree", where=where, key="currency",
+                               hint="Write the price in the price column and its currency in the currency column.")
         rate = _currency(code, rates, where)
         source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
         if source not in SOURCES:
