@@ -35,6 +35,7 @@ USD = '#,##0.00 "USD"'
 USD0 = '#,##0 "USD"'
 USD4 = '0.0000 "USD"'
 WATT = '#,##0.0 "W"'
+WATT0 = '#,##0 "W"'
 KW = '#,##0.0 "kW"'
 COUNT = "#,##0"
 SHARE = "0.0%"
@@ -81,6 +82,7 @@ def _header(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int
         c.font, c.fill = HEAD, FILL
         c.alignment = Alignment(wrap_text=True, vertical="center")
         ws.column_dimensions[c.column_letter].width = width
+    ws.row_dimensions[top].height = 30   # two lines: wrapped headers are not cut on paper
     ws.freeze_panes = f"A{top + 1}"
     ws.print_title_rows = f"{top}:{top}"
     _paper(ws)
@@ -95,12 +97,27 @@ def _paper(ws: Worksheet, title: str | None = None) -> None:
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.print_options.gridLines = False
     ws.page_margins.left = ws.page_margins.right = 0.4
-    ws.page_margins.top = ws.page_margins.bottom = 0.6
+    ws.page_margins.top = ws.page_margins.bottom = 0.75
+    ws.page_margins.header = ws.page_margins.footer = 0.3
     if title is not None:
         ws.oddHeader.left.text = f"clusterbom: {title}"
         ws.oddHeader.right.text = "&A"
         ws.oddFooter.left.text = "Estimates are marked; see Inputs for sources"
         ws.oddFooter.right.text = "Page &P of &N"
+
+
+def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
+    """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
+    lines = 1
+    for c, text in texts.items():
+        width = ws.column_dimensions[_letter(c)].width or 10
+        lines = max(lines, -(-len(text) * 20 // (23 * int(width))))   # ~1.15 characters per unit of width
+    ws.row_dimensions[row].height = 14 * min(lines, 6)
+
+
+def _money(value: float) -> str:
+    """Cents where they matter; whole dollars from 1,000 up (keeps big prices inside the column)."""
+    return USD if abs(value) < 1000 else USD0
 
 
 def _name(wb: Workbook, name: str, ref: str) -> None:
@@ -200,8 +217,9 @@ def _inputs(wb: Workbook, r: Report) -> None:
 BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
             "Unit price", "Extended price", "Unit power", "Extended power", "Asset class", "Price source",
             "As of", "Flags", "Vendor", "Catalog id", "Source"]
-_BOM_WIDTHS = [5, 20, 38, 12, 11, 9, 10, 9, 5, 13, 15, 10, 12, 9, 9, 11, 24, 10, 16, 40]
-_WRAPPED = {"Description", "Flags", "Source"}
+_BOM_WIDTHS = [4, 19, 34, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 8, 8, 10, 24, 8, 15, 40]
+_WRAPPED = {"Description", "Flags"}
+_PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 
 
 def col(name: str) -> int:
@@ -231,12 +249,13 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                   "Asset class": asset_class(line.category), "Price source": line.price_source,
                   "As of": _date(line.as_of) or line.as_of, "Flags": "; ".join((flags or {}).get(line.sku, ())),
                   "Vendor": line.vendor, "Catalog id": line.catalog_id, "Source": line.source}
-        fmts = {"Qty": COUNT if line.unit == "each" else "#,##0.0", "Unit price": USD, "Extended price": USD,
-                "Unit power": WATT, "Extended power": WATT, "As of": DATE}
+        fmts = {"Qty": COUNT if line.unit == "each" else "#,##0.0", "Unit price": _money(line.unit_price_usd),
+                "Extended price": _money(line.price_usd), "Unit power": WATT if line.unit_power_w < 1e4 else WATT0,
+                "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
             _put(ws, n, c, values[name], fmts.get(name))
-            if name in _WRAPPED:
-                ws.cell(n, c).alignment = WRAP
+            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else Alignment(vertical="top")
+        _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
     total = top + len(lines) + 1
@@ -244,7 +263,9 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
     for name, fmt in (("Extended price", USD0), ("Extended power", WATT)):
         _put(ws, total, col(name), _f(f"SUBTOTAL(109,{ref(name, table)})"), fmt)
         ws.cell(total, col(name)).font = Font(bold=True)
-    _table(ws, table, top, total, len(BOM_COLS), {col("Part number"): "Total", col("Extended price"): "sum", col("Extended power"): "sum"})
+    _table(ws, table, top, total, len(BOM_COLS),
+           {col("Part number"): "Total", col("Extended price"): "sum", col("Extended power"): "sum"})
+    ws.print_area = f"A{top}:{_letter(_PRINTED)}{total}"
     return total
 
 
@@ -270,7 +291,7 @@ def _order(wb: Workbook, r: Report) -> None:
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
                 "Price date", "Quote ref", "Valid until", "Vendor", "Flags"])
-    widths = [20, 36, 12, 10] + [9] * len(site_cols) + [10, 8, 10, 13, 16, 9, 11, 14, 11, 12, 36]
+    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 10, 30]
     _header(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -287,12 +308,14 @@ def _order(wb: Workbook, r: Report) -> None:
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
             values[name] = o.per_site[i] if o.per_site is not None else None
-        fmts = {"Unit price": USD, "Extended price": USD, "Price date": DATE, "Valid until": DATE}
+        fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
+                "Valid until": DATE}
         for name, v in values.items():
             _put(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Total to order") else None))
-        for name in ("Description", "Flags"):
-            ws.cell(n, c[name]).alignment = WRAP
+        for name in names:
+            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else Alignment(vertical="top")
+        _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
     total = len(r.order) + 2
