@@ -15,9 +15,9 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
 from __future__ import annotations
 
 import csv
-import re
 import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +54,9 @@ class Quote:
 
     def conversion(self) -> str:
         """'12,000.00 EUR at 1.08 USD/EUR' for a converted price, '' for USD."""
-        return "" if self.currency == "USD" else f"{self.amount:,.2f} {self.currency} at {self.rate:g} USD/{self.currency}"
+        if self.currency == "USD":
+            return ""
+        return f"{self.amount:,.2f} {self.currency} at {self.rate:g} USD/{self.currency}"
 
     def to_json(self) -> dict[str, object]:
         return {"sku": self.sku, "amount": self.amount, "currency": self.currency, "usd_per_unit": self.rate,

@@ -28,7 +28,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from bom.lines import CATEGORIES, Line
 from bom.order import SPARES
 from bom.report import Report
-from bom.tco import CLASS_LABELS, CLASSES, OPTICS_CATEGORIES, SENSITIVITY, asset_class
+from bom.tco import CLASSES, OPTICS_CATEGORIES, SENSITIVITY, asset_class
 from bom.writers.common import is_formula_like, reproducible_zip
 
 USD = '#,##0.00 "USD"'

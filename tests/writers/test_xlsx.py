@@ -293,6 +293,6 @@ def test_the_bom_prints_one_page_wide(default_outputs, tmp_path):
     bom_pages = [t for t in texts if "Asset class" in t and "Catalog id" in t]
     assert bom_pages, "no BOM page found"
     for t in bom_pages:   # the whole header on each page: nothing spilled onto a second page width
-        for name in ("Part number", "Description", "Extended price", "Flags", "Source"):
+        for name in ("No", "Part number", "Description", "Extended price", "Flags", "Vendor", "Catalog id"):
             assert name in t, name
     assert len(bom_pages) <= 4
