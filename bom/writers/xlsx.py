@@ -183,6 +183,7 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
         for col, v in enumerate((label, value, unit, source, name), start=1):
             _put(ws, n, col, v)
         ws.cell(n, 4).alignment = WRAP
+        _fit_height(ws, n, {4: str(source)})
         if name.startswith("in_"):
             _input_cell(ws, dvs, f"B{n}", name[3:])
         _name(wb, name, f"Inputs!$B${n}")
@@ -521,15 +522,16 @@ def _sens_row(n: int) -> dict[int, str]:
 
 def _sensitivity(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Sensitivity")
-    _put(ws, 1, 1, "Swing (each input moved down and up by this fraction)")
-    _put(ws, 1, 3, 0.2, SHARE)
-    ws["C1"].style = "Input"
-    ws["C1"].number_format = SHARE
+    _put(ws, 1, 1, "Swing")
+    _put(ws, 1, 2, 0.2, SHARE)
+    ws["B1"].style = "Input"
+    ws["B1"].number_format = SHARE
+    _put(ws, 1, 3, "each input is moved down and up by this fraction, the others stay at their values")
     dv = DataValidation(type="decimal", operator="between", formula1="0", formula2="0.9")
     ws.add_data_validation(dv)
-    dv.add("C1")
-    _name(wb, "sens_swing", "Sensitivity!$C$1")
-    _header(ws, SENS_COLS, [20, 8, 9, 9, 9, 9, 9, 16, 16, 15, 15, 15, 16, 16, 12, 9], top=3)
+    dv.add("B1")
+    _name(wb, "sens_swing", "Sensitivity!$B$1")
+    _header(ws, SENS_COLS, [20, 13, 12, 12, 12, 12, 12, 16, 16, 15, 15, 15, 16, 16, 12, 9], top=3)
     cases = [("Base", "", None)] + [(label, case, i) for i, (_, label) in enumerate(SENSITIVITY)
                                    for case in ("-", "+")]
     for n, (label, case, moved) in enumerate(cases, start=4):
@@ -563,6 +565,7 @@ def _sensitivity(wb: Workbook, r: Report) -> None:
     last = top + len(order)
     chart.add_data(Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True)
     chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
+    chart.x_axis.tickLblPos = "low"   # input names beside the bars, not across them
     chart.width, chart.height = 18, 8
     ws.add_chart(chart, f"E{top}")
 
@@ -601,10 +604,14 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
         row += 1
         _put(ws, row, 1, "Warnings for the buyer")
         ws.cell(row, 1).font = WARN
+        ws.column_dimensions["C"].width = 30
         for w in r.warnings:
             row += 1
             _put(ws, row, 1, w)
+            ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=3)
             ws.cell(row, 1).font = Font(color="C00000")
+            ws.cell(row, 1).alignment = WRAP
+            ws.row_dimensions[row].height = 14 * (1 + len(w) // 100)
     tco = wb["TCO"]
     n_cat = len(_categories(wb))
     bar = BarChart()
