@@ -263,10 +263,11 @@ def catalog_list(
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
     rows = [[k, r.id, r.part_number, f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
-             r.description[:60]]
+             r.status if r.status == "active" else f"{r.status} {r.status_date}",
+             "SKU" if r.orderable else "generic", r.description[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "description"],
-                          rows, [False, False, False, True, False, False, False]))
+    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "status", "orderable",
+                           "description"], rows, [False, False, False, True, False, False, False, False, False]))
 
 
 @catalog_app.command("show")
