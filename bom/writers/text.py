@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections import Counter
@@ -14,7 +15,9 @@ from bom.resources import data_dir
 from bom.writers.common import safe_text
 
 
+@functools.lru_cache(maxsize=2)
 def _env(autoescape: bool) -> Any:
+    """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),

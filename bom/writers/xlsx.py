@@ -44,6 +44,7 @@ HEAD = Font(bold=True, color="FFFFFF")
 FILL = PatternFill("solid", fgColor="305496")
 WARN = Font(bold=True, color="C00000")
 WRAP = Alignment(wrap_text=True, vertical="top")
+TOP = Alignment(vertical="top")
 TIERS = ("compute", "scale-up", "scale-out", "scale-across")
 BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
@@ -255,7 +256,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
             _put(ws, n, c, values[name], fmts.get(name))
-            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else Alignment(vertical="top")
+            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
         _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -315,7 +316,7 @@ def _order(wb: Workbook, r: Report) -> None:
             _put(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Total to order") else None))
         for name in names:
-            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else Alignment(vertical="top")
+            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
         _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
