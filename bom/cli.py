@@ -155,7 +155,7 @@ def build(
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     step("building the model")
-    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
+    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog, src=src)
     files = outputs.render(report, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:

@@ -169,12 +169,20 @@ def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
 
 
 def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None) -> None:
-    """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``."""
+    """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``.
+
+    A later file replaces an earlier one's price; one file pricing a row twice is refused (which
+    of two quotes counts is the buyer's call, not the tool's)."""
+    seen: dict[str, str] = {}
     for q in read_quotes(path, rates or {}):
         rows = _rows_for(catalog, q.sku)
         if not rows:
             raise CatalogError(suggest(q.sku, [r.id for r in catalog], "sku"), where=q.where, key="sku")
         for row in rows:
+            if row.id in seen:
+                raise CatalogError(f"{row.id!r} is priced twice in this file (first at {seen[row.id]})",
+                                   where=q.where, key="sku", hint="Keep one quote per part in a price file.")
+            seen[row.id] = q.where
             kind = catalog.kind_of(row.id)
             assert kind is not None
             as_of = q.quoted_on or row.as_of

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 
 from bom.build import Model
 from bom.catalog import Catalog
-from bom.lines import NETWORK, Line, all_lines
+from bom.errors import ScenarioError
+from bom.lines import CATEGORIES, NETWORK, Line, all_lines
 from bom.order import SPARES, OrderLine, order_lines, spare_lines, spares_policy, split_by_site
 from bom.prices import Quote
+from bom.scenario import Scenario
 from bom.tco import OPTICS_CATEGORIES, Basis, Input, Sensitivity, Tco, asset_class, compute_tco, inputs, sensitivity
+from bom.validation import suggest
+from bom.yamlio import Located
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,6 @@ class Report:
 def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tuple[float, ...]]:
     """Installed quantity of each part in each site: each site shape built on its own."""
     from bom.build import build_model
-    from bom.yamlio import Located
 
     c = model.cluster
     total: dict[str, float] = {}
@@ -139,9 +142,21 @@ def _warnings(order: list[OrderLine]) -> list[str]:
     return out
 
 
-def make_report(model: Model, catalog: Catalog, today: dt.date | None = None) -> Report:
+def _check_spares(sc: Scenario, lines: list[Line], src: Located | None) -> None:
+    """A spares category the BOM does not know is a typo, not a rule to ignore."""
+    known = set(CATEGORIES) | {x.category for x in lines}
+    for name in sc.spares or {}:
+        if name not in known:
+            raise ScenarioError(suggest(name, known, "spares category"), key=f"spares.{name}",
+                                where=src.where(("spares", name)) if src else None)
+
+
+def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, src: Located | None = None) -> Report:
+    """Everything the writers need; ``today`` is the day quotes are checked against when the
+    scenario gives no date, ``src`` where the scenario's keys stand (for error messages)."""
     sc = model.scenario
     base = all_lines(model, catalog)
+    _check_spares(sc, base, src)
     sites = model.cluster.site_count
     lines = base + spare_lines(base, spares_policy(sc.spares), sites)
     priced_on = sc.date or today or dt.date.today()

@@ -108,6 +108,12 @@ class Scenario(Model):
     platforms: list[str] | None = None     # the generations `bom compare` builds, in order
 
     @model_validator(mode="after")
+    def _usd_is_one(self) -> Scenario:
+        if self.exchange_rates.get("USD", 1.0) != 1.0:
+            raise ValueError("exchange_rates are USD per unit of each currency, so USD is 1; leave it out")
+        return self
+
+    @model_validator(mode="after")
     def _one_size(self) -> Scenario:
         given = [k for k in ("nodes", "gpus", "workload") if getattr(self, k) is not None]
         if len(given) != 1:

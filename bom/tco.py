@@ -291,7 +291,7 @@ SWING = 0.2
 
 
 def moved(b: Basis, ins: dict[str, Input], what: str, factor: float) -> Tco:
-    """The TCO rebuilt with one input (or one price class) multiplied by ``factor``.
+    """The TCO rebuilt with one input (or one price class) multiplied by ``factor`` (utilisation at most 1).
 
     >>> b = Basis({"gpu": 100.0}, 0.0, 100.0, 0.0, 1000.0, 0.0, 0, 0, 1, 0.0, 1.0)
     >>> base = compute_tco(b, DEFAULTS).usd_per_gpu_hour
@@ -309,7 +309,8 @@ def moved(b: Basis, ins: dict[str, Input], what: str, factor: float) -> Tco:
                     network_usd=b.network_usd + extra, optics_usd=b.optics_usd * factor)
     else:
         i = ins[what]
-        ins = {**ins, what: replace(i, value=float(i.value) * factor)}
+        value = float(i.value) * factor
+        ins = {**ins, what: replace(i, value=min(1.0, value) if what == "utilisation" else value)}
     return compute_tco(b, ins)
 
 

@@ -112,7 +112,8 @@ def test_a_cable_cut_to_length_is_flagged_generic():
 
 @pytest.mark.parametrize("spares,key", [("{transceiver: {fraction: 1.5}}", "spares.transceiver.fraction"),
                                         ("{switch: {min: -1}}", "spares.switch.min"),
-                                        ("{switch: {each: 1}}", "spares.switch.each")])
+                                        ("{switch: {each: 1}}", "spares.switch.each"),
+                                        ("{transciever: {min: 1}}", "spares.transciever")])
 def test_a_bad_spares_policy_exits_2_with_file_line_and_key(bom, tmp_path, spares, key):
     path = tmp_path / "s.yaml"
     path.write_text(f"name: s\nplatform: dgx-h100\nnodes: 16\nspares: {spares}\n")

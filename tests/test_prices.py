@@ -95,6 +95,7 @@ def test_the_old_price_file_header_still_reads(tmp_path):
     ("qm9700,31000,USD,quote,2026-11-01,2026-10-01,Q1,Acme", "valid_until", "before quoted_on"),
     ("qm9700,31000 GBP,EUR,quote,2026-11-01,,Q1,Acme", "currency", "disagree"),
     ("qm9700,lots,USD,quote,2026-11-01,,Q1,Acme", "price", "not a number"),
+    ("sn2201,4900,USD,quote,2026-11-01,,Q2,Acme", "sku", "priced twice"),
 ])
 def test_bad_quotes_exit_2_with_file_line_and_key(bom, tmp_path, row, key, words):
     (tmp_path / "quotes.csv").write_text("sku,price,currency,price_source,quoted_on,valid_until,quote_ref,vendor\n"
@@ -106,6 +107,13 @@ def test_bad_quotes_exit_2_with_file_line_and_key(bom, tmp_path, row, key, words
     assert f"{tmp_path / 'quotes.csv'}:3: {key}:" in r.stderr, r.stderr
     assert words in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_usd_has_no_exchange_rate_but_one(bom, tmp_path):
+    (tmp_path / "quotes.csv").write_text(QUOTES)
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("{EUR: 1.08}", "{EUR: 1.08, USD: 0.9}"))
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 2 and "USD is 1" in r.stderr
 
 
 def test_an_unknown_column_is_refused_with_a_suggestion(tmp_path):

@@ -516,7 +516,7 @@ def _sens_row(n: int) -> dict[int, str]:
         13: (f"H{n}*{crf(rate, 'in_life_gpu')}+I{n}*{crf(rate, 'in_life_network')}"
              f"+capex_facility_usd*{crf(rate, 'in_life_facility')}"),
         14: f"L{n}+M{n}",
-        15: f"N{n}/(m_gpus*in_hours*in_utilisation*F{n})",
+        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n}))",   # no more than every hour
         16: f"IF($O$4=0,0,O{n}/$O$4-1)",
     }
 
