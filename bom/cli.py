@@ -195,6 +195,10 @@ def compare(
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
         return
+    for g in result.generations:
+        for warning in g.report.warnings:
+            if "end-of-" in warning:
+                typer.echo(f"warning: {g.platform.id}: {warning}", err=True)
     if len(result.generations) == 1 and not quiet:
         typer.echo("note: one platform, so there is no previous generation to compare against", err=True)
     typer.echo(text.compare_table(result))
