@@ -92,12 +92,12 @@ _SUPPORT_ALL = "support"
 
 def inputs(spec: object | None) -> dict[str, Input]:
     """The defaults, with every value the scenario's ``tco`` block sets (source: scenario)."""
+    given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
+    one_rate = getattr(spec, _SUPPORT_ALL, None)
+    for c in CLASSES:   # the single support rate fills every class the scenario leaves out
+        if given.get(f"support_{c}") is None:
+            given[f"support_{c}"] = one_rate
     out = dict(DEFAULTS)
-    given = {name: getattr(spec, name, None) for name in (*DEFAULTS, _SUPPORT_ALL)} if spec is not None else {}
-    if given.get(_SUPPORT_ALL) is not None:
-        for c in CLASSES:
-            given.setdefault(f"support_{c}", None)
-            given[f"support_{c}"] = given[f"support_{c}"] if given[f"support_{c}"] is not None else given["support"]
     for name, default in DEFAULTS.items():
         value = given.get(name)
         if value is None:

@@ -320,14 +320,18 @@ def _order(wb: Workbook, r: Report) -> None:
         _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
-    total = len(r.order) + 2
+    # BOM rows a person adds by hand with a new part number have no order line above: this line
+    # carries their money, so the order's total stays the BOM's (and shows when it is not zero).
+    other = len(r.order) + 2
+    ext = _letter(c["Extended price"])
+    _put(ws, other, 1, "(other BOM rows)")
+    _put(ws, other, 2, "BOM rows whose part number has no line above (added by hand): order them too")
+    _put(ws, other, c["Extended price"], _f(f"SUM({ref('Extended price')})-SUM({ext}2:{ext}{other - 1})"), USD0)
+    ws.cell(other, 2).alignment = WRAP
+    total = other + 1
     _put(ws, total, 1, "Total")
-    totals: dict[int, str] = {1: "Total"}
-    for name in ("Installed", "Spares", "Total to order", "Extended price"):
-        if name == "Extended price":
-            _put(ws, total, c[name], _f(f"SUBTOTAL(109,{ORDER_TABLE}[{name}])"), USD0)
-            totals[c[name]] = "sum"
-    _table(ws, ORDER_TABLE, 1, total, len(names), totals)
+    _put(ws, total, c["Extended price"], _f(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
+    _table(ws, ORDER_TABLE, 1, total, len(names), {1: "Total", c["Extended price"]: "sum"})
     _name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
     n = total + 2
     _put(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/order.py, estimates); they "
