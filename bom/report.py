@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bom.build import Model
 from bom.catalog import Catalog
-from bom.errors import ScenarioError
+from bom.errors import BomError, ScenarioError
 from bom.lines import CATEGORIES, NETWORK, Line, all_lines
 from bom.order import SPARES, OrderLine, order_lines, spare_lines, spares_policy, split_by_site
 from bom.prices import Quote
@@ -105,7 +105,10 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
     for site in c.sites:
         one = model.scenario.model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None,
                                                 "sites": None})
-        m = build_model(one, src, catalog, None)
+        try:
+            m = build_model(one, src, catalog, None)
+        except BomError:   # a site shape that cannot stand alone: the order gives totals only
+            return {}
         per: dict[str, float] = {}
         for line in all_lines(m, catalog):
             per[line.sku] = per.get(line.sku, 0.0) + line.quantity
