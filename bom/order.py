@@ -83,13 +83,26 @@ def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
         flags.append("generic: not orderable as such; get the vendor's SKU")
     if line.price_source == "estimate":
         flags.append("estimate")
-    quote = catalog.quotes.get(line.catalog_id)
+    quote = quote_for(line, catalog)
     if quote is not None:
         if quote.expired(on):
             flags.append(f"quote expired {quote.valid_until}")
         if quote.conversion():
             flags.append(f"converted from {quote.conversion()}")
     return flags
+
+
+def quote_for(line: Line, catalog: Catalog):  # type: ignore[no-untyped-def]
+    """The quote that prices a line: one for its sold length's part number, else one for its row."""
+    return catalog.quotes.get(line.sku) or catalog.quotes.get(line.catalog_id)
+
+
+def quoted(line: Line, catalog: Catalog) -> Line:
+    """A line of a quoted sold length takes the quote's price source and date (its row keeps its own)."""
+    q = catalog.quotes.get(line.sku)
+    if q is None or line.sku == line.catalog_id:
+        return line
+    return replace(line, price_source=q.price_source, as_of=(q.quoted_on.isoformat() if q.quoted_on else line.as_of))
 
 
 def _family_name(row: object, sku: str) -> bool:
@@ -150,7 +163,7 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
         head = group[0]
         installed = sum(x.quantity for x in group if x.fabric != SPARES)
         spares = sum(x.quantity for x in group if x.fabric == SPARES)
-        quote = catalog.quotes.get(head.catalog_id)
+        quote = quote_for(head, catalog)
         flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
         out.append(OrderLine(sku, head.catalog_id, head.category, head.description.removesuffix(" (spare)"),
                              head.vendor, head.unit, installed, (per_site or {}).get(sku), spares,

@@ -177,7 +177,8 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
     for q in read_quotes(path, rates or {}):
         rows = _rows_for(catalog, q.sku)
         if not rows:
-            raise CatalogError(suggest(q.sku, [r.id for r in catalog], "sku"), where=q.where, key="sku")
+            _price_sold_length(catalog, q, seen)
+            continue
         for row in rows:
             if row.id in seen:
                 raise CatalogError(f"{row.id!r} is priced twice in this file (first at {seen[row.id]})",
@@ -190,3 +191,23 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
                 update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of})
             catalog.origin[row.id] = q.where
             catalog.quotes[row.id] = q
+
+
+def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str]) -> None:
+    """A quote for one sold length of a cable or fibre (MFP7E30-N005): that length's price."""
+    hits = [(r, i) for r in catalog for i, s in enumerate(getattr(r, "lengths", None) or [])
+            if s.part_number == q.sku]
+    if not hits:
+        known = [r.id for r in catalog] + [s.part_number for r in catalog for s in getattr(r, "lengths", None) or []]
+        raise CatalogError(suggest(q.sku, known, "sku"), where=q.where, key="sku")
+    if q.sku in seen:
+        raise CatalogError(f"{q.sku!r} is priced twice in this file (first at {seen[q.sku]})",
+                           where=q.where, key="sku", hint="Keep one quote per part in a price file.")
+    seen[q.sku] = q.where
+    for row, i in hits:
+        kind = catalog.kind_of(row.id)
+        assert kind is not None
+        lengths = list(row.lengths)  # type: ignore[attr-defined]
+        lengths[i] = lengths[i].model_copy(update={"price_usd": q.usd})
+        catalog.rows[kind][row.id] = row.model_copy(update={"lengths": lengths})
+    catalog.quotes[q.sku] = q   # by part number: the line of that length finds it

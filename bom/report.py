@@ -14,7 +14,7 @@ from bom.build import Model
 from bom.catalog import Catalog
 from bom.errors import BomError, ScenarioError
 from bom.lines import CATEGORIES, NETWORK, Line, all_lines
-from bom.order import SPARES, OrderLine, order_lines, spare_lines, spares_policy, split_by_site
+from bom.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
 from bom.prices import Quote
 from bom.scenario import Scenario
 from bom.tco import OPTICS_CATEGORIES, Basis, Input, Sensitivity, Tco, asset_class, compute_tco, inputs, sensitivity
@@ -158,7 +158,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     """Everything the writers need; ``today`` is the day quotes are checked against when the
     scenario gives no date, ``src`` where the scenario's keys stand (for error messages)."""
     sc = model.scenario
-    base = all_lines(model, catalog)
+    base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     _check_spares(sc, base, src)
     sites = model.cluster.site_count
     lines = base + spare_lines(base, spares_policy(sc.spares), sites)
@@ -167,7 +167,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base))
     ins = inputs(sc.tco)
     basis = _basis(model, lines)
-    used = {x.catalog_id for x in lines}
+    used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
                   _warnings(order), quotes, priced_on, sc.date or newest)

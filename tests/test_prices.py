@@ -80,6 +80,22 @@ def test_two_currencies_and_an_expired_quote_reach_every_output(built):
     assert "EXPIRED 2026-11-30" in md and "1,050.00 EUR at 1.08 USD/EUR" in md
 
 
+def test_a_quote_for_one_sold_length_prices_that_length(bom, tmp_path):
+    (tmp_path / "quotes.csv").write_text("sku,price,quote_ref,valid_until\nMFP7E10-N010,61.5,FQ-9,2027-01-31\n")
+    media = "nodes: 16\nfabrics: {compute: {media: [multimode]}}"
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("nodes: 16", media))
+    out = tmp_path / "out"
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
+    assert r.exit_code == 0, r.stderr
+    j = json.loads((out / "quoted.json").read_text())
+    lines = [x for x in j["lines"] if x["sku"] == "MFP7E10-N010"]
+    assert lines and all(x["unit_price_usd"] == 61.5 and x["price_source"] == "quote" for x in lines)
+    order = next(o for o in j["order"] if o["sku"] == "MFP7E10-N010")
+    assert order["quote_ref"] == "FQ-9" and order["valid_until"] == "2027-01-31"
+    others = [x for x in j["lines"] if x["catalog_id"] == "mfp7e10-n" and x["sku"] != "MFP7E10-N010"]
+    assert all(x["price_source"] == "estimate" for x in others)
+
+
 def test_the_old_price_file_header_still_reads(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("\ufeffsku,price_usd,price_source,as_of\nqm9700,31000,quote,2026-11-01\n")   # Excel's BOM
