@@ -28,6 +28,8 @@ from bom.validation import suggest
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
            "quote_ref", "vendor")
 SOURCES = ("estimate", "list", "quote")
+#: A price file is a list of quotes, not a data dump: larger files are refused before reading.
+MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,10 @@ def _header(reader: csv.DictReader, path: Path) -> list[str]:
 
 def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
     """Every quote in ``path``; bad input raises CatalogError naming file:line and the column."""
+    if not path.is_file():
+        raise CatalogError("not a regular file", where=str(path), hint="--prices and prices: take CSV files.")
+    if path.stat().st_size > MAX_BYTES:
+        raise CatalogError(f"the price file is larger than {MAX_BYTES // 2**20} MiB", where=str(path))
     try:
         text = path.read_text(encoding="utf-8-sig")   # Excel writes a byte-order mark
     except OSError as exc:

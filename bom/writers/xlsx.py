@@ -268,7 +268,24 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
     _table(ws, table, top, total, len(BOM_COLS),
            {col("Part number"): "Total", col("Extended price"): "sum", col("Extended power"): "sum"})
     ws.print_area = f"A{top}:{_letter(_PRINTED)}{total}"
+    _bom_validation(ws, top + 1, total - 1)
     return total
+
+
+def _bom_validation(ws: Worksheet, first: int, last: int) -> None:
+    """What a person may type into the BOM: amounts of zero or more, one of the asset classes."""
+    if last < first:
+        return
+    amounts = DataValidation(type="decimal", operator="greaterThanOrEqual", formula1="0",
+                             error="A number of zero or more", errorTitle="BOM")
+    classes = DataValidation(type="list", formula1=f'"{",".join(CLASSES)}"', error="gpu, network or facility",
+                             errorTitle="Asset class")
+    for dv in (amounts, classes):
+        dv.showErrorMessage = True
+        ws.add_data_validation(dv)
+    for name in ("Qty", "Unit price", "Unit power"):
+        amounts.add(f"{_letter(col(name))}{first}:{_letter(col(name))}{last}")
+    classes.add(f"{_letter(col('Asset class'))}{first}:{_letter(col('Asset class'))}{last}")
 
 
 def _letter(n: int) -> str:
