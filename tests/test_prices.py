@@ -73,6 +73,7 @@ def test_two_currencies_and_an_expired_quote_reach_every_output(built):
     bom_flags = [row[bom_head.index("Flags")] for row in wb["BOM"].iter_rows(min_row=2, values_only=True)
                  if row[bom_head.index("Part number")] == "MQM9700-NS2F"]
     assert bom_flags and all("quote expired" in f for f in bom_flags)
+    assert wb.properties.created.date().isoformat() == "2026-12-02"   # the scenario's date, not the clock
     # The report and the Markdown.
     html = (out / "quoted.html").read_text()
     assert "Q-2026-0411" in html and "(expired)" in html and "1.08" in html and "EUR" in html
