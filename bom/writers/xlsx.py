@@ -514,7 +514,7 @@ def _tco(wb: Workbook) -> tuple[int, int]:
 
 def _categories(wb: Workbook) -> list[str]:
     """The known categories, then any other category the BOM holds (parts added by other stages)."""
-    seen = [c.value for c in wb["BOM"]["D"][1:-1] if isinstance(c.value, str)]
+    seen = [c.value for c in wb["BOM"][_letter(col("Category"))][1:-1] if isinstance(c.value, str)]
     return list(CATEGORIES) + [c for c in dict.fromkeys(seen) if c not in CATEGORIES]
 
 
