@@ -81,6 +81,21 @@ def test_two_currencies_and_an_expired_quote_reach_every_output(built):
     assert "EXPIRED 2026-11-30" in md and "1,050.00 EUR at 1.08 USD/EUR" in md
 
 
+def test_the_quote_state_follows_the_pricing_day(built, tmp_path):
+    from tests.spreadsheet import errors, recalc
+
+    _, out = built
+    done = recalc(out / "quoted.xlsx", tmp_path)
+    assert errors(done) == []
+    ws = openpyxl.load_workbook(done, data_only=True)["Order"]
+    head = [c.value for c in ws[1]]
+    state = {ws.cell(n, 1).value: ws.cell(n, head.index("Quote state") + 1).value for n in range(2, ws.max_row + 1)}
+    assert state["MQM9700-NS2F"] == "expired" and state["MMA4Z00-NS"] == "valid"
+    unquoted = [ws.cell(n, 1).value for n in range(2, ws.max_row + 1)
+                if not ws.cell(n, head.index("Quote ref") + 1).value and ws.cell(n, 1).value != "Total"]
+    assert unquoted and all(state[sku] in (None, "") for sku in unquoted)   # catalog prices: no quote
+
+
 def test_a_quote_for_one_sold_length_prices_that_length(bom, tmp_path):
     (tmp_path / "quotes.csv").write_text("sku,price,quote_ref,valid_until\nMFP7E10-N010,61.5,FQ-9,2027-01-31\n")
     media = "nodes: 16\nfabrics: {compute: {media: [multimode]}}"

@@ -205,7 +205,15 @@ def _inputs(wb: Workbook, r: Report) -> None:
     n = ws.max_row + 2
     _put(ws, n, 1, "Priced on")
     _put(ws, n, 2, r.priced_on, DATE)
-    _put(ws, n, 4, "quotes past their valid_until on this day are flagged (scenario date, else the build day)")
+    ws.cell(n, 2).style = "Input"
+    ws.cell(n, 2).number_format = DATE
+    dv = DataValidation(type="date", operator="greaterThan", formula1="1", error="A date", errorTitle="Priced on")
+    ws.add_data_validation(dv)
+    dv.add(f"B{n}")
+    _put(ws, n, 4, "quotes past their valid_until on this day are flagged (scenario date, else the build day); "
+                   "the Order sheet's Quote state follows this cell")
+    _put(ws, n, 5, "in_priced_on")
+    _name(wb, "in_priced_on", f"Inputs!$B${n}")
     for code, rate in sorted(r.model.scenario.exchange_rates.items()):
         n += 1
         _put(ws, n, 1, f"Exchange rate {code}")
@@ -309,8 +317,8 @@ def _order(wb: Workbook, r: Report) -> None:
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
-                "Price date", "Quote ref", "Valid until", "Vendor", "Flags"])
-    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 10, 30]
+                "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
+    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
     _header(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -323,7 +331,10 @@ def _order(wb: Workbook, r: Report) -> None:
             "Unit price": _f(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
             "Extended price": _f(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
-            "Quote ref": o.quote_ref, "Valid until": o.valid_until, "Vendor": o.vendor,
+            "Quote ref": o.quote_ref, "Valid until": o.valid_until,
+            "Quote state": _f(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
+                              f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Vendor": o.vendor,
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
             values[name] = o.per_site[i] if o.per_site is not None else None
