@@ -12,7 +12,7 @@ from bom.cluster import Cluster, ScaleUp, build_cluster, scale_up
 from bom.dci import Dci, build_dci
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
-from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_spine, node_leaf, spine_core
+from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
 from bom.links import LinkGroup, count_hop
 from bom.media import Media, cage
 from bom.scenario import FabricSpec, Scenario
@@ -61,8 +61,12 @@ class Fabric:
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
+            "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
+            "rails_per_leaf": (self.first.rails_per_leaf
+                               if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
-            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
+            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+            | ({"leaf-leaf": self.hop_links("leaf-leaf")} if self.hop_links("leaf-leaf") else {}),
             "modules": {"node": self.modules_at("node"),
                         "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
             "cables": sum(g.cables for g in self.groups),
@@ -155,12 +159,21 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
     spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
-    rail = spec.topology == "rail-optimized"
+    if spec.topology == "pair" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
+    # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
+    own = magnitude(spine.port_rate, "rate")
+    native = (switch_ports(spine, own) if spec.uplink_rate == "native" and uplinks is None and own > rate
+              and own == magnitude(leaf.port_rate, "rate") else None)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
-             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node)
+             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+             native=native)
     return p, rate
 
 
@@ -201,14 +214,21 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
 def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
     planes = f.planes
     node_lo, leaf_lo, leaf_up, spine_lo, spine_up, core_lo = [], [], [], [], [], []
+    isl_lo: EndGroups = []
+    isl_up: EndGroups = []
     for count, p in f.shapes:
         nodes, leaves = node_leaf(p, floor)
         # Every plane's leaves stand with the others, so a node's ports of all planes share a run.
         node_lo += _scaled([(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], count)
         leaf_lo += _scaled(leaves, count * planes)
-        lo, up = leaf_spine(p, floor)
-        leaf_up += _scaled(lo, count * planes)
-        spine_lo += _scaled(up, count * planes)
+        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
+            lo, up = leaf_leaf(p, floor)
+            isl_lo += _scaled(lo, count * planes)
+            isl_up += _scaled(up, count * planes)
+        elif p.layers > 1:
+            lo, up = leaf_spine(p, floor)
+            leaf_up += _scaled(lo, count * planes)
+            spine_lo += _scaled(up, count * planes)
         if p.layers == 3:
             lo, up = spine_core(p, floor)
             spine_up += _scaled(lo, count * planes)
@@ -227,11 +247,13 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
     ls_up = cage(p.up.form_factor, p.up.ports_per_cage, p.leaf_spine_per_pair < p.up.ports_per_cage)
     ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage, p.leaf_spine_per_pair < p.spine.ports_per_cage)
+    isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
     sc_spread = p.spine_core_per_pair < p.spine.ports_per_cage
     sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
     hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
             ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),
-            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, sc, sc, up_lane)]
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, sc, sc, up_lane),
+            ("leaf-leaf", "leaf", "leaf", isl_lo, isl_up, p.up.rate_gbps, isl, isl, up_lane)]
     groups: list[LinkGroup] = []
     for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
         if lo:

@@ -34,6 +34,8 @@ from bom.validation import (
 )
 from bom.yamlio import Located, load_file
 
+#: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
+MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
@@ -49,7 +51,7 @@ class Row(Model):
     description: str
     source: str
     as_of: dt.date
-    price_usd: float = Field(ge=0)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     price_source: PriceSource
     notes: str | None = None
     # Buying: whether the part is still sold, and whether part_number is an orderable SKU or a
@@ -162,6 +164,19 @@ class Switch(Row):
     power_max: Power
     rack_units: int = Field(ge=1)
 
+    @model_validator(mode="after")
+    def _ports_add_up(self) -> Switch:
+        # A leaf splits its cages between downlinks and uplinks, so a switch has two cages at least.
+        if self.ports != self.cages * self.ports_per_cage:
+            raise ValueError(f"ports ({self.ports}) must be cages x ports_per_cage "
+                             f"({self.cages} x {self.ports_per_cage})")
+        if self.cages < 2:
+            raise ValueError("a switch needs at least two cages (one for downlinks, one for uplinks)")
+        for b in self.breakouts:
+            if b.ports < self.ports:
+                raise ValueError(f"a breakout splits ports into more ports: {b.ports} is fewer than {self.ports}")
+        return self
+
 
 class Module(Row):
     form_factor: FormFactor
@@ -188,7 +203,7 @@ class CableEnd(Model):
 class SoldLength(Model):
     length: Length
     part_number: str
-    price_usd: float | None = Field(default=None, ge=0)
+    price_usd: float | None = Field(default=None, ge=0, le=MAX_PRICE_USD)
 
 
 class Cable(Row):
@@ -201,7 +216,7 @@ class Cable(Row):
     reach_max: Length
     power_per_end: Power
     lengths: list[SoldLength] = Field(min_length=1)
-    price_per_m_usd: float = Field(default=0.0, ge=0)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
 
 
 class Fibre(Row):
@@ -211,11 +226,12 @@ class Fibre(Row):
     strands: int = Field(ge=1)
     attenuation: Attenuation
     lengths: list[SoldLength] = Field(min_length=1)
-    price_per_m_usd: float = Field(default=0.0, ge=0)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
 
 
 class Panel(Row):
     connector: Connector
+    medium: Literal["multimode", "single-mode"]   # the fibre its adapters are graded for
     ports: int = Field(ge=1)
     rack_units: int = Field(ge=1)
     loss_per_mated_pair: Loss
@@ -227,6 +243,9 @@ class Coherent(Row):
     standard: Literal["400zr", "openzr+", "800zr"]
     reach_max: Length
     reach_unamplified: Length
+    # Longest span its standard runs with amplifiers at the two ends only (no in-line site):
+    # 400ZR's single amplified span of up to 120 km; None = the line amplifier's span sets it.
+    span_max: Length | None = None
     grid: Frequency
     power: Power
 
@@ -302,7 +321,7 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
         raise CatalogError("no catalog files (*.yaml) in this directory", where=str(directory))
     seen_here: dict[str, str] = {}
     for path in files:
-        src = load_file(path)
+        src = load_file(path, "catalog file")
         if src.data is None:
             continue
         if not isinstance(src.data, dict) or len(src.data) != 1:

@@ -26,14 +26,21 @@ def friendly(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from bom.errors import BomError
+        from bom.writers.common import terminal_text
+
+        def say(text: str) -> None:   # one paragraph, and no escape sequence from the input
+            typer.echo("error: " + terminal_text(" ".join(text.split())), err=True)
 
         try:
             return fn(*args, **kwargs)
         except BomError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            say(str(exc))
             raise typer.Exit(2) from None
         except OSError as exc:
-            typer.echo(f"error: {exc.filename or ''}: {exc.strerror}", err=True)
+            say(f"{exc.filename or ''}: {exc.strerror}")
+            raise typer.Exit(2) from None
+        except RecursionError:
+            say("the input nests too deeply to read")
             raise typer.Exit(2) from None
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):
@@ -104,8 +111,8 @@ def size(
     from bom.scenario import load_scenario
 
     ov = pipeline.SizeOverrides(
-        _quantity(memory_per_gpu, "information", "GB", "--memory-per-gpu"),
-        _quantity(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu"), mfu, pue)
+        _positive(memory_per_gpu, "information", "GB", "--memory-per-gpu") if memory_per_gpu else None,
+        _positive(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu") if flops_per_gpu else None, mfu, pue)
     catalog = _catalog(catalog_dir)
     if scenario is None:
         results = pipeline.size_seed_jobs(catalog, platform, ov)
@@ -190,7 +197,13 @@ def compare(
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    result = cmp.compare(sc, src, catalog, ids, gpus)
+    from bom.errors import BomError
+    from bom.validation import locate
+
+    try:
+        result = cmp.compare(sc, src, catalog, ids, gpus)
+    except BomError as exc:
+        raise locate(exc, src) from None
     paths = _write(outputs.render_comparison(result), output or Path("reports") / sc.name,
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
@@ -231,6 +244,13 @@ def lookup(
     rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
     length = _positive(reach, "length", "m", "--reach") + (_quantity(slack, "length", "m", "--slack") or 0)
     lane = _positive(lane_rate, "rate", "Gbit/s", "--lane-rate") if lane_rate else None
+    from typing import get_args
+
+    from bom.catalog import FormFactor
+    from bom.validation import cage_option
+
+    form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
+    far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
     media = Media(_catalog(catalog_dir, prices))
     result = media.lookup(rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
     if as_json:
@@ -266,9 +286,11 @@ def catalog_list(
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
-    rows = [[k, r.id, r.part_number, f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
+    from bom.writers.common import terminal_text as tt
+
+    rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
-             "SKU" if r.orderable else "generic", r.description[:50]]
+             "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
     typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "status", "orderable",
                            "description"], rows, [False, False, False, True, False, False, False, False, False]))
@@ -287,9 +309,11 @@ def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
     if kind is None:
         raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
     row = cat.rows[kind][row_id]
-    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {cat.origin[row_id]}")
+    from bom.writers.common import terminal_text as tt
+
+    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {tt(cat.origin[row_id])}")
     for name, value in row.model_dump(mode="python").items():
-        typer.echo(f"{name}: {value}")
+        typer.echo(f"{name}: {tt(value)}")
 
 
 @catalog_app.command("validate")

@@ -2,9 +2,16 @@
 
 Per site pair (a full mesh): wavelengths = ceil(bandwidth / wavelength rate), a coherent
 module at both ends of each; fibre pairs = ceil(wavelengths / channels of the grid), with a
-mux/demux at each end of each pair; amplified past the module's unamplified reach, with an
-in-line amplifier site every span (sites = spans - 1); DCI router ports for the line side
-and the client side at each end.
+mux/demux at each end of each pair; DCI router ports for the line side and the client side
+at each end.
+
+Amplification (``line_amplifiers``): past the module's unamplified reach a route is amplified
+at both ends (a booster on the transmit side and a pre-amplifier on the receive side, in each
+direction); a route longer than one span also has in-line amplifier sites, huts along the
+fibre, spans - 1 of them per route, shared by every fibre pair on that route. A span is the
+module standard's single amplified span where it has one (400ZR: up to 120 km, OIF-400ZR-01.0)
+and the line amplifier's span otherwise. An EDFA amplifies one fibre, one direction: a fibre
+pair takes two at every in-line site and two at each end.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ from bom.catalog import Catalog, Coherent, Dwdm, Switch
 from bom.errors import LimitError
 from bom.media import Choice, Media
 from bom.units import magnitude
+
+#: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
+MAX_WAVELENGTHS = 96_000
 
 
 @dataclass(frozen=True)
@@ -32,7 +42,7 @@ class Dci:
     router: Switch
     wavelengths_per_pair: int
     fibre_pairs_per_pair: int
-    inline_sites: int              # per fibre pair route
+    inline_sites: int              # in-line amplifier sites along one route (site pair)
 
     @property
     def coherent(self) -> Coherent:
@@ -61,9 +71,22 @@ class Dci:
         return 2 * self.fibre_pairs if self.mux is not None else 0
 
     @property
+    def routes(self) -> int:
+        """Fibre routes between sites: one per site pair (a full mesh)."""
+        return self.pairs
+
+    @property
+    def amplifier_sites(self) -> int:
+        """In-line amplifier huts over every route."""
+        return self.routes * self.inline_sites
+
+    @property
+    def amplifiers_per_fibre_pair(self) -> int:
+        return line_amplifiers(self.inline_sites, self.choice.amplified)
+
+    @property
     def amplifiers(self) -> int:
-        terminal = 2 if self.choice.amplified else 0
-        return self.fibre_pairs * (self.inline_sites + terminal)
+        return self.fibre_pairs * self.amplifiers_per_fibre_pair
 
     @property
     def dark_fibre_km(self) -> float:
@@ -85,10 +108,29 @@ class Dci:
                 "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
                 "coherent": self.coherent.id, "standard": self.coherent.standard,
                 "mux_demux": self.muxes, "amplifiers": self.amplifiers,
-                "inline_amplifier_sites": self.inline_sites * self.fibre_pairs,
+                "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
+                "inline_amplifier_sites": self.amplifier_sites,
+                "inline_amplifier_sites_per_route": self.inline_sites,
                 "dark_fibre_km": self.dark_fibre_km, "routers": self.routers,
                 "router_ports": self.routers * self.router.ports,
                 "copper_links": 0, "copper_share": 0.0}
+
+
+#: Directions per fibre pair (one fibre each way) and amplifiers per direction at the two ends.
+DIRECTIONS = 2
+TERMINAL_PER_DIRECTION = 2   # the booster at the sending end, the pre-amplifier at the receiving end
+
+
+def line_amplifiers(inline_sites: int, amplified: bool) -> int:
+    """EDFAs one fibre pair takes: one per direction at each in-line site, and a booster and a
+    pre-amplifier per direction at the ends when the route is amplified.
+
+    >>> line_amplifiers(0, True), line_amplifiers(7, True), line_amplifiers(0, False)   # 120, 600, 40 km
+    (4, 18, 0)
+    """
+    if not amplified:
+        return 0
+    return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION)
 
 
 def _channels(module: Coherent, mux: Dwdm | None) -> int:
@@ -113,7 +155,12 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
                                     if m.spacing is not None else 1e9, m.price_usd), default=None)
     channels = _channels(module, mux)
     # Rates arrive through unit conversion (25.6 Tbit/s -> 25600.000000000004 Gbit/s).
-    wavelengths = math.ceil(round(bandwidth_gbps / wavelength_gbps, 9))
+    # At least one wavelength: a pair of sites is connected or it is not a site pair.
+    wavelengths = max(1, math.ceil(round(bandwidth_gbps / wavelength_gbps, 9)))
+    if wavelengths > MAX_WAVELENGTHS:
+        raise LimitError(f"{bandwidth_gbps:,.6g} Gbit/s per site pair needs {wavelengths:,} wavelengths of "
+                         f"{wavelength_gbps:g} Gbit/s, more than the {MAX_WAVELENGTHS:,} we build",
+                         key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     return Dci(sites, sites * (sites - 1) // 2, distance_m, bandwidth_gbps, wavelength_gbps, choice,

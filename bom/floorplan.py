@@ -86,6 +86,7 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """Node end and leaf end of the node-leaf hop (one plane)."""
     if plane.topology == "tor":
         return _tor_node_leaf(plane, fp)
+    # A rail SU, a switch pair and a single switch all stand in the SU's network rack.
     shapes = Counter({plane.group_nodes: plane.groups - 1})
     shapes[plane.last_group_nodes] += 1
     node_end: Counter[Run] = Counter()
@@ -106,10 +107,11 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
             for n in range(first, first + fill):
                 if plane.nodes_per_leaf:   # whole nodes per leaf: every port of node n
                     per_leaf[n // plane.nodes_per_leaf][run] += plane.node_ports
-                else:                      # one port of node n on each rail's leaf
-                    per_leaf[min(n // plane.leaf_down, len(per_leaf) - 1)][run] += 1
+                else:                      # node n's ports of the leaf's rails on that leaf
+                    j = min(n // plane.rail_leaf_nodes, len(per_leaf) - 1)
+                    per_leaf[j][run] += plane.rails_per_leaf
             first += fill
-        copies = 1 if plane.nodes_per_leaf else plane.node_ports
+        copies = 1 if plane.nodes_per_leaf else plane.node_ports // plane.rails_per_leaf
         for runs, leaves in Counter(frozenset(c.items()) for c in per_leaf).items():
             leaf_end.append((groups * copies * leaves, dict(runs)))
     return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
@@ -143,22 +145,47 @@ def _row_run(fp: FloorPlan, delta: int) -> Run:
     return Run(fp.run(delta, fp.row_m / 2), "in-row" if delta == 0 else "cross-row")
 
 
+def _pods(plane: Plane, rows: list[int]) -> list[list[tuple[int, int]]]:
+    """Each pod's leaves as (row of their group, leaves there), group by group in order."""
+    size = plane.pod_size
+    pods: list[list[tuple[int, int]]] = [[]]
+    room = size
+    for row in rows:
+        left = plane.leaves_per_group
+        while left:
+            if room == 0:
+                pods.append([])
+                room = size
+            take = min(left, room)
+            pods[-1].append((row, take))
+            left -= take
+            room -= take
+    return pods
+
+
+def _centre(plane: Plane, fp: FloorPlan, pod: list[tuple[int, int]]) -> int:
+    return (pod[0][0] + _rows_after(plane, fp, pod[-1][0])) // 2
+
+
 def leaf_spine(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """Leaf end and spine end of the leaf-spine hop (one plane)."""
-    rows = _leaf_rows(plane, fp)
     leaf_end: Counter[Run] = Counter()
     spine_end: EndGroups = []
-    per_pod = plane.groups_per_pod
-    for first in range(0, plane.groups, per_pod):
-        pod_rows = rows[first:first + per_pod]
-        centre = (pod_rows[0] + _rows_after(plane, fp, pod_rows[-1])) // 2
+    for pod in _pods(plane, _leaf_rows(plane, fp)):
+        centre = _centre(plane, fp, pod)
         spine_ports: Counter[Run] = Counter()
-        for row in pod_rows:
+        for row, leaves in pod:
             run = _row_run(fp, abs(row - centre))
-            leaf_end[run] += plane.leaves_per_group
-            spine_ports[run] += plane.leaves_per_group * plane.leaf_spine_per_pair
+            leaf_end[run] += leaves
+            spine_ports[run] += leaves * plane.leaf_spine_per_pair
         spine_end.append((plane.spines_per_pod, dict(spine_ports)))
     return [(n, {run: plane.leaf_up}) for run, n in leaf_end.items()], spine_end
+
+
+def leaf_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+    """The ISLs of a switch pair: both switches stand in one network rack."""
+    run = Run(fp.in_rack_m, "in-rack")
+    return [(1, {run: plane.isl})], [(1, {run: plane.isl})]
 
 
 def _rows_after(plane: Plane, fp: FloorPlan, row: int) -> int:
@@ -173,10 +200,8 @@ def spine_core(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     hall_centre = (rows[0] + _rows_after(plane, fp, rows[-1])) // 2
     spine_end: Counter[Run] = Counter()
     core_ports: Counter[Run] = Counter()
-    for first in range(0, plane.groups, plane.groups_per_pod):
-        pod_rows = rows[first:first + plane.groups_per_pod]
-        centre = (pod_rows[0] + _rows_after(plane, fp, pod_rows[-1])) // 2
-        run = _row_run(fp, abs(centre - hall_centre))
+    for pod in _pods(plane, rows):
+        run = _row_run(fp, abs(_centre(plane, fp, pod) - hall_centre))
         spine_end[run] += plane.spines_per_pod
         core_ports[run] += plane.spine_core_per_pair
     return ([(n, {run: plane.spine_up}) for run, n in spine_end.items()],

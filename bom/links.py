@@ -121,6 +121,6 @@ def _finish(g: LinkGroup, heads: list[int], media: Media) -> None:
     g.cables = math.ceil(g.fibre_runs / o.runs_per_cable)
     g.fibre_strands = g.links * o.lit_per_link
     if g.choice.panels and o.fibre is not None:
-        g.panel = media.panel_for(o.fibre.connector)
+        g.panel = media.panel_for(o.fibre.connector, o.medium)
         if g.panel is not None:
             g.panels = g.choice.panels * math.ceil(g.fibre_runs / g.panel.ports)

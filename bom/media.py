@@ -63,6 +63,7 @@ class Option:
     loss_per_pair_db: float = 0.0
     coherent: Coherent | None = None
     unamplified_m: float = math.inf
+    span_m: float | None = None     # coherent: one amplified span without in-line sites
     fixed_power_w: float = 0.0      # per link, both ends
     fixed_price_usd: float = 0.0    # per link: the modules' share
     sold: tuple[tuple[float, str, float], ...] = ()  # (length m, part number, price USD)
@@ -176,8 +177,14 @@ def _fibres_for(m: Module, fibres: list[Fibre]) -> list[Fibre | None]:
     return list(fits) or [None]
 
 
-def _pair_loss(connector: str, panels: list[Panel]) -> float:
-    losses = [magnitude(p.loss_per_mated_pair, "loss") for p in panels if p.connector == connector]
+def panel_medium(medium: str) -> str:
+    """The patch-panel grade for a fibre medium: multimode runs on multimode panels."""
+    return "multimode" if medium == "multimode" else "single-mode"
+
+
+def _pair_loss(connector: str, medium: str, panels: list[Panel]) -> float:
+    losses = [magnitude(p.loss_per_mated_pair, "loss") for p in panels
+              if p.connector == connector and p.medium == panel_medium(medium)]
     return max(losses, default=0.75)  # TIA-568 allows 0.75 dB per mated pair
 
 
@@ -205,7 +212,7 @@ def _optical(ma: Module, mb: Module, fibre: Fibre | None, panels: list[Panel]) -
         fibre=fibre, runs_per_link=runs, runs_per_cable=per_cable, lit_per_link=ma.lit_strands,
         loss_budget_db=min(magnitude(ma.loss_budget, "loss"), magnitude(mb.loss_budget, "loss")),
         attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
-        loss_per_pair_db=_pair_loss(ma.connector, panels),
+        loss_per_pair_db=_pair_loss(ma.connector, ma.medium, panels),
         fixed_power_w=(magnitude(ma.power, "power") / ma.ports
                        + magnitude(mb.power, "power") / mb.ports),
         fixed_price_usd=ma.price_usd / ma.ports + mb.price_usd / mb.ports,
@@ -219,6 +226,7 @@ def _coherent_options(rows: list[Coherent]) -> list[Option]:
         out.append(Option("coherent", magnitude(c.rate, "rate"), magnitude(c.rate, "rate"), end, end,
                           magnitude(c.reach_max, "length"), 0.0, coherent=c,
                           unamplified_m=magnitude(c.reach_unamplified, "length"),
+                          span_m=magnitude(c.span_max, "length") if c.span_max is not None else None,
                           fixed_power_w=2 * magnitude(c.power, "power"),
                           fixed_price_usd=2 * c.price_usd, runs_per_link=1, lit_per_link=2))
     return out
@@ -281,7 +289,9 @@ class Media:
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
         self._views: dict[tuple[str, ...], Media] = {}
-        self._panels = {p.connector: p for p in sorted(rows["panels"], key=lambda p: p.price_usd)}
+        self._panels: dict[tuple[str, str], Panel] = {}
+        for p in sorted(rows["panels"], key=lambda p: p.price_usd, reverse=True):
+            self._panels[(p.connector, p.medium)] = p   # the cheapest of each kind wins
 
     def restricted(self, allowed: tuple[str, ...]) -> Media:
         """The same lookup over only the media in ``allowed`` (a scenario's fabric policy)."""
@@ -306,9 +316,9 @@ class Media:
             raise _too_far(rate_gbps, length_m, max(options, key=lambda o: o.reach_max_m))
         return min(fits, key=lambda c: (c.price_usd, c.option.name))
 
-    def panel_for(self, connector: str) -> Panel | None:
-        """The cheapest patch panel for ``connector`` in the catalog."""
-        return self._panels.get(connector)  # type: ignore[return-value]
+    def panel_for(self, connector: str, medium: str) -> Panel | None:
+        """The cheapest patch panel for ``connector`` graded for the run's ``medium``."""
+        return self._panels.get((connector, panel_medium(medium)))
 
     def lookup(self, rate_gbps: float, length_m: float, form_factor: str | None = None,
                far_form_factor: str | None = None, lane_gbps: float | None = None,
@@ -370,7 +380,7 @@ class Media:
             return f"needs at least {metres(o.reach_min_m)}"
         if o.coherent is not None:
             amplified = required > o.unamplified_m
-            amps = max(0, math.ceil(required / self.span_m) - 1) if amplified else 0
+            amps = inline_sites(required, o.span_m or self.span_m) if amplified else 0
             return Choice(o, required, required, None, o.fixed_price_usd, o.fixed_power_w, 0.0, 0, amps,
                           amplified, True)
         if o.assembly is not None and panels:
@@ -448,6 +458,15 @@ class Media:
         reasons = "; ".join(f"{r.option.name}: {r.reason}" for r in rejected[:4])
         return LimitError(f"no {rate:g} Gbit/s part fits {metres(length)} with {panels} patch panels "
                           f"({reasons})", hint="Use fewer patch panels or a shorter route.")
+
+
+def inline_sites(route_m: float, span_m: float) -> int:
+    """In-line amplifier sites (huts) along one route of ``route_m`` in spans of ``span_m``.
+
+    >>> inline_sites(120_000, 120_000), inline_sites(600_000, 80_000), inline_sites(121_000, 80_000)
+    (0, 7, 1)
+    """
+    return max(0, math.ceil(round(route_m / span_m, 9)) - 1)
 
 
 def _too_far(rate: float, length: float, longest: Option) -> LimitError:

@@ -11,6 +11,7 @@ from bom.errors import BomError
 from bom.resources import data_dir
 from bom.scenario import Scenario
 from bom.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
+from bom.validation import locate
 from bom.workload import Workload, load_jobs
 from bom.yamlio import Located
 
@@ -74,7 +75,10 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
     acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
     from bom.tco import inputs
 
-    return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
+    try:
+        return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
+    except BomError as exc:
+        raise locate(exc, src) from None
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
@@ -98,4 +102,7 @@ def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
         if scenario.platform is None:
             raise BomError("a build needs a platform", where=src.where(()), key="platform")
         sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
-    return build_model(scenario, src, catalog, sizing)
+    try:
+        return build_model(scenario, src, catalog, sizing)
+    except BomError as exc:
+        raise locate(exc, src) from None

@@ -17,19 +17,21 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import difflib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bom.catalog import Catalog, Row
+from bom.catalog import MAX_PRICE_USD, Catalog, Row
 from bom.errors import CatalogError
 from bom.validation import suggest
+from bom.yamlio import read_input
 
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
            "quote_ref", "vendor")
+#: Columns a price file may carry for people, read past.
+IGNORED = ("notes", "description", "quoted_by")
 SOURCES = ("estimate", "list", "quote")
-#: A price file is a list of quotes, not a data dump: larger files are refused before reading.
-MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,12 @@ def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
     except ValueError:
         value = float("nan")
     if value != value or value in (float("inf"), float("-inf")):
-        raise CatalogError(f"{key} {text!r} is not a number", where=where, key=key,
+        raise CatalogError(f"{key} {text[:60]!r} is not a number", where=where, key=key,
                            hint="Write the price per unit as a plain number such as 1200.50.")
     if value < 0:
-        raise CatalogError(f"{key} {text!r} is negative; a price is zero or more", where=where, key=key)
+        raise CatalogError(f"{key} {text[:60]!r} is negative; a price is zero or more", where=where, key=key)
+    if value > MAX_PRICE_USD:
+        raise CatalogError(f"{key} {text[:60]!r} is past {MAX_PRICE_USD:.0e}: a typo?", where=where, key=key)
     return value, m.group(2).upper() if m and m.group(2) else None
 
 
@@ -103,44 +107,57 @@ def _currency(code: str, rates: dict[str, float], where: str) -> float:
     known = ", ".join(["USD", *sorted(rates)])
     close = difflib.get_close_matches(code, ["USD", *rates], n=1)
     tip = f" Did you mean {close[0]!r}?" if close else ""
-    raise CatalogError(f"currency {code!r} has no exchange rate in the scenario (known: {known}).{tip}",
+    raise CatalogError(f"currency {code[:20]!r} has no exchange rate in the scenario (known: {known}).{tip}",
                        where=where, key="currency",
                        hint=f"Add exchange_rates: {{{code or 'EUR'}: <USD per {code or 'EUR'}>}} to the "
                             f"scenario with the rate's date and source in a comment, or quote in USD.")
 
 
-def _header(reader: csv.DictReader, path: Path) -> list[str]:
-    names = [(f or "").strip() for f in (reader.fieldnames or [])]
+def _header(row: list[str], path: Path) -> list[str]:
+    names = [f.strip() for f in row]
     where = f"{path}:1"
     for name in names:
-        if name not in COLUMNS:
-            raise CatalogError(suggest(name, COLUMNS, "price file column"), where=where, key=name)
+        if name not in COLUMNS and name not in IGNORED:
+            raise CatalogError(f"the header has an unknown column: {suggest(name[:60], COLUMNS, 'column')}",
+                               where=where, key=name[:60],
+                               hint="Is this a price file? A BOM CSV written by bom build is not.")
+    if len(set(names)) != len(names):
+        raise CatalogError("the header names a column twice", where=where)
     if "sku" not in names or not ({"price", "price_usd"} & set(names)):
         raise CatalogError("the header needs sku and price (or price_usd); optional: currency, price_source, "
-                           "quoted_on, valid_until, quote_ref, vendor", where=where)
+                           "quoted_on, valid_until, quote_ref, vendor", where=where,
+                           hint="Is this a price file? A BOM CSV written by bom build is not.")
     return names
+
+
+def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and (line, record) of each data row; lines count the line breaks inside quotes."""
+    text = read_input(path, "price file")   # regular files only, size limit, UTF-8 with or without BOM
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise CatalogError(f"not a CSV file we can read: {exc}", where=str(path)) from None
+    if not rows:
+        raise CatalogError("the price file is empty; its first line is the header sku,price,currency,...",
+                           where=f"{path}:1")
+    names = _header(rows[0], path)
+    out, line = [], 1 + sum(cell.count("\n") for cell in rows[0])
+    for row in rows[1:]:
+        line += 1
+        if any(cell.strip() for cell in row):
+            if len(row) != len(names):
+                raise CatalogError(f"this row has {len(row)} fields and the header {len(names)}",
+                                   where=f"{path}:{line}")
+            out.append((line, {k: v.strip() for k, v in zip(names, row, strict=True)}))
+        line += sum(cell.count("\n") for cell in row)
+    return names, out
 
 
 def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
     """Every quote in ``path``; bad input raises CatalogError naming file:line and the column."""
-    if not path.is_file():
-        raise CatalogError("not a regular file", where=str(path), hint="--prices and prices: take CSV files.")
-    if path.stat().st_size > MAX_BYTES:
-        raise CatalogError(f"the price file is larger than {MAX_BYTES // 2**20} MiB", where=str(path))
-    try:
-        text = path.read_text(encoding="utf-8-sig")   # Excel writes a byte-order mark
-    except OSError as exc:
-        raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
-    except UnicodeDecodeError:
-        raise CatalogError("the price file is not UTF-8 text", where=str(path),
-                           hint="Save it from the spreadsheet as 'CSV UTF-8'.") from None
-    reader = csv.DictReader(text.splitlines())
-    names = _header(reader, path)
+    names, records = _records(path)
     out = []
-    for n, raw in enumerate(reader, start=2):
-        rec = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
-        if not any(rec.values()):
-            continue
+    for n, rec in records:
         where = f"{path}:{n}"
         sku = rec.get("sku", "")
         if not sku:
@@ -150,12 +167,13 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
         amount, written = _amount(rec.get(key, ""), where, key)
         code = rec.get("currency", "").upper() or written or "USD"
         if key == "price_usd" and code != "USD" or written and written != code:
-            raise CatalogError(f"{key} {rec[key]!r} and currency {code} disagree", where=where, key="currency",
+            raise CatalogError(f"{key} {rec[key][:60]!r} and currency {code[:10]!r} disagree", where=where,
+                               key="currency",
                                hint="Write the price in the price column and its currency in the currency column.")
         rate = _currency(code, rates, where)
         source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
         if source not in SOURCES:
-            raise CatalogError(f"price_source {source!r} must be estimate, list or quote", where=where,
+            raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote", where=where,
                                key="price_source")
         quoted = _date(rec.get("quoted_on", "") or rec.get("as_of", ""), where,
                        "quoted_on" if rec.get("quoted_on") else "as_of")

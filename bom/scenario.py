@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from bom.errors import ScenarioError
 from bom.resources import data_dir
@@ -15,11 +16,34 @@ from bom.workload import Workload
 from bom.yamlio import Located, load_file, load_text
 
 
+def _oversubscription(value: Any) -> Fraction:
+    """down:up as written ("4:3", "4/3", 3) or as a decimal (1.333 -> 4:3, see fabric.ratio)."""
+    from bom.fabric import ratio
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3")
+    try:
+        r = ratio(value)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3") from None
+    if r < 1:
+        raise ValueError(f"{value!r} is below 1:1; a leaf has at most as many uplinks as downlinks "
+                         "(write 1 for non-blocking)")
+    return r
+
+
+Oversubscription = Annotated[Fraction, BeforeValidator(_oversubscription)]
+
+
 class FabricSpec(Model):
     switch: str | None = None          # catalog id; default: the platform's default switch
-    topology: Literal["rail-optimized", "tor"] = "rail-optimized"
+    # pair: two switches joined by ISLs (a BasePOD-size pod), each taking half of every node's ports
+    topology: Literal["rail-optimized", "tor", "pair"] = "rail-optimized"
     layers: Literal["auto", 2, 3] = "auto"
-    oversubscription: float = Field(default=1.0, ge=1.0)
+    oversubscription: Oversubscription = Fraction(1)   # down:up at the leaf, "4:3" or 1.333
+    # native: switch-to-switch links at the switch's own port rate (800G over 2 x 400G planes)
+    # where whole native ports join each pair of switches; downlink: at the NIC's rate
+    uplink_rate: Literal["native", "downlink"] = "native"
     su_nodes: int | None = Field(default=None, ge=1)
     planes: int = Field(default=1, ge=1, le=8)
     # Media the design allows (e.g. [multimode] where a reference design uses optics throughout).
@@ -135,10 +159,7 @@ def load_scenario(path: Path | None) -> tuple[Scenario, Located]:
     """The scenario at ``path`` (or the built-in default) and where each of its keys stands."""
     if path is None:
         path = data_dir("scenarios") / "default.yaml"
-    if not path.is_file():
-        raise ScenarioError("no such scenario file", where=str(path),
-                            hint="Give the path of a scenario YAML file.")
-    src = load_file(path)
+    src = load_file(path, "scenario file")
     return parse_scenario(src), src
 
 

@@ -11,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from bom.catalog import Platform
+from bom.errors import LimitError
 from bom.workload import Workload
 
 USABLE_MEMORY_FRACTION = 0.85
@@ -114,11 +115,11 @@ def level_for(gpus: float, levels: tuple[Level, ...]) -> Level:
 def size(job: Workload, acc: Accelerator, pue: float = DEFAULT_PUE) -> Sizing:
     """Size ``job`` on ``acc``; see the module docstring for the formulas."""
     memory = job.memory_gb
-    by_mem = math.ceil(memory / (acc.memory_gb * USABLE_MEMORY_FRACTION))
+    by_mem = _count(memory / (acc.memory_gb * USABLE_MEMORY_FRACTION), "memory")
     by_time = 0
     flop = job.total_flop
     if flop > 0 and job.kind != "serve":
-        by_time = math.ceil(flop / (acc.flops_for(job.dtype) * job.mfu * job.deadline_s))
+        by_time = _count(flop / (acc.flops_for(job.dtype) * job.mfu * job.deadline_s), "time")
     need = max(by_mem, by_time, 1)
     level = level_for(need, acc.levels)
     it_kw = None if acc.power_w is None else need * acc.power_w / 1000.0
@@ -127,6 +128,18 @@ def size(job: Workload, acc: Accelerator, pue: float = DEFAULT_PUE) -> Sizing:
                   _decider(by_mem, by_time), level.name, level.label,
                   acc.domain_gpus, memory <= domain_memory, it_kw,
                   None if it_kw is None else it_kw * pue, pue)
+
+
+#: More GPUs than any campus holds by nine orders of magnitude: past it, a count is an input error.
+MAX_GPUS = 10**15
+
+
+def _count(gpus: float, by: str) -> int:
+    """Whole GPUs, refusing a count no building could hold (it comes from a wrong unit or a typo)."""
+    if not (math.isfinite(gpus) and gpus >= 0) or gpus > MAX_GPUS:
+        raise LimitError(f"the job needs {gpus:.3g} GPUs by {by}, past the {MAX_GPUS:.0e} this tool sizes; "
+                         "check the workload's units and the memory per GPU and FLOP/s per GPU", key="workload")
+    return math.ceil(gpus)
 
 
 def _decider(by_mem: int, by_time: int) -> str:

@@ -98,7 +98,8 @@ def build_summary(model: object) -> str:
         sw, ln = j["switches"], j["links"]
         rows.append([name, j["switch"], j["layers"], j["planes"],
                      f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
-                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}",
+                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}"
+                     + (f" + {ln['leaf-leaf']:,} ISL" if ln.get("leaf-leaf") else ""),
                      f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
                      f"{j['optical_links']:,}"])
     lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
@@ -113,7 +114,8 @@ def build_summary(model: object) -> str:
     if model.dci is not None:
         lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
                      f"{across['distance_km']:g} km, {across['coherent_modules']:,} coherent modules, "
-                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers")
+                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers "
+                     f"({across['inline_amplifier_sites']:,} in-line amplifier huts)")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ scenario loading); hot loops work on plain floats in the base units returned by 
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -78,11 +79,47 @@ def _suggest(text: str) -> str | None:
     return None
 
 
+#: A quantity is a finite decimal number, then a unit expression: names joined by "/", "*" or a
+#: space, each with an optional small integer power ("m^2"). Nothing else reaches pint's parser,
+#: whose expression evaluator would otherwise run "9**9**9 km" or "1/0 m".
+MAX_TEXT = 100
+_NUMBER = re.compile(r"[+-]?(?:\d{1,30}(?:\.\d{0,30})?|\.\d{1,30})(?:[eE][+-]?\d{1,3})?")
+_NAME = r"[A-Za-zµ%][A-Za-z_µ%]{0,30}(?:\^-?\d{1,2})?"
+_UNIT = re.compile(rf"{_NAME}(?:\s*[/*]\s*{_NAME}|\s+{_NAME})*")
+#: The largest magnitude any input may have in its model unit (a bound on overflow downstream).
+LIMIT = 1e40
+
+
+def _read(text: str, dimension: str, key: str | None) -> pint.Quantity:
+    """"number unit" by our grammar, then the unit looked up in the registry."""
+    example = EXAMPLES[dimension]
+    stripped = text.strip()
+    number = _NUMBER.match(stripped) if len(stripped) <= MAX_TEXT else None
+    unit = stripped[number.end():].strip() if number else ""
+    if number is None or (unit and not _UNIT.fullmatch(unit)):
+        shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+        raise QuantityError(f"cannot read {shown!r} as a {dimension}: write a number and a unit, "
+                            f"such as {example}", key=key)
+    value = float(number.group())
+    if not math.isfinite(value):
+        raise QuantityError(f"{text!r} is not a finite number; write it like {example}", key=key)
+    if not unit:
+        raise QuantityError(f"{text!r} has no unit; write the {dimension} with its unit, such as {example}",
+                            key=key)
+    try:
+        units = ureg.parse_units(unit.replace("^", "**"))
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
+        raise QuantityError(f"cannot read {text!r} as a {dimension} ({exc}); "
+                            f"write it like {example}", key=key) from None
+    return ureg.Quantity(value, units)
+
+
 def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Quantity:
     """Parse ``text`` ("800 Gbit/s") into a quantity of ``dimension`` ("rate", "length", ...).
 
-    Raises :class:`QuantityError` naming ``key`` when the text is not a number with a
-    unit, the unit is ambiguous, or the dimension is wrong.
+    Raises :class:`QuantityError` naming ``key`` when the text is not a finite number with a
+    unit, the unit is ambiguous, the dimension is wrong, or the magnitude in the model unit is
+    past ``LIMIT`` (1e40).
 
     >>> parse_quantity("800 Gbit/s", "rate").to("GB/s")
     <Quantity(100.0, 'gigabyte / second')>
@@ -92,27 +129,32 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
         q = text
     else:
         if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-            raise QuantityError(f"expected a {dimension} such as {example}, got {text!r}", key=key)
+            raise QuantityError(f"expected a {dimension} such as {example}, got {_short(text)}", key=key)
         if isinstance(text, (int, float)):
             raise QuantityError(
-                f"{text!r} has no unit; write the {dimension} with its unit, such as {example}",
+                f"{_short(text)} has no unit; write the {dimension} with its unit, such as {example}",
                 key=key)
-        suggestion = _suggest(text)
+        suggestion = _suggest(text) if len(text) <= MAX_TEXT else None
         if suggestion is not None:
             raise QuantityError(
                 f"{text!r} is not a spelling we read: write bits as 'bit' and rates with '/s' "
                 "(in pint's usual registry 'b' is barn and 'Gb' gilbert).",
                 key=key, hint=f'Write "{suggestion}".')
-        try:
-            q = ureg.Quantity(text.strip())
-        except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
-            raise QuantityError(f"cannot read {text!r} as a {dimension} ({exc}); "
-                                f"write it like {example}", key=key) from None
+        q = _read(text, dimension, key)
     if not isinstance(q, pint.Quantity) or q.dimensionality != _DIMS[dimension]:
         got = q.dimensionality if isinstance(q, pint.Quantity) else "a bare number"
-        raise QuantityError(f"{text!r} is not a {dimension} (its dimension is {got}); "
+        raise QuantityError(f"{_short(text)} is not a {dimension} (its dimension is {got}); "
                             f"expected something like {example}", key=key)
+    size = abs(float(q.to(DIMENSIONS[dimension][1]).magnitude))
+    if not size <= LIMIT:
+        raise QuantityError(f"{_short(text)} is out of range: at most {LIMIT:g} {DIMENSIONS[dimension][1]}",
+                            key=key)
     return q
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
 
 
 def magnitude(q: pint.Quantity, dimension: str) -> float:

@@ -7,11 +7,13 @@ into one :class:`BomError` that names the file, the line and the key.
 from __future__ import annotations
 
 import difflib
+import functools
+import types
 import typing
 from typing import Annotated, Any
 
 import pint
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from bom.errors import BomError
 from bom.units import parse_quantity
@@ -19,9 +21,48 @@ from bom.yamlio import Located
 
 
 class Model(BaseModel):
-    """Strict, immutable model: unknown keys are refused."""
+    """Strict, immutable model: unknown keys, inf and nan, and a bool or a fraction where a
+    count is expected are refused (pydantic's lax mode would read ``gpus: true`` as 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, value: Any, info: ValidationInfo) -> Any:
+        kinds = _kinds(cls, info.field_name)
+        if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
+            raise ValueError(f"expected a number, got {value!r}")
+        if int in kinds and float not in kinds and isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"expected a whole number, got {value!r}")
+        if int in kinds and str not in kinds and float not in kinds and isinstance(value, str):
+            raise ValueError(f"expected a whole number, got the text {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise ValueError(f"{value} is out of range (at most {MAX_INT:.0e})")
+        return value
+
+
+#: The largest whole number any input may give (far past any cluster; keeps arithmetic finite).
+MAX_INT = 10**15
+
+
+@functools.cache
+def _kinds(model: type[BaseModel], name: str | None) -> frozenset[type]:
+    """The plain types (int, float, str, bool) a field's annotation admits, Literals included."""
+    if name is None or name not in model.model_fields:
+        return frozenset()
+    found: set[type] = set()
+
+    def walk(annotation: Any) -> None:
+        if annotation in (int, float, str, bool):
+            found.add(annotation)
+        elif typing.get_origin(annotation) is typing.Literal:
+            found.update(type(a) for a in typing.get_args(annotation))
+        elif typing.get_origin(annotation) in (typing.Union, types.UnionType, typing.Annotated):
+            for arg in typing.get_args(annotation):
+                walk(arg)
+
+    walk(model.model_fields[name].annotation)
+    return frozenset(found)
 
 
 def _quantity(dimension: str, minimum: str) -> Any:
@@ -89,7 +130,8 @@ def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
         return f"{where}: {key}: this key is required but missing."
     msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
-        msg += f" (got {err.get('input')!r})"
+        shown = repr(err.get("input"))
+        msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
     return f"{where}: {key}: {msg}"
 
 
@@ -102,6 +144,29 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
         lines = [_describe(e, model, src, base) for e in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BomError(" ".join(lines) + more) from None
+
+
+def locate(exc: BomError, src: Located) -> BomError:
+    """Give ``exc`` the file and line of its key in ``src`` when it names a key but no place."""
+    if exc.where is None and exc.key and not exc.key.startswith("-"):
+        path = tuple(int(p) if p.isdigit() else p for p in exc.key.split("."))
+        exc.where = src.where(path)
+    return exc
+
+
+def cage_option(text: str | None, option: str, form_factors: typing.Iterable[str]) -> str | None:
+    """A cage given on the command line, ``osfp``, ``osfp:2`` or ``osfp:2:spread``, checked."""
+    if text is None:
+        return None
+    known = list(form_factors)
+    ff, _, rest = text.partition(":")
+    ports, _, spread = rest.partition(":")
+    if ff not in known:
+        raise BomError(suggest(ff, known, "form factor"), key=option)
+    if (rest and not (ports.isdigit() and 1 <= int(ports) <= 8)) or spread not in ("", "spread"):
+        raise BomError(f"{text!r} is not a cage: write a form factor, then optionally the ports one cage "
+                       "serves (1 to 8) and ':spread'", key=option, hint="For example osfp or osfp:2.")
+    return text
 
 
 def suggest(name: str, known: typing.Iterable[str], what: str) -> str:

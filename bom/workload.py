@@ -30,18 +30,18 @@ class Workload(Model):
     kind: Literal["serve", "finetune", "pretrain"]
     name: str | None = None
     memory: Memory | None = None
-    flop: float | None = Field(default=None, gt=0)
+    flop: float | None = Field(default=None, gt=0, le=1e40)
     deadline: Duration | None = None
     mfu: float = Field(default=DEFAULT_MFU, gt=0, le=1)
-    params: float | None = Field(default=None, gt=0)
-    active_params: float | None = Field(default=None, gt=0)
+    params: float | None = Field(default=None, gt=0, le=1e18)
+    active_params: float | None = Field(default=None, gt=0, le=1e18)
     dtype: str = "bf16"
     layers: int | None = Field(default=None, ge=1)
     kv_heads: int | None = Field(default=None, ge=1)
     head_dim: int | None = Field(default=None, ge=1)
     users: int | None = Field(default=None, ge=0)
     context: int | None = Field(default=None, ge=0)
-    tokens: float | None = Field(default=None, gt=0)
+    tokens: float | None = Field(default=None, gt=0, le=1e18)
     source: str | None = None
 
     @field_validator("flop", mode="before")
@@ -122,7 +122,7 @@ def load_jobs(path: Path) -> list[Workload]:
     from bom.validation import validate
     from bom.yamlio import load_file
 
-    src = load_file(path)
+    src = load_file(path, "jobs file")
     if not isinstance(src.data, dict) or not isinstance(src.data.get("jobs"), list):
         raise ScenarioError("expected a 'jobs:' list of workloads", where=src.where(()))
     return [validate(Workload, job, src, ("jobs", i)) for i, job in enumerate(src.data["jobs"])]

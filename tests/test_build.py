@@ -49,12 +49,15 @@ def test_tor_in_rack_runs_are_copper(catalog):
 def test_three_layer_build(catalog):
     m = build(catalog, "name: big\nplatform: dgx-h100\nnodes: 2000\n")
     f = m.fabrics["compute"].to_json()
-    # 2,000 nodes / 32 = 63 SUs (62.5) x 8 rails = 504 leaves; 4 SUs per pod -> 16 pods.
+    # 2,000 nodes / 32 = 63 SUs (62.5) x 8 rails = 504 leaves, 32 up each. The pod with the
+    # fewest spines + cores: one SU (8 leaves) on 8 spines (4 links to each, 32 down / 32 up)
+    # -> 63 pods, 504 spines; each spine's 32 uplinks over 63 pods -> 32 cores per core group
+    # (63 x 1 <= 64 ports), 8 groups -> 256 cores. Pods of 4 SUs would need 16 x 32 = 512
+    # spines and the same 256 cores (16 pods x 32 up over 64 ports: 8 per group, 32 groups).
     assert f["layers"] == 3 and f["switches"]["leaf"] == 504
     assert f["links"]["node-leaf"] == 16000 and f["links"]["leaf-spine"] == 504 * 32
-    assert f["switches"]["spine"] == 16 * 32 and f["links"]["spine-core"] == 16 * 32 * 32
-    # 16 pods x 32 uplinks over 64 ports: 8 cores per core group, 32 groups.
-    assert f["switches"]["core"] == 32 * 8
+    assert f["switches"]["spine"] == 63 * 8 and f["links"]["spine-core"] == 63 * 8 * 32
+    assert f["switches"]["core"] == 8 * 32
 
 
 @pytest.mark.parametrize("text,line,words", [

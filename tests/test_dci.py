@@ -44,9 +44,10 @@ def test_600_km_moves_to_zr_plus_with_amplifiers(catalog):
     d = model(catalog, "600 km").dci
     assert d.coherent.standard == "openzr+"           # past 400ZR's 120 km
     assert (d.wavelengths, d.modules, d.fibre_pairs) == (64, 128, 1)
-    # 600 km in 80 km spans: 8 spans, 7 in-line amplifier sites, plus booster and pre-amp
-    # at the two terminals: 7 + 2 = 9 amplifiers on the one fibre pair.
-    assert d.inline_sites == 7 and d.amplifiers == 9
+    # 600 km in 80 km spans (the line amplifier's span; ZR+ has no single-span limit of its
+    # own): 8 spans, 7 in-line amplifier huts on the route. Per fibre pair an EDFA each way at
+    # every hut and a booster + pre-amplifier each way at the ends: 2 x (7 + 2) = 18.
+    assert d.inline_sites == 7 and d.amplifier_sites == 7 and d.amplifiers == 18
     assert d.dark_fibre_km == 600
 
 
@@ -74,3 +75,15 @@ def test_incomplete_sites(bom, tmp_path, bad, words):
     path.write_text(BASE.splitlines()[0] + "\nplatform: gb300-nvl72\ngpus: 1152\n" + bad + "\n")
     r = bom("build", str(path))
     assert r.exit_code == 2 and all(w in r.stderr for w in words)
+
+
+def test_doctests_of_the_span_and_ratio_rules():
+    import doctest
+
+    import bom.dci
+    import bom.fabric
+    import bom.media
+
+    for module in (bom.dci, bom.fabric, bom.media):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bom.errors import LimitError
-from bom.media import Media
+from bom.media import Media, cage
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_sold_length_is_the_next_at_or_above(media):
 
 def test_twin_port_module_shares(media):
     # Twin-port 2xSR4 at the switch, single-port SR4 flat top at the NIC: half a module + one.
-    c = media.lookup(400, 20, "osfp", "osfp-flat").choice
+    c = media.lookup(400, 20, "osfp", cage("osfp-flat", 1)).choice
     assert c.option.a.ports == 2 and c.option.b.ports == 1
     assert c.option.a.part.part_number == "MMA4Z00-NS"
 
@@ -180,3 +180,22 @@ def test_interval_cache_agrees_with_a_direct_lookup(media, rate, length, ff, pan
     assert (got.option, got.part_number, got.length_m, got.required_m) == (
         want.option, want.part_number, want.length_m, want.required_m)
     assert got.price_usd == pytest.approx(want.price_usd) and got.loss_db == pytest.approx(want.loss_db)
+
+
+def test_patch_panels_match_the_medium_of_their_runs(catalog):
+    # Multimode and single-mode MPO-12/APC runs share a connector but not a panel: the adapters
+    # are graded for the fibre (NVIDIA structured cabling requirements, MPO MM vs MPO SM).
+    from bom.build import build_model
+    from bom.scenario import scenario_from_text
+    from bom.yamlio import load_text
+
+    text = ("name: p\nplatform: dgx-h100\nnodes: 127\nfabrics: {compute: {media: [multimode, smf-parallel]}}\n"
+            "layout: {patch_panels: 2, racks_per_row: 2, row_pitch: \"10 m\"}\n")   # some runs past 50 m
+    groups = build_model(scenario_from_text(text), load_text(text, "p.yaml"), catalog, None).groups
+    paneled = [g for g in groups if g.panels]
+    assert {g.medium for g in paneled} == {"multimode", "smf-parallel"}
+    for g in paneled:
+        assert g.panel.connector == g.choice.option.fibre.connector == "mpo12-apc"
+        assert g.panel.medium == ("multimode" if g.medium == "multimode" else "single-mode"), g.panel.id
+    assert {g.panel.id for g in paneled if g.medium == "multimode"} == {"mpo-panel-mm-1u"}
+    assert {g.panel.id for g in paneled if g.medium != "multimode"} == {"mpo-panel-sm-1u"}

@@ -101,3 +101,30 @@ def test_commands_import_no_writers():
             "print(any(m in sys.modules for m in ('openpyxl', 'jinja2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("written,ratio", [
+    ('"4:3"', (4, 3)), ('"4/3"', (4, 3)), ("1.333", (4, 3)), ("1.3333", (4, 3)), ("3", (3, 1)),
+    ('"3:1"', (3, 1)), ("1.5", (3, 2)), ("1.25", (5, 4)), ("1.3", (13, 10)), ("1", (1, 1)),
+])
+def test_oversubscription_is_an_exact_ratio(written, ratio):
+    # Decimals within 0.001 of a ratio with a denominator up to 16 are that ratio (bom.fabric.ratio).
+    from bom.scenario import scenario_from_text
+
+    text = f"name: x\nplatform: dgx-h100\nnodes: 4\nfabrics:\n  storage: {{oversubscription: {written}}}\n"
+    s = scenario_from_text(text)
+    r = s.fabrics["storage"].oversubscription
+    assert (r.numerator, r.denominator) == ratio
+
+
+@pytest.mark.parametrize("written,words", [
+    ("0.5", ["below 1:1"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]), ("[1, 2]", ["not a ratio"]),
+    ('"inf"', ["not a ratio"]), ('"nan"', ["not a ratio"]), ('"4:3:2"', ["not a ratio"]), ("true", ["not a ratio"]),
+])
+def test_bad_oversubscription(bom, tmp_path, written, words):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"name: x\nplatform: dgx-h100\nnodes: 4\nfabrics:\n  compute:\n    oversubscription: {written}\n")
+    r = bom("build", str(path), "--json")
+    assert r.exit_code == 2 and "oversubscription" in r.output and "s.yaml:6" in r.output
+    for w in words:
+        assert w in r.output

@@ -5,6 +5,8 @@ generation in per cent (percentage points for shares)."""
 
 from __future__ import annotations
 
+import re
+
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font
@@ -42,6 +44,30 @@ def _facts(g: Generation) -> dict[str, float]:
     return out
 
 
+#: Sheet names Excel refuses or that this workbook uses itself.
+RESERVED = ("comparison", "inputs", "history")
+
+
+def sheet_names(ids: list[str]) -> list[str]:
+    """One valid, unique sheet name per platform id, derived once: at most 31 characters, none of
+    ``[]:*?/\\``, no leading or trailing apostrophe, unique ignoring case (Excel's rules).
+
+    >>> sheet_names(["a" * 40, "a" * 40 + "b", "inputs"])
+    ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaa~2', 'inputs~2']
+    """
+    out: list[str] = []
+    taken = set(RESERVED)
+    for pid in ids:
+        base = re.sub(r"[\[\]:*?/\\\x00-\x1f]", "_", pid).strip("'") or "platform"
+        name, n = base[:31], 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{base[:31 - len(str(n)) - 1]}~{n}"
+        taken.add(name.lower())
+        out.append(name)
+    return out
+
+
 def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
     """The generation's TCO, the same model as the main workbook's TCO sheet (bom/tco.py)."""
     usd, cat = f"{table}[Extended price]", f"{table}[Category]"
@@ -67,8 +93,7 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _generation_sheet(wb: Workbook, g: Generation, i: int) -> tuple[str, str]:
-    title = g.platform.id[:31]
+def _generation_sheet(wb: Workbook, g: Generation, title: str, i: int) -> tuple[str, str]:
     table = f"BOM_{i}"
     ws = wb.create_sheet(title)
     _put(ws, 1, 1, "Figure")
@@ -90,7 +115,7 @@ def _generation_sheet(wb: Workbook, g: Generation, i: int) -> tuple[str, str]:
 
 def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     """Each comparison metric as a formula over one generation's sheet and the Inputs."""
-    q = f"'{sheet}'"
+    q = "'" + sheet.replace("'", "''") + "'"
     fact = {name: f"{q}!$B${n}" for n, name in enumerate(FACTS, start=2)}
     cost = {name: f"{q}!$B${n}" for n, name in enumerate(COSTS, start=len(FACTS) + 2)}
     usd, cat, tier, qty = (f"{table}[{c}]" for c in ("Extended price", "Category", "Tier", "Qty"))
@@ -138,7 +163,9 @@ def workbook(c: Comparison) -> Workbook:
     ws = wb.active
     ws.title = "Comparison"
     inputs_sheet(wb, list(c.generations[0].report.inputs.values()))
-    sheets = [_generation_sheet(wb, g, i) for i, g in enumerate(c.generations, start=1)]
+    names = sheet_names([g.platform.id for g in c.generations])
+    sheets = [_generation_sheet(wb, g, name, i)
+              for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
     metrics = list(c.rows()[0])
     n_gen = len(sheets)
     _header(ws, ["Metric", "Key"] + [g.platform.id for g in c.generations], [44, 10] + [18] * n_gen)

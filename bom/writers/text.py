@@ -12,7 +12,7 @@ from typing import Any
 from bom.lines import CATEGORIES
 from bom.report import Report
 from bom.resources import data_dir
-from bom.writers.common import safe_text
+from bom.writers.common import markdown_text, safe_text, visible_text
 
 
 @functools.lru_cache(maxsize=2)
@@ -20,9 +20,11 @@ def _env(autoescape: bool) -> Any:
     """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2
 
+    clean = visible_text if autoescape else markdown_text   # HTML escapes markup itself
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
                              autoescape=autoescape, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             finalize=lambda v: clean(v) if isinstance(v, str) else v)
     env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
     env.filters["usd"] = lambda v: f"{v:,.0f} USD"
     env.filters["pct"] = lambda v: f"{v:.1%}"

@@ -29,7 +29,7 @@ from bom.lines import CATEGORIES, Line
 from bom.order import SPARES
 from bom.report import Report
 from bom.tco import CLASSES, OPTICS_CATEGORIES, SENSITIVITY, asset_class
-from bom.writers.common import is_formula_like, reproducible_zip
+from bom.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
 
 USD = '#,##0.00 "USD"'
 USD0 = '#,##0 "USD"'
@@ -51,23 +51,25 @@ ORDER_TABLE = "Orders"
 
 
 def _put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
+    """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula."""
     cell = ws.cell(row=row, column=col)
-    if isinstance(value, str) and not value.startswith("=="):
-        cell.value = value
-        if is_formula_like(value):
-            cell.data_type = "s"   # user text that looks like a formula stays text
-            cell.quotePrefix = True
+    if isinstance(value, Formula):
+        cell.value = "=" + value
     elif isinstance(value, str):
-        cell.value = value[1:]    # "==..." marks one of our own formulas
+        text = cell_text(value)
+        cell.value = text
+        cell.data_type = "s"      # a string cell even when it starts with "="
+        if is_formula_like(text):
+            cell.quotePrefix = True   # and stays text when someone edits it in Excel
     else:
         cell.value = value
     if fmt:
         cell.number_format = fmt
 
 
-def _f(formula: str) -> str:
-    """Our own formula (the extra "=" tells it apart from user text)."""
-    return "=" + formula if formula.startswith("=") else "==" + formula
+def _f(formula: str) -> Formula:
+    """One of our own formulas (with or without its leading "="): the only way to make one."""
+    return Formula(formula.removeprefix("="))
 
 
 def _date(iso: str | None) -> dt.date | None:
@@ -79,7 +81,8 @@ def _date(iso: str | None) -> dt.date | None:
 
 def _header(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
     for i, (name, width) in enumerate(zip(names, widths, strict=True), start=1):
-        c = ws.cell(row=top, column=i, value=name)
+        _put(ws, top, i, name)
+        c = ws.cell(row=top, column=i)
         c.font, c.fill = HEAD, FILL
         c.alignment = Alignment(wrap_text=True, vertical="center")
         ws.column_dimensions[c.column_letter].width = width

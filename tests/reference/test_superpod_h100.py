@@ -3,7 +3,10 @@
 127 DGX H100 (+ UFM) built as 4 full SUs of 32 nodes on QM9700, rail-optimised and
 non-blocking: 32 leaf + 16 spine switches; 1,016 node-leaf links (the UFM's 4 more are not
 part of our count) and 1,024 leaf-spine links, all multimode fibre; 1,536 twin-port OSFP
-modules in the switches and 508 (4 per DGX) in the nodes.
+modules in the switches and 508 (4 per DGX) in the nodes. Table 8 names the parts: "Switch OSFP
+Transceivers, leaf and spine, 980-9I510-00NS00" (MMA4Z00-NS, finned top) x 1,536 and "System
+OSFP Transceivers, in the DGX H100 systems, 980-9I51A-00NS00" (MMA4Z00-NS-FLT, flat top) x 508;
+all compute cables are multimode fibre (980-9I570-00N030 = MFP7E10-N030) x 2,040.
 """
 
 from __future__ import annotations
@@ -36,8 +39,12 @@ def test_all_multimode_with_the_ra_modules(catalog):
     scenario, src = load_scenario(CASE)
     groups = build_model(scenario, src, catalog, None).groups
     assert {g.medium for g in groups} == {"multimode"}
-    assert {g.lower_end.part.part_number for g in groups} == {"MMA4Z00-NS"}
-    assert {g.upper_end.part.part_number for g in groups} == {"MMA4Z00-NS"}
+    # Table 8: the DGX end takes the flat-top twin-port part, every switch cage the finned one.
+    node = [g for g in groups if g.hop == "node-leaf"]
+    assert {g.lower_end.part.part_number for g in node} == {"MMA4Z00-NS-FLT"}
+    assert sum(g.modules_lower for g in node) == 508
+    switch_ends = [g.upper_end for g in groups] + [g.lower_end for g in groups if g.hop != "node-leaf"]
+    assert {e.part.part_number for e in switch_ends} == {"MMA4Z00-NS"}
     assert {g.choice.option.fibre.part_number for g in groups} == {"MFP7E10-N0xx"}
 
 

@@ -1,0 +1,121 @@
+"""What every hostile case must hold to: exit 2 (or 0 when the input is valid), one paragraph on
+stderr naming the file, the line and the key, no traceback, no "internal error", quick, and no
+file left behind."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bom.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The budget of every case (the issue's figures).
+SECONDS = 5.0
+MEGABYTES = 200
+
+SMALL = """\
+name: small
+platform: dgx-h100
+nodes: 16
+"""
+
+
+@dataclass
+class Outcome:
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def check(result: Outcome, *, code: int = 2, where: str | None = None, key: str | None = None) -> None:
+    """The promise for bad input (``code`` 2) or good input (``code`` 0)."""
+    err = result.stderr
+    assert result.code == code, f"exit {result.code}, expected {code}: {err[-800:]}"
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert result.seconds < SECONDS, f"{result.seconds:.1f} s"
+    if code == 2:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), err
+        assert "\x1b" not in err
+        if where is not None:
+            assert where in err, f"{where!r} not in {err!r}"
+        if key is not None:
+            assert key in err, f"{key!r} not in {err!r}"
+
+
+def run(*args: str) -> Outcome:
+    """The CLI in this process (fast); a Python exception escaping it fails the test, and an alarm
+    interrupts it (even a blocking open of a FIFO) past twice the time budget."""
+    def alarm(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"no exit within {2 * SECONDS:g} s: {args}")
+
+    start = time.perf_counter()
+    saved = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, 2 * SECONDS)
+    try:
+        r = CliRunner().invoke(app, list(args))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, saved)
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return Outcome(r.exit_code, r.stdout, r.stderr, time.perf_counter() - start)
+
+
+def run_process(*args: str, timeout: float = 30, cwd: Path | None = None) -> Outcome:
+    """The CLI in a child process (for hangs and bombs): killed past ``timeout``, its peak resident
+    memory checked against the budget (an address-space cap of 1 GB keeps a bomb off the machine)."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        p = subprocess.Popen([sys.executable, "-m", "bom.cli", *args], stdin=subprocess.DEVNULL, stdout=out,
+                             stderr=err, cwd=cwd or ROOT, env=env, preexec_fn=limit)
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                p.kill()
+                p.wait()
+                pytest.fail(f"no exit within {timeout} s: {args}")
+            time.sleep(0.02)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        result = Outcome(p.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                         seconds)
+    peak_mb = usage.ru_maxrss / 1024
+    assert peak_mb < MEGABYTES, f"{peak_mb:.0f} MB resident at peak: {args}"
+    return result
+
+
+def write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text))
+    return path
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files or stages of ours anywhere under ``folder``."""
+    return [str(p) for p in folder.rglob("*") if ".clusterbom-" in p.name]

@@ -1,0 +1,62 @@
+"""NVIDIA DGX BasePOD, RA-11127-001 V5, Table 4.2 (the compute-fabric bill, printed page 13).
+
+A BasePOD-size pod is a switch pair: two QM9700 joined by inter-switch links (ISLs), each
+switch taking four of every DGX's eight rails (several rails on one switch: the switch's 64
+ports hold 8 nodes x 4 rails plus as many ISLs). Table 4.2, for 4 and 8 DGX nodes at NDR400:
+
+| item (Table 4.2)                                              | part              | 4 nodes | 8 nodes |
+| QM9700 switch                                                 | 920-9B210-00FN-0M0 |    2    |    2    |
+| 2x400G OSFP flat-top multimode transceivers on DGX            | 980-9I51A-00NS00  |   16    |   32    |
+| 2x400G OSFP finned-top multimode transceivers on switches     | 980-9I510-00NS00  |   16    |   32    |
+| NDR DAC for switch ISL (twin-port 2x400G, MCP4Y10-N002)       | 980-9IA0J-00N002  |    8    |   16    |
+
+The table's 16/32 "NDR fibre, DGX to IB switches" count twin-port cages, not links: each
+node has 8 NDR400 links ("eight compute connections from each node running at NDR400",
+System Architecture), so 32 and 64 links on one MPO-12 fibre each.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bom.build import build_model
+from bom.scenario import scenario_from_text
+from bom.yamlio import load_text
+
+
+def basepod(catalog, nodes: int):
+    text = (f"name: basepod-{nodes}\nplatform: dgx-h100\nnodes: {nodes}\n"
+            "fabrics:\n  compute: {switch: qm9700, topology: pair}\n")
+    return build_model(scenario_from_text(text), load_text(text, "basepod.yaml"), catalog, None)
+
+
+@pytest.mark.parametrize("nodes,switches,dgx_modules,switch_modules,isl_dacs", [
+    (4, 2, 16, 16, 8),     # RA-11127-001 V5 Table 4.2, 4-node column
+    (8, 2, 32, 32, 16),    # RA-11127-001 V5 Table 4.2, 8-node column
+])
+def test_basepod_switch_pair(catalog, nodes, switches, dgx_modules, switch_modules, isl_dacs):
+    f = basepod(catalog, nodes).fabrics["compute"]
+    j = f.to_json()
+    assert j["topology"] == "pair" and j["layers"] == 1
+    assert j["switches"] == {"leaf": switches, "spine": 0, "core": 0}
+    # 8 NDR400 links per node, half the rails on each switch; the ISLs carry what one switch's
+    # nodes send to the other's, non-blocking: 4 rails x nodes links.
+    assert j["links"]["node-leaf"] == 8 * nodes and j["links"]["leaf-leaf"] == 4 * nodes
+    node = [g for g in f.groups if g.hop == "node-leaf"]
+    assert sum(g.modules_lower for g in node) == dgx_modules
+    assert {g.lower_end.part.part_number for g in node} == {"MMA4Z00-NS-FLT"}   # 980-9I51A-00NS00
+    assert sum(g.modules_upper for g in node) == switch_modules
+    assert {g.upper_end.part.part_number for g in node} == {"MMA4Z00-NS"}       # 980-9I510-00NS00
+    assert {g.medium for g in node} == {"multimode"}
+    isl = [g for g in f.groups if g.hop == "leaf-leaf"]
+    assert sum(g.cables for g in isl) == isl_dacs
+    assert {g.choice.part_number[:7] for g in isl} == {"MCP4Y10"}                # twin-port DAC
+
+
+def test_a_pair_too_small_for_the_pod_is_refused(bom, tmp_path):
+    # 16 nodes x 4 rails = 64 node ports per switch: no room for ISLs on a 64-port QM9700.
+    path = tmp_path / "big.yaml"
+    path.write_text("name: big\nplatform: dgx-h100\nnodes: 16\nfabrics:\n  compute: {switch: qm9700, topology: pair}\n")
+    r = bom("build", str(path), "--json")
+    assert r.exit_code == 2 and "pair of qm9700 holds at most 8 nodes" in r.output
+    assert "fabrics.compute" in r.output
