@@ -3,19 +3,16 @@
 Every row has an ``id``, where its facts come from (``source``, ``as_of``) and a price
 with its own source (estimate, list, quote). A catalog directory holds YAML files whose
 single top-level key names the kind of row (``platforms:``, ``switches:``, ...). A user's
-overlay directory adds rows and replaces rows by id; a price CSV replaces prices.
+overlay directory adds rows and replaces rows by id; a price CSV replaces prices (bom/prices.py).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -35,11 +32,12 @@ from bom.validation import (
     suggest,
     validate,
 )
-from bom.yamlio import Located, load_file, read_input
+from bom.yamlio import Located, load_file
 
 #: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
 MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
+Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
@@ -56,6 +54,19 @@ class Row(Model):
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     price_source: PriceSource
     notes: str | None = None
+    # Buying: whether the part is still sold, and whether part_number is an orderable SKU or a
+    # generic or marketing name that a buyer must turn into one with the vendor.
+    status: Status = "active"
+    status_date: dt.date | None = None
+    status_source: str | None = None
+    orderable: bool = True
+
+    @model_validator(mode="after")
+    def _status_has_source(self) -> Row:
+        if self.status != "active" and (self.status_date is None or not self.status_source):
+            raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
+                             f"and status_source (where it is announced)")
+        return self
 
 
 # --- platforms -----------------------------------------------------------------------
@@ -322,6 +333,7 @@ class Catalog:
 
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
+    quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.prices.Quote
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:
@@ -391,86 +403,6 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog._keys[row.id] = (src, (kind, i))
 
 
-#: The columns a price file must have, and the optional ones it may have besides (extend here).
-PRICE_COLUMNS = ("sku", "price_usd", "price_source", "as_of")
-PRICE_OPTIONAL_COLUMNS: set[str] = {"quote_ref", "vendor", "valid_until", "quoted_by", "notes", "description"}
-
-
-def _price_records(path: Path) -> list[tuple[int, dict[str, str]]]:
-    """(line, record) of each data row of a price CSV, the header checked."""
-    text = read_input(path, "price file")
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise CatalogError(f"not a CSV file we can read: {exc}", where=str(path)) from None
-    if not rows:
-        raise CatalogError(f"the price file is empty; its first line is the header {','.join(PRICE_COLUMNS)}",
-                           where=f"{path}:1")
-    header = [h.strip() for h in rows[0]]
-    missing = [c for c in PRICE_COLUMNS if c not in header]
-    unknown = [h for h in header if h not in PRICE_COLUMNS and h not in PRICE_OPTIONAL_COLUMNS]
-    if missing or unknown or len(set(header)) != len(header):
-        got = ",".join(header)[:120]
-        raise CatalogError(f"the header must hold the columns {','.join(PRICE_COLUMNS)} (optional: "
-                           f"{', '.join(sorted(PRICE_OPTIONAL_COLUMNS))}), each once; this one is {got!r}",
-                           where=f"{path}:1", hint="Is this a price file? A BOM CSV written by bom build is not.")
-    out = []
-    line = 1
-    for row in rows[1:]:
-        line += 1
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise CatalogError(f"this row has {len(row)} fields and the header {len(header)}",
-                               where=f"{path}:{line}")
-        out.append((line, dict(zip(header, row, strict=True))))
-        line += sum(cell.count("\n") for cell in row)
-    return out
-
-
-def apply_prices(catalog: Catalog, path: Path) -> None:
-    """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
-    by_part: dict[str, list[Row]] = {}
-    for r in catalog:
-        by_part.setdefault(r.part_number, []).append(r)
-    for n, rec in _price_records(path):
-        where = f"{path}:{n}"
-        sku = rec["sku"].strip()
-        kind = catalog.kind_of(sku)
-        rows = [catalog.rows[kind][sku]] if kind else by_part.get(sku, [])
-        if not rows:
-            raise CatalogError(suggest(sku, [r.id for r in catalog], "sku"), where=where, key="sku")
-        text = rec["price_usd"].strip()
-        try:
-            usd = float(parse_quantity(text + " USD" if _is_number(text) else text, "money").magnitude)
-            if not 0 <= usd <= MAX_PRICE_USD:
-                raise ValueError
-        except ValueError:
-            raise CatalogError(f"price {text[:60]!r} is not an amount of money from 0 to {MAX_PRICE_USD:.0e} USD",
-                               where=where, key="price_usd",
-                               hint='Write a number of USD such as 1200 or "1200 USD".') from None
-        source = rec["price_source"].strip()
-        if source not in ("estimate", "list", "quote"):
-            raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote",
-                               where=where, key="price_source")
-        try:
-            as_of = dt.date.fromisoformat(rec["as_of"].strip())
-        except ValueError:
-            raise CatalogError(f"as_of {rec['as_of'][:60]!r} is not a date like 2026-12-01",
-                               where=where, key="as_of") from None
-        for row in rows:
-            kind = catalog.kind_of(row.id)
-            assert kind is not None
-            catalog.rows[kind][row.id] = row.model_copy(
-                update={"price_usd": usd, "price_source": source, "as_of": as_of})
-            catalog.origin[row.id] = where
-
-
-def _is_number(text: str) -> bool:
-    """A plain decimal number (what a spreadsheet writes in a price column)."""
-    return re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?", text) is not None
-
-
 def builtin_dir() -> Path:
     """The catalogs shipped with the package."""
     from bom.resources import data_dir
@@ -479,8 +411,11 @@ def builtin_dir() -> Path:
 
 
 def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
-                 base: Path | None = None) -> Catalog:
-    """The built-in catalog (or ``base``), then each overlay directory, then each price file."""
+                 base: Path | None = None, rates: dict[str, float] | None = None) -> Catalog:
+    """The built-in catalog (or ``base``), then each overlay directory, then each price file
+    (prices in other currencies converted at ``rates``, USD per unit)."""
+    from bom.prices import apply_prices
+
     catalog = Catalog()
     _load_dir(catalog, base or builtin_dir(), overlay=False)
     for directory in overlays or []:
@@ -489,7 +424,7 @@ def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None =
                                hint="--catalog takes a directory of YAML catalog files.")
         _load_dir(catalog, directory, overlay=True)
     for path in prices or []:
-        apply_prices(catalog, path)
+        apply_prices(catalog, path, rates)
     from bom.checks import check_catalog
 
     check_catalog(catalog)

@@ -89,7 +89,8 @@ def _print_json(data: Any) -> None:
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", help="A directory of catalog YAML files that adds or replaces rows by id.")]
 PricesOpt = Annotated[Optional[list[Path]], typer.Option(
-    "--prices", help="A CSV of sku,price_usd,price_source,as_of that replaces prices.")]
+    "--prices", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, quote_ref, vendor) "
+         "that replaces catalog prices.")]
 
 
 @app.command()
@@ -161,9 +162,11 @@ def build(
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     step("building the model")
-    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
+    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog, src=src)
     files = outputs.render(report, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
+    for warning in report.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     step("done")
     if paths is None:
         return
@@ -205,6 +208,10 @@ def compare(
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
         return
+    for g in result.generations:
+        for warning in g.report.warnings:
+            if "end-of-" in warning:
+                typer.echo(f"warning: {g.platform.id}: {warning}", err=True)
     if len(result.generations) == 1 and not quiet:
         typer.echo("note: one platform, so there is no previous generation to compare against", err=True)
     typer.echo(text.compare_table(result))
@@ -285,10 +292,11 @@ def catalog_list(
     from bom.writers.common import terminal_text as tt
 
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
-             tt(r.description)[:60]]
+             r.status if r.status == "active" else f"{r.status} {r.status_date}",
+             "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "description"],
-                          rows, [False, False, False, True, False, False, False]))
+    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "status", "orderable",
+                           "description"], rows, [False, False, False, True, False, False, False, False, False]))
 
 
 @catalog_app.command("show")

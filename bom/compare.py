@@ -75,7 +75,8 @@ class Generation:
         out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"])) / gpus
         out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)) / gpus
         out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)) / gpus
-        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")) / gpus
+        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
+                                      and x.fabric != "spares") / gpus
         out["support_switches_per_gpu"] = sum(x.quantity for x in lines
                                               if x.category == "switch" and x.fabric in SUPPORT) / gpus
         out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
@@ -120,14 +121,29 @@ class Comparison:
     def rows(self) -> list[dict[str, float]]:
         return [g.metrics() for g in self.generations]
 
+    def kind_notes(self) -> list[str | None]:
+        """A note where the previous generation is a different kind of system (node vs rack scale)."""
+        out: list[str | None] = [None]
+        for prev, cur in zip(self.generations, self.generations[1:], strict=False):
+            p, c = prev.platform, cur.platform
+            out.append(None if (p.system, p.gpus_per_domain) == (c.system, c.gpus_per_domain) else
+                       f"the previous generation ({p.id}) is a {p.system} system with {p.gpus_per_domain}-GPU "
+                       f"scale-up domains, this one a {c.system} system with {c.gpus_per_domain}-GPU domains: "
+                       f"per-GPU changes come from the kind of system as much as from the generation")
+        return out
+
     def to_json(self) -> dict[str, object]:
         rows = self.rows()
         gens = []
-        for i, (g, row) in enumerate(zip(self.generations, rows, strict=True)):
+        for i, (g, row, kind) in enumerate(zip(self.generations, rows, self.kind_notes(), strict=True)):
             prev = rows[i - 1] if i else None
             gens.append({"platform": g.platform.id, "generation": g.platform.generation, "year": g.platform.year,
-                         "note": g.note, "metrics": {k: round(v, 6) for k, v in row.items()},
-                         "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()}})
+                         "system": g.platform.system, "note": g.note, "kind_note": kind,
+                         "metrics": {k: round(v, 6) for k, v in row.items()},
+                         "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()},
+                         "change": None if prev is None else {
+                             k: (round(v - prev[k], 6) if "share" in k else
+                                 (round(v / prev[k] - 1, 6) if prev[k] else None)) for k, v in row.items()}})
         return {"name": self.name, "scopes": {k: SCOPES[k] for k in rows[0]} if rows else {}, "generations": gens,
                 "skipped": self.skipped}
 

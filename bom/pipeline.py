@@ -90,7 +90,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])
     files = [here / f for f in scenario.prices] + list(prices or [])
-    return load_catalog(dirs, files)
+    return load_catalog(dirs, files, rates=dict(scenario.exchange_rates))
 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -114,6 +115,27 @@ class Tco(Model):
     space: Qty("money_per_year", "nonnegative") | None = None  # type: ignore[valid-type]
     install_link: Money | None = None  # type: ignore[valid-type]
     install_rack: Money | None = None  # type: ignore[valid-type]
+    # Finance: cost of capital, lives and support per asset class, colocation per kW-month.
+    discount_rate: float | None = Field(default=None, ge=0, le=1)
+    life_gpu: float | None = Field(default=None, gt=0, le=30)
+    life_network: float | None = Field(default=None, gt=0, le=30)
+    life_facility: float | None = Field(default=None, gt=0, le=40)
+    support_gpu: float | None = Field(default=None, ge=0, le=1)
+    support_network: float | None = Field(default=None, ge=0, le=1)
+    support_facility: float | None = Field(default=None, ge=0, le=1)
+    colocation: Qty("money_per_kw_month", "nonnegative") | None = None  # type: ignore[valid-type]
+    space_basis: Literal["rack", "kW"] | None = None
+
+
+class SparesRule(Model):
+    """Spares of every part of one category: the largest of the three (0 = none)."""
+
+    fraction: float = Field(default=0.0, ge=0, le=1)   # of the installed quantity, rounded up
+    min: int = Field(default=0, ge=0)                   # at least this many per part number
+    per_site: int = Field(default=0, ge=0)              # or this many per part number and site
+
+
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 
 
 class Scenario(Model):
@@ -132,7 +154,21 @@ class Scenario(Model):
     tco: Tco = Tco()
     catalogs: list[str] = []
     prices: list[str] = []
+    # The day the BOM is priced for: quotes past valid_until are flagged against it (default
+    # today), and the workbook's document date (default: the newest catalog as_of).
+    date: dt.date | None = None
+    # USD per unit of each currency a price file quotes in, e.g. {EUR: 1.08}; USD is 1.
+    exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = {}
+    # Spares per BOM category (compute, switch, transceiver, ...); none given = the defaults
+    # in bom/order.py; a category given here replaces its default.
+    spares: dict[str, SparesRule] | None = None
     platforms: list[str] | None = None     # the generations `bom compare` builds, in order
+
+    @model_validator(mode="after")
+    def _usd_is_one(self) -> Scenario:
+        if self.exchange_rates.get("USD", 1.0) != 1.0:
+            raise ValueError("exchange_rates are USD per unit of each currency, so USD is 1; leave it out")
+        return self
 
     @model_validator(mode="after")
     def _one_size(self) -> Scenario:

@@ -1,68 +1,149 @@
 """Total cost of ownership: small pure functions, each with its formula, and the named inputs.
 
 Every assumption is an :class:`Input` with a default and where the default comes from; the
-scenario's ``tco`` block overrides them and the workbook writes each to a named cell.
+scenario's ``tco`` block overrides them and the workbook writes each to a named cell. The
+workbook's TCO sheet computes the same figures with live formulas; :func:`compute_tco` is its
+mirror and the tests hold the two to agree.
+
+Conventions (those of AI-cloud TCO models such as SemiAnalysis' and Epoch AI's): capex is
+charged per year by the capital recovery factor over each asset class's life at the cost of
+capital; opex is energy, support per asset class, space (colocation per kW-month of IT load, or
+per rack), and leased dark fibre; cost per GPU-hour = (capital charge + opex) per year over the
+GPU-hours worked. No residual value is credited at the end of the period.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 HOURS_PER_YEAR = 8760.0
+CLASSES = ("gpu", "network", "facility")
+CLASS_LABELS = {"gpu": "GPU systems", "network": "Network", "facility": "Facility"}
+#: BOM categories whose parts are facility assets (racks, power); compute is "gpu", the rest network.
+FACILITY_CATEGORIES = frozenset({"rack", "pdu", "PDU", "power", "cooling", "facility"})
+#: Servers depreciate with the GPU systems (storage appliances and management servers are IT systems too).
+SYSTEM_CATEGORIES = frozenset({"compute", "storage", "server"})
+#: The optics of the sensitivity table's "optics price".
+OPTICS_CATEGORIES = ("transceiver", "coherent optic", "AOC")
+
+
+def asset_class(category: str) -> str:
+    """The asset class a BOM category depreciates with.
+
+    >>> asset_class("compute"), asset_class("transceiver"), asset_class("rack")
+    ('gpu', 'network', 'facility')
+    """
+    if category in SYSTEM_CATEGORIES:
+        return "gpu"
+    return "facility" if category in FACILITY_CATEGORIES else "network"
 
 
 @dataclass(frozen=True)
 class Input:
-    name: str          # the workbook's defined name
+    name: str          # the workbook's defined name (in_<name>)
     label: str
-    value: float
+    value: float | str
     unit: str
     source: str
 
 
 _DEFAULTS = (
-    Input("years", "Amortisation period", 5.0, "years",
-          "common depreciation schedule for AI servers (Epoch AI uses 4-5 years)"),
+    Input("years", "Analysis period", 5.0, "years",
+          "estimate: the GPU systems' life (the TCO and NPV are taken over this many years)"),
     Input("electricity", "Electricity price", 0.08, "USD/kWh",
           "estimate: US industrial average, about 8 c/kWh (EIA Electric Power Monthly, 2024)"),
     Input("pue", "Power usage effectiveness", 1.25, "ratio",
           "estimate: liquid-cooled AI hall (Uptime Institute survey averages ~1.5 for all sites)"),
     Input("utilisation", "Utilisation", 0.8, "fraction", "estimate: share of hours the GPUs do paid work"),
-    Input("support", "Support and maintenance", 0.10, "fraction of capex per year",
-          "estimate: vendor support contracts of 8-12 % of list price per year"),
+    Input("discount_rate", "Cost of capital (discount rate)", 0.08, "fraction per year",
+          "estimate: a data-centre operator's cost of capital; CBRE North America Data Center Trends "
+          "H2 2018 puts stabilised data-centre cap rates at 5.5-7.5 %, GPU buyers borrow dearer"),
+    Input("life_gpu", "Depreciation life: GPU systems", 5.0, "years",
+          "Amazon 10-K 2022: servers 5 years; Meta 5, Microsoft and Alphabet 6 (10-K/10-Q 2022-23, "
+          "collected at shaulkoral.com 'Useful life of servers and network assets')"),
+    Input("life_network", "Depreciation life: network", 6.0, "years",
+          "Amazon 10-K 2022: networking equipment 6 years (same collection)"),
+    Input("life_facility", "Depreciation life: facility", 10.0, "years",
+          "estimate: racks, power distribution and installation work outlive two GPU generations"),
+    Input("support_gpu", "Support: GPU systems", 0.10, "fraction of capex per year",
+          "estimate: one year of DGX support lists at ~20 % of the system price (supercluster.blog, "
+          "'NVIDIA DGX H100 hardware', 2025); multi-year contracts cost less per year"),
+    Input("support_network", "Support: network", 0.08, "fraction of capex per year",
+          "estimate: switch and optics support contracts of 5-10 % of list price per year"),
+    Input("support_facility", "Support: facility", 0.03, "fraction of capex per year",
+          "estimate: maintenance of racks and power distribution"),
+    Input("space_basis", "Space priced per", "kW", "kW or rack",
+          "kW: colocation per kW-month of IT load, the convention of AI-cloud TCO models; rack: per rack-year"),
+    Input("colocation", "Colocation per kW-month", 184.06, "USD/kW/month",
+          "CBRE North America Data Center Trends H2 2024: average asking rate 184.06 USD per kW-month "
+          "for 250-500 kW in primary markets; energy billed on top at the electricity price"),
+    Input("space", "Space per rack-year", 6000.0, "USD per rack per year",
+          "estimate: colocation space per rack position, power billed separately (used when priced per rack)"),
     Input("dark_fibre", "Dark fibre lease", 1500.0, "USD per km per year",
           "estimate: metro dark-fibre pair lease; replace with the carrier's quote"),
-    Input("space", "Space and facility", 6000.0, "USD per rack per year",
-          "estimate: colocation space per rack position, power billed separately"),
     Input("install_link", "Installation per link", 20.0, "USD", "estimate: labour to run and test one link"),
     Input("install_rack", "Installation per rack", 2500.0, "USD", "estimate: rack, stack and power-on"),
     Input("hours", "Hours per year", HOURS_PER_YEAR, "h", "8,760 h = 365 d x 24 h"),
 )
 DEFAULTS = {i.name: i for i in _DEFAULTS}
-_UNITS = {"electricity": ("energy_price", "USD/kWh"), "dark_fibre": ("money_per_km_year", "USD/km/yr"),
-          "space": ("money_per_year", "USD/yr"), "install_link": ("money", "USD"),
-          "install_rack": ("money", "USD")}
+_UNITS = {"electricity": "USD/kWh", "dark_fibre": "USD/km/yr", "space": "USD/yr", "install_link": "USD",
+          "install_rack": "USD", "colocation": "USD/kW/month"}
+#: The scenario's older single support rate sets every class's rate.
+_SUPPORT_ALL = "support"
 
 
 def inputs(spec: object | None) -> dict[str, Input]:
     """The defaults, with every value the scenario's ``tco`` block sets (source: scenario)."""
+    given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
+    one_rate = getattr(spec, _SUPPORT_ALL, None)
+    for c in CLASSES:   # the single support rate fills every class the scenario leaves out
+        if given.get(f"support_{c}") is None:
+            given[f"support_{c}"] = one_rate
     out = dict(DEFAULTS)
     for name, default in DEFAULTS.items():
-        value = getattr(spec, name, None) if spec is not None else None
+        value = given.get(name)
         if value is None:
             continue
-        number = float(value.to(_UNITS[name][1]).magnitude) if name in _UNITS else float(value)
-        out[name] = Input(name, default.label, number, default.unit, "scenario")
+        if name in _UNITS:
+            value = float(value.to(_UNITS[name]).magnitude)
+        elif not isinstance(value, str):
+            value = float(value)
+        out[name] = Input(name, default.label, value, default.unit, "scenario")
     return out
 
 
-def capex(hardware_usd: float, links: int, racks: int, per_link_usd: float, per_rack_usd: float) -> float:
-    """Capex [USD] = hardware + links x install per link + racks x install per rack.
+# --- the cost maths ------------------------------------------------------------------
 
-    >>> capex(1_000_000, 100, 2, 20, 2500)
-    1007000
+def capital_recovery_factor(rate: float, years: float) -> float:
+    """CRF = r (1+r)^n / ((1+r)^n - 1): the yearly payment that repays 1 over n years at r (1/n at r = 0).
+
+    >>> round(capital_recovery_factor(0.08, 5), 6)
+    0.250456
+    >>> capital_recovery_factor(0.0, 4)
+    0.25
     """
-    return hardware_usd + links * per_link_usd + racks * per_rack_usd
+    if rate == 0:
+        return 1.0 / years
+    g = (1 + rate) ** years
+    return rate * g / (g - 1)
+
+
+def present_value_factor(rate: float, years: float) -> float:
+    """PVA = (1 - (1+r)^-n) / r: today's value of 1 a year for n years (n at r = 0).
+
+    >>> round(present_value_factor(0.08, 5), 6)
+    3.99271
+    """
+    return float(years) if rate == 0 else (1 - (1 + rate) ** -years) / rate
+
+
+def installation(links: int, racks: int, per_link_usd: float, per_rack_usd: float) -> float:
+    """Installation [USD] = links x install per link + racks x install per rack.
+
+    >>> installation(100, 2, 20, 2500)
+    7000
+    """
+    return links * per_link_usd + racks * per_rack_usd
 
 
 def energy_per_year(it_kw: float, pue: float, usd_per_kwh: float, hours: float = HOURS_PER_YEAR) -> float:
@@ -74,13 +155,13 @@ def energy_per_year(it_kw: float, pue: float, usd_per_kwh: float, hours: float =
     return it_kw * pue * hours * usd_per_kwh
 
 
-def support_per_year(capex_usd: float, rate: float) -> float:
-    """Support and maintenance [USD/yr] = capex x rate.
+def space_per_year(basis: str, it_kw: float, racks: int, usd_per_kw_month: float, usd_per_rack_year: float) -> float:
+    """Space [USD/yr] = IT kW x colocation per kW-month x 12 ("kW"), or racks x rate ("rack").
 
-    >>> support_per_year(1e6, 0.1)
-    100000.0
+    >>> space_per_year("kW", 100, 2, 150, 6000), space_per_year("rack", 100, 2, 150, 6000)
+    (180000, 12000)
     """
-    return capex_usd * rate
+    return it_kw * usd_per_kw_month * 12 if basis == "kW" else racks * usd_per_rack_year
 
 
 def dark_fibre_per_year(km: float, usd_per_km_year: float) -> float:
@@ -92,32 +173,22 @@ def dark_fibre_per_year(km: float, usd_per_km_year: float) -> float:
     return km * usd_per_km_year
 
 
-def space_per_year(racks: int, usd_per_rack_year: float) -> float:
-    """Space [USD/yr] = racks x rate.
+def npv(capex_usd: float, opex_per_year: float, rate: float, years: float) -> float:
+    """NPV of the costs [USD] = capex today + opex at each year's end, discounted at ``rate``.
 
-    >>> space_per_year(10, 6000)
-    60000
+    >>> round(npv(1e6, 1e5, 0.08, 5))
+    1399271
     """
-    return racks * usd_per_rack_year
+    return capex_usd + opex_per_year * present_value_factor(rate, years)
 
 
-def total_cost(capex_usd: float, opex_per_year: float, years: float) -> float:
-    """TCO [USD] = capex + years x yearly opex (capex amortised over the same years).
+def per_gpu_hour(cost_per_year: float, gpus: int, utilisation: float, hours: float = HOURS_PER_YEAR) -> float:
+    """Cost per GPU-hour [USD] = cost per year / (GPUs x hours x utilisation).
 
-    >>> total_cost(1e6, 2e5, 5)
-    2000000.0
-    """
-    return capex_usd + years * opex_per_year
-
-
-def usd_per_gpu_hour(tco_usd: float, gpus: int, years: float, utilisation: float,
-                     hours: float = HOURS_PER_YEAR) -> float:
-    """Cost per GPU-hour [USD] = TCO / (GPUs x years x hours x utilisation).
-
-    >>> round(usd_per_gpu_hour(8760 * 5 * 2, 1, 5, 1.0), 2)
+    >>> round(per_gpu_hour(8760 * 2, 1, 1.0), 2)
     2.0
     """
-    return tco_usd / (gpus * years * hours * utilisation)
+    return cost_per_year / (gpus * hours * utilisation)
 
 
 def share(part: float, whole: float) -> float:
@@ -129,12 +200,34 @@ def share(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
 
 
+# --- the whole TCO -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Basis:
+    """What the TCO is computed from: BOM totals and counts from the model."""
+
+    capex_by_class: dict[str, float]   # hardware [USD] per asset class (installation not included)
+    network_usd: float
+    gpu_systems_usd: float             # the compute lines (the sensitivity's "GPU system price")
+    optics_usd: float                  # transceivers, coherent optics, AOCs
+    it_power_w: float
+    network_power_w: float
+    links: int
+    racks: int
+    gpus: int
+    dark_fibre_km: float
+    pflops_per_gpu: float              # dense FP8 [PFLOP/s] per GPU
+
+
 @dataclass(frozen=True)
 class Tco:
     hardware_usd: float
     network_usd: float
     installation_usd: float
     capex_usd: float
+    capex_gpu_usd: float
+    capex_network_usd: float
+    capex_facility_usd: float
     it_power_kw: float
     network_power_kw: float
     facility_power_kw: float
@@ -143,8 +236,13 @@ class Tco:
     dark_fibre_per_year: float
     space_per_year: float
     opex_per_year: float
+    depreciation_per_year: float
+    capital_charge_per_year: float
+    annual_cost_usd: float
     tco_usd: float
+    npv_usd: float
     usd_per_gpu_hour: float
+    usd_per_pflop_hour: float
     network_capex_share: float
     network_power_share: float
 
@@ -152,21 +250,88 @@ class Tco:
         return {k: round(v, 6) for k, v in self.__dict__.items()}
 
 
-def compute_tco(*, hardware_usd: float, network_usd: float, it_power_w: float, network_power_w: float,
-                links: int, racks: int, gpus: int, dark_fibre_km: float, ins: dict[str, Input]) -> Tco:
+def _values(ins: dict[str, Input]) -> dict[str, float | str]:
+    return {k: i.value for k, i in ins.items()}
+
+
+def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
     """The whole TCO from BOM totals and the inputs; mirrors the workbook's TCO sheet."""
-    v = {k: i.value for k, i in ins.items()}
-    cap = capex(hardware_usd, links, racks, v["install_link"], v["install_rack"])
-    it_kw = it_power_w / 1000.0
-    energy = energy_per_year(it_kw, v["pue"], v["electricity"], v["hours"])
-    support = support_per_year(cap, v["support"])
-    fibre = dark_fibre_per_year(dark_fibre_km, v["dark_fibre"])
-    space = space_per_year(racks, v["space"])
+    v = _values(ins)
+    f = {k: float(x) for k, x in v.items() if not isinstance(x, str)}
+    hardware = sum(b.capex_by_class.values())
+    install_links = b.links * f["install_link"]
+    install_racks = b.racks * f["install_rack"]
+    cap = {"gpu": b.capex_by_class.get("gpu", 0.0),
+           "network": b.capex_by_class.get("network", 0.0) + install_links,
+           "facility": b.capex_by_class.get("facility", 0.0) + install_racks}
+    capex = hardware + install_links + install_racks
+    it_kw = b.it_power_w / 1000.0
+    energy = energy_per_year(it_kw, f["pue"], f["electricity"], f["hours"])
+    support = sum(cap[c] * f[f"support_{c}"] for c in CLASSES)
+    fibre = dark_fibre_per_year(b.dark_fibre_km, f["dark_fibre"])
+    space = space_per_year(str(v["space_basis"]), it_kw, b.racks, f["colocation"], f["space"])
     opex = energy + support + fibre + space
-    total = total_cost(cap, opex, v["years"])
-    return Tco(hardware_usd, network_usd, cap - hardware_usd, cap, it_kw, network_power_w / 1000.0,
-               it_kw * v["pue"], energy, support, fibre, space, opex, total,
-               usd_per_gpu_hour(total, gpus, v["years"], v["utilisation"], v["hours"]),
-               share(network_usd, hardware_usd), share(network_power_w, it_power_w))
+    r = f["discount_rate"]
+    depreciation = sum(cap[c] / f[f"life_{c}"] for c in CLASSES)
+    charge = sum(cap[c] * capital_recovery_factor(r, f[f"life_{c}"]) for c in CLASSES)
+    annual = charge + opex
+    gpu_hour = per_gpu_hour(annual, b.gpus, f["utilisation"], f["hours"])
+    return Tco(hardware, b.network_usd, capex - hardware, capex, cap["gpu"], cap["network"], cap["facility"],
+               it_kw, b.network_power_w / 1000.0, it_kw * f["pue"], energy, support, fibre, space, opex,
+               depreciation, charge, annual, capex + f["years"] * opex, npv(capex, opex, r, f["years"]),
+               gpu_hour, gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
+               share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w))
 
 
+# --- sensitivity ---------------------------------------------------------------------
+
+#: The inputs the sensitivity table moves, each by -20 % and +20 %.
+SENSITIVITY = (("electricity", "Electricity price"), ("gpu_price", "GPU system price"),
+               ("optics_price", "Optics price"), ("utilisation", "Utilisation"),
+               ("discount_rate", "Cost of capital"))
+SWING = 0.2
+
+
+def moved(b: Basis, ins: dict[str, Input], what: str, factor: float) -> Tco:
+    """The TCO rebuilt with one input (or one price class) multiplied by ``factor`` (utilisation at most 1).
+
+    >>> b = Basis({"gpu": 100.0}, 0.0, 100.0, 0.0, 1000.0, 0.0, 0, 0, 1, 0.0, 1.0)
+    >>> base = compute_tco(b, DEFAULTS).usd_per_gpu_hour
+    >>> round(moved(b, DEFAULTS, "utilisation", 1.2).usd_per_gpu_hour * 1.2 / base, 9)
+    1.0
+    """
+    if what == "gpu_price":
+        extra = b.gpu_systems_usd * (factor - 1)
+        b = replace(b, capex_by_class={**b.capex_by_class, "gpu": b.capex_by_class.get("gpu", 0.0) + extra},
+                    gpu_systems_usd=b.gpu_systems_usd * factor)
+    elif what == "optics_price":
+        extra = b.optics_usd * (factor - 1)
+        b = replace(b, capex_by_class={**b.capex_by_class,
+                                       "network": b.capex_by_class.get("network", 0.0) + extra},
+                    network_usd=b.network_usd + extra, optics_usd=b.optics_usd * factor)
+    else:
+        i = ins[what]
+        value = float(i.value) * factor
+        ins = {**ins, what: replace(i, value=min(1.0, value) if what == "utilisation" else value)}
+    return compute_tco(b, ins)
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    name: str
+    label: str
+    low: float          # cost per GPU-hour with the input at -20 %
+    high: float         # ... at +20 %
+
+    def to_json(self) -> dict[str, object]:
+        return {"input": self.name, "label": self.label, "low_usd_per_gpu_hour": round(self.low, 6),
+                "high_usd_per_gpu_hour": round(self.high, 6)}
+
+
+def sensitivity(b: Basis, ins: dict[str, Input]) -> list[Sensitivity]:
+    """Cost per GPU-hour with each input moved by -20 % and +20 %, the others at their values."""
+    return [Sensitivity(name, label, moved(b, ins, name, 1 - SWING).usd_per_gpu_hour,
+                        moved(b, ins, name, 1 + SWING).usd_per_gpu_hour) for name, label in SENSITIVITY]
+
+
+TCO_FIELDS = tuple(f.name for f in fields(Tco))

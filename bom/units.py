@@ -39,6 +39,7 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "frequency": ("1 / [time]", "GHz"),
     "money_per_year": ("[currency] / [time]", "USD/yr"),
     "money_per_km_year": ("[currency] / [length] / [time]", "USD/km/yr"),
+    "money_per_kw_month": ("[currency] / [power] / [time]", "USD/kW/month"),
 }
 
 _DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
@@ -59,6 +60,7 @@ EXAMPLES: dict[str, str] = {
     "frequency": '"75 GHz"',
     "money_per_year": '"6000 USD/yr"',
     "money_per_km_year": '"1500 USD/km/yr"',
+    "money_per_kw_month": '"184 USD/kW/month"',
 }
 
 # pint reads "b" as barn and "Gb" as gilbert; refuse those spellings with a suggestion

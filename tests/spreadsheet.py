@@ -30,17 +30,24 @@ def soffice() -> str:
 
 def recalc(xlsx: Path, work: Path) -> Path:
     """A copy of ``xlsx`` recalculated by LibreOffice."""
+    return recalc_many([xlsx], work)[0]
+
+
+def recalc_many(files: list[Path], work: Path, to: str = "xlsx:Calc MS Excel 2007 XML") -> list[Path]:
+    """Copies of ``files`` recalculated by LibreOffice in one run (``to``: the --convert-to filter)."""
     profile = work / "lo-profile"
     (profile / "user").mkdir(parents=True, exist_ok=True)
     (profile / "user" / "registrymodifications.xcu").write_text(_PROFILE)
     out = work / "recalc"
     out.mkdir(exist_ok=True)
     subprocess.run([soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
-                    "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(out), str(xlsx)],
-                   check=True, capture_output=True, timeout=180)
-    result = out / xlsx.name
-    assert result.exists(), "LibreOffice wrote nothing (it exits 0 even when it fails)"
-    return result
+                    "--convert-to", to, "--outdir", str(out), *map(str, files)],
+                   check=True, capture_output=True, timeout=300)
+    suffix = "." + to.split(":")[0]
+    results = [out / (f.stem + suffix) for f in files]
+    for r in results:
+        assert r.exists(), "LibreOffice wrote nothing (it exits 0 even when it fails)"
+    return results
 
 
 def named_values(path: Path) -> dict[str, object]:

@@ -111,9 +111,11 @@ def test_text_never_becomes_a_formula_or_markup(bom, tmp_path):
     wb = openpyxl.load_workbook(out / "small.xlsx")
     ws = wb["BOM"]
     rows = [[c.value for c in row] for row in ws.iter_rows(min_row=2)]
-    switch = next(row for row in rows if row[5] == "qm9700")
-    assert switch[6] == '=HYPERLINK("http://x")' and switch[7] == "=1+1 not a formula"
-    cells = {c.coordinate: c for row in ws.iter_rows(min_row=2) for c in row if c.value == switch[7]}
+    head = [c.value for c in ws[1]]
+    catalog_id, part, text = (head.index(k) for k in ("Catalog id", "Part number", "Description"))
+    switch = next(row for row in rows if row[catalog_id] == "qm9700")
+    assert switch[part] == '=HYPERLINK("http://x")' and switch[text] == "=1+1 not a formula"
+    cells = {c.coordinate: c for row in ws.iter_rows(min_row=2) for c in row if c.value == switch[text]}
     assert all(c.data_type == "s" for c in cells.values())
     lines = list(csv.reader(io.StringIO((out / "small.csv").read_text())))
     row = next(x for x in lines if x[4] == "qm9700")

@@ -70,8 +70,9 @@ def markdown_text(value: object) -> str:
     return re.sub(r"([\\|<>`])", r"\\\1", text)
 
 
-def reproducible_zip(data: bytes) -> bytes:
-    """The same archive with fixed entry dates and document dates, entries in stored order."""
+def reproducible_zip(data: bytes, document_iso: str = FIXED_ISO) -> bytes:
+    """The same archive with fixed entry dates and document dates (``document_iso``), entries in
+    stored order."""
     src = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
@@ -79,7 +80,7 @@ def reproducible_zip(data: bytes) -> bytes:
             body = src.read(info.filename)
             if info.filename == "docProps/core.xml":
                 body = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
-                              rb"\g<1>" + FIXED_ISO.encode() + rb"\g<2>", body)
+                              rb"\g<1>" + document_iso.encode() + rb"\g<2>", body)
             entry = zipfile.ZipInfo(info.filename, FIXED_DATE)
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from bom.compare import Comparison
+from bom.writers.compare_labels import change, fmt, label
 from bom.writers.text import _env
 
 #: The charts of the comparison report: (metric, title, how to print a value).
@@ -30,6 +31,17 @@ def _fmt(value: float, how: str) -> str:
     return {"pct": f"{value:.1%}", "num0": f"{value:,.0f}", "num2": f"{value:,.2f}", "num3": f"{value:,.3f}"}[how]
 
 
+def _table(c: Comparison) -> list[dict[str, object]]:
+    """Every metric in words, each generation's value and its change from the previous one."""
+    rows = c.rows()
+    out = []
+    for m in rows[0]:
+        cells = [{"text": fmt(m, r[m]), "change": change(m, r[m], rows[i - 1][m]) if i else ""}
+                 for i, r in enumerate(rows)]
+        out.append({"metric": m, "label": label(m), "cells": cells})
+    return out
+
+
 def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str, str, list[Bar]]]:
     rows = c.rows()
     out = []
@@ -45,7 +57,8 @@ def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str
 
 def write_compare_html(c: Comparison) -> bytes:
     j = c.to_json()
-    return _env(True).get_template("compare.html.j2").render(j=j, charts=charts(c), metrics=list(c.rows()[0])).encode()
+    return _env(True).get_template("compare.html.j2").render(
+        j=j, charts=charts(c), table=_table(c), kind_notes=c.kind_notes()).encode()
 
 
 def write_compare_json(c: Comparison) -> bytes:

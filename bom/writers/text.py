@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections import Counter
@@ -14,7 +15,9 @@ from bom.resources import data_dir
 from bom.writers.common import markdown_text, safe_text, visible_text
 
 
+@functools.lru_cache(maxsize=2)
 def _env(autoescape: bool) -> Any:
+    """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2
 
     clean = visible_text if autoescape else markdown_text   # HTML escapes markup itself
@@ -22,7 +25,7 @@ def _env(autoescape: bool) -> Any:
                              autoescape=autoescape, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              finalize=lambda v: clean(v) if isinstance(v, str) else v)
-    env.filters["num"] = lambda v, d=0: f"{v:,.{d}f}"
+    env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
     env.filters["usd"] = lambda v: f"{v:,.0f} USD"
     env.filters["pct"] = lambda v: f"{v:.1%}"
     return env
@@ -33,19 +36,28 @@ def _context(r: Report) -> dict[str, Any]:
     sources = Counter(line.price_source for line in r.lines)
     by_category = [(c, sum(x.price_usd for x in r.lines if x.category == c)) for c in CATEGORIES]
     t = r.tco
-    tco_rows = [("Hardware (BOM)", f"{t.hardware_usd:,.0f} USD"),
-                ("  of it network", f"{t.network_usd:,.0f} USD"),
-                ("Installation", f"{t.installation_usd:,.0f} USD"), ("Capex", f"{t.capex_usd:,.0f} USD"),
-                ("Energy per year", f"{t.energy_per_year:,.0f} USD"),
-                ("Support per year", f"{t.support_per_year:,.0f} USD"),
-                ("Dark fibre per year", f"{t.dark_fibre_per_year:,.0f} USD"),
-                ("Space per year", f"{t.space_per_year:,.0f} USD"),
-                ("Opex per year", f"{t.opex_per_year:,.0f} USD"), ("TCO", f"{t.tco_usd:,.0f} USD"),
+    usd = "{:,.0f} USD".format
+    tco_rows = [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
+                ("  of it spares", usd(j["totals"]["spares_usd"])),
+                ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
+                ("Capex: GPU systems / network / facility",
+                 f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
+                ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
+                ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
+                ("Opex per year", usd(t.opex_per_year)),
+                ("Depreciation per year (straight line)", usd(t.depreciation_per_year)),
+                ("Capital charge per year (capital recovery factor)", usd(t.capital_charge_per_year)),
+                ("Cost per year (capital charge + opex)", usd(t.annual_cost_usd)),
+                ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
+                ("NPV of the costs", usd(t.npv_usd)),
                 ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+                ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
                 ("Network share of IT power", f"{t.network_power_share:.1%}")]
     return {"j": j, "t": j["totals"], "inputs": r.inputs, "lines": r.lines, "tco_rows": tco_rows,
             "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
-            "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"]}
+            "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
+            "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
+            "priced_on": r.priced_on, "rates": r.model.scenario.exchange_rates}
 
 
 def write_html(r: Report) -> bytes:
