@@ -2,19 +2,57 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Sequence
 
-from bom.sizing import Sizing
+from bom.sizing import USABLE_MEMORY_FRACTION, Sizing
+
+
+def terminal_width() -> int | None:
+    """The width tables must fit: ``COLUMNS`` when set, the terminal's when stdout is one, else None."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+
+
+def _fit(widths: list[int], right: Sequence[bool], limit: int | None) -> list[int]:
+    """Narrow the widest text columns (never the numbers) until the row fits ``limit``."""
+    widths = list(widths)
+    if limit is None:
+        return widths
+    while sum(widths) + 2 * (len(widths) - 1) > limit:
+        text_cols = [i for i, w in enumerate(widths) if not right[i] and w > MIN_COLUMN]
+        if not text_cols:
+            break
+        widest = max(text_cols, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+#: A text column is never narrowed below this many characters.
+MIN_COLUMN = 8
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
-          right: Sequence[bool] | None = None) -> str:
+          right: Sequence[bool] | None = None, width: int | None = -1) -> str:
+    """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
+    (default: :func:`terminal_width`; None: no limit)."""
     cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     right = right or [False] * len(headers)
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    widths = _fit(widths, right, terminal_width() if width == -1 else width)
     out = []
     for n, r in enumerate(cells):
-        line = "  ".join(c.rjust(w) if right[i] else c.ljust(w)
+        line = "  ".join(_clip(c, w).rjust(w) if right[i] else _clip(c, w).ljust(w)
                          for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         out.append(line.rstrip())
         if n == 0:
@@ -26,13 +64,66 @@ def _kw(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
+def flops(value: float) -> str:
+    """FLOP/s with an SI prefix: 2.25e15 -> "2.25 PFLOP/s"."""
+    for prefix, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9)):
+        if value >= scale:
+            return f"{value / scale:,.3g} {prefix}FLOP/s"
+    return f"{value:,.3g} FLOP/s"
+
+
+def sizing_heading(accelerator: str, power_from: str | None) -> str:
+    power = f"; power per GPU from {power_from}" if power_from else ""
+    return (f"Sizing the reference example jobs on {accelerator}; usable memory "
+            f"{USABLE_MEMORY_FRACTION:.0%}{power}.")
+
+
 def sizing_table(results: Sequence[Sizing]) -> str:
-    headers = ["job", "GPUs (mem)", "(time)", "needs", "smallest level", "decided by",
-               "IT kW", "facility kW", "fits one domain"]
-    rows = [[r.job, r.gpus_by_memory, r.gpus_by_time, f"{r.gpus:,}", r.level_label, r.decided_by,
-             _kw(r.it_power_kw), _kw(r.facility_power_kw),
-             f"{'yes' if r.fits_in_domain else 'no'} ({r.domain_gpus})"] for r in results]
-    return table(headers, rows, [False, True, True, True, False, False, True, True, False])
+    """One row per job; the time column shows "-" for a job with no deadline, and the FLOP/s
+    per GPU and MFU it was computed from."""
+    headers = ["job", "GPUs (mem)", "(time)", "needs", "smallest level", "decided by", "deadline",
+               "FLOP/s per GPU", "MFU", "IT kW", "facility kW", "fits one domain"]
+    rows = []
+    for r in results:
+        timed = r.deadline_days is not None
+        fits = f"yes ({r.gpus:,} of {r.domain_gpus:,})" if r.fits_in_domain else \
+            f"no ({r.gpus:,} > {r.domain_gpus:,})"
+        rows.append([r.job, f"{r.gpus_by_memory:,}", f"{r.gpus_by_time:,}" if timed else "-", f"{r.gpus:,}",
+                     r.level_label, r.decided_by, f"{r.deadline_days:g} d" if timed else "-",
+                     flops(r.flops_per_gpu) if timed else "-", f"{r.mfu:.0%}" if timed else "-",
+                     _kw(r.it_power_kw), _kw(r.facility_power_kw), fits])
+    return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
+
+
+def value(v: object) -> str:
+    """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
+    import pint
+    from pydantic import BaseModel
+
+    if isinstance(v, BaseModel):
+        v = {name: getattr(v, name) for name in type(v).model_fields}
+    if isinstance(v, pint.Quantity):
+        unit = f"{v.units:~C}".replace("flop", "FLOP")
+        return f"{v.magnitude:,.6g} {unit}" if unit else f"{v.magnitude:,.6g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {value(x)}" for k, x in v.items() if x is not None)
+    if isinstance(v, (list, tuple)):
+        return "; ".join(value(x) for x in v) if v else "none"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def show_row(kind: str, row: object, origin: str) -> str:
+    """Every field of one catalog row, one a line, after the file it came from."""
+    from pydantic import BaseModel
+
+    assert isinstance(row, BaseModel)
+    singular = {"switches": "switch", "coherent": "coherent module", "dwdm": "DWDM part",
+                "fibres": "fibre"}.get(kind, kind.removesuffix("s"))
+    lines = [f"# A {singular} from {origin}."]
+    lines += [f"{name}: {value(getattr(row, name))}" for name in type(row).model_fields]
+    return "\n".join(lines)
 
 
 def levels_go_table(results: Sequence[Sizing]) -> str:
@@ -61,7 +152,8 @@ def lookup_report(result: object) -> str:
              f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
     from bom.media import metres
 
-    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.medium}: {c.option.name}",
+    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
+             f"({c.medium}): {c.option.name}",
              *[f"  {p}" for p in parts if p],
              f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link; reach {metres(c.option.reach_max_m)} "
              f"(margin {metres(c.margin_m)})"
@@ -72,7 +164,7 @@ def lookup_report(result: object) -> str:
     for medium in LADDER:
         for r in result.runners_up:
             if r.option.medium == medium and medium not in seen:
-                runners.append(f"  {medium:<15} {r.option.name}: {r.reason}")
+                runners.append(f"  {medium:<15} {r.option.standard} {r.option.name}: {r.reason}.")
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]

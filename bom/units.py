@@ -90,11 +90,9 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
         q = text
     else:
         if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-            raise QuantityError(f"expected a {dimension} such as {example}, got {text!r}", key=key)
+            raise QuantityError(f"expected a {dimension} such as {example}, got {text!r}.", key=key)
         if isinstance(text, (int, float)):
-            raise QuantityError(
-                f"{text!r} has no unit; write the {dimension} with its unit, such as {example}",
-                key=key)
+            raise _unitless(text, dimension, key)
         suggestion = _suggest(text)
         if suggestion is not None:
             raise QuantityError(
@@ -105,12 +103,20 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
             q = ureg.Quantity(text.strip())
         except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
             raise QuantityError(f"cannot read {text!r} as a {dimension} ({exc}); "
-                                f"write it like {example}", key=key) from None
-    if not isinstance(q, pint.Quantity) or q.dimensionality != _DIMS[dimension]:
+                                f"write it like {example}.", key=key) from None
+    if not isinstance(q, pint.Quantity) or q.dimensionless:
+        raise _unitless(text, dimension, key)
+    if q.dimensionality != _DIMS[dimension]:
         got = q.dimensionality if isinstance(q, pint.Quantity) else "a bare number"
         raise QuantityError(f"{text!r} is not a {dimension} (its dimension is {got}); "
-                            f"expected something like {example}", key=key)
+                            f"expected something like {example}.", key=key)
     return q
+
+
+def _unitless(text: object, dimension: str, key: str | None) -> QuantityError:
+    """The same message for 2.25e15 in YAML and "2.25e15" on the command line: a bare number."""
+    return QuantityError(f"{text!r} has no unit; write the {dimension} with its unit, such as "
+                         f"{EXAMPLES[dimension]}.", key=key)
 
 
 def magnitude(q: pint.Quantity, dimension: str) -> float:

@@ -90,7 +90,7 @@ def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
     msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
         msg += f" (got {err.get('input')!r})"
-    return f"{where}: {key}: {msg}"
+    return f"{where}: {key}: {msg}" + ("" if msg.endswith(".") else ".")
 
 
 def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] = ()) -> Any:

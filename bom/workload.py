@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from bom.units import magnitude, parse_quantity
 from bom.validation import Duration, Memory, Model, suggest
@@ -22,6 +22,35 @@ TRAINING_BYTES_PER_PARAM = 16.0
 TRAINING_OVERHEAD = {"finetune": 1.3, "pretrain": 1.5}
 TRAINING_FLOP_PER_PARAM_TOKEN = 6.0
 DEFAULT_MFU = 0.4
+#: Count suffixes as model cards write them ("70B parameters", "15T tokens"): short scale.
+COUNT_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+#: How people spell the kinds; the model keeps one spelling each.
+KIND_SPELLINGS = {"fine-tune": "finetune", "fine_tune": "finetune", "fine tune": "finetune",
+                  "pre-train": "pretrain", "pre_train": "pretrain", "pre train": "pretrain",
+                  "serving": "serve", "inference": "serve"}
+
+
+def parse_count(value: object, key: str = "params") -> float:
+    """A count as people type it: 70e9, "70B", "1.8T", "405e9", "15T" (tokens).
+
+    >>> parse_count("70B"), parse_count("1.8T"), parse_count("405e9"), parse_count("8k")
+    (70000000000.0, 1800000000000.0, 405000000000.0, 8000.0)
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{key} is a count such as 70e9 or \"70B\", not {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is a count such as 70e9 or \"70B\", got {value!r}")
+    text = value.strip().replace(",", "").replace("_", "")
+    scale = COUNT_SUFFIX.get(text[-1:].lower(), 1.0) if text[-1:].isalpha() else 1.0
+    number = text[:-1].strip() if scale != 1.0 else text
+    try:
+        return float(number) * scale
+    except ValueError:
+        raise ValueError(f"cannot read {value!r} as a count: write a number such as 70e9, or one with "
+                         "K, M, B or T (thousand, million, billion, trillion) such as \"70B\" or \"15T\"") \
+            from None
 
 
 class Workload(Model):
@@ -43,6 +72,19 @@ class Workload(Model):
     context: int | None = Field(default=None, ge=0)
     tokens: float | None = Field(default=None, gt=0)
     source: str | None = None
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip().lower()
+            return KIND_SPELLINGS.get(text, text)
+        return value
+
+    @field_validator("params", "active_params", "tokens", mode="before")
+    @classmethod
+    def _count(cls, value: object, info: ValidationInfo) -> object:
+        return None if value is None else parse_count(value, info.field_name or "count")
 
     @field_validator("flop", mode="before")
     @classmethod
