@@ -125,6 +125,8 @@ class Model:
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
+                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
+                               for i, n in enumerate(c.nodes_by_site)],
                 "requested_gpus": c.requested_gpus,
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "fabrics": fabrics, "tiers": self.tiers()}
@@ -261,7 +263,8 @@ def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, m
                        "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
-                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER)
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
+                        topology=s.topology)
     except LimitError as exc:
         exc.where = exc.where or src.where(("sites", "distance"))
         exc.key = exc.key or "sites.distance"
@@ -276,8 +279,9 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
     top = compute.first.spine
     floor = cluster.floor
     run = Run(floor.run(0, floor.row_m / 2), "in-row")
-    per_site = dci.wavelengths_per_pair * (dci.sites - 1)
-    ends = [(dci.sites, {run: per_site})]
+    # Sites with the same number of cabled pairs have the same client links.
+    degrees = dci.degrees
+    ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
     return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
                      upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
                      upper_groups=ends,
@@ -301,7 +305,8 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
         raise
     gpus = sizing.gpus if sizing else scenario.gpus
     sites = scenario.sites.count if scenario.sites else 1
-    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites)
+    split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
+    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())

@@ -27,11 +27,42 @@ class FabricSpec(Model):
 
 
 class Sites(Model):
-    count: int = Field(default=1, ge=1, le=64)
+    """Buildings the cluster is shared over, and the wavelengths that join them (scale-across)."""
+
+    count: int = Field(default=1, ge=1, le=64, examples=[2])
+    """How many buildings; default: the length of ``split``, else 1."""
+    split: list[float] | None = Field(default=None, min_length=1, max_length=64, examples=[[2, 1, 1]])
+    """Each site's size as relative weights, in site order (site 1 first); default: equal sizes.
+    The cluster's whole systems are shared out in these proportions (largest remainder)."""
+    topology: Literal["mesh", "ring", "hub"] = Field(default="mesh", examples=["ring"])
+    """Which site pairs are cabled: ``mesh`` (default) every pair; ``ring`` each site to the next and
+    the last to the first; ``hub`` every site to site 1. Every cabled pair gets ``dci_bandwidth``."""
     distance: Length | None = None
+    """Route length of the fibre between two cabled sites (the same for every pair)."""
     dci_bandwidth: Rate | None = None
-    dci_fraction: float | None = Field(default=None, gt=0, le=1)
+    """Bandwidth between each cabled pair of sites; give this or ``dci_fraction``."""
+    dci_fraction: float | None = Field(default=None, gt=0, le=1, examples=[0.125])
+    """Bandwidth between each cabled pair as a fraction of the smallest site's scale-out (compute
+    fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
     wavelength_rate: Rate | None = None
+    """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _count_from_split(cls, data: object) -> object:
+        if isinstance(data, dict) and "count" not in data and isinstance(data.get("split"), list):
+            return {**data, "count": len(data["split"])}
+        return data
+
+    @model_validator(mode="after")
+    def _count_and_split(self) -> Sites:
+        if self.split is not None:
+            if self.count != len(self.split):
+                raise ValueError(f"count is {self.count} but split gives {len(self.split)} sites; "
+                                 "give one weight per site, or leave count out")
+            if not all(w > 0 for w in self.split):
+                raise ValueError("every weight in split must be greater than zero, such as [2, 1, 1]")
+        return self
 
 
 class Layout(Model):

@@ -179,7 +179,7 @@ def build_summary(model: object) -> str:
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
              f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} racks, "
-             f"{c.site_count} site(s)"]
+             f"{c.site_count} {'site' if c.site_count == 1 else 'sites'}"]
     if model.sizing is not None:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
@@ -203,8 +203,12 @@ def build_summary(model: object) -> str:
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
     if model.dci is not None:
-        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
-                     f"{across['distance_km']:g} km, {across['coherent_modules']:,} coherent modules, "
+        from bom.media import COHERENT_STANDARD
+
+        std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
+        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
+                     f"{across['distance_km']:g} km on {across['site_pairs']:,} cabled site pairs "
+                     f"({across['topology']}), {across['coherent_modules']:,} coherent modules, "
                      f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers")
     else:
         lines.append("scale-across: none (one site)")
