@@ -316,6 +316,10 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog._keys[row.id] = (src, (kind, i))
 
 
+#: The header of a price file, in this order (docs/scenarios.md, "Price files").
+PRICE_COLUMNS = ("sku", "price_usd", "price_source", "as_of")
+
+
 def apply_prices(catalog: Catalog, path: Path) -> None:
     """Replace prices from a CSV ``sku,price_usd,price_source,as_of`` (sku = row id or part)."""
     by_part: dict[str, list[Row]] = {}
@@ -326,7 +330,7 @@ def apply_prices(catalog: Catalog, path: Path) -> None:
     except OSError as exc:
         raise CatalogError(f"cannot read the price file: {exc.strerror}", where=str(path)) from None
     reader = csv.DictReader(text.splitlines())
-    need = ["sku", "price_usd", "price_source", "as_of"]
+    need = list(PRICE_COLUMNS)
     if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != need:
         raise CatalogError(f"the header must be {','.join(need)}", where=f"{path}:1")
     for n, rec in enumerate(reader, start=2):

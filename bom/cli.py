@@ -298,6 +298,45 @@ def _positive(text_: str | None, dimension: str, unit: str, option: str) -> floa
     return value
 
 
+@app.command()
+@friendly
+@pipe_safe
+def schema() -> None:
+    """Print the JSON Schema of a scenario file (for an editor's YAML language server)."""
+    from bom.schema import schema_text
+
+    typer.echo(schema_text(), nl=False)
+
+
+@app.command()
+@friendly
+@pipe_safe
+def init(
+    file: Annotated[Path, typer.Argument(
+        metavar="[FILE]", help='Where to write the starter; "-" prints it.')] = Path("scenario.yaml"),
+    platform: Annotated[Optional[str], typer.Option(
+        metavar="ID", help="Platform id from the catalog (default gb300-nvl72).")] = None,
+    gpus: Annotated[Optional[int], typer.Option(
+        min=1, metavar="N", help="Size in GPUs (default: one scalable unit).")] = None,
+    workload: Annotated[Optional[str], typer.Option(
+        metavar="KIND", help="Size from a job instead: serve, finetune or pretrain.")] = None,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Replace FILE if it exists.")] = False,
+) -> None:
+    """Write a commented starter scenario that builds as it is."""
+    from bom.errors import BomError
+    from bom.starter import starter
+
+    text = starter(_catalog(), platform, gpus, workload)
+    if str(file) == "-":
+        typer.echo(text, nl=False)
+        return
+    if file.exists() and not force:
+        raise BomError("the file exists already.", where=str(file),
+                       hint="Give another FILE, or --force to replace it.")
+    file.write_text(text, encoding="utf-8")
+    typer.echo(f"Wrote {file}. Build it with: bom build {file}")
+
+
 @catalog_app.command("list")
 @friendly
 @pipe_safe
@@ -327,7 +366,7 @@ def catalog_list(
 @catalog_app.command("show")
 @friendly
 @pipe_safe
-def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
+def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A catalog row id, e.g. q3400.")],
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
     """Every field of one catalog row, and the file it came from."""
     from bom import text

@@ -106,8 +106,10 @@ def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...
     """The cabled site pairs (numbered from 1): every pair in a ``mesh``, each site and the next
     (and the last and the first) in a ``ring``, every site and site 1 with a ``hub``.
 
-    >>> site_pairs(4, "mesh"), site_pairs(4, "ring"), site_pairs(4, "hub"), site_pairs(2, "ring")
-    (((1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), ((1, 2), (2, 3), (3, 4), (1, 4)), ((1, 2), (1, 3), (1, 4)), ((1, 2),))
+    >>> site_pairs(4, "mesh")
+    ((1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
+    >>> site_pairs(4, "ring"), site_pairs(4, "hub"), site_pairs(2, "ring")
+    (((1, 2), (2, 3), (3, 4), (1, 4)), ((1, 2), (1, 3), (1, 4)), ((1, 2),))
     """
     if topology == "hub":
         return tuple((1, s) for s in range(2, sites + 1))

@@ -39,7 +39,7 @@ def _fit(widths: list[int], right: Sequence[bool], limit: int | None) -> list[in
 
 
 #: A text column is never narrowed below this many characters.
-MIN_COLUMN = 8
+MIN_COLUMN = 5
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
@@ -178,7 +178,8 @@ def build_summary(model: object) -> str:
     assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
-             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} racks, "
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} "
+             f"{'rack' if c.racks == 1 else 'racks'}, "
              f"{c.site_count} {'site' if c.site_count == 1 else 'sites'}"]
     if model.sizing is not None:
         z = model.sizing

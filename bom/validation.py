@@ -11,7 +11,7 @@ import typing
 from typing import Annotated, Any
 
 import pint
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
 
 from bom.errors import BomError
 from bom.units import parse_quantity
@@ -21,7 +21,9 @@ from bom.yamlio import Located
 class Model(BaseModel):
     """Strict, immutable model: unknown keys are refused."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    # Attribute docstrings become field descriptions: docs/scenarios.md and `bom schema` read them.
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True,
+                              use_attribute_docstrings=True)
 
 
 def _quantity(dimension: str, minimum: str) -> Any:
@@ -33,7 +35,13 @@ def _quantity(dimension: str, minimum: str) -> Any:
             raise ValueError(f"{value!r} must not be negative")
         return q
 
-    return Annotated[pint.Quantity, BeforeValidator(check)]
+    from bom.units import DIMENSIONS, EXAMPLES
+
+    schema = {"type": "string", "pattern": r"^\s*[-+]?[0-9][0-9.,eE+-]*\s*\S+",
+              "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],
+              "examples": [EXAMPLES[dimension].split(" or ")[0].strip('"')],
+              "description": f"A {dimension} with its unit, such as {EXAMPLES[dimension]}."}
+    return Annotated[pint.Quantity, BeforeValidator(check), WithJsonSchema(schema)]
 
 
 def Qty(dimension: str, minimum: str = "positive") -> Any:  # noqa: N802 - reads as a type

@@ -14,6 +14,11 @@ from bom.resources import data_dir
 from bom.writers.common import safe_text
 
 
+def environment(autoescape: bool) -> Any:
+    """The Jinja environment over templates/ with the number filters every template uses."""
+    return _env(autoescape)
+
+
 def _env(autoescape: bool) -> Any:
     import jinja2
 
