@@ -63,6 +63,7 @@ class Fabric:
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
             "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
+            "media": _hop_media(self.groups),
             "modules": {"node": self.modules_at("node"),
                         "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
             "cables": sum(g.cables for g in self.groups),
@@ -70,6 +71,15 @@ class Fabric:
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
             "copper_links": copper, "optical_links": links - copper,
         }
+
+
+def _hop_media(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
+    """Links of each hop by medium: {"node-leaf": {"multimode": 9216}, ...}."""
+    out: dict[str, dict[str, int]] = {}
+    for g in groups:
+        hop = out.setdefault(g.hop, {})
+        hop[g.medium] = hop.get(g.medium, 0) + g.links
+    return out
 
 
 @dataclass
@@ -120,6 +130,7 @@ class Model:
             fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
                               "coherent": d.coherent.id, "standard": d.coherent.standard,
                               "links": {"site-site": d.links, "fabric-dci": sum(g.links for g in self.dci_groups)},
+                              "media": {"site-site": {"coherent": d.links}, **_hop_media(self.dci_groups)},
                               "modules": {"coherent": d.modules,
                                           "client": sum(g.modules for g in self.dci_groups)},
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}

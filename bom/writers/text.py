@@ -14,6 +14,12 @@ from bom.resources import data_dir
 from bom.writers.common import safe_text
 
 
+def qty(v: float, digits: int = 1) -> str:
+    """A number as a report prints it: thousands separators and no trailing ".0" (17.5, 2,800)."""
+    text = f"{v:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def environment(autoescape: bool) -> Any:
     """The Jinja environment over templates/ with the number filters every template uses."""
     return _env(autoescape)
@@ -28,6 +34,7 @@ def _env(autoescape: bool) -> Any:
     env.filters["num"] = lambda v, d=0: f"{v:,.{d}f}"
     env.filters["usd"] = lambda v: f"{v:,.0f} USD"
     env.filters["pct"] = lambda v: f"{v:.1%}"
+    env.filters["qty"] = qty
     return env
 
 
