@@ -143,7 +143,7 @@ def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
     dci, across = j["fabrics"]["dci"], j["tiers"]["scale-across"]
     pairs = [tuple(p) for p in across.get("pairs", [])]
     groups = _site_groups(j)
-    top = y + LINE_H * 2 + 10
+    top = y + LINE_H * 3 + 10
     arc_room = 26 + 14 * max(1, len(groups) - 1) if len(groups) > 2 else 30
     box_y = top + arc_room
     _lines(d, GUTTER + 10, y + 12, [
@@ -151,9 +151,11 @@ def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
          f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
          f"{plural(across['fibre_pairs_per_pair'], 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
          across["wavelengths_per_pair"]),
-        (f"{plural(across['site_pairs'], 'cabled site pair')} ({across.get('topology', 'mesh')}), "
-         f"{n(dci['routers'])} DCI routers ({dci['switch']}), {n(across['coherent_modules'])} coherent modules",
-         "tiers.scale-across.site_pairs", across["site_pairs"])], size=12)
+        (f"{plural(across['site_pairs'], 'cabled site pair')} ({across.get('topology', 'mesh')})",
+         "tiers.scale-across.site_pairs", across["site_pairs"]),
+        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, {plural(dci['routers'], 'DCI router')} "
+         f"({dci['switch']}), {n(across['coherent_modules'])} coherent modules", "fabrics.dci.links.site-site",
+         dci["links"]["site-site"])], size=12)
     span = WIDTH - GUTTER - 20
     w = min(200.0, span / len(groups) - 24)
     centres = {}
