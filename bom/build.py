@@ -62,6 +62,8 @@ class Fabric:
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
+            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
+                               "core": self.planes * p.cores} for n, p in self.shapes],
             "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
             "media": _hop_media(self.groups),
             "modules": {"node": self.modules_at("node"),

@@ -196,11 +196,18 @@ def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any],
                          (f"{below} ↓", "", None)], size=11, anchor="end", fill="#c0392b")
 
 
+def _span(j: dict[str, Any]) -> float:
+    """Width of the fabric columns and the nodes under them."""
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") == "scale-out"]
+    return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
+
+
 def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
     fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") == "scale-out"}
     rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
     col = (WIDTH - GUTTER - 10) / max(1, len(fabrics))
-    box_w, box_h, gap = min(180.0, col * 0.6), 40.0, 110.0
+    col = min(col, 330.0)
+    box_w, box_h, gap = min(190.0, col * 0.62), (54.0 if j["sites"] > 1 else 40.0), 110.0
     where = "all sites" if j["sites"] > 1 else "one site"
     heading = y + 12
     layer_y = {layer: heading + 24 + i * (box_h + gap) for i, layer in enumerate(rows)}
@@ -218,8 +225,11 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             part = f["switch"] if layer == "leaf" else f.get("spine_switch") or f["switch"]
             by = layer_y[layer]
             d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
-            _lines(d, bx + 8, by + 16, [(f"{layer} switches", "", None),
-                                        (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)], size=11)
+            rows_ = [(f"{layer} switches", "", None),
+                     (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)]
+            if j["sites"] > 1:
+                rows_.append(_per_site(f, layer, name))
+            _lines(d, bx + 8, by + 16, rows_, size=11)
         for hop, (upper, lower) in HOPS.items():
             links = f["links"].get(hop, 0)
             if not links or upper not in present:
@@ -234,6 +244,15 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             label += [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
             _lines(d, ex + 8, y1 + (room - LINE_H * len(label)) / 2 + 11, label, size=11, halo=True)
     return bottom
+
+
+def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
+    """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
+    shapes = f.get("site_switches", [])
+    counts = sorted({s[layer] for s in shapes})
+    if len(counts) == 1:
+        return f"each site: {n(counts[0])}", f"fabrics.{name}.site_switches.0.{layer}", counts[0]
+    return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
 
 
 def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
@@ -254,10 +273,11 @@ def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
 
 def _nodes(d: Diagram, j: dict[str, Any], y: float, per_domain: int) -> float:
     out, up = j["tiers"]["scale-out"], j["tiers"]["scale-up"]
-    d.boundaries.append(Boundary(y - 40, GUTTER, WIDTH - 10, "scale-out", out["links"], out["modules"],
+    right = GUTTER + _span(j)
+    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out["links"], out["modules"],
                                  out["fibre_runs"]))
     _tier_label(d, y - 40, "scale-out", "scale-up", out, "tiers.scale-out")
-    d.boxes.append(Box(GUTTER, y, WIDTH - GUTTER - 10, 62, "nodes", "#dce8d5"))
+    d.boxes.append(Box(GUTTER, y, right - GUTTER, 62, "nodes", "#dce8d5"))
     sites = "" if j["sites"] == 1 else f" over {n(j['sites'])} sites"
     _lines(d, GUTTER + 12, y + 20, [
         (f"{n(j['nodes'])} nodes, {n(j['gpus'])} GPUs ({j['platform']}){sites}", "nodes", j["nodes"]),
@@ -270,8 +290,11 @@ def _legend(d: Diagram, y: float) -> float:
     x = GUTTER
     d.texts.append(Text(x, y + 4, "legend:", size=11, weight="bold"))
     x += 60
+    drawn = {w.medium for w in d.wires}
     for kind, label in (("copper", "copper"), ("optical", "optical (fibre)"), ("mixed", "copper and optical"),
                         ("coherent", "coherent wavelengths")):
+        if kind not in drawn:
+            continue
         d.wires.append(Wire(x, y, x + 30, y, kind))
         d.texts.append(Text(x + 36, y + 4, label, size=11))
         x += 36 + len(label) * CHAR_W + 26
