@@ -89,13 +89,14 @@ def site_systems(systems: int, weights: tuple[float, ...]) -> list[int]:
     """
     total = sum(weights)
     exact = [systems * w / total for w in weights]
-    shares = [max(1, math.floor(x)) for x in exact]
-    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - math.floor(exact[i])), i))
-    for i in order[:max(0, systems - sum(shares))]:
+    shares = [math.floor(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - shares[i]), i))
+    for i in order[:systems - sum(shares)]:
         shares[i] += 1
-    while sum(shares) > systems:  # the floor of one took more than its share
-        i = max(range(len(shares)), key=lambda k: (shares[k] - exact[k], -k))
-        shares[i] -= 1
+    for i in range(len(shares)):  # a site too small for one system still gets one, from the largest
+        if shares[i] == 0:
+            shares[max(range(len(shares)), key=lambda k: (shares[k], -k))] -= 1
+            shares[i] = 1
     return shares
 
 

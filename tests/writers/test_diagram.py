@@ -107,3 +107,14 @@ def test_diagram_labels_and_counts(bom, tmp_path, default_outputs, text):
     if j["sites"] > 1:
         pairs = j["tiers"]["scale-across"]["pairs"]
         assert len(re.findall(r'class="wire" data-medium="coherent"', dom)) == len(pairs) + 1  # + the legend
+
+
+def test_report_lists_every_cabled_site_pair(bom, tmp_path):
+    html, j = _build(bom, tmp_path, CAMPUS)
+    text = html.read_text()
+    pairs = j["tiers"]["scale-across"]["pairs"]
+    assert pairs == [[1, 2], [2, 3], [3, 4], [1, 4]]
+    for a, b in pairs:
+        assert f"<td>site {a} - site {b}</td>" in text
+    assert [s["gpus"] for s in j["site_sizes"]] == [3672, 1872, 1872, 1800]
+    assert "cabled as a ring" in text
