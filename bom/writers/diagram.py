@@ -22,7 +22,6 @@ WIDTH = 1240
 GUTTER = 190           # tier labels live left of this; lines start right of it
 CHAR_W = 6.6           # width of one character at 11-12 px (Helvetica-like), for layout only
 LINE_H = 15
-MAX_SITES_DRAWN = 8
 LAYERS = ("core", "spine", "leaf")
 HOPS = {"spine-core": ("core", "spine"), "leaf-spine": ("spine", "leaf"), "node-leaf": ("leaf", "node")}
 COPPER = ("passive-copper", "active-copper")
@@ -124,28 +123,23 @@ def _lines(d: Diagram, x: float, y: float, rows: list[tuple[str, str, Any]], **k
     return y
 
 
-def _site_groups(j: dict[str, Any]) -> list[tuple[int, int, int]]:
-    """(first site, last site, GPUs of each): sites one by one, or runs of equal sites when there
-    are more than the diagram can draw."""
-    sizes = [s["gpus"] for s in j.get("site_sizes", [])] or [j["gpus"] // j["sites"]] * j["sites"]
-    if len(sizes) <= MAX_SITES_DRAWN:
-        return [(i + 1, i + 1, g) for i, g in enumerate(sizes)]
-    groups: list[tuple[int, int, int]] = []
+def _site_gpus(j: dict[str, Any]) -> list[int]:
+    return [s["gpus"] for s in j.get("site_sizes", [])] or [j["gpus"] // j["sites"]] * j["sites"]
+
+
+def _runs(sizes: list[int]) -> list[tuple[int, int, int]]:
+    """(first site, last site, GPUs of each) for runs of equal sites: the sizes told in words."""
+    runs: list[tuple[int, int, int]] = []
     for i, g in enumerate(sizes):
-        if groups and groups[-1][2] == g and i > 0:
-            groups[-1] = (groups[-1][0], i + 1, g)
+        if runs and runs[-1][2] == g:
+            runs[-1] = (runs[-1][0], i + 1, g)
         else:
-            groups.append((i + 1, i + 1, g))
-    return groups
+            runs.append((i + 1, i + 1, g))
+    return runs
 
 
 def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
     dci, across = j["fabrics"]["dci"], j["tiers"]["scale-across"]
-    pairs = [tuple(p) for p in across.get("pairs", [])]
-    groups = _site_groups(j)
-    top = y + LINE_H * 3 + 10
-    arc_room = 26 + 14 * max(1, len(groups) - 1) if len(groups) > 2 else 30
-    box_y = top + arc_room
     _lines(d, GUTTER + 10, y + 12, [
         (f"each cabled pair of sites: {n(across['wavelengths_per_pair'])} wavelengths of "
          f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
@@ -156,34 +150,70 @@ def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
         (f"{plural(dci['links']['site-site'], 'wavelength')} in all, {plural(dci['routers'], 'DCI router')} "
          f"({dci['switch']}), {n(across['coherent_modules'])} coherent modules", "fabrics.dci.links.site-site",
          dci["links"]["site-site"])], size=12)
-    span = WIDTH - GUTTER - 20
-    w = min(200.0, span / len(groups) - 24)
-    centres = {}
-    for k, (first, last, gpus) in enumerate(groups):
-        x = GUTTER + 10 + (span / len(groups)) * k + (span / len(groups) - w) / 2
-        d.boxes.append(Box(x, box_y, w, 44, "site", "#f6f8fb"))
-        name = f"site {first}" if first == last else f"sites {first}-{last}"
-        each = "" if first == last else "each "
-        _lines(d, x + w / 2, box_y + 18, [(name, "", None),
-                                          (f"{each}{n(gpus)} GPUs", f"site_sizes.{first - 1}.gpus", gpus)],
-               size=12, anchor="middle")
-        for s in range(first, last + 1):
-            centres[s] = (x + w / 2, k)
-    for a, b in pairs:
-        (xa, ka), (xb, kb) = centres[a], centres[b]
-        if ka == kb:
-            continue
-        if abs(ka - kb) == 1:
-            d.wires.append(Wire(xa + w / 2 if xa < xb else xa - w / 2, box_y + 22,
-                                xb - w / 2 if xa < xb else xb + w / 2, box_y + 22, "coherent"))
-        else:
-            d.wires.append(Wire(xa, box_y, xb, box_y, "coherent", cy=box_y - 14 * abs(ka - kb) - 10))
-    bottom = box_y + 44 + 40
-    d.across = (box_y + 44, bottom)
+    pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
+    sizes = _site_gpus(j)
+    top = y + LINE_H * 3 + 16
+    row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, pairs, top)
+    bottom = row_bottom + 40
+    d.across = (row_bottom, bottom)
     d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across["links"], across["modules"],
                                  across["fibre_runs"]))
     _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
     return bottom + 30
+
+
+#: Up to this many sites stand in a row of boxes; more stand round a ring as numbered dots.
+ROW_SITES = 6
+
+
+def _site_row(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Boxes in a row; neighbours joined by a line, other pairs by arcs above, each arc ending
+    at its own point on the box so that they can be told apart."""
+    k = len(sizes)
+    arc_room = 30 + 16 * max(0, k - 2)
+    box_y, span = top + arc_room, WIDTH - GUTTER - 20
+    w = min(200.0, span / k - 24)
+    centre = {i + 1: GUTTER + 10 + (span / k) * i + span / k / 2 for i in range(k)}
+    for i, gpus in enumerate(sizes):
+        x = centre[i + 1] - w / 2
+        d.boxes.append(Box(x, box_y, w, 44, "site", "#f6f8fb"))
+        _lines(d, x + w / 2, box_y + 18, [(f"site {i + 1}", "", None),
+                                          (f"{n(gpus)} GPUs", f"site_sizes.{i}.gpus", gpus)], size=12, anchor="middle")
+    for a, b in pairs:
+        a, b = min(a, b), max(a, b)
+        if b - a == 1:
+            d.wires.append(Wire(centre[a] + w / 2, box_y + 22, centre[b] - w / 2, box_y + 22, "coherent"))
+            continue
+        reach = (b - a - 1) / max(1, k - 2)              # 0 for the shortest arc, 1 for the longest
+        off = 10 + (w / 2 - 16) * reach
+        d.wires.append(Wire(centre[a] + off, box_y, centre[b] - off, box_y, "coherent",
+                            cy=box_y - 24 - 32 * (b - a - 1)))
+    return box_y + 44
+
+
+def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Numbered dots round an ellipse, every cabled pair a chord; the sizes told in a line."""
+    import math
+
+    k = len(sizes)
+    rx, ry = 300.0, 120.0
+    cx, cy = GUTTER + 10 + rx + 60, top + ry + 24
+    at = {i + 1: (cx + rx * math.cos(2 * math.pi * i / k - math.pi / 2),
+                  cy + ry * math.sin(2 * math.pi * i / k - math.pi / 2)) for i in range(k)}
+    for a, b in pairs:
+        (xa, ya), (xb, yb) = at[a], at[b]
+        d.wires.append(Wire(xa, ya, xb, yb, "coherent"))
+    for s, (x, y) in at.items():
+        d.boxes.append(Box(x - 5, y - 5, 10, 10, "site-dot", "#8e2c7e"))
+        dx, dy = (x - cx) / rx, (y - cy) / ry
+        anchor = "start" if dx > 0.3 else "end" if dx < -0.3 else "middle"
+        d.texts.append(Text(x + 12 * dx, y + 14 * dy + 4, str(s), size=11, anchor=anchor))
+    words = [(f"site {a}: " if a == b else f"sites {a}-{b}: each ") + f"{n(g)} GPUs" for a, b, g in _runs(sizes)]
+    x = cx + rx + 90
+    _lines(d, x, top + 30, [(f"{k} sites, numbered clockwise from the top", "sites", k)]
+           + [(w_, f"site_sizes.{a - 1}.gpus", g) for w_, (a, _b, g) in zip(words, _runs(sizes), strict=True)][:14],
+           size=12)
+    return cy + ry + 24
 
 
 def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any], path: str) -> None:

@@ -20,6 +20,9 @@ sites: {split: [2, 1, 1, 1], topology: ring, distance: "2 km", dci_bandwidth: "2
 """
 MESH = CAMPUS.replace("name: campus-4", "name: mesh-5").replace("split: [2, 1, 1, 1], topology: ring",
                                                                "count: 5, topology: mesh")
+HUB = CAMPUS.replace("name: campus-4", "name: hub-12").replace("split: [2, 1, 1, 1], topology: ring",
+                                                               "split: [2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
+                                                               "topology: hub").replace("9216", "13824")
 POD = "name: small-pod\nplatform: dgx-h100\nnodes: 32\n"
 
 #: Measures the drawing in the browser and writes the findings into the page for --dump-dom.
@@ -80,7 +83,8 @@ def _fmt(v):
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
 
 
-@pytest.mark.parametrize("text", [None, CAMPUS, MESH, POD], ids=["default", "campus-4-ring", "mesh-5", "pod"])
+@pytest.mark.parametrize("text", [None, CAMPUS, MESH, HUB, POD],
+                         ids=["default", "campus-4-ring", "mesh-5", "hub-12", "pod"])
 def test_diagram_labels_and_counts(bom, tmp_path, default_outputs, text):
     if text is None:
         html, j = default_outputs[".html"], json.loads(default_outputs[".json"].read_text())
