@@ -23,7 +23,6 @@ GUTTER = 190           # tier labels live left of this; lines start right of it
 CHAR_W = 6.6           # width of one character at 11-12 px (Helvetica-like), for layout only
 LINE_H = 15
 LAYERS = ("core", "spine", "leaf")
-HOPS = {"spine-core": ("core", "spine"), "leaf-spine": ("spine", "leaf"), "node-leaf": ("leaf", "node")}
 COPPER = ("passive-copper", "active-copper")
 
 
@@ -228,20 +227,22 @@ def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any],
 
 def _span(j: dict[str, Any]) -> float:
     """Width of the fabric columns and the nodes under them."""
-    fabrics = [f for f in j["fabrics"].values() if f.get("tier") == "scale-out"]
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
     return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
 
 
 def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
-    fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") == "scale-out"}
+    # Every fabric but the sites' wavelengths, whatever fabrics the model holds.
+    fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"}
     rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
     col = (WIDTH - GUTTER - 10) / max(1, len(fabrics))
     col = min(col, 330.0)
     box_w, box_h, gap = min(190.0, col * 0.62), (54.0 if j["sites"] > 1 else 40.0), 110.0
     where = "all sites" if j["sites"] > 1 else "one site"
     heading = y + 12
-    layer_y = {layer: heading + 24 + i * (box_h + gap) for i, layer in enumerate(rows)}
-    bottom = heading + 24 + len(rows) * (box_h + gap)
+    extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
+    layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
+    bottom = heading + 24 + extra + len(rows) * (box_h + gap)
     for k, (name, f) in enumerate(fabrics.items()):
         cx = GUTTER + col * k + col / 2
         bx = cx - col * 0.35
@@ -260,9 +261,13 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             if j["sites"] > 1:
                 rows_.append(_per_site(f, layer, name))
             _lines(d, bx + 8, by + 16, rows_, size=11)
-        for hop, (upper, lower) in HOPS.items():
-            links = f["links"].get(hop, 0)
-            if not links or upper not in present:
+        others = []
+        for hop, links in f["links"].items():
+            lower, _, upper = hop.partition("-")
+            if not links:
+                continue
+            if upper not in present or not (lower in present or lower == "node"):
+                others.append((f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links))
                 continue
             y1 = layer_y[upper] + box_h
             y2 = layer_y[lower] if lower in present else bottom
@@ -270,10 +275,23 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             room = y2 - y1 - (48 if lower == "node" else 0)
             media = f.get("media", {}).get(hop, {})
             d.wires.append(Wire(ex, y1, ex, y2, _klass(media) if media else "optical"))
-            label = [(f"{n(links)} links {hop}", f"fabrics.{name}.links.{hop}", links)]
+            label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links)]
             label += [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
             _lines(d, ex + 8, y1 + (room - LINE_H * len(label)) / 2 + 11, label, size=11, halo=True)
+        if others:  # hops between layers this drawing does not know: told under the heading
+            _lines(d, ex + 8, heading + LINE_H, others, size=11)
     return bottom
+
+
+def _unknown_hops(f: dict[str, Any], rows: list[str]) -> list[str]:
+    """Hops with links whose ends are not layers drawn (told in words under the heading)."""
+    present = [layer for layer in rows if f["switches"].get(layer)]
+    out = []
+    for hop, links in f["links"].items():
+        lower, _, upper = hop.partition("-")
+        if links and (upper not in present or not (lower in present or lower == "node")):
+            out.append(hop)
+    return out
 
 
 def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
