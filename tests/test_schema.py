@@ -52,3 +52,28 @@ def test_schema_is_json_schema_and_checks_a_scenario(bom):
     assert sites["distance"]["anyOf"][0]["x-unit"] == "m"
     kinds = schema["$defs"]["Workload"]["properties"]["kind"]["enum"]
     assert "fine-tune" in kinds and "finetune" in kinds
+
+
+def _scenarios():
+    from bom.resources import data_dir
+
+    root = Path(__file__).resolve().parent
+    return [data_dir("scenarios") / "default.yaml", data_dir("scenarios") / "compare.yaml",
+            root / "reference" / "superpod_h100_4su.yaml"]
+
+
+def test_schema_accepts_the_shipped_scenarios_and_refuses_bad_ones(bom, tmp_path):
+    import jsonschema
+    import yaml
+
+    validator = jsonschema.Draft202012Validator(scenario_schema())
+    for path in _scenarios():
+        errors = list(validator.iter_errors(yaml.safe_load(path.read_text())))
+        assert errors == [], (path, [e.message for e in errors])
+    for kind in ("pretrain", "serve"):
+        text = bom("init", "-", "--workload", kind).stdout
+        assert list(validator.iter_errors(yaml.safe_load(text))) == []
+    good = yaml.safe_load(_scenarios()[0].read_text())
+    for bad in ({**good, "sitez": {}}, {**good, "sites": {**good["sites"], "topology": "star"}},
+                {**good, "fabrics": {"compute": {"layers": 4}}}, {**good, "gpus": "many"}):
+        assert list(validator.iter_errors(bad)), bad
