@@ -128,7 +128,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout inst
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
 
 
-@app.command()
+@app.command(short_help="GPUs a job needs and the level of scale it lands at.")
 @friendly
 @pipe_safe
 def size(
@@ -171,7 +171,7 @@ def size(
     typer.echo(text.sizing_table([result]))
 
 
-@app.command()
+@app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")
 @friendly
 @pipe_safe
 def build(
@@ -212,7 +212,7 @@ def build(
     _wrote(paths)
 
 
-@app.command()
+@app.command(short_help="Build one job on each platform generation and compare.")
 @friendly
 @pipe_safe
 def compare(
@@ -248,7 +248,7 @@ def compare(
     _wrote(paths)
 
 
-@app.command()
+@app.command(short_help="Rate and length -> standard, medium and part numbers.")
 @friendly
 @pipe_safe
 def lookup(
@@ -298,7 +298,7 @@ def _positive(text_: str | None, dimension: str, unit: str, option: str) -> floa
     return value
 
 
-@app.command()
+@app.command(short_help="Print the JSON Schema of a scenario file.")
 @friendly
 @pipe_safe
 def schema() -> None:
@@ -308,7 +308,7 @@ def schema() -> None:
     typer.echo(schema_text(), nl=False)
 
 
-@app.command()
+@app.command(short_help="Write a commented starter scenario that builds as it is.")
 @friendly
 @pipe_safe
 def init(
