@@ -81,7 +81,7 @@ def sizing_heading(accelerator: str, power_from: str | None) -> str:
 def sizing_table(results: Sequence[Sizing]) -> str:
     """One row per job; the time column shows "-" for a job with no deadline, and the FLOP/s
     per GPU and MFU it was computed from."""
-    headers = ["job", "GPUs (mem)", "(time)", "needs", "smallest level", "decided by", "deadline",
+    headers = ["job", "GPUs (mem)", "GPUs (time)", "needs", "smallest level", "decided by", "deadline",
                "FLOP/s per GPU", "MFU", "IT kW", "facility kW", "fits one domain"]
     rows = []
     for r in results:
