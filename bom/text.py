@@ -24,20 +24,31 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[:max(1, width - 1)] + "…"
 
 
-def _fit(widths: list[int], right: Sequence[bool], limit: int | None) -> list[int]:
-    """Narrow the widest text columns (never the numbers) until the row fits ``limit``."""
+def _fit(widths: list[int], right: Sequence[bool], limit: int | None,
+         data: Sequence[int] | None = None) -> list[int]:
+    """Narrow columns until the row fits ``limit``: long text first (to KEEP_TEXT characters),
+    then the headers of number columns (down to their widest number), then text to MIN_COLUMN.
+    A number itself is never clipped."""
     widths = list(widths)
     if limit is None:
         return widths
-    while sum(widths) + 2 * (len(widths) - 1) > limit:
-        text_cols = [i for i, w in enumerate(widths) if not right[i] and w > MIN_COLUMN]
-        if not text_cols:
-            break
-        widest = max(text_cols, key=lambda i: widths[i])
-        widths[widest] -= 1
+    data = data or widths
+    cols = range(len(widths))
+    # A floor per column and stage; None: the column does not give way in that stage.
+    stages = [[None if right[i] else max(MIN_COLUMN, min(data[i], KEEP_TEXT)) for i in cols],
+              [max(MIN_COLUMN, data[i]) if right[i] else None for i in cols],
+              [None if right[i] else MIN_COLUMN for i in cols]]
+    for floors in stages:
+        while sum(widths) + 2 * (len(widths) - 1) > limit:
+            give = [i for i in cols if floors[i] is not None and widths[i] > floors[i]]  # type: ignore[operator]
+            if not give:
+                break
+            widths[max(give, key=lambda i: widths[i] - floors[i])] -= 1  # type: ignore[operator]
     return widths
 
 
+#: Text this short (ids, part numbers) is clipped only when nothing else can give way.
+KEEP_TEXT = 12
 #: A text column is never narrowed below this many characters.
 MIN_COLUMN = 5
 
@@ -49,7 +60,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
     cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
     right = right or [False] * len(headers)
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    widths = _fit(widths, right, terminal_width() if width == -1 else width)
+    data = [max((len(r[i]) for r in cells[1:]), default=0) for i in range(len(headers))]
+    widths = _fit(widths, right, terminal_width() if width == -1 else width, data)
     out = []
     for n, r in enumerate(cells):
         line = "  ".join(_clip(c, w).rjust(w) if right[i] else _clip(c, w).ljust(w)

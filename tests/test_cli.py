@@ -65,13 +65,21 @@ def test_closed_pipe_on_a_long_output():
 
 @pytest.mark.parametrize("columns", [80, 100, 140])
 def test_tables_fit_the_terminal(columns):
-    # The sizing table's twelve columns are numbers, which are never clipped: it fits from 140.
-    for cmd in (["catalog", "list"], ["size"]) if columns >= 140 else (["catalog", "list"],):
+    # Numbers are never clipped (only their headers): the sizing table's twelve columns fit from 100.
+    for cmd in (["catalog", "list"], ["size"]) if columns >= 100 else (["catalog", "list"],):
         out = run(*cmd, env={"COLUMNS": str(columns)}).stdout
         widest = max(len(line) for line in out.splitlines()[1:])  # the heading is a sentence
         assert widest <= columns, (cmd, widest)
     table = run("catalog", "list", env={"COLUMNS": "100"}).stdout.splitlines()
     assert max(len(line) for line in table) <= 100 and any("…" in line for line in table)
+
+
+def test_compare_table_fits_by_clipping_number_headers(tmp_path):
+    out = run("compare", "-o", str(tmp_path / "c"), "-q", env={"COLUMNS": "100"}).stdout
+    table = [line for line in out.splitlines() if line.strip()]
+    assert max(len(line) for line in table) <= 100
+    assert any("…" in cell for cell in table[0].split("  "))          # a header clipped
+    assert "…" not in "".join(table[2:9])                               # no number clipped
 
 
 def test_table_clips_text_never_numbers():
