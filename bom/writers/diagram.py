@@ -330,7 +330,8 @@ def _nodes(d: Diagram, j: dict[str, Any], y: float, per_domain: int) -> float:
     _lines(d, GUTTER + 12, y + 20, [
         (f"{n(j['nodes'])} nodes, {n(j['gpus'])} GPUs ({j['platform']}){sites}", "nodes", j["nodes"]),
         (f"{n(up['domains'])} scale-up domains of {n(per_domain)} GPUs: {n(up['links'])} links inside them, "
-         f"all copper, 0 modules", "tiers.scale-up.links", up["links"])], size=12)
+         f"{'all' if up['copper_links'] == up['links'] else n(up['copper_links'])} copper, "
+         f"{plural(up['modules'], 'module')}", "tiers.scale-up.links", up["links"])], size=12)
     return y + 62
 
 
