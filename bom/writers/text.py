@@ -53,7 +53,10 @@ def _context(r: Report) -> dict[str, Any]:
                 ("Opex per year", f"{t.opex_per_year:,.0f} USD"), ("TCO", f"{t.tco_usd:,.0f} USD"),
                 ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
                 ("Network share of IT power", f"{t.network_power_share:.1%}")]
-    return {"j": j, "t": j["totals"], "inputs": r.inputs, "lines": r.lines, "tco_rows": tco_rows,
+    pairs = j["tiers"]["scale-across"].get("pairs", [])
+    cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
+    return {"j": j, "t": j["totals"], "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
+            "tco_rows": tco_rows,
             "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"]}
 
