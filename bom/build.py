@@ -82,12 +82,23 @@ class Fabric:
             "rails_per_leaf": (self.first.rails_per_leaf
                                if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
-            "links": hops, "modules": modules,
+            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
+                               "core": self.planes * p.cores} for n, p in self.shapes],
+            "links": hops, "media": _hop_media(self.groups), "modules": modules,
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
             "copper_links": copper, "optical_links": links - copper,
         }
+
+
+def _hop_media(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
+    """Links of each hop by medium: {"node-leaf": {"multimode": 9216}, ...}."""
+    out: dict[str, dict[str, int]] = {}
+    for g in groups:
+        hop = out.setdefault(g.hop, {})
+        hop[g.medium] = hop.get(g.medium, 0) + g.links
+    return out
 
 
 @dataclass
@@ -146,11 +157,14 @@ class Model:
             fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
                               "coherent": d.coherent.id, "standard": d.coherent.standard,
                               "links": {"site-site": d.links, "fabric-dci": sum(g.links for g in self.dci_groups)},
+                              "media": {"site-site": {"coherent": d.links}, **_hop_media(self.dci_groups)},
                               "modules": {"coherent": d.modules,
                                           "client": sum(g.modules for g in self.dci_groups)},
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
+                               for i, n in enumerate(c.nodes_by_site)],
                 "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
                 "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
                 "endpoints": self.endpoints.to_json() if self.endpoints else None,
@@ -307,7 +321,8 @@ def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, m
                        "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
-                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER)
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
+                        topology=s.topology)
     except LimitError as exc:
         exc.where = exc.where or src.where(("sites", "distance"))
         exc.key = exc.key or "sites.distance"
@@ -322,8 +337,9 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
     top = compute.first.spine
     floor = cluster.floor
     run = Run(floor.run(0, floor.row_m / 2), "in-row")
-    per_site = dci.wavelengths_per_pair * (dci.sites - 1)
-    ends = [(dci.sites, {run: per_site})]
+    # Sites with the same number of cabled pairs have the same client links.
+    degrees = dci.degrees
+    ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
     return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
                      upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
                      upper_groups=ends,
@@ -381,7 +397,8 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
         raise
     gpus = sizing.gpus if sizing else scenario.gpus
     sites = scenario.sites.count if scenario.sites else 1
-    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites)
+    split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
+    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())

@@ -12,9 +12,14 @@ from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 
+#: Plain click help (no rich boxes): flags show no "<bool>", options show what they take,
+#: and -h works as well as --help.
+_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None, context_settings=_SETTINGS,
                   help="clusterbom: from accelerator counts to a costed bill of materials.")
-catalog_app = typer.Typer(no_args_is_help=True, help="List, show and validate catalog rows.")
+catalog_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_SETTINGS,
+                          help="List, show and validate catalog rows.")
 app.add_typer(catalog_app, name="catalog")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,6 +57,40 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class PipeClosed(SystemExit):
+    """The reader of stdout went away (``bom catalog list | head -3``): stop quietly.
+
+    A SystemExit, not an OSError, so that no error handler reports it as a failure.
+    """
+
+
+def pipe_safe(fn: F) -> F:
+    """Turn a write into a closed pipe into :class:`PipeClosed`, which main() ends with exit 0."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BrokenPipeError:
+            raise PipeClosed(0) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from bom import __version__
+
+        typer.echo(f"clusterbom {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
+    """clusterbom: from accelerator counts to a costed bill of materials."""
+
+
 def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None) -> Any:
     from bom.catalog import load_catalog
 
@@ -79,7 +118,7 @@ def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool) ->
 
 def _wrote(paths: list[Path]) -> None:
     for p in paths:
-        typer.echo(f"wrote {p}")
+        typer.echo(f"Wrote {p}.")
 
 
 def _print_json(data: Any) -> None:
@@ -87,23 +126,31 @@ def _print_json(data: Any) -> None:
 
 
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
-    "--catalog", help="A directory of catalog YAML files that adds or replaces rows by id.")]
+    "--catalog", metavar="DIR", help="A directory of catalog YAML files that adds or replaces rows by id; "
+    "repeat the option for several.")]
 PricesOpt = Annotated[Optional[list[Path]], typer.Option(
-    "--prices", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, quote_ref, vendor) "
-         "that replaces catalog prices.")]
+    "--prices", metavar="CSV", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, "
+    "quote_ref, vendor) that replaces catalog prices; repeat the option for several.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
 
 
-@app.command()
+@app.command(short_help="GPUs a job needs and the level of scale it lands at.")
 @friendly
+@pipe_safe
 def size(
     scenario: Annotated[Optional[Path], typer.Argument(
-        help="Scenario YAML with a workload; none = the seed's six example jobs.")] = None,
-    platform: Annotated[Optional[str], typer.Option(help="Platform id from the catalog.")] = None,
-    memory_per_gpu: Annotated[Optional[str], typer.Option(help='e.g. "80 GB"')] = None,
-    flops_per_gpu: Annotated[Optional[str], typer.Option(help='e.g. "2.25 PFLOP/s"')] = None,
-    mfu: Annotated[Optional[float], typer.Option(min=0.01, max=1.0)] = None,
-    pue: Annotated[Optional[float], typer.Option(min=1.0, max=3.0)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the sizing block as JSON.")] = False,
+        metavar="[SCENARIO]", help="Scenario YAML with a workload; none = the reference example jobs.")] = None,
+    platform: Annotated[Optional[str], typer.Option(metavar="ID", help="Platform id from the catalog.")] = None,
+    memory_per_gpu: Annotated[Optional[str], typer.Option(
+        metavar="QUANTITY", help='Memory per GPU with its unit, e.g. "80 GB".')] = None,
+    flops_per_gpu: Annotated[Optional[str], typer.Option(
+        metavar="QUANTITY", help='Dense FLOP/s per GPU with its unit, e.g. "2.25 PFLOP/s".')] = None,
+    mfu: Annotated[Optional[float], typer.Option(
+        min=0.01, max=1.0, metavar="FRACTION", help="Model FLOP utilisation, e.g. 0.4.")] = None,
+    pue: Annotated[Optional[float], typer.Option(
+        min=1.0, max=3.0, metavar="RATIO", help="Power usage effectiveness, e.g. 1.25.")] = None,
+    as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
 ) -> None:
     """How many accelerators a job needs, and at which level of scale it lands."""
@@ -119,9 +166,7 @@ def size(
         if as_json:
             _print_json([r.to_json() for r in results])
             return
-        power = "" if platform else f"; power per GPU from {pipeline.SEED_POWER_PLATFORM}"
-        typer.echo(f"Sizing on {results[0].accelerator}; usable memory 85 %{power}; "
-                   f"the seed's six example jobs")
+        typer.echo(text.sizing_heading(results[0].accelerator, None if platform else pipeline.SEED_POWER_PLATFORM))
         typer.echo(text.sizing_table(results))
         return
     sc, src = load_scenario(scenario)
@@ -129,19 +174,20 @@ def size(
     if as_json:
         _print_json(result.to_json())
         return
-    typer.echo(f"Sizing {sc.name} on {result.accelerator}")
+    typer.echo(f"Sizing {sc.name} on {result.accelerator}.")
     typer.echo(text.sizing_table([result]))
 
 
-@app.command()
+@app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")
 @friendly
+@pipe_safe
 def build(
     scenario: Annotated[Optional[Path], typer.Argument(
-        help="Scenario YAML; none = the built-in default.")] = None,
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
     output: Annotated[Optional[Path], typer.Option(
-        "-o", "--output", help="Folder for the outputs (default: reports/<name>).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON summary to stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+        "-o", "--output", metavar="DIR", help="Folder for the outputs (default: reports/<name>).")] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -175,16 +221,19 @@ def build(
     _wrote(paths)
 
 
-@app.command()
+@app.command(short_help="Build one job on each platform generation and compare.")
 @friendly
+@pipe_safe
 def compare(
     scenario: Annotated[Optional[Path], typer.Argument(
-        help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,
-    platforms: Annotated[Optional[str], typer.Option(help="Comma-separated platform ids; none = all.")] = None,
-    gpus: Annotated[Optional[int], typer.Option(min=1, help="Build this many GPUs on each.")] = None,
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Folder (default reports/<name>).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison JSON to stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+        metavar="[SCENARIO]", help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,
+    platforms: Annotated[Optional[str], typer.Option(
+        metavar="ID,ID,...", help="Comma-separated platform ids; none = all.")] = None,
+    gpus: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Build this many GPUs on each.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the outputs (default: reports/<name>).")] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -213,23 +262,27 @@ def compare(
             if "end-of-" in warning:
                 typer.echo(f"warning: {g.platform.id}: {warning}", err=True)
     if len(result.generations) == 1 and not quiet:
-        typer.echo("note: one platform, so there is no previous generation to compare against", err=True)
+        typer.echo("Note: one platform, so there is no previous generation to compare against.", err=True)
     typer.echo(text.compare_table(result))
     _wrote(paths)
 
 
-@app.command()
+@app.command(short_help="Rate and length -> standard, medium and part numbers.")
 @friendly
+@pipe_safe
 def lookup(
-    rate: Annotated[str, typer.Option(help='Link rate, e.g. "800 Gbit/s".')],
-    reach: Annotated[str, typer.Option(help='Required length, e.g. "30 m" or "80 km".')],
-    form_factor: Annotated[Optional[str], typer.Option(help="Cage at one end: osfp, qsfp112, ...")] = None,
-    far_form_factor: Annotated[Optional[str], typer.Option(help="Cage at the other end.")] = None,
-    lane_rate: Annotated[Optional[str], typer.Option(help='e.g. "200 Gbit/s" (XDR).')] = None,
-    prefer: Annotated[str, typer.Option(help="ladder (default), cost or power.")] = "ladder",
-    panels: Annotated[int, typer.Option(min=0, max=8, help="Patch panels on the route.")] = 0,
-    slack: Annotated[str, typer.Option(help="Added to the length before choosing a sold length.")] = "0 m",
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    rate: Annotated[str, typer.Option(metavar="QUANTITY", help='Link rate, e.g. "800 Gbit/s".')],
+    reach: Annotated[str, typer.Option(metavar="QUANTITY", help='Required length, e.g. "30 m" or "80 km".')],
+    form_factor: Annotated[Optional[str], typer.Option(
+        metavar="CAGE", help="Cage at one end: osfp, qsfp112, ...")] = None,
+    far_form_factor: Annotated[Optional[str], typer.Option(metavar="CAGE", help="Cage at the other end.")] = None,
+    lane_rate: Annotated[Optional[str], typer.Option(
+        metavar="QUANTITY", help='Lane rate, e.g. "200 Gbit/s" (XDR).')] = None,
+    prefer: Annotated[str, typer.Option(metavar="ladder|cost|power", help="What decides the choice.")] = "ladder",
+    panels: Annotated[int, typer.Option(min=0, max=8, metavar="N", help="Patch panels on the route.")] = 0,
+    slack: Annotated[str, typer.Option(
+        metavar="QUANTITY", help="Added to the length before choosing a sold length.")] = "0 m",
+    as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -259,6 +312,7 @@ def lookup(
     if as_json:
         _print_json({"choice": result.choice.to_json(),
                      "passed_over": [{"option": r.option.name, "medium": r.option.medium,
+                                      "standard": r.option.standard,
                                       "reason": r.reason} for r in result.runners_up]})
         return
     typer.echo(text.lookup_report(result))
@@ -269,14 +323,56 @@ def _positive(text_: str | None, dimension: str, unit: str, option: str) -> floa
 
     value = _quantity(text_, dimension, unit, option)
     if value is None or not value > 0:
-        raise QuantityError(f"{text_!r} must be a number greater than zero", key=option)
+        raise QuantityError(f"{text_!r} must be a quantity greater than zero.", key=option)
     return value
+
+
+@app.command(short_help="Print the JSON Schema of a scenario file.")
+@friendly
+@pipe_safe
+def schema() -> None:
+    """Print the JSON Schema of a scenario file (for an editor's YAML language server)."""
+    from bom.schema import schema_text
+
+    typer.echo(schema_text(), nl=False)
+
+
+@app.command(short_help="Write a commented starter scenario that builds as it is.")
+@friendly
+@pipe_safe
+def init(
+    file: Annotated[Path, typer.Argument(
+        metavar="[FILE]", help='Where to write the starter; "-" prints it.')] = Path("scenario.yaml"),
+    platform: Annotated[Optional[str], typer.Option(
+        metavar="ID", help="Platform id from the catalog (default gb300-nvl72).")] = None,
+    gpus: Annotated[Optional[int], typer.Option(
+        min=1, metavar="N", help="Size in GPUs (default: one scalable unit).")] = None,
+    workload: Annotated[Optional[str], typer.Option(
+        metavar="KIND", help="Size from a job instead: serve, finetune or pretrain.")] = None,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Replace FILE if it exists.")] = False,
+) -> None:
+    """Write a commented starter scenario that builds as it is."""
+    from bom.errors import BomError
+    from bom.starter import starter
+
+    text = starter(_catalog(), platform, gpus, workload)
+    if str(file) == "-":
+        typer.echo(text, nl=False)
+        return
+    if file.exists() and not force:
+        raise BomError("the file exists already.", where=str(file),
+                       hint="Give another FILE, or --force to replace it.")
+    file.write_text(text, encoding="utf-8")
+    typer.echo(f"Wrote {file}. Build it with: bom build {file}")
 
 
 @catalog_app.command("list")
 @friendly
+@pipe_safe
 def catalog_list(
-    kind: Annotated[Optional[str], typer.Option(help="platforms, switches, modules, ...")] = None,
+    kind: Annotated[Optional[str], typer.Option(
+        metavar="KIND", help="One kind of row: platforms, switches, modules, cables, fibres, panels, coherent "
+        "or dwdm.")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -301,9 +397,11 @@ def catalog_list(
 
 @catalog_app.command("show")
 @friendly
-def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
+@pipe_safe
+def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A catalog row id, e.g. q3400.")],
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
     """Every field of one catalog row, and the file it came from."""
+    from bom import text
     from bom.errors import CatalogError
     from bom.validation import suggest
 
@@ -312,17 +410,14 @@ def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID")],
     if kind is None:
         raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
     row = cat.rows[kind][row_id]
-    from bom.writers.common import terminal_text as tt
-
-    typer.echo(f"# {kind[:-1] if kind.endswith('s') else kind} from {tt(cat.origin[row_id])}")
-    for name, value in row.model_dump(mode="python").items():
-        typer.echo(f"{name}: {tt(value)}")
+    typer.echo(text.show_row(kind, row, cat.origin[row_id]))
 
 
 @catalog_app.command("validate")
 @friendly
+@pipe_safe
 def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
-        help="An overlay directory to check on top of the built-in catalog.")] = None,
+        metavar="[DIR]", help="An overlay directory to check on top of the built-in catalog.")] = None,
         prices: PricesOpt = None) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
     from bom.checks import check_catalog
@@ -330,14 +425,29 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
     cat = _catalog([directory] if directory else None, prices)
     check_catalog(cat)
     counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
-    typer.echo(f"catalog ok: {counts}")
+    typer.echo(f"Catalog ok: {counts}.")
+
+
+def _stdout_closed() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main() -> None:
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # buffered output into a closed pipe fails here, not at the write
     except KeyboardInterrupt:
         sys.exit(130)
+    except (BrokenPipeError, PipeClosed):
+        _stdout_closed()
+        sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,11 @@ class Cluster:
     nodes: int
     floor: FloorPlan
     sites: tuple[Site, ...]
+    site_nodes: tuple[int, ...] = ()   # nodes of each site, site 1 first
+
+    @property
+    def nodes_by_site(self) -> tuple[int, ...]:
+        return self.site_nodes or tuple(s.nodes for s in self.sites for _ in range(s.count))
 
     @property
     def gpus(self) -> int:
@@ -66,8 +71,10 @@ class Cluster:
 
 
 def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = None,
-                  nodes: int | None = None, sites: int = 1) -> Cluster:
-    """Whole nodes (and whole rack systems) for ``gpus`` or ``nodes``, shared over ``sites``."""
+                  nodes: int | None = None, sites: int = 1,
+                  split: tuple[float, ...] | None = None) -> Cluster:
+    """Whole nodes (and whole rack systems) for ``gpus`` or ``nodes``, shared over ``sites``
+    (equally, or in the proportions of ``split``)."""
     if nodes is None:
         if gpus is None or gpus < 1:
             raise LimitError("a cluster needs at least one GPU", key="gpus")
@@ -80,11 +87,30 @@ def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = No
         if systems < sites:
             raise LimitError(f"{systems} systems cannot fill {sites} sites", key="sites.count",
                              hint="Use fewer sites or more GPUs.")
-        q, r = divmod(systems, sites)
-        shapes = tuple(Site(n, s * per_system) for s, n in ((q + 1, r), (q, sites - r)) if n)
-    else:
-        shapes = (Site(1, nodes),)
-    return Cluster(platform, requested, nodes, floor, shapes)
+        shares = site_systems(systems, split or (1.0,) * sites)
+        shapes = tuple(Site(shares.count(n), n * per_system) for n in sorted(set(shares), reverse=True))
+        return Cluster(platform, requested, nodes, floor, shapes, tuple(n * per_system for n in shares))
+    return Cluster(platform, requested, nodes, floor, (Site(1, nodes),), (nodes,))
+
+
+def site_systems(systems: int, weights: tuple[float, ...]) -> list[int]:
+    """Whole systems per site in proportion to ``weights`` (largest remainder, ties to the
+    earlier site), at least one each.
+
+    >>> site_systems(64, (1, 1)), site_systems(10, (2, 1, 1)), site_systems(5, (1, 1, 1))
+    ([32, 32], [5, 3, 2], [2, 2, 1])
+    """
+    total = sum(weights)
+    exact = [systems * w / total for w in weights]
+    shares = [math.floor(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - shares[i]), i))
+    for i in order[:systems - sum(shares)]:
+        shares[i] += 1
+    for i in range(len(shares)):  # a site too small for one system still gets one, from the largest
+        if shares[i] == 0:
+            shares[max(range(len(shares)), key=lambda k: (shares[k], -k))] -= 1
+            shares[i] = 1
+    return shares
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Scale-across: sites joined by coherent wavelengths over dark fibre or a DWDM line system.
 
-Per site pair (a full mesh): wavelengths = ceil(bandwidth / wavelength rate), a coherent
+Per cabled site pair (every pair in a mesh, neighbours in a ring, each site to site 1 with a
+hub; see :func:`site_pairs`): wavelengths = ceil(bandwidth / wavelength rate), a coherent
 module at both ends of each; fibre pairs = ceil(wavelengths / channels of the grid), with a
 mux/demux at each end of each pair; DCI router ports for the line side and the client side
 at each end.
@@ -43,6 +44,8 @@ class Dci:
     wavelengths_per_pair: int
     fibre_pairs_per_pair: int
     inline_sites: int              # in-line amplifier sites along one route (site pair)
+    topology: str = "mesh"
+    site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
 
     @property
     def coherent(self) -> Coherent:
@@ -94,17 +97,25 @@ class Dci:
         return self.fibre_pairs * self.distance_m / 1000.0
 
     @property
+    def degrees(self) -> tuple[int, ...]:
+        """Cabled pairs that end at each site, site 1 first."""
+        return site_degrees(self.site_pairs or site_pairs(self.sites, "mesh"), self.sites)
+
+    @property
     def router_ports_per_site(self) -> int:
-        # Line side and client side of every wavelength that ends at the site.
-        return 2 * self.wavelengths_per_pair * (self.sites - 1)
+        """At the busiest site: line side and client side of every wavelength that ends there."""
+        return 2 * self.wavelengths_per_pair * max(self.degrees)
 
     @property
     def routers(self) -> int:
-        return self.sites * math.ceil(self.router_ports_per_site / self.router.ports)
+        return sum(math.ceil(2 * self.wavelengths_per_pair * d / self.router.ports) for d in self.degrees)
 
     def to_json(self) -> dict[str, object]:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
                 "wavelengths": self.wavelengths, "sites": self.sites, "site_pairs": self.pairs,
+                "topology": self.topology, "pairs": [list(p) for p in self.site_pairs],
+                "wavelengths_per_pair": self.wavelengths_per_pair,
+                "fibre_pairs_per_pair": self.fibre_pairs_per_pair,
                 "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
                 "coherent": self.coherent.id, "standard": self.coherent.standard,
                 "mux_demux": self.muxes, "amplifiers": self.amplifiers,
@@ -133,6 +144,28 @@ def line_amplifiers(inline_sites: int, amplified: bool) -> int:
     return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION)
 
 
+def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...]:
+    """The cabled site pairs (numbered from 1): every pair in a ``mesh``, each site and the next
+    (and the last and the first) in a ``ring``, every site and site 1 with a ``hub``.
+
+    >>> site_pairs(4, "mesh")
+    ((1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
+    >>> site_pairs(4, "ring"), site_pairs(4, "hub"), site_pairs(2, "ring")
+    (((1, 2), (2, 3), (3, 4), (1, 4)), ((1, 2), (1, 3), (1, 4)), ((1, 2),))
+    """
+    if topology == "hub":
+        return tuple((1, s) for s in range(2, sites + 1))
+    if topology == "ring":
+        ring = tuple((s, s + 1) for s in range(1, sites))
+        return ring + ((1, sites),) if sites > 2 else ring
+    return tuple((a, b) for a in range(1, sites + 1) for b in range(a + 1, sites + 1))
+
+
+def site_degrees(pairs: tuple[tuple[int, int], ...], sites: int) -> tuple[int, ...]:
+    """How many cabled pairs end at each site."""
+    return tuple(sum(s in p for p in pairs) for s in range(1, sites + 1))
+
+
 def _channels(module: Coherent, mux: Dwdm | None) -> int:
     """Wavelengths per fibre pair: the mux's band divided by the module's grid."""
     if mux is None or mux.channels is None or mux.spacing is None:
@@ -142,7 +175,7 @@ def _channels(module: Coherent, mux: Dwdm | None) -> int:
 
 
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
-              wavelength_gbps: float, router_id: str) -> Dci:
+              wavelength_gbps: float, router_id: str, topology: str = "mesh") -> Dci:
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
@@ -163,6 +196,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
                          key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
-    return Dci(sites, sites * (sites - 1) // 2, distance_m, bandwidth_gbps, wavelength_gbps, choice,
+    pairs = site_pairs(sites, topology)
+    return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
-               math.ceil(wavelengths / channels), choice.amplifiers)
+               math.ceil(wavelengths / channels), choice.amplifiers, topology, pairs)

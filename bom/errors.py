@@ -19,8 +19,14 @@ class BomError(Exception):
 
     def __str__(self) -> str:
         head = ": ".join(p for p in (self.where, self.key) if p)
-        text = f"{head}: {self.message}" if head else self.message
-        return f"{text} {self.hint}" if self.hint else text
+        text = _sentence(f"{head}: {self.message}" if head else self.message)
+        return _sentence(f"{text} {self.hint}") if self.hint else text
+
+
+def _sentence(text: str) -> str:
+    """Every message ends as a sentence does (the CLI prints it as one paragraph)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 class QuantityError(BomError, ValueError):

@@ -33,6 +33,24 @@ END_CONNECTIONS = 2
 Preference = Literal["ladder", "cost", "power"]
 
 
+#: How the coherent standards are written (OIF 400ZR, the OpenZR+ MSA, OIF 800ZR).
+COHERENT_STANDARD = {"400zr": "400ZR", "openzr+": "OpenZR+", "800zr": "800ZR"}
+
+
+def port_standard(port_type: str) -> str:
+    """A catalog ``port_type`` as the standard is written.
+
+    >>> port_standard("800g-2xdr4"), port_standard("400g-lr4"), port_standard("100g-cwdm4")
+    ('800G 2xDR4', '400G LR4', '100G CWDM4')
+    """
+    rate, _, pmd = port_type.partition("-")
+    pmd = pmd.upper()
+    if pmd[:1].isdigit() and "X" in pmd:
+        count, _, rest = pmd.partition("X")
+        pmd = f"{count}x{rest}"
+    return f"{rate.upper()} {pmd}".strip()
+
+
 @dataclass(frozen=True)
 class End:
     """One end of a link option: the part in the cage and how many ports it serves."""
@@ -82,6 +100,21 @@ class Option:
     def is_copper(self) -> bool:
         return self.medium in ("passive-copper", "active-copper")
 
+    @property
+    def standard(self) -> str:
+        """The interface standard engineers check a choice by, from the catalog rows: a module's
+        ``port_type`` ("800g-2xdr4" -> "800G 2xDR4"), a coherent module's ``standard`` ("OpenZR+"),
+        an assembly's rate and kind ("800G DAC")."""
+        if self.coherent is not None:
+            return COHERENT_STANDARD.get(self.coherent.standard, self.coherent.standard.upper())
+        if self.assembly is not None and self.assembly.kind == "rj45":  # IEEE 802.3 twisted pair
+            rate = self.rate_gbps
+            return f"{rate * 1000:g}BASE-T" if rate < 10 else f"{rate:g}GBASE-T"
+        if self.assembly is not None:
+            return f"{self.rate_gbps:g}G {self.assembly.kind.upper()}"
+        assert isinstance(self.a.part, Module)
+        return port_standard(self.a.part.port_type)
+
 
 @dataclass(slots=True)  # not frozen: built in the hot loop, and never changed once returned
 class Choice:
@@ -116,7 +149,7 @@ class Choice:
     def to_json(self) -> dict[str, object]:
         o = self.option
         return {
-            "medium": o.medium, "rate_gbps": o.rate_gbps, "lane_rate_gbps": o.lane_gbps,
+            "medium": o.medium, "standard": o.standard, "rate_gbps": o.rate_gbps, "lane_rate_gbps": o.lane_gbps,
             "required_m": self.required_m, "length_m": self.length_m,
             "module_a": o.a.part.part_number if o.a.part else None, "ports_per_module_a": o.a.ports,
             "module_b": o.b.part.part_number if o.b.part else None, "ports_per_module_b": o.b.ports,

@@ -60,7 +60,7 @@ SEED_FLOPS = 2.25e15
 
 def seed_accelerator(power_from: Platform | None = None) -> Accelerator:
     """The seed's accelerator; power per GPU borrowed from ``power_from`` when given."""
-    name = "seed (288 GB, 2.25 PFLOP/s)"
+    name = "the reference accelerator (288 GB, 2.25 PFLOP/s)"
     power = power_from.power_per_gpu_w if power_from else None
     return Accelerator(name, SEED_MEMORY_GB, {"bf16": SEED_FLOPS}, power, 72, SEED_LEVELS)
 
@@ -95,10 +95,13 @@ class Sizing:
     level: str
     level_label: str
     domain_gpus: int
-    fits_in_domain: bool
+    fits_in_domain: bool     # the GPUs the job needs fit one scale-up domain
     it_power_kw: float | None
     facility_power_kw: float | None
     pue: float
+    flops_per_gpu: float = 0.0       # dense FLOP/s per GPU in the job's dtype, behind the time column
+    mfu: float = 0.0                 # model FLOP utilisation behind the time column
+    deadline_days: float | None = None   # None: no deadline (serving is sized by memory alone)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -123,11 +126,12 @@ def size(job: Workload, acc: Accelerator, pue: float = DEFAULT_PUE) -> Sizing:
     need = max(by_mem, by_time, 1)
     level = level_for(need, acc.levels)
     it_kw = None if acc.power_w is None else need * acc.power_w / 1000.0
-    domain_memory = acc.domain_gpus * acc.memory_gb * USABLE_MEMORY_FRACTION
+    timed = job.kind != "serve" and job.deadline is not None
     return Sizing(job.label, acc.name, memory, flop, by_mem, by_time, need,
                   _decider(by_mem, by_time), level.name, level.label,
-                  acc.domain_gpus, memory <= domain_memory, it_kw,
-                  None if it_kw is None else it_kw * pue, pue)
+                  acc.domain_gpus, need <= acc.domain_gpus, it_kw,
+                  None if it_kw is None else it_kw * pue, pue, acc.flops_for(job.dtype), job.mfu,
+                  job.deadline_s / 86400.0 if timed else None)
 
 
 #: More GPUs than any campus holds by nine orders of magnitude: past it, a count is an input error.

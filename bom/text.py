@@ -2,19 +2,69 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Sequence
 
-from bom.sizing import Sizing
+from bom.sizing import USABLE_MEMORY_FRACTION, Sizing
+
+
+def terminal_width() -> int | None:
+    """The width tables must fit: ``COLUMNS`` when set, the terminal's when stdout is one, else None."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+
+
+def _fit(widths: list[int], right: Sequence[bool], limit: int | None,
+         data: Sequence[int] | None = None) -> list[int]:
+    """Narrow columns until the row fits ``limit``: long text first (to KEEP_TEXT characters),
+    then the headers of number columns (down to their widest number), then text to MIN_COLUMN.
+    A number itself is never clipped."""
+    widths = list(widths)
+    if limit is None:
+        return widths
+    data = data or widths
+    cols = range(len(widths))
+    # A floor per column and stage; None: the column does not give way in that stage.
+    stages = [[None if right[i] else max(MIN_COLUMN, min(data[i], KEEP_TEXT)) for i in cols],
+              [max(MIN_COLUMN, data[i]) if right[i] else None for i in cols],
+              [None if right[i] else MIN_COLUMN for i in cols]]
+    for floors in stages:
+        while sum(widths) + 2 * (len(widths) - 1) > limit:
+            give = [i for i in cols if floors[i] is not None and widths[i] > floors[i]]  # type: ignore[operator]
+            if not give:
+                break
+            widths[max(give, key=lambda i: widths[i] - floors[i])] -= 1  # type: ignore[operator]
+    return widths
+
+
+#: Text this short (ids, part numbers) is clipped only when nothing else can give way.
+KEEP_TEXT = 12
+#: A text column is never narrowed below this many characters.
+MIN_COLUMN = 5
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
-          right: Sequence[bool] | None = None) -> str:
+          right: Sequence[bool] | None = None, width: int | None = -1) -> str:
+    """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
+    (default: :func:`terminal_width`; None: no limit)."""
     cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     right = right or [False] * len(headers)
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    data = [max((len(r[i]) for r in cells[1:]), default=0) for i in range(len(headers))]
+    widths = _fit(widths, right, terminal_width() if width == -1 else width, data)
     out = []
     for n, r in enumerate(cells):
-        line = "  ".join(c.rjust(w) if right[i] else c.ljust(w)
+        line = "  ".join(_clip(c, w).rjust(w) if right[i] else _clip(c, w).ljust(w)
                          for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         out.append(line.rstrip())
         if n == 0:
@@ -26,13 +76,68 @@ def _kw(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
+def flops(value: float) -> str:
+    """FLOP/s with an SI prefix: 2.25e15 -> "2.25 PFLOP/s"."""
+    for prefix, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9)):
+        if value >= scale:
+            return f"{value / scale:,.3g} {prefix}FLOP/s"
+    return f"{value:,.3g} FLOP/s"
+
+
+def sizing_heading(accelerator: str, power_from: str | None) -> str:
+    power = f"; power per GPU from {power_from}" if power_from else ""
+    return (f"Sizing the reference example jobs on {accelerator}; usable memory "
+            f"{USABLE_MEMORY_FRACTION:.0%}{power}.")
+
+
 def sizing_table(results: Sequence[Sizing]) -> str:
-    headers = ["job", "GPUs (mem)", "(time)", "needs", "smallest level", "decided by",
-               "IT kW", "facility kW", "fits one domain"]
-    rows = [[r.job, r.gpus_by_memory, r.gpus_by_time, f"{r.gpus:,}", r.level_label, r.decided_by,
-             _kw(r.it_power_kw), _kw(r.facility_power_kw),
-             f"{'yes' if r.fits_in_domain else 'no'} ({r.domain_gpus})"] for r in results]
-    return table(headers, rows, [False, True, True, True, False, False, True, True, False])
+    """One row per job; the time column shows "-" for a job with no deadline, and the FLOP/s
+    per GPU and MFU it was computed from."""
+    headers = ["job", "GPUs (mem)", "GPUs (time)", "needs", "smallest level", "decided by", "deadline",
+               "FLOP/s per GPU", "MFU", "IT kW", "facility kW", "fits one domain"]
+    rows = []
+    for r in results:
+        timed = r.deadline_days is not None
+        fits = f"yes ({r.gpus:,} of {r.domain_gpus:,})" if r.fits_in_domain else \
+            f"no ({r.gpus:,} > {r.domain_gpus:,})"
+        rows.append([r.job, f"{r.gpus_by_memory:,}", f"{r.gpus_by_time:,}" if timed else "-", f"{r.gpus:,}",
+                     r.level_label, r.decided_by, f"{r.deadline_days:g} d" if timed else "-",
+                     flops(r.flops_per_gpu) if timed else "-", f"{r.mfu:.0%}" if timed else "-",
+                     _kw(r.it_power_kw), _kw(r.facility_power_kw), fits])
+    return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
+
+
+def value(v: object) -> str:
+    """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
+    import pint
+    from pydantic import BaseModel
+
+    if isinstance(v, BaseModel):
+        v = {name: getattr(v, name) for name in type(v).model_fields}
+    if isinstance(v, pint.Quantity):
+        unit = f"{v.units:~C}".replace("flop", "FLOP")
+        return f"{v.magnitude:,.6g} {unit}" if unit else f"{v.magnitude:,.6g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {value(x)}" for k, x in v.items() if x is not None)
+    if isinstance(v, (list, tuple)):
+        return "; ".join(value(x) for x in v) if v else "none"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def show_row(kind: str, row: object, origin: str) -> str:
+    """Every field of one catalog row, one a line, after the file it came from."""
+    from pydantic import BaseModel
+
+    assert isinstance(row, BaseModel)
+    singular = {"switches": "switch", "coherent": "coherent module", "dwdm": "DWDM part",
+                "fibres": "fibre"}.get(kind, kind.removesuffix("s"))
+    from bom.writers.common import terminal_text as tt
+
+    lines = [f"# A {singular} from {tt(origin)}."]
+    lines += [f"{name}: {tt(value(getattr(row, name)))}" for name in type(row).model_fields]
+    return "\n".join(lines)
 
 
 def levels_go_table(results: Sequence[Sizing]) -> str:
@@ -61,7 +166,8 @@ def lookup_report(result: object) -> str:
              f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
     from bom.media import metres
 
-    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.medium}: {c.option.name}",
+    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
+             f"({c.medium}): {c.option.name}",
              *[f"  {p}" for p in parts if p],
              f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link; reach {metres(c.option.reach_max_m)} "
              f"(margin {metres(c.margin_m)})"
@@ -72,7 +178,7 @@ def lookup_report(result: object) -> str:
     for medium in LADDER:
         for r in result.runners_up:
             if r.option.medium == medium and medium not in seen:
-                runners.append(f"  {medium:<15} {r.option.name}: {r.reason}")
+                runners.append(f"  {medium:<15} {r.option.standard} {r.option.name}: {r.reason}.")
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]
@@ -86,8 +192,9 @@ def build_summary(model: object) -> str:
     assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
-             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} racks, "
-             f"{c.site_count} site(s)"]
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} "
+             f"{'rack' if model.racks == 1 else 'racks'}, "
+             f"{c.site_count} {'site' if c.site_count == 1 else 'sites'}"]
     rnd = c.rounding()
     if rnd["extra"]:
         lines.append(f"  GPUs: {rnd['requested']:,} requested, {rnd['built']:,} built ({rnd['why']})")
@@ -118,8 +225,12 @@ def build_summary(model: object) -> str:
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
     if model.dci is not None:
-        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {across['standard']} over "
-                     f"{across['distance_km']:g} km, {across['coherent_modules']:,} coherent modules, "
+        from bom.media import COHERENT_STANDARD
+
+        std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
+        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
+                     f"{across['distance_km']:g} km on {across['site_pairs']:,} cabled site pairs "
+                     f"({across['topology']}), {across['coherent_modules']:,} coherent modules, "
                      f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers "
                      f"({across['inline_amplifier_sites']:,} in-line amplifier huts)")
     else:
@@ -145,16 +256,22 @@ def compare_table(result: object) -> str:
     for g, m in zip(result.generations, result.rows(), strict=True):
         rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
-                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['support_links_per_gpu']:.2f}",
+                     f"{m['scale_out_copper_cost_share']:.1%}",
                      f"{m['modules_per_gpu']:.2f}",
                      f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
-                     f"{m['network_capex_share']:.1%}", f"{m['usd_per_gpu_hour']:.3f}"])
-    notes = [f"  {g.platform.id}: {g.note}" for g in result.generations if g.note]
-    notes += [f"  {pid}: not built: {why}" for pid, why in result.skipped.items()]
+                     f"{m['usd_per_gpu_hour']:.3f}"])
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size().columns
+    notes = [f"{g.platform.id}: {g.note}" for g in result.generations if g.note]
+    notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
+    notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
+    scope = ("compute links and copper: the compute fabric; modules, USD, W: every fabric and the DCI "
+             "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
     # The three scale-out columns are the compute fabric's; modules and network the whole network's.
     return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
-                              "copper (cost)", "support links/GPU", "modules/GPU", "network USD/GPU",
-                              "network W/GPU", "network share", "USD/GPU-h"], rows, [False] + [True] * 11),
-                       "  compute links and copper: the compute fabric; support: storage, in-band and OOB;"
-                       " modules, USD, W: every fabric and the DCI"]
+                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
+                              "USD/GPU-h"], rows, [False] + [True] * 9),
+                       "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)

@@ -129,11 +129,9 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
         q = text
     else:
         if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-            raise QuantityError(f"expected a {dimension} such as {example}, got {_short(text)}", key=key)
+            raise QuantityError(f"expected a {dimension} such as {example}, got {_short(text)}.", key=key)
         if isinstance(text, (int, float)):
-            raise QuantityError(
-                f"{_short(text)} has no unit; write the {dimension} with its unit, such as {example}",
-                key=key)
+            raise _unitless(text, dimension, key)
         suggestion = _suggest(text) if len(text) <= MAX_TEXT else None
         if suggestion is not None:
             raise QuantityError(
@@ -141,13 +139,15 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
                 "(in pint's usual registry 'b' is barn and 'Gb' gilbert).",
                 key=key, hint=f'Write "{suggestion}".')
         q = _read(text, dimension, key)
-    if not isinstance(q, pint.Quantity) or q.dimensionality != _DIMS[dimension]:
+    if not isinstance(q, pint.Quantity) or q.dimensionless:
+        raise _unitless(text, dimension, key)
+    if q.dimensionality != _DIMS[dimension]:
         got = q.dimensionality if isinstance(q, pint.Quantity) else "a bare number"
         raise QuantityError(f"{_short(text)} is not a {dimension} (its dimension is {got}); "
-                            f"expected something like {example}", key=key)
+                            f"expected something like {example}.", key=key)
     size = abs(float(q.to(DIMENSIONS[dimension][1]).magnitude))
     if not size <= LIMIT:
-        raise QuantityError(f"{_short(text)} is out of range: at most {LIMIT:g} {DIMENSIONS[dimension][1]}",
+        raise QuantityError(f"{_short(text)} is out of range: at most {LIMIT:g} {DIMENSIONS[dimension][1]}.",
                             key=key)
     return q
 
@@ -155,6 +155,12 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+
+
+def _unitless(text: object, dimension: str, key: str | None) -> QuantityError:
+    """The same message for 2.25e15 in YAML and "2.25e15" on the command line: a bare number."""
+    return QuantityError(f"{_short(text)} has no unit; write the {dimension} with its unit, such as "
+                         f"{EXAMPLES[dimension]}.", key=key)
 
 
 def magnitude(q: pint.Quantity, dimension: str) -> float:

@@ -13,7 +13,15 @@ import typing
 from typing import Annotated, Any
 
 import pint
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 from bom.errors import BomError
 from bom.units import parse_quantity
@@ -24,7 +32,9 @@ class Model(BaseModel):
     """Strict, immutable model: unknown keys, inf and nan, and a bool or a fraction where a
     count is expected are refused (pydantic's lax mode would read ``gpus: true`` as 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False)
+    # Attribute docstrings become field descriptions: docs/scenarios.md and `bom schema` read them.
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False,
+                              use_attribute_docstrings=True)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -74,7 +84,13 @@ def _quantity(dimension: str, minimum: str) -> Any:
             raise ValueError(f"{value!r} must not be negative")
         return q
 
-    return Annotated[pint.Quantity, BeforeValidator(check)]
+    from bom.units import DIMENSIONS, EXAMPLES
+
+    schema = {"type": "string", "pattern": r"^\s*[-+]?[0-9][0-9.,eE+-]*\s*\S+",
+              "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],
+              "examples": [EXAMPLES[dimension].split(" or ")[0].strip('"')],
+              "description": f"A {dimension} with its unit, such as {EXAMPLES[dimension]}."}
+    return Annotated[pint.Quantity, BeforeValidator(check), WithJsonSchema(schema)]
 
 
 def Qty(dimension: str, minimum: str = "positive") -> Any:  # noqa: N802 - reads as a type
@@ -132,7 +148,7 @@ def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
         shown = repr(err.get("input"))
         msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
-    return f"{where}: {key}: {msg}"
+    return f"{where}: {key}: {msg}" + ("" if msg.endswith(".") else ".")
 
 
 def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] = ()) -> Any:

@@ -8,9 +8,9 @@ tokens; training memory = params x 16 bytes x 1.3 (fine-tune) or x 1.5 (pretrain
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from bom.units import magnitude, parse_quantity
 from bom.validation import Duration, Memory, Model, suggest
@@ -22,27 +22,91 @@ TRAINING_BYTES_PER_PARAM = 16.0
 TRAINING_OVERHEAD = {"finetune": 1.3, "pretrain": 1.5}
 TRAINING_FLOP_PER_PARAM_TOKEN = 6.0
 DEFAULT_MFU = 0.4
+#: Count suffixes as model cards write them ("70B parameters", "15T tokens"): short scale.
+COUNT_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+#: How people spell the kinds; the model keeps one spelling each.
+KIND_SPELLINGS = {"fine-tune": "finetune", "fine_tune": "finetune", "pre-train": "pretrain",
+                  "pre_train": "pretrain"}
+
+
+def parse_count(value: object, key: str = "a count") -> float:
+    """A count as people type it: 70e9, "70B", "1.8T", "405e9", "15T" (tokens).
+
+    >>> parse_count("70B"), parse_count("1.8T"), parse_count("405e9"), parse_count("8k")
+    (70000000000.0, 1800000000000.0, 405000000000.0, 8000.0)
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{key} is a count such as 70e9 or \"70B\", not {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is a count such as 70e9 or \"70B\", got {value!r}")
+    text = value.strip().replace(",", "").replace("_", "")
+    scale = COUNT_SUFFIX.get(text[-1:].lower(), 1.0) if text[-1:].isalpha() else 1.0
+    number = text[:-1].strip() if scale != 1.0 else text
+    try:
+        return float(number) * scale
+    except ValueError:
+        raise ValueError(f"cannot read {value!r} as a count: write a number such as 70e9, or one with "
+                         "K, M, B or T (thousand, million, billion, trillion) such as \"70B\" or \"15T\"") \
+            from None
+
+
+Count = Annotated[float, BeforeValidator(parse_count), WithJsonSchema(
+    {"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*[0-9.eE+-]+\s*[kKmMbBgGtT]?\s*$"}],
+     "examples": ["70B"]})]
+Kind = Annotated[Literal["serve", "finetune", "pretrain"], WithJsonSchema(
+    {"enum": ["serve", "finetune", "pretrain", *KIND_SPELLINGS]})]
 
 
 class Workload(Model):
     """One job. Serving jobs are sized by memory; training jobs also by a deadline."""
 
-    kind: Literal["serve", "finetune", "pretrain"]
-    name: str | None = None
-    memory: Memory | None = None
-    flop: float | None = Field(default=None, gt=0, le=1e40)
-    deadline: Duration | None = None
-    mfu: float = Field(default=DEFAULT_MFU, gt=0, le=1)
-    params: float | None = Field(default=None, gt=0, le=1e18)
-    active_params: float | None = Field(default=None, gt=0, le=1e18)
-    dtype: str = "bf16"
-    layers: int | None = Field(default=None, ge=1)
-    kv_heads: int | None = Field(default=None, ge=1)
-    head_dim: int | None = Field(default=None, ge=1)
-    users: int | None = Field(default=None, ge=0)
-    context: int | None = Field(default=None, ge=0)
-    tokens: float | None = Field(default=None, gt=0, le=1e18)
-    source: str | None = None
+    kind: Kind = Field(examples=["pretrain"])
+    """``serve`` (sized by memory), ``finetune`` or ``pretrain`` (also by the deadline);
+    ``fine-tune`` and ``pre-train`` are read as well."""
+    name: str | None = Field(default=None, examples=["pretrain 70B on 15T tokens"])
+    """A label for the sizing table."""
+    memory: Memory | None = Field(default=None, examples=["3000 GB"])
+    """Total memory the job needs (weights, KV cache, optimiser state); or give ``params``."""
+    flop: Annotated[float, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "string"}]})] | None = Field(
+        default=None, gt=0, le=1e40, examples=[6.3e24])
+    """Total training work [FLOP], a number or a quantity such as "6.3e24 FLOP"; default:
+    6 x active params x tokens."""
+    deadline: Duration | None = Field(default=None, examples=["60 d"])
+    """Wall-clock time a training job must finish in."""
+    mfu: float = Field(default=DEFAULT_MFU, gt=0, le=1, examples=[0.4])
+    """Model FLOP utilisation: the share of the dense peak the job achieves."""
+    params: Count | None = Field(default=None, gt=0, le=1e18)
+    """Parameters: 70e9, "70B", "1.8T" or "405e9"; sets the memory (weights, or 16 B per
+    parameter for training x 1.3 fine-tune / x 1.5 pretrain)."""
+    active_params: Count | None = Field(default=None, gt=0, le=1e18, examples=["40B"])
+    """Active parameters per token of a mixture-of-experts model; default: ``params``."""
+    dtype: str = Field(default="bf16", examples=["fp8"])
+    """Number format of weights and KV cache: bf16, fp16, fp8 or fp4; picks the platform's dense
+    FLOP/s figure."""
+    layers: int | None = Field(default=None, ge=1, examples=[80])
+    """Transformer layers (for the KV cache of a serving job)."""
+    kv_heads: int | None = Field(default=None, ge=1, examples=[8])
+    """Key/value heads per layer (for the KV cache)."""
+    head_dim: int | None = Field(default=None, ge=1, examples=[128])
+    """Dimension of one attention head (for the KV cache)."""
+    users: int | None = Field(default=None, ge=0, examples=[64])
+    """Concurrent sequences served (for the KV cache)."""
+    context: int | None = Field(default=None, ge=0, examples=[32768])
+    """Tokens of context per sequence (for the KV cache)."""
+    tokens: Count | None = Field(default=None, gt=0, le=1e18, examples=["15T"])
+    """Training tokens: 15e12 or "15T"."""
+    source: str | None = Field(default=None, examples=["Llama 3 paper, table 1"])
+    """Where the job's figures come from."""
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip().lower()
+            return KIND_SPELLINGS.get(text, text)
+        return value
 
     @field_validator("flop", mode="before")
     @classmethod

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -50,3 +52,31 @@ def default_outputs(tmp_path_factory, default_report):
     out = tmp_path_factory.mktemp("default")
     paths = write_all(render(default_report), out)
     return {p.suffix: p for p in paths}
+
+
+#: The user's own output folder: the suite must never write there (``bom build`` without
+#: ``-o`` writes reports/<name> under the current directory).
+USER_REPORTS = Path(__file__).resolve().parent.parent / "reports"
+
+
+def _snapshot(folder: Path) -> dict[str, float]:
+    if not folder.is_dir():
+        return {}
+    return {str(p.relative_to(folder)): p.stat().st_mtime for p in folder.rglob("*")}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config._user_reports = _snapshot(USER_REPORTS)  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = getattr(session.config, "_user_reports", None)
+    if before is not None and _snapshot(USER_REPORTS) != before:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\nFAILED: the test suite wrote into {USER_REPORTS}; tests must write under tmp_path.")
+
+
+@pytest.fixture(autouse=True)
+def _work_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs in its own folder, so default outputs land there and not in reports/."""
+    monkeypatch.chdir(tmp_path)

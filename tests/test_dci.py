@@ -87,3 +87,33 @@ def test_doctests_of_the_span_and_ratio_rules():
     for module in (bom.dci, bom.fabric, bom.media):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+TOPOLOGY = """\
+name: campus
+platform: gb300-nvl72
+gpus: 4608
+sites: {count: 4, topology: TOPO, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
+"""
+
+
+@pytest.mark.parametrize("topology,pairs,degrees", [
+    ("mesh", 6, (3, 3, 3, 3)), ("ring", 4, (2, 2, 2, 2)), ("hub", 3, (3, 1, 1, 1))])
+def test_site_topologies(catalog, topology, pairs, degrees):
+    text = TOPOLOGY.replace("TOPO", topology)
+    m = build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
+    d = m.dci
+    assert (d.pairs, d.degrees, d.topology) == (pairs, degrees, topology)
+    # 64 wavelengths per cabled pair; a coherent module at both ends of each.
+    assert (d.wavelengths, d.modules, d.fibre_pairs) == (64 * pairs, 128 * pairs, pairs)
+    # Each site: line + client port of every wavelength that ends there, 32 ports per router.
+    assert d.routers == sum(-(-2 * 64 * k // 32) for k in degrees)
+    # The routers' client links: 64 per cabled pair at each end.
+    assert m.tiers()["scale-across"]["client_links"] == 64 * sum(degrees)
+    assert m.to_json()["tiers"]["scale-across"]["pairs"] == [list(p) for p in d.site_pairs]
+
+
+def test_mesh_is_the_default(catalog):
+    text = TOPOLOGY.replace("topology: TOPO, ", "")
+    m = build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
+    assert m.dci.topology == "mesh" and m.dci.pairs == 6

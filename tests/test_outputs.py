@@ -65,7 +65,7 @@ def test_json_flag_prints_the_written_json(bom, tmp_path):
 def test_progress_goes_to_stderr(bom, tmp_path):
     r = bom("build", str(scenario(tmp_path)), "-o", str(tmp_path / "o"))
     assert "building the model" in r.stderr and "building the model" not in r.stdout
-    assert "wrote " in r.stdout
+    assert "Wrote " in r.stdout
 
 
 def test_unwritable_output_writes_nothing(bom, tmp_path):

@@ -1,18 +1,43 @@
-"""The cluster diagram as a view model: boxes, links and tier boundaries with their counts.
+"""The cluster diagram as a view model: sites, fabrics, links and tier boundaries with their counts.
 
-Geometry only; ``templates/report.html.j2`` draws it as inline SVG. Every number on it comes
-from the model's JSON, so the picture and the summary cannot disagree.
+Geometry only; ``templates/report.html.j2`` draws it as inline SVG. Every number on it is read
+from the model's JSON (``Model.to_json``) and carries the JSON path it came from
+(``data-json``), so a test can check the picture against the summary. Fabrics are drawn in a
+loop over ``fabrics``: one column each, whatever fabrics the model holds.
+
+Layout, top to bottom: the sites and every cabled site pair (more than one site), the
+scale-across boundary, one column per fabric (its switch layers, each hop an edge labelled with
+its links by medium), the scale-out boundary, the nodes and scale-up domains, the legend. Tier
+labels stand in a left gutter that no line enters.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from bom.report import Report
 
-WIDTH = 1100
-SITE_W = 440
-LAYER_H = 70
+WIDTH = 1240
+GUTTER = 190           # tier labels live left of this; lines start right of it
+CHAR_W = 6.6           # width of one character at 11-12 px (Helvetica-like), for layout only
+LINE_H = 15
+LAYERS = ("core", "spine", "leaf")
+COPPER = ("passive-copper", "active-copper")
+
+
+@dataclass
+class Text:
+    x: float
+    y: float
+    text: str
+    size: int = 12
+    anchor: str = "start"          # start | middle | end
+    weight: str = "normal"
+    fill: str = "#1d2433"
+    path: str = ""                 # JSON path of the number shown, e.g. fabrics.compute.links.node-leaf
+    value: int | float | None = None
+    halo: bool = False             # a white plate behind it (labels on edges)
 
 
 @dataclass
@@ -21,9 +46,21 @@ class Box:
     y: float
     w: float
     h: float
-    title: str
-    detail: str
-    kind: str            # domain | leaf | spine | core | router | site
+    kind: str                      # site | layer | nodes | router | legend
+    fill: str = "#dbe4f3"
+
+
+@dataclass
+class Wire:
+    """A straight line or, with ``cy``, a quadratic arc (site pairs)."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    medium: str                    # copper | optical | mixed | coherent
+    cy: float | None = None
+    dashed: bool = False
 
 
 @dataclass
@@ -31,8 +68,7 @@ class Boundary:
     y: float
     x1: float
     x2: float
-    tier: str            # the tier above the line
-    label: str
+    tier: str                      # the tier above the line
     links: int
     modules: int
     fibre_runs: int
@@ -41,68 +77,279 @@ class Boundary:
 @dataclass
 class Diagram:
     width: int
-    height: int
+    height: float
     boxes: list[Box] = field(default_factory=list)
-    wires: list[tuple[float, float, float, float, str]] = field(default_factory=list)
+    wires: list[Wire] = field(default_factory=list)
+    texts: list[Text] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    across: tuple[float, float] | None = None   # y of the sites' row bottom and of its boundary
+
+
+COLOURS = {"copper": "#c26a00", "optical": "#2f6fb5", "mixed": "#6b4fa0", "coherent": "#8e2c7e"}
+
+
+def n(v: float) -> str:
+    """Thousands separators, no ".0": 4608 -> "4,608", 2.5 -> "2.5"."""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
+
+
+def plural(count: float, word: str) -> str:
+    return f"{n(count)} {word}" if count == 1 else f"{n(count)} {word}s"
+
+
+def _klass(media: dict[str, int]) -> str:
+    kinds = {"copper" if m in COPPER else "coherent" if m == "coherent" else "optical" for m in media}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def diagram(r: Report) -> Diagram:
     j = r.model.to_json()
-    tiers = j["tiers"]
-    compute = j["fabrics"]["compute"]
-    sites = j["sites"]
-    drawn = min(sites, 2)
-    layers = [("core", compute["switches"]["core"]), ("spine", compute["switches"]["spine"]),
-              ("leaf", compute["switches"]["leaf"])]
-    layers = [(k, n) for k, n in layers if n]
-    top = 150 if sites > 1 else 40
-    d = Diagram(WIDTH, top + (len(layers) + 1) * LAYER_H * 1.6 + 90)
-    gap = (WIDTH - drawn * SITE_W) / (drawn + 1)
-    per_site = max(1, sites)
-    for s in range(drawn):
-        x0 = gap + s * (SITE_W + gap)
-        label = f"site {s + 1}" if sites <= 2 else (f"site 1 of {sites}" if s == 0 else f"sites 2-{sites}")
-        d.boxes.append(Box(x0 - 10, top - 10, SITE_W + 20, d.height - top - 20, label, "", "site"))
-        y = top + 10
-        prev = None
-        if r.model.dci is not None:
-            dci = r.model.dci
-            router = Box(x0 + 110, 20, SITE_W - 220, 50, "DCI routers",
-                         f"{dci.routers // dci.sites:,} x {dci.router.id}", "router")
-            d.boxes.append(router)
-            d.wires.append((router.x + router.w / 2, router.y + router.h, router.x + router.w / 2, top + 10,
-                            "scale-across"))
-        for kind, n in layers:
-            share = n // per_site
-            box = Box(x0 + 60, y, SITE_W - 120, LAYER_H * 0.7, f"{kind} switches",
-                      f"{share:,} x {compute['switch'] if kind == 'leaf' else compute['spine_switch']}", kind)
-            d.boxes.append(box)
-            if prev is not None:
-                d.wires.append((box.x + box.w / 2, prev.y + prev.h, box.x + box.w / 2, box.y, "scale-out"))
-            prev, y = box, y + LAYER_H * 1.6
-        domains = j["domains"] // per_site
-        dom = Box(x0, y + LAYER_H * 0.6, SITE_W, LAYER_H * 0.8, "scale-up domains",
-                  f"{domains:,} x {r.model.platform.gpus_per_domain} GPUs ({r.model.platform.id})", "domain")
-        d.boxes.append(dom)
-        if prev is not None:
-            d.wires.append((dom.x + dom.w / 2, prev.y + prev.h, dom.x + dom.w / 2, dom.y, "scale-out"))
-        boundary_y = dom.y - LAYER_H * 0.3
-    so, su, sa = tiers["scale-out"], tiers["scale-up"], tiers["scale-across"]
-    d.boundaries.append(Boundary(boundary_y, 10, WIDTH - 10, "scale-out",
-                                 "scale-up | scale-out (all scale-out fabrics)", so["links"], so["modules"],
-                                 so["fibre_runs"]))
-    d.notes.append(f"inside the domains (scale-up): {su['links']:,} NVLink links, all copper, 0 modules")
-    if sites > 1:
-        d.boundaries.append(Boundary(top - 35, 10, WIDTH - 10, "scale-across",
-                                     f"scale-out | scale-across: {sa['wavelengths']:,} wavelengths of "
-                                     f"{sa['standard']} over {sa['distance_km']:g} km, "
-                                     f"{sa['fibre_pairs']:,} fibre pairs",
-                                     sa["links"], sa["modules"], sa["fibre_runs"]))
-        if drawn == 2:
-            d.wires.append((gap + SITE_W - 110, 45, gap * 2 + SITE_W + 110, 45, "scale-across"))
-    others = [f"{k}: {f['switches']['leaf']:,} leaf / {f['switches']['spine']:,} spine, "
-              f"{sum(f['links'].values()):,} links" for k, f in j["fabrics"].items() if k not in ("compute", "dci")]
-    d.notes += others
+    d = Diagram(WIDTH, 0)
+    y = 16.0
+    if j["sites"] > 1 and "dci" in j["fabrics"]:
+        y = _sites(d, j, y)
+    y = _fabrics(d, j, y)
+    y = _nodes(d, j, y, r.model.platform.gpus_per_domain)
+    d.height = _legend(d, y + 24)
     return d
+
+
+def _lines(d: Diagram, x: float, y: float, rows: list[tuple[str, str, Any]], **kw: Any) -> float:
+    """Stacked text lines from ``y`` (baselines); each row is (text, json path, value)."""
+    for text, path, value in rows:
+        d.texts.append(Text(x, y, text, path=path, value=value, **kw))
+        y += LINE_H
+    return y
+
+
+def _site_gpus(j: dict[str, Any]) -> list[int]:
+    return [s["gpus"] for s in j.get("site_sizes", [])] or [j["gpus"] // j["sites"]] * j["sites"]
+
+
+def _runs(sizes: list[int]) -> list[tuple[int, int, int]]:
+    """(first site, last site, GPUs of each) for runs of equal sites: the sizes told in words."""
+    runs: list[tuple[int, int, int]] = []
+    for i, g in enumerate(sizes):
+        if runs and runs[-1][2] == g:
+            runs[-1] = (runs[-1][0], i + 1, g)
+        else:
+            runs.append((i + 1, i + 1, g))
+    return runs
+
+
+def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
+    dci, across = j["fabrics"]["dci"], j["tiers"]["scale-across"]
+    _lines(d, GUTTER + 10, y + 12, [
+        (f"each cabled pair of sites: {n(across['wavelengths_per_pair'])} wavelengths of "
+         f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
+         f"{plural(across['fibre_pairs_per_pair'], 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
+         across["wavelengths_per_pair"]),
+        (f"{plural(across['site_pairs'], 'cabled site pair')} ({across.get('topology', 'mesh')})",
+         "tiers.scale-across.site_pairs", across["site_pairs"]),
+        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, {plural(dci['routers'], 'DCI router')} "
+         f"({dci['switch']}), {n(across['coherent_modules'])} coherent modules", "fabrics.dci.links.site-site",
+         dci["links"]["site-site"])], size=12)
+    pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
+    sizes = _site_gpus(j)
+    top = y + LINE_H * 3 + 16
+    row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, pairs, top)
+    bottom = row_bottom + 40
+    d.across = (row_bottom, bottom)
+    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across["links"], across["modules"],
+                                 across["fibre_runs"]))
+    _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
+    return bottom + 30
+
+
+#: Up to this many sites stand in a row of boxes; more stand round a ring as numbered dots.
+ROW_SITES = 6
+
+
+def _site_row(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Boxes in a row; neighbours joined by a line, other pairs by arcs above, each arc ending
+    at its own point on the box so that they can be told apart."""
+    k = len(sizes)
+    arc_room = 30 + 16 * max(0, k - 2)
+    box_y, span = top + arc_room, WIDTH - GUTTER - 20
+    w = min(200.0, span / k - 24)
+    centre = {i + 1: GUTTER + 10 + (span / k) * i + span / k / 2 for i in range(k)}
+    for i, gpus in enumerate(sizes):
+        x = centre[i + 1] - w / 2
+        d.boxes.append(Box(x, box_y, w, 44, "site", "#f6f8fb"))
+        _lines(d, x + w / 2, box_y + 18, [(f"site {i + 1}", "", None),
+                                          (f"{n(gpus)} GPUs", f"site_sizes.{i}.gpus", gpus)], size=12, anchor="middle")
+    for a, b in pairs:
+        a, b = min(a, b), max(a, b)
+        if b - a == 1:
+            d.wires.append(Wire(centre[a] + w / 2, box_y + 22, centre[b] - w / 2, box_y + 22, "coherent"))
+            continue
+        reach = (b - a - 1) / max(1, k - 2)              # 0 for the shortest arc, 1 for the longest
+        off = 10 + (w / 2 - 16) * reach
+        d.wires.append(Wire(centre[a] + off, box_y, centre[b] - off, box_y, "coherent",
+                            cy=box_y - 24 - 32 * (b - a - 1)))
+    return box_y + 44
+
+
+def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Numbered dots round an ellipse, every cabled pair a chord; the sizes told in a line."""
+    import math
+
+    k = len(sizes)
+    rx, ry = 300.0, 120.0
+    cx, cy = GUTTER + 10 + rx + 60, top + ry + 24
+    at = {i + 1: (cx + rx * math.cos(2 * math.pi * i / k - math.pi / 2),
+                  cy + ry * math.sin(2 * math.pi * i / k - math.pi / 2)) for i in range(k)}
+    for a, b in pairs:
+        (xa, ya), (xb, yb) = at[a], at[b]
+        d.wires.append(Wire(xa, ya, xb, yb, "coherent"))
+    for s, (x, y) in at.items():
+        d.boxes.append(Box(x - 5, y - 5, 10, 10, "site-dot", "#8e2c7e"))
+        dx, dy = (x - cx) / rx, (y - cy) / ry
+        anchor = "start" if dx > 0.3 else "end" if dx < -0.3 else "middle"
+        d.texts.append(Text(x + 12 * dx, y + 14 * dy + 4, str(s), size=11, anchor=anchor))
+    words = [(f"site {a}: " if a == b else f"sites {a}-{b}: each ") + f"{n(g)} GPUs" for a, b, g in _runs(sizes)]
+    x = cx + rx + 90
+    _lines(d, x, top + 30, [(f"{k} sites, numbered clockwise from the top", "sites", k)]
+           + [(w_, f"site_sizes.{a - 1}.gpus", g) for w_, (a, _b, g) in zip(words, _runs(sizes), strict=True)][:14],
+           size=12)
+    return cy + ry + 24
+
+
+def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any], path: str) -> None:
+    x = GUTTER - 10
+    _lines(d, x, y - 2 * LINE_H + 4, [(f"{above} ↑", "", None)], size=12, anchor="end", weight="bold",
+           fill="#c0392b")
+    _lines(d, x, y + 4, [(f"{n(t['links'])} links", f"{path}.links", t["links"]),
+                         (f"{n(t['modules'])} modules", f"{path}.modules", t["modules"]),
+                         (f"{n(t.get('fibre_runs') or 0)} fibre runs", f"{path}.fibre_runs", t.get("fibre_runs") or 0),
+                         (f"{below} ↓", "", None)], size=11, anchor="end", fill="#c0392b")
+
+
+def _span(j: dict[str, Any]) -> float:
+    """Width of the fabric columns and the nodes under them."""
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
+    return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
+
+
+def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
+    # Every fabric but the sites' wavelengths, whatever fabrics the model holds.
+    fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"}
+    rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
+    col = (WIDTH - GUTTER - 10) / max(1, len(fabrics))
+    col = min(col, 330.0)
+    box_w, box_h, gap = min(190.0, col * 0.62), (54.0 if j["sites"] > 1 else 40.0), 110.0
+    where = "all sites" if j["sites"] > 1 else "one site"
+    heading = y + 12
+    extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
+    layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
+    bottom = heading + 24 + extra + len(rows) * (box_h + gap)
+    for k, (name, f) in enumerate(fabrics.items()):
+        cx = GUTTER + col * k + col / 2
+        bx = cx - col * 0.35
+        ex = bx + 24
+        d.texts.append(Text(ex + 8, heading, f"{name} fabric ({where})", size=13, weight="bold"))
+        present = [layer for layer in rows if f["switches"].get(layer)]
+        if name == "compute" and d.across is not None and present:
+            _client_links(d, j, ex, layer_y[present[0]])
+        for layer in present:
+            count = f["switches"][layer]
+            part = f["switch"] if layer == "leaf" else f.get("spine_switch") or f["switch"]
+            by = layer_y[layer]
+            d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
+            rows_ = [(f"{layer} switches", "", None),
+                     (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)]
+            if j["sites"] > 1:
+                rows_.append(_per_site(f, layer, name))
+            _lines(d, bx + 8, by + 16, rows_, size=11)
+        others = []
+        for hop, links in f["links"].items():
+            lower, _, upper = hop.partition("-")
+            if not links:
+                continue
+            if upper not in present or not (lower in present or lower == "node"):
+                others.append((f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links))
+                continue
+            y1 = layer_y[upper] + box_h
+            y2 = layer_y[lower] if lower in present else bottom
+            # The hop to the nodes crosses the scale-out boundary (40 px above them): label above it.
+            room = y2 - y1 - (48 if lower == "node" else 0)
+            media = f.get("media", {}).get(hop, {})
+            d.wires.append(Wire(ex, y1, ex, y2, _klass(media) if media else "optical"))
+            label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links)]
+            label += [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
+            _lines(d, ex + 8, y1 + (room - LINE_H * len(label)) / 2 + 11, label, size=11, halo=True)
+        if others:  # hops between layers this drawing does not know: told under the heading
+            _lines(d, ex + 8, heading + LINE_H, others, size=11)
+    return bottom
+
+
+def _unknown_hops(f: dict[str, Any], rows: list[str]) -> list[str]:
+    """Hops with links whose ends are not layers drawn (told in words under the heading)."""
+    present = [layer for layer in rows if f["switches"].get(layer)]
+    out = []
+    for hop, links in f["links"].items():
+        lower, _, upper = hop.partition("-")
+        if links and (upper not in present or not (lower in present or lower == "node")):
+            out.append(hop)
+    return out
+
+
+def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
+    """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
+    shapes = f.get("site_switches", [])
+    counts = sorted({s[layer] for s in shapes})
+    if not counts:   # a fabric counted for the whole cluster (the support fabrics): its total
+        total = f["switches"][layer]
+        return f"in all: {n(total)}", f"fabrics.{name}.switches.{layer}", total
+    if len(counts) == 1:
+        return f"each site: {n(counts[0])}", f"fabrics.{name}.site_switches.0.{layer}", counts[0]
+    return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
+
+
+def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
+    """The DCI routers' client links down into the top layer of the compute fabric."""
+    assert d.across is not None
+    dci = j["fabrics"]["dci"]
+    links = dci["links"].get("fabric-dci", 0)
+    if not links:
+        return
+    media = dci.get("media", {}).get("fabric-dci", {})
+    y1, boundary = d.across
+    d.wires.append(Wire(x, y1, x, y2, _klass(media) if media else "optical"))
+    label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links)]
+    label += [(f"{n(v)} {m}", f"fabrics.dci.media.fabric-dci.{m}", v) for m, v in media.items()]
+    # Between the sites' row and the boundary: there is room for two lines.
+    _lines(d, x + 8, y1 + 14, label[:2], size=11, halo=True)
+
+
+def _nodes(d: Diagram, j: dict[str, Any], y: float, per_domain: int) -> float:
+    out, up = j["tiers"]["scale-out"], j["tiers"]["scale-up"]
+    right = GUTTER + _span(j)
+    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out["links"], out["modules"],
+                                 out["fibre_runs"]))
+    _tier_label(d, y - 40, "scale-out", "scale-up", out, "tiers.scale-out")
+    d.boxes.append(Box(GUTTER, y, right - GUTTER, 62, "nodes", "#dce8d5"))
+    sites = "" if j["sites"] == 1 else f" over {n(j['sites'])} sites"
+    _lines(d, GUTTER + 12, y + 20, [
+        (f"{n(j['nodes'])} nodes, {n(j['gpus'])} GPUs ({j['platform']}){sites}", "nodes", j["nodes"]),
+        (f"{n(up['domains'])} scale-up domains of {n(per_domain)} GPUs: {n(up['links'])} links inside them, "
+         f"{'all' if up['copper_links'] == up['links'] else n(up['copper_links'])} copper, "
+         f"{plural(up['modules'], 'module')}", "tiers.scale-up.links", up["links"])], size=12)
+    return y + 62
+
+
+def _legend(d: Diagram, y: float) -> float:
+    x = GUTTER
+    d.texts.append(Text(x, y + 4, "legend:", size=11, weight="bold"))
+    x += 60
+    drawn = {w.medium for w in d.wires}
+    for kind, label in (("copper", "copper"), ("optical", "optical (fibre)"), ("mixed", "copper and optical"),
+                        ("coherent", "coherent wavelengths")):
+        if kind not in drawn:
+            continue
+        d.wires.append(Wire(x, y, x + 30, y, kind))
+        d.texts.append(Text(x + 36, y + 4, label, size=11))
+        x += 36 + len(label) * CHAR_W + 26
+    d.wires.append(Wire(x, y, x + 30, y, "boundary", dashed=True))
+    d.texts.append(Text(x + 36, y + 4, "tier boundary (the counts at the left cross it)", size=11))
+    return y + 24

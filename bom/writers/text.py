@@ -15,12 +15,26 @@ from bom.resources import data_dir
 from bom.writers.common import markdown_text, safe_text, visible_text
 
 
+def qty(v: float, digits: int = 1) -> str:
+    """A number as a report prints it: thousands separators and no trailing ".0" (17.5, 2,800)."""
+    if not isinstance(v, (int, float)):   # a text input (the space basis)
+        return str(v)
+    text = f"{v:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def environment(autoescape: bool, trusted: bool = False) -> Any:
+    """The Jinja environment over templates/ with the number filters every template uses;
+    ``trusted`` text (our own generated reference, no user input) is not cleaned for Markdown."""
+    return _env(autoescape, trusted)
+
+
 @functools.lru_cache(maxsize=2)
-def _env(autoescape: bool) -> Any:
+def _env(autoescape: bool, trusted: bool = False) -> Any:
     """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2
 
-    clean = visible_text if autoescape else markdown_text   # HTML escapes markup itself
+    clean = visible_text if autoescape or trusted else markdown_text   # HTML escapes markup itself
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
                              autoescape=autoescape, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
@@ -28,6 +42,7 @@ def _env(autoescape: bool) -> Any:
     env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
     env.filters["usd"] = lambda v: f"{v:,.0f} USD"
     env.filters["pct"] = lambda v: f"{v:.1%}"
+    env.filters["qty"] = qty
     return env
 
 
@@ -53,7 +68,10 @@ def _context(r: Report) -> dict[str, Any]:
                 ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
                 ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
                 ("Network share of IT power", f"{t.network_power_share:.1%}")]
-    return {"j": j, "t": j["totals"], "inputs": r.inputs, "lines": r.lines, "tco_rows": tco_rows,
+    pairs = j["tiers"]["scale-across"].get("pairs", [])
+    cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
+    return {"j": j, "t": j["totals"], "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
+            "tco_rows": tco_rows,
             "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
