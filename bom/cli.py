@@ -167,6 +167,38 @@ def build(
 
 @app.command()
 @friendly
+def cables(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", help="Folder for the plan (default: reports/<name>).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write the cable plan (every link, device and port at both ends) and the rack elevations."""
+    from bom import cabling, pipeline, plan
+    from bom.scenario import load_scenario
+
+    try:
+        sc, src = load_scenario(scenario)
+        catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+        model = pipeline.build_scenario(sc, src, catalog)
+        with cabling.progress_bar(plan.row_count(model), not quiet) as progress:
+            result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, progress=progress)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
+        raise typer.Exit(130) from None
+    if as_json:
+        _print_json({"name": sc.name, **result.to_json()})
+        return
+    typer.echo(result.summary())
+    _wrote(result.paths)
+
+
+@app.command()
+@friendly
 def compare(
     scenario: Annotated[Optional[Path], typer.Argument(
         help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,

@@ -43,6 +43,9 @@ class LinkGroup:
     panel: Panel | None = None
     panels: int = 0            # patch panel units on the runs
     extras: dict[str, int] = field(default_factory=dict)
+    #: Every floor-plan run of the group with its parts at that length: the cable plan takes
+    #: each link's part and sold length from here instead of looking them up again.
+    runs: dict[Run, Choice] = field(default_factory=dict)
 
     @property
     def medium(self) -> str:
@@ -93,6 +96,7 @@ def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, 
                     g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps,
                                                 c, lo, up)
                 g.length_m = max(g.length_m, run.length_m)
+                g.runs.setdefault(run, c)
             for key, ports in per_key.items():
                 g = groups[key]
                 end = g.upper_end if side else g.lower_end

@@ -1,0 +1,206 @@
+"""Writing the cable plan: streamed into temporary files beside the targets, renamed when complete.
+
+``<name>-cables.csv`` always; ``<name>-racks.csv`` (the elevations) when the model has a
+placement; ``<name>-cables.xlsx`` (sheets "Cabling" and "Racks") when the plan fits one
+worksheet (Excel's 1,048,576 rows). The plan is made once: each chunk of rows goes to the CSV
+and to the workbook. A failure or an interrupt removes the temporary files and leaves any
+earlier plan at the final paths as it was; nothing half-written ever has a final name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from bom import plan
+from bom.errors import BomError
+from bom.writers.cables import write_csv
+from bom.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
+
+if TYPE_CHECKING:
+    from bom.build import Model
+
+#: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
+#: second of writing); past it, it says to run ``bom cables``.
+BUILD_MAX_ROWS = 100_000
+#: Plans past this many rows show a progress bar (they take more than a moment).
+PROGRESS_ROWS = 200_000
+#: Columns that carry catalog text (part numbers, cable types, what a run passes).
+TEXT_COLUMNS = tuple(plan.COL[c] for c in ("a_module", "b_module", "cable_type", "cable_part", "via"))
+WIDTHS = {"cable_id": 12, "label": 44, "link_id": 12, "bundle": 22, "a_device": 24, "b_device": 24,
+          "a_rack": 14, "b_rack": 14, "a_module": 16, "b_module": 16, "cable_type": 20, "cable_part": 18,
+          "via": 30}
+
+
+@dataclass
+class PlanFiles:
+    """What ``write_plan`` wrote."""
+
+    paths: list[Path]
+    rows: int
+    hops: Counter[tuple[str, str]] = field(default_factory=Counter)   # rows per (fabric, hop)
+    xlsx: bool = False
+    note: str = ""
+
+    def summary(self) -> str:
+        """What the CLI prints: rows per fabric and hop, and whether there is a workbook."""
+        from bom.text import table
+
+        body = table(["fabric", "hop", "rows"], [[f, h, f"{n:,}"] for (f, h), n in sorted(self.hops.items())],
+                     [False, False, True])
+        tail = (f"{self.rows:,} rows; workbook sheets Cabling and Racks" if self.xlsx
+                else f"{self.rows:,} rows; {self.note}")
+        return f"{body}\n{tail}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"rows": self.rows, "files": [str(p) for p in self.paths], "xlsx": self.xlsx,
+                "excel_row_limit": EXCEL_ROWS, "note": self.note or None,
+                "rows_per_hop": {f"{f}/{h}": n for (f, h), n in sorted(self.hops.items())}}
+
+
+def fits_workbook(rows: int) -> bool:
+    return rows <= EXCEL_ROWS - 1
+
+
+def xlsx_note(rows: int) -> str:
+    if fits_workbook(rows):
+        return ""
+    return (f"the plan has {rows:,} rows, more than a worksheet holds ({EXCEL_ROWS - 1:,} under the header), "
+            "so it is written as CSV only")
+
+
+def _check_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise BomError(f"{out} is a file, not a folder", key="--output",
+                       hint="Give -o a folder (it is created if missing); the plan's files go inside it.")
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise BomError(f"cannot write to {probe}", key="--output",
+                       hint="Choose a folder you can write to with -o DIR.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BomError(f"cannot create {out}: {exc.strerror}", key="--output") from None
+
+
+def _open_temp(out: Path, name: str) -> tuple[IO[bytes], str]:
+    """A new temporary file beside ``out / name`` (the rename into place is then atomic)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+    return os.fdopen(fd, "wb"), tmp
+
+
+class _Temps:
+    """Temporary files that become the targets only when every one of them is complete."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.files: list[tuple[IO[bytes], str, Path]] = []
+
+    def open(self, name: str) -> IO[bytes]:
+        fh, tmp = _open_temp(self.out, name)
+        self.files.append((fh, tmp, self.out / name))
+        return fh
+
+    def commit(self) -> list[Path]:
+        for fh, _, _ in self.files:
+            fh.flush()
+            os.fsync(fh.fileno())
+            fh.close()
+        for _, tmp, target in self.files:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        return [t for _, _, t in self.files]
+
+    def discard(self) -> None:
+        for fh, tmp, _ in self.files:
+            with contextlib.suppress(OSError):
+                fh.close()
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ...]]] | None:
+    """The elevations (header, rows) when the model has a placement."""
+    placement = getattr(model, "placement", None)
+    if placement is None:
+        return None
+    from bom.elevation import HEADER, elevation_rows
+
+    return HEADER, elevation_rows(model)
+
+
+def write_plan(model: Model, out: Path, name: str, *, locator: plan.Locator | None = None,
+               progress: Callable[[int], None] | None = None) -> PlanFiles:
+    """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
+    _check_dir(out)
+    total = plan.row_count(model)
+    xlsx = fits_workbook(total)
+    temps = _Temps(out)
+    hops: Counter[tuple[str, str]] = Counter()
+    try:
+        text = io.TextIOWrapper(temps.open(f"{name}-cables.csv"), encoding="utf-8", newline="")
+        book = StreamingWorkbook(temps.open(f"{name}-cables.xlsx")) if xlsx else None
+        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
+        f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
+
+        def each(chunk: list[tuple[object, ...]]) -> None:
+            hops.update((r[f_col], r[h_col]) for r in chunk)
+            if sheet is not None:
+                sheet.append(chunk)
+
+        rows = write_csv(plan.rows(model, locator), plan.FIELDS, text, TEXT_COLUMNS, progress, each)
+        text.flush()
+        text.detach()
+        racks = _rack_rows(model)
+        if racks is not None:
+            header, rack_rows = racks
+            if book is not None:
+                rack_sheet = book.sheet("Racks", header, [14] * len(header))
+                rack_rows = _tee(rack_rows, rack_sheet.append)
+            rtext = io.TextIOWrapper(temps.open(f"{name}-racks.csv"), encoding="utf-8", newline="")
+            write_csv(rack_rows, header, rtext)
+            rtext.flush()
+            rtext.detach()
+        if book is not None:
+            book.close()
+        paths = temps.commit()
+        if book is None:   # an older, smaller plan's workbook would no longer match the CSV
+            (out / f"{name}-cables.xlsx").unlink(missing_ok=True)
+    except OSError as exc:
+        temps.discard()
+        raise BomError(f"cannot write the cable plan in {out}: {exc.strerror or exc}", key="--output",
+                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
+    except BaseException:
+        temps.discard()
+        raise
+    return PlanFiles(paths, rows, hops, xlsx, xlsx_note(total))
+
+
+def _tee(rows: Iterator[tuple[object, ...]], sink: Callable[[list[tuple[object, ...]]], None]
+         ) -> Iterator[tuple[object, ...]]:
+    for r in rows:
+        sink([r])
+        yield r
+
+
+@contextlib.contextmanager
+def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on stderr for plans past :data:`PROGRESS_ROWS` rows (stdout stays clean)."""
+    if not enabled or total < PROGRESS_ROWS:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("cable plan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("rows", total=total)
+        yield lambda n: bar.advance(task, n)

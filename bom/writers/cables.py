@@ -1,0 +1,71 @@
+"""The cable plan and the rack elevations as CSV: streamed a chunk of rows at a time.
+
+Only formatting: the rows come from :mod:`bom.plan` (and the placement); memory stays
+constant however long the plan is. Text that came from catalogs (part numbers, cable types)
+goes through :func:`~bom.writers.common.safe_text`, checked once per distinct value.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from typing import TextIO
+
+from bom.writers.common import safe_text
+
+#: Rows handed to ``csv.writer.writerows`` at a time (and between two progress updates).
+CHUNK = 20_000
+
+
+class _Safe:
+    """Rows whose catalog-text columns are safe, each distinct tuple of them checked once."""
+
+    def __init__(self, columns: Sequence[int]) -> None:
+        self.columns = tuple(columns)
+        self.get = operator.itemgetter(*self.columns) if len(self.columns) > 1 else None
+        self.ok: set[object] = set()
+
+    def __call__(self, chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        if self.get is None:
+            return chunk
+        get, ok = self.get, self.ok
+        for n, row in enumerate(chunk):
+            key = get(row)
+            if key in ok:
+                continue
+            fixed = [safe_text(v) if isinstance(v, str) else v for v in key]
+            if fixed == list(key):
+                ok.add(key)
+                continue
+            cells = list(row)
+            for i, v in zip(self.columns, fixed, strict=True):
+                cells[i] = v
+            chunk[n] = tuple(cells)
+        return chunk
+
+
+def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: TextIO,
+              text_columns: Sequence[int] = (), progress: Callable[[int], None] | None = None,
+              also: Callable[[list[tuple[object, ...]]], None] | None = None) -> int:
+    """Write ``header`` and ``rows`` to ``fh``; returns the number of rows.
+
+    ``text_columns``: columns holding catalog text (made safe for spreadsheets); ``progress``
+    is told how many rows each chunk had; ``also`` gets every chunk too (the workbook writer,
+    so the plan is made once for both files).
+    """
+    out = csv.writer(fh, lineterminator="\n")
+    out.writerow(header)
+    safe = _Safe(text_columns)
+    it = iter(rows)
+    n = 0
+    while chunk := list(itertools.islice(it, CHUNK)):
+        chunk = safe(chunk)
+        out.writerows(chunk)
+        if also is not None:
+            also(chunk)
+        n += len(chunk)
+        if progress is not None:
+            progress(len(chunk))
+    return n
