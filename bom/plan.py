@@ -10,7 +10,8 @@ counts back, which ``tests/test_plan.py`` checks scenario by scenario.
 Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
 
 - nodes in scalable-unit (or rack) order; a node's scale-out port ``q = rail * planes + plane``
-  at the link rate, its cage ``q // (ports per cage)``: rail 1 of a DGX H100 is ``p1/1``;
+  at the link rate, its cage ``q // (ports per cage)``: rail 1 of a DGX H100 is ``p1/1``, rail 2
+  ``p1/2``; on the other fabrics the port carries the fabric's name (``oob-p1``, ``storage-p2``);
 - the leaves of plane ``pl``, group (SU or rack) ``g``: ``(pl * groups + g) * leaves_per_group +
   local``, where a rail leaf is ``local = rail * leaves_per_rail + j`` (j-th leaf of the rail);
   spines ``(pl * pods + pod) * spines_per_pod + s``; cores ``(pl * spines_per_pod + i) *
@@ -18,8 +19,9 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
 - a switch's downlinks fill its first cages, its uplinks the cages after its downlinks (or its
   dedicated uplink cages), whatever the group uses, so a partial SU keeps the full SU's
   pattern; uplink ``u`` of a leaf goes to spine ``u // links_per_pair`` (the spreading rule);
-- a cage takes ports of one link group only (the closed form counts a module per device, link
-  group and used cage), so ports come in order and a new cage opens when a group's cage is full;
+- a cage takes ports of one module part (runs of different fibre lengths share a twin-port
+  module), or of one link group for a copper head (one head is one cable): ports come in order
+  and a new cage opens when the open cage of that part is full, as the closed form counts;
 - DCI: a site's router ports are its client ports, then its line ports, router by router;
   client links go to the compute fabric's top layer (spines, or cores in three layers) a cage
   at a time, switch by switch, on ports the fabric leaves free.
@@ -109,10 +111,21 @@ class Unplaced:
         return s, "", "", "", f"{s}-{role}-{index + 1:02d}"
 
 
+class PlanMismatchError(Exception):
+    """The plan cannot place a link the closed form counts: a bug, never bad input."""
+
+
 def _port_names(cages: int, per: int, first_cage: int = 0) -> list[str]:
     if per == 1:
         return [names.port(first_cage + c + 1) for c in range(cages)]
     return [names.port(first_cage + c + 1, s + 1) for c in range(cages) for s in range(per)]
+
+
+def _node_port_names(f: Fabric, cages: int, per: int) -> list[str]:
+    """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
+    has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
+    ports = _port_names(cages, per)
+    return ports if f.name == "compute" else [f"{f.name}-{n}" for n in ports]
 
 
 class _Ports:
@@ -122,11 +135,11 @@ class _Ports:
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
         self.next, self.end, self.per = first, first + cages, per
-        self.open: dict[int, list[int]] = {}
+        self.open: dict[object, list[int]] = {}
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
 
-    def take(self, key: int) -> int:
+    def take(self, key: object) -> int:
         per = self.per
         if per > 1:
             o = self.open.get(key)
@@ -136,9 +149,8 @@ class _Ports:
         c = self.next
         if c >= self.end:
             role, index = self.what
-            raise LimitError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan; "
-                             "the closed form and the plan disagree",
-                             hint="This is a bug in clusterbom: please report it with the scenario.")
+            raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
+                               "the closed form counts more ports than the device has")
         self.next = c + 1
         if per > 1:
             self.open[key] = [c, 1]
@@ -159,6 +171,8 @@ class _Kind:
     b_mod: str
     tail: tuple[object, ...]
     runs: int                    # rows per link (fibre runs; 1 for an assembly)
+    a_key: object                # what shares a cage at each end: the module part, or the group
+    b_key: object                # (an assembly's head is one cable)
     bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
     per_bundle: int = 1
     counter: list[int] = field(default_factory=lambda: [0])
@@ -202,7 +216,10 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
         for run, c in g.runs.items():
             tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
-            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, bundle, per, counter)
+            a_key = g.lower_end.part.id if g.lower_end.part is not None else n
+            b_key = g.upper_end.part.id if g.upper_end.part is not None else n
+            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, a_key, b_key, bundle,
+                                    per, counter)
     return out
 
 
@@ -364,7 +381,7 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
     nic = f.node_ports
     assert nic is not None
     node_per = nic.ports_per_cage * planes
-    node_names = _port_names(p.node_ports * planes // node_per + 1, node_per)
+    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
     leaf_role = sw.roles["leaf"]
     blocks, per_rail, down = p.nodes_per_leaf, p.leaves_per_rail, p.leaf_down
     plane_no = pl + 1
@@ -386,7 +403,7 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
                     local = n // blocks if blocks else r * per_rail + min(n // down, per_rail - 1)
                     leaf_i = leaf_base + local
                     ports = sw.leaf_down(leaf_i)
-                    j = ports.take(k.gid)
+                    j = ports.take(k.b_key)
                     q = r * planes + pl
                     yield from emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per],
                                          plan.place(leaf_role, site, leaf_i), ports.names[j],
@@ -400,7 +417,7 @@ def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switche
     nic = f.node_ports
     assert nic is not None
     node_per = nic.ports_per_cage * planes
-    node_names = _port_names(p.node_ports * planes // node_per + 1, node_per)
+    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
     leaf_role = sw.roles["leaf"]
     k = kinds[Run(fp.in_rack_m, "in-rack")]
     emit = plan.emitter(k)
@@ -419,7 +436,7 @@ def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switche
                 local = i // (q_ + 1) if i < big else rem + (i - big) // q_
                 leaf_i = leaf_base + local
                 ports = sw.leaf_down(leaf_i)
-                j = ports.take(k.gid)
+                j = ports.take(k.b_key)
                 q = r * planes + pl
                 yield from emit(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
                                      plan.place(leaf_role, site, leaf_i), ports.names[j],
@@ -447,8 +464,8 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
                     spine = plan.place(spine_role, site, spine_i)
                     down = sw.spine_lo(spine_i)
                     for _ in range(pair):
-                        j = up.take(k.gid)
-                        m = down.take(k.gid)
+                        j = up.take(k.a_key)
+                        m = down.take(k.b_key)
                         yield from emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per],
                                              spine, down.names[m], down.names[m - m % down.per])
 
@@ -474,8 +491,8 @@ def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
                 core = plan.place(core_role, site, core_i)
                 down = sw.core_lo(core_i)
                 for _ in range(pair):
-                    j = up.take(k.gid)
-                    m = down.take(k.gid)
+                    j = up.take(k.a_key)
+                    m = down.take(k.b_key)
                     yield from emit(k, plane_no, "", spine, up.names[j], up.names[j - j % up.per],
                                          core, down.names[m], down.names[m - m % down.per])
 
@@ -528,7 +545,7 @@ def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int,
             continue
         top_dev = plan.place(role, site, i)
         for _ in range(min(chunk, per_site - c)):
-            j = free[i].take(k.gid)
+            j = free[i].take(k.b_key)
             r, port = divmod(c, ports)
             yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
                                  top_dev, free[i].names[j], free[i].names[j - j % per])
@@ -677,7 +694,7 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
                 racks.add(r[c[f"{side}_rack"]])
             if role == "mux":
                 muxes.add(dev)
-        if r[c["b_role"]] == "mux":
+        if hop == "site-site" and r[c["b_role"]] == "mux":
             t.mux_ports += 1
         bundle = r[c["bundle"]]
         if bundle:
