@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from bom.catalog import Catalog, NicPorts, Platform, Switch
 from bom.cluster import Cluster, ScaleUp, build_cluster, scale_up
 from bom.dci import Dci, build_dci
+from bom.endpoints import Endpoints, build_endpoints
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_spine, node_leaf, spine_core
 from bom.links import LinkGroup, count_hop
 from bom.media import Media, cage
+from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
 from bom.units import magnitude
@@ -83,6 +85,14 @@ class Model:
     fabrics: dict[str, Fabric]
     dci: Dci | None
     dci_groups: list[LinkGroup]
+    placement: Placement | None = None
+    endpoints: Endpoints | None = None
+    rack_power_w: float | None = None
+
+    @property
+    def racks(self) -> int:
+        """Every rack the placement builds (compute, network, management, storage)."""
+        return self.placement.total if self.placement else self.cluster.racks
 
     @property
     def groups(self) -> list[LinkGroup]:
@@ -124,8 +134,10 @@ class Model:
                                           "client": sum(g.modules for g in self.dci_groups)},
                               "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
-                "nodes": c.nodes, "domains": c.domains, "racks": c.racks, "sites": c.site_count,
-                "requested_gpus": c.requested_gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
+                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
+                "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "fabrics": fabrics, "tiers": self.tiers()}
 
@@ -285,6 +297,39 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
                      ff_upper=top.cage, lane_gbps=None)
 
 
+def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's)."""
+    sup = platform.support
+    spec = scenario.racks
+    if spec.power_budget is not None:
+        power, where = magnitude(spec.power_budget, "power"), src.where(("racks", "power_budget"))
+    elif sup is not None:
+        power, where = magnitude(sup.rack_power_budget, "power"), src.where(())
+    else:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                         f"({system_w / 1000:,.1f} kW)", where=where, key="racks.power_budget",
+                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    given = scenario.layout.nodes_per_rack
+    if given is not None:
+        if given * platform.node_power_w > power:
+            raise LimitError(f"{given} {platform.id} nodes per rack draw "
+                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
+                             f"over the rack power budget of {power / 1000:,.1f} kW",
+                             where=src.where(("layout", "nodes_per_rack")), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
+        return given, power
+    systems = int(power // system_w)
+    u = scenario.racks.rack_units or 48
+    per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
+    return max(1, min(systems, per_u)) * per_system, power
+
+
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
     if scenario.platform is None:
         raise BomError("a build needs a platform", where=src.where(()), key="platform",
@@ -294,8 +339,9 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     except BomError as exc:
         exc.where = src.where(("platform",))
         raise
+    npr, rack_power = nodes_per_rack(platform, scenario, src)
     try:
-        floor = floor_plan(platform, scenario.layout)
+        floor = floor_plan(platform, scenario.layout.model_copy(update={"nodes_per_rack": npr}))
     except BomError as exc:
         exc.where = src.where(("layout",))
         raise
@@ -305,12 +351,46 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
-    fabrics = {}
-    for name in ("compute", "storage", "inband", "oob"):
+    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [])
+    model.rack_power_w = rack_power
+    model.endpoints = build_endpoints(scenario, src, catalog, platform,
+                                      _switch(catalog, fabrics["compute"].first.leaf.id, src,
+                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+    _support_fabrics(model, specs, catalog, media, src)
+    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    model.dci, model.dci_groups = dci, client
+    return model
+
+
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
+                     src: Located) -> None:
+    """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
+    from bom.layout import place
+    from bom.support import build_oob, build_pooled
+
+    for name in ("storage", "inband"):
         if name in specs:
             spec = specs[name]
-            if name != "compute" and "topology" not in spec.model_fields_set:
+            if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            fabrics[name] = build_fabric(name, spec, cluster, catalog, media, src)
-    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
-    return Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, dci, client)
+            leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH[name], src, ("fabrics", name, "switch"))
+            spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
+                            ("fabrics", name, "switch"))
+            model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
+    model.placement = place(model, catalog, src)
+    if "oob" not in specs:
+        return
+    spec = specs["oob"]
+    leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH["oob"], src, ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
+        if spec.uplinks == "spine" else None
+    # Management switches add racks only rarely (and racks add PDUs): settle in a few rounds.
+    leaves = -1
+    for _ in range(5):
+        oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
+        model.fabrics["oob"] = oob
+        model.placement = place(model, catalog, src)
+        if oob.leaves == leaves:
+            break
+        leaves = oob.leaves

@@ -75,6 +75,24 @@ class NicPorts(Model):
     ports_per_cage: int = Field(ge=1, le=2)
 
 
+class Support(Model):
+    """The platform's reference-architecture defaults for everything around the nodes."""
+
+    rack: str                              # racks row of the compute racks
+    network_rack: str                      # racks row of network, management and storage racks
+    rack_power_budget: Power               # per compute rack, as the RA powers it
+    pdu: str                               # endpoints row of the rack PDUs
+    ufm: str | None = None                 # fabric manager appliance (InfiniBand compute fabrics)
+    ufm_count: int = Field(default=0, ge=0)
+    mgmt: str | None = None                # management / head node
+    mgmt_count: int = Field(default=0, ge=0)
+    storage: str | None = None             # storage appliance a scenario's storage block defaults to
+    oob_switches_per_rack: int = Field(default=0, ge=0)   # in-rack management switches (NVL72: 2)
+    rack_managed_devices: int = Field(default=0, ge=0)    # extra BMCs per system (NVLink switch trays)
+    rack_device_units: int = Field(default=0, ge=0)       # U of a system's non-node trays (switch trays, shelves)
+    source: str
+
+
 class Platform(Row):
     generation: str
     year: int
@@ -95,7 +113,14 @@ class Platform(Row):
     scale_out: NicPorts
     storage: NicPorts | None = None
     oob: NicPorts | None = None
+    inband: NicPorts | None = None       # in-band management ports (their own rate and cage)
     default_switch: str
+    support: Support | None = None       # what the platform's RA puts around the nodes
+
+    @property
+    def node_power_w(self) -> float:
+        """One node's share of its system's power [W]."""
+        return magnitude(self.power_per_system, "power") / self.nodes_per_system
 
     @property
     def gpus_per_system(self) -> int:
@@ -228,9 +253,36 @@ class Dwdm(Row):
     rack_units: int = Field(ge=0)
 
 
+class EndpointPorts(Model):
+    """An endpoint's network ports by fabric."""
+
+    compute: NicPorts | None = None
+    storage: NicPorts | None = None
+    inband: NicPorts | None = None
+    oob: NicPorts | None = None
+
+
+class Endpoint(Row):
+    """A device around the nodes: storage appliance, fabric manager, management server, PDU."""
+
+    role: Literal["storage", "ufm", "mgmt", "pdu"]
+    rack_units: int = Field(ge=0)           # 0 = side-mounted (a vertical PDU)
+    power: Power
+    ports: EndpointPorts = EndpointPorts()
+    capacity: Memory | None = None          # storage: usable capacity per appliance
+    throughput: Rate | None = None          # storage: read throughput per appliance
+    power_capacity: Power | None = None     # pdu: what one PDU delivers
+
+
+class RackType(Row):
+    rack_units: int = Field(ge=1)
+    power_budget: Power                     # default per rack of this type (the platform's wins)
+
+
 KINDS: dict[str, type[Row]] = {
     "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
+    "endpoints": Endpoint, "racks": RackType,
 }
 
 

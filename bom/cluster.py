@@ -47,6 +47,19 @@ class Cluster:
     def racks(self) -> int:
         return sum(s.count * math.ceil(s.nodes / self.floor.nodes_per_rack) for s in self.sites)
 
+    def rounding(self) -> dict[str, object]:
+        """GPUs asked for, GPUs built, and why they differ (whole nodes, whole rack systems)."""
+        p = self.platform
+        if self.gpus == self.requested_gpus:
+            why = "as requested"
+        elif p.nodes_per_system > 1:
+            why = (f"rounded up to whole {p.id} systems of {p.gpus_per_system} GPUs "
+                   f"({p.nodes_per_system} nodes of {p.gpus_per_node})")
+        else:
+            why = f"rounded up to whole {p.id} nodes of {p.gpus_per_node} GPUs"
+        return {"requested": self.requested_gpus, "built": self.gpus, "extra": self.gpus - self.requested_gpus,
+                "why": why}
+
     @property
     def site_count(self) -> int:
         return sum(s.count for s in self.sites)

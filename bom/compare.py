@@ -100,7 +100,10 @@ class Comparison:
 
 
 def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario:
-    fabrics = {k: f.model_copy(update={"switch": None, "su_nodes": None}) for k, f in scenario.fabrics.items()}
+    # Each generation's own compute switch and SU; set keys only (an unset key stays unset).
+    fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes")
+                                       if key in f.model_fields_set and (k == "compute" or key == "su_nodes")})
+               for k, f in scenario.fabrics.items()}
     update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
                                  "name": f"{scenario.name}-{platform_id}"}
     if gpus is not None:

@@ -14,9 +14,11 @@ from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform,
 from bom.links import LinkGroup
 from bom.units import magnitude
 
-CATEGORIES = ("compute", "switch", "transceiver", "copper cable", "AOC", "fibre trunk", "patch cord",
-              "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
-NETWORK = tuple(c for c in CATEGORIES if c != "compute")
+CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "transceiver", "copper cable", "AOC",
+              "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
+#: Bought for the cluster but not network: the racks and what stands around the nodes.
+FACILITY = ("storage", "server", "rack", "PDU")
+NETWORK = tuple(c for c in CATEGORIES if c != "compute" and c not in FACILITY)
 COPPER = ("copper cable",)
 #: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
 DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"
@@ -144,6 +146,40 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     return out
 
 
+def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
+    from bom.support import OobFabric
+
+    if isinstance(f, OobFabric):
+        switches = {"leaf": catalog.get("switches", f.leaf_id)}
+        if f.spine_id:
+            switches["spine"] = catalog.get("switches", f.spine_id)
+        return switch_lines(f.name, f.tier, {k: f.switches(k) for k in switches}, switches)  # type: ignore[arg-type]
+    p = f.first  # type: ignore[attr-defined]
+    switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
+                "core": catalog.get("switches", p.spine.id)}
+    return switch_lines(f.name, f.tier, {k: f.switches(k) for k in ("leaf", "spine", "core")},  # type: ignore[attr-defined]
+                        switches)  # type: ignore[arg-type]
+
+
+def placement_lines(model: object, catalog: Catalog) -> list[Line]:
+    """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
+    from bom.build import Model
+
+    assert isinstance(model, Model)
+    out: list[Line] = []
+    pl = model.placement
+    if pl is None:
+        return out
+    for rack_id, n in sorted(pl.rack_types().items()):
+        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", "rack", n, 0.0))
+    category = {"pdu": "PDU", "storage": "storage", "ufm": "server", "mgmt": "server"}
+    for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
+        if item.role in category:
+            row = catalog.get("endpoints", item.catalog_id)
+            out.append(_line(row, "facility", item.role, item.role, category[item.role], n, item.power_w))
+    return out
+
+
 def all_lines(model: object, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
     from bom.build import Model
@@ -151,11 +187,8 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     assert isinstance(model, Model)
     lines = compute_lines(model.platform, model.cluster.systems)
     for f in model.fabrics.values():
-        p = f.first
-        switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
-                    "core": catalog.get("switches", p.spine.id)}
-        lines += switch_lines(f.name, f.tier, {k: f.switches(k) for k in ("leaf", "spine", "core")},
-                              switches)  # type: ignore[arg-type]
+        lines += fabric_switch_lines(f, catalog)
+    lines += placement_lines(model, catalog)
     for g in model.groups:
         lines += group_lines(g)
     if model.dci is not None:

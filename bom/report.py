@@ -62,6 +62,6 @@ def make_report(model: Model, catalog: Catalog) -> Report:
                       it_power_w=sum(line.power_w for line in lines),
                       network_power_w=sum(line.power_w for line in network),
                       links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
-                      racks=model.cluster.racks, gpus=model.cluster.gpus,
+                      racks=model.racks, gpus=model.cluster.gpus,
                       dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0, ins=ins)
     return Report(model, lines, ins, tco)

@@ -21,9 +21,39 @@ class FabricSpec(Model):
     oversubscription: float = Field(default=1.0, ge=1.0)
     su_nodes: int | None = Field(default=None, ge=1)
     planes: int = Field(default=1, ge=1, le=8)
+    # Out-of-band only: the management switches' uplinks go into the in-band fabric (the RAs'
+    # design) unless a separate OOB spine layer is asked for.
+    uplinks: Literal["inband", "spine"] | None = None
     # Media the design allows (e.g. [multimode] where a reference design uses optics throughout).
     media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
                         "smf-duplex"]] | None = None
+
+
+class Storage(Model):
+    """Storage appliances: a count, or capacity and/or throughput that derive it."""
+
+    appliance: str | None = None            # endpoints row; default: the platform's
+    count: int | None = Field(default=None, ge=1)
+    capacity: Qty("information") | None = None  # type: ignore[valid-type]
+    throughput: Rate | None = None
+    ports: int | None = Field(default=None, ge=0)   # per appliance on the storage fabric
+    rate: Rate | None = None
+
+
+class Management(Model):
+    """Fabric managers and management / head nodes (per site)."""
+
+    ufm: str | None = None
+    ufm_count: int | None = Field(default=None, ge=0)
+    server: str | None = None
+    servers: int | None = Field(default=None, ge=0)
+
+
+class Racks(Model):
+    """Rack budgets (per compute rack); defaults from the platform's support row."""
+
+    power_budget: Qty("power") | None = None  # type: ignore[valid-type]
+    rack_units: int | None = Field(default=None, ge=1, le=60)
 
 
 class Sites(Model):
@@ -71,6 +101,9 @@ class Scenario(Model):
     workload: Workload | None = None
     fabrics: dict[Literal["compute", "storage", "inband", "oob"], FabricSpec] = {}
     sites: Sites | None = None
+    storage: Storage | None = None
+    management: Management | None = None
+    racks: Racks = Racks()
     layout: Layout = Layout()
     tco: Tco = Tco()
     catalogs: list[str] = []

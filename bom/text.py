@@ -86,8 +86,14 @@ def build_summary(model: object) -> str:
     assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
-             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {c.racks:,} racks, "
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} racks, "
              f"{c.site_count} site(s)"]
+    rnd = c.rounding()
+    if rnd["extra"]:
+        lines.append(f"  GPUs: {rnd['requested']:,} requested, {rnd['built']:,} built ({rnd['why']})")
+    if model.placement is not None:
+        counts = ", ".join(f"{n:,} {k}" for k, n in model.placement.counts().items() if n)
+        lines.append(f"  racks: {counts}")
     if model.sizing is not None:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "

@@ -8,6 +8,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Font
 
 from bom.compare import Comparison, Generation
+from bom.lines import FACILITY
 from bom.writers.xlsx import COUNT, SHARE, USD0, _f, _header, _name, _put, bom_table, inputs_sheet, to_bytes
 
 TIERS = ("scale-up", "scale-out", "scale-across")
@@ -22,7 +23,7 @@ def _facts(g: Generation) -> dict[str, float]:
     m = g.report.model
     t = m.tiers()
     out: dict[str, float] = {"gpus": m.cluster.gpus, "gpus_per_domain": g.platform.gpus_per_domain,
-                             "domains": m.cluster.domains, "racks": m.cluster.racks, "links_install": g.report.links,
+                             "domains": m.cluster.domains, "racks": m.racks, "links_install": g.report.links,
                              "dark_fibre_km": g.report.dark_fibre_km,
                              "scale_out_gbps_per_gpu": g.metrics()["scale_out_gbps_per_gpu"]}
     for tier in TIERS:
@@ -56,9 +57,10 @@ def _metric_formulas(sheet: str, last: int) -> dict[str, str]:
     gpus = fact["gpus"]
     usd, watt, cat, tier = rng["M"], rng["O"], rng["E"], rng["B"]
     hardware = f"SUM({usd})"
-    network = f'({hardware}-SUMIFS({usd},{cat},"compute"))'
+    not_net = ("compute", *FACILITY)
+    network = f"({hardware}" + "".join(f'-SUMIFS({usd},{cat},"{c}")' for c in not_net) + ")"
     it_w = f"SUM({watt})"
-    net_w = f'({it_w}-SUMIFS({watt},{cat},"compute"))'
+    net_w = f"({it_w}" + "".join(f'-SUMIFS({watt},{cat},"{c}")' for c in not_net) + ")"
     capex = f"({hardware}+{fact['links_install']}*in_install_link+{fact['racks']}*in_install_rack)"
     opex = (f"({it_w}/1000*in_pue*in_hours*in_electricity+{capex}*in_support+{fact['dark_fibre_km']}*in_dark_fibre"
             f"+{fact['racks']}*in_space)")

@@ -18,7 +18,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bom.lines import CATEGORIES, Line
+from bom.lines import CATEGORIES, FACILITY, Line
 from bom.report import Report
 from bom.writers.common import is_formula_like, reproducible_zip
 
@@ -87,7 +87,7 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
 def _inputs(wb: Workbook, r: Report) -> None:
     m = r.model
     model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
-                  ("m_racks", "Racks", m.cluster.racks, "racks", "model: floor plan"),
+                  ("m_racks", "Racks", m.racks, "racks", "model: placement (compute, network, management, storage)"),
                   ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
                   ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
                    "model: scale-across")]
@@ -194,11 +194,13 @@ def _tiers(wb: Workbook, r: Report) -> None:
 
 TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("hardware_usd", "Hardware (BOM)", "SUM(bom_usd)", USD0),
-    ("network_capex_usd", "  of it network", 'SUM(bom_usd)-SUMIFS(bom_usd,bom_category,"compute")', USD0),
+    ("network_capex_usd", "  of it network", "SUM(bom_usd)" + "".join(
+        f'-SUMIFS(bom_usd,bom_category,"{c}")' for c in ("compute", *FACILITY)), USD0),
     ("installation_usd", "Installation", "m_links*in_install_link+m_racks*in_install_rack", USD0),
     ("capex_usd", "Capex", "hardware_usd+installation_usd", USD0),
     ("it_power_kw", "IT power", "SUM(bom_w)/1000", KW),
-    ("network_power_kw", "  of it network", '(SUM(bom_w)-SUMIFS(bom_w,bom_category,"compute"))/1000', KW),
+    ("network_power_kw", "  of it network", "(SUM(bom_w)" + "".join(
+        f'-SUMIFS(bom_w,bom_category,"{c}")' for c in ("compute", *FACILITY)) + ")/1000", KW),
     ("facility_power_kw", "Facility power (IT x PUE)", "it_power_kw*in_pue", KW),
     ("energy_per_year_usd", "Energy per year", "facility_power_kw*in_hours*in_electricity", USD0),
     ("support_per_year_usd", "Support per year", "capex_usd*in_support", USD0),
@@ -246,7 +248,11 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     _put(ws, 1, 1, f"clusterbom: {r.name}")
     ws["A1"].font = Font(bold=True, size=14)
     facts = [("Platform", m.platform.id), ("GPUs", c.gpus), ("Nodes", c.nodes), ("Scale-up domains", c.domains),
-             ("Racks", c.racks), ("Sites", c.site_count)]
+             ("Racks (all kinds)", m.racks)]
+    facts += [(f"  {kind} racks", n) for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
+    rnd = c.rounding()
+    facts += [("GPUs requested", rnd["requested"]), ("GPUs built", rnd["built"]), ("GPU rounding", rnd["why"]),
+              ("Sites", c.site_count)]
     totals = [("Capex", "capex_usd", USD0), ("IT power", "it_power_kw", KW),
               ("Facility power", "facility_power_kw", KW), ("Opex per year", "opex_per_year_usd", USD0),
               ("TCO", "tco_usd", USD0), ("Cost per GPU-hour", "usd_per_gpu_hour", '0.0000 "USD"'),

@@ -21,7 +21,10 @@ def test_superpod_h100_4su_counts(catalog):
     scenario, src = load_scenario(CASE)
     j = build_model(scenario, src, catalog, None).to_json()
     f = j["fabrics"]["compute"]
-    assert (j["gpus"], j["nodes"], j["domains"], j["racks"]) == (1016, 127, 127, 32)
+    assert (j["gpus"], j["nodes"], j["domains"]) == (1016, 127, 127)
+    # Table 7: 38 racks (32 compute racks of 4 DGX, 4 SU leaf racks, a spine rack, a management rack).
+    assert j["racks"] == 38
+    assert j["rack_counts"]["compute"] == 32
     assert f["layers"] == 2
     assert f["switches"] == {"leaf": 32, "spine": 16, "core": 0}
     assert f["links"] == {"node-leaf": 1016, "leaf-spine": 1024, "spine-core": 0}

@@ -1,0 +1,363 @@
+"""Placement: every node, switch, appliance, server and PDU in a rack at a rack unit.
+
+A site is laid out as *sections*, each a run of racks of one layout repeated ``copies`` times:
+
+- one section per block shape: a block is a compute group (a scalable unit on a rail-optimised
+  compute fabric, a row of racks on a ToR one) with its compute racks and, in the middle of its
+  first row, its network rack(s) holding the block's leaves of every fabric and whatever did not
+  fit a compute rack (a ToR cannot live in an NVL72 rack); full blocks share one shape, a partial
+  last block has its own;
+- the shared sections: network racks (spines, cores, the storage appliances' leaves), management
+  racks (fabric managers, management servers) and storage racks (appliances).
+
+Racks stand in rows of ``racks_per_row`` in section order, so a rack's row and position are
+arithmetic on its sequence number, and so is every device's place: the counts are closed form
+per section, :meth:`Placement.racks` and :meth:`Placement.elevation` are generators, and
+:meth:`Placement.locate` walks a handful of sections, never a per-device table. Sites of equal
+shape are laid out once.
+
+Numbering (what :meth:`Placement.locate` takes, 0-based within a site, as the fabrics count):
+nodes by node index (block by block); a fabric's leaves group-major (SU or rack), then plane,
+then rail; spines pod-major, then cores; every other role in the order its section lists it
+(block by block for block devices, then the shared sections).
+
+Each rack is packed from U1 upwards in the order its items are listed; a 0U device (a vertical
+PDU) has ``u`` 0 and ``height`` 0. Every rack is checked against its U and power budgets as it is
+packed: a device that fits no empty rack is an error naming the limit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from bom import names
+from bom.errors import LimitError
+
+KINDS = ("compute", "network", "management", "storage")
+
+
+@dataclass(frozen=True)
+class Rack:
+    id: str
+    site: int
+    row: int
+    position: int          # 1-based along its row
+    kind: str              # compute | network | management | storage
+    u_budget: int
+    power_budget_w: float
+    catalog_id: str = ""
+
+
+@dataclass(frozen=True)
+class Slot:
+    u: int                 # lowest U, 1-based (0 for a side-mounted 0U device)
+    height: int
+    device: str            # names.device(rack id, role, index in that rack)
+    role: str
+    catalog_id: str
+    power_w: float
+    fabric: str | None
+
+
+@dataclass(frozen=True)
+class Item:
+    """A kind of device to place."""
+
+    role: str
+    catalog_id: str
+    height: int
+    power_w: float
+    fabric: str | None = None
+    managed: bool = True   # has a management port on the out-of-band fabric
+
+
+@dataclass(frozen=True)
+class RackType:
+    catalog_id: str
+    u_budget: int
+    power_budget_w: float
+    pdu: Item | None = None
+    pdus: int = 0          # per rack
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One rack's contents: (item, lowest U) in packing order."""
+
+    kind: str
+    rack: RackType
+    slots: tuple[tuple[Item, int], ...]
+
+    @property
+    def used_u(self) -> int:
+        return sum(i.height for i, _ in self.slots)
+
+    @property
+    def power_w(self) -> float:
+        return sum(i.power_w for i, _ in self.slots)
+
+
+@dataclass(frozen=True)
+class Section:
+    """``copies`` runs of the racks ``layouts`` in each site of a shape."""
+
+    copies: int
+    layouts: tuple[Layout, ...]
+    index: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        table: dict[str, list[tuple[int, int]]] = {}
+        for r, lay in enumerate(self.layouts):
+            for s, (item, _) in enumerate(lay.slots):
+                table.setdefault(item.role, []).append((r, s))
+        self.index.update({k: tuple(v) for k, v in table.items()})
+
+    def per_copy(self, role: str) -> int:
+        return len(self.index.get(role, ()))
+
+
+@dataclass(frozen=True)
+class SiteLayout:
+    count: int                      # sites of this shape
+    sections: tuple[Section, ...]
+
+    @property
+    def racks_per_site(self) -> int:
+        return sum(s.copies * len(s.layouts) for s in self.sections)
+
+
+@dataclass(frozen=True)
+class Placement:
+    sites: tuple[SiteLayout, ...]
+    racks_per_row: int
+
+    # -- counts, closed form ------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        """Racks by kind over the whole cluster."""
+        out = dict.fromkeys(KINDS, 0)
+        for shape in self.sites:
+            for sec in shape.sections:
+                for lay in sec.layouts:
+                    out[lay.kind] += shape.count * sec.copies
+        return out
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts().values())
+
+    def devices(self, role: str) -> int:
+        """Devices of ``role`` in the whole cluster."""
+        return sum(shape.count * sec.copies * sec.per_copy(role) for shape in self.sites for sec in shape.sections)
+
+    def rack_types(self) -> Counter[str]:
+        """Racks by catalog row."""
+        out: Counter[str] = Counter()
+        for shape in self.sites:
+            for sec in shape.sections:
+                for lay in sec.layouts:
+                    out[lay.rack.catalog_id] += shape.count * sec.copies
+        return out
+
+    def by_item(self) -> Counter[Item]:
+        """Every placed device kind and how many."""
+        out: Counter[Item] = Counter()
+        for shape in self.sites:
+            for sec in shape.sections:
+                for lay in sec.layouts:
+                    for item, _ in lay.slots:
+                        out[item] += shape.count * sec.copies
+        return out
+
+    # -- generators -----------------------------------------------------------------------
+    def _site_shape(self, site: int) -> SiteLayout:
+        first = 1
+        for shape in self.sites:
+            if site < first + shape.count:
+                return shape
+            first += shape.count
+        raise LimitError(f"no site {site} (the cluster has {first - 1})", key="site")
+
+    def _rack(self, site: int, seq: int, lay: Layout) -> Rack:
+        row, pos = divmod(seq, self.racks_per_row)
+        return Rack(names.rack(site, row + 1, pos + 1), site, row + 1, pos + 1, lay.kind, lay.rack.u_budget,
+                    lay.rack.power_budget_w, lay.rack.catalog_id)
+
+    def racks(self) -> Iterator[Rack]:
+        """Every rack, by site, row and position."""
+        site = 0
+        for shape in self.sites:
+            for _ in range(shape.count):
+                site += 1
+                seq = 0
+                for sec in shape.sections:
+                    for _copy in range(sec.copies):
+                        for lay in sec.layouts:
+                            yield self._rack(site, seq, lay)
+                            seq += 1
+
+    def _layout(self, rack: Rack) -> Layout:
+        seq = (rack.row - 1) * self.racks_per_row + rack.position - 1
+        for sec in self._site_shape(rack.site).sections:
+            span = sec.copies * len(sec.layouts)
+            if seq < span:
+                return sec.layouts[seq % len(sec.layouts)]
+            seq -= span
+        raise LimitError(f"no rack {rack.id}", key="rack")
+
+    def elevation(self, rack: Rack) -> Iterator[Slot]:
+        """The occupied slots of ``rack``, bottom up (0U devices first)."""
+        seen: Counter[str] = Counter()
+        for item, u in self._layout(rack).slots:
+            seen[item.role] += 1
+            yield Slot(u, item.height, names.device(rack.id, item.role, seen[item.role]), item.role,
+                       item.catalog_id, item.power_w, item.fabric)
+
+    def locate(self, role: str, site: int, index: int) -> tuple[Rack, Slot]:
+        """The rack and slot of the ``index``-th (0-based) device of ``role`` in ``site`` (1-based)."""
+        seq = 0
+        left = index
+        for sec in self._site_shape(site).sections:
+            n = sec.per_copy(role)
+            if left < sec.copies * n:
+                copy, local = divmod(left, n)
+                offset, slot_no = sec.index[role][local]
+                lay = sec.layouts[offset]
+                rack = self._rack(site, seq + copy * len(sec.layouts) + offset, lay)
+                item, u = lay.slots[slot_no]
+                nth = sum(1 for i, _ in lay.slots[:slot_no + 1] if i.role == role)
+                return rack, Slot(u, item.height, names.device(rack.id, role, nth), role, item.catalog_id,
+                                  item.power_w, item.fabric)
+            left -= sec.copies * n
+            seq += sec.copies * len(sec.layouts)
+        raise LimitError(f"site {site} has {index - left} devices of role {role!r}; asked for index {index}",
+                         key="role")
+
+
+# --- packing ---------------------------------------------------------------------------------
+
+def _fits(rack: RackType, item: Item, used_u: int, power: float) -> bool:
+    return used_u + item.height <= rack.u_budget and power + item.power_w <= rack.power_budget_w
+
+
+def _empty(kind: str, rack: RackType) -> list[tuple[Item, int]]:
+    return [(rack.pdu, 0)] * rack.pdus if rack.pdu is not None else []
+
+
+def check_fits(rack: RackType, item: Item) -> None:
+    """``item`` fits an empty rack of this type (else no placement can hold it)."""
+    base = rack.pdu.power_w * rack.pdus if rack.pdu else 0.0
+    if item.height > rack.u_budget or base + item.power_w > rack.power_budget_w:
+        raise LimitError(
+            f"a {item.catalog_id} ({item.role}, {item.height}U, {item.power_w:,.0f} W) fits no rack: "
+            f"a {rack.catalog_id} rack holds {rack.u_budget}U and {rack.power_budget_w:,.0f} W",
+            key="racks", hint="Raise racks.power_budget or racks.rack_units, or pick a smaller device.")
+
+
+def pack(kind: str, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
+    """First-fit, in order, from U1 up: as many racks of ``rack`` as the items need."""
+    out: list[Layout] = []
+    slots = _empty(kind, rack)
+    used, power = 0, sum(i.power_w for i, _ in slots)
+    for item, count in items:
+        check_fits(rack, item)
+        for _ in range(count):
+            if not _fits(rack, item, used, power):
+                out.append(Layout(kind, rack, tuple(slots)))
+                slots = _empty(kind, rack)
+                used, power = 0, sum(i.power_w for i, _ in slots)
+            slots.append((item, used + 1 if item.height else 0))
+            used += item.height
+            power += item.power_w
+    if len(slots) > len(_empty(kind, rack)):
+        out.append(Layout(kind, rack, tuple(slots)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """A compute group: its nodes, the devices in each compute rack, the block's network devices."""
+
+    copies: int
+    nodes: int
+    nodes_per_rack: int
+    node: Item
+    in_system: tuple[tuple[Item, int], ...] = ()   # per rack, part of the system (NVLink switch trays)
+    per_rack: tuple[tuple[Item, int], ...] = ()    # per compute rack when they fit (ToR, in-rack OOB)
+    network: tuple[tuple[Item, int], ...] = ()     # the block's leaves
+    racks_per_row: int = 16
+
+
+def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
+    """One compute rack of ``nodes`` nodes, and the per-rack devices that did not fit it."""
+    slots = _empty("compute", rack)
+    used, power = 0, sum(i.power_w for i, _ in slots)
+    for item, count in ((spec.node, nodes), *spec.in_system):
+        check_fits(rack, item)
+        for _ in range(count):
+            if not _fits(rack, item, used, power):
+                raise LimitError(
+                    f"a {rack.catalog_id} rack of {rack.u_budget}U and {rack.power_budget_w:,.0f} W cannot hold "
+                    f"{nodes} {spec.node.catalog_id} nodes ({spec.node.height}U, {spec.node.power_w:,.0f} W each)",
+                    key="layout.nodes_per_rack",
+                    hint="Lower layout.nodes_per_rack (or leave it out to derive it from the rack power budget), "
+                         "or raise racks.power_budget.")
+            slots.append((item, used + 1 if item.height else 0))
+            used += item.height
+            power += item.power_w
+    spill: list[tuple[Item, int]] = []
+    for item, count in spec.per_rack:
+        if used + item.height * count <= rack.u_budget and power + item.power_w * count <= rack.power_budget_w:
+            for _ in range(count):
+                slots.append((item, used + 1 if item.height else 0))
+                used += item.height
+                power += item.power_w
+        else:
+            spill.append((item, count))
+    return Layout("compute", rack, tuple(slots)), spill
+
+
+def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Section:
+    """A block's racks: compute racks with its network racks in the middle of its first row."""
+    full, rest = divmod(spec.nodes, spec.nodes_per_rack)
+    fills = [spec.nodes_per_rack] * full + ([rest] if rest else [])
+    racks: list[Layout] = []
+    spilled: list[tuple[Item, int]] = []
+    cache: dict[int, tuple[Layout, list[tuple[Item, int]]]] = {}
+    for n in fills:
+        if n not in cache:
+            cache[n] = _compute_rack(spec, compute, n)
+        lay, spill = cache[n]
+        racks.append(lay)
+        spilled += spill
+    net = pack("network", network, list(spec.network) + _merge(spilled))
+    middle = min(len(racks), spec.racks_per_row) // 2
+    return Section(spec.copies, tuple(racks[:middle]) + net + tuple(racks[middle:]))
+
+
+def _merge(items: list[tuple[Item, int]]) -> list[tuple[Item, int]]:
+    out: dict[Item, int] = {}
+    for item, n in items:
+        out[item] = out.get(item, 0) + n
+    return list(out.items())
+
+
+def shared_sections(groups: list[tuple[str, RackType, list[tuple[Item, int]]]]) -> list[Section]:
+    """The shared network, management and storage racks of a site."""
+    out = []
+    for kind, rack, items in groups:
+        items = [(i, n) for i, n in items if n]
+        if items:
+            out.append(Section(1, pack(kind, rack, items)))
+    return out
+
+
+def managed(section: Section) -> int:
+    """Devices with a management port in one copy of ``section``."""
+    return sum(1 for lay in section.layouts for item, _ in lay.slots if item.managed)
+
+
+def rows_needed(racks: int, per_row: int) -> int:
+    return math.ceil(racks / per_row)

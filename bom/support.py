@@ -1,0 +1,372 @@
+"""The fabrics around the compute fabric, sized by the ports they carry, as the SuperPOD RAs size them.
+
+Storage and in-band: the nodes' storage (in-band) ports go to leaves in their block's network
+rack, one leaf group per ``group`` nodes: the scenario's ``su_nodes`` for that fabric, else the
+largest whole share of the block whose ports fill a leaf's downlinks (so a leaf uses at least half
+its ports unless the whole fabric is smaller). Storage appliances (storage) and fabric managers and
+management servers (in-band) get leaf groups of their own after the nodes'. All leaves share the
+fabric's spines; the planner is bom/fabric.py's, counting one port as one endpoint.
+
+Out-of-band: one port on every managed device the placement holds (nodes' BMCs, NVLink switch
+trays, every other switch, PDUs, appliances, servers). Management switches stand where the
+platform's RA puts them (two in each NVL72 rack) or in the block's network rack, one more for the
+shared racks; their uplinks run into the in-band fabric unless the scenario asks for a separate
+OOB spine layer (``fabrics.oob.uplinks: spine``). The management switches themselves are managed
+in-band over those uplinks, so they take no OOB port of their own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bom.catalog import Catalog, NicPorts, Switch
+from bom.errors import BomError, LimitError
+from bom.fabric import Plane, plan, smallest_spread, switch_ports, uplink_ports
+from bom.floorplan import EndGroups, FloorPlan, Run, leaf_spine, spine_core
+from bom.links import LinkGroup, count_hop
+from bom.media import Media, cage
+from bom.scenario import FabricSpec
+from bom.units import magnitude
+from bom.yamlio import Located
+
+if TYPE_CHECKING:
+    from bom.build import Fabric, Model
+    from bom.racks import Placement
+
+
+def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
+    """Nodes per placement block: the compute SU (rail-optimised), else a row of racks."""
+    if compute is not None and compute.topology == "rail-optimized":
+        return compute.group_nodes
+    return fp.nodes_per_rack * fp.racks_per_row
+
+
+def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
+    ports = switch_ports(leaf, rate_gbps)
+    if leaf.uplinks is not None:
+        return ports.radix
+    up = math.ceil(ports.radix / (oversubscription + 1) / ports.ports_per_cage) * ports.ports_per_cage
+    return ports.radix - up
+
+
+def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
+    """The largest divisor of the block whose ports fit a leaf's downlinks (the fewest, fullest leaves)."""
+    fits = [g for g in range(1, block + 1) if block % g == 0 and g * node_ports <= down]
+    if not fits:
+        return 1
+    return max(fits)
+
+
+def _in_row(fp: FloorPlan, racks: int) -> Run:
+    """A block device to its network rack in the middle of the row: a quarter row on average."""
+    return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
+
+
+def _split(total: int, parts: int) -> list[tuple[int, int]]:
+    q, r = divmod(total, parts)
+    return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
+
+
+@dataclass
+class PooledShape:
+    node_units: int          # node ports per site of this shape
+    extra_units: int         # endpoint ports per site (appliances, servers)
+    group_units: int         # ports per leaf group
+    extra_groups: int        # leaf groups of the endpoints
+
+
+def _ports_of(name: str, model: Model) -> NicPorts | None:
+    p = model.platform
+    return {"storage": p.storage, "inband": p.inband}[name]
+
+
+def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media, src: Located,
+                 leaf: Switch, spine: Switch) -> Fabric:
+
+    nic = _ports_of(name, model)
+    if nic is None:
+        raise BomError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
+                       where=src.where(("fabrics", name)), key=f"fabrics.{name}",
+                       hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
+    if spec.topology == "rail-optimized" and "topology" in spec.model_fields_set:
+        raise BomError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
+                       where=src.where(("fabrics", name, "topology")), key=f"fabrics.{name}.topology",
+                       hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
+    if spec.uplinks is not None:
+        raise BomError("uplinks is a key of the out-of-band fabric only", where=src.where(("fabrics", name, "uplinks")),
+                       key=f"fabrics.{name}.uplinks")
+    fp = model.floor
+    compute = model.fabrics.get("compute")
+    rate = magnitude(nic.rate, "rate") / spec.planes
+    leaf_p = switch_ports(leaf, rate)
+    uplinks = uplink_ports(leaf)
+    spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    down = leaf_down(leaf, rate, spec.oversubscription)
+    ends = model.endpoints
+    extra = ends.ports(name) if ends else 0
+    shapes: list[tuple[int, Plane]] = []
+    pooled: list[PooledShape] = []
+    for k, site in enumerate(model.cluster.sites):
+        block = block_nodes(compute.shapes[k][1] if compute else None, fp)
+        if spec.su_nodes is not None:
+            if block % spec.su_nodes:
+                raise BomError(f"su_nodes {spec.su_nodes} must divide the compute block of {block} nodes "
+                               f"(its leaves stand in the block's network rack)",
+                               where=src.where(("fabrics", name, "su_nodes")), key=f"fabrics.{name}.su_nodes",
+                               hint=f"Use a divisor of {block}.")
+            g = spec.su_nodes
+        else:
+            g = group_size(block, fp.nodes_per_rack, nic.ports, down)
+        g_units = g * nic.ports
+        node_units = site.nodes * nic.ports
+        padded = math.ceil(site.nodes / g) * g_units
+        try:
+            p = plan(padded + extra, 1, leaf_p, spine_p, topology="tor", group_nodes=g_units,
+                     layers=None if spec.layers == "auto" else int(spec.layers),
+                     oversubscription=spec.oversubscription, leaf_uplink=uplinks)
+        except LimitError as exc:
+            exc.where = exc.where or src.where(("fabrics", name))
+            exc.key = exc.key or f"fabrics.{name}"
+            raise
+        shapes.append((site.count, p))
+        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units)))
+    fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled)
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    try:
+        fabric.groups = _pooled_groups(fabric, media, fp, rate, compute)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("fabrics", name))
+        exc.key = exc.key or f"fabrics.{name}"
+        raise
+    return fabric
+
+
+def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
+                   compute: Fabric | None) -> list[LinkGroup]:
+    nic = f.node_ports
+    assert nic is not None
+    node_lo: EndGroups = []
+    leaf_lo: EndGroups = []
+    leaf_up: EndGroups = []
+    spine_lo: EndGroups = []
+    spine_up: EndGroups = []
+    core_lo: EndGroups = []
+    for (count, p), ps in zip(f.shapes, f.pooled, strict=True):
+        k = count * f.planes
+        block = block_nodes(compute.shapes[0][1] if compute else None, fp)
+        run = _in_row(fp, math.ceil(block / fp.nodes_per_rack))
+        shared = Run(fp.run(1, fp.row_m / 2), "cross-row")
+        node_lo.append((ps.node_units * count, {run: f.planes}))
+        if ps.extra_units:
+            node_lo.append((ps.extra_units * count, {shared: f.planes}))
+        for fill, n, r in _group_fills(ps, run, shared):
+            for ports, leaves in _split(fill, p.leaves_per_group):
+                leaf_lo.append((n * leaves * k, {r: ports}))
+        lo, up = leaf_spine(p, fp)
+        leaf_up += [(n * k, runs) for n, runs in lo]
+        spine_lo += [(n * k, runs) for n, runs in up]
+        if p.layers == 3:
+            lo, up = spine_core(p, fp)
+            spine_up += [(n * k, runs) for n, runs in lo]
+            core_lo += [(n * k, runs) for n, runs in up]
+    p = f.first
+    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
+    up_lane = None if p.leaf_uplink else lane
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, cage(nic.form_factor, 1, True),
+             cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), lane),
+            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps,
+             cage(p.up.form_factor, p.up.ports_per_cage, True), cage(p.spine.form_factor, p.spine.ports_per_cage, True),
+             up_lane),
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps,
+             cage(p.spine.form_factor, p.spine.ports_per_cage, True),
+             cage(p.spine.form_factor, p.spine.ports_per_cage, True), up_lane)]
+    groups: list[LinkGroup] = []
+    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
+        if lo:
+            groups += count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
+                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
+                                ff_upper=ff_up, lane_gbps=hop_lane)
+    return groups
+
+
+def _group_fills(ps: PooledShape, run: Run, shared: Run) -> list[tuple[int, int, Run]]:
+    """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
+    out = []
+    full, rest = divmod(ps.node_units, ps.group_units)
+    out += [(ps.group_units, full, run)] if full else []
+    out += [(rest, 1, run)] if rest else []
+    full, rest = divmod(ps.extra_units, ps.group_units)
+    out += [(ps.group_units, full, shared)] if full else []
+    out += [(rest, 1, shared)] if rest else []
+    return out
+
+
+def _fabric_cls():  # type: ignore[no-untyped-def]
+    from bom.build import Fabric
+
+    return Fabric
+
+
+@dataclass
+class PooledFabric(_fabric_cls()):  # type: ignore[misc]
+    pooled: list[PooledShape] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        ps = self.pooled[0]
+        out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
+                   + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
+        return out
+
+
+# --- out-of-band -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OobSection:
+    """One placement section's management network, per copy."""
+
+    copies: int              # copies over the whole cluster (sites x section copies)
+    devices: int             # managed devices per copy
+    per_rack: int            # in-rack management switches per compute rack (0: none)
+    racks: int               # compute racks per copy carrying in-rack switches
+    block: int               # management switches for the rest of the copy's devices
+    run: Run                 # device to its management switch
+
+
+@dataclass
+class OobFabric(_fabric_cls()):  # type: ignore[misc]
+    sections: list[OobSection] = field(default_factory=list)
+    # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
+    per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)
+    uplinks_per_leaf: int = 1
+    spines: int = 0
+    leaf_id: str = ""
+    spine_id: str | None = None
+
+    @property
+    def leaves(self) -> int:
+        return sum(s.copies * (s.per_rack * s.racks + s.block) for s in self.sections)
+
+    @property
+    def devices(self) -> int:
+        return sum(s.copies * s.devices for s in self.sections)
+
+    def switches(self, layer: str) -> int:
+        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
+
+    def to_json(self) -> dict[str, object]:
+        links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
+        copper = sum(g.links for g in self.groups if g.copper)
+        total = sum(g.links for g in self.groups)
+        return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,
+                "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
+                "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
+                "uplinks": "spine" if self.spines else "inband",
+                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
+                "managed_devices": self.devices, "links": links,
+                "modules": {"node": self.modules_at("node"),
+                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
+                "cables": sum(g.cables for g in self.groups),
+                "fibre_runs": sum(g.fibre_runs for g in self.groups),
+                "fibre_strands": sum(g.fibre_strands for g in self.groups),
+                "copper_links": copper, "optical_links": total - copper}
+
+
+def oob_sections(model: Model, placement: Placement, leaf: Switch,
+                 ) -> tuple[list[OobSection], list[tuple[list[tuple[int, int]], int]]]:
+    """Management switches per section of the placement, from its managed devices."""
+    sup = model.platform.support
+    per_rack = sup.oob_switches_per_rack if sup else 0
+    down = leaf.ports
+    fp = model.floor
+    out = []
+    per_shape = []
+    for shape in placement.sites:
+        blocks: list[tuple[int, int]] = []
+        shared_devices = 0
+        for sec in shape.sections:
+            if not any(lay.kind == "compute" for lay in sec.layouts):
+                shared_devices += sum(1 for lay in sec.layouts for item, _ in lay.slots if item.managed)
+                continue
+            racks = [lay for lay in sec.layouts]
+            devices = sum(1 for lay in racks for item, _ in lay.slots if item.managed)
+            compute = [lay for lay in racks if lay.kind == "compute"]
+            if per_rack and compute:
+                in_rack = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
+                need = max(math.ceil(n / down) for n in in_rack)
+                rest = devices - sum(in_rack)
+                sec_oob = OobSection(shape.count * sec.copies, devices, max(per_rack, need), len(compute),
+                                     math.ceil(rest / down), Run(fp.in_rack_m, "in-rack"))
+            else:
+                sec_oob = OobSection(shape.count * sec.copies, devices, 0, 0, math.ceil(devices / down),
+                                     _in_row(fp, len(racks)))
+            out.append(sec_oob)
+            blocks.append((sec_oob.per_rack, sec_oob.block))
+        shared = math.ceil(shared_devices / down)
+        if shared_devices:
+            out.append(OobSection(shape.count, shared_devices, 0, 0, shared, _in_row(fp, fp.racks_per_row)))
+        per_shape.append((blocks, shared))
+    return out, per_shape
+
+
+def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
+              src: Located, leaf: Switch, spine: Switch | None) -> OobFabric:
+    for key in ("su_nodes", "topology", "oversubscription", "layers", "planes"):
+        if key in spec.model_fields_set:
+            raise BomError(f"{key} does not apply to the out-of-band fabric: it cables the management port of "
+                           "every managed device to the management switches the platform's RA places",
+                           where=src.where(("fabrics", "oob", key)), key=f"fabrics.oob.{key}",
+                           hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
+    if leaf.uplinks is None:
+        raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
+                       where=src.where(("fabrics", "oob", "switch")), key="fabrics.oob.switch",
+                       hint="Use a management switch with uplinks, such as sn2201.")
+    sections, per_shape = oob_sections(model, placement, leaf)
+    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
+                       per_shape=per_shape, leaf_id=leaf.id)
+    up_rate = magnitude(leaf.uplinks.rate, "rate")
+    # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
+    fabric.uplinks_per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
+    if spec.uplinks == "spine":
+        assert spine is not None
+        sp = switch_ports(spine, up_rate)
+        fabric.spines = smallest_spread(fabric.uplinks_per_leaf, fabric.leaves, sp.radix) or math.ceil(
+            fabric.leaves * fabric.uplinks_per_leaf / sp.radix)
+        fabric.spine_id = spine.id
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    fabric.groups = _oob_groups(fabric, model.floor, media, leaf, spine)
+    return fabric
+
+
+def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None) -> list[LinkGroup]:
+    dev_lo: EndGroups = []
+    leaf_lo: EndGroups = []
+    for s in f.sections:
+        dev_lo.append((s.devices * s.copies, {s.run: 1}))
+        leaves = s.per_rack * s.racks + s.block
+        for ports, n in _split(s.devices, leaves):
+            leaf_lo.append((n * s.copies, {s.run: ports}))
+    groups = count_hop(media, fp, fabric="oob", tier=f.tier, hop="node-leaf", lower="node", upper="leaf",
+                       lower_groups=dev_lo, upper_groups=leaf_lo, rate_gbps=magnitude(leaf.port_rate, "rate"),
+                       ff_lower=cage("rj45", 1), ff_upper=cage("rj45", 1), lane_gbps=None)
+    assert leaf.uplinks is not None
+    up = leaf.uplinks
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    ups = [(f.leaves, {run: f.uplinks_per_leaf})]
+    if f.spines and spine is not None:
+        per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)
+        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-spine", lower="leaf", upper="spine",
+                            lower_groups=ups, upper_groups=[(f.spines, {run: per})],
+                            rate_gbps=magnitude(up.rate, "rate"), ff_lower=cage(up.form_factor, 1, True),
+                            ff_upper=cage(spine.form_factor, spine.ports_per_cage, True), lane_gbps=None)
+    else:
+        # Into the in-band fabric's leaves: one port each, counted here (the in-band leaves' spare ports).
+        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-inband", lower="leaf", upper="inband",
+                            lower_groups=ups, upper_groups=ups, rate_gbps=magnitude(up.rate, "rate"),
+                            ff_lower=cage(up.form_factor, 1, True), ff_upper=cage(up.form_factor, 1, True),
+                            lane_gbps=None)
+    return groups

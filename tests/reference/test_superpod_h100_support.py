@@ -1,0 +1,62 @@
+"""NVIDIA DGX SuperPOD with DGX H100, 4 SU (RA-11333-001 V11), everything around the compute fabric.
+
+Published figures reproduced (RA-11333-001 V11, Table 7 "Major components of the 4 SU, 127-node
+DGX SuperPOD"): 38 racks (Legrand NVIDPD13), 127 DGX H100, 4 UFM appliances 3.1, 5 management
+servers. The RA's out-of-band section: the OOB fabric "connects the management ports of all
+devices including DGX and management servers, storage, networking gear, rack PDUs".
+
+Not reproduced from a published table (the tables were not readable at their source in this
+session): the storage, in-band and OOB switch and cable counts. The test holds our rule's counts
+and states the rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bom.build import build_model
+from bom.scenario import load_scenario
+
+CASE = Path(__file__).with_name("superpod_h100_4su_full.yaml")
+
+
+def _model(catalog):
+    scenario, src = load_scenario(CASE)
+    return build_model(scenario, src, catalog, None)
+
+
+def test_table7_racks_ufm_and_management_servers(catalog):
+    m = _model(catalog)
+    j = m.to_json()
+    assert j["racks"] == 38                                        # Table 7: 38 racks
+    assert j["rack_counts"]["compute"] == 32                       # 127 DGX, 4 per rack
+    assert j["endpoints"]["ufm"]["count"] == 4                     # Table 7: 4 UFM appliances
+    assert j["endpoints"]["management_servers"]["count"] == 5      # Table 7: 5 management servers
+    assert m.placement.devices("ufm") == 4 and m.placement.devices("mgmt") == 5
+    # The compute fabric is unchanged by the other fabrics (Tables 4, 7, 8).
+    assert j["fabrics"]["compute"]["switches"] == {"leaf": 32, "spine": 16, "core": 0}
+    assert j["fabrics"]["compute"]["links"]["node-leaf"] == 1016
+
+
+def test_oob_cables_every_managed_device(catalog):
+    m = _model(catalog)
+    oob = m.fabrics["oob"]
+    managed = sum(n for item, n in m.placement.by_item().items() if item.managed)
+    # Nodes' BMCs, every compute/storage/in-band switch, PDUs, UFM and management servers.
+    switches = sum(m.fabrics[f].switches(k) for f in ("compute", "storage", "inband")
+                   for k in ("leaf", "spine", "core"))
+    pdus = m.placement.devices("pdu")
+    assert managed == 127 + switches + pdus + 4 + 5
+    assert oob.to_json()["links"]["node-leaf"] == managed
+    # Uplinks into the in-band fabric (no separate OOB spine layer).
+    assert oob.to_json()["switches"]["spine"] == 0
+    assert oob.to_json()["links"]["leaf-inband"] == oob.leaves
+
+
+def test_in_band_runs_on_the_in_band_ports_at_100g(catalog):
+    m = _model(catalog)
+    f = m.fabrics["inband"]
+    assert f.to_json()["rate_gbps"] == 100.0
+    # 127 nodes x 2 in-band ports, plus 4 UFM x 2 and 5 management servers x 2 on leaves of their own.
+    assert f.to_json()["links"]["node-leaf"] == 127 * 2 + 4 * 2 + 5 * 2
+    assert f.to_json()["endpoint_ports"] == 18
