@@ -12,10 +12,11 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
 - nodes in scalable-unit (or rack) order; a node's scale-out port ``q = rail * planes + plane``
   at the link rate, its cage ``q // (ports per cage)``: rail 1 of a DGX H100 is ``p1/1``, rail 2
   ``p1/2``; on the other fabrics the port carries the fabric's name (``oob-p1``, ``storage-p2``);
-- the leaves of plane ``pl``, group (SU or rack) ``g``: ``(pl * groups + g) * leaves_per_group +
-  local``, where a rail leaf is ``local = rail * leaves_per_rail + j`` (j-th leaf of the rail);
-  spines ``(pl * pods + pod) * spines_per_pod + s``; cores ``(pl * spines_per_pod + i) *
-  cores_per_group + c`` (core group i takes spine i of every pod);
+- as the placement (bom/racks.py) numbers them: the leaves of group (SU or rack) ``g``, plane
+  ``pl``: ``(g * planes + pl) * leaves_per_group + local``, where a rail leaf is ``local = rail *
+  leaves_per_rail + j`` (j-th leaf of the rail); spines ``(pod * planes + pl) * spines_per_pod +
+  s``; cores ``(pl * spines_per_pod + i) * cores_per_group + c`` (core group i takes spine i of
+  every pod);
 - a switch's downlinks fill its first cages, its uplinks the cages after its downlinks (or its
   dedicated uplink cages), whatever the group uses, so a partial SU keeps the full SU's
   pattern; uplink ``u`` of a leaf goes to spine ``u // links_per_pair`` (the spreading rule);
@@ -33,20 +34,24 @@ Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bom import names
+from bom.catalog import Switch
 from bom.errors import LimitError
 from bom.floorplan import FloorPlan, Run, _leaf_rows, _rack_fills, _row_run, _rows_after
 from bom.lines import DARK_FIBRE_SKU
 
 if TYPE_CHECKING:
     from bom.build import Fabric, Model
+    from bom.catalog import Catalog
     from bom.fabric import Plane
     from bom.links import LinkGroup
+    from bom.racks import Placement, Rack, Slot
 
 
 class CableRow(NamedTuple):
@@ -171,6 +176,8 @@ class _Kind:
     b_mod: str
     tail: tuple[object, ...]
     runs: int                    # rows per link (fibre runs; 1 for an assembly)
+    a_per: int                   # ports one module (or head) serves at each end
+    b_per: int
     a_key: object                # what shares a cage at each end: the module part, or the group
     b_key: object                # (an assembly's head is one cable)
     bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
@@ -218,8 +225,8 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
             a_key = g.lower_end.part.id if g.lower_end.part is not None else n
             b_key = g.upper_end.part.id if g.upper_end.part is not None else n
-            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, a_key, b_key, bundle,
-                                    per, counter)
+            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
+                                    g.upper_end.ports, a_key, b_key, bundle, per, counter)
     return out
 
 
@@ -274,13 +281,13 @@ class _Plan:
         return out
 
 
-def _sites(f: Fabric) -> Iterator[tuple[int, Plane]]:
-    """(1-based site number, plane of that site) in the cluster's site order."""
+def _sites(f: Fabric) -> Iterator[tuple[int, int, Plane]]:
+    """(1-based site number, its shape's index, plane of that site) in the cluster's site order."""
     n = 0
-    for count, p in f.shapes:
+    for k, (count, p) in enumerate(f.shapes):
         for _ in range(count):
             n += 1
-            yield n, p
+            yield n, k, p
 
 
 class _Switches:
@@ -320,6 +327,11 @@ class _Switches:
             self.up[i] = s
         return s
 
+    def spare(self, i: int) -> list[_Ports]:
+        """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
+        management switches' uplinks land."""
+        return [_Ports(r.next, r.end - r.next, r.per, r.names, r.what) for r in (self.leaf_down(i), self.leaf_up(i))]
+
     def _spine_split(self) -> int:
         """First uplink cage of a spine: half its ports go down in three layers."""
         per = self.p.spine.ports_per_cage
@@ -356,23 +368,96 @@ class _Switches:
 
 
 def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
-                 tops: dict[int, _Switches]) -> Iterator[Iterator[tuple[object, ...]]]:
+                 tops: dict[str, dict[int, _Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
     """The row generators of one fabric, hop by hop (chained: the code after each ``yield`` runs
     once that hop's rows are all out)."""
+    from bom.support import PooledFabric
+
     fp = plan.model.floor
-    for site, p in _sites(f):
+    for site, k, p in _sites(f):
         sw = _Switches(f, p, site)
-        node_leaf = _tor_node_leaf if p.topology == "tor" else _rail_node_leaf
         for pl in range(f.planes):
-            yield node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+            if isinstance(f, PooledFabric):
+                yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds["node-leaf"], site, pl)
+            elif p.topology == "tor":
+                yield _tor_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+            else:
+                yield _rail_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
         for pl in range(f.planes):
-            yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl)
+            yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl, f.planes)
         if p.layers == 3:
             for pl in range(f.planes):
-                yield _spine_core(plan, p, fp, sw, kinds["spine-core"], site, pl)
-        if f.name == "compute":
-            tops[site] = sw
+                yield _spine_core(plan, p, fp, sw, kinds["spine-core"], site, pl, f.planes)
+        tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
         plan.forget(site)
+
+
+def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: _Switches,
+                      kinds: dict[Run, _Kind], site: int, pl: int) -> Iterator[tuple[object, ...]]:
+    """Storage and in-band (bom/support.py): every endpoint port is a unit; leaf groups of
+    ``group_units`` units, the nodes' first (on their block's run), then the appliances' and
+    servers' (on the shared racks' run); a group's units split over its leaves, the first ones
+    one more (floorplan._split)."""
+    from bom.support import PooledShape, _in_row, block_nodes
+
+    assert isinstance(ps, PooledShape)
+    model = plan.model
+    compute = model.fabrics.get("compute")
+    block = block_nodes(compute.shapes[0][1] if compute else None, fp)
+    runs = (_in_row(fp, math.ceil(block / fp.nodes_per_rack)), Run(fp.run(1, fp.row_m / 2), "cross-row"))
+    planes, lpg, g_units = f.planes, p.leaves_per_group, ps.group_units
+    leaf_role = sw.roles["leaf"]
+    nic = f.node_ports
+    assert nic is not None
+    segments = [[("node", _site_nodes(model, site), nic.ports)]]
+    if model.endpoints is not None:
+        segments.append(_endpoint_ports(model.endpoints, f.name))
+    base = 0
+    for shared, devices in enumerate(segments):
+        total = sum(n * ports for _, n, ports in devices)
+        if not total:
+            continue
+        k = kinds[runs[shared]]
+        emit = plan.emitter(k)
+        per = k.a_per
+        u = 0
+        for role, count, ports in devices:
+            port_names = _node_port_names(f, -(-ports * planes // per), per)
+            for d in range(count):
+                dev = plan.place(role, site, d)
+                for r in range(ports):
+                    g, unit = divmod(u, g_units)
+                    q_, rem = divmod(min(g_units, total - g * g_units), lpg)
+                    big = rem * (q_ + 1)
+                    local = unit // (q_ + 1) if unit < big else rem + (unit - big) // q_
+                    leaf_i = ((base + g) * planes + pl) * lpg + local
+                    leaf_ports = sw.leaf_down(leaf_i)
+                    j = leaf_ports.take(k.b_key)
+                    q = r * planes + pl
+                    yield from emit(k, pl + 1, "", dev, port_names[q], port_names[q - q % per],
+                                    plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                                    leaf_ports.names[j - j % leaf_ports.per])
+                    u += 1
+        base += -(-total // g_units)
+
+
+def _site_nodes(model: Model, site: int) -> int:
+    n = 0
+    for shape in model.cluster.sites:
+        n += shape.count
+        if site <= n:
+            return shape.nodes
+    raise ValueError(site)
+
+
+def _endpoint_ports(ends: object, fabric: str) -> list[tuple[str, int, int]]:
+    """(role, devices per site, ports each) of the endpoints on ``fabric``, as Endpoints.ports counts them."""
+    out = []
+    for row, n in ends.management() + ends.storage_rows():  # type: ignore[attr-defined]
+        nic = ends.storage_ports if fabric == "storage" and row is ends.storage else getattr(row.ports, fabric)  # type: ignore[attr-defined]
+        if nic is not None and n:
+            out.append((row.role, n, nic.ports))
+    return out
 
 
 def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
@@ -389,7 +474,7 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
         nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
         fills = _rack_fills(nodes, fp.nodes_per_rack)
         middle = min(len(fills), fp.racks_per_row) // 2
-        leaf_base = (pl * p.groups + g) * p.leaves_per_group
+        leaf_base = (g * planes + pl) * p.leaves_per_group
         first = 0
         for i, fill in enumerate(fills):
             # The same run as floorplan.node_leaf: the rack's distance from the SU's network rack.
@@ -428,7 +513,7 @@ def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switche
         # floorplan._split: the rack's ports over its leaves, the first ``rem`` leaves one more.
         q_, rem = divmod(fill * p.node_ports, lpg)
         big = rem * (q_ + 1)
-        leaf_base = (pl * p.groups + g) * lpg
+        leaf_base = (g * planes + pl) * lpg
         for n in range(fill):
             node = plan.place("node", site, g * p.group_nodes + n)
             for r in range(p.node_ports):
@@ -444,7 +529,7 @@ def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switche
 
 
 def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
-                pl: int) -> Iterator[tuple[object, ...]]:
+                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
     rows = _leaf_rows(p, fp)
     per_pod, lpg, sp, pair = p.groups_per_pod, p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
     leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
@@ -456,11 +541,11 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
             k = kinds[_row_run(fp, abs(rows[g] - centre))]
             emit = plan.emitter(k)
             for local in range(lpg):
-                leaf_i = (pl * p.groups + g) * lpg + local
+                leaf_i = (g * planes + pl) * lpg + local
                 leaf = plan.place(leaf_role, site, leaf_i)
                 up = sw.leaf_up(leaf_i)
                 for s in range(sp):
-                    spine_i = (pl * p.pods + pod) * sp + s
+                    spine_i = (pod * planes + pl) * sp + s
                     spine = plan.place(spine_role, site, spine_i)
                     down = sw.spine_lo(spine_i)
                     for _ in range(pair):
@@ -471,7 +556,7 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
 
 
 def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
-                pl: int) -> Iterator[tuple[object, ...]]:
+                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
     rows = _leaf_rows(p, fp)
     hall_centre = (rows[0] + _rows_after(p, fp, rows[-1])) // 2
     sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
@@ -483,7 +568,7 @@ def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
         k = kinds[_row_run(fp, abs(centre - hall_centre))]
         emit = plan.emitter(k)
         for s in range(sp):
-            spine_i = (pl * p.pods + pod) * sp + s
+            spine_i = (pod * planes + pl) * sp + s
             spine = plan.place(spine_role, site, spine_i)
             up = sw.spine_hi(spine_i)
             for c in range(cpg):
@@ -499,7 +584,7 @@ def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
 
 # --- scale-across ---------------------------------------------------------------------------
 
-def _dci_rows(plan: _Plan, tops: dict[int, _Switches], kinds: dict[str, dict[Run, _Kind]]
+def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dict[str, dict[Run, _Kind]]
               ) -> Iterator[tuple[object, ...]]:
     model = plan.model
     dci = model.dci
@@ -511,6 +596,7 @@ def _dci_rows(plan: _Plan, tops: dict[int, _Switches], kinds: dict[str, dict[Run
     router_names = _port_names(dci.router.cages, dci.router.ports_per_cage)
     ports = dci.router.ports
     client = kinds.get("fabric-dci", {})
+    tops = all_tops.get("compute", {})
     if client and tops:
         k = client[Run(fp.run(0, fp.row_m / 2), "in-row")]
         for site in range(1, sites + 1):
@@ -606,22 +692,198 @@ def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int, per_site:
 
 # --- the plan -------------------------------------------------------------------------------
 
-def rows(model: Model, locator: Locator | None = None) -> Iterator[tuple[object, ...]]:
-    """Every row of the plan, fabric by fabric, site by site, then scale-across (plain tuples)."""
-    plan = _Plan(model, locator or Unplaced())
-    return itertools.chain.from_iterable(_hops(plan))
+def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None
+         ) -> Iterator[tuple[object, ...]]:
+    """Every row of the plan, fabric by fabric, site by site, then scale-across (plain tuples).
+
+    ``locator``: where devices stand (default: the model's placement); ``catalog``: the one the
+    model was built with (the management switches' ports; default: the built-in catalog).
+    """
+    if locator is None:
+        locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
+    plan = _Plan(model, locator)
+    return itertools.chain.from_iterable(_hops(plan, catalog))
 
 
-def _hops(plan: _Plan) -> Iterator[Iterator[tuple[object, ...]]]:
+def _hops(plan: _Plan, catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
+    from bom.support import OobFabric
+
     model = plan.model
-    tops: dict[int, _Switches] = {}
+    tops: dict[str, dict[int, _Switches]] = {}
     start = 0
     for f in model.fabrics.values():
         kinds = _kinds(f.groups, start)
         start += len(f.groups)
-        yield from _fabric_hops(plan, f, kinds, tops)
+        if isinstance(f, OobFabric):
+            yield from _oob_hops(plan, f, kinds, tops, catalog)
+        else:
+            yield from _fabric_hops(plan, f, kinds, tops)
     if model.dci is not None:
         yield _dci_rows(plan, tops, _kinds(model.dci_groups, start))
+
+
+class PlacementLocator:
+    """Devices where the placement (bom/racks.py) stands them; roles it does not place (DCI
+    routers and muxes) keep unplaced names."""
+
+    def __init__(self, placement: Placement) -> None:
+        self.placement = placement
+        self.unplaced = Unplaced()
+
+    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
+        try:
+            rack, slot = self.placement.locate(role, site, index)
+        except LimitError:
+            return self.unplaced.where(role, site, index)
+        return names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device
+
+
+# --- out-of-band: the management port of every managed device ---------------------------------
+
+def _slot_place(site: int, rack: Rack, slot: Slot) -> tuple[tuple[object, ...], str]:
+    return ((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
+            f"{rack.id}-{slot.u:02d}")
+
+
+def _oob_copies(placement: Placement, shape: object, site: int) -> Iterator[tuple[int | None, list, list]]:
+    """(block section number or None for the shared racks, managed device places, management-switch
+    places): each copy of each block section, then all the shared racks together."""
+    seq = 0
+    shared_devs: list = []
+    shared_leaves: list = []
+    n = 0
+    for sec in shape.sections:  # type: ignore[attr-defined]
+        block = any(lay.kind == "compute" for lay in sec.layouts)
+        for _ in range(sec.copies):
+            devs, leaves = ([], []) if block else (shared_devs, shared_leaves)
+            for lay in sec.layouts:
+                rack = placement._rack(site, seq, lay)
+                seq += 1
+                for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
+                    if item.managed:
+                        devs.append(_slot_place(site, rack, slot))
+                    elif slot.role == "oob-leaf":
+                        leaves.append(_slot_place(site, rack, slot))
+            if block:
+                yield n, devs, leaves
+        n += 1 if block else 0
+    if shared_devs:
+        yield None, shared_devs, shared_leaves
+
+
+def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+              catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
+    from bom.support import OobFabric
+
+    assert isinstance(f, OobFabric)
+    placement = plan.model.placement
+    assert placement is not None
+    if catalog is None:
+        from bom.catalog import load_catalog
+
+        catalog = load_catalog()
+    leaf = catalog.get("switches", f.leaf_id)
+    assert isinstance(leaf, Switch) and leaf.uplinks is not None
+    down_names = _port_names(leaf.cages, leaf.ports_per_cage)
+    up = leaf.uplinks
+    up_names = _port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
+    site = 0
+    leaves: list[tuple[int, tuple[tuple[object, ...], str]]] = []
+    sections = iter(f.sections)
+    for shape in placement.sites:
+        secs: list | None = None
+        for _ in range(shape.count):
+            site += 1
+            copies = list(_oob_copies(placement, shape, site))
+            if secs is None:   # bom/support.py: one OobSection per block section, then the shared racks'
+                n_block = sum(1 for sec in shape.sections if any(lay.kind == "compute" for lay in sec.layouts))
+                shared = 1 if copies and copies[-1][0] is None else 0
+                secs = [next(sections) for _ in range(n_block + shared)]
+            yield _oob_down(plan, kinds["node-leaf"], secs, copies, down_names, leaf.ports_per_cage)
+            leaves += [(site, lf) for _, _, lfs in copies for lf in lfs]
+    yield _oob_up(plan, f, kinds, tops, leaves, up_names, up.ports_per_cage, catalog)
+
+
+def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, down_names: list[str], per: int
+              ) -> Iterator[tuple[object, ...]]:
+    """Each copy's managed devices in rack order over its management switches (floorplan._split)."""
+    from bom.floorplan import _split
+
+    for n, devs, leaves in copies:
+        sec = secs[-1] if n is None else secs[n]
+        if len(leaves) != sec.per_rack * sec.racks + sec.block or len(devs) != sec.devices:
+            raise PlanMismatchError(f"a section has {len(devs)} managed devices and {len(leaves)} management "
+                                    f"switches; the OOB fabric counts {sec.devices} and "
+                                    f"{sec.per_rack * sec.racks + sec.block}")
+        if not devs:
+            continue
+        k = kinds[sec.run]
+        emit = plan.emitter(k)
+        d = li = 0
+        for ports, count in _split(len(devs), len(leaves)):
+            for _ in range(count):
+                lf = leaves[li]
+                li += 1
+                for j in range(ports):
+                    yield from emit(k, 1, "", devs[d], "mgmt", "mgmt", lf, down_names[j], down_names[j - j % per])
+                    d += 1
+
+
+def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+            leaves: list, up_names: list[str], per: int, catalog: Catalog) -> Iterator[tuple[object, ...]]:
+    """Management switches' uplinks: into the in-band leaves' free ports, or to the OOB spines."""
+    fp = plan.model.floor
+    upl = f.uplinks_per_leaf  # type: ignore[attr-defined]
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    if f.spines:  # type: ignore[attr-defined]
+        k = kinds["leaf-spine"][run]
+        spine = catalog.get("switches", f.spine_id)  # type: ignore[attr-defined]
+        assert isinstance(spine, Switch)
+        spine_names = _port_names(spine.cages, spine.ports_per_cage)
+        ranges = [_Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
+                  for i in range(f.spines)]  # type: ignore[attr-defined]
+        emit = plan.emitter(k)
+        c = 0
+        for _, lf in leaves:
+            for j in range(upl):
+                i = c % len(ranges)
+                c += 1
+                m = ranges[i].take(k.b_key)
+                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place("oob-spine", 1, i),
+                                spine_names[m], spine_names[m - m % ranges[i].per])
+        return
+    k = kinds["leaf-inband"][run]
+    emit = plan.emitter(k)
+    inband = tops.get("inband", {})
+    free: dict[int, list[list[_Ports]]] = {}
+    turn: Counter[int] = Counter()
+    for site, lf in leaves:
+        sw = inband.get(site)
+        if sw is None:
+            # The closed form counts these uplinks into an in-band fabric the scenario does not build.
+            for j in range(upl):
+                turn[site] += 1
+                name = f"{names.site(site)}-inband"
+                far = ((names.site(site), "", "", "", name, "inband"), name)
+                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
+            continue
+        if site not in free:
+            free[site] = [sw.spare(i) for i in range(sw.p.leaves * sw.planes)]
+        ranges = free[site]
+        for j in range(upl):
+            for _ in range(len(ranges)):
+                i = turn[site] % len(ranges)
+                turn[site] += 1
+                spare = next((r for r in ranges[i] if r.free), None)
+                if spare is not None:
+                    break
+            else:
+                raise LimitError(f"site {site}: the in-band leaves have no free ports for the management "
+                                 "switches' uplinks", key="fabrics.oob.uplinks",
+                                 hint="Set fabrics.oob.uplinks: spine, or a larger in-band switch.")
+            m = spare.take(k.b_key)
+            yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place(sw.roles["leaf"], site, i),
+                            spare.names[m], spare.names[m - m % spare.per])
 
 
 def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRow]:
@@ -642,8 +904,15 @@ def row_count(model: Model) -> int:
 
 # --- aggregates (the closed form checked against the plan) -----------------------------------
 
-def _layer(role: str) -> str:
-    return role.rsplit("-", 1)[-1] if role.rsplit("-", 1)[-1] in ("leaf", "spine", "core") else role
+#: The closed form's layer names at the two ends of each hop (LinkGroup.lower / .upper).
+HOP_LAYERS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
+              "leaf-inband": ("leaf", "inband"), "site-site": ("router", "mux"), "fibre-pair": ("mux", "mux")}
+
+
+def _layers(hop: str, b_role: str) -> tuple[str, str]:
+    if hop == "fabric-dci":   # router client ports to the compute fabric's top layer
+        return "router", b_role.rsplit("-", 1)[-1]
+    return HOP_LAYERS[hop]
 
 
 @dataclass
@@ -682,14 +951,14 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
         if lid and lid not in links[fabric]:
             links[fabric].add(lid)
             t.links[fabric, hop] += 1
-        for side in ("a", "b"):
+        for side, layer in zip(("a", "b"), _layers(hop, r[c["b_role"]]), strict=True):
             role, dev, port, mod = (r[c[f"{side}_role"]], r[c[f"{side}_device"]], r[c[f"{side}_port"]],
                                     r[c[f"{side}_module"]])
-            devices[fabric, _layer(role)].add(dev)
+            devices[fabric, layer].add(dev)
             if mod and hop == "site-site":
                 t.coherent += 1
             elif mod:
-                cages[fabric, _layer(role)].add((dev, port.split("/")[0]))
+                cages[fabric, layer].add((dev, port.split("/")[0]))
             if r[c[f"{side}_rack"]]:
                 racks.add(r[c[f"{side}_rack"]])
             if role == "mux":
@@ -726,8 +995,9 @@ def closed_form(model: Model) -> dict[str, object]:
     out: dict[str, object] = {}
     for f in model.fabrics.values():
         layers = {g.lower for g in f.groups} | {g.upper for g in f.groups}
+        hops = sorted({g.hop for g in f.groups})
         out[f.name] = {
-            "links": {h: f.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core") if f.hop_links(h)},
+            "links": {h: f.hop_links(h) for h in hops if f.hop_links(h)},
             "modules": {k: f.modules_at(k) for k in sorted(layers) if f.modules_at(k)},
             "switches": {k: f.switches(k) for k in ("leaf", "spine", "core") if f.switches(k)},
             "cables": sum(g.cables for g in f.groups),

@@ -37,26 +37,27 @@ def model_of(path: Path | None, catalog):
     return build_scenario(sc, src, catalog)
 
 
-def capacity(model, fabric: str, role: str) -> tuple[int, int] | None:
-    """(cages, ports per cage) a device of ``role`` has on ``fabric`` (None: not checked here)."""
-    f = model.fabrics.get("compute" if fabric == "dci" else fabric)
-    layer = role.rsplit("-", 1)[-1]
+def capacity(model, catalog, role: str) -> tuple[int, int] | None:
+    """(cages, ports per cage) a switch of ``role`` has (None: not a switch of a fabric)."""
     if role == "router":
         r = model.dci.router
         return r.cages, r.ports_per_cage
-    if f is None or role == "mux":
+    fabric, _, layer = role.rpartition("-")
+    f = model.fabrics.get(fabric or "compute")
+    if f is None or layer not in ("leaf", "spine", "core"):
         return None
+    if not f.shapes:   # out-of-band: the management switch and its dedicated uplinks
+        sw = catalog.get("switches", f.leaf_id if layer == "leaf" else f.spine_id)
+        up = sw.uplinks if layer == "leaf" else None
+        return sw.cages + (up.ports if up else 0), sw.ports_per_cage
     p = f.first
     if layer == "leaf":
         up = p.leaf_uplink
         return p.leaf.cages + (up.cages if up else 0), max(p.leaf.ports_per_cage, up.ports_per_cage if up else 1)
-    if layer in ("spine", "core"):
-        return p.spine.cages, p.spine.ports_per_cage
-    nic = f.node_ports
-    return nic.ports // nic.ports_per_cage, nic.ports_per_cage * f.planes
+    return p.spine.cages, p.spine.ports_per_cage
 
 
-def check_invariants(model, rows) -> None:
+def check_invariants(model, rows, catalog) -> None:
     owner: dict[tuple[str, str], str] = {}
     node_ports: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
@@ -66,8 +67,8 @@ def check_invariants(model, rows) -> None:
             # Every port is used by one link at most (its several fibre runs list it once each).
             first = owner.setdefault((dev, port), link)
             assert first == link, f"{dev}:{port} is used by {first} and {link}"
-            cap = capacity(model, r[C["fabric"]], role)
-            if cap is not None:
+            cap = capacity(model, catalog, role)
+            if cap is not None and port != "mgmt":   # a switch's own management port is on the OOB fabric
                 m = PORT.search(port)
                 assert m, port
                 cage, sub = int(m.group(1)), int(m.group(2) or 1)
@@ -77,7 +78,8 @@ def check_invariants(model, rows) -> None:
     for name, f in model.fabrics.items():
         # Every node port the design cables appears once (one row per run of its link).
         runs = max(1, max((g.choice.option.runs_per_link for g in f.groups if g.hop == "node-leaf"), default=1))
-        assert set(node_ports[name].values()) <= {f.node_ports.ports * f.planes * runs}, name
+        ports = 1 if not f.shapes else f.node_ports.ports * f.planes   # out-of-band: the BMC port
+        assert set(node_ports[name].values()) <= {ports * runs}, name
         assert len(node_ports[name]) == model.cluster.nodes, name
     check_lengths(model, rows)
 
@@ -102,8 +104,8 @@ def check_lengths(model, rows) -> None:
     assert {k: len(v) for k, v in got.items()} == +want
 
 
-def check_closed_form(model) -> list[tuple]:
-    rows = list(plan.rows(model, plan.Unplaced()))
+def check_closed_form(model, catalog) -> list[tuple]:
+    rows = list(plan.rows(model, catalog=catalog))
     t = plan.tally(rows)
     assert plan.check(model, t) == []
     assert t.rows == plan.row_count(model) == len(rows)
@@ -115,7 +117,7 @@ def check_closed_form(model) -> list[tuple]:
         assert {k: n for k, n in f["switches"].items() if n} == {
             k: n for (fab, k), n in t.switches.items() if fab == name and k in ("leaf", "spine", "core")}
         assert f["modules"]["node"] == t.modules[name, "node"]
-        assert f["modules"]["switch"] == sum(t.modules[name, k] for k in ("leaf", "spine", "core"))
+        assert f["modules"]["switch"] == sum(n for (fab, k), n in t.modules.items() if fab == name and k != "node")
         assert (f["copper_links"], f["fibre_runs"], f["fibre_strands"], f["cables"]) == (
             t.copper_links[name], t.fibre_runs[name], t.fibre_strands[name], t.cables[name])
     so = j["tiers"]["scale-out"]
@@ -129,18 +131,18 @@ def check_closed_form(model) -> list[tuple]:
         assert across["fibre_pairs"] == t.fibre_pairs
         assert across["mux_demux"] == t.muxes
         assert t.mux_ports == (2 * across["wavelengths"] if model.dci.mux is not None else 0)
-    check_invariants(model, rows)
+    check_invariants(model, rows, catalog)
     return rows
 
 
 @pytest.mark.parametrize("path", REFERENCE, ids=[p.stem for p in REFERENCE])
 def test_reference_scenarios_plan_adds_up_to_the_closed_form(path, catalog):
-    check_closed_form(model_of(path, catalog))
+    check_closed_form(model_of(path, catalog), catalog)
 
 
 def test_default_scenario_all_three_tiers(catalog):
     model = model_of(None, catalog)
-    rows = check_closed_form(model)
+    rows = check_closed_form(model, catalog)
     hops = Counter((r[C["tier"]], r[C["hop"]]) for r in rows)
     assert {t for t, _ in hops} == {"scale-out", "scale-across"}
     assert hops["scale-across", "site-site"] == 2 * model.dci.wavelengths
@@ -231,7 +233,8 @@ def scenario_text(c: dict) -> str:
         compute.append(f"switch: {c['switch']}")
     if c["su"]:
         compute.append(f"su_nodes: {c['su']}")
-    text = f"name: prop\nplatform: {c['platform']}\nnodes: {c['nodes']}\nfabrics:\n  compute: {{{', '.join(compute)}}}\n"
+    text = (f"name: prop\nplatform: {c['platform']}\nnodes: {c['nodes']}\n"
+            f"fabrics:\n  compute: {{{', '.join(compute)}}}\n")
     if c["storage"]:
         text += "  storage: {switch: sn5600}\n"
     if c["oob"]:
@@ -261,7 +264,7 @@ def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
     except BomError:
         assume(False)
     try:
-        check_closed_form(model)
+        check_closed_form(model, catalog)
     except BomError as exc:   # the plan refuses what it cannot cable (DCI past the top layer's free ports)
         assert "free cages" in str(exc), exc
         assume(False)
