@@ -26,6 +26,7 @@ from bom.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 
 if TYPE_CHECKING:
     from bom.build import Model
+    from bom.catalog import Catalog
 
 #: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
 #: second of writing); past it, it says to run ``bom cables``.
@@ -57,6 +58,8 @@ class PlanFiles:
                      [False, False, True])
         tail = (f"{self.rows:,} rows; workbook sheets Cabling and Racks" if self.xlsx
                 else f"{self.rows:,} rows; {self.note}")
+        if not any(p.name.endswith("-racks.csv") for p in self.paths):
+            tail += " (no placement, so no rack elevations)"
         return f"{body}\n{tail}"
 
     def to_json(self) -> dict[str, object]:
@@ -137,42 +140,49 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
     return HEADER, elevation_rows(model)
 
 
-def write_plan(model: Model, out: Path, name: str, *, locator: plan.Locator | None = None,
+def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
+            progress: Callable[[int], None] | None) -> tuple[int, Counter[tuple[str, str]], bool]:
+    """Write the plan's files through ``open_`` (a binary file per name); the plan is made once."""
+    total = plan.row_count(model)
+    xlsx = fits_workbook(total)
+    hops: Counter[tuple[str, str]] = Counter()
+    text = io.TextIOWrapper(open_(f"{name}-cables.csv"), encoding="utf-8", newline="")
+    book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
+    sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
+    f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
+
+    def each(chunk: list[tuple[object, ...]]) -> None:
+        hops.update((r[f_col], r[h_col]) for r in chunk)
+        if sheet is not None:
+            sheet.append(chunk)
+
+    rows = write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, text, TEXT_COLUMNS, progress, each)
+    text.flush()
+    text.detach()
+    racks = _rack_rows(model)
+    if racks is not None:
+        header, rack_rows = racks
+        if book is not None:
+            rack_sheet = book.sheet("Racks", header, [14] * len(header))
+            rack_rows = _tee(rack_rows, rack_sheet.append)
+        rtext = io.TextIOWrapper(open_(f"{name}-racks.csv"), encoding="utf-8", newline="")
+        write_csv(rack_rows, header, rtext, (5, 10))
+        rtext.flush()
+        rtext.detach()
+    if book is not None:
+        book.close()
+    return rows, hops, xlsx
+
+
+def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
                progress: Callable[[int], None] | None = None) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
     _check_dir(out)
-    total = plan.row_count(model)
-    xlsx = fits_workbook(total)
     temps = _Temps(out)
-    hops: Counter[tuple[str, str]] = Counter()
     try:
-        text = io.TextIOWrapper(temps.open(f"{name}-cables.csv"), encoding="utf-8", newline="")
-        book = StreamingWorkbook(temps.open(f"{name}-cables.xlsx")) if xlsx else None
-        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
-        f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
-
-        def each(chunk: list[tuple[object, ...]]) -> None:
-            hops.update((r[f_col], r[h_col]) for r in chunk)
-            if sheet is not None:
-                sheet.append(chunk)
-
-        rows = write_csv(plan.rows(model, locator), plan.FIELDS, text, TEXT_COLUMNS, progress, each)
-        text.flush()
-        text.detach()
-        racks = _rack_rows(model)
-        if racks is not None:
-            header, rack_rows = racks
-            if book is not None:
-                rack_sheet = book.sheet("Racks", header, [14] * len(header))
-                rack_rows = _tee(rack_rows, rack_sheet.append)
-            rtext = io.TextIOWrapper(temps.open(f"{name}-racks.csv"), encoding="utf-8", newline="")
-            write_csv(rack_rows, header, rtext)
-            rtext.flush()
-            rtext.detach()
-        if book is not None:
-            book.close()
+        rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress)
         paths = temps.commit()
-        if book is None:   # an older, smaller plan's workbook would no longer match the CSV
+        if not xlsx:   # an older, smaller plan's workbook would no longer match the CSV
             (out / f"{name}-cables.xlsx").unlink(missing_ok=True)
     except OSError as exc:
         temps.discard()
@@ -181,7 +191,36 @@ def write_plan(model: Model, out: Path, name: str, *, locator: plan.Locator | No
     except BaseException:
         temps.discard()
         raise
-    return PlanFiles(paths, rows, hops, xlsx, xlsx_note(total))
+    return PlanFiles(paths, rows, hops, xlsx, xlsx_note(rows))
+
+
+class _Memory(io.BytesIO):
+    def close(self) -> None:   # the zip writer closes its file; keep the bytes readable
+        pass
+
+
+def for_build(model: Model, name: str, catalog: Catalog | None = None) -> tuple[dict[str, bytes], str]:
+    """The plan's files for ``bom build`` (rendered in memory, written with the other outputs) when
+    the plan has at most :data:`BUILD_MAX_ROWS` rows; else none, and what to run instead."""
+    rows = plan.row_count(model)
+    if rows > BUILD_MAX_ROWS:
+        return {}, (f"the cable plan has {rows:,} rows, more than bom build writes ({BUILD_MAX_ROWS:,}): "
+                    f"run bom cables for it")
+    files: dict[str, _Memory] = {}
+
+    def open_(fname: str) -> IO[bytes]:
+        files[fname] = _Memory()
+        return files[fname]
+
+    _stream(model, name, open_, catalog, None)
+    return {k: v.getvalue() for k, v in files.items()}, ""
+
+
+def build_note(model: Model) -> dict[str, object]:
+    """What the report says about the plan: its size, and whether ``bom build`` wrote it."""
+    rows = plan.row_count(model)
+    return {"rows": rows, "in_build": rows <= BUILD_MAX_ROWS, "xlsx": fits_workbook(rows),
+            "threshold": BUILD_MAX_ROWS, "name": model.scenario.name}
 
 
 def _tee(rows: Iterator[tuple[object, ...]], sink: Callable[[list[tuple[object, ...]]], None]

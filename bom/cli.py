@@ -140,7 +140,7 @@ def build(
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV."""
     import time
 
-    from bom import outputs, pipeline, text
+    from bom import cabling, outputs, pipeline, text
     from bom.report import make_report
     from bom.scenario import load_scenario
 
@@ -156,8 +156,13 @@ def build(
     step("building the model")
     report = make_report(pipeline.build_scenario(sc, src, catalog), catalog)
     files = outputs.render(report, step)
+    step("writing the cable plan")
+    plan_files, plan_note = cabling.for_build(report.model, sc.name, catalog)
+    files.update(plan_files)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     step("done")
+    if plan_note:
+        typer.echo(f"note: {plan_note} (bom cables {scenario or ''} -o DIR)".replace("  ", " "), err=True)
     if paths is None:
         return
     typer.echo(text.build_summary(report.model))
@@ -186,7 +191,8 @@ def cables(
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
         with cabling.progress_bar(plan.row_count(model), not quiet) as progress:
-            result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, progress=progress)
+            result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
+                                        progress=progress)
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
         raise typer.Exit(130) from None

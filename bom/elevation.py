@@ -1,0 +1,70 @@
+"""Rack elevations from the placement: every occupied U of every rack, and each rack's totals.
+
+A view over :class:`bom.racks.Placement` (which packs and checks the racks): rows for the racks
+CSV and the "Racks" sheet, and one sample rack of each kind for the report's SVG elevation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bom.build import Model
+    from bom.racks import Placement, Rack, Slot
+
+HEADER = ("site", "row", "rack", "position", "kind", "rack_model", "u", "height", "device", "role", "model",
+          "fabric", "power_w", "rack_u_used", "rack_u_budget", "rack_power_w", "rack_power_budget_w")
+
+
+def _totals(slots: list[Slot]) -> tuple[int, float]:
+    return sum(s.height for s in slots), sum(s.power_w for s in slots)
+
+
+def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
+    """One row per occupied slot, rack by rack (bottom up), with the rack's U and power against its budget."""
+    placement = model.placement
+    assert placement is not None
+    for rack in placement.racks():
+        slots = list(placement.elevation(rack))
+        used, power = _totals(slots)
+        head = (f"s{rack.site}", f"r{rack.row:02d}", rack.id, rack.position, rack.kind, rack.catalog_id)
+        tail = (used, rack.u_budget, round(power, 1), rack.power_budget_w)
+        for s in slots:
+            yield (*head, s.u, s.height, s.device, s.role, s.catalog_id, s.fabric or "", round(s.power_w, 1), *tail)
+
+
+@dataclass(frozen=True)
+class RackView:
+    """One rack drawn as an elevation: slots top-down in U, with its totals."""
+
+    rack: Rack
+    slots: tuple[Slot, ...]
+    u_used: int
+    power_w: float
+
+    @property
+    def side(self) -> tuple[Slot, ...]:
+        """0U devices (vertical PDUs), drawn beside the rack."""
+        return tuple(s for s in self.slots if s.height == 0)
+
+    @property
+    def mounted(self) -> tuple[Slot, ...]:
+        return tuple(s for s in self.slots if s.height)
+
+
+def samples(placement: Placement | None) -> list[RackView]:
+    """The first rack of each kind (compute, network, management, storage) in placement order."""
+    if placement is None:
+        return []
+    seen: dict[str, RackView] = {}
+    for rack in placement.racks():
+        if rack.kind in seen:
+            if len(seen) == 4:
+                break
+            continue
+        slots = tuple(placement.elevation(rack))
+        used, power = _totals(list(slots))
+        seen[rack.kind] = RackView(rack, slots, used, power)
+    return list(seen.values())
