@@ -146,31 +146,44 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
     total = plan.row_count(model)
     xlsx = fits_workbook(total)
     hops: Counter[tuple[str, str]] = Counter()
-    text = io.TextIOWrapper(open_(f"{name}-cables.csv"), encoding="utf-8", newline="")
-    book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
-    sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
-    f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
+    texts: list[io.TextIOWrapper] = []
+    book: StreamingWorkbook | None = None
 
-    def each(chunk: list[tuple[object, ...]]) -> None:
-        hops.update((r[f_col], r[h_col]) for r in chunk)
-        if sheet is not None:
-            sheet.append(chunk)
+    def text(fname: str) -> io.TextIOWrapper:
+        texts.append(io.TextIOWrapper(open_(fname), encoding="utf-8", newline=""))
+        return texts[-1]
 
-    rows = write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, text, TEXT_COLUMNS, progress, each)
-    text.flush()
-    text.detach()
-    racks = _rack_rows(model)
-    if racks is not None:
-        header, rack_rows = racks
+    try:
+        cables = text(f"{name}-cables.csv")
+        book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
+        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
+        f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
+
+        def each(chunk: list[tuple[object, ...]]) -> None:
+            hops.update((r[f_col], r[h_col]) for r in chunk)
+            if sheet is not None:
+                sheet.append(chunk)
+
+        rows = write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, cables, TEXT_COLUMNS, progress, each)
+        racks = _rack_rows(model)
+        if racks is not None:
+            header, rack_rows = racks
+            if book is not None:
+                rack_sheet = book.sheet("Racks", header, [14] * len(header))
+                rack_rows = _tee(rack_rows, rack_sheet.append)
+            write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10))
+        for t in texts:
+            t.flush()
         if book is not None:
-            rack_sheet = book.sheet("Racks", header, [14] * len(header))
-            rack_rows = _tee(rack_rows, rack_sheet.append)
-        rtext = io.TextIOWrapper(open_(f"{name}-racks.csv"), encoding="utf-8", newline="")
-        write_csv(rack_rows, header, rtext, (5, 10))
-        rtext.flush()
-        rtext.detach()
-    if book is not None:
-        book.close()
+            book.close()
+    except BaseException:
+        if book is not None:
+            book.abort()
+        raise
+    finally:
+        for t in texts:   # the files are the caller's to close (or to throw away)
+            with contextlib.suppress(Exception):
+                t.detach()
     return rows, hops, xlsx
 
 

@@ -195,7 +195,7 @@ def cables(
                                         progress=progress)
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
-        raise typer.Exit(130) from None
+        sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
     if as_json:
         _print_json({"name": sc.name, **result.to_json()})
         return

@@ -24,7 +24,8 @@ class _Safe:
 
     def __init__(self, columns: Sequence[int]) -> None:
         self.columns = tuple(columns)
-        self.get = operator.itemgetter(*self.columns) if len(self.columns) > 1 else None
+        one = operator.itemgetter(*self.columns) if len(self.columns) == 1 else None
+        self.get = (lambda r: (one(r),)) if one else operator.itemgetter(*self.columns) if self.columns else None
         self.ok: set[object] = set()
 
     def __call__(self, chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:

@@ -9,6 +9,7 @@ LibreOffice read it back (tests/writers/test_cables.py). Only formatting: rows c
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -124,6 +125,14 @@ class StreamingWorkbook:
         info.compress_type = zipfile.ZIP_DEFLATED
         info.external_attr = 0o644 << 16
         self.zf.writestr(info, text)
+
+    def abort(self) -> None:
+        """Give up after a failed write: release the zip without writing anything more."""
+        for close in ((self.current.fh.close if self.current else None), self.zf.close):
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+        self.current = None
 
     def close(self) -> None:
         if self.current is not None:
