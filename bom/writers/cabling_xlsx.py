@@ -48,12 +48,35 @@ def _column(n: int) -> str:
     return s
 
 
+_PLAIN_FIRST = frozenset("=+-@ \uff1d\uff0b\uff0d\uff20")
+
+
 def _text_cell(value: str, style: str = "") -> str:
+    if (not style and value.isprintable() and value[0] not in _PLAIN_FIRST and value[-1] != " "
+            and not ("&" in value or "<" in value or ">" in value)):
+        return f'<c t="inlineStr"><is><t>{value}</t></is></c>'   # nothing to escape (most plan text)
     text = escape(_ILLEGAL.sub("\ufffd", value)[:32767])
     # A value that looks like a formula is stored as text with a quote prefix (style 2).
     s = ' s="2"' if not style and is_formula_like(value) else style
     space = ' xml:space="preserve"' if text != text.strip() else ""
     return f'<c t="inlineStr"{s}><is><t{space}>{text}</t></is></c>'
+
+
+class _Cells(dict):
+    """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks)."""
+
+    def __missing__(self, v: object) -> str:
+        if v.__class__ is str:
+            c = _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
+        elif v is None:
+            c = "<c/>"
+        elif isinstance(v, bool):
+            c = f'<c t="b"><v>{int(v)}</v></c>'
+        else:
+            c = f"<c><v>{v}</v></c>"
+        if len(self) < 100_000:   # unique values (cable ids) would only grow it
+            self[v] = c
+        return c
 
 
 class _Sheet:
@@ -62,7 +85,7 @@ class _Sheet:
         info.compress_type = zipfile.ZIP_DEFLATED
         info.external_attr = 0o644 << 16
         self.fh = zf.open(info, "w", force_zip64=True)
-        self.cache: dict[str, str] = {}
+        self.cells = _Cells()
         self.rows = 1
         self.columns = len(header)
         cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
@@ -75,27 +98,12 @@ class _Sheet:
         self.fh.write(text.encode("utf-8"))
 
     def append(self, rows: Iterable[tuple[object, ...]]) -> None:
-        cache = self.cache
-        out = []
+        cell = self.cells.__getitem__
         r = self.rows
+        out = []
         for row in rows:
             r += 1
-            cells = []
-            for v in row:
-                if v.__class__ is str:
-                    c = cache.get(v)  # type: ignore[call-overload]
-                    if c is None:
-                        c = _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
-                        if len(cache) < 200_000:
-                            cache[v] = c  # type: ignore[index]
-                    cells.append(c)
-                elif v is None:
-                    cells.append("<c/>")
-                elif isinstance(v, bool):
-                    cells.append(f'<c t="b"><v>{int(v)}</v></c>')
-                else:
-                    cells.append(f"<c><v>{v}</v></c>")
-            out.append(f'<row r="{r}">{"".join(cells)}</row>')
+            out.append(f'<row r="{r}">{"".join(map(cell, row))}</row>')
         self.rows = r
         self._write("".join(out))
 
