@@ -141,9 +141,10 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
 
 
 def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
-            progress: Callable[[int], None] | None) -> tuple[int, Counter[tuple[str, str]], bool]:
+            progress: Callable[[int], None] | None, scale_up: bool = False
+            ) -> tuple[int, Counter[tuple[str, str]], bool]:
     """Write the plan's files through ``open_`` (a binary file per name); the plan is made once."""
-    total = plan.row_count(model)
+    total = plan.row_count(model, scale_up)
     xlsx = fits_workbook(total)
     hops: Counter[tuple[str, str]] = Counter()
     texts: list[io.TextIOWrapper] = []
@@ -164,7 +165,8 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             if sheet is not None:
                 sheet.append(chunk)
 
-        rows = write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, cables, TEXT_COLUMNS, progress, each)
+        rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), plan.FIELDS, cables, TEXT_COLUMNS,
+                         progress, each)
         racks = _rack_rows(model)
         if racks is not None:
             header, rack_rows = racks
@@ -188,12 +190,12 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
 
 
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
-               progress: Callable[[int], None] | None = None) -> PlanFiles:
+               progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
     _check_dir(out)
     temps = _Temps(out)
     try:
-        rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress)
+        rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress, scale_up)
         paths = temps.commit()
         if not xlsx:   # an older, smaller plan's workbook would no longer match the CSV
             (out / f"{name}-cables.xlsx").unlink(missing_ok=True)

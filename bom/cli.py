@@ -177,6 +177,8 @@ def cables(
         help="Scenario YAML; none = the built-in default.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", help="Folder for the plan (default: reports/<name>).")] = None,
+    scale_up: Annotated[bool, typer.Option(
+        "--scale-up", help="List every GPU's NVLink links too (else a per-rack summary in the racks CSV).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
     catalog_dir: CatalogOpt = None,
@@ -190,9 +192,9 @@ def cables(
         sc, src = load_scenario(scenario)
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
-        with cabling.progress_bar(plan.row_count(model), not quiet) as progress:
+        with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress)
+                                        progress=progress, scale_up=scale_up)
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
         sys.exit(130)   # SystemExit, so friendly() does not take it for a bug

@@ -1,4 +1,5 @@
-"""Rack elevations from the placement: every occupied U of every rack, and each rack's totals.
+"""Rack elevations from the placement: every occupied U of every rack, and each rack's totals
+(U and power against its budget, and the scale-up links inside it as a per-rack summary).
 
 A view over :class:`bom.racks.Placement` (which packs and checks the racks): rows for the racks
 CSV and the "Racks" sheet, and one sample rack of each kind for the report's SVG elevation.
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
     from bom.racks import Placement, Rack, Slot
 
 HEADER = ("site", "row", "rack", "position", "kind", "rack_model", "u", "height", "device", "role", "model",
-          "fabric", "power_w", "rack_u_used", "rack_u_budget", "rack_power_w", "rack_power_budget_w")
+          "fabric", "power_w", "rack_u_used", "rack_u_budget", "rack_power_w", "rack_power_budget_w",
+          "scale_up_links", "scale_up_cables")
 
 
 def _totals(slots: list[Slot]) -> tuple[int, float]:
@@ -26,11 +28,17 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
     """One row per occupied slot, rack by rack (bottom up), with the rack's U and power against its budget."""
     placement = model.placement
     assert placement is not None
+    p = model.platform
+    su = p.scale_up
     for rack in placement.racks():
         slots = list(placement.elevation(rack))
         used, power = _totals(slots)
         head = (f"s{rack.site}", f"r{rack.row:02d}", rack.id, rack.position, rack.kind, rack.catalog_id)
-        tail = (used, rack.u_budget, round(power, 1), rack.power_budget_w)
+        # The scale-up tier as a per-rack summary: the NVLink links inside the rack's systems.
+        gpus = sum(1 for s in slots if s.role == "node") * p.gpus_per_node
+        domains = -(-gpus // p.gpus_per_domain)
+        tail = (used, rack.u_budget, round(power, 1), rack.power_budget_w, gpus * su.links_per_gpu,
+                domains * su.copper_cables_per_domain)
         for s in slots:
             yield (*head, s.u, s.height, s.device, s.role, s.catalog_id, s.fabric or "", round(s.power_w, 1), *tail)
 

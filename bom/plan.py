@@ -692,23 +692,26 @@ def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int, per_site:
 
 # --- the plan -------------------------------------------------------------------------------
 
-def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None
-         ) -> Iterator[tuple[object, ...]]:
+def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
+         scale_up: bool = False) -> Iterator[tuple[object, ...]]:
     """Every row of the plan, fabric by fabric, site by site, then scale-across (plain tuples).
 
     ``locator``: where devices stand (default: the model's placement); ``catalog``: the one the
-    model was built with (the management switches' ports; default: the built-in catalog).
+    model was built with (the management switches' ports; default: the built-in catalog);
+    ``scale_up``: every GPU's NVLink links too (else they stay a per-rack summary).
     """
     if locator is None:
         locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
     plan = _Plan(model, locator)
-    return itertools.chain.from_iterable(_hops(plan, catalog))
+    return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
-def _hops(plan: _Plan, catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
+def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
     from bom.support import OobFabric
 
     model = plan.model
+    if scale_up:
+        yield _scale_up_rows(plan)
     tops: dict[str, dict[int, _Switches]] = {}
     start = 0
     for f in model.fabrics.values():
@@ -720,6 +723,42 @@ def _hops(plan: _Plan, catalog: Catalog | None) -> Iterator[Iterator[tuple[objec
             yield from _fabric_hops(plan, f, kinds, tops)
     if model.dci is not None:
         yield _dci_rows(plan, tops, _kinds(model.dci_groups, start))
+
+
+def _scale_up_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
+    """GPU-to-NVSwitch links inside every domain (electrical, in the system: no part is bought per link).
+
+    Link ``l`` of a GPU goes to switch chip ``l * chips // links`` (an even spread: one link to
+    each of the 18 chips of an NVL72, as its NVLink spine runs; on an HGX baseboard the chips
+    sit on the node itself); chip port ``p`` takes the domain's GPU ``p``'s link to it.
+    """
+    model = plan.model
+    p, su = model.platform, model.platform.scale_up
+    chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
+    if not links or not chips:
+        return
+    per_tray = chips // trays if trays else chips
+    nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
+    head = ("scale-up", "nvlink", "gpu-nvswitch")
+    tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
+    site = 0
+    for shape in model.cluster.sites:
+        for _ in range(shape.count):
+            site += 1
+            for n in range(shape.nodes):
+                node = plan.place("node", site, n)
+                d, local = divmod(n, nodes_per_domain)
+                for g in range(p.gpus_per_node):
+                    gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
+                    for lk in range(links):
+                        c = lk * chips // links
+                        t, chip = divmod(c, per_tray)
+                        far = plan.place("nvlink-switch", site, d * trays + t) if trays else node
+                        a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
+                        yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
+                               f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0], b_port, "",
+                               *tail)
+            plan.forget(site)
 
 
 class PlacementLocator:
@@ -891,9 +930,11 @@ def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRo
     return map(CableRow._make, rows(model, locator))
 
 
-def row_count(model: Model) -> int:
+def row_count(model: Model, scale_up: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
+    if scale_up and model.platform.scale_up.switch_chips_per_domain:
+        n += model.scale_up.links
     d = model.dci
     if d is not None:
         n += d.wavelengths + d.fibre_pairs if d.mux is None else 2 * d.wavelengths + d.fibre_pairs
@@ -905,7 +946,8 @@ def row_count(model: Model) -> int:
 # --- aggregates (the closed form checked against the plan) -----------------------------------
 
 #: The closed form's layer names at the two ends of each hop (LinkGroup.lower / .upper).
-HOP_LAYERS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
+HOP_LAYERS = {"gpu-nvswitch": ("node", "nvswitch"),
+              "node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
               "leaf-inband": ("leaf", "inband"), "site-site": ("router", "mux"), "fibre-pair": ("mux", "mux")}
 
 

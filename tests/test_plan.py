@@ -268,3 +268,23 @@ def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
     except BomError as exc:   # the plan refuses what it cannot cable (DCI past the top layer's free ports)
         assert "free cages" in str(exc), exc
         assume(False)
+
+
+def test_scale_up_rows_on_request(catalog):
+    """--scale-up: every GPU's NVLink links, each GPU link and each switch-chip port once (GB300 NVL72:
+    18 links per GPU, one to each of the 18 NVSwitch chips in the rack's 9 switch trays)."""
+    text = "name: su\nplatform: gb300-nvl72\ngpus: 144\nfabrics: {compute: {switch: q3400}}\n"
+    model = build_model(scenario_from_text(text), load_text(text, "su.yaml"), catalog, None)
+    assert not [r for r in plan.rows(model) if r[C["tier"]] == "scale-up"]
+    rows = [r for r in plan.rows(model, scale_up=True) if r[C["tier"]] == "scale-up"]
+    assert len(rows) == model.scale_up.links == 144 * 18
+    assert plan.row_count(model, scale_up=True) == plan.row_count(model) + len(rows)
+    ends = Counter((r[C["a_device"]], r[C["a_port"]]) for r in rows) + Counter(
+        (r[C["b_device"]], r[C["b_port"]]) for r in rows)
+    assert set(ends.values()) == {1}
+    # Each GPU reaches all 18 chips once; every chip stays in its GPU's rack.
+    per_gpu = defaultdict(set)
+    for r in rows:
+        assert r[C["a_rack"]] == r[C["b_rack"]] and r[C["b_role"]] == "nvlink-switch"
+        per_gpu[r[C["a_device"]], r[C["a_port"]].split("-")[0]].add((r[C["b_device"]], r[C["b_port"]].split("-")[0]))
+    assert len(per_gpu) == 144 and {len(v) for v in per_gpu.values()} == {18}

@@ -74,3 +74,10 @@ def _value(v: str) -> object:
 def test_excel_row_limit_decides_the_workbook():
     assert cabling.fits_workbook(EXCEL_ROWS - 1) and not cabling.fits_workbook(EXCEL_ROWS)
     assert "CSV only" in cabling.xlsx_note(EXCEL_ROWS) and cabling.xlsx_note(10) == ""
+
+
+def test_text_that_needs_quoting_goes_through_the_csv_module():
+    rows = [("C1", "2 in-line amplifier sites, 4 x amp", 1), ("C2", 'a "b"', 2)]
+    out = io.StringIO()
+    write_csv(iter(rows), ("id", "via", "n"), out, text_columns=(1,))
+    assert list(csv.reader(io.StringIO(out.getvalue())))[1:] == [[a, b, str(c)] for a, b, c in rows]
