@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import operator
 import os
 import tempfile
 from collections import Counter
@@ -158,10 +159,10 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         cables = text(f"{name}-cables.csv")
         book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
         sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
-        f_col, h_col = plan.COL["fabric"], plan.COL["hop"]
+        fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
         def each(chunk: list[tuple[object, ...]]) -> None:
-            hops.update((r[f_col], r[h_col]) for r in chunk)
+            hops.update(map(fabric_hop, chunk))
             if sheet is not None:
                 sheet.append(chunk)
 

@@ -136,13 +136,14 @@ def _node_port_names(f: Fabric, cages: int, per: int) -> list[str]:
 class _Ports:
     """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
 
-    __slots__ = ("next", "end", "per", "open", "names", "what")
+    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below")
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
-        self.next, self.end, self.per = first, first + cages, per
+        self.first, self.next, self.end, self.per = first, first, first + cages, per
         self.open: dict[object, list[int]] = {}
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
+        self.below: _Ports | None = None   # the range before this one on the same device
 
     def take(self, key: object) -> int:
         per = self.per
@@ -153,13 +154,23 @@ class _Ports:
                 return o[0] * per + o[1] - 1
         c = self.next
         if c >= self.end:
-            role, index = self.what
-            raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
-                               "the closed form counts more ports than the device has")
+            self._full()
         self.next = c + 1
         if per > 1:
             self.open[key] = [c, 1]
         return c * per
+
+    def _full(self) -> None:
+        role, index = self.what
+        kinds = max((r.open for r in (self, self.below) if r is not None), key=len)
+        if len(kinds) > 1:
+            raise LimitError(
+                f"{role} {index + 1} runs out of cages in the cable plan: its links take {len(kinds)} kinds "
+                f"of module ({', '.join(str(k) for k in kinds)}), and a twin-port cage holds one, so the "
+                "half-empty cages of each kind need more cages than the switch has", key="fabrics",
+                hint="Restrict the fabric's media to one kind (for example media: [smf-parallel]).")
+        raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
+                                "the closed form counts more ports than the device has")
 
     @property
     def free(self) -> int:
@@ -255,15 +266,19 @@ class _Plan:
 
     def row(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-            b_cage: str) -> tuple[tuple[object, ...]]:
+            b_cage: str) -> tuple[object, ...]:
         """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
         b0 = k.bundle
         bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
-        return ((f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
-                bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail),)
+        return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
+                bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
+
+    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
+        return (self.row(*args),)  # type: ignore[arg-type]
 
     def emitter(self, k: _Kind):  # type: ignore[no-untyped-def]
-        return self.row if k.one else self.rows
+        """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
+        return self.one_row if k.one else self.rows
 
     def rows(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
              a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
@@ -311,17 +326,20 @@ class _Switches:
         s = self.down.get(i)
         if s is None:
             per = self.p.leaf.ports_per_cage
-            s = self.down[i] = _Ports(0, self.p.leaf_down // per, per, self.leaf_names, (self.roles["leaf"], i))
+            s = self.down[i] = _Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
         return s
 
     def leaf_up(self, i: int) -> _Ports:
+        """Uplinks from the first cage past the downlink share (or past the last downlink cage in use,
+        when a device's downlinks take two kinds of module and so a cage more)."""
         s = self.up.get(i)
         if s is None:
             p = self.p
             if p.leaf_uplink is None:
                 per = p.leaf.ports_per_cage
-                first = p.leaf_down // per
+                first = max(p.leaf_down // per, self.leaf_down(i).next)
                 s = _Ports(first, p.leaf.cages - first, per, self.leaf_names, (self.roles["leaf"], i))
+                s.below = self.leaf_down(i)
             else:
                 s = _Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
             self.up[i] = s
@@ -330,26 +348,31 @@ class _Switches:
     def spare(self, i: int) -> list[_Ports]:
         """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
         management switches' uplinks land."""
-        return [_Ports(r.next, r.end - r.next, r.per, r.names, r.what) for r in (self.leaf_down(i), self.leaf_up(i))]
+        down, up = self.leaf_down(i), self.leaf_up(i)
+        end = up.first if up.names is down.names else down.end
+        return [_Ports(down.next, end - down.next, down.per, down.names, down.what),
+                _Ports(up.next, up.end - up.next, up.per, up.names, up.what)]
 
-    def _spine_split(self) -> int:
-        """First uplink cage of a spine: half its ports go down in three layers."""
-        per = self.p.spine.ports_per_cage
-        return self.p.spine.cages if self.p.layers == 2 else -(-(self.p.spine.radix // 2) // per)
+    def _spine_split(self, i: int) -> int:
+        """A spine's first uplink cage: past half its ports in three layers (or past its last
+        downlink cage in use)."""
+        half = -(-(self.p.spine.radix // 2) // self.p.spine.ports_per_cage)
+        return max(half, self.spine_lo(i).next)
 
     def spine_lo(self, i: int) -> _Ports:
         s = self.spine_down.get(i)
         if s is None:
-            s = self.spine_down[i] = _Ports(0, self._spine_split(), self.p.spine.ports_per_cage,
+            s = self.spine_down[i] = _Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
                                             self.spine_names, (self.roles["spine"], i))
         return s
 
     def spine_hi(self, i: int) -> _Ports:
         s = self.spine_up.get(i)
         if s is None:
-            first = self._spine_split()
+            first = self._spine_split(i)
             s = self.spine_up[i] = _Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
                                           self.spine_names, (self.roles["spine"], i))
+            s.below = self.spine_lo(i)
         return s
 
     def core_lo(self, i: int) -> _Ports:
@@ -470,6 +493,7 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
     leaf_role = sw.roles["leaf"]
     blocks, per_rail, down = p.nodes_per_leaf, p.leaves_per_rail, p.leaf_down
     plane_no = pl + 1
+    leaves: dict[int, tuple[_Ports, tuple[tuple[object, ...], str]]] = {}
     for g in range(p.groups):
         nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
         fills = _rack_fills(nodes, fp.nodes_per_rack)
@@ -481,18 +505,25 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
             rows, pos = divmod(i, fp.racks_per_row)
             racks_away = middle - pos if pos < middle else pos - middle + 1
             k = kinds[Run(fp.run(rows, racks_away * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")]
-            emit = plan.emitter(k)
+            one, key = k.one, k.b_key
+            emit = plan.row if one else plan.rows
             for n in range(first, first + fill):
                 node = plan.place("node", site, g * p.group_nodes + n)
                 for r in range(p.node_ports):
                     local = n // blocks if blocks else r * per_rail + min(n // down, per_rail - 1)
                     leaf_i = leaf_base + local
-                    ports = sw.leaf_down(leaf_i)
-                    j = ports.take(k.b_key)
+                    leaf = leaves.get(leaf_i)
+                    if leaf is None:
+                        leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
+                    ports = leaf[0]
+                    j = ports.take(key)
                     q = r * planes + pl
-                    yield from emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per],
-                                         plan.place(leaf_role, site, leaf_i), ports.names[j],
-                                         ports.names[j - j % ports.per])
+                    out = emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per], leaf[1],
+                               ports.names[j], ports.names[j - j % ports.per])
+                    if one:
+                        yield out
+                    else:
+                        yield from out
             first += fill
 
 
@@ -534,25 +565,33 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
     per_pod, lpg, sp, pair = p.groups_per_pod, p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
     leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
     plane_no = pl + 1
+    spines: dict[int, tuple[tuple[tuple[object, ...], str], _Ports]] = {}
     for pod, first in enumerate(range(0, p.groups, per_pod)):
         pod_rows = rows[first:first + per_pod]
         centre = (pod_rows[0] + _rows_after(p, fp, pod_rows[-1])) // 2
         for g in range(first, min(first + per_pod, p.groups)):
             k = kinds[_row_run(fp, abs(rows[g] - centre))]
-            emit = plan.emitter(k)
+            one, a_key, b_key = k.one, k.a_key, k.b_key
+            emit = plan.row if one else plan.rows
             for local in range(lpg):
                 leaf_i = (g * planes + pl) * lpg + local
                 leaf = plan.place(leaf_role, site, leaf_i)
                 up = sw.leaf_up(leaf_i)
                 for s in range(sp):
                     spine_i = (pod * planes + pl) * sp + s
-                    spine = plan.place(spine_role, site, spine_i)
-                    down = sw.spine_lo(spine_i)
+                    spine = spines.get(spine_i)
+                    if spine is None:
+                        spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
+                    down = spine[1]
                     for _ in range(pair):
-                        j = up.take(k.a_key)
-                        m = down.take(k.b_key)
-                        yield from emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per],
-                                             spine, down.names[m], down.names[m - m % down.per])
+                        j = up.take(a_key)
+                        m = down.take(b_key)
+                        out = emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
+                                   down.names[m], down.names[m - m % down.per])
+                        if one:
+                            yield out
+                        else:
+                            yield from out
 
 
 def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,

@@ -132,7 +132,28 @@ def check_closed_form(model, catalog) -> list[tuple]:
         assert across["mux_demux"] == t.muxes
         assert t.mux_ports == (2 * across["wavelengths"] if model.dci.mux is not None else 0)
     check_invariants(model, rows, catalog)
+    check_racks(model, rows)
     return rows
+
+
+def check_racks(model, rows) -> None:
+    """Every rack the plan names is a placed rack; the placement's racks are the JSON's; every rack
+    within its U and power budget (the elevations CSV's totals)."""
+    from bom.elevation import HEADER, elevation_rows
+
+    if model.placement is None:
+        return
+    racks = {r.id for r in model.placement.racks()}
+    assert len(racks) == model.to_json()["racks"]
+    named = {r[C[f"{s}_rack"]] for r in rows for s in "ab"} - {""}
+    assert named <= racks
+    col = {h: i for i, h in enumerate(HEADER)}
+    seen = set()
+    for e in elevation_rows(model):
+        seen.add(e[col["rack"]])
+        assert e[col["rack_u_used"]] <= e[col["rack_u_budget"]], e
+        assert e[col["rack_power_w"]] <= e[col["rack_power_budget_w"]], e
+    assert seen <= racks
 
 
 @pytest.mark.parametrize("path", REFERENCE, ids=[p.stem for p in REFERENCE])
@@ -265,8 +286,11 @@ def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
         assume(False)
     try:
         check_closed_form(model, catalog)
-    except BomError as exc:   # the plan refuses what it cannot cable (DCI past the top layer's free ports)
-        assert "free cages" in str(exc), exc
+    except BomError as exc:
+        # The plan refuses what it cannot cable: DCI client links past the top layer's free ports, or
+        # a switch whose links mix module kinds over twin-port cages (the closed form counts a cage
+        # per kind; see the report): a clear error, never a wrong plan.
+        assert "free cages" in str(exc) or "kinds of module" in str(exc), exc
         assume(False)
 
 
@@ -288,3 +312,17 @@ def test_scale_up_rows_on_request(catalog):
         assert r[C["a_rack"]] == r[C["b_rack"]] and r[C["b_role"]] == "nvlink-switch"
         per_gpu[r[C["a_device"]], r[C["a_port"]].split("-")[0]].add((r[C["b_device"]], r[C["b_port"]].split("-")[0]))
     assert len(per_gpu) == 144 and {len(v) for v in per_gpu.values()} == {18}
+
+
+def test_a_switch_whose_links_mix_module_kinds_over_twin_cages_is_refused(catalog):
+    """Found by the property test: 64 leaves to each spine of a pod on SN5600 twin-port cages, some
+    runs multimode, some parallel single-mode. The closed form counts a cage per module kind, 65 in
+    all on a 64-cage spine; the plan says so (exit 2 with what to change) instead of inventing a port."""
+    text = ("name: mix\nplatform: gb300-nvl72\nnodes: 127\nfabrics:\n  compute: {topology: rail-optimized, "
+            "layers: 3, planes: 2, switch: sn5600, su_nodes: 2}\nlayout: {racks_per_row: 2}\n")
+    model = build_model(scenario_from_text(text), load_text(text, "mix.yaml"), catalog, None)
+    with pytest.raises(BomError, match="kinds of module") as info:
+        sum(1 for _ in plan.rows(model))
+    assert "media" in str(info.value)
+    one = text.replace("su_nodes: 2}", "su_nodes: 2, media: [smf-parallel]}")
+    check_closed_form(build_model(scenario_from_text(one), load_text(one, "one.yaml"), catalog, None), catalog)

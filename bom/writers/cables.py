@@ -49,6 +49,8 @@ class _Safe:
         if self.get is None:
             return chunk
         get, ok = self.get, self.ok
+        if ok.issuperset(map(get, chunk)):   # the usual case: every tuple of catalog text seen and plain
+            return chunk
         for n, row in enumerate(chunk):
             key = get(row)
             if key in ok:
@@ -80,13 +82,14 @@ def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: Tex
     """
     out = csv.writer(fh, lineterminator="\n")
     out.writerow(header)
+    fmt = ",".join(["%s"] * len(header))    # one C-level format per row (str() of each field)
     safe = _Safe(text_columns)
     it = iter(rows)
     n = 0
     while chunk := list(itertools.islice(it, CHUNK)):
         chunk = safe(chunk)
         if safe.plain:
-            fh.write("\n".join([",".join(map(str, r)) for r in chunk]))
+            fh.write("\n".join([fmt % r for r in chunk]))
             fh.write("\n")
         else:
             out.writerows(chunk)
