@@ -19,6 +19,8 @@ from bom.media import Media, cage
 from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
 from bom.sizing import Sizing
+from bom.ufm import HOP as UFM_HOP
+from bom.ufm import UfmPorts, attach_ufm
 from bom.units import magnitude
 from bom.yamlio import Located
 
@@ -40,6 +42,7 @@ class Fabric:
     shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
     groups: list[LinkGroup] = field(default_factory=list)
     node_ports: NicPorts | None = None
+    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
 
     @property
     def first(self) -> Plane:
@@ -59,14 +62,22 @@ class Fabric:
     def to_json(self) -> dict[str, object]:
         copper = sum(g.links for g in self.groups if g.copper)
         links = sum(g.links for g in self.groups)
-        return {
+        hops = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        modules = {"node": self.modules_at("node"),
+                   "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))}
+        out: dict[str, object] = {}
+        if self.ufm is not None:
+            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
+            out["ufm"] = self.ufm.to_json()
+            if self.ufm.ports:
+                hops[UFM_HOP] = self.hop_links(UFM_HOP)
+                modules["ufm"] = self.modules_at("ufm")
+        return out | {
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
-            "links": {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")},
-            "modules": {"node": self.modules_at("node"),
-                        "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))},
+            "links": hops, "modules": modules,
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -359,10 +370,17 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     model.endpoints = build_endpoints(scenario, src, catalog, platform,
                                       _switch(catalog, fabrics["compute"].first.leaf.id, src,
                                               ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+    attach_ufm(model, media, src)
     _support_fabrics(model, specs, catalog, media, src)
     dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
     model.dci, model.dci_groups = dci, client
     return model
+
+
+def support_switch(platform: Platform, name: str) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+    sup = platform.support
+    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
 
 
 def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
@@ -371,28 +389,37 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     from bom.layout import place
     from bom.support import build_oob, build_pooled
 
+    pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
     for name in ("storage", "inband"):
         if name in specs:
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH[name], src, ("fabrics", name, "switch"))
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+                           ("fabrics", name, "switch"))
             spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
                             ("fabrics", name, "switch"))
+            pooled[name] = (spec, leaf, spine)
             model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
     model.placement = place(model, catalog, src)
     if "oob" not in specs:
         return
     spec = specs["oob"]
-    leaf = _switch(catalog, spec.switch or DEFAULT_SWITCH["oob"], src, ("fabrics", "oob", "switch"))
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
     spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
         if spec.uplinks == "spine" else None
-    # Management switches add racks only rarely (and racks add PDUs): settle in a few rounds.
-    leaves = -1
-    for _ in range(5):
+    # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
+    # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
+    seen: tuple[int, ...] = ()
+    for _ in range(6):
         oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
         model.fabrics["oob"] = oob
+        if oob.into_inband:
+            ib_spec, ib_leaf, ib_spine = pooled["inband"]
+            model.fabrics["inband"] = build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+                                                   oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves))
         model.placement = place(model, catalog, src)
-        if oob.leaves == leaves:
+        state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
+        if state == seen:
             break
-        leaves = oob.leaves
+        seen = state

@@ -90,6 +90,8 @@ class Support(Model):
     oob_switches_per_rack: int = Field(default=0, ge=0)   # in-rack management switches (NVL72: 2)
     rack_managed_devices: int = Field(default=0, ge=0)    # extra BMCs per system (NVLink switch trays)
     rack_device_units: int = Field(default=0, ge=0)       # U of a system's non-node trays (switch trays, shelves)
+    # The RA's switch for each non-compute fabric (storage, inband, oob) when the scenario names none.
+    switches: dict[Literal["storage", "inband", "oob"], str] = Field(default_factory=dict)
     source: str
 
 

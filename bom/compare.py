@@ -2,7 +2,10 @@
 
 Each generation gets its own switch generation and floor-plan defaults (the scenario's
 switch and layout choices are dropped, its fabrics, sites and TCO inputs kept), so the
-differences come from the catalog rows, not from constants here.
+differences come from the catalog rows, not from constants here. The scenario's storage,
+in-band and out-of-band fabrics are built too, on each platform's RA switches; each metric
+says what it is about (SCOPES): the scale-out figures are the compute fabric's, the module,
+fibre, switch and cost figures the whole network's.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from bom.scenario import Scenario
 from bom.validation import suggest
 from bom.yamlio import Located
 
+#: The fabrics around the compute fabric (a generation that cannot build one is compared without it).
+SUPPORT = ("storage", "inband", "oob")
+
 
 def default_platforms(catalog: Catalog) -> list[str]:
     """Every platform in the catalog, oldest first, smaller domains first within a year."""
@@ -31,6 +37,7 @@ class Generation:
     platform: Platform
     report: Report
     note: str | None
+    left_out: tuple[str, ...] = ()     # non-compute fabrics this generation could not build
 
     def metrics(self) -> dict[str, float]:
         """The figures compared across generations (computed once; the writers ask often)."""
@@ -45,32 +52,57 @@ class Generation:
         net = [x for x in lines if x.category in NETWORK]
         out: dict[str, float] = {"gpus": gpus, "gpus_per_domain": self.platform.gpus_per_domain,
                                  "domains": m.cluster.domains}
-        all_links = all_copper = 0
-        for tier in ("scale-up", "scale-out", "scale-across"):
-            t = tiers[tier]
+        compute = m.fabrics["compute"].groups
+        per_tier = {"scale-up": (int(tiers["scale-up"]["links"]), int(tiers["scale-up"].get("copper_links", 0) or 0)),
+                    "scale-out": (sum(g.links for g in compute), sum(g.links for g in compute if g.copper)),
+                    "scale-across": (int(tiers["scale-across"]["links"]),
+                                     int(tiers["scale-across"].get("copper_links", 0) or 0))}
+        for tier, (links, copper) in per_tier.items():
             key = tier.replace("-", "_")
-            links, copper = int(t["links"]), int(t.get("copper_links", 0) or 0)
-            usd = sum(x.price_usd for x in net if x.tier == tier)
-            copper_usd = sum(x.price_usd for x in net if x.tier == tier and x.category in COPPER)
+            # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
+            mine = [x for x in net if x.tier == tier and (tier != "scale-out" or x.fabric == "compute")]
+            usd = sum(x.price_usd for x in mine)
+            copper_usd = sum(x.price_usd for x in mine if x.category in COPPER)
             out[f"{key}_links_per_gpu"] = links / gpus
             out[f"{key}_copper_share"] = copper / links if links else 0.0
             out[f"{key}_copper_cost_share"] = copper_usd / usd if usd else 0.0
-            if tier != "scale-up":
-                all_links += links
-                all_copper += copper
+        so, across = tiers["scale-out"], tiers["scale-across"]
+        all_links = int(so["links"]) + int(across["links"])
+        all_copper = int(so["copper_links"]) + int(across.get("copper_links", 0) or 0)
         out["network_copper_share"] = all_copper / all_links if all_links else 0.0
-        so = tiers["scale-out"]
-        across = tiers["scale-across"]
+        support = [g for k, f in m.fabrics.items() if k in SUPPORT for g in f.groups]
+        out["support_links_per_gpu"] = sum(g.links for g in support) / gpus
         out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"])) / gpus
         out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)) / gpus
         out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)) / gpus
         out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")) / gpus
+        out["support_switches_per_gpu"] = sum(x.quantity for x in lines
+                                              if x.category == "switch" and x.fabric in SUPPORT) / gpus
         out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
         t = r.tco
         out.update(network_capex_per_gpu=t.network_usd / gpus, network_power_w_per_gpu=t.network_power_kw * 1000 / gpus,
                    network_capex_share=t.network_capex_share, network_power_share=t.network_power_share,
                    capex_per_gpu=t.capex_usd / gpus, tco_usd=t.tco_usd, usd_per_gpu_hour=t.usd_per_gpu_hour)
         return out
+
+
+#: What each metric is about: the GPUs' own compute fabric, the storage / in-band / out-of-band
+#: fabrics, the whole network (every fabric and the DCI), or the whole cluster.
+SCOPES: dict[str, str] = {
+    "gpus": "cluster", "gpus_per_domain": "platform", "domains": "cluster",
+    "scale_up_links_per_gpu": "scale-up", "scale_up_copper_share": "scale-up", "scale_up_copper_cost_share": "scale-up",
+    "scale_out_links_per_gpu": "compute fabric", "scale_out_copper_share": "compute fabric",
+    "scale_out_copper_cost_share": "compute fabric",
+    "scale_across_links_per_gpu": "scale-across", "scale_across_copper_share": "scale-across",
+    "scale_across_copper_cost_share": "scale-across",
+    "network_copper_share": "whole network", "support_links_per_gpu": "storage, in-band, out-of-band",
+    "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
+    "switches_per_gpu": "whole network", "support_switches_per_gpu": "storage, in-band, out-of-band",
+    "scale_out_gbps_per_gpu": "compute fabric",
+    "network_capex_per_gpu": "whole network", "network_power_w_per_gpu": "whole network",
+    "network_capex_share": "whole network", "network_power_share": "whole network",
+    "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
+}
 
 
 def _scale_out_gbps(p: Platform) -> float:
@@ -96,13 +128,13 @@ class Comparison:
             gens.append({"platform": g.platform.id, "generation": g.platform.generation, "year": g.platform.year,
                          "note": g.note, "metrics": {k: round(v, 6) for k, v in row.items()},
                          "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()}})
-        return {"name": self.name, "generations": gens, "skipped": self.skipped}
+        return {"name": self.name, "scopes": {k: SCOPES[k] for k in rows[0]} if rows else {}, "generations": gens,
+                "skipped": self.skipped}
 
 
 def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario:
-    # Each generation's own compute switch and SU; set keys only (an unset key stays unset).
-    fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes")
-                                       if key in f.model_fields_set and (k == "compute" or key == "su_nodes")})
+    # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
+    fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
                for k, f in scenario.fabrics.items()}
     update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
                                  "name": f"{scenario.name}-{platform_id}"}
@@ -112,6 +144,20 @@ def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario
         raise BomError("a comparison needs a GPU count or a workload: nodes differ between platforms",
                        key="nodes", hint="Give gpus: N in the scenario or --gpus N.")
     return scenario.model_copy(update=update)
+
+
+def _build(variant: Scenario, src: Located, catalog: Catalog) -> tuple[Report, dict[str, str]]:
+    """The generation's report; a non-compute fabric this generation cannot build is left out, with why."""
+    left_out: dict[str, str] = {}
+    while True:
+        try:
+            return make_report(build_scenario(variant, src, catalog), catalog), left_out
+        except LimitError as exc:
+            name = (exc.key or "").removeprefix("fabrics.").split(".")[0]
+            if name not in SUPPORT or name not in variant.fabrics:
+                raise
+            left_out[name] = exc.message
+            variant = variant.model_copy(update={"fabrics": {k: f for k, f in variant.fabrics.items() if k != name}})
 
 
 def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
@@ -131,16 +177,17 @@ def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[
         p = catalog.platform(pid)
         variant = _variant(scenario, pid, gpus)
         try:
-            report = make_report(build_scenario(variant, src, catalog), catalog)
+            report, left_out = _build(variant, src, catalog)
         except LimitError as exc:   # this generation cannot build the job; the others still can
             skipped[pid] = exc.message + (f" {exc.hint}" if exc.hint else "")
             continue
         built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
-        note = None
+        notes = []
         if built > asked:
-            note = (f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
-                    f"so {built:,} are built")
-        gens.append(Generation(p, report, note))
+            notes.append(f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
+                         f"so {built:,} are built")
+        notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
+        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out)))
     if not gens:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
         raise BomError(f"no platform can build this job ({reasons})", key="--platforms")

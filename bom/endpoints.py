@@ -43,6 +43,15 @@ class Endpoints:
             total += n * (nic.ports if nic else 0)
         return total
 
+    def kinds(self, fabric: str) -> list[tuple[str, NicPorts, int]]:
+        """(role, the row's own ports on ``fabric``, ports per site) of every endpoint kind on it."""
+        out = []
+        for row, n in self.management() + self.storage_rows():
+            nic = self.storage_ports if fabric == "storage" and row is self.storage else getattr(row.ports, fabric)
+            if nic is not None and n:
+                out.append((row.role, nic, n * nic.ports))
+        return out
+
     def to_json(self) -> dict[str, object]:
         return {"ufm": {"id": self.ufm.id if self.ufm else None, "count": self.ufm_count},
                 "management_servers": {"id": self.mgmt.id if self.mgmt else None, "count": self.mgmt_count},

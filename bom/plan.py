@@ -136,7 +136,7 @@ def _node_port_names(f: Fabric, cages: int, per: int) -> list[str]:
 class _Ports:
     """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
 
-    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below")
+    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below", "used")
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
         self.first, self.next, self.end, self.per = first, first, first + cages, per
@@ -144,8 +144,10 @@ class _Ports:
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
         self.below: _Ports | None = None   # the range before this one on the same device
+        self.used = 0
 
     def take(self, key: object) -> int:
+        self.used += 1
         per = self.per
         if per > 1:
             o = self.open.get(key)
@@ -234,8 +236,11 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
         for run, c in g.runs.items():
             tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
-            a_key = g.lower_end.part.id if g.lower_end.part is not None else n
-            b_key = g.upper_end.part.id if g.upper_end.part is not None else n
+            # The closed form shares a device's cages among one hop's ports of one module part; the
+            # UFM's ports fill the nodes' half-used leaf cages (bom/ufm.py).
+            hop = "node-leaf" if g.hop == "ufm-leaf" else g.hop
+            a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
+            b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
             out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
                                     g.upper_end.ports, a_key, b_key, bundle, per, counter)
     return out
@@ -250,6 +255,7 @@ class _Plan:
         self.cable = itertools.count(1)
         self.link = itertools.count(1)
         self.places: dict[tuple[str, int, int], tuple[tuple[object, ...], str]] = {}
+        self.catalog: Catalog | None = None
 
     def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
         key = (role, site, index)
@@ -401,11 +407,13 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
         sw = _Switches(f, p, site)
         for pl in range(f.planes):
             if isinstance(f, PooledFabric):
-                yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds["node-leaf"], site, pl)
+                yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
             elif p.topology == "tor":
                 yield _tor_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
             else:
                 yield _rail_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+        if "ufm-leaf" in kinds:
+            yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
         for pl in range(f.planes):
             yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl, f.planes)
         if p.layers == 3:
@@ -416,52 +424,109 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
 
 
 def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: _Switches,
-                      kinds: dict[Run, _Kind], site: int, pl: int) -> Iterator[tuple[object, ...]]:
-    """Storage and in-band (bom/support.py): every endpoint port is a unit; leaf groups of
-    ``group_units`` units, the nodes' first (on their block's run), then the appliances' and
-    servers' (on the shared racks' run); a group's units split over its leaves, the first ones
-    one more (floorplan._split)."""
+                      kinds: dict[str, dict[Run, _Kind]], site: int, pl: int) -> Iterator[tuple[object, ...]]:
+    """Storage and in-band (bom/support.py): every node port is a unit; leaf groups of
+    ``group_units`` units on the block's run, a group's units split over its leaves (the first
+    ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
+    switches' uplinks) over the endpoints' own leaves, on the shared racks' run (plane 1)."""
     from bom.support import PooledShape, _in_row, block_nodes
 
     assert isinstance(ps, PooledShape)
     model = plan.model
     compute = model.fabrics.get("compute")
     block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-    runs = (_in_row(fp, math.ceil(block / fp.nodes_per_rack)), Run(fp.run(1, fp.row_m / 2), "cross-row"))
     planes, lpg, g_units = f.planes, p.leaves_per_group, ps.group_units
     leaf_role = sw.roles["leaf"]
     nic = f.node_ports
     assert nic is not None
-    segments = [[("node", _site_nodes(model, site), nic.ports)]]
-    if model.endpoints is not None:
-        segments.append(_endpoint_ports(model.endpoints, f.name))
-    base = 0
-    for shared, devices in enumerate(segments):
-        total = sum(n * ports for _, n, ports in devices)
-        if not total:
-            continue
-        k = kinds[runs[shared]]
-        emit = plan.emitter(k)
-        per = k.a_per
-        u = 0
-        for role, count, ports in devices:
-            port_names = _node_port_names(f, -(-ports * planes // per), per)
-            for d in range(count):
-                dev = plan.place(role, site, d)
-                for r in range(ports):
-                    g, unit = divmod(u, g_units)
-                    q_, rem = divmod(min(g_units, total - g * g_units), lpg)
-                    big = rem * (q_ + 1)
-                    local = unit // (q_ + 1) if unit < big else rem + (unit - big) // q_
-                    leaf_i = ((base + g) * planes + pl) * lpg + local
-                    leaf_ports = sw.leaf_down(leaf_i)
-                    j = leaf_ports.take(k.b_key)
-                    q = r * planes + pl
-                    yield from emit(k, pl + 1, "", dev, port_names[q], port_names[q - q % per],
-                                    plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
-                                    leaf_ports.names[j - j % leaf_ports.per])
-                    u += 1
-        base += -(-total // g_units)
+    k = kinds["node-leaf"][_in_row(fp, math.ceil(block / fp.nodes_per_rack))]
+    emit, per = plan.emitter(k), k.a_per
+    total = _site_nodes(model, site) * nic.ports
+    port_names = _node_port_names(f, -(-nic.ports * planes // per), per)
+    u = 0
+    for d in range(total // nic.ports):
+        dev = plan.place("node", site, d)
+        for r in range(nic.ports):
+            g, unit = divmod(u, g_units)
+            local = _share(unit, min(g_units, total - g * g_units), lpg)
+            leaf_i = (g * planes + pl) * lpg + local
+            leaf_ports = sw.leaf_down(leaf_i)
+            j = leaf_ports.take(k.b_key)
+            q = r * planes + pl
+            yield from emit(k, pl + 1, "", dev, port_names[q], port_names[q - q % per],
+                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                            leaf_ports.names[j - j % leaf_ports.per])
+            u += 1
+    if pl == 0:
+        yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
+
+
+def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, _Kind], site: int
+              ) -> Iterator[tuple[object, ...]]:
+    """The UFM appliances' compute ports on the leaves' spare downlinks, one a leaf a round, the
+    leaves with a half-used twin-port cage first (bom/ufm.py place_ports): they share its module."""
+    ends = plan.model.endpoints
+    nic = ends.ufm.ports.compute if ends is not None and ends.ufm is not None else None
+    if nic is None or not getattr(f, "ufm", None) or not f.ufm.ports:  # type: ignore[attr-defined]
+        return
+    fp = plan.model.floor
+    k = kinds[Run(fp.run(1, fp.row_m / 2), "cross-row")]
+    emit, per = plan.emitter(k), k.a_per
+    names_ = _port_names(-(-nic.ports // per), per)
+    down, cage = p.leaf_down, p.leaf.ports_per_cage
+    leaves = [(i, sw.leaf_down(i)) for i in range(p.leaves * f.planes)]
+    slots = []
+    for rnd in range(down):
+        cands = sorted(((r.used + rnd) % cage == 0, i) for i, r in leaves if r.used + rnd < down)
+        slots += [i for _, i in cands]
+        if len(slots) >= ends.ufm_count * nic.ports or not cands:  # type: ignore[union-attr]
+            break
+    for u in range(ends.ufm_count * nic.ports):  # type: ignore[union-attr]
+        d, r = divmod(u, nic.ports)
+        i = slots[u]
+        ports = sw.leaf_down(i)
+        j = ports.take(k.b_key)
+        yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
+                        plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
+
+
+def _share(unit: int, fill: int, parts: int) -> int:
+    """Which of ``parts`` takes ``unit`` when ``fill`` units split as floorplan._split does."""
+    q_, rem = divmod(fill, parts)
+    big = rem * (q_ + 1)
+    return unit // (q_ + 1) if unit < big else rem + (unit - big) // q_
+
+
+def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switches, kinds: dict[str, dict[Run, _Kind]],
+                      site: int, first_group: int) -> Iterator[tuple[object, ...]]:
+    fp = plan.model.floor
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    lpg = p.leaves_per_group
+    e_leaves = ps.extra_groups * lpg  # type: ignore[attr-defined]
+    leaf_role = sw.roles["leaf"]
+    for role, e_nic, ports in ps.kinds:  # type: ignore[attr-defined]
+        k = kinds[f"{role}-leaf"][run]
+        emit, per = plan.emitter(k), k.a_per
+        if role == "oob":   # the management switches' uplinks: their dedicated uplink cages
+            device_role, port_names = "oob-leaf", _oob_uplink_names(plan)
+        else:
+            device_role, port_names = role, _node_port_names(f, -(-e_nic.ports // per), per)
+        for u in range(ports):
+            d, r = divmod(u, e_nic.ports)
+            j_leaf = _share(u, ports, e_leaves)
+            leaf_i = ((first_group + j_leaf // lpg) * f.planes) * lpg + j_leaf % lpg
+            leaf_ports = sw.leaf_down(leaf_i)
+            j = leaf_ports.take(k.b_key)
+            yield from emit(k, 1, "", plan.place(device_role, site, d), port_names[r], port_names[r - r % per],
+                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                            leaf_ports.names[j - j % leaf_ports.per])
+
+
+def _oob_uplink_names(plan: _Plan) -> list[str]:
+    f = plan.model.fabrics.get("oob")
+    leaf = plan.catalog.get("switches", f.leaf_id)  # type: ignore[union-attr]
+    assert isinstance(leaf, Switch) and leaf.uplinks is not None
+    return _port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
 
 
 def _site_nodes(model: Model, site: int) -> int:
@@ -742,6 +807,11 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     if locator is None:
         locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
     plan = _Plan(model, locator)
+    if catalog is None:
+        from bom.catalog import load_catalog
+
+        catalog = load_catalog()
+    plan.catalog = catalog
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
@@ -910,6 +980,8 @@ def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, do
 def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
             leaves: list, up_names: list[str], per: int, catalog: Catalog) -> Iterator[tuple[object, ...]]:
     """Management switches' uplinks: into the in-band leaves' free ports, or to the OOB spines."""
+    if getattr(f, "into_inband", False):
+        return   # the uplinks are the in-band fabric's oob-leaf hop (its rows)
     fp = plan.model.floor
     upl = f.uplinks_per_leaf  # type: ignore[attr-defined]
     run = Run(fp.run(1, fp.row_m / 2), "cross-row")
@@ -993,6 +1065,8 @@ HOP_LAYERS = {"gpu-nvswitch": ("node", "nvswitch"),
 def _layers(hop: str, b_role: str) -> tuple[str, str]:
     if hop == "fabric-dci":   # router client ports to the compute fabric's top layer
         return "router", b_role.rsplit("-", 1)[-1]
+    if hop not in HOP_LAYERS and hop.endswith("-leaf"):   # an endpoint kind's own hop (ufm-leaf, oob-leaf)
+        return hop[:-5], "leaf"
     return HOP_LAYERS[hop]
 
 

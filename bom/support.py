@@ -75,6 +75,8 @@ class PooledShape:
     extra_units: int         # endpoint ports per site (appliances, servers)
     group_units: int         # ports per leaf group
     extra_groups: int        # leaf groups of the endpoints
+    # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
+    kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
 
 
 def _ports_of(name: str, model: Model) -> NicPorts | None:
@@ -83,7 +85,8 @@ def _ports_of(name: str, model: Model) -> NicPorts | None:
 
 
 def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media, src: Located,
-                 leaf: Switch, spine: Switch) -> Fabric:
+                 leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None) -> Fabric:
+    """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape."""
 
     nic = _ports_of(name, model)
     if nic is None:
@@ -105,10 +108,14 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     down = leaf_down(leaf, rate, spec.oversubscription)
     ends = model.endpoints
-    extra = ends.ports(name) if ends else 0
+    kinds = ends.kinds(name) if ends else []
     shapes: list[tuple[int, Plane]] = []
     pooled: list[PooledShape] = []
     for k, site in enumerate(model.cluster.sites):
+        site_kinds = list(kinds)
+        if oob_uplinks is not None and oob_uplinks[1][k]:
+            site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
+        extra = sum(n for _, _, n in site_kinds)
         block = block_nodes(compute.shapes[k][1] if compute else None, fp)
         if spec.su_nodes is not None:
             if block % spec.su_nodes:
@@ -131,8 +138,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
-        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units)))
-    fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled)
+        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds))
+    fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))
     try:
@@ -154,17 +161,22 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
     spine_lo: EndGroups = []
     spine_up: EndGroups = []
     core_lo: EndGroups = []
+    ends: dict[str, tuple[NicPorts, EndGroups, EndGroups]] = {}
     for (count, p), ps in zip(f.shapes, f.pooled, strict=True):
         k = count * f.planes
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
         run = _in_row(fp, math.ceil(block / fp.nodes_per_rack))
         shared = Run(fp.run(1, fp.row_m / 2), "cross-row")
         node_lo.append((ps.node_units * count, {run: f.planes}))
-        if ps.extra_units:
-            node_lo.append((ps.extra_units * count, {shared: f.planes}))
-        for fill, n, r in _group_fills(ps, run, shared):
+        for fill, n, r in _group_fills(ps, run, shared, nodes_only=True):
             for ports, leaves in _split(fill, p.leaves_per_group):
                 leaf_lo.append((n * leaves * k, {r: ports}))
+        # The endpoints' leaves (their own groups): each kind spread over all of them.
+        e_leaves = ps.extra_groups * p.leaves_per_group
+        for role, e_nic, ports in ps.kinds:
+            lo, up = ends.setdefault(role, (e_nic, [], []))[1:]
+            lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
+            up += [(n * count, {shared: q}) for q, n in _split(ports, e_leaves)]
         lo, up = leaf_spine(p, fp)
         leaf_up += [(n * k, runs) for n, runs in lo]
         spine_lo += [(n * k, runs) for n, runs in up]
@@ -175,8 +187,8 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
     p = f.first
     lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
     up_lane = None if p.leaf_uplink else lane
-    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, cage(nic.form_factor, 1, True),
-             cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), lane),
+    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, True)
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, cage(nic.form_factor, 1, True), leaf_cage, lane),
             ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps,
              cage(p.up.form_factor, p.up.ports_per_cage, True), cage(p.spine.form_factor, p.spine.ports_per_cage, True),
              up_lane),
@@ -189,15 +201,50 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
             groups += count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
                                 lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
                                 ff_upper=ff_up, lane_gbps=hop_lane)
+    for role, (e_nic, lo, up) in ends.items():
+        groups += _endpoint_hop(f, media, fp, role, e_nic, lo, up, rate, leaf_cage, lane)
     return groups
 
 
-def _group_fills(ps: PooledShape, run: Run, shared: Run) -> list[tuple[int, int, Run]]:
+def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic: NicPorts, lo: EndGroups,
+                  up: EndGroups, rate: float, leaf_cage: str, lane: float | None) -> list[LinkGroup]:
+    """An endpoint kind's ports at its own row's rate and cage (a link runs at the slower end's rate).
+
+    Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
+    800G OSFP cage), the port is counted as the nodes' port on this fabric and the JSON says so
+    (``endpoint_substitutions``): the leaf ports and cables are right, the part is the nodes'.
+    """
+    e_rate = min(magnitude(e_nic.rate, "rate"), rate)
+    kw = dict(fabric=f.name, tier=f.tier, hop=f"{role}-leaf", lower=role, upper="leaf", lower_groups=lo,
+              upper_groups=up, ff_upper=leaf_cage)
+    same = math.isclose(e_rate, rate)
+    if not same and f.leaf_switch is not None:   # the leaf port at the endpoint's rate: its breakout's cage
+        try:
+            lp = switch_ports(f.leaf_switch, e_rate)
+            kw["ff_upper"] = cage(lp.form_factor, lp.ports_per_cage, True)
+        except LimitError:
+            pass
+    try:
+        return count_hop(media, fp, rate_gbps=e_rate, ff_lower=cage(e_nic.form_factor, e_nic.ports_per_cage, True),
+                         lane_gbps=lane if same else None, **kw)  # type: ignore[arg-type]
+    except LimitError as exc:
+        nic = f.node_ports
+        assert nic is not None
+        f.substitutions[role] = (f"{e_nic.form_factor} at {e_rate:g}G: {exc.message}; counted as the nodes' "
+                                 f"{nic.form_factor} port at {rate:g}G")
+        kw["ff_upper"] = leaf_cage
+        return count_hop(media, fp, rate_gbps=rate, ff_lower=cage(nic.form_factor, 1, True), lane_gbps=lane,
+                         **kw)  # type: ignore[arg-type]
+
+
+def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = False) -> list[tuple[int, int, Run]]:
     """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
     out = []
     full, rest = divmod(ps.node_units, ps.group_units)
     out += [(ps.group_units, full, run)] if full else []
     out += [(rest, 1, run)] if rest else []
+    if nodes_only:
+        return out
     full, rest = divmod(ps.extra_units, ps.group_units)
     out += [(ps.group_units, full, shared)] if full else []
     out += [(rest, 1, shared)] if rest else []
@@ -213,9 +260,20 @@ def _fabric_cls():  # type: ignore[no-untyped-def]
 @dataclass
 class PooledFabric(_fabric_cls()):  # type: ignore[misc]
     pooled: list[PooledShape] = field(default_factory=list)
+    substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
+    leaf_switch: Switch | None = None
 
     def to_json(self) -> dict[str, object]:
         out = super().to_json()
+        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
+        roles = sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
+        links = out["links"]
+        modules = out["modules"]
+        assert isinstance(links, dict) and isinstance(modules, dict)
+        for role in roles:
+            links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
+        modules["endpoint"] = sum(self.modules_at(role) for role in roles)
+        out["endpoint_substitutions"] = dict(self.substitutions)
         ps = self.pooled[0]
         out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
                    + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
@@ -242,6 +300,8 @@ class OobFabric(_fabric_cls()):  # type: ignore[misc]
     # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
     per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)
     uplinks_per_leaf: int = 1
+    site_leaves: list[int] = field(default_factory=list)   # management switches per site, per site shape
+    into_inband: bool = False   # the uplinks are the in-band fabric's oob-leaf hop (counted there)
     spines: int = 0
     leaf_id: str = ""
     spine_id: str | None = None
@@ -257,6 +317,13 @@ class OobFabric(_fabric_cls()):  # type: ignore[misc]
     def switches(self, layer: str) -> int:
         return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
 
+    def uplink_ports(self, leaf: Switch) -> NicPorts:
+        """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
+        assert leaf.uplinks is not None
+        up = leaf.uplinks
+        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
+                        ports_per_cage=1)
+
     def to_json(self) -> dict[str, object]:
         links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
         copper = sum(g.links for g in self.groups if g.copper)
@@ -265,6 +332,9 @@ class OobFabric(_fabric_cls()):  # type: ignore[misc]
                 "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
                 "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
                 "uplinks": "spine" if self.spines else "inband",
+                # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
+                "uplinks_counted_in": "inband" if self.into_inband else "oob",
+                "uplink_ports": self.leaves * self.uplinks_per_leaf,
                 "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
                 "managed_devices": self.devices, "links": links,
                 "modules": {"node": self.modules_at("node"),
@@ -276,15 +346,17 @@ class OobFabric(_fabric_cls()):  # type: ignore[misc]
 
 
 def oob_sections(model: Model, placement: Placement, leaf: Switch,
-                 ) -> tuple[list[OobSection], list[tuple[list[tuple[int, int]], int]]]:
-    """Management switches per section of the placement, from its managed devices."""
+                 ) -> tuple[list[OobSection], list[tuple[list[tuple[int, int]], int]], list[int]]:
+    """Management switches per section of the placement, from its managed devices; and per site of each shape."""
     sup = model.platform.support
     per_rack = sup.oob_switches_per_rack if sup else 0
     down = leaf.ports
     fp = model.floor
     out = []
     per_shape = []
+    per_site = []
     for shape in placement.sites:
+        site = 0
         blocks: list[tuple[int, int]] = []
         shared_devices = 0
         for sec in shape.sections:
@@ -305,11 +377,14 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
                                      _in_row(fp, len(racks)))
             out.append(sec_oob)
             blocks.append((sec_oob.per_rack, sec_oob.block))
+            site += sec.copies * (sec_oob.per_rack * sec_oob.racks + sec_oob.block)
         shared = math.ceil(shared_devices / down)
         if shared_devices:
             out.append(OobSection(shape.count, shared_devices, 0, 0, shared, _in_row(fp, fp.racks_per_row)))
         per_shape.append((blocks, shared))
-    return out, per_shape
+        per_site.append(site + shared)
+    return out, per_shape, per_site
+
 
 
 def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
@@ -324,9 +399,10 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
         raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
                        where=src.where(("fabrics", "oob", "switch")), key="fabrics.oob.switch",
                        hint="Use a management switch with uplinks, such as sn2201.")
-    sections, per_shape = oob_sections(model, placement, leaf)
+    sections, per_shape, per_site = oob_sections(model, placement, leaf)
     fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
-                       per_shape=per_shape, leaf_id=leaf.id)
+                       per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site,
+                       into_inband=spec.uplinks != "spine" and "inband" in model.fabrics)
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
     fabric.uplinks_per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
@@ -363,8 +439,8 @@ def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: 
                             lower_groups=ups, upper_groups=[(f.spines, {run: per})],
                             rate_gbps=magnitude(up.rate, "rate"), ff_lower=cage(up.form_factor, 1, True),
                             ff_upper=cage(spine.form_factor, spine.ports_per_cage, True), lane_gbps=None)
-    else:
-        # Into the in-band fabric's leaves: one port each, counted here (the in-band leaves' spare ports).
+    elif not f.into_inband:
+        # No in-band fabric is built: the uplinks' cables to the site's in-band network, counted here.
         groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-inband", lower="leaf", upper="inband",
                             lower_groups=ups, upper_groups=ups, rate_gbps=magnitude(up.rate, "rate"),
                             ff_lower=cage(up.form_factor, 1, True), ff_upper=cage(up.form_factor, 1, True),

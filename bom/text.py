@@ -143,11 +143,16 @@ def compare_table(result: object) -> str:
     for g, m in zip(result.generations, result.rows(), strict=True):
         rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
-                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['modules_per_gpu']:.2f}",
+                     f"{m['scale_out_copper_cost_share']:.1%}", f"{m['support_links_per_gpu']:.2f}",
+                     f"{m['modules_per_gpu']:.2f}",
                      f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
                      f"{m['network_capex_share']:.1%}", f"{m['usd_per_gpu_hour']:.3f}"])
     notes = [f"  {g.platform.id}: {g.note}" for g in result.generations if g.note]
     notes += [f"  {pid}: not built: {why}" for pid, why in result.skipped.items()]
-    return "\n".join([table(["platform", "GPUs", "domain", "scale-out links/GPU", "copper (links)",
-                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
-                              "network share", "USD/GPU-h"], rows, [False] + [True] * 10)] + notes)
+    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
+                              "copper (cost)", "support links/GPU", "modules/GPU", "network USD/GPU",
+                              "network W/GPU", "network share", "USD/GPU-h"], rows, [False] + [True] * 11),
+                       "  compute links and copper: the compute fabric; support: storage, in-band and OOB;"
+                       " modules, USD, W: every fabric and the DCI"]
+                      + notes)

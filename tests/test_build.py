@@ -42,8 +42,10 @@ def test_tor_in_rack_runs_are_copper(catalog):
     assert all(g.modules == 0 and g.fibre_runs == 0 for g in node_leaf)
     # 18 trays x 4 ports = 72 per rack over 32 downlinks: 3 ToRs per rack, 8 racks.
     assert f.switches("leaf") == 24
+    # The tier holds the 4 UFM links too (optical, from the management rack).
+    assert f.hop_links("ufm-leaf") == 4
     assert m.tiers()["scale-out"]["copper_share"] == pytest.approx(
-        576 / (576 + f.hop_links("leaf-spine")))
+        576 / (576 + f.hop_links("leaf-spine") + 4))
 
 
 def test_three_layer_build(catalog):

@@ -27,21 +27,21 @@ def test_cables_command_writes_plan_elevations_and_workbook(bom, tmp_path):
     assert names == ["superpod-h100-4su-cables.csv", "superpod-h100-4su-cables.xlsx", "superpod-h100-4su-racks.csv"]
     with (tmp_path / "superpod-h100-4su-cables.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 2040 and list(rows[0]) == list(plan.FIELDS)
+    assert len(rows) == 2044 and list(rows[0]) == list(plan.FIELDS)
     first = rows[0]
     # The first DGX in the SU's first rack at U1; rail 1 to leaf 1 in the network rack in the middle of the row.
     assert (first["a_device"], first["a_u"], first["a_port"]) == ("s1-r01-rk01-node-01", "1", "p1/1")
     assert first["b_device"].startswith("s1-r01-rk05-leaf-") and first["b_port"] == "p1/1"
     assert first["label"] == "s1-r01-rk01-01:p1/1 / s1-r01-rk05-01:p1/1"
-    assert len({r["cable_id"] for r in rows}) == 2040
-    assert "2,040 rows" in r.stdout and "wrote" in r.stdout
+    assert len({r["cable_id"] for r in rows}) == 2044
+    assert "2,044 rows" in r.stdout and "wrote" in r.stdout
 
 
 def test_json_summary_on_stdout_only(bom, tmp_path):
     r = bom("cables", str(H100), "-o", str(tmp_path), "--json")
     j = json.loads(r.stdout)
-    assert j["rows"] == 2040 and j["xlsx"] is True
-    assert j["rows_per_hop"] == {"compute/leaf-spine": 1024, "compute/node-leaf": 1016}
+    assert j["rows"] == 2044 and j["xlsx"] is True
+    assert j["rows_per_hop"] == {"compute/leaf-spine": 1024, "compute/node-leaf": 1016, "compute/ufm-leaf": 4}
 
 
 def test_output_on_an_existing_file(bom, tmp_path):

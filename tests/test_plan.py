@@ -117,7 +117,10 @@ def check_closed_form(model, catalog) -> list[tuple]:
         assert {k: n for k, n in f["switches"].items() if n} == {
             k: n for (fab, k), n in t.switches.items() if fab == name and k in ("leaf", "spine", "core")}
         assert f["modules"]["node"] == t.modules[name, "node"]
-        assert f["modules"]["switch"] == sum(n for (fab, k), n in t.modules.items() if fab == name and k != "node")
+        switch = ("leaf", "spine", "core", "inband")
+        assert f["modules"]["switch"] == sum(n for (fab, k), n in t.modules.items() if fab == name and k in switch)
+        ends = sum(n for (fab, k), n in t.modules.items() if fab == name and k not in switch + ("node",))
+        assert f["modules"].get("endpoint", f["modules"].get("ufm", 0)) == ends
         assert (f["copper_links"], f["fibre_runs"], f["fibre_strands"], f["cables"]) == (
             t.copper_links[name], t.fibre_runs[name], t.fibre_strands[name], t.cables[name])
     so = j["tiers"]["scale-out"]
@@ -181,14 +184,19 @@ def index(device: str) -> int:
 
 
 def test_h100_plan_lists_the_ra_link_counts(catalog):
-    # RA-11333-001 Tables 4, 7, 8: 1,016 node-leaf (127 DGX x 8 rails) and 1,024 leaf-spine links,
-    # 32 leaves and 16 spines; every run a multimode fibre with an MMA4Z00-NS twin-port OSFP.
+    # RA-11333-001 V11 Tables 4, 7, 8: 1,016 node-leaf (127 DGX x 8 rails) + 4 UFM = 1,020 "Compute
+    # and UFM" cables, 1,024 leaf-spine links, 32 leaves and 16 spines; every run a multimode fibre
+    # with an MMA4Z00-NS twin-port OSFP.
     rows = list(plan.rows(model_of(H100, catalog)))
     hops = Counter(r[C["hop"]] for r in rows)
-    assert hops == {"node-leaf": 1016, "leaf-spine": 1024}
+    assert hops == {"node-leaf": 1016, "ufm-leaf": 4, "leaf-spine": 1024}
+    # The UFM's ports take the 128th node slot's ports: the last leaf port of four rail leaves.
+    ufm = [r for r in rows if r[C["hop"]] == "ufm-leaf"]
+    assert {r[C["b_port"]] for r in ufm} == {"p16/2"} and len({r[C["b_device"]] for r in ufm}) == 4
     assert {r[C["medium"]] for r in rows} == {"multimode"}
-    assert {r[C["a_module"]] for r in rows} == {r[C["b_module"]] for r in rows} == {"MMA4Z00-NS"}
-    assert len({r[C["b_device"]] for r in rows if r[C["hop"]] == "node-leaf"}) == 32
+    assert {r[C["a_module"]] for r in rows if r[C["hop"]] != "ufm-leaf"} == {"MMA4Z00-NS"}
+    assert {r[C["b_module"]] for r in rows} == {"MMA4Z00-NS"}
+    assert len({r[C["b_device"]] for r in rows if r[C["hop"]] in ("node-leaf", "ufm-leaf")}) == 32
     assert len({r[C["b_device"]] for r in rows if r[C["hop"]] == "leaf-spine"}) == 16
 
 

@@ -58,6 +58,8 @@ def scenarios(draw):
     platform = draw(st.sampled_from(PLATFORMS))
     gpus = draw(st.integers(min_value=8, max_value=6000))
     fabrics = {"compute": {}, "oob": {"switch": "sn2201"}}
+    if draw(st.booleans()):
+        fabrics["oob"]["uplinks"] = "spine"      # else into the in-band fabric (when there is one)
     # The catalog has 400G parts to an SN5600 and 100G parts to an SN4600C (the DGX H100's in-band
     # ports run at 100G, as in its RA); the HGX's 200G ports have no part to either in the catalog.
     if platform != "hgx-h100" and draw(st.booleans()):
@@ -97,3 +99,6 @@ def test_properties(catalog, text):
             down = plane.leaf_down if plane.leaf_uplink is None else plane.leaf.radix
             assert plane.leaf_up <= (plane.leaf.radix - down if plane.leaf_uplink is None else plane.leaf_uplink.radix)
             assert plane.leaves * plane.leaf_up <= plane.spines * plane.spine.radix
+        # Every port on a leaf's lower side (nodes, UFM, appliances, servers, OOB uplinks) fits its downlinks.
+        lower = sum(g.links for g in f.groups if g.upper == "leaf")
+        assert lower <= sum(n * f.planes * pl.leaves * pl.leaf_down for n, pl in f.shapes), name

@@ -27,3 +27,68 @@ def test_exit_2_naming_the_limit_and_nothing_written(bom, tmp_path, case):
     for w in words:
         assert w in r.output, (w, r.output)
     assert not out.exists() or not any(out.iterdir())
+
+
+# --- endpoints and OOB uplinks on the storage / in-band fabrics (bom/support.py) -----------------
+
+H100 = ("name: h\nplatform: dgx-h100\nnodes: 127\nlayout: {nodes_per_rack: 4, racks_per_row: 8}\n"
+        "fabrics: {compute: {switch: qm9700, su_nodes: 32}, storage: {switch: qm9700}, inband: {switch: sn4600c}, "
+        "oob: {switch: sn2201%s}}\n")
+
+
+def _build(catalog, text):
+    from tests.test_build import build
+
+    return build(catalog, text)
+
+
+def _hop(f, hop):
+    return [g for g in f.groups if g.hop == hop]
+
+
+def test_endpoints_take_their_own_rows_rate_and_cage(catalog):
+    m = _build(catalog, H100 % "" + "storage: {count: 8}\n")
+    storage = m.fabrics["storage"]
+    # The appliances' own 8 x 400G QSFP112 ports (their catalog row), a hop of their own.
+    assert storage.hop_links("storage-leaf") == 8 * 8 and storage.hop_links("node-leaf") == 127 * 2
+    assert {g.lower_end.form_factor for g in _hop(storage, "storage-leaf")} == {"qsfp112"}
+    # At 200G (the storage block's own rate) they would need the leaf's 4 x 200G breakout cage: the
+    # catalog has no such part, so the JSON says the port was counted as the nodes' one.
+    slow = H100 % "" + "storage: {count: 8, rate: \"200 Gbit/s\", ports: 2}\n"
+    why = _build(catalog, slow).fabrics["storage"].to_json()["endpoint_substitutions"]["storage"]
+    assert "qsfp112 at 200G" in why and "osfp:4" in why
+    inband = m.fabrics["inband"]
+    # UFM and management servers: their rows' 100G QSFP28 ports, not the node's.
+    ufm = _hop(inband, "ufm-leaf")
+    assert ufm and {g.lower_end.form_factor for g in ufm} == {"qsfp28"} and {g.rate_gbps for g in ufm} == {100.0}
+    assert inband.to_json()["endpoint_substitutions"] == {}
+
+
+def test_an_endpoint_cage_without_parts_is_counted_as_the_nodes_port_and_said(catalog):
+    # 100G QSFP28 into an SN5600 OSFP cage: the catalog has no part, the JSON says what was counted.
+    text = H100.replace("inband: {switch: sn4600c}", "inband: {switch: sn5600}").replace(
+        "platform: dgx-h100", "platform: dgx-b200").replace("nodes_per_rack: 4", "nodes_per_rack: 2") % ""
+    j = _build(catalog, text).fabrics["inband"].to_json()
+    assert set(j["endpoint_substitutions"]) == {"ufm", "mgmt", "oob"}
+    assert "qsfp28 at 100G" in j["endpoint_substitutions"]["ufm"]
+
+
+def test_oob_uplinks_take_in_band_leaf_ports(catalog):
+    m = _build(catalog, H100 % "")
+    oob, inband = m.fabrics["oob"], m.fabrics["inband"]
+    j = inband.to_json()
+    # Every management switch's uplink is an in-band leaf port: counted once, in the in-band fabric.
+    assert inband.hop_links("oob-leaf") == oob.leaves * oob.uplinks_per_leaf
+    assert oob.hop_links("leaf-inband") == 0 and oob.to_json()["uplinks_counted_in"] == "inband"
+    assert j["endpoint_ports"] == 4 * 2 + 5 * 2 + oob.leaves
+    # The in-band leaves have room for all of it (SN4600C at 1:1: 32 downlinks each).
+    assert j["switches"]["leaf"] * 32 >= j["links"]["node-leaf"] + j["endpoint_ports"]
+    # Their modules are the in-band fabric's (an oob-leaf group with parts at both ends).
+    assert sum(g.links for g in _hop(inband, "oob-leaf")) == oob.leaves
+
+
+def test_a_separate_oob_spine_layer_takes_no_in_band_port(catalog):
+    m = _build(catalog, H100 % ", uplinks: spine")
+    oob, inband = m.fabrics["oob"], m.fabrics["inband"]
+    assert inband.hop_links("oob-leaf") == 0 and "oob-leaf" not in inband.to_json()["links"]
+    assert oob.spines >= 1 and oob.hop_links("leaf-spine") == oob.leaves * oob.uplinks_per_leaf

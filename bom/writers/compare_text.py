@@ -9,11 +9,11 @@ from bom.compare import Comparison
 from bom.writers.text import _env
 
 #: The charts of the comparison report: (metric, title, how to print a value).
-CHARTS = (("scale_out_copper_share", "Scale-out copper share (links)", "pct"),
-          ("scale_out_copper_cost_share", "Scale-out copper share (cost)", "pct"),
-          ("scale_out_links_per_gpu", "Scale-out links per GPU", "num2"),
-          ("modules_per_gpu", "Optical modules per GPU", "num2"),
-          ("network_capex_per_gpu", "Network capex per GPU (USD)", "num0"),
+CHARTS = (("scale_out_copper_share", "Scale-out (compute fabric) copper share (links)", "pct"),
+          ("scale_out_copper_cost_share", "Scale-out (compute fabric) copper share (cost)", "pct"),
+          ("scale_out_links_per_gpu", "Scale-out (compute fabric) links per GPU", "num2"),
+          ("modules_per_gpu", "Optical modules per GPU (whole network)", "num2"),
+          ("network_capex_per_gpu", "Network capex per GPU (USD, whole network)", "num0"),
           ("usd_per_gpu_hour", "Cost per GPU-hour (USD)", "num3"))
 
 

@@ -7,7 +7,7 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Font
 
-from bom.compare import Comparison, Generation
+from bom.compare import SCOPES, SUPPORT, Comparison, Generation
 from bom.lines import FACILITY
 from bom.writers.xlsx import COUNT, SHARE, USD0, _f, _header, _name, _put, bom_table, inputs_sheet, to_bytes
 
@@ -15,7 +15,8 @@ TIERS = ("scale-up", "scale-out", "scale-across")
 #: Facts of each generation written as values at the top of its sheet (rows 2..), column B.
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
-         "scale_across_copper", "modules", "fibre_runs", "lit_strands")
+         "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
+         "lit_strands")
 BOM_TOP = len(FACTS) + 4
 
 
@@ -31,6 +32,13 @@ def _facts(g: Generation) -> dict[str, float]:
         out[f"{key}_links"] = int(t[tier]["links"])
         out[f"{key}_copper"] = int(t[tier].get("copper_links", 0) or 0)
     so, sa = t["scale-out"], t["scale-across"]
+    # Scale-out facts are the compute fabric's; the whole network's links and copper stand apart.
+    out["network_links"] = out["scale_out_links"] + out["scale_across_links"]
+    out["network_copper"] = out["scale_out_copper"] + out["scale_across_copper"]
+    compute = m.fabrics["compute"].groups
+    out["scale_out_links"] = sum(x.links for x in compute)
+    out["scale_out_copper"] = sum(x.links for x in compute if x.copper)
+    out["support_links"] = sum(x.links for k, f in m.fabrics.items() if k in SUPPORT for x in f.groups)
     out["modules"] = int(so["modules"]) + int(sa["modules"])
     out["fibre_runs"] = int(so["fibre_runs"]) + int(sa.get("fibre_runs", 0) or 0)
     out["lit_strands"] = int(so["fibre_strands"]) + int(sa.get("fibre_strands", 0) or 0)
@@ -53,7 +61,7 @@ def _metric_formulas(sheet: str, last: int) -> dict[str, str]:
     """Each comparison metric as a formula over one generation's sheet and the Inputs."""
     q = f"'{sheet}'"
     fact = {name: f"{q}!$B${n}" for n, name in enumerate(FACTS, start=2)}
-    rng = {c: f"{q}!${c}${BOM_TOP + 1}:${c}${last}" for c in "BEJMO"}
+    rng = {c: f"{q}!${c}${BOM_TOP + 1}:${c}${last}" for c in "BCEJMO"}
     gpus = fact["gpus"]
     usd, watt, cat, tier = rng["M"], rng["O"], rng["E"], rng["B"]
     hardware = f"SUM({usd})"
@@ -66,23 +74,25 @@ def _metric_formulas(sheet: str, last: int) -> dict[str, str]:
             f"+{fact['racks']}*in_space)")
     tco = f"({capex}+in_years*{opex})"
     out = {"gpus": gpus, "gpus_per_domain": fact["gpus_per_domain"], "domains": fact["domains"]}
-    all_links = all_copper = ""
+    fab = rng["C"]
     for t in TIERS:
         key = t.replace("-", "_")
         links, copper = fact[f"{key}_links"], fact[f"{key}_copper"]
-        net_tier = f'(SUMIFS({usd},{tier},"{t}")-SUMIFS({usd},{tier},"{t}",{cat},"compute"))'
+        # Scale-out: the compute fabric's lines only (as the metric's scope says).
+        only = f',{fab},"compute"' if t == "scale-out" else ""
+        net_tier = f'(SUMIFS({usd},{tier},"{t}"{only})-SUMIFS({usd},{tier},"{t}",{cat},"compute"{only}))'
         out[f"{key}_links_per_gpu"] = f"{links}/{gpus}"
         out[f"{key}_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
-        out[f"{key}_copper_cost_share"] = (f'IF({net_tier}=0,0,SUMIFS({usd},{tier},"{t}",{cat},"copper cable")'
+        out[f"{key}_copper_cost_share"] = (f'IF({net_tier}=0,0,SUMIFS({usd},{tier},"{t}",{cat},"copper cable"{only})'
                                            f"/{net_tier})")
-        if t != "scale-up":
-            all_links += f"+{links}"
-            all_copper += f"+{copper}"
-    out["network_copper_share"] = f"IF(0{all_links}=0,0,(0{all_copper})/(0{all_links}))"
+    out["network_copper_share"] = f"IF({fact['network_links']}=0,0,{fact['network_copper']}/{fact['network_links']})"
+    out["support_links_per_gpu"] = f"{fact['support_links']}/{gpus}"
     out["modules_per_gpu"] = f"{fact['modules']}/{gpus}"
     out["fibre_runs_per_gpu"] = f"{fact['fibre_runs']}/{gpus}"
     out["lit_strands_per_gpu"] = f"{fact['lit_strands']}/{gpus}"
     out["switches_per_gpu"] = (f'(SUMIFS({rng["J"]},{cat},"switch")+SUMIFS({rng["J"]},{cat},"DCI switch"))/{gpus}')
+    out["support_switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({rng["J"]},{cat},"switch",{fab},"{k}")'
+                                                       for k in SUPPORT) + f")/{gpus}")
     out["scale_out_gbps_per_gpu"] = fact["scale_out_gbps_per_gpu"]
     out["network_capex_per_gpu"] = f"{network}/{gpus}"
     out["network_power_w_per_gpu"] = f"{net_w}/{gpus}"
@@ -113,9 +123,11 @@ def workbook(c: Comparison) -> Workbook:
     inputs_sheet(wb, list(c.generations[0].report.inputs.values()))
     sheets = [_generation_sheet(wb, g) for g in c.generations]
     metrics = list(c.rows()[0])
-    _header(ws, ["Metric"] + [g.platform.id for g in c.generations], [30] + [16] * len(c.generations))
+    _header(ws, ["Metric"] + [g.platform.id for g in c.generations] + ["Scope"],
+            [30] + [16] * len(c.generations) + [28])
     for i, metric in enumerate(metrics, start=2):
         _put(ws, i, 1, metric)
+        _put(ws, i, len(c.generations) + 2, SCOPES[metric])
         for j, (sheet, last) in enumerate(sheets, start=2):
             _put(ws, i, j, _f(_metric_formulas(sheet, last)[metric]), _format(metric))
         _name(wb, f"cmp_{metric}", f"Comparison!$B${i}:${chr(64 + len(sheets) + 1)}${i}")

@@ -5,9 +5,11 @@ DGX SuperPOD"): 38 racks (Legrand NVIDPD13), 127 DGX H100, 4 UFM appliances 3.1,
 servers. The RA's out-of-band section: the OOB fabric "connects the management ports of all
 devices including DGX and management servers, storage, networking gear, rack PDUs".
 
-Not reproduced from a published table (the tables were not readable at their source in this
-session): the storage, in-band and OOB switch and cable counts. The test holds our rule's counts
-and states the rule.
+Not reproduced from a published table: the storage, in-band and OOB switch and cable counts. The
+RA network-fabrics pages (H100, B200, B300, GB200) were searched again on 2026-12-02 with their
+table captions ("Storage fabric component count", "In-band management ...", "Out-of-band ...");
+the stored text of each page ends after Table 4 (compute), so those tables could not be read.
+The test holds our rule's counts and states the rule.
 """
 
 from __future__ import annotations
@@ -48,15 +50,24 @@ def test_oob_cables_every_managed_device(catalog):
     pdus = m.placement.devices("pdu")
     assert managed == 127 + switches + pdus + 4 + 5
     assert oob.to_json()["links"]["node-leaf"] == managed
-    # Uplinks into the in-band fabric (no separate OOB spine layer).
-    assert oob.to_json()["switches"]["spine"] == 0
-    assert oob.to_json()["links"]["leaf-inband"] == oob.leaves
+    # Uplinks into the in-band fabric (no separate OOB spine layer): in-band leaf ports, counted in
+    # the in-band fabric's links (its oob-leaf hop), not twice.
+    j = oob.to_json()
+    assert j["switches"]["spine"] == 0 and j["links"]["leaf-inband"] == 0
+    assert j["uplinks_counted_in"] == "inband" and j["uplink_ports"] == oob.leaves
+    assert m.fabrics["inband"].to_json()["links"]["oob-leaf"] == oob.leaves
 
 
 def test_in_band_runs_on_the_in_band_ports_at_100g(catalog):
     m = _model(catalog)
     f = m.fabrics["inband"]
     assert f.to_json()["rate_gbps"] == 100.0
-    # 127 nodes x 2 in-band ports, plus 4 UFM x 2 and 5 management servers x 2 on leaves of their own.
-    assert f.to_json()["links"]["node-leaf"] == 127 * 2 + 4 * 2 + 5 * 2
-    assert f.to_json()["endpoint_ports"] == 18
+    # 127 nodes x 2 in-band ports; 4 UFM x 2, 5 management servers x 2 and one uplink per management
+    # switch on leaves of their own, each kind its own hop at its own row's rate and cage.
+    j = f.to_json()
+    oob = m.fabrics["oob"].leaves
+    assert j["links"]["node-leaf"] == 127 * 2
+    assert (j["links"]["ufm-leaf"], j["links"]["mgmt-leaf"], j["links"]["oob-leaf"]) == (4 * 2, 5 * 2, oob)
+    assert j["endpoint_ports"] == 18 + oob
+    # The in-band leaves have room for every port they carry (SN4600C: 32 of 64 x 100G down at 1:1).
+    assert j["switches"]["leaf"] * 32 >= 127 * 2 + 18 + oob
