@@ -29,6 +29,15 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
 
 Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
 :class:`CableRow` names them for other consumers (the NetBox writer).
+
+For consumers: ``cable_rows(model, catalog=catalog)`` yields :class:`CableRow`; the devices and
+their rack units come from ``model.placement`` (``racks()``, ``elevation(rack)``; or
+:func:`bom.elevation.elevation_rows`); a device's interfaces are the ports its rows name: ``p17``
+a cage, ``p17/2`` its second port, ``oob-p1`` a node's NIC port on another fabric, ``mgmt`` a
+device's management port, ``line`` and ``p1``.. a mux/demux's line and channel ports,
+``gpu1-nvl3`` / ``nvs2-p5-l3`` NVLink (``--scale-up``). ``a_module``/``b_module`` is the part in
+the cage, ``cable_part``/``cable_type``/``sold_length_m`` the cable, ``bundle`` the bought
+cable several rows share. DCI routers and muxes have no placement (empty rack and U).
 """
 
 from __future__ import annotations

@@ -109,3 +109,17 @@ def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
     assert r.exit_code == 0
     assert f"more than bom build writes ({cabling.BUILD_MAX_ROWS:,})" in r.stderr and "bom cables" in r.stderr
     assert not list((tmp_path / "o").glob("*-cables.csv"))
+
+
+def test_progress_on_stderr_keeps_json_stdout_clean(tmp_path):
+    """A plan past PROGRESS_ROWS shows a progress bar on stderr; --json stdout is only the JSON."""
+    scenario = tmp_path / "mid.yaml"
+    scenario.write_text("name: mid\nplatform: gb300-nvl72\ngpus: 72144\nfabrics: {compute: {switch: q3400}}\n")
+    cmd = [sys.executable, "-m", "bom.cli", "cables", str(scenario), "-o", str(tmp_path / "o"), "--json"]
+    env = {**os.environ, "COLUMNS": "100", "FORCE_COLOR": "0", "TERM": "xterm"}
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["rows"] > cabling.PROGRESS_ROWS and j["xlsx"] is True
+    quiet = subprocess.run(cmd + ["-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0 and quiet.stderr == "" and json.loads(quiet.stdout)["rows"] == j["rows"]
