@@ -7,6 +7,7 @@ CSV and the "Racks" sheet, and one sample rack of each kind for the report's SVG
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,22 +26,34 @@ def _totals(slots: list[Slot]) -> tuple[int, float]:
 
 
 def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
-    """One row per occupied slot, rack by rack (bottom up), with the rack's U and power against its budget."""
+    """One row per occupied slot, rack by rack (bottom up), with the rack's U and power against its
+    budget and its scale-up links; the same slots as ``Placement.elevation``, each rack layout
+    worked out once (a campus has a few layouts and tens of thousands of racks)."""
     placement = model.placement
     assert placement is not None
     p = model.platform
     su = p.scale_up
+    layouts: dict[int, tuple[list[tuple[object, ...]], tuple[object, ...]]] = {}
     for rack in placement.racks():
-        slots = list(placement.elevation(rack))
-        used, power = _totals(slots)
+        lay = placement._layout(rack)
+        done = layouts.get(id(lay))
+        if done is None:
+            seen: Counter[str] = Counter()
+            items = []
+            for item, u in lay.slots:
+                seen[item.role] += 1
+                items.append((u, item.height, f"-{item.role}-{seen[item.role]:02d}", item.role, item.catalog_id,
+                              item.fabric or "", round(item.power_w, 1)))
+            # The scale-up tier as a per-rack summary: the NVLink links inside the rack's systems.
+            gpus = seen["node"] * p.gpus_per_node
+            tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w, gpus * su.links_per_gpu,
+                    -(-gpus // p.gpus_per_domain) * su.copper_cables_per_domain)
+            done = layouts[id(lay)] = (items, tail)
+        items, tail = done
         head = (f"s{rack.site}", f"r{rack.row:02d}", rack.id, rack.position, rack.kind, rack.catalog_id)
-        # The scale-up tier as a per-rack summary: the NVLink links inside the rack's systems.
-        gpus = sum(1 for s in slots if s.role == "node") * p.gpus_per_node
-        domains = -(-gpus // p.gpus_per_domain)
-        tail = (used, rack.u_budget, round(power, 1), rack.power_budget_w, gpus * su.links_per_gpu,
-                domains * su.copper_cables_per_domain)
-        for s in slots:
-            yield (*head, s.u, s.height, s.device, s.role, s.catalog_id, s.fabric or "", round(s.power_w, 1), *tail)
+        rid = rack.id
+        for u, h, suffix, role, cid, fabric, power in items:
+            yield (*head, u, h, rid + suffix, role, cid, fabric, power, *tail)
 
 
 @dataclass(frozen=True)
