@@ -283,10 +283,12 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     leaf_spread = (rail and not p.nodes_per_leaf) or p.node_ports * planes < 2
     node_cage = cage(nic.form_factor, nic.ports_per_cage * planes, node_spread)
     leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
-    ls_up = cage(p.up.form_factor, p.up.ports_per_cage, p.leaf_spine_per_pair < p.up.ports_per_cage)
-    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage, p.leaf_spine_per_pair < p.spine.ports_per_cage)
+    # A cage's ports reach one far switch only when the links to each switch fill whole cages
+    # (3 links per pair on twin-port cages leave one cage split between two spines).
+    ls_up = cage(p.up.form_factor, p.up.ports_per_cage, p.leaf_spine_per_pair % p.up.ports_per_cage != 0)
+    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage, p.leaf_spine_per_pair % p.spine.ports_per_cage != 0)
     isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
-    sc_spread = p.spine_core_per_pair < p.spine.ports_per_cage
+    sc_spread = p.spine_core_per_pair % p.spine.ports_per_cage != 0
     sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
     hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
             ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),

@@ -105,11 +105,12 @@ def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float
     return float(parse_quantity(text, dimension, key=option).to(unit).magnitude)
 
 
-def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool) -> list[Path] | None:
+def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool,
+           retire: tuple[str, ...] = ()) -> list[Path] | None:
     """Write ``files`` into ``out``; print the JSON and return None with --json, else the paths."""
     from bom import outputs
 
-    paths = outputs.write_all(files, out)
+    paths = outputs.write_all(files, out, retire)
     if as_json:
         typer.echo(files[json_name].decode(), nl=False)
         return None
@@ -194,7 +195,7 @@ def build(
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV."""
     import time
 
-    from bom import outputs, pipeline, text
+    from bom import cabling, outputs, pipeline, text
     from bom.report import make_report
     from bom.scenario import load_scenario
 
@@ -210,15 +211,57 @@ def build(
     step("building the model")
     report = make_report(pipeline.build_scenario(sc, src, catalog), catalog, src=src)
     files = outputs.render(report, step)
-    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
+    step("writing the cable plan")
+    plan_files, plan_note = cabling.for_build(report.model, sc.name, catalog)
+    files.update(plan_files)
+    plan_names = tuple(f"{sc.name}{suffix}" for suffix in cabling.PLAN_SUFFIXES)
+    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json, plan_names)
     for warning in report.warnings:
         typer.echo(f"warning: {warning}", err=True)
     step("done")
+    if plan_note:
+        typer.echo(f"note: {plan_note} (bom cables {scenario or ''} -o DIR)".replace("  ", " "), err=True)
     if paths is None:
         return
     typer.echo(text.build_summary(report.model))
     typer.echo(text.totals_line(report))
     _wrote(paths)
+
+
+@app.command(short_help="Write the cable plan and the rack elevations.")
+@friendly
+@pipe_safe
+def cables(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", help="Folder for the plan (default: reports/<name>).")] = None,
+    scale_up: Annotated[bool, typer.Option(
+        "--scale-up", help="List every GPU's NVLink links too (else a per-rack summary in the racks CSV).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write the cable plan (every link, device and port at both ends) and the rack elevations."""
+    from bom import cabling, pipeline, plan
+    from bom.scenario import load_scenario
+
+    try:
+        sc, src = load_scenario(scenario)
+        catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+        model = pipeline.build_scenario(sc, src, catalog)
+        with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
+            result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
+                                        progress=progress, scale_up=scale_up)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
+        sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
+    if as_json:
+        _print_json({"name": sc.name, **result.to_json()})
+        return
+    typer.echo(result.summary())
+    _wrote(result.paths)
 
 
 @app.command(short_help="Build one job on each platform generation and compare.")

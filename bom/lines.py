@@ -20,6 +20,8 @@ CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "transcei
 FACILITY = ("storage", "server", "rack", "PDU")
 NETWORK = tuple(c for c in CATEGORIES if c != "compute" and c not in FACILITY)
 COPPER = ("copper cable",)
+#: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
+DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
-        out.append(Line("scale-across", "dci", "site-site", "dark fibre", "dark-fibre", "DARK-FIBRE-PAIR",
+        out.append(Line("scale-across", "dci", "site-site", "dark fibre", "dark-fibre", DARK_FIBRE_SKU,
                         f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))

@@ -3,7 +3,9 @@
 A hop's two ends are given as device groups with the ports each device has on each run
 (:mod:`bom.floorplan`); each run's length picks its parts through the standard lookup, and
 runs that pick the same parts form one link group. Counting rules (DESIGN.md section 3):
-a module per cage with a used port (twin-port modules once per cage); copper and AOC
+a module per cage with a used port (twin-port modules once per cage; a device's ports that
+take the same module share cages across link groups, as runs of different fibre lengths
+plug into one twin-port module: the cable plan places them so); copper and AOC
 assemblies carry no modules and no fibre; an optical link has a module share at each end
 and its fibre runs, whose lit strands come from the connector.
 """
@@ -43,6 +45,9 @@ class LinkGroup:
     panel: Panel | None = None
     panels: int = 0            # patch panel units on the runs
     extras: dict[str, int] = field(default_factory=dict)
+    #: Every floor-plan run of the group with its parts at that length: the cable plan takes
+    #: each link's part and sold length from here instead of looking them up again.
+    runs: dict[Run, Choice] = field(default_factory=dict)
 
     @property
     def medium(self) -> str:
@@ -93,20 +98,26 @@ def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, 
                     g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps,
                                                 c, lo, up)
                 g.length_m = max(g.length_m, run.length_m)
+                g.runs.setdefault(run, c)
+            # A module per cage with a used port: a device's ports that take the same module share
+            # its cages whatever fibre length each run needs (counted on the first such group).
+            per_module: dict[tuple[str, int], list] = {}
             for key, ports in per_key.items():
                 g = groups[key]
                 end = g.upper_end if side else g.lower_end
                 _, _, h_lo, h_up = _orient(g.choice.option, ff_lower)
                 if side == 0:
                     g.links += devices * ports
-                if end.part is not None:   # a module per cage with a used port
-                    modules = devices * math.ceil(ports / end.ports)
-                    if side:
-                        g.modules_upper += modules
-                    else:
-                        g.modules_lower += modules
+                if end.part is not None:
+                    per_module.setdefault((end.part.id, end.ports), [0, g])[0] += ports
                 if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
                     heads[key][side] += devices * math.ceil(ports / end.ports)
+            for (_, per_cage), (ports, g) in per_module.items():
+                modules = devices * math.ceil(ports / per_cage)
+                if side:
+                    g.modules_upper += modules
+                else:
+                    g.modules_lower += modules
     for key, g in groups.items():
         _finish(g, heads[key], media)
     return list(groups.values())

@@ -79,8 +79,12 @@ def render_comparison(result: object) -> dict[str, bytes]:
             f"{result.name}-compare.json": write_compare_json(result)}
 
 
-def write_all(files: dict[str, bytes], out: Path) -> list[Path]:
-    """Publish ``files`` (all rendered already) into the folder ``out`` as one unit; returns the paths."""
+def write_all(files: dict[str, bytes], out: Path, retire: tuple[str, ...] = ()) -> list[Path]:
+    """Publish ``files`` (all rendered already) into the folder ``out`` as one unit; returns the paths.
+
+    ``retire`` names our own outputs of an earlier build that this one does not write (a cable plan
+    too large or not listable now): they leave with the swap, so no stale file sits beside the new set."""
+    retire = tuple(r for r in retire if r not in files)
     target = Path(os.path.abspath(out))
     _check_dir(target)
     try:
@@ -94,9 +98,9 @@ def write_all(files: dict[str, bytes], out: Path) -> list[Path]:
             stage = target.parent / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
             try:
                 _stage(stage, files)
-                _publish(stage, target, files)
+                _publish(stage, target, files, retire)
             finally:
-                _settle(stage, target, set(files))
+                _settle(stage, target, set(files) | set(retire))
             _sync(target.parent)
     except OSError as exc:
         raise BomError(f"cannot write {exc.filename or target}: {exc.strerror}", key="--output") from None
@@ -134,14 +138,14 @@ def _write_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _publish(stage: Path, target: Path, files: dict[str, bytes]) -> None:
+def _publish(stage: Path, target: Path, files: dict[str, bytes], retire: tuple[str, ...] = ()) -> None:
     mode = 0o777 & ~_umask()
     if not os.path.lexists(target):
         os.chmod(stage, mode)
         _rename(stage, target)
         return
     if _exchangeable(target):
-        others = [e for e in os.listdir(target) if e not in files]
+        others = [e for e in os.listdir(target) if e not in files and e not in retire]
         try:
             for name in others:
                 os.link(target / name, stage / name, follow_symlinks=False)
@@ -157,6 +161,9 @@ def _publish(stage: Path, target: Path, files: dict[str, bytes]) -> None:
                     os.unlink(stage / name)
     for name in files:     # one by one: each file atomic, the set not
         os.replace(stage / name, target / name)
+    for name in retire:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target / name)
 
 
 def _exchangeable(target: Path) -> bool:

@@ -124,7 +124,10 @@ def _groups(f: Fabric, model: Model, media: Media, nic, ports: int, leaves: int,
         raise
     # A UFM port in a leaf's half-used twin-port cage shares the module already counted there
     # (one run, so one group; a part-less end, copper, has no modules to correct).
+    # Only a module of the same part can be shared: else the UFM's ports open cages of their own
+    # (count_hop's count stands).
+    node_parts = {g.upper_end.part.id for g in f.groups if g.hop == "node-leaf" and g.upper_end.part is not None}
     for g in groups:
-        if g.upper_end.part is not None:
+        if g.upper_end.part is not None and node_parts == {g.upper_end.part.id}:
             g.modules_upper = leaf_modules
     return groups

@@ -79,10 +79,13 @@ def _context(r: Report) -> dict[str, Any]:
 
 
 def write_html(r: Report) -> bytes:
+    from bom.cabling import build_note
+    from bom.elevation import samples
     from bom.writers.diagram import diagram
 
     ctx = _context(r)
     ctx["d"] = diagram(r)
+    ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 
 

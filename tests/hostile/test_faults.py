@@ -50,7 +50,8 @@ HARNESS = textwrap.dedent("""\
     if os.environ.get("WRITE_FROM"):   # the writer alone, on a rendered set (no build: quicker)
         from pathlib import Path
         src = Path(os.environ["WRITE_FROM"])
-        o.write_all({p.name: p.read_bytes() for p in sorted(src.iterdir())}, Path(sys.argv[1]))
+        plan = tuple("small" + suffix for suffix in ("-cables.csv", "-cables.xlsx", "-racks.csv"))
+        o.write_all({p.name: p.read_bytes() for p in sorted(src.iterdir())}, Path(sys.argv[1]), plan)
     else:
         sys.argv = ["bom"] + sys.argv[1:]
         from bom.cli import main
