@@ -130,7 +130,15 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
         racks=model.racks, gpus=model.cluster.gpus,
         dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,
-        pflops_per_gpu=model.platform.flops_per_gpu("fp8") / 1e15)
+        pflops_per_gpu=_dense_pflops(model.platform))
+
+
+def _dense_pflops(p: object) -> float:
+    """Dense FP8 per GPU [PFLOP/s], or BF16 on a chip without FP8 (TPU v4): the PFLOP-hour basis."""
+    from bom.catalog import Platform
+
+    assert isinstance(p, Platform)
+    return (p.flops_per_gpu("fp8") if p.fp8_dense is not None else p.flops_per_gpu("bf16")) / 1e15
 
 
 def _warnings(order: list[OrderLine]) -> list[str]:
