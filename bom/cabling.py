@@ -87,12 +87,9 @@ def _check_dir(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise BomError(f"{out} is a file, not a folder", key="--output",
                        hint="Give -o a folder (it is created if missing); the plan's files go inside it.")
-    probe = out
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise BomError(f"cannot write to {probe}", key="--output",
-                       hint="Choose a folder you can write to with -o DIR.")
+    from bom.outputs import check_writable
+
+    check_writable(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

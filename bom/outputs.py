@@ -48,7 +48,8 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _check_dir(out: Path) -> None:
+def check_writable(out: Path) -> None:
+    """The nearest existing folder at or above ``out`` must be writable (else exit 2 with -o advice)."""
     probe = out
     while not probe.exists():
         probe = probe.parent
@@ -86,7 +87,7 @@ def write_all(files: dict[str, bytes], out: Path, retire: tuple[str, ...] = ()) 
     too large or not listable now): they leave with the swap, so no stale file sits beside the new set."""
     retire = tuple(r for r in retire if r not in files)
     target = Path(os.path.abspath(out))
-    _check_dir(target)
+    check_writable(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
