@@ -36,8 +36,15 @@ def is_formula_like(value: str) -> bool:
 
 
 def cell_text(value: str) -> str:
-    """``value`` as a workbook can hold it: XML-illegal characters become U+FFFD, length capped."""
-    return _XML_ILLEGAL.sub("\ufffd", value)[:CELL_MAX]
+    """``value`` as a workbook can hold it: XML-illegal characters become U+FFFD, length capped.
+
+    CR and CRLF become LF: an XML parser turns a raw CR into LF on reading (and only some
+    writers escape it), so the workbook would hold one text or the other by chance.
+
+    >>> cell_text("x\\r\\n=4+4"), cell_text("\\r=1+1")
+    ('x\\n=4+4', '\\n=1+1')
+    """
+    return _XML_ILLEGAL.sub("\ufffd", value.replace("\r\n", "\n").replace("\r", "\n"))[:CELL_MAX]
 
 
 def safe_text(value: str) -> str:
