@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from bom.catalog import Catalog, NicPorts, Switch
@@ -79,6 +80,20 @@ class PooledShape:
     kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
 
 
+def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
+    """The spec with the platform RA's leaf ratio for this fabric unless the scenario states one.
+
+    The RAs oversubscribe storage (and, where one Ethernet fabric carries both, in-band): the ratio
+    and its source are the platform row's ``support.oversubscription``; a scenario's
+    ``oversubscription`` (even 1) wins.
+    """
+    sup = model.platform.support
+    if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
+        return spec
+    down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
+    return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
+
+
 def _ports_of(name: str, model: Model) -> NicPorts | None:
     p = model.platform
     return {"storage": p.storage, "inband": p.inband}[name]
@@ -100,6 +115,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     if spec.uplinks is not None:
         raise BomError("uplinks is a key of the out-of-band fabric only", where=src.where(("fabrics", name, "uplinks")),
                        key=f"fabrics.{name}.uplinks")
+    spec = with_ra_ratio(name, spec, model)
     fp = model.floor
     compute = model.fabrics.get("compute")
     rate = magnitude(nic.rate, "rate") / spec.planes
@@ -274,6 +290,8 @@ class PooledFabric(_fabric_cls()):  # type: ignore[misc]
             links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
         modules["endpoint"] = sum(self.modules_at(role) for role in roles)
         out["endpoint_substitutions"] = dict(self.substitutions)
+        r = Fraction(self.spec.oversubscription)
+        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
         ps = self.pooled[0]
         out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
                    + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
