@@ -78,6 +78,44 @@ class PooledShape:
     extra_groups: int        # leaf groups of the endpoints
     # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
     kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
+    block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
+
+    def _blocks(self) -> tuple[int, int, int]:
+        """(groups in the full blocks, the partial block's ports, its groups)."""
+        block = self.block_units or self.node_units or 1
+        full, rest = divmod(self.node_units, block)
+        return full * (block // self.group_units), rest, -(-rest // self.group_units)
+
+    def node_fills(self) -> list[tuple[int, int]]:
+        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
+        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
+        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
+
+        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
+        [(72, 4), (40, 2)]
+        """
+        groups, rest, parts = self._blocks()
+        out = [(self.group_units, groups)] if groups else []
+        return out + ([(q, n) for q, n in _split(rest, parts)] if rest else [])
+
+    def node_group(self, unit: int) -> tuple[int, int, int]:
+        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
+
+        >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
+        >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
+        ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
+        """
+        groups, rest, parts = self._blocks()
+        if unit < groups * self.group_units:
+            return (*divmod(unit, self.group_units), self.group_units)
+        v = unit - groups * self.group_units
+        q, r = divmod(rest, parts)
+        big = r * (q + 1)
+        if v < big:
+            g, u = divmod(v, q + 1)
+            return groups + g, u, q + 1
+        g, u = divmod(v - big, q)
+        return groups + r + g, u, q
 
 
 def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
@@ -154,7 +192,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
-        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds))
+        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds,
+                                  block_units=block * nic.ports))
     fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))
@@ -255,10 +294,7 @@ def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic
 
 def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = False) -> list[tuple[int, int, Run]]:
     """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
-    out = []
-    full, rest = divmod(ps.node_units, ps.group_units)
-    out += [(ps.group_units, full, run)] if full else []
-    out += [(rest, 1, run)] if rest else []
+    out = [(fill, n, run) for fill, n in ps.node_fills()]
     if nodes_only:
         return out
     full, rest = divmod(ps.extra_units, ps.group_units)

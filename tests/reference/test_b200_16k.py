@@ -51,8 +51,7 @@ def test_every_non_compute_leaf_uses_at_least_half_its_ports(catalog):
         p = f.first
         radix = p.leaf.radix
         for ps in f.pooled:
-            fills = [ps.group_units] + ([ps.node_units % ps.group_units] if ps.node_units % ps.group_units else [])
-            for fill in fills:
+            for fill, _ in ps.node_fills():
                 per_leaf = math.ceil(fill / p.leaves_per_group)
                 assert per_leaf + p.leaf_up >= radix / 2, (name, fill)
     oob = m.fabrics["oob"]
