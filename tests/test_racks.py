@@ -101,14 +101,18 @@ def test_properties(catalog, text):
             assert plane.leaf_up <= (plane.leaf.radix - down if plane.leaf_uplink is None else plane.leaf_uplink.radix)
             assert plane.leaves * plane.leaf_up <= plane.spines * plane.spine.radix
         # Every storage / in-band leaf of the nodes uses at least half its ports (its nodes' ports and
-        # the uplinks they take) unless the whole fabric is smaller than one leaf; a partial compute
-        # block's ports are shared evenly, so no leaf is left nearly empty. (The endpoints' own leaves,
-        # as the RAs give the storage appliances, may hold fewer: one appliance is one appliance.)
+        # the uplinks they take) unless its block's nodes are fewer than one leaf holds; a partial
+        # compute block's ports are shared evenly over its groups, so none is left nearly empty. (The
+        # endpoints' own leaves, as the RAs give the storage appliances, may hold fewer: one appliance
+        # is one appliance; and a partial block smaller than a leaf is one small leaf.)
         if isinstance(f, PooledFabric):
             for (_, plane), ps in zip(f.shapes, f.pooled, strict=True):
-                if ps.node_units + ps.extra_units < plane.leaf_down:
-                    continue
+                _, rest, _ = ps._blocks()
+                if ps.node_units <= plane.leaf_down * plane.leaves_per_group:
+                    continue                     # all the nodes' ports fit one leaf group
                 for fill, _ in ps.node_fills():
+                    if fill != ps.group_units and rest <= plane.leaf_down * plane.leaves_per_group:
+                        continue
                     used = -(-fill // plane.leaves_per_group) + plane.leaf_up
                     assert 2 * used >= plane.leaf.radix, (name, fill, plane.leaf_up, plane.leaf.radix)
         # Every port on a leaf's lower side (nodes, UFM, appliances, servers, OOB uplinks) fits its downlinks.
