@@ -268,6 +268,10 @@ def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic
     Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
     800G OSFP cage), the port is counted as the nodes' port on this fabric and the JSON says so
     (``endpoint_substitutions``): the leaf ports and cables are right, the part is the nodes'.
+    Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00, MCP7Y10,
+    MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x 200G OSFP to
+    QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read names the part
+    between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an SN5600 cage.
     """
     e_rate = min(magnitude(e_nic.rate, "rate"), rate)
     kw = dict(fabric=f.name, tier=f.tier, hop=f"{role}-leaf", lower=role, upper="leaf", lower_groups=lo,

@@ -6,11 +6,12 @@ import pytest
 
 CASES = {
     "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
-              ["rack power budget", "below one dgx-b200 node", "racks.power_budget"]),
+              ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.3 kW"]),
     "zero-ports": ("name: x\nplatform: dgx-h100\nnodes: 4\nstorage: {count: 2, ports: 0}\n"
-                   "fabrics: {storage: {switch: sn5600}}\n", ["storage.ports", "no storage-fabric ports"]),
+                   "fabrics: {storage: {switch: sn5600}}\n",
+                   ["storage.ports", "no storage-fabric ports", "Give storage.ports >= 1"]),
     "no-room": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {rack_units: 6}\n",
-                ["fits no rack", "6U"]),
+                ["fits no rack", "holds 6U", "Raise racks.power_budget or racks.rack_units"]),
     "oob-key": ("name: x\nplatform: dgx-h100\nnodes: 4\nfabrics: {oob: {su_nodes: 8}}\n",
                 ["fabrics.oob.su_nodes", "does not apply"]),
 }
