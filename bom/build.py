@@ -409,7 +409,8 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     model.rack_power_w = rack_power
     model.endpoints = build_endpoints(scenario, src, catalog, platform,
                                       _switch(catalog, fabrics["compute"].first.leaf.id, src,
-                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count)
+                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count,
+                                      max(s.nodes for s in cluster.sites))
     attach_ufm(model, media, src)
     _support_fabrics(model, specs, catalog, media, src)
     dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))

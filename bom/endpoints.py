@@ -71,13 +71,26 @@ def _row(catalog: Catalog, rid: str | None, src: Located, path: tuple[str, ...])
     return row
 
 
+# The largest DGX BasePOD: RA-11127-001 V5, "DGX BasePOD with NDR200 Compute Fabric", Table 5
+# ("Compute nodes (2-16)"; the NDR400 variant, Table 1, takes 2-8). A site this small follows the
+# BasePOD RA, a larger one the platform's SuperPOD RA (the catalog row's support counts).
+BASEPOD_MAX_NODES = 16
+# UFM below a SuperPOD: one HA pair (a UFM server and its UFM HA server, UFM Enterprise User
+# Manual, "UFM Overview"). The BasePOD RA pages read (System Architecture) do not state a UFM
+# count, so this is the stated rule, not a published figure (tests/reference/test_basepod.py).
+BASEPOD_UFM = 2
+
+
 def build_endpoints(scenario: Scenario, src: Located, catalog: Catalog, platform: Platform,
-                    compute_protocol: str | None, sites: int) -> Endpoints:
+                    compute_protocol: str | None, sites: int, site_nodes: int | None = None) -> Endpoints:
+    """``site_nodes``: nodes in the largest site; at BasePOD size the UFM default is one HA pair."""
     sup = platform.support
     m = scenario.management
     ufm_id = m.ufm if m and m.ufm else (sup.ufm if sup else None)
     ufm = _row(catalog, ufm_id, src, ("management", "ufm"))
     ufm_default = sup.ufm_count if sup and compute_protocol == "infiniband" else 0
+    if site_nodes is not None and site_nodes <= BASEPOD_MAX_NODES:
+        ufm_default = min(ufm_default, BASEPOD_UFM)
     ufm_count = m.ufm_count if m and m.ufm_count is not None else ufm_default
     mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None), src,
                 ("management", "server"))

@@ -520,7 +520,9 @@ def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switche
     fp = plan.model.floor
     run = Run(fp.run(1, fp.row_m / 2), "cross-row")
     lpg = p.leaves_per_group
-    e_leaves = ps.extra_groups * lpg  # type: ignore[attr-defined]
+    e_leaves = (ps.extra_groups or 1) * lpg  # type: ignore[attr-defined]
+    if not ps.extra_groups:  # type: ignore[attr-defined]
+        first_group = 0   # a one-leaf fabric (support.one_leaf): the endpoints share the nodes' leaf
     leaf_role = sw.roles["leaf"]
     for role, e_nic, ports in ps.kinds:  # type: ignore[attr-defined]
         k = kinds[f"{role}-leaf"][run]
@@ -910,9 +912,19 @@ def _slot_place(site: int, rack: Rack, slot: Slot) -> tuple[tuple[object, ...], 
             f"{rack.id}-{slot.u:02d}")
 
 
-def _oob_copies(placement: Placement, shape: object, site: int) -> Iterator[tuple[int | None, list, list]]:
+def _oob_copies(placement: Placement, shape: object, site: int, merged: bool = False
+                ) -> Iterator[tuple[int | None, list, list]]:
     """(block section number or None for the shared racks, managed device places, management-switch
-    places): each copy of each block section, then all the shared racks together."""
+    places): each copy of each block section, then all the shared racks together. ``merged``: the
+    site's one management switch takes the shared racks' devices too (bom/support.py oob_sections)."""
+    if merged:
+        copies = list(_oob_copies(placement, shape, site))
+        if copies and copies[-1][0] is None and len(copies) == 2:
+            (n, devs, leaves), (_, shared, _) = copies
+            yield n, devs + shared, leaves
+            return
+        yield from copies
+        return
     seq = 0
     shared_devs: list = []
     shared_leaves: list = []
@@ -955,11 +967,12 @@ def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: 
     site = 0
     leaves: list[tuple[int, tuple[tuple[object, ...], str]]] = []
     sections = iter(f.sections)
-    for shape in placement.sites:
+    for k, shape in enumerate(placement.sites):
         secs: list | None = None
+        blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
         for _ in range(shape.count):
             site += 1
-            copies = list(_oob_copies(placement, shape, site))
+            copies = list(_oob_copies(placement, shape, site, merged=len(blocks) == 1 and not n_shared))
             if secs is None:   # bom/support.py: one OobSection per block section, then the shared racks'
                 n_block = sum(1 for sec in shape.sections if any(lay.kind == "compute" for lay in sec.layouts))
                 shared = 1 if copies and copies[-1][0] is None else 0

@@ -5,13 +5,17 @@ rack, one leaf group per ``group`` nodes: the scenario's ``su_nodes`` for that f
 largest whole share of the block whose ports fill a leaf's downlinks (so a leaf uses at least half
 its ports unless the whole fabric is smaller). Storage appliances (storage) and fabric managers and
 management servers (in-band) get leaf groups of their own after the nodes'. All leaves share the
-fabric's spines; the planner is bom/fabric.py's, counting one port as one endpoint.
+fabric's spines; the planner is bom/fabric.py's, counting one port as one endpoint. A site whose
+lower ports (nodes, endpoints, management switches' uplinks) all fit one leaf, in one compute
+block, is that one leaf: no spine and no endpoint leaves (the BasePOD's single management and
+storage switch layer; the SuperPOD RA's per-SU endpoint leaves exist to hang off its spines).
 
 Out-of-band: one port on every managed device the placement holds (nodes' BMCs, NVLink switch
 trays, every other switch, PDUs, appliances, servers). Management switches stand where the
 platform's RA puts them (two in each NVL72 rack) or in the block's network rack, one more for the
-shared racks; their uplinks run into the in-band fabric unless the scenario asks for a separate
-OOB spine layer (``fabrics.oob.uplinks: spine``). The management switches themselves are managed
+shared racks (none when one switch holds every managed device of a one-block site); their
+uplinks run into the in-band fabric unless the scenario asks for a separate OOB spine layer
+(``fabrics.oob.uplinks: spine``). The management switches themselves are managed
 in-band over those uplinks, so they take no OOB port of their own.
 """
 
@@ -137,6 +141,19 @@ def _ports_of(name: str, model: Model) -> NicPorts | None:
     return {"storage": p.storage, "inband": p.inband}[name]
 
 
+def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -> bool:
+    """Whether a site's storage / in-band fabric is one leaf: all its lower ports (nodes,
+    endpoints, management switches' uplinks) fit one leaf's ports, the site is one compute block,
+    and the scenario fixes neither the leaf groups (``su_nodes``) nor the layers.
+
+    >>> from bom.scenario import FabricSpec
+    >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
+    (True, False)
+    """
+    fixed = spec.su_nodes is not None or spec.layers != "auto"
+    return not fixed and nodes <= block and ports <= radix
+
+
 def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media, src: Located,
                  leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None) -> Fabric:
     """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape."""
@@ -183,8 +200,15 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         g_units = g * nic.ports
         node_units = site.nodes * nic.ports
         padded = math.ceil(site.nodes / g) * g_units
+        extra_groups = math.ceil(extra / g_units)
+        single = one_leaf(spec, site.nodes, block, node_units + extra, leaf_p.radix)
+        if single:
+            # Every port of the site fits one leaf: that leaf is the fabric (no spine, no
+            # endpoint leaves of their own); the RA's per-SU endpoint leaves need a spine to join.
+            g_units, padded, extra_groups = node_units, node_units, 0
         try:
-            p = plan(padded + extra, 1, leaf_p, spine_p, topology="tor", group_nodes=g_units,
+            p = plan(padded + extra, 1, leaf_p, spine_p, topology="tor",
+                     group_nodes=padded + extra if single else g_units,
                      layers=None if spec.layers == "auto" else int(spec.layers),
                      oversubscription=spec.oversubscription, leaf_uplink=uplinks)
         except LimitError as exc:
@@ -192,8 +216,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
-        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds,
-                                  block_units=block * nic.ports))
+        pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
+                                  block_units=g_units if single else block * nic.ports))
     fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))
@@ -227,7 +251,8 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
             for ports, leaves in _split(fill, p.leaves_per_group):
                 leaf_lo.append((n * leaves * k, {r: ports}))
         # The endpoints' leaves (their own groups): each kind spread over all of them.
-        e_leaves = ps.extra_groups * p.leaves_per_group
+        # No endpoint groups (a one-leaf fabric): the endpoints share the nodes' leaves.
+        e_leaves = (ps.extra_groups or 1) * p.leaves_per_group
         for role, e_nic, ports in ps.kinds:
             lo, up = ends.setdefault(role, (e_nic, [], []))[1:]
             lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
@@ -437,6 +462,14 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
             blocks.append((sec_oob.per_rack, sec_oob.block))
             site += sec.copies * (sec_oob.per_rack * sec_oob.racks + sec_oob.block)
         shared = math.ceil(shared_devices / down)
+        mine = out[len(out) - len(blocks):]
+        if (len(mine) == 1 and mine[0].copies == shape.count and not mine[0].per_rack
+                and mine[0].devices + shared_devices <= down):
+            # One switch holds every managed device of the site (a BasePOD-size pod): no separate
+            # switch for the shared racks, which would sit mostly empty.
+            total = mine[0].devices + shared_devices
+            out[-1] = OobSection(shape.count, total, 0, 0, 1, mine[0].run)
+            blocks, site, shared, shared_devices = [(0, 1)], 1, 0, 0
         if shared_devices:
             out.append(OobSection(shape.count, shared_devices, 0, 0, shared, _in_row(fp, fp.racks_per_row)))
         per_shape.append((blocks, shared))

@@ -108,3 +108,59 @@ def test_a_partial_block_shares_its_ports_evenly(catalog):
     assert f.to_json()["links"]["node-leaf"] == 512
     for fill, _ in ps.node_fills():
         assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix
+
+
+# --- a pod whose every port fits one leaf (issue 11: the 8-node DGX H100 pod) --------------------
+
+POD = "name: pod-h100\nplatform: dgx-h100\nnodes: %d\nfabrics: {compute: {%s}, storage: {}, inband: {}, oob: {}}\n"
+
+
+def _leaf_fills(f):
+    """Lower ports on each leaf of a storage / in-band fabric: the leaf ends of its node and endpoint hops."""
+    return sum(g.links for g in f.groups if g.upper == "leaf"), f.switches("leaf")
+
+
+def test_an_8_node_pod_builds_no_support_spine_and_no_near_empty_leaf(catalog):
+    m = _build(catalog, POD % (8, ""))
+    for name in ("storage", "inband", "oob"):
+        j = m.fabrics[name].to_json()
+        assert j["switches"]["spine"] == 0 and j["switches"]["core"] == 0, (name, j["switches"])
+        assert j["links"]["leaf-spine"] == 0, name
+    # In-band: 16 node ports + 10 management-server ports + 4 UFM ports (one HA pair, 2 ports each)
+    # + 1 SN2201 uplink = 31 lower ports: one SN4600C (64 x 100G) holds them, so it is the fabric.
+    inband = m.fabrics["inband"]
+    ports, leaves = _leaf_fills(inband)
+    assert (ports, leaves) == (16 + 10 + 4 + 1, 1)
+    # Out-of-band: every managed device of the pod on one SN2201 (48 ports), not a block switch
+    # plus a nearly empty one for the shared racks.
+    oob = m.fabrics["oob"]
+    assert oob.leaves == 1 and oob.devices <= 48
+    # Every support leaf is used at least half, or is the only leaf of its fabric.
+    for name in ("storage", "inband"):
+        f = m.fabrics[name]
+        ports, leaves = _leaf_fills(f)
+        assert leaves == 1 or 2 * ports >= leaves * f.first.leaf.radix, name
+    assert oob.leaves == 1 or 2 * oob.devices >= oob.leaves * 48
+
+
+def test_a_one_leaf_fabric_is_listed_by_the_cable_plan(catalog):
+    # The plan (with a ToR compute fabric, which it lists) adds up to the closed form, and every
+    # in-band port (nodes, UFM, management servers, the SN2201 uplink) lands on the one leaf; every
+    # managed device on the one management switch.
+    from tests.test_plan import C, check_closed_form
+
+    m = _build(catalog, POD % (8, "topology: tor"))
+    assert m.fabrics["inband"].switches("leaf") == 1 and m.fabrics["inband"].switches("spine") == 0
+    rows = check_closed_form(m, catalog)
+    for name in ("inband", "oob"):
+        mine = [r for r in rows if r[C["fabric"]] == name]
+        assert len({r[C["b_device"]] for r in mine}) == 1, name
+    hops = {r[C["hop"]] for r in rows if r[C["fabric"]] == "inband"}
+    assert hops == {"node-leaf", "ufm-leaf", "mgmt-leaf", "oob-leaf"}
+
+
+def test_a_fabric_that_does_not_fit_one_leaf_keeps_its_endpoint_leaves_and_spines(catalog):
+    # su_nodes states the leaf groups: the scenario's word wins, even for a small pod.
+    m = _build(catalog, POD.replace("inband: {}", "inband: {su_nodes: 4}") % (8, ""))
+    f = m.fabrics["inband"]
+    assert f.pooled[0].extra_groups >= 1 and f.switches("spine") >= 1
