@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 CASES = {
     "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
@@ -164,3 +168,40 @@ def test_a_fabric_that_does_not_fit_one_leaf_keeps_its_endpoint_leaves_and_spine
     m = _build(catalog, POD.replace("inband: {}", "inband: {su_nodes: 4}") % (8, ""))
     f = m.fabrics["inband"]
     assert f.pooled[0].extra_groups >= 1 and f.switches("spine") >= 1
+
+
+@st.composite
+def small_pods(draw):
+    platform = draw(st.sampled_from(["dgx-h100", "dgx-b200"]))
+    fabrics = {"compute": {}, "oob": {}, "inband": {"switch": "sn4600c" if platform == "dgx-h100" else "sn5600"}}
+    if draw(st.booleans()):
+        fabrics["storage"] = {"switch": "sn5600"}
+    text = {"name": "p", "platform": platform, "nodes": draw(st.integers(min_value=1, max_value=40)),
+            "fabrics": fabrics}
+    if draw(st.booleans()):
+        text["storage"] = {"count": draw(st.integers(min_value=1, max_value=12))}
+    return json.dumps(text)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(text=small_pods())
+def test_a_fabric_whose_ports_fit_one_leaf_is_that_leaf(catalog, text):
+    m = _build(catalog, text)
+    for name in ("storage", "inband"):
+        f = m.fabrics.get(name)
+        if f is None:
+            continue
+        lower = sum(g.links for g in f.groups if g.upper == "leaf")
+        plane = f.first
+        fits = lower <= plane.leaf.radix and len(f.shapes) == 1 and m.cluster.sites[0].nodes <= 32
+        if fits:
+            # The whole fabric is one leaf: no spine, no endpoint leaves of their own.
+            assert (f.switches("leaf"), f.switches("spine")) == (1, 0), (name, lower)
+            assert f.pooled[0].extra_groups == 0
+        else:
+            # Else the leaves hold every lower port and a spine joins them.
+            assert f.switches("leaf") * plane.leaf_down >= lower
+            assert f.switches("leaf") == 1 or f.switches("spine") >= 1
+    oob = m.fabrics["oob"]
+    if oob.devices <= 48 and len(m.cluster.sites) == 1:
+        assert oob.leaves == 1, oob.devices
