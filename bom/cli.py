@@ -471,6 +471,16 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
     typer.echo(f"Catalog ok: {counts}.")
 
 
+def _add_netbox() -> None:
+    # the NetBox commands live in bom/netbox/commands.py, with this module's error handling
+    from bom.netbox.commands import register
+
+    register(app, lambda fn: friendly(pipe_safe(fn)))
+
+
+_add_netbox()
+
+
 def _stdout_closed() -> None:
     """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
     try:
