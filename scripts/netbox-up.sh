@@ -22,7 +22,8 @@ say() { echo "netbox-up: $*" >&2; }
 if [[ -f $STATE ]]; then
     # shellcheck disable=SC1090
     source "$STATE"
-    if curl -fsS -o /dev/null -H "Authorization: Bearer $NETBOX_TOKEN" "$NETBOX_URL/api/status/"; then
+    if [[ -n ${NETBOX_URL:-} ]] &&
+        curl -fsS -o /dev/null -H "Authorization: Bearer ${NETBOX_TOKEN:-}" "$NETBOX_URL/api/status/" 2>/dev/null; then
         say "already up at $NETBOX_URL (state in $STATE)"
         echo "$STATE"
         exit 0
@@ -127,8 +128,8 @@ fi
 ADMIN_PASS=$(rand 24)
 TOKEN=$("${NB[@]}" nbshell -c "
 from users.models import User, Token
-u, _ = User.objects.get_or_create(username='bom-admin', defaults={'is_superuser': True, 'is_staff': True})
-u.is_superuser = True; u.is_staff = True; u.set_password('$ADMIN_PASS'); u.save()
+u, _ = User.objects.get_or_create(username='bom-admin', defaults={'is_superuser': True})
+u.is_superuser = True; u.set_password('$ADMIN_PASS'); u.save()
 t = Token(user=u, version=2, write_enabled=True, description='clusterbom live tests')
 t.save()
 print('TOKEN=nbt_' + t.key + '.' + t.token)
@@ -155,7 +156,7 @@ BOM_NETBOX_DIR=$DIR
 STATE
 chmod 600 "$STATE"
 for _ in $(seq 180); do
-    if curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/api/status/"; then
+    if curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/api/status/" 2>/dev/null; then
         say "up at $URL in ${SECONDS} s (state in $STATE)"
         echo "$STATE"
         exit 0
