@@ -1,9 +1,9 @@
 """The plan against what NetBox holds now: devices, rack positions and cables that are missing,
 extra or different, so an install team can follow progress against the plan.
 
-Scope: the scenario's sites (``<scenario>-s1`` ...). A device that is missing takes its cables
-with it (NetBox removes a device's cables with it), so they are counted under the device, not
-listed again one by one.
+Scope: the scenario's sites (``<scenario>-s1`` ...). The cables of a missing device are counted
+under the device, not listed again one by one (NetBox keeps such a cable with the one end it has
+left; a push puts the other end back on the recreated device).
 """
 
 from __future__ import annotations
@@ -109,9 +109,18 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
                                    f"the plan {want[0]} in rack {want[1] or '-'} at U {want[2] or '-'}")
     d.extra_devices = sorted(o.name for k, o in by_name.items() if k not in plan_names)
     plan_cab = {c.key: c for c in cables}
+    by_end = {e: k for k in plan_cab for e in k}
     seen = set()
     for o in have_cab:
         a, b = _ends(o.a_terminations), _ends(o.b_terminations)
+        if len(a) + len(b) == 1 and (a + b)[0] in by_end:
+            # a cable left with one end (NetBox keeps it when the device at the other end is deleted)
+            key = by_end[(a + b)[0]]
+            other = key[1] if key[0] == (a + b)[0] else key[0]
+            if other[0] not in missing:
+                seen.add(key)
+                d.different_cables.append(f"{_cable_text(*key)}: NetBox has only the end at {(a + b)[0][0]}")
+            continue
         if len(a) != 1 or len(b) != 1:
             ends = "; ".join(_cable_text(x, y) for x in a for y in b) or "one end only"
             d.extra_cables.append(f"cable {o.id} ({ends})")

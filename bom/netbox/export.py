@@ -82,8 +82,8 @@ def texts(inv: Inventory) -> dict[str, str]:
     tag = slug(inv.tag)
     p = choices.STATUS
     return {
-        "00-tags.csv": _csv(("name", "slug", "color", "description"),
-                            [(inv.tag, tag, "607d8b", f"clusterbom scenario {inv.scenario}")]),
+        "00-tags.csv": _csv(("name", "slug", "color", "weight", "description"),   # 4.7's form wants a weight
+                            [(inv.tag, tag, "607d8b", 1000, f"clusterbom scenario {inv.scenario}")]),
         "01-sites.csv": _csv(("name", "slug", "status", "tags"), [(s, slug(s), p, tag) for s in inv.sites]),
         "02-locations.csv": _csv(("site", "name", "slug", "status", "tags"),
                                  [(s, r, slug(r), p, tag) for s, r in inv.locations]),

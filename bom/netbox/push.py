@@ -2,7 +2,9 @@
 (batched), what is there already is matched by name (by both ends for cables), never created twice.
 
 Order and safety: everything that can refuse the push (a device type that exists with other
-interfaces) is checked before anything is created. Each list POST is one transaction in NetBox,
+interfaces) is checked before anything is created. A device type clusterbom made for another
+scenario gets the interface templates this plan adds (its existing devices keep theirs; this
+plan's devices get every interface they need). Each list POST is one transaction in NetBox,
 so an interrupted push leaves whole batches; the next push matches them and creates the rest
 (device types it created get their missing interface templates, devices their missing
 interfaces). What exists but differs from the plan (a device in another rack, an interface
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 #: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
 BATCH = 250
 KINDS = ("tags", "sites", "locations", "racks", "manufacturers", "device roles", "device types",
-         "interface templates", "devices", "interfaces", "cables")
+         "interface templates", "devices", "interfaces", "cables", "cable ends")
 
 
 @dataclass
@@ -211,7 +213,7 @@ class Pusher:
     # -- device types ---------------------------------------------------------------------------------
     def check_device_types(self) -> dict[str, tuple[Any, dict[str, str]]]:
         """Existing device types of the plan's models and their interface templates; refuses a type that
-        has an interface of the plan's with another type, or lacks some and is not this scenario's."""
+        has an interface of the plan's with another type, or lacks some and is not clusterbom's."""
         nb = self.nb
         models = list(self.inv.device_types)
         existing: dict[str, tuple[Any, dict[str, str]]] = {}
@@ -223,7 +225,7 @@ class Pusher:
             wrong = [f"{n} is {tpl[n]}, the plan needs {ty}" for n, ty in want.interfaces.items()
                      if n in tpl and tpl[n] != ty]
             missing = [n for n in want.interfaces if n not in tpl]
-            ours = slug(self.inv.tag) in {getattr(t, "slug", t) for t in (dt.tags or [])}
+            ours = self._by_clusterbom(dt)
             if wrong or (missing and not ours):
                 what = "; ".join(wrong[:5]) if wrong else f"it lacks {len(missing)} of them ({', '.join(missing[:6])})"
                 raise BomError(
@@ -234,6 +236,14 @@ class Pusher:
                          "again.")
             existing[dt.model] = (dt, tpl)
         return existing
+
+    def _by_clusterbom(self, dt: Any) -> bool:
+        """Whether a push or an import of clusterbom made the type (it carries a scenario's tag): its
+        interface templates may then grow by the ones another scenario needs; a type of someone
+        else's is never changed."""
+        slugs = [getattr(t, "slug", t) for t in (dt.tags or [])]
+        return any(str(t.description or "").startswith("clusterbom scenario ")
+                   for t in self._read(self.nb.extras.tags, slug=slugs))
 
     def device_types(self, existing: dict[str, tuple[Any, dict[str, str]]], makers: dict[str, int]) -> dict[str, int]:
         nb = self.nb
@@ -319,6 +329,7 @@ class Pusher:
     def push_cables(self, sites: dict[str, int], devices: dict[tuple[str, str], int],
                     ifaces: dict[tuple[int, str], Any]) -> None:
         payloads = []
+        half: list[tuple[int, Any, Cable]] = []   # (cable id, the free end, plan cable)
         for c in self.cables:
             a_dev, b_dev = devices[(c.a_site, c.a_device)], devices[(c.b_site, c.b_device)]
             if a_dev < 0 or b_dev < 0:   # dry run: a device to be created, so is its cable
@@ -336,10 +347,38 @@ class Pusher:
                     "label": c.label, "description": c.description}))
             elif a[1] is not None and a[1] == b[1]:
                 self.r.matched["cables"] += 1
+            elif (a[1] is None) != (b[1] is None):
+                half.append((a[1] or b[1], a if a[1] is None else b, c))
             else:
                 self.r.differ("cables", f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: "
                                         f"{'both ends are' if a[1] and b[1] else 'one end is'} cabled elsewhere")
         self._create("cables", self.nb.dcim.cables, payloads)
+        self.complete(half)
+
+    def complete(self, half: list[tuple[int, Any, Cable]]) -> None:
+        """Cables left with one end (NetBox keeps them when the device at the other end is deleted): the
+        plan's other end goes back on; a cable whose other side holds something else differs."""
+        if not half:
+            return
+        import pynetbox
+        import requests
+
+        found = {int(o.id): o for o in self._read(self.nb.dcim.cables, id=[h[0] for h in half])}
+        for cid, free, c in half:
+            o = found.get(cid)
+            sides = (list(o.a_terminations or []), list(o.b_terminations or [])) if o is not None else ([], [])
+            if o is None or (sides[0] and sides[1]):
+                self.r.differ("cables", f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: one end is cabled "
+                                        "elsewhere")
+                continue
+            self.r.created["cable ends"] += 1
+            if self.dry:
+                continue
+            empty = "a_terminations" if not sides[0] else "b_terminations"
+            try:
+                o.update({empty: [{"object_type": "dcim.interface", "object_id": free[0]}]})
+            except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+                raise request_error(exc, "completing a cable") from None
 
 
 def _name(x: Any) -> str:
