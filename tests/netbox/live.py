@@ -75,16 +75,26 @@ def import_form(s: Any, url: str, path: str, data: str, fmt: str = "csv") -> Non
         raise AssertionError(f"import at {path} failed: HTTP {r.status_code}: {' | '.join(errors[:8])}")
 
 
-def clean(nb: Any) -> None:
-    """Remove everything the NetBox tests and the benchmark made (scenarios named ``nb-...``), so the
-    module starts on an empty NetBox also when run again on the same one."""
-    tags = [t for t in nb.extras.tags.all() if str(t.description or "").startswith("clusterbom scenario nb-")]
-    if not tags:
-        return
+
+def clean(nb: Any, st: dict[str, str]) -> None:
+    """Start the tests on an empty NetBox, also when they run again on the same one.
+
+    The NetBox of scripts/netbox-up.sh (its state file names the URL in use) is the tests' own:
+    everything of the kinds the tests make goes. Any other NetBox loses only the sites of the
+    scenarios the tests push (``nb-...``) and what carries their tags.
+    """
+    own = STATE.is_file() and f"NETBOX_URL={st['NETBOX_URL']}" in STATE.read_text().splitlines()
+    tags = [t for t in nb.extras.tags.all()
+            if own or str(t.description or "").startswith("clusterbom scenario nb-")]
     slugs = [t.slug for t in tags]
-    purge(nb, [s.name for s in nb.dcim.sites.filter(tag=slugs)])
+    if own:
+        purge(nb, [s.name for s in nb.dcim.sites.all()])
+    elif slugs:
+        purge(nb, [s.name for s in nb.dcim.sites.filter(tag=slugs)])
     for ep in (nb.dcim.device_types, nb.dcim.device_roles, nb.dcim.manufacturers):
-        ids = [o.id for o in ep.filter(tag=slugs)]
-        if ids and not (ep is nb.dcim.manufacturers and nb.dcim.device_types.count(manufacturer_id=ids)):
+        objs = ep.all() if own else (ep.filter(tag=slugs) if slugs else [])
+        ids = [o.id for o in objs]
+        if ids:
             ep.delete(ids)
-    nb.extras.tags.delete([t.id for t in tags])
+    if tags:
+        nb.extras.tags.delete([t.id for t in tags])

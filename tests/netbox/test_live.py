@@ -19,6 +19,7 @@ import pytest
 
 from bom import pipeline, plan
 from bom.netbox import client
+from bom.netbox.inventory import slug
 from bom.netbox.push import plan_objects
 from bom.scenario import load_scenario
 from tests.netbox import live
@@ -48,7 +49,7 @@ def st():
 @pytest.fixture(scope="module")
 def nb(st):
     api = live.api(st)
-    live.clean(api)   # an empty NetBox (but for what others put there), also on a second run
+    live.clean(api, st)   # an empty NetBox, also on a second run
     return api
 
 
@@ -188,7 +189,8 @@ def test_a_device_type_with_other_interfaces_is_refused_before_anything_is_creat
                         .replace("platform: dgx-h100", "platform: hgx-h100"))
     _, inv, _ = _plan(scenario)
     live.purge(nb, inv.sites)
-    maker = nb.dcim.manufacturers.get(name="NVIDIA") or nb.dcim.manufacturers.create(name="NVIDIA", slug="nvidia")
+    vendor = inv.device_types["hgx-h100"].manufacturer   # the catalog row's vendor
+    maker = nb.dcim.manufacturers.get(name=vendor) or nb.dcim.manufacturers.create(name=vendor, slug=slug(vendor))
     dt = nb.dcim.device_types.get(model="hgx-h100") or nb.dcim.device_types.create(
         manufacturer=maker.id, model="hgx-h100", slug="hgx-h100", u_height=8)
     try:
