@@ -38,7 +38,9 @@ from bom.yamlio import Located, load_file
 MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 Status = Literal["active", "end-of-sale", "end-of-life"]
-FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
+FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45", "cpo"]
+#: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
+CPO = "cpo"
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -177,6 +179,33 @@ class Uplinks(Model):
     ports_per_cage: int = Field(default=1, ge=1, le=8)
 
 
+class Engine(Model):
+    """The optical engine behind each port of a co-packaged-optics switch: what the far end's
+    pluggable must match (port type, connector, fibre), and the reach the vendor states."""
+
+    port_type: str                       # as a module's port_type: 800g-dr4
+    medium: Literal["smf-parallel", "smf-duplex"]
+    connector: Connector
+    lit_strands: int = Field(ge=1)
+    reach_max: Length
+    loss_budget: Loss
+
+
+class LaserSource(Model):
+    """The external laser modules (ELS / ELSFP) a CPO switch needs: bought, spared and powered on
+    their own, so the BOM counts them per switch with their own part number."""
+
+    vendor: str
+    part_number: str
+    description: str
+    per_switch: int = Field(ge=1)
+    power: Power                         # per laser module
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    notes: str | None = None
+
+
 class Switch(Row):
     protocol: Literal["infiniband", "ethernet"]
     ports: int = Field(ge=1)
@@ -190,6 +219,25 @@ class Switch(Row):
     power_typical: Power
     power_max: Power
     rack_units: int = Field(ge=1)
+    # Co-packaged optics: the ports are optical engines (form_factor "cpo"), lasers are external.
+    engine: Engine | None = None
+    laser_source: LaserSource | None = None
+    # The published system power includes the laser modules: the BOM shows their share on the laser
+    # line and the rest on the switch line, so the total stays the published figure.
+    power_includes_lasers: bool = True
+
+    @property
+    def cpo(self) -> bool:
+        return self.form_factor == CPO
+
+    @model_validator(mode="after")
+    def _cpo_complete(self) -> Switch:
+        if self.cpo and (self.engine is None or self.laser_source is None):
+            raise ValueError('a co-packaged-optics switch (form_factor "cpo") needs engine (the port type its '
+                             'optical engines speak) and laser_source (the external laser modules)')
+        if not self.cpo and (self.engine is not None or self.laser_source is not None):
+            raise ValueError('engine and laser_source belong to co-packaged-optics switches (form_factor "cpo")')
+        return self
 
     @model_validator(mode="after")
     def _ports_add_up(self) -> Switch:

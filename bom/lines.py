@@ -14,7 +14,7 @@ from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform,
 from bom.links import LinkGroup
 from bom.units import magnitude
 
-CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "transceiver", "copper cable", "AOC",
+CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable", "AOC",
               "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
 #: Bought for the cluster but not network: the racks and what stands around the nodes.
 FACILITY = ("storage", "server", "rack", "PDU")
@@ -80,10 +80,32 @@ def compute_lines(platform: Platform, systems: int) -> list[Line]:
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
                  category: str = "switch") -> list[Line]:
-    """Switches of each layer; power is typical (optics are counted on their own lines)."""
-    return [_line(switches[layer], tier, fabric, layer, category, n,
-                  magnitude(switches[layer].power_typical, "power"))
-            for layer, n in counts.items() if n]
+    """Switches of each layer; power is typical (optics are counted on their own lines).
+
+    A co-packaged-optics switch has no pluggables at its ports but external laser modules: a line of
+    its own per layer (``laser_lines``), whose power is taken out of the switch line's when the
+    published system power includes it, so the two add up to the published figure."""
+    out = []
+    for layer, n in counts.items():
+        if not n:
+            continue
+        sw = switches[layer]
+        power = magnitude(sw.power_typical, "power")
+        if sw.laser_source is not None and sw.power_includes_lasers:
+            power -= sw.laser_source.per_switch * magnitude(sw.laser_source.power, "power")
+        out.append(_line(sw, tier, fabric, layer, category, n, power))
+        out += laser_lines(sw, tier, fabric, layer, n)
+    return out
+
+
+def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -> list[Line]:
+    """The external laser modules of ``switches`` CPO switches (none for a pluggable switch)."""
+    ls = sw.laser_source
+    if ls is None:
+        return []
+    return [Line(tier, fabric, layer, "laser source", sw.id, ls.part_number, ls.description, ls.vendor,
+                 switches * ls.per_switch, "each", ls.price_usd, magnitude(ls.power, "power"), ls.price_source,
+                 sw.as_of.isoformat(), ls.source)]
 
 
 def group_lines(g: LinkGroup) -> list[Line]:
