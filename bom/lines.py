@@ -14,7 +14,8 @@ from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform,
 from bom.links import LinkGroup
 from bom.units import magnitude
 
-CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable", "AOC",
+CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable",
+              "AOC",
               "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
 #: Bought for the cluster but not network: the racks and what stands around the nodes.
 FACILITY = ("storage", "server", "rack", "PDU")

@@ -350,8 +350,8 @@ def cage(form_factor: str, ports: int, spread: bool = False) -> str:
 
 
 def _fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
-    if want is None:
-        return True
+    if want is None:   # any cage, but an optical engine only where a CPO port is asked for
+        return end.engine is None
     ff, _, rest = want.partition(":")
     ports, _, spread = rest.partition(":")
     if end.form_factor != ff or (ports and end.ports != int(ports)):

@@ -156,10 +156,18 @@ def lookup_report(result: object) -> str:
     c = result.choice
     j = c.to_json()
     optical = c.option.coherent is None
-    parts = [f"module {j['module_a']} (x1/{j['ports_per_module_a']} per link)"
-             if j["module_a"] and optical else None,
-             f"module {j['module_b']} (x1/{j['ports_per_module_b']} per link)"
-             if j["module_b"] and j["module_b"] != j["module_a"] and optical else None,
+    # Each end's kind: a pluggable module, an optical engine on a CPO switch, or none (a cable head).
+    def end(e: str) -> str | None:
+        if not optical or (e == "b" and (j["end_b"], j["module_b"]) == (j["end_a"], j["module_a"])):
+            return None
+        if j[f"end_{e}"] == "pluggable":
+            return f"end {e}: pluggable {j[f'module_{e}']} (x1/{j[f'ports_per_module_{e}']} per link)"
+        if j[f"end_{e}"] == "optical engine":
+            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
+        return None
+
+    parts = [end("a"), end("b")]
+    parts += ["ends: none (copper or AOC cable heads)" if c.option.assembly is not None else None,
              f"cable {j['cable']}" if j["cable"] else None,
              f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
              if j["fibre"] else None,

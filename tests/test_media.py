@@ -199,3 +199,54 @@ def test_patch_panels_match_the_medium_of_their_runs(catalog):
         assert g.panel.medium == ("multimode" if g.medium == "multimode" else "single-mode"), g.panel.id
     assert {g.panel.id for g in paneled if g.medium == "multimode"} == {"mpo-panel-mm-1u"}
     assert {g.panel.id for g in paneled if g.medium != "multimode"} == {"mpo-panel-sm-1u"}
+
+
+# --- co-packaged optics: an optical engine at the switch end --------------------------------
+
+def test_cpo_port_takes_a_pluggable_at_the_far_end_only(media):
+    # The ConnectX-8 end (single-port OSFP RHS) to a Q3450-LD port: DR4 module at the NIC, engine at the switch.
+    c = media.lookup(800, 30, cage("osfp-flat", 1, True), cage("cpo", 1, True), 200).choice
+    j = c.to_json()
+    assert (j["end_a"], j["end_b"]) == ("pluggable", "optical engine")
+    assert j["module_a"] == "MMS4A20-XM800" and j["module_b"] is None and j["standard"] == "800G DR4"
+    # The engine's power and price are the switch's: the link carries the NIC module's only.
+    assert j["power_w"] == 16.0 and c.price_usd == pytest.approx(1500 + 106)
+
+
+def test_cpo_to_cpo_has_no_module(media):
+    j = media.lookup(800, 30, cage("cpo", 1), cage("cpo", 1), 200).choice.to_json()
+    assert (j["end_a"], j["end_b"]) == ("optical engine", "optical engine") and j["power_w"] == 0.0
+
+
+def test_an_unconstrained_lookup_never_picks_an_engine(media):
+    # A lookup that names no cage must not assume a CPO switch at either end.
+    for rate, length in ((800, 30), (800, 300), (400, 100)):
+        j = media.lookup(rate, length).choice.to_json()
+        assert "optical engine" not in (j["end_a"], j["end_b"])
+
+
+def test_assembly_ends_are_none(media):
+    j = media.lookup(800, 2).choice.to_json()
+    assert j["cable"] and (j["end_a"], j["end_b"]) == ("none", "none")
+
+
+def test_cpo_reach_is_the_shorter_of_engine_and_module(media):
+    with pytest.raises(LimitError):
+        media.lookup(800, 600, cage("osfp-flat", 1, True), cage("cpo", 1, True), 200)
+
+
+def test_lookup_text_names_each_end(bom):
+    out = bom("lookup", "--rate", "800 Gbit/s", "--reach", "30 m", "--form-factor", "osfp-flat:1",
+              "--far-form-factor", "cpo", "--lane-rate", "200 Gbit/s").output
+    assert "end a: pluggable MMS4A20-XM800" in out and "end b: optical engine" in out
+
+
+def test_cpo_switch_needs_engine_and_lasers(catalog):
+    from pydantic import ValidationError
+
+    from bom.catalog import Switch
+    row = catalog.get("switches", "q3450-ld").model_dump()
+    with pytest.raises(ValidationError, match="laser_source"):
+        Switch(**{**row, "laser_source": None})
+    with pytest.raises(ValidationError, match="co-packaged"):
+        Switch(**{**catalog.get("switches", "q3400").model_dump(), "engine": row["engine"]})
