@@ -262,24 +262,24 @@ def compare_table(result: object) -> str:
     assert isinstance(result, Comparison)
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
-        rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
+        rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
                      f"{m['scale_out_copper_cost_share']:.1%}",
-                     f"{m['modules_per_gpu']:.2f}",
+                     f"{m['modules_per_gpu']:.2f}", f"{m['optics_power_w_per_gpu']:,.1f}",
                      f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
                      f"{m['usd_per_gpu_hour']:.3f}"])
     import shutil
     import textwrap
 
     width = shutil.get_terminal_size().columns
-    notes = [f"{g.platform.id}: {g.note}" for g in result.generations if g.note]
+    notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
     notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
-    scope = ("compute links and copper: the compute fabric; modules, USD, W: every fabric and the DCI "
+    scope = ("compute links and copper: the compute fabric; pluggables, USD, W: every fabric and the DCI "
              "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
     # The three scale-out columns are the compute fabric's; modules and network the whole network's.
     return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
-                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
-                              "USD/GPU-h"], rows, [False] + [True] * 9),
+                              "copper (cost)", "pluggables/GPU", "optics W/GPU", "network USD/GPU",
+                              "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)
