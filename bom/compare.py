@@ -15,8 +15,8 @@ from functools import cached_property
 
 from bom.catalog import Catalog, Platform
 from bom.errors import BomError, LimitError
-from bom.links import end_kinds
 from bom.lines import COPPER, NETWORK
+from bom.links import end_kinds
 from bom.pipeline import build_scenario
 from bom.report import Report, make_report
 from bom.scenario import FabricSpec, Scenario

@@ -186,8 +186,7 @@ def workbook(c: Comparison) -> Workbook:
               for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
     metrics = list(c.rows()[0])
     n_gen = len(sheets)
-    _header(ws, ["Metric", "Key"] + [f"{g.label} ({g.platform.year})" for g in c.generations],
-            [44, 10] + [18] * n_gen)
+    _header(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
     for i, metric in enumerate(metrics, start=2):
         _put(ws, i, 1, label(metric))
         _put(ws, i, 2, metric)
