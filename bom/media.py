@@ -189,6 +189,9 @@ class Choice:
             "loss_budget_db": None if math.isinf(o.loss_budget_db) else o.loss_budget_db,
             "panels": self.panels, "price_usd": round(self.price_usd, 2),
             "power_w": round(self.power_w, 3),
+            # Energy per bit of the link's optics (W per Gbit/s = nJ/bit; x 1000 for pJ/bit). A CPO
+            # engine's share is in its switch's power and a laser module's on its own BOM line.
+            "pj_per_bit": round(self.power_w / o.rate_gbps * 1000, 3),
         }
 
 

@@ -177,7 +177,8 @@ def lookup_report(result: object) -> str:
     lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
              f"({c.medium}): {c.option.name}",
              *[f"  {p}" for p in parts if p],
-             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link; reach {metres(c.option.reach_max_m)} "
+             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link ({j['pj_per_bit']:g} pJ/bit); "
+             f"reach {metres(c.option.reach_max_m)} "
              f"(margin {metres(c.margin_m)})"
              + (f"; loss {c.loss_db:.2f} of {c.option.loss_budget_db:.2f} dB" if c.option.fibre else "")
              + (f"; amplified, {c.amplifiers} in-line amplifier sites" if c.amplified else "")]
@@ -232,6 +233,10 @@ def build_summary(model: object) -> str:
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
+    engines = sum(e["optical engine"] for e in out["ends"].values())  # type: ignore[union-attr]
+    if engines:   # co-packaged optics: ports without modules, lasers bought per switch
+        lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
+                     f"external laser modules are BOM lines)")
     if model.dci is not None:
         from bom.media import COHERENT_STANDARD
 
