@@ -47,7 +47,7 @@ def _facts(g: Generation) -> dict[str, float]:
     out["network_links"] = int(so["links"]) + int(sa["links"])
     out["network_copper"] = int(so["copper_links"]) + int(sa.get("copper_links", 0) or 0)
     out["support_links"] = sum(x.links for k, f in m.fabrics.items() if k in SUPPORT for x in f.groups)
-    out["modules"] = int(so["modules"]) + int(sa["modules"])
+    out["modules"] = int(so["modules"]) + int(sa["modules"]) + int(t["scale-up"].get("modules", 0) or 0)
     out["fibre_runs"] = int(so["fibre_runs"]) + int(sa.get("fibre_runs", 0) or 0)
     out["lit_strands"] = int(so["fibre_strands"]) + int(sa.get("fibre_strands", 0) or 0)
     out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
