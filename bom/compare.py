@@ -253,6 +253,8 @@ def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[
                          f"so {built:,} are built")
         notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
         gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch))
+    # Over the years: columns run by the platform's year (the catalog's), as named within a year.
+    gens.sort(key=lambda g: g.platform.year)
     if not gens:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
         raise BomError(f"no platform can build this job ({reasons})", key="--platforms")

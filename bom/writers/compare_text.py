@@ -48,10 +48,19 @@ def _table(c: Comparison) -> list[dict[str, object]]:
     return out
 
 
+#: The narrowest slot per bar [px]: room for a platform id at 9 px under its bar.
+MIN_STEP = 96
+
+
+def chart_width(c: Comparison, width: int = 520) -> float:
+    """The plot width: 520 px, wider when the bars would be too narrow for their labels."""
+    return max(width, MIN_STEP * len(c.generations))
+
+
 def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str, str, list[Bar]]]:
     rows = c.rows()
     out = []
-    step = width / max(1, len(rows))
+    step = chart_width(c, width) / max(1, len(rows))
     for metric, title, how in CHARTS:
         values = [r[metric] for r in rows]
         top = max(values) or 1.0
@@ -70,7 +79,7 @@ def _cpo(g: Generation) -> bool:
 def write_compare_html(c: Comparison) -> bytes:
     j = c.to_json()
     return _env(True).get_template("compare.html.j2").render(
-        j=j, charts=charts(c), table=_table(c), kind_notes=c.kind_notes(), colours=COLOURS,
+        j=j, charts=charts(c), width=chart_width(c) + 20, table=_table(c), kind_notes=c.kind_notes(), colours=COLOURS,
         any_cpo=any(_cpo(g) for g in c.generations)).encode()
 
 
