@@ -179,16 +179,38 @@ class Uplinks(Model):
     ports_per_cage: int = Field(default=1, ge=1, le=8)
 
 
+class FaceplateBreakout(Model):
+    """The fibre shuffle (breakout) at a CPO faceplate connector that carries several ports: it
+    splits one faceplate connector into one standard connector per port, bought per connector used."""
+
+    vendor: str
+    part_number: str
+    description: str
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    as_of: dt.date
+
+
 class Engine(Model):
     """The optical engine behind each port of a co-packaged-optics switch: what the far end's
     pluggable must match (port type, connector, fibre), and the reach the vendor states."""
 
     port_type: str                       # as a module's port_type: 800g-dr4
     medium: Literal["smf-parallel", "smf-duplex"]
-    connector: Connector
+    connector: Connector                 # of each port after the faceplate (and its breakout)
     lit_strands: int = Field(ge=1)
     reach_max: Length
     loss_budget: Loss
+    ports_per_connector: int = Field(default=1, ge=1, le=16)   # ports one faceplate connector carries
+    breakout: FaceplateBreakout | None = None
+
+    @model_validator(mode="after")
+    def _breakout_where_shared(self) -> Engine:
+        if self.ports_per_connector > 1 and self.breakout is None:
+            raise ValueError(f"a faceplate connector carrying {self.ports_per_connector} ports needs breakout "
+                             f"(the fibre shuffle that splits it into one connector per port)")
+        return self
 
 
 class LaserSource(Model):
@@ -235,6 +257,10 @@ class Switch(Row):
         if self.cpo and (self.engine is None or self.laser_source is None):
             raise ValueError('a co-packaged-optics switch (form_factor "cpo") needs engine (the port type its '
                              'optical engines speak) and laser_source (the external laser modules)')
+        if self.engine is not None and self.cpo and self.ports_per_cage != self.engine.ports_per_connector:
+            raise ValueError(f"a CPO switch's cage is its faceplate connector: ports_per_cage "
+                             f"({self.ports_per_cage}) must equal engine.ports_per_connector "
+                             f"({self.engine.ports_per_connector})")
         if not self.cpo and (self.engine is not None or self.laser_source is not None):
             raise ValueError('engine and laser_source belong to co-packaged-optics switches (form_factor "cpo")')
         return self

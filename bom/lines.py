@@ -15,7 +15,7 @@ from bom.links import LinkGroup
 from bom.units import magnitude
 
 CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable",
-              "AOC",
+              "AOC", "fibre breakout",
               "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
 #: Bought for the cluster but not network: the racks and what stands around the nodes.
 FACILITY = ("storage", "server", "rack", "PDU")
@@ -135,6 +135,12 @@ def group_lines(g: LinkGroup) -> list[Line]:
                          description=f"{f.description}, {c.length_m:g} m"))
     if g.panel is not None and g.panels:
         out.append(_line(g.panel, g.tier, g.fabric, g.hop, "patch panel", g.panels, 0.0))
+    for end, key in ((g.lower_end, "breakouts_lower"), (g.upper_end, "breakouts_upper")):
+        b = end.engine.breakout if end.engine is not None else None
+        if b is not None and g.extras.get(key):   # CPO faceplate shuffles, bought per connector used
+            out.append(Line(g.tier, g.fabric, g.hop, "fibre breakout", "cpo-faceplate", b.part_number,
+                            b.description, b.vendor, g.extras[key], "each", b.price_usd, 0.0, b.price_source,
+                            b.as_of.isoformat(), b.source))
     return out
 
 

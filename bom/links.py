@@ -110,6 +110,11 @@ def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, 
                     g.links += devices * ports
                 if end.part is not None:
                     per_module.setdefault((end.part.id, end.ports), [0, g])[0] += ports
+                elif end.engine is not None and end.engine.breakout is not None:
+                    # A CPO faceplate connector carrying several ports: a breakout per connector used.
+                    key_b = f"breakouts_{'upper' if side else 'lower'}"
+                    g.extras[key_b] = g.extras.get(key_b, 0) + devices * math.ceil(
+                        ports / end.engine.ports_per_connector)
                 if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
                     heads[key][side] += devices * math.ceil(ports / end.ports)
             for (_, per_cage), (ports, g) in per_module.items():

@@ -289,11 +289,11 @@ def _engine_options(switches: list[Switch], modules: list[Module], fibres: list[
     for s in switches:
         if s.engine is not None:   # identical engines give identical options: one set per kind
             e = s.engine
-            key = (e.port_type, e.connector, e.medium, e.lit_strands, e.reach_max, e.loss_budget)
+            key = (repr(e),)   # every field, quantities included (model_dump_json cannot write pint)
             engines.setdefault(key, (e, magnitude(s.port_rate, "rate"), magnitude(s.lane_rate, "rate")))
     out: list[Option] = []
     for e, rate, lane in engines.values():
-        end = End(CPO, None, 1, engine=e)
+        end = End(CPO, None, e.ports_per_connector, engine=e)   # a CPO switch's "cage": its faceplate connector
         reach = magnitude(e.reach_max, "length")
         budget = magnitude(e.loss_budget, "loss")
         pluggables = [m for m in modules if m.port_type == e.port_type and magnitude(m.port_rate, "rate") == rate

@@ -250,3 +250,39 @@ def test_cpo_switch_needs_engine_and_lasers(catalog):
         Switch(**{**row, "laser_source": None})
     with pytest.raises(ValidationError, match="co-packaged"):
         Switch(**{**catalog.get("switches", "q3400").model_dump(), "engine": row["engine"]})
+
+
+def test_cpo_faceplate_breakouts_counted_per_connector_used(catalog, tmp_path):
+    # A faceplate connector carrying two ports needs a fibre shuffle per connector used, per switch:
+    # 576 GB300 GPUs, 8 leaves with 72 down + 72 up ports each -> 8 x (36 + 36) = 576 at the leaves,
+    # 4 spines with 144 used ports each -> 4 x 72 = 288 (tests/reference/test_cpo_gb300.py has the fabric).
+    import yaml
+
+    from bom.build import build_model
+    from bom.catalog import builtin_dir, load_catalog
+    from bom.lines import all_lines
+    from bom.scenario import scenario_from_text
+    from bom.yamlio import load_text
+
+    rows = yaml.safe_load((builtin_dir() / "switches-cpo.yaml").read_text())["switches"]
+    row = {**next(r for r in rows if r["id"] == "q3450-ld"), "id": "q3450-twin", "cages": 72, "ports_per_cage": 2}
+    row["engine"].update(ports_per_connector=2, breakout={
+        "vendor": "test", "part_number": "SHUFFLE-2X", "description": "2-port faceplate breakout",
+        "price_usd": 100, "price_source": "estimate", "source": "test fixture", "as_of": "2026-12-03"})
+    (tmp_path / "cpo.yaml").write_text(yaml.safe_dump({"switches": [row]}))
+    cat = load_catalog([tmp_path])
+    text = "name: twin\nplatform: gb300-nvl72\ngpus: 576\nfabrics:\n  compute: {switch: q3450-twin}\n"
+    model = build_model(scenario_from_text(text), load_text(text, "twin.yaml"), cat, None)
+    lines = [x for x in all_lines(model, cat) if x.category == "fibre breakout"]
+    by_hop = {x.hop: x.quantity for x in lines}
+    assert by_hop == {"node-leaf": 8 * 36, "leaf-spine": 8 * 36 + 4 * 72}
+    assert {x.sku for x in lines} == {"SHUFFLE-2X"}
+
+
+def test_a_shared_faceplate_connector_needs_a_breakout(catalog):
+    from pydantic import ValidationError
+
+    from bom.catalog import Engine
+    e = catalog.get("switches", "q3450-ld").engine.model_dump()
+    with pytest.raises(ValidationError, match="breakout"):
+        Engine(**{**e, "ports_per_connector": 4})
