@@ -271,7 +271,8 @@ def compare(
     scenario: Annotated[Optional[Path], typer.Argument(
         metavar="[SCENARIO]", help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,
     platforms: Annotated[Optional[str], typer.Option(
-        metavar="ID,ID,...", help="Comma-separated platform ids; none = all.")] = None,
+        metavar="ID,ID,...", help="Comma-separated platform ids; none = all. ID@SWITCH builds the platform with "
+                                  "that compute switch (gb300-nvl72@q3450-ld: co-packaged optics).")] = None,
     gpus: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Build this many GPUs on each.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the outputs (default: reports/<name>).")] = None,
