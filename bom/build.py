@@ -133,7 +133,7 @@ class Model:
         scale_out = {"links": links, "ports": 2 * links, "modules": sum(g.modules for g in so),
                      "cables": sum(g.cables for g in so), "fibre_runs": sum(g.fibre_runs for g in so),
                      "fibre_strands": sum(g.fibre_strands for g in so), "copper_links": copper,
-                     "copper_share": copper / links if links else 0.0, "ends": end_kinds(so)}
+                     "copper_share": copper / links if links else 0.0}
         across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0,
                                      "copper_links": 0, "copper_share": 0.0, "fibre_runs": 0,
                                      "fibre_strands": 0}

@@ -197,6 +197,7 @@ def lookup_report(result: object) -> str:
 def build_summary(model: object) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
     from bom.build import Model
+    from bom.links import end_kinds
 
     assert isinstance(model, Model)
     c = model.cluster
@@ -233,7 +234,8 @@ def build_summary(model: object) -> str:
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
-    engines = sum(e["optical engine"] for e in out["ends"].values())  # type: ignore[union-attr]
+    engines = sum(e["optical engine"] for f in model.fabrics.values() if f.tier == "scale-out"
+                  for e in end_kinds(f.groups).values())
     if engines:   # co-packaged optics: ports without modules, lasers bought per switch
         lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
                      f"external laser modules are BOM lines)")
