@@ -145,3 +145,28 @@ def test_lookup_names_the_standard(bom):
         j = json.loads(bom("lookup", "--rate", rate, "--reach", reach, "--json").stdout)
         assert j["choice"]["standard"] == standard
         assert all(r["standard"] for r in j["passed_over"])
+
+
+@pytest.mark.parametrize("args", [["size", "--pue", "abc"], ["size", "--mfu", "40"], ["lookup", "--rate", "800"],
+                                  ["nosuch"], ["build", "--nosuch"]])
+def test_usage_errors_are_sentences_with_exit_2(args):
+    # Click's own messages (a bad option value, a missing option) end with a full stop too.
+    r = run(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().endswith("."), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_no_arguments_prints_the_help_unchanged():
+    r = run()
+    assert r.returncode == 2 and "Commands:" in r.stderr and not r.stderr.rstrip().endswith("..")
+
+
+def test_build_summary_agrees_with_its_numbers(bom, tmp_path):
+    out = bom("build", "-o", str(tmp_path / "out"), "-q").stdout
+    j = json.loads(bom("build", "-o", str(tmp_path / "out2"), "-q", "--json").stdout)
+    up = j["tiers"]["scale-up"]
+    assert f"scale-up:     {up['links']:,} links in {up['domains']} domains, all copper, " \
+           f"{up['modules']} modules" in out
+    # One site pair and one fibre pair in the default: the words agree with their numbers.
+    assert "on 1 cabled site pair (mesh)" in out and ", 1 fibre pair," in out and "pairs" not in out
