@@ -76,13 +76,16 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
 
 def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
     out = tmp_path / "c"
-    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms", "hgx-h100,gb200-nvl72,gb300-nvl72")
+    # The last column is the same platform on co-packaged-optics switches (platform@switch).
+    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms",
+            "hgx-h100,gb200-nvl72,gb300-nvl72,gb300-nvl72@q3450-ld")
     assert r.exit_code == 0, r.stderr
     j = json.loads((out / "generations-compare.json").read_text())
     done = recalc(out / "generations-compare.xlsx", tmp_path)
     assert errors(done) == []
     ws = openpyxl.load_workbook(done, data_only=True)["Comparison"]
-    assert [ws.cell(1, 3 + k).value for k in range(3)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    assert [ws.cell(1, 3 + k).value for k in range(4)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72",
+                                                         "gb300-nvl72@q3450-ld"]
     checked = 0
     for row in range(2, ws.max_row + 1):
         metric = ws.cell(row, 2).value
@@ -92,9 +95,11 @@ def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
         for k, g in enumerate(j["generations"]):
             assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
             checked += 1
-    assert checked == 3 * len(j["generations"][0]["metrics"])
+    assert checked == 4 * len(j["generations"][0]["metrics"])
+    cpo = j["generations"][3]["metrics"]
+    assert cpo["laser_sources_per_gpu"] > 0 and cpo["engine_ports_per_gpu"] > 0   # checked above as formulas
     wb = openpyxl.load_workbook(out / "generations-compare.xlsx")
-    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72", "gb300-nvl72@q3450-ld"]
     assert len(wb["Comparison"]._charts) == 4   # copper share, pluggables, optics power, network capex per GPU
 
 
