@@ -220,7 +220,12 @@ def build_summary(model: object) -> str:
                        [False, False, True, True, True, True, True, True, True]))
     t = model.tiers()
     up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
-    lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
+    if up.get("optical_links"):
+        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains: {up['copper_links']:,} copper "
+                     f"inside cubes, {up['optical_links']:,} optical to {up['ocs']:,} optical circuit switches "
+                     f"({up['modules']:,} modules, {up['fibre_runs']:,} fibre runs)")
+    else:
+        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
