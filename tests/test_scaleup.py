@@ -12,7 +12,7 @@ from bom.errors import BomError
 from bom.lines import scale_up_lines
 from bom.scaleup import cube_links, scale_up
 from bom.validation import validate
-from bom.yamlio import load_file
+from bom.yamlio import load_file, load_text
 
 PART = dict(vendor="x", part_number="x", description="x", power="1 W", price_usd=1,
             price_source="estimate", source="x")
@@ -150,3 +150,22 @@ def test_tpu_build_reports_the_optical_scale_up_tier(bom, tmp_path):
     assert spares == {"switch": 1, "transceiver": 16, "fibre trunk": 8}
     text = bom("build", str(path), "-o", str(tmp_path / "o2"))
     assert "768 optical to 48 optical circuit switches" in text.stdout
+
+
+def test_cable_plan_lists_every_cube_to_ocs_fibre(catalog):
+    from collections import Counter
+
+    from bom import plan
+    from bom.pipeline import build_scenario
+    from bom.scenario import scenario_from_text
+
+    text = "name: tpu\nplatform: tpu-v4-pod\ngpus: 512\n"
+    model = build_scenario(scenario_from_text(text), load_text(text, "t.yaml"), catalog)
+    rows = [r for r in plan.rows(model, catalog=catalog, scale_up=True) if r[plan.COL["hop"]] == "cube-ocs"]
+    assert len(rows) == model.scale_up.optical_links == 8 * 96
+    assert plan.row_count(model, scale_up=True) - plan.row_count(model) == len(rows)
+    ends = Counter((r[plan.COL["b_device"]], r[plan.COL["b_port"]]) for r in rows)
+    assert max(ends.values()) == 1                                   # every OCS port taken once
+    per_ocs = Counter(r[plan.COL["b_device"]] for r in rows)
+    assert len(per_ocs) == 48 and set(per_ocs.values()) == {2 * 8}   # each OCS joins both faces of 8 cubes
+    assert {r[plan.COL["a_module"]] for r in rows} == {catalog.platform("tpu-v4-pod").scale_up.torus.optic.part_number}
