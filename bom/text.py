@@ -224,6 +224,9 @@ def build_summary(model: object) -> str:
         lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains: {up['copper_links']:,} copper "
                      f"inside cubes, {up['optical_links']:,} optical to {up['ocs']:,} optical circuit switches "
                      f"({up['modules']:,} modules, {up['fibre_runs']:,} fibre runs)")
+    elif up.get("kind") == "switched":
+        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains over {up['switch_chips']:,} "
+                     f"scale-up switch chips in {up['switch_trays']:,} trays, all copper, 0 modules")
     else:
         lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "

@@ -169,3 +169,11 @@ def test_cable_plan_lists_every_cube_to_ocs_fibre(catalog):
     per_ocs = Counter(r[plan.COL["b_device"]] for r in rows)
     assert len(per_ocs) == 48 and set(per_ocs.values()) == {2 * 8}   # each OCS joins both faces of 8 cubes
     assert {r[plan.COL["a_module"]] for r in rows} == {catalog.platform("tpu-v4-pod").scale_up.torus.optic.part_number}
+
+
+def test_switched_build_says_where_its_links_go(bom, tmp_path):
+    path = tmp_path / "helios.yaml"
+    path.write_text("name: helios\nplatform: helios-mi455x\ngpus: 72\nfabrics: {compute: {}}\n")
+    r = bom("build", str(path), "-o", str(tmp_path / "o"))
+    assert r.exit_code == 0, r.stderr
+    assert "864 links in 1 domains over 12 scale-up switch chips in 6 trays" in r.stdout
