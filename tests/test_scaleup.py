@@ -177,3 +177,16 @@ def test_switched_build_says_where_its_links_go(bom, tmp_path):
     r = bom("build", str(path), "-o", str(tmp_path / "o"))
     assert r.exit_code == 0, r.stderr
     assert "864 links in 1 domains over 12 scale-up switch chips in 6 trays" in r.stdout
+
+
+def test_rack_summary_counts_scale_up_as_the_tier_does(catalog):
+    from bom.elevation import HEADER, elevation_rows
+    from bom.pipeline import build_scenario
+    from bom.scenario import scenario_from_text
+
+    col = {h: i for i, h in enumerate(HEADER)}
+    for pid, gpus, per_rack in (("tpu-v4-pod", 256, 144 + 96), ("mi300x-platform", 32, 4 * 28)):
+        text = f"name: x\nplatform: {pid}\ngpus: {gpus}\n"
+        model = build_scenario(scenario_from_text(text), load_text(text, "x.yaml"), catalog)
+        compute = {r[col["rack"]]: r[col["scale_up_links"]] for r in elevation_rows(model) if r[col["role"]] == "node"}
+        assert set(compute.values()) == {per_rack}       # a cube rack; a rack of 4 MI300X nodes
