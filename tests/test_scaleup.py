@@ -190,3 +190,12 @@ def test_rack_summary_counts_scale_up_as_the_tier_does(catalog):
         model = build_scenario(scenario_from_text(text), load_text(text, "x.yaml"), catalog)
         compute = {r[col["rack"]]: r[col["scale_up_links"]] for r in elevation_rows(model) if r[col["role"]] == "node"}
         assert set(compute.values()) == {per_rack}       # a cube rack; a rack of 4 MI300X nodes
+
+
+def test_compare_counts_a_torus_optics_in_the_network(bom, tmp_path):
+    r = bom("compare", "--platforms", "tpu-v4-pod,mi300x-platform", "--gpus", "256", "-o", str(tmp_path / "c"),
+            "--json")
+    assert r.exit_code == 0, r.stderr
+    gens = {g["platform"]: g for g in json.loads(r.stdout)["generations"]}
+    # 4 cubes x 96 optical links, one optic each, over 256 chips (+ the scale-out's own modules).
+    assert gens["tpu-v4-pod"]["metrics"]["modules_per_gpu"] >= 384 / 256
