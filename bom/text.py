@@ -220,15 +220,17 @@ def build_summary(model: object) -> str:
                        [False, False, True, True, True, True, True, True, True]))
     t = model.tiers()
     up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
+    copper = "all copper" if up["copper_links"] == up["links"] else f"{up['copper_links']:,} copper"
+    head = f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}"
     if up.get("optical_links"):
-        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains: {up['copper_links']:,} copper "
-                     f"inside cubes, {up['optical_links']:,} optical to {up['ocs']:,} optical circuit switches "
-                     f"({up['modules']:,} modules, {up['fibre_runs']:,} fibre runs)")
+        ocs = f"{up['ocs']:,} optical circuit switch" + ("" if up["ocs"] == 1 else "es")
+        lines.append(f"{head}: {up['copper_links']:,} copper inside cubes, {up['optical_links']:,} optical to {ocs} "
+                     f"({_count(up['modules'], 'module')}, {_count(up['fibre_runs'], 'fibre run')})")
     elif up.get("kind") == "switched":
-        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains over {up['switch_chips']:,} "
-                     f"scale-up switch chips in {up['switch_trays']:,} trays, all copper, 0 modules")
+        lines.append(f"{head} over {up['switch_chips']:,} scale-up switch chips in {up['switch_trays']:,} trays, "
+                     f"{copper}, {_count(up['modules'], 'module')}")
     else:
-        lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
+        lines.append(f"{head}, {copper}, {_count(up['modules'], 'module')}")
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
@@ -237,13 +239,18 @@ def build_summary(model: object) -> str:
 
         std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
         lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
-                     f"{across['distance_km']:g} km on {across['site_pairs']:,} cabled site pairs "
-                     f"({across['topology']}), {across['coherent_modules']:,} coherent modules, "
-                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers "
-                     f"({across['inline_amplifier_sites']:,} in-line amplifier huts)")
+                     f"{across['distance_km']:g} km on {_count(across['site_pairs'], 'cabled site pair')} "
+                     f"({across['topology']}), {_count(across['coherent_modules'], 'coherent module')}, "
+                     f"{_count(across['fibre_pairs'], 'fibre pair')}, {_count(across['amplifiers'], 'amplifier')} "
+                     f"({_count(across['inline_amplifier_sites'], 'in-line amplifier hut')})")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
+
+
+def _count(n: int, word: str) -> str:
+    """ "1 fibre pair", "2 fibre pairs": the word agrees with its number."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def totals_line(report: object) -> str:
