@@ -176,7 +176,7 @@ def test_switched_build_says_where_its_links_go(bom, tmp_path):
     path.write_text("name: helios\nplatform: helios-mi455x\ngpus: 72\nfabrics: {compute: {}}\n")
     r = bom("build", str(path), "-o", str(tmp_path / "o"))
     assert r.exit_code == 0, r.stderr
-    assert "864 links in 1 domains over 12 scale-up switch chips in 6 trays" in r.stdout
+    assert "864 links in 1 domain over 12 scale-up switch chips in 6 trays" in r.stdout
 
 
 def test_rack_summary_counts_scale_up_as_the_tier_does(catalog):
