@@ -100,11 +100,13 @@ class Generation:
         out["network_copper_share"] = all_copper / all_links if all_links else 0.0
         support = [g for k, f in m.fabrics.items() if k in SUPPORT for g in f.groups]
         out["support_links_per_gpu"] = sum(g.links for g in support) / gpus
-        # Every pluggable the network buys, the scale-up tier's too where it has optics (a TPU pod's cube faces).
-        up_modules = int(tiers["scale-up"].get("modules", 0) or 0)
-        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"]) + up_modules) / gpus
-        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)) / gpus
-        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)) / gpus
+        # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
+        up = tiers["scale-up"]
+        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"]) + int(up["modules"])) / gpus
+        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)
+                                     + int(up["fibre_runs"])) / gpus
+        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)
+                                      + int(up["fibre_strands"])) / gpus
         out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
                                       and x.fabric != "spares") / gpus
         out["support_switches_per_gpu"] = sum(x.quantity for x in lines

@@ -144,6 +144,26 @@ def group_lines(g: LinkGroup) -> list[Line]:
     return out
 
 
+def scale_up_lines(platform: Platform, up: object) -> list[Line]:
+    """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
+    the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
+    and switched domains are bought whole with their systems: no line)."""
+    from bom.scaleup import ScaleUp
+
+    assert isinstance(up, ScaleUp)
+    t = platform.scale_up.torus
+    if t is None or not up.optical_links:
+        return []
+    out = []
+    for part, hop, category, qty in ((t.ocs, "ocs", "switch", up.ocs),
+                                     (t.optic, "cube-ocs", "transceiver", up.modules),
+                                     (t.fibre, "cube-ocs", "fibre trunk", up.fibre_runs)):
+        out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
+                        part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
+                        part.price_source, platform.as_of.isoformat(), part.source))
+    return out
+
+
 def merge(lines: Iterable[Line]) -> list[Line]:
     """One line per part and place: the same sku in the same tier, fabric and hop adds up."""
     merged: dict[tuple[str, ...], Line] = {}
@@ -214,7 +234,7 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     from bom.build import Model
 
     assert isinstance(model, Model)
-    lines = compute_lines(model.platform, model.cluster.systems)
+    lines = compute_lines(model.platform, model.cluster.systems) + scale_up_lines(model.platform, model.scale_up)
     for f in model.fabrics.values():
         lines += fabric_switch_lines(f, catalog)
     lines += placement_lines(model, catalog)

@@ -231,8 +231,16 @@ def build_summary(model: object) -> str:
     t = model.tiers()
     up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
     copper = "all copper" if up["copper_links"] == up["links"] else f"{up['copper_links']:,} copper"
-    lines.append(f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}, {copper}, "
-                 f"{_count(up['modules'], 'module')}")
+    head = f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}"
+    if up.get("optical_links"):
+        ocs = f"{up['ocs']:,} optical circuit switch" + ("" if up["ocs"] == 1 else "es")
+        lines.append(f"{head}: {up['copper_links']:,} copper inside cubes, {up['optical_links']:,} optical to {ocs} "
+                     f"({_count(up['modules'], 'module')}, {_count(up['fibre_runs'], 'fibre run')})")
+    elif up.get("kind") == "switched":
+        lines.append(f"{head} over {up['switch_chips']:,} scale-up switch chips in {up['switch_trays']:,} trays, "
+                     f"{copper}, {_count(up['modules'], 'module')}")
+    else:
+        lines.append(f"{head}, {copper}, {_count(up['modules'], 'module')}")
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")

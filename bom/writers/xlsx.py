@@ -416,7 +416,8 @@ def _tiers(wb: Workbook, r: Report) -> None:
     for n, name in enumerate(TIERS, start=2):
         _put(ws, n, 1, name)
         if name == "scale-up":
-            values: list[Any] = [up["links"], up["copper_links"], None, 0, 0, 0]
+            values: list[Any] = [up["links"], up["copper_links"], None, up["modules"], up["fibre_runs"],
+                                 up["fibre_strands"]]
         elif name == "compute":
             values = [0, 0, None, 0, 0, 0]
         else:
