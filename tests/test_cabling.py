@@ -123,3 +123,18 @@ def test_progress_on_stderr_keeps_json_stdout_clean(tmp_path):
     assert j["rows"] > cabling.PROGRESS_ROWS and j["xlsx"] is True
     quiet = subprocess.run(cmd + ["-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert quiet.returncode == 0 and quiet.stderr == "" and json.loads(quiet.stdout)["rows"] == j["rows"]
+
+
+@pytest.mark.parametrize("compute", ["{}", "{topology: pair}"], ids=["one-switch-pod", "switch-pair"])
+def test_build_writes_the_plan_of_small_pods_and_pairs(bom, tmp_path, compute):
+    """An 8-node pod (every rail on one switch) and a switch pair joined by ISLs: bom build writes
+    their plan beside the BOM, with no note about a missing plan."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(f"name: pod\nplatform: dgx-h100\nnodes: 8\nfabrics: {{compute: {compute}}}\n")
+    r = bom("build", str(path), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.output
+    assert "no cable plan" not in r.stderr
+    with (tmp_path / "o" / "pod-cables.csv").open(newline="") as fh:
+        hops = {row["hop"] for row in csv.DictReader(fh)}
+    assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"})
+    assert (tmp_path / "o" / "pod-racks.csv").is_file()
