@@ -4,9 +4,8 @@ compare it with the plan; push again and see nothing created; delete cables and 
 ``bom netbox diff`` name exactly those; import the exported files through NetBox's own bulk-import
 forms; refuse a wrong token and a device type with other interfaces.
 
-The small pod is 8 DGX H100 nodes on one leaf per rack (``topology: tor``): the plan does not yet
-list several rails on one leaf (another branch adds it); the pod has its leaves, spine, racks, OOB
-switches, UFM and management servers all the same.
+The small pod is 8 DGX H100 nodes on one leaf carrying all eight rails, with its racks, OOB
+switches, UFM and management servers (tests/netbox/scenarios/pod8.yaml).
 """
 
 from __future__ import annotations
