@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
-                  help="The planned cluster in NetBox: bulk-import files, a push, and a diff against the plan.")
+                  help="The plan in NetBox: import files, push, diff.")
 
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="DIR", help="A directory of catalog YAML files that adds or replaces rows by id.")]
