@@ -196,6 +196,12 @@ def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = 
                progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
     _check_dir(out)
+    for suffix in PLAN_SUFFIXES:   # checked before any file is renamed, so none of them is
+        target = out / f"{name}{suffix}"
+        if target.is_dir():
+            raise BomError(f"{target} is a folder where the cable plan writes a file", key="--output",
+                           hint="Move or rename that folder, or choose another folder with -o DIR; "
+                                "nothing was written.")
     temps = _Temps(out)
     try:
         rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress, scale_up)
