@@ -366,15 +366,9 @@ def test_a_switch_whose_links_mix_module_kinds_over_twin_cages_is_refused(catalo
     model = build_model(scenario_from_text(text), load_text(text, "mix.yaml"), catalog, None)
     # Since the spine rule builds smaller pods this design may no longer mix kinds on one spine; either
     # the plan adds up to the closed form or it refuses with what to change, never a wrong plan.
-    p = model.fabrics["compute"].first
-    # What the run covered (pytest --hypothesis-show-statistics).
-    event("pair" if p.topology == "pair" else "one switch" if p.layers == 1 else
-          "several rails a leaf" if p.topology != "tor" and p.rails_per_leaf > 1 else f"{p.layers} layers")
-    event("several sites" if model.dci is not None else "one site")
     try:
         check_closed_form(model, catalog)
     except BomError as exc:
-        event("refused: " + ("free cages" if "free cages" in str(exc) else "module kinds"))
         assert "kinds of module" in str(exc), exc
     one = text.replace("su_nodes: 2}", "su_nodes: 2, media: [smf-parallel]}")
     check_closed_form(build_model(scenario_from_text(one), load_text(one, "one.yaml"), catalog, None), catalog)
