@@ -14,7 +14,7 @@ from bom.endpoints import Endpoints, build_endpoints
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
-from bom.links import LinkGroup, count_hop
+from bom.links import LinkGroup, count_hop, end_kinds
 from bom.media import Media, cage
 from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
@@ -84,7 +84,7 @@ class Fabric:
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
             "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
                                "core": self.planes * p.cores} for n, p in self.shapes],
-            "links": hops, "media": _hop_media(self.groups), "modules": modules,
+            "links": hops, "media": _hop_media(self.groups), "modules": modules, "ends": end_kinds(self.groups),
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),

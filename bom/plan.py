@@ -868,7 +868,7 @@ def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iter
 
     model = plan.model
     if scale_up:
-        yield _scale_up_rows(plan)
+        yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
     tops: dict[str, dict[int, _Switches]] = {}
     start = 0
     for f in model.fabrics.values():
@@ -915,6 +915,61 @@ def _scale_up_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
                         yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
                                f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0], b_port, "",
                                *tail)
+            plan.forget(site)
+
+
+def _torus_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
+    """A torus's optical links: one fibre run from each cube-face port to its OCS port.
+
+    Cube ``c`` of its domain, dimension ``d``, position ``k`` on the face, side ``s`` (0 the -
+    face, 1 the +): OCS group ``g`` = the faces before ``d`` + ``k``; the group's port
+    ``2c + s``, over ``ceil(2 x cubes / ports)`` switches per group (bom/scaleup.py). Chip numbers
+    run x fastest; a host holds ``gpus_per_node`` consecutive chips (an assumption: Google does
+    not publish which chips share a tray). The OCSes stand nowhere in the placement: unplaced.
+    """
+    from bom.scaleup import cube_links
+
+    model = plan.model
+    p = model.platform
+    t = p.scale_up.torus
+    assert t is not None
+    ports = t.ocs.ports or 1
+    cubes_per_domain = p.gpus_per_domain // t.chips
+    groups = cube_links(t)[2]
+    dims = len(t.cube)
+    offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
+    head = ("scale-up", "ici", "cube-ocs")
+    tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
+    site = 0
+    for shape in model.cluster.sites:
+        cubes = shape.nodes // p.nodes_per_system
+        for _ in range(shape.count):
+            site += 1
+            for c in range(cubes):
+                dom, local = divmod(c, cubes_per_domain)
+                in_dom = min(cubes_per_domain, cubes - dom * cubes_per_domain)
+                per_group = -(-2 * in_dom // ports)
+                base = dom * groups * -(-2 * cubes_per_domain // ports)
+                for d in range(dims):
+                    others = [e for e in range(dims) if e != d]
+                    for k in range(t.face(d)):
+                        coord = [0] * dims
+                        rest = k
+                        for e in others:
+                            rest, coord[e] = divmod(rest, t.cube[e])[0], rest % t.cube[e]
+                        for side in (0, 1):
+                            coord[d] = side * (t.cube[d] - 1)
+                            chip = 0
+                            for e in reversed(range(dims)):
+                                chip = chip * t.cube[e] + coord[e]
+                            node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
+                            sub, port = divmod(2 * local + side, ports)
+                            ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
+                            a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
+                            b_port = f"p{port + 1}"
+                            yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",
+                                   f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port,
+                                   t.optic.part_number, *ocs[0], b_port, "", *tail)
             plan.forget(site)
 
 
@@ -1092,7 +1147,9 @@ def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRo
 def row_count(model: Model, scale_up: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
-    if scale_up and model.platform.scale_up.switch_chips_per_domain:
+    if scale_up and model.platform.scale_up.torus is not None:
+        n += model.scale_up.optical_links
+    elif scale_up and model.platform.scale_up.switch_chips_per_domain:
         n += model.scale_up.links
     d = model.dci
     if d is not None:
