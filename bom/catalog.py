@@ -39,6 +39,9 @@ MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
+#: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
+UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
+                           "unconfirmed", "price_per_m_usd"})
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -60,12 +63,33 @@ class Row(Model):
     status_date: dt.date | None = None
     status_source: str | None = None
     orderable: bool = True
+    confirmed: bool = True
+    """Whether every fact of the row was read at its source; ``false`` names them in ``unconfirmed``."""
+    unconfirmed: list[str] = []
+    """The facts (field names, dotted into blocks: ``scale_up.copper_cables_per_domain``) that no
+    primary source read so far confirms; ``notes`` says what each one rests on instead."""
 
     @model_validator(mode="after")
     def _status_has_source(self) -> Row:
         if self.status != "active" and (self.status_date is None or not self.status_source):
             raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
                              f"and status_source (where it is announced)")
+        return self
+
+    @model_validator(mode="after")
+    def _unconfirmed_named(self) -> Row:
+        # A row marked unconfirmed names the facts, and names only fields it has (a typo would
+        # otherwise mark nothing).
+        if self.confirmed == bool(self.unconfirmed):
+            raise ValueError("confirmed: false goes with unconfirmed: [the facts no source confirms] "
+                             "(and confirmed: true with none)")
+        for fact in self.unconfirmed:
+            head = fact.split(".", 1)[0]
+            if head not in type(self).model_fields or head in UNCONFIRMABLE:
+                raise ValueError(f"unconfirmed names {fact!r}, which is not a fact of this row "
+                                 f"(facts: {', '.join(f for f in type(self).model_fields if f not in UNCONFIRMABLE)})")
+        if not self.confirmed and not self.notes:
+            raise ValueError("an unconfirmed row says in notes what its unconfirmed facts rest on")
         return self
 
 

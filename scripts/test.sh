@@ -18,4 +18,6 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python3 -m ruff check bom tests benchmarks
+# Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
+python3 -m bom.cli catalog validate --strict
 python3 -m pytest --doctest-modules bom tests "$@"
