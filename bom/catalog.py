@@ -201,6 +201,39 @@ class Uplinks(Model):
     ports_per_cage: int = Field(default=1, ge=1, le=8)
 
 
+class ChassisPart(Model):
+    """A part a modular chassis holds: its frame, a fabric card, a supervisor, a power supply."""
+
+    part_number: str
+    description: str
+    count: int = Field(default=1, ge=1)     # per chassis (the frame: 1)
+    power: Power                            # drawn by one part (a power supply: its own losses, 0 W)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class LineCard(Model):
+    """A modular chassis's line card: the ports come in cards of ``ports`` native ports."""
+
+    part_number: str
+    description: str
+    ports: int = Field(ge=1)
+    power: Power
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class Modular(Model):
+    """A modular chassis (a spine layer of one or a few boxes): the switch row's ports are a full
+    chassis (``slots`` x the line card's ports); the BOM counts the frame, the line cards the
+    used ports fill, the fabric cards, the supervisors and the power supplies as their own lines."""
+
+    slots: int = Field(ge=1)
+    line_card: LineCard
+    chassis: ChassisPart                    # the frame with its fans and fan controllers
+    fabric_cards: ChassisPart
+    supervisors: ChassisPart
+    power_supplies: ChassisPart
+
+
 class Switch(Row):
     protocol: Literal["infiniband", "ethernet"]
     ports: int = Field(ge=1)
@@ -214,9 +247,14 @@ class Switch(Row):
     power_typical: Power
     power_max: Power
     rack_units: int = Field(ge=1)
+    modular: Modular | None = None       # a chassis with line cards (the row's ports fill every slot)
 
     @model_validator(mode="after")
     def _ports_add_up(self) -> Switch:
+        m = self.modular
+        if m is not None and self.ports != m.slots * m.line_card.ports:
+            raise ValueError(f"a modular switch's ports ({self.ports}) are its slots x the line card's ports "
+                             f"({m.slots} x {m.line_card.ports})")
         # A leaf splits its cages between downlinks and uplinks, so a switch has two cages at least.
         if self.ports != self.cages * self.ports_per_cage:
             raise ValueError(f"ports ({self.ports}) must be cages x ports_per_cage "
