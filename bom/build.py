@@ -14,7 +14,7 @@ from bom.endpoints import Endpoints, build_endpoints
 from bom.errors import BomError, LimitError
 from bom.fabric import Plane, plan, switch_ports, uplink_ports
 from bom.floorplan import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
-from bom.links import LinkGroup, count_hop
+from bom.links import LinkGroup, count_hop, end_kinds
 from bom.media import Media, cage
 from bom.racks import Placement
 from bom.scenario import FabricSpec, Scenario
@@ -88,7 +88,7 @@ class Fabric:
             "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
             "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
                                "core": self.planes * p.cores} for n, p in self.shapes],
-            "links": hops, "media": _hop_media(self.groups), "modules": modules,
+            "links": hops, "media": _hop_media(self.groups), "modules": modules, "ends": end_kinds(self.groups),
             "cables": sum(g.cables for g in self.groups),
             "fibre_runs": sum(g.fibre_runs for g in self.groups),
             "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -282,18 +282,23 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     # A dedicated uplink port (a 1G switch's 100G uplinks) sets its own rate and lanes.
     lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
     up_lane = None if p.leaf_uplink else lane
-    # Whether a cage's ports reach one far device (then one copper head may serve them all).
+    # Whether a cage's ports reach one far device (then one copper head may serve them all). One
+    # lookup serves every site, so a cage spreads when it does in any site's plane (sites of other
+    # sizes have other pods: 6 links per leaf-spine pair in one, 9 in the next).
+    shapes = [q for _, q in f.shapes]
     rail = p.topology == "rail-optimized"
-    node_spread = rail or planes > 1 or p.leaves_per_group > 1
-    leaf_spread = (rail and not p.nodes_per_leaf) or p.node_ports * planes < 2
+    node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
+    leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
     node_cage = cage(nic.form_factor, nic.ports_per_cage * planes, node_spread)
     leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
     # A cage's ports reach one far switch only when the links to each switch fill whole cages
     # (3 links per pair on twin-port cages leave one cage split between two spines).
-    ls_up = cage(p.up.form_factor, p.up.ports_per_cage, p.leaf_spine_per_pair % p.up.ports_per_cage != 0)
-    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage, p.leaf_spine_per_pair % p.spine.ports_per_cage != 0)
+    ls_up = cage(p.up.form_factor, p.up.ports_per_cage,
+                 any(q.leaf_spine_per_pair % p.up.ports_per_cage for q in shapes))
+    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage,
+                    any(q.leaf_spine_per_pair % p.spine.ports_per_cage for q in shapes))
     isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
-    sc_spread = p.spine_core_per_pair % p.spine.ports_per_cage != 0
+    sc_spread = any(q.spine_core_per_pair % p.spine.ports_per_cage for q in shapes)
     sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
     hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
             ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),

@@ -158,7 +158,9 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
     try:
         cables = text(f"{name}-cables.csv")
         book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
-        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS]) if book else None
+        # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
+        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS],
+                           unique=plan.COL["bundle"] + 1) if book else None
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
         def each(chunk: list[tuple[object, ...]]) -> None:
@@ -171,10 +173,10 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         racks = _rack_rows(model)
         if racks is not None:
             header, rack_rows = racks
-            if book is not None:
-                rack_sheet = book.sheet("Racks", header, [14] * len(header))
-                rack_rows = _tee(rack_rows, rack_sheet.append)
-            write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10))
+            # The workbook's Racks sheet takes each chunk the CSV writer takes (one zip write a chunk).
+            rack_sheet = book.sheet("Racks", header, [14] * len(header)) if book is not None else None
+            write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10),
+                      also=rack_sheet.append if rack_sheet is not None else None)
         for t in texts:
             t.flush()
         if book is not None:
@@ -194,6 +196,12 @@ def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = 
                progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
     _check_dir(out)
+    for suffix in PLAN_SUFFIXES:   # checked before any file is renamed, so none of them is
+        target = out / f"{name}{suffix}"
+        if target.is_dir():
+            raise BomError(f"{target} is a folder where the cable plan writes a file", key="--output",
+                           hint="Move or rename that folder, or choose another folder with -o DIR; "
+                                "nothing was written.")
     temps = _Temps(out)
     try:
         rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress, scale_up)
@@ -240,13 +248,6 @@ def build_note(model: Model) -> dict[str, object]:
     rows = plan.row_count(model)
     return {"rows": rows, "in_build": rows <= BUILD_MAX_ROWS, "xlsx": fits_workbook(rows),
             "threshold": BUILD_MAX_ROWS, "name": model.scenario.name}
-
-
-def _tee(rows: Iterator[tuple[object, ...]], sink: Callable[[list[tuple[object, ...]]], None]
-         ) -> Iterator[tuple[object, ...]]:
-    for r in rows:
-        sink([r])
-        yield r
 
 
 @contextlib.contextmanager

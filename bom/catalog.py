@@ -9,6 +9,7 @@ overlay directory adds rows and replaces rows by id; a price CSV replaces prices
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -38,7 +39,9 @@ from bom.yamlio import Located, load_file
 MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 Status = Literal["active", "end-of-sale", "end-of-life"]
-FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45"]
+FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45", "cpo"]
+#: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
+CPO = "cpo"
 #: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
 UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
                            "unconfirmed", "price_per_m_usd"})
@@ -95,6 +98,58 @@ class Row(Model):
 
 # --- platforms -----------------------------------------------------------------------
 
+#: How a platform's scale-up domain is wired (bom/scaleup.py counts each):
+#: ``electrical``: copper or board traces inside the domain, nothing bought per link (NVLink on a
+#: baseboard or an NVL72 spine, Infinity Fabric, Gaudi's on-board RoCE mesh);
+#: ``switched``: Ethernet / UALink scale-up switches inside the rack, counted in the tier (Helios);
+#: ``torus-ocs``: cubes of chips on copper, a torus across cubes through optical circuit switches,
+#: so the tier itself has optics, fibre and switches to buy (TPU v4 and successors).
+ScaleUpKind = Literal["electrical", "switched", "torus-ocs"]
+
+
+class ScaleUpPart(Model):
+    """A part only the scale-up tier buys and no other catalog kind describes (an optical circuit
+    switch, a torus link's optic, its fibre), with its own source and price."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    vendor: str
+    part_number: str
+    description: str
+    power: Power
+    ports: int | None = Field(default=None, ge=1)      # an OCS's ports
+    strands: int = Field(default=1, ge=1)               # a fibre run's strands
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    notes: str | None = None
+
+
+class Torus(Model):
+    """Cubes of chips wired on copper inside a rack, and the torus wraparound between cube faces
+    through optical circuit switches: one OCS group per dimension and position on a face."""
+
+    cube: list[int] = Field(min_length=1, max_length=3)   # chips along each edge of a cube: [4, 4, 4]
+    ocs: ScaleUpPart
+    optic: ScaleUpPart            # at the cube end of each optical link (the OCS is passive)
+    fibre: ScaleUpPart            # one run from a cube port to an OCS port
+
+    @model_validator(mode="after")
+    def _edges(self) -> Torus:
+        if any(n < 2 for n in self.cube):
+            raise ValueError(f"every cube edge holds two chips or more, not {self.cube}")
+        if self.ocs.ports is None:
+            raise ValueError("torus.ocs needs ports (the optical circuit switch's port count)")
+        return self
+
+    @property
+    def chips(self) -> int:
+        return math.prod(self.cube)
+
+    def face(self, d: int) -> int:
+        """Chips on one face across dimension ``d`` (the links leaving that face)."""
+        return self.chips // self.cube[d]
+
+
 class ScaleUp(Model):
     generation: str
     bandwidth_per_gpu: Rate
@@ -102,6 +157,19 @@ class ScaleUp(Model):
     switch_chips_per_domain: int = Field(ge=0)
     switch_trays_per_domain: int = Field(ge=0)
     copper_cables_per_domain: int = Field(ge=0)
+    kind: ScaleUpKind = "electrical"
+    switch: str | None = None              # switched: the scale-up switch chip, as published
+    torus: Torus | None = None             # torus-ocs: the cube and the parts between cubes
+
+    @model_validator(mode="after")
+    def _kind_has_parts(self) -> ScaleUp:
+        if self.kind == "torus-ocs" and self.torus is None:
+            raise ValueError("kind torus-ocs needs torus (cube, ocs, optic, fibre)")
+        if self.kind != "torus-ocs" and self.torus is not None:
+            raise ValueError(f"torus is for kind torus-ocs, not {self.kind}")
+        if self.kind == "switched" and not (self.switch_chips_per_domain and self.switch):
+            raise ValueError("kind switched needs switch (the switch chip) and switch_chips_per_domain > 0")
+        return self
 
 
 class NicPorts(Model):
@@ -147,7 +215,7 @@ class Platform(Row):
     su_nodes: int = Field(ge=1)
     memory_per_gpu: Memory
     bf16_dense: Compute
-    fp8_dense: Compute
+    fp8_dense: Compute | None = None     # None: the chip has no FP8 (TPU v4)
     fp4_dense: Compute | None = None
     power_per_system: Power
     scale_up: ScaleUp
@@ -157,6 +225,16 @@ class Platform(Row):
     inband: NicPorts | None = None       # in-band management ports (their own rate and cage)
     default_switch: str
     support: Support | None = None       # what the platform's RA puts around the nodes
+
+    @model_validator(mode="after")
+    def _torus_fits(self) -> Platform:
+        t = self.scale_up.torus
+        if t is not None and (self.gpus_per_node * self.nodes_per_system != t.chips
+                              or self.gpus_per_domain % t.chips):
+            raise ValueError(f"a torus platform's system is one cube: gpus_per_node x nodes_per_system "
+                             f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
+                             f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
+        return self
 
     @property
     def node_power_w(self) -> float:
@@ -234,6 +312,55 @@ class Modular(Model):
     power_supplies: ChassisPart
 
 
+class FaceplateBreakout(Model):
+    """The fibre shuffle (breakout) at a CPO faceplate connector that carries several ports: it
+    splits one faceplate connector into one standard connector per port, bought per connector used."""
+
+    vendor: str
+    part_number: str
+    description: str
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    as_of: dt.date
+
+
+class Engine(Model):
+    """The optical engine behind each port of a co-packaged-optics switch: what the far end's
+    pluggable must match (port type, connector, fibre), and the reach the vendor states."""
+
+    port_type: str                       # as a module's port_type: 800g-dr4
+    medium: Literal["smf-parallel", "smf-duplex"]
+    connector: Connector                 # of each port after the faceplate (and its breakout)
+    lit_strands: int = Field(ge=1)
+    reach_max: Length
+    loss_budget: Loss
+    ports_per_connector: int = Field(default=1, ge=1, le=16)   # ports one faceplate connector carries
+    breakout: FaceplateBreakout | None = None
+
+    @model_validator(mode="after")
+    def _breakout_where_shared(self) -> Engine:
+        if self.ports_per_connector > 1 and self.breakout is None:
+            raise ValueError(f"a faceplate connector carrying {self.ports_per_connector} ports needs breakout "
+                             f"(the fibre shuffle that splits it into one connector per port)")
+        return self
+
+
+class LaserSource(Model):
+    """The external laser modules (ELS / ELSFP) a CPO switch needs: bought, spared and powered on
+    their own, so the BOM counts them per switch with their own part number."""
+
+    vendor: str
+    part_number: str
+    description: str
+    per_switch: int = Field(ge=1)
+    power: Power                         # per laser module
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    notes: str | None = None
+
+
 class Switch(Row):
     protocol: Literal["infiniband", "ethernet"]
     ports: int = Field(ge=1)
@@ -248,6 +375,29 @@ class Switch(Row):
     power_max: Power
     rack_units: int = Field(ge=1)
     modular: Modular | None = None       # a chassis with line cards (the row's ports fill every slot)
+    # Co-packaged optics: the ports are optical engines (form_factor "cpo"), lasers are external.
+    engine: Engine | None = None
+    laser_source: LaserSource | None = None
+    # The published system power includes the laser modules: the BOM shows their share on the laser
+    # line and the rest on the switch line, so the total stays the published figure.
+    power_includes_lasers: bool = True
+
+    @property
+    def cpo(self) -> bool:
+        return self.form_factor == CPO
+
+    @model_validator(mode="after")
+    def _cpo_complete(self) -> Switch:
+        if self.cpo and (self.engine is None or self.laser_source is None):
+            raise ValueError('a co-packaged-optics switch (form_factor "cpo") needs engine (the port type its '
+                             'optical engines speak) and laser_source (the external laser modules)')
+        if self.engine is not None and self.cpo and self.ports_per_cage != self.engine.ports_per_connector:
+            raise ValueError(f"a CPO switch's cage is its faceplate connector: ports_per_cage "
+                             f"({self.ports_per_cage}) must equal engine.ports_per_connector "
+                             f"({self.engine.ports_per_connector})")
+        if not self.cpo and (self.engine is not None or self.laser_source is not None):
+            raise ValueError('engine and laser_source belong to co-packaged-optics switches (form_factor "cpo")')
+        return self
 
     @model_validator(mode="after")
     def _ports_add_up(self) -> Switch:

@@ -271,7 +271,8 @@ def compare(
     scenario: Annotated[Optional[Path], typer.Argument(
         metavar="[SCENARIO]", help="Scenario with the job (gpus or workload); none = scenarios/compare.yaml.")] = None,
     platforms: Annotated[Optional[str], typer.Option(
-        metavar="ID,ID,...", help="Comma-separated platform ids; none = all.")] = None,
+        metavar="ID,ID,...", help="Comma-separated platform ids; none = all. ID@SWITCH builds the platform with "
+                                  "that compute switch (gb300-nvl72@q3450-ld: co-packaged optics).")] = None,
     gpus: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Build this many GPUs on each.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the outputs (default: reports/<name>).")] = None,
@@ -479,6 +480,16 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
                f"{unconfirmed} marked unconfirmed.")
 
 
+def _add_netbox() -> None:
+    # the NetBox commands live in bom/netbox/commands.py, with this module's error handling
+    from bom.netbox.commands import register
+
+    register(app, lambda fn: friendly(pipe_safe(fn)))
+
+
+_add_netbox()
+
+
 def _stdout_closed() -> None:
     """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
     try:
@@ -488,10 +499,34 @@ def _stdout_closed() -> None:
         pass
 
 
+def _told(exc: Any) -> int:
+    """Click's message for a bad option or argument, ended as a sentence like every other one.
+
+    Typer carries its own click; its exceptions are known by their public base class and by the
+    ``message``/``show`` that every click exception has.
+    """
+    if type(exc).__name__ != "NoArgsIsHelpError" and isinstance(getattr(exc, "message", None), str):
+        exc.message = exc.message.rstrip()   # NoArgsIsHelpError's message is the help itself
+        if exc.message and not exc.message.endswith((".", "?", "!")):
+            exc.message += "."
+    exc.show()
+    return int(getattr(exc, "exit_code", 2))
+
+
 def main() -> None:
+    from typer.exceptions import TyperException
+
     try:
         try:
-            app()
+            # Not standalone: click's usage errors come back here to be told as sentences.
+            code = app(standalone_mode=False)
+        except typer.Abort:
+            typer.echo("Aborted.", err=True)
+            code = 1
+        except TyperException as exc:
+            if not hasattr(exc, "show"):
+                raise
+            code = _told(exc)
         finally:
             sys.stdout.flush()  # buffered output into a closed pipe fails here, not at the write
     except KeyboardInterrupt:
@@ -499,6 +534,7 @@ def main() -> None:
     except (BrokenPipeError, PipeClosed):
         _stdout_closed()
         sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 from bom.catalog import Platform
 from bom.errors import LimitError
 from bom.floorplan import FloorPlan
+from bom.scaleup import ScaleUp
+from bom.scaleup import scale_up as _scale_up
+
+__all__ = ["Cluster", "ScaleUp", "Site", "build_cluster", "scale_up", "site_systems"]
 
 
 @dataclass(frozen=True)
@@ -113,30 +117,6 @@ def site_systems(systems: int, weights: tuple[float, ...]) -> list[int]:
     return shares
 
 
-@dataclass(frozen=True)
-class ScaleUp:
-    """The links inside every scale-up domain: electrical, never optics."""
-
-    domains: int
-    gpus_per_domain: int
-    links: int            # GPU-to-NVSwitch links
-    cables: int           # rack-scale copper spine cables (0 on a baseboard)
-    switch_chips: int
-    switch_trays: int
-
-    def to_json(self) -> dict[str, object]:
-        return {"links": self.links, "copper_links": self.links, "modules": 0, "fibre_runs": 0,
-                "fibre_strands": 0,
-                "cables": self.cables, "domains": self.domains, "gpus_per_domain": self.gpus_per_domain,
-                "switch_chips": self.switch_chips, "switch_trays": self.switch_trays,
-                "copper_share": 1.0 if self.links else 0.0}
-
-
 def scale_up(cluster: Cluster) -> ScaleUp:
-    p = cluster.platform
-    su = p.scale_up
-    full, rest = divmod(cluster.gpus, p.gpus_per_domain)
-    domains = full + (1 if rest else 0)
-    return ScaleUp(domains, p.gpus_per_domain, cluster.gpus * su.links_per_gpu,
-                   domains * su.copper_cables_per_domain, domains * su.switch_chips_per_domain,
-                   domains * su.switch_trays_per_domain)
+    """The scale-up tier of the cluster (bom/scaleup.py counts each kind)."""
+    return _scale_up(cluster.platform, cluster.gpus)

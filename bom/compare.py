@@ -16,12 +16,15 @@ from functools import cached_property
 from bom.catalog import Catalog, Platform
 from bom.errors import BomError, LimitError
 from bom.lines import COPPER, NETWORK
+from bom.links import end_kinds
 from bom.pipeline import build_scenario
 from bom.report import Report, make_report
-from bom.scenario import Scenario
+from bom.scenario import FabricSpec, Scenario
 from bom.validation import suggest
 from bom.yamlio import Located
 
+#: BOM categories whose power is the optics' (pluggables, active optical cables, CPO laser modules).
+OPTICS = ("transceiver", "coherent optic", "AOC", "laser source")
 #: The fabrics around the compute fabric (a generation that cannot build one is compared without it).
 SUPPORT = ("storage", "inband", "oob")
 
@@ -32,12 +35,37 @@ def default_platforms(catalog: Catalog) -> list[str]:
     return [p.id for p in sorted(rows, key=lambda p: (p.year, p.gpus_per_domain, p.id))]
 
 
+#: ``platform@switch`` in a list of platforms: the platform with that switch on its compute fabric
+#: (the same NVIDIA platform on pluggable and co-packaged-optics switches, side by side).
+SWITCH_SEP = "@"
+
+
+def parse_entry(entry: str) -> tuple[str, str | None]:
+    """A comparison entry as (platform id, compute switch or None).
+
+    >>> parse_entry("gb300-nvl72@q3450-ld"), parse_entry("dgx-b200")
+    (('gb300-nvl72', 'q3450-ld'), ('dgx-b200', None))
+    """
+    pid, sep, switch = entry.partition(SWITCH_SEP)
+    return pid.strip(), (switch.strip() or None) if sep else None
+
+
 @dataclass(frozen=True)
 class Generation:
     platform: Platform
     report: Report
     note: str | None
     left_out: tuple[str, ...] = ()     # non-compute fabrics this generation could not build
+    switch: str | None = None          # the compute switch the entry named (None: the platform's default)
+
+    @property
+    def label(self) -> str:
+        """The row's name: the platform id, with the compute switch when the entry named one."""
+        return self.platform.id if self.switch is None else f"{self.platform.id}{SWITCH_SEP}{self.switch}"
+
+    @property
+    def compute_switch(self) -> str:
+        return self.report.model.fabrics["compute"].first.leaf.id
 
     def metrics(self) -> dict[str, float]:
         """The figures compared across generations (computed once; the writers ask often)."""
@@ -72,14 +100,26 @@ class Generation:
         out["network_copper_share"] = all_copper / all_links if all_links else 0.0
         support = [g for k, f in m.fabrics.items() if k in SUPPORT for g in f.groups]
         out["support_links_per_gpu"] = sum(g.links for g in support) / gpus
-        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"])) / gpus
-        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)) / gpus
-        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)) / gpus
+        # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
+        up = tiers["scale-up"]
+        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"]) + int(up["modules"])) / gpus
+        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)
+                                     + int(up["fibre_runs"])) / gpus
+        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)
+                                      + int(up["fibre_strands"])) / gpus
         out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
                                       and x.fabric != "spares") / gpus
         out["support_switches_per_gpu"] = sum(x.quantity for x in lines
                                               if x.category == "switch" and x.fabric in SUPPORT) / gpus
         out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
+        # Co-packaged optics: engine ports need no module, but the switches need laser modules; the
+        # optics' power is every pluggable's, AOC's and laser module's (engines are in the switch power).
+        ends = [e for f in m.fabrics.values() for e in end_kinds(f.groups).values()] + list(
+            end_kinds(m.dci_groups).values())
+        out["engine_ports_per_gpu"] = sum(e["optical engine"] for e in ends) / gpus
+        installed = [x for x in net if x.fabric != "spares"]
+        out["laser_sources_per_gpu"] = sum(x.quantity for x in installed if x.category == "laser source") / gpus
+        out["optics_power_w_per_gpu"] = sum(x.power_w for x in installed if x.category in OPTICS) / gpus
         t = r.tco
         out.update(network_capex_per_gpu=t.network_usd / gpus, network_power_w_per_gpu=t.network_power_kw * 1000 / gpus,
                    network_capex_share=t.network_capex_share, network_power_share=t.network_power_share,
@@ -100,6 +140,8 @@ SCOPES: dict[str, str] = {
     "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
     "switches_per_gpu": "whole network", "support_switches_per_gpu": "storage, in-band, out-of-band",
     "scale_out_gbps_per_gpu": "compute fabric",
+    "engine_ports_per_gpu": "whole network", "laser_sources_per_gpu": "whole network",
+    "optics_power_w_per_gpu": "whole network",
     "network_capex_per_gpu": "whole network", "network_power_w_per_gpu": "whole network",
     "network_capex_share": "whole network", "network_power_share": "whole network",
     "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
@@ -137,7 +179,8 @@ class Comparison:
         gens = []
         for i, (g, row, kind) in enumerate(zip(self.generations, rows, self.kind_notes(), strict=True)):
             prev = rows[i - 1] if i else None
-            gens.append({"platform": g.platform.id, "generation": g.platform.generation, "year": g.platform.year,
+            gens.append({"platform": g.platform.id, "label": g.label, "switch": g.compute_switch,
+                         "generation": g.platform.generation, "year": g.platform.year,
                          "system": g.platform.system, "note": g.note, "kind_note": kind,
                          "metrics": {k: round(v, 6) for k, v in row.items()},
                          "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()},
@@ -148,10 +191,13 @@ class Comparison:
                 "skipped": self.skipped}
 
 
-def _variant(scenario: Scenario, platform_id: str, gpus: int | None) -> Scenario:
+def _variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
     # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
     fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
                for k, f in scenario.fabrics.items()}
+    if switch is not None:   # the entry's compute switch (platform@switch)
+        compute = fabrics.get("compute", FabricSpec())
+        fabrics["compute"] = compute.model_copy(update={"switch": switch})
     update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
                                  "name": f"{scenario.name}-{platform_id}"}
     if gpus is not None:
@@ -179,23 +225,28 @@ def _build(variant: Scenario, src: Located, catalog: Catalog) -> tuple[Report, d
 def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
             gpus: int | None = None) -> Comparison:
     ids = platforms or scenario.platforms or default_platforms(catalog)
-    known = catalog.rows["platforms"]
-    for pid in ids:
+    known, switches = catalog.rows["platforms"], catalog.rows["switches"]
+    for entry in ids:
+        pid, switch = parse_entry(entry)
         if pid not in known:
             raise BomError(suggest(pid, known, "platform"), key="--platforms")
+        if switch is not None and switch not in switches:
+            raise BomError(suggest(switch, switches, "switch") + f" (in {entry!r})", key="--platforms",
+                           hint="Write platform@switch with a switch id from `bom catalog list --kind switches`.")
     if len(set(ids)) != len(ids):
         raise BomError("a platform is named twice", key="--platforms")
     if gpus is None and scenario.gpus is not None:
         gpus = scenario.gpus
     gens = []
     skipped: dict[str, str] = {}
-    for pid in ids:
+    for entry in ids:
+        pid, switch = parse_entry(entry)
         p = catalog.platform(pid)
-        variant = _variant(scenario, pid, gpus)
+        variant = _variant(scenario, pid, gpus, switch)
         try:
             report, left_out = _build(variant, src, catalog)
         except LimitError as exc:   # this generation cannot build the job; the others still can
-            skipped[pid] = exc.message + (f" {exc.hint}" if exc.hint else "")
+            skipped[entry] = exc.message + (f" {exc.hint}" if exc.hint else "")
             continue
         built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
         notes = []
@@ -203,7 +254,9 @@ def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[
             notes.append(f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
                          f"so {built:,} are built")
         notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
-        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out)))
+        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch))
+    # Over the years: columns run by the platform's year (the catalog's), as named within a year.
+    gens.sort(key=lambda g: g.platform.year)
     if not gens:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
         raise BomError(f"no platform can build this job ({reasons})", key="--platforms")

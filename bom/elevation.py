@@ -31,8 +31,9 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
     worked out once (a campus has a few layouts and tens of thousands of racks)."""
     placement = model.placement
     assert placement is not None
+    from bom.scaleup import scale_up
+
     p = model.platform
-    su = p.scale_up
     layouts: dict[int, tuple[list[tuple[object, ...]], tuple[object, ...]]] = {}
     for rack in placement.racks():
         lay = placement._layout(rack)
@@ -44,10 +45,11 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
                 seen[item.role] += 1
                 items.append((u, item.height, f"-{item.role}-{seen[item.role]:02d}", item.role, item.catalog_id,
                               item.fabric or "", round(item.power_w, 1)))
-            # The scale-up tier as a per-rack summary: the NVLink links inside the rack's systems.
-            gpus = seen["node"] * p.gpus_per_node
-            tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w, gpus * su.links_per_gpu,
-                    -(-gpus // p.gpus_per_domain) * su.copper_cables_per_domain)
+            # The scale-up tier as a per-rack summary: the links inside the rack's systems (and a
+            # torus cube's optical links to its OCSes), counted as bom/scaleup.py counts them.
+            up = scale_up(p, seen["node"] * p.gpus_per_node)
+            tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w,
+                    up.links + up.optical_links, up.cables)
             done = layouts[id(lay)] = (items, tail)
         items, tail = done
         head = (f"s{rack.site}", f"r{rack.row:02d}", rack.id, rack.position, rack.kind, rack.catalog_id)

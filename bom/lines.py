@@ -15,7 +15,8 @@ from bom.catalog import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform,
 from bom.links import LinkGroup
 from bom.units import magnitude
 
-CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "transceiver", "copper cable", "AOC",
+CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable",
+              "AOC", "fibre breakout",
               "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
 #: Bought for the cluster but not network: the racks and what stands around the nodes.
 FACILITY = ("storage", "server", "rack", "PDU")
@@ -81,10 +82,32 @@ def compute_lines(platform: Platform, systems: int) -> list[Line]:
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
                  category: str = "switch") -> list[Line]:
-    """Switches of each layer; power is typical (optics are counted on their own lines)."""
-    return [_line(switches[layer], tier, fabric, layer, category, n,
-                  magnitude(switches[layer].power_typical, "power"))
-            for layer, n in counts.items() if n]
+    """Switches of each layer; power is typical (optics are counted on their own lines).
+
+    A co-packaged-optics switch has no pluggables at its ports but external laser modules: a line of
+    its own per layer (``laser_lines``), whose power is taken out of the switch line's when the
+    published system power includes it, so the two add up to the published figure."""
+    out = []
+    for layer, n in counts.items():
+        if not n:
+            continue
+        sw = switches[layer]
+        power = magnitude(sw.power_typical, "power")
+        if sw.laser_source is not None and sw.power_includes_lasers:
+            power -= sw.laser_source.per_switch * magnitude(sw.laser_source.power, "power")
+        out.append(_line(sw, tier, fabric, layer, category, n, power))
+        out += laser_lines(sw, tier, fabric, layer, n)
+    return out
+
+
+def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -> list[Line]:
+    """The external laser modules of ``switches`` CPO switches (none for a pluggable switch)."""
+    ls = sw.laser_source
+    if ls is None:
+        return []
+    return [Line(tier, fabric, layer, "laser source", sw.id, ls.part_number, ls.description, ls.vendor,
+                 switches * ls.per_switch, "each", ls.price_usd, magnitude(ls.power, "power"), ls.price_source,
+                 sw.as_of.isoformat(), ls.source)]
 
 
 def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: list[tuple[int, int]],
@@ -139,6 +162,32 @@ def group_lines(g: LinkGroup) -> list[Line]:
                          description=f"{f.description}, {c.length_m:g} m"))
     if g.panel is not None and g.panels:
         out.append(_line(g.panel, g.tier, g.fabric, g.hop, "patch panel", g.panels, 0.0))
+    for end, key in ((g.lower_end, "breakouts_lower"), (g.upper_end, "breakouts_upper")):
+        b = end.engine.breakout if end.engine is not None else None
+        if b is not None and g.extras.get(key):   # CPO faceplate shuffles, bought per connector used
+            out.append(Line(g.tier, g.fabric, g.hop, "fibre breakout", "cpo-faceplate", b.part_number,
+                            b.description, b.vendor, g.extras[key], "each", b.price_usd, 0.0, b.price_source,
+                            b.as_of.isoformat(), b.source))
+    return out
+
+
+def scale_up_lines(platform: Platform, up: object) -> list[Line]:
+    """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
+    the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
+    and switched domains are bought whole with their systems: no line)."""
+    from bom.scaleup import ScaleUp
+
+    assert isinstance(up, ScaleUp)
+    t = platform.scale_up.torus
+    if t is None or not up.optical_links:
+        return []
+    out = []
+    for part, hop, category, qty in ((t.ocs, "ocs", "switch", up.ocs),
+                                     (t.optic, "cube-ocs", "transceiver", up.modules),
+                                     (t.fibre, "cube-ocs", "fibre trunk", up.fibre_runs)):
+        out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
+                        part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
+                        part.price_source, platform.as_of.isoformat(), part.source))
     return out
 
 
@@ -220,7 +269,7 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     from bom.build import Model
 
     assert isinstance(model, Model)
-    lines = compute_lines(model.platform, model.cluster.systems)
+    lines = compute_lines(model.platform, model.cluster.systems) + scale_up_lines(model.platform, model.scale_up)
     for f in model.fabrics.values():
         lines += fabric_switch_lines(f, catalog)
     lines += placement_lines(model, catalog)

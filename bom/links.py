@@ -110,6 +110,11 @@ def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, 
                     g.links += devices * ports
                 if end.part is not None:
                     per_module.setdefault((end.part.id, end.ports), [0, g])[0] += ports
+                elif end.engine is not None and end.engine.breakout is not None:
+                    # A CPO faceplate connector carrying several ports: a breakout per connector used.
+                    key_b = f"breakouts_{'upper' if side else 'lower'}"
+                    g.extras[key_b] = g.extras.get(key_b, 0) + devices * math.ceil(
+                        ports / end.engine.ports_per_connector)
                 if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
                     heads[key][side] += devices * math.ceil(ports / end.ports)
             for (_, per_cage), (ports, g) in per_module.items():
@@ -135,3 +140,19 @@ def _finish(g: LinkGroup, heads: list[int], media: Media) -> None:
         g.panel = media.panel_for(o.fibre.connector, o.medium)
         if g.panel is not None:
             g.panels = g.choice.panels * math.ceil(g.fibre_runs / g.panel.ports)
+
+
+#: What a link end holds (bom.media.End.kind), in the order reports list them.
+END_KINDS = ("pluggable", "optical engine", "none")
+
+
+def end_kinds(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
+    """Link ends by layer (node, leaf, spine, ...) and kind: ``pluggable`` counts the modules bought
+    (a twin-port module serves two ends), ``optical engine`` the co-packaged ports used (nothing to
+    buy per port) and ``none`` the copper or AOC cable heads' ports."""
+    out: dict[str, dict[str, int]] = {}
+    for g in groups:
+        for end, modules, layer in ((g.lower_end, g.modules_lower, g.lower), (g.upper_end, g.modules_upper, g.upper)):
+            kinds = out.setdefault(layer, dict.fromkeys(END_KINDS, 0))
+            kinds[end.kind] += modules if end.kind == "pluggable" else g.links
+    return out

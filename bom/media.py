@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import bisect
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from bom.catalog import Cable, Catalog, Coherent, Fibre, Module, Panel, Row
+from bom.catalog import CPO, Cable, Catalog, Coherent, Engine, Fibre, Module, Panel, Row, Switch
 from bom.errors import LimitError
 from bom.units import magnitude
 from bom.validation import suggest
@@ -56,8 +57,27 @@ class End:
     """One end of a link option: the part in the cage and how many ports it serves."""
 
     form_factor: str
-    part: Row | None        # the module; None for an assembly's head
+    part: Row | None        # the module; None for an assembly's head or an optical engine
     ports: int              # ports served by one module (twin-port OSFP: 2) or one head
+    engine: Engine | None = None   # a co-packaged-optics port: the engine on the switch package
+
+    @property
+    def kind(self) -> str:
+        """What sits at this end of the link: a ``pluggable`` module bought per cage, an
+        ``optical engine`` on the switch package (nothing to buy per port), or ``none`` (the
+        head of a copper cable or AOC)."""
+        if self.part is not None:
+            return "pluggable"
+        return "optical engine" if self.engine is not None else "none"
+
+    @property
+    def label(self) -> str:
+        """The part at this end for people: a part number, or what stands in for one."""
+        if self.part is not None:
+            return self.part.part_number
+        if self.engine is not None:
+            return f"{port_standard(self.engine.port_type)} optical engine (co-packaged)"
+        return "cable head"
 
 
 @dataclass(frozen=True)
@@ -92,8 +112,9 @@ class Option:
             return self.assembly.id
         if self.coherent is not None:
             return self.coherent.id
-        assert self.a.part is not None and self.b.part is not None
-        ids = self.a.part.id if self.a.part.id == self.b.part.id else f"{self.a.part.id}+{self.b.part.id}"
+        a, b = (e.part.id if e.part is not None else f"cpo-{e.engine.port_type if e.engine else '?'}"
+                for e in (self.a, self.b))
+        ids = a if a == b else f"{a}+{b}"
         return f"{ids} over {self.fibre.id if self.fibre else '?'}"
 
     @property
@@ -112,8 +133,11 @@ class Option:
             return f"{rate * 1000:g}BASE-T" if rate < 10 else f"{rate:g}GBASE-T"
         if self.assembly is not None:
             return f"{self.rate_gbps:g}G {self.assembly.kind.upper()}"
-        assert isinstance(self.a.part, Module)
-        return port_standard(self.a.part.port_type)
+        for end in (self.a, self.b):
+            if isinstance(end.part, Module):
+                return port_standard(end.part.port_type)
+        assert self.a.engine is not None
+        return port_standard(self.a.engine.port_type)
 
 
 @dataclass(slots=True)  # not frozen: built in the hot loop, and never changed once returned
@@ -154,6 +178,7 @@ class Choice:
             "module_a": o.a.part.part_number if o.a.part else None, "ports_per_module_a": o.a.ports,
             "module_b": o.b.part.part_number if o.b.part else None, "ports_per_module_b": o.b.ports,
             "form_factor_a": o.a.form_factor, "form_factor_b": o.b.form_factor,
+            "end_a": o.a.kind, "end_b": o.b.kind,
             "cable": self.part_number if o.assembly else None,
             "fibre": self.part_number if o.fibre else None,
             "connector": o.fibre.connector if o.fibre else ("lc-duplex" if o.coherent else None),
@@ -164,6 +189,9 @@ class Choice:
             "loss_budget_db": None if math.isinf(o.loss_budget_db) else o.loss_budget_db,
             "panels": self.panels, "price_usd": round(self.price_usd, 2),
             "power_w": round(self.power_w, 3),
+            # Energy per bit of the link's optics (W per Gbit/s = nJ/bit; x 1000 for pJ/bit). A CPO
+            # engine's share is in its switch's power and a laser module's on its own BOM line.
+            "pj_per_bit": round(self.power_w / o.rate_gbps * 1000, 3),
         }
 
 
@@ -252,6 +280,45 @@ def _optical(ma: Module, mb: Module, fibre: Fibre | None, panels: list[Panel]) -
         sold=_sold(fibre) if fibre else ())
 
 
+def _engine_options(switches: list[Switch], modules: list[Module], fibres: list[Fibre],
+                    panels: list[Panel]) -> list[Option]:
+    """Links that end on a co-packaged-optics port: a pluggable at the far end (a NIC or a
+    pluggable switch) whose port type the engine speaks, or another engine. The engine's power and
+    price are the switch's; the laser modules are counted per switch (bom/lines.py)."""
+    engines: dict[tuple[object, ...], tuple[Engine, float, float]] = {}
+    for s in switches:
+        if s.engine is not None:   # identical engines give identical options: one set per kind
+            e = s.engine
+            key = (repr(e),)   # every field, quantities included (model_dump_json cannot write pint)
+            engines.setdefault(key, (e, magnitude(s.port_rate, "rate"), magnitude(s.lane_rate, "rate")))
+    out: list[Option] = []
+    for e, rate, lane in engines.values():
+        end = End(CPO, None, e.ports_per_connector, engine=e)   # a CPO switch's "cage": its faceplate connector
+        reach = magnitude(e.reach_max, "length")
+        budget = magnitude(e.loss_budget, "loss")
+        pluggables = [m for m in modules if m.port_type == e.port_type and magnitude(m.port_rate, "rate") == rate
+                      and m.connector == e.connector]
+        for m in pluggables:
+            for fibre in _fibres_for(m, fibres):
+                o = _optical(m, m, fibre, panels)
+                out.append(dataclasses.replace(o, b=end, reach_max_m=min(reach, o.reach_max_m),
+                                        loss_budget_db=min(budget, o.loss_budget_db),
+                                        fixed_power_w=magnitude(m.power, "power") / m.ports,
+                                        fixed_price_usd=m.price_usd / m.ports))
+        kinds = ("os2",)
+        for fibre in [f for f in fibres if f.connector == e.connector and f.fibre in kinds
+                      and f.kind in ("trunk", "patch-cord")] or [None]:
+            lit = CONNECTOR_LIT[e.connector]
+            out.append(Option(e.medium, rate, lane, end, end, reach, 0.0, fibre=fibre,
+                              runs_per_link=math.ceil(e.lit_strands / lit),
+                              runs_per_cable=max(1, fibre.strands // lit) if fibre else 1,
+                              lit_per_link=e.lit_strands, loss_budget_db=budget,
+                              attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
+                              loss_per_pair_db=_pair_loss(e.connector, e.medium, panels),
+                              sold=_sold(fibre) if fibre else ()))
+    return out
+
+
 def _coherent_options(rows: list[Coherent]) -> list[Option]:
     out = []
     for c in rows:
@@ -286,8 +353,8 @@ def cage(form_factor: str, ports: int, spread: bool = False) -> str:
 
 
 def _fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
-    if want is None:
-        return True
+    if want is None:   # any cage, but an optical engine only where a CPO port is asked for
+        return end.engine is None
     ff, _, rest = want.partition(":")
     ports, _, spread = rest.partition(":")
     if end.form_factor != ff or (ports and end.ports != int(ports)):
@@ -312,7 +379,8 @@ class Media:
         rows = catalog.by_kind
         options = (_assembly_options(rows["cables"]) + _optical_options(rows["modules"], rows["fibres"],
                                                                          rows["panels"])
-                   + _coherent_options(rows["coherent"]))
+                   + _coherent_options(rows["coherent"])
+                   + _engine_options(rows["switches"], rows["modules"], rows["fibres"], rows["panels"]))
         options.sort(key=lambda o: (LADDER.index(o.medium), o.fixed_price_usd, o.name))
         self.by_rate: dict[float, list[Option]] = {}
         for o in options:

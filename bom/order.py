@@ -25,6 +25,7 @@ _SPARES_SOURCE = ("estimate: enough to cover failures while a unit is away for r
 #: restores a failed leaf in hours instead of an RMA's days; GPU systems are covered by support.
 DEFAULT_SPARES: dict[str, SparesRule] = {
     "transceiver": SparesRule(fraction=0.02, min=2),
+    "laser source": SparesRule(fraction=0.02, min=2),   # CPO switches' field-replaceable lasers, as optics
     "coherent optic": SparesRule(min=2),
     "copper cable": SparesRule(fraction=0.02, min=2),
     "AOC": SparesRule(fraction=0.02, min=2),

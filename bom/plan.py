@@ -14,17 +14,23 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
   ``p1/2``; on the other fabrics the port carries the fabric's name (``oob-p1``, ``storage-p2``);
 - as the placement (bom/racks.py) numbers them: the leaves of group (SU or rack) ``g``, plane
   ``pl``: ``(g * planes + pl) * leaves_per_group + local``, where a rail leaf is ``local = rail *
-  leaves_per_rail + j`` (j-th leaf of the rail); spines ``(pod * planes + pl) * spines_per_pod +
+  leaves_per_rail + j`` (j-th leaf of the rail; a small pod's leaf carries ``rails_per_leaf``
+  rails, so ``rail`` here is the rail set ``r // rails_per_leaf``, and a switch pair's two
+  switches are the two halves of every node's rails); spines ``(pod * planes + pl) * spines_per_pod +
   s``; cores ``(pl * spines_per_pod + i) * cores_per_group + c`` (core group i takes spine i of
   every pod);
 - a switch's downlinks fill its first cages, its uplinks the cages after its downlinks (or its
   dedicated uplink cages), whatever the group uses, so a partial SU keeps the full SU's
   pattern; uplink ``u`` of a leaf goes to spine ``u // links_per_pair`` (the spreading rule);
+  uplinks at the switch's native rate are its own cages past the downlinks (``p33`` on a
+  64-cage switch whose downlinks take 32), dedicated uplink ports are numbered after its cages;
+  a switch pair's ISL ``j`` joins uplink port ``j`` of each switch;
 - a cage takes ports of one module part (runs of different fibre lengths share a twin-port
   module), or of one link group for a copper head (one head is one cable): ports come in order
   and a new cage opens when the open cage of that part is full, as the closed form counts;
 - DCI: a site's router ports are its client ports, then its line ports, router by router;
-  client links go to the compute fabric's top layer (spines, or cores in three layers) a cage
+  client links go to the compute fabric's top layer (spines, cores in three layers, the
+  switches themselves in a fabric of one switch or a pair) a cage
   at a time, switch by switch, on ports the fabric leaves free.
 
 Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
@@ -328,8 +334,13 @@ class _Switches:
         leaf, up, spine = p.leaf, p.up, p.spine
         self.roles = {k: names.switch_role(f.name, k) for k in ("leaf", "spine", "core")}
         self.leaf_names = _port_names(leaf.cages, leaf.ports_per_cage)
+        # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
+        # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
+        # cages of their own, numbered after the downlink cages.
+        self.native = (p.leaf_uplink is not None and p.leaf_uplink.form_factor == leaf.form_factor
+                       and p.leaf_uplink.cages == leaf.cages)
         self.up_names = (self.leaf_names if p.leaf_uplink is None else
-                         _port_names(up.cages, up.ports_per_cage, leaf.cages))
+                         _port_names(up.cages, up.ports_per_cage, 0 if self.native else leaf.cages))
         self.spine_names = _port_names(spine.cages, spine.ports_per_cage)
         self.down: dict[int, _Ports] = {}
         self.up: dict[int, _Ports] = {}
@@ -350,10 +361,9 @@ class _Switches:
         s = self.up.get(i)
         if s is None:
             p = self.p
-            if p.leaf_uplink is None:
-                per = p.leaf.ports_per_cage
-                first = max(p.leaf_down // per, self.leaf_down(i).next)
-                s = _Ports(first, p.leaf.cages - first, per, self.leaf_names, (self.roles["leaf"], i))
+            if p.leaf_uplink is None or self.native:
+                first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
+                s = _Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
                 s.below = self.leaf_down(i)
             else:
                 s = _Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
@@ -364,7 +374,7 @@ class _Switches:
         """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
         management switches' uplinks land."""
         down, up = self.leaf_down(i), self.leaf_up(i)
-        end = up.first if up.names is down.names else down.end
+        end = up.first if self.p.leaf_uplink is None or self.native else down.end
         return [_Ports(down.next, end - down.next, down.per, down.names, down.what),
                 _Ports(up.next, up.end - up.next, up.per, up.names, up.what)]
 
@@ -397,12 +407,18 @@ class _Switches:
                                       (self.roles["core"], i))
         return s
 
-    def top(self) -> tuple[str, dict[int, _Ports], int]:
-        """The top layer's role, its used cage ranges and how many switches it has."""
+    def top(self) -> tuple[str, list[int]]:
+        """The top layer's role and each of its switches' first free cage (in :attr:`spine_names`'
+        numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
         p = self.p
         if p.layers == 3:
-            return self.roles["core"], self.core, p.cores * self.planes
-        return self.roles["spine"], self.spine_down, p.spines * self.planes
+            return self.roles["core"], [self.core[i].next if i in self.core else 0
+                                        for i in range(p.cores * self.planes)]
+        if p.layers == 2:
+            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
+                                         for i in range(p.spines * self.planes)]
+        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
+                                    for i in range(p.leaves * self.planes)]
 
 
 def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
@@ -413,14 +429,6 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
 
     fp = plan.model.floor
     for site, k, p in _sites(f):
-        if p.topology != "tor" and p.rails_per_leaf > 1:
-            raise LimitError(f"the cable plan does not list several rails on one leaf yet (fabrics.{f.name}: a pod "
-                             f"small enough for {p.rails_per_leaf} rails per leaf); its counts are in the BOM",
-                             key=f"fabrics.{f.name}", hint="Give su_nodes large enough for a leaf per rail.")
-        if p.topology == "pair":
-            raise LimitError(f"the cable plan does not list a switch pair joined by ISLs yet (fabrics.{f.name} "
-                             "topology: pair); its counts are in the BOM", key=f"fabrics.{f.name}.topology",
-                             hint="Use topology: rail-optimized or tor for a cable plan.")
         sw = _Switches(f, p, site)
         for pl in range(f.planes):
             if isinstance(f, PooledFabric):
@@ -431,6 +439,9 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
                 yield _rail_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
         if "ufm-leaf" in kinds:
             yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
+        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
+            for pl in range(f.planes):
+                yield _leaf_leaf(plan, p, fp, sw, kinds["leaf-leaf"], site, pl)
         if p.leaf_up and p.spines_per_pod:   # a fabric of one leaf has no uplinks
             for pl in range(f.planes):
                 yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl, f.planes)
@@ -574,7 +585,11 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
     node_per = nic.ports_per_cage * planes
     node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
     leaf_role = sw.roles["leaf"]
-    blocks, per_rail, down = p.nodes_per_leaf, p.leaves_per_rail, p.leaf_down
+    # A leaf takes ``rails`` consecutive rails (several on a small pod's leaf, both halves of a
+    # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
+    # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
+    blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
+    down = p.rail_leaf_nodes if not blocks else 0
     plane_no = pl + 1
     leaves: dict[int, tuple[_Ports, tuple[tuple[object, ...], str]]] = {}
     for g in range(p.groups):
@@ -593,7 +608,7 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
             for n in range(first, first + fill):
                 node = plan.place("node", site, g * p.group_nodes + n)
                 for r in range(p.node_ports):
-                    local = n // blocks if blocks else r * per_rail + min(n // down, per_rail - 1)
+                    local = n // blocks if blocks else r // rails * per_rail + min(n // down, per_rail - 1)
                     leaf_i = leaf_base + local
                     leaf = leaves.get(leaf_i)
                     if leaf is None:
@@ -678,6 +693,22 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
                             yield from out
 
 
+def _leaf_leaf(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
+               pl: int) -> Iterator[tuple[object, ...]]:
+    """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
+    the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
+    k = kinds[Run(fp.in_rack_m, "in-rack")]
+    emit = plan.emitter(k)
+    role = sw.roles["leaf"]
+    first = pl * p.leaves_per_group          # one group: the plane's two switches
+    a, b = plan.place(role, site, first), plan.place(role, site, first + 1)
+    ua, ub = sw.leaf_up(first), sw.leaf_up(first + 1)
+    for _ in range(p.isl):
+        j, m = ua.take(k.a_key), ub.take(k.b_key)
+        yield from emit(k, pl + 1, "", a, ua.names[j], ua.names[j - j % ua.per], b, ub.names[m],
+                        ub.names[m - m % ub.per])
+
+
 def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
                 pl: int, planes: int) -> Iterator[tuple[object, ...]]:
     rows = _leaf_rows(p, fp)
@@ -728,14 +759,14 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dic
 def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int, router_names: list[str],
                  ports: int) -> Iterator[tuple[object, ...]]:
     """Router client ports to the free cages of the site's top layer, a module's ports at a time."""
-    role, used, count = sw.top()
+    role, firsts = sw.top()
     model = plan.model
     dci_groups = [g for g in model.dci_groups if g.hop == "fabric-dci"]
     chunk = dci_groups[0].upper_end.ports if dci_groups else 1
     top = sw.p.spine
     per, cages = top.ports_per_cage, top.cages
-    free = [_Ports(used[i].next if i in used else 0, cages - (used[i].next if i in used else 0), per,
-                   sw.spine_names, (role, i)) for i in range(count)]
+    count = len(firsts)
+    free = [_Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
     need = -(-per_site // chunk) * -(-chunk // per)
     if sum(f.free for f in free) < need:
         raise LimitError(f"site {site}: the DCI routers' {per_site} client links need {need} free cages on the "
@@ -837,7 +868,7 @@ def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iter
 
     model = plan.model
     if scale_up:
-        yield _scale_up_rows(plan)
+        yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
     tops: dict[str, dict[int, _Switches]] = {}
     start = 0
     for f in model.fabrics.values():
@@ -884,6 +915,61 @@ def _scale_up_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
                         yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
                                f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0], b_port, "",
                                *tail)
+            plan.forget(site)
+
+
+def _torus_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
+    """A torus's optical links: one fibre run from each cube-face port to its OCS port.
+
+    Cube ``c`` of its domain, dimension ``d``, position ``k`` on the face, side ``s`` (0 the -
+    face, 1 the +): OCS group ``g`` = the faces before ``d`` + ``k``; the group's port
+    ``2c + s``, over ``ceil(2 x cubes / ports)`` switches per group (bom/scaleup.py). Chip numbers
+    run x fastest; a host holds ``gpus_per_node`` consecutive chips (an assumption: Google does
+    not publish which chips share a tray). The OCSes stand nowhere in the placement: unplaced.
+    """
+    from bom.scaleup import cube_links
+
+    model = plan.model
+    p = model.platform
+    t = p.scale_up.torus
+    assert t is not None
+    ports = t.ocs.ports or 1
+    cubes_per_domain = p.gpus_per_domain // t.chips
+    groups = cube_links(t)[2]
+    dims = len(t.cube)
+    offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
+    head = ("scale-up", "ici", "cube-ocs")
+    tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
+    site = 0
+    for shape in model.cluster.sites:
+        cubes = shape.nodes // p.nodes_per_system
+        for _ in range(shape.count):
+            site += 1
+            for c in range(cubes):
+                dom, local = divmod(c, cubes_per_domain)
+                in_dom = min(cubes_per_domain, cubes - dom * cubes_per_domain)
+                per_group = -(-2 * in_dom // ports)
+                base = dom * groups * -(-2 * cubes_per_domain // ports)
+                for d in range(dims):
+                    others = [e for e in range(dims) if e != d]
+                    for k in range(t.face(d)):
+                        coord = [0] * dims
+                        rest = k
+                        for e in others:
+                            rest, coord[e] = divmod(rest, t.cube[e])[0], rest % t.cube[e]
+                        for side in (0, 1):
+                            coord[d] = side * (t.cube[d] - 1)
+                            chip = 0
+                            for e in reversed(range(dims)):
+                                chip = chip * t.cube[e] + coord[e]
+                            node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
+                            sub, port = divmod(2 * local + side, ports)
+                            ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
+                            a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
+                            b_port = f"p{port + 1}"
+                            yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",
+                                   f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port,
+                                   t.optic.part_number, *ocs[0], b_port, "", *tail)
             plan.forget(site)
 
 
@@ -1061,7 +1147,9 @@ def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRo
 def row_count(model: Model, scale_up: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
-    if scale_up and model.platform.scale_up.switch_chips_per_domain:
+    if scale_up and model.platform.scale_up.torus is not None:
+        n += model.scale_up.optical_links
+    elif scale_up and model.platform.scale_up.switch_chips_per_domain:
         n += model.scale_up.links
     d = model.dci
     if d is not None:
@@ -1076,6 +1164,7 @@ def row_count(model: Model, scale_up: bool = False) -> int:
 #: The closed form's layer names at the two ends of each hop (LinkGroup.lower / .upper).
 HOP_LAYERS = {"gpu-nvswitch": ("node", "nvswitch"),
               "node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
+              "leaf-leaf": ("leaf", "leaf"),
               "leaf-inband": ("leaf", "inband"), "site-site": ("router", "mux"), "fibre-pair": ("mux", "mux")}
 
 

@@ -274,7 +274,8 @@ class Scenario(Model):
     """Spares per BOM category (compute, switch, transceiver, ...); none given = the defaults in
     bom/order.py; a category given here replaces its default."""
     platforms: list[str] | None = Field(default=None, examples=[["dgx-h100", "gb200-nvl72"]])
-    """The generations `bom compare` builds, in order; default: every platform."""
+    """The platforms `bom compare` builds (columns run by year); default: every platform.
+    `platform@switch` builds the platform with that compute switch, beside its own (`gb300-nvl72@q3450-ld`)."""
 
     @model_validator(mode="after")
     def _usd_is_one(self) -> Scenario:

@@ -73,7 +73,9 @@ def platform_levels(p: Platform) -> tuple[Level, ...]:
 
 
 def platform_accelerator(p: Platform) -> Accelerator:
-    flops = {"bf16": p.flops_per_gpu("bf16"), "fp8": p.flops_per_gpu("fp8")}
+    flops = {"bf16": p.flops_per_gpu("bf16")}
+    if p.fp8_dense is not None:
+        flops["fp8"] = p.flops_per_gpu("fp8")
     if p.fp4_dense is not None:
         flops["fp4"] = p.flops_per_gpu("fp4")
     from bom.units import magnitude

@@ -90,7 +90,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
 
     nic = _ports_of(name, model)
     if nic is None:
-        raise BomError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
+        # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
+        raise LimitError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
                        where=src.where(("fabrics", name)), key=f"fabrics.{name}",
                        hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
     if spec.topology == "rail-optimized" and "topology" in spec.model_fields_set:

@@ -24,7 +24,7 @@ FACILITY_CATEGORIES = frozenset({"rack", "pdu", "PDU", "power", "cooling", "faci
 #: Servers depreciate with the GPU systems (storage appliances and management servers are IT systems too).
 SYSTEM_CATEGORIES = frozenset({"compute", "storage", "server"})
 #: The optics of the sensitivity table's "optics price".
-OPTICS_CATEGORIES = ("transceiver", "coherent optic", "AOC")
+OPTICS_CATEGORIES = ("transceiver", "coherent optic", "AOC", "laser source")   # CPO lasers are optics too
 
 
 def asset_class(category: str) -> str:

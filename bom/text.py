@@ -156,10 +156,18 @@ def lookup_report(result: object) -> str:
     c = result.choice
     j = c.to_json()
     optical = c.option.coherent is None
-    parts = [f"module {j['module_a']} (x1/{j['ports_per_module_a']} per link)"
-             if j["module_a"] and optical else None,
-             f"module {j['module_b']} (x1/{j['ports_per_module_b']} per link)"
-             if j["module_b"] and j["module_b"] != j["module_a"] and optical else None,
+    # Each end's kind: a pluggable module, an optical engine on a CPO switch, or none (a cable head).
+    def end(e: str) -> str | None:
+        if not optical or (e == "b" and (j["end_b"], j["module_b"]) == (j["end_a"], j["module_a"])):
+            return None
+        if j[f"end_{e}"] == "pluggable":
+            return f"end {e}: pluggable {j[f'module_{e}']} (x1/{j[f'ports_per_module_{e}']} per link)"
+        if j[f"end_{e}"] == "optical engine":
+            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
+        return None
+
+    parts = [end("a"), end("b")]
+    parts += ["ends: none (copper or AOC cable heads)" if c.option.assembly is not None else None,
              f"cable {j['cable']}" if j["cable"] else None,
              f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
              if j["fibre"] else None,
@@ -169,7 +177,8 @@ def lookup_report(result: object) -> str:
     lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
              f"({c.medium}): {c.option.name}",
              *[f"  {p}" for p in parts if p],
-             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link; reach {metres(c.option.reach_max_m)} "
+             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link ({j['pj_per_bit']:g} pJ/bit); "
+             f"reach {metres(c.option.reach_max_m)} "
              f"(margin {metres(c.margin_m)})"
              + (f"; loss {c.loss_db:.2f} of {c.option.loss_budget_db:.2f} dB" if c.option.fibre else "")
              + (f"; amplified, {c.amplifiers} in-line amplifier sites" if c.amplified else "")]
@@ -188,6 +197,7 @@ def lookup_report(result: object) -> str:
 def build_summary(model: object) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
     from bom.build import Model
+    from bom.links import end_kinds
 
     assert isinstance(model, Model)
     c = model.cluster
@@ -220,22 +230,42 @@ def build_summary(model: object) -> str:
                        [False, False, True, True, True, True, True, True, True]))
     t = model.tiers()
     up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
-    lines.append(f"scale-up:     {up['links']:,} links in {up['domains']:,} domains, all copper, 0 modules")
+    copper = "all copper" if up["copper_links"] == up["links"] else f"{up['copper_links']:,} copper"
+    head = f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}"
+    if up.get("optical_links"):
+        ocs = f"{up['ocs']:,} optical circuit switch" + ("" if up["ocs"] == 1 else "es")
+        lines.append(f"{head}: {up['copper_links']:,} copper inside cubes, {up['optical_links']:,} optical to {ocs} "
+                     f"({_count(up['modules'], 'module')}, {_count(up['fibre_runs'], 'fibre run')})")
+    elif up.get("kind") == "switched":
+        lines.append(f"{head} over {up['switch_chips']:,} scale-up switch chips in {up['switch_trays']:,} trays, "
+                     f"{copper}, {_count(up['modules'], 'module')}")
+    else:
+        lines.append(f"{head}, {copper}, {_count(up['modules'], 'module')}")
     lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
                  f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
                  f"{out['copper_share']:.1%}")
+    engines = sum(e["optical engine"] for f in model.fabrics.values() if f.tier == "scale-out"
+                  for e in end_kinds(f.groups).values())
+    if engines:   # co-packaged optics: ports without modules, lasers bought per switch
+        lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
+                     f"external laser modules are BOM lines)")
     if model.dci is not None:
         from bom.media import COHERENT_STANDARD
 
         std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
         lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
-                     f"{across['distance_km']:g} km on {across['site_pairs']:,} cabled site pairs "
-                     f"({across['topology']}), {across['coherent_modules']:,} coherent modules, "
-                     f"{across['fibre_pairs']:,} fibre pairs, {across['amplifiers']:,} amplifiers "
-                     f"({across['inline_amplifier_sites']:,} in-line amplifier huts)")
+                     f"{across['distance_km']:g} km on {_count(across['site_pairs'], 'cabled site pair')} "
+                     f"({across['topology']}), {_count(across['coherent_modules'], 'coherent module')}, "
+                     f"{_count(across['fibre_pairs'], 'fibre pair')}, {_count(across['amplifiers'], 'amplifier')} "
+                     f"({_count(across['inline_amplifier_sites'], 'in-line amplifier hut')})")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
+
+
+def _count(n: int, word: str) -> str:
+    """ "1 fibre pair", "2 fibre pairs": the word agrees with its number."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def totals_line(report: object) -> str:
@@ -254,24 +284,24 @@ def compare_table(result: object) -> str:
     assert isinstance(result, Comparison)
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
-        rows.append([g.platform.id, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
+        rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
                      f"{m['scale_out_copper_cost_share']:.1%}",
-                     f"{m['modules_per_gpu']:.2f}",
+                     f"{m['modules_per_gpu']:.2f}", f"{m['optics_power_w_per_gpu']:,.1f}",
                      f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
                      f"{m['usd_per_gpu_hour']:.3f}"])
     import shutil
     import textwrap
 
     width = shutil.get_terminal_size().columns
-    notes = [f"{g.platform.id}: {g.note}" for g in result.generations if g.note]
+    notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
     notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
-    scope = ("compute links and copper: the compute fabric; modules, USD, W: every fabric and the DCI "
+    scope = ("compute links and copper: the compute fabric; pluggables, USD, W: every fabric and the DCI "
              "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
     # The three scale-out columns are the compute fabric's; modules and network the whole network's.
     return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
-                              "copper (cost)", "modules/GPU", "network USD/GPU", "network W/GPU",
-                              "USD/GPU-h"], rows, [False] + [True] * 9),
+                              "copper (cost)", "pluggables/GPU", "optics W/GPU", "network USD/GPU",
+                              "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)

@@ -132,9 +132,17 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(current.model_fields) if current else []
 
 
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and "[" in part
+
+
 def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
               base: tuple[Any, ...]) -> str:
-    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+    # Drop pydantic's union tags ("function-after[...]") from the path, never the user's own key:
+    # the last part of an unknown-key error is what the file says, "[" or not.
+    raw = tuple(err["loc"])
+    last = raw[-1:] if err["type"] == "extra_forbidden" else tuple(p for p in raw[-1:] if not _is_tag(p))
+    loc = tuple(p for p in raw[:-1] if not _is_tag(p)) + last
     key = ".".join(str(p) for p in base + loc)
     where = src.where(base + loc)
     if err["type"] == "extra_forbidden":

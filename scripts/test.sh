@@ -20,4 +20,11 @@ fi
 python3 -m ruff check bom tests benchmarks
 # Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
 python3 -m bom.cli catalog validate --strict
+# A real NetBox for tests/netbox/test_live.py: started here (cold, about 4 minutes with the committed
+# database dump), stopped on exit unless it was already running. BOM_NETBOX=off skips it.
+nb_state=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}/state.env
+if [ "${BOM_NETBOX:-on}" != off ] && [ "$(id -u)" = 0 ]; then
+  [ -f "$nb_state" ] || trap 'bash scripts/netbox-down.sh' EXIT
+  bash scripts/netbox-up.sh >/dev/null || echo "warning: NetBox did not start; the live NetBox tests fail in CI" >&2
+fi
 python3 -m pytest --doctest-modules bom tests "$@"

@@ -83,6 +83,33 @@ def test_full_disk_leaves_nothing(bom, tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["superpod-h100-4su-cables.csv"]
 
 
+def test_a_really_full_file_system_leaves_nothing(bom, tmp_path):
+    """A 64 KiB tmpfs (where mounting is allowed): ENOSPC mid-stream, exit 2, the folder left empty."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        r = bom("cables", str(H100), "-o", str(mnt))
+        assert r.exit_code == 2 and "No space left on device" in r.output and "Traceback" not in r.output
+        assert list(mnt.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
+    """A folder in the place of the workbook: found before any file is renamed, so the CSV from an
+    earlier plan stays as it was (the rename of one file must not go through when another fails)."""
+    (tmp_path / "superpod-h100-4su-cables.xlsx").mkdir()
+    old = tmp_path / "superpod-h100-4su-cables.csv"
+    old.write_text("the previous plan")
+    r = bom("cables", str(H100), "-o", str(tmp_path))
+    assert r.exit_code == 2 and "is a folder where the cable plan writes a file" in r.output
+    assert "Traceback" not in r.output and old.read_text() == "the previous plan"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["superpod-h100-4su-cables.csv",
+                                                          "superpod-h100-4su-cables.xlsx"]
+
+
 def test_sigint_exits_130_and_leaves_no_file(tmp_path):
     """A campus-sized plan interrupted while it streams: exit 130, no plan file, no temporary file."""
     scenario = tmp_path / "big.yaml"
@@ -123,3 +150,18 @@ def test_progress_on_stderr_keeps_json_stdout_clean(tmp_path):
     assert j["rows"] > cabling.PROGRESS_ROWS and j["xlsx"] is True
     quiet = subprocess.run(cmd + ["-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert quiet.returncode == 0 and quiet.stderr == "" and json.loads(quiet.stdout)["rows"] == j["rows"]
+
+
+@pytest.mark.parametrize("compute", ["{}", "{topology: pair}"], ids=["one-switch-pod", "switch-pair"])
+def test_build_writes_the_plan_of_small_pods_and_pairs(bom, tmp_path, compute):
+    """An 8-node pod (every rail on one switch) and a switch pair joined by ISLs: bom build writes
+    their plan beside the BOM, with no note about a missing plan."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(f"name: pod\nplatform: dgx-h100\nnodes: 8\nfabrics: {{compute: {compute}}}\n")
+    r = bom("build", str(path), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.output
+    assert "no cable plan" not in r.stderr
+    with (tmp_path / "o" / "pod-cables.csv").open(newline="") as fh:
+        hops = {row["hop"] for row in csv.DictReader(fh)}
+    assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"})
+    assert (tmp_path / "o" / "pod-racks.csv").is_file()

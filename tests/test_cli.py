@@ -138,10 +138,47 @@ def test_build_without_output_writes_under_the_current_folder(bom, tmp_path):
 def test_lookup_names_the_standard(bom):
     cases = {("800 Gbit/s", "400 m"): "800G DR4", ("400 Gbit/s", "80 km"): "400ZR",
              ("400 Gbit/s", "5 km"): "400G LR4", ("800 Gbit/s", "30 m"): "800G 2xSR4",
-             ("400 Gbit/s", "1500 m"): "400G FR4"}
+             ("400 Gbit/s", "1500 m"): "400G FR4", ("400 Gbit/s", "300 km"): "OpenZR+"}
     for (rate, reach), standard in cases.items():
         text = bom("lookup", "--rate", rate, "--reach", reach).stdout
         assert f"-> {standard} (" in text.splitlines()[0], text
         j = json.loads(bom("lookup", "--rate", rate, "--reach", reach, "--json").stdout)
         assert j["choice"]["standard"] == standard
         assert all(r["standard"] for r in j["passed_over"])
+
+
+@pytest.mark.parametrize("args", [["size", "--pue", "abc"], ["size", "--mfu", "40"], ["lookup", "--rate", "800"],
+                                  ["nosuch"], ["build", "--nosuch"]])
+def test_usage_errors_are_sentences_with_exit_2(args):
+    # Click's own messages (a bad option value, a missing option) end with a full stop too.
+    r = run(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().endswith("."), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_no_arguments_prints_the_help_unchanged():
+    r = run()
+    assert r.returncode == 2 and "Commands:" in r.stderr and not r.stderr.rstrip().endswith("..")
+
+
+def test_build_summary_agrees_with_its_numbers(bom, tmp_path):
+    out = bom("build", "-o", str(tmp_path / "out"), "-q").stdout
+    j = json.loads(bom("build", "-o", str(tmp_path / "out2"), "-q", "--json").stdout)
+    up = j["tiers"]["scale-up"]
+    assert f"scale-up:     {up['links']:,} links in {up['domains']} domains, all copper, " \
+           f"{up['modules']} modules" in out
+    # One site pair and one fibre pair in the default: the words agree with their numbers.
+    assert "on 1 cabled site pair (mesh)" in out and ", 1 fibre pair," in out and "pairs" not in out
+
+
+def test_unit_less_numbers_are_refused_with_the_unit_to_write(bom, tmp_path):
+    # Every quantity, on a flag or in a scenario: a bare number is refused, saying how to write it.
+    (tmp_path / "s.yaml").write_text("name: x\nplatform: dgx-h100\nnodes: 8\nsites: {count: 2, distance: 40}\n")
+    cases = {("size", "--memory-per-gpu", "80"): '"80 GB"', ("size", "--flops-per-gpu", "2.25e15"): "FLOP/s",
+             ("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out")): '"2 km"'}
+    for args, example in cases.items():
+        r = bom(*args)
+        assert r.exit_code == 2 and "has no unit" in r.stderr and example in r.stderr, r.stderr
+        assert r.stderr.strip().endswith(".")
+    assert not (tmp_path / "out").exists()

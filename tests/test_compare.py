@@ -76,13 +76,16 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
 
 def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
     out = tmp_path / "c"
-    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms", "hgx-h100,gb200-nvl72,gb300-nvl72")
+    # The last column is the same platform on co-packaged-optics switches (platform@switch).
+    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms",
+            "hgx-h100,gb200-nvl72,gb300-nvl72,gb300-nvl72@q3450-ld")
     assert r.exit_code == 0, r.stderr
     j = json.loads((out / "generations-compare.json").read_text())
     done = recalc(out / "generations-compare.xlsx", tmp_path)
     assert errors(done) == []
     ws = openpyxl.load_workbook(done, data_only=True)["Comparison"]
-    assert [ws.cell(1, 3 + k).value for k in range(3)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    assert [ws.cell(1, 3 + k).value for k in range(4)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72",
+                                                         "gb300-nvl72@q3450-ld"]
     checked = 0
     for row in range(2, ws.max_row + 1):
         metric = ws.cell(row, 2).value
@@ -92,10 +95,12 @@ def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
         for k, g in enumerate(j["generations"]):
             assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
             checked += 1
-    assert checked == 3 * len(j["generations"][0]["metrics"])
+    assert checked == 4 * len(j["generations"][0]["metrics"])
+    cpo = j["generations"][3]["metrics"]
+    assert cpo["laser_sources_per_gpu"] > 0 and cpo["engine_ports_per_gpu"] > 0   # checked above as formulas
     wb = openpyxl.load_workbook(out / "generations-compare.xlsx")
-    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72"]
-    assert len(wb["Comparison"]._charts) == 2
+    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72", "gb300-nvl72@q3450-ld"]
+    assert len(wb["Comparison"]._charts) == 4   # copper share, pluggables, optics power, network capex per GPU
 
 
 def test_deltas_against_the_previous_generation(generations):
@@ -164,3 +169,58 @@ def test_each_metric_says_what_it_is_about(by_id, generations):
     assert m["switches_per_gpu"] * gpus == pytest.approx(switches)
     assert m["support_switches_per_gpu"] * gpus == pytest.approx(
         sum(model.fabrics[f].switches(k) for f in ("storage", "inband", "oob") for k in ("leaf", "spine", "core")))
+
+
+# --- the same platform on pluggable and co-packaged-optics switches (platform@switch) -----------
+
+@pytest.fixture(scope="module")
+def packaging(catalog):
+    from bom.compare import compare
+    from bom.scenario import scenario_from_text
+    from bom.yamlio import load_text
+
+    text = "name: packaging\ngpus: 576\nfabrics:\n  compute: {}\n"
+    return compare(scenario_from_text(text), load_text(text, "packaging.yaml"), catalog,
+                   ["gb300-nvl72", "gb300-nvl72@q3450-ld"])
+
+
+def test_a_row_is_platform_and_switch(packaging):
+    plug, cpo = packaging.generations
+    assert (plug.label, cpo.label) == ("gb300-nvl72", "gb300-nvl72@q3450-ld")
+    assert (plug.compute_switch, cpo.compute_switch) == ("q3400", "q3450-ld")
+    j = packaging.to_json()["generations"]
+    assert [g["switch"] for g in j] == ["q3400", "q3450-ld"] and j[1]["year"] == j[0]["year"]
+
+
+def test_cpo_row_has_fewer_pluggables_and_counts_lasers(packaging):
+    p, c = packaging.rows()
+    # 576 GPUs: pluggable 576 NIC + 864 switch-end modules; CPO only the 576 NIC modules
+    # (tests/reference/test_cpo_gb300.py derives the counts).
+    assert p["modules_per_gpu"] == pytest.approx(1440 / 576) and c["modules_per_gpu"] == pytest.approx(1.0)
+    assert p["engine_ports_per_gpu"] == 0 and c["engine_ports_per_gpu"] == pytest.approx(1728 / 576)
+    assert p["laser_sources_per_gpu"] == 0 and c["laser_sources_per_gpu"] == pytest.approx(216 / 576)
+    # Optics power: modules at 16 W (NIC) and 25 W (switch twin-port), lasers at 20 W (catalog rows).
+    assert p["optics_power_w_per_gpu"] == pytest.approx((576 * 16 + 864 * 25) / 576)
+    assert c["optics_power_w_per_gpu"] == pytest.approx((576 * 16 + 216 * 20) / 576)
+
+
+def test_packaging_workbook_formulas_agree(packaging, tmp_path):
+    from bom.writers.compare_xlsx import workbook
+    wb = workbook(packaging)
+    ws = wb["Comparison"]
+    assert [ws.cell(1, k).value for k in (3, 4)] == ["gb300-nvl72", "gb300-nvl72@q3450-ld"]
+    keys = [ws.cell(r, 2).value for r in range(2, ws.max_row + 1)]
+    for metric in ("engine_ports_per_gpu", "laser_sources_per_gpu", "optics_power_w_per_gpu"):
+        assert metric in keys and str(ws.cell(keys.index(metric) + 2, 4).value).startswith("=")
+
+
+def test_packaging_html_colours_the_cpo_bar(packaging):
+    from bom.writers.compare_text import COLOURS, write_compare_html
+    html = write_compare_html(packaging).decode()
+    assert 'data-platform="gb300-nvl72@q3450-ld"' in html and COLOURS["cpo"] in html
+    assert "co-packaged optics" in html
+
+
+def test_unknown_switch_in_an_entry_is_a_clear_error(bom, tmp_path):
+    r = bom("compare", "--platforms", "gb300-nvl72@q3451", "--gpus", "576", "-o", str(tmp_path / "o"))
+    assert r.exit_code == 2 and "q3450-ld" in r.output and "platform@switch" in r.output

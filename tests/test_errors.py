@@ -17,3 +17,13 @@ def test_cli_errors_end_with_a_full_stop(bom, tmp_path):
                  ["lookup", "--rate", "800 Gbit/s", "--reach", "900 km", "--form-factor", "rj45"]):
         r = bom(*args)
         assert r.exit_code == 2 and r.stderr.strip().endswith("."), r.stderr
+
+
+def test_an_unknown_key_that_looks_like_a_path_tag_is_named(bom, tmp_path):
+    # Regression: a key holding "[" was taken for pydantic's union tag and dropped, which left an
+    # empty path and crashed (IndexError, exit 1) instead of naming the key.
+    path = tmp_path / "s.yaml"
+    path.write_text('name: x\n"[": null\nplatform: dgx-h100\nnodes: 2\n')
+    r = bom("build", str(path), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2 and f"{path}:2: [: unknown key." in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

@@ -199,3 +199,90 @@ def test_patch_panels_match_the_medium_of_their_runs(catalog):
         assert g.panel.medium == ("multimode" if g.medium == "multimode" else "single-mode"), g.panel.id
     assert {g.panel.id for g in paneled if g.medium == "multimode"} == {"mpo-panel-mm-1u"}
     assert {g.panel.id for g in paneled if g.medium != "multimode"} == {"mpo-panel-sm-1u"}
+
+
+# --- co-packaged optics: an optical engine at the switch end --------------------------------
+
+def test_cpo_port_takes_a_pluggable_at_the_far_end_only(media):
+    # The ConnectX-8 end (single-port OSFP RHS) to a Q3450-LD port: DR4 module at the NIC, engine at the switch.
+    c = media.lookup(800, 30, cage("osfp-flat", 1, True), cage("cpo", 1, True), 200).choice
+    j = c.to_json()
+    assert (j["end_a"], j["end_b"]) == ("pluggable", "optical engine")
+    assert j["module_a"] == "MMS4A20-XM800" and j["module_b"] is None and j["standard"] == "800G DR4"
+    # The engine's power and price are the switch's: the link carries the NIC module's only.
+    assert j["power_w"] == 16.0 and c.price_usd == pytest.approx(1500 + 106)
+
+
+def test_cpo_to_cpo_has_no_module(media):
+    j = media.lookup(800, 30, cage("cpo", 1), cage("cpo", 1), 200).choice.to_json()
+    assert (j["end_a"], j["end_b"]) == ("optical engine", "optical engine") and j["power_w"] == 0.0
+
+
+def test_an_unconstrained_lookup_never_picks_an_engine(media):
+    # A lookup that names no cage must not assume a CPO switch at either end.
+    for rate, length in ((800, 30), (800, 300), (400, 100)):
+        j = media.lookup(rate, length).choice.to_json()
+        assert "optical engine" not in (j["end_a"], j["end_b"])
+
+
+def test_assembly_ends_are_none(media):
+    j = media.lookup(800, 2).choice.to_json()
+    assert j["cable"] and (j["end_a"], j["end_b"]) == ("none", "none")
+
+
+def test_cpo_reach_is_the_shorter_of_engine_and_module(media):
+    with pytest.raises(LimitError):
+        media.lookup(800, 600, cage("osfp-flat", 1, True), cage("cpo", 1, True), 200)
+
+
+def test_lookup_text_names_each_end(bom):
+    out = bom("lookup", "--rate", "800 Gbit/s", "--reach", "30 m", "--form-factor", "osfp-flat:1",
+              "--far-form-factor", "cpo", "--lane-rate", "200 Gbit/s").output
+    assert "end a: pluggable MMS4A20-XM800" in out and "end b: optical engine" in out
+
+
+def test_cpo_switch_needs_engine_and_lasers(catalog):
+    from pydantic import ValidationError
+
+    from bom.catalog import Switch
+    row = catalog.get("switches", "q3450-ld").model_dump()
+    with pytest.raises(ValidationError, match="laser_source"):
+        Switch(**{**row, "laser_source": None})
+    with pytest.raises(ValidationError, match="co-packaged"):
+        Switch(**{**catalog.get("switches", "q3400").model_dump(), "engine": row["engine"]})
+
+
+def test_cpo_faceplate_breakouts_counted_per_connector_used(catalog, tmp_path):
+    # A faceplate connector carrying two ports needs a fibre shuffle per connector used, per switch:
+    # 576 GB300 GPUs, 8 leaves with 72 down + 72 up ports each -> 8 x (36 + 36) = 576 at the leaves,
+    # 4 spines with 144 used ports each -> 4 x 72 = 288 (tests/reference/test_cpo_gb300.py has the fabric).
+    import yaml
+
+    from bom.build import build_model
+    from bom.catalog import builtin_dir, load_catalog
+    from bom.lines import all_lines
+    from bom.scenario import scenario_from_text
+    from bom.yamlio import load_text
+
+    rows = yaml.safe_load((builtin_dir() / "switches-cpo.yaml").read_text())["switches"]
+    row = {**next(r for r in rows if r["id"] == "q3450-ld"), "id": "q3450-twin", "cages": 72, "ports_per_cage": 2}
+    row["engine"].update(ports_per_connector=2, breakout={
+        "vendor": "test", "part_number": "SHUFFLE-2X", "description": "2-port faceplate breakout",
+        "price_usd": 100, "price_source": "estimate", "source": "test fixture", "as_of": "2026-12-03"})
+    (tmp_path / "cpo.yaml").write_text(yaml.safe_dump({"switches": [row]}))
+    cat = load_catalog([tmp_path])
+    text = "name: twin\nplatform: gb300-nvl72\ngpus: 576\nfabrics:\n  compute: {switch: q3450-twin}\n"
+    model = build_model(scenario_from_text(text), load_text(text, "twin.yaml"), cat, None)
+    lines = [x for x in all_lines(model, cat) if x.category == "fibre breakout"]
+    by_hop = {x.hop: x.quantity for x in lines}
+    assert by_hop == {"node-leaf": 8 * 36, "leaf-spine": 8 * 36 + 4 * 72}
+    assert {x.sku for x in lines} == {"SHUFFLE-2X"}
+
+
+def test_a_shared_faceplate_connector_needs_a_breakout(catalog):
+    from pydantic import ValidationError
+
+    from bom.catalog import Engine
+    e = catalog.get("switches", "q3450-ld").engine.model_dump()
+    with pytest.raises(ValidationError, match="breakout"):
+        Engine(**{**e, "ports_per_connector": 4})

@@ -51,9 +51,10 @@ def test_two_builds_are_byte_identical(bom, tmp_path):
     assert bom("build", str(path), "-o", str(a), "-q").exit_code == 0
     assert bom("build", str(path), "-o", str(b), "-q").exit_code == 0
     names = sorted(p.name for p in a.iterdir())
-    # The cable plan comes with the build when it is small (bom/cabling.py BUILD_MAX_ROWS) and the plan
-    # lists the design (a pod this small puts several rails on one leaf, which the plan does not list yet).
-    assert names == ["small.csv", "small.html", "small.json", "small.md", "small.xlsx"]
+    # The cable plan comes with the build when it is small (bom/cabling.py BUILD_MAX_ROWS), a pod this
+    # small (several rails on one leaf) too.
+    assert names == ["small-cables.csv", "small-cables.xlsx", "small-racks.csv", "small.csv", "small.html",
+                     "small.json", "small.md", "small.xlsx"]
     path32 = scenario(tmp_path, SMALL.replace("nodes: 16", "nodes: 32"))
     assert bom("build", str(path32), "-o", str(tmp_path / "c"), "-q").exit_code == 0
     assert {"small-cables.csv", "small-cables.xlsx", "small-racks.csv"} <= {p.name for p in (tmp_path / "c").iterdir()}

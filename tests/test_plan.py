@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from bom import plan
@@ -53,7 +53,10 @@ def capacity(model, catalog, role: str) -> tuple[int, int] | None:
     p = f.first
     if layer == "leaf":
         up = p.leaf_uplink
-        return p.leaf.cages + (up.cages if up else 0), max(p.leaf.ports_per_cage, up.ports_per_cage if up else 1)
+        # Native-rate uplinks are the leaf's own cages; dedicated uplinks are cages of their own.
+        native = up is not None and up.form_factor == p.leaf.form_factor and up.cages == p.leaf.cages
+        extra = up.cages if up is not None and not native else 0
+        return p.leaf.cages + extra, max(p.leaf.ports_per_cage, up.ports_per_cage if up else 1)
     return p.spine.cages, p.spine.ports_per_cage
 
 
@@ -243,7 +246,7 @@ scenarios = st.fixed_dictionaries({
     "platform": st.sampled_from(PLATFORMS),
     "nodes": st.integers(1, 160),
     "switch": st.sampled_from([None, "qm9700", "q3400", "sn5600"]),
-    "topology": st.sampled_from(["rail-optimized", "tor"]),
+    "topology": st.sampled_from(["rail-optimized", "tor", "pair"]),
     "layers": st.sampled_from(["auto", 2, 3]),
     "over": st.sampled_from([1, 2, 3]),
     "su": st.sampled_from([None, 2, 4, 8, 16, 32]),
@@ -258,13 +261,16 @@ scenarios = st.fixed_dictionaries({
 
 
 def scenario_text(c: dict) -> str:
-    compute = [f"topology: {c['topology']}", f"layers: {c['layers']}", f"oversubscription: {c['over']}",
-               f"planes: {c['planes']}"]
+    pair = c["topology"] == "pair"
+    # A pair has one layer and takes every node (no su_nodes), and holds a few dozen nodes at most.
+    compute = [f"topology: {c['topology']}"] + ([] if pair else [f"layers: {c['layers']}"]) + [
+        f"oversubscription: {c['over']}", f"planes: {c['planes']}"]
     if c["switch"]:
         compute.append(f"switch: {c['switch']}")
-    if c["su"]:
+    if c["su"] and not pair:
         compute.append(f"su_nodes: {c['su']}")
-    text = (f"name: prop\nplatform: {c['platform']}\nnodes: {c['nodes']}\n"
+    nodes = 1 + (c["nodes"] - 1) % 24 if pair else c["nodes"]
+    text = (f"name: prop\nplatform: {c['platform']}\nnodes: {nodes}\n"
             f"fabrics:\n  compute: {{{', '.join(compute)}}}\n")
     if c["storage"]:
         text += "  storage: {switch: sn5600}\n"
@@ -285,36 +291,49 @@ def _catalog():
     return load_catalog()
 
 
-@pytest.mark.xfail(strict=True, reason="known: a two-site ToR three-layer fabric with DCI lists 568 compute "
-                   "cables where the closed form counts 570 (found by the property test; open in issue 12)")
 def test_tor_three_layers_two_sites_cables_add_up():
+    """Found by the property test: 109 GB200 trays in two sites, ToR, three layers. Site 2 (3 racks,
+    pods of 3 leaves, 2 spines a pod) has 9 links per leaf-spine pair, so a twin-port cage of its
+    leaves and spines is split between two far switches; site 1 (6 a pair) is not. The lookup was
+    told what site 1 needs and picked a twin-port to twin-port LACC (one cable, one far cage) for
+    every site: the closed form counted 110 such cables (spine cages), the plan 108 (leaf cages),
+    and neither can be built. The cage is now spread when any site's plane spreads it: both count
+    216 fibre runs on that hop."""
     c = {"platform": "gb200-nvl72", "nodes": 109, "switch": None, "topology": "tor", "layers": 3, "over": 2,
          "su": None, "planes": 1, "storage": False, "oob": False, "per_rack": None, "per_row": 2,
          "sites": (2, "2 km", "1.6 Tbit/s")}
     text = scenario_text(c)
-    check_closed_form(build_model(scenario_from_text(text), load_text(text, "p.yaml"), _catalog(), None), _catalog())
+    model = build_model(scenario_from_text(text), load_text(text, "p.yaml"), _catalog(), None)
+    assert [p.leaf_spine_per_pair for _, p in model.fabrics["compute"].shapes] == [6, 9]
+    rows = check_closed_form(model, _catalog())
+    in_row = [r for r in rows if r[C["hop"]] == "leaf-spine" and r[C["bucket"]] == "in-row"]
+    assert len(in_row) == 216 and not any(r[C["bundle"]] for r in in_row)
 
 
-# Derandomised so CI sees the same examples each run; the known case above is kept as its own test.
+# Derandomised so CI sees the same examples each run (bounded: about 15 s).
 @settings(max_examples=50, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(c=scenarios)
 def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
-    # The known miscount (test_tor_three_layers_two_sites_cables_add_up) is kept out until it is fixed.
-    assume(not (c["topology"] == "tor" and c["sites"] and c["layers"] in (3, "auto")))
     catalog = _catalog()
     text = scenario_text(c)
     try:
         model = build_model(scenario_from_text(text), load_text(text, "prop.yaml"), catalog, None)
     except BomError:
         assume(False)
+    p = model.fabrics["compute"].first
+    # What the run covered (pytest --hypothesis-show-statistics).
+    event("pair" if p.topology == "pair" else "one switch" if p.layers == 1 else
+          "several rails a leaf" if p.topology != "tor" and p.rails_per_leaf > 1 else f"{p.layers} layers")
+    event("several sites" if model.dci is not None else "one site")
     try:
         check_closed_form(model, catalog)
     except BomError as exc:
+        event("refused: " + ("free cages" if "free cages" in str(exc) else "module kinds"))
         # The plan refuses what it cannot cable: DCI client links past the top layer's free ports, or
         # a switch whose links mix module kinds over twin-port cages (the closed form counts a cage
         # per kind; see the report): a clear error, never a wrong plan.
-        assert any(w in str(exc) for w in ("free cages", "kinds of module", "does not list")), exc
+        assert any(w in str(exc) for w in ("free cages", "kinds of module")), exc
         assume(False)
 
 
@@ -350,6 +369,83 @@ def test_a_switch_whose_links_mix_module_kinds_over_twin_cages_is_refused(catalo
     try:
         check_closed_form(model, catalog)
     except BomError as exc:
-        assert any(w in str(exc) for w in ("kinds of module", "does not list")), exc
+        assert "kinds of module" in str(exc), exc
     one = text.replace("su_nodes: 2}", "su_nodes: 2, media: [smf-parallel]}")
     check_closed_form(build_model(scenario_from_text(one), load_text(one, "one.yaml"), catalog, None), catalog)
+
+
+# --- small pods and switch pairs (every design the closed form builds is in the plan) --------
+
+def _model(text: str, catalog):
+    return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
+
+
+def test_small_pod_puts_several_rails_on_one_leaf(catalog):
+    """12 DGX H100 (8 rails) on QM9700: a leaf's 32 downlinks hold 2 rails of 12 nodes, so the pod
+    has four leaves, rails 2i-1 and 2i on leaf i (bom/fabric.py _group_leaves); 8 DGX fit one
+    switch, every rail on it."""
+    model = _model("name: pod\nplatform: dgx-h100\nnodes: 12\n", catalog)
+    p = model.fabrics["compute"].first
+    assert (p.rails_per_leaf, p.leaves_per_group, p.layers) == (2, 4, 2)
+    rows = check_closed_form(model, catalog)
+    down = [r for r in plan.rows(model, plan.Unplaced(), catalog) if r[C["hop"]] == "node-leaf"]
+    assert len(down) == 96 and len(rows) == plan.row_count(model)
+    for r in down:
+        assert index(r[C["b_device"]]) == (r[C["rail"]] - 1) // 2
+    # Node n's two rails on a leaf take its ports 2n and 2n+1: both ports of twin cage n+1.
+    assert [(r[C["b_device"]], r[C["b_port"]]) for r in down if r[C["a_device"]] == "s1-node-03"][:4] == [
+        ("s1-leaf-01", "p3/1"), ("s1-leaf-01", "p3/2"), ("s1-leaf-02", "p3/1"), ("s1-leaf-02", "p3/2")]
+    one = _model("name: one\nplatform: dgx-h100\nnodes: 8\n", catalog)
+    assert (one.fabrics["compute"].first.rails_per_leaf, one.fabrics["compute"].first.layers) == (8, 1)
+    rows = check_closed_form(one, catalog)
+    assert Counter(r[C["hop"]] for r in rows) == {"node-leaf": 64}
+    assert len({r[C["b_device"]] for r in rows}) == 1
+
+
+def test_switch_pair_lists_its_isls(catalog):
+    """topology: pair: each switch takes half of every node's rails; the ISLs (as many as the
+    downlinks at 1:1) join the two switches port for port on the cages past the downlinks."""
+    model = _model("name: pair\nplatform: dgx-h100\nnodes: 8\nfabrics: {compute: {topology: pair}}\n", catalog)
+    p = model.fabrics["compute"].first
+    assert (p.topology, p.isl, p.leaf_down) == ("pair", 32, 32)
+    check_closed_form(model, catalog)
+    rows = list(plan.rows(model, plan.Unplaced(), catalog))
+    assert Counter(r[C["hop"]] for r in rows) == {"node-leaf": 64, "leaf-leaf": 32}
+    for r in rows:
+        if r[C["hop"]] == "node-leaf":
+            assert index(r[C["b_device"]]) == (r[C["rail"]] - 1) // 4
+    isl = [r for r in rows if r[C["hop"]] == "leaf-leaf"]
+    assert {(r[C["a_device"]], r[C["b_device"]]) for r in isl} == {("s1-leaf-01", "s1-leaf-02")}
+    assert [r[C["a_port"]] for r in isl] == [r[C["b_port"]] for r in isl]
+    assert (isl[0][C["a_port"]], isl[-1][C["a_port"]]) == ("p17/1", "p32/2")
+
+
+@pytest.mark.parametrize("text", [
+    # 400G node ports on SN5600 (2 x 400G cages): the ISLs at the native 800G (bom/fabric.py _native_factor).
+    "name: n\nplatform: dgx-b200\nnodes: 8\nfabrics: {compute: {topology: pair, switch: sn5600}}\n",
+    # Oversubscribed ISLs, a partial rack, OOB and storage beside the pair.
+    "name: o\nplatform: dgx-b300\nnodes: 5\nfabrics: {compute: {topology: pair, oversubscription: 2}, "
+    "storage: {switch: sn5600}, oob: {switch: sn2201}}\n",
+    # A pair per site, the DCI routers' client ports on the pair's free cages.
+    "name: d\nplatform: dgx-h100\nnodes: 8\nfabrics: {compute: {topology: pair, oversubscription: 2}}\n"
+    'sites: {count: 2, distance: "2 km", dci_bandwidth: "800 Gbit/s"}\n',
+    # One switch for the whole pod (every rail on it), with DCI.
+    "name: s\nplatform: gb300-nvl72\nnodes: 36\nfabrics: {compute: {switch: q3400}}\n"
+    'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    # Small pods on native-rate uplinks (2 x 400G cages down, 800G up: the same cages).
+    "name: b\nplatform: dgx-b200\nnodes: 64\nfabrics: {compute: {switch: sn5600}}\n",
+], ids=["pair-native", "pair-oversubscribed", "pair-two-sites", "one-switch-two-sites", "native-uplinks"])
+def test_small_designs_plan_adds_up(text, catalog):
+    model = _model(text, catalog)
+    rows = check_closed_form(model, catalog)
+    if model.dci is not None:   # a fabric of one layer: the routers' client ports on its switches
+        assert {r[C["b_role"]] for r in rows if r[C["hop"]] == "fabric-dci"} == {"leaf"}
+
+
+def test_native_uplinks_stay_on_the_switch(catalog):
+    """Native-rate uplinks use the leaf's own cages (the ones its downlinks leave), never cages past them."""
+    model = _model("name: b\nplatform: dgx-b200\nnodes: 64\nfabrics: {compute: {switch: sn5600}}\n", catalog)
+    cages = model.fabrics["compute"].first.leaf.cages
+    up = {int(PORT.search(r[C["a_port"]]).group(1)) for r in plan.rows(model, catalog=catalog)
+          if r[C["hop"]] == "leaf-spine"}
+    assert max(up) <= cages and min(up) == cages // 2 + 1

@@ -62,30 +62,37 @@ def _text_cell(value: str, style: str = "") -> str:
     return f'<c t="inlineStr"{s}><is><t{space}>{text}</t></is></c>'
 
 
+def _cell(v: object) -> str:
+    if v.__class__ is str:
+        return _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
+    if v is None:
+        return "<c/>"
+    if isinstance(v, bool):
+        return f'<c t="b"><v>{int(v)}</v></c>'
+    return f"<c><v>{v}</v></c>"
+
+
 class _Cells(dict):
-    """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks)."""
+    """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks,
+    devices, ports). Columns of one value per row (cable ids, labels) never come here: they would
+    fill the cache and leave every later device and port a miss."""
 
     def __missing__(self, v: object) -> str:
-        if v.__class__ is str:
-            c = _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
-        elif v is None:
-            c = "<c/>"
-        elif isinstance(v, bool):
-            c = f'<c t="b"><v>{int(v)}</v></c>'
-        else:
-            c = f"<c><v>{v}</v></c>"
-        if len(self) < 100_000:   # unique values (cable ids) would only grow it
+        c = _cell(v)
+        if len(self) < 200_000:
             self[v] = c
         return c
 
 
 class _Sheet:
-    def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float]) -> None:
+    def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float],
+                 unique: int = 0) -> None:
         info = zipfile.ZipInfo(f"xl/worksheets/sheet{index}.xml", FIXED_DATE)
         info.compress_type = zipfile.ZIP_DEFLATED
         info.external_attr = 0o644 << 16
         self.fh = zf.open(info, "w", force_zip64=True)
         self.cells = _Cells()
+        self.unique = unique   # the first columns hold a value of their own on each row
         self.rows = 1
         self.columns = len(header)
         cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
@@ -101,9 +108,13 @@ class _Sheet:
         cell = self.cells.__getitem__
         r = self.rows
         out = []
+        u = self.unique
         for row in rows:
             r += 1
-            out.append(f'<row r="{r}">{"".join(map(cell, row))}</row>')
+            if u:
+                out.append(f'<row r="{r}">{"".join(map(_cell, row[:u]))}{"".join(map(cell, row[u:]))}</row>')
+            else:
+                out.append(f'<row r="{r}">{"".join(map(cell, row))}</row>')
         self.rows = r
         self._write("".join(out))
 
@@ -121,11 +132,12 @@ class StreamingWorkbook:
         self.names: list[str] = []
         self.current: _Sheet | None = None
 
-    def sheet(self, name: str, header: Sequence[str], widths: Sequence[float]) -> _Sheet:
+    def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0) -> _Sheet:
+        """A new sheet; ``unique``: how many leading columns hold a value of their own on each row."""
         if self.current is not None:
             self.current.close()
         self.names.append(name)
-        self.current = _Sheet(self.zf, len(self.names), header, widths)
+        self.current = _Sheet(self.zf, len(self.names), header, widths, unique)
         return self.current
 
     def _part(self, name: str, text: str) -> None:

@@ -11,7 +11,7 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font
 
-from bom.compare import SUPPORT, Comparison, Generation
+from bom.compare import OPTICS, SUPPORT, Comparison, Generation
 from bom.lines import FACILITY
 from bom.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.writers.xlsx import COUNT, USD0, _f, _header, _name, _paper, _put, bom_table, crf, inputs_sheet, to_bytes
@@ -21,7 +21,7 @@ TIERS = ("scale-up", "scale-out", "scale-across")
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
          "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
-         "lit_strands")
+         "lit_strands", "engine_ports")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
 COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "opex",
          "annual_cost")
@@ -47,9 +47,10 @@ def _facts(g: Generation) -> dict[str, float]:
     out["network_links"] = int(so["links"]) + int(sa["links"])
     out["network_copper"] = int(so["copper_links"]) + int(sa.get("copper_links", 0) or 0)
     out["support_links"] = sum(x.links for k, f in m.fabrics.items() if k in SUPPORT for x in f.groups)
-    out["modules"] = int(so["modules"]) + int(sa["modules"])
+    out["modules"] = int(so["modules"]) + int(sa["modules"]) + int(t["scale-up"].get("modules", 0) or 0)
     out["fibre_runs"] = int(so["fibre_runs"]) + int(sa.get("fibre_runs", 0) or 0)
     out["lit_strands"] = int(so["fibre_strands"]) + int(sa.get("fibre_strands", 0) or 0)
+    out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
     return out
 
 
@@ -154,6 +155,11 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     out["support_switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({qty},{cat},"switch",{table}[Fabric],"{k}")'
                                                        for k in SUPPORT) + f")/{gpus}")
     out["scale_out_gbps_per_gpu"] = fact["scale_out_gbps_per_gpu"]
+    out["engine_ports_per_gpu"] = f"{fact['engine_ports']}/{gpus}"
+    installed = f'{table}[Fabric],"<>spares"'
+    out["laser_sources_per_gpu"] = f'SUMIFS({qty},{cat},"laser source",{installed})/{gpus}'
+    out["optics_power_w_per_gpu"] = ("(" + "+".join(f'SUMIFS({table}[Extended power],{cat},"{c}",{installed})'
+                                                    for c in OPTICS) + f")/{gpus}")
     out["network_capex_per_gpu"] = f"({network})/{gpus}"
     out["network_power_w_per_gpu"] = f"({net_w})/{gpus}"
     out["network_capex_share"] = f"IF({hardware}=0,0,{network}/{hardware})"
@@ -175,12 +181,12 @@ def workbook(c: Comparison) -> Workbook:
     ws = wb.active
     ws.title = "Comparison"
     inputs_sheet(wb, list(c.generations[0].report.inputs.values()))
-    names = sheet_names([g.platform.id for g in c.generations])
+    names = sheet_names([g.label for g in c.generations])
     sheets = [_generation_sheet(wb, g, name, i)
               for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
     metrics = list(c.rows()[0])
     n_gen = len(sheets)
-    _header(ws, ["Metric", "Key"] + [g.platform.id for g in c.generations], [44, 10] + [18] * n_gen)
+    _header(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
     for i, metric in enumerate(metrics, start=2):
         _put(ws, i, 1, label(metric))
         _put(ws, i, 2, metric)
@@ -200,15 +206,17 @@ def workbook(c: Comparison) -> Workbook:
                 _put(ws, i, j, _f(f"({cur}-{prev})*100"), '+0.0" pp";-0.0" pp"')
             else:
                 _put(ws, i, j, _f(f'IF({prev}=0,"",{cur}/{prev}-1)'), "+0.0%;-0.0%")
-    notes = [(g.platform.id, n) for g, n in zip(c.generations, c.kind_notes(), strict=True) if n]
-    notes += [(g.platform.id, g.note) for g in c.generations if g.note]
+    notes = [(g.label, n) for g, n in zip(c.generations, c.kind_notes(), strict=True) if n]
+    notes += [(g.label, g.note) for g in c.generations if g.note]
     row = delta_top + len(metrics) + 2
     for pid, note in notes:
         _put(ws, row, 1, f"{pid}: {note}")
         ws.cell(row, 1).alignment = Alignment(wrap_text=False)
         row += 1
     for k, (title, metric) in enumerate((("Scale-out copper share (links)", "scale_out_copper_share"),
-                                         ("Optical modules per GPU", "modules_per_gpu"))):
+                                         ("Pluggable optical modules per GPU", "modules_per_gpu"),
+                                         ("Optics power per GPU (W)", "optics_power_w_per_gpu"),
+                                         ("Network capex per GPU (USD)", "network_capex_per_gpu"))):
         r = metrics.index(metric) + 2
         chart = BarChart()
         chart.title, chart.legend, chart.width, chart.height = title, None, 16, 8

@@ -5,10 +5,10 @@ from the model's JSON (``Model.to_json``) and carries the JSON path it came from
 (``data-json``), so a test can check the picture against the summary. Fabrics are drawn in a
 loop over ``fabrics``: one column each, whatever fabrics the model holds.
 
-Layout, top to bottom: the sites and every cabled site pair (more than one site), the
-scale-across boundary, one column per fabric (its switch layers, each hop an edge labelled with
-its links by medium), the scale-out boundary, the nodes and scale-up domains, the legend. Tier
-labels stand in a left gutter that no line enters.
+Layout, top to bottom: the sites and every cabled site pair (more than one site), the DCI
+routers in the compute column, the scale-across boundary, one column per fabric (its switch
+layers, each hop an edge labelled with its links by medium), the scale-out boundary, the nodes
+and scale-up domains, the legend. Tier labels stand in a left gutter that no line enters.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class Wire:
     medium: str                    # copper | optical | mixed | coherent
     cy: float | None = None
     dashed: bool = False
+    path: str = ""                 # JSON path of the links it stands for, e.g. fabrics.oob.links.node-leaf
 
 
 @dataclass
@@ -95,6 +96,22 @@ def n(v: float) -> str:
 
 def plural(count: float, word: str) -> str:
     return f"{n(count)} {word}" if count == 1 else f"{n(count)} {word}s"
+
+
+def _media(f: dict[str, Any], name: str, hop: str) -> tuple[str, list[tuple[str, str, Any]]]:
+    """The hop's line class and its label rows, links by medium. A fabric that counts its media
+    for the whole fabric only (the OOB's patch cords) gives its copper and optical totals, which
+    are the hop's when it is the fabric's only hop with links or when the fabric is all one kind."""
+    media = {m: v for m, v in f.get("media", {}).get(hop, {}).items() if v}
+    if media:
+        return _klass(media), [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
+    copper, optical = f.get("copper_links") or 0, f.get("optical_links") or 0
+    if [h for h, links in f["links"].items() if links] == [hop] or not (copper and optical):
+        if copper and not optical:
+            return "copper", [(f"{n(copper)} copper", f"fabrics.{name}.copper_links", copper)]
+        if optical and not copper:
+            return "optical", [(f"{n(optical)} optical", f"fabrics.{name}.optical_links", optical)]
+    return "mixed", []
 
 
 def _klass(media: dict[str, int]) -> str:
@@ -144,21 +161,34 @@ def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
          f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
          f"{plural(across['fibre_pairs_per_pair'], 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
          across["wavelengths_per_pair"]),
-        (f"{plural(across['site_pairs'], 'cabled site pair')} ({across.get('topology', 'mesh')})",
+        (f"{plural(across['site_pairs'], 'cabled site pair')} ({_topology(across.get('topology', 'mesh'))})",
          "tiers.scale-across.site_pairs", across["site_pairs"]),
-        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, {plural(dci['routers'], 'DCI router')} "
-         f"({dci['switch']}), {n(across['coherent_modules'])} coherent modules", "fabrics.dci.links.site-site",
+        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, "
+         f"{plural(across['coherent_modules'], 'coherent module')}", "fabrics.dci.links.site-site",
          dci["links"]["site-site"])], size=12)
     pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
     sizes = _site_gpus(j)
     top = y + LINE_H * 3 + 16
     row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, pairs, top)
-    bottom = row_bottom + 40
-    d.across = (row_bottom, bottom)
+    # The DCI routers stand in the compute column, above the boundary their client links cross.
+    columns = [k for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"]
+    bx, box_w = _column(j, columns.index("compute") if "compute" in columns else 0)
+    ry = row_bottom + 16
+    d.boxes.append(Box(bx, ry, box_w, 40, "router", "#eadcef"))
+    _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
+                                (f"{n(dci['routers'])} x {dci['switch']}", "fabrics.dci.routers", dci["routers"])],
+           size=11)
+    bottom = ry + 40 + 40
+    d.across = (ry + 40, bottom)
     d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across["links"], across["modules"],
                                  across["fibre_runs"]))
     _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
     return bottom + 30
+
+
+def _topology(name: str) -> str:
+    """The topology in words: a hub names its hub (every site is cabled to site 1)."""
+    return "hub: site 1" if name == "hub" else name
 
 
 #: Up to this many sites stand in a row of boxes; more stand round a ring as numbered dots.
@@ -178,15 +208,16 @@ def _site_row(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: f
         d.boxes.append(Box(x, box_y, w, 44, "site", "#f6f8fb"))
         _lines(d, x + w / 2, box_y + 18, [(f"site {i + 1}", "", None),
                                           (f"{n(gpus)} GPUs", f"site_sizes.{i}.gpus", gpus)], size=12, anchor="middle")
-    for a, b in pairs:
-        a, b = min(a, b), max(a, b)
+    for i, (a, b) in enumerate(pairs):
+        a, b, path = min(a, b), max(a, b), f"tiers.scale-across.pairs.{i}"
         if b - a == 1:
-            d.wires.append(Wire(centre[a] + w / 2, box_y + 22, centre[b] - w / 2, box_y + 22, "coherent"))
+            d.wires.append(Wire(centre[a] + w / 2, box_y + 22, centre[b] - w / 2, box_y + 22, "coherent", path=path))
             continue
+        # Longer arcs rise higher and end nearer the boxes' centres, so arcs from one site nest.
         reach = (b - a - 1) / max(1, k - 2)              # 0 for the shortest arc, 1 for the longest
-        off = 10 + (w / 2 - 16) * reach
+        off = 10 + (w / 2 - 16) * (1 - reach)
         d.wires.append(Wire(centre[a] + off, box_y, centre[b] - off, box_y, "coherent",
-                            cy=box_y - 24 - 32 * (b - a - 1)))
+                            cy=box_y - 24 - 32 * (b - a - 1), path=path))
     return box_y + 44
 
 
@@ -199,9 +230,9 @@ def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: 
     cx, cy = GUTTER + 10 + rx + 60, top + ry + 24
     at = {i + 1: (cx + rx * math.cos(2 * math.pi * i / k - math.pi / 2),
                   cy + ry * math.sin(2 * math.pi * i / k - math.pi / 2)) for i in range(k)}
-    for a, b in pairs:
+    for i, (a, b) in enumerate(pairs):
         (xa, ya), (xb, yb) = at[a], at[b]
-        d.wires.append(Wire(xa, ya, xb, yb, "coherent"))
+        d.wires.append(Wire(xa, ya, xb, yb, "coherent", path=f"tiers.scale-across.pairs.{i}"))
     for s, (x, y) in at.items():
         d.boxes.append(Box(x - 5, y - 5, 10, 10, "site-dot", "#8e2c7e"))
         dx, dy = (x - cx) / rx, (y - cy) / ry
@@ -231,21 +262,25 @@ def _span(j: dict[str, Any]) -> float:
     return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
 
 
+def _column(j: dict[str, Any], k: int) -> tuple[float, float]:
+    """Left edge and width of the boxes in fabric column ``k``."""
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
+    col = min((WIDTH - GUTTER - 10) / max(1, len(fabrics)), 330.0)
+    return GUTTER + col * k + col / 2 - col * 0.35, min(190.0, col * 0.62)
+
+
 def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
     # Every fabric but the sites' wavelengths, whatever fabrics the model holds.
     fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"}
     rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
-    col = (WIDTH - GUTTER - 10) / max(1, len(fabrics))
-    col = min(col, 330.0)
-    box_w, box_h, gap = min(190.0, col * 0.62), (54.0 if j["sites"] > 1 else 40.0), 110.0
+    box_h, gap = (54.0 if j["sites"] > 1 else 40.0), 110.0
     where = "all sites" if j["sites"] > 1 else "one site"
     heading = y + 12
     extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
     layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
     bottom = heading + 24 + extra + len(rows) * (box_h + gap)
     for k, (name, f) in enumerate(fabrics.items()):
-        cx = GUTTER + col * k + col / 2
-        bx = cx - col * 0.35
+        bx, box_w = _column(j, k)
         ex = bx + 24
         d.texts.append(Text(ex + 8, heading, f"{name} fabric ({where})", size=13, weight="bold"))
         present = [layer for layer in rows if f["switches"].get(layer)]
@@ -258,7 +293,7 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
             rows_ = [(f"{layer} switches", "", None),
                      (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)]
-            if j["sites"] > 1:
+            if j["sites"] > 1 and f.get("site_switches"):
                 rows_.append(_per_site(f, layer, name))
             _lines(d, bx + 8, by + 16, rows_, size=11)
         others = []
@@ -267,16 +302,17 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
             if not links:
                 continue
             if upper not in present or not (lower in present or lower == "node"):
-                others.append((f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links))
+                words = ", ".join(t.split(" ", 1)[1] for t, _, _ in _media(f, name, hop)[1])
+                others.append((f"{plural(links, 'link')} {hop}" + (f" ({words})" if words else ""),
+                               f"fabrics.{name}.links.{hop}", links))
                 continue
             y1 = layer_y[upper] + box_h
             y2 = layer_y[lower] if lower in present else bottom
             # The hop to the nodes crosses the scale-out boundary (40 px above them): label above it.
             room = y2 - y1 - (48 if lower == "node" else 0)
-            media = f.get("media", {}).get(hop, {})
-            d.wires.append(Wire(ex, y1, ex, y2, _klass(media) if media else "optical"))
-            label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links)]
-            label += [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
+            klass, media = _media(f, name, hop)
+            d.wires.append(Wire(ex, y1, ex, y2, klass, path=f"fabrics.{name}.links.{hop}"))
+            label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links), *media]
             _lines(d, ex + 8, y1 + (room - LINE_H * len(label)) / 2 + 11, label, size=11, halo=True)
         if others:  # hops between layers this drawing does not know: told under the heading
             _lines(d, ex + 8, heading + LINE_H, others, size=11)
@@ -296,11 +332,7 @@ def _unknown_hops(f: dict[str, Any], rows: list[str]) -> list[str]:
 
 def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
     """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
-    shapes = f.get("site_switches", [])
-    counts = sorted({s[layer] for s in shapes})
-    if not counts:   # a fabric counted for the whole cluster (the support fabrics): its total
-        total = f["switches"][layer]
-        return f"in all: {n(total)}", f"fabrics.{name}.switches.{layer}", total
+    counts = sorted({s[layer] for s in f["site_switches"]})
     if len(counts) == 1:
         return f"each site: {n(counts[0])}", f"fabrics.{name}.site_switches.0.{layer}", counts[0]
     return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
@@ -313,11 +345,10 @@ def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
     links = dci["links"].get("fabric-dci", 0)
     if not links:
         return
-    media = dci.get("media", {}).get("fabric-dci", {})
+    klass, media = _media(dci, "dci", "fabric-dci")
     y1, boundary = d.across
-    d.wires.append(Wire(x, y1, x, y2, _klass(media) if media else "optical"))
-    label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links)]
-    label += [(f"{n(v)} {m}", f"fabrics.dci.media.fabric-dci.{m}", v) for m, v in media.items()]
+    d.wires.append(Wire(x, y1, x, y2, klass, path="fabrics.dci.links.fabric-dci"))
+    label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links), *media]
     # Between the sites' row and the boundary: there is room for two lines.
     _lines(d, x + 8, y1 + 14, label[:2], size=11, halo=True)
 

@@ -23,6 +23,11 @@ def qty(v: float, digits: int = 1) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def pct(v: float) -> str:
+    """A share as a percentage with one decimal, none when it is whole: 0.127 -> "12.7%", 1 -> "100%"."""
+    return f"{v:.1%}".replace(".0%", "%")
+
+
 def environment(autoescape: bool, trusted: bool = False) -> Any:
     """The Jinja environment over templates/ with the number filters every template uses;
     ``trusted`` text (our own generated reference, no user input) is not cleaned for Markdown."""
@@ -41,7 +46,7 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
                              finalize=lambda v: clean(v) if isinstance(v, str) else v)
     env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
     env.filters["usd"] = lambda v: f"{v:,.0f} USD"
-    env.filters["pct"] = lambda v: f"{v:.1%}"
+    env.filters["pct"] = pct
     env.filters["qty"] = qty
     return env
 

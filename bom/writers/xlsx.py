@@ -376,14 +376,21 @@ LINK_COLS = ["Fabric", "Tier", "Hop", "From", "To", "Bucket", "Links", "Rate Gbi
              "Cable or fibre", "Cables", "Fibre runs", "Lit strands", "Patch panels"]
 
 
+def _end(end: object) -> str:
+    """A link end's part for the Links sheet: the module, "optical engine" (CPO), or "-"."""
+    part = getattr(end, "part", None)
+    if part is not None:
+        return str(part.part_number)
+    return "optical engine (CPO)" if getattr(end, "engine", None) is not None else "-"
+
+
 def _links(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Links")
     _header(ws, LINK_COLS, [9, 12, 11, 7, 7, 10, 9, 10, 8, 8, 14, 18, 10, 18, 10, 28, 9, 10, 10, 9])
     for n, g in enumerate(r.model.groups, start=2):
         c = g.choice
         row = [g.fabric, g.tier, g.hop, g.lower, g.upper, g.bucket, g.links, g.rate_gbps, round(g.length_m, 2),
-               c.length_m, g.medium, g.lower_end.part.part_number if g.lower_end.part else "-", g.modules_lower,
-               g.upper_end.part.part_number if g.upper_end.part else "-", g.modules_upper,
+               c.length_m, g.medium, _end(g.lower_end), g.modules_lower, _end(g.upper_end), g.modules_upper,
                c.part_number or "-", g.cables, g.fibre_runs, g.fibre_strands, g.panels]
         for col_no, v in enumerate(row, start=1):
             _put(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
@@ -409,7 +416,8 @@ def _tiers(wb: Workbook, r: Report) -> None:
     for n, name in enumerate(TIERS, start=2):
         _put(ws, n, 1, name)
         if name == "scale-up":
-            values: list[Any] = [up["links"], up["copper_links"], None, 0, 0, 0]
+            values: list[Any] = [up["links"], up["copper_links"], None, up["modules"], up["fibre_runs"],
+                                 up["fibre_strands"]]
         elif name == "compute":
             values = [0, 0, None, 0, 0, 0]
         else:

@@ -1,6 +1,8 @@
 """The report's diagram in headless Chromium: no two labels overlap, no line crosses a label,
 and every count drawn equals the model's JSON. Run for the default scenario (two sites), a
-4-site campus (ring, unequal sites) and a small pod (one site, one fabric)."""
+4-site campus as a mesh, a ring of unequal sites and a hub, larger meshes and hubs, a small
+pod with every fabric (8 DGX B200: compute, storage, in-band, OOB) and one with the compute
+fabric alone."""
 
 from __future__ import annotations
 
@@ -23,7 +25,13 @@ MESH = CAMPUS.replace("name: campus-4", "name: mesh-5").replace("split: [2, 1, 1
 HUB = CAMPUS.replace("name: campus-4", "name: hub-12").replace("split: [2, 1, 1, 1], topology: ring",
                                                                "split: [2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
                                                                "topology: hub").replace("9216", "13824")
+CAMPUS_MESH = CAMPUS.replace("name: campus-4", "name: campus-4-mesh").replace(
+    "split: [2, 1, 1, 1], topology: ring", "count: 4, topology: mesh")
+CAMPUS_HUB = CAMPUS.replace("name: campus-4", "name: campus-4-hub").replace(
+    "split: [2, 1, 1, 1], topology: ring", "count: 4, topology: hub")
 POD = "name: small-pod\nplatform: dgx-h100\nnodes: 32\n"
+POD_ALL = ("name: pod-8\nplatform: dgx-b200\nnodes: 8\n"
+           "fabrics: {compute: {}, storage: {}, inband: {}, oob: {}}\n")
 
 #: Measures the drawing in the browser and writes the findings into the page for --dump-dom.
 PROBE = """<script>
@@ -83,8 +91,9 @@ def _fmt(v):
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
 
 
-@pytest.mark.parametrize("text", [None, CAMPUS, MESH, HUB, POD],
-                         ids=["default", "campus-4-ring", "mesh-5", "hub-12", "pod"])
+@pytest.mark.parametrize("text", [None, CAMPUS_MESH, CAMPUS, CAMPUS_HUB, MESH, HUB, POD_ALL, POD],
+                         ids=["default", "campus-4-mesh", "campus-4-ring", "campus-4-hub", "mesh-5", "hub-12",
+                              "pod-8-all-fabrics", "pod-compute-only"])
 def test_diagram_labels_and_counts(bom, tmp_path, default_outputs, text):
     if text is None:
         html, j = default_outputs[".html"], json.loads(default_outputs[".json"].read_text())
@@ -108,9 +117,44 @@ def test_diagram_labels_and_counts(bom, tmp_path, default_outputs, text):
                 assert f"fabrics.{name}.links.{hop}" in paths
     for tier in ("scale-out",) + (("scale-across",) if j["sites"] > 1 else ()):
         assert f"tiers.{tier}.links" in paths and f"tiers.{tier}.modules" in paths
+    # Every edge's colour is its medium's: copper, optical or both (the OOB's patch cords are copper).
+    wires = re.findall(r'class="wire" data-medium="([^"]+)"(?: data-json="([^"]+)")?', dom)
+    for medium, path in wires:
+        if path.startswith("fabrics."):
+            f, hop = _at(j, path.rsplit(".links.", 1)[0]), path.rsplit(".links.", 1)[1]
+            media = {m for m, v in f.get("media", {}).get(hop, {}).items() if v} or (
+                {"copper"} if not f["optical_links"] else {"optical"} if not f["copper_links"] else set())
+            kinds = {"copper" if m in ("copper", "passive-copper", "active-copper") else "optical" for m in media}
+            assert medium == (kinds.pop() if len(kinds) == 1 else "mixed"), (path, medium, media)
+    assert {p for _, p in wires if p.startswith("fabrics.")} == {
+        f"fabrics.{name}.links.{hop}" for name, f in j["fabrics"].items() for hop, links in f["links"].items()
+        if links and hop != "site-site"} - _told_in_words(dom)
+    # The legend has a sample (a line with no JSON path) and a word for every medium drawn.
+    words = {"copper": ">copper<", "optical": ">optical (fibre)<", "mixed": ">copper and optical<",
+             "coherent": ">coherent wavelengths<"}
+    for medium in {m for m, p in wires if p}:
+        assert (medium, "") in wires and words[medium] in dom, medium
+    # Several sites: every cabled pair is a line of its own, and a switch box says "each site" only
+    # when the sites are alike and its number times the sites is the total.
     if j["sites"] > 1:
         pairs = j["tiers"]["scale-across"]["pairs"]
+        drawn = [p for m, p in wires if m == "coherent" and p]
+        assert sorted(drawn) == sorted(f"tiers.scale-across.pairs.{i}" for i in range(len(pairs)))
         assert len(re.findall(r'class="wire" data-medium="coherent"', dom)) == len(pairs) + 1  # + the legend
+        for path, value, shown in counted:
+            if ".site_switches." in path:
+                name, layer = path.split(".")[1], path.split(".")[-1]
+                assert shown.startswith("each site: ")
+                assert float(value) * j["sites"] == j["fabrics"][name]["switches"][layer]
+        assert "fabrics.dci.routers" in paths
+
+
+def _told_in_words(dom):
+    """Hops whose ends are not drawn layers: told as text under the fabric's heading (no white
+    plate, which only the labels on edges have), not drawn as an edge."""
+    labels = re.finditer(r'<text class="label"[^>]*data-json="(fabrics\.[^"]+\.links\.[^"]+)"[^>]*>', dom)
+    return {m.group(1) for m in labels
+            if 'stroke="#ffffff"' not in m.group(0)}
 
 
 def test_report_lists_every_cabled_site_pair(bom, tmp_path):

@@ -76,3 +76,54 @@ def test_json_contract(default_outputs):
     # The lines add up to the totals.
     hardware = sum(x["quantity"] * x["unit_price_usd"] for x in j["lines"])
     assert hardware == pytest.approx(j["totals"]["hardware_usd"], rel=1e-9)
+
+
+def _text(html):
+    body = re.sub(r"<style>.*?</style>", "", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", body)
+
+
+def test_numbers_read_like_a_report(default_outputs):
+    text = _text(default_outputs[".html"].read_text())
+    assert re.findall(r"\b\d+\.0\b", text) == []                       # no "150.0 kW", no "40.0"
+    # Thousands separators: a bare number of four or more digits is a year in a source, nothing else.
+    bare = re.findall(r"(?<![\d.,\-/A-Za-z])\d{4,}(?![\d\-])", text)
+    assert all(re.fullmatch(r"(19|20)\d\d", b) for b in bare), bare
+    assert re.search(r"\d kW", text) and "40 km" in text                # units on kW and on the dark fibre
+
+
+#: Measures the page in the browser: nothing wider than the window, the rack elevations' text at
+#: least 10 px and inside its slot.
+PAGE_PROBE = """<script>
+const wide = [...document.querySelectorAll('table, svg')].filter(e => e.getBoundingClientRect().right > innerWidth)
+  .map(e => e.id || e.tagName);
+const small = [...document.querySelectorAll('#elevation text')]
+  .filter(t => parseFloat(t.getAttribute('font-size')) < 10).map(t => t.textContent);
+const spill = [...document.querySelectorAll('#elevation g.slot')].filter(g => {
+  const r = g.querySelector('rect').getBBox(), t = g.querySelector('text');
+  if (!t) return false; const b = t.getBBox();
+  return b.y < r.y - 0.5 || b.y + b.height > r.y + r.height + 2 || b.x + b.width > r.x + r.width; })
+  .map(g => g.textContent.trim());
+const out = document.createElement('pre'); out.id = 'page';
+out.textContent = JSON.stringify({scroll: document.documentElement.scrollWidth, inner: innerWidth, wide, small, spill});
+document.body.appendChild(out);
+</script>"""
+
+
+@pytest.mark.parametrize("which", ["default", "campus-4-mesh", "pod-8-all-fabrics"])
+def test_report_fits_the_window_and_racks_are_legible(bom, default_outputs, tmp_path, which):
+    from tests.writers.test_diagram import CAMPUS_MESH, POD_ALL, _build
+
+    html = default_outputs[".html"] if which == "default" else _build(
+        bom, tmp_path, CAMPUS_MESH if which.startswith("campus") else POD_ALL)[0]
+    page = tmp_path / "page.html"
+    page.write_text(html.read_text().replace("</body>", PAGE_PROBE + "</body>"))
+    dom = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000",
+                          "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r'<pre id="page">(.*?)</pre>', dom, re.S)
+    assert m, dom[-2000:]
+    probe = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert probe["wide"] == [] and probe["scroll"] <= probe["inner"], probe
+    assert probe["small"] == [] and probe["spill"] == [], probe
+    assert "#elevation" not in dom or 'id="elevation"' in dom

@@ -1,0 +1,87 @@
+"""NetBox's own choice values for what the plan carries (interface types, cable types, statuses).
+
+Every value here is a key of NetBox 4.7's ``dcim/choices.py`` (InterfaceTypeChoices,
+CableTypeChoices, LinkStatusChoices, ...); tests/netbox/test_choices.py reads the installed
+NetBox source and fails if one is not.
+"""
+
+from __future__ import annotations
+
+#: The NetBox release the integration test runs against.
+TESTED_VERSION = "4.7.3"
+#: Releases the push and diff accept: the v2 tokens and cable terminations API of 4.5 and later.
+SUPPORTED = ((4, 5), (5, 0))   # from, below
+
+STATUS = "planned"             # sites, locations, racks, devices and cables alike
+LENGTH_UNIT = "m"
+FACE = "front"
+
+#: The catalog's cage form factors in NetBox's interface type names.
+_FORM = {"osfp": "osfp", "osfp-flat": "osfp", "qsfp112": "qsfp112", "qsfp-dd": "qsfpdd",
+         "qsfp56": "qsfp56", "qsfp28": "qsfp28", "sfp28": "sfp28"}
+
+#: Every interface type this module may produce (the test checks each against NetBox).
+INTERFACE_TYPES = frozenset({
+    "1000base-t", "10gbase-t", "other",
+    "25gbase-x-sfp28", "100gbase-x-qsfp28", "100gbase-x-qsfpdd",
+    "200gbase-x-qsfp56", "200gbase-x-qsfpdd",
+    "400gbase-x-qsfp112", "400gbase-x-qsfpdd", "400gbase-x-osfp",
+    "800gbase-x-qsfpdd", "800gbase-x-osfp", "1.6tbase-x-osfp1600",
+})
+
+
+def interface_type(rate_gbps: float, form_factor: str | None) -> str:
+    """The NetBox interface type of a port at ``rate_gbps`` in a cage of ``form_factor``.
+
+    A split port keeps its cage's form factor (a 400G half of an 800G OSFP cage is
+    ``400gbase-x-osfp``); what NetBox has no name for is ``other``.
+
+    >>> interface_type(800, "osfp"), interface_type(400, "qsfp112"), interface_type(1, "rj45")
+    ('800gbase-x-osfp', '400gbase-x-qsfp112', '1000base-t')
+    >>> interface_type(100, None)
+    'other'
+    """
+    if form_factor == "rj45":
+        return {1: "1000base-t", 10: "10gbase-t"}.get(int(rate_gbps), "other")
+    ff = _FORM.get(form_factor or "")   # NetBox 4.7 has no 100G or 200G OSFP/QSFP112 type: "other"
+    if ff is None:
+        return "other"
+    name = f"1.6tbase-x-{ff}1600" if rate_gbps == 1600 else f"{int(rate_gbps)}gbase-x-{ff}"
+    return name if name in INTERFACE_TYPES else "other"
+
+
+#: The plan's cable kinds (``CableRow.cable_type``'s first word) as NetBox cable types.
+_CABLE = {"dac": "dac-passive", "acc": "dac-active", "lacc": "dac-active", "aec": "dac-active",
+          "aoc": "aoc", "rj45": "cat6", "om3": "mmf-om3", "om4": "mmf-om4", "om5": "mmf-om5",
+          "os2": "smf-os2"}
+CABLE_TYPES = frozenset(_CABLE.values()) | {"smf", "mmf"}
+
+
+def cable_type(plan_type: str) -> str:
+    """NetBox's cable type for the plan's ``cable_type`` (``om4 mpo12-apc trunk`` -> ``mmf-om4``).
+
+    A patch between a router and a mux, which the plan names by its connector only, is single-mode
+    (the DWDM side is single-mode throughout).
+
+    >>> cable_type("om4 mpo12-apc trunk"), cable_type("dac"), cable_type("os2 dark fibre pair")
+    ('mmf-om4', 'dac-passive', 'smf-os2')
+    >>> cable_type("lc-duplex patch")
+    'smf'
+    """
+    first = plan_type.split(" ", 1)[0]
+    if first in _CABLE:
+        return _CABLE[first]
+    return "smf" if "lc-duplex" in plan_type else ""
+
+
+def version_ok(version: str) -> bool:
+    """Whether a NetBox release (``4.7.3``, ``4.7.3-Docker-3.4``) is one the push supports.
+
+    >>> version_ok("4.7.3"), version_ok("4.4.9"), version_ok("5.0.0"), version_ok("garbage")
+    (True, False, False, False)
+    """
+    try:
+        major, minor = (int(x) for x in version.split("-")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return SUPPORTED[0] <= (major, minor) < SUPPORTED[1]

@@ -1,0 +1,131 @@
+"""``bom netbox export|push|diff``: argument parsing and printing only (the work is in the modules)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
+                  help="The plan in NetBox: import files, push, diff.")
+
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--catalog", metavar="DIR", help="A directory of catalog YAML files that adds or replaces rows by id.")]
+PricesOpt = Annotated[Optional[list[Path]], typer.Option("--prices", metavar="CSV", help="A CSV of quotes.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
+
+
+def register(parent: typer.Typer, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+    """Add ``bom netbox`` to the main app; ``wrap`` is the CLI's error handling (exit 2 on bad input)."""
+    for name, fn, short in (("export", export, "Write NetBox bulk-import files for the plan."),
+                            ("push", push, "Create what NetBox lacks of the plan (never twice)."),
+                            ("diff", diff, "Compare NetBox with the plan (exit 1 if they differ).")):
+        app.command(name, short_help=short)(wrap(fn))
+    parent.add_typer(app, name="netbox")
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help="Scenario YAML; none = the built-in default.")]
+UrlOpt = Annotated[str, typer.Option("--url", metavar="URL", help="NetBox address, http(s)://host[:port].")]
+TokenFileOpt = Annotated[Optional[Path], typer.Option(
+    "--token-file", metavar="FILE", help="File whose first line is the API token (else $NETBOX_TOKEN).")]
+TokenOpt = Annotated[Optional[str], typer.Option("--token", hidden=True)]
+
+
+def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None) -> tuple[Any, Any]:
+    from bom import pipeline
+    from bom.scenario import load_scenario
+
+    sc, src = load_scenario(scenario)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    return pipeline.build_scenario(sc, src, catalog), catalog
+
+
+def _connect(url: str, token: str | None, token_file: Path | None) -> Any:
+    from bom.errors import BomError
+    from bom.netbox import client
+
+    if token is not None:
+        raise BomError("the token is not taken from the command line (other users can read it in the process list)",
+                       key="--token", hint=f"Set ${client.TOKEN_ENV} or give --token-file FILE.")
+    client.check_url(url)
+    return client.connect(url, client.read_token(token_file))
+
+
+def export(
+    scenario: ScenarioArg = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>/netbox).")] = None,
+    as_json: JsonOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write the plan as NetBox import files, numbered in the order to import them."""
+    from bom.netbox import export as ex
+
+    model, catalog = _model(scenario, catalog_dir, prices)
+    result = ex.export(model, catalog, output or Path("reports") / model.scenario.name / "netbox")
+    inv = result.inventory
+    if as_json:
+        _print_json({"name": inv.scenario, "files": [str(p) for p in result.paths], "sites": len(inv.sites),
+                     "racks": len(inv.racks), "devices": len(inv.devices), "cables": inv.cables})
+        return
+    typer.echo(f"{len(inv.sites)} sites, {len(inv.racks)} racks, {len(inv.device_types)} device types, "
+               f"{len(inv.devices)} devices, {inv.cables:,} cables; import the files in their order "
+               "(device types through NetBox's device type import, as YAML).")
+    for p in result.paths:
+        typer.echo(f"Wrote {p}.")
+
+
+def push(
+    scenario: ScenarioArg = None,
+    url: UrlOpt = "",
+    token_file: TokenFileOpt = None,
+    token: TokenOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Read NetBox and say what would be created.")] = False,
+    batch: Annotated[int, typer.Option(min=1, metavar="N", help="Objects per list POST (1 = one at a time).")] = 250,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Push the plan into NetBox: create what is missing in batches, match what is there, report what differs."""
+    from bom.netbox import push as pu
+
+    nb = _connect(url, token, token_file)
+    model, catalog = _model(scenario, catalog_dir, prices)
+    say = None if quiet or as_json else (lambda m: typer.echo(m, err=True))
+    result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=say)
+    if as_json:
+        _print_json({"name": model.scenario.name, **result.to_json()})
+        return
+    typer.echo(result.summary())
+
+
+def diff(
+    scenario: ScenarioArg = None,
+    url: UrlOpt = "",
+    token_file: TokenFileOpt = None,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Devices, rack positions and cables missing, extra or different in NetBox; exit 0 when all match."""
+    from bom.netbox import diff as df
+
+    nb = _connect(url, token, token_file)
+    model, catalog = _model(scenario, catalog_dir, prices)
+    result = df.diff(nb, model, catalog)
+    if as_json:
+        _print_json({"name": model.scenario.name, **result.to_json()})
+    else:
+        typer.echo("\n".join(result.lines()))
+    if not result.match:
+        raise typer.Exit(1)

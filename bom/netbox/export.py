@@ -1,0 +1,135 @@
+"""NetBox bulk-import files: one per object type, numbered in the order NetBox needs them.
+
+CSV files for the CSV import forms (``/extras/tags/import/``, ``/dcim/sites/import/``, ...);
+device types go in YAML, the format of NetBox's device type import, because that is the one
+import that carries a type's interface templates (a device then gets its interfaces from its
+type). Column names and choice values are NetBox 4.7's own (:mod:`bom.netbox.choices`).
+
+The cables stream from the plan into a temporary file while the other objects are collected;
+all files are renamed into place only when every one is complete (as :mod:`bom.cabling` does).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bom.netbox import choices
+from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+
+if TYPE_CHECKING:
+    from bom.build import Model
+    from bom.catalog import Catalog
+
+#: File name -> the NetBox import page it goes to (relative to the NetBox URL).
+FILES: dict[str, str] = {
+    "00-tags.csv": "/extras/tags/import/",
+    "01-sites.csv": "/dcim/sites/import/",
+    "02-locations.csv": "/dcim/locations/import/",
+    "03-racks.csv": "/dcim/racks/import/",
+    "04-manufacturers.csv": "/dcim/manufacturers/import/",
+    "05-device-roles.csv": "/dcim/device-roles/import/",
+    "06-device-types.yaml": "/dcim/device-types/import/",
+    "07-devices.csv": "/dcim/devices/import/",
+    "08-cables.csv": "/dcim/cables/import/",
+}
+CABLE_HEADER = ("side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
+                "side_b_type", "side_b_name", "type", "status", "length", "length_unit", "label", "description",
+                "tags")
+
+
+@dataclass
+class Export:
+    inventory: Inventory
+    paths: list[Path]
+
+
+def _csv(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def cable_row(c: Cable, tag: str) -> tuple[object, ...]:
+    return (c.a_site, c.a_device, "dcim.interface", c.a_port, c.b_site, c.b_device, "dcim.interface", c.b_port,
+            c.type, choices.STATUS, f"{c.length:g}", choices.LENGTH_UNIT, c.label, c.description, tag)
+
+
+def device_types_yaml(inv: Inventory) -> str:
+    """Device types with their interface templates, one YAML document each (NetBox's format)."""
+    import yaml
+
+    docs = []
+    for t in inv.device_types.values():
+        doc: dict[str, object] = {"manufacturer": t.manufacturer, "model": t.model, "slug": t.slug,
+                                  "u_height": t.u_height, "tags": [slug(inv.tag)]}
+        if t.part_number:
+            doc["part_number"] = t.part_number
+        if t.interfaces:
+            doc["interfaces"] = [{"name": n, "type": ty, **({"mgmt_only": True} if mgmt_only(n) else {})}
+                                 for n, ty in t.interfaces.items()]
+        docs.append(doc)
+    return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True)
+
+
+def texts(inv: Inventory) -> dict[str, str]:
+    """Every file but the cables, as text."""
+    tag = slug(inv.tag)
+    p = choices.STATUS
+    return {
+        "00-tags.csv": _csv(("name", "slug", "color", "weight", "description"),   # 4.7's form wants a weight
+                            [(inv.tag, tag, "607d8b", 1000, f"clusterbom scenario {inv.scenario}")]),
+        "01-sites.csv": _csv(("name", "slug", "status", "tags"), [(s, slug(s), p, tag) for s in inv.sites]),
+        "02-locations.csv": _csv(("site", "name", "slug", "status", "tags"),
+                                 [(s, r, slug(r), p, tag) for s, r in inv.locations]),
+        "03-racks.csv": _csv(("site", "location", "name", "status", "width", "u_height", "tags"),
+                             [(r.site, r.location, r.name, p, 19, r.u_height, tag) for r in inv.racks]),
+        "04-manufacturers.csv": _csv(("name", "slug", "tags"), [(m, slug(m), tag) for m in inv.manufacturers]),
+        "05-device-roles.csv": _csv(("name", "slug", "color", "tags"),
+                                    [(r, slug(r), ROLE_COLOURS.get(r, "9e9e9e"), tag) for r in inv.roles]),
+        "06-device-types.yaml": device_types_yaml(inv),
+        "07-devices.csv": _csv(
+            ("name", "role", "manufacturer", "device_type", "status", "site", "location", "rack", "position", "face",
+             "tags"),
+            [(d.name, d.role, inv.device_types[d.device_type].manufacturer, d.device_type, p, d.site,
+              d.location, d.rack, d.position if d.position is not None else "",
+              choices.FACE if d.position is not None else "", tag) for d in inv.devices]),
+    }
+
+
+def export(model: Model, catalog: Catalog | None, out: Path) -> Export:
+    """Write the files into ``out``; nothing gets its final name unless every file is complete."""
+    from bom.cabling import _check_dir, _Temps
+    from bom.errors import BomError
+
+    _check_dir(out)
+    temps = _Temps(out)
+    try:
+        cables = io.TextIOWrapper(temps.open("08-cables.csv"), encoding="utf-8", newline="")
+        w = csv.writer(cables, lineterminator="\n")
+        w.writerow(CABLE_HEADER)
+        tag = [""]
+
+        def on_cable(c: Cable) -> None:
+            w.writerow(cable_row(c, tag[0]))
+
+        tag[0] = slug(model.scenario.name)
+        inv = collect(model, catalog, on_cable)
+        cables.flush()
+        cables.detach()
+        for name, text in texts(inv).items():
+            temps.open(name).write(text.encode("utf-8"))
+        paths = temps.commit()
+    except OSError as exc:
+        temps.discard()
+        raise BomError(f"cannot write the NetBox files in {out}: {exc.strerror or exc}", key="--output",
+                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
+    except BaseException:
+        temps.discard()
+        raise
+    return Export(inv, sorted(paths))

@@ -1,0 +1,228 @@
+"""The plan as NetBox objects: what :mod:`.export` writes and :mod:`.push` sends.
+
+One pass over the cable plan (:func:`bom.plan.rows`, the same generator ``bom cables`` writes)
+collects the interfaces each device type needs and hands every cable to a callback, so a large
+plan is never held twice; sites, rows, racks and placed devices come from the placement
+(:func:`bom.elevation.elevation_rows`). Devices the placement does not hold (the in-band
+fabric's stand-in, DCI routers and muxes) stand in their site without a rack, with a device type
+named for their role.
+
+Names: a site is ``<scenario>-s1`` (so several scenarios share one NetBox), a row is a location
+``r01`` in its site, racks and devices keep the plan's names (unique per site), interfaces the
+plan's port names. Every object carries the tag named for the scenario.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bom import plan
+from bom.netbox import choices
+
+if TYPE_CHECKING:
+    from bom.build import Model
+    from bom.catalog import Catalog
+
+#: Manufacturer of the device types of devices the placement does not hold.
+GENERIC_MAKER = "Generic"
+#: Device role colours (NetBox wants one); grey for roles not listed.
+ROLE_COLOURS = {"node": "4caf50", "leaf": "2196f3", "spine": "3f51b5", "core": "673ab7", "pdu": "9e9e9e",
+                "ufm": "ff9800", "mgmt": "795548", "storage": "009688", "router": "f44336", "mux": "e91e63"}
+
+
+def slug(text: str) -> str:
+    """NetBox slugs take letters, digits, ``-`` and ``_``.
+
+    >>> slug("gb300-nvl72"), slug("Generic"), slug("mgmt-x86-2s"), slug("qm9700 v1.2+")
+    ('gb300-nvl72', 'generic', 'mgmt-x86-2s', 'qm9700-v1-2')
+    """
+    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class DeviceType:
+    manufacturer: str
+    model: str          # the catalog id (or "planned <role>")
+    u_height: int
+    part_number: str
+    interfaces: dict[str, str] = field(default_factory=dict, compare=False)   # name -> NetBox type
+
+    @property
+    def slug(self) -> str:
+        return slug(self.model)
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    site: str           # NetBox site name
+    role: str
+    device_type: str    # model
+    rack: str = ""
+    location: str = ""
+    position: int | None = None   # lowest U; None for 0U devices and devices without a rack
+
+
+@dataclass(frozen=True)
+class Rack:
+    name: str
+    site: str
+    location: str
+    u_height: int
+
+
+@dataclass(frozen=True)
+class Cable:
+    a_site: str
+    a_device: str
+    a_port: str
+    b_site: str
+    b_device: str
+    b_port: str
+    type: str
+    length: float
+    label: str
+    description: str   # the plan's cable id
+
+    @property
+    def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """Both ends, in a fixed order (NetBox may list either end as A)."""
+        a, b = (self.a_device, self.a_port), (self.b_device, self.b_port)
+        return (a, b) if a <= b else (b, a)
+
+
+@dataclass
+class Inventory:
+    """Everything but the cables, in NetBox's dependency order."""
+
+    scenario: str
+    sites: list[str] = field(default_factory=list)
+    locations: list[tuple[str, str]] = field(default_factory=list)       # (site, row)
+    racks: list[Rack] = field(default_factory=list)
+    manufacturers: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    device_types: dict[str, DeviceType] = field(default_factory=dict)    # by model
+    devices: list[Device] = field(default_factory=list)
+    cables: int = 0
+
+    @property
+    def tag(self) -> str:
+        return self.scenario
+
+    def site(self, plan_site: str) -> str:
+        return f"{self.scenario}-{plan_site}"
+
+    def interfaces_used(self) -> int:
+        return 2 * self.cables
+
+
+def _form_factors(catalog: Catalog | None) -> dict[str, tuple[str, str]]:
+    """Part number -> (form factor at end A, at end B) for modules and copper/AOC assemblies."""
+    out: dict[str, tuple[str, str]] = {}
+    if catalog is None:
+        return out
+    for m in catalog.rows.get("modules", {}).values():
+        out[m.part_number] = (m.form_factor, m.form_factor)   # type: ignore[attr-defined]
+    for c in catalog.rows.get("cables", {}).values():
+        ends = (c.end_a.form_factor, c.end_b.form_factor)     # type: ignore[attr-defined]
+        out[c.part_number] = ends
+        for sold in c.lengths:                                # type: ignore[attr-defined]
+            out[sold.part_number] = ends
+    return out
+
+
+def _catalog_row(catalog: Catalog | None, cid: str) -> object | None:
+    if catalog is None:
+        return None
+    for kind in ("platforms", "switches", "endpoints"):
+        row = catalog.rows.get(kind, {}).get(cid)
+        if row is not None:
+            return row
+    return None
+
+
+def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], None]) -> Inventory:
+    """Walk the placement and the cable plan once; ``on_cable`` gets every cable in plan order."""
+    from bom.elevation import elevation_rows
+
+    inv = Inventory(scenario=model.scenario.name)
+    makers: dict[str, None] = {}
+    roles: dict[str, None] = {}
+    types = inv.device_types
+    model_of: dict[str, str] = {}      # device name -> device type model
+    placed: set[str] = set()
+    if getattr(model, "placement", None) is not None:
+        racks_seen: set[str] = set()
+        rows_seen: dict[tuple[str, str], None] = {}
+        for rec in elevation_rows(model):
+            site_, row_, rack_, _pos, _kind, rack_model, u, height, device, role, cid = rec[:11]
+            site = inv.site(str(site_))
+            if site not in inv.sites:
+                inv.sites.append(site)
+            rows_seen.setdefault((site, str(row_)), None)
+            if rack_ not in racks_seen:
+                racks_seen.add(str(rack_))
+                rrow = _catalog_row_kind(catalog, "racks", str(rack_model))
+                inv.racks.append(Rack(str(rack_), site, str(row_), int(getattr(rrow, "rack_units", 48))))
+            if cid not in types:
+                crow = _catalog_row(catalog, str(cid))
+                maker = getattr(crow, "vendor", GENERIC_MAKER)
+                part = getattr(crow, "part_number", "") if getattr(crow, "orderable", False) else ""
+                types[str(cid)] = DeviceType(maker, str(cid), int(height), part if len(part) <= 50 else "")
+                makers.setdefault(maker, None)
+            roles.setdefault(str(role), None)
+            inv.devices.append(Device(str(device), site, str(role), str(cid), str(rack_), str(row_),
+                                      int(u) if int(height) > 0 else None))
+            model_of[str(device)] = str(cid)
+            placed.add(str(device))
+        inv.locations = list(rows_seen)
+    forms = _form_factors(catalog)
+    col = plan.COL
+    idx = [col[c] for c in ("a_site", "a_device", "a_role", "a_port", "a_module", "b_site", "b_device", "b_role",
+                            "b_port", "b_module", "rate_gbps", "cable_type", "cable_part", "sold_length_m",
+                            "length_m", "label", "cable_id")]
+
+    def end(site_: str, device: str, role: str, port: str, module: str, part: str, side: int, rate: float) -> None:
+        dtype = model_of.get(device)
+        if dtype is None:   # a device the placement does not hold: in its site, no rack
+            dtype = f"planned {role}"
+            site = inv.site(site_)
+            if site not in inv.sites:
+                inv.sites.append(site)
+            if dtype not in types:
+                types[dtype] = DeviceType(GENERIC_MAKER, dtype, 1, "")
+                makers.setdefault(GENERIC_MAKER, None)
+            roles.setdefault(role, None)
+            inv.devices.append(Device(device, site, role, dtype))
+            model_of[device] = dtype
+        ifs = types[dtype].interfaces
+        if port not in ifs:
+            ff = forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side]
+            ifs[port] = choices.interface_type(rate, ff)
+
+    for r in plan.rows(model, catalog=catalog):
+        (a_site, a_dev, a_role, a_port, a_mod, b_site, b_dev, b_role, b_port, b_mod, rate, ctype, part, sold,
+         length, label, cid) = (r[i] for i in idx)
+        end(str(a_site), str(a_dev), str(a_role), str(a_port), str(a_mod), str(part), 0, float(rate))
+        end(str(b_site), str(b_dev), str(b_role), str(b_port), str(b_mod), str(part), 1, float(rate))
+        metres = float(sold) if sold not in ("", None) else float(length)
+        on_cable(Cable(inv.site(str(a_site)), str(a_dev), str(a_port), inv.site(str(b_site)), str(b_dev),
+                       str(b_port), choices.cable_type(str(ctype)), round(metres, 2), str(label), str(cid)))
+        inv.cables += 1
+    inv.manufacturers = list(makers)
+    inv.roles = list(roles)
+    return inv
+
+
+def _catalog_row_kind(catalog: Catalog | None, kind: str, cid: str) -> object | None:
+    if catalog is None:
+        return None
+    return catalog.rows.get(kind, {}).get(cid)
+
+
+def mgmt_only(port: str) -> bool:
+    """A device's management port (``mgmt``) is NetBox's management-only interface."""
+    return port == "mgmt"

@@ -1,0 +1,403 @@
+"""Pushing the plan into NetBox through its REST API: what is missing is created in list POSTs
+(batched), what is there already is matched by name (by both ends for cables), never created twice.
+
+Order and safety: everything that can refuse the push (a device type that exists with other
+interfaces) is checked before anything is created. A device type clusterbom made for another
+scenario gets the interface templates this plan adds (its existing devices keep theirs; this
+plan's devices get every interface they need). Each list POST is one transaction in NetBox,
+so an interrupted push leaves whole batches; the next push matches them and creates the rest
+(device types it created get their missing interface templates, devices their missing
+interfaces). What exists but differs from the plan (a device in another rack, an interface
+cabled elsewhere) is reported, never changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bom.errors import BomError
+from bom.netbox import choices
+from bom.netbox.client import request_error
+from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+
+if TYPE_CHECKING:
+    from bom.build import Model
+    from bom.catalog import Catalog
+
+#: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
+BATCH = 250
+KINDS = ("tags", "sites", "locations", "racks", "manufacturers", "device roles", "device types",
+         "interface templates", "devices", "interfaces", "cables", "cable ends")
+
+
+@dataclass
+class Result:
+    created: Counter[str] = field(default_factory=Counter)
+    matched: Counter[str] = field(default_factory=Counter)
+    differs: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    seconds: Counter[str] = field(default_factory=Counter)
+    dry_run: bool = False
+
+    def differ(self, kind: str, note: str) -> None:
+        self.differs[kind] += 1
+        if len(self.notes) < 50:
+            self.notes.append(f"{kind}: {note}")
+
+    def summary(self) -> str:
+        from bom.text import table
+
+        verb = "would create" if self.dry_run else "created"
+        rows = [[k, f"{self.created[k]:,}", f"{self.matched[k]:,}", f"{self.differs[k]:,}"]
+                for k in KINDS if self.created[k] or self.matched[k] or self.differs[k]]
+        out = [table(["object", verb, "already matched", "differs"], rows, [False, True, True, True])]
+        out += [f"differs: {n}" for n in self.notes]
+        if self.differs and sum(self.differs.values()) > len(self.notes):
+            out.append(f"... and {sum(self.differs.values()) - len(self.notes):,} more that differ")
+        if not sum(self.created.values()):
+            out.append("nothing created: NetBox already holds every object of the plan"
+                       + (" (some differ, listed above)" if self.differs else ""))
+        return "\n".join(out)
+
+    def to_json(self) -> dict[str, object]:
+        return {"dry_run": self.dry_run, "created": dict(self.created), "matched": dict(self.matched),
+                "differs": dict(self.differs), "notes": self.notes,
+                "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
+
+
+class _Ids:
+    """NetBox ids of the plan's objects; in a dry run, made-up negative ids for what would be created."""
+
+    def __init__(self) -> None:
+        self.next_fake = -1
+
+    def fake(self) -> int:
+        self.next_fake -= 1
+        return self.next_fake
+
+
+def _value(x: Any) -> Any:
+    """A choice field's value (pynetbox gives choice fields as records with .value)."""
+    return getattr(x, "value", x)
+
+
+def _id(x: Any) -> Any:
+    return getattr(x, "id", x)
+
+
+class Pusher:
+    def __init__(self, nb: Any, inv: Inventory, cables: list[Cable], *, dry_run: bool = False, batch: int = BATCH,
+                 say: Callable[[str], None] | None = None) -> None:
+        self.nb, self.inv, self.cables, self.dry, self.batch = nb, inv, cables, dry_run, max(1, batch)
+        self.r = Result(dry_run=dry_run)
+        self.ids = _Ids()
+        self.say = say or (lambda _m: None)
+        self.tag_ref: list[Any] = []
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def _create(self, kind: str, endpoint: Any, payloads: list[dict[str, Any]]) -> list[int]:
+        """Create ``payloads`` in list POSTs of ``batch``; their ids in order (made up in a dry run)."""
+        if not payloads:
+            return []
+        self.r.created[kind] += len(payloads)
+        if self.dry:
+            return [self.ids.fake() for _ in payloads]
+        import pynetbox
+        import requests
+
+        ids: list[int] = []
+        t0 = time.perf_counter()
+        for i in range(0, len(payloads), self.batch):
+            chunk = payloads[i:i + self.batch]
+            try:
+                made = endpoint.create(chunk if self.batch > 1 else chunk[0])
+            except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+                self.r.created[kind] -= len(payloads) - len(ids)
+                raise request_error(exc, f"creating {kind}") from None
+            ids += [m.id for m in (made if isinstance(made, list) else [made])]
+            self.say(f"{kind}: {len(ids):,} of {len(payloads):,} created")
+        self.r.seconds[kind] += time.perf_counter() - t0
+        return ids
+
+    def _read(self, endpoint: Any, **filters: Any) -> list[Any]:
+        import pynetbox
+        import requests
+
+        if any(isinstance(v, list) and not v for v in filters.values()):
+            return []
+        try:
+            return list(endpoint.filter(**filters))
+        except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+            raise request_error(exc, "a read") from None
+
+    # -- the push -------------------------------------------------------------------------------------
+    def run(self) -> Result:
+        nb, inv = self.nb, self.inv
+        dtypes = self.check_device_types()          # may refuse: before anything is created
+        tag = self.tag()
+        self.tag_ref = [tag] if tag > 0 else []
+        sites = self.simple("sites", nb.dcim.sites, "name", inv.sites,
+                            lambda s: {"name": s, "slug": slug(s), "status": choices.STATUS})
+        site_ids = [i for i in sites.values() if i > 0]
+        locs = self.scoped("locations", nb.dcim.locations, site_ids, sites, inv.locations,
+                           lambda s, r: {"name": r, "slug": slug(r), "site": sites[s], "status": choices.STATUS})
+        racks = self.scoped("racks", nb.dcim.racks, site_ids, sites, [(r.site, r.name) for r in inv.racks],
+                            lambda s, n: self._rack(n, sites, locs))
+        makers = self.simple("manufacturers", nb.dcim.manufacturers, "name", inv.manufacturers,
+                             lambda m: {"name": m, "slug": slug(m)})
+        roles = self.simple("device roles", nb.dcim.device_roles, "name", inv.roles,
+                            lambda r: {"name": r, "slug": slug(r), "color": ROLE_COLOURS.get(r, "9e9e9e")})
+        types = self.device_types(dtypes, makers)
+        devices = self.devices(site_ids, sites, locs, racks, roles, types)
+        ifaces = self.interfaces(site_ids, devices)
+        self.push_cables(sites, devices, ifaces)
+        return self.r
+
+    def tag(self) -> int:
+        found = self._read(self.nb.extras.tags, slug=slug(self.inv.tag))
+        if found:
+            self.r.matched["tags"] += 1
+            return int(found[0].id)
+        tag = {"name": self.inv.tag, "slug": slug(self.inv.tag), "color": "607d8b",
+               "description": f"clusterbom scenario {self.inv.scenario}"}
+        return self._create("tags", self.nb.extras.tags, [tag])[0]
+
+    def _tagged(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if self.tag_ref:
+            payload["tags"] = list(self.tag_ref)
+        return payload
+
+    def simple(self, kind: str, endpoint: Any, key: str, wanted: Iterable[str],
+               make: Callable[[str], dict[str, Any]]) -> dict[str, int]:
+        """Objects unique by one field (sites, manufacturers, roles)."""
+        wanted = list(wanted)
+        have = {getattr(o, key): int(o.id) for o in self._read(endpoint, **{key: wanted})}
+        out = {}
+        todo = []
+        for w in wanted:
+            if w in have:
+                out[w] = have[w]
+                self.r.matched[kind] += 1
+            else:
+                todo.append(w)
+        for w, i in zip(todo, self._create(kind, endpoint, [self._tagged(make(w)) for w in todo]), strict=False):
+            out[w] = i
+        return out
+
+    def scoped(self, kind: str, endpoint: Any, site_ids: list[int], sites: dict[str, int],
+               wanted: list[tuple[str, str]], make: Callable[[str, str], dict[str, Any]]) -> dict[tuple[str, str], int]:
+        """Objects unique by name within their site (locations, racks)."""
+        have = {(_id(o.site), o.name): o for o in self._read(endpoint, site_id=site_ids)}
+        out: dict[tuple[str, str], int] = {}
+        todo = []
+        for s, n in wanted:
+            o = have.get((sites[s], n))
+            if o is not None:
+                out[(s, n)] = int(o.id)
+                self.r.matched[kind] += 1
+            else:
+                todo.append((s, n))
+        for w, i in zip(todo, self._create(kind, endpoint, [self._tagged(make(*w)) for w in todo]), strict=False):
+            out[w] = i
+        return out
+
+    def _rack(self, name: str, sites: dict[str, int], locs: dict[tuple[str, str], int]) -> dict[str, Any]:
+        r = next(r for r in self.inv.racks if r.name == name)
+        return {"name": r.name, "site": sites[r.site], "location": locs[(r.site, r.location)],
+                "status": choices.STATUS, "u_height": r.u_height, "width": 19}
+
+    # -- device types ---------------------------------------------------------------------------------
+    def check_device_types(self) -> dict[str, tuple[Any, dict[str, str]]]:
+        """Existing device types of the plan's models and their interface templates; refuses a type that
+        has an interface of the plan's with another type, or lacks some and is not clusterbom's."""
+        nb = self.nb
+        models = list(self.inv.device_types)
+        existing: dict[str, tuple[Any, dict[str, str]]] = {}
+        for dt in self._read(nb.dcim.device_types, model=models):
+            want = self.inv.device_types.get(dt.model)
+            if want is None or _name(dt.manufacturer) != want.manufacturer:
+                continue
+            tpl = {t.name: _value(t.type) for t in self._read(nb.dcim.interface_templates, device_type_id=dt.id)}
+            wrong = [f"{n} is {tpl[n]}, the plan needs {ty}" for n, ty in want.interfaces.items()
+                     if n in tpl and tpl[n] != ty]
+            missing = [n for n in want.interfaces if n not in tpl]
+            ours = self._by_clusterbom(dt)
+            if wrong or (missing and not ours):
+                what = "; ".join(wrong[:5]) if wrong else f"it lacks {len(missing)} of them ({', '.join(missing[:6])})"
+                raise BomError(
+                    f"device type {want.manufacturer} {dt.model} exists in NetBox with other interfaces than the "
+                    f"plan's: {what}", key="netbox",
+                    hint=f"Nothing was created. Give the type the plan's interfaces (bom netbox export writes them in "
+                         f"06-device-types.yaml), or delete or rename the device type {dt.model} in NetBox, then push "
+                         "again.")
+            existing[dt.model] = (dt, tpl)
+        return existing
+
+    def _by_clusterbom(self, dt: Any) -> bool:
+        """Whether a push or an import of clusterbom made the type (it carries a scenario's tag): its
+        interface templates may then grow by the ones another scenario needs; a type of someone
+        else's is never changed."""
+        slugs = [getattr(t, "slug", t) for t in (dt.tags or [])]
+        return any(str(t.description or "").startswith("clusterbom scenario ")
+                   for t in self._read(self.nb.extras.tags, slug=slugs))
+
+    def device_types(self, existing: dict[str, tuple[Any, dict[str, str]]], makers: dict[str, int]) -> dict[str, int]:
+        nb = self.nb
+        out: dict[str, int] = {}
+        todo = []
+        for model, t in self.inv.device_types.items():
+            if model in existing:
+                out[model] = int(existing[model][0].id)
+                self.r.matched["device types"] += 1
+            else:
+                todo.append(t)
+        payloads = [self._tagged({"manufacturer": makers[t.manufacturer], "model": t.model, "slug": t.slug,
+                                  "u_height": t.u_height, **({"part_number": t.part_number} if t.part_number else {})})
+                    for t in todo]
+        for t, i in zip(todo, self._create("device types", nb.dcim.device_types, payloads), strict=False):
+            out[t.model] = i
+        tpls = []
+        for model, t in self.inv.device_types.items():
+            have = existing.get(model, (None, {}))[1]
+            for n, ty in t.interfaces.items():
+                if n in have:
+                    self.r.matched["interface templates"] += 1
+                else:
+                    tpls.append({"device_type": out[model], "name": n, "type": ty, "mgmt_only": mgmt_only(n)})
+        self._create("interface templates", nb.dcim.interface_templates, tpls)
+        return out
+
+    # -- devices, interfaces, cables ------------------------------------------------------------------
+    def devices(self, site_ids: list[int], sites: dict[str, int], locs: dict[tuple[str, str], int],
+                racks: dict[tuple[str, str], int], roles: dict[str, int], types: dict[str, int]
+                ) -> dict[tuple[str, str], int]:
+        have = {(_id(o.site), o.name): o for o in self._read(self.nb.dcim.devices, site_id=site_ids)}
+        out: dict[tuple[str, str], int] = {}
+        todo = []
+        for d in self.inv.devices:
+            o = have.get((sites[d.site], d.name))
+            if o is None:
+                todo.append(d)
+                continue
+            out[(d.site, d.name)] = int(o.id)
+            self.r.matched["devices"] += 1
+            got = (_id(o.device_type), _id(o.rack), _int(o.position))
+            if got != (types[d.device_type], racks.get((d.site, d.rack)), d.position):
+                self.r.differ("devices", f"{d.name} is {_name(o.device_type)} in rack {_name(o.rack) or '-'} at U "
+                                         f"{_int(o.position) or '-'}; the plan has {d.device_type} in rack "
+                                         f"{d.rack or '-'} at U {d.position or '-'}")
+        payloads = []
+        for d in todo:
+            p: dict[str, Any] = {"name": d.name, "role": roles[d.role], "device_type": types[d.device_type],
+                                 "site": sites[d.site], "status": choices.STATUS}
+            if d.rack:
+                p["rack"] = racks[(d.site, d.rack)]
+                p["location"] = locs[(d.site, d.location)]
+            if d.position is not None:
+                p["position"] = d.position
+                p["face"] = choices.FACE
+            payloads.append(self._tagged(p))
+        for d, i in zip(todo, self._create("devices", self.nb.dcim.devices, payloads), strict=False):
+            out[(d.site, d.name)] = i
+        return out
+
+    def interfaces(self, site_ids: list[int], devices: dict[tuple[str, str], int]) -> dict[tuple[int, str], Any]:
+        """Every interface of the plan's devices: (device id, name) -> (id, cable id or None)."""
+        have: dict[tuple[int, str], Any] = {}
+        for o in self._read(self.nb.dcim.interfaces, site_id=site_ids, fields="id,name,device,cable"):
+            have[(_id(o.device), o.name)] = (int(o.id), _id(o.cable))
+        types = self.inv.device_types
+        missing = []
+        for d in self.inv.devices:
+            dev = devices[(d.site, d.name)]
+            if dev < 0:
+                continue   # a device a dry run would create: its interfaces come from its type
+            for n, ty in types[d.device_type].interfaces.items():
+                if (dev, n) in have:
+                    continue
+                missing.append((dev, n, ty))
+        payloads = [{"device": dev, "name": n, "type": ty, "mgmt_only": mgmt_only(n)} for dev, n, ty in missing]
+        ids = self._create("interfaces", self.nb.dcim.interfaces, payloads)
+        for (dev, n, _), i in zip(missing, ids, strict=False):
+            have[(dev, n)] = (i, None)
+        return have
+
+    def push_cables(self, sites: dict[str, int], devices: dict[tuple[str, str], int],
+                    ifaces: dict[tuple[int, str], Any]) -> None:
+        payloads = []
+        half: list[tuple[int, Any, Cable]] = []   # (cable id, the free end, plan cable)
+        for c in self.cables:
+            a_dev, b_dev = devices[(c.a_site, c.a_device)], devices[(c.b_site, c.b_device)]
+            if a_dev < 0 or b_dev < 0:   # dry run: a device to be created, so is its cable
+                payloads.append({})
+                continue
+            a, b = ifaces.get((a_dev, c.a_port)), ifaces.get((b_dev, c.b_port))
+            if a is None or b is None:   # interfaces() made every one, so NetBox removed it meanwhile
+                self.r.differ("cables", f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: an interface is gone")
+                continue
+            if a[1] is None and b[1] is None:
+                payloads.append(self._tagged({
+                    "a_terminations": [{"object_type": "dcim.interface", "object_id": a[0]}],
+                    "b_terminations": [{"object_type": "dcim.interface", "object_id": b[0]}],
+                    "type": c.type, "status": choices.STATUS, "length": c.length, "length_unit": choices.LENGTH_UNIT,
+                    "label": c.label, "description": c.description}))
+            elif a[1] is not None and a[1] == b[1]:
+                self.r.matched["cables"] += 1
+            elif (a[1] is None) != (b[1] is None):
+                half.append((a[1] or b[1], a if a[1] is None else b, c))
+            else:
+                self.r.differ("cables", f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: "
+                                        f"{'both ends are' if a[1] and b[1] else 'one end is'} cabled elsewhere")
+        self._create("cables", self.nb.dcim.cables, payloads)
+        self.complete(half)
+
+    def complete(self, half: list[tuple[int, Any, Cable]]) -> None:
+        """Cables left with one end (NetBox keeps them when the device at the other end is deleted): the
+        plan's other end goes back on; a cable whose other side holds something else differs."""
+        if not half:
+            return
+        import pynetbox
+        import requests
+
+        found = {int(o.id): o for o in self._read(self.nb.dcim.cables, id=[h[0] for h in half])}
+        for cid, free, c in half:
+            o = found.get(cid)
+            sides = (list(o.a_terminations or []), list(o.b_terminations or [])) if o is not None else ([], [])
+            if o is None or (sides[0] and sides[1]):
+                self.r.differ("cables", f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: one end is cabled "
+                                        "elsewhere")
+                continue
+            self.r.created["cable ends"] += 1
+            if self.dry:
+                continue
+            empty = "a_terminations" if not sides[0] else "b_terminations"
+            try:
+                o.update({empty: [{"object_type": "dcim.interface", "object_id": free[0]}]})
+            except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+                raise request_error(exc, "completing a cable") from None
+
+
+def _name(x: Any) -> str:
+    if x is None:
+        return ""
+    return str(getattr(x, "name", None) or getattr(x, "model", None) or x)
+
+
+def _int(x: Any) -> int | None:
+    return None if x is None else int(float(x))
+
+
+def plan_objects(model: Model, catalog: Catalog | None) -> tuple[Inventory, list[Cable]]:
+    cables: list[Cable] = []
+    inv = collect(model, catalog, cables.append)
+    return inv, cables
+
+
+def push(nb: Any, model: Model, catalog: Catalog | None, *, dry_run: bool = False, batch: int = BATCH,
+         say: Callable[[str], None] | None = None) -> Result:
+    inv, cables = plan_objects(model, catalog)
+    return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, say=say).run()

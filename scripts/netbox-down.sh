@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Stops what scripts/netbox-up.sh started (by the PIDs in its state file) and removes its data.
+set -uo pipefail
+DIR=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}
+STATE=$DIR/state.env
+[[ -f $STATE ]] || { echo "netbox-down: nothing to stop ($STATE missing)" >&2; exit 0; }
+# shellcheck disable=SC1090
+source "$STATE"
+if [[ -n ${WEB_PID:-} ]]; then kill -- "-$WEB_PID" 2>/dev/null || kill "$WEB_PID" 2>/dev/null; fi
+[[ -n ${REDIS_PID:-} ]] && kill "$REDIS_PID" 2>/dev/null
+if [[ -d $DIR/pg ]]; then
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$DIR/pg" -m fast -w stop >/dev/null 2>&1 \
+        || { [[ -n ${PG_PID:-} ]] && kill "$PG_PID" 2>/dev/null; }
+fi
+sleep 1
+rm -rf "$DIR"
+echo "netbox-down: stopped" >&2

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Brings up a throw-away NetBox for the live tests (tests/netbox/test_live.py):
+# PostgreSQL and Redis private to this run on 127.0.0.1 only, NetBox 4.7.3 from PyPI in its own
+# Python 3.12 venv (the product stays on 3.11), a superuser and a v2 API token.
+# Idempotent: a second run with the NetBox still answering only prints the state file.
+# The slow part of a cold start is `netbox migrate` (~12 min CPU); the database dump committed at
+# tests/netbox/fixtures/netbox-4.7.3.dump (written by the first migrate) restores in seconds.
+# Recipe and measurements: ../shared/reference/tooling-notes.md "A real NetBox on these machines".
+set -euo pipefail
+
+NETBOX_VERSION=4.7.3
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+PY312=${BOM_NETBOX_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}
+VENV=${BOM_NETBOX_VENV:-$HOME/.cache/clusterbom/netbox-$NETBOX_VERSION}
+DIR=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}
+STATE=$DIR/state.env
+DUMP=$REPO/tests/netbox/fixtures/netbox-$NETBOX_VERSION.dump
+PGBIN=/usr/lib/postgresql/15/bin
+
+say() { echo "netbox-up: $*" >&2; }
+
+if [[ -f $STATE ]]; then
+    # shellcheck disable=SC1090
+    source "$STATE"
+    if [[ -n ${NETBOX_URL:-} ]] &&
+        curl -fsS -o /dev/null -H "Authorization: Bearer ${NETBOX_TOKEN:-}" "$NETBOX_URL/api/status/" 2>/dev/null; then
+        say "already up at $NETBOX_URL (state in $STATE)"
+        echo "$STATE"
+        exit 0
+    fi
+    say "stale state file; stopping what is left and starting again"
+    "$REPO/scripts/netbox-down.sh" || true
+fi
+
+# --- system packages (Debian): Redis, libpq headers for psycopg, PostgreSQL 15 -------------------
+missing=()
+for p in redis-server libpq-dev postgresql gcc curl; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    say "apt-get install ${missing[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- NetBox in its own venv ---------------------------------------------------------------------
+if ! "$VENV/bin/netbox" version 2>/dev/null | grep -q "$NETBOX_VERSION"; then
+    say "creating venv $VENV with netbox==$NETBOX_VERSION"
+    "$PY312" -m venv "$VENV"
+    "$VENV/bin/pip" install -q "netbox==$NETBOX_VERSION" 2>&1 | grep -v "^WARNING: Location" || true
+    "$VENV/bin/netbox" version >/dev/null
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+rand() { python3 -c "import secrets,string; a=string.ascii_letters+string.digits; print(''.join(secrets.choice(a) for _ in range($1)))"; }
+
+mkdir -p "$DIR"
+chmod 755 "$DIR"
+PGPORT=$(free_port)
+REDISPORT=$(free_port)
+WEBPORT=$(free_port)
+DBPASS=$(rand 24)
+
+# --- PostgreSQL: a private cluster, 127.0.0.1 only, durability off (throw-away data) --------------
+rm -rf "$DIR/pg" "$DIR/pgsock"
+mkdir -p "$DIR/pg" "$DIR/pgsock"
+touch "$DIR/pg.log"
+chown postgres:postgres "$DIR/pg" "$DIR/pgsock" "$DIR/pg.log"
+runuser -u postgres -- "$PGBIN/initdb" -D "$DIR/pg" -A trust -U postgres >/dev/null
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$DIR/pg" -l "$DIR/pg.log" -w start -o \
+    "-p $PGPORT -k $DIR/pgsock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >/dev/null
+PG_PID=$(head -1 "$DIR/pg/postmaster.pid")
+psql_su() { runuser -u postgres -- psql -h "$DIR/pgsock" -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -q "$@"; }
+psql_su -c "CREATE USER netbox PASSWORD '$DBPASS'" -c "CREATE DATABASE netbox OWNER netbox"
+
+# --- Redis: 127.0.0.1, no persistence ------------------------------------------------------------
+redis-server --port "$REDISPORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$DIR" \
+    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
+for _ in $(seq 50); do [[ -s $DIR/redis.pid ]] && break; sleep 0.1; done
+REDIS_PID=$(cat "$DIR/redis.pid")
+
+# write the state early so netbox-down.sh can stop whatever started, even if a later step fails
+cat > "$STATE" <<STATE
+PG_PID=$PG_PID
+REDIS_PID=$REDIS_PID
+BOM_NETBOX_DIR=$DIR
+STATE
+
+# --- NetBox configuration --------------------------------------------------------------------------
+export NETBOX_ROOT=$DIR/root
+mkdir -p "$NETBOX_ROOT/conf" "$NETBOX_ROOT/media" "$NETBOX_ROOT/reports" "$NETBOX_ROOT/scripts"
+cat > "$NETBOX_ROOT/conf/configuration.py" <<CONF
+ALLOWED_HOSTS = ['127.0.0.1', 'localhost']
+DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', 'NAME': 'netbox', 'USER': 'netbox',
+    'PASSWORD': '$DBPASS', 'HOST': '127.0.0.1', 'PORT': '$PGPORT', 'CONN_MAX_AGE': 300}}
+REDIS = {
+    'tasks': {'HOST': '127.0.0.1', 'PORT': $REDISPORT, 'DATABASE': 0, 'SSL': False, 'PASSWORD': ''},
+    'caching': {'HOST': '127.0.0.1', 'PORT': $REDISPORT, 'DATABASE': 1, 'SSL': False, 'PASSWORD': ''},
+}
+SECRET_KEY = '$(rand 60)'
+API_TOKEN_PEPPERS = {1: '$(rand 60)'}
+MEDIA_ROOT = '$NETBOX_ROOT/media'
+REPORTS_ROOT = '$NETBOX_ROOT/reports'
+SCRIPTS_ROOT = '$NETBOX_ROOT/scripts'
+CENSUS_REPORTING_ENABLED = False
+RELEASE_CHECK_URL = None
+ISOLATED_DEPLOYMENT = True
+DEBUG = False
+LOGIN_REQUIRED = True
+CONF
+NB=("$VENV/bin/netbox")
+
+# --- schema: restore the committed dump, or migrate once and keep the dump ----------------------
+if [[ -f $DUMP ]]; then
+    say "restoring $DUMP"
+    t0=$SECONDS
+    PGPASSWORD=$DBPASS pg_restore -h 127.0.0.1 -p "$PGPORT" -U netbox -d netbox --no-owner "$DUMP"
+    say "restored in $((SECONDS - t0)) s"
+else
+    say "no dump at $DUMP: netbox migrate (about 12 minutes)"
+    t0=$SECONDS
+    "${NB[@]}" migrate --no-input >"$DIR/migrate.log" 2>&1
+    say "migrated in $((SECONDS - t0)) s; writing $DUMP"
+    mkdir -p "$(dirname "$DUMP")"
+    PGPASSWORD=$DBPASS pg_dump -h 127.0.0.1 -p "$PGPORT" -U netbox -Fc -f "$DUMP" netbox
+fi
+
+# --- superuser and v2 token in one Django start (each start costs 15-20 s) -------------------------
+ADMIN_PASS=$(rand 24)
+TOKEN=$("${NB[@]}" nbshell -c "
+from users.models import User, Token
+u, _ = User.objects.get_or_create(username='bom-admin', defaults={'is_superuser': True})
+u.is_superuser = True; u.set_password('$ADMIN_PASS'); u.save()
+t = Token(user=u, version=2, write_enabled=True, description='clusterbom live tests')
+t.save()
+print('TOKEN=nbt_' + t.key + '.' + t.token)
+" 2>"$DIR/nbshell.log" | sed -n 's/^TOKEN=//p' | tail -1)
+[[ -n $TOKEN ]] || { say "could not create the API token; see $DIR/nbshell.log"; exit 1; }
+
+# --- the server ------------------------------------------------------------------------------------
+NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" runserver "127.0.0.1:$WEBPORT" --noreload \
+    >"$DIR/web.log" 2>&1 < /dev/null &
+WEB_PID=$!
+URL=http://127.0.0.1:$WEBPORT
+cat > "$STATE" <<STATE
+NETBOX_URL=$URL
+NETBOX_TOKEN=$TOKEN
+NETBOX_USER=bom-admin
+NETBOX_PASSWORD=$ADMIN_PASS
+NETBOX_VERSION=$NETBOX_VERSION
+NETBOX_VENV=$VENV
+NETBOX_ROOT=$NETBOX_ROOT
+PG_PID=$PG_PID
+REDIS_PID=$REDIS_PID
+WEB_PID=$WEB_PID
+BOM_NETBOX_DIR=$DIR
+STATE
+chmod 600 "$STATE"
+for _ in $(seq 180); do
+    if curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/api/status/" 2>/dev/null; then
+        say "up at $URL in ${SECONDS} s (state in $STATE)"
+        echo "$STATE"
+        exit 0
+    fi
+    kill -0 "$WEB_PID" 2>/dev/null || break
+    sleep 1
+done
+say "NetBox did not answer; see $DIR/web.log"
+exit 1

@@ -1,0 +1,147 @@
+"""bom netbox export: NetBox's files for the plan, checked against the plan itself (no NetBox needed)."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bom import pipeline, plan
+from bom.elevation import elevation_rows
+from bom.netbox import choices
+from bom.netbox.export import CABLE_HEADER, FILES, export
+from bom.scenario import load_scenario
+
+HERE = Path(__file__).parent / "scenarios"
+
+
+def _model(name: str):
+    sc, src = load_scenario(HERE / name)
+    cat = pipeline.catalog_for(sc, src, None, None)
+    return pipeline.build_scenario(sc, src, cat), cat
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module", params=["pod8.yaml", "two-site.yaml"])
+def exported(request, tmp_path_factory):
+    model, cat = _model(request.param)
+    out = tmp_path_factory.mktemp("nb")
+    result = export(model, cat, out)
+    return model, result, out
+
+
+def test_files_in_import_order(exported):
+    _, result, out = exported
+    assert [p.name for p in result.paths] == list(FILES)
+    assert sorted(p.name for p in out.iterdir()) == list(FILES)   # no temporary file left behind
+
+
+def test_cables_are_the_plan_rows(exported):
+    model, result, out = exported
+    rows = _read(out / "08-cables.csv")
+    assert list(rows[0]) == list(CABLE_HEADER)
+    assert len(rows) == plan.row_count(model) == result.inventory.cables
+    want = [(r[plan.COL["a_device"]], r[plan.COL["a_port"]], r[plan.COL["b_device"]], r[plan.COL["b_port"]],
+             r[plan.COL["cable_id"]]) for r in plan.rows(model)]
+    got = [(r["side_a_device"], r["side_a_name"], r["side_b_device"], r["side_b_name"], r["description"]) for r in rows]
+    assert got == want
+    assert {r["status"] for r in rows} == {"planned"}
+    assert {r["length_unit"] for r in rows} == {"m"}
+    assert all(float(r["length"]) > 0 for r in rows)
+    # NetBox cabled interfaces: one cable each
+    ends = Counter((r[f"side_{s}_device"], r[f"side_{s}_name"]) for r in rows for s in "ab")
+    assert max(ends.values()) == 1
+
+
+def test_every_cable_end_is_an_interface_of_its_device(exported):
+    _, _, out = exported
+    types = {d["model"]: {i["name"]: i["type"] for i in d.get("interfaces", [])}
+             for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text())}
+    devices = {d["name"]: d for d in _read(out / "07-devices.csv")}
+    for r in _read(out / "08-cables.csv"):
+        for s in "ab":
+            dev = devices[r[f"side_{s}_device"]]
+            assert dev["site"] == r[f"side_{s}_site"]
+            assert r[f"side_{s}_name"] in types[dev["device_type"]], (dev["name"], r[f"side_{s}_name"])
+
+
+def test_choice_values_are_netboxs(exported):
+    _, _, out = exported
+    for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text()):
+        for i in d.get("interfaces", []):
+            assert i["type"] in choices.INTERFACE_TYPES
+    kinds = {r["type"] for r in _read(out / "08-cables.csv")}
+    assert kinds <= choices.CABLE_TYPES and "" not in kinds
+
+
+def test_racks_and_devices_are_the_placement(exported):
+    model, result, out = exported
+    racks = _read(out / "03-racks.csv")
+    assert [r["name"] for r in racks] == [r.id for r in model.placement.racks()]
+    devices = _read(out / "07-devices.csv")
+    placed = [d for d in devices if d["rack"]]
+    assert len(placed) == sum(1 for _ in elevation_rows(model))
+    assert {(d["rack"], d["location"]) for d in placed} <= {(r["name"], r["location"]) for r in racks}
+    # racked devices have a U and a face; 0U PDUs and unplaced devices have neither
+    for d in devices:
+        assert bool(d["position"]) == bool(d["face"])
+        if d["role"] == "pdu":
+            assert d["position"] == ""
+    assert len({(d["site"], d["name"]) for d in devices}) == len(devices)
+
+
+def test_two_sites_and_the_fibre_between_them(tmp_path):
+    model, cat = _model("two-site.yaml")
+    export(model, cat, tmp_path)
+    assert [s["name"] for s in _read(tmp_path / "01-sites.csv")] == ["nb-two-site-s1", "nb-two-site-s2"]
+    dark = [r for r in _read(tmp_path / "08-cables.csv") if r["side_a_site"] != r["side_b_site"]]
+    assert len(dark) == 1 and dark[0]["type"] == "smf-os2" and float(dark[0]["length"]) == 40000
+
+
+def test_interface_types_of_the_catalogs_ports():
+    assert choices.interface_type(800, "osfp") == "800gbase-x-osfp"
+    assert choices.interface_type(400, "qsfp112") == "400gbase-x-qsfp112"
+    assert choices.interface_type(400, "osfp-flat") == "400gbase-x-osfp"
+    assert choices.interface_type(1, "rj45") == "1000base-t"
+    assert choices.interface_type(3, "osfp") == "other"
+
+
+def test_output_is_a_file(bom, tmp_path):
+    f = tmp_path / "x"
+    f.write_text("keep")
+    r = bom("netbox", "export", str(HERE / "pod8.yaml"), "-o", str(f))
+    assert r.exit_code == 2 and "not a folder" in r.output
+    assert f.read_text() == "keep"
+
+
+@pytest.mark.parametrize("args, env, expect", [
+    (["--url", "ftp://netbox"], {"NETBOX_TOKEN": "x"}, "is not an http(s) URL"),
+    (["--url", "http://127.0.0.1:9", "--token", "secret"], {}, "not taken from the command line"),
+    (["--url", "http://127.0.0.1:9"], {"NETBOX_TOKEN": ""}, "no NetBox API token"),
+    (["--url", "http://127.0.0.1:9"], {"NETBOX_TOKEN": "x"}, "does not answer"),
+])
+def test_bad_connection_input_exits_2(bom, monkeypatch, args, env, expect):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    for cmd in ("push", "diff"):
+        r = bom("netbox", cmd, str(HERE / "pod8.yaml"), *args)
+        assert r.exit_code == 2, r.output
+        assert expect in r.output and "Traceback" not in r.output
+
+
+def test_token_file(bom, tmp_path, monkeypatch):
+    monkeypatch.delenv("NETBOX_TOKEN", raising=False)
+    empty = tmp_path / "t"
+    empty.write_text("\n")
+    r = bom("netbox", "diff", str(HERE / "pod8.yaml"), "--url", "http://127.0.0.1:9", "--token-file", str(empty))
+    assert r.exit_code == 2 and "is empty" in r.output
+    r = bom("netbox", "diff", str(HERE / "pod8.yaml"), "--url", "http://127.0.0.1:9", "--token-file",
+            str(tmp_path / "none"))
+    assert r.exit_code == 2 and "cannot read the token file" in r.output

@@ -1,0 +1,206 @@
+"""Against a real NetBox (4.7.3 from PyPI, started by scripts/netbox-up.sh; CI starts it in
+scripts/test.sh): push a small pod and a small two-site design, read back what NetBox holds and
+compare it with the plan; push again and see nothing created; delete cables and a device and see
+``bom netbox diff`` name exactly those; import the exported files through NetBox's own bulk-import
+forms; refuse a wrong token and a device type with other interfaces.
+
+The small pod is 8 DGX H100 nodes on one leaf carrying all eight rails, with its racks, OOB
+switches, UFM and management servers (tests/netbox/scenarios/pod8.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from bom import pipeline, plan
+from bom.netbox import client
+from bom.netbox.inventory import slug
+from bom.netbox.push import plan_objects
+from bom.scenario import load_scenario
+from tests.netbox import live
+
+HERE = Path(__file__).parent / "scenarios"
+POD, TWO = HERE / "pod8.yaml", HERE / "two-site.yaml"
+
+
+@pytest.fixture(scope="module")
+def st():
+    s = live.state()
+    why = None
+    if not s.get("NETBOX_URL") or not s.get("NETBOX_TOKEN"):
+        why = f"no NetBox: run scripts/netbox-up.sh (state file {live.STATE}) or set NETBOX_URL and NETBOX_TOKEN"
+    else:
+        try:
+            client.connect(s["NETBOX_URL"], s["NETBOX_TOKEN"])
+        except Exception as exc:   # noqa: BLE001 - any failure to reach it is "not up"
+            why = f"NetBox at {s['NETBOX_URL']} is not usable: {exc}"
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return s
+
+
+@pytest.fixture(scope="module")
+def nb(st):
+    api = live.api(st)
+    live.clean(api, st)   # an empty NetBox, also on a second run
+    return api
+
+
+@pytest.fixture()
+def run(bom, st, monkeypatch):
+    monkeypatch.setenv("NETBOX_TOKEN", st["NETBOX_TOKEN"])
+
+    def call(cmd: str, scenario: Path, *args: str):  # type: ignore[no-untyped-def]
+        return bom("netbox", cmd, str(scenario), "--url", st["NETBOX_URL"], *args)
+
+    return call
+
+
+def _plan(path: Path):
+    sc, src = load_scenario(path)
+    cat = pipeline.catalog_for(sc, src, None, None)
+    model = pipeline.build_scenario(sc, src, cat)
+    inv, cables = plan_objects(model, cat)
+    return model, inv, cables
+
+
+def _counts(nb, inv) -> dict[str, int]:
+    ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+    return {"sites": len(ids), "racks": nb.dcim.racks.count(site_id=ids),
+            "devices": nb.dcim.devices.count(site_id=ids),
+            "interfaces used": nb.dcim.interfaces.count(site_id=ids, cabled=True),
+            "cables": len({c.id for c in nb.dcim.cables.filter(site_id=ids)})}
+
+
+def _want(model, inv) -> dict[str, int]:
+    rows = plan.row_count(model)
+    assert inv.cables == rows
+    return {"sites": len(inv.sites), "racks": sum(1 for _ in model.placement.racks()), "devices": len(inv.devices),
+            "interfaces used": 2 * rows, "cables": rows}
+
+
+def test_exported_files_through_netboxs_bulk_import(nb, st, bom, run, tmp_path):
+    """The CSV (and device type YAML) import forms of NetBox's web UI, logged in, with CSRF, into a
+    NetBox without any of the plan's objects (the first test of the module: every file imports whole)."""
+    import time
+
+    scenario = tmp_path / "csv.yaml"
+    # DGX B200 nodes (their UFM has a compute port the H100 pods' has not: the pushes below extend the type)
+    scenario.write_text(POD.read_text().replace("name: nb-pod8", "name: nb-csv")
+                        .replace("platform: dgx-h100", "platform: dgx-b200"))
+    model, inv, cables = _plan(scenario)
+    live.purge(nb, inv.sites)
+    out = tmp_path / "files"
+    r = bom("netbox", "export", str(scenario), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    from bom.netbox.export import FILES
+
+    s = live.web_session(st)
+    url = st["NETBOX_URL"]
+    seconds = {}
+    for name, path in FILES.items():
+        text = (out / name).read_text()
+        t0 = time.perf_counter()
+        live.import_form(s, url, path, text, "yaml" if name.endswith(".yaml") else "csv")
+        seconds[name] = round(time.perf_counter() - t0, 2)
+    print("csv import seconds", seconds)
+    assert _counts(nb, inv) == _want(model, inv)
+    dt = nb.dcim.device_types.get(model="dgx-b200")
+    want = inv.device_types["dgx-b200"].interfaces
+    assert {t.name: t.type.value for t in nb.dcim.interface_templates.filter(device_type_id=dt.id)} == want
+    r = run("diff", scenario, "--json")
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("scenario", [POD, TWO], ids=["small-pod", "two-site"])
+def test_push_reads_back_as_planned_and_a_second_push_creates_nothing(nb, run, scenario):
+    model, inv, cables = _plan(scenario)
+    live.purge(nb, inv.sites)
+    r = run("push", scenario, "--json")
+    assert r.exit_code == 0, r.output
+    first = json.loads(r.stdout)
+    assert first["created"]["devices"] == len(inv.devices)
+    assert first["created"]["cables"] == len(cables)
+    assert not first["differs"]
+    assert _counts(nb, inv) == _want(model, inv)
+    # every object carries the scenario's tag
+    ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+    assert nb.dcim.devices.count(site_id=ids, tag=inv.tag) == len(inv.devices)
+    assert nb.dcim.cables.count(site_id=ids, tag=inv.tag) == len(cables)
+
+    again = run("push", scenario)
+    assert again.exit_code == 0, again.output
+    assert "nothing created" in again.stdout
+    again = json.loads(run("push", scenario, "--json").stdout)
+    assert sum(again["created"].values()) == 0
+    assert again["matched"]["devices"] == len(inv.devices) and again["matched"]["cables"] == len(cables)
+    assert _counts(nb, inv) == _want(model, inv)
+    assert run("diff", scenario).exit_code == 0
+
+
+def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):
+    model, inv, cables = _plan(POD)
+    if run("diff", POD).exit_code != 0:
+        assert run("push", POD).exit_code == 0
+    assert run("diff", POD).exit_code == 0
+    sites = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+    device = "s1-r01-rk05-mgmt-01"   # a management server and its one OOB cable
+    gone = [c for c in cables if c.a_device == "s1-r01-rk01-node-01"][:3]   # three of a node's cables
+    assert len(gone) == 3
+    for c in gone:
+        iface = nb.dcim.interfaces.get(site_id=sites, device=c.a_device, name=c.a_port)
+        nb.dcim.cables.get(iface.cable.id).delete()
+    nb.dcim.devices.get(site_id=sites, name=device).delete()
+
+    r = run("diff", POD, "--json")
+    assert r.exit_code == 1, r.output
+    d = json.loads(r.stdout)
+    assert d["missing_devices"] == [device]
+    assert sorted(d["missing_cables"]) == sorted(f"{a[0]}:{a[1]} - {b[0]}:{b[1]}" for a, b in (c.key for c in gone))
+    assert d["extra_devices"] == d["extra_cables"] == d["different_devices"] == d["different_cables"] == []
+    text = run("diff", POD).stdout
+    assert f"missing device: {device}" in text and text.count("missing cable:") == 3
+
+    r = run("push", POD, "--json")
+    assert r.exit_code == 0, r.output
+    again = json.loads(r.stdout)
+    # the device's own cable stayed in NetBox with its leaf end: the push puts the device's end back on it
+    mine = sum(1 for c in cables if device in (c.a_device, c.b_device))
+    assert again["created"] == {"devices": 1, "cables": 3, "cable ends": mine}
+    assert run("diff", POD).exit_code == 0
+
+
+def test_a_wrong_token_is_refused(bom, st, monkeypatch):
+    monkeypatch.setenv("NETBOX_TOKEN", "nbt_AAAAAAAAAAAA.notthetoken")
+    r = bom("netbox", "push", str(POD), "--url", st["NETBOX_URL"])
+    assert r.exit_code == 2 and "refuses the token" in r.output
+
+
+def test_a_device_type_with_other_interfaces_is_refused_before_anything_is_created(nb, run, tmp_path):
+    scenario = tmp_path / "conflict.yaml"
+    scenario.write_text(POD.read_text().replace("name: nb-pod8", "name: nb-conflict")
+                        .replace("platform: dgx-h100", "platform: hgx-h100"))
+    _, inv, _ = _plan(scenario)
+    live.purge(nb, inv.sites)
+    vendor = inv.device_types["hgx-h100"].manufacturer   # the catalog row's vendor
+    maker = nb.dcim.manufacturers.get(name=vendor) or nb.dcim.manufacturers.create(name=vendor, slug=slug(vendor))
+    dt = nb.dcim.device_types.get(model="hgx-h100") or nb.dcim.device_types.create(
+        manufacturer=maker.id, model="hgx-h100", slug="hgx-h100", u_height=8)
+    try:
+        for t in nb.dcim.interface_templates.filter(device_type_id=dt.id):
+            t.delete()
+        nb.dcim.interface_templates.create(device_type=dt.id, name="eth0", type="1000base-t")
+        r = run("push", scenario)
+        assert r.exit_code == 2, r.output
+        assert "hgx-h100 exists in NetBox with other interfaces" in r.output and "Nothing was created" in r.output
+        assert not list(nb.dcim.sites.filter(name=inv.sites))
+        assert nb.extras.tags.get(slug="nb-conflict") is None
+    finally:
+        dt.delete()
+
