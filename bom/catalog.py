@@ -199,7 +199,21 @@ class Support(Model):
     rack_device_units: int = Field(default=0, ge=0)       # U of a system's non-node trays (switch trays, shelves)
     # The RA's switch for each non-compute fabric (storage, inband, oob) when the scenario names none.
     switches: dict[Literal["storage", "inband", "oob"], str] = Field(default_factory=dict)
+    # The RA's leaf down:up ratio ("4:3") for storage and in-band when the scenario gives none.
+    oversubscription: dict[Literal["storage", "inband"], str] = Field(default_factory=dict)
+    oversubscription_source: str | None = None
     source: str
+
+    @model_validator(mode="after")
+    def _ratios(self) -> Support:
+        for name, text in self.oversubscription.items():
+            down, sep, up = text.partition(":")
+            if not (sep and down.strip().isdigit() and up.strip().isdigit() and int(up) > 0
+                    and int(down) >= int(up)):
+                raise ValueError(f"oversubscription.{name} {text!r} is not down:up with down >= up, e.g. \"4:3\"")
+        if self.oversubscription and not self.oversubscription_source:
+            raise ValueError("oversubscription needs oversubscription_source (where the ratio is published)")
+        return self
 
 
 class Platform(Row):

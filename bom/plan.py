@@ -476,8 +476,8 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
     for d in range(total // nic.ports):
         dev = plan.place("node", site, d)
         for r in range(nic.ports):
-            g, unit = divmod(u, g_units)
-            local = _share(unit, min(g_units, total - g * g_units), lpg)
+            g, unit, fill = ps.node_group(u)   # a partial block's ports shared evenly (support.PooledShape)
+            local = _share(unit, fill, lpg)
             leaf_i = (g * planes + pl) * lpg + local
             leaf_ports = sw.leaf_down(leaf_i)
             j = leaf_ports.take(k.b_key)

@@ -53,7 +53,9 @@ class FabricSpec(Model):
     layers: Literal["auto", 2, 3] = Field(default="auto", examples=[2])
     """Switch layers: ``auto`` takes two (leaf, spine) while the spines' ports reach, else three."""
     oversubscription: Oversubscription = Field(default=Fraction(1), examples=["4:3"])
-    """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking."""
+    """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking. Default 1, except on
+    storage (and on in-band where the platform's RA runs storage and in-band as one fabric): the
+    platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``, with its source)."""
     uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
     """``native``: switch-to-switch links at the switch's own port rate (800G over 2 x 400G planes)
     where whole native ports join each pair of switches; ``downlink``: at the NIC's rate."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from bom.catalog import Catalog, NicPorts, Switch
@@ -77,6 +78,58 @@ class PooledShape:
     extra_groups: int        # leaf groups of the endpoints
     # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
     kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
+    block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
+
+    def _blocks(self) -> tuple[int, int, int]:
+        """(groups in the full blocks, the partial block's ports, its groups)."""
+        block = self.block_units or self.node_units or 1
+        full, rest = divmod(self.node_units, block)
+        return full * (block // self.group_units), rest, -(-rest // self.group_units)
+
+    def node_fills(self) -> list[tuple[int, int]]:
+        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
+        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
+        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
+
+        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
+        [(72, 4), (40, 2)]
+        """
+        groups, rest, parts = self._blocks()
+        out = [(self.group_units, groups)] if groups else []
+        return out + ([(q, n) for q, n in _split(rest, parts)] if rest else [])
+
+    def node_group(self, unit: int) -> tuple[int, int, int]:
+        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
+
+        >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
+        >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
+        ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
+        """
+        groups, rest, parts = self._blocks()
+        if unit < groups * self.group_units:
+            return (*divmod(unit, self.group_units), self.group_units)
+        v = unit - groups * self.group_units
+        q, r = divmod(rest, parts)
+        big = r * (q + 1)
+        if v < big:
+            g, u = divmod(v, q + 1)
+            return groups + g, u, q + 1
+        g, u = divmod(v - big, q)
+        return groups + r + g, u, q
+
+
+def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
+    """The spec with the platform RA's leaf ratio for this fabric unless the scenario states one.
+
+    The RAs oversubscribe storage (and, where one Ethernet fabric carries both, in-band): the ratio
+    and its source are the platform row's ``support.oversubscription``; a scenario's
+    ``oversubscription`` (even 1) wins.
+    """
+    sup = model.platform.support
+    if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
+        return spec
+    down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
+    return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
 
 
 def _ports_of(name: str, model: Model) -> NicPorts | None:
@@ -101,6 +154,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     if spec.uplinks is not None:
         raise BomError("uplinks is a key of the out-of-band fabric only", where=src.where(("fabrics", name, "uplinks")),
                        key=f"fabrics.{name}.uplinks")
+    spec = with_ra_ratio(name, spec, model)
     fp = model.floor
     compute = model.fabrics.get("compute")
     rate = magnitude(nic.rate, "rate") / spec.planes
@@ -139,7 +193,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
-        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds))
+        pooled.append(PooledShape(node_units, extra, g_units, math.ceil(extra / g_units), site_kinds,
+                                  block_units=block * nic.ports))
     fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))
@@ -214,6 +269,10 @@ def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic
     Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
     800G OSFP cage), the port is counted as the nodes' port on this fabric and the JSON says so
     (``endpoint_substitutions``): the leaf ports and cables are right, the part is the nodes'.
+    Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00, MCP7Y10,
+    MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x 200G OSFP to
+    QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read names the part
+    between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an SN5600 cage.
     """
     e_rate = min(magnitude(e_nic.rate, "rate"), rate)
     kw = dict(fabric=f.name, tier=f.tier, hop=f"{role}-leaf", lower=role, upper="leaf", lower_groups=lo,
@@ -240,10 +299,7 @@ def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic
 
 def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = False) -> list[tuple[int, int, Run]]:
     """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
-    out = []
-    full, rest = divmod(ps.node_units, ps.group_units)
-    out += [(ps.group_units, full, run)] if full else []
-    out += [(rest, 1, run)] if rest else []
+    out = [(fill, n, run) for fill, n in ps.node_fills()]
     if nodes_only:
         return out
     full, rest = divmod(ps.extra_units, ps.group_units)
@@ -275,6 +331,8 @@ class PooledFabric(_fabric_cls()):  # type: ignore[misc]
             links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
         modules["endpoint"] = sum(self.modules_at(role) for role in roles)
         out["endpoint_substitutions"] = dict(self.substitutions)
+        r = Fraction(self.spec.oversubscription)
+        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
         ps = self.pooled[0]
         out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
                    + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))

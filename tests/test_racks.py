@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bom.build import build_model
 from bom.scenario import load_scenario, scenario_from_text
+from bom.support import PooledFabric
 from bom.yamlio import load_text
 
 H100 = Path(__file__).parent / "reference" / "superpod_h100_4su_full.yaml"
@@ -99,6 +100,64 @@ def test_properties(catalog, text):
             down = plane.leaf_down if plane.leaf_uplink is None else plane.leaf.radix
             assert plane.leaf_up <= (plane.leaf.radix - down if plane.leaf_uplink is None else plane.leaf_uplink.radix)
             assert plane.leaves * plane.leaf_up <= plane.spines * plane.spine.radix
+        # Every storage / in-band leaf of the nodes uses at least half its ports (its nodes' ports and
+        # the uplinks they take) unless its block's nodes are fewer than one leaf holds; a partial
+        # compute block's ports are shared evenly over its groups, so none is left nearly empty. (The
+        # endpoints' own leaves, as the RAs give the storage appliances, may hold fewer: one appliance
+        # is one appliance; and a partial block smaller than a leaf is one small leaf.)
+        if isinstance(f, PooledFabric):
+            for (_, plane), ps in zip(f.shapes, f.pooled, strict=True):
+                _, rest, _ = ps._blocks()
+                if ps.node_units <= plane.leaf_down * plane.leaves_per_group:
+                    continue                     # all the nodes' ports fit one leaf group
+                for fill, _ in ps.node_fills():
+                    if fill != ps.group_units and rest <= plane.leaf_down * plane.leaves_per_group:
+                        continue
+                    used = -(-fill // plane.leaves_per_group) + plane.leaf_up
+                    assert 2 * used >= plane.leaf.radix, (name, fill, plane.leaf_up, plane.leaf.radix)
         # Every port on a leaf's lower side (nodes, UFM, appliances, servers, OOB uplinks) fits its downlinks.
         lower = sum(g.links for g in f.groups if g.upper == "leaf")
         assert lower <= sum(n * f.planes * pl.leaves * pl.leaf_down for n, pl in f.shapes), name
+
+
+# The compute fabrics of the reference tests (their published counts), built again with a random
+# mix of storage, in-band, OOB and storage appliances around them: the compute counts never move.
+REFERENCE_COMPUTE = [
+    # (scenario head, compute leaf/spine/core, node-leaf links): RA-11333-001 V11 Table 4 (4 SU);
+    # DGX SuperPOD B200 RA Architecture table (16 SU); RA-11337-001 V01 Table 3 (B300, 2 SU, 2 planes);
+    # DGX SuperPOD GB200 RA (1 SU = 8 racks, a leaf per rack per rail group).
+    ("platform: dgx-h100\nnodes: 127\nlayout: {nodes_per_rack: 4, racks_per_row: 8}\n",
+     {"switch": "qm9700", "su_nodes": 32}, {"leaf": 32, "spine": 16, "core": 0}, 1016),
+    ("platform: dgx-b200\nnodes: 512\n", {"switch": "qm9700"}, {"leaf": 128, "spine": 128, "core": 64}, 4096),
+    ("platform: dgx-b300\nnodes: 128\n", {"switch": "sn5600", "planes": 2, "su_nodes": 64},
+     {"leaf": 32, "spine": 16, "core": 0}, 2048),
+]
+
+
+@st.composite
+def support_mixes(draw):
+    head, compute, switches, links = draw(st.sampled_from(REFERENCE_COMPUTE))
+    fabrics = {"compute": compute}
+    platform = head.split()[1]
+    if draw(st.booleans()):
+        fabrics["storage"] = {"switch": draw(st.sampled_from(["sn5600", "qm9700"]))}
+        if draw(st.booleans()):
+            fabrics["storage"]["oversubscription"] = draw(st.sampled_from(["1", "4:3", "2:1"]))
+    if draw(st.booleans()):
+        fabrics["inband"] = {"switch": "sn4600c" if platform == "dgx-h100" else "sn5600"}
+    if draw(st.booleans()):
+        fabrics["oob"] = {"switch": "sn2201"}
+        if draw(st.booleans()):
+            fabrics["oob"]["uplinks"] = "spine"
+    extra = f"storage: {{count: {draw(st.integers(min_value=1, max_value=24))}}}\n" if draw(st.booleans()) else ""
+    text = "name: r\n" + head + "fabrics: " + json.dumps(fabrics) + "\n" + extra
+    return text, switches, links
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(support_mixes())
+def test_reference_compute_counts_unchanged_by_the_other_fabrics(catalog, case):
+    text, switches, links = case
+    c = _build(text, catalog).fabrics["compute"].to_json()
+    assert c["switches"] == switches, text
+    assert c["links"]["node-leaf"] == links, text

@@ -6,11 +6,12 @@ import pytest
 
 CASES = {
     "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
-              ["rack power budget", "below one dgx-b200 node", "racks.power_budget"]),
+              ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.3 kW"]),
     "zero-ports": ("name: x\nplatform: dgx-h100\nnodes: 4\nstorage: {count: 2, ports: 0}\n"
-                   "fabrics: {storage: {switch: sn5600}}\n", ["storage.ports", "no storage-fabric ports"]),
+                   "fabrics: {storage: {switch: sn5600}}\n",
+                   ["storage.ports", "no storage-fabric ports", "Give storage.ports >= 1"]),
     "no-room": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {rack_units: 6}\n",
-                ["fits no rack", "6U"]),
+                ["fits no rack", "holds 6U", "Raise racks.power_budget or racks.rack_units"]),
     "oob-key": ("name: x\nplatform: dgx-h100\nnodes: 4\nfabrics: {oob: {su_nodes: 8}}\n",
                 ["fabrics.oob.su_nodes", "does not apply"]),
 }
@@ -92,3 +93,18 @@ def test_a_separate_oob_spine_layer_takes_no_in_band_port(catalog):
     oob, inband = m.fabrics["oob"], m.fabrics["inband"]
     assert inband.hop_links("oob-leaf") == 0 and "oob-leaf" not in inband.to_json()["links"]
     assert oob.spines >= 1 and oob.hop_links("leaf-spine") == oob.leaves * oob.uplinks_per_leaf
+
+
+def test_a_partial_block_shares_its_ports_evenly(catalog):
+    # 256 DGX B300 in compute SUs of 72 (the XDR RA): 3 whole SUs and one of 40 nodes. The storage
+    # leaves (SN5600 at 400G, 4:3: 72 of 128 ports down) take 36 nodes x 2 ports = 72 ports a group;
+    # the partial SU's 80 ports go 40 + 40 over its two leaves, not 72 + 8 (a leaf using 8 + 54 of
+    # 128 ports), and no link is gained or lost.
+    m = _build(catalog, "name: b\nplatform: dgx-b300\nnodes: 256\nfabrics: {compute: {}, storage: {switch: sn5600}}\n")
+    f = m.fabrics["storage"]
+    ps, plane = f.pooled[0], f.first
+    assert ps.node_fills() == [(72, 6), (40, 2)]
+    assert plane.leaf_up == 54 and f.switches("leaf") == 8
+    assert f.to_json()["links"]["node-leaf"] == 512
+    for fill, _ in ps.node_fills():
+        assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix

@@ -1,14 +1,18 @@
 """Issue 11's 16,384-GPU DGX B200 case: the storage fabric sized by the ports it carries.
 
-Derivation (storage fabric, SN5600 at 400G = 128 ports, two cages' worth per OSFP):
+Derivation (storage fabric, SN5600 at 400G = 128 ports, two ports per OSFP cage; the platform's
+RA ratio 4:3, catalogs/platforms.yaml dgx-b200 support.oversubscription):
 - 16,384 GPUs / 8 = 2,048 DGX B200, 2 x 400G storage ports each = 4,096 storage ports;
-- non-blocking (oversubscription 1): a leaf keeps 64 ports down and 64 up;
-- su_nodes 32 (one leaf group per compute SU): 32 nodes x 2 ports = 64 ports = one leaf per SU,
-  using all 64 downlinks and 64 uplinks (128 of 128 ports); 2,048 / 32 = 64 SUs -> 64 leaves;
-- spines: the smallest d dividing 64 uplinks with 64 leaves x 64 / d <= 128 ports -> d = 32.
-So 64 leaves + 32 spines = 96 switches, where the per-rack rule built 1,024 leaves (4 ports used
-of 128) + 64 spines + 32 cores. The compute fabric is the B200 RA's 64 SU row (DGX SuperPOD
-B200 RA, Architecture table: 512 leaf, 512 spine, 256 core; 16,384 cables per hop).
+- at 4:3 a leaf keeps ceil(128 x 3/7 / 2) x 2 = 56 ports up and 72 down;
+- su_nodes 32 (one leaf group per compute SU): 32 nodes x 2 ports = 64 ports = one leaf per SU
+  (64 of its 72 downlinks), whose uplinks carry 64 x 3/4 = 48; 2,048 / 32 = 64 SUs -> 64 leaves,
+  each using 64 + 48 = 112 of 128 ports;
+- spines: the smallest d dividing 48 uplinks with 64 leaves x 48 / d <= 128 ports -> d = 24;
+  leaf-spine links 64 x 48 = 3,072.
+So 64 leaves + 24 spines = 88 switches, where the per-rack rule built 1,024 leaves (4 ports used
+of 128) + 64 spines + 32 cores. Non-blocking (the scenario's oversubscription: 1) the same leaves
+keep 64 up: d = 32 spines, 4,096 leaf-spine links. The compute fabric is the B200 RA's 64 SU row
+(DGX SuperPOD B200 RA, Architecture table: 512 leaf, 512 spine, 256 core; 16,384 cables per hop).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from pathlib import Path
 
 from bom.build import build_model
 from bom.fabric import switch_ports
-from bom.scenario import load_scenario
+from bom.scenario import load_scenario, scenario_from_text
+from bom.yamlio import load_text
 
 CASE = Path(__file__).with_name("b200_16k.yaml")
 
@@ -31,8 +36,9 @@ def _model(catalog):
 def test_storage_fabric_by_ports(catalog):
     m = _model(catalog)
     s = m.fabrics["storage"].to_json()
-    assert s["switches"] == {"leaf": 64, "spine": 32, "core": 0}
-    assert s["links"] == {"node-leaf": 4096, "leaf-spine": 4096, "spine-core": 0}
+    assert s["oversubscription"] == "4:3"
+    assert s["switches"] == {"leaf": 64, "spine": 24, "core": 0}
+    assert s["links"] == {"node-leaf": 4096, "leaf-spine": 3072, "spine-core": 0}
     c = m.fabrics["compute"].to_json()
     assert c["switches"] == {"leaf": 512, "spine": 512, "core": 256}      # B200 RA, 64 SU row
     assert c["links"] == {"node-leaf": 16384, "leaf-spine": 16384, "spine-core": 16384}
@@ -45,8 +51,7 @@ def test_every_non_compute_leaf_uses_at_least_half_its_ports(catalog):
         p = f.first
         radix = p.leaf.radix
         for ps in f.pooled:
-            fills = [ps.group_units] + ([ps.node_units % ps.group_units] if ps.node_units % ps.group_units else [])
-            for fill in fills:
+            for fill, _ in ps.node_fills():
                 per_leaf = math.ceil(fill / p.leaves_per_group)
                 assert per_leaf + p.leaf_up >= radix / 2, (name, fill)
     oob = m.fabrics["oob"]
@@ -62,3 +67,14 @@ def test_oob_per_su_not_per_rack(catalog):
     # 16 compute racks of 2 DGX per SU: the SU's ~77 BMCs, switch and PDU ports take 2 SN2201, not 16.
     assert oob.leaves < m.placement.counts()["compute"] / 4
     assert oob.to_json()["links"]["node-leaf"] == sum(n for i, n in m.placement.by_item().items() if i.managed)
+
+
+def test_a_stated_ratio_wins_over_the_platform_default(catalog):
+    text = CASE.read_text().replace("storage: {switch: sn5600, su_nodes: 32}",
+                                    "storage: {switch: sn5600, su_nodes: 32, oversubscription: 1}")
+    src = load_text(text, "b200_16k_1to1.yaml")
+    m = build_model(scenario_from_text(text), src, catalog, None)
+    s = m.fabrics["storage"].to_json()
+    assert s["oversubscription"] == "1:1"
+    assert s["switches"] == {"leaf": 64, "spine": 32, "core": 0}
+    assert s["links"]["leaf-spine"] == 4096

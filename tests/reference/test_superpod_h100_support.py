@@ -5,11 +5,22 @@ DGX SuperPOD"): 38 racks (Legrand NVIDPD13), 127 DGX H100, 4 UFM appliances 3.1,
 servers. The RA's out-of-band section: the OOB fabric "connects the management ports of all
 devices including DGX and management servers, storage, networking gear, rack PDUs".
 
-Not reproduced from a published table: the storage, in-band and OOB switch and cable counts. The
-RA network-fabrics pages (H100, B200, B300, GB200) were searched again on 2026-12-02 with their
-table captions ("Storage fabric component count", "In-band management ...", "Out-of-band ...");
-the stored text of each page ends after Table 4 (compute), so those tables could not be read.
-The test holds our rule's counts and states the rule.
+Not reproduced from a published table: the storage, in-band and OOB switch and cable counts.
+Searched again on 2026-12-03 (the `search` tool, corpora pages, docs, code; find_string and
+find_repos over the GitHub index) for: "DGX SuperPOD H100 storage fabric switches component
+count", "RA-11333-001 storage fabric leaf switches per SU oversubscribed 4:3 management rack",
+"Table 8 storage in-band cables SN4600C SN2201 count", "Figure 9 SN4600C in-band ... Figure 10
+OOB SN2201", "InfiniBand Storage Fabric DGX B200 ... QM9700", "Storage and In-band Ethernet
+Fabric GB200 SN5600 leaf switches per SU", "SuperPOD B300 storage and in-band Ethernet fabric
+SN5600 switch count", "DGX SuperPOD storage fabric blocking factor oversubscription", the
+string "Storage fabric component", "In-Band Management Network component" and repositories
+named *superpod*. What is stored: the docs.nvidia.com network-fabrics pages of the H100, B200,
+B300 and GB200 RAs, each ending at or just after Table 4 (compute) or the "InfiniBand Storage
+Fabric" heading; a scribd copy of RA-11333-001 V11 (27 pages) whose stored text ends after the
+abstract; a summary page quoting Table 7. No storage, in-band or OOB component table was
+readable, so none is cited. The tests below hold the rule's counts (stated with each), the
+storage fabric at the platform's 4:3 (catalogs/platforms.yaml dgx-h100 support.oversubscription,
+itself from issue 11's quote, not read at the source).
 """
 
 from __future__ import annotations
@@ -71,3 +82,14 @@ def test_in_band_runs_on_the_in_band_ports_at_100g(catalog):
     assert j["endpoint_ports"] == 18 + oob
     # The in-band leaves have room for every port they carry (SN4600C: 32 of 64 x 100G down at 1:1).
     assert j["switches"]["leaf"] * 32 >= 127 * 2 + 18 + oob
+
+
+def test_storage_fabric_at_the_ra_ratio(catalog):
+    # The rule's counts, not a published table (see the module docstring): 127 DGX x 2 storage
+    # ports on QM9700 at 4:3 (36 of 64 ports down, 28 up); leaf groups of 16 nodes (32 ports, the
+    # largest divisor of the 32-node SU that fits 36 downlinks) -> 8 leaves, each 32 x 3/4 = 24
+    # uplinks; 8 x 24 = 192 uplinks over 3 spines of 64 ports.
+    j = _model(catalog).fabrics["storage"].to_json()
+    assert j["oversubscription"] == "4:3"
+    assert j["switches"] == {"leaf": 8, "spine": 3, "core": 0}
+    assert j["links"]["node-leaf"] == 254 and j["links"]["leaf-spine"] == 192
