@@ -52,6 +52,10 @@ class Fabric:
         attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
         return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
 
+    def port_use(self, layer: str) -> list[tuple[int, int]]:
+        """(switches, ports each uses) of a spine or core layer over every site and plane."""
+        return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
+
     def hop_links(self, hop: str) -> int:
         return sum(g.links for g in self.groups if g.hop == hop)
 
@@ -205,8 +209,9 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
     own = magnitude(spine.port_rate, "rate")
+    # (One SwitchPorts stands for both ends there, so only when the spine is the leaf's model.)
     native = (switch_ports(spine, own) if spec.uplink_rate == "native" and uplinks is None and own > rate
-              and own == magnitude(leaf.port_rate, "rate") else None)
+              and spine.id == leaf.id else None)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
@@ -225,8 +230,8 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     nic = _nic(platform, name, src)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
                                              else DEFAULT_SWITCH[name]), src, ("fabrics", name, "switch"))
-    spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
-                    ("fabrics", name, "switch"))
+    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id), src,
+                    ("fabrics", name, "spine" if spec.spine else "switch"))
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
     for site in cluster.sites:
@@ -443,8 +448,8 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
             leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
                            ("fabrics", name, "switch"))
-            spine = _switch(catalog, DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id, src,
-                            ("fabrics", name, "switch"))
+            spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
+                            src, ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
             model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
     model.placement = place(model, catalog, src)
@@ -452,7 +457,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
         return
     spec = specs["oob"]
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
-    spine = _switch(catalog, DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "switch")) \
+    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "spine")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.

@@ -42,6 +42,9 @@ Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45", "cpo"]
 #: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
 CPO = "cpo"
+#: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
+UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
+                           "unconfirmed", "price_per_m_usd"})
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -63,12 +66,33 @@ class Row(Model):
     status_date: dt.date | None = None
     status_source: str | None = None
     orderable: bool = True
+    confirmed: bool = True
+    """Whether every fact of the row was read at its source; ``false`` names them in ``unconfirmed``."""
+    unconfirmed: list[str] = []
+    """The facts (field names, dotted into blocks: ``scale_up.copper_cables_per_domain``) that no
+    primary source read so far confirms; ``notes`` says what each one rests on instead."""
 
     @model_validator(mode="after")
     def _status_has_source(self) -> Row:
         if self.status != "active" and (self.status_date is None or not self.status_source):
             raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
                              f"and status_source (where it is announced)")
+        return self
+
+    @model_validator(mode="after")
+    def _unconfirmed_named(self) -> Row:
+        # A row marked unconfirmed names the facts, and names only fields it has (a typo would
+        # otherwise mark nothing).
+        if self.confirmed == bool(self.unconfirmed):
+            raise ValueError("confirmed: false goes with unconfirmed: [the facts no source confirms] "
+                             "(and confirmed: true with none)")
+        for fact in self.unconfirmed:
+            head = fact.split(".", 1)[0]
+            if head not in type(self).model_fields or head in UNCONFIRMABLE:
+                raise ValueError(f"unconfirmed names {fact!r}, which is not a fact of this row "
+                                 f"(facts: {', '.join(f for f in type(self).model_fields if f not in UNCONFIRMABLE)})")
+        if not self.confirmed and not self.notes:
+            raise ValueError("an unconfirmed row says in notes what its unconfirmed facts rest on")
         return self
 
 
@@ -269,6 +293,39 @@ class Uplinks(Model):
     ports_per_cage: int = Field(default=1, ge=1, le=8)
 
 
+class ChassisPart(Model):
+    """A part a modular chassis holds: its frame, a fabric card, a supervisor, a power supply."""
+
+    part_number: str
+    description: str
+    count: int = Field(default=1, ge=1)     # per chassis (the frame: 1)
+    power: Power                            # drawn by one part (a power supply: its own losses, 0 W)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class LineCard(Model):
+    """A modular chassis's line card: the ports come in cards of ``ports`` native ports."""
+
+    part_number: str
+    description: str
+    ports: int = Field(ge=1)
+    power: Power
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class Modular(Model):
+    """A modular chassis (a spine layer of one or a few boxes): the switch row's ports are a full
+    chassis (``slots`` x the line card's ports); the BOM counts the frame, the line cards the
+    used ports fill, the fabric cards, the supervisors and the power supplies as their own lines."""
+
+    slots: int = Field(ge=1)
+    line_card: LineCard
+    chassis: ChassisPart                    # the frame with its fans and fan controllers
+    fabric_cards: ChassisPart
+    supervisors: ChassisPart
+    power_supplies: ChassisPart
+
+
 class FaceplateBreakout(Model):
     """The fibre shuffle (breakout) at a CPO faceplate connector that carries several ports: it
     splits one faceplate connector into one standard connector per port, bought per connector used."""
@@ -331,6 +388,7 @@ class Switch(Row):
     power_typical: Power
     power_max: Power
     rack_units: int = Field(ge=1)
+    modular: Modular | None = None       # a chassis with line cards (the row's ports fill every slot)
     # Co-packaged optics: the ports are optical engines (form_factor "cpo"), lasers are external.
     engine: Engine | None = None
     laser_source: LaserSource | None = None
@@ -357,6 +415,10 @@ class Switch(Row):
 
     @model_validator(mode="after")
     def _ports_add_up(self) -> Switch:
+        m = self.modular
+        if m is not None and self.ports != m.slots * m.line_card.ports:
+            raise ValueError(f"a modular switch's ports ({self.ports}) are its slots x the line card's ports "
+                             f"({m.slots} x {m.line_card.ports})")
         # A leaf splits its cages between downlinks and uplinks, so a switch has two cages at least.
         if self.ports != self.cages * self.ports_per_cage:
             raise ValueError(f"ports ({self.ports}) must be cages x ports_per_cage "

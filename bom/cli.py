@@ -462,14 +462,22 @@ def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A cat
 @pipe_safe
 def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         metavar="[DIR]", help="An overlay directory to check on top of the built-in catalog.")] = None,
-        prices: PricesOpt = None) -> None:
+        prices: PricesOpt = None,
+        strict: Annotated[bool, typer.Option(
+            "--strict", help="Also fail on a row whose notes say a fact is unverified (estimate, assumed, "
+            "not verified) unless the row says confirmed: false and names the facts in unconfirmed.")] = False,
+        ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
-    from bom.checks import check_catalog
+    from bom.checks import check_catalog, check_confirmations, confirmation_counts
 
     cat = _catalog([directory] if directory else None, prices)
     check_catalog(cat)
+    if strict:
+        check_confirmations(cat)
     counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
-    typer.echo(f"Catalog ok: {counts}.")
+    confirmed, unconfirmed = confirmation_counts(cat)
+    typer.echo(f"Catalog ok: {counts}; {confirmed} rows confirmed at their sources, "
+               f"{unconfirmed} marked unconfirmed.")
 
 
 def _add_netbox() -> None:

@@ -7,6 +7,7 @@ price's source, so a report can say which prices are estimates and which are quo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -109,6 +110,32 @@ def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -
                  sw.as_of.isoformat(), ls.source)]
 
 
+def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: list[tuple[int, int]],
+                  ports_per_native: float = 1.0) -> list[Line]:
+    """A modular switch layer part by part: frames, fabric cards, supervisors and power supplies per
+    chassis, and in each chassis the line cards its used ports fill. ``port_use`` is (chassis, ports
+    each uses) at the layer's link rate, ``ports_per_native`` the link-rate ports one native port
+    carries (2 for 400G links on 800G ports).
+
+    Power: each part's own draw (power supplies feed the others, so they add none of their own)."""
+    m = switch.modular
+    assert m is not None
+    card_ports = m.line_card.ports * ports_per_native
+    chassis = sum(n for n, _ in port_use)
+    cards = sum(n * min(m.slots, math.ceil(used / card_ports)) for n, used in port_use)
+    out = []
+    for part, qty in ((m.chassis, chassis), (m.fabric_cards, chassis), (m.supervisors, chassis),
+                      (m.power_supplies, chassis)):
+        if qty:
+            out.append(_line(switch, tier, fabric, layer, "switch", qty * part.count, magnitude(part.power, "power"),
+                             sku=part.part_number, price=part.price_usd, description=part.description))
+    if cards:
+        lc = m.line_card
+        out.append(_line(switch, tier, fabric, layer, "switch", cards, magnitude(lc.power, "power"),
+                         sku=lc.part_number, price=lc.price_usd, description=lc.description))
+    return out
+
+
 def group_lines(g: LinkGroup) -> list[Line]:
     """The parts of one link group: modules at each end, the cable or fibre, patch panels."""
     out: list[Line] = []
@@ -206,8 +233,16 @@ def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
     p = f.first  # type: ignore[attr-defined]
     switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
                 "core": catalog.get("switches", p.spine.id)}
-    return switch_lines(f.name, f.tier, {k: f.switches(k) for k in ("leaf", "spine", "core")},  # type: ignore[attr-defined]
-                        switches)  # type: ignore[arg-type]
+    # A modular spine or core is counted part by part; a leaf is always a whole switch.
+    fixed = {k: v for k, v in switches.items() if k == "leaf" or not getattr(v, "modular", None)}
+    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[attr-defined,arg-type]
+    for layer in ("spine", "core"):
+        row = switches[layer]
+        if layer not in fixed and f.switches(layer):  # type: ignore[attr-defined]
+            assert isinstance(row, Switch)
+            out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer),  # type: ignore[attr-defined]
+                                 p.spine.radix / row.ports)
+    return out
 
 
 def placement_lines(model: object, catalog: Catalog) -> list[Line]:

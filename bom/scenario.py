@@ -43,6 +43,9 @@ class FabricSpec(Model):
     switch: str | None = Field(default=None, examples=["q3400"])
     """Leaf switch, a catalog id (`bom catalog list --kind switches`); default: the platform's
     ``default_switch`` for compute, and the platform's RA switches for storage, in-band and OOB."""
+    spine: str | None = Field(default=None, examples=["ptx10008-lc1301"])
+    """Spine (and core) switch, a catalog id, when it differs from the leaf: a larger fixed switch
+    or a modular chassis whose line cards the BOM counts from the ports used; default: the leaf's."""
     topology: Literal["rail-optimized", "tor", "pair"] = Field(default="rail-optimized", examples=["tor"])
     """``rail-optimized``: GPU n of every node in a scalable unit goes to leaf n (compute default);
     ``tor``: a leaf in each rack (default for storage, in-band and OOB); ``pair``: two switches

@@ -18,6 +18,8 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python3 -m ruff check bom tests benchmarks
+# Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
+python3 -m bom.cli catalog validate --strict
 # A real NetBox for tests/netbox/test_live.py: started here (cold, about 4 minutes with the committed
 # database dump), stopped on exit unless it was already running. BOM_NETBOX=off skips it.
 nb_state=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}/state.env

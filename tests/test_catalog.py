@@ -129,3 +129,57 @@ def test_catalog_commands(bom):
     r = bom("catalog", "show", "qm9701")
     assert r.exit_code == 2 and "Did you mean 'qm9700'" in r.stderr
     assert bom("catalog", "list", "--kind", "switchs").exit_code == 2
+
+
+# --- every fact confirmed or marked (`bom catalog validate --strict`) ----------------------
+
+def test_strict_refuses_an_unmarked_unverified_fact(bom, tmp_path):
+    d = overlay(tmp_path, MODULE + "    notes: Verified reach. Power is an estimate (datasheet not read).\n")
+    assert bom("catalog", "validate", str(d)).exit_code == 0      # not strict: loads
+    r = bom("catalog", "validate", "--strict", str(d))
+    assert r.exit_code == 2, r.output
+    # names the file and row, and quotes the sentence that shows the unverified fact
+    assert f"{d / 'extra.yaml'}:2" in r.stderr and "'my-sr4'" in r.stderr, r.stderr
+    assert "Power is an estimate" in r.stderr and "confirmed: false" in r.stderr, r.stderr
+
+
+def test_strict_accepts_the_marked_fact_and_counts_it(bom, tmp_path):
+    marked = MODULE.replace("  - id: my-sr4\n", "  - id: my-sr4\n    confirmed: false\n    unconfirmed: [power]\n")
+    d = overlay(tmp_path, marked + "    notes: Verified reach. Power is an estimate (datasheet not read).\n")
+    r = bom("catalog", "validate", "--strict", str(d))
+    assert r.exit_code == 0, r.output
+    cat = load_catalog([d])
+    assert cat.get("modules", "my-sr4").unconfirmed == ["power"]
+
+
+def test_price_estimates_are_not_facts(tmp_path):
+    from bom.checks import unverified_phrases
+
+    assert unverified_phrases("Price estimate from reseller listings. 64 ports verified.") == []
+    assert unverified_phrases("Max power is an estimate. Street price about 5 kUSD.") == ["Max power is an estimate."]
+
+
+@pytest.mark.parametrize("mark,words", [
+    ("    confirmed: false\n", ["confirmed: false goes with unconfirmed"]),
+    ("    unconfirmed: [power]\n", ["confirmed: false goes with unconfirmed"]),
+    ("    confirmed: false\n    unconfirmed: [powr]\n", ["'powr'", "not a fact of this row"]),
+    ("    confirmed: false\n    unconfirmed: [price_usd]\n", ["'price_usd'", "not a fact"]),
+])
+def test_bad_confirmation_marks(bom, tmp_path, mark, words):
+    d = overlay(tmp_path, MODULE.replace("  - id: my-sr4\n", "  - id: my-sr4\n" + mark) + "    notes: x\n")
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2, r.output
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_builtin_catalog_is_strictly_marked(catalog):
+    """Every built-in row whose notes show an unverified fact is marked (the CI gate), and the
+    marks name real facts: the count is reported by `bom catalog validate`."""
+    from bom.checks import check_confirmations, confirmation_counts
+
+    check_confirmations(catalog)
+    confirmed, unconfirmed = confirmation_counts(catalog)
+    assert confirmed + unconfirmed == len(list(catalog)) and unconfirmed > 0
+    assert "power_typical" in catalog.get("switches", "q3400").unconfirmed
+    assert "scale_up.copper_cables_per_domain" in catalog.platform("gb200-nvl72").unconfirmed

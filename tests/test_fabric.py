@@ -101,6 +101,11 @@ def test_closed_form_equals_the_explicit_graph(c):
     at_native = 2 if p.leaf_uplink is not None else 1
     assert p.leaf_down + p.leaf_up * at_native <= s.radix or p.layers == 1
     assert all(sum(r.values()) <= p.spine.radix for _, r in (leaf_spine(p, FLOOR)[1] if p.layers > 1 else []))
+    # The ports each spine and core uses (what a modular chassis fills with line cards), in the
+    # closed form's own ports, equal the explicit graph's, switch by switch.
+    for layer in ("spine", "core"):
+        explicit = sorted(len(used[d]) // at_native for d, kind in g.layer.items() if kind == layer)
+        assert explicit == sorted(u for n, u in p.port_use(layer) for _ in range(n)), layer
 
 
 def test_spread_rule():
