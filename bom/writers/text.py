@@ -72,7 +72,7 @@ def _context(r: Report) -> dict[str, Any]:
                 ("NPV of the costs", usd(t.npv_usd)),
                 ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
                 ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
-                ("Network share of IT power", f"{t.network_power_share:.1%}")]
+                ("Network share of IT power", pct(t.network_power_share))]
     pairs = j["tiers"]["scale-across"].get("pairs", [])
     cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
     return {"j": j, "t": j["totals"], "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
