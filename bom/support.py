@@ -64,6 +64,24 @@ def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
     return max(fits)
 
 
+def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, per_cage: int) -> int:
+    """Leaf groups for the endpoints: each kind is spread evenly over them, and a twin-port cage
+    holds one kind's module, so each kind's share is rounded up to whole cages.
+
+    A 72-port leaf (36 twin-port cages) cannot hold 70 + 1 + 1 ports of three kinds (37 cages), and
+    the leaves that take one more port of every kind take it of each kind at once:
+
+    >>> k = [("oob", None, 3062), ("mgmt", None, 10), ("ufm", None, 8)]
+    >>> endpoint_groups(k, 72, 2), endpoint_groups(k, 72, 1), endpoint_groups([], 72, 2)
+    (46, 44, 0)
+    """
+    total = sum(n for _, _, n in kinds)
+    groups = math.ceil(total / group_ports)
+    while groups and sum(math.ceil(math.ceil(n / groups) / per_cage) * per_cage for _, _, n in kinds) > group_ports:
+        groups += 1
+    return groups
+
+
 def _in_row(fp: FloorPlan, racks: int) -> Run:
     """A block device to its network rack in the middle of the row: a quarter row on average."""
     return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
@@ -201,14 +219,16 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         g_units = g * nic.ports
         node_units = site.nodes * nic.ports
         padded = math.ceil(site.nodes / g) * g_units
-        extra_groups = math.ceil(extra / g_units)
+        extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
         single = one_leaf(spec, site.nodes, block, node_units + extra, leaf_p.radix)
         if single:
             # Every port of the site fits one leaf: that leaf is the fabric (no spine, no
             # endpoint leaves of their own); the RA's per-SU endpoint leaves need a spine to join.
             g_units, padded, extra_groups = node_units, node_units, 0
         try:
-            p = plan(padded + extra, 1, leaf_p, spine_p, topology="tor",
+            # As many leaf groups as the endpoints need in whole cages (never fewer than by ports).
+            e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
+            p = plan(padded + e_units, 1, leaf_p, spine_p, topology="tor",
                      group_nodes=padded + extra if single else g_units,
                      layers=None if spec.layers == "auto" else int(spec.layers),
                      oversubscription=spec.oversubscription, leaf_uplink=uplinks)

@@ -449,3 +449,13 @@ def test_native_uplinks_stay_on_the_switch(catalog):
     up = {int(PORT.search(r[C["a_port"]]).group(1)) for r in plan.rows(model, catalog=catalog)
           if r[C["hop"]] == "leaf-spine"}
     assert max(up) <= cages and min(up) == cages // 2 + 1
+
+
+def test_endpoint_leaves_hold_each_kind_in_whole_cages(catalog):
+    # Regression: 50,400 GB300 GPUs with every fabric put 3,000-odd OOB uplinks, management servers
+    # and UFM ports on 43 in-band endpoint leaves by ports; the leaves taking one more port of each
+    # kind needed more twin-port cages than they have, so the plan refused a design the closed form
+    # counted. The endpoint leaves are now sized in whole cages per kind (support.endpoint_groups).
+    text = ("name: e\nplatform: gb300-nvl72\ngpus: 50400\n"
+            "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {}}\n")
+    check_closed_form(_model(text, catalog), catalog)
