@@ -74,12 +74,17 @@ def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, pe
     >>> k = [("oob", None, 3062), ("mgmt", None, 10), ("ufm", None, 8)]
     >>> endpoint_groups(k, 72, 2), endpoint_groups(k, 72, 1), endpoint_groups([], 72, 2)
     (46, 44, 0)
+    >>> endpoint_groups([("a", None, 1), ("b", None, 1), ("c", None, 1)], 4, 2)   # 3 cages never fit 4 ports
+    1
     """
     total = sum(n for _, _, n in kinds)
-    groups = math.ceil(total / group_ports)
-    while groups and sum(math.ceil(math.ceil(n / groups) / per_cage) * per_cage for _, _, n in kinds) > group_ports:
-        groups += 1
-    return groups
+    by_ports = math.ceil(total / group_ports)
+    # Past one group per port no kind's share shrinks further: a group too small for a cage of
+    # every kind keeps the count by ports (the plan says so if the cages do not suffice).
+    for groups in range(by_ports, total + 1):
+        if sum(math.ceil(math.ceil(n / groups) / per_cage) * per_cage for _, _, n in kinds) <= group_ports:
+            return groups
+    return by_ports
 
 
 def _in_row(fp: FloorPlan, racks: int) -> Run:
