@@ -11,8 +11,8 @@ import time
 
 def main() -> None:
     from benchmarks.cases import SIZES, scenario
-    from bom.build import build_model
-    from bom.catalog import load_catalog
+    from bom.catalog.rows import load_catalog
+    from bom.topology.build import build_model
 
     catalog = load_catalog()
     times = {}

@@ -9,12 +9,12 @@ import time
 
 
 def main() -> None:
-    from bom.catalog import load_catalog
-    from bom.compare import compare
+    from bom.catalog.rows import load_catalog
+    from bom.costing.compare import compare
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
+    from bom.outputs.writers.compare_xlsx import write_compare_xlsx
     from bom.resources import data_dir
-    from bom.scenario import load_scenario
-    from bom.writers.compare_text import write_compare_html, write_compare_json
-    from bom.writers.compare_xlsx import write_compare_xlsx
 
     catalog = load_catalog()
     scenario, src = load_scenario(data_dir("scenarios") / "compare.yaml")

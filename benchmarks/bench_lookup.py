@@ -12,9 +12,9 @@ import time
 
 def main() -> None:
     t0 = time.perf_counter()
-    from bom.catalog import load_catalog
+    from bom.catalog.media import Media
+    from bom.catalog.rows import load_catalog
     from bom.errors import LimitError
-    from bom.media import Media
 
     t1 = time.perf_counter()
     catalog = load_catalog()

@@ -65,8 +65,9 @@ def _csv_import(st: dict[str, str], scenario: Path, tmp: Path) -> dict[str, floa
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from bom import pipeline, plan
-    from bom.scenario import load_scenario
+    from bom import pipeline
+    from bom.cableplan import rows as plan
+    from bom.inputs.scenario import load_scenario
     from tests.netbox import live
 
     st = live.state()

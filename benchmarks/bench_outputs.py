@@ -11,10 +11,10 @@ import time
 
 def main() -> None:
     from benchmarks.cases import SIZES, scenario
-    from bom.build import build_model
-    from bom.catalog import load_catalog
-    from bom.outputs import render
-    from bom.report import make_report
+    from bom.catalog.rows import load_catalog
+    from bom.costing.report import make_report
+    from bom.outputs.publish import render
+    from bom.topology.build import build_model
 
     catalog = load_catalog()
     fabrics = "fabrics: {compute: {switch: q3400}, storage: {switch: sn5600}, oob: {}}\n"

@@ -36,10 +36,11 @@ CASES = {
 
 def run_case(name: str) -> dict[str, object]:
     from benchmarks.cases import scenario
-    from bom import cabling, plan
-    from bom.build import build_model
-    from bom.catalog import load_catalog
-    from bom.writers.cables import write_csv
+    from bom.cableplan import rows as plan
+    from bom.catalog.rows import load_catalog
+    from bom.outputs import planfiles as cabling
+    from bom.outputs.writers.cables import write_csv
+    from bom.topology.build import build_model
 
     catalog = load_catalog()
     extra, fabrics = CASES[name]

@@ -14,8 +14,8 @@ SIZES = {
 
 def scenario(extra: str, fabrics: str) -> tuple[object, object]:
     """(scenario, located source) for one size with the given fabrics block."""
-    from bom.scenario import scenario_from_text
-    from bom.yamlio import load_text
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
 
     text = BASE + fabrics + extra
     return scenario_from_text(text), load_text(text, "bench.yaml")

@@ -31,7 +31,7 @@ def friendly(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from bom.errors import BomError
-        from bom.writers.common import terminal_text
+        from bom.outputs.writers.common import terminal_text
 
         def say(text: str) -> None:   # one paragraph, and no escape sequence from the input
             typer.echo("error: " + terminal_text(" ".join(text.split())), err=True)
@@ -92,7 +92,7 @@ def _main(version: Annotated[bool, typer.Option(
 
 
 def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None) -> Any:
-    from bom.catalog import load_catalog
+    from bom.catalog.rows import load_catalog
 
     return load_catalog(catalog_dirs, prices)
 
@@ -108,7 +108,7 @@ def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float
 def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool,
            retire: tuple[str, ...] = ()) -> list[Path] | None:
     """Write ``files`` into ``out``; print the JSON and return None with --json, else the paths."""
-    from bom import outputs
+    from bom.outputs import publish as outputs
 
     paths = outputs.write_all(files, out, retire)
     if as_json:
@@ -155,8 +155,9 @@ def size(
     catalog_dir: CatalogOpt = None,
 ) -> None:
     """How many accelerators a job needs, and at which level of scale it lands."""
-    from bom import pipeline, text
-    from bom.scenario import load_scenario
+    from bom import pipeline
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import terminal as text
 
     ov = pipeline.SizeOverrides(
         _positive(memory_per_gpu, "information", "GB", "--memory-per-gpu") if memory_per_gpu else None,
@@ -195,9 +196,12 @@ def build(
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV."""
     import time
 
-    from bom import cabling, outputs, pipeline, text
-    from bom.report import make_report
-    from bom.scenario import load_scenario
+    from bom import pipeline
+    from bom.costing.report import make_report
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import planfiles as cabling
+    from bom.outputs import publish as outputs
+    from bom.outputs import terminal as text
 
     start = time.perf_counter()
 
@@ -244,8 +248,10 @@ def cables(
     prices: PricesOpt = None,
 ) -> None:
     """Write the cable plan (every link, device and port at both ends) and the rack elevations."""
-    from bom import cabling, pipeline, plan
-    from bom.scenario import load_scenario
+    from bom import pipeline
+    from bom.cableplan import rows as plan
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import planfiles as cabling
 
     try:
         sc, src = load_scenario(scenario)
@@ -282,16 +288,18 @@ def compare(
     prices: PricesOpt = None,
 ) -> None:
     """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
-    from bom import compare as cmp
-    from bom import outputs, pipeline, text
+    from bom import pipeline
+    from bom.costing import compare as cmp
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import publish as outputs
+    from bom.outputs import terminal as text
     from bom.resources import data_dir
-    from bom.scenario import load_scenario
 
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     from bom.errors import BomError
-    from bom.validation import locate
+    from bom.inputs.validation import locate
 
     try:
         result = cmp.compare(sc, src, catalog, ids, gpus)
@@ -331,10 +339,10 @@ def lookup(
     prices: PricesOpt = None,
 ) -> None:
     """The standard lookup: rate + length -> medium and part numbers, with the runners-up."""
-    from bom import text
+    from bom.catalog.media import Media
     from bom.errors import BomError
-    from bom.media import Media
-    from bom.validation import suggest
+    from bom.inputs.validation import suggest
+    from bom.outputs import terminal as text
 
     if prefer not in ("ladder", "cost", "power"):
         raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
@@ -346,8 +354,8 @@ def lookup(
     lane = _positive(lane_rate, "rate", "Gbit/s", "--lane-rate") if lane_rate else None
     from typing import get_args
 
-    from bom.catalog import FormFactor
-    from bom.validation import cage_option
+    from bom.catalog.rows import FormFactor
+    from bom.inputs.validation import cage_option
 
     form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
     far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
@@ -376,7 +384,7 @@ def _positive(text_: str | None, dimension: str, unit: str, option: str) -> floa
 @pipe_safe
 def schema() -> None:
     """Print the JSON Schema of a scenario file (for an editor's YAML language server)."""
-    from bom.schema import schema_text
+    from bom.inputs.schema import schema_text
 
     typer.echo(schema_text(), nl=False)
 
@@ -397,7 +405,7 @@ def init(
 ) -> None:
     """Write a commented starter scenario that builds as it is."""
     from bom.errors import BomError
-    from bom.starter import starter
+    from bom.inputs.starter import starter
 
     text = starter(_catalog(), platform, gpus, workload)
     if str(file) == "-":
@@ -421,15 +429,15 @@ def catalog_list(
     prices: PricesOpt = None,
 ) -> None:
     """List catalog rows (id, part number, price and its source)."""
-    from bom import text
-    from bom.catalog import KINDS
+    from bom.catalog.rows import KINDS
     from bom.errors import BomError
-    from bom.validation import suggest
+    from bom.inputs.validation import suggest
+    from bom.outputs import terminal as text
 
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
-    from bom.writers.common import terminal_text as tt
+    from bom.outputs.writers.common import terminal_text as tt
 
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
@@ -445,9 +453,9 @@ def catalog_list(
 def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A catalog row id, e.g. q3400.")],
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
     """Every field of one catalog row, and the file it came from."""
-    from bom import text
     from bom.errors import CatalogError
-    from bom.validation import suggest
+    from bom.inputs.validation import suggest
+    from bom.outputs import terminal as text
 
     cat = _catalog(catalog_dir, prices)
     kind = cat.kind_of(row_id)
@@ -468,7 +476,7 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
             "not verified) unless the row says confirmed: false and names the facts in unconfirmed.")] = False,
         ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
-    from bom.checks import check_catalog, check_confirmations, confirmation_counts
+    from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts
 
     cat = _catalog([directory] if directory else None, prices)
     check_catalog(cat)

@@ -6,17 +6,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bom.catalog import Catalog
+from bom.catalog.rows import Catalog
 from bom.errors import BomError
+from bom.inputs.scenario import Scenario
+from bom.inputs.validation import locate
+from bom.inputs.workload import Workload, load_jobs
+from bom.inputs.yamlio import Located
 from bom.resources import data_dir
-from bom.scenario import Scenario
-from bom.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
-from bom.validation import locate
-from bom.workload import Workload, load_jobs
-from bom.yamlio import Located
+from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
 
 if TYPE_CHECKING:
-    from bom.build import Model
+    from bom.topology.build import Model
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
 SEED_POWER_PLATFORM = "dgx-b300"
@@ -57,7 +57,7 @@ def size_seed_jobs(catalog: Catalog, platform_id: str | None,
     """The seed's six example jobs sized on the seed accelerator or a platform."""
     acc = accelerator(catalog, platform_id, ov)
     jobs = load_jobs(data_dir("scenarios") / "seed-jobs.yaml")
-    from bom.tco import DEFAULTS
+    from bom.costing.tco import DEFAULTS
 
     pue = ov.pue or DEFAULTS["pue"].value
     return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
@@ -73,7 +73,7 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
                             "deadline: \"60 d\"}.")
     pid = platform_id or scenario.platform
     acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
-    from bom.tco import inputs
+    from bom.costing.tco import inputs
 
     try:
         return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
@@ -85,7 +85,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
                 prices: list[Path] | None = None) -> Catalog:
     """The built-in catalog plus the scenario's overlays and price files (paths relative to
     the scenario file), then the command line's."""
-    from bom.catalog import load_catalog
+    from bom.catalog.rows import load_catalog
 
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])
@@ -95,7 +95,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
     """Size (when the scenario gives a workload) and build the model of the whole cluster."""
-    from bom.build import build_model
+    from bom.topology.build import build_model
 
     sizing = None
     if scenario.workload is not None:

@@ -9,8 +9,9 @@ scenario, the reference cases (tests/reference), the NetBox cases (tests/netbox/
 golden cases (tests/golden/scenarios: every hop and topology, a million-GPU campus) and the
 built-in comparison. Per scenario: ``bom build`` (workbook, report, Markdown, JSON, CSV, the cable
 plan when it is small) and its printed summary, ``bom build --json``, ``bom cables --scale-up``
-(large plans kept as a digest only; the plan's workbook is the CSV's rows), ``bom netbox export`` for the NetBox cases; every workbook is
-also dumped cell by cell (``<file>.cells.txt``) so a difference names the cell.
+(large plans kept as a digest only), ``bom netbox export`` for the NetBox cases; every BOM
+workbook is also dumped cell by cell (``<file>.cells.txt``) so a difference names the cell (the
+plan's workbook holds the CSV's rows).
 """
 
 from __future__ import annotations

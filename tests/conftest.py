@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bom.catalog import Catalog, load_catalog
+from bom.catalog.rows import Catalog, load_catalog
 from bom.cli import app
 
 
@@ -36,9 +36,9 @@ def bom() -> Run:
 @pytest.fixture(scope="session")
 def default_report(catalog):
     """The built-in default scenario, built once: model, lines, TCO."""
+    from bom.costing.report import make_report
+    from bom.inputs.scenario import load_scenario
     from bom.pipeline import build_scenario
-    from bom.report import make_report
-    from bom.scenario import load_scenario
 
     scenario, src = load_scenario(None)
     return make_report(build_scenario(scenario, src, catalog), catalog)
@@ -47,7 +47,7 @@ def default_report(catalog):
 @pytest.fixture(scope="session")
 def default_outputs(tmp_path_factory, default_report):
     """The default scenario's files written once to a folder: {suffix: path}."""
-    from bom.outputs import render, write_all
+    from bom.outputs.publish import render, write_all
 
     out = tmp_path_factory.mktemp("default")
     paths = write_all(render(default_report), out)

@@ -83,7 +83,7 @@ def test_compare_table_fits_by_clipping_number_headers(tmp_path):
 
 
 def test_table_clips_text_never_numbers():
-    from bom.text import table
+    from bom.outputs.terminal import table
 
     out = table(["name", "USD"], [["a very long description here", "1,234,567"]], [False, True], width=20)
     assert all(len(line) <= 20 for line in out.splitlines())

@@ -40,7 +40,7 @@ TokenOpt = Annotated[Optional[str], typer.Option("--token", hidden=True)]
 
 def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None) -> tuple[Any, Any]:
     from bom import pipeline
-    from bom.scenario import load_scenario
+    from bom.inputs.scenario import load_scenario
 
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)

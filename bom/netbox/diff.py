@@ -15,8 +15,8 @@ from bom.netbox.client import request_error
 from bom.netbox.push import _id, _int, _name, _value, plan_objects
 
 if TYPE_CHECKING:
-    from bom.build import Model
-    from bom.catalog import Catalog
+    from bom.catalog.rows import Catalog
+    from bom.topology.build import Model
 
 End = tuple[str, str]   # (device, interface)
 

@@ -6,7 +6,7 @@ import that carries a type's interface templates (a device then gets its interfa
 type). Column names and choice values are NetBox 4.7's own (:mod:`bom.netbox.choices`).
 
 The cables stream from the plan into a temporary file while the other objects are collected;
-all files are renamed into place only when every one is complete (as :mod:`bom.cabling` does).
+all files are renamed into place only when every one is complete (as :mod:`bom.outputs.planfiles` does).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from bom.netbox import choices
 from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
 
 if TYPE_CHECKING:
-    from bom.build import Model
-    from bom.catalog import Catalog
+    from bom.catalog.rows import Catalog
+    from bom.topology.build import Model
 
 #: File name -> the NetBox import page it goes to (relative to the NetBox URL).
 FILES: dict[str, str] = {
@@ -104,8 +104,8 @@ def texts(inv: Inventory) -> dict[str, str]:
 
 def export(model: Model, catalog: Catalog | None, out: Path) -> Export:
     """Write the files into ``out``; nothing gets its final name unless every file is complete."""
-    from bom.cabling import _check_dir, _Temps
     from bom.errors import BomError
+    from bom.outputs.planfiles import _check_dir, _Temps
 
     _check_dir(out)
     temps = _Temps(out)

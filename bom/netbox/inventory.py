@@ -1,9 +1,9 @@
 """The plan as NetBox objects: what :mod:`.export` writes and :mod:`.push` sends.
 
-One pass over the cable plan (:func:`bom.plan.rows`, the same generator ``bom cables`` writes)
+One pass over the cable plan (:func:`bom.cableplan.rows.rows`, the same generator ``bom cables`` writes)
 collects the interfaces each device type needs and hands every cable to a callback, so a large
 plan is never held twice; sites, rows, racks and placed devices come from the placement
-(:func:`bom.elevation.elevation_rows`). Devices the placement does not hold (the in-band
+(:func:`bom.placement.elevation.elevation_rows`). Devices the placement does not hold (the in-band
 fabric's stand-in, DCI routers and muxes) stand in their site without a rack, with a device type
 named for their role.
 
@@ -19,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bom import plan
+from bom.cableplan import rows as plan
 from bom.netbox import choices
 
 if TYPE_CHECKING:
-    from bom.build import Model
-    from bom.catalog import Catalog
+    from bom.catalog.rows import Catalog
+    from bom.topology.build import Model
 
 #: Manufacturer of the device types of devices the placement does not hold.
 GENERIC_MAKER = "Generic"
@@ -146,7 +146,7 @@ def _catalog_row(catalog: Catalog | None, cid: str) -> object | None:
 
 def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], None]) -> Inventory:
     """Walk the placement and the cable plan once; ``on_cable`` gets every cable in plan order."""
-    from bom.elevation import elevation_rows
+    from bom.placement.elevation import elevation_rows
 
     inv = Inventory(scenario=model.scenario.name)
     makers: dict[str, None] = {}

@@ -25,8 +25,8 @@ from bom.netbox.client import request_error
 from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
 
 if TYPE_CHECKING:
-    from bom.build import Model
-    from bom.catalog import Catalog
+    from bom.catalog.rows import Catalog
+    from bom.topology.build import Model
 
 #: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
 BATCH = 250
@@ -49,7 +49,7 @@ class Result:
             self.notes.append(f"{kind}: {note}")
 
     def summary(self) -> str:
-        from bom.text import table
+        from bom.outputs.terminal import table
 
         verb = "would create" if self.dry_run else "created"
         rows = [[k, f"{self.created[k]:,}", f"{self.matched[k]:,}", f"{self.differs[k]:,}"]

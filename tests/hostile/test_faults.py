@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from bom import outputs
+from bom.outputs import publish as outputs
 from tests.hostile.conftest import ROOT, SMALL, check, leftovers, run, write
 
 OLD = SMALL
 NEW = SMALL.replace("nodes: 16", "nodes: 32")
-#: Runs the CLI with the file operations of bom.outputs wrapped: SIGKILL before the KILL_AT-th one.
+#: Runs the CLI with the file operations of bom.outputs.publish wrapped: SIGKILL before the KILL_AT-th one.
 HARNESS = textwrap.dedent("""\
     import os, signal, sys, time
-    import bom.outputs as o
+    import bom.outputs.publish as o
     count = [0]
     at = int(os.environ.get("KILL_AT", "0"))
     pause = os.environ.get("PAUSE_IN_WRITE")

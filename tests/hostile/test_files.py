@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bom.yamlio import MAX_BYTES
+from bom.inputs.yamlio import MAX_BYTES
 from tests.hostile.conftest import SMALL, check, run, run_process, write
 
 

@@ -17,12 +17,12 @@ import openpyxl
 import pytest
 import yaml
 
-from bom.catalog import builtin_dir
-from bom.writers.common import cell_text
-from bom.writers.text import CSV_COLS
+from bom.catalog.rows import builtin_dir
+from bom.outputs.writers.common import cell_text
+from bom.outputs.writers.documents import CSV_COLS
 from tests.hostile.conftest import check, run
+from tests.outputs.writers.test_report import FLAGS, chromium
 from tests.spreadsheet import _PROFILE, recalc, soffice
-from tests.writers.test_report import FLAGS, chromium
 
 PAYLOADS = [
     "=1+1",

@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bom.catalog import KINDS, builtin_dir
+from bom.catalog.rows import KINDS, builtin_dir
 from tests.hostile.conftest import check, leftovers, run
 
 PLATFORMS = ["dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300"]

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bom import pipeline, plan
-from bom.elevation import elevation_rows
+from bom import pipeline
+from bom.cableplan import rows as plan
+from bom.inputs.scenario import load_scenario
 from bom.netbox import choices
 from bom.netbox.export import CABLE_HEADER, FILES, export
-from bom.scenario import load_scenario
+from bom.placement.elevation import elevation_rows
 
 HERE = Path(__file__).parent / "scenarios"
 

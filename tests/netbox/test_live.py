@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from bom import pipeline, plan
+from bom import pipeline
+from bom.cableplan import rows as plan
+from bom.inputs.scenario import load_scenario
 from bom.netbox import client
 from bom.netbox.inventory import slug
 from bom.netbox.push import plan_objects
-from bom.scenario import load_scenario
 from tests.netbox import live
 
 HERE = Path(__file__).parent / "scenarios"

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import pytest
 
+from bom.costing.report import make_report
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
-from bom.report import make_report
-from bom.scenario import scenario_from_text
 from bom.units import magnitude
-from bom.yamlio import load_text
 
 CRUSOE = "name: crusoe-512-mi355x\nplatform: mi355x-platform\ngpus: 512\nfabrics: {compute: {}}\n"
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from bom.build import build_model
-from bom.fabric import switch_ports
-from bom.scenario import load_scenario, scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import load_scenario, scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
+from bom.topology.planes import switch_ports
 
 CASE = Path(__file__).with_name("b200_16k.yaml")
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.build import build_model
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 
 def basepod(catalog, nodes: int):
@@ -85,10 +85,10 @@ def test_basepod_management_side(catalog):
     out-of-band SN2201", "DGX BasePOD NDR400 switches and cables table SN4600C SN2201 quantity",
     "BasePOD Switches and Cables table ...": the stored excerpts stop before the switch table.
     So the counts below that are not in the list above are the stated rules, not published figures:
-    UFM one HA pair below a SuperPOD (bom/endpoints.py BASEPOD_UFM); the in-band and OOB fabrics
-    sized by their ports (one SN4600C and one SN2201 hold an 8-node pod, bom/support.py one_leaf).
+    UFM one HA pair below a SuperPOD (bom/topology/endpoints.py BASEPOD_UFM); the in-band and OOB fabrics
+    sized by their ports (one SN4600C and one SN2201 hold an 8-node pod, bom/topology/support.py one_leaf).
     """
-    from tests.test_build import build
+    from tests.topology.test_build import build
 
     m = build(catalog, SUPPORT.format(n=8))
     ends = m.endpoints.to_json()
@@ -108,7 +108,7 @@ def test_basepod_in_band_is_an_mlag_pair(catalog):
     Management Switch)": an MLAG peerlink (swp57, swp58) and an MLAG backup address, so the in-band
     switches are a pair. The H100/B200 RA's own count was not read (see above); held here as the
     known gap, so the day the pair is built this test says so."""
-    from tests.test_build import build
+    from tests.topology.test_build import build
 
     m = build(catalog, SUPPORT.format(n=8))
     assert m.fabrics["inband"].to_json()["switches"]["leaf"] == 2

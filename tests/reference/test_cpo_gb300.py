@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import pytest
 
-from bom.build import build_model
-from bom.lines import all_lines
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.costing.lines import all_lines
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 GPUS = 576                      # Lambda's first table row: 8 GB300 NVL72 racks
 CPO_SWITCHES = 12               # Lambda: 576 GPUs -> 12 CPO switches

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.build import build_model
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 BASE = """\
 name: dci

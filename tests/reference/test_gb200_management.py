@@ -8,9 +8,9 @@ rack in each SU's network racks).
 
 from __future__ import annotations
 
-from bom.build import build_model
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 TEXT = """
 name: gb200-1su

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from bom.build import build_model
-from bom.lines import all_lines
-from bom.scenario import load_scenario, scenario_from_text
-from bom.yamlio import load_text
+from bom.costing.lines import all_lines
+from bom.inputs.scenario import load_scenario, scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 HERE = Path(__file__).parent
 LEAVES_PER_STRIPE = 8          # "Number of leaf nodes = number of GPUs per server = 8"

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from bom.inputs.workload import Workload, load_jobs
+from bom.outputs.terminal import levels_go_table
 from bom.pipeline import SizeOverrides, size_seed_jobs
 from bom.resources import data_dir
-from bom.sizing import SEED_LEVELS, seed_accelerator, size
-from bom.text import levels_go_table
-from bom.workload import Workload, load_jobs
+from bom.topology.sizing import SEED_LEVELS, seed_accelerator, size
 
 USABLE = 288 * 0.85          # 244.8 GB per GPU
 RATE = 2.25e15 * 0.4         # 9e14 FLOP/s sustained per GPU

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.build import build_model
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 TABLE_3 = [  # (SUs, nodes, leaf, spine, node-leaf cables, leaf-spine cables): RA-11337-001 V01 Table 3
     (1, 64, 16, 8, 512, 512),

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bom.build import build_model
-from bom.scenario import load_scenario
+from bom.inputs.scenario import load_scenario
+from bom.topology.build import build_model
 
 CASE = Path(__file__).with_name("superpod_h100_4su_full.yaml")
 

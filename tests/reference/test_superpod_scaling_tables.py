@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.build import build_model
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
 
 H100 = [  # RA-11333-001 V11 Table 4: SUs, nodes, leaf, spine, compute + UFM cables, spine-leaf cables
     (1, 31, 8, 4, 252, 256),

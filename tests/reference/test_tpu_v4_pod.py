@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import pytest
 
+from bom.costing.report import make_report
+from bom.inputs.scenario import scenario_from_text
+from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
-from bom.report import make_report
-from bom.scenario import scenario_from_text
-from bom.yamlio import load_text
 
 POD = "name: tpu-v4-pod\nplatform: tpu-v4-pod\ngpus: 4096\n"
 

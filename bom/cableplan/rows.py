@@ -1,0 +1,1318 @@
+"""The cable plan: every link from device and port to device and port, as the closed form builds it.
+
+A generator over the :class:`~bom.topology.build.Model` that yields one row per fibre run or copper-assembly
+leg, with the link it carries, for every scale-out fabric and for scale-across. It walks the same
+rules the closed form counts with (:mod:`bom.topology.planes`, :mod:`bom.topology.geometry`,
+:mod:`bom.topology.linkgroups`) and
+takes every part number and sold length from the link group the BOM counts (``LinkGroup.runs``),
+so it never looks a part up again; aggregating the rows (:func:`tally`) gives the closed-form
+counts back, which ``tests/test_plan.py`` checks scenario by scenario.
+
+Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
+
+- nodes in scalable-unit (or rack) order; a node's scale-out port ``q = rail * planes + plane``
+  at the link rate, its cage ``q // (ports per cage)``: rail 1 of a DGX H100 is ``p1/1``, rail 2
+  ``p1/2``; on the other fabrics the port carries the fabric's name (``oob-p1``, ``storage-p2``);
+- as the placement (bom/placement/racks.py) numbers them: the leaves of group (SU or rack) ``g``, plane
+  ``pl``: ``(g * planes + pl) * leaves_per_group + local``, where a rail leaf is ``local = rail *
+  leaves_per_rail + j`` (j-th leaf of the rail; a small pod's leaf carries ``rails_per_leaf``
+  rails, so ``rail`` here is the rail set ``r // rails_per_leaf``, and a switch pair's two
+  switches are the two halves of every node's rails); spines ``(pod * planes + pl) * spines_per_pod +
+  s``; cores ``(pl * spines_per_pod + i) * cores_per_group + c`` (core group i takes spine i of
+  every pod);
+- a switch's downlinks fill its first cages, its uplinks the cages after its downlinks (or its
+  dedicated uplink cages), whatever the group uses, so a partial SU keeps the full SU's
+  pattern; uplink ``u`` of a leaf goes to spine ``u // links_per_pair`` (the spreading rule);
+  uplinks at the switch's native rate are its own cages past the downlinks (``p33`` on a
+  64-cage switch whose downlinks take 32), dedicated uplink ports are numbered after its cages;
+  a switch pair's ISL ``j`` joins uplink port ``j`` of each switch;
+- a cage takes ports of one module part (runs of different fibre lengths share a twin-port
+  module), or of one link group for a copper head (one head is one cable): ports come in order
+  and a new cage opens when the open cage of that part is full, as the closed form counts;
+- DCI: a site's router ports are its client ports, then its line ports, router by router;
+  client links go to the compute fabric's top layer (spines, cores in three layers, the
+  switches themselves in a fabric of one switch or a pair) a cage
+  at a time, switch by switch, on ports the fabric leaves free.
+
+Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
+:class:`CableRow` names them for other consumers (the NetBox writer).
+
+For consumers: ``cable_rows(model, catalog=catalog)`` yields :class:`CableRow`; the devices and
+their rack units come from ``model.placement`` (``racks()``, ``elevation(rack)``; or
+:func:`bom.placement.elevation.elevation_rows`); a device's interfaces are the ports its rows name: ``p17``
+a cage, ``p17/2`` its second port, ``oob-p1`` a node's NIC port on another fabric, ``mgmt`` a
+device's management port, ``line`` and ``p1``.. a mux/demux's line and channel ports,
+``gpu1-nvl3`` / ``nvs2-p5-l3`` NVLink (``--scale-up``). ``a_module``/``b_module`` is the part in
+the cage, ``cable_part``/``cable_type``/``sold_length_m`` the cable, ``bundle`` the bought
+cable several rows share. DCI routers and muxes have no placement (empty rack and U).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from bom import names
+from bom.catalog.rows import Switch
+from bom.costing.lines import DARK_FIBRE_SKU
+from bom.errors import LimitError
+from bom.topology.geometry import FloorPlan, Run, _centre, _leaf_rows, _pods, _rack_fills, _row_run, _rows_after
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog
+    from bom.placement.racks import Placement, Rack, Slot
+    from bom.topology.build import Fabric, Model
+    from bom.topology.linkgroups import LinkGroup
+    from bom.topology.planes import Plane
+
+
+class CableRow(NamedTuple):
+    """One row of the plan: one fibre run or copper-assembly leg and the link it carries.
+
+    Lengths in metres, rates in Gbit/s; ``a_u``/``b_u`` are the lowest rack unit the device
+    occupies (1 = bottom), ``""`` where a device has no placement.
+    """
+
+    cable_id: str         # unique per row: C00000001
+    label: str            # TIA-606 style, near end first: "<rack>-<U>:<port> / <rack>-<U>:<port>"
+    link_id: str          # the link the run carries (several runs of one link share it)
+    bundle: str           # the bought cable several rows share (a splitter, a fan-out trunk), else ""
+    tier: str             # scale-out | scale-across | scale-up
+    fabric: str           # compute | storage | inband | oob | dci
+    hop: str              # node-leaf | leaf-spine | spine-core | fabric-dci | site-site | fibre-pair
+    plane: int | str      # 1-based plane of the fabric
+    rail: int | str       # 1-based rail (node-leaf of a rail-optimised fabric)
+    a_site: str
+    a_row: str
+    a_rack: str
+    a_u: int | str
+    a_device: str
+    a_role: str
+    a_port: str
+    a_module: str         # part number of the module in the cage ("" for an assembly head)
+    b_site: str
+    b_row: str
+    b_rack: str
+    b_u: int | str
+    b_device: str
+    b_role: str
+    b_port: str
+    b_module: str
+    medium: str           # passive-copper, active-copper, aoc, multimode, smf-parallel, ...
+    rate_gbps: float
+    cable_type: str       # dac | acc | aec | aoc | rj45 | "<fibre> <connector> <kind>"
+    cable_part: str       # the orderable part at its sold length ("" where the BOM buys none)
+    strands: int          # lit fibre strands of this run
+    length_m: float       # required length on the floor plan
+    sold_length_m: float | str
+    bucket: str           # in-rack | in-row | cross-row | route
+    panels: int           # patch panels the run passes
+    via: str              # what it passes: patch panel part, mux channel, amplifier sites
+
+
+FIELDS: tuple[str, ...] = CableRow._fields
+COL = {name: i for i, name in enumerate(FIELDS)}
+
+
+class Locator(Protocol):
+    """Where a device stands: (site, row, rack, U, device name) for the index-th device of a role."""
+
+    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]: ...
+
+
+class Unplaced:
+    """No placement: devices are named by site, role and index; rack and U stay empty."""
+
+    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
+        s = names.site(site)
+        return s, "", "", "", f"{s}-{role}-{index + 1:02d}"
+
+
+class PlanMismatchError(Exception):
+    """The plan cannot place a link the closed form counts: a bug, never bad input."""
+
+
+def _port_names(cages: int, per: int, first_cage: int = 0) -> list[str]:
+    if per == 1:
+        return [names.port(first_cage + c + 1) for c in range(cages)]
+    return [names.port(first_cage + c + 1, s + 1) for c in range(cages) for s in range(per)]
+
+
+def _node_port_names(f: Fabric, cages: int, per: int) -> list[str]:
+    """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
+    has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
+    ports = _port_names(cages, per)
+    return ports if f.name == "compute" else [f"{f.name}-{n}" for n in ports]
+
+
+class _Ports:
+    """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
+
+    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below", "used")
+
+    def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
+        self.first, self.next, self.end, self.per = first, first, first + cages, per
+        self.open: dict[object, list[int]] = {}
+        self.names = names_    # indexed by port number on this device (cage * per + sub)
+        self.what = what
+        self.below: _Ports | None = None   # the range before this one on the same device
+        self.used = 0
+
+    def take(self, key: object) -> int:
+        self.used += 1
+        per = self.per
+        if per > 1:
+            o = self.open.get(key)
+            if o is not None and o[1] < per:
+                o[1] += 1
+                return o[0] * per + o[1] - 1
+        c = self.next
+        if c >= self.end:
+            self._full()
+        self.next = c + 1
+        if per > 1:
+            self.open[key] = [c, 1]
+        return c * per
+
+    def _full(self) -> None:
+        role, index = self.what
+        kinds = max((r.open for r in (self, self.below) if r is not None), key=len)
+        if len(kinds) > 1:
+            raise LimitError(
+                f"{role} {index + 1} runs out of cages in the cable plan: its links take {len(kinds)} kinds "
+                f"of module ({', '.join(str(k) for k in kinds)}), and a twin-port cage holds one, so the "
+                "half-empty cages of each kind need more cages than the switch has", key="fabrics",
+                hint="Restrict the fabric's media to one kind (for example media: [smf-parallel]).")
+        raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
+                                "the closed form counts more ports than the device has")
+
+    @property
+    def free(self) -> int:
+        return self.end - self.next
+
+
+@dataclass(slots=True)
+class _Kind:
+    """The constant part of every row of one link group on one floor-plan run."""
+
+    gid: int
+    head: tuple[str, str, str]
+    a_mod: str
+    b_mod: str
+    tail: tuple[object, ...]
+    runs: int                    # rows per link (fibre runs; 1 for an assembly)
+    a_per: int                   # ports one module (or head) serves at each end
+    b_per: int
+    a_key: object                # what shares a cage at each end: the module part, or the group
+    b_key: object                # (an assembly's head is one cable)
+    bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
+    per_bundle: int = 1
+    counter: list[int] = field(default_factory=lambda: [0])
+
+    @property
+    def one(self) -> bool:
+        """One row per link, made by :meth:`_Plan.row`."""
+        return self.runs == 1 and self.bundle != 3
+
+
+def _cable_type(g: LinkGroup) -> str:
+    o = g.choice.option
+    if o.assembly is not None:
+        return o.assembly.kind
+    if o.fibre is not None:
+        return f"{o.fibre.fibre} {o.fibre.connector} {o.fibre.kind}"
+    return ""
+
+
+def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
+    """Per hop, every run of every link group with the parts the BOM counts on it."""
+    out: dict[str, dict[Run, _Kind]] = defaultdict(dict)
+    for n, g in enumerate(groups, start=start):
+        o = g.choice.option
+        a_mod = g.lower_end.part.part_number if g.lower_end.part is not None else ""
+        b_mod = g.upper_end.part.part_number if g.upper_end.part is not None else ""
+        if o.assembly is not None:
+            a = o.assembly
+            heads = (a.end_a.count, a.end_b.count) if g.lower_end is o.a else (a.end_b.count, a.end_a.count)
+            bundle, per = (0, 1) if a.links == 1 else (1, 1) if heads[0] == 1 else (2, 1) if heads[1] == 1 \
+                else (3, a.links)
+            runs, strands = 1, 0
+        else:
+            runs = max(1, o.runs_per_link)
+            strands = o.lit_per_link // runs
+            bundle, per = (3, o.runs_per_cable) if o.runs_per_cable > 1 else (0, 1)
+        via = ""
+        if g.panel is not None and g.choice.panels:
+            via = f"{g.choice.panels} x {g.panel.part_number}"
+        counter = [0]
+        for run, c in g.runs.items():
+            tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
+                    c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
+            # The closed form shares a device's cages among one hop's ports of one module part; the
+            # UFM's ports fill the nodes' half-used leaf cages (bom/topology/ufm.py).
+            hop = "node-leaf" if g.hop == "ufm-leaf" else g.hop
+            a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
+            b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
+            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
+                                    g.upper_end.ports, a_key, b_key, bundle, per, counter)
+    return out
+
+
+class _Plan:
+    """Counters and device places shared by every hop of one plan."""
+
+    def __init__(self, model: Model, locator: Locator) -> None:
+        self.model = model
+        self.locator = locator
+        self.cable = itertools.count(1)
+        self.link = itertools.count(1)
+        self.places: dict[tuple[str, int, int], tuple[tuple[object, ...], str]] = {}
+        self.catalog: Catalog | None = None
+
+    def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
+        key = (role, site, index)
+        p = self.places.get(key)
+        if p is None:
+            s, row, rack, u, device = self.locator.where(role, site, index)
+            prefix = f"{rack}-{u:02d}" if rack and isinstance(u, int) else device
+            p = self.places[key] = ((s, row, rack, u, device, role), prefix)
+        return p
+
+    def forget(self, site: int) -> None:
+        """Drop the places of a finished site (a campus never holds all its devices at once)."""
+        self.places = {k: v for k, v in self.places.items() if k[1] != site}
+
+    def row(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
+            a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
+            b_cage: str) -> tuple[object, ...]:
+        """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
+        b0 = k.bundle
+        bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
+        return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
+                bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
+
+    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
+        return (self.row(*args),)  # type: ignore[arg-type]
+
+    def emitter(self, k: _Kind):  # type: ignore[no-untyped-def]
+        """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
+        return self.one_row if k.one else self.rows
+
+    def rows(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
+             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
+             b_cage: str) -> list[tuple[object, ...]]:
+        """Every row of a link: one per fibre run, each run counted into its group's trunks."""
+        lid = f"L{next(self.link):08d}"
+        label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"
+        out = []
+        for _ in range(k.runs):
+            n = k.counter[0]
+            k.counter[0] = n + 1
+            bundle = f"B{k.gid:03d}-{n // k.per_bundle + 1:06d}" if k.bundle == 3 else ""
+            out.append((f"C{next(self.cable):08d}", label, lid, bundle, *k.head, plane, rail, *a[0], a_port,
+                        k.a_mod, *b[0], b_port, k.b_mod, *k.tail))
+        return out
+
+
+def _sites(f: Fabric) -> Iterator[tuple[int, int, Plane]]:
+    """(1-based site number, its shape's index, plane of that site) in the cluster's site order."""
+    n = 0
+    for k, (count, p) in enumerate(f.shapes):
+        for _ in range(count):
+            n += 1
+            yield n, k, p
+
+
+class _Switches:
+    """The cage ranges of every switch of one fabric in one site, made on first use."""
+
+    def __init__(self, f: Fabric, p: Plane, site: int) -> None:
+        self.p, self.site, self.planes = p, site, f.planes
+        leaf, up, spine = p.leaf, p.up, p.spine
+        self.roles = {k: names.switch_role(f.name, k) for k in ("leaf", "spine", "core")}
+        self.leaf_names = _port_names(leaf.cages, leaf.ports_per_cage)
+        # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
+        # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
+        # cages of their own, numbered after the downlink cages.
+        self.native = (p.leaf_uplink is not None and p.leaf_uplink.form_factor == leaf.form_factor
+                       and p.leaf_uplink.cages == leaf.cages)
+        self.up_names = (self.leaf_names if p.leaf_uplink is None else
+                         _port_names(up.cages, up.ports_per_cage, 0 if self.native else leaf.cages))
+        self.spine_names = _port_names(spine.cages, spine.ports_per_cage)
+        self.down: dict[int, _Ports] = {}
+        self.up: dict[int, _Ports] = {}
+        self.spine_down: dict[int, _Ports] = {}
+        self.spine_up: dict[int, _Ports] = {}
+        self.core: dict[int, _Ports] = {}
+
+    def leaf_down(self, i: int) -> _Ports:
+        s = self.down.get(i)
+        if s is None:
+            per = self.p.leaf.ports_per_cage
+            s = self.down[i] = _Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
+        return s
+
+    def leaf_up(self, i: int) -> _Ports:
+        """Uplinks from the first cage past the downlink share (or past the last downlink cage in use,
+        when a device's downlinks take two kinds of module and so a cage more)."""
+        s = self.up.get(i)
+        if s is None:
+            p = self.p
+            if p.leaf_uplink is None or self.native:
+                first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
+                s = _Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s.below = self.leaf_down(i)
+            else:
+                s = _Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+            self.up[i] = s
+        return s
+
+    def spare(self, i: int) -> list[_Ports]:
+        """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
+        management switches' uplinks land."""
+        down, up = self.leaf_down(i), self.leaf_up(i)
+        end = up.first if self.p.leaf_uplink is None or self.native else down.end
+        return [_Ports(down.next, end - down.next, down.per, down.names, down.what),
+                _Ports(up.next, up.end - up.next, up.per, up.names, up.what)]
+
+    def _spine_split(self, i: int) -> int:
+        """A spine's first uplink cage: past half its ports in three layers (or past its last
+        downlink cage in use)."""
+        half = -(-(self.p.spine.radix // 2) // self.p.spine.ports_per_cage)
+        return max(half, self.spine_lo(i).next)
+
+    def spine_lo(self, i: int) -> _Ports:
+        s = self.spine_down.get(i)
+        if s is None:
+            s = self.spine_down[i] = _Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
+                                            self.spine_names, (self.roles["spine"], i))
+        return s
+
+    def spine_hi(self, i: int) -> _Ports:
+        s = self.spine_up.get(i)
+        if s is None:
+            first = self._spine_split(i)
+            s = self.spine_up[i] = _Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
+                                          self.spine_names, (self.roles["spine"], i))
+            s.below = self.spine_lo(i)
+        return s
+
+    def core_lo(self, i: int) -> _Ports:
+        s = self.core.get(i)
+        if s is None:
+            s = self.core[i] = _Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage, self.spine_names,
+                                      (self.roles["core"], i))
+        return s
+
+    def top(self) -> tuple[str, list[int]]:
+        """The top layer's role and each of its switches' first free cage (in :attr:`spine_names`'
+        numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
+        p = self.p
+        if p.layers == 3:
+            return self.roles["core"], [self.core[i].next if i in self.core else 0
+                                        for i in range(p.cores * self.planes)]
+        if p.layers == 2:
+            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
+                                         for i in range(p.spines * self.planes)]
+        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
+                                    for i in range(p.leaves * self.planes)]
+
+
+def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
+                 tops: dict[str, dict[int, _Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
+    """The row generators of one fabric, hop by hop (chained: the code after each ``yield`` runs
+    once that hop's rows are all out)."""
+    from bom.topology.support import PooledFabric
+
+    fp = plan.model.floor
+    for site, k, p in _sites(f):
+        sw = _Switches(f, p, site)
+        for pl in range(f.planes):
+            if isinstance(f, PooledFabric):
+                yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
+            elif p.topology == "tor":
+                yield _tor_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+            else:
+                yield _rail_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+        if "ufm-leaf" in kinds:
+            yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
+        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
+            for pl in range(f.planes):
+                yield _leaf_leaf(plan, p, fp, sw, kinds["leaf-leaf"], site, pl)
+        if p.leaf_up and p.spines_per_pod:   # a fabric of one leaf has no uplinks
+            for pl in range(f.planes):
+                yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl, f.planes)
+        if p.layers == 3:
+            for pl in range(f.planes):
+                yield _spine_core(plan, p, fp, sw, kinds["spine-core"], site, pl, f.planes)
+        tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
+        plan.forget(site)
+
+
+def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: _Switches,
+                      kinds: dict[str, dict[Run, _Kind]], site: int, pl: int) -> Iterator[tuple[object, ...]]:
+    """Storage and in-band (bom/topology/support.py): every node port is a unit; leaf groups of
+    ``group_units`` units on the block's run, a group's units split over its leaves (the first
+    ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
+    switches' uplinks) over the endpoints' own leaves, on the shared racks' run (plane 1)."""
+    from bom.topology.support import PooledShape, _in_row, block_nodes
+
+    assert isinstance(ps, PooledShape)
+    model = plan.model
+    compute = model.fabrics.get("compute")
+    block = block_nodes(compute.shapes[0][1] if compute else None, fp)
+    planes, lpg, g_units = f.planes, p.leaves_per_group, ps.group_units
+    leaf_role = sw.roles["leaf"]
+    nic = f.node_ports
+    assert nic is not None
+    k = kinds["node-leaf"][_in_row(fp, math.ceil(block / fp.nodes_per_rack))]
+    emit, per = plan.emitter(k), k.a_per
+    total = _site_nodes(model, site) * nic.ports
+    port_names = _node_port_names(f, -(-nic.ports * planes // per), per)
+    u = 0
+    for d in range(total // nic.ports):
+        dev = plan.place("node", site, d)
+        for r in range(nic.ports):
+            g, unit, fill = ps.node_group(u)   # a partial block's ports shared evenly (support.PooledShape)
+            local = _share(unit, fill, lpg)
+            leaf_i = (g * planes + pl) * lpg + local
+            leaf_ports = sw.leaf_down(leaf_i)
+            j = leaf_ports.take(k.b_key)
+            q = r * planes + pl
+            yield from emit(k, pl + 1, "", dev, port_names[q], port_names[q - q % per],
+                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                            leaf_ports.names[j - j % leaf_ports.per])
+            u += 1
+    if pl == 0:
+        yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
+
+
+def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, _Kind], site: int
+              ) -> Iterator[tuple[object, ...]]:
+    """The UFM appliances' compute ports on the leaves' spare downlinks, one a leaf a round, the
+    leaves with a half-used twin-port cage first (bom/topology/ufm.py place_ports): they share its module."""
+    ends = plan.model.endpoints
+    nic = ends.ufm.ports.compute if ends is not None and ends.ufm is not None else None
+    if nic is None or not getattr(f, "ufm", None) or not f.ufm.ports:  # type: ignore[attr-defined]
+        return
+    fp = plan.model.floor
+    k = kinds[Run(fp.run(1, fp.row_m / 2), "cross-row")]
+    emit, per = plan.emitter(k), k.a_per
+    names_ = _port_names(-(-nic.ports // per), per)
+    down, cage = p.leaf_down, p.leaf.ports_per_cage
+    leaves = [(i, sw.leaf_down(i)) for i in range(p.leaves * f.planes)]
+    slots = []
+    for rnd in range(down):
+        cands = sorted(((r.used + rnd) % cage == 0, i) for i, r in leaves if r.used + rnd < down)
+        slots += [i for _, i in cands]
+        if len(slots) >= ends.ufm_count * nic.ports or not cands:  # type: ignore[union-attr]
+            break
+    for u in range(ends.ufm_count * nic.ports):  # type: ignore[union-attr]
+        d, r = divmod(u, nic.ports)
+        i = slots[u]
+        ports = sw.leaf_down(i)
+        j = ports.take(k.b_key)
+        yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
+                        plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
+
+
+def _share(unit: int, fill: int, parts: int) -> int:
+    """Which of ``parts`` takes ``unit`` when ``fill`` units split as floorplan._split does."""
+    q_, rem = divmod(fill, parts)
+    big = rem * (q_ + 1)
+    return unit // (q_ + 1) if unit < big else rem + (unit - big) // q_
+
+
+def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switches, kinds: dict[str, dict[Run, _Kind]],
+                      site: int, first_group: int) -> Iterator[tuple[object, ...]]:
+    fp = plan.model.floor
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    lpg = p.leaves_per_group
+    e_leaves = (ps.extra_groups or 1) * lpg  # type: ignore[attr-defined]
+    if not ps.extra_groups:  # type: ignore[attr-defined]
+        first_group = 0   # a one-leaf fabric (support.one_leaf): the endpoints share the nodes' leaf
+    leaf_role = sw.roles["leaf"]
+    for role, e_nic, ports in ps.kinds:  # type: ignore[attr-defined]
+        k = kinds[f"{role}-leaf"][run]
+        emit, per = plan.emitter(k), k.a_per
+        if role == "oob":   # the management switches' uplinks: their dedicated uplink cages
+            device_role, port_names = "oob-leaf", _oob_uplink_names(plan)
+        else:
+            device_role, port_names = role, _node_port_names(f, -(-e_nic.ports // per), per)
+        for u in range(ports):
+            d, r = divmod(u, e_nic.ports)
+            j_leaf = _share(u, ports, e_leaves)
+            leaf_i = ((first_group + j_leaf // lpg) * f.planes) * lpg + j_leaf % lpg
+            leaf_ports = sw.leaf_down(leaf_i)
+            j = leaf_ports.take(k.b_key)
+            yield from emit(k, 1, "", plan.place(device_role, site, d), port_names[r], port_names[r - r % per],
+                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                            leaf_ports.names[j - j % leaf_ports.per])
+
+
+def _oob_uplink_names(plan: _Plan) -> list[str]:
+    f = plan.model.fabrics.get("oob")
+    leaf = plan.catalog.get("switches", f.leaf_id)  # type: ignore[union-attr]
+    assert isinstance(leaf, Switch) and leaf.uplinks is not None
+    return _port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
+
+
+def _site_nodes(model: Model, site: int) -> int:
+    n = 0
+    for shape in model.cluster.sites:
+        n += shape.count
+        if site <= n:
+            return shape.nodes
+    raise ValueError(site)
+
+
+def _endpoint_ports(ends: object, fabric: str) -> list[tuple[str, int, int]]:
+    """(role, devices per site, ports each) of the endpoints on ``fabric``, as Endpoints.ports counts them."""
+    out = []
+    for row, n in ends.management() + ends.storage_rows():  # type: ignore[attr-defined]
+        nic = ends.storage_ports if fabric == "storage" and row is ends.storage else getattr(row.ports, fabric)  # type: ignore[attr-defined]
+        if nic is not None and n:
+            out.append((row.role, n, nic.ports))
+    return out
+
+
+def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
+                    site: int, pl: int) -> Iterator[tuple[object, ...]]:
+    planes = f.planes
+    nic = f.node_ports
+    assert nic is not None
+    node_per = nic.ports_per_cage * planes
+    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
+    leaf_role = sw.roles["leaf"]
+    # A leaf takes ``rails`` consecutive rails (several on a small pod's leaf, both halves of a
+    # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
+    # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
+    blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
+    down = p.rail_leaf_nodes if not blocks else 0
+    plane_no = pl + 1
+    leaves: dict[int, tuple[_Ports, tuple[tuple[object, ...], str]]] = {}
+    for g in range(p.groups):
+        nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+        fills = _rack_fills(nodes, fp.nodes_per_rack)
+        middle = min(len(fills), fp.racks_per_row) // 2
+        leaf_base = (g * planes + pl) * p.leaves_per_group
+        first = 0
+        for i, fill in enumerate(fills):
+            # The same run as floorplan.node_leaf: the rack's distance from the SU's network rack.
+            rows, pos = divmod(i, fp.racks_per_row)
+            racks_away = middle - pos if pos < middle else pos - middle + 1
+            k = kinds[Run(fp.run(rows, racks_away * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")]
+            one, key = k.one, k.b_key
+            emit = plan.row if one else plan.rows
+            for n in range(first, first + fill):
+                node = plan.place("node", site, g * p.group_nodes + n)
+                for r in range(p.node_ports):
+                    local = n // blocks if blocks else r // rails * per_rail + min(n // down, per_rail - 1)
+                    leaf_i = leaf_base + local
+                    leaf = leaves.get(leaf_i)
+                    if leaf is None:
+                        leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
+                    ports = leaf[0]
+                    j = ports.take(key)
+                    q = r * planes + pl
+                    out = emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per], leaf[1],
+                               ports.names[j], ports.names[j - j % ports.per])
+                    if one:
+                        yield out
+                    else:
+                        yield from out
+            first += fill
+
+
+def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
+                   site: int, pl: int) -> Iterator[tuple[object, ...]]:
+    planes = f.planes
+    nic = f.node_ports
+    assert nic is not None
+    node_per = nic.ports_per_cage * planes
+    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
+    leaf_role = sw.roles["leaf"]
+    k = kinds[Run(fp.in_rack_m, "in-rack")]
+    emit = plan.emitter(k)
+    lpg = p.leaves_per_group
+    plane_no = pl + 1
+    for g in range(p.groups):
+        fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+        # floorplan._split: the rack's ports over its leaves, the first ``rem`` leaves one more.
+        q_, rem = divmod(fill * p.node_ports, lpg)
+        big = rem * (q_ + 1)
+        leaf_base = (g * planes + pl) * lpg
+        for n in range(fill):
+            node = plan.place("node", site, g * p.group_nodes + n)
+            for r in range(p.node_ports):
+                i = r * fill + n       # port-major: port 1 of every node first
+                local = i // (q_ + 1) if i < big else rem + (i - big) // q_
+                leaf_i = leaf_base + local
+                ports = sw.leaf_down(leaf_i)
+                j = ports.take(k.b_key)
+                q = r * planes + pl
+                yield from emit(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
+                                     plan.place(leaf_role, site, leaf_i), ports.names[j],
+                                     ports.names[j - j % ports.per])
+
+
+def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
+                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
+    lpg, sp, pair = p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
+    leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
+    plane_no = pl + 1
+    spines: dict[int, tuple[tuple[tuple[object, ...], str], _Ports]] = {}
+    seq = 0   # the plane's leaves in order, group by group, as floorplan._pods takes them
+    for pod, leaves_by_row in enumerate(_pods(p, _leaf_rows(p, fp))):
+        centre = _centre(p, fp, leaves_by_row)
+        for row, count in leaves_by_row:
+            k = kinds[_row_run(fp, abs(row - centre))]
+            one, a_key, b_key = k.one, k.a_key, k.b_key
+            emit = plan.row if one else plan.rows
+            for _leaf in range(count):
+                g, local = divmod(seq, lpg)
+                seq += 1
+                leaf_i = (g * planes + pl) * lpg + local
+                leaf = plan.place(leaf_role, site, leaf_i)
+                up = sw.leaf_up(leaf_i)
+                for s in range(sp):
+                    spine_i = (pod * planes + pl) * sp + s
+                    spine = spines.get(spine_i)
+                    if spine is None:
+                        spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
+                    down = spine[1]
+                    for _ in range(pair):
+                        j = up.take(a_key)
+                        m = down.take(b_key)
+                        out = emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
+                                   down.names[m], down.names[m - m % down.per])
+                        if one:
+                            yield out
+                        else:
+                            yield from out
+
+
+def _leaf_leaf(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
+               pl: int) -> Iterator[tuple[object, ...]]:
+    """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
+    the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
+    k = kinds[Run(fp.in_rack_m, "in-rack")]
+    emit = plan.emitter(k)
+    role = sw.roles["leaf"]
+    first = pl * p.leaves_per_group          # one group: the plane's two switches
+    a, b = plan.place(role, site, first), plan.place(role, site, first + 1)
+    ua, ub = sw.leaf_up(first), sw.leaf_up(first + 1)
+    for _ in range(p.isl):
+        j, m = ua.take(k.a_key), ub.take(k.b_key)
+        yield from emit(k, pl + 1, "", a, ua.names[j], ua.names[j - j % ua.per], b, ub.names[m],
+                        ub.names[m - m % ub.per])
+
+
+def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
+                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
+    rows = _leaf_rows(p, fp)
+    hall_centre = (rows[0] + _rows_after(p, fp, rows[-1])) // 2
+    sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
+    spine_role, core_role = sw.roles["spine"], sw.roles["core"]
+    plane_no = pl + 1
+    for pod, leaves_by_row in enumerate(_pods(p, rows)):
+        k = kinds[_row_run(fp, abs(_centre(p, fp, leaves_by_row) - hall_centre))]
+        emit = plan.emitter(k)
+        for s in range(sp):
+            spine_i = (pod * planes + pl) * sp + s
+            spine = plan.place(spine_role, site, spine_i)
+            up = sw.spine_hi(spine_i)
+            for c in range(cpg):
+                core_i = (pl * sp + s) * cpg + c
+                core = plan.place(core_role, site, core_i)
+                down = sw.core_lo(core_i)
+                for _ in range(pair):
+                    j = up.take(k.a_key)
+                    m = down.take(k.b_key)
+                    yield from emit(k, plane_no, "", spine, up.names[j], up.names[j - j % up.per],
+                                         core, down.names[m], down.names[m - m % down.per])
+
+
+# --- scale-across ---------------------------------------------------------------------------
+
+def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dict[str, dict[Run, _Kind]]
+              ) -> Iterator[tuple[object, ...]]:
+    model = plan.model
+    dci = model.dci
+    assert dci is not None
+    fp = model.floor
+    sites = dci.sites
+    wpp = dci.wavelengths_per_pair
+    per_site = wpp * (sites - 1)
+    router_names = _port_names(dci.router.cages, dci.router.ports_per_cage)
+    ports = dci.router.ports
+    client = kinds.get("fabric-dci", {})
+    tops = all_tops.get("compute", {})
+    if client and tops:
+        k = client[Run(fp.run(0, fp.row_m / 2), "in-row")]
+        for site in range(1, sites + 1):
+            yield from _client_rows(plan, k, tops[site], site, per_site, router_names, ports)
+    yield from _wavelength_rows(plan, router_names, ports, per_site)
+
+
+def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int, router_names: list[str],
+                 ports: int) -> Iterator[tuple[object, ...]]:
+    """Router client ports to the free cages of the site's top layer, a module's ports at a time."""
+    role, firsts = sw.top()
+    model = plan.model
+    dci_groups = [g for g in model.dci_groups if g.hop == "fabric-dci"]
+    chunk = dci_groups[0].upper_end.ports if dci_groups else 1
+    top = sw.p.spine
+    per, cages = top.ports_per_cage, top.cages
+    count = len(firsts)
+    free = [_Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
+    need = -(-per_site // chunk) * -(-chunk // per)
+    if sum(f.free for f in free) < need:
+        raise LimitError(f"site {site}: the DCI routers' {per_site} client links need {need} free cages on the "
+                         f"compute fabric's {role} switches, which have {sum(f.free for f in free)}",
+                         key="sites.dci_bandwidth",
+                         hint="Lower dci_bandwidth, or leave ports free on the top layer "
+                              "(oversubscription or a larger switch).")
+    emit = plan.emitter(k)
+    order = itertools.cycle(range(count))
+    c = 0
+    while c < per_site:
+        i = next(order)
+        if free[i].free == 0:
+            continue
+        top_dev = plan.place(role, site, i)
+        for _ in range(min(chunk, per_site - c)):
+            j = free[i].take(k.b_key)
+            r, port = divmod(c, ports)
+            yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
+                                 top_dev, free[i].names[j], free[i].names[j - j % per])
+            c += 1
+
+
+def _line(plan: _Plan, site: int, c: int, per_site: int, router_names: list[str], ports: int
+          ) -> tuple[tuple[tuple[object, ...], str], str]:
+    r, port = divmod(per_site + c, ports)
+    return plan.place("router", site, r), router_names[port]
+
+
+def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int, per_site: int
+                     ) -> Iterator[tuple[object, ...]]:
+    """Coherent modules on the routers' line ports, mux/demux channels and fibre pairs per route."""
+    dci = plan.model.dci
+    assert dci is not None
+    fp = plan.model.floor
+    module = dci.coherent.part_number
+    wpp, channels = dci.wavelengths_per_pair, dci.channels
+    rate = dci.wavelength_gbps
+    head = ("scale-across", "dci", "site-site")
+    amp = ""
+    if dci.inline_sites or dci.choice.amplified:
+        part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
+        terminal = 2 if dci.choice.amplified else 0
+        amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
+    distance = dci.distance_m
+    pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
+    mux_names = [names.port(ch + 1) for ch in range(channels)]
+    for a, b in itertools.combinations(range(1, dci.sites + 1), 2):
+        ca, cb = (b - 2) * wpp, (a - 1) * wpp     # this pair's first wavelength among each site's
+        for fpair in range(dci.fibre_pairs_per_pair):
+            waves = range(fpair * channels, min(wpp, (fpair + 1) * channels))
+            if dci.mux is None:
+                for w in waves:
+                    ra, pa = _line(plan, a, ca + w, per_site, router_names, ports)
+                    rb, pb = _line(plan, b, cb + w, per_site, router_names, ports)
+                    yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
+                           "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
+                           "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
+                continue
+            # Muxes of a site: one per fibre pair of each other site, in site order.
+            ma = plan.place("mux", a, (b - 2) * dci.fibre_pairs_per_pair + fpair)
+            mb = plan.place("mux", b, (a - 1) * dci.fibre_pairs_per_pair + fpair)
+            for w in waves:
+                lid = f"L{next(plan.link):08d}"
+                ch = mux_names[w % channels]
+                for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
+                    r, port = _line(plan, site, c, per_site, router_names, ports)
+                    # The patch from the line port to its mux channel: the BOM buys no part for it.
+                    yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
+                           *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,
+                           fp.in_rack_m, "", "in-rack", 0, f"channel {w % channels + 1} of {channels}")
+            yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
+                   "fibre-pair", "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
+
+
+# --- the plan -------------------------------------------------------------------------------
+
+def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
+         scale_up: bool = False) -> Iterator[tuple[object, ...]]:
+    """Every row of the plan, fabric by fabric, site by site, then scale-across (plain tuples).
+
+    ``locator``: where devices stand (default: the model's placement); ``catalog``: the one the
+    model was built with (the management switches' ports; default: the built-in catalog);
+    ``scale_up``: every GPU's NVLink links too (else they stay a per-rack summary).
+    """
+    if locator is None:
+        locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
+    plan = _Plan(model, locator)
+    if catalog is None:
+        from bom.catalog.rows import load_catalog
+
+        catalog = load_catalog()
+    plan.catalog = catalog
+    return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
+
+
+def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
+    from bom.topology.support import OobFabric
+
+    model = plan.model
+    if scale_up:
+        yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
+    tops: dict[str, dict[int, _Switches]] = {}
+    start = 0
+    for f in model.fabrics.values():
+        kinds = _kinds(f.groups, start)
+        start += len(f.groups)
+        if isinstance(f, OobFabric):
+            yield from _oob_hops(plan, f, kinds, tops, catalog)
+        else:
+            yield from _fabric_hops(plan, f, kinds, tops)
+    if model.dci is not None:
+        yield _dci_rows(plan, tops, _kinds(model.dci_groups, start))
+
+
+def _scale_up_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
+    """GPU-to-NVSwitch links inside every domain (electrical, in the system: no part is bought per link).
+
+    Link ``l`` of a GPU goes to switch chip ``l * chips // links`` (an even spread: one link to
+    each of the 18 chips of an NVL72, as its NVLink spine runs; on an HGX baseboard the chips
+    sit on the node itself); chip port ``p`` takes the domain's GPU ``p``'s link to it.
+    """
+    model = plan.model
+    p, su = model.platform, model.platform.scale_up
+    chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
+    if not links or not chips:
+        return
+    per_tray = chips // trays if trays else chips
+    nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
+    head = ("scale-up", "nvlink", "gpu-nvswitch")
+    tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
+    site = 0
+    for shape in model.cluster.sites:
+        for _ in range(shape.count):
+            site += 1
+            for n in range(shape.nodes):
+                node = plan.place("node", site, n)
+                d, local = divmod(n, nodes_per_domain)
+                for g in range(p.gpus_per_node):
+                    gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
+                    for lk in range(links):
+                        c = lk * chips // links
+                        t, chip = divmod(c, per_tray)
+                        far = plan.place("nvlink-switch", site, d * trays + t) if trays else node
+                        a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
+                        yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
+                               f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0], b_port, "",
+                               *tail)
+            plan.forget(site)
+
+
+def _torus_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
+    """A torus's optical links: one fibre run from each cube-face port to its OCS port.
+
+    Cube ``c`` of its domain, dimension ``d``, position ``k`` on the face, side ``s`` (0 the -
+    face, 1 the +): OCS group ``g`` = the faces before ``d`` + ``k``; the group's port
+    ``2c + s``, over ``ceil(2 x cubes / ports)`` switches per group (bom/topology/scaleup.py). Chip numbers
+    run x fastest; a host holds ``gpus_per_node`` consecutive chips (an assumption: Google does
+    not publish which chips share a tray). The OCSes stand nowhere in the placement: unplaced.
+    """
+    from bom.topology.scaleup import cube_links
+
+    model = plan.model
+    p = model.platform
+    t = p.scale_up.torus
+    assert t is not None
+    ports = t.ocs.ports or 1
+    cubes_per_domain = p.gpus_per_domain // t.chips
+    groups = cube_links(t)[2]
+    dims = len(t.cube)
+    offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
+    head = ("scale-up", "ici", "cube-ocs")
+    tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
+    site = 0
+    for shape in model.cluster.sites:
+        cubes = shape.nodes // p.nodes_per_system
+        for _ in range(shape.count):
+            site += 1
+            for c in range(cubes):
+                dom, local = divmod(c, cubes_per_domain)
+                in_dom = min(cubes_per_domain, cubes - dom * cubes_per_domain)
+                per_group = -(-2 * in_dom // ports)
+                base = dom * groups * -(-2 * cubes_per_domain // ports)
+                for d in range(dims):
+                    others = [e for e in range(dims) if e != d]
+                    for k in range(t.face(d)):
+                        coord = [0] * dims
+                        rest = k
+                        for e in others:
+                            rest, coord[e] = divmod(rest, t.cube[e])[0], rest % t.cube[e]
+                        for side in (0, 1):
+                            coord[d] = side * (t.cube[d] - 1)
+                            chip = 0
+                            for e in reversed(range(dims)):
+                                chip = chip * t.cube[e] + coord[e]
+                            node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
+                            sub, port = divmod(2 * local + side, ports)
+                            ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
+                            a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
+                            b_port = f"p{port + 1}"
+                            yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",
+                                   f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port,
+                                   t.optic.part_number, *ocs[0], b_port, "", *tail)
+            plan.forget(site)
+
+
+class PlacementLocator:
+    """Devices where the placement (bom/placement/racks.py) stands them; roles it does not place (DCI
+    routers and muxes) keep unplaced names."""
+
+    def __init__(self, placement: Placement) -> None:
+        self.placement = placement
+        self.unplaced = Unplaced()
+
+    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
+        try:
+            rack, slot = self.placement.locate(role, site, index)
+        except LimitError:
+            return self.unplaced.where(role, site, index)
+        return names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device
+
+
+# --- out-of-band: the management port of every managed device ---------------------------------
+
+def _slot_place(site: int, rack: Rack, slot: Slot) -> tuple[tuple[object, ...], str]:
+    return ((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
+            f"{rack.id}-{slot.u:02d}")
+
+
+def _oob_copies(placement: Placement, shape: object, site: int, merged: bool = False
+                ) -> Iterator[tuple[int | None, list, list]]:
+    """(block section number or None for the shared racks, managed device places, management-switch
+    places): each copy of each block section, then all the shared racks together. ``merged``: the
+    site's one management switch takes the shared racks' devices too (bom/topology/support.py oob_sections)."""
+    if merged:
+        copies = list(_oob_copies(placement, shape, site))
+        if copies and copies[-1][0] is None and len(copies) == 2:
+            (n, devs, leaves), (_, shared, _) = copies
+            yield n, devs + shared, leaves
+            return
+        yield from copies
+        return
+    seq = 0
+    shared_devs: list = []
+    shared_leaves: list = []
+    n = 0
+    for sec in shape.sections:  # type: ignore[attr-defined]
+        block = any(lay.kind == "compute" for lay in sec.layouts)
+        for _ in range(sec.copies):
+            devs, leaves = ([], []) if block else (shared_devs, shared_leaves)
+            for lay in sec.layouts:
+                rack = placement._rack(site, seq, lay)
+                seq += 1
+                for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
+                    if item.managed:
+                        devs.append(_slot_place(site, rack, slot))
+                    elif slot.role == "oob-leaf":
+                        leaves.append(_slot_place(site, rack, slot))
+            if block:
+                yield n, devs, leaves
+        n += 1 if block else 0
+    if shared_devs:
+        yield None, shared_devs, shared_leaves
+
+
+def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+              catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
+    from bom.topology.support import OobFabric
+
+    assert isinstance(f, OobFabric)
+    placement = plan.model.placement
+    assert placement is not None
+    if catalog is None:
+        from bom.catalog.rows import load_catalog
+
+        catalog = load_catalog()
+    leaf = catalog.get("switches", f.leaf_id)
+    assert isinstance(leaf, Switch) and leaf.uplinks is not None
+    down_names = _port_names(leaf.cages, leaf.ports_per_cage)
+    up = leaf.uplinks
+    up_names = _port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
+    site = 0
+    leaves: list[tuple[int, tuple[tuple[object, ...], str]]] = []
+    sections = iter(f.sections)
+    for k, shape in enumerate(placement.sites):
+        secs: list | None = None
+        blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
+        for _ in range(shape.count):
+            site += 1
+            copies = list(_oob_copies(placement, shape, site, merged=len(blocks) == 1 and not n_shared))
+            if secs is None:   # bom/topology/support.py: one OobSection per block section, then the shared racks'
+                n_block = sum(1 for sec in shape.sections if any(lay.kind == "compute" for lay in sec.layouts))
+                shared = 1 if copies and copies[-1][0] is None else 0
+                secs = [next(sections) for _ in range(n_block + shared)]
+            yield _oob_down(plan, kinds["node-leaf"], secs, copies, down_names, leaf.ports_per_cage)
+            leaves += [(site, lf) for _, _, lfs in copies for lf in lfs]
+    yield _oob_up(plan, f, kinds, tops, leaves, up_names, up.ports_per_cage, catalog)
+
+
+def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, down_names: list[str], per: int
+              ) -> Iterator[tuple[object, ...]]:
+    """Each copy's managed devices in rack order over its management switches (floorplan._split)."""
+    from bom.topology.geometry import _split
+
+    for n, devs, leaves in copies:
+        sec = secs[-1] if n is None else secs[n]
+        if len(leaves) != sec.per_rack * sec.racks + sec.block or len(devs) != sec.devices:
+            raise PlanMismatchError(f"a section has {len(devs)} managed devices and {len(leaves)} management "
+                                    f"switches; the OOB fabric counts {sec.devices} and "
+                                    f"{sec.per_rack * sec.racks + sec.block}")
+        if not devs:
+            continue
+        k = kinds[sec.run]
+        emit = plan.emitter(k)
+        d = li = 0
+        for ports, count in _split(len(devs), len(leaves)):
+            for _ in range(count):
+                lf = leaves[li]
+                li += 1
+                for j in range(ports):
+                    yield from emit(k, 1, "", devs[d], "mgmt", "mgmt", lf, down_names[j], down_names[j - j % per])
+                    d += 1
+
+
+def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+            leaves: list, up_names: list[str], per: int, catalog: Catalog) -> Iterator[tuple[object, ...]]:
+    """Management switches' uplinks: into the in-band leaves' free ports, or to the OOB spines."""
+    if getattr(f, "into_inband", False):
+        return   # the uplinks are the in-band fabric's oob-leaf hop (its rows)
+    fp = plan.model.floor
+    upl = f.uplinks_per_leaf  # type: ignore[attr-defined]
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    if f.spines:  # type: ignore[attr-defined]
+        k = kinds["leaf-spine"][run]
+        spine = catalog.get("switches", f.spine_id)  # type: ignore[attr-defined]
+        assert isinstance(spine, Switch)
+        spine_names = _port_names(spine.cages, spine.ports_per_cage)
+        ranges = [_Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
+                  for i in range(f.spines)]  # type: ignore[attr-defined]
+        emit = plan.emitter(k)
+        c = 0
+        for _, lf in leaves:
+            for j in range(upl):
+                i = c % len(ranges)
+                c += 1
+                m = ranges[i].take(k.b_key)
+                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place("oob-spine", 1, i),
+                                spine_names[m], spine_names[m - m % ranges[i].per])
+        return
+    k = kinds["leaf-inband"][run]
+    emit = plan.emitter(k)
+    inband = tops.get("inband", {})
+    free: dict[int, list[list[_Ports]]] = {}
+    turn: Counter[int] = Counter()
+    for site, lf in leaves:
+        sw = inband.get(site)
+        if sw is None:
+            # The closed form counts these uplinks into an in-band fabric the scenario does not build.
+            for j in range(upl):
+                turn[site] += 1
+                name = f"{names.site(site)}-inband"
+                far = ((names.site(site), "", "", "", name, "inband"), name)
+                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
+            continue
+        if site not in free:
+            free[site] = [sw.spare(i) for i in range(sw.p.leaves * sw.planes)]
+        ranges = free[site]
+        for j in range(upl):
+            for _ in range(len(ranges)):
+                i = turn[site] % len(ranges)
+                turn[site] += 1
+                spare = next((r for r in ranges[i] if r.free), None)
+                if spare is not None:
+                    break
+            else:
+                raise LimitError(f"site {site}: the in-band leaves have no free ports for the management "
+                                 "switches' uplinks", key="fabrics.oob.uplinks",
+                                 hint="Set fabrics.oob.uplinks: spine, or a larger in-band switch.")
+            m = spare.take(k.b_key)
+            yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place(sw.roles["leaf"], site, i),
+                            spare.names[m], spare.names[m - m % spare.per])
+
+
+def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRow]:
+    """The same rows as :class:`CableRow` named tuples (for consumers that read fields by name)."""
+    return map(CableRow._make, rows(model, locator))
+
+
+def row_count(model: Model, scale_up: bool = False) -> int:
+    """How many rows the plan has, from the closed form (no row is made)."""
+    n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
+    if scale_up and model.platform.scale_up.torus is not None:
+        n += model.scale_up.optical_links
+    elif scale_up and model.platform.scale_up.switch_chips_per_domain:
+        n += model.scale_up.links
+    d = model.dci
+    if d is not None:
+        n += d.wavelengths + d.fibre_pairs if d.mux is None else 2 * d.wavelengths + d.fibre_pairs
+        if d.mux is None:
+            n -= d.fibre_pairs     # without a mux a wavelength's row is its fibre pair
+    return n
+
+
+# --- aggregates (the closed form checked against the plan) -----------------------------------
+
+#: The closed form's layer names at the two ends of each hop (LinkGroup.lower / .upper).
+HOP_LAYERS = {"gpu-nvswitch": ("node", "nvswitch"),
+              "node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
+              "leaf-leaf": ("leaf", "leaf"),
+              "leaf-inband": ("leaf", "inband"), "site-site": ("router", "mux"), "fibre-pair": ("mux", "mux")}
+
+
+def _layers(hop: str, b_role: str) -> tuple[str, str]:
+    if hop == "fabric-dci":   # router client ports to the compute fabric's top layer
+        return "router", b_role.rsplit("-", 1)[-1]
+    if hop not in HOP_LAYERS and hop.endswith("-leaf"):   # an endpoint kind's own hop (ufm-leaf, oob-leaf)
+        return hop[:-5], "leaf"
+    return HOP_LAYERS[hop]
+
+
+@dataclass
+class Tally:
+    """What the plan adds up to, in the closed form's terms (per fabric, and scale-across)."""
+
+    links: Counter[tuple[str, str]] = field(default_factory=Counter)        # (fabric, hop)
+    modules: Counter[tuple[str, str]] = field(default_factory=Counter)      # (fabric, layer)
+    switches: Counter[tuple[str, str]] = field(default_factory=Counter)     # (fabric, layer)
+    cables: Counter[str] = field(default_factory=Counter)
+    fibre_runs: Counter[str] = field(default_factory=Counter)
+    fibre_strands: Counter[str] = field(default_factory=Counter)
+    copper_links: Counter[str] = field(default_factory=Counter)
+    fibre_pairs: int = 0
+    coherent: int = 0
+    mux_ports: int = 0
+    muxes: int = 0
+    racks: int = 0
+    rows: int = 0
+
+
+def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
+    """Aggregate rows: distinct links, modules (device cages), switches, cables, fibre, copper."""
+    t = Tally()
+    links: dict[str, set[str]] = defaultdict(set)
+    cages: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    devices: dict[tuple[str, str], set[str]] = defaultdict(set)
+    bundles: dict[str, set[str]] = defaultdict(set)
+    copper: dict[str, set[str]] = defaultdict(set)
+    racks: set[str] = set()
+    muxes: set[str] = set()
+    c = COL
+    for r in plan_rows:
+        t.rows += 1
+        fabric, hop, lid = r[c["fabric"]], r[c["hop"]], r[c["link_id"]]
+        if lid and lid not in links[fabric]:
+            links[fabric].add(lid)
+            t.links[fabric, hop] += 1
+        for side, layer in zip(("a", "b"), _layers(hop, r[c["b_role"]]), strict=True):
+            role, dev, port, mod = (r[c[f"{side}_role"]], r[c[f"{side}_device"]], r[c[f"{side}_port"]],
+                                    r[c[f"{side}_module"]])
+            devices[fabric, layer].add(dev)
+            if mod and hop == "site-site":
+                t.coherent += 1
+            elif mod:
+                cages[fabric, layer].add((dev, port.split("/")[0]))
+            if r[c[f"{side}_rack"]]:
+                racks.add(r[c[f"{side}_rack"]])
+            if role == "mux":
+                muxes.add(dev)
+        if hop == "site-site" and r[c["b_role"]] == "mux":
+            t.mux_ports += 1
+        bundle = r[c["bundle"]]
+        if bundle:
+            bundles[fabric].add(bundle)
+        elif r[c["cable_part"]]:
+            t.cables[fabric] += 1
+        medium = r[c["medium"]]
+        if medium in ("passive-copper", "active-copper"):
+            copper[fabric].add(lid)
+        elif r[c["cable_type"]] == "os2 dark fibre pair":
+            t.fibre_pairs += 1
+        elif medium != "coherent" and r[c["strands"]]:
+            t.fibre_runs[fabric] += 1
+            t.fibre_strands[fabric] += r[c["strands"]]   # type: ignore[operator]
+    for fabric, b in bundles.items():
+        t.cables[fabric] += len(b)
+    for key, s in cages.items():
+        t.modules[key] = len(s)
+    for key, s in devices.items():
+        t.switches[key] = len(s)
+    for fabric, s in copper.items():
+        t.copper_links[fabric] = len(s)
+    t.racks, t.muxes = len(racks), len(muxes)
+    return t
+
+
+def closed_form(model: Model) -> dict[str, object]:
+    """The closed form's figures in :class:`Tally`'s terms, for the checks and the CLI summary."""
+    out: dict[str, object] = {}
+    for f in model.fabrics.values():
+        layers = {g.lower for g in f.groups} | {g.upper for g in f.groups}
+        hops = sorted({g.hop for g in f.groups})
+        out[f.name] = {
+            "links": {h: f.hop_links(h) for h in hops if f.hop_links(h)},
+            "modules": {k: f.modules_at(k) for k in sorted(layers) if f.modules_at(k)},
+            "switches": {k: f.switches(k) for k in ("leaf", "spine", "core") if f.switches(k)},
+            "cables": sum(g.cables for g in f.groups),
+            "fibre_runs": sum(g.fibre_runs for g in f.groups),
+            "fibre_strands": sum(g.fibre_strands for g in f.groups),
+            "copper_links": sum(g.links for g in f.groups if g.copper),
+        }
+    return out
+
+
+def plan_figures(t: Tally, model: Model) -> dict[str, object]:
+    """The tally in the shape of :func:`closed_form` (switch layers only, no node counts)."""
+    out: dict[str, object] = {}
+    for f in model.fabrics.values():
+        n = f.name
+        out[n] = {
+            "links": {h: v for (fab, h), v in sorted(t.links.items()) if fab == n},
+            "modules": {k: v for (fab, k), v in sorted(t.modules.items()) if fab == n},
+            "switches": {k: v for (fab, k), v in sorted(t.switches.items())
+                         if fab == n and k in ("leaf", "spine", "core")},
+            "cables": t.cables[n], "fibre_runs": t.fibre_runs[n], "fibre_strands": t.fibre_strands[n],
+            "copper_links": t.copper_links[n],
+        }
+    return out
+
+
+def check(model: Model, t: Tally) -> list[str]:
+    """Where the plan and the closed form disagree (empty when they agree)."""
+    want, got = closed_form(model), plan_figures(t, model)
+    out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"   # type: ignore[index]
+           for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]   # type: ignore[index, union-attr]
+    d = model.dci
+    if d is not None:
+        figures = {"site-site links": (d.links, t.links["dci", "site-site"]),
+                   "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", "fabric-dci"]),
+                   "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
+                   "coherent modules": (d.modules, t.coherent),
+                   "client modules": (sum(g.modules for g in model.dci_groups),
+                                      sum(v for (fab, _), v in t.modules.items() if fab == "dci"))}
+        out += [f"dci {k}: closed form {a}, plan {b}" for k, (a, b) in figures.items() if a != b]
+    return out
+
+

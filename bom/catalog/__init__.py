@@ -1,0 +1,1 @@
+"""The catalog: part rows with their sources, loading, checks, prices, the standard lookup."""

@@ -1,0 +1,237 @@
+"""Price files: quotes that replace catalog prices, with their reference, vendor, dates and currency.
+
+A price file is a CSV with a header row. Columns (any order; only ``sku`` and a price are required):
+
+- ``sku``: a catalog row id or part number (every row with that part number takes the price);
+- ``price`` (in ``currency``) or ``price_usd``; ``currency``: ISO 4217 code, default USD. A price in
+  another currency is converted at the rate the scenario states in ``exchange_rates`` (USD per
+  unit); a currency without a stated rate is refused, never mixed in silently;
+- ``price_source``: estimate | list | quote (default quote when ``quote_ref`` is given, else list);
+- ``quoted_on`` (or ``as_of``), ``valid_until``: ISO dates; a quote past ``valid_until`` on the
+  scenario's date is flagged, not dropped;
+- ``quote_ref``, ``vendor``: the quote's reference and who quoted it (a reseller, not the maker).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import difflib
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bom.catalog.rows import MAX_PRICE_USD, Catalog, Row
+from bom.errors import CatalogError
+from bom.inputs.validation import suggest
+from bom.inputs.yamlio import read_input
+
+COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
+           "quote_ref", "vendor")
+#: Columns a price file may carry for people, read past.
+IGNORED = ("notes", "description", "quoted_by")
+SOURCES = ("estimate", "list", "quote")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One price from a price file, converted to USD."""
+
+    sku: str
+    amount: float            # in ``currency``
+    currency: str
+    rate: float              # USD per unit of ``currency``
+    price_source: str
+    quoted_on: dt.date | None
+    valid_until: dt.date | None
+    quote_ref: str
+    vendor: str
+    where: str               # file:line
+
+    @property
+    def usd(self) -> float:
+        return self.amount * self.rate
+
+    def expired(self, on: dt.date) -> bool:
+        return self.valid_until is not None and self.valid_until < on
+
+    def conversion(self) -> str:
+        """'12,000.00 EUR at 1.08 USD/EUR' for a converted price, '' for USD."""
+        if self.currency == "USD":
+            return ""
+        return f"{self.amount:,.2f} {self.currency} at {self.rate:g} USD/{self.currency}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"sku": self.sku, "amount": self.amount, "currency": self.currency, "usd_per_unit": self.rate,
+                "price_usd": round(self.usd, 6), "price_source": self.price_source,
+                "quoted_on": self.quoted_on.isoformat() if self.quoted_on else None,
+                "valid_until": self.valid_until.isoformat() if self.valid_until else None,
+                "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where}
+
+
+def _date(text: str, where: str, key: str) -> dt.date | None:
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CatalogError(f"{key} {text!r} is not a date like 2026-12-01", where=where, key=key) from None
+
+
+_AMOUNT = re.compile(r"^\s*([-+]?[0-9][0-9,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]{3})?\s*$")
+
+
+def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
+    """A price and the currency written after it, if any ("1200", "1,200.50", "900 USD")."""
+    m = _AMOUNT.match(text)
+    try:
+        value = float(m.group(1).replace(",", "")) if m else float("nan")
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise CatalogError(f"{key} {text[:60]!r} is not a number", where=where, key=key,
+                           hint="Write the price per unit as a plain number such as 1200.50.")
+    if value < 0:
+        raise CatalogError(f"{key} {text[:60]!r} is negative; a price is zero or more", where=where, key=key)
+    if value > MAX_PRICE_USD:
+        raise CatalogError(f"{key} {text[:60]!r} is past {MAX_PRICE_USD:.0e}: a typo?", where=where, key=key)
+    return value, m.group(2).upper() if m and m.group(2) else None
+
+
+def _currency(code: str, rates: dict[str, float], where: str) -> float:
+    if code == "USD":
+        return 1.0
+    if code in rates:
+        return rates[code]
+    known = ", ".join(["USD", *sorted(rates)])
+    close = difflib.get_close_matches(code, ["USD", *rates], n=1)
+    tip = f" Did you mean {close[0]!r}?" if close else ""
+    raise CatalogError(f"currency {code[:20]!r} has no exchange rate in the scenario (known: {known}).{tip}",
+                       where=where, key="currency",
+                       hint=f"Add exchange_rates: {{{code or 'EUR'}: <USD per {code or 'EUR'}>}} to the "
+                            f"scenario with the rate's date and source in a comment, or quote in USD.")
+
+
+def _header(row: list[str], path: Path) -> list[str]:
+    names = [f.strip() for f in row]
+    where = f"{path}:1"
+    for name in names:
+        if name not in COLUMNS and name not in IGNORED:
+            raise CatalogError(f"the header has an unknown column: {suggest(name[:60], COLUMNS, 'column')}",
+                               where=where, key=name[:60],
+                               hint="Is this a price file? A BOM CSV written by bom build is not.")
+    if len(set(names)) != len(names):
+        raise CatalogError("the header names a column twice", where=where)
+    if "sku" not in names or not ({"price", "price_usd"} & set(names)):
+        raise CatalogError("the header needs sku and price (or price_usd); optional: currency, price_source, "
+                           "quoted_on, valid_until, quote_ref, vendor", where=where,
+                           hint="Is this a price file? A BOM CSV written by bom build is not.")
+    return names
+
+
+def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and (line, record) of each data row; lines count the line breaks inside quotes."""
+    text = read_input(path, "price file")   # regular files only, size limit, UTF-8 with or without BOM
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise CatalogError(f"not a CSV file we can read: {exc}", where=str(path)) from None
+    if not rows:
+        raise CatalogError("the price file is empty; its first line is the header sku,price,currency,...",
+                           where=f"{path}:1")
+    names = _header(rows[0], path)
+    out, line = [], 1 + sum(cell.count("\n") for cell in rows[0])
+    for row in rows[1:]:
+        line += 1
+        if any(cell.strip() for cell in row):
+            if len(row) != len(names):
+                raise CatalogError(f"this row has {len(row)} fields and the header {len(names)}",
+                                   where=f"{path}:{line}")
+            out.append((line, {k: v.strip() for k, v in zip(names, row, strict=True)}))
+        line += sum(cell.count("\n") for cell in row)
+    return names, out
+
+
+def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
+    """Every quote in ``path``; bad input raises CatalogError naming file:line and the column."""
+    names, records = _records(path)
+    out = []
+    for n, rec in records:
+        where = f"{path}:{n}"
+        sku = rec.get("sku", "")
+        if not sku:
+            raise CatalogError("a quote without a part number: sku is empty", where=where, key="sku",
+                               hint="Give the catalog id or part number the price is for.")
+        key = "price_usd" if rec.get("price_usd") or "price" not in names else "price"
+        amount, written = _amount(rec.get(key, ""), where, key)
+        code = rec.get("currency", "").upper() or written or "USD"
+        if key == "price_usd" and code != "USD" or written and written != code:
+            raise CatalogError(f"{key} {rec[key][:60]!r} and currency {code[:10]!r} disagree", where=where,
+                               key="currency",
+                               hint="Write the price in the price column and its currency in the currency column.")
+        rate = _currency(code, rates, where)
+        source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
+        if source not in SOURCES:
+            raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote", where=where,
+                               key="price_source")
+        quoted = _date(rec.get("quoted_on", "") or rec.get("as_of", ""), where,
+                       "quoted_on" if rec.get("quoted_on") else "as_of")
+        until = _date(rec.get("valid_until", ""), where, "valid_until")
+        if quoted and until and until < quoted:
+            raise CatalogError(f"valid_until {until} is before quoted_on {quoted}", where=where, key="valid_until")
+        out.append(Quote(sku, amount, code, rate, source, quoted, until, rec.get("quote_ref", ""),
+                         rec.get("vendor", ""), where))
+    return out
+
+
+def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
+    kind = catalog.kind_of(sku)
+    if kind:
+        return [catalog.rows[kind][sku]]
+    return [r for r in catalog if r.part_number == sku]
+
+
+def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None) -> None:
+    """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``.
+
+    A later file replaces an earlier one's price; one file pricing a row twice is refused (which
+    of two quotes counts is the buyer's call, not the tool's)."""
+    seen: dict[str, str] = {}
+    for q in read_quotes(path, rates or {}):
+        rows = _rows_for(catalog, q.sku)
+        if not rows:
+            _price_sold_length(catalog, q, seen)
+            continue
+        for row in rows:
+            if row.id in seen:
+                raise CatalogError(f"{row.id!r} is priced twice in this file (first at {seen[row.id]})",
+                                   where=q.where, key="sku", hint="Keep one quote per part in a price file.")
+            seen[row.id] = q.where
+            kind = catalog.kind_of(row.id)
+            assert kind is not None
+            as_of = q.quoted_on or row.as_of
+            catalog.rows[kind][row.id] = row.model_copy(
+                update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of})
+            catalog.origin[row.id] = q.where
+            catalog.quotes[row.id] = q
+
+
+def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str]) -> None:
+    """A quote for one sold length of a cable or fibre (MFP7E30-N005): that length's price."""
+    hits = [(r, i) for r in catalog for i, s in enumerate(getattr(r, "lengths", None) or [])
+            if s.part_number == q.sku]
+    if not hits:
+        known = [r.id for r in catalog] + [s.part_number for r in catalog for s in getattr(r, "lengths", None) or []]
+        raise CatalogError(suggest(q.sku, known, "sku"), where=q.where, key="sku")
+    if q.sku in seen:
+        raise CatalogError(f"{q.sku!r} is priced twice in this file (first at {seen[q.sku]})",
+                           where=q.where, key="sku", hint="Keep one quote per part in a price file.")
+    seen[q.sku] = q.where
+    for row, i in hits:
+        kind = catalog.kind_of(row.id)
+        assert kind is not None
+        lengths = list(row.lengths)  # type: ignore[attr-defined]
+        lengths[i] = lengths[i].model_copy(update={"price_usd": q.usd})
+        catalog.rows[kind][row.id] = row.model_copy(update={"lengths": lengths})
+    catalog.quotes[q.sku] = q   # by part number: the line of that length finds it

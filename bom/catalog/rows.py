@@ -1,0 +1,657 @@
+"""Catalog rows as pydantic models, and the loader that merges catalogs and overlays.
+
+Every row has an ``id``, where its facts come from (``source``, ``as_of``) and a price
+with its own source (estimate, list, quote). A catalog directory holds YAML files whose
+single top-level key names the kind of row (``platforms:``, ``switches:``, ...). A user's
+overlay directory adds rows and replaces rows by id; a price CSV replaces prices (bom/catalog/prices.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from bom.errors import CatalogError
+from bom.inputs.validation import (
+    Attenuation,
+    Compute,
+    Frequency,
+    Length,
+    Length0,
+    Loss,
+    Memory,
+    Model,
+    Power,
+    Rate,
+    suggest,
+    validate,
+)
+from bom.inputs.yamlio import Located, load_file
+from bom.units import magnitude, parse_quantity
+
+#: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
+MAX_PRICE_USD = 1e12
+PriceSource = Literal["estimate", "list", "quote"]
+Status = Literal["active", "end-of-sale", "end-of-life"]
+FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45", "cpo"]
+#: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
+CPO = "cpo"
+#: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
+UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
+                           "unconfirmed", "price_per_m_usd"})
+Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
+
+
+class Row(Model):
+    """What every catalog row carries."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    vendor: str
+    part_number: str
+    description: str
+    source: str
+    as_of: dt.date
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    notes: str | None = None
+    # Buying: whether the part is still sold, and whether part_number is an orderable SKU or a
+    # generic or marketing name that a buyer must turn into one with the vendor.
+    status: Status = "active"
+    status_date: dt.date | None = None
+    status_source: str | None = None
+    orderable: bool = True
+    confirmed: bool = True
+    """Whether every fact of the row was read at its source; ``false`` names them in ``unconfirmed``."""
+    unconfirmed: list[str] = []
+    """The facts (field names, dotted into blocks: ``scale_up.copper_cables_per_domain``) that no
+    primary source read so far confirms; ``notes`` says what each one rests on instead."""
+
+    @model_validator(mode="after")
+    def _status_has_source(self) -> Row:
+        if self.status != "active" and (self.status_date is None or not self.status_source):
+            raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
+                             f"and status_source (where it is announced)")
+        return self
+
+    @model_validator(mode="after")
+    def _unconfirmed_named(self) -> Row:
+        # A row marked unconfirmed names the facts, and names only fields it has (a typo would
+        # otherwise mark nothing).
+        if self.confirmed == bool(self.unconfirmed):
+            raise ValueError("confirmed: false goes with unconfirmed: [the facts no source confirms] "
+                             "(and confirmed: true with none)")
+        for fact in self.unconfirmed:
+            head = fact.split(".", 1)[0]
+            if head not in type(self).model_fields or head in UNCONFIRMABLE:
+                raise ValueError(f"unconfirmed names {fact!r}, which is not a fact of this row "
+                                 f"(facts: {', '.join(f for f in type(self).model_fields if f not in UNCONFIRMABLE)})")
+        if not self.confirmed and not self.notes:
+            raise ValueError("an unconfirmed row says in notes what its unconfirmed facts rest on")
+        return self
+
+
+# --- platforms -----------------------------------------------------------------------
+
+#: How a platform's scale-up domain is wired (bom/topology/scaleup.py counts each):
+#: ``electrical``: copper or board traces inside the domain, nothing bought per link (NVLink on a
+#: baseboard or an NVL72 spine, Infinity Fabric, Gaudi's on-board RoCE mesh);
+#: ``switched``: Ethernet / UALink scale-up switches inside the rack, counted in the tier (Helios);
+#: ``torus-ocs``: cubes of chips on copper, a torus across cubes through optical circuit switches,
+#: so the tier itself has optics, fibre and switches to buy (TPU v4 and successors).
+ScaleUpKind = Literal["electrical", "switched", "torus-ocs"]
+
+
+class ScaleUpPart(Model):
+    """A part only the scale-up tier buys and no other catalog kind describes (an optical circuit
+    switch, a torus link's optic, its fibre), with its own source and price."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    vendor: str
+    part_number: str
+    description: str
+    power: Power
+    ports: int | None = Field(default=None, ge=1)      # an OCS's ports
+    strands: int = Field(default=1, ge=1)               # a fibre run's strands
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    notes: str | None = None
+
+
+class Torus(Model):
+    """Cubes of chips wired on copper inside a rack, and the torus wraparound between cube faces
+    through optical circuit switches: one OCS group per dimension and position on a face."""
+
+    cube: list[int] = Field(min_length=1, max_length=3)   # chips along each edge of a cube: [4, 4, 4]
+    ocs: ScaleUpPart
+    optic: ScaleUpPart            # at the cube end of each optical link (the OCS is passive)
+    fibre: ScaleUpPart            # one run from a cube port to an OCS port
+
+    @model_validator(mode="after")
+    def _edges(self) -> Torus:
+        if any(n < 2 for n in self.cube):
+            raise ValueError(f"every cube edge holds two chips or more, not {self.cube}")
+        if self.ocs.ports is None:
+            raise ValueError("torus.ocs needs ports (the optical circuit switch's port count)")
+        return self
+
+    @property
+    def chips(self) -> int:
+        return math.prod(self.cube)
+
+    def face(self, d: int) -> int:
+        """Chips on one face across dimension ``d`` (the links leaving that face)."""
+        return self.chips // self.cube[d]
+
+
+class ScaleUp(Model):
+    generation: str
+    bandwidth_per_gpu: Rate
+    links_per_gpu: int = Field(ge=0)
+    switch_chips_per_domain: int = Field(ge=0)
+    switch_trays_per_domain: int = Field(ge=0)
+    copper_cables_per_domain: int = Field(ge=0)
+    kind: ScaleUpKind = "electrical"
+    switch: str | None = None              # switched: the scale-up switch chip, as published
+    torus: Torus | None = None             # torus-ocs: the cube and the parts between cubes
+
+    @model_validator(mode="after")
+    def _kind_has_parts(self) -> ScaleUp:
+        if self.kind == "torus-ocs" and self.torus is None:
+            raise ValueError("kind torus-ocs needs torus (cube, ocs, optic, fibre)")
+        if self.kind != "torus-ocs" and self.torus is not None:
+            raise ValueError(f"torus is for kind torus-ocs, not {self.kind}")
+        if self.kind == "switched" and not (self.switch_chips_per_domain and self.switch):
+            raise ValueError("kind switched needs switch (the switch chip) and switch_chips_per_domain > 0")
+        return self
+
+
+class NicPorts(Model):
+    """Network ports of one kind on one node."""
+
+    nic: str | None = None
+    ports: int = Field(ge=1)
+    rate: Rate
+    form_factor: FormFactor
+    ports_per_cage: int = Field(ge=1, le=2)
+
+
+class Support(Model):
+    """The platform's reference-architecture defaults for everything around the nodes."""
+
+    rack: str                              # racks row of the compute racks
+    network_rack: str                      # racks row of network, management and storage racks
+    rack_power_budget: Power               # per compute rack, as the RA powers it
+    pdu: str                               # endpoints row of the rack PDUs
+    ufm: str | None = None                 # fabric manager appliance (InfiniBand compute fabrics)
+    ufm_count: int = Field(default=0, ge=0)
+    mgmt: str | None = None                # management / head node
+    mgmt_count: int = Field(default=0, ge=0)
+    storage: str | None = None             # storage appliance a scenario's storage block defaults to
+    oob_switches_per_rack: int = Field(default=0, ge=0)   # in-rack management switches (NVL72: 2)
+    rack_managed_devices: int = Field(default=0, ge=0)    # extra BMCs per system (NVLink switch trays)
+    rack_device_units: int = Field(default=0, ge=0)       # U of a system's non-node trays (switch trays, shelves)
+    # The RA's switch for each non-compute fabric (storage, inband, oob) when the scenario names none.
+    switches: dict[Literal["storage", "inband", "oob"], str] = Field(default_factory=dict)
+    # The RA's leaf down:up ratio ("4:3") for storage and in-band when the scenario gives none.
+    oversubscription: dict[Literal["storage", "inband"], str] = Field(default_factory=dict)
+    oversubscription_source: str | None = None
+    source: str
+
+    @model_validator(mode="after")
+    def _ratios(self) -> Support:
+        for name, text in self.oversubscription.items():
+            down, sep, up = text.partition(":")
+            if not (sep and down.strip().isdigit() and up.strip().isdigit() and int(up) > 0
+                    and int(down) >= int(up)):
+                raise ValueError(f"oversubscription.{name} {text!r} is not down:up with down >= up, e.g. \"4:3\"")
+        if self.oversubscription and not self.oversubscription_source:
+            raise ValueError("oversubscription needs oversubscription_source (where the ratio is published)")
+        return self
+
+
+class Platform(Row):
+    generation: str
+    year: int
+    gpu: str
+    system: Literal["node", "rack"]
+    gpus_per_node: int = Field(ge=1)
+    nodes_per_system: int = Field(ge=1)
+    gpus_per_domain: int = Field(ge=1)
+    nodes_per_rack: int = Field(ge=1)
+    node_rack_units: int = Field(ge=1)
+    su_nodes: int = Field(ge=1)
+    memory_per_gpu: Memory
+    bf16_dense: Compute
+    fp8_dense: Compute | None = None     # None: the chip has no FP8 (TPU v4)
+    fp4_dense: Compute | None = None
+    power_per_system: Power
+    scale_up: ScaleUp
+    scale_out: NicPorts
+    storage: NicPorts | None = None
+    oob: NicPorts | None = None
+    inband: NicPorts | None = None       # in-band management ports (their own rate and cage)
+    default_switch: str
+    support: Support | None = None       # what the platform's RA puts around the nodes
+
+    @model_validator(mode="after")
+    def _torus_fits(self) -> Platform:
+        t = self.scale_up.torus
+        if t is not None and (self.gpus_per_node * self.nodes_per_system != t.chips
+                              or self.gpus_per_domain % t.chips):
+            raise ValueError(f"a torus platform's system is one cube: gpus_per_node x nodes_per_system "
+                             f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
+                             f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
+        return self
+
+    @property
+    def node_power_w(self) -> float:
+        """One node's share of its system's power [W]."""
+        return magnitude(self.power_per_system, "power") / self.nodes_per_system
+
+    @property
+    def gpus_per_system(self) -> int:
+        return self.gpus_per_node * self.nodes_per_system
+
+    @property
+    def gpus_per_rack(self) -> int:
+        return self.gpus_per_node * self.nodes_per_rack
+
+    @property
+    def power_per_gpu_w(self) -> float:
+        """System power shared out over its GPUs [W] (includes CPUs, NICs, switch trays)."""
+        return magnitude(self.power_per_system, "power") / self.gpus_per_system
+
+    def flops_per_gpu(self, dtype: str) -> float:
+        """Dense FLOP/s per GPU at ``dtype`` (bf16, fp8, fp4)."""
+        value = {"bf16": self.bf16_dense, "fp8": self.fp8_dense, "fp4": self.fp4_dense}[dtype]
+        if value is None:
+            raise CatalogError(f"platform {self.id!r} has no dense {dtype} figure "
+                               f"({self.gpu} does not support it)", key="dtype")
+        return magnitude(value, "compute")
+
+
+# --- switches and media (the standard lookup's parts) --------------------------------
+
+class Breakout(Model):
+    rate: Rate
+    ports: int = Field(ge=1)
+
+
+class Uplinks(Model):
+    """Ports of another rate kept for uplinks (a 1G management switch's 100G ports)."""
+
+    ports: int = Field(ge=1)
+    rate: Rate
+    form_factor: FormFactor
+    ports_per_cage: int = Field(default=1, ge=1, le=8)
+
+
+class ChassisPart(Model):
+    """A part a modular chassis holds: its frame, a fabric card, a supervisor, a power supply."""
+
+    part_number: str
+    description: str
+    count: int = Field(default=1, ge=1)     # per chassis (the frame: 1)
+    power: Power                            # drawn by one part (a power supply: its own losses, 0 W)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class LineCard(Model):
+    """A modular chassis's line card: the ports come in cards of ``ports`` native ports."""
+
+    part_number: str
+    description: str
+    ports: int = Field(ge=1)
+    power: Power
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class Modular(Model):
+    """A modular chassis (a spine layer of one or a few boxes): the switch row's ports are a full
+    chassis (``slots`` x the line card's ports); the BOM counts the frame, the line cards the
+    used ports fill, the fabric cards, the supervisors and the power supplies as their own lines."""
+
+    slots: int = Field(ge=1)
+    line_card: LineCard
+    chassis: ChassisPart                    # the frame with its fans and fan controllers
+    fabric_cards: ChassisPart
+    supervisors: ChassisPart
+    power_supplies: ChassisPart
+
+
+class FaceplateBreakout(Model):
+    """The fibre shuffle (breakout) at a CPO faceplate connector that carries several ports: it
+    splits one faceplate connector into one standard connector per port, bought per connector used."""
+
+    vendor: str
+    part_number: str
+    description: str
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    as_of: dt.date
+
+
+class Engine(Model):
+    """The optical engine behind each port of a co-packaged-optics switch: what the far end's
+    pluggable must match (port type, connector, fibre), and the reach the vendor states."""
+
+    port_type: str                       # as a module's port_type: 800g-dr4
+    medium: Literal["smf-parallel", "smf-duplex"]
+    connector: Connector                 # of each port after the faceplate (and its breakout)
+    lit_strands: int = Field(ge=1)
+    reach_max: Length
+    loss_budget: Loss
+    ports_per_connector: int = Field(default=1, ge=1, le=16)   # ports one faceplate connector carries
+    breakout: FaceplateBreakout | None = None
+
+    @model_validator(mode="after")
+    def _breakout_where_shared(self) -> Engine:
+        if self.ports_per_connector > 1 and self.breakout is None:
+            raise ValueError(f"a faceplate connector carrying {self.ports_per_connector} ports needs breakout "
+                             f"(the fibre shuffle that splits it into one connector per port)")
+        return self
+
+
+class LaserSource(Model):
+    """The external laser modules (ELS / ELSFP) a CPO switch needs: bought, spared and powered on
+    their own, so the BOM counts them per switch with their own part number."""
+
+    vendor: str
+    part_number: str
+    description: str
+    per_switch: int = Field(ge=1)
+    power: Power                         # per laser module
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_source: PriceSource
+    source: str
+    notes: str | None = None
+
+
+class Switch(Row):
+    protocol: Literal["infiniband", "ethernet"]
+    ports: int = Field(ge=1)
+    port_rate: Rate
+    cages: int = Field(ge=1)
+    form_factor: FormFactor
+    ports_per_cage: int = Field(ge=1, le=8)
+    lane_rate: Rate
+    breakouts: list[Breakout] = []
+    uplinks: Uplinks | None = None
+    power_typical: Power
+    power_max: Power
+    rack_units: int = Field(ge=1)
+    modular: Modular | None = None       # a chassis with line cards (the row's ports fill every slot)
+    # Co-packaged optics: the ports are optical engines (form_factor "cpo"), lasers are external.
+    engine: Engine | None = None
+    laser_source: LaserSource | None = None
+    # The published system power includes the laser modules: the BOM shows their share on the laser
+    # line and the rest on the switch line, so the total stays the published figure.
+    power_includes_lasers: bool = True
+
+    @property
+    def cpo(self) -> bool:
+        return self.form_factor == CPO
+
+    @model_validator(mode="after")
+    def _cpo_complete(self) -> Switch:
+        if self.cpo and (self.engine is None or self.laser_source is None):
+            raise ValueError('a co-packaged-optics switch (form_factor "cpo") needs engine (the port type its '
+                             'optical engines speak) and laser_source (the external laser modules)')
+        if self.engine is not None and self.cpo and self.ports_per_cage != self.engine.ports_per_connector:
+            raise ValueError(f"a CPO switch's cage is its faceplate connector: ports_per_cage "
+                             f"({self.ports_per_cage}) must equal engine.ports_per_connector "
+                             f"({self.engine.ports_per_connector})")
+        if not self.cpo and (self.engine is not None or self.laser_source is not None):
+            raise ValueError('engine and laser_source belong to co-packaged-optics switches (form_factor "cpo")')
+        return self
+
+    @model_validator(mode="after")
+    def _ports_add_up(self) -> Switch:
+        m = self.modular
+        if m is not None and self.ports != m.slots * m.line_card.ports:
+            raise ValueError(f"a modular switch's ports ({self.ports}) are its slots x the line card's ports "
+                             f"({m.slots} x {m.line_card.ports})")
+        # A leaf splits its cages between downlinks and uplinks, so a switch has two cages at least.
+        if self.ports != self.cages * self.ports_per_cage:
+            raise ValueError(f"ports ({self.ports}) must be cages x ports_per_cage "
+                             f"({self.cages} x {self.ports_per_cage})")
+        if self.cages < 2:
+            raise ValueError("a switch needs at least two cages (one for downlinks, one for uplinks)")
+        for b in self.breakouts:
+            if b.ports < self.ports:
+                raise ValueError(f"a breakout splits ports into more ports: {b.ports} is fewer than {self.ports}")
+        return self
+
+
+class Module(Row):
+    form_factor: FormFactor
+    ports: int = Field(ge=1, le=2)
+    port_rate: Rate
+    port_type: str
+    lanes: int = Field(ge=1)
+    lane_rate: Rate
+    medium: Literal["multimode", "smf-parallel", "smf-duplex"]
+    connector: Connector
+    lit_strands: int = Field(ge=1)
+    reach_max: Length
+    reach_min: Length0 = Field(default_factory=lambda: parse_quantity("0 m", "length"))
+    loss_budget: Loss
+    power: Power
+
+
+class CableEnd(Model):
+    form_factor: FormFactor
+    ports: int = Field(ge=1, le=2)
+    count: int = Field(ge=1, le=8)
+
+
+class SoldLength(Model):
+    length: Length
+    part_number: str
+    price_usd: float | None = Field(default=None, ge=0, le=MAX_PRICE_USD)
+
+
+class Cable(Row):
+    kind: Literal["dac", "acc", "lacc", "aec", "aoc", "rj45"]
+    port_rate: Rate
+    lane_rate: Rate
+    links: int = Field(ge=1)
+    end_a: CableEnd
+    end_b: CableEnd
+    reach_max: Length
+    power_per_end: Power
+    lengths: list[SoldLength] = Field(min_length=1)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
+
+
+class Fibre(Row):
+    kind: Literal["trunk", "patch-cord", "splitter"]
+    fibre: Literal["om3", "om4", "om5", "os2"]
+    connector: Connector
+    strands: int = Field(ge=1)
+    attenuation: Attenuation
+    lengths: list[SoldLength] = Field(min_length=1)
+    price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
+
+
+class Panel(Row):
+    connector: Connector
+    medium: Literal["multimode", "single-mode"]   # the fibre its adapters are graded for
+    ports: int = Field(ge=1)
+    rack_units: int = Field(ge=1)
+    loss_per_mated_pair: Loss
+
+
+class Coherent(Row):
+    form_factor: FormFactor
+    rate: Rate
+    standard: Literal["400zr", "openzr+", "800zr"]
+    reach_max: Length
+    reach_unamplified: Length
+    # Longest span its standard runs with amplifiers at the two ends only (no in-line site):
+    # 400ZR's single amplified span of up to 120 km; None = the line amplifier's span sets it.
+    span_max: Length | None = None
+    grid: Frequency
+    power: Power
+
+
+class Dwdm(Row):
+    kind: Literal["mux", "amplifier"]
+    channels: int | None = Field(default=None, ge=1)
+    spacing: Frequency | None = None
+    span_max: Length | None = None
+    insertion_loss: Loss | None = None
+    power: Power
+    rack_units: int = Field(ge=0)
+
+
+class EndpointPorts(Model):
+    """An endpoint's network ports by fabric."""
+
+    compute: NicPorts | None = None
+    storage: NicPorts | None = None
+    inband: NicPorts | None = None
+    oob: NicPorts | None = None
+
+
+class Endpoint(Row):
+    """A device around the nodes: storage appliance, fabric manager, management server, PDU."""
+
+    role: Literal["storage", "ufm", "mgmt", "pdu"]
+    rack_units: int = Field(ge=0)           # 0 = side-mounted (a vertical PDU)
+    power: Power
+    ports: EndpointPorts = EndpointPorts()
+    capacity: Memory | None = None          # storage: usable capacity per appliance
+    throughput: Rate | None = None          # storage: read throughput per appliance
+    power_capacity: Power | None = None     # pdu: what one PDU delivers
+
+
+class RackType(Row):
+    rack_units: int = Field(ge=1)
+    power_budget: Power                     # default per rack of this type (the platform's wins)
+
+
+KINDS: dict[str, type[Row]] = {
+    "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
+    "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
+    "endpoints": Endpoint, "racks": RackType,
+}
+
+
+@dataclass(frozen=True)
+class Price:
+    usd: float
+    source: str
+    as_of: dt.date
+
+
+@dataclass
+class Catalog:
+    """All rows by kind and id; ``origin`` says which file each row came from."""
+
+    rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    origin: dict[str, str] = field(default_factory=dict)
+    quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
+    _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
+
+    def where(self, row_id: str, key: str | None = None) -> str:
+        """"file:line" of a row, or of one of its keys."""
+        if key is None or row_id not in self._keys:
+            return self.origin.get(row_id, "")
+        src, path = self._keys[row_id]
+        return src.where(path + (key,))
+
+    def kind_of(self, row_id: str) -> str | None:
+        for kind, rows in self.rows.items():
+            if row_id in rows:
+                return kind
+        return None
+
+    def get(self, kind: str, row_id: str, key: str | None = None) -> Row:
+        rows = self.rows[kind]
+        if row_id not in rows:
+            raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
+        return rows[row_id]
+
+    def platform(self, row_id: str, key: str = "platform") -> Platform:
+        row = self.get("platforms", row_id, key)
+        assert isinstance(row, Platform)
+        return row
+
+    @cached_property
+    def by_kind(self) -> dict[str, list[Row]]:
+        return {k: sorted(v.values(), key=lambda r: r.id) for k, v in self.rows.items()}
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for rows in self.rows.values():
+            yield from rows.values()
+
+
+def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
+    files = sorted(directory.glob("*.yaml")) + sorted(directory.glob("*.yml"))
+    if not files and overlay:
+        raise CatalogError("no catalog files (*.yaml) in this directory", where=str(directory))
+    seen_here: dict[str, str] = {}
+    for path in files:
+        src = load_file(path, "catalog file")
+        if src.data is None:
+            continue
+        if not isinstance(src.data, dict) or len(src.data) != 1:
+            raise CatalogError(f"a catalog file holds one top-level key, one of: "
+                               f"{', '.join(KINDS)}", where=src.where(()))
+        (kind, rows), = src.data.items()
+        if kind not in KINDS:
+            raise CatalogError(suggest(str(kind), KINDS, "catalog kind"), where=src.where((kind,)))
+        if not isinstance(rows, list):
+            raise CatalogError("expected a list of rows", where=src.where((kind,)), key=kind)
+        for i, data in enumerate(rows):
+            row = validate(KINDS[kind], data, src, (kind, i))
+            where = src.where((kind, i))
+            if row.id in seen_here:
+                raise CatalogError(f"duplicate id {row.id!r} (first at {seen_here[row.id]})",
+                                   where=where, key=f"{kind}.{i}.id",
+                                   hint="Ids are unique across a catalog directory.")
+            other = catalog.kind_of(row.id)
+            if other is not None and other != kind:
+                raise CatalogError(f"id {row.id!r} is already a {other} row; an overlay "
+                                   f"replaces rows of the same kind only", where=where)
+            seen_here[row.id] = where
+            catalog.rows[kind][row.id] = row
+            catalog.origin[row.id] = where
+            catalog._keys[row.id] = (src, (kind, i))
+
+
+def builtin_dir() -> Path:
+    """The catalogs shipped with the package."""
+    from bom.resources import data_dir
+
+    return data_dir("catalogs")
+
+
+def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
+                 base: Path | None = None, rates: dict[str, float] | None = None) -> Catalog:
+    """The built-in catalog (or ``base``), then each overlay directory, then each price file
+    (prices in other currencies converted at ``rates``, USD per unit)."""
+    from bom.catalog.prices import apply_prices
+
+    catalog = Catalog()
+    _load_dir(catalog, base or builtin_dir(), overlay=False)
+    for directory in overlays or []:
+        if not directory.is_dir():
+            raise CatalogError("not a directory", where=str(directory),
+                               hint="--catalog takes a directory of YAML catalog files.")
+        _load_dir(catalog, directory, overlay=True)
+    for path in prices or []:
+        apply_prices(catalog, path, rates)
+    from bom.catalog.checks import check_catalog
+
+    check_catalog(catalog)
+    return catalog

@@ -1,0 +1,263 @@
+"""Generation comparison: the same job built on each platform, and what changes between them.
+
+Each generation gets its own switch generation and floor-plan defaults (the scenario's
+switch and layout choices are dropped, its fabrics, sites and TCO inputs kept), so the
+differences come from the catalog rows, not from constants here. The scenario's storage,
+in-band and out-of-band fabrics are built too, on each platform's RA switches; each metric
+says what it is about (SCOPES): the scale-out figures are the compute fabric's, the module,
+fibre, switch and cost figures the whole network's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from bom.catalog.rows import Catalog, Platform
+from bom.costing.lines import COPPER, NETWORK
+from bom.costing.report import Report, make_report
+from bom.errors import BomError, LimitError
+from bom.inputs.scenario import FabricSpec, Scenario
+from bom.inputs.validation import suggest
+from bom.inputs.yamlio import Located
+from bom.pipeline import build_scenario
+from bom.topology.linkgroups import end_kinds
+
+#: BOM categories whose power is the optics' (pluggables, active optical cables, CPO laser modules).
+OPTICS = ("transceiver", "coherent optic", "AOC", "laser source")
+#: The fabrics around the compute fabric (a generation that cannot build one is compared without it).
+SUPPORT = ("storage", "inband", "oob")
+
+
+def default_platforms(catalog: Catalog) -> list[str]:
+    """Every platform in the catalog, oldest first, smaller domains first within a year."""
+    rows = [p for p in catalog.rows["platforms"].values() if isinstance(p, Platform)]
+    return [p.id for p in sorted(rows, key=lambda p: (p.year, p.gpus_per_domain, p.id))]
+
+
+#: ``platform@switch`` in a list of platforms: the platform with that switch on its compute fabric
+#: (the same NVIDIA platform on pluggable and co-packaged-optics switches, side by side).
+SWITCH_SEP = "@"
+
+
+def parse_entry(entry: str) -> tuple[str, str | None]:
+    """A comparison entry as (platform id, compute switch or None).
+
+    >>> parse_entry("gb300-nvl72@q3450-ld"), parse_entry("dgx-b200")
+    (('gb300-nvl72', 'q3450-ld'), ('dgx-b200', None))
+    """
+    pid, sep, switch = entry.partition(SWITCH_SEP)
+    return pid.strip(), (switch.strip() or None) if sep else None
+
+
+@dataclass(frozen=True)
+class Generation:
+    platform: Platform
+    report: Report
+    note: str | None
+    left_out: tuple[str, ...] = ()     # non-compute fabrics this generation could not build
+    switch: str | None = None          # the compute switch the entry named (None: the platform's default)
+
+    @property
+    def label(self) -> str:
+        """The row's name: the platform id, with the compute switch when the entry named one."""
+        return self.platform.id if self.switch is None else f"{self.platform.id}{SWITCH_SEP}{self.switch}"
+
+    @property
+    def compute_switch(self) -> str:
+        return self.report.model.fabrics["compute"].first.leaf.id
+
+    def metrics(self) -> dict[str, float]:
+        """The figures compared across generations (computed once; the writers ask often)."""
+        return dict(self._metrics)
+
+    @cached_property
+    def _metrics(self) -> dict[str, float]:
+        r, m = self.report, self.report.model
+        gpus = m.cluster.gpus
+        tiers = m.tiers()
+        lines = r.lines
+        net = [x for x in lines if x.category in NETWORK]
+        out: dict[str, float] = {"gpus": gpus, "gpus_per_domain": self.platform.gpus_per_domain,
+                                 "domains": m.cluster.domains}
+        compute = m.fabrics["compute"].groups
+        per_tier = {"scale-up": (int(tiers["scale-up"]["links"]), int(tiers["scale-up"].get("copper_links", 0) or 0)),
+                    "scale-out": (sum(g.links for g in compute), sum(g.links for g in compute if g.copper)),
+                    "scale-across": (int(tiers["scale-across"]["links"]),
+                                     int(tiers["scale-across"].get("copper_links", 0) or 0))}
+        for tier, (links, copper) in per_tier.items():
+            key = tier.replace("-", "_")
+            # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
+            mine = [x for x in net if x.tier == tier and (tier != "scale-out" or x.fabric == "compute")]
+            usd = sum(x.price_usd for x in mine)
+            copper_usd = sum(x.price_usd for x in mine if x.category in COPPER)
+            out[f"{key}_links_per_gpu"] = links / gpus
+            out[f"{key}_copper_share"] = copper / links if links else 0.0
+            out[f"{key}_copper_cost_share"] = copper_usd / usd if usd else 0.0
+        so, across = tiers["scale-out"], tiers["scale-across"]
+        all_links = int(so["links"]) + int(across["links"])
+        all_copper = int(so["copper_links"]) + int(across.get("copper_links", 0) or 0)
+        out["network_copper_share"] = all_copper / all_links if all_links else 0.0
+        support = [g for k, f in m.fabrics.items() if k in SUPPORT for g in f.groups]
+        out["support_links_per_gpu"] = sum(g.links for g in support) / gpus
+        # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
+        up = tiers["scale-up"]
+        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"]) + int(up["modules"])) / gpus
+        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)
+                                     + int(up["fibre_runs"])) / gpus
+        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)
+                                      + int(up["fibre_strands"])) / gpus
+        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
+                                      and x.fabric != "spares") / gpus
+        out["support_switches_per_gpu"] = sum(x.quantity for x in lines
+                                              if x.category == "switch" and x.fabric in SUPPORT) / gpus
+        out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
+        # Co-packaged optics: engine ports need no module, but the switches need laser modules; the
+        # optics' power is every pluggable's, AOC's and laser module's (engines are in the switch power).
+        ends = [e for f in m.fabrics.values() for e in end_kinds(f.groups).values()] + list(
+            end_kinds(m.dci_groups).values())
+        out["engine_ports_per_gpu"] = sum(e["optical engine"] for e in ends) / gpus
+        installed = [x for x in net if x.fabric != "spares"]
+        out["laser_sources_per_gpu"] = sum(x.quantity for x in installed if x.category == "laser source") / gpus
+        out["optics_power_w_per_gpu"] = sum(x.power_w for x in installed if x.category in OPTICS) / gpus
+        t = r.tco
+        out.update(network_capex_per_gpu=t.network_usd / gpus, network_power_w_per_gpu=t.network_power_kw * 1000 / gpus,
+                   network_capex_share=t.network_capex_share, network_power_share=t.network_power_share,
+                   capex_per_gpu=t.capex_usd / gpus, tco_usd=t.tco_usd, usd_per_gpu_hour=t.usd_per_gpu_hour)
+        return out
+
+
+#: What each metric is about: the GPUs' own compute fabric, the storage / in-band / out-of-band
+#: fabrics, the whole network (every fabric and the DCI), or the whole cluster.
+SCOPES: dict[str, str] = {
+    "gpus": "cluster", "gpus_per_domain": "platform", "domains": "cluster",
+    "scale_up_links_per_gpu": "scale-up", "scale_up_copper_share": "scale-up", "scale_up_copper_cost_share": "scale-up",
+    "scale_out_links_per_gpu": "compute fabric", "scale_out_copper_share": "compute fabric",
+    "scale_out_copper_cost_share": "compute fabric",
+    "scale_across_links_per_gpu": "scale-across", "scale_across_copper_share": "scale-across",
+    "scale_across_copper_cost_share": "scale-across",
+    "network_copper_share": "whole network", "support_links_per_gpu": "storage, in-band, out-of-band",
+    "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
+    "switches_per_gpu": "whole network", "support_switches_per_gpu": "storage, in-band, out-of-band",
+    "scale_out_gbps_per_gpu": "compute fabric",
+    "engine_ports_per_gpu": "whole network", "laser_sources_per_gpu": "whole network",
+    "optics_power_w_per_gpu": "whole network",
+    "network_capex_per_gpu": "whole network", "network_power_w_per_gpu": "whole network",
+    "network_capex_share": "whole network", "network_power_share": "whole network",
+    "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
+}
+
+
+def _scale_out_gbps(p: Platform) -> float:
+    from bom.units import magnitude
+
+    return p.scale_out.ports * magnitude(p.scale_out.rate, "rate") / p.gpus_per_node
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    generations: list[Generation]
+    skipped: dict[str, str]          # platform id -> why it cannot build this job
+
+    def rows(self) -> list[dict[str, float]]:
+        return [g.metrics() for g in self.generations]
+
+    def kind_notes(self) -> list[str | None]:
+        """A note where the previous generation is a different kind of system (node vs rack scale)."""
+        out: list[str | None] = [None]
+        for prev, cur in zip(self.generations, self.generations[1:], strict=False):
+            p, c = prev.platform, cur.platform
+            out.append(None if (p.system, p.gpus_per_domain) == (c.system, c.gpus_per_domain) else
+                       f"the previous generation ({p.id}) is a {p.system} system with {p.gpus_per_domain}-GPU "
+                       f"scale-up domains, this one a {c.system} system with {c.gpus_per_domain}-GPU domains: "
+                       f"per-GPU changes come from the kind of system as much as from the generation")
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        rows = self.rows()
+        gens = []
+        for i, (g, row, kind) in enumerate(zip(self.generations, rows, self.kind_notes(), strict=True)):
+            prev = rows[i - 1] if i else None
+            gens.append({"platform": g.platform.id, "label": g.label, "switch": g.compute_switch,
+                         "generation": g.platform.generation, "year": g.platform.year,
+                         "system": g.platform.system, "note": g.note, "kind_note": kind,
+                         "metrics": {k: round(v, 6) for k, v in row.items()},
+                         "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()},
+                         "change": None if prev is None else {
+                             k: (round(v - prev[k], 6) if "share" in k else
+                                 (round(v / prev[k] - 1, 6) if prev[k] else None)) for k, v in row.items()}})
+        return {"name": self.name, "scopes": {k: SCOPES[k] for k in rows[0]} if rows else {}, "generations": gens,
+                "skipped": self.skipped}
+
+
+def _variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
+    # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
+    fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
+               for k, f in scenario.fabrics.items()}
+    if switch is not None:   # the entry's compute switch (platform@switch)
+        compute = fabrics.get("compute", FabricSpec())
+        fabrics["compute"] = compute.model_copy(update={"switch": switch})
+    update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
+                                 "name": f"{scenario.name}-{platform_id}"}
+    if gpus is not None:
+        update.update(gpus=gpus, nodes=None, workload=None)
+    elif scenario.nodes is not None:
+        raise BomError("a comparison needs a GPU count or a workload: nodes differ between platforms",
+                       key="nodes", hint="Give gpus: N in the scenario or --gpus N.")
+    return scenario.model_copy(update=update)
+
+
+def _build(variant: Scenario, src: Located, catalog: Catalog) -> tuple[Report, dict[str, str]]:
+    """The generation's report; a non-compute fabric this generation cannot build is left out, with why."""
+    left_out: dict[str, str] = {}
+    while True:
+        try:
+            return make_report(build_scenario(variant, src, catalog), catalog), left_out
+        except LimitError as exc:
+            name = (exc.key or "").removeprefix("fabrics.").split(".")[0]
+            if name not in SUPPORT or name not in variant.fabrics:
+                raise
+            left_out[name] = exc.message
+            variant = variant.model_copy(update={"fabrics": {k: f for k, f in variant.fabrics.items() if k != name}})
+
+
+def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
+            gpus: int | None = None) -> Comparison:
+    ids = platforms or scenario.platforms or default_platforms(catalog)
+    known, switches = catalog.rows["platforms"], catalog.rows["switches"]
+    for entry in ids:
+        pid, switch = parse_entry(entry)
+        if pid not in known:
+            raise BomError(suggest(pid, known, "platform"), key="--platforms")
+        if switch is not None and switch not in switches:
+            raise BomError(suggest(switch, switches, "switch") + f" (in {entry!r})", key="--platforms",
+                           hint="Write platform@switch with a switch id from `bom catalog list --kind switches`.")
+    if len(set(ids)) != len(ids):
+        raise BomError("a platform is named twice", key="--platforms")
+    if gpus is None and scenario.gpus is not None:
+        gpus = scenario.gpus
+    gens = []
+    skipped: dict[str, str] = {}
+    for entry in ids:
+        pid, switch = parse_entry(entry)
+        p = catalog.platform(pid)
+        variant = _variant(scenario, pid, gpus, switch)
+        try:
+            report, left_out = _build(variant, src, catalog)
+        except LimitError as exc:   # this generation cannot build the job; the others still can
+            skipped[entry] = exc.message + (f" {exc.hint}" if exc.hint else "")
+            continue
+        built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
+        notes = []
+        if built > asked:
+            notes.append(f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
+                         f"so {built:,} are built")
+        notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
+        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch))
+    # Over the years: columns run by the platform's year (the catalog's), as named within a year.
+    gens.sort(key=lambda g: g.platform.year)
+    if not gens:
+        reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        raise BomError(f"no platform can build this job ({reasons})", key="--platforms")
+    return Comparison(scenario.name, gens, skipped)

@@ -1,0 +1,281 @@
+"""BOM lines: one line per part and place (tier, fabric, hop), with price, power and sources.
+
+Lines of the same part in different places stay separate; totals add them up. Unit prices
+come from the catalog row (or its sold length); every line keeps its row's source and its
+price's source, so a report can say which prices are estimates and which are quotes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
+from bom.topology.linkgroups import LinkGroup
+from bom.units import magnitude
+
+CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable",
+              "AOC", "fibre breakout",
+              "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
+#: Bought for the cluster but not network: the racks and what stands around the nodes.
+FACILITY = ("storage", "server", "rack", "PDU")
+NETWORK = tuple(c for c in CATEGORIES if c != "compute" and c not in FACILITY)
+COPPER = ("copper cable",)
+#: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
+DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"
+
+
+@dataclass(frozen=True)
+class Line:
+    tier: str             # compute | scale-up | scale-out | scale-across
+    fabric: str
+    hop: str
+    category: str
+    catalog_id: str
+    sku: str              # the orderable part number
+    description: str
+    vendor: str
+    quantity: float
+    unit: str             # each | km
+    unit_price_usd: float
+    unit_power_w: float
+    price_source: str
+    as_of: str
+    source: str
+
+    @property
+    def price_usd(self) -> float:
+        return self.quantity * self.unit_price_usd
+
+    @property
+    def power_w(self) -> float:
+        return self.quantity * self.unit_power_w
+
+    def to_json(self) -> dict[str, object]:
+        return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
+                "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
+                "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
+                "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
+                "price_source": self.price_source, "vendor": self.vendor}
+
+
+def _line(row: Row, tier: str, fabric: str, hop: str, category: str, qty: float, power_w: float,
+          sku: str | None = None, price: float | None = None, unit: str = "each",
+          description: str | None = None) -> Line:
+    return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
+                row.vendor, qty, unit, row.price_usd if price is None else price, power_w, row.price_source,
+                row.as_of.isoformat(), row.source)
+
+
+def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) -> float:
+    for s in row.lengths:
+        if s.part_number == part_number:
+            return s.price_usd if s.price_usd is not None else row.price_usd + row.price_per_m_usd * length_m
+    return row.price_usd + row.price_per_m_usd * length_m   # cut to length
+
+
+def compute_lines(platform: Platform, systems: int) -> list[Line]:
+    return [_line(platform, "compute", "compute", "system", "compute", systems,
+                  magnitude(platform.power_per_system, "power"))]
+
+
+def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
+                 category: str = "switch") -> list[Line]:
+    """Switches of each layer; power is typical (optics are counted on their own lines).
+
+    A co-packaged-optics switch has no pluggables at its ports but external laser modules: a line of
+    its own per layer (``laser_lines``), whose power is taken out of the switch line's when the
+    published system power includes it, so the two add up to the published figure."""
+    out = []
+    for layer, n in counts.items():
+        if not n:
+            continue
+        sw = switches[layer]
+        power = magnitude(sw.power_typical, "power")
+        if sw.laser_source is not None and sw.power_includes_lasers:
+            power -= sw.laser_source.per_switch * magnitude(sw.laser_source.power, "power")
+        out.append(_line(sw, tier, fabric, layer, category, n, power))
+        out += laser_lines(sw, tier, fabric, layer, n)
+    return out
+
+
+def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -> list[Line]:
+    """The external laser modules of ``switches`` CPO switches (none for a pluggable switch)."""
+    ls = sw.laser_source
+    if ls is None:
+        return []
+    return [Line(tier, fabric, layer, "laser source", sw.id, ls.part_number, ls.description, ls.vendor,
+                 switches * ls.per_switch, "each", ls.price_usd, magnitude(ls.power, "power"), ls.price_source,
+                 sw.as_of.isoformat(), ls.source)]
+
+
+def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: list[tuple[int, int]],
+                  ports_per_native: float = 1.0) -> list[Line]:
+    """A modular switch layer part by part: frames, fabric cards, supervisors and power supplies per
+    chassis, and in each chassis the line cards its used ports fill. ``port_use`` is (chassis, ports
+    each uses) at the layer's link rate, ``ports_per_native`` the link-rate ports one native port
+    carries (2 for 400G links on 800G ports).
+
+    Power: each part's own draw (power supplies feed the others, so they add none of their own)."""
+    m = switch.modular
+    assert m is not None
+    card_ports = m.line_card.ports * ports_per_native
+    chassis = sum(n for n, _ in port_use)
+    cards = sum(n * min(m.slots, math.ceil(used / card_ports)) for n, used in port_use)
+    out = []
+    for part, qty in ((m.chassis, chassis), (m.fabric_cards, chassis), (m.supervisors, chassis),
+                      (m.power_supplies, chassis)):
+        if qty:
+            out.append(_line(switch, tier, fabric, layer, "switch", qty * part.count, magnitude(part.power, "power"),
+                             sku=part.part_number, price=part.price_usd, description=part.description))
+    if cards:
+        lc = m.line_card
+        out.append(_line(switch, tier, fabric, layer, "switch", cards, magnitude(lc.power, "power"),
+                         sku=lc.part_number, price=lc.price_usd, description=lc.description))
+    return out
+
+
+def group_lines(g: LinkGroup) -> list[Line]:
+    """The parts of one link group: modules at each end, the cable or fibre, patch panels."""
+    out: list[Line] = []
+    o, c = g.choice.option, g.choice
+    for end, count in ((g.lower_end, g.modules_lower), (g.upper_end, g.modules_upper)):
+        if count and isinstance(end.part, Module):
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, "transceiver", count,
+                             magnitude(end.part.power, "power")))
+        elif count and isinstance(end.part, Coherent):
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, "coherent optic", count,
+                             magnitude(end.part.power, "power")))
+    if o.assembly is not None:
+        a = o.assembly
+        heads = a.end_a.count + a.end_b.count
+        category = "AOC" if a.kind == "aoc" else "copper cable"
+        out.append(_line(a, g.tier, g.fabric, g.hop, category, g.cables,
+                         magnitude(a.power_per_end, "power") * heads, c.part_number,
+                         _sold_price(a, c.part_number, c.length_m)))
+    elif o.fibre is not None and g.cables:
+        f = o.fibre
+        category = "patch cord" if f.kind == "patch-cord" else "fibre trunk"
+        out.append(_line(f, g.tier, g.fabric, g.hop, category, g.cables, 0.0, c.part_number,
+                         _sold_price(f, c.part_number, c.length_m),
+                         description=f"{f.description}, {c.length_m:g} m"))
+    if g.panel is not None and g.panels:
+        out.append(_line(g.panel, g.tier, g.fabric, g.hop, "patch panel", g.panels, 0.0))
+    for end, key in ((g.lower_end, "breakouts_lower"), (g.upper_end, "breakouts_upper")):
+        b = end.engine.breakout if end.engine is not None else None
+        if b is not None and g.extras.get(key):   # CPO faceplate shuffles, bought per connector used
+            out.append(Line(g.tier, g.fabric, g.hop, "fibre breakout", "cpo-faceplate", b.part_number,
+                            b.description, b.vendor, g.extras[key], "each", b.price_usd, 0.0, b.price_source,
+                            b.as_of.isoformat(), b.source))
+    return out
+
+
+def scale_up_lines(platform: Platform, up: object) -> list[Line]:
+    """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
+    the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
+    and switched domains are bought whole with their systems: no line)."""
+    from bom.topology.scaleup import ScaleUp
+
+    assert isinstance(up, ScaleUp)
+    t = platform.scale_up.torus
+    if t is None or not up.optical_links:
+        return []
+    out = []
+    for part, hop, category, qty in ((t.ocs, "ocs", "switch", up.ocs),
+                                     (t.optic, "cube-ocs", "transceiver", up.modules),
+                                     (t.fibre, "cube-ocs", "fibre trunk", up.fibre_runs)):
+        out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
+                        part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
+                        part.price_source, platform.as_of.isoformat(), part.source))
+    return out
+
+
+def merge(lines: Iterable[Line]) -> list[Line]:
+    """One line per part and place: the same sku in the same tier, fabric and hop adds up."""
+    merged: dict[tuple[str, ...], Line] = {}
+    for line in lines:
+        key = (line.tier, line.fabric, line.hop, line.category, line.sku, str(line.unit_price_usd))
+        old = merged.get(key)
+        merged[key] = line if old is None else Line(**{**old.__dict__, "quantity": old.quantity + line.quantity})
+    return list(merged.values())
+
+
+def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
+    from bom.topology.dci import Dci
+
+    assert isinstance(dci, Dci)
+    out = [_line(dci.coherent, "scale-across", "dci", "site-site", "coherent optic", dci.modules,
+                 magnitude(dci.coherent.power, "power")),
+           _line(dci.router, "scale-across", "dci", "router", "DCI switch", dci.routers,
+                 magnitude(dci.router.power_typical, "power"))]
+    for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
+        if isinstance(part, Dwdm) and qty:
+            out.append(_line(part, "scale-across", "dci", "site-site", "DWDM", qty, magnitude(part.power, "power")))
+    fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
+    if fibre is not None and dci.dark_fibre_km:
+        # Leased, not bought: zero capex; the TCO prices it per km and year.
+        out.append(Line("scale-across", "dci", "site-site", "dark fibre", "dark-fibre", DARK_FIBRE_SKU,
+                        f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
+                        dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
+                        "leased per km and year; see the TCO input dark_fibre"))
+    return out
+
+
+def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
+    from bom.topology.support import OobFabric
+
+    if isinstance(f, OobFabric):
+        switches = {"leaf": catalog.get("switches", f.leaf_id)}
+        if f.spine_id:
+            switches["spine"] = catalog.get("switches", f.spine_id)
+        return switch_lines(f.name, f.tier, {k: f.switches(k) for k in switches}, switches)  # type: ignore[arg-type]
+    p = f.first  # type: ignore[attr-defined]
+    switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
+                "core": catalog.get("switches", p.spine.id)}
+    # A modular spine or core is counted part by part; a leaf is always a whole switch.
+    fixed = {k: v for k, v in switches.items() if k == "leaf" or not getattr(v, "modular", None)}
+    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[attr-defined,arg-type]
+    for layer in ("spine", "core"):
+        row = switches[layer]
+        if layer not in fixed and f.switches(layer):  # type: ignore[attr-defined]
+            assert isinstance(row, Switch)
+            out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer),  # type: ignore[attr-defined]
+                                 p.spine.radix / row.ports)
+    return out
+
+
+def placement_lines(model: object, catalog: Catalog) -> list[Line]:
+    """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
+    from bom.topology.build import Model
+
+    assert isinstance(model, Model)
+    out: list[Line] = []
+    pl = model.placement
+    if pl is None:
+        return out
+    for rack_id, n in sorted(pl.rack_types().items()):
+        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", "rack", n, 0.0))
+    category = {"pdu": "PDU", "storage": "storage", "ufm": "server", "mgmt": "server"}
+    for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
+        if item.role in category:
+            row = catalog.get("endpoints", item.catalog_id)
+            out.append(_line(row, "facility", item.role, item.role, category[item.role], n, item.power_w))
+    return out
+
+
+def all_lines(model: object, catalog: Catalog) -> list[Line]:
+    """Every BOM line of a built model."""
+    from bom.topology.build import Model
+
+    assert isinstance(model, Model)
+    lines = compute_lines(model.platform, model.cluster.systems) + scale_up_lines(model.platform, model.scale_up)
+    for f in model.fabrics.values():
+        lines += fabric_switch_lines(f, catalog)
+    lines += placement_lines(model, catalog)
+    for g in model.groups:
+        lines += group_lines(g)
+    if model.dci is not None:
+        lines += dci_lines(model.dci, catalog)
+    return merge(lines)
+

@@ -1,0 +1,191 @@
+"""The order: spares as BOM lines, then one line per orderable part number with per-site quantities.
+
+Works from :class:`bom.costing.lines.Line` data only (category, sku, catalog id), so a part another stage
+adds is merged, spared and flagged like the rest. Spares follow the scenario's ``spares:`` policy
+per category (a fraction, a minimum or N per site, the largest of the three); they are BOM lines
+in fabric ``spares``, priced (so counted in capex) and drawing no power (they sit on a shelf).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from bom.catalog.rows import Catalog
+from bom.costing.lines import Line
+from bom.inputs.scenario import SparesRule
+
+SPARES = "spares"
+_SPARES_SOURCE = ("estimate: enough to cover failures while a unit is away for replacement (spares from "
+                  "installed units, failure rate and return time; askbow.com, 'How many spares do you need?', 2018)")
+#: Spares per category when the scenario gives none. Estimates (see _SPARES_SOURCE): optics and
+#: cables fail more often than switches and are cheap to hold; one switch of each kind per site
+#: restores a failed leaf in hours instead of an RMA's days; GPU systems are covered by support.
+DEFAULT_SPARES: dict[str, SparesRule] = {
+    "transceiver": SparesRule(fraction=0.02, min=2),
+    "laser source": SparesRule(fraction=0.02, min=2),   # CPO switches' field-replaceable lasers, as optics
+    "coherent optic": SparesRule(min=2),
+    "copper cable": SparesRule(fraction=0.02, min=2),
+    "AOC": SparesRule(fraction=0.02, min=2),
+    "fibre trunk": SparesRule(fraction=0.01, min=1),
+    "patch cord": SparesRule(fraction=0.02, min=2),
+    "switch": SparesRule(per_site=1),
+    "DCI switch": SparesRule(min=1),
+}
+
+
+def spares_policy(given: dict[str, SparesRule] | None) -> dict[str, SparesRule]:
+    """The defaults, with each category the scenario gives replaced."""
+    return {**DEFAULT_SPARES, **(given or {})}
+
+
+def spare_count(installed: float, rule: SparesRule, sites: int) -> int:
+    """Spares of one part = max(ceil(fraction x installed), min, per_site x sites).
+
+    >>> spare_count(6912, SparesRule(fraction=0.02, min=2), 2), spare_count(10, SparesRule(min=2), 2)
+    (139, 2)
+    >>> spare_count(64, SparesRule(per_site=1), 4), spare_count(5, SparesRule(), 1)
+    (4, 0)
+    """
+    return max(math.ceil(rule.fraction * installed - 1e-9), rule.min, rule.per_site * sites)
+
+
+def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int) -> list[Line]:
+    """One spares line per part number of every category the policy spares (units only, not km)."""
+    installed: dict[str, float] = {}
+    first: dict[str, Line] = {}
+    for line in lines:
+        if line.unit == "each" and line.fabric != SPARES:
+            installed[line.sku] = installed.get(line.sku, 0.0) + line.quantity
+            first.setdefault(line.sku, line)
+    out = []
+    for sku, line in first.items():
+        rule = policy.get(line.category)
+        n = spare_count(installed[sku], rule, sites) if rule else 0
+        if n:
+            out.append(replace(line, fabric=SPARES, hop=SPARES, quantity=n, unit_power_w=0.0,
+                               description=f"{line.description} (spare)",
+                               source=f"{line.source}; spares: {_SPARES_SOURCE}"))
+    return out
+
+
+# --- flags -----------------------------------------------------------------------------
+
+def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
+    """What a buyer must know about a line's part: end of sale, generic name, estimate, quote state."""
+    row = next((r for rows in catalog.rows.values() for r in ([rows[line.catalog_id]]
+                if line.catalog_id in rows else [])), None)
+    flags = []
+    if row is not None and row.status != "active":
+        flags.append(f"{row.status} {row.status_date} ({row.status_source})")
+    if row is not None and (not row.orderable or _family_name(row, line.sku)):
+        flags.append("generic: not orderable as such; get the vendor's SKU")
+    if line.price_source == "estimate":
+        flags.append("estimate")
+    quote = quote_for(line, catalog)
+    if quote is not None:
+        if quote.expired(on):
+            flags.append(f"quote expired {quote.valid_until}")
+        if quote.conversion():
+            flags.append(f"converted from {quote.conversion()}")
+    return flags
+
+
+def quote_for(line: Line, catalog: Catalog):  # type: ignore[no-untyped-def]
+    """The quote that prices a line: one for its sold length's part number, else one for its row."""
+    return catalog.quotes.get(line.sku) or catalog.quotes.get(line.catalog_id)
+
+
+def quoted(line: Line, catalog: Catalog) -> Line:
+    """A line of a quoted sold length takes the quote's price source and date (its row keeps its own)."""
+    q = catalog.quotes.get(line.sku)
+    if q is None or line.sku == line.catalog_id:
+        return line
+    return replace(line, price_source=q.price_source, as_of=(q.quoted_on.isoformat() if q.quoted_on else line.as_of))
+
+
+def _family_name(row: object, sku: str) -> bool:
+    """A cable or fibre line cut to length carries its family's part number (MCP4Y10-N00x), not a SKU."""
+    return bool(getattr(row, "lengths", None)) and sku == getattr(row, "part_number", None)
+
+
+# --- the order -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OrderLine:
+    sku: str
+    catalog_id: str
+    category: str
+    description: str
+    maker: str
+    unit: str
+    installed: float
+    per_site: tuple[float, ...] | None   # installed quantity in each site (None: not split by site)
+    spares: float
+    unit_price_usd: float
+    price_source: str
+    price_date: str
+    quote_ref: str
+    vendor: str                           # who quoted (or the maker when there is no quote)
+    flags: tuple[str, ...]
+    valid_until: dt.date | None = None
+
+    @property
+    def total(self) -> float:
+        return self.installed + self.spares
+
+    @property
+    def extended_usd(self) -> float:
+        return self.total * self.unit_price_usd
+
+    def to_json(self) -> dict[str, object]:
+        count = (lambda x: int(x)) if self.unit == "each" else (lambda x: x)
+        return {"sku": self.sku, "catalog_id": self.catalog_id, "category": self.category,
+                "description": self.description, "maker": self.maker, "unit": self.unit,
+                "installed": count(self.installed),
+                "per_site": [count(x) for x in self.per_site] if self.per_site is not None else None,
+                "spares": count(self.spares), "total": count(self.total),
+                "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
+                "price_source": self.price_source, "price_date": self.price_date, "quote_ref": self.quote_ref,
+                "vendor": self.vendor, "flags": list(self.flags),
+                "valid_until": self.valid_until.isoformat() if self.valid_until else None}
+
+
+def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
+                per_site: dict[str, tuple[float, ...]] | None = None) -> list[OrderLine]:
+    """One line per part number across fabrics, hops and tiers: installed, per site, spares, flags."""
+    groups: dict[str, list[Line]] = {}
+    for line in lines:
+        groups.setdefault(line.sku, []).append(line)
+    out = []
+    for sku, group in groups.items():
+        head = group[0]
+        installed = sum(x.quantity for x in group if x.fabric != SPARES)
+        spares = sum(x.quantity for x in group if x.fabric == SPARES)
+        quote = quote_for(head, catalog)
+        flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
+        out.append(OrderLine(sku, head.catalog_id, head.category, head.description.removesuffix(" (spare)"),
+                             head.vendor, head.unit, installed, (per_site or {}).get(sku), spares,
+                             head.unit_price_usd, head.price_source, head.as_of,
+                             quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
+                             flags, quote.valid_until if quote else None))
+    return out
+
+
+def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str, float]]],
+                  shared: dict[str, float], sites: int) -> dict[str, tuple[float, ...]]:
+    """Installed quantity per site of each part: each site shape's own count, plus the shared lines
+    (between sites) split evenly; a part whose split does not add up to its total is left out.
+
+    >>> split_by_site({"a": 10, "b": 3}, [(1, {"a": 6}), (1, {"a": 4, "b": 2})], {}, 2)
+    {'a': (6.0, 4.0)}
+    """
+    out = {}
+    shapes = list(shapes)
+    for sku, qty in total.items():
+        each = [q.get(sku, 0.0) + shared.get(sku, 0.0) / sites for count, q in shapes for _ in range(count)]
+        if len(each) == sites and abs(sum(each) - qty) < 1e-6 * max(1.0, qty):
+            out[sku] = tuple(each)
+    return out

@@ -1,0 +1,191 @@
+"""Everything the writers need, computed once: the model, its BOM lines (spares included), the
+order, the TCO inputs and result, the sensitivity table and what a buyer must be warned about.
+
+The writers only present this; the workbook recomputes the same totals with live formulas,
+and the tests hold the two to agree.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from bom.catalog.prices import Quote
+from bom.catalog.rows import Catalog
+from bom.costing.lines import CATEGORIES, NETWORK, Line, all_lines
+from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
+from bom.costing.tco import (
+    OPTICS_CATEGORIES,
+    Basis,
+    Input,
+    Sensitivity,
+    Tco,
+    asset_class,
+    compute_tco,
+    inputs,
+    sensitivity,
+)
+from bom.errors import BomError, ScenarioError
+from bom.inputs.scenario import Scenario
+from bom.inputs.validation import suggest
+from bom.inputs.yamlio import Located
+from bom.topology.build import Model
+
+
+@dataclass(frozen=True)
+class Report:
+    model: Model
+    lines: list[Line]
+    inputs: dict[str, Input]
+    tco: Tco
+    basis: Basis | None = None
+    order: list[OrderLine] = field(default_factory=list)
+    sensitivity: list[Sensitivity] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    quotes: list[Quote] = field(default_factory=list)
+    priced_on: dt.date = dt.date(2026, 1, 1)    # the day quotes are checked against
+    document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
+
+    @property
+    def name(self) -> str:
+        return self.model.scenario.name
+
+    @property
+    def links(self) -> int:
+        """Every scale-out and scale-across link (what installation is priced on)."""
+        return sum(g.links for g in self.model.groups) + (self.model.dci.links if self.model.dci else 0)
+
+    @property
+    def dark_fibre_km(self) -> float:
+        return self.model.dci.dark_fibre_km if self.model.dci else 0.0
+
+    @property
+    def pflops_per_gpu(self) -> float:
+        return self.basis.pflops_per_gpu if self.basis else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        out = self.model.to_json()
+        flags = {o.sku: list(o.flags) for o in self.order}
+        out["lines"] = [{**line.to_json(), "asset_class": asset_class(line.category),
+                         "flags": flags.get(line.sku, [])} for line in self.lines]
+        t = self.tco
+        out["totals"] = {
+            "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
+            "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
+            "spares_usd": round(sum(x.price_usd for x in self.lines if x.fabric == SPARES), 2),
+            "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
+            "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
+            "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
+            "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
+            "network_capex_share": round(t.network_capex_share, 6),
+            "network_power_share": round(t.network_power_share, 6),
+            "links": self.links, "dark_fibre_km": self.dark_fibre_km,
+        }
+        out["finance"] = {k: round(getattr(t, k), 6) for k in (
+            "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
+            "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
+            "npv_usd", "usd_per_pflop_hour")}
+        out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
+        out["sensitivity"] = [s.to_json() for s in self.sensitivity]
+        out["order"] = [o.to_json() for o in self.order]
+        out["quotes"] = [q.to_json() for q in self.quotes]
+        out["exchange_rates"] = dict(self.model.scenario.exchange_rates)
+        out["warnings"] = list(self.warnings)
+        out["priced_on"] = self.priced_on.isoformat()
+        out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
+        return out
+
+
+def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tuple[float, ...]]:
+    """Installed quantity of each part in each site: each site shape built on its own."""
+    from bom.topology.build import build_model
+
+    c = model.cluster
+    total: dict[str, float] = {}
+    for line in lines:
+        total[line.sku] = total.get(line.sku, 0.0) + line.quantity
+    if c.site_count == 1:
+        return {k: (v,) for k, v in total.items()}
+    shared: dict[str, float] = {}
+    for line in lines:
+        if line.fabric == "dci" and line.unit == "each":
+            shared[line.sku] = shared.get(line.sku, 0.0) + line.quantity
+    shapes = []
+    src = Located({}, "<site>", {})
+    for site in c.sites:
+        one = model.scenario.model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None,
+                                                "sites": None})
+        try:
+            m = build_model(one, src, catalog, None)
+        except BomError:   # a site shape that cannot stand alone: the order gives totals only
+            return {}
+        per: dict[str, float] = {}
+        for line in all_lines(m, catalog):
+            per[line.sku] = per.get(line.sku, 0.0) + line.quantity
+        shapes.append((site.count, per))
+    return split_by_site(total, shapes, shared, c.site_count)
+
+
+def _basis(model: Model, lines: list[Line]) -> Basis:
+    by_class: dict[str, float] = {}
+    for line in lines:
+        k = asset_class(line.category)
+        by_class[k] = by_class.get(k, 0.0) + line.price_usd
+    network = [line for line in lines if line.category in NETWORK]
+    return Basis(
+        capex_by_class=by_class, network_usd=sum(x.price_usd for x in network),
+        gpu_systems_usd=sum(x.price_usd for x in lines if x.category == "compute"),
+        optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS_CATEGORIES),
+        it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
+        links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
+        racks=model.racks, gpus=model.cluster.gpus,
+        dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,
+        pflops_per_gpu=_dense_pflops(model.platform))
+
+
+def _dense_pflops(p: object) -> float:
+    """Dense FP8 per GPU [PFLOP/s], or BF16 on a chip without FP8 (TPU v4): the PFLOP-hour basis."""
+    from bom.catalog.rows import Platform
+
+    assert isinstance(p, Platform)
+    return (p.flops_per_gpu("fp8") if p.fp8_dense is not None else p.flops_per_gpu("bf16")) / 1e15
+
+
+def _warnings(order: list[OrderLine]) -> list[str]:
+    out = []
+    for o in order:
+        for f in o.flags:
+            if f.startswith(("end-of-sale", "end-of-life", "quote expired")):
+                out.append(f"{o.sku} ({o.catalog_id}): {f}")
+    generic = [o.sku for o in order if any(f.startswith("generic") for f in o.flags)]
+    if generic:
+        out.append(f"{len(generic)} part numbers are generic names, not orderable SKUs: {', '.join(generic)}")
+    return out
+
+
+def _check_spares(sc: Scenario, lines: list[Line], src: Located | None) -> None:
+    """A spares category the BOM does not know is a typo, not a rule to ignore."""
+    known = set(CATEGORIES) | {x.category for x in lines}
+    for name in sc.spares or {}:
+        if name not in known:
+            raise ScenarioError(suggest(name, known, "spares category"), key=f"spares.{name}",
+                                where=src.where(("spares", name)) if src else None)
+
+
+def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, src: Located | None = None) -> Report:
+    """Everything the writers need; ``today`` is the day quotes are checked against when the
+    scenario gives no date, ``src`` where the scenario's keys stand (for error messages)."""
+    sc = model.scenario
+    base = [quoted(x, catalog) for x in all_lines(model, catalog)]
+    _check_spares(sc, base, src)
+    sites = model.cluster.site_count
+    lines = base + spare_lines(base, spares_policy(sc.spares), sites)
+    priced_on = sc.date or today or dt.date.today()
+    newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
+    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base))
+    ins = inputs(sc.tco)
+    basis = _basis(model, lines)
+    used = {x.catalog_id for x in lines} | {x.sku for x in lines}
+    quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
+    return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
+                  _warnings(order), quotes, priced_on, sc.date or newest)

@@ -1,0 +1,1 @@
+"""What the user gives: scenario files, their validation, the starter scenario."""

@@ -1,0 +1,315 @@
+"""The scenario file (DESIGN.md section 4): what to build, on what, where, and how to cost it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
+
+from bom.errors import ScenarioError
+from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, validate
+from bom.inputs.workload import Workload
+from bom.inputs.yamlio import Located, load_file, load_text
+from bom.resources import data_dir
+
+
+def _oversubscription(value: Any) -> Fraction:
+    """down:up as written ("4:3", "4/3", 3) or as a decimal (1.333 -> 4:3, see fabric.ratio)."""
+    from bom.topology.planes import ratio
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3")
+    try:
+        r = ratio(value)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3") from None
+    if r < 1:
+        raise ValueError(f"{value!r} is below 1:1; a leaf has at most as many uplinks as downlinks "
+                         "(write 1 for non-blocking)")
+    return r
+
+
+Oversubscription = Annotated[Fraction, BeforeValidator(_oversubscription),
+                             WithJsonSchema({"anyOf": [{"type": "number", "minimum": 1},
+                                                       {"type": "string", "pattern": r"^\s*\d+\s*:\s*\d+\s*$"}]})]
+
+
+class FabricSpec(Model):
+    """One scale-out fabric (``compute``, ``storage``, ``inband`` or ``oob``)."""
+
+    switch: str | None = Field(default=None, examples=["q3400"])
+    """Leaf switch, a catalog id (`bom catalog list --kind switches`); default: the platform's
+    ``default_switch`` for compute, and the platform's RA switches for storage, in-band and OOB."""
+    spine: str | None = Field(default=None, examples=["ptx10008-lc1301"])
+    """Spine (and core) switch, a catalog id, when it differs from the leaf: a larger fixed switch
+    or a modular chassis whose line cards the BOM counts from the ports used; default: the leaf's."""
+    topology: Literal["rail-optimized", "tor", "pair"] = Field(default="rail-optimized", examples=["tor"])
+    """``rail-optimized``: GPU n of every node in a scalable unit goes to leaf n (compute default);
+    ``tor``: a leaf in each rack (default for storage, in-band and OOB); ``pair``: two switches
+    joined by ISLs (a BasePOD-size pod), each taking half of every node's ports."""
+    layers: Literal["auto", 2, 3] = Field(default="auto", examples=[2])
+    """Switch layers: ``auto`` takes two (leaf, spine) while the spines' ports reach, else three."""
+    oversubscription: Oversubscription = Field(default=Fraction(1), examples=["4:3"])
+    """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking. Default 1, except on
+    storage (and on in-band where the platform's RA runs storage and in-band as one fabric): the
+    platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``, with its source)."""
+    uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
+    """``native``: switch-to-switch links at the switch's own port rate (800G over 2 x 400G planes)
+    where whole native ports join each pair of switches; ``downlink``: at the NIC's rate."""
+    su_nodes: int | None = Field(default=None, ge=1, examples=[32])
+    """Nodes per scalable unit (SU): the group of nodes whose rails share one set of leaves (on the
+    storage and in-band fabrics, the nodes per leaf group); default: the platform's ``su_nodes``."""
+    planes: int = Field(default=1, ge=1, le=8, examples=[2])
+    """Parallel fabric planes; each node port is split over them (a port's rate / planes)."""
+    uplinks: Literal["inband", "spine"] | None = Field(default=None, examples=["spine"])
+    """Out-of-band only: the management switches' uplinks go into the in-band fabric (the RAs'
+    design) unless a separate OOB spine layer (``spine``) is asked for."""
+    media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
+                        "smf-duplex"]] | None = Field(default=None, examples=[["multimode"]])
+    """Media the design allows, e.g. [multimode] where a reference design uses optics throughout;
+    default: all, cheapest rung of the ladder that reaches."""
+
+
+class Storage(Model):
+    """Storage appliances: a count, or capacity and/or throughput that derive it."""
+
+    appliance: str | None = Field(default=None, examples=["storage-appliance-2u"])
+    """The appliance, an ``endpoints`` catalog row; default: the platform's."""
+    count: int | None = Field(default=None, ge=1, examples=[8])
+    """Appliances; default: derived from ``capacity`` and ``throughput``, else the platform's."""
+    capacity: Qty("information") | None = Field(default=None, examples=["2 PB"])  # type: ignore[valid-type]
+    """Usable capacity the appliances must hold (derives the count)."""
+    throughput: Rate | None = Field(default=None, examples=["400 GB/s"])
+    """Read throughput the appliances must deliver (derives the count)."""
+    ports: int | None = Field(default=None, ge=0, examples=[4])
+    """Storage-fabric ports per appliance; default: the catalog row's."""
+    rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
+    """Rate of those ports; default: the catalog row's."""
+
+
+class Management(Model):
+    """Fabric managers and management / head nodes (per site)."""
+
+    ufm: str | None = Field(default=None, examples=["ufm-appliance-3.1"])
+    """Fabric manager appliance, an ``endpoints`` catalog row; default: the platform's."""
+    ufm_count: int | None = Field(default=None, ge=0, examples=[4])
+    """Fabric manager appliances per site; default: the platform RA's."""
+    server: str | None = Field(default=None, examples=["mgmt-x86-2s"])
+    """Management / head node, an ``endpoints`` catalog row; default: the platform's."""
+    servers: int | None = Field(default=None, ge=0, examples=[5])
+    """Management / head nodes per site; default: the platform RA's."""
+
+
+class Racks(Model):
+    """Rack budgets (per compute rack); defaults from the platform's support row."""
+
+    power_budget: Qty("power") | None = Field(default=None, examples=["40 kW"])  # type: ignore[valid-type]
+    """Power a compute rack may draw; nodes per rack follow from it when the layout gives none."""
+    rack_units: int | None = Field(default=None, ge=1, le=60, examples=[48])
+    """Rack units of a rack."""
+
+
+class Sites(Model):
+    """Buildings the cluster is shared over, and the wavelengths that join them (scale-across)."""
+
+    count: int = Field(default=1, ge=1, le=64, examples=[2])
+    """How many buildings; default: the length of ``split``, else 1."""
+    split: list[float] | None = Field(default=None, min_length=1, max_length=64, examples=[[2, 1, 1]])
+    """Each site's size as relative weights, in site order (site 1 first); default: equal sizes.
+    The cluster's whole systems are shared out in these proportions (largest remainder)."""
+    topology: Literal["mesh", "ring", "hub"] = Field(default="mesh", examples=["ring"])
+    """Which site pairs are cabled: ``mesh`` (default) every pair; ``ring`` each site to the next and
+    the last to the first; ``hub`` every site to site 1. Every cabled pair gets ``dci_bandwidth``."""
+    distance: Length | None = Field(default=None, examples=["40 km"])
+    """Route length of the fibre between two cabled sites (the same for every pair)."""
+    dci_bandwidth: Rate | None = Field(default=None, examples=["25.6 Tbit/s"])
+    """Bandwidth between each cabled pair of sites; give this or ``dci_fraction``."""
+    dci_fraction: float | None = Field(default=None, gt=0, le=1, examples=[0.125])
+    """Bandwidth between each cabled pair as a fraction of the smallest site's scale-out (compute
+    fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
+    wavelength_rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
+    """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _count_from_split(cls, data: object) -> object:
+        if isinstance(data, dict) and "count" not in data and isinstance(data.get("split"), list):
+            return {**data, "count": len(data["split"])}
+        return data
+
+    @model_validator(mode="after")
+    def _count_and_split(self) -> Sites:
+        if self.split is not None:
+            if self.count != len(self.split):
+                raise ValueError(f"count is {self.count} but split gives {len(self.split)} sites; "
+                                 "give one weight per site, or leave count out")
+            if not all(w > 0 for w in self.split):
+                raise ValueError("every weight in split must be greater than zero, such as [2, 1, 1]")
+        return self
+
+
+class Layout(Model):
+    """The floor plan that sets every cable length (defaults in bom/topology/geometry.py)."""
+
+    nodes_per_rack: int | None = Field(default=None, ge=1, examples=[4])
+    """Nodes in one rack; default: the platform's ``nodes_per_rack``."""
+    racks_per_row: int | None = Field(default=None, ge=1, examples=[8])
+    """Racks in one row of the hall."""
+    rack_width: Length | None = Field(default=None, examples=["0.6 m"])
+    """Width of one rack position."""
+    row_pitch: Length | None = Field(default=None, examples=["2.4 m"])
+    """Distance from one row to the next (rack depth plus aisle)."""
+    rise: Qty("length", "nonnegative") | None = Field(default=None, examples=["1 m"])  # type: ignore[valid-type]
+    """From a cage up to the overhead tray, at each end of a run."""
+    slack: Qty("length", "nonnegative") | None = Field(default=None, examples=["0.3 m"])  # type: ignore[valid-type]
+    """Added to every run for service loops."""
+    in_rack: Length | None = Field(default=None, examples=["1.5 m"])
+    """Length of a run inside one rack."""
+    patch_panels: int = Field(default=0, ge=0, le=6, examples=[2])
+    """Patch panels on every run that leaves its row (structured cabling); each adds mated pairs
+    to the optical loss."""
+
+
+Money = Qty("money", "nonnegative")
+
+
+class Tco(Model):
+    """TCO assumptions; each default and its source is in bom/costing/tco.py (``DEFAULTS``)."""
+
+    years: float | None = Field(default=None, gt=0, le=30, examples=[5])
+    """Amortisation period [years]."""
+    electricity: EnergyPrice | None = Field(default=None, examples=["0.08 USD/kWh"])
+    """Electricity price."""
+    pue: float | None = Field(default=None, ge=1.0, le=3.0, examples=[1.25])
+    """Power usage effectiveness: facility power / IT power."""
+    utilisation: float | None = Field(default=None, gt=0, le=1, examples=[0.8])
+    """Share of hours the GPUs do paid work (divides the cost per GPU-hour)."""
+    support: float | None = Field(default=None, ge=0, le=1, examples=[0.1])
+    """Support and maintenance per year, as a fraction of the hardware cost."""
+    dark_fibre: Qty("money_per_km_year", "nonnegative") | None = Field(default=None, examples=["1500 USD/km/yr"])  # type: ignore[valid-type]
+    """Dark fibre lease per km of route per fibre pair per year (scale-across)."""
+    space: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["6000 USD/yr"])  # type: ignore[valid-type]
+    """Space and facility per rack per year."""
+    install_link: Money | None = Field(default=None, examples=["20 USD"])  # type: ignore[valid-type]
+    """Labour to run and test one link."""
+    install_rack: Money | None = Field(default=None, examples=["2500 USD"])  # type: ignore[valid-type]
+    """Labour to rack, stack and power on one rack."""
+    discount_rate: float | None = Field(default=None, ge=0, le=1, examples=[0.08])
+    """Cost of capital (discount rate per year)."""
+    life_gpu: float | None = Field(default=None, gt=0, le=30, examples=[5])
+    """Depreciation life of the GPU systems [years]."""
+    life_network: float | None = Field(default=None, gt=0, le=30, examples=[5])
+    """Depreciation life of the network [years]."""
+    life_facility: float | None = Field(default=None, gt=0, le=40, examples=[15])
+    """Depreciation life of racks, PDUs and facility [years]."""
+    support_gpu: float | None = Field(default=None, ge=0, le=1, examples=[0.08])
+    """Support per year as a fraction of the GPU systems' capex."""
+    support_network: float | None = Field(default=None, ge=0, le=1, examples=[0.1])
+    """Support per year as a fraction of the network capex."""
+    support_facility: float | None = Field(default=None, ge=0, le=1, examples=[0.03])
+    """Support per year as a fraction of the facility capex."""
+    colocation: Qty("money_per_kw_month", "nonnegative") | None = None  # type: ignore[valid-type]
+    """Colocation price per kW-month (space basis kW)."""
+    space_basis: Literal["rack", "kW"] | None = Field(default=None, examples=["rack"])
+    """Space priced per kW of IT power (``kW``, colocation) or per rack (``rack``)."""
+
+
+class SparesRule(Model):
+    """Spares of every part of one category: the largest of the three (0 = none)."""
+
+    fraction: float = Field(default=0.0, ge=0, le=1, examples=[0.02])
+    """Of the installed quantity, rounded up."""
+    min: int = Field(default=0, ge=0, examples=[2])
+    """At least this many per part number."""
+    per_site: int = Field(default=0, ge=0, examples=[1])
+    """Or this many per part number and site."""
+
+
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+
+
+class Scenario(Model):
+    """What to build, on what, where, and how to cost it. Give exactly one of ``nodes``, ``gpus``
+    or ``workload``."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$", examples=["gb300-two-sites"])
+    """Names the outputs (reports/<name>/<name>.xlsx, ...): letters, digits, dot, dash, underscore."""
+    description: str | None = Field(default=None, examples=["64 GB300 NVL72 racks in two buildings"])
+    """One line for the report's heading."""
+    platform: str | None = Field(default=None, examples=["gb300-nvl72"])
+    """The system, a catalog id (`bom catalog list --kind platforms`); `bom build` needs one."""
+    nodes: int | None = Field(default=None, ge=1, examples=[32])
+    """Size the cluster in nodes (rounded up to whole rack systems)."""
+    gpus: int | None = Field(default=None, ge=1, examples=[4608])
+    """Size the cluster in GPUs (rounded up to whole nodes and rack systems)."""
+    workload: Workload | None = None
+    """Size the cluster from a job (see the workload keys)."""
+    fabrics: dict[Literal["compute", "storage", "inband", "oob"], FabricSpec] = Field(
+        default={}, examples=[{"compute": {"switch": "q3400"}, "oob": {}}])
+    """The scale-out fabrics to build, by name; default: compute alone."""
+    sites: Sites | None = None
+    """More than one building (scale-across); default: one site."""
+    storage: Storage | None = None
+    """Storage appliances on the storage fabric (a count, or capacity and throughput)."""
+    management: Management | None = None
+    """Management and head nodes, UFM appliances (platform RA defaults)."""
+    racks: Racks = Racks()
+    """Rack budgets (U and power) and kinds; default: the platform's rack."""
+    layout: Layout = Layout()
+    """The floor plan."""
+    tco: Tco = Tco()
+    """Cost assumptions."""
+    catalogs: list[str] = Field(default=[], examples=[["my-catalog"]])
+    """Catalog overlay directories, relative to this file (see "Catalog overlays")."""
+    prices: list[str] = Field(default=[], examples=[["prices.csv"]])
+    """Price CSV files, relative to this file (see "Price files")."""
+    date: dt.date | None = Field(default=None, examples=["2026-12-01"])
+    """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
+    and the workbook's document date (default: the newest catalog as_of)."""
+    exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default={}, examples=[{"EUR": 1.08}])
+    """USD per unit of each currency a price file quotes in, e.g. {EUR: 1.08}; USD is 1."""
+    spares: dict[str, SparesRule] | None = Field(default=None, examples=[{"transceiver": {"fraction": 0.02,
+                                                                                            "min": 2}}])
+    """Spares per BOM category (compute, switch, transceiver, ...); none given = the defaults in
+    bom/costing/order.py; a category given here replaces its default."""
+    platforms: list[str] | None = Field(default=None, examples=[["dgx-h100", "gb200-nvl72"]])
+    """The platforms `bom compare` builds (columns run by year); default: every platform.
+    `platform@switch` builds the platform with that compute switch, beside its own (`gb300-nvl72@q3450-ld`)."""
+
+    @model_validator(mode="after")
+    def _usd_is_one(self) -> Scenario:
+        if self.exchange_rates.get("USD", 1.0) != 1.0:
+            raise ValueError("exchange_rates are USD per unit of each currency, so USD is 1; leave it out")
+        return self
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Scenario:
+        given = [k for k in ("nodes", "gpus", "workload") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of nodes, gpus or workload"
+                             + (f" (this file gives {', '.join(given)})" if given else ""))
+        return self
+
+
+def parse_scenario(src: Located) -> Scenario:
+    if not isinstance(src.data, dict):
+        raise ScenarioError("a scenario is a YAML mapping of keys such as name, platform, "
+                            "nodes, workload", where=src.where(()))
+    scenario = validate(Scenario, src.data, src)
+    assert isinstance(scenario, Scenario)
+    return scenario
+
+
+def load_scenario(path: Path | None) -> tuple[Scenario, Located]:
+    """The scenario at ``path`` (or the built-in default) and where each of its keys stands."""
+    if path is None:
+        path = data_dir("scenarios") / "default.yaml"
+    src = load_file(path, "scenario file")
+    return parse_scenario(src), src
+
+
+def scenario_from_text(text: str, file: str = "<scenario>") -> Scenario:
+    return parse_scenario(load_text(text, file))

@@ -1,0 +1,199 @@
+"""The scenario's JSON Schema (`bom schema`) and the scenario reference (docs/scenarios.md).
+
+Both are read from the pydantic models: their types, constraints, defaults, examples and the
+docstring under each field, so the reference cannot drift from what the loader accepts
+(tests/test_schema.py fails when docs/scenarios.md is stale). Regenerate it with
+``python -m bom.inputs.schema > docs/scenarios.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def scenario_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a scenario file, for an editor's YAML language server."""
+    from bom.inputs.scenario import Scenario
+
+    schema = Scenario.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One row of the reference: a key and what it takes."""
+
+    key: str
+    type: str
+    unit: str
+    default: str
+    allowed: str
+    example: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    anchor: str
+    prefix: str
+    description: str
+    keys: list[Key]
+
+
+def _non_null(prop: dict[str, Any]) -> dict[str, Any]:
+    options = [p for p in prop.get("anyOf", []) if p.get("type") != "null"]
+    rest = {k: v for k, v in prop.items() if k != "anyOf"}
+    if len(options) == 1:
+        return {**rest, **options[0]}
+    return {**rest, "anyOf": options} if options else prop
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _kind(prop: dict[str, Any]) -> tuple[str, str, str]:
+    """(type, unit, allowed values) of one JSON Schema property."""
+    p = _non_null(prop)
+    if "$ref" in p:
+        name = _ref_name(p["$ref"])
+        return f"mapping ([{name}](#{name.lower()}))", "", ""
+    if "x-dimension" in p:
+        return f"quantity ({p['x-dimension']})", p["x-unit"], ""
+    if "enum" in p:
+        return "one of", "", ", ".join(f"`{v}`" for v in p["enum"])
+    kinds = [o.get("type") for o in p.get("anyOf", [])]
+    if kinds == ["number", "string"]:
+        return "number or text", "", ""
+    if p.get("type") == "array":
+        inner, unit, allowed = _kind(p.get("items", {}))
+        return f"list of {inner}", unit, allowed
+    if p.get("type") == "object":
+        values = p.get("additionalProperties", {})
+        inner, _, _ = _kind(values) if isinstance(values, dict) else ("any", "", "")
+        keys = p.get("propertyNames", {}).get("enum", [])
+        return f"mapping of name to {inner}", "", ", ".join(f"`{k}`" for k in keys)
+    mapping = {"integer": "integer", "number": "number", "string": "text", "boolean": "true or false"}
+    return mapping.get(str(p.get("type")), str(p.get("type", "any"))), "", ""
+
+
+def _limits(prop: dict[str, Any]) -> str:
+    p = _non_null(prop)
+    parts = []
+    for key, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"),
+                      ("minItems", "items >="), ("maxItems", "items <=")):
+        if key in p:
+            parts.append(f"{sign} {p[key]:g}" if isinstance(p[key], float) else f"{sign} {p[key]}")
+    if "pattern" in p and "x-dimension" not in p:
+        parts.append(f"matches `{p['pattern']}`")
+    return ", ".join(parts)
+
+
+def _yaml(value: Any) -> str:
+    import fractions
+
+    import yaml
+
+    if isinstance(value, fractions.Fraction):   # an oversubscription: "4:3", or 1 when whole
+        return str(value.numerator) if value.denominator == 1 else f'"{value.numerator}:{value.denominator}"'
+
+    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1000)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+def _effective_defaults(model: type[BaseModel]) -> dict[str, str]:
+    """Defaults the code applies when a key is left out (bom/costing/tco.py, bom/topology/geometry.py)."""
+    from bom.costing import tco
+    from bom.inputs.scenario import Layout, Tco
+    from bom.topology import geometry as floorplan
+
+    if model is Tco:
+        return {k: f"{i.value:g} {i.unit}" if isinstance(i.value, (int, float)) else f"`{i.value}`"
+            for k, i in tco.DEFAULTS.items()}
+    if model is Layout:
+        return {k: f"{v:g}" if k == "racks_per_row" else f"{v:g} m" for k, v in floorplan.DEFAULTS.items()}
+    return {}
+
+
+def _keys(model: type[BaseModel], prefix: str) -> list[Key]:
+    schema = model.model_json_schema()
+    props = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    effective = _effective_defaults(model)
+    keys = []
+    for name, field in model.model_fields.items():
+        prop = props[name]
+        kind, unit, allowed = _kind(prop)
+        limits = _limits(prop)
+        allowed = "; ".join(x for x in (allowed, limits) if x)
+        if name in required:
+            default = "required"
+        elif field.default not in (None, {}, []) and not isinstance(field.default, BaseModel):
+            default = f"`{_yaml(field.default)}`"
+        else:
+            default = effective.get(name, "-")
+        examples = field.examples or _non_null(prop).get("examples")
+        nested = "$ref" in _non_null(prop)
+        if not examples and not nested:
+            raise ValueError(f"{model.__name__}.{name} has no example: give Field(examples=[...])")
+        example = "see below" if nested else f"`{name}: {_yaml(examples[0])}`"
+        description = " ".join((field.description or "").split())
+        if not description:
+            raise ValueError(f"{model.__name__}.{name} has no description: add a docstring under it")
+        keys.append(Key(prefix + name, kind, unit, default, allowed, example, description))
+    return keys
+
+
+def scenario_sections() -> list[Section]:
+    from bom.inputs.scenario import FabricSpec, Layout, Scenario, Sites, Tco
+    from bom.inputs.workload import Workload
+
+    parts = [("Scenario", "", Scenario), ("Workload", "workload.", Workload),
+             ("FabricSpec", "fabrics.<name>.", FabricSpec), ("Sites", "sites.", Sites),
+             ("Layout", "layout.", Layout), ("Tco", "tco.", Tco)]
+    return [Section(title, title.lower(), prefix, " ".join((model.__doc__ or "").split()), _keys(model, prefix))
+            for title, prefix, model in parts]
+
+
+def catalog_sections() -> list[Section]:
+    """One section per kind of catalog row (what an overlay file may hold)."""
+    from bom.catalog.rows import KINDS
+
+    out = []
+    for kind, model in KINDS.items():
+        schema = model.model_json_schema()
+        props, required = schema.get("properties", {}), set(schema.get("required", []))
+        keys = []
+        for name, field in model.model_fields.items():
+            kind_, unit, allowed = _kind(props[name])
+            keys.append(Key(name, kind_, unit, "required" if name in required else "optional",
+                            "; ".join(x for x in (allowed, _limits(props[name])) if x), "",
+                            " ".join((field.description or "").split())))
+        out.append(Section(kind, f"catalog-{kind}", "", " ".join((model.__doc__ or "").split()), keys))
+    return out
+
+
+def scenario_reference() -> str:
+    """docs/scenarios.md: every key of a scenario, and the catalog overlay and price file formats."""
+    from bom.catalog.prices import COLUMNS as PRICE_COLUMNS
+    from bom.catalog.rows import KINDS
+    from bom.outputs.writers.documents import environment
+
+    template = environment(False, trusted=True).get_template("scenarios.md.j2")
+    return template.render(sections=scenario_sections(), catalog=catalog_sections(), kinds=list(KINDS),
+                           price_columns=PRICE_COLUMNS)
+
+
+def schema_text() -> str:
+    return json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m bom.inputs.schema > docs/scenarios.md
+    import sys
+
+    sys.stdout.write(scenario_reference())

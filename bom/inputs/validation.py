@@ -1,0 +1,201 @@
+"""Pydantic building blocks shared by the catalog and scenario models.
+
+Quantities are validated by :func:`bom.units.parse_quantity`; pydantic errors are turned
+into one :class:`BomError` that names the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import types
+import typing
+from typing import Annotated, Any
+
+import pint
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
+
+from bom.errors import BomError
+from bom.inputs.yamlio import Located
+from bom.units import parse_quantity
+
+
+class Model(BaseModel):
+    """Strict, immutable model: unknown keys, inf and nan, and a bool or a fraction where a
+    count is expected are refused (pydantic's lax mode would read ``gpus: true`` as 1)."""
+
+    # Attribute docstrings become field descriptions: docs/scenarios.md and `bom schema` read them.
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False,
+                              use_attribute_docstrings=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, value: Any, info: ValidationInfo) -> Any:
+        kinds = _kinds(cls, info.field_name)
+        if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
+            raise ValueError(f"expected a number, got {value!r}")
+        if int in kinds and float not in kinds and isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"expected a whole number, got {value!r}")
+        if int in kinds and str not in kinds and float not in kinds and isinstance(value, str):
+            raise ValueError(f"expected a whole number, got the text {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise ValueError(f"{value} is out of range (at most {MAX_INT:.0e})")
+        return value
+
+
+#: The largest whole number any input may give (far past any cluster; keeps arithmetic finite).
+MAX_INT = 10**15
+
+
+@functools.cache
+def _kinds(model: type[BaseModel], name: str | None) -> frozenset[type]:
+    """The plain types (int, float, str, bool) a field's annotation admits, Literals included."""
+    if name is None or name not in model.model_fields:
+        return frozenset()
+    found: set[type] = set()
+
+    def walk(annotation: Any) -> None:
+        if annotation in (int, float, str, bool):
+            found.add(annotation)
+        elif typing.get_origin(annotation) is typing.Literal:
+            found.update(type(a) for a in typing.get_args(annotation))
+        elif typing.get_origin(annotation) in (typing.Union, types.UnionType, typing.Annotated):
+            for arg in typing.get_args(annotation):
+                walk(arg)
+
+    walk(model.model_fields[name].annotation)
+    return frozenset(found)
+
+
+def _quantity(dimension: str, minimum: str) -> Any:
+    def check(value: Any) -> pint.Quantity:
+        q = parse_quantity(value, dimension)
+        if minimum == "positive" and not q.magnitude > 0:
+            raise ValueError(f"{value!r} must be greater than zero")
+        if minimum == "nonnegative" and q.magnitude < 0:
+            raise ValueError(f"{value!r} must not be negative")
+        return q
+
+    from bom.units import DIMENSIONS, EXAMPLES
+
+    schema = {"type": "string", "pattern": r"^\s*[-+]?[0-9][0-9.,eE+-]*\s*\S+",
+              "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],
+              "examples": [EXAMPLES[dimension].split(" or ")[0].strip('"')],
+              "description": f"A {dimension} with its unit, such as {EXAMPLES[dimension]}."}
+    return Annotated[pint.Quantity, BeforeValidator(check), WithJsonSchema(schema)]
+
+
+def Qty(dimension: str, minimum: str = "positive") -> Any:  # noqa: N802 - reads as a type
+    """An annotated pint quantity type of ``dimension``; ``minimum`` is positive|nonnegative|any."""
+    return _quantity(dimension, minimum)
+
+
+Rate = Qty("rate")
+Length = Qty("length")
+Length0 = Qty("length", "nonnegative")
+Power = Qty("power", "nonnegative")
+Memory = Qty("information")
+Compute = Qty("compute")
+Loss = Qty("loss", "nonnegative")
+Attenuation = Qty("attenuation", "nonnegative")
+Duration = Qty("time")
+Frequency = Qty("frequency")
+EnergyPrice = Qty("energy_price", "nonnegative")
+
+
+def _field_model(annotation: Any) -> type[BaseModel] | None:
+    """The model class inside an annotation like ``list[Foo] | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _field_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    current: type[BaseModel] | None = model
+    for part in loc[:-1]:
+        if current is None:
+            return []
+        if isinstance(part, str) and part in current.model_fields:
+            current = _field_model(current.model_fields[part].annotation)
+    return list(current.model_fields) if current else []
+
+
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and "[" in part
+
+
+def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
+              base: tuple[Any, ...]) -> str:
+    # Drop pydantic's union tags ("function-after[...]") from the path, never the user's own key:
+    # the last part of an unknown-key error is what the file says, "[" or not.
+    raw = tuple(err["loc"])
+    last = raw[-1:] if err["type"] == "extra_forbidden" else tuple(p for p in raw[-1:] if not _is_tag(p))
+    loc = tuple(p for p in raw[:-1] if not _is_tag(p)) + last
+    key = ".".join(str(p) for p in base + loc)
+    where = src.where(base + loc)
+    if err["type"] == "extra_forbidden":
+        allowed = _allowed_keys(model, loc)
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        tip = f" Did you mean {close[0]!r}?" if close else ""
+        return f"{where}: {key}: unknown key.{tip} Allowed keys: {', '.join(allowed)}."
+    if err["type"] == "missing":
+        return f"{where}: {key}: this key is required but missing."
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
+        shown = repr(err.get("input"))
+        msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
+    return f"{where}: {key}: {msg}" + ("" if msg.endswith(".") else ".")
+
+
+def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] = ()) -> Any:
+    """Validate ``data`` (found at path ``base`` of ``src``) as ``model``, or raise BomError."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        lines = [_describe(e, model, src, base) for e in errors[:3]]
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise BomError(" ".join(lines) + more) from None
+
+
+def locate(exc: BomError, src: Located) -> BomError:
+    """Give ``exc`` the file and line of its key in ``src`` when it names a key but no place."""
+    if exc.where is None and exc.key and not exc.key.startswith("-"):
+        path = tuple(int(p) if p.isdigit() else p for p in exc.key.split("."))
+        exc.where = src.where(path)
+    return exc
+
+
+def cage_option(text: str | None, option: str, form_factors: typing.Iterable[str]) -> str | None:
+    """A cage given on the command line, ``osfp``, ``osfp:2`` or ``osfp:2:spread``, checked."""
+    if text is None:
+        return None
+    known = list(form_factors)
+    ff, _, rest = text.partition(":")
+    ports, _, spread = rest.partition(":")
+    if ff not in known:
+        raise BomError(suggest(ff, known, "form factor"), key=option)
+    if (rest and not (ports.isdigit() and 1 <= int(ports) <= 8)) or spread not in ("", "spread"):
+        raise BomError(f"{text!r} is not a cage: write a form factor, then optionally the ports one cage "
+                       "serves (1 to 8) and ':spread'", key=option, hint="For example osfp or osfp:2.")
+    return text
+
+
+def suggest(name: str, known: typing.Iterable[str], what: str) -> str:
+    """"unknown X 'foo'; did you mean 'bar'? Known: ..." for an id not in ``known``."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    tip = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown {what} {name!r}.{tip} Known: {', '.join(known)}."

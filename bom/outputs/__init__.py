@@ -1,0 +1,1 @@
+"""Rendering and publishing files, and the terminal's tables."""

@@ -1,0 +1,265 @@
+"""Writing the cable plan: streamed into temporary files beside the targets, renamed when complete.
+
+``<name>-cables.csv`` always; ``<name>-racks.csv`` (the elevations) when the model has a
+placement; ``<name>-cables.xlsx`` (sheets "Cabling" and "Racks") when the plan fits one
+worksheet (Excel's 1,048,576 rows). The plan is made once: each chunk of rows goes to the CSV
+and to the workbook. A failure or an interrupt removes the temporary files and leaves any
+earlier plan at the final paths as it was; nothing half-written ever has a final name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import operator
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from bom.cableplan import rows as plan
+from bom.errors import BomError, LimitError
+from bom.outputs.writers.cables import write_csv
+from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
+
+#: The files of a plan beside the other outputs (a build that does not write them retires old ones).
+PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog
+    from bom.topology.build import Model
+
+#: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
+#: second of writing); past it, it says to run ``bom cables``.
+BUILD_MAX_ROWS = 100_000
+#: Plans past this many rows show a progress bar (they take more than a moment).
+PROGRESS_ROWS = 200_000
+#: Columns that carry catalog text (part numbers, cable types, what a run passes).
+TEXT_COLUMNS = tuple(plan.COL[c] for c in ("a_module", "b_module", "cable_type", "cable_part", "via"))
+WIDTHS = {"cable_id": 12, "label": 44, "link_id": 12, "bundle": 22, "a_device": 24, "b_device": 24,
+          "a_rack": 14, "b_rack": 14, "a_module": 16, "b_module": 16, "cable_type": 20, "cable_part": 18,
+          "via": 30}
+
+
+@dataclass
+class PlanFiles:
+    """What ``write_plan`` wrote."""
+
+    paths: list[Path]
+    rows: int
+    hops: Counter[tuple[str, str]] = field(default_factory=Counter)   # rows per (fabric, hop)
+    xlsx: bool = False
+    note: str = ""
+
+    def summary(self) -> str:
+        """What the CLI prints: rows per fabric and hop, and whether there is a workbook."""
+        from bom.outputs.terminal import table
+
+        body = table(["fabric", "hop", "rows"], [[f, h, f"{n:,}"] for (f, h), n in sorted(self.hops.items())],
+                     [False, False, True])
+        tail = (f"{self.rows:,} rows; workbook sheets Cabling and Racks" if self.xlsx
+                else f"{self.rows:,} rows; {self.note}")
+        if not any(p.name.endswith("-racks.csv") for p in self.paths):
+            tail += " (no placement, so no rack elevations)"
+        return f"{body}\n{tail}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"rows": self.rows, "files": [str(p) for p in self.paths], "xlsx": self.xlsx,
+                "excel_row_limit": EXCEL_ROWS, "note": self.note or None,
+                "rows_per_hop": {f"{f}/{h}": n for (f, h), n in sorted(self.hops.items())}}
+
+
+def fits_workbook(rows: int) -> bool:
+    return rows <= EXCEL_ROWS - 1
+
+
+def xlsx_note(rows: int) -> str:
+    if fits_workbook(rows):
+        return ""
+    return (f"the plan has {rows:,} rows, more than a worksheet holds ({EXCEL_ROWS - 1:,} under the header), "
+            "so it is written as CSV only")
+
+
+def _check_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise BomError(f"{out} is a file, not a folder", key="--output",
+                       hint="Give -o a folder (it is created if missing); the plan's files go inside it.")
+    from bom.outputs.publish import check_writable
+
+    check_writable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BomError(f"cannot create {out}: {exc.strerror}", key="--output") from None
+
+
+def _open_temp(out: Path, name: str) -> tuple[IO[bytes], str]:
+    """A new temporary file beside ``out / name`` (the rename into place is then atomic)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+    return os.fdopen(fd, "wb"), tmp
+
+
+class _Temps:
+    """Temporary files that become the targets only when every one of them is complete."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.files: list[tuple[IO[bytes], str, Path]] = []
+
+    def open(self, name: str) -> IO[bytes]:
+        fh, tmp = _open_temp(self.out, name)
+        self.files.append((fh, tmp, self.out / name))
+        return fh
+
+    def commit(self) -> list[Path]:
+        for fh, _, _ in self.files:
+            fh.flush()
+            os.fsync(fh.fileno())
+            fh.close()
+        for _, tmp, target in self.files:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        return [t for _, _, t in self.files]
+
+    def discard(self) -> None:
+        for fh, tmp, _ in self.files:
+            with contextlib.suppress(OSError):
+                fh.close()
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ...]]] | None:
+    """The elevations (header, rows) when the model has a placement."""
+    placement = getattr(model, "placement", None)
+    if placement is None:
+        return None
+    from bom.placement.elevation import HEADER, elevation_rows
+
+    return HEADER, elevation_rows(model)
+
+
+def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
+            progress: Callable[[int], None] | None, scale_up: bool = False
+            ) -> tuple[int, Counter[tuple[str, str]], bool]:
+    """Write the plan's files through ``open_`` (a binary file per name); the plan is made once."""
+    total = plan.row_count(model, scale_up)
+    xlsx = fits_workbook(total)
+    hops: Counter[tuple[str, str]] = Counter()
+    texts: list[io.TextIOWrapper] = []
+    book: StreamingWorkbook | None = None
+
+    def text(fname: str) -> io.TextIOWrapper:
+        texts.append(io.TextIOWrapper(open_(fname), encoding="utf-8", newline=""))
+        return texts[-1]
+
+    try:
+        cables = text(f"{name}-cables.csv")
+        book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
+        # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
+        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS],
+                           unique=plan.COL["bundle"] + 1) if book else None
+        fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
+
+        def each(chunk: list[tuple[object, ...]]) -> None:
+            hops.update(map(fabric_hop, chunk))
+            if sheet is not None:
+                sheet.append(chunk)
+
+        rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), plan.FIELDS, cables, TEXT_COLUMNS,
+                         progress, each)
+        racks = _rack_rows(model)
+        if racks is not None:
+            header, rack_rows = racks
+            # The workbook's Racks sheet takes each chunk the CSV writer takes (one zip write a chunk).
+            rack_sheet = book.sheet("Racks", header, [14] * len(header)) if book is not None else None
+            write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10),
+                      also=rack_sheet.append if rack_sheet is not None else None)
+        for t in texts:
+            t.flush()
+        if book is not None:
+            book.close()
+    except BaseException:
+        if book is not None:
+            book.abort()
+        raise
+    finally:
+        for t in texts:   # the files are the caller's to close (or to throw away)
+            with contextlib.suppress(Exception):
+                t.detach()
+    return rows, hops, xlsx
+
+
+def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
+               progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
+    """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
+    _check_dir(out)
+    for suffix in PLAN_SUFFIXES:   # checked before any file is renamed, so none of them is
+        target = out / f"{name}{suffix}"
+        if target.is_dir():
+            raise BomError(f"{target} is a folder where the cable plan writes a file", key="--output",
+                           hint="Move or rename that folder, or choose another folder with -o DIR; "
+                                "nothing was written.")
+    temps = _Temps(out)
+    try:
+        rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress, scale_up)
+        paths = temps.commit()
+        if not xlsx:   # an older, smaller plan's workbook would no longer match the CSV
+            (out / f"{name}-cables.xlsx").unlink(missing_ok=True)
+    except OSError as exc:
+        temps.discard()
+        raise BomError(f"cannot write the cable plan in {out}: {exc.strerror or exc}", key="--output",
+                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
+    except BaseException:
+        temps.discard()
+        raise
+    return PlanFiles(paths, rows, hops, xlsx, xlsx_note(rows))
+
+
+class _Memory(io.BytesIO):
+    def close(self) -> None:   # the zip writer closes its file; keep the bytes readable
+        pass
+
+
+def for_build(model: Model, name: str, catalog: Catalog | None = None) -> tuple[dict[str, bytes], str]:
+    """The plan's files for ``bom build`` (rendered in memory, written with the other outputs) when
+    the plan has at most :data:`BUILD_MAX_ROWS` rows; else none, and what to run instead."""
+    rows = plan.row_count(model)
+    if rows > BUILD_MAX_ROWS:
+        return {}, (f"the cable plan has {rows:,} rows, more than bom build writes ({BUILD_MAX_ROWS:,}): "
+                    f"run bom cables for it")
+    files: dict[str, _Memory] = {}
+
+    def open_(fname: str) -> IO[bytes]:
+        files[fname] = _Memory()
+        return files[fname]
+
+    try:
+        _stream(model, name, open_, catalog, None)
+    except LimitError as exc:   # a design the plan cannot list yet: the BOM stands, the plan is left out
+        return {}, f"no cable plan written: {exc.message}"
+    return {k: v.getvalue() for k, v in files.items()}, ""
+
+
+def build_note(model: Model) -> dict[str, object]:
+    """What the report says about the plan: its size, and whether ``bom build`` wrote it."""
+    rows = plan.row_count(model)
+    return {"rows": rows, "in_build": rows <= BUILD_MAX_ROWS, "xlsx": fits_workbook(rows),
+            "threshold": BUILD_MAX_ROWS, "name": model.scenario.name}
+
+
+@contextlib.contextmanager
+def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on stderr for plans past :data:`PROGRESS_ROWS` rows (stdout stays clean)."""
+    if not enabled or total < PROGRESS_ROWS:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("cable plan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("rows", total=total)
+        yield lambda n: bar.advance(task, n)

@@ -1,0 +1,302 @@
+"""Writing the outputs as one unit: every file rendered in memory, staged, then swapped in at once.
+
+What a reader of the output folder sees (the README states it too):
+
+- The set a build writes (``<name>.xlsx``, ``.html``, ``.json``, ``.md``, ``.csv``, or the three
+  ``<name>-compare.*`` files) is staged in a hidden folder beside the target,
+  ``.<folder>.clusterbom-<token>``, and published by one atomic rename: the folder is created by
+  renaming the stage onto it, or the stage (holding hard links of every other file already in
+  the folder) is exchanged with it (Linux ``renameat2(RENAME_EXCHANGE)``). At every instant the
+  folder holds the previous complete set or the new complete set, never a mix, and the other
+  files in it stay where they are.
+- When the folder cannot be exchanged (it holds sub-folders, is a mount point, a symlink or the
+  current directory, or the file system refuses), each file is replaced atomically one by one:
+  no file is ever half-written, but a reader may see new and old files side by side for an
+  instant.
+- A failed or interrupted build (bad input, disk full, SIGINT, SIGTERM) leaves the previous set;
+  the stage is removed, and one left by SIGKILL or a power cut is removed by the next build.
+- Builds into one folder (and its siblings) take turns: the parent folder is locked (``flock``).
+We never delete a file we did not write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import secrets
+import signal
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bom.errors import BomError
+
+if TYPE_CHECKING:
+    from bom.costing.report import Report
+
+TAG = ".clusterbom-"
+#: How long a build waits for another build into the same place before giving up [s].
+LOCK_WAIT_S = 120.0
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def check_writable(out: Path) -> None:
+    """The nearest existing folder at or above ``out`` must be writable (else exit 2 with -o advice)."""
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise BomError(f"cannot write to {probe}", key="--output",
+                       hint="Choose a folder you can write to with -o DIR.")
+
+
+def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
+    from bom.outputs.writers import writers
+
+    out = {}
+    for suffix, write in writers().items():
+        progress(f"writing {suffix[1:]}")
+        out[report.name + suffix] = write(report)
+    return out
+
+
+def render_comparison(result: object) -> dict[str, bytes]:
+    """The comparison workbook, report and JSON, named after the scenario."""
+    from bom.costing.compare import Comparison
+    from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
+    from bom.outputs.writers.compare_xlsx import write_compare_xlsx
+
+    assert isinstance(result, Comparison)
+    return {f"{result.name}-compare.xlsx": write_compare_xlsx(result),
+            f"{result.name}-compare.html": write_compare_html(result),
+            f"{result.name}-compare.json": write_compare_json(result)}
+
+
+def write_all(files: dict[str, bytes], out: Path, retire: tuple[str, ...] = ()) -> list[Path]:
+    """Publish ``files`` (all rendered already) into the folder ``out`` as one unit; returns the paths.
+
+    ``retire`` names our own outputs of an earlier build that this one does not write (a cable plan
+    too large or not listable now): they leave with the swap, so no stale file sits beside the new set."""
+    retire = tuple(r for r in retire if r not in files)
+    target = Path(os.path.abspath(out))
+    check_writable(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BomError(f"cannot create {target.parent}: {exc.strerror}", key="--output") from None
+    try:
+        with _locked(target.parent), _signals_raise():
+            clean_stale(target)
+            _check_targets(target, files)
+            stage = target.parent / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
+            try:
+                _stage(stage, files)
+                _publish(stage, target, files, retire)
+            finally:
+                _settle(stage, target, set(files) | set(retire))
+            _sync(target.parent)
+    except OSError as exc:
+        raise BomError(f"cannot write {exc.filename or target}: {exc.strerror}", key="--output") from None
+    return [out / name for name in files]
+
+
+def _check_targets(target: Path, files: dict[str, bytes]) -> None:
+    """A folder (or anything but a file) where one of our files goes is refused before any write."""
+    if os.path.lexists(target) and not target.is_dir():
+        raise BomError(f"{target} is not a folder", key="--output", hint="Choose a folder with -o DIR.")
+    for name in files:
+        path = target / name
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise BomError(f"{path} is in the way: a folder or link stands where this output goes",
+                           key="--output", hint="Move it away or choose another folder with -o DIR.")
+
+
+def _stage(stage: Path, files: dict[str, bytes]) -> None:
+    """The new hidden folder ``stage`` holding every file, flushed to disk."""
+    manifest = stage.with_name(stage.name + ".json")
+    _write_file(manifest, json.dumps(sorted(files)).encode())   # first, so a kill leaves it to go by
+    os.mkdir(stage, 0o700)
+    for name, data in files.items():
+        _write_file(stage / name, data)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish(stage: Path, target: Path, files: dict[str, bytes], retire: tuple[str, ...] = ()) -> None:
+    mode = 0o777 & ~_umask()
+    if not os.path.lexists(target):
+        os.chmod(stage, mode)
+        _rename(stage, target)
+        return
+    if _exchangeable(target):
+        others = [e for e in os.listdir(target) if e not in files and e not in retire]
+        try:
+            for name in others:
+                os.link(target / name, stage / name, follow_symlinks=False)
+            os.chmod(stage, stat.S_IMODE(os.stat(target).st_mode))
+            _exchange(stage, target)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EXDEV, errno.EPERM, errno.EMLINK,
+                                 errno.ENOTSUP):
+                raise
+            for name in others:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(stage / name)
+    for name in files:     # one by one: each file atomic, the set not
+        os.replace(stage / name, target / name)
+    for name in retire:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target / name)
+
+
+def _exchangeable(target: Path) -> bool:
+    """A plain folder of plain files (and links) that is not a mount point nor the current directory."""
+    try:
+        info, parent = os.lstat(target), os.stat(target.parent)
+        if not stat.S_ISDIR(info.st_mode) or info.st_dev != parent.st_dev:
+            return False
+        if os.path.samefile(os.getcwd(), target):
+            return False
+        return all(stat.S_ISREG(m) or stat.S_ISLNK(m)
+                   for m in (os.lstat(target / e).st_mode for e in os.listdir(target)))
+    except OSError:
+        return False
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two folders in one step (Linux renameat2 with RENAME_EXCHANGE)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(b))
+
+
+def _rename(a: Path, b: Path) -> None:
+    os.rename(a, b)
+
+
+def _settle(stage: Path, target: Path, ours: set[str]) -> None:
+    """Remove a stage (or the previous folder swapped out to it): our files and links go, anything
+    else goes back into the target; the stage's manifest last."""
+    manifest = stage.with_name(stage.name + ".json")
+    if os.path.isdir(stage) and not os.path.islink(stage):
+        kept = False
+        for name in os.listdir(stage):
+            path = stage / name
+            if name in ours or _same(path, target / name):
+                os.unlink(path)
+            elif not os.path.lexists(target / name):
+                os.rename(path, target / name)   # arrived while we swapped: the user's, keep it
+            else:
+                kept = True
+        if not kept:
+            os.rmdir(stage)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(manifest)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        x, y = os.lstat(a), os.lstat(b)
+    except OSError:
+        return False
+    return (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino)
+
+
+def clean_stale(target: Path) -> None:
+    """Remove what an interrupted build into ``target`` left beside it (the caller holds the lock)."""
+    prefix = f".{target.name}{TAG}"
+    try:
+        entries = [e for e in os.listdir(target.parent) if e.startswith(prefix)]
+    except FileNotFoundError:
+        return
+    for name in entries:
+        if name.endswith(".json"):
+            continue
+        try:
+            ours = json.loads((target.parent / (name + ".json")).read_text())
+        except (OSError, ValueError):
+            ours = []
+        _settle(target.parent / name, target, {n for n in ours if isinstance(n, str)})
+    for name in entries:
+        if name.endswith(".json") and not os.path.lexists(target.parent / name.removesuffix(".json")):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target.parent / name)
+
+
+def _sync(folder: Path) -> None:
+    """Flush a folder's entries (the rename itself) to disk."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive flock on ``folder`` itself (no lock file is left behind)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise BomError(f"another build has been writing into {folder} for {LOCK_WAIT_S:g} s",
+                                   key="--output", hint="Wait for it to finish, or choose another folder.") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+class Terminated(SystemExit):
+    """SIGTERM during a write: unwinds like an exception so the stage is removed."""
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise (SIGINT already does), so ``finally`` blocks clean up."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Terminated(128 + signum)
+
+    saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,307 @@
+"""Plain-text tables for the terminal (no rich: the commands must start fast)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+
+from bom.topology.sizing import USABLE_MEMORY_FRACTION, Sizing
+
+
+def terminal_width() -> int | None:
+    """The width tables must fit: ``COLUMNS`` when set, the terminal's when stdout is one, else None."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+
+
+def _fit(widths: list[int], right: Sequence[bool], limit: int | None,
+         data: Sequence[int] | None = None) -> list[int]:
+    """Narrow columns until the row fits ``limit``: long text first (to KEEP_TEXT characters),
+    then the headers of number columns (down to their widest number), then text to MIN_COLUMN.
+    A number itself is never clipped."""
+    widths = list(widths)
+    if limit is None:
+        return widths
+    data = data or widths
+    cols = range(len(widths))
+    # A floor per column and stage; None: the column does not give way in that stage.
+    stages = [[None if right[i] else max(MIN_COLUMN, min(data[i], KEEP_TEXT)) for i in cols],
+              [max(MIN_COLUMN, data[i]) if right[i] else None for i in cols],
+              [None if right[i] else MIN_COLUMN for i in cols]]
+    for floors in stages:
+        while sum(widths) + 2 * (len(widths) - 1) > limit:
+            give = [i for i in cols if floors[i] is not None and widths[i] > floors[i]]  # type: ignore[operator]
+            if not give:
+                break
+            widths[max(give, key=lambda i: widths[i] - floors[i])] -= 1  # type: ignore[operator]
+    return widths
+
+
+#: Text this short (ids, part numbers) is clipped only when nothing else can give way.
+KEEP_TEXT = 12
+#: A text column is never narrowed below this many characters.
+MIN_COLUMN = 5
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
+          right: Sequence[bool] | None = None, width: int | None = -1) -> str:
+    """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
+    (default: :func:`terminal_width`; None: no limit)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    right = right or [False] * len(headers)
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    data = [max((len(r[i]) for r in cells[1:]), default=0) for i in range(len(headers))]
+    widths = _fit(widths, right, terminal_width() if width == -1 else width, data)
+    out = []
+    for n, r in enumerate(cells):
+        line = "  ".join(_clip(c, w).rjust(w) if right[i] else _clip(c, w).ljust(w)
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        out.append(line.rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def _kw(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def flops(value: float) -> str:
+    """FLOP/s with an SI prefix: 2.25e15 -> "2.25 PFLOP/s"."""
+    for prefix, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9)):
+        if value >= scale:
+            return f"{value / scale:,.3g} {prefix}FLOP/s"
+    return f"{value:,.3g} FLOP/s"
+
+
+def sizing_heading(accelerator: str, power_from: str | None) -> str:
+    power = f"; power per GPU from {power_from}" if power_from else ""
+    return (f"Sizing the reference example jobs on {accelerator}; usable memory "
+            f"{USABLE_MEMORY_FRACTION:.0%}{power}.")
+
+
+def sizing_table(results: Sequence[Sizing]) -> str:
+    """One row per job; the time column shows "-" for a job with no deadline, and the FLOP/s
+    per GPU and MFU it was computed from."""
+    headers = ["job", "GPUs (mem)", "GPUs (time)", "needs", "smallest level", "decided by", "deadline",
+               "FLOP/s per GPU", "MFU", "IT kW", "facility kW", "fits one domain"]
+    rows = []
+    for r in results:
+        timed = r.deadline_days is not None
+        fits = f"yes ({r.gpus:,} of {r.domain_gpus:,})" if r.fits_in_domain else \
+            f"no ({r.gpus:,} > {r.domain_gpus:,})"
+        rows.append([r.job, f"{r.gpus_by_memory:,}", f"{r.gpus_by_time:,}" if timed else "-", f"{r.gpus:,}",
+                     r.level_label, r.decided_by, f"{r.deadline_days:g} d" if timed else "-",
+                     flops(r.flops_per_gpu) if timed else "-", f"{r.mfu:.0%}" if timed else "-",
+                     _kw(r.it_power_kw), _kw(r.facility_power_kw), fits])
+    return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
+
+
+def value(v: object) -> str:
+    """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
+    import pint
+    from pydantic import BaseModel
+
+    if isinstance(v, BaseModel):
+        v = {name: getattr(v, name) for name in type(v).model_fields}
+    if isinstance(v, pint.Quantity):
+        unit = f"{v.units:~C}".replace("flop", "FLOP")
+        return f"{v.magnitude:,.6g} {unit}" if unit else f"{v.magnitude:,.6g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {value(x)}" for k, x in v.items() if x is not None)
+    if isinstance(v, (list, tuple)):
+        return "; ".join(value(x) for x in v) if v else "none"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def show_row(kind: str, row: object, origin: str) -> str:
+    """Every field of one catalog row, one a line, after the file it came from."""
+    from pydantic import BaseModel
+
+    assert isinstance(row, BaseModel)
+    singular = {"switches": "switch", "coherent": "coherent module", "dwdm": "DWDM part",
+                "fibres": "fibre"}.get(kind, kind.removesuffix("s"))
+    from bom.outputs.writers.common import terminal_text as tt
+
+    lines = [f"# A {singular} from {tt(origin)}."]
+    lines += [f"{name}: {tt(value(getattr(row, name)))}" for name in type(row).model_fields]
+    return "\n".join(lines)
+
+
+def levels_go_table(results: Sequence[Sizing]) -> str:
+    """The table exactly as the seed's levels.go prints it (for the reference test)."""
+    lines = ["job                                  needs GPUs (mem)  (time)   smallest level"]
+    lines += [f"{r.job:<36} {r.gpus_by_memory:>10} {r.gpus_by_time:>9}   {r.level_label}"
+              for r in results]
+    return "\n".join(lines)
+
+
+def lookup_report(result: object) -> str:
+    """The chosen link and the best option of every other medium, with why it lost."""
+    from bom.catalog.media import LADDER, Lookup
+
+    assert isinstance(result, Lookup)
+    c = result.choice
+    j = c.to_json()
+    optical = c.option.coherent is None
+    # Each end's kind: a pluggable module, an optical engine on a CPO switch, or none (a cable head).
+    def end(e: str) -> str | None:
+        if not optical or (e == "b" and (j["end_b"], j["module_b"]) == (j["end_a"], j["module_a"])):
+            return None
+        if j[f"end_{e}"] == "pluggable":
+            return f"end {e}: pluggable {j[f'module_{e}']} (x1/{j[f'ports_per_module_{e}']} per link)"
+        if j[f"end_{e}"] == "optical engine":
+            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
+        return None
+
+    parts = [end("a"), end("b")]
+    parts += ["ends: none (copper or AOC cable heads)" if c.option.assembly is not None else None,
+             f"cable {j['cable']}" if j["cable"] else None,
+             f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
+             if j["fibre"] else None,
+             f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
+    from bom.catalog.media import metres
+
+    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
+             f"({c.medium}): {c.option.name}",
+             *[f"  {p}" for p in parts if p],
+             f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link ({j['pj_per_bit']:g} pJ/bit); "
+             f"reach {metres(c.option.reach_max_m)} "
+             f"(margin {metres(c.margin_m)})"
+             + (f"; loss {c.loss_db:.2f} of {c.option.loss_budget_db:.2f} dB" if c.option.fibre else "")
+             + (f"; amplified, {c.amplifiers} in-line amplifier sites" if c.amplified else "")]
+    seen = {c.medium}
+    runners = []
+    for medium in LADDER:
+        for r in result.runners_up:
+            if r.option.medium == medium and medium not in seen:
+                runners.append(f"  {medium:<15} {r.option.standard} {r.option.name}: {r.reason}.")
+                seen.add(medium)
+    if runners:
+        lines += ["passed over:", *runners]
+    return "\n".join(lines)
+
+
+def build_summary(model: object) -> str:
+    """What was built: the cluster, each fabric's switches and links, and the three tiers."""
+    from bom.topology.build import Model
+    from bom.topology.linkgroups import end_kinds
+
+    assert isinstance(model, Model)
+    c = model.cluster
+    lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
+             f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} "
+             f"{'rack' if model.racks == 1 else 'racks'}, "
+             f"{c.site_count} {'site' if c.site_count == 1 else 'sites'}"]
+    rnd = c.rounding()
+    if rnd["extra"]:
+        lines.append(f"  GPUs: {rnd['requested']:,} requested, {rnd['built']:,} built ({rnd['why']})")
+    if model.placement is not None:
+        counts = ", ".join(f"{n:,} {k}" for k, n in model.placement.counts().items() if n)
+        lines.append(f"  racks: {counts}")
+    if model.sizing is not None:
+        z = model.sizing
+        lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
+                     f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
+    rows = []
+    for name, f in model.fabrics.items():
+        j = f.to_json()
+        sw, ln = j["switches"], j["links"]
+        rows.append([name, j["switch"], j["layers"], j["planes"],
+                     f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
+                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}"
+                     + (f" + {ln['leaf-leaf']:,} ISL" if ln.get("leaf-leaf") else ""),
+                     f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
+                     f"{j['optical_links']:,}"])
+    lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
+                        "modules node/switch", "copper", "optical"], rows,
+                       [False, False, True, True, True, True, True, True, True]))
+    t = model.tiers()
+    up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
+    copper = "all copper" if up["copper_links"] == up["links"] else f"{up['copper_links']:,} copper"
+    head = f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}"
+    if up.get("optical_links"):
+        ocs = f"{up['ocs']:,} optical circuit switch" + ("" if up["ocs"] == 1 else "es")
+        lines.append(f"{head}: {up['copper_links']:,} copper inside cubes, {up['optical_links']:,} optical to {ocs} "
+                     f"({_count(up['modules'], 'module')}, {_count(up['fibre_runs'], 'fibre run')})")
+    elif up.get("kind") == "switched":
+        lines.append(f"{head} over {up['switch_chips']:,} scale-up switch chips in {up['switch_trays']:,} trays, "
+                     f"{copper}, {_count(up['modules'], 'module')}")
+    else:
+        lines.append(f"{head}, {copper}, {_count(up['modules'], 'module')}")
+    lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
+                 f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
+                 f"{out['copper_share']:.1%}")
+    engines = sum(e["optical engine"] for f in model.fabrics.values() if f.tier == "scale-out"
+                  for e in end_kinds(f.groups).values())
+    if engines:   # co-packaged optics: ports without modules, lasers bought per switch
+        lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
+                     f"external laser modules are BOM lines)")
+    if model.dci is not None:
+        from bom.catalog.media import COHERENT_STANDARD
+
+        std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
+        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
+                     f"{across['distance_km']:g} km on {_count(across['site_pairs'], 'cabled site pair')} "
+                     f"({across['topology']}), {_count(across['coherent_modules'], 'coherent module')}, "
+                     f"{_count(across['fibre_pairs'], 'fibre pair')}, {_count(across['amplifiers'], 'amplifier')} "
+                     f"({_count(across['inline_amplifier_sites'], 'in-line amplifier hut')})")
+    else:
+        lines.append("scale-across: none (one site)")
+    return "\n".join(lines)
+
+
+def _count(n: int, word: str) -> str:
+    """ "1 fibre pair", "2 fibre pairs": the word agrees with its number."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def totals_line(report: object) -> str:
+    from bom.costing.report import Report
+
+    assert isinstance(report, Report)
+    t = report.tco
+    return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
+            f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
+            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour")
+
+
+def compare_table(result: object) -> str:
+    from bom.costing.compare import Comparison
+
+    assert isinstance(result, Comparison)
+    rows = []
+    for g, m in zip(result.generations, result.rows(), strict=True):
+        rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
+                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
+                     f"{m['scale_out_copper_cost_share']:.1%}",
+                     f"{m['modules_per_gpu']:.2f}", f"{m['optics_power_w_per_gpu']:,.1f}",
+                     f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
+                     f"{m['usd_per_gpu_hour']:.3f}"])
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size().columns
+    notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
+    notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
+    notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
+    scope = ("compute links and copper: the compute fabric; pluggables, USD, W: every fabric and the DCI "
+             "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
+    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
+                              "copper (cost)", "pluggables/GPU", "optics W/GPU", "network USD/GPU",
+                              "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
+                       "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
+                      + notes)

@@ -1,0 +1,15 @@
+"""One writer per output format, behind one registry: suffix -> function(report) -> bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bom.costing.report import Report
+
+
+def writers() -> dict[str, Callable[[Report], bytes]]:
+    from bom.outputs.writers.documents import write_csv, write_html, write_json, write_markdown
+    from bom.outputs.writers.xlsx import write_xlsx
+
+    return {".xlsx": write_xlsx, ".html": write_html, ".md": write_markdown, ".json": write_json,
+            ".csv": write_csv}

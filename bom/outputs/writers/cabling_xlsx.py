@@ -1,0 +1,187 @@
+"""The cable plan as a workbook: "Cabling" and "Racks" sheets, streamed row by row into the zip.
+
+openpyxl's write-only mode makes a cell object per value (about 50,000 cells a second here,
+so a 35-column plan of a million rows would take over ten minutes); a plan sheet needs none of
+its features, so this writes the SpreadsheetML itself: inline strings, numbers, a bold frozen
+header row with a filter, column widths, fixed zip dates (byte-identical output). openpyxl and
+LibreOffice read it back (tests/writers/test_cables.py). Only formatting: rows come from the plan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import zipfile
+from collections.abc import Iterable, Sequence
+from typing import BinaryIO
+from xml.sax.saxutils import escape
+
+from bom.outputs.writers.common import FIXED_DATE, is_formula_like
+
+#: Excel's rows per worksheet (the header is one of them).
+EXCEL_ROWS = 1_048_576
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NS = ('xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+       'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"')
+_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+_STYLES = (_HEAD + '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+           '<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font>'
+           '<font><b/><sz val="11"/><name val="Calibri"/></font></fonts>'
+           '<fills count="2"><fill><patternFill patternType="none"/></fill>'
+           '<fill><patternFill patternType="gray125"/></fill></fills>'
+           '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
+           '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+           '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+           '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>'
+           '<xf numFmtId="49" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1" '
+           'quotePrefix="1"/></cellXfs>'
+           '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>')
+
+
+def _column(n: int) -> str:
+    """Spreadsheet column letters of 0-based column ``n``: 0 -> A, 26 -> AA."""
+    s = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+_PLAIN_FIRST = frozenset("=+-@ \uff1d\uff0b\uff0d\uff20")
+
+
+def _text_cell(value: str, style: str = "") -> str:
+    if (not style and value.isprintable() and value[0] not in _PLAIN_FIRST and value[-1] != " "
+            and not ("&" in value or "<" in value or ">" in value)):
+        return f'<c t="inlineStr"><is><t>{value}</t></is></c>'   # nothing to escape (most plan text)
+    text = escape(_ILLEGAL.sub("\ufffd", value)[:32767])
+    # A value that looks like a formula is stored as text with a quote prefix (style 2).
+    s = ' s="2"' if not style and is_formula_like(value) else style
+    space = ' xml:space="preserve"' if text != text.strip() else ""
+    return f'<c t="inlineStr"{s}><is><t{space}>{text}</t></is></c>'
+
+
+def _cell(v: object) -> str:
+    if v.__class__ is str:
+        return _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
+    if v is None:
+        return "<c/>"
+    if isinstance(v, bool):
+        return f'<c t="b"><v>{int(v)}</v></c>'
+    return f"<c><v>{v}</v></c>"
+
+
+class _Cells(dict):
+    """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks,
+    devices, ports). Columns of one value per row (cable ids, labels) never come here: they would
+    fill the cache and leave every later device and port a miss."""
+
+    def __missing__(self, v: object) -> str:
+        c = _cell(v)
+        if len(self) < 200_000:
+            self[v] = c
+        return c
+
+
+class _Sheet:
+    def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float],
+                 unique: int = 0) -> None:
+        info = zipfile.ZipInfo(f"xl/worksheets/sheet{index}.xml", FIXED_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        self.fh = zf.open(info, "w", force_zip64=True)
+        self.cells = _Cells()
+        self.unique = unique   # the first columns hold a value of their own on each row
+        self.rows = 1
+        self.columns = len(header)
+        cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
+        top = ('<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" '
+               'activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>')
+        head = "".join(_text_cell(h, ' s="1"') for h in header)
+        self._write(f'{_HEAD}<worksheet {_NS}>{top}<cols>{cols}</cols><sheetData><row r="1">{head}</row>')
+
+    def _write(self, text: str) -> None:
+        self.fh.write(text.encode("utf-8"))
+
+    def append(self, rows: Iterable[tuple[object, ...]]) -> None:
+        cell = self.cells.__getitem__
+        r = self.rows
+        out = []
+        u = self.unique
+        for row in rows:
+            r += 1
+            if u:
+                out.append(f'<row r="{r}">{"".join(map(_cell, row[:u]))}{"".join(map(cell, row[u:]))}</row>')
+            else:
+                out.append(f'<row r="{r}">{"".join(map(cell, row))}</row>')
+        self.rows = r
+        self._write("".join(out))
+
+    def close(self) -> None:
+        last = _column(self.columns - 1)
+        self._write(f'</sheetData><autoFilter ref="A1:{last}{self.rows}"/></worksheet>')
+        self.fh.close()
+
+
+class StreamingWorkbook:
+    """Sheets written one after another, each row by row; ``close`` adds the workbook parts."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.zf = zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
+        self.names: list[str] = []
+        self.current: _Sheet | None = None
+
+    def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0) -> _Sheet:
+        """A new sheet; ``unique``: how many leading columns hold a value of their own on each row."""
+        if self.current is not None:
+            self.current.close()
+        self.names.append(name)
+        self.current = _Sheet(self.zf, len(self.names), header, widths, unique)
+        return self.current
+
+    def _part(self, name: str, text: str) -> None:
+        info = zipfile.ZipInfo(name, FIXED_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        self.zf.writestr(info, text)
+
+    def abort(self) -> None:
+        """Give up after a failed write: release the zip without writing anything more."""
+        for close in ((self.current.fh.close if self.current else None), self.zf.close):
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+        self.current = None
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.close()
+            self.current = None
+        n = len(self.names)
+        sheet_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+        overrides = "".join(f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{sheet_type}"/>'
+                            for i in range(1, n + 1))
+        self._part("[Content_Types].xml", _HEAD + (
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            '<Override PartName="/xl/workbook.xml" '
+            'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+            '<Override PartName="/xl/styles.xml" '
+            'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
+            f'{overrides}</Types>'))
+        rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+        self._part("_rels/.rels", _HEAD + (
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>'))
+        sheets = "".join(f'<sheet name="{escape(s)}" sheetId="{i}" r:id="rId{i}"/>'
+                         for i, s in enumerate(self.names, 1))
+        self._part("xl/workbook.xml", f"{_HEAD}<workbook {_NS}><sheets>{sheets}</sheets></workbook>")
+        rels = "".join(f'<Relationship Id="rId{i}" Type="{rel}/worksheet" Target="worksheets/sheet{i}.xml"/>'
+                       for i in range(1, n + 1))
+        self._part("xl/_rels/workbook.xml.rels", _HEAD + (
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'{rels}<Relationship Id="rId{n + 1}" Type="{rel}/styles" Target="styles.xml"/></Relationships>'))
+        self._part("xl/styles.xml", _STYLES)
+        self.zf.close()

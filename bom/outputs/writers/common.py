@@ -1,0 +1,95 @@
+"""What every writer shares: safe text for spreadsheets, CSV and terminals, and reproducible zips.
+
+Text from scenarios, catalogs and price files is data, never markup or a formula. Our own
+formulas are told apart by type (:class:`Formula`, made only by ``bom.outputs.writers.xlsx._f``),
+never by what a string starts with.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+#: Fixed timestamps make two builds of one scenario byte-identical.
+FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+FIXED_ISO = "2000-01-01T00:00:00Z"
+#: What starts a formula in Excel, LibreOffice or Google Sheets (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+#: Characters an XML 1.0 document cannot hold (openpyxl refuses them), and the C1 controls.
+_XML_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: ANSI/VT escape sequences (CSI, OSC, and two-character escapes) and every other control.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])"
+                   r"|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Excel's limit on the text of one cell.
+CELL_MAX = 32767
+
+
+class Formula(str):
+    """One of our own spreadsheet formulas, without its leading "="."""
+
+
+def is_formula_like(value: str) -> bool:
+    """Would a spreadsheet read ``value`` as a formula if it were typed into a cell?"""
+    return value.lstrip(" ").startswith(_FORMULA_START)
+
+
+def cell_text(value: str) -> str:
+    """``value`` as a workbook can hold it: XML-illegal characters become U+FFFD, length capped.
+
+    CR and CRLF become LF: an XML parser turns a raw CR into LF on reading (and only some
+    writers escape it), so the workbook would hold one text or the other by chance.
+
+    >>> cell_text("x\\r\\n=4+4"), cell_text("\\r=1+1")
+    ('x\\n=4+4', '\\n=1+1')
+    """
+    return _XML_ILLEGAL.sub("\ufffd", value.replace("\r\n", "\n").replace("\r", "\n"))[:CELL_MAX]
+
+
+def safe_text(value: str) -> str:
+    """A CSV field that no spreadsheet reads as a formula (OWASP CSV injection).
+
+    Line breaks become LF only, so the csv module quotes the field (it does not quote a bare
+    CR when the line terminator is LF); a leading formula character gets a "'" prefix.
+
+    >>> safe_text("=1+1"), safe_text("a\\r=cmd"), safe_text("-test")
+    ("'=1+1", 'a\\n=cmd', "'-test")
+    """
+    text = _XML_ILLEGAL.sub("\ufffd", value.replace("\r\n", "\n").replace("\r", "\n"))
+    return "'" + text if is_formula_like(text) else text
+
+
+def terminal_text(value: object) -> str:
+    """Text safe to print to a terminal: escape sequences removed, other controls shown as U+FFFD."""
+    text = _ANSI.sub("", str(value))
+    return _CONTROL.sub("\ufffd", text)
+
+
+def visible_text(value: str) -> str:
+    """Text for HTML and Markdown: escape sequences and controls other than tab and LF removed."""
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", _ANSI.sub("", value))
+
+
+def markdown_text(value: object) -> str:
+    """Text for a Markdown table cell: no controls, no line breaks, pipes and angle brackets escaped."""
+    text = terminal_text(str(value).replace("\r", " ").replace("\n", " ").replace("\t", " "))
+    return re.sub(r"([\\|<>`])", r"\\\1", text)
+
+
+def reproducible_zip(data: bytes, document_iso: str = FIXED_ISO) -> bytes:
+    """The same archive with fixed entry dates and document dates (``document_iso``), entries in
+    stored order."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                body = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
+                              rb"\g<1>" + document_iso.encode() + rb"\g<2>", body)
+            entry = zipfile.ZipInfo(info.filename, FIXED_DATE)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            dst.writestr(entry, body)
+    return out.getvalue()

@@ -1,0 +1,249 @@
+"""The comparison workbook: a sheet per generation with its BOM as an Excel table and its cost
+figures as formulas over it, and a Comparison sheet whose every figure is a formula over those
+sheets and the shared Inputs, labelled in words with units, with the change from the previous
+generation in per cent (percentage points for shares)."""
+
+from __future__ import annotations
+
+import re
+
+from openpyxl import Workbook
+from openpyxl.chart import BarChart, Reference
+from openpyxl.styles import Alignment, Font
+
+from bom.costing.compare import OPTICS, SUPPORT, Comparison, Generation
+from bom.costing.lines import FACILITY
+from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
+from bom.outputs.writers.xlsx import (
+    COUNT,
+    USD0,
+    _f,
+    _header,
+    _name,
+    _paper,
+    _put,
+    bom_table,
+    crf,
+    inputs_sheet,
+    to_bytes,
+)
+
+TIERS = ("scale-up", "scale-out", "scale-across")
+#: Facts of each generation written as values at the top of its sheet (rows 2..), column B.
+FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
+         "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
+         "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
+         "lit_strands", "engine_ports")
+#: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
+COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "opex",
+         "annual_cost")
+BOM_TOP = len(FACTS) + len(COSTS) + 4
+
+
+def _facts(g: Generation) -> dict[str, float]:
+    m = g.report.model
+    t = m.tiers()
+    out: dict[str, float] = {"gpus": m.cluster.gpus, "gpus_per_domain": g.platform.gpus_per_domain,
+                             "domains": m.cluster.domains, "racks": m.racks, "links_install": g.report.links,
+                             "dark_fibre_km": g.report.dark_fibre_km,
+                             "scale_out_gbps_per_gpu": g.metrics()["scale_out_gbps_per_gpu"]}
+    for tier in TIERS:
+        key = tier.replace("-", "_")
+        out[f"{key}_links"] = int(t[tier]["links"])
+        out[f"{key}_copper"] = int(t[tier].get("copper_links", 0) or 0)
+    so, sa = t["scale-out"], t["scale-across"]
+    # Scale-out per-tier figures are the compute fabric's; the network figures every fabric's (SCOPES).
+    compute = m.fabrics["compute"].groups
+    out["scale_out_links"] = sum(x.links for x in compute)
+    out["scale_out_copper"] = sum(x.links for x in compute if x.copper)
+    out["network_links"] = int(so["links"]) + int(sa["links"])
+    out["network_copper"] = int(so["copper_links"]) + int(sa.get("copper_links", 0) or 0)
+    out["support_links"] = sum(x.links for k, f in m.fabrics.items() if k in SUPPORT for x in f.groups)
+    out["modules"] = int(so["modules"]) + int(sa["modules"]) + int(t["scale-up"].get("modules", 0) or 0)
+    out["fibre_runs"] = int(so["fibre_runs"]) + int(sa.get("fibre_runs", 0) or 0)
+    out["lit_strands"] = int(so["fibre_strands"]) + int(sa.get("fibre_strands", 0) or 0)
+    out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
+    return out
+
+
+#: Sheet names Excel refuses or that this workbook uses itself.
+RESERVED = ("comparison", "inputs", "history")
+
+
+def sheet_names(ids: list[str]) -> list[str]:
+    """One valid, unique sheet name per platform id, derived once: at most 31 characters, none of
+    ``[]:*?/\\``, no leading or trailing apostrophe, unique ignoring case (Excel's rules).
+
+    >>> sheet_names(["a" * 40, "a" * 40 + "b", "inputs"])
+    ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaa~2', 'inputs~2']
+    """
+    out: list[str] = []
+    taken = set(RESERVED)
+    for pid in ids:
+        base = re.sub(r"[\[\]:*?/\\\x00-\x1f]", "_", pid).strip("'") or "platform"
+        name, n = base[:31], 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{base[:31 - len(str(n)) - 1]}~{n}"
+        taken.add(name.lower())
+        out.append(name)
+    return out
+
+
+def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
+    """The generation's TCO, the same model as the main workbook's TCO sheet (bom/costing/tco.py)."""
+    usd, cat = f"{table}[Extended price]", f"{table}[Category]"
+    cls = f"{table}[Asset class]"
+    c = {k: f"$B${len(FACTS) + 2 + i}" for i, k in enumerate(COSTS)}
+    it_kw = f"{c['it_w']}/1000"
+    return {
+        "hardware": f"SUM({usd})",
+        "network": f"SUM({usd})" + "".join(f'-SUMIFS({usd},{cat},"{k}")' for k in ("compute", *FACILITY)),
+        "it_w": f"SUM({table}[Extended power])",
+        "net_w": f"SUM({table}[Extended power])" + "".join(
+            f'-SUMIFS({table}[Extended power],{cat},"{k}")' for k in ("compute", *FACILITY)),
+        "capex_gpu": f'SUMIFS({usd},{cls},"gpu")',
+        "capex_network": f'SUMIFS({usd},{cls},"network")+{fact["links_install"]}*in_install_link',
+        "capex_facility": f'SUMIFS({usd},{cls},"facility")+{fact["racks"]}*in_install_rack',
+        "capex": f"{c['capex_gpu']}+{c['capex_network']}+{c['capex_facility']}",
+        "opex": (f"{it_kw}*in_pue*in_hours*in_electricity+{c['capex_gpu']}*in_support_gpu"
+                 f"+{c['capex_network']}*in_support_network+{c['capex_facility']}*in_support_facility"
+                 f"+{fact['dark_fibre_km']}*in_dark_fibre"
+                 f'+IF(in_space_basis="kW",{it_kw}*in_colocation*12,{fact["racks"]}*in_space)'),
+        "annual_cost": (f"{c['capex_gpu']}*{crf('in_discount_rate', 'in_life_gpu')}"
+                        f"+{c['capex_network']}*{crf('in_discount_rate', 'in_life_network')}"
+                        f"+{c['capex_facility']}*{crf('in_discount_rate', 'in_life_facility')}+{c['opex']}"),
+    }
+
+
+def _generation_sheet(wb: Workbook, g: Generation, title: str, i: int) -> tuple[str, str]:
+    table = f"BOM_{i}"
+    ws = wb.create_sheet(title)
+    _put(ws, 1, 1, "Figure")
+    _put(ws, 1, 2, "Value")
+    for c in (1, 2):
+        ws.cell(1, c).font = Font(bold=True)
+    fact = {name: f"$B${n}" for n, name in enumerate(FACTS, start=2)}
+    for n, (name, value) in enumerate(_facts(g).items(), start=2):
+        _put(ws, n, 1, name)
+        _put(ws, n, 2, value, COUNT if float(value).is_integer() else "0.000")
+    for n, (name, formula) in enumerate(_cost_formulas(table, fact).items(), start=len(FACTS) + 2):
+        _put(ws, n, 1, name)
+        _put(ws, n, 2, _f(formula), USD0 if not name.endswith("_w") else '#,##0 "W"')
+    bom_table(ws, g.report.lines, BOM_TOP, table=table, flags={o.sku: o.flags for o in g.report.order})
+    ws.column_dimensions["A"].width = 26
+    ws.freeze_panes = None
+    return title, table
+
+
+def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
+    """Each comparison metric as a formula over one generation's sheet and the Inputs."""
+    q = "'" + sheet.replace("'", "''") + "'"
+    fact = {name: f"{q}!$B${n}" for n, name in enumerate(FACTS, start=2)}
+    cost = {name: f"{q}!$B${n}" for n, name in enumerate(COSTS, start=len(FACTS) + 2)}
+    usd, cat, tier, qty = (f"{table}[{c}]" for c in ("Extended price", "Category", "Tier", "Qty"))
+    gpus = fact["gpus"]
+    hardware, network, it_w, net_w = cost["hardware"], cost["network"], cost["it_w"], cost["net_w"]
+    out = {"gpus": gpus, "gpus_per_domain": fact["gpus_per_domain"], "domains": fact["domains"]}
+    for t in TIERS:
+        key = t.replace("-", "_")
+        links, copper = fact[f"{key}_links"], fact[f"{key}_copper"]
+        fab = "" if t != "scale-out" else f',{table}[Fabric],"compute"'
+        not_net = "".join(f'-SUMIFS({usd},{tier},"{t}",{cat},"{c}"{fab})' for c in ("compute", *FACILITY))
+        net_tier = f'(SUMIFS({usd},{tier},"{t}"{fab}){not_net})'
+        out[f"{key}_links_per_gpu"] = f"{links}/{gpus}"
+        out[f"{key}_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
+        out[f"{key}_copper_cost_share"] = (f'IF({net_tier}=0,0,SUMIFS({usd},{tier},"{t}",{cat},"copper cable"{fab})'
+                                           f"/{net_tier})")
+    links, copper = fact["network_links"], fact["network_copper"]
+    out["network_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
+    out["support_links_per_gpu"] = f"{fact['support_links']}/{gpus}"
+    out["modules_per_gpu"] = f"{fact['modules']}/{gpus}"
+    out["fibre_runs_per_gpu"] = f"{fact['fibre_runs']}/{gpus}"
+    out["lit_strands_per_gpu"] = f"{fact['lit_strands']}/{gpus}"
+    # Installed switches only: the spares on the shelf are not part of the fabric.
+    out["switches_per_gpu"] = (f'(SUMIFS({qty},{cat},"switch",{table}[Fabric],"<>spares")'
+                               f'+SUMIFS({qty},{cat},"DCI switch",{table}[Fabric],"<>spares"))/{gpus}')
+    out["support_switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({qty},{cat},"switch",{table}[Fabric],"{k}")'
+                                                       for k in SUPPORT) + f")/{gpus}")
+    out["scale_out_gbps_per_gpu"] = fact["scale_out_gbps_per_gpu"]
+    out["engine_ports_per_gpu"] = f"{fact['engine_ports']}/{gpus}"
+    installed = f'{table}[Fabric],"<>spares"'
+    out["laser_sources_per_gpu"] = f'SUMIFS({qty},{cat},"laser source",{installed})/{gpus}'
+    out["optics_power_w_per_gpu"] = ("(" + "+".join(f'SUMIFS({table}[Extended power],{cat},"{c}",{installed})'
+                                                    for c in OPTICS) + f")/{gpus}")
+    out["network_capex_per_gpu"] = f"({network})/{gpus}"
+    out["network_power_w_per_gpu"] = f"({net_w})/{gpus}"
+    out["network_capex_share"] = f"IF({hardware}=0,0,{network}/{hardware})"
+    out["network_power_share"] = f"IF({it_w}=0,0,{net_w}/{it_w})"
+    out["capex_per_gpu"] = f"{cost['capex']}/{gpus}"
+    out["tco_usd"] = f"{cost['capex']}+in_years*{cost['opex']}"
+    out["usd_per_gpu_hour"] = f"{cost['annual_cost']}/({gpus}*in_hours*in_utilisation)"
+    return out
+
+
+def _col(n: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(n)
+
+
+def workbook(c: Comparison) -> Workbook:
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Comparison"
+    inputs_sheet(wb, list(c.generations[0].report.inputs.values()))
+    names = sheet_names([g.label for g in c.generations])
+    sheets = [_generation_sheet(wb, g, name, i)
+              for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
+    metrics = list(c.rows()[0])
+    n_gen = len(sheets)
+    _header(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
+    for i, metric in enumerate(metrics, start=2):
+        _put(ws, i, 1, label(metric))
+        _put(ws, i, 2, metric)
+        for j, (sheet, table) in enumerate(sheets, start=3):
+            _put(ws, i, j, _f(_metric_formulas(sheet, table)[metric]), XLSX_FORMATS[kind(metric)])
+        _name(wb, f"cmp_{metric}", f"Comparison!$C${i}:${_col(n_gen + 2)}${i}")
+    delta_top = len(metrics) + 3
+    _put(ws, delta_top, 1, "Change against the previous generation (per cent; percentage points for shares)")
+    ws.cell(delta_top, 1).font = Font(bold=True)
+    for i, metric in enumerate(metrics, start=delta_top + 1):
+        _put(ws, i, 1, label(metric))
+        _put(ws, i, 2, metric)
+        row = metrics.index(metric) + 2
+        for j in range(4, n_gen + 3):
+            cur, prev = f"{_col(j)}{row}", f"{_col(j - 1)}{row}"
+            if kind(metric) == "share":
+                _put(ws, i, j, _f(f"({cur}-{prev})*100"), '+0.0" pp";-0.0" pp"')
+            else:
+                _put(ws, i, j, _f(f'IF({prev}=0,"",{cur}/{prev}-1)'), "+0.0%;-0.0%")
+    notes = [(g.label, n) for g, n in zip(c.generations, c.kind_notes(), strict=True) if n]
+    notes += [(g.label, g.note) for g in c.generations if g.note]
+    row = delta_top + len(metrics) + 2
+    for pid, note in notes:
+        _put(ws, row, 1, f"{pid}: {note}")
+        ws.cell(row, 1).alignment = Alignment(wrap_text=False)
+        row += 1
+    for k, (title, metric) in enumerate((("Scale-out copper share (links)", "scale_out_copper_share"),
+                                         ("Pluggable optical modules per GPU", "modules_per_gpu"),
+                                         ("Optics power per GPU (W)", "optics_power_w_per_gpu"),
+                                         ("Network capex per GPU (USD)", "network_capex_per_gpu"))):
+        r = metrics.index(metric) + 2
+        chart = BarChart()
+        chart.title, chart.legend, chart.width, chart.height = title, None, 16, 8
+        chart.add_data(Reference(ws, min_col=3, max_col=n_gen + 2, min_row=r), from_rows=True)
+        chart.set_categories(Reference(ws, min_col=3, max_col=n_gen + 2, min_row=1))
+        ws.add_chart(chart, f"{_col(n_gen + 4)}{2 + 18 * k}")
+    for sheet in wb.worksheets:
+        _paper(sheet, f"{c.name} comparison")
+    return wb
+
+
+def write_compare_xlsx(c: Comparison) -> bytes:
+    first = c.generations[0].report
+    return to_bytes(workbook(c), f"{c.name}: platform generations compared", first.document_date,
+                    "AI cluster generations compared: network, cost and power per GPU")
+
+
+__all__ = ["write_compare_xlsx"]

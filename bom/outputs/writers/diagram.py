@@ -1,0 +1,386 @@
+"""The cluster diagram as a view model: sites, fabrics, links and tier boundaries with their counts.
+
+Geometry only; ``templates/report.html.j2`` draws it as inline SVG. Every number on it is read
+from the model's JSON (``Model.to_json``) and carries the JSON path it came from
+(``data-json``), so a test can check the picture against the summary. Fabrics are drawn in a
+loop over ``fabrics``: one column each, whatever fabrics the model holds.
+
+Layout, top to bottom: the sites and every cabled site pair (more than one site), the DCI
+routers in the compute column, the scale-across boundary, one column per fabric (its switch
+layers, each hop an edge labelled with its links by medium), the scale-out boundary, the nodes
+and scale-up domains, the legend. Tier labels stand in a left gutter that no line enters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bom.costing.report import Report
+
+WIDTH = 1240
+GUTTER = 190           # tier labels live left of this; lines start right of it
+CHAR_W = 6.6           # width of one character at 11-12 px (Helvetica-like), for layout only
+LINE_H = 15
+LAYERS = ("core", "spine", "leaf")
+COPPER = ("passive-copper", "active-copper")
+
+
+@dataclass
+class Text:
+    x: float
+    y: float
+    text: str
+    size: int = 12
+    anchor: str = "start"          # start | middle | end
+    weight: str = "normal"
+    fill: str = "#1d2433"
+    path: str = ""                 # JSON path of the number shown, e.g. fabrics.compute.links.node-leaf
+    value: int | float | None = None
+    halo: bool = False             # a white plate behind it (labels on edges)
+
+
+@dataclass
+class Box:
+    x: float
+    y: float
+    w: float
+    h: float
+    kind: str                      # site | layer | nodes | router | legend
+    fill: str = "#dbe4f3"
+
+
+@dataclass
+class Wire:
+    """A straight line or, with ``cy``, a quadratic arc (site pairs)."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    medium: str                    # copper | optical | mixed | coherent
+    cy: float | None = None
+    dashed: bool = False
+    path: str = ""                 # JSON path of the links it stands for, e.g. fabrics.oob.links.node-leaf
+
+
+@dataclass
+class Boundary:
+    y: float
+    x1: float
+    x2: float
+    tier: str                      # the tier above the line
+    links: int
+    modules: int
+    fibre_runs: int
+
+
+@dataclass
+class Diagram:
+    width: int
+    height: float
+    boxes: list[Box] = field(default_factory=list)
+    wires: list[Wire] = field(default_factory=list)
+    texts: list[Text] = field(default_factory=list)
+    boundaries: list[Boundary] = field(default_factory=list)
+    across: tuple[float, float] | None = None   # y of the sites' row bottom and of its boundary
+
+
+COLOURS = {"copper": "#c26a00", "optical": "#2f6fb5", "mixed": "#6b4fa0", "coherent": "#8e2c7e"}
+
+
+def n(v: float) -> str:
+    """Thousands separators, no ".0": 4608 -> "4,608", 2.5 -> "2.5"."""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
+
+
+def plural(count: float, word: str) -> str:
+    return f"{n(count)} {word}" if count == 1 else f"{n(count)} {word}s"
+
+
+def _media(f: dict[str, Any], name: str, hop: str) -> tuple[str, list[tuple[str, str, Any]]]:
+    """The hop's line class and its label rows, links by medium. A fabric that counts its media
+    for the whole fabric only (the OOB's patch cords) gives its copper and optical totals, which
+    are the hop's when it is the fabric's only hop with links or when the fabric is all one kind."""
+    media = {m: v for m, v in f.get("media", {}).get(hop, {}).items() if v}
+    if media:
+        return _klass(media), [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
+    copper, optical = f.get("copper_links") or 0, f.get("optical_links") or 0
+    if [h for h, links in f["links"].items() if links] == [hop] or not (copper and optical):
+        if copper and not optical:
+            return "copper", [(f"{n(copper)} copper", f"fabrics.{name}.copper_links", copper)]
+        if optical and not copper:
+            return "optical", [(f"{n(optical)} optical", f"fabrics.{name}.optical_links", optical)]
+    return "mixed", []
+
+
+def _klass(media: dict[str, int]) -> str:
+    kinds = {"copper" if m in COPPER else "coherent" if m == "coherent" else "optical" for m in media}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def diagram(r: Report) -> Diagram:
+    j = r.model.to_json()
+    d = Diagram(WIDTH, 0)
+    y = 16.0
+    if j["sites"] > 1 and "dci" in j["fabrics"]:
+        y = _sites(d, j, y)
+    y = _fabrics(d, j, y)
+    y = _nodes(d, j, y, r.model.platform.gpus_per_domain)
+    d.height = _legend(d, y + 24)
+    return d
+
+
+def _lines(d: Diagram, x: float, y: float, rows: list[tuple[str, str, Any]], **kw: Any) -> float:
+    """Stacked text lines from ``y`` (baselines); each row is (text, json path, value)."""
+    for text, path, value in rows:
+        d.texts.append(Text(x, y, text, path=path, value=value, **kw))
+        y += LINE_H
+    return y
+
+
+def _site_gpus(j: dict[str, Any]) -> list[int]:
+    return [s["gpus"] for s in j.get("site_sizes", [])] or [j["gpus"] // j["sites"]] * j["sites"]
+
+
+def _runs(sizes: list[int]) -> list[tuple[int, int, int]]:
+    """(first site, last site, GPUs of each) for runs of equal sites: the sizes told in words."""
+    runs: list[tuple[int, int, int]] = []
+    for i, g in enumerate(sizes):
+        if runs and runs[-1][2] == g:
+            runs[-1] = (runs[-1][0], i + 1, g)
+        else:
+            runs.append((i + 1, i + 1, g))
+    return runs
+
+
+def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
+    dci, across = j["fabrics"]["dci"], j["tiers"]["scale-across"]
+    _lines(d, GUTTER + 10, y + 12, [
+        (f"each cabled pair of sites: {n(across['wavelengths_per_pair'])} wavelengths of "
+         f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
+         f"{plural(across['fibre_pairs_per_pair'], 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
+         across["wavelengths_per_pair"]),
+        (f"{plural(across['site_pairs'], 'cabled site pair')} ({_topology(across.get('topology', 'mesh'))})",
+         "tiers.scale-across.site_pairs", across["site_pairs"]),
+        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, "
+         f"{plural(across['coherent_modules'], 'coherent module')}", "fabrics.dci.links.site-site",
+         dci["links"]["site-site"])], size=12)
+    pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
+    sizes = _site_gpus(j)
+    top = y + LINE_H * 3 + 16
+    row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, pairs, top)
+    # The DCI routers stand in the compute column, above the boundary their client links cross.
+    columns = [k for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"]
+    bx, box_w = _column(j, columns.index("compute") if "compute" in columns else 0)
+    ry = row_bottom + 16
+    d.boxes.append(Box(bx, ry, box_w, 40, "router", "#eadcef"))
+    _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
+                                (f"{n(dci['routers'])} x {dci['switch']}", "fabrics.dci.routers", dci["routers"])],
+           size=11)
+    bottom = ry + 40 + 40
+    d.across = (ry + 40, bottom)
+    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across["links"], across["modules"],
+                                 across["fibre_runs"]))
+    _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
+    return bottom + 30
+
+
+def _topology(name: str) -> str:
+    """The topology in words: a hub names its hub (every site is cabled to site 1)."""
+    return "hub: site 1" if name == "hub" else name
+
+
+#: Up to this many sites stand in a row of boxes; more stand round a ring as numbered dots.
+ROW_SITES = 6
+
+
+def _site_row(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Boxes in a row; neighbours joined by a line, other pairs by arcs above, each arc ending
+    at its own point on the box so that they can be told apart."""
+    k = len(sizes)
+    arc_room = 30 + 16 * max(0, k - 2)
+    box_y, span = top + arc_room, WIDTH - GUTTER - 20
+    w = min(200.0, span / k - 24)
+    centre = {i + 1: GUTTER + 10 + (span / k) * i + span / k / 2 for i in range(k)}
+    for i, gpus in enumerate(sizes):
+        x = centre[i + 1] - w / 2
+        d.boxes.append(Box(x, box_y, w, 44, "site", "#f6f8fb"))
+        _lines(d, x + w / 2, box_y + 18, [(f"site {i + 1}", "", None),
+                                          (f"{n(gpus)} GPUs", f"site_sizes.{i}.gpus", gpus)], size=12, anchor="middle")
+    for i, (a, b) in enumerate(pairs):
+        a, b, path = min(a, b), max(a, b), f"tiers.scale-across.pairs.{i}"
+        if b - a == 1:
+            d.wires.append(Wire(centre[a] + w / 2, box_y + 22, centre[b] - w / 2, box_y + 22, "coherent", path=path))
+            continue
+        # Longer arcs rise higher and end nearer the boxes' centres, so arcs from one site nest.
+        reach = (b - a - 1) / max(1, k - 2)              # 0 for the shortest arc, 1 for the longest
+        off = 10 + (w / 2 - 16) * (1 - reach)
+        d.wires.append(Wire(centre[a] + off, box_y, centre[b] - off, box_y, "coherent",
+                            cy=box_y - 24 - 32 * (b - a - 1), path=path))
+    return box_y + 44
+
+
+def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
+    """Numbered dots round an ellipse, every cabled pair a chord; the sizes told in a line."""
+    import math
+
+    k = len(sizes)
+    rx, ry = 300.0, 120.0
+    cx, cy = GUTTER + 10 + rx + 60, top + ry + 24
+    at = {i + 1: (cx + rx * math.cos(2 * math.pi * i / k - math.pi / 2),
+                  cy + ry * math.sin(2 * math.pi * i / k - math.pi / 2)) for i in range(k)}
+    for i, (a, b) in enumerate(pairs):
+        (xa, ya), (xb, yb) = at[a], at[b]
+        d.wires.append(Wire(xa, ya, xb, yb, "coherent", path=f"tiers.scale-across.pairs.{i}"))
+    for s, (x, y) in at.items():
+        d.boxes.append(Box(x - 5, y - 5, 10, 10, "site-dot", "#8e2c7e"))
+        dx, dy = (x - cx) / rx, (y - cy) / ry
+        anchor = "start" if dx > 0.3 else "end" if dx < -0.3 else "middle"
+        d.texts.append(Text(x + 12 * dx, y + 14 * dy + 4, str(s), size=11, anchor=anchor))
+    words = [(f"site {a}: " if a == b else f"sites {a}-{b}: each ") + f"{n(g)} GPUs" for a, b, g in _runs(sizes)]
+    x = cx + rx + 90
+    _lines(d, x, top + 30, [(f"{k} sites, numbered clockwise from the top", "sites", k)]
+           + [(w_, f"site_sizes.{a - 1}.gpus", g) for w_, (a, _b, g) in zip(words, _runs(sizes), strict=True)][:14],
+           size=12)
+    return cy + ry + 24
+
+
+def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any], path: str) -> None:
+    x = GUTTER - 10
+    _lines(d, x, y - 2 * LINE_H + 4, [(f"{above} ↑", "", None)], size=12, anchor="end", weight="bold",
+           fill="#c0392b")
+    _lines(d, x, y + 4, [(f"{n(t['links'])} links", f"{path}.links", t["links"]),
+                         (f"{n(t['modules'])} modules", f"{path}.modules", t["modules"]),
+                         (f"{n(t.get('fibre_runs') or 0)} fibre runs", f"{path}.fibre_runs", t.get("fibre_runs") or 0),
+                         (f"{below} ↓", "", None)], size=11, anchor="end", fill="#c0392b")
+
+
+def _span(j: dict[str, Any]) -> float:
+    """Width of the fabric columns and the nodes under them."""
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
+    return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
+
+
+def _column(j: dict[str, Any], k: int) -> tuple[float, float]:
+    """Left edge and width of the boxes in fabric column ``k``."""
+    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
+    col = min((WIDTH - GUTTER - 10) / max(1, len(fabrics)), 330.0)
+    return GUTTER + col * k + col / 2 - col * 0.35, min(190.0, col * 0.62)
+
+
+def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
+    # Every fabric but the sites' wavelengths, whatever fabrics the model holds.
+    fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"}
+    rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
+    box_h, gap = (54.0 if j["sites"] > 1 else 40.0), 110.0
+    where = "all sites" if j["sites"] > 1 else "one site"
+    heading = y + 12
+    extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
+    layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
+    bottom = heading + 24 + extra + len(rows) * (box_h + gap)
+    for k, (name, f) in enumerate(fabrics.items()):
+        bx, box_w = _column(j, k)
+        ex = bx + 24
+        d.texts.append(Text(ex + 8, heading, f"{name} fabric ({where})", size=13, weight="bold"))
+        present = [layer for layer in rows if f["switches"].get(layer)]
+        if name == "compute" and d.across is not None and present:
+            _client_links(d, j, ex, layer_y[present[0]])
+        for layer in present:
+            count = f["switches"][layer]
+            part = f["switch"] if layer == "leaf" else f.get("spine_switch") or f["switch"]
+            by = layer_y[layer]
+            d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
+            rows_ = [(f"{layer} switches", "", None),
+                     (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)]
+            if j["sites"] > 1 and f.get("site_switches"):
+                rows_.append(_per_site(f, layer, name))
+            _lines(d, bx + 8, by + 16, rows_, size=11)
+        others = []
+        for hop, links in f["links"].items():
+            lower, _, upper = hop.partition("-")
+            if not links:
+                continue
+            if upper not in present or not (lower in present or lower == "node"):
+                words = ", ".join(t.split(" ", 1)[1] for t, _, _ in _media(f, name, hop)[1])
+                others.append((f"{plural(links, 'link')} {hop}" + (f" ({words})" if words else ""),
+                               f"fabrics.{name}.links.{hop}", links))
+                continue
+            y1 = layer_y[upper] + box_h
+            y2 = layer_y[lower] if lower in present else bottom
+            # The hop to the nodes crosses the scale-out boundary (40 px above them): label above it.
+            room = y2 - y1 - (48 if lower == "node" else 0)
+            klass, media = _media(f, name, hop)
+            d.wires.append(Wire(ex, y1, ex, y2, klass, path=f"fabrics.{name}.links.{hop}"))
+            label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links), *media]
+            _lines(d, ex + 8, y1 + (room - LINE_H * len(label)) / 2 + 11, label, size=11, halo=True)
+        if others:  # hops between layers this drawing does not know: told under the heading
+            _lines(d, ex + 8, heading + LINE_H, others, size=11)
+    return bottom
+
+
+def _unknown_hops(f: dict[str, Any], rows: list[str]) -> list[str]:
+    """Hops with links whose ends are not layers drawn (told in words under the heading)."""
+    present = [layer for layer in rows if f["switches"].get(layer)]
+    out = []
+    for hop, links in f["links"].items():
+        lower, _, upper = hop.partition("-")
+        if links and (upper not in present or not (lower in present or lower == "node")):
+            out.append(hop)
+    return out
+
+
+def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
+    """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
+    counts = sorted({s[layer] for s in f["site_switches"]})
+    if len(counts) == 1:
+        return f"each site: {n(counts[0])}", f"fabrics.{name}.site_switches.0.{layer}", counts[0]
+    return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
+
+
+def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
+    """The DCI routers' client links down into the top layer of the compute fabric."""
+    assert d.across is not None
+    dci = j["fabrics"]["dci"]
+    links = dci["links"].get("fabric-dci", 0)
+    if not links:
+        return
+    klass, media = _media(dci, "dci", "fabric-dci")
+    y1, boundary = d.across
+    d.wires.append(Wire(x, y1, x, y2, klass, path="fabrics.dci.links.fabric-dci"))
+    label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links), *media]
+    # Between the sites' row and the boundary: there is room for two lines.
+    _lines(d, x + 8, y1 + 14, label[:2], size=11, halo=True)
+
+
+def _nodes(d: Diagram, j: dict[str, Any], y: float, per_domain: int) -> float:
+    out, up = j["tiers"]["scale-out"], j["tiers"]["scale-up"]
+    right = GUTTER + _span(j)
+    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out["links"], out["modules"],
+                                 out["fibre_runs"]))
+    _tier_label(d, y - 40, "scale-out", "scale-up", out, "tiers.scale-out")
+    d.boxes.append(Box(GUTTER, y, right - GUTTER, 62, "nodes", "#dce8d5"))
+    sites = "" if j["sites"] == 1 else f" over {n(j['sites'])} sites"
+    _lines(d, GUTTER + 12, y + 20, [
+        (f"{n(j['nodes'])} nodes, {n(j['gpus'])} GPUs ({j['platform']}){sites}", "nodes", j["nodes"]),
+        (f"{n(up['domains'])} scale-up domains of {n(per_domain)} GPUs: {n(up['links'])} links inside them, "
+         f"{'all' if up['copper_links'] == up['links'] else n(up['copper_links'])} copper, "
+         f"{plural(up['modules'], 'module')}", "tiers.scale-up.links", up["links"])], size=12)
+    return y + 62
+
+
+def _legend(d: Diagram, y: float) -> float:
+    x = GUTTER
+    d.texts.append(Text(x, y + 4, "legend:", size=11, weight="bold"))
+    x += 60
+    drawn = {w.medium for w in d.wires}
+    for kind, label in (("copper", "copper"), ("optical", "optical (fibre)"), ("mixed", "copper and optical"),
+                        ("coherent", "coherent wavelengths")):
+        if kind not in drawn:
+            continue
+        d.wires.append(Wire(x, y, x + 30, y, kind))
+        d.texts.append(Text(x + 36, y + 4, label, size=11))
+        x += 36 + len(label) * CHAR_W + 26
+    d.wires.append(Wire(x, y, x + 30, y, "boundary", dashed=True))
+    d.texts.append(Text(x + 36, y + 4, "tier boundary (the counts at the left cross it)", size=11))
+    return y + 24

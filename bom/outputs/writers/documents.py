@@ -1,0 +1,119 @@
+"""The review report (HTML with an inline SVG diagram), the Markdown summary, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+from collections import Counter
+from typing import Any
+
+from bom.costing.lines import CATEGORIES
+from bom.costing.report import Report
+from bom.outputs.writers.common import markdown_text, safe_text, visible_text
+from bom.resources import data_dir
+
+
+def qty(v: float, digits: int = 1) -> str:
+    """A number as a report prints it: thousands separators and no trailing ".0" (17.5, 2,800)."""
+    if not isinstance(v, (int, float)):   # a text input (the space basis)
+        return str(v)
+    text = f"{v:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def pct(v: float) -> str:
+    """A share as a percentage with one decimal, none when it is whole: 0.127 -> "12.7%", 1 -> "100%"."""
+    return f"{v:.1%}".replace(".0%", "%")
+
+
+def environment(autoescape: bool, trusted: bool = False) -> Any:
+    """The Jinja environment over templates/ with the number filters every template uses;
+    ``trusted`` text (our own generated reference, no user input) is not cleaned for Markdown."""
+    return _env(autoescape, trusted)
+
+
+@functools.lru_cache(maxsize=2)
+def _env(autoescape: bool, trusted: bool = False) -> Any:
+    """One jinja2 environment per escaping mode: templates compile once per process."""
+    import jinja2
+
+    clean = visible_text if autoescape or trusted else markdown_text   # HTML escapes markup itself
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+                             autoescape=autoescape, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             finalize=lambda v: clean(v) if isinstance(v, str) else v)
+    env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
+    env.filters["usd"] = lambda v: f"{v:,.0f} USD"
+    env.filters["pct"] = pct
+    env.filters["qty"] = qty
+    return env
+
+
+def _context(r: Report) -> dict[str, Any]:
+    j = r.to_json()
+    sources = Counter(line.price_source for line in r.lines)
+    by_category = [(c, sum(x.price_usd for x in r.lines if x.category == c)) for c in CATEGORIES]
+    t = r.tco
+    usd = "{:,.0f} USD".format
+    tco_rows = [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
+                ("  of it spares", usd(j["totals"]["spares_usd"])),
+                ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
+                ("Capex: GPU systems / network / facility",
+                 f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
+                ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
+                ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
+                ("Opex per year", usd(t.opex_per_year)),
+                ("Depreciation per year (straight line)", usd(t.depreciation_per_year)),
+                ("Capital charge per year (capital recovery factor)", usd(t.capital_charge_per_year)),
+                ("Cost per year (capital charge + opex)", usd(t.annual_cost_usd)),
+                ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
+                ("NPV of the costs", usd(t.npv_usd)),
+                ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+                ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
+                ("Network share of IT power", pct(t.network_power_share))]
+    pairs = j["tiers"]["scale-across"].get("pairs", [])
+    cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
+    return {"j": j, "t": j["totals"], "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
+            "tco_rows": tco_rows,
+            "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
+            "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
+            "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
+            "priced_on": r.priced_on, "rates": r.model.scenario.exchange_rates}
+
+
+def write_html(r: Report) -> bytes:
+    from bom.outputs.planfiles import build_note
+    from bom.outputs.writers.diagram import diagram
+    from bom.placement.elevation import samples
+
+    ctx = _context(r)
+    ctx["d"] = diagram(r)
+    ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
+    return _env(True).get_template("report.html.j2").render(**ctx).encode()
+
+
+def write_markdown(r: Report) -> bytes:
+    return _env(False).get_template("summary.md.j2").render(**_context(r)).encode()
+
+
+def write_json(r: Report) -> bytes:
+    return (json.dumps(r.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
+
+
+CSV_COLS = ["tier", "fabric", "hop", "category", "catalog_id", "sku", "description", "vendor", "quantity",
+            "unit", "unit_price_usd", "extended_usd", "unit_power_w", "extended_power_w", "price_source",
+            "as_of", "source"]
+
+
+def write_csv(r: Report) -> bytes:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLS)
+    for x in r.lines:
+        row = [x.tier, x.fabric, x.hop, x.category, x.catalog_id, x.sku, x.description, x.vendor,
+               int(x.quantity) if x.unit == "each" else x.quantity, x.unit, x.unit_price_usd,
+               round(x.price_usd, 2), x.unit_power_w, round(x.power_w, 3), x.price_source, x.as_of, x.source]
+        w.writerow([safe_text(v) if isinstance(v, str) else v for v in row])
+    return buf.getvalue().encode()

@@ -1,0 +1,717 @@
+"""The Excel BOM and TCO workbook: every total a live formula over named inputs and the BOM table.
+
+Sheets: Summary, Inputs (every assumption a named cell in the input style, validated), BOM (an
+Excel table with a totals row; every formula that sums it uses structured references such as
+``BOM[Extended price]``, so a row a person adds inside the table is counted everywhere), Order
+(one line per part number: installed, per site, spares, total, price and its quote, flags),
+Links, Tiers, TCO (capex by asset class, opex, capital charge, NPV, cost per GPU-hour and per
+PFLOP-hour) and Sensitivity (the model rebuilt with each input moved, and a tornado chart).
+LibreOffice and Excel both evaluate every construct used here (checked by the tests).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.chart import BarChart, Reference
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.workbook.properties import CalcProperties
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.table import Table, TableStyleInfo
+from openpyxl.worksheet.worksheet import Worksheet
+
+from bom.costing.lines import CATEGORIES, FACILITY, Line
+from bom.costing.order import SPARES
+from bom.costing.report import Report
+from bom.costing.tco import CLASSES, OPTICS_CATEGORIES, SENSITIVITY, asset_class
+from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
+
+USD = '#,##0.00 "USD"'
+USD0 = '#,##0 "USD"'
+USD4 = '0.0000 "USD"'
+WATT = '#,##0.0 "W"'
+WATT0 = '#,##0 "W"'
+KW = '#,##0.0 "kW"'
+COUNT = "#,##0"
+SHARE = "0.0%"
+DATE = "yyyy-mm-dd"
+HEAD = Font(bold=True, color="FFFFFF")
+FILL = PatternFill("solid", fgColor="305496")
+WARN = Font(bold=True, color="C00000")
+WRAP = Alignment(wrap_text=True, vertical="top")
+TOP = Alignment(vertical="top")
+TIERS = ("compute", "scale-up", "scale-out", "scale-across")
+BOM_TABLE = "BOM"
+ORDER_TABLE = "Orders"
+
+
+def _put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
+    """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula."""
+    cell = ws.cell(row=row, column=col)
+    if isinstance(value, Formula):
+        cell.value = "=" + value
+    elif isinstance(value, str):
+        text = cell_text(value)
+        cell.value = text
+        cell.data_type = "s"      # a string cell even when it starts with "="
+        if is_formula_like(text):
+            cell.quotePrefix = True   # and stays text when someone edits it in Excel
+    else:
+        cell.value = value
+    if fmt:
+        cell.number_format = fmt
+
+
+def _f(formula: str) -> Formula:
+    """One of our own formulas (with or without its leading "="): the only way to make one."""
+    return Formula(formula.removeprefix("="))
+
+
+def _date(iso: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(iso) if iso else None
+    except ValueError:
+        return None
+
+
+def _header(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
+    for i, (name, width) in enumerate(zip(names, widths, strict=True), start=1):
+        _put(ws, top, i, name)
+        c = ws.cell(row=top, column=i)
+        c.font, c.fill = HEAD, FILL
+        c.alignment = Alignment(wrap_text=True, vertical="center")
+        ws.column_dimensions[c.column_letter].width = width
+    ws.row_dimensions[top].height = 30   # two lines: wrapped headers are not cut on paper
+    ws.freeze_panes = f"A{top + 1}"
+    ws.print_title_rows = f"{top}:{top}"
+    _paper(ws)
+
+
+def _paper(ws: Worksheet, title: str | None = None) -> None:
+    """Landscape, fit to one page wide, header with the scenario's name, footer with the page."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.75
+    ws.page_margins.header = ws.page_margins.footer = 0.3
+    if title is not None:
+        ws.oddHeader.left.text = f"clusterbom: {title}"
+        ws.oddHeader.right.text = "&A"
+        ws.oddFooter.left.text = "Estimates are marked; see Inputs for sources"
+        ws.oddFooter.right.text = "Page &P of &N"
+
+
+def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
+    """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
+    lines = 1
+    for c, text in texts.items():
+        width = ws.column_dimensions[_letter(c)].width or 10
+        lines = max(lines, -(-len(text) * 20 // (23 * int(width))))   # ~1.15 characters per unit of width
+    ws.row_dimensions[row].height = 14 * min(lines, 6)
+
+
+def _money(value: float) -> str:
+    """Cents where they matter; whole dollars from 1,000 up (keeps big prices inside the column)."""
+    return USD if abs(value) < 1000 else USD0
+
+
+def _name(wb: Workbook, name: str, ref: str) -> None:
+    wb.defined_names[name] = DefinedName(name, attr_text=ref)
+
+
+def _table(ws: Worksheet, name: str, top: int, last: int, columns: int,
+           totals: dict[int, str] | None = None) -> Table:
+    """An Excel table from header row ``top`` to ``last`` (its totals row when ``totals`` is given:
+    column index -> "sum" or a label)."""
+    t = Table(displayName=name, ref=f"A{top}:{_letter(columns)}{last}",
+              totalsRowCount=1 if totals is not None else None)
+    t._initialise_columns()
+    for i, col in enumerate(t.tableColumns, start=1):
+        col.name = str(ws.cell(row=top, column=i).value)
+        what = (totals or {}).get(i)
+        if what == "sum":
+            col.totalsRowFunction = "sum"
+        elif what:
+            col.totalsRowLabel = what
+    t.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    ws.add_table(t)
+    return t
+
+
+# --- Inputs ------------------------------------------------------------------------------
+
+_FRACTIONS = {"pue": (1, 3), "utilisation": (0.01, 1), "discount_rate": (0, 1), "support_gpu": (0, 1),
+              "support_network": (0, 1), "support_facility": (0, 1), "support": (0, 1)}
+
+
+def _validations(ws: Worksheet) -> dict[str, DataValidation]:
+    dvs = {"fraction": DataValidation(type="decimal", operator="between", formula1="0", formula2="1",
+                                      error="A fraction between 0 and 1", errorTitle="Out of range"),
+           "pue": DataValidation(type="decimal", operator="between", formula1="1", formula2="3",
+                                 error="PUE is between 1 and 3", errorTitle="Out of range"),
+           "positive": DataValidation(type="decimal", operator="greaterThanOrEqual", formula1="0",
+                                      error="A number of zero or more", errorTitle="Out of range"),
+           "basis": DataValidation(type="list", formula1='"kW,rack"', allow_blank=False,
+                                   error="kW (colocation per kW-month) or rack (per rack-year)",
+                                   errorTitle="Space basis")}
+    for dv in dvs.values():
+        dv.showErrorMessage = True
+        ws.add_data_validation(dv)
+    return dvs
+
+
+def _input_cell(ws: Worksheet, dvs: dict[str, DataValidation], ref: str, name: str) -> None:
+    ws[ref].style = "Input"
+    key = "basis" if name == "space_basis" else "pue" if name == "pue" else (
+        "fraction" if name in _FRACTIONS else "positive")
+    dvs[key].add(ref)
+
+
+def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple[str, str, Any, str, str]] = ()
+                 ) -> None:
+    """Every assumption in a named cell (``in_<name>``), then figures from the model (``m_...``)."""
+    ws = wb.create_sheet("Inputs")
+    _header(ws, ["Input", "Value", "Unit", "Source", "Name"], [34, 14, 22, 90, 20])
+    dvs = _validations(ws)
+    rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in inputs] + list(model_rows)
+    for n, (name, label, value, unit, source) in enumerate(rows, start=2):
+        for col, v in enumerate((label, value, unit, source, name), start=1):
+            _put(ws, n, col, v)
+        ws.cell(n, 4).alignment = WRAP
+        _fit_height(ws, n, {4: str(source)})
+        if name.startswith("in_"):
+            _input_cell(ws, dvs, f"B{n}", name[3:])
+        _name(wb, name, f"Inputs!$B${n}")
+    ws.auto_filter.ref = f"A1:E{len(rows) + 1}"
+
+
+def _inputs(wb: Workbook, r: Report) -> None:
+    m = r.model
+    model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
+                  ("m_racks", "Racks", m.racks, "racks", "model: placement (compute, network, management, storage)"),
+                  ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
+                  ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
+                   "model: scale-across"),
+                  ("m_pflops_per_gpu", "Dense FP8 per GPU", r.pflops_per_gpu, "PFLOP/s",
+                   f"catalog: {m.platform.id} fp8_dense ({m.platform.source})")]
+    inputs_sheet(wb, list(r.inputs.values()), model_rows)
+    ws = wb["Inputs"]
+    n = ws.max_row + 2
+    _put(ws, n, 1, "Priced on")
+    _put(ws, n, 2, r.priced_on, DATE)
+    ws.cell(n, 2).style = "Input"
+    ws.cell(n, 2).number_format = DATE
+    dv = DataValidation(type="date", operator="greaterThan", formula1="1", error="A date", errorTitle="Priced on")
+    ws.add_data_validation(dv)
+    dv.add(f"B{n}")
+    _put(ws, n, 4, "quotes past their valid_until on this day are flagged (scenario date, else the build day); "
+                   "the Order sheet's Quote state follows this cell")
+    _put(ws, n, 5, "in_priced_on")
+    _name(wb, "in_priced_on", f"Inputs!$B${n}")
+    for code, rate in sorted(r.model.scenario.exchange_rates.items()):
+        n += 1
+        _put(ws, n, 1, f"Exchange rate {code}")
+        _put(ws, n, 2, rate, "0.0000")
+        _put(ws, n, 3, f"USD per {code}")
+        _put(ws, n, 4, "scenario exchange_rates: prices quoted in this currency are converted at this rate")
+
+
+# --- BOM ---------------------------------------------------------------------------------
+
+BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
+            "Unit price", "Extended price", "Unit power", "Extended power", "Asset class", "Price source",
+            "As of", "Flags", "Vendor", "Catalog id", "Source"]
+_BOM_WIDTHS = [4, 19, 34, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 8, 8, 10, 24, 8, 15, 40]
+_WRAPPED = {"Description", "Flags"}
+_PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
+
+
+def col(name: str) -> int:
+    return BOM_COLS.index(name) + 1
+
+
+def ref(name: str, table: str = BOM_TABLE) -> str:
+    """A structured reference to a column of the BOM table."""
+    return f"{table}[{name}]"
+
+
+def this_row(name: str, table: str = BOM_TABLE) -> str:
+    return f"{table}[[#This Row],[{name}]]"
+
+
+def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = BOM_TABLE,
+              flags: dict[str, Sequence[str]] | None = None) -> int:
+    """The BOM lines as an Excel table with a totals row; returns the totals row."""
+    _header(ws, BOM_COLS, _BOM_WIDTHS, top)
+    for n, line in enumerate(lines, start=top + 1):
+        values = {"No": n - top, "Part number": line.sku, "Description": line.description,
+                  "Category": line.category, "Tier": line.tier, "Fabric": line.fabric, "Hop": line.hop,
+                  "Qty": line.quantity, "Unit": line.unit, "Unit price": line.unit_price_usd,
+                  "Extended price": _f(f"{this_row('Qty', table)}*{this_row('Unit price', table)}"),
+                  "Unit power": line.unit_power_w,
+                  "Extended power": _f(f"{this_row('Qty', table)}*{this_row('Unit power', table)}"),
+                  "Asset class": asset_class(line.category), "Price source": line.price_source,
+                  "As of": _date(line.as_of) or line.as_of, "Flags": "; ".join((flags or {}).get(line.sku, ())),
+                  "Vendor": line.vendor, "Catalog id": line.catalog_id, "Source": line.source}
+        fmts = {"Qty": COUNT if line.unit == "each" else "#,##0.0", "Unit price": _money(line.unit_price_usd),
+                "Extended price": _money(line.price_usd), "Unit power": WATT if line.unit_power_w < 1e4 else WATT0,
+                "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
+        for c, name in enumerate(BOM_COLS, start=1):
+            _put(ws, n, c, values[name], fmts.get(name))
+            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
+        _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
+        if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
+            ws.cell(n, col("Flags")).font = WARN
+    total = top + len(lines) + 1
+    _put(ws, total, col("Part number"), "Total")
+    for name, fmt in (("Extended price", USD0), ("Extended power", WATT)):
+        _put(ws, total, col(name), _f(f"SUBTOTAL(109,{ref(name, table)})"), fmt)
+        ws.cell(total, col(name)).font = Font(bold=True)
+    _table(ws, table, top, total, len(BOM_COLS),
+           {col("Part number"): "Total", col("Extended price"): "sum", col("Extended power"): "sum"})
+    ws.print_area = f"A{top}:{_letter(_PRINTED)}{total}"
+    _bom_validation(ws, top + 1, total - 1)
+    return total
+
+
+def _bom_validation(ws: Worksheet, first: int, last: int) -> None:
+    """What a person may type into the BOM: amounts of zero or more, one of the asset classes."""
+    if last < first:
+        return
+    amounts = DataValidation(type="decimal", operator="greaterThanOrEqual", formula1="0",
+                             error="A number of zero or more", errorTitle="BOM")
+    classes = DataValidation(type="list", formula1=f'"{",".join(CLASSES)}"', error="gpu, network or facility",
+                             errorTitle="Asset class")
+    for dv in (amounts, classes):
+        dv.showErrorMessage = True
+        ws.add_data_validation(dv)
+    for name in ("Qty", "Unit price", "Unit power"):
+        amounts.add(f"{_letter(col(name))}{first}:{_letter(col(name))}{last}")
+    classes.add(f"{_letter(col('Asset class'))}{first}:{_letter(col('Asset class'))}{last}")
+
+
+def _letter(n: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(n)
+
+
+def _bom(wb: Workbook, r: Report) -> None:
+    ws = wb.create_sheet("BOM")
+    bom_table(ws, r.lines, flags={o.sku: o.flags for o in r.order})
+    ws.print_options.horizontalCentered = True
+
+
+# --- Order -------------------------------------------------------------------------------
+
+def _order(wb: Workbook, r: Report) -> None:
+    """One line per part number; quantities and money are formulas over the BOM table."""
+    ws = wb.create_sheet("Order")
+    sites = r.model.cluster.site_count
+    site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
+    names = (["Part number", "Description", "Category", "Maker"] + site_cols
+             + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
+                "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
+    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
+    _header(ws, names, widths)
+    c = {name: i for i, name in enumerate(names, start=1)}
+    part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
+    for n, o in enumerate(r.order, start=2):
+        values: dict[str, Any] = {
+            "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
+            "Installed": _f(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
+            "Spares": _f(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}")'),
+            "Total to order": _f(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"),
+            "Unit price": _f(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
+            "Extended price": _f(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
+            "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
+            "Quote ref": o.quote_ref, "Valid until": o.valid_until,
+            "Quote state": _f(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
+                              f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Vendor": o.vendor,
+            "Flags": "; ".join(o.flags)}
+        for i, name in enumerate(site_cols):
+            values[name] = o.per_site[i] if o.per_site is not None else None
+        fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
+                "Valid until": DATE}
+        for name, v in values.items():
+            _put(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
+                "Installed", "Spares", "Total to order") else None))
+        for name in names:
+            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
+        _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
+        if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
+            ws.cell(n, c["Flags"]).font = WARN
+    # BOM rows a person adds by hand with a new part number have no order line above: this line
+    # carries their money, so the order's total stays the BOM's (and shows when it is not zero).
+    other = len(r.order) + 2
+    ext = _letter(c["Extended price"])
+    _put(ws, other, 1, "(other BOM rows)")
+    _put(ws, other, 2, "BOM rows whose part number has no line above (added by hand): order them too")
+    _put(ws, other, c["Extended price"], _f(f"SUM({ref('Extended price')})-SUM({ext}2:{ext}{other - 1})"), USD0)
+    ws.cell(other, 2).alignment = WRAP
+    total = other + 1
+    _put(ws, total, 1, "Total")
+    _put(ws, total, c["Extended price"], _f(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
+    _table(ws, ORDER_TABLE, 1, total, len(names), {1: "Total", c["Extended price"]: "sum"})
+    _name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
+    n = total + 2
+    _put(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); they "
+                   "are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
+
+
+# --- Links and Tiers ---------------------------------------------------------------------
+
+LINK_COLS = ["Fabric", "Tier", "Hop", "From", "To", "Bucket", "Links", "Rate Gbit/s", "Run m", "Sold m",
+             "Medium", "Module (from end)", "Modules (from)", "Module (to end)", "Modules (to)",
+             "Cable or fibre", "Cables", "Fibre runs", "Lit strands", "Patch panels"]
+
+
+def _end(end: object) -> str:
+    """A link end's part for the Links sheet: the module, "optical engine" (CPO), or "-"."""
+    part = getattr(end, "part", None)
+    if part is not None:
+        return str(part.part_number)
+    return "optical engine (CPO)" if getattr(end, "engine", None) is not None else "-"
+
+
+def _links(wb: Workbook, r: Report) -> None:
+    ws = wb.create_sheet("Links")
+    _header(ws, LINK_COLS, [9, 12, 11, 7, 7, 10, 9, 10, 8, 8, 14, 18, 10, 18, 10, 28, 9, 10, 10, 9])
+    for n, g in enumerate(r.model.groups, start=2):
+        c = g.choice
+        row = [g.fabric, g.tier, g.hop, g.lower, g.upper, g.bucket, g.links, g.rate_gbps, round(g.length_m, 2),
+               c.length_m, g.medium, _end(g.lower_end), g.modules_lower, _end(g.upper_end), g.modules_upper,
+               c.part_number or "-", g.cables, g.fibre_runs, g.fibre_strands, g.panels]
+        for col_no, v in enumerate(row, start=1):
+            _put(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
+    last = len(r.model.groups) + 1
+    ws.auto_filter.ref = f"A1:T{last}"
+    for name, letter in (("lk_tier", "B"), ("lk_links", "G"), ("lk_medium", "K"), ("lk_mod_from", "M"),
+                         ("lk_mod_to", "O"), ("lk_runs", "R"), ("lk_strands", "S")):
+        _name(wb, name, f"Links!${letter}$2:${letter}${last}")
+
+
+def _installed(*criteria: str) -> str:
+    return ",".join((*criteria, ref("Fabric"), f'"<>{SPARES}"'))
+
+
+def _tiers(wb: Workbook, r: Report) -> None:
+    ws = wb.create_sheet("Tiers")
+    _header(ws, ["Tier", "Links", "Copper links", "Copper share (links)", "Modules", "Fibre runs",
+                 "Lit strands", "Capex", "Copper capex", "Copper share (cost)", "Power kW"],
+            [13, 12, 12, 12, 12, 12, 12, 18, 16, 12, 12])
+    t = r.model.tiers()
+    up = t["scale-up"]
+    usd, qty, tier, cat = ref("Extended price"), ref("Qty"), ref("Tier"), ref("Category")
+    for n, name in enumerate(TIERS, start=2):
+        _put(ws, n, 1, name)
+        if name == "scale-up":
+            values: list[Any] = [up["links"], up["copper_links"], None, up["modules"], up["fibre_runs"],
+                                 up["fibre_strands"]]
+        elif name == "compute":
+            values = [0, 0, None, 0, 0, 0]
+        else:
+            values = [_f(f'SUMIFS(lk_links,lk_tier,A{n})'),
+                      _f(f'SUMIFS(lk_links,lk_tier,A{n},lk_medium,"passive-copper")'
+                         f'+SUMIFS(lk_links,lk_tier,A{n},lk_medium,"active-copper")'),
+                      None, _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
+                      _f(f"SUMIFS(lk_runs,lk_tier,A{n})"), _f(f"SUMIFS(lk_strands,lk_tier,A{n})")]
+            if name == "scale-across":   # the wavelengths and their coherent modules (installed, not spares)
+                values[0] = _f(f"SUMIFS(lk_links,lk_tier,A{n})+{r.model.dci.links if r.model.dci else 0}")
+                values[3] = _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
+                               f"+SUMIFS({_installed(qty, tier, f'A{n}', cat, chr(34) + 'coherent optic' + chr(34))})")
+        values[2] = _f(f"IF(B{n}=0,0,C{n}/B{n})")
+        for c, v in enumerate(values, start=2):
+            _put(ws, n, c, v, SHARE if c == 4 else COUNT)
+        _put(ws, n, 8, _f(f"SUMIFS({usd},{tier},A{n})"), USD0)
+        _put(ws, n, 9, _f(f'SUMIFS({usd},{tier},A{n},{cat},"copper cable")'), USD0)
+        network = f'(H{n}-SUMIFS({usd},{tier},A{n},{cat},"compute"))'
+        _put(ws, n, 10, _f(f"IF({network}=0,0,I{n}/{network})"), SHARE)
+        _put(ws, n, 11, _f(f"SUMIFS({ref('Extended power')},{tier},A{n})/1000"), KW)
+    for n, name in enumerate(TIERS, start=2):
+        key = name.replace("-", "_")
+        for c, what in ((2, "links"), (3, "copper_links"), (4, "copper_share"), (5, "modules"),
+                        (6, "fibre_runs"), (7, "fibre_strands"), (8, "capex"), (10, "copper_cost_share"),
+                        (11, "power_kw")):
+            _name(wb, f"tier_{key}_{what}", f"Tiers!${'ABCDEFGHIJK'[c - 1]}${n}")
+
+
+# --- TCO ---------------------------------------------------------------------------------
+
+def _sum(criteria: str = "") -> str:
+    return f"SUMIFS({ref('Extended price')},{criteria})" if criteria else f"SUM({ref('Extended price')})"
+
+
+def crf(rate: str, life: str) -> str:
+    """The capital recovery factor as a spreadsheet formula."""
+    return f"IF({rate}=0,1/{life},{rate}*(1+{rate})^{life}/((1+{rate})^{life}-1))"
+
+
+_OPTICS = "+".join(_sum(f'{ref("Category")},"{c}"') for c in OPTICS_CATEGORIES)
+_CLASS = {c: _sum(f'{ref("Asset class")},"{c}"') for c in CLASSES}
+
+TCO_ROWS: list[tuple[str, str, str, str]] = [
+    ("hardware_usd", "Hardware (BOM, spares included)", _sum(), USD0),
+    ("network_capex_usd", "  of it network",
+     _sum() + "".join("-" + _sum(f'{ref("Category")},"{c}"') for c in ("compute", *FACILITY)), USD0),
+    ("spares_usd", "  of it spares", _sum(f'{ref("Fabric")},"{SPARES}"'), USD0),
+    ("gpu_systems_usd", "  of it GPU systems", _sum(f'{ref("Category")},"compute"'), USD0),
+    ("optics_usd", "  of it optics (transceivers, coherent, AOC)", _OPTICS, USD0),
+    ("installation_usd", "Installation", "m_links*in_install_link+m_racks*in_install_rack", USD0),
+    ("capex_usd", "Capex", "hardware_usd+installation_usd", USD0),
+    ("capex_gpu_usd", "Capex: GPU systems", _CLASS["gpu"], USD0),
+    ("capex_network_usd", "Capex: network (with link installation)", f"{_CLASS['network']}+m_links*in_install_link",
+     USD0),
+    ("capex_facility_usd", "Capex: facility (with rack installation)",
+     f"{_CLASS['facility']}+m_racks*in_install_rack", USD0),
+    ("it_power_kw", "IT power", f"SUM({ref('Extended power')})/1000", KW),
+    ("network_power_kw", "  of it network",
+     f'(SUM({ref("Extended power")})' + "".join(f'-SUMIFS({ref("Extended power")},{ref("Category")},"{c}")'
+                                                for c in ("compute", *FACILITY)) + ")/1000", KW),
+    ("facility_power_kw", "Facility power (IT x PUE)", "it_power_kw*in_pue", KW),
+    ("energy_per_year_usd", "Energy per year", "facility_power_kw*in_hours*in_electricity", USD0),
+    ("support_per_year_usd", "Support per year (per asset class)",
+     "capex_gpu_usd*in_support_gpu+capex_network_usd*in_support_network+capex_facility_usd*in_support_facility",
+     USD0),
+    ("dark_fibre_per_year_usd", "Dark fibre per year", "m_dark_fibre_km*in_dark_fibre", USD0),
+    ("space_per_year_usd", "Space per year (colocation per kW-month, or per rack)",
+     'IF(in_space_basis="kW",it_power_kw*in_colocation*12,m_racks*in_space)', USD0),
+    ("opex_per_year_usd", "Opex per year",
+     "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd", USD0),
+    ("depreciation_per_year_usd", "Depreciation per year (straight line, per class life)",
+     "capex_gpu_usd/in_life_gpu+capex_network_usd/in_life_network+capex_facility_usd/in_life_facility", USD0),
+    ("crf_gpu", "Capital recovery factor: GPU systems", crf("in_discount_rate", "in_life_gpu"), "0.000000"),
+    ("crf_network", "Capital recovery factor: network", crf("in_discount_rate", "in_life_network"), "0.000000"),
+    ("crf_facility", "Capital recovery factor: facility", crf("in_discount_rate", "in_life_facility"), "0.000000"),
+    ("capital_charge_per_year_usd", "Capital charge per year (capex x CRF)",
+     "capex_gpu_usd*crf_gpu+capex_network_usd*crf_network+capex_facility_usd*crf_facility", USD0),
+    ("annual_cost_usd", "Cost per year (capital charge + opex)", "capital_charge_per_year_usd+opex_per_year_usd",
+     USD0),
+    ("tco_usd", "TCO over the period (capex + years x opex, undiscounted)", "capex_usd+in_years*opex_per_year_usd",
+     USD0),
+    ("npv_usd", "NPV of the costs over the period (no residual value)",
+     "capex_usd+opex_per_year_usd*IF(in_discount_rate=0,in_years,(1-(1+in_discount_rate)^-in_years)/in_discount_rate)",
+     USD0),
+    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/(m_gpus*in_hours*in_utilisation)", USD4),
+    ("usd_per_pflop_hour", "Cost per PFLOP/s-hour (dense FP8)",
+     "IF(m_pflops_per_gpu=0,0,usd_per_gpu_hour/m_pflops_per_gpu)", USD4),
+    ("network_capex_share", "Network share of hardware", "IF(hardware_usd=0,0,network_capex_usd/hardware_usd)",
+     SHARE),
+    ("network_power_share", "Network share of IT power", "IF(it_power_kw=0,0,network_power_kw/it_power_kw)",
+     SHARE),
+]
+
+
+def _tco(wb: Workbook) -> tuple[int, int]:
+    ws = wb.create_sheet("TCO")
+    _header(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
+    for n, (name, label, formula, fmt) in enumerate(TCO_ROWS, start=2):
+        _put(ws, n, 1, label)
+        _put(ws, n, 2, _f(formula), fmt)
+        _put(ws, n, 3, formula)
+        ws.cell(n, 3).alignment = WRAP
+        _put(ws, n, 4, name)
+        _name(wb, name, f"TCO!$B${n}")
+    first = len(TCO_ROWS) + 3
+    _put(ws, first, 1, "Capex by category")
+    cats = _categories(wb)
+    for i, cat in enumerate(cats, start=first + 1):
+        _put(ws, i, 1, cat)
+        _put(ws, i, 2, _f(f"SUMIFS({ref('Extended price')},{ref('Category')},A{i})"), USD0)
+    tiers_at = first + len(cats) + 2
+    _put(ws, tiers_at, 1, "Power by tier")
+    for i, tier in enumerate(TIERS, start=tiers_at + 1):
+        _put(ws, i, 1, tier)
+        _put(ws, i, 2, _f(f"SUMIFS({ref('Extended power')},{ref('Tier')},A{i})/1000"), KW)
+    return first, tiers_at
+
+
+def _categories(wb: Workbook) -> list[str]:
+    """The known categories, then any other category the BOM holds (parts added by other stages)."""
+    seen = [c.value for c in wb["BOM"][_letter(col("Category"))][1:-1] if isinstance(c.value, str)]
+    return list(CATEGORIES) + [c for c in dict.fromkeys(seen) if c not in CATEGORIES]
+
+
+# --- Sensitivity -------------------------------------------------------------------------
+
+SENS_COLS = ["Input", "Case", "Electricity x", "GPU price x", "Optics price x", "Utilisation x", "Discount rate x",
+             "GPU capex", "Network capex", "Energy per year", "Support per year", "Opex per year",
+             "Capital charge per year", "Cost per year", "Cost per GPU-hour", "Change"]
+
+
+def _sens_row(n: int) -> dict[int, str]:
+    """The model rebuilt in row ``n`` with the multipliers in C..G (columns H..P)."""
+    rate = f"(in_discount_rate*G{n})"
+    return {
+        8: f"capex_gpu_usd+(D{n}-1)*gpu_systems_usd",
+        9: f"capex_network_usd+(E{n}-1)*optics_usd",
+        10: f"facility_power_kw*in_hours*in_electricity*C{n}",
+        11: f"H{n}*in_support_gpu+I{n}*in_support_network+capex_facility_usd*in_support_facility",
+        12: f"J{n}+K{n}+dark_fibre_per_year_usd+space_per_year_usd",
+        13: (f"H{n}*{crf(rate, 'in_life_gpu')}+I{n}*{crf(rate, 'in_life_network')}"
+             f"+capex_facility_usd*{crf(rate, 'in_life_facility')}"),
+        14: f"L{n}+M{n}",
+        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n}))",   # no more than every hour
+        16: f"IF($O$4=0,0,O{n}/$O$4-1)",
+    }
+
+
+def _sensitivity(wb: Workbook, r: Report) -> None:
+    ws = wb.create_sheet("Sensitivity")
+    _put(ws, 1, 1, "Swing")
+    _put(ws, 1, 2, 0.2, SHARE)
+    ws["B1"].style = "Input"
+    ws["B1"].number_format = SHARE
+    _put(ws, 1, 3, "each input is moved down and up by this fraction, the others stay at their values")
+    dv = DataValidation(type="decimal", operator="between", formula1="0", formula2="0.9")
+    ws.add_data_validation(dv)
+    dv.add("B1")
+    _name(wb, "sens_swing", "Sensitivity!$B$1")
+    _header(ws, SENS_COLS, [20, 13, 12, 12, 12, 12, 12, 16, 16, 15, 15, 15, 16, 16, 12, 9], top=3)
+    cases = [("Base", "", None)] + [(label, case, i) for i, (_, label) in enumerate(SENSITIVITY)
+                                   for case in ("-", "+")]
+    for n, (label, case, moved) in enumerate(cases, start=4):
+        _put(ws, n, 1, label)
+        _put(ws, n, 2, {"-": "-swing", "+": "+swing", "": "all at value"}[case])
+        for k in range(5):
+            value = _f(f"1{case}sens_swing") if k == moved else 1
+            _put(ws, n, 3 + k, value, "0.00")
+        for c, formula in _sens_row(n).items():
+            _put(ws, n, c, _f(formula), {15: USD4, 16: SHARE}.get(c, USD0))
+    _name(wb, "sens_base_usd_per_gpu_hour", "Sensitivity!$O$4")
+    for i, (name, _) in enumerate(SENSITIVITY):
+        _name(wb, f"sens_{name}_low", f"Sensitivity!$O${5 + 2 * i}")
+        _name(wb, f"sens_{name}_high", f"Sensitivity!$O${6 + 2 * i}")
+    # The tornado: change in cost per GPU-hour at each end, widest swing on top.
+    top = len(cases) + 6
+    _put(ws, top - 1, 1, "Tornado: change in cost per GPU-hour (USD)")
+    ws.cell(top - 1, 1).font = Font(bold=True)
+    for k, name in enumerate(("Input", "Input down", "Input up")):
+        _put(ws, top, 1 + k, name)
+        ws.cell(top, 1 + k).font = Font(bold=True)
+    order = sorted(range(len(SENSITIVITY)), key=lambda i: abs(r.sensitivity[i].high - r.sensitivity[i].low))
+    for j, i in enumerate(order, start=top + 1):
+        _put(ws, j, 1, SENSITIVITY[i][1])
+        _put(ws, j, 2, _f(f"O{5 + 2 * i}-$O$4"), USD4)
+        _put(ws, j, 3, _f(f"O{6 + 2 * i}-$O$4"), USD4)
+    chart = BarChart()
+    chart.type, chart.grouping, chart.overlap = "bar", "clustered", 100
+    chart.title = "Cost per GPU-hour: each input down and up by the swing"
+    chart.y_axis.title, chart.x_axis.title = "change (USD per GPU-hour)", None
+    last = top + len(order)
+    chart.add_data(Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
+    chart.x_axis.tickLblPos = "low"   # input names beside the bars, not across them
+    chart.width, chart.height = 18, 8
+    ws.add_chart(chart, f"E{top}")
+
+
+# --- Summary -----------------------------------------------------------------------------
+
+def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
+    ws = wb["Summary"]
+    ws.column_dimensions["A"].width = 40
+    ws.column_dimensions["B"].width = 22
+    m, c = r.model, r.model.cluster
+    _put(ws, 1, 1, f"clusterbom: {r.name}")
+    ws["A1"].font = Font(bold=True, size=14)
+    facts = [("Platform", m.platform.id), ("GPUs", c.gpus), ("Nodes", c.nodes), ("Scale-up domains", c.domains),
+             ("Racks (all kinds)", m.racks)]
+    facts += [(f"  {kind} racks", n) for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
+    rnd = c.rounding()
+    facts += [("GPUs requested", rnd["requested"]), ("GPUs built", rnd["built"]), ("GPU rounding", rnd["why"]),
+              ("Sites", c.site_count), ("Priced on", r.priced_on)]
+    totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0), ("IT power", "it_power_kw", KW),
+              ("Facility power", "facility_power_kw", KW), ("Opex per year", "opex_per_year_usd", USD0),
+              ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
+              ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
+              ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
+              ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
+              ("Network share of hardware", "network_capex_share", SHARE),
+              ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
+              ("Order total (BOM with spares)", "order_total_usd", USD0)]
+    row = 3
+    for label, value in facts:
+        _put(ws, row, 1, label)
+        _put(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT if isinstance(value, int) else None)
+        row += 1
+    row += 1
+    for label, name, fmt in totals:
+        _put(ws, row, 1, label)
+        _put(ws, row, 2, _f(name), fmt)
+        row += 1
+    if r.warnings:
+        row += 1
+        _put(ws, row, 1, "Warnings for the buyer")
+        ws.cell(row, 1).font = WARN
+        ws.column_dimensions["C"].width = 30
+        for w in r.warnings:
+            row += 1
+            _put(ws, row, 1, w)
+            ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=3)
+            ws.cell(row, 1).font = Font(color="C00000")
+            ws.cell(row, 1).alignment = WRAP
+            ws.row_dimensions[row].height = 14 * (1 + len(w) // 100)
+    tco = wb["TCO"]
+    n_cat = len(_categories(wb))
+    bar = BarChart()
+    bar.type, bar.title, bar.y_axis.title = "bar", "Capex by category", "USD"
+    bar.add_data(Reference(tco, min_col=2, min_row=first + 1, max_row=first + n_cat))
+    bar.set_categories(Reference(tco, min_col=1, min_row=first + 1, max_row=first + n_cat))
+    bar.legend, bar.width, bar.height = None, 16, 9
+    ws.add_chart(bar, "D3")
+    power = BarChart()
+    power.title, power.y_axis.title = "Power by tier", "kW"
+    power.add_data(Reference(tco, min_col=2, min_row=tiers_at + 1, max_row=tiers_at + len(TIERS)))
+    power.set_categories(Reference(tco, min_col=1, min_row=tiers_at + 1, max_row=tiers_at + len(TIERS)))
+    power.legend, power.width, power.height = None, 16, 9
+    ws.add_chart(power, "D22")
+
+
+def workbook(r: Report) -> Workbook:
+    wb = Workbook()
+    wb.active.title = "Summary"
+    _inputs(wb, r)
+    _bom(wb, r)
+    _order(wb, r)
+    _links(wb, r)
+    _tiers(wb, r)
+    first, tiers_at = _tco(wb)
+    _sensitivity(wb, r)
+    _summary(wb, r, first, tiers_at)
+    for ws in wb.worksheets:
+        _paper(ws, r.name)
+    return wb
+
+
+def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str = "") -> bytes:
+    """The workbook as reproducible bytes: document dates from ``on`` (the scenario's date or the
+    catalog's newest as-of, never the clock), recalculated when opened."""
+    when = dt.datetime.combine(on or dt.date(2026, 1, 1), dt.time())
+    p = wb.properties
+    p.creator = p.lastModifiedBy = "clusterbom"
+    p.created = p.modified = when
+    p.title = title
+    p.subject = subject or "AI cluster bill of materials, order and total cost of ownership"
+    p.description = ("Generated by clusterbom from a scenario and its catalogs. Every total is a live formula "
+                     "over the Inputs sheet and the BOM table; estimates are marked.")
+    p.keywords = "clusterbom, BOM, TCO, AI cluster"
+    p.category = "bill of materials"
+    wb.calculation = CalcProperties(fullCalcOnLoad=True)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return reproducible_zip(buf.getvalue(), when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def write_xlsx(r: Report) -> bytes:
+    return to_bytes(workbook(r), f"{r.name}: BOM, order and TCO", r.document_date)

@@ -1,0 +1,1 @@
+"""Racks and rack units: which device stands where."""

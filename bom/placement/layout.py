@@ -1,0 +1,172 @@
+"""The model's placement: which devices go in which racks (the packing itself is bom/placement/racks.py).
+
+Blocks follow the compute fabric: a rail-optimised fabric's scalable unit (its leaves in the
+block's network rack), or a row of racks on a ToR fabric (its leaves in each rack when they
+fit). Non-compute leaves of a block stand in the block's network rack; in-rack management
+switches (NVL72: two per rack) stand in each compute rack. Spines and cores of every fabric,
+the storage appliances' leaves, fabric managers, management servers and storage appliances
+go to shared racks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from bom import names
+from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
+from bom.catalog.rows import RackType as RackRow
+from bom.errors import LimitError
+from bom.inputs.yamlio import Located
+from bom.placement.racks import (
+    BlockSpec,
+    Item,
+    Placement,
+    RackType,
+    Section,
+    SiteLayout,
+    block_section,
+    shared_sections,
+)
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.topology.build import Fabric, Model
+
+
+def switch_item(catalog: Catalog, sid: str, role: str, fabric: str) -> Item:
+    row = catalog.get("switches", sid)
+    assert isinstance(row, Switch)
+    return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power"), fabric)
+
+
+def endpoint_item(row: Endpoint) -> Item:
+    return Item(row.role, row.id, row.rack_units, magnitude(row.power, "power"), None,
+                managed=row.ports.oob is not None)
+
+
+def rack_type(catalog: Catalog, rack_id: str, power_w: float | None, u: int | None) -> RackType:
+    row = catalog.get("racks", rack_id)
+    assert isinstance(row, RackRow)
+    return RackType(row.id, u or row.rack_units, power_w or magnitude(row.power_budget, "power"))
+
+
+def with_pdus(catalog: Catalog, rack: RackType, pdu_id: str) -> RackType:
+    """A rack with its A/B pairs of PDUs, as many as its power budget needs."""
+    pdu = catalog.get("endpoints", pdu_id)
+    assert isinstance(pdu, Endpoint) and pdu.power_capacity is not None
+    per_feed = math.ceil(rack.power_budget_w / magnitude(pdu.power_capacity, "power"))
+    return RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w, endpoint_item(pdu), 2 * per_feed)
+
+
+def node_item(platform: Platform) -> Item:
+    return Item("node", platform.id, platform.node_rack_units, platform.node_power_w, None)
+
+
+def place(model: Model, catalog: Catalog, src: Located) -> Placement:
+    platform = model.platform
+    sup = platform.support
+    if sup is None:
+        raise LimitError(f"platform {platform.id!r} has no support row (racks, PDUs) in the catalog",
+                         key="platform")
+    spec = model.scenario.racks
+    compute_rack = with_pdus(catalog, rack_type(catalog, sup.rack, model.rack_power_w, spec.rack_units),
+                             sup.pdu)
+    net_rack = with_pdus(catalog, rack_type(catalog, sup.network_rack, None, None), sup.pdu)
+    compute = model.fabrics.get("compute")
+    sites = []
+    for k, site in enumerate(model.cluster.sites):
+        sections = _site_sections(model, catalog, k, site.nodes, compute, compute_rack, net_rack)
+        sites.append(SiteLayout(site.count, tuple(sections)))
+    return Placement(tuple(sites), model.floor.racks_per_row)
+
+
+def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: Fabric | None,
+                   compute_rack: RackType, net_rack: RackType) -> list[Section]:
+    fp = model.floor
+    plane = compute.shapes[k][1] if compute else None
+    rail = plane is not None and plane.topology == "rail-optimized"
+    block = plane.group_nodes if rail and plane else fp.nodes_per_rack * fp.racks_per_row
+    node = node_item(model.platform)
+    sup = model.platform.support
+    assert sup is not None
+    in_system: list[tuple[Item, int]] = []
+    trays = model.platform.scale_up.switch_trays_per_domain
+    if model.platform.system == "rack" and sup.rack_device_units:
+        # The system's non-node trays (NVLink switch trays, power shelves): powered within the system.
+        in_system.append((Item("nvlink-switch", model.platform.id, 1, 0.0, "scale-up",
+                               managed=True), trays))
+        if sup.rack_device_units > trays:
+            in_system.append((Item("power-shelf", model.platform.id, 1, 0.0, None, managed=False),
+                              sup.rack_device_units - trays))
+    block_net, per_rack, shared = _switches(model, catalog, k, rail)
+    oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(model, catalog, k)
+    full, rest = divmod(nodes, block)
+    shapes = [(full, block)] + ([(1, rest)] if rest else [])
+    sections: list[Section] = []
+    for copies, n in [s for s in shapes if s[0]]:
+        net = [(item, count(n)) for item, count in block_net]
+        rack_items = list(per_rack)
+        if oob_leaf is not None and len(sections) < len(oob_blocks):
+            in_rack, in_block = oob_blocks[len(sections)]
+            rack_items.append((oob_leaf, in_rack))
+            net.append((oob_leaf, in_block))
+        spec = BlockSpec(copies, n, fp.nodes_per_rack, node, tuple(in_system), tuple(i for i in rack_items if i[1]),
+                         tuple(i for i in net if i[1]), fp.racks_per_row)
+        sections.append(block_section(spec, compute_rack, net_rack))
+    if oob_leaf is not None:
+        shared["network"] += [(oob_leaf, oob_shared)] + oob_spines
+    sections += shared_sections(_shared(model, shared, net_rack))
+    return sections
+
+
+def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
+    """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
+    from bom.topology.support import OobFabric, PooledFabric
+
+    block_net: list = []
+    per_rack: list[tuple[Item, int]] = []
+    shared: dict[str, list[tuple[Item, int]]] = {"network": [], "management": [], "storage": []}
+    for name, f in model.fabrics.items():
+        if isinstance(f, OobFabric):
+            continue
+        count, plane = f.shapes[k]
+        leaf = switch_item(catalog, plane.leaf.id, names.switch_role(name, "leaf"), name)
+        planes = f.planes
+        if isinstance(f, PooledFabric):
+            ps = f.pooled[k]
+            g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
+            block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
+            where = "storage" if name == "storage" else "management"
+            shared[where].append((leaf, planes * plane.leaves_per_group * ps.extra_groups))
+        elif name == "compute" and rail_blocks:
+            block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
+        else:
+            per_rack.append((leaf, planes * plane.leaves_per_group))
+        spine = switch_item(catalog, plane.spine.id, names.switch_role(name, "spine"), name)
+        core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name)
+        shared["network"] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
+    return block_net, per_rack, shared
+
+
+def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
+    from bom.topology.support import OobFabric
+
+    f = model.fabrics.get("oob")
+    if not isinstance(f, OobFabric) or k >= len(f.per_shape):
+        return None, [], 0, []
+    leaf = switch_item(catalog, f.leaf_id, names.switch_role("oob", "leaf"), "oob")
+    leaf = Item(leaf.role, leaf.catalog_id, leaf.height, leaf.power_w, "oob", managed=False)
+    spines = []
+    if f.spines and f.spine_id and k == 0:
+        spines = [(switch_item(catalog, f.spine_id, names.switch_role("oob", "spine"), "oob"), f.spines)]
+    blocks, shared = f.per_shape[k]
+    return leaf, blocks, shared, spines
+
+
+def _shared(model: Model, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
+    ends = model.endpoints
+    mgmt = [(endpoint_item(row), n) for row, n in ends.management()] if ends else []
+    storage = [(endpoint_item(row), n) for row, n in ends.storage_rows()] if ends else []
+    return [("network", rack, switches["network"]), ("management", rack, mgmt + switches["management"]),
+            ("storage", rack, storage + switches["storage"])]

@@ -1,0 +1,1 @@
+"""The cluster and its fabrics: sizing, planes in closed form, one pattern per hop."""

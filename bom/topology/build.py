@@ -1,0 +1,476 @@
+"""The model of one scenario: sizing -> cluster -> fabrics and tiers -> link groups.
+
+Pure orchestration of the stage modules; the writers and the BOM read the :class:`Model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bom.catalog.media import Media, cage
+from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
+from bom.errors import BomError, LimitError
+from bom.inputs.scenario import FabricSpec, Scenario
+from bom.inputs.yamlio import Located
+from bom.placement.racks import Placement
+from bom.topology.cluster import Cluster, ScaleUp, build_cluster, scale_up
+from bom.topology.dci import Dci, build_dci
+from bom.topology.endpoints import Endpoints, build_endpoints
+from bom.topology.geometry import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
+from bom.topology.linkgroups import LinkGroup, count_hop, end_kinds
+from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
+from bom.topology.sizing import Sizing
+from bom.topology.ufm import HOP as UFM_HOP
+from bom.topology.ufm import UfmPorts, attach_ufm
+from bom.units import magnitude
+
+#: Fabric switches when the scenario names none (NVIDIA DGX SuperPOD reference designs use
+#: Spectrum Ethernet for storage and in-band and SN2201 for out-of-band management).
+DEFAULT_SWITCH = {"storage": "sn5600", "inband": "sn5600", "oob": "sn2201"}
+DEFAULT_SPINE = {"oob": "sn4600c"}
+DEFAULT_TOPOLOGY = {"compute": "rail-optimized", "storage": "tor", "inband": "tor", "oob": "tor"}
+DEFAULT_ROUTER = "cisco-8201-32fh"
+DEFAULT_WAVELENGTH_GBPS = 400.0
+
+
+@dataclass
+class Fabric:
+    name: str
+    tier: str
+    spec: FabricSpec
+    planes: int
+    shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
+    groups: list[LinkGroup] = field(default_factory=list)
+    node_ports: NicPorts | None = None
+    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
+
+    @property
+    def first(self) -> Plane:
+        return self.shapes[0][1]
+
+    def switches(self, layer: str) -> int:
+        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
+        return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
+
+    def port_use(self, layer: str) -> list[tuple[int, int]]:
+        """(switches, ports each uses) of a spine or core layer over every site and plane."""
+        return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
+
+    def hop_links(self, hop: str) -> int:
+        return sum(g.links for g in self.groups if g.hop == hop)
+
+    def modules_at(self, layer: str) -> int:
+        return (sum(g.modules_lower for g in self.groups if g.lower == layer)
+                + sum(g.modules_upper for g in self.groups if g.upper == layer))
+
+    def to_json(self) -> dict[str, object]:
+        copper = sum(g.links for g in self.groups if g.copper)
+        links = sum(g.links for g in self.groups)
+        hops = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        if self.hop_links("leaf-leaf"):
+            hops["leaf-leaf"] = self.hop_links("leaf-leaf")
+        modules = {"node": self.modules_at("node"),
+                   "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))}
+        out: dict[str, object] = {}
+        if self.ufm is not None:
+            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
+            out["ufm"] = self.ufm.to_json()
+            if self.ufm.ports:
+                hops[UFM_HOP] = self.hop_links(UFM_HOP)
+                modules["ufm"] = self.modules_at("ufm")
+        return out | {
+            "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
+            "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
+            "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
+            "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
+            "rails_per_leaf": (self.first.rails_per_leaf
+                               if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
+            "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
+            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
+                               "core": self.planes * p.cores} for n, p in self.shapes],
+            "links": hops, "media": _hop_media(self.groups), "modules": modules, "ends": end_kinds(self.groups),
+            "cables": sum(g.cables for g in self.groups),
+            "fibre_runs": sum(g.fibre_runs for g in self.groups),
+            "fibre_strands": sum(g.fibre_strands for g in self.groups),
+            "copper_links": copper, "optical_links": links - copper,
+        }
+
+
+def _hop_media(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
+    """Links of each hop by medium: {"node-leaf": {"multimode": 9216}, ...}."""
+    out: dict[str, dict[str, int]] = {}
+    for g in groups:
+        hop = out.setdefault(g.hop, {})
+        hop[g.medium] = hop.get(g.medium, 0) + g.links
+    return out
+
+
+@dataclass
+class Model:
+    scenario: Scenario
+    platform: Platform
+    sizing: Sizing | None
+    cluster: Cluster
+    floor: FloorPlan
+    scale_up: ScaleUp
+    fabrics: dict[str, Fabric]
+    dci: Dci | None
+    dci_groups: list[LinkGroup]
+    placement: Placement | None = None
+    endpoints: Endpoints | None = None
+    rack_power_w: float | None = None
+
+    @property
+    def racks(self) -> int:
+        """Every rack the placement builds (compute, network, management, storage)."""
+        return self.placement.total if self.placement else self.cluster.racks
+
+    @property
+    def groups(self) -> list[LinkGroup]:
+        return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
+
+    def tiers(self) -> dict[str, dict[str, object]]:
+        out = self.scale_up.to_json()
+        so = [g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups]
+        links = sum(g.links for g in so)
+        copper = sum(g.links for g in so if g.copper)
+        scale_out = {"links": links, "ports": 2 * links, "modules": sum(g.modules for g in so),
+                     "cables": sum(g.cables for g in so), "fibre_runs": sum(g.fibre_runs for g in so),
+                     "fibre_strands": sum(g.fibre_strands for g in so), "copper_links": copper,
+                     "copper_share": copper / links if links else 0.0}
+        across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0,
+                                     "copper_links": 0, "copper_share": 0.0, "fibre_runs": 0,
+                                     "fibre_strands": 0}
+        if self.dci is not None:
+            # The tier holds the wavelengths between sites and the routers' client links inside them.
+            across = self.dci.to_json()
+            client_links = sum(g.links for g in self.dci_groups)
+            client_modules = sum(g.modules for g in self.dci_groups)
+            across.update(coherent_modules=self.dci.modules, client_links=client_links,
+                          client_modules=client_modules, links=self.dci.links + client_links,
+                          modules=self.dci.modules + client_modules,
+                          fibre_runs=sum(g.fibre_runs for g in self.dci_groups),
+                          fibre_strands=sum(g.fibre_strands for g in self.dci_groups))
+        return {"scale-up": out, "scale-out": scale_out, "scale-across": across}
+
+    def to_json(self) -> dict[str, object]:
+        c = self.cluster
+        fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
+        if self.dci is not None:
+            d = self.dci
+            fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
+                              "coherent": d.coherent.id, "standard": d.coherent.standard,
+                              "links": {"site-site": d.links, "fabric-dci": sum(g.links for g in self.dci_groups)},
+                              "media": {"site-site": {"coherent": d.links}, **_hop_media(self.dci_groups)},
+                              "modules": {"coherent": d.modules,
+                                          "client": sum(g.modules for g in self.dci_groups)},
+                              "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
+        return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
+                               for i, n in enumerate(c.nodes_by_site)],
+                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
+                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
+                "endpoints": self.endpoints.to_json() if self.endpoints else None,
+                "sizing": self.sizing.to_json() if self.sizing else None,
+                "fabrics": fabrics, "tiers": self.tiers()}
+
+
+def _nic(platform: Platform, name: str, src: Located) -> NicPorts:
+    nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
+           "oob": platform.oob}[name]
+    if nic is None:
+        raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
+                       where=src.where(("fabrics", name)), key=f"fabrics.{name}")
+    return nic
+
+
+def _switch(catalog: Catalog, sid: str, src: Located, path: tuple[str, ...]) -> Switch:
+    try:
+        row = catalog.get("switches", sid, key=".".join(path))
+    except BomError as exc:
+        exc.where = src.where(path)
+        raise
+    assert isinstance(row, Switch)
+    return row
+
+
+def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
+               leaf: Switch, spine: Switch, floor: FloorPlan) -> tuple[Plane, float]:
+    rate = magnitude(nic.rate, "rate") / spec.planes
+    leaf_ports = switch_ports(leaf, rate)
+    uplinks = uplink_ports(leaf)
+    spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    if spec.topology == "pair" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    rail = spec.topology != "tor"
+    group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
+    # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
+    own = magnitude(spine.port_rate, "rate")
+    # (One SwitchPorts stands for both ends there, so only when the spine is the leaf's model.)
+    native = (switch_ports(spine, own) if spec.uplink_rate == "native" and uplinks is None and own > rate
+              and spine.id == leaf.id else None)
+    p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+             layers=None if spec.layers == "auto" else int(spec.layers),
+             oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
+             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+             native=native)
+    return p, rate
+
+
+def _scaled(groups: EndGroups, k: int) -> EndGroups:
+    return [(n * k, runs) for n, runs in groups]
+
+
+def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media,
+                 src: Located) -> Fabric:
+    platform, floor = cluster.platform, cluster.floor
+    nic = _nic(platform, name, src)
+    leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
+                                             else DEFAULT_SWITCH[name]), src, ("fabrics", name, "switch"))
+    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id), src,
+                    ("fabrics", name, "spine" if spec.spine else "switch"))
+    shapes: list[tuple[int, Plane]] = []
+    rate = 0.0
+    for site in cluster.sites:
+        try:
+            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
+        except LimitError as exc:
+            exc.where = exc.where or src.where(("fabrics", name))
+            exc.key = exc.key or f"fabrics.{name}"
+            raise
+        shapes.append((site.count, p))
+    fabric = Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic)
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    try:
+        fabric.groups = _fabric_groups(fabric, media, floor, rate)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("fabrics", name))
+        exc.key = exc.key or f"fabrics.{name}"
+        raise
+    return fabric
+
+
+def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
+    planes = f.planes
+    node_lo, leaf_lo, leaf_up, spine_lo, spine_up, core_lo = [], [], [], [], [], []
+    isl_lo: EndGroups = []
+    isl_up: EndGroups = []
+    for count, p in f.shapes:
+        nodes, leaves = node_leaf(p, floor)
+        # Every plane's leaves stand with the others, so a node's ports of all planes share a run.
+        node_lo += _scaled([(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], count)
+        leaf_lo += _scaled(leaves, count * planes)
+        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
+            lo, up = leaf_leaf(p, floor)
+            isl_lo += _scaled(lo, count * planes)
+            isl_up += _scaled(up, count * planes)
+        elif p.layers > 1:
+            lo, up = leaf_spine(p, floor)
+            leaf_up += _scaled(lo, count * planes)
+            spine_lo += _scaled(up, count * planes)
+        if p.layers == 3:
+            lo, up = spine_core(p, floor)
+            spine_up += _scaled(lo, count * planes)
+            core_lo += _scaled(up, count * planes)
+    p = f.first
+    nic = f.node_ports
+    assert nic is not None
+    # A dedicated uplink port (a 1G switch's 100G uplinks) sets its own rate and lanes.
+    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
+    up_lane = None if p.leaf_uplink else lane
+    # Whether a cage's ports reach one far device (then one copper head may serve them all). One
+    # lookup serves every site, so a cage spreads when it does in any site's plane (sites of other
+    # sizes have other pods: 6 links per leaf-spine pair in one, 9 in the next).
+    shapes = [q for _, q in f.shapes]
+    rail = p.topology == "rail-optimized"
+    node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
+    leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
+    node_cage = cage(nic.form_factor, nic.ports_per_cage * planes, node_spread)
+    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
+    # A cage's ports reach one far switch only when the links to each switch fill whole cages
+    # (3 links per pair on twin-port cages leave one cage split between two spines).
+    ls_up = cage(p.up.form_factor, p.up.ports_per_cage,
+                 any(q.leaf_spine_per_pair % p.up.ports_per_cage for q in shapes))
+    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage,
+                    any(q.leaf_spine_per_pair % p.spine.ports_per_cage for q in shapes))
+    isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
+    sc_spread = any(q.spine_core_per_pair % p.spine.ports_per_cage for q in shapes)
+    sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
+            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, sc, sc, up_lane),
+            ("leaf-leaf", "leaf", "leaf", isl_lo, isl_up, p.up.rate_gbps, isl, isl, up_lane)]
+    groups: list[LinkGroup] = []
+    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
+        if lo:
+            groups += count_hop(media, floor, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
+                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
+                                ff_upper=ff_up, lane_gbps=hop_lane)
+    return groups
+
+
+def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, media: Media,
+         compute: Fabric | None) -> tuple[Dci | None, list[LinkGroup]]:
+    s = scenario.sites
+    if s is None or s.count < 2:
+        return None, []
+    if s.distance is None:
+        raise BomError("two or more sites need the distance between them", where=src.where(("sites",)),
+                       key="sites.distance", hint='Add distance: "40 km".')
+    wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
+    if s.dci_bandwidth is not None:
+        bandwidth = magnitude(s.dci_bandwidth, "rate")
+    elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
+        per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
+            compute.node_ports.rate, "rate")
+        bandwidth = s.dci_fraction * per_site
+    else:
+        raise BomError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
+                       "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
+    try:
+        dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
+                        topology=s.topology)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("sites", "distance"))
+        exc.key = exc.key or "sites.distance"
+        raise
+    return dci, _dci_client_groups(dci, cluster, media, compute)
+
+
+def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric | None) -> list[LinkGroup]:
+    """Router client ports to the top layer of each site's compute fabric, inside the building."""
+    if compute is None:
+        return []
+    top = compute.first.spine
+    floor = cluster.floor
+    run = Run(floor.run(0, floor.row_m / 2), "in-row")
+    # Sites with the same number of cabled pairs have the same client links.
+    degrees = dci.degrees
+    ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
+    return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
+                     upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
+                     upper_groups=ends,
+                     rate_gbps=dci.wavelength_gbps, ff_lower=cage(dci.router.form_factor, 1),
+                     ff_upper=top.cage, lane_gbps=None)
+
+
+def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's)."""
+    sup = platform.support
+    spec = scenario.racks
+    if spec.power_budget is not None:
+        power, where = magnitude(spec.power_budget, "power"), src.where(("racks", "power_budget"))
+    elif sup is not None:
+        power, where = magnitude(sup.rack_power_budget, "power"), src.where(())
+    else:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                         f"({system_w / 1000:,.1f} kW)", where=where, key="racks.power_budget",
+                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    given = scenario.layout.nodes_per_rack
+    if given is not None:
+        if given * platform.node_power_w > power:
+            raise LimitError(f"{given} {platform.id} nodes per rack draw "
+                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
+                             f"over the rack power budget of {power / 1000:,.1f} kW",
+                             where=src.where(("layout", "nodes_per_rack")), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
+        return given, power
+    systems = int(power // system_w)
+    u = scenario.racks.rack_units or 48
+    per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
+    return max(1, min(systems, per_u)) * per_system, power
+
+
+def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
+    if scenario.platform is None:
+        raise BomError("a build needs a platform", where=src.where(()), key="platform",
+                       hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}.")
+    try:
+        platform = catalog.platform(scenario.platform)
+    except BomError as exc:
+        exc.where = src.where(("platform",))
+        raise
+    npr, rack_power = nodes_per_rack(platform, scenario, src)
+    try:
+        floor = floor_plan(platform, scenario.layout.model_copy(update={"nodes_per_rack": npr}))
+    except BomError as exc:
+        exc.where = src.where(("layout",))
+        raise
+    gpus = sizing.gpus if sizing else scenario.gpus
+    sites = scenario.sites.count if scenario.sites else 1
+    split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
+    cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
+    media = Media(catalog)
+    specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
+    specs.setdefault("compute", FabricSpec())
+    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [])
+    model.rack_power_w = rack_power
+    model.endpoints = build_endpoints(scenario, src, catalog, platform,
+                                      _switch(catalog, fabrics["compute"].first.leaf.id, src,
+                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count,
+                                      max(s.nodes for s in cluster.sites))
+    attach_ufm(model, media, src)
+    _support_fabrics(model, specs, catalog, media, src)
+    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    model.dci, model.dci_groups = dci, client
+    return model
+
+
+def support_switch(platform: Platform, name: str) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+    sup = platform.support
+    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
+
+
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
+                     src: Located) -> None:
+    """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
+    from bom.placement.layout import place
+    from bom.topology.support import build_oob, build_pooled
+
+    pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
+    for name in ("storage", "inband"):
+        if name in specs:
+            spec = specs[name]
+            if "topology" not in spec.model_fields_set:
+                spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+                           ("fabrics", name, "switch"))
+            spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
+                            src, ("fabrics", name, "spine" if spec.spine else "switch"))
+            pooled[name] = (spec, leaf, spine)
+            model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
+    model.placement = place(model, catalog, src)
+    if "oob" not in specs:
+        return
+    spec = specs["oob"]
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "spine")) \
+        if spec.uplinks == "spine" else None
+    # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
+    # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
+    seen: tuple[int, ...] = ()
+    for _ in range(6):
+        oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
+        model.fabrics["oob"] = oob
+        if oob.into_inband:
+            ib_spec, ib_leaf, ib_spine = pooled["inband"]
+            model.fabrics["inband"] = build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+                                                   oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves))
+        model.placement = place(model, catalog, src)
+        state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
+        if state == seen:
+            break
+        seen = state

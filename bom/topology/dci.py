@@ -1,0 +1,202 @@
+"""Scale-across: sites joined by coherent wavelengths over dark fibre or a DWDM line system.
+
+Per cabled site pair (every pair in a mesh, neighbours in a ring, each site to site 1 with a
+hub; see :func:`site_pairs`): wavelengths = ceil(bandwidth / wavelength rate), a coherent
+module at both ends of each; fibre pairs = ceil(wavelengths / channels of the grid), with a
+mux/demux at each end of each pair; DCI router ports for the line side and the client side
+at each end.
+
+Amplification (``line_amplifiers``): past the module's unamplified reach a route is amplified
+at both ends (a booster on the transmit side and a pre-amplifier on the receive side, in each
+direction); a route longer than one span also has in-line amplifier sites, huts along the
+fibre, spans - 1 of them per route, shared by every fibre pair on that route. A span is the
+module standard's single amplified span where it has one (400ZR: up to 120 km, OIF-400ZR-01.0)
+and the line amplifier's span otherwise. An EDFA amplifies one fibre, one direction: a fibre
+pair takes two at every in-line site and two at each end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bom.catalog.media import Choice, Media
+from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
+from bom.errors import LimitError
+from bom.units import magnitude
+
+#: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
+MAX_WAVELENGTHS = 96_000
+
+
+@dataclass(frozen=True)
+class Dci:
+    sites: int
+    pairs: int
+    distance_m: float
+    bandwidth_gbps: float          # per site pair
+    wavelength_gbps: float
+    choice: Choice                 # the coherent part over the distance
+    channels: int                  # wavelengths one fibre pair carries
+    mux: Dwdm | None
+    amplifier: Dwdm | None
+    router: Switch
+    wavelengths_per_pair: int
+    fibre_pairs_per_pair: int
+    inline_sites: int              # in-line amplifier sites along one route (site pair)
+    topology: str = "mesh"
+    site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
+
+    @property
+    def coherent(self) -> Coherent:
+        c = self.choice.option.coherent
+        assert c is not None
+        return c
+
+    @property
+    def wavelengths(self) -> int:
+        return self.pairs * self.wavelengths_per_pair
+
+    @property
+    def links(self) -> int:
+        return self.wavelengths
+
+    @property
+    def modules(self) -> int:
+        return 2 * self.wavelengths
+
+    @property
+    def fibre_pairs(self) -> int:
+        return self.pairs * self.fibre_pairs_per_pair
+
+    @property
+    def muxes(self) -> int:
+        return 2 * self.fibre_pairs if self.mux is not None else 0
+
+    @property
+    def routes(self) -> int:
+        """Fibre routes between sites: one per site pair (a full mesh)."""
+        return self.pairs
+
+    @property
+    def amplifier_sites(self) -> int:
+        """In-line amplifier huts over every route."""
+        return self.routes * self.inline_sites
+
+    @property
+    def amplifiers_per_fibre_pair(self) -> int:
+        return line_amplifiers(self.inline_sites, self.choice.amplified)
+
+    @property
+    def amplifiers(self) -> int:
+        return self.fibre_pairs * self.amplifiers_per_fibre_pair
+
+    @property
+    def dark_fibre_km(self) -> float:
+        """Route length of all fibre pairs [km] (what a dark-fibre lease prices per year)."""
+        return self.fibre_pairs * self.distance_m / 1000.0
+
+    @property
+    def degrees(self) -> tuple[int, ...]:
+        """Cabled pairs that end at each site, site 1 first."""
+        return site_degrees(self.site_pairs or site_pairs(self.sites, "mesh"), self.sites)
+
+    @property
+    def router_ports_per_site(self) -> int:
+        """At the busiest site: line side and client side of every wavelength that ends there."""
+        return 2 * self.wavelengths_per_pair * max(self.degrees)
+
+    @property
+    def routers(self) -> int:
+        return sum(math.ceil(2 * self.wavelengths_per_pair * d / self.router.ports) for d in self.degrees)
+
+    def to_json(self) -> dict[str, object]:
+        return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
+                "wavelengths": self.wavelengths, "sites": self.sites, "site_pairs": self.pairs,
+                "topology": self.topology, "pairs": [list(p) for p in self.site_pairs],
+                "wavelengths_per_pair": self.wavelengths_per_pair,
+                "fibre_pairs_per_pair": self.fibre_pairs_per_pair,
+                "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
+                "coherent": self.coherent.id, "standard": self.coherent.standard,
+                "mux_demux": self.muxes, "amplifiers": self.amplifiers,
+                "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
+                "inline_amplifier_sites": self.amplifier_sites,
+                "inline_amplifier_sites_per_route": self.inline_sites,
+                "dark_fibre_km": self.dark_fibre_km, "routers": self.routers,
+                "router_ports": self.routers * self.router.ports,
+                "copper_links": 0, "copper_share": 0.0}
+
+
+#: Directions per fibre pair (one fibre each way) and amplifiers per direction at the two ends.
+DIRECTIONS = 2
+TERMINAL_PER_DIRECTION = 2   # the booster at the sending end, the pre-amplifier at the receiving end
+
+
+def line_amplifiers(inline_sites: int, amplified: bool) -> int:
+    """EDFAs one fibre pair takes: one per direction at each in-line site, and a booster and a
+    pre-amplifier per direction at the ends when the route is amplified.
+
+    >>> line_amplifiers(0, True), line_amplifiers(7, True), line_amplifiers(0, False)   # 120, 600, 40 km
+    (4, 18, 0)
+    """
+    if not amplified:
+        return 0
+    return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION)
+
+
+def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...]:
+    """The cabled site pairs (numbered from 1): every pair in a ``mesh``, each site and the next
+    (and the last and the first) in a ``ring``, every site and site 1 with a ``hub``.
+
+    >>> site_pairs(4, "mesh")
+    ((1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
+    >>> site_pairs(4, "ring"), site_pairs(4, "hub"), site_pairs(2, "ring")
+    (((1, 2), (2, 3), (3, 4), (1, 4)), ((1, 2), (1, 3), (1, 4)), ((1, 2),))
+    """
+    if topology == "hub":
+        return tuple((1, s) for s in range(2, sites + 1))
+    if topology == "ring":
+        ring = tuple((s, s + 1) for s in range(1, sites))
+        return ring + ((1, sites),) if sites > 2 else ring
+    return tuple((a, b) for a in range(1, sites + 1) for b in range(a + 1, sites + 1))
+
+
+def site_degrees(pairs: tuple[tuple[int, int], ...], sites: int) -> tuple[int, ...]:
+    """How many cabled pairs end at each site."""
+    return tuple(sum(s in p for p in pairs) for s in range(1, sites + 1))
+
+
+def _channels(module: Coherent, mux: Dwdm | None) -> int:
+    """Wavelengths per fibre pair: the mux's band divided by the module's grid."""
+    if mux is None or mux.channels is None or mux.spacing is None:
+        return 1
+    band = mux.channels * magnitude(mux.spacing, "frequency")
+    return max(1, int(band // magnitude(module.grid, "frequency")))
+
+
+def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
+              wavelength_gbps: float, router_id: str, topology: str = "mesh") -> Dci:
+    if sites < 2:
+        raise LimitError("scale-across needs at least two sites", key="sites.count")
+    choice = media.coherent(wavelength_gbps, distance_m)
+    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "mux"]
+    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier"]
+    module = choice.option.coherent
+    assert module is not None
+    grid = magnitude(module.grid, "frequency")
+    mux = min(muxes, key=lambda m: (abs(magnitude(m.spacing, "frequency") - grid)
+                                    if m.spacing is not None else 1e9, m.price_usd), default=None)
+    channels = _channels(module, mux)
+    # Rates arrive through unit conversion (25.6 Tbit/s -> 25600.000000000004 Gbit/s).
+    # At least one wavelength: a pair of sites is connected or it is not a site pair.
+    wavelengths = max(1, math.ceil(round(bandwidth_gbps / wavelength_gbps, 9)))
+    if wavelengths > MAX_WAVELENGTHS:
+        raise LimitError(f"{bandwidth_gbps:,.6g} Gbit/s per site pair needs {wavelengths:,} wavelengths of "
+                         f"{wavelength_gbps:g} Gbit/s, more than the {MAX_WAVELENGTHS:,} we build",
+                         key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
+    router = catalog.get("switches", router_id, key="sites.router")
+    assert isinstance(router, Switch)
+    pairs = site_pairs(sites, topology)
+    return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
+               channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
+               math.ceil(wavelengths / channels), choice.amplifiers, topology, pairs)

@@ -1,0 +1,158 @@
+"""Link groups: every boundary-crossing link counted as ports, modules and a fibre run.
+
+A hop's two ends are given as device groups with the ports each device has on each run
+(:mod:`bom.topology.geometry`); each run's length picks its parts through the standard lookup, and
+runs that pick the same parts form one link group. Counting rules (DESIGN.md section 3):
+a module per cage with a used port (twin-port modules once per cage; a device's ports that
+take the same module share cages across link groups, as runs of different fibre lengths
+plug into one twin-port module: the cable plan places them so); copper and AOC
+assemblies carry no modules and no fibre; an optical link has a module share at each end
+and its fibre runs, whose lit strands come from the connector.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from bom.catalog.media import Choice, End, Media, Option, _fits
+from bom.catalog.rows import Panel
+from bom.topology.geometry import EndGroups, FloorPlan, Run
+
+
+@dataclass
+class LinkGroup:
+    """Links of one hop that share their parts (one BOM line per part and place)."""
+
+    fabric: str
+    tier: str
+    hop: str
+    bucket: str
+    lower: str                 # layer names at the two ends: node, leaf, spine, core, site
+    upper: str
+    rate_gbps: float
+    choice: Choice
+    lower_end: End
+    upper_end: End
+    links: int = 0
+    length_m: float = 0.0      # longest required run in the group
+    modules_lower: int = 0
+    modules_upper: int = 0
+    cables: int = 0            # copper/AOC assemblies, or fibre cables (trunks)
+    fibre_runs: int = 0
+    fibre_strands: int = 0
+    panel: Panel | None = None
+    panels: int = 0            # patch panel units on the runs
+    extras: dict[str, int] = field(default_factory=dict)
+    #: Every floor-plan run of the group with its parts at that length: the cable plan takes
+    #: each link's part and sold length from here instead of looking them up again.
+    runs: dict[Run, Choice] = field(default_factory=dict)
+
+    @property
+    def medium(self) -> str:
+        return self.choice.medium
+
+    @property
+    def copper(self) -> bool:
+        return self.choice.option.is_copper
+
+    @property
+    def modules(self) -> int:
+        return self.modules_lower + self.modules_upper
+
+
+def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
+    """The option's ends as (lower, upper) with the head count of each (assemblies)."""
+    heads_a = o.assembly.end_a.count if o.assembly else 1
+    heads_b = o.assembly.end_b.count if o.assembly else 1
+    if ff_lower is None or _fits(o.a, ff_lower, heads_b, o.assembly is not None):
+        return o.a, o.b, heads_a, heads_b
+    return o.b, o.a, heads_b, heads_a
+
+
+def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, lower: str,
+              upper: str, lower_groups: EndGroups, upper_groups: EndGroups, rate_gbps: float,
+              ff_lower: str, ff_upper: str, lane_gbps: float | None) -> list[LinkGroup]:
+    """All link groups of one hop, counted per device group and run, never per cable."""
+    chosen: dict[Run, tuple[object, Choice]] = {}
+
+    def pick(run: Run) -> tuple[object, Choice]:
+        if run not in chosen:
+            panels = fp.patch_panels if run.bucket == "cross-row" else 0
+            c = media.lookup(rate_gbps, run.length_m, ff_lower, ff_upper, lane_gbps, panels=panels).choice
+            chosen[run] = ((run.bucket, id(c.option), c.part_number), c)
+        return chosen[run]
+
+    groups: dict[object, LinkGroup] = {}
+    heads: dict[object, list[int]] = defaultdict(lambda: [0, 0])
+    for side, end_groups in ((0, lower_groups), (1, upper_groups)):
+        for devices, runs in end_groups:
+            per_key: dict[object, int] = defaultdict(int)
+            for run, ports in runs.items():
+                key, c = pick(run)
+                per_key[key] += ports
+                g = groups.get(key)
+                if g is None:
+                    lo, up, _, _ = _orient(c.option, ff_lower)
+                    g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps,
+                                                c, lo, up)
+                g.length_m = max(g.length_m, run.length_m)
+                g.runs.setdefault(run, c)
+            # A module per cage with a used port: a device's ports that take the same module share
+            # its cages whatever fibre length each run needs (counted on the first such group).
+            per_module: dict[tuple[str, int], list] = {}
+            for key, ports in per_key.items():
+                g = groups[key]
+                end = g.upper_end if side else g.lower_end
+                _, _, h_lo, h_up = _orient(g.choice.option, ff_lower)
+                if side == 0:
+                    g.links += devices * ports
+                if end.part is not None:
+                    per_module.setdefault((end.part.id, end.ports), [0, g])[0] += ports
+                elif end.engine is not None and end.engine.breakout is not None:
+                    # A CPO faceplate connector carrying several ports: a breakout per connector used.
+                    key_b = f"breakouts_{'upper' if side else 'lower'}"
+                    g.extras[key_b] = g.extras.get(key_b, 0) + devices * math.ceil(
+                        ports / end.engine.ports_per_connector)
+                if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
+                    heads[key][side] += devices * math.ceil(ports / end.ports)
+            for (_, per_cage), (ports, g) in per_module.items():
+                modules = devices * math.ceil(ports / per_cage)
+                if side:
+                    g.modules_upper += modules
+                else:
+                    g.modules_lower += modules
+    for key, g in groups.items():
+        _finish(g, heads[key], media)
+    return list(groups.values())
+
+
+def _finish(g: LinkGroup, heads: list[int], media: Media) -> None:
+    o = g.choice.option
+    if o.assembly is not None:
+        g.cables = max(heads) if any(heads) else math.ceil(g.links / o.assembly.links)
+        return
+    g.fibre_runs = g.links * o.runs_per_link
+    g.cables = math.ceil(g.fibre_runs / o.runs_per_cable)
+    g.fibre_strands = g.links * o.lit_per_link
+    if g.choice.panels and o.fibre is not None:
+        g.panel = media.panel_for(o.fibre.connector, o.medium)
+        if g.panel is not None:
+            g.panels = g.choice.panels * math.ceil(g.fibre_runs / g.panel.ports)
+
+
+#: What a link end holds (bom.catalog.media.End.kind), in the order reports list them.
+END_KINDS = ("pluggable", "optical engine", "none")
+
+
+def end_kinds(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
+    """Link ends by layer (node, leaf, spine, ...) and kind: ``pluggable`` counts the modules bought
+    (a twin-port module serves two ends), ``optical engine`` the co-packaged ports used (nothing to
+    buy per port) and ``none`` the copper or AOC cable heads' ports."""
+    out: dict[str, dict[str, int]] = {}
+    for g in groups:
+        for end, modules, layer in ((g.lower_end, g.modules_lower, g.lower), (g.upper_end, g.modules_upper, g.upper)):
+            kinds = out.setdefault(layer, dict.fromkeys(END_KINDS, 0))
+            kinds[end.kind] += modules if end.kind == "pluggable" else g.links
+    return out

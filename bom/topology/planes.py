@@ -1,0 +1,404 @@
+"""Switch fabrics sized in closed form: how many switches and links each layer needs.
+
+A fabric (one plane of it) joins ``nodes`` endpoints with ``node_ports`` ports each at one
+rate. Endpoints are taken in groups: a scalable unit (SU) for rail-optimised fabrics (one
+leaf per rail per SU) or a rack for ToR fabrics (the rack's ports on its own leaves). A
+partial group still gets its whole group's leaves and uplinks, built for growth.
+
+Spreading rule (DESIGN.md section 3): every leaf has the same number of links to every
+spine it reaches, so the spine count is the smallest divisor d of the leaf's uplinks with
+leaves x uplinks / d <= spine ports. Three layers split the leaves into pods whose spines
+keep half their ports for uplinks (as many as their used downlinks); spine i of every pod
+joins core group i, spread the same way. The pod size is the one that needs the fewest
+spines and cores (whole SUs preferred on a tie), so a pod is not held to whole SUs when
+an SU's leaves would leave most of a spine's ports idle.
+
+Small fabrics: a rail leaf takes several rails when its downlinks hold them (the leaf's
+ports decide); a fabric whose ports fit one switch is that switch; ``pair`` is two switches
+joined by inter-switch links (ISLs), each taking half of every node's ports. Native-rate
+uplinks: when a leaf's downlinks are a breakout of its ports (2 x 400G planes on 800G
+cages), links between switches run at the switch's own rate wherever every pair of switches
+has whole native ports between them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Literal
+
+from bom.catalog.rows import Switch
+from bom.errors import LimitError
+from bom.units import magnitude
+
+Topology = Literal["rail-optimized", "tor", "pair"]
+
+
+@dataclass(frozen=True)
+class SwitchPorts:
+    """A switch as seen at one link rate (native ports or a breakout)."""
+
+    id: str
+    radix: int            # ports at the link rate
+    ports_per_cage: int   # ports one cage (and one module) serves at that rate
+    form_factor: str
+    lane_gbps: float
+    rate_gbps: float
+
+    @property
+    def cage(self) -> str:
+        """The lookup's cage requirement: form factor and ports per cage."""
+        return f"{self.form_factor}:{self.ports_per_cage}"
+
+    @property
+    def cages(self) -> int:
+        return self.radix // self.ports_per_cage
+
+
+def uplink_ports(switch: Switch) -> SwitchPorts | None:
+    """A switch's dedicated uplinks (ports of another rate), if it has any."""
+    u = switch.uplinks
+    if u is None:
+        return None
+    rate = magnitude(u.rate, "rate")
+    return SwitchPorts(switch.id, u.ports, u.ports_per_cage, u.form_factor, rate, rate)
+
+
+def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
+    """``switch`` at ``rate_gbps``: its native ports, or a breakout listed in the catalog."""
+    native = magnitude(switch.port_rate, "rate")
+    radix = switch.ports if math.isclose(native, rate_gbps) else next(
+        (b.ports for b in switch.breakouts if math.isclose(magnitude(b.rate, "rate"), rate_gbps)), None)
+    if radix is None:
+        rates = [native] + [magnitude(b.rate, "rate") for b in switch.breakouts]
+        raise LimitError(f"switch {switch.id!r} has no {rate_gbps:g} Gbit/s ports "
+                         f"(it has {', '.join(f'{r:g}' for r in rates)} Gbit/s)",
+                         hint="Pick a switch whose ports or breakouts run at the NIC's rate.")
+    return SwitchPorts(switch.id, radix, max(1, radix // switch.cages), switch.form_factor,
+                       magnitude(switch.lane_rate, "rate"), rate_gbps)
+
+
+def smallest_spread(uplinks: int, sources: int, ports: int) -> int | None:
+    """Smallest d dividing ``uplinks`` with sources x uplinks / d <= ports (None if none).
+
+    >>> smallest_spread(32, 32, 64)   # DGX H100 SuperPOD 4 SU: 32 leaves x 32 up -> 16 spines
+    16
+    """
+    need = math.ceil(sources * uplinks / ports)
+    for d in range(max(1, need), uplinks + 1):
+        if uplinks % d == 0 and sources * (uplinks // d) <= ports:
+            return d
+    return None
+
+
+#: Ratios written as decimals snap to the nearest small fraction within this distance:
+#: 1.333 and 1.3333 are 4:3 (the RAs' storage ratio), 1.5 is 3:2.
+RATIO_TOLERANCE = 0.001
+RATIO_MAX_DENOMINATOR = 16
+
+
+def ratio(value: float | Fraction | str) -> Fraction:
+    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3).
+
+    >>> ratio("4:3"), ratio(1.333), ratio(1.3333), ratio(1.3), ratio(3)
+    (Fraction(4, 3), Fraction(4, 3), Fraction(4, 3), Fraction(13, 10), Fraction(3, 1))
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, str):
+        text = value.strip().replace(" ", "")
+        for sep in (":", "/"):
+            if sep in text:
+                down, up = text.split(sep, 1)
+                return Fraction(int(down), int(up))
+        value = float(text)
+    exact = Fraction(value).limit_denominator(10**6)
+    near = exact.limit_denominator(RATIO_MAX_DENOMINATOR)
+    return near if abs(float(near) - float(value)) <= RATIO_TOLERANCE else exact
+
+
+@dataclass(frozen=True)
+class Plane:
+    """One plane of a fabric, all counts per plane."""
+
+    topology: Topology
+    layers: int               # 1 = a single switch or a switch pair (no spines)
+    group_nodes: int          # nodes per SU (rail) or per rack (ToR)
+    groups: int               # SUs or racks, the last one possibly partial
+    last_group_nodes: int     # nodes in the last group (== group_nodes when full)
+    node_ports: int           # per node in this plane
+    leaves_per_group: int
+    leaf_down: int
+    leaf_up: int
+    pods: int                 # 1 for two layers
+    groups_per_pod: int       # whole groups per pod (two layers: all of them)
+    spines_per_pod: int
+    cores_per_group: int      # cores in each core group (3 layers), 0 otherwise
+    leaf: SwitchPorts
+    spine: SwitchPorts
+    leaf_uplink: SwitchPorts | None = None   # dedicated uplink ports of another rate
+    nodes_per_leaf: int = 0   # rack-scale domains: each leaf takes every port of this many nodes
+    spine_uplinks: int = 0    # three layers: each spine's uplinks (as many as its used downlinks)
+    rails_per_leaf: int = 1   # rail-optimised: rails one leaf takes (small pods take several)
+    pod_leaves: int = 0       # leaves per pod (three layers); 0 = every leaf in one pod
+    isl: int = 0              # pair: inter-switch links between the two switches
+
+    @property
+    def up(self) -> SwitchPorts:
+        """The leaf's uplink side (its own ports unless it has dedicated uplinks)."""
+        return self.leaf_uplink or self.leaf
+
+    @property
+    def leaves(self) -> int:
+        return self.groups * self.leaves_per_group
+
+    @property
+    def leaves_per_rail(self) -> int:
+        """Leaves per SU that share one set of rails (rail-optimised): each takes the next
+        ``rail_leaf_nodes`` nodes of the SU."""
+        if self.nodes_per_leaf:
+            return self.leaves_per_group
+        return self.leaves_per_group * self.rails_per_leaf // self.node_ports
+
+    @property
+    def rail_leaf_nodes(self) -> int:
+        """Nodes one rail leaf takes (its downlinks over the rails it carries)."""
+        return self.leaf_down // self.rails_per_leaf
+
+    @property
+    def pod_size(self) -> int:
+        """Leaves per pod (all leaves when there is one pod)."""
+        return self.pod_leaves or self.leaves
+
+    @property
+    def spines(self) -> int:
+        return self.pods * self.spines_per_pod
+
+    @property
+    def cores(self) -> int:
+        return self.spines_per_pod * self.cores_per_group
+
+    @property
+    def leaf_spine_per_pair(self) -> int:
+        """Links from each leaf to each spine of its pod."""
+        return self.leaf_up // self.spines_per_pod if self.spines_per_pod else 0
+
+    @property
+    def spine_up(self) -> int:
+        return self.spine_uplinks
+
+    @property
+    def spine_core_per_pair(self) -> int:
+        return self.spine_up // self.cores_per_group if self.cores_per_group else 0
+
+    @property
+    def node_leaf_links(self) -> int:
+        return ((self.groups - 1) * self.group_nodes + self.last_group_nodes) * self.node_ports
+
+    @property
+    def leaf_spine_links(self) -> int:
+        return self.leaves * self.leaf_up
+
+    @property
+    def spine_core_links(self) -> int:
+        return self.spines * self.spine_up
+
+    @property
+    def leaf_leaf_links(self) -> int:
+        return self.isl
+
+    def port_use(self, layer: str) -> list[tuple[int, int]]:
+        """(switches, ports each one uses) of the spine or core layer, at the layer's link rate:
+        what a modular chassis must fill with line cards. A partial last pod's spines take
+        fewer leaves; every spine keeps its uplinks to the cores.
+
+        >>> p = plan(64, 8, SwitchPorts("s", 64, 1, "osfp", 100, 400), SwitchPorts("s", 64, 1, "osfp", 100, 400),
+        ...          topology="rail-optimized", group_nodes=32)
+        >>> p.spines, p.port_use("spine")      # 16 leaves x 32 uplinks over 8 spines
+        (8, [(8, 64)])
+        """
+        if layer == "spine" and self.layers >= 2:
+            full, last = divmod(self.leaves, self.pod_size)
+            per_spine = [(full * self.spines_per_pod, self.pod_size * self.leaf_spine_per_pair + self.spine_up),
+                         (self.spines_per_pod if last else 0, last * self.leaf_spine_per_pair + self.spine_up)]
+            return [(n, used) for n, used in per_spine if n]
+        if layer == "core" and self.layers == 3:
+            return [(self.cores, self.pods * self.spine_core_per_pair)]
+        return []
+
+
+def _cages(ports: Fraction | float, per_cage: int) -> int:
+    """``ports`` rounded up to whole cages of ``per_cage`` ports."""
+    return math.ceil(ports / per_cage) * per_cage
+
+
+def _leaf_split(radix: int, per_cage: int, oversubscription: Fraction) -> tuple[int, int]:
+    """Down and up ports of a leaf at down:up = oversubscription, in whole cages."""
+    up = _cages(Fraction(radix) / (oversubscription + 1), per_cage)
+    return radix - up, up
+
+
+def _largest_divisor(n: int, most: int) -> int:
+    """The largest divisor of ``n`` that is at most ``most`` (at least 1)."""
+    return max(d for d in range(1, max(1, min(n, most)) + 1) if n % d == 0)
+
+
+def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
+         topology: Topology, group_nodes: int, layers: int | None = None,
+         oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
+         leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
+         native: SwitchPorts | None = None) -> Plane:
+    """Size one plane; ``layers`` None chooses the fewest layers that hold it.
+
+    ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
+    tray position: each leaf takes all ports of whole nodes, the same trays of every rack.
+    ``native``: the leaf's and spine's own ports when ``leaf``/``spine`` are a breakout of them;
+    switch-to-switch links then run at that rate where whole native ports join each pair.
+    """
+    over = ratio(oversubscription)
+    if topology == "pair":
+        return _pair(nodes, node_ports, leaf, over, layers, native)
+    single = _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink)
+    if single is not None:
+        return single
+    if leaf_uplink is not None:
+        down, up = leaf.radix, leaf_uplink.radix
+    else:
+        down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, over)
+    if nodes <= group_nodes:
+        group_nodes = nodes   # one partial group: the pod itself, not a whole SU, sets the leaves
+    per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down)
+    # Uplinks match the downlinks a full group uses at this oversubscription.
+    up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
+    groups = math.ceil(nodes / group_nodes)
+    last = nodes - (groups - 1) * group_nodes
+    base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
+                node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
+                leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
+                rails_per_leaf=rails)
+    two = _two_layers(groups * per_group, up, spine.radix)
+    if layers == 2 and two is None:
+        raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
+                         f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
+    if layers in (None, 2) and two is not None:
+        p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0,
+                  **base)  # type: ignore[arg-type]
+    else:
+        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node)
+    return _at_native_rate(p, native)
+
+
+def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_ports: int,
+                  down: int) -> tuple[int, int, int, int]:
+    """(leaves per group, downlinks a leaf of a full group uses, whole nodes per leaf, rails per leaf)."""
+    if topology == "rail-optimized" and node_blocks and down >= node_ports:
+        blocks = down // node_ports
+        return math.ceil(group_nodes / blocks), min(group_nodes, blocks) * node_ports, blocks, 1
+    if topology == "rail-optimized":
+        # One leaf per rail per SU (or several when the SU has more nodes than a leaf has
+        # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold.
+        rails = _largest_divisor(node_ports, down // group_nodes)
+        per_rail = math.ceil(group_nodes * rails / down)
+        return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
+    per_group = math.ceil(group_nodes * node_ports / down)
+    return per_group, math.ceil(group_nodes * node_ports / per_group), 0, 1
+
+
+def _single(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, group_nodes: int,
+            layers: int | None, leaf_uplink: SwitchPorts | None) -> Plane | None:
+    """The whole fabric on one switch when every node port fits it (no spines to build)."""
+    if layers not in (None, 1) or leaf_uplink is not None or nodes * node_ports > leaf.radix:
+        return None
+    if topology == "tor" and nodes > group_nodes:
+        return None   # a ToR fabric of several racks keeps a ToR per rack
+    rails = node_ports if topology == "rail-optimized" else 1
+    return Plane(topology=topology, layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
+                 node_ports=node_ports, leaves_per_group=1, leaf_down=leaf.radix, leaf_up=0, pods=1,
+                 groups_per_pod=1, spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf,
+                 rails_per_leaf=rails)
+
+
+def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers: int | None,
+          native: SwitchPorts | None) -> Plane:
+    """Two switches joined by ISLs, each with half of every node's ports (half the rails);
+    the ISLs carry what one switch's nodes send to the other's at the oversubscription."""
+    if layers not in (None, 1):
+        raise LimitError("a switch pair has one layer (two switches joined by ISLs)",
+                         hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+    if node_ports % 2 and node_ports != 1:
+        raise LimitError(f"a switch pair takes half of every node's ports; this node has {node_ports}",
+                         hint="Use topology: rail-optimized or tor for an odd number of ports.")
+    rails = max(1, node_ports // 2)
+    down = nodes * rails if node_ports > 1 else math.ceil(nodes / 2)
+    isl = _cages(Fraction(down) / over, leaf.ports_per_cage)
+    if down + isl > leaf.radix:
+        most = leaf.radix * over / (over + 1) * 2 // max(1, node_ports)
+        raise LimitError(f"a pair of {leaf.id} holds at most {int(most)} nodes of {node_ports} ports at "
+                         f"{over.numerator}:{over.denominator}; this fabric has {nodes}",
+                         hint="Use topology: rail-optimized (leaves and spines) for a larger pod.")
+    p = Plane(topology="pair", layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
+              node_ports=node_ports, leaves_per_group=2, leaf_down=down, leaf_up=0, pods=1, groups_per_pod=1,
+              spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf, rails_per_leaf=rails, isl=isl)
+    k = _native_factor(leaf, native)
+    if k > 1 and isl % k == 0 and native is not None:
+        p = replace(p, isl=isl // k, leaf_uplink=native, spine=native)
+    return p
+
+
+def _native_factor(ports: SwitchPorts, native: SwitchPorts | None) -> int:
+    """Ports at ``ports``' rate that one native port carries (2 for 400G on an 800G cage)."""
+    if native is None or native.rate_gbps <= ports.rate_gbps:
+        return 1
+    k = native.rate_gbps / ports.rate_gbps
+    return int(k) if k == int(k) else 1
+
+
+def _at_native_rate(p: Plane, native: SwitchPorts | None) -> Plane:
+    """Switch-to-switch links at the native rate when every pair has whole native ports."""
+    k = _native_factor(p.spine, native)
+    if k == 1 or native is None or p.leaf_uplink is not None or p.layers < 2:
+        return p
+    if p.leaf_spine_per_pair % k or (p.layers == 3 and p.spine_core_per_pair % k):
+        return p
+    return replace(p, leaf_up=p.leaf_up // k, spine_uplinks=p.spine_uplinks // k, leaf_uplink=native,
+                   spine=native)
+
+
+def _two_layers(leaves: int, up: int, spine_radix: int) -> int | None:
+    return smallest_spread(up, leaves, spine_radix)
+
+
+def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts) -> tuple[int, int, int, int] | None:
+    """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
+    and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods."""
+    half = spine.radix // 2
+    best: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
+    for d in (d for d in range(1, up + 1) if up % d == 0):
+        for size in range(1, min(leaves, half // (up // d)) + 1):
+            pods = math.ceil(leaves / size)
+            spine_up = min(half, _cages(size * (up // d), spine.ports_per_cage))
+            cores = smallest_spread(spine_up, pods, spine.radix)
+            if cores is None:
+                continue
+            key = (pods * d + d * cores, 0 if size % per_group == 0 else 1, pods, -size)
+            if best is None or key < best[0]:
+                best = (key, (size, d, spine_up, cores))
+    return best[1] if best else None
+
+
+def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
+                  gpus_per_node: int) -> Plane:
+    leaves = groups * per_group
+    shape = _pod_shape(leaves, per_group, up, spine)
+    if shape is None:
+        # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
+        most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node
+        raise LimitError(f"three layers of {spine.id} hold at most {spine.radix} pods (about {most:,} GPUs); "
+                         f"this fabric has {leaves:,} leaves",
+                         hint="Use a larger switch, more planes, or split the job over sites.")
+    size, spines, spine_up, cores = shape
+    pods = math.ceil(leaves / size)
+    whole = size // per_group if size % per_group == 0 else 0
+    return Plane(layers=3, pods=pods, groups_per_pod=whole, spines_per_pod=spines, cores_per_group=cores,
+                 spine_uplinks=spine_up, pod_leaves=size, **base)  # type: ignore[arg-type]

@@ -1,0 +1,113 @@
+"""The scale-up tier: the links inside every scale-up domain, and what they need.
+
+Three kinds (``ScaleUp.kind`` in the platform row):
+
+- ``electrical``: GPU links on copper or board traces inside the domain. With switch chips
+  (NVSwitch on a baseboard or in an NVL72 spine) a link runs GPU to switch chip, so a domain has
+  GPUs x links per GPU of them; without (Infinity Fabric and Gaudi's RoCE mesh are all-to-all on
+  the baseboard) a link joins two GPUs, so half that. Nothing is bought per link.
+- ``switched``: the same count over Ethernet / UALink switch chips inside the rack (Helios);
+  the switches, trays and cables are counted in the tier and bought with the rack.
+- ``torus-ocs``: a cube of chips (TPU v4: 4x4x4, 64 chips, one rack) is a mesh on copper; the
+  torus wraparound leaves every face on optics to optical circuit switches. Closed form per
+  cube edge ``n = (n_1, .., n_k)``:
+
+  - links inside a cube: sum over d of (n_d - 1) x prod(n_e, e != d)
+  - optical links per cube: 2 x sum over d of prod(n_e, e != d) (both faces of each dimension)
+  - OCS groups: sum over d of prod(n_e, e != d), one per dimension and position on a face, each
+    joining that position's + and - face of every cube in the domain: 2 x cubes ports, so
+    ceil(2 x cubes / OCS ports) switches per group.
+  - one optic per optical link at the cube end (the OCS is passive), one fibre run per link.
+
+  TPU v4 (ISCA 2023): 4x4x4 cubes, 64 cubes a pod: 144 copper links and 96 optical links a
+  cube, 48 OCS groups of 128 ports, 6,144 optical links; chip links 64 x 144 + 6,144 / 2 =
+  12,288 = 4,096 chips x 6 ports / 2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bom.catalog.rows import Platform, Torus
+
+
+@dataclass(frozen=True)
+class ScaleUp:
+    """The links inside every scale-up domain, by medium, and the parts they need."""
+
+    kind: str
+    domains: int
+    gpus_per_domain: int
+    links: int            # electrical links: GPU to switch chip, or GPU to GPU without one
+    cables: int           # rack-scale copper spine cables (0 on a baseboard)
+    switch_chips: int
+    switch_trays: int
+    optical_links: int = 0     # torus: cube port to OCS port, an optic at the cube end
+    modules: int = 0
+    fibre_runs: int = 0
+    fibre_strands: int = 0
+    ocs: int = 0               # optical circuit switches
+    ocs_ports: int = 0         # their ports in all
+    ocs_groups: int = 0        # per domain: one per dimension and face position
+    cubes: int = 0
+    switch: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        total = self.links + self.optical_links
+        out: dict[str, object] = {
+            "kind": self.kind, "links": total, "copper_links": self.links, "optical_links": self.optical_links,
+            "modules": self.modules, "fibre_runs": self.fibre_runs, "fibre_strands": self.fibre_strands,
+            "cables": self.cables, "domains": self.domains, "gpus_per_domain": self.gpus_per_domain,
+            "switch_chips": self.switch_chips, "switch_trays": self.switch_trays,
+            "copper_share": self.links / total if total else 0.0}
+        if self.switch:
+            out["switch"] = self.switch
+        if self.kind == "torus-ocs":
+            out.update(ocs=self.ocs, ocs_ports=self.ocs_ports, ocs_ports_used=self.optical_links,
+                       ocs_groups_per_domain=self.ocs_groups, cubes=self.cubes)
+        return out
+
+
+def cube_links(t: Torus) -> tuple[int, int, int]:
+    """Copper links inside one cube, optical links leaving it, and OCS groups per domain.
+
+    >>> from bom.catalog.rows import ScaleUpPart
+    >>> part = dict(vendor="x", part_number="x", description="x", power="1 W", price_usd=0,
+    ...             price_source="estimate", source="x")
+    >>> t = Torus(cube=[4, 4, 4], ocs=ScaleUpPart(id="o", ports=136, **part),
+    ...           optic=ScaleUpPart(id="m", **part), fibre=ScaleUpPart(id="f", **part))
+    >>> cube_links(t)
+    (144, 96, 48)
+    """
+    faces = [t.face(d) for d in range(len(t.cube))]
+    inside = sum((n - 1) * f for n, f in zip(t.cube, faces, strict=True))
+    return inside, 2 * sum(faces), sum(faces)
+
+
+def _ocs_per_domain(t: Torus, cubes: int) -> int:
+    """Switches for one domain of ``cubes`` cubes: each group joins 2 x cubes ports."""
+    assert t.ocs.ports is not None
+    return cube_links(t)[2] * math.ceil(2 * cubes / t.ocs.ports)
+
+
+def scale_up(platform: Platform, gpus: int) -> ScaleUp:
+    """The scale-up tier of ``gpus`` GPUs (whole systems) on ``platform``."""
+    p, su = platform, platform.scale_up
+    full, rest = divmod(gpus, p.gpus_per_domain)
+    domains = full + (1 if rest else 0)
+    if su.torus is not None:
+        t = su.torus
+        cubes = gpus // t.chips
+        inside, optical, groups = cube_links(t)
+        per_pod = p.gpus_per_domain // t.chips
+        ocs = full * _ocs_per_domain(t, per_pod) + (_ocs_per_domain(t, rest // t.chips) if rest else 0)
+        links = cubes * optical
+        return ScaleUp(su.kind, domains, p.gpus_per_domain, cubes * inside, 0, 0, 0, links, links, links,
+                       links * t.fibre.strands, ocs, ocs * (t.ocs.ports or 0), groups, cubes)
+    ends = gpus * su.links_per_gpu
+    # Without switch chips a link joins two GPUs (all-to-all on the baseboard).
+    links = ends if su.switch_chips_per_domain else ends // 2
+    return ScaleUp(su.kind, domains, p.gpus_per_domain, links, domains * su.copper_cables_per_domain,
+                   domains * su.switch_chips_per_domain, domains * su.switch_trays_per_domain,
+                   switch=su.switch)

@@ -1,0 +1,565 @@
+"""The fabrics around the compute fabric, sized by the ports they carry, as the SuperPOD RAs size them.
+
+Storage and in-band: the nodes' storage (in-band) ports go to leaves in their block's network
+rack, one leaf group per ``group`` nodes: the scenario's ``su_nodes`` for that fabric, else the
+largest whole share of the block whose ports fill a leaf's downlinks (so a leaf uses at least half
+its ports unless the whole fabric is smaller). Storage appliances (storage) and fabric managers and
+management servers (in-band) get leaf groups of their own after the nodes'. All leaves share the
+fabric's spines; the planner is bom/topology/planes.py's, counting one port as one endpoint. A site whose
+lower ports (nodes, endpoints, management switches' uplinks) all fit one leaf, in one compute
+block, is that one leaf: no spine and no endpoint leaves (the BasePOD's single management and
+storage switch layer; the SuperPOD RA's per-SU endpoint leaves exist to hang off its spines).
+
+Out-of-band: one port on every managed device the placement holds (nodes' BMCs, NVLink switch
+trays, every other switch, PDUs, appliances, servers). Management switches stand where the
+platform's RA puts them (two in each NVL72 rack) or in the block's network rack, one more for the
+shared racks (none when one switch holds every managed device of a one-block site); their
+uplinks run into the in-band fabric unless the scenario asks for a separate OOB spine layer
+(``fabrics.oob.uplinks: spine``). The management switches themselves are managed
+in-band over those uplinks, so they take no OOB port of their own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from bom.catalog.media import Media, cage
+from bom.catalog.rows import Catalog, NicPorts, Switch
+from bom.errors import BomError, LimitError
+from bom.inputs.scenario import FabricSpec
+from bom.inputs.yamlio import Located
+from bom.topology.geometry import EndGroups, FloorPlan, Run, leaf_spine, spine_core
+from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.placement.racks import Placement
+    from bom.topology.build import Fabric, Model
+
+
+def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
+    """Nodes per placement block: the compute SU (rail-optimised), else a row of racks."""
+    if compute is not None and compute.topology == "rail-optimized":
+        return compute.group_nodes
+    return fp.nodes_per_rack * fp.racks_per_row
+
+
+def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
+    ports = switch_ports(leaf, rate_gbps)
+    if leaf.uplinks is not None:
+        return ports.radix
+    up = math.ceil(ports.radix / (oversubscription + 1) / ports.ports_per_cage) * ports.ports_per_cage
+    return ports.radix - up
+
+
+def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
+    """The largest divisor of the block whose ports fit a leaf's downlinks (the fewest, fullest leaves)."""
+    fits = [g for g in range(1, block + 1) if block % g == 0 and g * node_ports <= down]
+    if not fits:
+        return 1
+    return max(fits)
+
+
+def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, per_cage: int) -> int:
+    """Leaf groups for the endpoints: each kind is spread evenly over them, and a twin-port cage
+    holds one kind's module, so each kind's share is rounded up to whole cages.
+
+    A 72-port leaf (36 twin-port cages) cannot hold 70 + 1 + 1 ports of three kinds (37 cages), and
+    the leaves that take one more port of every kind take it of each kind at once:
+
+    >>> k = [("oob", None, 3062), ("mgmt", None, 10), ("ufm", None, 8)]
+    >>> endpoint_groups(k, 72, 2), endpoint_groups(k, 72, 1), endpoint_groups([], 72, 2)
+    (46, 44, 0)
+    >>> endpoint_groups([("a", None, 1), ("b", None, 1), ("c", None, 1)], 4, 2)   # 3 cages never fit 4 ports
+    1
+    """
+    total = sum(n for _, _, n in kinds)
+    by_ports = math.ceil(total / group_ports)
+    # Past one group per port no kind's share shrinks further: a group too small for a cage of
+    # every kind keeps the count by ports (the plan says so if the cages do not suffice).
+    for groups in range(by_ports, total + 1):
+        if sum(math.ceil(math.ceil(n / groups) / per_cage) * per_cage for _, _, n in kinds) <= group_ports:
+            return groups
+    return by_ports
+
+
+def _in_row(fp: FloorPlan, racks: int) -> Run:
+    """A block device to its network rack in the middle of the row: a quarter row on average."""
+    return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
+
+
+def _split(total: int, parts: int) -> list[tuple[int, int]]:
+    q, r = divmod(total, parts)
+    return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
+
+
+@dataclass
+class PooledShape:
+    node_units: int          # node ports per site of this shape
+    extra_units: int         # endpoint ports per site (appliances, servers)
+    group_units: int         # ports per leaf group
+    extra_groups: int        # leaf groups of the endpoints
+    # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
+    kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
+    block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
+
+    def _blocks(self) -> tuple[int, int, int]:
+        """(groups in the full blocks, the partial block's ports, its groups)."""
+        block = self.block_units or self.node_units or 1
+        full, rest = divmod(self.node_units, block)
+        return full * (block // self.group_units), rest, -(-rest // self.group_units)
+
+    def node_fills(self) -> list[tuple[int, int]]:
+        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
+        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
+        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
+
+        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
+        [(72, 4), (40, 2)]
+        """
+        groups, rest, parts = self._blocks()
+        out = [(self.group_units, groups)] if groups else []
+        return out + ([(q, n) for q, n in _split(rest, parts)] if rest else [])
+
+    def node_group(self, unit: int) -> tuple[int, int, int]:
+        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
+
+        >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
+        >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
+        ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
+        """
+        groups, rest, parts = self._blocks()
+        if unit < groups * self.group_units:
+            return (*divmod(unit, self.group_units), self.group_units)
+        v = unit - groups * self.group_units
+        q, r = divmod(rest, parts)
+        big = r * (q + 1)
+        if v < big:
+            g, u = divmod(v, q + 1)
+            return groups + g, u, q + 1
+        g, u = divmod(v - big, q)
+        return groups + r + g, u, q
+
+
+def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
+    """The spec with the platform RA's leaf ratio for this fabric unless the scenario states one.
+
+    The RAs oversubscribe storage (and, where one Ethernet fabric carries both, in-band): the ratio
+    and its source are the platform row's ``support.oversubscription``; a scenario's
+    ``oversubscription`` (even 1) wins.
+    """
+    sup = model.platform.support
+    if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
+        return spec
+    down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
+    return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
+
+
+def _ports_of(name: str, model: Model) -> NicPorts | None:
+    p = model.platform
+    return {"storage": p.storage, "inband": p.inband}[name]
+
+
+def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -> bool:
+    """Whether a site's storage / in-band fabric is one leaf: all its lower ports (nodes,
+    endpoints, management switches' uplinks) fit one leaf's ports, the site is one compute block,
+    and the scenario fixes neither the leaf groups (``su_nodes``) nor the layers.
+
+    >>> from bom.inputs.scenario import FabricSpec
+    >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
+    (True, False)
+    """
+    fixed = spec.su_nodes is not None or spec.layers != "auto"
+    return not fixed and nodes <= block and ports <= radix
+
+
+def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media, src: Located,
+                 leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None) -> Fabric:
+    """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape."""
+
+    nic = _ports_of(name, model)
+    if nic is None:
+        # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
+        raise LimitError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
+                       where=src.where(("fabrics", name)), key=f"fabrics.{name}",
+                       hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
+    if spec.topology == "rail-optimized" and "topology" in spec.model_fields_set:
+        raise BomError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
+                       where=src.where(("fabrics", name, "topology")), key=f"fabrics.{name}.topology",
+                       hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
+    if spec.uplinks is not None:
+        raise BomError("uplinks is a key of the out-of-band fabric only", where=src.where(("fabrics", name, "uplinks")),
+                       key=f"fabrics.{name}.uplinks")
+    spec = with_ra_ratio(name, spec, model)
+    fp = model.floor
+    compute = model.fabrics.get("compute")
+    rate = magnitude(nic.rate, "rate") / spec.planes
+    leaf_p = switch_ports(leaf, rate)
+    uplinks = uplink_ports(leaf)
+    spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    down = leaf_down(leaf, rate, spec.oversubscription)
+    ends = model.endpoints
+    kinds = ends.kinds(name) if ends else []
+    shapes: list[tuple[int, Plane]] = []
+    pooled: list[PooledShape] = []
+    for k, site in enumerate(model.cluster.sites):
+        site_kinds = list(kinds)
+        if oob_uplinks is not None and oob_uplinks[1][k]:
+            site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
+        extra = sum(n for _, _, n in site_kinds)
+        block = block_nodes(compute.shapes[k][1] if compute else None, fp)
+        if spec.su_nodes is not None:
+            if block % spec.su_nodes:
+                raise BomError(f"su_nodes {spec.su_nodes} must divide the compute block of {block} nodes "
+                               f"(its leaves stand in the block's network rack)",
+                               where=src.where(("fabrics", name, "su_nodes")), key=f"fabrics.{name}.su_nodes",
+                               hint=f"Use a divisor of {block}.")
+            g = spec.su_nodes
+        else:
+            g = group_size(block, fp.nodes_per_rack, nic.ports, down)
+        g_units = g * nic.ports
+        node_units = site.nodes * nic.ports
+        padded = math.ceil(site.nodes / g) * g_units
+        extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
+        single = one_leaf(spec, site.nodes, block, node_units + extra, leaf_p.radix)
+        if single:
+            # Every port of the site fits one leaf: that leaf is the fabric (no spine, no
+            # endpoint leaves of their own); the RA's per-SU endpoint leaves need a spine to join.
+            g_units, padded, extra_groups = node_units, node_units, 0
+        try:
+            # As many leaf groups as the endpoints need in whole cages (never fewer than by ports).
+            e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
+            p = plan(padded + e_units, 1, leaf_p, spine_p, topology="tor",
+                     group_nodes=padded + extra if single else g_units,
+                     layers=None if spec.layers == "auto" else int(spec.layers),
+                     oversubscription=spec.oversubscription, leaf_uplink=uplinks)
+        except LimitError as exc:
+            exc.where = exc.where or src.where(("fabrics", name))
+            exc.key = exc.key or f"fabrics.{name}"
+            raise
+        shapes.append((site.count, p))
+        pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
+                                  block_units=g_units if single else block * nic.ports))
+    fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    try:
+        fabric.groups = _pooled_groups(fabric, media, fp, rate, compute)
+    except LimitError as exc:
+        exc.where = exc.where or src.where(("fabrics", name))
+        exc.key = exc.key or f"fabrics.{name}"
+        raise
+    return fabric
+
+
+def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
+                   compute: Fabric | None) -> list[LinkGroup]:
+    nic = f.node_ports
+    assert nic is not None
+    node_lo: EndGroups = []
+    leaf_lo: EndGroups = []
+    leaf_up: EndGroups = []
+    spine_lo: EndGroups = []
+    spine_up: EndGroups = []
+    core_lo: EndGroups = []
+    ends: dict[str, tuple[NicPorts, EndGroups, EndGroups]] = {}
+    for (count, p), ps in zip(f.shapes, f.pooled, strict=True):
+        k = count * f.planes
+        block = block_nodes(compute.shapes[0][1] if compute else None, fp)
+        run = _in_row(fp, math.ceil(block / fp.nodes_per_rack))
+        shared = Run(fp.run(1, fp.row_m / 2), "cross-row")
+        node_lo.append((ps.node_units * count, {run: f.planes}))
+        for fill, n, r in _group_fills(ps, run, shared, nodes_only=True):
+            for ports, leaves in _split(fill, p.leaves_per_group):
+                leaf_lo.append((n * leaves * k, {r: ports}))
+        # The endpoints' leaves (their own groups): each kind spread over all of them.
+        # No endpoint groups (a one-leaf fabric): the endpoints share the nodes' leaves.
+        e_leaves = (ps.extra_groups or 1) * p.leaves_per_group
+        for role, e_nic, ports in ps.kinds:
+            lo, up = ends.setdefault(role, (e_nic, [], []))[1:]
+            lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
+            up += [(n * count, {shared: q}) for q, n in _split(ports, e_leaves)]
+        lo, up = leaf_spine(p, fp)
+        leaf_up += [(n * k, runs) for n, runs in lo]
+        spine_lo += [(n * k, runs) for n, runs in up]
+        if p.layers == 3:
+            lo, up = spine_core(p, fp)
+            spine_up += [(n * k, runs) for n, runs in lo]
+            core_lo += [(n * k, runs) for n, runs in up]
+    p = f.first
+    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
+    up_lane = None if p.leaf_uplink else lane
+    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, True)
+    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, cage(nic.form_factor, 1, True), leaf_cage, lane),
+            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps,
+             cage(p.up.form_factor, p.up.ports_per_cage, True), cage(p.spine.form_factor, p.spine.ports_per_cage, True),
+             up_lane),
+            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps,
+             cage(p.spine.form_factor, p.spine.ports_per_cage, True),
+             cage(p.spine.form_factor, p.spine.ports_per_cage, True), up_lane)]
+    groups: list[LinkGroup] = []
+    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
+        if lo:
+            groups += count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
+                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
+                                ff_upper=ff_up, lane_gbps=hop_lane)
+    for role, (e_nic, lo, up) in ends.items():
+        groups += _endpoint_hop(f, media, fp, role, e_nic, lo, up, rate, leaf_cage, lane)
+    return groups
+
+
+def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic: NicPorts, lo: EndGroups,
+                  up: EndGroups, rate: float, leaf_cage: str, lane: float | None) -> list[LinkGroup]:
+    """An endpoint kind's ports at its own row's rate and cage (a link runs at the slower end's rate).
+
+    Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
+    800G OSFP cage), the port is counted as the nodes' port on this fabric and the JSON says so
+    (``endpoint_substitutions``): the leaf ports and cables are right, the part is the nodes'.
+    Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00, MCP7Y10,
+    MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x 200G OSFP to
+    QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read names the part
+    between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an SN5600 cage.
+    """
+    e_rate = min(magnitude(e_nic.rate, "rate"), rate)
+    kw = dict(fabric=f.name, tier=f.tier, hop=f"{role}-leaf", lower=role, upper="leaf", lower_groups=lo,
+              upper_groups=up, ff_upper=leaf_cage)
+    same = math.isclose(e_rate, rate)
+    if not same and f.leaf_switch is not None:   # the leaf port at the endpoint's rate: its breakout's cage
+        try:
+            lp = switch_ports(f.leaf_switch, e_rate)
+            kw["ff_upper"] = cage(lp.form_factor, lp.ports_per_cage, True)
+        except LimitError:
+            pass
+    try:
+        return count_hop(media, fp, rate_gbps=e_rate, ff_lower=cage(e_nic.form_factor, e_nic.ports_per_cage, True),
+                         lane_gbps=lane if same else None, **kw)  # type: ignore[arg-type]
+    except LimitError as exc:
+        nic = f.node_ports
+        assert nic is not None
+        f.substitutions[role] = (f"{e_nic.form_factor} at {e_rate:g}G: {exc.message}; counted as the nodes' "
+                                 f"{nic.form_factor} port at {rate:g}G")
+        kw["ff_upper"] = leaf_cage
+        return count_hop(media, fp, rate_gbps=rate, ff_lower=cage(nic.form_factor, 1, True), lane_gbps=lane,
+                         **kw)  # type: ignore[arg-type]
+
+
+def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = False) -> list[tuple[int, int, Run]]:
+    """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
+    out = [(fill, n, run) for fill, n in ps.node_fills()]
+    if nodes_only:
+        return out
+    full, rest = divmod(ps.extra_units, ps.group_units)
+    out += [(ps.group_units, full, shared)] if full else []
+    out += [(rest, 1, shared)] if rest else []
+    return out
+
+
+def _fabric_cls():  # type: ignore[no-untyped-def]
+    from bom.topology.build import Fabric
+
+    return Fabric
+
+
+@dataclass
+class PooledFabric(_fabric_cls()):  # type: ignore[misc]
+    pooled: list[PooledShape] = field(default_factory=list)
+    substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
+    leaf_switch: Switch | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
+        roles = sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
+        links = out["links"]
+        modules = out["modules"]
+        assert isinstance(links, dict) and isinstance(modules, dict)
+        for role in roles:
+            links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
+        modules["endpoint"] = sum(self.modules_at(role) for role in roles)
+        out["endpoint_substitutions"] = dict(self.substitutions)
+        r = Fraction(self.spec.oversubscription)
+        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
+        ps = self.pooled[0]
+        out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
+                   + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
+        return out
+
+
+# --- out-of-band -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OobSection:
+    """One placement section's management network, per copy."""
+
+    copies: int              # copies over the whole cluster (sites x section copies)
+    devices: int             # managed devices per copy
+    per_rack: int            # in-rack management switches per compute rack (0: none)
+    racks: int               # compute racks per copy carrying in-rack switches
+    block: int               # management switches for the rest of the copy's devices
+    run: Run                 # device to its management switch
+
+
+@dataclass
+class OobFabric(_fabric_cls()):  # type: ignore[misc]
+    sections: list[OobSection] = field(default_factory=list)
+    # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
+    per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)
+    uplinks_per_leaf: int = 1
+    site_leaves: list[int] = field(default_factory=list)   # management switches per site, per site shape
+    into_inband: bool = False   # the uplinks are the in-band fabric's oob-leaf hop (counted there)
+    spines: int = 0
+    leaf_id: str = ""
+    spine_id: str | None = None
+
+    @property
+    def leaves(self) -> int:
+        return sum(s.copies * (s.per_rack * s.racks + s.block) for s in self.sections)
+
+    @property
+    def devices(self) -> int:
+        return sum(s.copies * s.devices for s in self.sections)
+
+    def switches(self, layer: str) -> int:
+        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
+
+    def uplink_ports(self, leaf: Switch) -> NicPorts:
+        """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
+        assert leaf.uplinks is not None
+        up = leaf.uplinks
+        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
+                        ports_per_cage=1)
+
+    def to_json(self) -> dict[str, object]:
+        links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
+        copper = sum(g.links for g in self.groups if g.copper)
+        total = sum(g.links for g in self.groups)
+        return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,
+                "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
+                "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
+                "uplinks": "spine" if self.spines else "inband",
+                # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
+                "uplinks_counted_in": "inband" if self.into_inband else "oob",
+                "uplink_ports": self.leaves * self.uplinks_per_leaf,
+                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
+                "managed_devices": self.devices, "links": links,
+                "modules": {"node": self.modules_at("node"),
+                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
+                "cables": sum(g.cables for g in self.groups),
+                "fibre_runs": sum(g.fibre_runs for g in self.groups),
+                "fibre_strands": sum(g.fibre_strands for g in self.groups),
+                "copper_links": copper, "optical_links": total - copper}
+
+
+def oob_sections(model: Model, placement: Placement, leaf: Switch,
+                 ) -> tuple[list[OobSection], list[tuple[list[tuple[int, int]], int]], list[int]]:
+    """Management switches per section of the placement, from its managed devices; and per site of each shape."""
+    sup = model.platform.support
+    per_rack = sup.oob_switches_per_rack if sup else 0
+    down = leaf.ports
+    fp = model.floor
+    out = []
+    per_shape = []
+    per_site = []
+    for shape in placement.sites:
+        site = 0
+        blocks: list[tuple[int, int]] = []
+        shared_devices = 0
+        for sec in shape.sections:
+            if not any(lay.kind == "compute" for lay in sec.layouts):
+                shared_devices += sum(1 for lay in sec.layouts for item, _ in lay.slots if item.managed)
+                continue
+            racks = [lay for lay in sec.layouts]
+            devices = sum(1 for lay in racks for item, _ in lay.slots if item.managed)
+            compute = [lay for lay in racks if lay.kind == "compute"]
+            if per_rack and compute:
+                in_rack = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
+                need = max(math.ceil(n / down) for n in in_rack)
+                rest = devices - sum(in_rack)
+                sec_oob = OobSection(shape.count * sec.copies, devices, max(per_rack, need), len(compute),
+                                     math.ceil(rest / down), Run(fp.in_rack_m, "in-rack"))
+            else:
+                sec_oob = OobSection(shape.count * sec.copies, devices, 0, 0, math.ceil(devices / down),
+                                     _in_row(fp, len(racks)))
+            out.append(sec_oob)
+            blocks.append((sec_oob.per_rack, sec_oob.block))
+            site += sec.copies * (sec_oob.per_rack * sec_oob.racks + sec_oob.block)
+        shared = math.ceil(shared_devices / down)
+        mine = out[len(out) - len(blocks):]
+        if (len(mine) == 1 and mine[0].copies == shape.count and not mine[0].per_rack
+                and mine[0].devices + shared_devices <= down):
+            # One switch holds every managed device of the site (a BasePOD-size pod): no separate
+            # switch for the shared racks, which would sit mostly empty.
+            total = mine[0].devices + shared_devices
+            out[-1] = OobSection(shape.count, total, 0, 0, 1, mine[0].run)
+            blocks, site, shared, shared_devices = [(0, 1)], 1, 0, 0
+        if shared_devices:
+            out.append(OobSection(shape.count, shared_devices, 0, 0, shared, _in_row(fp, fp.racks_per_row)))
+        per_shape.append((blocks, shared))
+        per_site.append(site + shared)
+    return out, per_shape, per_site
+
+
+
+def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
+              src: Located, leaf: Switch, spine: Switch | None) -> OobFabric:
+    for key in ("su_nodes", "topology", "oversubscription", "layers", "planes"):
+        if key in spec.model_fields_set:
+            raise BomError(f"{key} does not apply to the out-of-band fabric: it cables the management port of "
+                           "every managed device to the management switches the platform's RA places",
+                           where=src.where(("fabrics", "oob", key)), key=f"fabrics.oob.{key}",
+                           hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
+    if leaf.uplinks is None:
+        raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
+                       where=src.where(("fabrics", "oob", "switch")), key="fabrics.oob.switch",
+                       hint="Use a management switch with uplinks, such as sn2201.")
+    sections, per_shape, per_site = oob_sections(model, placement, leaf)
+    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
+                       per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site,
+                       into_inband=spec.uplinks != "spine" and "inband" in model.fabrics)
+    up_rate = magnitude(leaf.uplinks.rate, "rate")
+    # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
+    fabric.uplinks_per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
+    if spec.uplinks == "spine":
+        assert spine is not None
+        sp = switch_ports(spine, up_rate)
+        fabric.spines = smallest_spread(fabric.uplinks_per_leaf, fabric.leaves, sp.radix) or math.ceil(
+            fabric.leaves * fabric.uplinks_per_leaf / sp.radix)
+        fabric.spine_id = spine.id
+    if spec.media:
+        media = media.restricted(tuple(spec.media))
+    fabric.groups = _oob_groups(fabric, model.floor, media, leaf, spine)
+    return fabric
+
+
+def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None) -> list[LinkGroup]:
+    dev_lo: EndGroups = []
+    leaf_lo: EndGroups = []
+    for s in f.sections:
+        dev_lo.append((s.devices * s.copies, {s.run: 1}))
+        leaves = s.per_rack * s.racks + s.block
+        for ports, n in _split(s.devices, leaves):
+            leaf_lo.append((n * s.copies, {s.run: ports}))
+    groups = count_hop(media, fp, fabric="oob", tier=f.tier, hop="node-leaf", lower="node", upper="leaf",
+                       lower_groups=dev_lo, upper_groups=leaf_lo, rate_gbps=magnitude(leaf.port_rate, "rate"),
+                       ff_lower=cage("rj45", 1), ff_upper=cage("rj45", 1), lane_gbps=None)
+    assert leaf.uplinks is not None
+    up = leaf.uplinks
+    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    ups = [(f.leaves, {run: f.uplinks_per_leaf})]
+    if f.spines and spine is not None:
+        per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)
+        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-spine", lower="leaf", upper="spine",
+                            lower_groups=ups, upper_groups=[(f.spines, {run: per})],
+                            rate_gbps=magnitude(up.rate, "rate"), ff_lower=cage(up.form_factor, 1, True),
+                            ff_upper=cage(spine.form_factor, spine.ports_per_cage, True), lane_gbps=None)
+    elif not f.into_inband:
+        # No in-band fabric is built: the uplinks' cables to the site's in-band network, counted here.
+        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-inband", lower="leaf", upper="inband",
+                            lower_groups=ups, upper_groups=ups, rate_gbps=magnitude(up.rate, "rate"),
+                            ff_lower=cage(up.form_factor, 1, True), ff_upper=cage(up.form_factor, 1, True),
+                            lane_gbps=None)
+    return groups

@@ -1,0 +1,185 @@
+"""Catalog loading, overlays, price files, and bad catalogs (exit 2 with file, line, key)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bom.catalog.rows import KINDS, load_catalog
+from bom.errors import CatalogError
+
+MODULE = """\
+modules:
+  - id: my-sr4
+    vendor: Acme
+    part_number: ACME-SR4
+    description: 400G SR4 OSFP flat top
+    form_factor: osfp-flat
+    ports: 1
+    port_rate: "400 Gbit/s"
+    port_type: 400g-sr4
+    lanes: 4
+    lane_rate: "100 Gbit/s"
+    medium: multimode
+    connector: mpo12-apc
+    lit_strands: 8
+    reach_max: "50 m"
+    loss_budget: "1.8 dB"
+    power: "8 W"
+    price_usd: 500
+    price_source: quote
+    source: Acme quote 2026-11
+    as_of: 2026-11-30
+"""
+
+
+def overlay(tmp_path, text, name="extra.yaml"):
+    d = tmp_path / "cat"
+    d.mkdir(exist_ok=True)
+    (d / name).write_text(textwrap.dedent(text))
+    return d
+
+
+def test_builtin_catalog_rows_have_sources(catalog):
+    rows = list(catalog)
+    assert len(rows) > 50
+    for row in rows:
+        assert row.source and row.as_of and row.price_source in ("estimate", "list", "quote")
+    for pid in ("dgx-h100", "hgx-h100", "dgx-b200", "dgx-b300", "gb200-nvl72", "gb300-nvl72",
+                "vr-nvl144"):
+        assert catalog.platform(pid).gpus_per_domain >= 8
+    for sid in ("qm9700", "q3400", "sn5600"):
+        assert catalog.get("switches", sid)
+    assert set(KINDS) == {k for k, v in catalog.rows.items() if v}
+
+
+def test_overlay_adds_and_overrides(tmp_path):
+    d = overlay(tmp_path, MODULE + MODULE.replace("modules:\n", "").replace("my-sr4", "mma4z00-ns400")
+                .replace("ACME-SR4", "MMA4Z00-NS400"))
+    cat = load_catalog([d])
+    assert cat.get("modules", "my-sr4").price_source == "quote"
+    assert cat.get("modules", "mma4z00-ns400").price_usd == 500
+    assert cat.origin["my-sr4"].startswith(str(d))
+
+
+def test_price_file_replaces_prices(tmp_path):
+    prices = tmp_path / "p.csv"
+    prices.write_text("sku,price_usd,price_source,as_of\nqm9700,31000,quote,2026-11-01\n"
+                      "MMA4Z00-NS,\"900 USD\",quote,2026-11-01\n")
+    cat = load_catalog(prices=[prices])
+    assert cat.get("switches", "qm9700").price_usd == 31000
+    assert cat.get("switches", "qm9700").price_source == "quote"
+    assert cat.get("modules", "mma4z00-ns").price_usd == 900
+
+
+@pytest.mark.parametrize("change,line,words", [
+    (("    lanes: 4\n", "    lanes: 4\n    lanez: 4\n"), 11, ["modules.0.lanez", "unknown key",
+                                                          "Did you mean 'lanes'"]),
+    (('reach_max: "50 m"', "reach_max: 50"), 15, ["modules.0.reach_max", "no unit"]),
+    (('reach_max: "50 m"', 'reach_max: "50 Gbit/s"'), 15, ["modules.0.reach_max", "not a length"]),
+    (("form_factor: osfp-flat", "form_factor: sfp28"), 6, ["form_factor", "no switch or NIC"]),
+    (("price_usd: 500", "price_usd: -5"), 18, ["modules.0.price_usd"]),
+])
+def test_bad_catalog_rows(bom, tmp_path, change, line, words):
+    d = overlay(tmp_path, MODULE.replace(*change))
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2, r.output
+    assert f"{d / 'extra.yaml'}:{line}" in r.stderr, r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_duplicate_id(bom, tmp_path):
+    d = overlay(tmp_path, MODULE + MODULE.replace("modules:\n", ""))
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2 and f"{d / 'extra.yaml'}:22" in r.stderr and "duplicate id 'my-sr4'" in r.stderr
+
+
+def test_price_file_with_unknown_sku(bom, tmp_path):
+    prices = tmp_path / "p.csv"
+    prices.write_text("sku,price_usd,price_source,as_of\nqm9700,31000,quote,2026-11-01\n"
+                      "qm9701,31000,quote,2026-11-01\n")
+    r = bom("catalog", "list", "--prices", str(prices))
+    assert r.exit_code == 2 and f"{prices}:3" in r.stderr and "sku" in r.stderr
+    assert "Did you mean 'qm9700'" in r.stderr
+
+
+@pytest.mark.parametrize("row", ["qm9700,lots,quote,2026-11-01", "qm9700,12 W,quote,2026-11-01",
+                                 "qm9700,100,guess,2026-11-01", "qm9700,100,quote,yesterday"])
+def test_price_file_bad_values(tmp_path, row):
+    prices = tmp_path / "p.csv"
+    prices.write_text(f"sku,price_usd,price_source,as_of\n{row}\n")
+    with pytest.raises(CatalogError) as err:
+        load_catalog(prices=[prices])
+    assert f"{prices}:2" in str(err.value)
+
+
+def test_unknown_kind(bom, tmp_path):
+    d = overlay(tmp_path, "modulez:\n  - id: x\n")
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2 and "Did you mean 'modules'" in r.stderr
+
+
+def test_catalog_commands(bom):
+    r = bom("catalog", "list", "--kind", "switches")
+    assert r.exit_code == 0 and "qm9700" in r.stdout and "estimate" in r.stdout
+    r = bom("catalog", "show", "qm9700")
+    assert r.exit_code == 0 and "MQM9700" in r.stdout and "source:" in r.stdout
+    r = bom("catalog", "show", "qm9701")
+    assert r.exit_code == 2 and "Did you mean 'qm9700'" in r.stderr
+    assert bom("catalog", "list", "--kind", "switchs").exit_code == 2
+
+
+# --- every fact confirmed or marked (`bom catalog validate --strict`) ----------------------
+
+def test_strict_refuses_an_unmarked_unverified_fact(bom, tmp_path):
+    d = overlay(tmp_path, MODULE + "    notes: Verified reach. Power is an estimate (datasheet not read).\n")
+    assert bom("catalog", "validate", str(d)).exit_code == 0      # not strict: loads
+    r = bom("catalog", "validate", "--strict", str(d))
+    assert r.exit_code == 2, r.output
+    # names the file and row, and quotes the sentence that shows the unverified fact
+    assert f"{d / 'extra.yaml'}:2" in r.stderr and "'my-sr4'" in r.stderr, r.stderr
+    assert "Power is an estimate" in r.stderr and "confirmed: false" in r.stderr, r.stderr
+
+
+def test_strict_accepts_the_marked_fact_and_counts_it(bom, tmp_path):
+    marked = MODULE.replace("  - id: my-sr4\n", "  - id: my-sr4\n    confirmed: false\n    unconfirmed: [power]\n")
+    d = overlay(tmp_path, marked + "    notes: Verified reach. Power is an estimate (datasheet not read).\n")
+    r = bom("catalog", "validate", "--strict", str(d))
+    assert r.exit_code == 0, r.output
+    cat = load_catalog([d])
+    assert cat.get("modules", "my-sr4").unconfirmed == ["power"]
+
+
+def test_price_estimates_are_not_facts(tmp_path):
+    from bom.catalog.checks import unverified_phrases
+
+    assert unverified_phrases("Price estimate from reseller listings. 64 ports verified.") == []
+    assert unverified_phrases("Max power is an estimate. Street price about 5 kUSD.") == ["Max power is an estimate."]
+
+
+@pytest.mark.parametrize("mark,words", [
+    ("    confirmed: false\n", ["confirmed: false goes with unconfirmed"]),
+    ("    unconfirmed: [power]\n", ["confirmed: false goes with unconfirmed"]),
+    ("    confirmed: false\n    unconfirmed: [powr]\n", ["'powr'", "not a fact of this row"]),
+    ("    confirmed: false\n    unconfirmed: [price_usd]\n", ["'price_usd'", "not a fact"]),
+])
+def test_bad_confirmation_marks(bom, tmp_path, mark, words):
+    d = overlay(tmp_path, MODULE.replace("  - id: my-sr4\n", "  - id: my-sr4\n" + mark) + "    notes: x\n")
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2, r.output
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_builtin_catalog_is_strictly_marked(catalog):
+    """Every built-in row whose notes show an unverified fact is marked (the CI gate), and the
+    marks name real facts: the count is reported by `bom catalog validate`."""
+    from bom.catalog.checks import check_confirmations, confirmation_counts
+
+    check_confirmations(catalog)
+    confirmed, unconfirmed = confirmation_counts(catalog)
+    assert confirmed + unconfirmed == len(list(catalog)) and unconfirmed > 0
+    assert "power_typical" in catalog.get("switches", "q3400").unconfirmed
+    assert "scale_up.copper_cables_per_domain" in catalog.platform("gb200-nvl72").unconfirmed

@@ -1,0 +1,226 @@
+"""Generation comparison: the seed's claims checked against the model, the workbook, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import openpyxl
+import pytest
+
+from bom.costing.compare import compare
+from bom.inputs.scenario import load_scenario
+from bom.resources import data_dir
+from tests.spreadsheet import errors, recalc
+
+
+@pytest.fixture(scope="module")
+def generations(catalog):
+    scenario, src = load_scenario(data_dir("scenarios") / "compare.yaml")
+    return compare(scenario, src, catalog)
+
+
+@pytest.fixture(scope="module")
+def by_id(generations):
+    return {g.platform.id: (g, m) for g, m in zip(generations.generations, generations.rows(), strict=True)}
+
+
+def node_leaf_copper_share(g):
+    groups = [x for x in g.report.model.groups if x.fabric == "compute" and x.hop == "node-leaf"]
+    return sum(x.links for x in groups if x.copper) / sum(x.links for x in groups)
+
+
+def test_default_generations_run_from_hgx_h100_to_vera_rubin(generations):
+    ids = [g.platform.id for g in generations.generations]
+    assert ids[0] == "hgx-h100" and ids[-1] == "vr-nvl144" and len(ids) == 7
+
+
+def test_links_per_gpu_do_not_grow_while_the_domain_grows(by_id):
+    chain = ["hgx-h100", "gb200-nvl72", "gb300-nvl72"]
+    domains = [by_id[p][1]["gpus_per_domain"] for p in chain]
+    links = [by_id[p][1]["scale_out_links_per_gpu"] for p in chain]
+    assert domains == sorted(domains) and domains[0] == 8 and domains[-1] == 72
+    # Links per GPU follow the layers, and the layers the switch radix, not the domain: HGX H100
+    # on SN5600 (128 x 400G, two rails per leaf) and GB300 on Q3400 (144 x 800G) fit 4,608 GPUs
+    # in two layers (one node link and one leaf-spine link per GPU); GB200 on the 64-port QM9700
+    # needs three, so it has more (the spine-core hop: 1.04 per GPU with a partial last pod).
+    assert links[0] == links[2] == 2.0 and 3.0 < links[1] < 3.1, links
+    # Vera Rubin doubles the links per GPU: each 1.6T ConnectX-9 port is two 800G planes
+    # (the catalog has no 1.6T switch port). Per Tbit/s of scale-out bandwidth per GPU the
+    # links do not grow: the links get fatter, not more numerous.
+    per_tbps = {p: m["scale_out_links_per_gpu"] / (m["scale_out_gbps_per_gpu"] / 1000) for p, (_, m) in by_id.items()}
+    assert by_id["vr-nvl144"][1]["scale_out_links_per_gpu"] == 2 * by_id["gb300-nvl72"][1]["scale_out_links_per_gpu"]
+    assert per_tbps["vr-nvl144"] <= per_tbps["gb300-nvl72"] <= per_tbps["hgx-h100"] <= per_tbps["gb200-nvl72"]
+
+
+def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
+    hgx, gb200, gb300 = (by_id[p] for p in ("hgx-h100", "gb200-nvl72", "gb300-nvl72"))
+    # The seed says the copper share falls from HGX H100 to GB200 NVL72. In the model the
+    # node-leaf hop has the same copper share in both: each GPU has one 400G port on 100G
+    # lanes, an SU is 8 racks around a leaf rack, and the two racks beside it are within the
+    # 3 m of a DAC splitter (2.9 m runs), so 2 of 8 racks are copper in both generations.
+    assert node_leaf_copper_share(hgx[0]) == pytest.approx(0.25)
+    assert node_leaf_copper_share(gb200[0]) == pytest.approx(0.25)
+    # Over the whole tier GB200 is lower: its three layers add switch-to-switch optics (2.04
+    # links per GPU) where HGX H100's two layers on a 128-port leaf add one.
+    assert 0 < gb200[1]["scale_out_copper_share"] < hgx[1]["scale_out_copper_share"]
+    # The fall comes with 200G lanes: no passive copper at 200G-PAM4 and active copper
+    # splitters reach 2 m, short of the 2.9 m to the next rack, so GB300 has none at all.
+    assert gb300[1]["scale_out_copper_share"] == 0 < hgx[1]["scale_out_copper_share"]
+    assert by_id["vr-nvl144"][1]["scale_out_copper_share"] == 0
+    # DGX H100's twin-port NIC cages each carry two rails to two leaves: no straight copper
+    # cable can split like that, so its node links are all optical.
+    assert by_id["dgx-h100"][1]["scale_out_copper_share"] == 0
+    # By cost copper is a much smaller share than by count (a DAC costs a fraction of two optics).
+    assert hgx[1]["scale_out_copper_cost_share"] < hgx[1]["scale_out_copper_share"]
+
+
+def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
+    out = tmp_path / "c"
+    # The last column is the same platform on co-packaged-optics switches (platform@switch).
+    r = bom("compare", "-o", str(out), "-q", "--gpus", "1152", "--platforms",
+            "hgx-h100,gb200-nvl72,gb300-nvl72,gb300-nvl72@q3450-ld")
+    assert r.exit_code == 0, r.stderr
+    j = json.loads((out / "generations-compare.json").read_text())
+    done = recalc(out / "generations-compare.xlsx", tmp_path)
+    assert errors(done) == []
+    ws = openpyxl.load_workbook(done, data_only=True)["Comparison"]
+    assert [ws.cell(1, 3 + k).value for k in range(4)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72",
+                                                         "gb300-nvl72@q3450-ld"]
+    checked = 0
+    for row in range(2, ws.max_row + 1):
+        metric = ws.cell(row, 2).value
+        if metric is None:
+            break
+        assert ws.cell(row, 1).value != metric   # a label in words
+        for k, g in enumerate(j["generations"]):
+            assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
+            checked += 1
+    assert checked == 4 * len(j["generations"][0]["metrics"])
+    cpo = j["generations"][3]["metrics"]
+    assert cpo["laser_sources_per_gpu"] > 0 and cpo["engine_ports_per_gpu"] > 0   # checked above as formulas
+    wb = openpyxl.load_workbook(out / "generations-compare.xlsx")
+    assert wb.sheetnames == ["Comparison", "Inputs", "hgx-h100", "gb200-nvl72", "gb300-nvl72", "gb300-nvl72@q3450-ld"]
+    assert len(wb["Comparison"]._charts) == 4   # copper share, pluggables, optics power, network capex per GPU
+
+
+def test_deltas_against_the_previous_generation(generations):
+    j = generations.to_json()["generations"]
+    assert j[0]["delta"] is None
+    for prev, cur in zip(j, j[1:], strict=False):
+        assert cur["delta"]["usd_per_gpu_hour"] == pytest.approx(
+            cur["metrics"]["usd_per_gpu_hour"] - prev["metrics"]["usd_per_gpu_hour"], abs=1e-5)
+
+
+def test_unknown_platform_suggests(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "hgx-h100,gb200-nvl27")
+    assert r.exit_code == 2 and "Did you mean 'gb200-nvl72'" in r.stderr and not (tmp_path / "x").exists()
+
+
+def test_a_domain_larger_than_the_job_is_built_whole_with_a_note(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "hgx-h100,gb200-nvl72", "--gpus", "16")
+    assert r.exit_code == 0
+    said = " ".join(r.stdout.split())
+    assert "16 GPUs asked; gb200-nvl72 is bought in whole racks of 72 GPUs, so 72 are built" in said
+
+
+def test_one_platform_is_a_one_column_comparison(bom, tmp_path):
+    r = bom("compare", "-o", str(tmp_path / "x"), "--platforms", "gb300-nvl72", "--json")
+    assert r.exit_code == 0 and "no previous generation" not in r.stdout
+    assert len(json.loads(r.stdout)["generations"]) == 1
+
+
+def test_a_node_count_cannot_be_compared(bom, tmp_path):
+    path = tmp_path / "n.yaml"
+    path.write_text("name: n\nplatform: dgx-h100\nnodes: 16\n")
+    r = bom("compare", str(path), "-o", str(tmp_path / "x"))
+    assert r.exit_code == 2 and "--gpus" in r.stderr
+    assert bom("compare", str(path), "-o", str(tmp_path / "x"), "--gpus", "128", "-q").exit_code == 0
+
+
+def test_every_generation_builds_the_storage_in_band_and_oob_fabrics(generations):
+    for g in generations.generations:
+        fabrics = g.report.model.fabrics
+        built = {"storage", "inband", "oob"} - set(g.left_out)
+        assert built <= set(fabrics), g.platform.id
+        assert fabrics["oob"].devices > g.report.model.cluster.nodes     # BMCs and every switch, PDU, server
+    # HGX H100's 200G BlueField-3 ports have no part into a Spectrum-4 cage in the catalog: that
+    # generation is compared without those two fabrics, and says so.
+    hgx = next(g for g in generations.generations if g.platform.id == "hgx-h100")
+    assert hgx.left_out == ("storage", "inband") and "no storage fabric" in hgx.note
+    dgx = next(g for g in generations.generations if g.platform.id == "dgx-h100")
+    assert dgx.left_out == () and dgx.report.model.fabrics["inband"].first.leaf.id == "sn4600c"   # the RA's
+
+
+def test_each_metric_says_what_it_is_about(by_id, generations):
+    scopes = generations.to_json()["scopes"]
+    assert set(scopes) == set(generations.rows()[0])
+    assert scopes["scale_out_links_per_gpu"] == scopes["scale_out_copper_share"] == "compute fabric"
+    assert scopes["modules_per_gpu"] == scopes["switches_per_gpu"] == scopes["network_capex_per_gpu"] == "whole network"
+    g, m = by_id["dgx-h100"]
+    model = g.report.model
+    gpus = model.cluster.gpus
+    # Compute fabric: its own links; whole network: every fabric's modules and switches.
+    assert m["scale_out_links_per_gpu"] * gpus == pytest.approx(sum(x.links for x in model.fabrics["compute"].groups))
+    assert m["modules_per_gpu"] * gpus == pytest.approx(sum(x.modules for x in model.groups))
+    support = [x for k in ("storage", "inband", "oob") for x in model.fabrics[k].groups]
+    assert sum(x.links for x in support) > 0
+    assert m["support_links_per_gpu"] * gpus == pytest.approx(sum(x.links for x in support))
+    switches = sum(f.switches(k) for f in model.fabrics.values() for k in ("leaf", "spine", "core"))
+    assert m["switches_per_gpu"] * gpus == pytest.approx(switches)
+    assert m["support_switches_per_gpu"] * gpus == pytest.approx(
+        sum(model.fabrics[f].switches(k) for f in ("storage", "inband", "oob") for k in ("leaf", "spine", "core")))
+
+
+# --- the same platform on pluggable and co-packaged-optics switches (platform@switch) -----------
+
+@pytest.fixture(scope="module")
+def packaging(catalog):
+    from bom.costing.compare import compare
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+
+    text = "name: packaging\ngpus: 576\nfabrics:\n  compute: {}\n"
+    return compare(scenario_from_text(text), load_text(text, "packaging.yaml"), catalog,
+                   ["gb300-nvl72", "gb300-nvl72@q3450-ld"])
+
+
+def test_a_row_is_platform_and_switch(packaging):
+    plug, cpo = packaging.generations
+    assert (plug.label, cpo.label) == ("gb300-nvl72", "gb300-nvl72@q3450-ld")
+    assert (plug.compute_switch, cpo.compute_switch) == ("q3400", "q3450-ld")
+    j = packaging.to_json()["generations"]
+    assert [g["switch"] for g in j] == ["q3400", "q3450-ld"] and j[1]["year"] == j[0]["year"]
+
+
+def test_cpo_row_has_fewer_pluggables_and_counts_lasers(packaging):
+    p, c = packaging.rows()
+    # 576 GPUs: pluggable 576 NIC + 864 switch-end modules; CPO only the 576 NIC modules
+    # (tests/reference/test_cpo_gb300.py derives the counts).
+    assert p["modules_per_gpu"] == pytest.approx(1440 / 576) and c["modules_per_gpu"] == pytest.approx(1.0)
+    assert p["engine_ports_per_gpu"] == 0 and c["engine_ports_per_gpu"] == pytest.approx(1728 / 576)
+    assert p["laser_sources_per_gpu"] == 0 and c["laser_sources_per_gpu"] == pytest.approx(216 / 576)
+    # Optics power: modules at 16 W (NIC) and 25 W (switch twin-port), lasers at 20 W (catalog rows).
+    assert p["optics_power_w_per_gpu"] == pytest.approx((576 * 16 + 864 * 25) / 576)
+    assert c["optics_power_w_per_gpu"] == pytest.approx((576 * 16 + 216 * 20) / 576)
+
+
+def test_packaging_workbook_formulas_agree(packaging, tmp_path):
+    from bom.outputs.writers.compare_xlsx import workbook
+    wb = workbook(packaging)
+    ws = wb["Comparison"]
+    assert [ws.cell(1, k).value for k in (3, 4)] == ["gb300-nvl72", "gb300-nvl72@q3450-ld"]
+    keys = [ws.cell(r, 2).value for r in range(2, ws.max_row + 1)]
+    for metric in ("engine_ports_per_gpu", "laser_sources_per_gpu", "optics_power_w_per_gpu"):
+        assert metric in keys and str(ws.cell(keys.index(metric) + 2, 4).value).startswith("=")
+
+
+def test_packaging_html_colours_the_cpo_bar(packaging):
+    from bom.outputs.writers.compare_text import COLOURS, write_compare_html
+    html = write_compare_html(packaging).decode()
+    assert 'data-platform="gb300-nvl72@q3450-ld"' in html and COLOURS["cpo"] in html
+    assert "co-packaged optics" in html
+
+
+def test_unknown_switch_in_an_entry_is_a_clear_error(bom, tmp_path):
+    r = bom("compare", "--platforms", "gb300-nvl72@q3451", "--gpus", "576", "-o", str(tmp_path / "o"))
+    assert r.exit_code == 2 and "q3450-ld" in r.output and "platform@switch" in r.output

@@ -1,0 +1,168 @@
+"""Writing the cable plan: the files, and faults (an existing file, an unwritable folder, a full
+disk, an interrupt) that leave a clear message, exit 2 (130 for SIGINT) and nothing half-written."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bom.cableplan import rows as plan
+from bom.outputs import planfiles as cabling
+from tests.paths import ROOT as ROOT_DIR
+
+ROOT = ROOT_DIR
+H100 = ROOT / "tests" / "reference" / "superpod_h100_4su.yaml"
+
+
+def test_cables_command_writes_plan_elevations_and_workbook(bom, tmp_path):
+    r = bom("cables", str(H100), "-o", str(tmp_path), "-q")
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["superpod-h100-4su-cables.csv", "superpod-h100-4su-cables.xlsx", "superpod-h100-4su-racks.csv"]
+    with (tmp_path / "superpod-h100-4su-cables.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2044 and list(rows[0]) == list(plan.FIELDS)
+    first = rows[0]
+    # The first DGX in the SU's first rack at U1; rail 1 to leaf 1 in the network rack in the middle of the row.
+    assert (first["a_device"], first["a_u"], first["a_port"]) == ("s1-r01-rk01-node-01", "1", "p1/1")
+    assert first["b_device"].startswith("s1-r01-rk05-leaf-") and first["b_port"] == "p1/1"
+    assert first["label"] == "s1-r01-rk01-01:p1/1 / s1-r01-rk05-01:p1/1"
+    assert len({r["cable_id"] for r in rows}) == 2044
+    assert "2,044 rows" in r.stdout and "Wrote" in r.stdout
+
+
+def test_json_summary_on_stdout_only(bom, tmp_path):
+    r = bom("cables", str(H100), "-o", str(tmp_path), "--json")
+    j = json.loads(r.stdout)
+    assert j["rows"] == 2044 and j["xlsx"] is True
+    assert j["rows_per_hop"] == {"compute/leaf-spine": 1024, "compute/node-leaf": 1016, "compute/ufm-leaf": 4}
+
+
+def test_output_on_an_existing_file(bom, tmp_path):
+    target = tmp_path / "taken"
+    target.write_text("keep me")
+    r = bom("cables", str(H100), "-o", str(target))
+    assert r.exit_code == 2 and "is a file, not a folder" in r.output
+    assert target.read_text() == "keep me"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_folder(bom, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    r = bom("cables", str(H100), "-o", str(locked / "plan"))
+    assert r.exit_code == 2 and "cannot write" in r.output
+
+
+def test_unwritable_folder_as_root_too(bom, tmp_path):
+    r = bom("cables", str(H100), "-o", "/proc/clusterbom-plan")
+    assert r.exit_code == 2 and "error:" in r.output and "Traceback" not in r.output
+
+
+def test_full_disk_leaves_nothing(bom, tmp_path, monkeypatch):
+    """Every temporary file is /dev/full: the write fails with ENOSPC, nothing reaches a final name."""
+    made = []
+
+    def full(out, name):
+        fd, tmp = os.open("/dev/full", os.O_WRONLY), str(out / f".{name}.tmp")
+        made.append(tmp)
+        return os.fdopen(fd, "wb"), tmp
+
+    monkeypatch.setattr(cabling, "_open_temp", full)
+    old = tmp_path / "superpod-h100-4su-cables.csv"
+    old.write_text("the previous plan")
+    r = bom("cables", str(H100), "-o", str(tmp_path))
+    assert r.exit_code == 2 and "No space left on device" in r.output and "nothing was written" in r.output
+    assert old.read_text() == "the previous plan"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["superpod-h100-4su-cables.csv"]
+
+
+def test_a_really_full_file_system_leaves_nothing(bom, tmp_path):
+    """A 64 KiB tmpfs (where mounting is allowed): ENOSPC mid-stream, exit 2, the folder left empty."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        r = bom("cables", str(H100), "-o", str(mnt))
+        assert r.exit_code == 2 and "No space left on device" in r.output and "Traceback" not in r.output
+        assert list(mnt.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
+    """A folder in the place of the workbook: found before any file is renamed, so the CSV from an
+    earlier plan stays as it was (the rename of one file must not go through when another fails)."""
+    (tmp_path / "superpod-h100-4su-cables.xlsx").mkdir()
+    old = tmp_path / "superpod-h100-4su-cables.csv"
+    old.write_text("the previous plan")
+    r = bom("cables", str(H100), "-o", str(tmp_path))
+    assert r.exit_code == 2 and "is a folder where the cable plan writes a file" in r.output
+    assert "Traceback" not in r.output and old.read_text() == "the previous plan"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["superpod-h100-4su-cables.csv",
+                                                          "superpod-h100-4su-cables.xlsx"]
+
+
+def test_sigint_exits_130_and_leaves_no_file(tmp_path):
+    """A campus-sized plan interrupted while it streams: exit 130, no plan file, no temporary file."""
+    scenario = tmp_path / "big.yaml"
+    scenario.write_text("name: big\nplatform: gb300-nvl72\ngpus: 200016\nfabrics: {compute: {switch: q3400}}\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "bom.cli", "cables", str(scenario), "-o", str(out), "-q"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (out.is_dir() and any(out.iterdir())):
+        time.sleep(0.05)
+    assert out.is_dir() and any(out.iterdir()), "the plan never started"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert list(out.iterdir()) == []
+
+
+def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("name: big\nplatform: gb300-nvl72\ngpus: 100008\nfabrics: {compute: {switch: q3400}}\n")
+    r = bom("build", str(big), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0
+    assert f"more than bom build writes ({cabling.BUILD_MAX_ROWS:,})" in r.stderr and "bom cables" in r.stderr
+    assert not list((tmp_path / "o").glob("*-cables.csv"))
+
+
+def test_progress_on_stderr_keeps_json_stdout_clean(tmp_path):
+    """A plan past PROGRESS_ROWS shows a progress bar on stderr; --json stdout is only the JSON."""
+    scenario = tmp_path / "mid.yaml"
+    scenario.write_text("name: mid\nplatform: gb300-nvl72\ngpus: 72144\nfabrics: {compute: {switch: q3400}}\n")
+    cmd = [sys.executable, "-m", "bom.cli", "cables", str(scenario), "-o", str(tmp_path / "o"), "--json"]
+    env = {**os.environ, "COLUMNS": "100", "FORCE_COLOR": "0", "TERM": "xterm"}
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["rows"] > cabling.PROGRESS_ROWS and j["xlsx"] is True
+    quiet = subprocess.run(cmd + ["-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0 and quiet.stderr == "" and json.loads(quiet.stdout)["rows"] == j["rows"]
+
+
+@pytest.mark.parametrize("compute", ["{}", "{topology: pair}"], ids=["one-switch-pod", "switch-pair"])
+def test_build_writes_the_plan_of_small_pods_and_pairs(bom, tmp_path, compute):
+    """An 8-node pod (every rail on one switch) and a switch pair joined by ISLs: bom build writes
+    their plan beside the BOM, with no note about a missing plan."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(f"name: pod\nplatform: dgx-h100\nnodes: 8\nfabrics: {{compute: {compute}}}\n")
+    r = bom("build", str(path), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.output
+    assert "no cable plan" not in r.stderr
+    with (tmp_path / "o" / "pod-cables.csv").open(newline="") as fh:
+        hops = {row["hop"] for row in csv.DictReader(fh)}
+    assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"})
+    assert (tmp_path / "o" / "pod-racks.csv").is_file()

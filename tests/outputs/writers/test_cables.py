@@ -1,0 +1,84 @@
+"""The cable plan's writers: streamed CSV and the streamed Cabling/Racks workbook, read back."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import openpyxl
+
+from bom.cableplan import rows as plan
+from bom.inputs.scenario import load_scenario
+from bom.outputs import planfiles as cabling
+from bom.outputs.writers.cables import write_csv
+from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
+from bom.pipeline import build_scenario
+from tests.paths import REFERENCE as REFERENCE_DIR
+from tests.spreadsheet import recalc
+
+H100_FULL = REFERENCE_DIR / "superpod_h100_4su_full.yaml"
+
+
+def test_csv_makes_catalog_text_safe_and_streams_in_chunks():
+    rows = [("C1", "=HYPERLINK(1)", 3.5), ("C2", "MMA4Z00-NS", 4)] * 30_000
+    out = io.StringIO()
+    seen = []
+    n = write_csv(iter(rows), ("id", "part", "x"), out, text_columns=(1,), progress=seen.append)
+    back = list(csv.reader(io.StringIO(out.getvalue())))
+    assert n == 60_000 and sum(seen) == n and len(seen) > 1
+    assert back[1] == ["C1", "'=HYPERLINK(1)", "3.5"] and back[2] == ["C2", "MMA4Z00-NS", "4"]
+
+
+def test_workbook_reads_back_with_text_numbers_and_no_formulas(tmp_path):
+    path = tmp_path / "w.xlsx"
+    with path.open("wb") as fh:
+        wb = StreamingWorkbook(fh)
+        wb.sheet("Cabling", ("a", "b", "c", "d"), (10, 10, 10, 10)).append(
+            [("x & <y>", 4.7, "=1+1", ""), (" pad ", 8, "p17/2", "z")])
+        wb.sheet("Racks", ("rack",), (12,)).append([("s1-r01-rk01",)])
+        wb.close()
+    book = openpyxl.load_workbook(path)
+    ws = book["Cabling"]
+    assert book.sheetnames == ["Cabling", "Racks"]
+    assert [c.value for c in ws[1]] == ["a", "b", "c", "d"] and ws.freeze_panes == "A2"
+    assert [c.value for c in ws[2]] == ["x & <y>", 4.7, "=1+1", None]
+    assert ws["C2"].data_type == "s"        # text that looks like a formula stays text
+    assert [c.value for c in ws[3]] == [" pad ", 8, "p17/2", "z"]
+    assert book["Racks"]["A2"].value == "s1-r01-rk01"
+
+
+def test_h100_plan_workbook_matches_the_csv_and_opens_in_libreoffice(catalog, tmp_path):
+    sc, src = load_scenario(H100_FULL)
+    model = build_scenario(sc, src, catalog)
+    result = cabling.write_plan(model, tmp_path, "p", catalog=catalog)
+    assert result.xlsx and result.rows == plan.row_count(model)
+    with (tmp_path / "p-cables.csv").open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    with (tmp_path / "p-racks.csv").open(newline="") as fh:
+        racks = list(csv.reader(fh))
+    converted = recalc(tmp_path / "p-cables.xlsx", tmp_path / "lo")
+    book = openpyxl.load_workbook(converted, read_only=True)
+    cabling_rows = list(book["Cabling"].iter_rows(values_only=True))
+    assert len(cabling_rows) == len(rows) and len(list(book["Racks"].iter_rows())) == len(racks)
+    for mine, theirs in zip(rows[:50], cabling_rows[:50], strict=True):
+        assert [_value(v) for v in mine] == [_value("" if v is None else str(v)) for v in theirs]
+
+
+def _value(v: str) -> object:
+    """A CSV field as a spreadsheet holds it: numbers as numbers (400.0 and 400 alike)."""
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def test_excel_row_limit_decides_the_workbook():
+    assert cabling.fits_workbook(EXCEL_ROWS - 1) and not cabling.fits_workbook(EXCEL_ROWS)
+    assert "CSV only" in cabling.xlsx_note(EXCEL_ROWS) and cabling.xlsx_note(10) == ""
+
+
+def test_text_that_needs_quoting_goes_through_the_csv_module():
+    rows = [("C1", "2 in-line amplifier sites, 4 x amp", 1), ("C2", 'a "b"', 2)]
+    out = io.StringIO()
+    write_csv(iter(rows), ("id", "via", "n"), out, text_columns=(1,))
+    assert list(csv.reader(io.StringIO(out.getvalue())))[1:] == [[a, b, str(c)] for a, b, c in rows]

@@ -1,0 +1,163 @@
+"""Placement: the API other stages read, and properties over random valid scenarios."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bom.inputs.scenario import load_scenario, scenario_from_text
+from bom.inputs.yamlio import load_text
+from bom.topology.build import build_model
+from bom.topology.support import PooledFabric
+from tests.paths import REFERENCE as REFERENCE_DIR
+
+H100 = REFERENCE_DIR / "superpod_h100_4su_full.yaml"
+
+
+def _build(text, catalog):
+    return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
+
+
+def test_locate_agrees_with_the_elevations(catalog):
+    scenario, src = load_scenario(H100)
+    p = build_model(scenario, src, catalog, None).placement
+    seen = {}
+    for rack in p.racks():
+        for slot in p.elevation(rack):
+            seen.setdefault(slot.role, []).append((rack.id, slot.device))
+    # Nodes and block leaves in fabric order: locate(i) is the i-th of its role walking the racks.
+    for role in ("node", "leaf", "spine", "oob-leaf", "ufm"):
+        for i in (0, 1, len(seen[role]) // 2, len(seen[role]) - 1):
+            rack, slot = p.locate(role, 1, i)
+            assert (rack.id, slot.device) == seen[role][i], (role, i)
+    # Node 32 is the first node of the second SU (32 nodes per SU).
+    assert p.locate("node", 1, 32)[0].id != p.locate("node", 1, 31)[0].id
+    assert p.counts() == {"compute": 32, "network": 5, "management": 1, "storage": 0}
+
+
+def test_campus_counts_without_walking_devices(catalog):
+    import time
+
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}}\n"
+            "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
+    start = time.perf_counter()
+    p = _build(text, catalog).placement
+    assert time.perf_counter() - start < 10          # closed form: no walk over the 250,002 trays
+    assert p.counts()["compute"] == 13889            # ceil(1,000,000 / 72) NVL72 racks
+    assert p.devices("node") == 13889 * 18
+    rack, slot = p.locate("node", 2, 6944 * 18 - 1)  # the last tray of the smaller site
+    assert slot.role == "node" and rack.kind == "compute" and rack.site == 2
+
+
+PLATFORMS = ["dgx-h100", "dgx-b200", "dgx-b300", "gb200-nvl72", "gb300-nvl72", "hgx-h100"]
+
+
+@st.composite
+def scenarios(draw):
+    platform = draw(st.sampled_from(PLATFORMS))
+    gpus = draw(st.integers(min_value=8, max_value=6000))
+    fabrics = {"compute": {}, "oob": {"switch": "sn2201"}}
+    if draw(st.booleans()):
+        fabrics["oob"]["uplinks"] = "spine"      # else into the in-band fabric (when there is one)
+    # The catalog has 400G parts to an SN5600 and 100G parts to an SN4600C (the DGX H100's in-band
+    # ports run at 100G, as in its RA); the HGX's 200G ports have no part to either in the catalog.
+    if platform != "hgx-h100" and draw(st.booleans()):
+        fabrics["storage"] = {"switch": "sn5600"}
+    if platform != "hgx-h100" and draw(st.booleans()):
+        fabrics["inband"] = {"switch": "sn4600c" if platform == "dgx-h100" else "sn5600"}
+    text = {"name": "p", "platform": platform, "gpus": gpus, "fabrics": fabrics,
+            "layout": {"racks_per_row": draw(st.integers(min_value=4, max_value=20))}}
+    if draw(st.booleans()):
+        text["storage"] = {"count": draw(st.integers(min_value=1, max_value=40))}
+    return json.dumps(text)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_properties(catalog, text):
+    m = _build(text, catalog)
+    p = m.placement
+    # No rack over its U or power budget.
+    for rack in p.racks():
+        slots = list(p.elevation(rack))
+        assert sum(s.height for s in slots) <= rack.u_budget
+        assert sum(s.power_w for s in slots) <= rack.power_budget_w + 1e-6
+        used = sorted((s.u, s.u + s.height) for s in slots if s.height)
+        assert all(a[1] <= b[0] for a, b in zip(used, used[1:], strict=False))   # no overlap
+    # Every managed device has exactly one OOB port cabled.
+    managed = sum(n for item, n in p.by_item().items() if item.managed)
+    assert m.fabrics["oob"].to_json()["links"]["node-leaf"] == managed
+    # No switch over its radix: per leaf, downlinks + uplinks <= radix.
+    for name, f in m.fabrics.items():
+        if name == "oob":
+            for s in f.sections:
+                leaves = s.per_rack * s.racks + s.block
+                assert -(-s.devices // leaves) <= catalog.get("switches", f.leaf_id).ports
+            continue
+        for _, plane in f.shapes:
+            down = plane.leaf_down if plane.leaf_uplink is None else plane.leaf.radix
+            assert plane.leaf_up <= (plane.leaf.radix - down if plane.leaf_uplink is None else plane.leaf_uplink.radix)
+            assert plane.leaves * plane.leaf_up <= plane.spines * plane.spine.radix
+        # Every storage / in-band leaf of the nodes uses at least half its ports (its nodes' ports and
+        # the uplinks they take) unless its block's nodes are fewer than one leaf holds; a partial
+        # compute block's ports are shared evenly over its groups, so none is left nearly empty. (The
+        # endpoints' own leaves, as the RAs give the storage appliances, may hold fewer: one appliance
+        # is one appliance; and a partial block smaller than a leaf is one small leaf.)
+        if isinstance(f, PooledFabric):
+            for (_, plane), ps in zip(f.shapes, f.pooled, strict=True):
+                _, rest, _ = ps._blocks()
+                if ps.node_units <= plane.leaf_down * plane.leaves_per_group:
+                    continue                     # all the nodes' ports fit one leaf group
+                for fill, _ in ps.node_fills():
+                    if fill != ps.group_units and rest <= plane.leaf_down * plane.leaves_per_group:
+                        continue
+                    used = -(-fill // plane.leaves_per_group) + plane.leaf_up
+                    assert 2 * used >= plane.leaf.radix, (name, fill, plane.leaf_up, plane.leaf.radix)
+        # Every port on a leaf's lower side (nodes, UFM, appliances, servers, OOB uplinks) fits its downlinks.
+        lower = sum(g.links for g in f.groups if g.upper == "leaf")
+        assert lower <= sum(n * f.planes * pl.leaves * pl.leaf_down for n, pl in f.shapes), name
+
+
+# The compute fabrics of the reference tests (their published counts), built again with a random
+# mix of storage, in-band, OOB and storage appliances around them: the compute counts never move.
+REFERENCE_COMPUTE = [
+    # (scenario head, compute leaf/spine/core, node-leaf links): RA-11333-001 V11 Table 4 (4 SU);
+    # DGX SuperPOD B200 RA Architecture table (16 SU); RA-11337-001 V01 Table 3 (B300, 2 SU, 2 planes);
+    # DGX SuperPOD GB200 RA (1 SU = 8 racks, a leaf per rack per rail group).
+    ("platform: dgx-h100\nnodes: 127\nlayout: {nodes_per_rack: 4, racks_per_row: 8}\n",
+     {"switch": "qm9700", "su_nodes": 32}, {"leaf": 32, "spine": 16, "core": 0}, 1016),
+    ("platform: dgx-b200\nnodes: 512\n", {"switch": "qm9700"}, {"leaf": 128, "spine": 128, "core": 64}, 4096),
+    ("platform: dgx-b300\nnodes: 128\n", {"switch": "sn5600", "planes": 2, "su_nodes": 64},
+     {"leaf": 32, "spine": 16, "core": 0}, 2048),
+]
+
+
+@st.composite
+def support_mixes(draw):
+    head, compute, switches, links = draw(st.sampled_from(REFERENCE_COMPUTE))
+    fabrics = {"compute": compute}
+    platform = head.split()[1]
+    if draw(st.booleans()):
+        fabrics["storage"] = {"switch": draw(st.sampled_from(["sn5600", "qm9700"]))}
+        if draw(st.booleans()):
+            fabrics["storage"]["oversubscription"] = draw(st.sampled_from(["1", "4:3", "2:1"]))
+    if draw(st.booleans()):
+        fabrics["inband"] = {"switch": "sn4600c" if platform == "dgx-h100" else "sn5600"}
+    if draw(st.booleans()):
+        fabrics["oob"] = {"switch": "sn2201"}
+        if draw(st.booleans()):
+            fabrics["oob"]["uplinks"] = "spine"
+    extra = f"storage: {{count: {draw(st.integers(min_value=1, max_value=24))}}}\n" if draw(st.booleans()) else ""
+    text = "name: r\n" + head + "fabrics: " + json.dumps(fabrics) + "\n" + extra
+    return text, switches, links
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(support_mixes())
+def test_reference_compute_counts_unchanged_by_the_other_fabrics(catalog, case):
+    text, switches, links = case
+    c = _build(text, catalog).fabrics["compute"].to_json()
+    assert c["switches"] == switches, text
+    assert c["links"]["node-leaf"] == links, text

@@ -1,0 +1,207 @@
+"""Bad input around racks and endpoints: exit 2, the limit named, nothing written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+CASES = {
+    "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
+              ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.3 kW"]),
+    "zero-ports": ("name: x\nplatform: dgx-h100\nnodes: 4\nstorage: {count: 2, ports: 0}\n"
+                   "fabrics: {storage: {switch: sn5600}}\n",
+                   ["storage.ports", "no storage-fabric ports", "Give storage.ports >= 1"]),
+    "no-room": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {rack_units: 6}\n",
+                ["fits no rack", "holds 6U", "Raise racks.power_budget or racks.rack_units"]),
+    "oob-key": ("name: x\nplatform: dgx-h100\nnodes: 4\nfabrics: {oob: {su_nodes: 8}}\n",
+                ["fabrics.oob.su_nodes", "does not apply"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_exit_2_naming_the_limit_and_nothing_written(bom, tmp_path, case):
+    text, words = CASES[case]
+    f = tmp_path / "s.yaml"
+    f.write_text(text)
+    out = tmp_path / "out"
+    r = bom("build", str(f), "-o", str(out))
+    assert r.exit_code == 2, r.output
+    for w in words:
+        assert w in r.output, (w, r.output)
+    assert not out.exists() or not any(out.iterdir())
+
+
+# --- endpoints and OOB uplinks on the storage / in-band fabrics (bom/topology/support.py) -----------------
+
+H100 = ("name: h\nplatform: dgx-h100\nnodes: 127\nlayout: {nodes_per_rack: 4, racks_per_row: 8}\n"
+        "fabrics: {compute: {switch: qm9700, su_nodes: 32}, storage: {switch: qm9700}, inband: {switch: sn4600c}, "
+        "oob: {switch: sn2201%s}}\n")
+
+
+def _build(catalog, text):
+    from tests.topology.test_build import build
+
+    return build(catalog, text)
+
+
+def _hop(f, hop):
+    return [g for g in f.groups if g.hop == hop]
+
+
+def test_endpoints_take_their_own_rows_rate_and_cage(catalog):
+    m = _build(catalog, H100 % "" + "storage: {count: 8}\n")
+    storage = m.fabrics["storage"]
+    # The appliances' own 8 x 400G QSFP112 ports (their catalog row), a hop of their own.
+    assert storage.hop_links("storage-leaf") == 8 * 8 and storage.hop_links("node-leaf") == 127 * 2
+    assert {g.lower_end.form_factor for g in _hop(storage, "storage-leaf")} == {"qsfp112"}
+    # At 200G (the storage block's own rate) they would need the leaf's 4 x 200G breakout cage: the
+    # catalog has no such part, so the JSON says the port was counted as the nodes' one.
+    slow = H100 % "" + "storage: {count: 8, rate: \"200 Gbit/s\", ports: 2}\n"
+    why = _build(catalog, slow).fabrics["storage"].to_json()["endpoint_substitutions"]["storage"]
+    assert "qsfp112 at 200G" in why and "osfp:4" in why
+    inband = m.fabrics["inband"]
+    # UFM and management servers: their rows' 100G QSFP28 ports, not the node's.
+    ufm = _hop(inband, "ufm-leaf")
+    assert ufm and {g.lower_end.form_factor for g in ufm} == {"qsfp28"} and {g.rate_gbps for g in ufm} == {100.0}
+    assert inband.to_json()["endpoint_substitutions"] == {}
+
+
+def test_an_endpoint_cage_without_parts_is_counted_as_the_nodes_port_and_said(catalog):
+    # 100G QSFP28 into an SN5600 OSFP cage: the catalog has no part, the JSON says what was counted.
+    text = H100.replace("inband: {switch: sn4600c}", "inband: {switch: sn5600}").replace(
+        "platform: dgx-h100", "platform: dgx-b200").replace("nodes_per_rack: 4", "nodes_per_rack: 2") % ""
+    j = _build(catalog, text).fabrics["inband"].to_json()
+    assert set(j["endpoint_substitutions"]) == {"ufm", "mgmt", "oob"}
+    assert "qsfp28 at 100G" in j["endpoint_substitutions"]["ufm"]
+
+
+def test_oob_uplinks_take_in_band_leaf_ports(catalog):
+    m = _build(catalog, H100 % "")
+    oob, inband = m.fabrics["oob"], m.fabrics["inband"]
+    j = inband.to_json()
+    # Every management switch's uplink is an in-band leaf port: counted once, in the in-band fabric.
+    assert inband.hop_links("oob-leaf") == oob.leaves * oob.uplinks_per_leaf
+    assert oob.hop_links("leaf-inband") == 0 and oob.to_json()["uplinks_counted_in"] == "inband"
+    assert j["endpoint_ports"] == 4 * 2 + 5 * 2 + oob.leaves
+    # The in-band leaves have room for all of it (SN4600C at 1:1: 32 downlinks each).
+    assert j["switches"]["leaf"] * 32 >= j["links"]["node-leaf"] + j["endpoint_ports"]
+    # Their modules are the in-band fabric's (an oob-leaf group with parts at both ends).
+    assert sum(g.links for g in _hop(inband, "oob-leaf")) == oob.leaves
+
+
+def test_a_separate_oob_spine_layer_takes_no_in_band_port(catalog):
+    m = _build(catalog, H100 % ", uplinks: spine")
+    oob, inband = m.fabrics["oob"], m.fabrics["inband"]
+    assert inband.hop_links("oob-leaf") == 0 and "oob-leaf" not in inband.to_json()["links"]
+    assert oob.spines >= 1 and oob.hop_links("leaf-spine") == oob.leaves * oob.uplinks_per_leaf
+
+
+def test_a_partial_block_shares_its_ports_evenly(catalog):
+    # 256 DGX B300 in compute SUs of 72 (the XDR RA): 3 whole SUs and one of 40 nodes. The storage
+    # leaves (SN5600 at 400G, 4:3: 72 of 128 ports down) take 36 nodes x 2 ports = 72 ports a group;
+    # the partial SU's 80 ports go 40 + 40 over its two leaves, not 72 + 8 (a leaf using 8 + 54 of
+    # 128 ports), and no link is gained or lost.
+    m = _build(catalog, "name: b\nplatform: dgx-b300\nnodes: 256\nfabrics: {compute: {}, storage: {switch: sn5600}}\n")
+    f = m.fabrics["storage"]
+    ps, plane = f.pooled[0], f.first
+    assert ps.node_fills() == [(72, 6), (40, 2)]
+    assert plane.leaf_up == 54 and f.switches("leaf") == 8
+    assert f.to_json()["links"]["node-leaf"] == 512
+    for fill, _ in ps.node_fills():
+        assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix
+
+
+# --- a pod whose every port fits one leaf (issue 11: the 8-node DGX H100 pod) --------------------
+
+POD = "name: pod-h100\nplatform: dgx-h100\nnodes: %d\nfabrics: {compute: {%s}, storage: {}, inband: {}, oob: {}}\n"
+
+
+def _leaf_fills(f):
+    """Lower ports on each leaf of a storage / in-band fabric: the leaf ends of its node and endpoint hops."""
+    return sum(g.links for g in f.groups if g.upper == "leaf"), f.switches("leaf")
+
+
+def test_an_8_node_pod_builds_no_support_spine_and_no_near_empty_leaf(catalog):
+    m = _build(catalog, POD % (8, ""))
+    for name in ("storage", "inband", "oob"):
+        j = m.fabrics[name].to_json()
+        assert j["switches"]["spine"] == 0 and j["switches"]["core"] == 0, (name, j["switches"])
+        assert j["links"]["leaf-spine"] == 0, name
+    # In-band: 16 node ports + 10 management-server ports + 4 UFM ports (one HA pair, 2 ports each)
+    # + 1 SN2201 uplink = 31 lower ports: one SN4600C (64 x 100G) holds them, so it is the fabric.
+    inband = m.fabrics["inband"]
+    ports, leaves = _leaf_fills(inband)
+    assert (ports, leaves) == (16 + 10 + 4 + 1, 1)
+    # Out-of-band: every managed device of the pod on one SN2201 (48 ports), not a block switch
+    # plus a nearly empty one for the shared racks.
+    oob = m.fabrics["oob"]
+    assert oob.leaves == 1 and oob.devices <= 48
+    # Every support leaf is used at least half, or is the only leaf of its fabric.
+    for name in ("storage", "inband"):
+        f = m.fabrics[name]
+        ports, leaves = _leaf_fills(f)
+        assert leaves == 1 or 2 * ports >= leaves * f.first.leaf.radix, name
+    assert oob.leaves == 1 or 2 * oob.devices >= oob.leaves * 48
+
+
+def test_a_one_leaf_fabric_is_listed_by_the_cable_plan(catalog):
+    # The plan (with a ToR compute fabric, which it lists) adds up to the closed form, and every
+    # in-band port (nodes, UFM, management servers, the SN2201 uplink) lands on the one leaf; every
+    # managed device on the one management switch.
+    from tests.cableplan.test_rows import C, check_closed_form
+
+    m = _build(catalog, POD % (8, "topology: tor"))
+    assert m.fabrics["inband"].switches("leaf") == 1 and m.fabrics["inband"].switches("spine") == 0
+    rows = check_closed_form(m, catalog)
+    for name in ("inband", "oob"):
+        mine = [r for r in rows if r[C["fabric"]] == name]
+        assert len({r[C["b_device"]] for r in mine}) == 1, name
+    hops = {r[C["hop"]] for r in rows if r[C["fabric"]] == "inband"}
+    assert hops == {"node-leaf", "ufm-leaf", "mgmt-leaf", "oob-leaf"}
+
+
+def test_a_fabric_that_does_not_fit_one_leaf_keeps_its_endpoint_leaves_and_spines(catalog):
+    # su_nodes states the leaf groups: the scenario's word wins, even for a small pod.
+    m = _build(catalog, POD.replace("inband: {}", "inband: {su_nodes: 4}") % (8, ""))
+    f = m.fabrics["inband"]
+    assert f.pooled[0].extra_groups >= 1 and f.switches("spine") >= 1
+
+
+@st.composite
+def small_pods(draw):
+    platform = draw(st.sampled_from(["dgx-h100", "dgx-b200"]))
+    fabrics = {"compute": {}, "oob": {}, "inband": {"switch": "sn4600c" if platform == "dgx-h100" else "sn5600"}}
+    if draw(st.booleans()):
+        fabrics["storage"] = {"switch": "sn5600"}
+    text = {"name": "p", "platform": platform, "nodes": draw(st.integers(min_value=1, max_value=40)),
+            "fabrics": fabrics}
+    if draw(st.booleans()):
+        text["storage"] = {"count": draw(st.integers(min_value=1, max_value=12))}
+    return json.dumps(text)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(text=small_pods())
+def test_a_fabric_whose_ports_fit_one_leaf_is_that_leaf(catalog, text):
+    m = _build(catalog, text)
+    for name in ("storage", "inband"):
+        f = m.fabrics.get(name)
+        if f is None:
+            continue
+        lower = sum(g.links for g in f.groups if g.upper == "leaf")
+        plane = f.first
+        fits = lower <= plane.leaf.radix and len(f.shapes) == 1 and m.cluster.sites[0].nodes <= 32
+        if fits:
+            # The whole fabric is one leaf: no spine, no endpoint leaves of their own.
+            assert (f.switches("leaf"), f.switches("spine")) == (1, 0), (name, lower)
+            assert f.pooled[0].extra_groups == 0
+        else:
+            # Else the leaves hold every lower port and a spine joins them.
+            assert f.switches("leaf") * plane.leaf_down >= lower
+            assert f.switches("leaf") == 1 or f.switches("spine") >= 1
+    oob = m.fabrics["oob"]
+    if oob.devices <= 48 and len(m.cluster.sites) == 1:
+        assert oob.leaves == 1, oob.devices
