@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record every output of a set of scenarios, and compare two recordings byte for byte.
 
-    python3 scripts/golden.py record DIR      # run the CLI on each scenario into DIR
+    python3 scripts/golden.py record DIR [NAME ...]  # run the CLI on each scenario (or those named) into DIR
     python3 scripts/golden.py compare OLD NEW # list every file that differs (exit 1 if any)
 
 A refactoring keeps the outputs: record before, record after, compare. The set is the default
@@ -36,7 +36,7 @@ def scenarios() -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = [("default", None)]
     for folder in ("tests/reference", "tests/netbox/scenarios", "tests/golden/scenarios"):
         for path in sorted((ROOT / folder).glob("*.yaml")):
-            out.append((f"{Path(folder).name}-{path.stem}", str(path.relative_to(ROOT))))
+            out.append((f"{Path(folder).parts[1]}-{path.stem}", str(path.relative_to(ROOT))))
     return out
 
 
@@ -75,9 +75,11 @@ def _shrink(folder: Path) -> None:
             _cells(path)
 
 
-def record(out: Path) -> None:
+def record(out: Path, only: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, scen in scenarios():
+        if only and name not in only:
+            continue
         d = out / name
         d.mkdir(exist_ok=True)
         arg = [scen] if scen else []
@@ -89,6 +91,8 @@ def record(out: Path) -> None:
         if scen and scen.startswith(NETBOX):
             _run(["netbox", "export", scen, "-o", str(d / "netbox")], d, "netbox")
         _shrink(d)
+    if only and "compare" not in only:
+        return
     d = out / "compare"
     d.mkdir(exist_ok=True)
     print("compare", flush=True)
@@ -128,7 +132,7 @@ def compare(old: Path, new: Path) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "record":
-        record(Path(argv[1]).resolve())
+        record(Path(argv[1]).resolve(), argv[2:])
         return 0
     if len(argv) >= 3 and argv[0] == "compare":
         return compare(Path(argv[1]), Path(argv[2]))
