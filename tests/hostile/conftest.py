@@ -4,8 +4,8 @@ file left behind."""
 
 from __future__ import annotations
 
+import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -75,35 +75,51 @@ def run(*args: str) -> Outcome:
     return Outcome(r.exit_code, r.stdout, r.stderr, time.process_time() - start)
 
 
+#: Runs in a small interpreter of its own and starts the CLI from there: a child forked from pytest
+#: inherits pytest's resident pages, and Linux counts them in the child's peak (``ru_maxrss`` keeps the
+#: high-water mark across exec), so a 200 MB budget measured from a late, large pytest fails on a
+#: small child. The launcher is a fresh process, so the child it forks starts small.
+LAUNCHER = """
+import json, os, resource, subprocess, sys, time
+timeout, out, err, cwd = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+with open(out, "wb") as o, open(err, "wb") as e:
+    p = subprocess.Popen([sys.executable, "-m", "bom.cli", *sys.argv[5:]], stdin=subprocess.DEVNULL,
+                         stdout=o, stderr=e, cwd=cwd, preexec_fn=limit)
+    start = time.perf_counter()
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout:
+            p.kill()
+            pid, status, usage = os.wait4(p.pid, 0)
+            print(json.dumps({"timeout": True}))
+            sys.exit(0)
+        time.sleep(0.02)
+print(json.dumps({"timeout": False, "code": os.waitstatus_to_exitcode(status),
+                  "seconds": usage.ru_utime + usage.ru_stime, "peak_kb": usage.ru_maxrss}))
+"""
+
+
 def run_process(*args: str, timeout: float = 30, cwd: Path | None = None) -> Outcome:
     """The CLI in a child process (for hangs and bombs): killed past ``timeout``, its peak resident
     memory checked against the budget (an address-space cap of 1 GB keeps a bomb off the machine)."""
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-m", "bom.cli", *args], stdin=subprocess.DEVNULL, stdout=out,
-                             stderr=err, cwd=cwd or ROOT, env=env, preexec_fn=limit)
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - start > timeout:
-                p.kill()
-                p.wait()
-                pytest.fail(f"no exit within {timeout} s: {args}")
-            time.sleep(0.02)
-        p.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = Path(folder, "out"), Path(folder, "err")
+        launched = subprocess.run([sys.executable, "-c", LAUNCHER, str(timeout), str(out), str(err),
+                                   str(cwd or ROOT), *args], capture_output=True, text=True, env=env,
+                                  timeout=timeout + 30, check=True)
+        report = json.loads(launched.stdout)
+        if report["timeout"]:
+            pytest.fail(f"no exit within {timeout} s: {args}")
         # The child's CPU seconds against the budget (wall time stays the hang limit above): on a
         # loaded machine a quick refusal can still wait seconds for a core.
-        seconds = usage.ru_utime + usage.ru_stime
-        out.seek(0)
-        err.seek(0)
-        result = Outcome(p.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
-                         seconds)
-    peak_mb = usage.ru_maxrss / 1024
+        result = Outcome(report["code"], out.read_bytes().decode(errors="replace"),
+                         err.read_bytes().decode(errors="replace"), report["seconds"])
+    peak_mb = report["peak_kb"] / 1024
     assert peak_mb < MEGABYTES, f"{peak_mb:.0f} MB resident at peak: {args}"
     return result
 
