@@ -60,7 +60,20 @@ from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
-from bom.topology.geometry import FloorPlan, Run, _centre, _leaf_rows, _pods, _rack_fills, _row_run, _rows_after
+from bom.topology.geometry import (
+    FloorPlan,
+    Run,
+    core_runs,
+    in_rack,
+    in_row,
+    network_row,
+    pod_runs,
+    rack_runs,
+    rail_leaf,
+    share,
+    shared_rack,
+    split,
+)
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -459,7 +472,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
     ``group_units`` units on the block's run, a group's units split over its leaves (the first
     ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
     switches' uplinks) over the endpoints' own leaves, on the shared racks' run (plane 1)."""
-    from bom.topology.support import PooledShape, _in_row, block_nodes
+    from bom.topology.support import PooledShape, block_nodes
 
     assert isinstance(ps, PooledShape)
     model = plan.model
@@ -469,7 +482,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
     leaf_role = sw.roles["leaf"]
     nic = f.node_ports
     assert nic is not None
-    k = kinds["node-leaf"][_in_row(fp, math.ceil(block / fp.nodes_per_rack))]
+    k = kinds["node-leaf"][in_row(fp, math.ceil(block / fp.nodes_per_rack))]
     emit, per = plan.emitter(k), k.a_per
     total = _site_nodes(model, site) * nic.ports
     port_names = _node_port_names(f, -(-nic.ports * planes // per), per)
@@ -478,7 +491,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
         dev = plan.place("node", site, d)
         for r in range(nic.ports):
             g, unit, fill = ps.node_group(u)   # a partial block's ports shared evenly (support.PooledShape)
-            local = _share(unit, fill, lpg)
+            local = share(unit, fill, lpg)
             leaf_i = (g * planes + pl) * lpg + local
             leaf_ports = sw.leaf_down(leaf_i)
             j = leaf_ports.take(k.b_key)
@@ -500,7 +513,7 @@ def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, 
     if nic is None or not getattr(f, "ufm", None) or not f.ufm.ports:  # type: ignore[attr-defined]
         return
     fp = plan.model.floor
-    k = kinds[Run(fp.run(1, fp.row_m / 2), "cross-row")]
+    k = kinds[shared_rack(fp)]
     emit, per = plan.emitter(k), k.a_per
     names_ = _port_names(-(-nic.ports // per), per)
     down, cage = p.leaf_down, p.leaf.ports_per_cage
@@ -520,17 +533,10 @@ def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, 
                         plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
 
 
-def _share(unit: int, fill: int, parts: int) -> int:
-    """Which of ``parts`` takes ``unit`` when ``fill`` units split as floorplan._split does."""
-    q_, rem = divmod(fill, parts)
-    big = rem * (q_ + 1)
-    return unit // (q_ + 1) if unit < big else rem + (unit - big) // q_
-
-
 def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switches, kinds: dict[str, dict[Run, _Kind]],
                       site: int, first_group: int) -> Iterator[tuple[object, ...]]:
     fp = plan.model.floor
-    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    run = shared_rack(fp)
     lpg = p.leaves_per_group
     e_leaves = (ps.extra_groups or 1) * lpg  # type: ignore[attr-defined]
     if not ps.extra_groups:  # type: ignore[attr-defined]
@@ -545,7 +551,7 @@ def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switche
             device_role, port_names = role, _node_port_names(f, -(-e_nic.ports // per), per)
         for u in range(ports):
             d, r = divmod(u, e_nic.ports)
-            j_leaf = _share(u, ports, e_leaves)
+            j_leaf = share(u, ports, e_leaves)
             leaf_i = ((first_group + j_leaf // lpg) * f.planes) * lpg + j_leaf % lpg
             leaf_ports = sw.leaf_down(leaf_i)
             j = leaf_ports.take(k.b_key)
@@ -592,26 +598,19 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
     # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
     # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
     blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
-    down = p.rail_leaf_nodes if not blocks else 0
     plane_no = pl + 1
     leaves: dict[int, tuple[_Ports, tuple[tuple[object, ...], str]]] = {}
     for g in range(p.groups):
         nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
-        fills = _rack_fills(nodes, fp.nodes_per_rack)
-        middle = min(len(fills), fp.racks_per_row) // 2
         leaf_base = (g * planes + pl) * p.leaves_per_group
-        first = 0
-        for i, fill in enumerate(fills):
-            # The same run as floorplan.node_leaf: the rack's distance from the SU's network rack.
-            rows, pos = divmod(i, fp.racks_per_row)
-            racks_away = middle - pos if pos < middle else pos - middle + 1
-            k = kinds[Run(fp.run(rows, racks_away * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")]
+        for first, fill, run in rack_runs(fp, nodes):
+            k = kinds[run]
             one, key = k.one, k.b_key
             emit = plan.row if one else plan.rows
             for n in range(first, first + fill):
                 node = plan.place("node", site, g * p.group_nodes + n)
                 for r in range(p.node_ports):
-                    local = n // blocks if blocks else r // rails * per_rail + min(n // down, per_rail - 1)
+                    local = n // blocks if blocks else r // rails * per_rail + rail_leaf(p, n)
                     leaf_i = leaf_base + local
                     leaf = leaves.get(leaf_i)
                     if leaf is None:
@@ -625,7 +624,6 @@ def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switch
                         yield out
                     else:
                         yield from out
-            first += fill
 
 
 def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
@@ -636,21 +634,18 @@ def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switche
     node_per = nic.ports_per_cage * planes
     node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
     leaf_role = sw.roles["leaf"]
-    k = kinds[Run(fp.in_rack_m, "in-rack")]
+    k = kinds[in_rack(fp)]
     emit = plan.emitter(k)
     lpg = p.leaves_per_group
     plane_no = pl + 1
     for g in range(p.groups):
         fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
-        # floorplan._split: the rack's ports over its leaves, the first ``rem`` leaves one more.
-        q_, rem = divmod(fill * p.node_ports, lpg)
-        big = rem * (q_ + 1)
         leaf_base = (g * planes + pl) * lpg
         for n in range(fill):
             node = plan.place("node", site, g * p.group_nodes + n)
             for r in range(p.node_ports):
                 i = r * fill + n       # port-major: port 1 of every node first
-                local = i // (q_ + 1) if i < big else rem + (i - big) // q_
+                local = share(i, fill * p.node_ports, lpg)   # the rack's ports over its leaves (split)
                 leaf_i = leaf_base + local
                 ports = sw.leaf_down(leaf_i)
                 j = ports.take(k.b_key)
@@ -667,10 +662,9 @@ def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict
     plane_no = pl + 1
     spines: dict[int, tuple[tuple[tuple[object, ...], str], _Ports]] = {}
     seq = 0   # the plane's leaves in order, group by group, as floorplan._pods takes them
-    for pod, leaves_by_row in enumerate(_pods(p, _leaf_rows(p, fp))):
-        centre = _centre(p, fp, leaves_by_row)
-        for row, count in leaves_by_row:
-            k = kinds[_row_run(fp, abs(row - centre))]
+    for pod, leaves_by_run in enumerate(pod_runs(p, fp)):
+        for count, run in leaves_by_run:
+            k = kinds[run]
             one, a_key, b_key = k.one, k.a_key, k.b_key
             emit = plan.row if one else plan.rows
             for _leaf in range(count):
@@ -700,7 +694,7 @@ def _leaf_leaf(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[
                pl: int) -> Iterator[tuple[object, ...]]:
     """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
     the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
-    k = kinds[Run(fp.in_rack_m, "in-rack")]
+    k = kinds[in_rack(fp)]
     emit = plan.emitter(k)
     role = sw.roles["leaf"]
     first = pl * p.leaves_per_group          # one group: the plane's two switches
@@ -714,13 +708,11 @@ def _leaf_leaf(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[
 
 def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
                 pl: int, planes: int) -> Iterator[tuple[object, ...]]:
-    rows = _leaf_rows(p, fp)
-    hall_centre = (rows[0] + _rows_after(p, fp, rows[-1])) // 2
     sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
     spine_role, core_role = sw.roles["spine"], sw.roles["core"]
     plane_no = pl + 1
-    for pod, leaves_by_row in enumerate(_pods(p, rows)):
-        k = kinds[_row_run(fp, abs(_centre(p, fp, leaves_by_row) - hall_centre))]
+    for pod, run in enumerate(core_runs(p, fp)):
+        k = kinds[run]
         emit = plan.emitter(k)
         for s in range(sp):
             spine_i = (pod * planes + pl) * sp + s
@@ -753,7 +745,7 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dic
     client = kinds.get("fabric-dci", {})
     tops = all_tops.get("compute", {})
     if client and tops:
-        k = client[Run(fp.run(0, fp.row_m / 2), "in-row")]
+        k = client[network_row(fp)]
         for site in range(1, sites + 1):
             yield from _client_rows(plan, k, tops[site], site, per_site, router_names, ports)
     yield from _wavelength_rows(plan, router_names, ports, per_site)
@@ -1072,7 +1064,6 @@ def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: 
 def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, down_names: list[str], per: int
               ) -> Iterator[tuple[object, ...]]:
     """Each copy's managed devices in rack order over its management switches (floorplan._split)."""
-    from bom.topology.geometry import _split
 
     for n, devs, leaves in copies:
         sec = secs[-1] if n is None else secs[n]
@@ -1085,7 +1076,7 @@ def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, do
         k = kinds[sec.run]
         emit = plan.emitter(k)
         d = li = 0
-        for ports, count in _split(len(devs), len(leaves)):
+        for ports, count in split(len(devs), len(leaves)):
             for _ in range(count):
                 lf = leaves[li]
                 li += 1
@@ -1101,7 +1092,7 @@ def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: di
         return   # the uplinks are the in-band fabric's oob-leaf hop (its rows)
     fp = plan.model.floor
     upl = f.uplinks_per_leaf  # type: ignore[attr-defined]
-    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    run = shared_rack(fp)
     if f.spines:  # type: ignore[attr-defined]
         k = kinds["leaf-spine"][run]
         spine = catalog.get("switches", f.spine_id)  # type: ignore[attr-defined]

@@ -16,7 +16,16 @@ from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, ScaleUp, build_cluster, scale_up
 from bom.topology.dci import Dci, build_dci
 from bom.topology.endpoints import Endpoints, build_endpoints
-from bom.topology.geometry import EndGroups, FloorPlan, Run, floor_plan, leaf_leaf, leaf_spine, node_leaf, spine_core
+from bom.topology.geometry import (
+    EndGroups,
+    FloorPlan,
+    floor_plan,
+    leaf_leaf,
+    leaf_spine,
+    network_row,
+    node_leaf,
+    spine_core,
+)
 from bom.topology.linkgroups import LinkGroup, count_hop, end_kinds
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
@@ -348,7 +357,7 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
         return []
     top = compute.first.spine
     floor = cluster.floor
-    run = Run(floor.run(0, floor.row_m / 2), "in-row")
+    run = network_row(floor)
     # Sites with the same number of cabled pairs have the same client links.
     degrees = dci.degrees
     ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]

@@ -77,9 +77,53 @@ class Run:
 EndGroups = list[tuple[int, dict[Run, int]]]
 
 
-def _rack_fills(nodes: int, per_rack: int) -> list[int]:
+def rack_fills(nodes: int, per_rack: int) -> list[int]:
+    """Nodes in each rack of a group, in rack order (the last rack possibly partial)."""
     full, rest = divmod(nodes, per_rack)
     return [per_rack] * full + ([rest] if rest else [])
+
+
+def rack_runs(fp: FloorPlan, nodes: int) -> list[tuple[int, int, Run]]:
+    """The racks of a scalable unit of ``nodes`` nodes as (first node, nodes in the rack, run to the
+    SU's network rack): the network rack stands in the middle of the SU's first row, so a rack's run
+    goes along the row by its distance from there, plus a row pitch per row further back.
+
+    >>> fp = FloorPlan(4, 4, 0.6, 2.4, 1.0, 0.3, 1.5)
+    >>> [(first, fill, run.length_m, run.bucket) for first, fill, run in rack_runs(fp, 18)][:3]
+    [(0, 4, 3.5, 'in-row'), (4, 4, 2.9, 'in-row'), (8, 4, 2.9, 'in-row')]
+    """
+    fills = rack_fills(nodes, fp.nodes_per_rack)
+    middle = min(len(fills), fp.racks_per_row) // 2   # the network rack stands before this rack
+    out = []
+    first = 0
+    for i, fill in enumerate(fills):
+        rows, pos = divmod(i, fp.racks_per_row)
+        racks_away = middle - pos if pos < middle else pos - middle + 1
+        out.append((first, fill, Run(fp.run(rows, racks_away * fp.rack_width_m),
+                                     "in-row" if rows == 0 else "cross-row")))
+        first += fill
+    return out
+
+
+def in_rack(fp: FloorPlan) -> Run:
+    """A run between two devices of one rack."""
+    return Run(fp.in_rack_m, "in-rack")
+
+
+def in_row(fp: FloorPlan, racks: int) -> Run:
+    """A block device to its network rack in the middle of the row: a quarter row on average."""
+    return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
+
+
+def shared_rack(fp: FloorPlan) -> Run:
+    """A device in the site's shared racks (storage, management, UFM) to a leaf: a row away, half a row
+    along."""
+    return Run(fp.run(1, fp.row_m / 2), "cross-row")
+
+
+def network_row(fp: FloorPlan) -> Run:
+    """Along the network row (a DCI router to the top layer): half a row on average."""
+    return Run(fp.run(0, fp.row_m / 2), "in-row")
 
 
 def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
@@ -96,44 +140,57 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
             continue
         # The rail's j-th leaf takes nodes [j * leaf_down, (j + 1) * leaf_down) of the SU.
         per_leaf: list[Counter[Run]] = [Counter() for _ in range(plane.leaves_per_rail)]
-        first = 0
-        fills = _rack_fills(nodes, fp.nodes_per_rack)
-        middle = min(len(fills), fp.racks_per_row) // 2   # the network rack stands before this rack
-        for i, fill in enumerate(fills):
-            rows, pos = divmod(i, fp.racks_per_row)
-            racks_away = middle - pos if pos < middle else pos - middle + 1
-            run = Run(fp.run(rows, racks_away * fp.rack_width_m), "in-row" if rows == 0 else "cross-row")
+        for first, fill, run in rack_runs(fp, nodes):
             node_end[run] += fill * groups
             for n in range(first, first + fill):
                 if plane.nodes_per_leaf:   # whole nodes per leaf: every port of node n
                     per_leaf[n // plane.nodes_per_leaf][run] += plane.node_ports
                 else:                      # node n's ports of the leaf's rails on that leaf
-                    j = min(n // plane.rail_leaf_nodes, len(per_leaf) - 1)
-                    per_leaf[j][run] += plane.rails_per_leaf
-            first += fill
+                    per_leaf[rail_leaf(plane, n)][run] += plane.rails_per_leaf
         copies = 1 if plane.nodes_per_leaf else plane.node_ports // plane.rails_per_leaf
         for runs, leaves in Counter(frozenset(c.items()) for c in per_leaf).items():
             leaf_end.append((groups * copies * leaves, dict(runs)))
     return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
 
 
+def rail_leaf(plane: Plane, node: int) -> int:
+    """Which of a rail's leaves in the SU takes ``node``: the j-th leaf the next ``rail_leaf_nodes``."""
+    return min(node // plane.rail_leaf_nodes, plane.leaves_per_rail - 1)
+
+
 def _tor_node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    run = Run(fp.in_rack_m, "in-rack")
+    run = in_rack(fp)
     nodes = (plane.groups - 1) * plane.group_nodes + plane.last_group_nodes
     leaf_end: EndGroups = []
     for fill, racks in Counter([plane.group_nodes] * (plane.groups - 1) + [plane.last_group_nodes]).items():
-        for ports, count in _split(fill * plane.node_ports, plane.leaves_per_group):
+        for ports, count in split(fill * plane.node_ports, plane.leaves_per_group):
             leaf_end.append((racks * count, {run: ports}))
     return [(nodes, {run: plane.node_ports})], leaf_end
 
 
-def _split(total: int, parts: int) -> list[tuple[int, int]]:
-    """``total`` ports over ``parts`` leaves as evenly as whole ports allow: [(ports, leaves)]."""
+def split(total: int, parts: int) -> list[tuple[int, int]]:
+    """``total`` ports over ``parts`` leaves as evenly as whole ports allow: [(ports, leaves)], the
+    first leaves one more (:func:`share` says which leaf takes a given port).
+
+    >>> split(10, 4)
+    [(3, 2), (2, 2)]
+    """
     q, r = divmod(total, parts)
     return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
 
 
-def _leaf_rows(plane: Plane, fp: FloorPlan) -> list[int]:
+def share(unit: int, total: int, parts: int) -> int:
+    """Which of ``parts`` takes the ``unit``-th of ``total`` units when they split as :func:`split` does.
+
+    >>> [share(u, 10, 4) for u in range(10)]
+    [0, 0, 0, 1, 1, 1, 2, 2, 3, 3]
+    """
+    q, rem = divmod(total, parts)
+    big = rem * (q + 1)
+    return unit // (q + 1) if unit < big else rem + (unit - big) // q
+
+
+def leaf_rows(plane: Plane, fp: FloorPlan) -> list[int]:
     """The row of every group's leaves, group by group."""
     if plane.topology == "tor":
         return [g // fp.racks_per_row for g in range(plane.groups)]
@@ -141,11 +198,12 @@ def _leaf_rows(plane: Plane, fp: FloorPlan) -> list[int]:
     return [g * rows_per_group for g in range(plane.groups)]
 
 
-def _row_run(fp: FloorPlan, delta: int) -> Run:
+def row_run(fp: FloorPlan, delta: int) -> Run:
+    """A run between network rows ``delta`` rows apart (half a row along them)."""
     return Run(fp.run(delta, fp.row_m / 2), "in-row" if delta == 0 else "cross-row")
 
 
-def _pods(plane: Plane, rows: list[int]) -> list[list[tuple[int, int]]]:
+def pods(plane: Plane, rows: list[int]) -> list[list[tuple[int, int]]]:
     """Each pod's leaves as (row of their group, leaves there), group by group in order."""
     size = plane.pod_size
     pods: list[list[tuple[int, int]]] = [[]]
@@ -167,15 +225,30 @@ def _centre(plane: Plane, fp: FloorPlan, pod: list[tuple[int, int]]) -> int:
     return (pod[0][0] + _rows_after(plane, fp, pod[-1][0])) // 2
 
 
+def pod_runs(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, Run]]]:
+    """Each pod's leaves as (leaves, their run to the pod's spine row), group by group in leaf order:
+    the spines stand in a network row in the middle of the pod's rows."""
+    out = []
+    for pod in pods(plane, leaf_rows(plane, fp)):
+        centre = _centre(plane, fp, pod)
+        out.append([(leaves, row_run(fp, abs(row - centre))) for row, leaves in pod])
+    return out
+
+
+def core_runs(plane: Plane, fp: FloorPlan) -> list[Run]:
+    """Each pod's run from its spine row to the cores in the hall's middle row (three layers)."""
+    rows = leaf_rows(plane, fp)
+    hall_centre = (rows[0] + _rows_after(plane, fp, rows[-1])) // 2
+    return [row_run(fp, abs(_centre(plane, fp, pod) - hall_centre)) for pod in pods(plane, rows)]
+
+
 def leaf_spine(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """Leaf end and spine end of the leaf-spine hop (one plane)."""
     leaf_end: Counter[Run] = Counter()
     spine_end: EndGroups = []
-    for pod in _pods(plane, _leaf_rows(plane, fp)):
-        centre = _centre(plane, fp, pod)
+    for pod in pod_runs(plane, fp):
         spine_ports: Counter[Run] = Counter()
-        for row, leaves in pod:
-            run = _row_run(fp, abs(row - centre))
+        for leaves, run in pod:
             leaf_end[run] += leaves
             spine_ports[run] += leaves * plane.leaf_spine_per_pair
         spine_end.append((plane.spines_per_pod, dict(spine_ports)))
@@ -184,7 +257,7 @@ def leaf_spine(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
 
 def leaf_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """The ISLs of a switch pair: both switches stand in one network rack."""
-    run = Run(fp.in_rack_m, "in-rack")
+    run = in_rack(fp)
     return [(1, {run: plane.isl})], [(1, {run: plane.isl})]
 
 
@@ -196,12 +269,9 @@ def _rows_after(plane: Plane, fp: FloorPlan, row: int) -> int:
 
 def spine_core(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """Spine end and core end of the spine-core hop (one plane, three layers)."""
-    rows = _leaf_rows(plane, fp)
-    hall_centre = (rows[0] + _rows_after(plane, fp, rows[-1])) // 2
     spine_end: Counter[Run] = Counter()
     core_ports: Counter[Run] = Counter()
-    for pod in _pods(plane, rows):
-        run = _row_run(fp, abs(_centre(plane, fp, pod) - hall_centre))
+    for run in core_runs(plane, fp):
         spine_end[run] += plane.spines_per_pod
         core_ports[run] += plane.spine_core_per_pair
     return ([(n, {run: plane.spine_up}) for run, n in spine_end.items()],

@@ -31,7 +31,7 @@ from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
 from bom.inputs.yamlio import Located
-from bom.topology.geometry import EndGroups, FloorPlan, Run, leaf_spine, spine_core
+from bom.topology.geometry import EndGroups, FloorPlan, Run, in_rack, in_row, leaf_spine, shared_rack, spine_core, split
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
@@ -87,16 +87,6 @@ def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, pe
     return by_ports
 
 
-def _in_row(fp: FloorPlan, racks: int) -> Run:
-    """A block device to its network rack in the middle of the row: a quarter row on average."""
-    return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
-
-
-def _split(total: int, parts: int) -> list[tuple[int, int]]:
-    q, r = divmod(total, parts)
-    return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
-
-
 @dataclass
 class PooledShape:
     node_units: int          # node ports per site of this shape
@@ -123,7 +113,7 @@ class PooledShape:
         """
         groups, rest, parts = self._blocks()
         out = [(self.group_units, groups)] if groups else []
-        return out + ([(q, n) for q, n in _split(rest, parts)] if rest else [])
+        return out + ([(q, n) for q, n in split(rest, parts)] if rest else [])
 
     def node_group(self, unit: int) -> tuple[int, int, int]:
         """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
@@ -270,11 +260,11 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
     for (count, p), ps in zip(f.shapes, f.pooled, strict=True):
         k = count * f.planes
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-        run = _in_row(fp, math.ceil(block / fp.nodes_per_rack))
-        shared = Run(fp.run(1, fp.row_m / 2), "cross-row")
+        run = in_row(fp, math.ceil(block / fp.nodes_per_rack))
+        shared = shared_rack(fp)
         node_lo.append((ps.node_units * count, {run: f.planes}))
         for fill, n, r in _group_fills(ps, run, shared, nodes_only=True):
-            for ports, leaves in _split(fill, p.leaves_per_group):
+            for ports, leaves in split(fill, p.leaves_per_group):
                 leaf_lo.append((n * leaves * k, {r: ports}))
         # The endpoints' leaves (their own groups): each kind spread over all of them.
         # No endpoint groups (a one-leaf fabric): the endpoints share the nodes' leaves.
@@ -282,7 +272,7 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
         for role, e_nic, ports in ps.kinds:
             lo, up = ends.setdefault(role, (e_nic, [], []))[1:]
             lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
-            up += [(n * count, {shared: q}) for q, n in _split(ports, e_leaves)]
+            up += [(n * count, {shared: q}) for q, n in split(ports, e_leaves)]
         lo, up = leaf_spine(p, fp)
         leaf_up += [(n * k, runs) for n, runs in lo]
         spine_lo += [(n * k, runs) for n, runs in up]
@@ -476,14 +466,14 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
             devices = sum(1 for lay in racks for item, _ in lay.slots if item.managed)
             compute = [lay for lay in racks if lay.kind == "compute"]
             if per_rack and compute:
-                in_rack = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
-                need = max(math.ceil(n / down) for n in in_rack)
-                rest = devices - sum(in_rack)
+                racked = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
+                need = max(math.ceil(n / down) for n in racked)
+                rest = devices - sum(racked)
                 sec_oob = OobSection(shape.count * sec.copies, devices, max(per_rack, need), len(compute),
-                                     math.ceil(rest / down), Run(fp.in_rack_m, "in-rack"))
+                                     math.ceil(rest / down), in_rack(fp))
             else:
                 sec_oob = OobSection(shape.count * sec.copies, devices, 0, 0, math.ceil(devices / down),
-                                     _in_row(fp, len(racks)))
+                                     in_row(fp, len(racks)))
             out.append(sec_oob)
             blocks.append((sec_oob.per_rack, sec_oob.block))
             site += sec.copies * (sec_oob.per_rack * sec_oob.racks + sec_oob.block)
@@ -497,7 +487,7 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
             out[-1] = OobSection(shape.count, total, 0, 0, 1, mine[0].run)
             blocks, site, shared, shared_devices = [(0, 1)], 1, 0, 0
         if shared_devices:
-            out.append(OobSection(shape.count, shared_devices, 0, 0, shared, _in_row(fp, fp.racks_per_row)))
+            out.append(OobSection(shape.count, shared_devices, 0, 0, shared, in_row(fp, fp.racks_per_row)))
         per_shape.append((blocks, shared))
         per_site.append(site + shared)
     return out, per_shape, per_site
@@ -541,14 +531,14 @@ def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: 
     for s in f.sections:
         dev_lo.append((s.devices * s.copies, {s.run: 1}))
         leaves = s.per_rack * s.racks + s.block
-        for ports, n in _split(s.devices, leaves):
+        for ports, n in split(s.devices, leaves):
             leaf_lo.append((n * s.copies, {s.run: ports}))
     groups = count_hop(media, fp, fabric="oob", tier=f.tier, hop="node-leaf", lower="node", upper="leaf",
                        lower_groups=dev_lo, upper_groups=leaf_lo, rate_gbps=magnitude(leaf.port_rate, "rate"),
                        ff_lower=cage("rj45", 1), ff_upper=cage("rj45", 1), lane_gbps=None)
     assert leaf.uplinks is not None
     up = leaf.uplinks
-    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    run = shared_rack(fp)
     ups = [(f.leaves, {run: f.uplinks_per_leaf})]
     if f.spines and spine is not None:
         per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from bom.catalog.media import Media, cage
 from bom.errors import LimitError
 from bom.inputs.yamlio import Located
-from bom.topology.geometry import EndGroups, FloorPlan, Run, node_leaf
+from bom.topology.geometry import EndGroups, FloorPlan, node_leaf, shared_rack
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
 
@@ -108,7 +108,7 @@ def _groups(f: Fabric, model: Model, media: Media, nic, ports: int, leaves: int,
     p = f.first
     rate = min(magnitude(nic.rate, "rate"), p.leaf.rate_gbps)
     # The UFM stands in a management rack; the leaves in the blocks' network racks.
-    run = Run(fp.run(1, fp.row_m / 2), "cross-row")
+    run = shared_rack(fp)
     per_leaf = math.ceil(ports / leaves)
     lower: EndGroups = [(ports // nic.ports, {run: nic.ports})]
     upper: EndGroups = [(leaves, {run: per_leaf})]
