@@ -60,6 +60,7 @@ from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
+from bom.topology.dci import check_client_room, client_cages
 from bom.topology.geometry import (
     FloorPlan,
     Run,
@@ -737,18 +738,15 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dic
     dci = model.dci
     assert dci is not None
     fp = model.floor
-    sites = dci.sites
-    wpp = dci.wavelengths_per_pair
-    per_site = wpp * (sites - 1)
     router_names = _port_names(dci.router.cages, dci.router.ports_per_cage)
     ports = dci.router.ports
     client = kinds.get("fabric-dci", {})
     tops = all_tops.get("compute", {})
     if client and tops:
         k = client[network_row(fp)]
-        for site in range(1, sites + 1):
-            yield from _client_rows(plan, k, tops[site], site, per_site, router_names, ports)
-    yield from _wavelength_rows(plan, router_names, ports, per_site)
+        for site in range(1, dci.sites + 1):
+            yield from _client_rows(plan, k, tops[site], site, dci.site_links(site), router_names, ports)
+    yield from _wavelength_rows(plan, router_names, ports)
 
 
 def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int, router_names: list[str],
@@ -762,13 +760,7 @@ def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int,
     per, cages = top.ports_per_cage, top.cages
     count = len(firsts)
     free = [_Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
-    need = -(-per_site // chunk) * -(-chunk // per)
-    if sum(f.free for f in free) < need:
-        raise LimitError(f"site {site}: the DCI routers' {per_site} client links need {need} free cages on the "
-                         f"compute fabric's {role} switches, which have {sum(f.free for f in free)}",
-                         key="sites.dci_bandwidth",
-                         hint="Lower dci_bandwidth, or leave ports free on the top layer "
-                              "(oversubscription or a larger switch).")
+    check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
     emit = plan.emitter(k)
     order = itertools.cycle(range(count))
     c = 0
@@ -785,20 +777,23 @@ def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int,
             c += 1
 
 
-def _line(plan: _Plan, site: int, c: int, per_site: int, router_names: list[str], ports: int
+def _line(plan: _Plan, site: int, c: int, router_names: list[str], ports: int
           ) -> tuple[tuple[tuple[object, ...], str], str]:
-    r, port = divmod(per_site + c, ports)
+    """The router and port of a site's ``c``-th line port: past the site's client ports."""
+    dci = plan.model.dci
+    assert dci is not None
+    r, port = divmod(dci.site_links(site) + c, ports)
     return plan.place("router", site, r), router_names[port]
 
 
-def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int, per_site: int
-                     ) -> Iterator[tuple[object, ...]]:
-    """Coherent modules on the routers' line ports, mux/demux channels and fibre pairs per route."""
+def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int) -> Iterator[tuple[object, ...]]:
+    """Coherent modules on the routers' line ports, mux/demux channels and fibre pairs per cabled
+    site pair (mesh, ring or hub: ``Dci.site_pairs``)."""
     dci = plan.model.dci
     assert dci is not None
     fp = plan.model.floor
     module = dci.coherent.part_number
-    wpp, channels = dci.wavelengths_per_pair, dci.channels
+    wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
     rate = dci.wavelength_gbps
     head = ("scale-across", "dci", "site-site")
     amp = ""
@@ -809,26 +804,27 @@ def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int, per_site:
     distance = dci.distance_m
     pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
     mux_names = [names.port(ch + 1) for ch in range(channels)]
-    for a, b in itertools.combinations(range(1, dci.sites + 1), 2):
-        ca, cb = (b - 2) * wpp, (a - 1) * wpp     # this pair's first wavelength among each site's
-        for fpair in range(dci.fibre_pairs_per_pair):
+    for a, b in dci.site_pairs or itertools.combinations(range(1, dci.sites + 1), 2):
+        # This pair's place among each site's cabled pairs: its first wavelength and mux/demux there.
+        ia, ib = dci.neighbours(a).index(b), dci.neighbours(b).index(a)
+        ca, cb = ia * wpp, ib * wpp
+        for fpair in range(fpp):
             waves = range(fpair * channels, min(wpp, (fpair + 1) * channels))
             if dci.mux is None:
                 for w in waves:
-                    ra, pa = _line(plan, a, ca + w, per_site, router_names, ports)
-                    rb, pb = _line(plan, b, cb + w, per_site, router_names, ports)
+                    ra, pa = _line(plan, a, ca + w, router_names, ports)
+                    rb, pb = _line(plan, b, cb + w, router_names, ports)
                     yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
                            "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
                            "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
                 continue
-            # Muxes of a site: one per fibre pair of each other site, in site order.
-            ma = plan.place("mux", a, (b - 2) * dci.fibre_pairs_per_pair + fpair)
-            mb = plan.place("mux", b, (a - 1) * dci.fibre_pairs_per_pair + fpair)
+            ma = plan.place("mux", a, ia * fpp + fpair)
+            mb = plan.place("mux", b, ib * fpp + fpair)
             for w in waves:
                 lid = f"L{next(plan.link):08d}"
                 ch = mux_names[w % channels]
                 for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
-                    r, port = _line(plan, site, c, per_site, router_names, ports)
+                    r, port = _line(plan, site, c, router_names, ports)
                     # The patch from the line port to its mux channel: the BOM buys no part for it.
                     yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
                            *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,

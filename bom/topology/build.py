@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bom import names
 from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import BomError, LimitError
@@ -14,7 +15,7 @@ from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.yamlio import Located
 from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, ScaleUp, build_cluster, scale_up
-from bom.topology.dci import Dci, build_dci
+from bom.topology.dci import Dci, build_dci, check_client_room, client_cages, top_free_cages
 from bom.topology.endpoints import Endpoints, build_endpoints
 from bom.topology.geometry import (
     EndGroups,
@@ -348,7 +349,12 @@ def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, m
         exc.where = exc.where or src.where(("sites", "distance"))
         exc.key = exc.key or "sites.distance"
         raise
-    return dci, _dci_client_groups(dci, cluster, media, compute)
+    try:
+        return dci, _dci_client_groups(dci, cluster, media, compute)
+    except LimitError as exc:
+        key = "dci_bandwidth" if s.dci_bandwidth is not None else "dci_fraction"
+        exc.where = exc.where or src.where(("sites", key))
+        raise
 
 
 def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric | None) -> list[LinkGroup]:
@@ -361,11 +367,21 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
     # Sites with the same number of cabled pairs have the same client links.
     degrees = dci.degrees
     ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
-    return count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
+    groups = count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
                      upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
                      upper_groups=ends,
                      rate_gbps=dci.wavelength_gbps, ff_lower=cage(dci.router.form_factor, 1),
                      ff_upper=top.cage, lane_gbps=None)
+    chunk = groups[0].upper_end.ports if groups else 1
+    site = 0
+    for count, plane in compute.shapes:
+        layer, free = top_free_cages(plane, floor, compute.planes)
+        for _ in range(count):
+            site += 1
+            links = dci.site_links(site)
+            check_client_room(site, links, client_cages(links, chunk, top.ports_per_cage), free,
+                              names.switch_role("compute", layer))
+    return groups
 
 
 def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:

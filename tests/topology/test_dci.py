@@ -8,11 +8,14 @@ from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.topology.build import build_model
 
+# 4:1 leaves spine cages for the 64 client links a site (at 1:1 the spines of 576 GPUs are full: the build
+# accepted this design before, the cable plan refused it; test_client_links_need_free_cages_on_the_top_layer).
 BASE = """\
 name: two-sites
 platform: gb300-nvl72
 gpus: 1152
 sites: {count: 2, distance: "DIST", dci_bandwidth: "25.6 Tbit/s"}
+fabrics: {compute: {oversubscription: 4}}
 """
 
 
@@ -52,11 +55,11 @@ def test_600_km_moves_to_zr_plus_with_amplifiers(catalog):
 
 
 def test_fraction_of_scale_out_bandwidth(catalog):
-    text = BASE.replace('"DIST", dci_bandwidth: "25.6 Tbit/s"', '"40 km", dci_fraction: 0.125')
+    text = BASE.replace('"DIST", dci_bandwidth: "25.6 Tbit/s"', '"40 km", dci_fraction: 0.0625')
     m = build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
-    # 1,152 GPUs = 16 racks = 288 trays, 144 per site x 4 ports x 800G = 460.8 Tbit/s; 1/8 -> 57.6
-    # Tbit/s = 144 wavelengths -> 3 fibre pairs of 64.
-    assert m.dci.wavelengths == 144 and m.dci.fibre_pairs == 3
+    # 1,152 GPUs = 16 racks = 288 trays, 144 per site x 4 ports x 800G = 460.8 Tbit/s; 1/16 -> 28.8
+    # Tbit/s = 72 wavelengths -> 2 fibre pairs of 64 channels.
+    assert m.dci.wavelengths == 72 and m.dci.fibre_pairs == 2
 
 
 def test_past_every_coherent_part(bom, tmp_path):
@@ -89,10 +92,13 @@ def test_doctests_of_the_span_and_ratio_rules():
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
+# 4:1 at the leaves leaves spine cages free for the routers' client links (at 1:1 and 2:1 the spines of
+# 1,152 GPUs a site are full, and the build refuses: test_client_links_need_free_cages_on_the_top_layer).
 TOPOLOGY = """\
 name: campus
 platform: gb300-nvl72
 gpus: 4608
+fabrics: {compute: {oversubscription: 4}}
 sites: {count: 4, topology: TOPO, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
 """
 
@@ -117,3 +123,23 @@ def test_mesh_is_the_default(catalog):
     text = TOPOLOGY.replace("topology: TOPO, ", "")
     m = build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
     assert m.dci.topology == "mesh" and m.dci.pairs == 6
+
+
+FULL_SPINES = """\
+name: full-spines
+platform: dgx-h100
+nodes: 256
+sites: {count: 2, distance: "10 km", dci_bandwidth: "3.2 Tbit/s"}
+"""
+
+
+def test_client_links_need_free_cages_on_the_top_layer(bom, tmp_path):
+    """At 1:1 every spine port of 128 DGX H100 per site holds a leaf link, so the routers' 8 client
+    links per site have nowhere to land: the build refuses it (the cable plan already did, and the
+    build wrote a BOM of links that could not be cabled), at the line of dci_bandwidth."""
+    path = tmp_path / "full.yaml"
+    path.write_text(FULL_SPINES)
+    for command in ("build", "cables"):
+        r = bom(command, str(path), "-o", str(tmp_path / command))
+        assert r.exit_code == 2, r.stdout
+        assert f"{path}:4" in r.stderr and "need 4 free cages" in r.stderr and "have 0" in r.stderr
