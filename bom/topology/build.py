@@ -41,6 +41,8 @@ DEFAULT_SPINE = {"oob": "sn4600c"}
 DEFAULT_TOPOLOGY = {"compute": "rail-optimized", "storage": "tor", "inband": "tor", "oob": "tor"}
 DEFAULT_ROUTER = "cisco-8201-32fh"
 DEFAULT_WAVELENGTH_GBPS = 400.0
+#: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
+SETTLE_ROUNDS = 6
 
 
 @dataclass
@@ -487,7 +489,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
     seen: tuple[int, ...] = ()
-    for _ in range(6):
+    for _ in range(SETTLE_ROUNDS):
         oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
         model.fabrics["oob"] = oob
         if oob.into_inband:
@@ -497,5 +499,9 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
         model.placement = place(model, catalog, src)
         state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
         if state == seen:
-            break
+            return
         seen = state
+    # Counts that still move after every round would leave a BOM of whichever round came last.
+    raise BomError(f"the management switches and the in-band leaves did not settle in {SETTLE_ROUNDS} rounds "
+                   f"(last: {seen[0]} management switches, {seen[1]} in-band leaves): a bug, please report the "
+                   "scenario", where=src.where(("fabrics", "oob")), key="fabrics.oob")

@@ -105,3 +105,27 @@ def test_patch_panels_on_runs_that_leave_their_row(catalog):
         before = by_key[(g.hop, g.length_m)]
         assert g.choice.loss_db == pytest.approx(before.choice.loss_db + 2 * 0.35)
     assert all(g.panels == 0 for g in panels.groups if g.bucket != "cross-row")
+
+
+def test_counts_that_never_settle_are_an_error_not_the_last_round(catalog, monkeypatch):
+    """The OOB/in-band rounds raise when the counts still move after the last round (before, the
+    build silently kept whatever the sixth round gave)."""
+    import itertools
+
+    from bom.errors import BomError
+    from bom.topology import support
+
+    real_leaves, real_build = support.OobFabric.leaves, support.build_oob
+    calls = itertools.count()
+
+    def build_oob(*args, **kwargs):
+        oob = real_build(*args, **kwargs)
+        oob.extra = next(calls)   # each round one management switch more (a bug the loop must not hide)
+        return oob
+
+    monkeypatch.setattr(support, "build_oob", build_oob)
+    monkeypatch.setattr(support.OobFabric, "leaves", property(lambda self: real_leaves.fget(self) +
+                                                               getattr(self, "extra", 0)))
+    text = "name: f\nplatform: dgx-h100\nnodes: 64\nfabrics: {compute: {}, inband: {}, oob: {}}\n"
+    with pytest.raises(BomError, match="did not settle in 6 rounds"):
+        build_model(scenario_from_text(text), load_text(text, "f.yaml"), catalog, None)
