@@ -231,8 +231,8 @@ def check_client_room(site: int, links: int, need: int, free: int, role: str) ->
     if free < need:
         raise LimitError(f"site {site}: the DCI routers' {links} client links need {need} free cages on the "
                          f"compute fabric's {role} switches, which have {free}", key="sites.dci_bandwidth",
-                         hint="Lower dci_bandwidth, or leave ports free on the top layer "
-                              "(oversubscription or a larger switch).")
+                         hint="Lower dci_bandwidth, or leave ports free on the top layer for the routers: "
+                              "a leaf oversubscription above 1:1 (for example 1.25) or a larger spine.")
 
 
 def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:

@@ -29,6 +29,7 @@ name: dci
 platform: gb300-nvl72
 gpus: 2304
 sites: {count: SITES, distance: "DIST", dci_bandwidth: "25.6 Tbit/s"}
+fabrics: {compute: {oversubscription: 1.25}}   # spine ports for the routers' client links
 """
 
 
@@ -60,7 +61,8 @@ def test_huts_are_per_route_amplifiers_per_fibre_pair(catalog):
     # Three sites 200 km apart, 51.2 Tb/s per site pair: 3 routes (a full mesh), 2 fibre pairs
     # each. 200 km in 80 km spans: 3 spans, 2 huts per route, 6 huts in all (each hut serves both
     # fibre pairs of its route); EDFAs per fibre pair 2 x (2 + 2) = 8, 6 fibre pairs -> 48.
-    text = BASE.replace("DIST", "200 km").replace("SITES", "3").replace("25.6 Tbit/s", "51.2 Tbit/s")
+    text = BASE.replace("DIST", "200 km").replace("SITES", "3").replace("25.6 Tbit/s", "51.2 Tbit/s").replace(
+        "gpus: 2304", "gpus: 6912")   # sites large enough for 256 client links each on free spine ports
     d = build_model(scenario_from_text(text), load_text(text, "dci.yaml"), catalog, None).dci
     assert (d.routes, d.fibre_pairs, d.inline_sites, d.amplifier_sites) == (3, 6, 2, 6)
     assert d.amplifiers == 6 * 8

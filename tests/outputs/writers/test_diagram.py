@@ -17,14 +17,16 @@ from tests.outputs.writers.test_report import FLAGS, chromium
 CAMPUS = """name: campus-4
 platform: gb300-nvl72
 gpus: 9216
-fabrics: {compute: {switch: q3400}, storage: {switch: sn5600}, inband: {}, oob: {switch: sn2201}}
+fabrics: {compute: {switch: q3400, oversubscription: 1.25}, storage: {switch: sn5600}, inband: {},
+          oob: {switch: sn2201}}
 sites: {split: [2, 1, 1, 1], topology: ring, distance: "2 km", dci_bandwidth: "25.6 Tbit/s"}
 """
 MESH = CAMPUS.replace("name: campus-4", "name: mesh-5").replace("split: [2, 1, 1, 1], topology: ring",
                                                                "count: 5, topology: mesh")
 HUB = CAMPUS.replace("name: campus-4", "name: hub-12").replace("split: [2, 1, 1, 1], topology: ring",
                                                                "split: [2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
-                                                               "topology: hub").replace("9216", "13824")
+                                                               "topology: hub").replace("9216", "13824").replace(
+    "25.6 Tbit/s", "3.2 Tbit/s")   # the hub site's routers: 11 pairs on its spines' free ports
 CAMPUS_MESH = CAMPUS.replace("name: campus-4", "name: campus-4-mesh").replace(
     "split: [2, 1, 1, 1], topology: ring", "count: 4, topology: mesh")
 CAMPUS_HUB = CAMPUS.replace("name: campus-4", "name: campus-4-hub").replace(
