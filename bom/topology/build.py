@@ -73,7 +73,7 @@ class Fabric:
         hops = {h: t.hop(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
         if t.hop("leaf-leaf"):
             hops["leaf-leaf"] = t.hop("leaf-leaf")
-        modules = {"node": t.modules_at("node"), "switch": t.modules_at("leaf", "spine", "core")}
+        modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.ufm is not None:
             # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.

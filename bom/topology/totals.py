@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 #: The tiers in their order in the JSON.
 TIERS = ("scale-up", "scale-out", "scale-across")
+#: The layers whose link ends are a fabric's switches (``modules.switch`` in the JSON); ``inband``
+#: is the in-band leaf end of an out-of-band switch's uplink.
+SWITCH_LAYERS = ("leaf", "spine", "core", "inband")
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,15 @@ class FabricTotals(LinkTotals):
     def of(cls, fabric: str, tier: str, links: LinkTotals, switches: Mapping[str, int]) -> FabricTotals:
         own = {f.name: getattr(links, f.name) for f in fields(LinkTotals)}
         return cls(**own, fabric=fabric, tier=tier, switches=dict(switches))
+
+    @property
+    def node_modules(self) -> int:
+        return self.modules_at("node")
+
+    @property
+    def switch_modules(self) -> int:
+        """Modules at the fabric's own switches (an out-of-band uplink's in-band leaf end too)."""
+        return self.modules_at(*SWITCH_LAYERS)
 
 
 @dataclass(frozen=True)
