@@ -379,11 +379,20 @@ def _positive(text_: str | None, dimension: str, unit: str, option: str) -> floa
     return value
 
 
-@app.command(short_help="Print the JSON Schema of a scenario file.")
+@app.command(short_help="Print the JSON Schema of a scenario file (or of the output JSON).")
 @friendly
 @pipe_safe
-def schema() -> None:
-    """Print the JSON Schema of a scenario file (for an editor's YAML language server)."""
+def schema(
+    output: Annotated[bool, typer.Option(
+        "--output", help="The schema of the output JSON (bom build --json, bom compare --json) instead.")] = False,
+) -> None:
+    """Print the JSON Schema of a scenario file (for an editor's YAML language server), or with
+    --output of the JSON a build or a comparison writes (docs/output.md)."""
+    if output:
+        from bom.outputs.schema import schema_text as output_text
+
+        typer.echo(output_text(), nl=False)
+        return
     from bom.inputs.schema import schema_text
 
     typer.echo(schema_text(), nl=False)

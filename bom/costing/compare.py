@@ -21,7 +21,6 @@ from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
 from bom.pipeline import build_scenario
-from bom.topology.linkgroups import end_kinds
 
 #: BOM categories whose power is the optics' (pluggables, active optical cables, CPO laser modules).
 OPTICS = ("transceiver", "coherent optic", "AOC", "laser source")
@@ -75,38 +74,30 @@ class Generation:
     def _metrics(self) -> dict[str, float]:
         r, m = self.report, self.report.model
         gpus = m.cluster.gpus
-        tiers = m.tiers()
+        t = r.totals
         lines = r.lines
         net = [x for x in lines if x.category in NETWORK]
         out: dict[str, float] = {"gpus": gpus, "gpus_per_domain": self.platform.gpus_per_domain,
                                  "domains": m.cluster.domains}
-        compute = m.fabrics["compute"].groups
-        per_tier = {"scale-up": (int(tiers["scale-up"]["links"]), int(tiers["scale-up"].get("copper_links", 0) or 0)),
-                    "scale-out": (sum(g.links for g in compute), sum(g.links for g in compute if g.copper)),
-                    "scale-across": (int(tiers["scale-across"]["links"]),
-                                     int(tiers["scale-across"].get("copper_links", 0) or 0))}
-        for tier, (links, copper) in per_tier.items():
+        # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
+        compute = t.fabrics["compute"]
+        per_tier = {"scale-up": t.scale_up, "scale-out": compute, "scale-across": t.scale_across}
+        for tier, totals in per_tier.items():
             key = tier.replace("-", "_")
-            # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
             mine = [x for x in net if x.tier == tier and (tier != "scale-out" or x.fabric == "compute")]
             usd = sum(x.price_usd for x in mine)
             copper_usd = sum(x.price_usd for x in mine if x.category in COPPER)
-            out[f"{key}_links_per_gpu"] = links / gpus
-            out[f"{key}_copper_share"] = copper / links if links else 0.0
+            out[f"{key}_links_per_gpu"] = totals.links / gpus
+            out[f"{key}_copper_share"] = totals.copper_share
             out[f"{key}_copper_cost_share"] = copper_usd / usd if usd else 0.0
-        so, across = tiers["scale-out"], tiers["scale-across"]
-        all_links = int(so["links"]) + int(across["links"])
-        all_copper = int(so["copper_links"]) + int(across.get("copper_links", 0) or 0)
-        out["network_copper_share"] = all_copper / all_links if all_links else 0.0
-        support = [g for k, f in m.fabrics.items() if k in SUPPORT for g in f.groups]
-        out["support_links_per_gpu"] = sum(g.links for g in support) / gpus
+        network = t.network
+        out["network_copper_share"] = network.copper_share
+        out["support_links_per_gpu"] = t.fabric_links(SUPPORT) / gpus
         # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
-        up = tiers["scale-up"]
-        out["modules_per_gpu"] = (int(so["modules"]) + int(across["modules"]) + int(up["modules"])) / gpus
-        out["fibre_runs_per_gpu"] = (int(so["fibre_runs"]) + int(across.get("fibre_runs", 0) or 0)
-                                     + int(up["fibre_runs"])) / gpus
-        out["lit_strands_per_gpu"] = (int(so["fibre_strands"]) + int(across.get("fibre_strands", 0) or 0)
-                                      + int(up["fibre_strands"])) / gpus
+        up = t.scale_up
+        out["modules_per_gpu"] = (network.modules + up.modules) / gpus
+        out["fibre_runs_per_gpu"] = (network.fibre_runs + up.fibre_runs) / gpus
+        out["lit_strands_per_gpu"] = (network.fibre_strands + up.fibre_strands) / gpus
         out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
                                       and x.fabric != "spares") / gpus
         out["support_switches_per_gpu"] = sum(x.quantity for x in lines
@@ -114,16 +105,14 @@ class Generation:
         out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
         # Co-packaged optics: engine ports need no module, but the switches need laser modules; the
         # optics' power is every pluggable's, AOC's and laser module's (engines are in the switch power).
-        ends = [e for f in m.fabrics.values() for e in end_kinds(f.groups).values()] + list(
-            end_kinds(m.dci_groups).values())
-        out["engine_ports_per_gpu"] = sum(e["optical engine"] for e in ends) / gpus
+        out["engine_ports_per_gpu"] = t.engine_ports() / gpus
         installed = [x for x in net if x.fabric != "spares"]
         out["laser_sources_per_gpu"] = sum(x.quantity for x in installed if x.category == "laser source") / gpus
         out["optics_power_w_per_gpu"] = sum(x.power_w for x in installed if x.category in OPTICS) / gpus
-        t = r.tco
-        out.update(network_capex_per_gpu=t.network_usd / gpus, network_power_w_per_gpu=t.network_power_kw * 1000 / gpus,
-                   network_capex_share=t.network_capex_share, network_power_share=t.network_power_share,
-                   capex_per_gpu=t.capex_usd / gpus, tco_usd=t.tco_usd, usd_per_gpu_hour=t.usd_per_gpu_hour)
+        c = r.tco
+        out.update(network_capex_per_gpu=c.network_usd / gpus, network_power_w_per_gpu=c.network_power_kw * 1000 / gpus,
+                   network_capex_share=c.network_capex_share, network_power_share=c.network_power_share,
+                   capex_per_gpu=c.capex_usd / gpus, tco_usd=c.tco_usd, usd_per_gpu_hour=c.usd_per_gpu_hour)
         return out
 
 

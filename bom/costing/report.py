@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog
@@ -30,6 +31,7 @@ from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
 from bom.topology.build import Model
+from bom.topology.totals import Totals
 
 
 @dataclass(frozen=True)
@@ -50,10 +52,15 @@ class Report:
     def name(self) -> str:
         return self.model.scenario.name
 
+    @cached_property
+    def totals(self) -> Totals:
+        """The model's totals (the report is made of a finished model)."""
+        return self.model.totals()
+
     @property
     def links(self) -> int:
         """Every scale-out and scale-across link (what installation is priced on)."""
-        return sum(g.links for g in self.model.groups) + (self.model.dci.links if self.model.dci else 0)
+        return self.totals.network.links
 
     @property
     def dark_fibre_km(self) -> float:

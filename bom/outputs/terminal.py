@@ -197,7 +197,6 @@ def lookup_report(result: object) -> str:
 def build_summary(model: object) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
     from bom.topology.build import Model
-    from bom.topology.linkgroups import end_kinds
 
     assert isinstance(model, Model)
     c = model.cluster
@@ -215,49 +214,47 @@ def build_summary(model: object) -> str:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
                      f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
+    totals = model.totals()
     rows = []
     for name, f in model.fabrics.items():
-        j = f.to_json()
-        sw, ln = j["switches"], j["links"]
+        j, t = f.to_json(), totals.fabrics[name]
         rows.append([name, j["switch"], j["layers"], j["planes"],
-                     f"{sw['leaf']:,}/{sw['spine']:,}/{sw['core']:,}",
-                     f"{ln['node-leaf']:,}/{ln['leaf-spine']:,}/{ln['spine-core']:,}"
-                     + (f" + {ln['leaf-leaf']:,} ISL" if ln.get("leaf-leaf") else ""),
-                     f"{j['modules']['node']:,}/{j['modules']['switch']:,}", f"{j['copper_links']:,}",
-                     f"{j['optical_links']:,}"])
+                     f"{t.switches['leaf']:,}/{t.switches['spine']:,}/{t.switches['core']:,}",
+                     f"{t.hop('node-leaf'):,}/{t.hop('leaf-spine'):,}/{t.hop('spine-core'):,}"
+                     + (f" + {t.hop('leaf-leaf'):,} ISL" if t.hop("leaf-leaf") else ""),
+                     f"{t.node_modules:,}/{t.switch_modules:,}", f"{t.copper_links:,}", f"{t.optical_links:,}"])
     lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
                         "modules node/switch", "copper", "optical"], rows,
                        [False, False, True, True, True, True, True, True, True]))
-    t = model.tiers()
-    up, out, across = t["scale-up"], t["scale-out"], t["scale-across"]
-    copper = "all copper" if up["copper_links"] == up["links"] else f"{up['copper_links']:,} copper"
-    head = f"scale-up:     {_count(up['links'], 'link')} in {_count(up['domains'], 'domain')}"
-    if up.get("optical_links"):
-        ocs = f"{up['ocs']:,} optical circuit switch" + ("" if up["ocs"] == 1 else "es")
-        lines.append(f"{head}: {up['copper_links']:,} copper inside cubes, {up['optical_links']:,} optical to {ocs} "
-                     f"({_count(up['modules'], 'module')}, {_count(up['fibre_runs'], 'fibre run')})")
-    elif up.get("kind") == "switched":
-        lines.append(f"{head} over {up['switch_chips']:,} scale-up switch chips in {up['switch_trays']:,} trays, "
-                     f"{copper}, {_count(up['modules'], 'module')}")
+    up, out, across, su = totals.scale_up, totals.scale_out, totals.scale_across, model.scale_up
+    copper = "all copper" if up.copper_links == up.links else f"{up.copper_links:,} copper"
+    head = f"scale-up:     {_count(up.links, 'link')} in {_count(su.domains, 'domain')}"
+    if up.optical_links:
+        ocs = f"{su.ocs:,} optical circuit switch" + ("" if su.ocs == 1 else "es")
+        lines.append(f"{head}: {up.copper_links:,} copper inside cubes, {up.optical_links:,} optical to {ocs} "
+                     f"({_count(up.modules, 'module')}, {_count(up.fibre_runs, 'fibre run')})")
+    elif su.kind == "switched":
+        lines.append(f"{head} over {su.switch_chips:,} scale-up switch chips in {su.switch_trays:,} trays, "
+                     f"{copper}, {_count(up.modules, 'module')}")
     else:
-        lines.append(f"{head}, {copper}, {_count(up['modules'], 'module')}")
-    lines.append(f"scale-out:    {out['links']:,} links, {out['modules']:,} modules, {out['fibre_runs']:,} "
-                 f"fibre runs ({out['fibre_strands']:,} lit strands), copper share "
-                 f"{out['copper_share']:.1%}")
-    engines = sum(e["optical engine"] for f in model.fabrics.values() if f.tier == "scale-out"
-                  for e in end_kinds(f.groups).values())
+        lines.append(f"{head}, {copper}, {_count(up.modules, 'module')}")
+    lines.append(f"scale-out:    {out.links:,} links, {out.modules:,} modules, {out.fibre_runs:,} "
+                 f"fibre runs ({out.fibre_strands:,} lit strands), copper share "
+                 f"{out.copper_share:.1%}")
+    engines = sum(t.engine_ports() for t in totals.fabrics.values() if t.tier == "scale-out")
     if engines:   # co-packaged optics: ports without modules, lasers bought per switch
         lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
                      f"external laser modules are BOM lines)")
-    if model.dci is not None:
+    if across.dci is not None:
         from bom.catalog.media import COHERENT_STANDARD
 
-        std = COHERENT_STANDARD.get(str(across["standard"]), str(across["standard"]))
-        lines.append(f"scale-across: {across['wavelengths']:,} wavelengths of {std} over "
-                     f"{across['distance_km']:g} km on {_count(across['site_pairs'], 'cabled site pair')} "
-                     f"({across['topology']}), {_count(across['coherent_modules'], 'coherent module')}, "
-                     f"{_count(across['fibre_pairs'], 'fibre pair')}, {_count(across['amplifiers'], 'amplifier')} "
-                     f"({_count(across['inline_amplifier_sites'], 'in-line amplifier hut')})")
+        d = across.dci
+        std = COHERENT_STANDARD.get(d.coherent.standard, d.coherent.standard)
+        lines.append(f"scale-across: {across.wavelengths:,} wavelengths of {std} over "
+                     f"{d.distance_m / 1000:g} km on {_count(d.pairs, 'cabled site pair')} "
+                     f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
+                     f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
+                     f"({_count(d.amplifier_sites, 'in-line amplifier hut')})")
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)

@@ -27,9 +27,10 @@ from bom.topology.geometry import (
     node_leaf,
     spine_core,
 )
-from bom.topology.linkgroups import LinkGroup, count_hop, end_kinds
+from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
+from bom.topology.totals import FabricTotals, ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
 from bom.topology.ufm import HOP as UFM_HOP
 from bom.topology.ufm import UfmPorts, attach_ufm
 from bom.units import magnitude
@@ -68,28 +69,30 @@ class Fabric:
         """(switches, ports each uses) of a spine or core layer over every site and plane."""
         return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
 
+    def totals(self) -> FabricTotals:
+        """The fabric's link totals (one sum over its link groups) and its switches."""
+        return FabricTotals.of(self.name, self.tier, sum_groups(self.groups),
+                               {k: self.switches(k) for k in ("leaf", "spine", "core")})
+
     def hop_links(self, hop: str) -> int:
-        return sum(g.links for g in self.groups if g.hop == hop)
+        return sum_groups(self.groups).hop(hop)
 
     def modules_at(self, layer: str) -> int:
-        return (sum(g.modules_lower for g in self.groups if g.lower == layer)
-                + sum(g.modules_upper for g in self.groups if g.upper == layer))
+        return sum_groups(self.groups).modules_at(layer)
 
     def to_json(self) -> dict[str, object]:
-        copper = sum(g.links for g in self.groups if g.copper)
-        links = sum(g.links for g in self.groups)
-        hops = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
-        if self.hop_links("leaf-leaf"):
-            hops["leaf-leaf"] = self.hop_links("leaf-leaf")
-        modules = {"node": self.modules_at("node"),
-                   "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "core"))}
+        t = self.totals()
+        hops = {h: t.hop(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        if t.hop("leaf-leaf"):
+            hops["leaf-leaf"] = t.hop("leaf-leaf")
+        modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.ufm is not None:
             # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
             out["ufm"] = self.ufm.to_json()
             if self.ufm.ports:
-                hops[UFM_HOP] = self.hop_links(UFM_HOP)
-                modules["ufm"] = self.modules_at("ufm")
+                hops[UFM_HOP] = t.hop(UFM_HOP)
+                modules["ufm"] = t.modules_at("ufm")
         return out | {
             "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
             "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
@@ -97,24 +100,13 @@ class Fabric:
             "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
             "rails_per_leaf": (self.first.rails_per_leaf
                                if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
-            "switches": {k: self.switches(k) for k in ("leaf", "spine", "core")},
+            "switches": dict(t.switches),
             "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
                                "core": self.planes * p.cores} for n, p in self.shapes],
-            "links": hops, "media": _hop_media(self.groups), "modules": modules, "ends": end_kinds(self.groups),
-            "cables": sum(g.cables for g in self.groups),
-            "fibre_runs": sum(g.fibre_runs for g in self.groups),
-            "fibre_strands": sum(g.fibre_strands for g in self.groups),
-            "copper_links": copper, "optical_links": links - copper,
+            "links": hops, "media": t.media_json(), "modules": modules, "ends": t.ends_json(),
+            "cables": t.cables, "fibre_runs": t.fibre_runs, "fibre_strands": t.fibre_strands,
+            "copper_links": t.copper_links, "optical_links": t.optical_links,
         }
-
-
-def _hop_media(groups: list[LinkGroup]) -> dict[str, dict[str, int]]:
-    """Links of each hop by medium: {"node-leaf": {"multimode": 9216}, ...}."""
-    out: dict[str, dict[str, int]] = {}
-    for g in groups:
-        hop = out.setdefault(g.hop, {})
-        hop[g.medium] = hop.get(g.medium, 0) + g.links
-    return out
 
 
 @dataclass
@@ -141,42 +133,30 @@ class Model:
     def groups(self) -> list[LinkGroup]:
         return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
 
+    def totals(self) -> Totals:
+        """Every fabric's totals and the three tiers', each one sum over its link groups."""
+        fabrics = {k: f.totals() for k, f in self.fabrics.items()}
+        clients = sum_groups(self.dci_groups)
+        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups)
+        return Totals(fabrics=fabrics, dci_clients=clients, scale_up=ScaleUpTotals.of(self.scale_up),
+                      scale_out=ScaleOutTotals.of(scale_out), scale_across=ScaleAcrossTotals.of(self.dci, clients))
+
     def tiers(self) -> dict[str, dict[str, object]]:
-        out = self.scale_up.to_json()
-        so = [g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups]
-        links = sum(g.links for g in so)
-        copper = sum(g.links for g in so if g.copper)
-        scale_out = {"links": links, "ports": 2 * links, "modules": sum(g.modules for g in so),
-                     "cables": sum(g.cables for g in so), "fibre_runs": sum(g.fibre_runs for g in so),
-                     "fibre_strands": sum(g.fibre_strands for g in so), "copper_links": copper,
-                     "copper_share": copper / links if links else 0.0}
-        across: dict[str, object] = {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0,
-                                     "copper_links": 0, "copper_share": 0.0, "fibre_runs": 0,
-                                     "fibre_strands": 0}
-        if self.dci is not None:
-            # The tier holds the wavelengths between sites and the routers' client links inside them.
-            across = self.dci.to_json()
-            client_links = sum(g.links for g in self.dci_groups)
-            client_modules = sum(g.modules for g in self.dci_groups)
-            across.update(coherent_modules=self.dci.modules, client_links=client_links,
-                          client_modules=client_modules, links=self.dci.links + client_links,
-                          modules=self.dci.modules + client_modules,
-                          fibre_runs=sum(g.fibre_runs for g in self.dci_groups),
-                          fibre_strands=sum(g.fibre_strands for g in self.dci_groups))
-        return {"scale-up": out, "scale-out": scale_out, "scale-across": across}
+        """The tiers' JSON (``totals().tiers_json()``)."""
+        return self.totals().tiers_json()
 
     def to_json(self) -> dict[str, object]:
         c = self.cluster
+        totals = self.totals()
         fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
         if self.dci is not None:
-            d = self.dci
+            d, client = self.dci, totals.dci_clients
             fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
                               "coherent": d.coherent.id, "standard": d.coherent.standard,
-                              "links": {"site-site": d.links, "fabric-dci": sum(g.links for g in self.dci_groups)},
-                              "media": {"site-site": {"coherent": d.links}, **_hop_media(self.dci_groups)},
-                              "modules": {"coherent": d.modules,
-                                          "client": sum(g.modules for g in self.dci_groups)},
-                              "copper_links": 0, "optical_links": d.links + sum(g.links for g in self.dci_groups)}
+                              "links": {"site-site": d.links, "fabric-dci": client.links},
+                              "media": {"site-site": {"coherent": d.links}, **client.media_json()},
+                              "modules": {"coherent": d.modules, "client": client.modules},
+                              "copper_links": 0, "optical_links": d.links + client.links}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
                 "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
@@ -185,7 +165,7 @@ class Model:
                 "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
                 "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
-                "fabrics": fabrics, "tiers": self.tiers()}
+                "fabrics": fabrics, "tiers": totals.tiers_json()}
 
 
 def _nic(platform: Platform, name: str, src: Located) -> NicPorts:

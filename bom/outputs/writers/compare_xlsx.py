@@ -42,26 +42,23 @@ BOM_TOP = len(FACTS) + len(COSTS) + 4
 
 def _facts(g: Generation) -> dict[str, float]:
     m = g.report.model
-    t = m.tiers()
+    t = g.report.totals
     out: dict[str, float] = {"gpus": m.cluster.gpus, "gpus_per_domain": g.platform.gpus_per_domain,
                              "domains": m.cluster.domains, "racks": m.racks, "links_install": g.report.links,
                              "dark_fibre_km": g.report.dark_fibre_km,
                              "scale_out_gbps_per_gpu": g.metrics()["scale_out_gbps_per_gpu"]}
-    for tier in TIERS:
-        key = tier.replace("-", "_")
-        out[f"{key}_links"] = int(t[tier]["links"])
-        out[f"{key}_copper"] = int(t[tier].get("copper_links", 0) or 0)
-    so, sa = t["scale-out"], t["scale-across"]
     # Scale-out per-tier figures are the compute fabric's; the network figures every fabric's (SCOPES).
-    compute = m.fabrics["compute"].groups
-    out["scale_out_links"] = sum(x.links for x in compute)
-    out["scale_out_copper"] = sum(x.links for x in compute if x.copper)
-    out["network_links"] = int(so["links"]) + int(sa["links"])
-    out["network_copper"] = int(so["copper_links"]) + int(sa.get("copper_links", 0) or 0)
-    out["support_links"] = sum(x.links for k, f in m.fabrics.items() if k in SUPPORT for x in f.groups)
-    out["modules"] = int(so["modules"]) + int(sa["modules"]) + int(t["scale-up"].get("modules", 0) or 0)
-    out["fibre_runs"] = int(so["fibre_runs"]) + int(sa.get("fibre_runs", 0) or 0)
-    out["lit_strands"] = int(so["fibre_strands"]) + int(sa.get("fibre_strands", 0) or 0)
+    compute, network = t.fabrics["compute"], t.network
+    for tier, totals in (("scale-up", t.scale_up), ("scale-out", compute), ("scale-across", t.scale_across)):
+        key = tier.replace("-", "_")
+        out[f"{key}_links"] = totals.links
+        out[f"{key}_copper"] = totals.copper_links
+    out["network_links"] = network.links
+    out["network_copper"] = network.copper_links
+    out["support_links"] = t.fabric_links(SUPPORT)
+    out["modules"] = network.modules + t.scale_up.modules
+    out["fibre_runs"] = network.fibre_runs
+    out["lit_strands"] = network.fibre_strands
     out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
     return out
 

@@ -73,9 +73,10 @@ def _context(r: Report) -> dict[str, Any]:
                 ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
                 ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
                 ("Network share of IT power", pct(t.network_power_share))]
-    pairs = j["tiers"]["scale-across"].get("pairs", [])
+    dci = r.totals.scale_across.dci
+    pairs = dci.site_pairs if dci else ()
     cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
-    return {"j": j, "t": j["totals"], "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
+    return {"j": j, "t": j["totals"], "totals": r.totals, "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
             "tco_rows": tco_rows,
             "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],

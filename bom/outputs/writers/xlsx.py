@@ -410,14 +410,12 @@ def _tiers(wb: Workbook, r: Report) -> None:
     _header(ws, ["Tier", "Links", "Copper links", "Copper share (links)", "Modules", "Fibre runs",
                  "Lit strands", "Capex", "Copper capex", "Copper share (cost)", "Power kW"],
             [13, 12, 12, 12, 12, 12, 12, 18, 16, 12, 12])
-    t = r.model.tiers()
-    up = t["scale-up"]
+    up, dci = r.totals.scale_up, r.totals.scale_across.dci
     usd, qty, tier, cat = ref("Extended price"), ref("Qty"), ref("Tier"), ref("Category")
     for n, name in enumerate(TIERS, start=2):
         _put(ws, n, 1, name)
         if name == "scale-up":
-            values: list[Any] = [up["links"], up["copper_links"], None, up["modules"], up["fibre_runs"],
-                                 up["fibre_strands"]]
+            values: list[Any] = [up.links, up.copper_links, None, up.modules, up.fibre_runs, up.fibre_strands]
         elif name == "compute":
             values = [0, 0, None, 0, 0, 0]
         else:
@@ -427,7 +425,7 @@ def _tiers(wb: Workbook, r: Report) -> None:
                       None, _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
                       _f(f"SUMIFS(lk_runs,lk_tier,A{n})"), _f(f"SUMIFS(lk_strands,lk_tier,A{n})")]
             if name == "scale-across":   # the wavelengths and their coherent modules (installed, not spares)
-                values[0] = _f(f"SUMIFS(lk_links,lk_tier,A{n})+{r.model.dci.links if r.model.dci else 0}")
+                values[0] = _f(f"SUMIFS(lk_links,lk_tier,A{n})+{dci.links if dci else 0}")
                 values[3] = _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
                                f"+SUMIFS({_installed(qty, tier, f'A{n}', cat, chr(34) + 'coherent optic' + chr(34))})")
         values[2] = _f(f"IF(B{n}=0,0,C{n}/B{n})")

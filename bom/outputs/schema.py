@@ -1,0 +1,309 @@
+"""The JSON Schema of the outputs (`bom schema --output`) and its reference (docs/output.md).
+
+Two documents are described: a build's JSON (``bom build --json``, the written ``<name>.json``)
+and a comparison's (``bom compare --json``, ``<name>-compare.json``). The schema is written here
+in one place; the tiers' and fabrics' totals are read from the typed results
+(:mod:`bom.topology.totals`), so a total added there shows up here. tests/outputs/test_output_schema.py
+validates the JSON of several scenarios against it and fails when docs/output.md is stale;
+regenerate it with ``python -m bom.outputs.schema > docs/output.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+Schema = dict[str, Any]
+
+INT: Schema = {"type": "integer", "minimum": 0}
+NUM: Schema = {"type": "number"}
+STR: Schema = {"type": "string"}
+BOOL: Schema = {"type": "boolean"}
+COUNT: Schema = {"type": "number", "minimum": 0}          # whole "each" quantities, metres of cable
+SHARE: Schema = {"type": "number", "minimum": 0, "maximum": 1}
+DATE: Schema = {"type": "string", "format": "date"}
+
+
+def null(s: Schema) -> Schema:
+    return {"anyOf": [s, {"type": "null"}]}
+
+
+def obj(props: dict[str, Schema], required: tuple[str, ...] | None = None, description: str = "") -> Schema:
+    """A closed object: these keys (all required unless ``required`` names some)."""
+    out: Schema = {"type": "object", "properties": props,
+                   "required": list(props if required is None else required), "additionalProperties": False}
+    return {"description": description, **out} if description else out
+
+
+def mapping(values: Schema, description: str = "") -> Schema:
+    out: Schema = {"type": "object", "additionalProperties": values}
+    return {"description": description, **out} if description else out
+
+
+def array(items: Schema) -> Schema:
+    return {"type": "array", "items": items}
+
+
+#: Python annotations of the typed results, as JSON types.
+_TYPES: dict[str, Schema] = {"int": INT, "float": NUM, "str": STR, "bool": BOOL, "str | None": null(STR)}
+
+
+def _fields(cls: type, skip: tuple[str, ...] = ()) -> dict[str, Schema]:
+    """The plain fields of a dataclass (ints, floats, strings) as properties."""
+    return {f.name: _TYPES[str(f.type)] for f in fields(cls) if f.name not in skip and str(f.type) in _TYPES}
+
+
+# --- tiers ---------------------------------------------------------------------------------
+
+def _tier_common() -> dict[str, Schema]:
+    from bom.topology.totals import TierTotals
+
+    return {**_fields(TierTotals), "copper_share": SHARE}
+
+
+def scale_up_schema() -> Schema:
+    from bom.topology.scaleup import ScaleUp
+
+    props = {"kind": {"enum": ["electrical", "switched", "torus-ocs"]}, **_tier_common(), "optical_links": INT,
+             **_fields(ScaleUp, skip=("kind", "links", "switch", "ocs_groups")), "switch": STR,
+             "ocs_ports_used": INT, "ocs_groups_per_domain": INT}
+    torus = ("ocs", "ocs_ports", "ocs_ports_used", "ocs_groups_per_domain", "cubes")
+    return obj(props, tuple(k for k in props if k not in (*torus, "switch")),
+               "The links inside every scale-up domain (ScaleUpTotals); the torus keys on a TPU torus only.")
+
+
+def scale_out_schema() -> Schema:
+    return obj({"links": INT, "ports": INT, **{k: v for k, v in _tier_common().items() if k != "links"}},
+               description="Every scale-out fabric's links (ScaleOutTotals).")
+
+
+def scale_across_schema() -> Schema:
+    from bom.topology.totals import ScaleAcrossTotals
+
+    totals = {**_tier_common(), **_fields(ScaleAcrossTotals)}
+    dci = {"sites": INT, "site_pairs": INT, "topology": {"enum": ["mesh", "ring", "hub"]},
+           "pairs": array({"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
+                           "maxItems": 2}),
+           "wavelengths_per_pair": INT, "fibre_pairs_per_pair": INT, "distance_km": NUM,
+           "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT,
+           "amplifiers": INT, "amplifiers_per_fibre_pair": INT, "inline_amplifier_sites": INT,
+           "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT}
+    one_site = ("links", "modules", "fibre_pairs", "wavelengths", "copper_links", "copper_share", "fibre_runs",
+                "fibre_strands")
+    return obj({**totals, **dci}, one_site,
+               "The wavelengths between sites and the routers' client links (ScaleAcrossTotals); the DCI's "
+               "description and the client figures with two or more sites only. copper_links is 0.")
+
+
+# --- fabrics -------------------------------------------------------------------------------
+
+def fabric_schema() -> Schema:
+    from bom.topology.totals import LinkTotals
+
+    counts = {k: v for k, v in _fields(LinkTotals).items() if k not in ("links", "modules")}
+    props: dict[str, Schema] = {
+        "tier": {"enum": ["scale-out", "scale-across"]}, "switch": STR, "spine_switch": null(STR),
+        "topology": STR, "layers": INT, "planes": INT, "rate_gbps": null(NUM), "uplink_rate_gbps": null(NUM),
+        "rails_per_leaf": null(INT),
+        "switches": obj({"leaf": INT, "spine": INT, "core": INT}, description="Switches over every site and plane."),
+        "site_switches": array(obj({"sites": INT, "leaf": INT, "spine": INT, "core": INT})),
+        "links": mapping(INT, "Links of each hop (node-leaf, leaf-spine, ..., site-site)."),
+        "media": mapping(mapping(INT), "Links of each hop by medium."),
+        "modules": mapping(INT, "Modules: node, switch (and ufm, endpoint; coherent and client on the DCI)."),
+        "ends": mapping(mapping(INT), "Link ends by layer and kind (pluggable modules, optical engine ports, none)."),
+        **counts, "optical_links": INT,
+        # the compute fabric's fabric managers
+        "ufm": obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
+        # storage and in-band (pooled) fabrics
+        "endpoint_substitutions": mapping(STR), "oversubscription": STR, "group_ports": INT, "endpoint_ports": INT,
+        # out-of-band
+        "uplinks": {"enum": ["spine", "inband"]}, "uplinks_counted_in": {"enum": ["oob", "inband"]},
+        "uplink_ports": INT, "managed_devices": INT,
+        # the DCI
+        "routers": INT, "coherent": STR, "standard": STR,
+    }
+    return obj(props, ("tier", "switch", "links", "modules", "copper_links", "optical_links"),
+               "One fabric: its description and totals (FabricTotals); the keys after optical_links are the "
+               "compute, pooled (storage, in-band), out-of-band and DCI fabrics' own.")
+
+
+# --- the build -----------------------------------------------------------------------------
+
+def _line() -> Schema:
+    return obj({"sku": STR, "catalog_id": STR, "description": STR, "category": STR, "tier": STR, "fabric": STR,
+                "hop": STR, "quantity": COUNT, "unit": STR, "unit_price_usd": NUM, "unit_power_w": NUM,
+                "price_source": STR, "vendor": STR, "asset_class": STR, "flags": array(STR)},
+               description="One BOM line.")
+
+
+def _order() -> Schema:
+    return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
+                "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT, "total": COUNT,
+                "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
+                "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE)},
+               description="One order line per part number.")
+
+
+def _quote() -> Schema:
+    return obj({"sku": STR, "amount": NUM, "currency": STR, "usd_per_unit": NUM, "price_usd": NUM,
+                "price_source": STR, "quoted_on": null(DATE), "valid_until": null(DATE), "quote_ref": STR,
+                "vendor": STR, "where": STR})
+
+
+def _sizing() -> Schema:
+    from bom.topology.sizing import Sizing
+
+    return {"type": "object", "properties": _fields(Sizing), "required": [f.name for f in fields(Sizing)],
+            "description": "The workload sizing (Sizing); null without a workload."}
+
+
+def build_schema() -> Schema:
+    from bom.costing.tco import TCO_FIELDS
+
+    endpoint = obj({"id": null(STR), "count": INT})
+    totals = {k: NUM for k in ("capex_usd", "hardware_usd", "network_capex_usd", "installation_usd", "spares_usd",
+                               "it_power_kw", "network_power_kw", "facility_power_kw", "opex_per_year_usd",
+                               "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")}
+    totals |= {"network_capex_share": SHARE, "network_power_share": SHARE, "links": INT, "dark_fibre_km": NUM}
+    finance = {k: NUM for k in ("capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year",
+                                "space_per_year", "dark_fibre_per_year", "depreciation_per_year",
+                                "capital_charge_per_year", "annual_cost_usd", "npv_usd", "usd_per_pflop_hour",
+                                "pflops_per_gpu")}
+    assert set(finance) - {"pflops_per_gpu"} <= set(TCO_FIELDS)
+    props: dict[str, Schema] = {
+        "name": STR, "platform": STR, "gpus": INT, "nodes": INT, "domains": INT, "racks": INT, "sites": INT,
+        "site_sizes": array(obj({"site": INT, "nodes": INT, "gpus": INT})),
+        "requested_gpus": INT,
+        "rounding": obj({"requested": INT, "built": INT, "extra": INT, "why": STR}),
+        "rack_counts": mapping(INT, "Racks by kind: compute, network, management, storage."),
+        "endpoints": null(obj({"ufm": endpoint, "management_servers": endpoint,
+                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR})})),
+        "sizing": null(_sizing()),
+        "fabrics": mapping({"$ref": "#/$defs/fabric"}, "Each fabric by name (compute, storage, inband, oob, dci)."),
+        "tiers": obj({"scale-up": {"$ref": "#/$defs/scale-up"}, "scale-out": {"$ref": "#/$defs/scale-out"},
+                      "scale-across": {"$ref": "#/$defs/scale-across"}}),
+        "lines": array(_line()),
+        "totals": obj(totals, description="The cost and power totals (TCO)."),
+        "finance": obj(finance),
+        "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,
+                                  "high_usd_per_gpu_hour": NUM})),
+        "order": array(_order()),
+        "quotes": array(_quote()),
+        "exchange_rates": mapping(NUM),
+        "warnings": array(STR),
+        "priced_on": DATE,
+        "inputs": mapping(obj({"value": {"type": ["number", "string"]}, "unit": STR, "source": STR}),
+                          "The TCO inputs with their units and sources."),
+    }
+    for key, text in _BUILD_KEYS.items():
+        props[key] = {"description": text, **props[key]}
+    return obj(props, description="A build: `bom build --json`, the written <name>.json.")
+
+
+_BUILD_KEYS = {
+    "name": "The scenario's name.", "platform": "The platform id (catalog).", "gpus": "GPUs built.",
+    "nodes": "GPU nodes built.", "domains": "Scale-up domains.", "racks": "Every rack the placement builds.",
+    "sites": "Sites (2 or more: a DCI between them).", "site_sizes": "Nodes and GPUs of each site.",
+    "requested_gpus": "GPUs asked for (before rounding to whole systems).",
+    "rounding": "GPUs asked for, built, and why they differ.", "endpoints": "UFM, management and storage servers.",
+    "tiers": "The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals).",
+    "lines": "The bill of materials, one line per part and place.", "finance": "The TCO's finance figures.",
+    "sensitivity": "Cost per GPU-hour with each input moved by -20 % and +20 %.",
+    "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",
+    "exchange_rates": "USD per unit of each quoted currency.", "warnings": "What the build warns about.",
+    "priced_on": "The day quotes are checked against.",
+}
+
+
+# --- the comparison ------------------------------------------------------------------------
+
+def compare_schema() -> Schema:
+    from bom.costing.compare import SCOPES
+
+    metrics = obj({k: NUM for k in SCOPES}, description="The compared figures (see scopes).")
+    opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
+    gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
+               "note": null(STR), "kind_note": null(STR), "metrics": metrics,
+               "delta": null({**opt, "description": "Change from the previous generation."}),
+               "change": null({**opt, "description": "Relative change (shares: the difference)."})})
+    return obj({"name": STR,
+                "scopes": {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": STR},
+                "generations": array(gen), "skipped": mapping(STR, "Entries that cannot build the job, and why.")},
+               description="A comparison: `bom compare --json`, the written <name>-compare.json.")
+
+
+def output_schema() -> Schema:
+    """Both documents: a build or a comparison (``$defs/build``, ``$defs/compare``)."""
+    return {"$schema": DRAFT, "title": "clusterbom output",
+            "anyOf": [{"$ref": "#/$defs/build"}, {"$ref": "#/$defs/compare"}],
+            "$defs": {"build": build_schema(), "compare": compare_schema(), "fabric": fabric_schema(),
+                      "scale-up": scale_up_schema(), "scale-out": scale_out_schema(),
+                      "scale-across": scale_across_schema()}}
+
+
+def schema_text() -> str:
+    return json.dumps(output_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+# --- the reference -------------------------------------------------------------------------
+
+def _kind(s: Schema) -> str:
+    if "$ref" in s:
+        name = s["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name})"
+    if "anyOf" in s:
+        return " or ".join(_kind(x) for x in s["anyOf"])
+    if "enum" in s:
+        return "one of " + ", ".join(f"`{v}`" for v in s["enum"])
+    t = s.get("type")
+    if t == "array":
+        return f"list of {_kind(s.get('items', {}))}"
+    if t == "object" and "properties" not in s:
+        values = s.get("additionalProperties")
+        return f"mapping to {_kind(values)}" if isinstance(values, dict) else "mapping"
+    if t == "object":
+        return "object"
+    if isinstance(t, list):
+        return " or ".join(t)
+    return {"integer": "integer", "number": "number", "string": "text", "null": "null"}.get(str(t), str(t))
+
+
+def _rows(s: Schema, prefix: str = "") -> list[str]:
+    out = []
+    required = set(s.get("required", []))
+    for key, p in s.get("properties", {}).items():
+        desc = " ".join(p.get("description", "").split())
+        out.append(f"| `{prefix}{key}` | {_kind(p)} | {'yes' if key in required else 'no'} | {desc} |")
+        if p.get("type") == "object" and "properties" in p:
+            out += _rows(p, f"{prefix}{key}.")
+        elif p.get("type") == "array" and "properties" in p.get("items", {}):
+            out += _rows(p["items"], f"{prefix}{key}[].")
+        elif "anyOf" in p:
+            inner = [x for x in p["anyOf"] if x.get("type") == "object" and "properties" in x]
+            if inner:
+                out += _rows(inner[0], f"{prefix}{key}.")
+    return out
+
+
+def output_reference() -> str:
+    """docs/output.md: every key of the build and comparison JSON."""
+    s = output_schema()
+    parts = ["# Output JSON", "",
+             "<!-- Generated by `python -m bom.outputs.schema > docs/output.md`; do not edit. -->", "",
+             "`bom build --json` prints (and `bom build` writes as `<name>.json`) a build; `bom compare --json` "
+             "prints (and `bom compare` writes as `<name>-compare.json`) a comparison. `bom schema --output` "
+             "prints the JSON Schema (draft 2020-12) of both; this page is generated from it. Objects are "
+             "closed: a key not listed here is not written.", ""]
+    for name, d in s["$defs"].items():
+        parts += [f"## {name}", "", " ".join(d.get("description", "").split()), "",
+                  "| key | type | always | description |", "|---|---|---|---|", *_rows(d), ""]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":  # python -m bom.outputs.schema > docs/output.md
+    import sys
+
+    sys.stdout.write(output_reference())
