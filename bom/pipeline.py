@@ -16,7 +16,7 @@ from bom.resources import data_dir
 from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
 
 if TYPE_CHECKING:
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
 SEED_POWER_PLATFORM = "dgx-b300"

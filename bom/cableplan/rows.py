@@ -78,8 +78,9 @@ from bom.topology.geometry import (
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.model.fabrics import Fabric
+    from bom.model.model import Model
     from bom.placement.racks import Placement, Rack, Slot
-    from bom.topology.build import Fabric, Model
     from bom.topology.linkgroups import LinkGroup
     from bom.topology.planes import Plane
 
@@ -440,7 +441,7 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
                  tops: dict[str, dict[int, _Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
     """The row generators of one fabric, hop by hop (chained: the code after each ``yield`` runs
     once that hop's rows are all out)."""
-    from bom.topology.support import PooledFabric
+    from bom.model.fabrics import PooledFabric
 
     fp = plan.model.floor
     for site, k, p in _sites(f):
@@ -473,7 +474,8 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
     ``group_units`` units on the block's run, a group's units split over its leaves (the first
     ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
     switches' uplinks) over the endpoints' own leaves, on the shared racks' run (plane 1)."""
-    from bom.topology.support import PooledShape, block_nodes
+    from bom.model.fabrics import PooledShape
+    from bom.topology.support import block_nodes
 
     assert isinstance(ps, PooledShape)
     model = plan.model
@@ -855,7 +857,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
 
 
 def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
-    from bom.topology.support import OobFabric
+    from bom.model.fabrics import OobFabric
 
     model = plan.model
     if scale_up:
@@ -1025,7 +1027,7 @@ def _oob_copies(placement: Placement, shape: object, site: int, merged: bool = F
 
 def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
               catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
-    from bom.topology.support import OobFabric
+    from bom.model.fabrics import OobFabric
 
     assert isinstance(f, OobFabric)
     placement = plan.model.placement

@@ -223,7 +223,7 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
 
 
 def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
-    from bom.topology.support import OobFabric
+    from bom.model.fabrics import OobFabric
 
     if isinstance(f, OobFabric):
         switches = {"leaf": catalog.get("switches", f.leaf_id)}
@@ -247,7 +247,7 @@ def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
 
 def placement_lines(model: object, catalog: Catalog) -> list[Line]:
     """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
     assert isinstance(model, Model)
     out: list[Line] = []
@@ -266,7 +266,7 @@ def placement_lines(model: object, catalog: Catalog) -> list[Line]:
 
 def all_lines(model: object, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
     assert isinstance(model, Model)
     lines = compute_lines(model.platform, model.cluster.systems) + scale_up_lines(model.platform, model.scale_up)

@@ -30,8 +30,8 @@ from bom.errors import BomError, ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
-from bom.topology.build import Model
-from bom.topology.totals import Totals
+from bom.model.model import Model
+from bom.model.totals import Totals
 
 
 @dataclass(frozen=True)

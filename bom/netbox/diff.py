@@ -16,7 +16,7 @@ from bom.netbox.push import _id, _int, _name, _value, plan_objects
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 End = tuple[str, str]   # (device, interface)
 

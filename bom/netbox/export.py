@@ -22,7 +22,7 @@ from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_o
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 #: File name -> the NetBox import page it goes to (relative to the NetBox URL).
 FILES: dict[str, str] = {

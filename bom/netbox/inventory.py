@@ -24,7 +24,7 @@ from bom.netbox import choices
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 #: Manufacturer of the device types of devices the placement does not hold.
 GENERIC_MAKER = "Generic"

@@ -26,7 +26,7 @@ from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_o
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 #: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
 BATCH = 250

@@ -30,7 +30,7 @@ PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
 #: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
 #: second of writing); past it, it says to run ``bom cables``.

@@ -3,7 +3,7 @@
 Two documents are described: a build's JSON (``bom build --json``, the written ``<name>.json``)
 and a comparison's (``bom compare --json``, ``<name>-compare.json``). The schema is written here
 in one place; the tiers' and fabrics' totals are read from the typed results
-(:mod:`bom.topology.totals`), so a total added there shows up here. tests/outputs/test_output_schema.py
+(:mod:`bom.model.totals`), so a total added there shows up here. tests/outputs/test_output_schema.py
 validates the JSON of several scenarios against it and fails when docs/output.md is stale;
 regenerate it with ``python -m bom.outputs.schema > docs/output.md``.
 """
@@ -59,7 +59,7 @@ def _fields(cls: type, skip: tuple[str, ...] = ()) -> dict[str, Schema]:
 # --- tiers ---------------------------------------------------------------------------------
 
 def _tier_common() -> dict[str, Schema]:
-    from bom.topology.totals import TierTotals
+    from bom.model.totals import TierTotals
 
     return {**_fields(TierTotals), "copper_share": SHARE}
 
@@ -81,7 +81,7 @@ def scale_out_schema() -> Schema:
 
 
 def scale_across_schema() -> Schema:
-    from bom.topology.totals import ScaleAcrossTotals
+    from bom.model.totals import ScaleAcrossTotals
 
     totals = {**_tier_common(), **_fields(ScaleAcrossTotals)}
     dci = {"sites": INT, "site_pairs": INT, "topology": {"enum": ["mesh", "ring", "hub"]},
@@ -101,7 +101,7 @@ def scale_across_schema() -> Schema:
 # --- fabrics -------------------------------------------------------------------------------
 
 def fabric_schema() -> Schema:
-    from bom.topology.totals import LinkTotals
+    from bom.model.totals import LinkTotals
 
     counts = {k: v for k, v in _fields(LinkTotals).items() if k not in ("links", "modules")}
     props: dict[str, Schema] = {

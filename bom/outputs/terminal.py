@@ -196,7 +196,7 @@ def lookup_report(result: object) -> str:
 
 def build_summary(model: object) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
-    from bom.topology.build import Model
+    from bom.model.model import Model
 
     assert isinstance(model, Model)
     c = model.cluster

@@ -11,13 +11,14 @@ go to shared racks.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
 from bom.errors import LimitError
 from bom.inputs.yamlio import Located
+from bom.model.fabrics import Fabric, OobFabric, PooledFabric
+from bom.model.model import Model
 from bom.placement.racks import (
     BlockSpec,
     Item,
@@ -29,9 +30,6 @@ from bom.placement.racks import (
     shared_sections,
 )
 from bom.units import magnitude
-
-if TYPE_CHECKING:
-    from bom.topology.build import Fabric, Model
 
 
 def switch_item(catalog: Catalog, sid: str, role: str, fabric: str) -> Item:
@@ -122,8 +120,6 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
 
 def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
     """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
-    from bom.topology.support import OobFabric, PooledFabric
-
     block_net: list = []
     per_rack: list[tuple[Item, int]] = []
     shared: dict[str, list[tuple[Item, int]]] = {"network": [], "management": [], "storage": []}
@@ -150,8 +146,6 @@ def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # typ
 
 
 def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
-    from bom.topology.support import OobFabric
-
     f = model.fabrics.get("oob")
     if not isinstance(f, OobFabric) or k >= len(f.per_shape):
         return None, [], 0, []

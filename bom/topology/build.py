@@ -1,11 +1,13 @@
 """The model of one scenario: sizing -> cluster -> fabrics and tiers -> link groups.
 
-Pure orchestration of the stage modules; the writers and the BOM read the :class:`Model`.
+Pure orchestration of the stage modules: each stage is a function from its inputs to a value, and
+the :class:`~bom.model.model.Model` (frozen, in :mod:`bom.model`) is made anew as each one lands.
+The writers and the BOM read the model.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from bom import names
 from bom.catalog.media import Media, cage
@@ -13,10 +15,12 @@ from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.yamlio import Located
-from bom.placement.racks import Placement
-from bom.topology.cluster import Cluster, ScaleUp, build_cluster, scale_up
+from bom.model.fabrics import Fabric
+from bom.model.model import Model
+from bom.placement.layout import place
+from bom.topology.cluster import Cluster, build_cluster, scale_up
 from bom.topology.dci import Dci, build_dci, check_client_room, client_cages, top_free_cages
-from bom.topology.endpoints import Endpoints, build_endpoints
+from bom.topology.endpoints import build_endpoints
 from bom.topology.geometry import (
     EndGroups,
     FloorPlan,
@@ -30,9 +34,8 @@ from bom.topology.geometry import (
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
-from bom.topology.totals import FabricTotals, ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
-from bom.topology.ufm import HOP as UFM_HOP
-from bom.topology.ufm import UfmPorts, attach_ufm
+from bom.topology.support import build_oob, build_pooled
+from bom.topology.ufm import attach_ufm
 from bom.units import magnitude
 
 #: Fabric switches when the scenario names none (NVIDIA DGX SuperPOD reference designs use
@@ -44,128 +47,6 @@ DEFAULT_ROUTER = "cisco-8201-32fh"
 DEFAULT_WAVELENGTH_GBPS = 400.0
 #: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
 SETTLE_ROUNDS = 6
-
-
-@dataclass
-class Fabric:
-    name: str
-    tier: str
-    spec: FabricSpec
-    planes: int
-    shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
-    groups: list[LinkGroup] = field(default_factory=list)
-    node_ports: NicPorts | None = None
-    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
-
-    @property
-    def first(self) -> Plane:
-        return self.shapes[0][1]
-
-    def switches(self, layer: str) -> int:
-        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
-        return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
-
-    def port_use(self, layer: str) -> list[tuple[int, int]]:
-        """(switches, ports each uses) of a spine or core layer over every site and plane."""
-        return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
-
-    def totals(self) -> FabricTotals:
-        """The fabric's link totals (one sum over its link groups) and its switches."""
-        return FabricTotals.of(self.name, self.tier, sum_groups(self.groups),
-                               {k: self.switches(k) for k in ("leaf", "spine", "core")})
-
-    def hop_links(self, hop: str) -> int:
-        return sum_groups(self.groups).hop(hop)
-
-    def modules_at(self, layer: str) -> int:
-        return sum_groups(self.groups).modules_at(layer)
-
-    def to_json(self) -> dict[str, object]:
-        t = self.totals()
-        hops = {h: t.hop(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
-        if t.hop("leaf-leaf"):
-            hops["leaf-leaf"] = t.hop("leaf-leaf")
-        modules = {"node": t.node_modules, "switch": t.switch_modules}
-        out: dict[str, object] = {}
-        if self.ufm is not None:
-            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
-            out["ufm"] = self.ufm.to_json()
-            if self.ufm.ports:
-                hops[UFM_HOP] = t.hop(UFM_HOP)
-                modules["ufm"] = t.modules_at("ufm")
-        return out | {
-            "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
-            "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
-            "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
-            "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
-            "rails_per_leaf": (self.first.rails_per_leaf
-                               if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
-            "switches": dict(t.switches),
-            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
-                               "core": self.planes * p.cores} for n, p in self.shapes],
-            "links": hops, "media": t.media_json(), "modules": modules, "ends": t.ends_json(),
-            "cables": t.cables, "fibre_runs": t.fibre_runs, "fibre_strands": t.fibre_strands,
-            "copper_links": t.copper_links, "optical_links": t.optical_links,
-        }
-
-
-@dataclass
-class Model:
-    scenario: Scenario
-    platform: Platform
-    sizing: Sizing | None
-    cluster: Cluster
-    floor: FloorPlan
-    scale_up: ScaleUp
-    fabrics: dict[str, Fabric]
-    dci: Dci | None
-    dci_groups: list[LinkGroup]
-    placement: Placement | None = None
-    endpoints: Endpoints | None = None
-    rack_power_w: float | None = None
-
-    @property
-    def racks(self) -> int:
-        """Every rack the placement builds (compute, network, management, storage)."""
-        return self.placement.total if self.placement else self.cluster.racks
-
-    @property
-    def groups(self) -> list[LinkGroup]:
-        return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
-
-    def totals(self) -> Totals:
-        """Every fabric's totals and the three tiers', each one sum over its link groups."""
-        fabrics = {k: f.totals() for k, f in self.fabrics.items()}
-        clients = sum_groups(self.dci_groups)
-        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups)
-        return Totals(fabrics=fabrics, dci_clients=clients, scale_up=ScaleUpTotals.of(self.scale_up),
-                      scale_out=ScaleOutTotals.of(scale_out), scale_across=ScaleAcrossTotals.of(self.dci, clients))
-
-    def tiers(self) -> dict[str, dict[str, object]]:
-        """The tiers' JSON (``totals().tiers_json()``)."""
-        return self.totals().tiers_json()
-
-    def to_json(self) -> dict[str, object]:
-        c = self.cluster
-        totals = self.totals()
-        fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
-        if self.dci is not None:
-            d, client = self.dci, totals.dci_clients
-            fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
-                              "coherent": d.coherent.id, "standard": d.coherent.standard,
-                              "links": {"site-site": d.links, "fabric-dci": client.links},
-                              "media": {"site-site": {"coherent": d.links}, **client.media_json()},
-                              "modules": {"coherent": d.modules, "client": client.modules},
-                              "copper_links": 0, "optical_links": d.links + client.links}
-        return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
-                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
-                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
-                               for i, n in enumerate(c.nodes_by_site)],
-                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
-                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
-                "endpoints": self.endpoints.to_json() if self.endpoints else None,
-                "sizing": self.sizing.to_json() if self.sizing else None,
-                "fabrics": fabrics, "tiers": totals.tiers_json()}
 
 
 def _nic(platform: Platform, name: str, src: Located) -> NicPorts:
@@ -238,12 +119,11 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     if spec.media:
         media = media.restricted(tuple(spec.media))
     try:
-        fabric.groups = _fabric_groups(fabric, media, floor, rate)
+        return replace(fabric, groups=_fabric_groups(fabric, media, floor, rate))
     except LimitError as exc:
         exc.where = exc.where or src.where(("fabrics", name))
         exc.key = exc.key or f"fabrics.{name}"
         raise
-    return fabric
 
 
 def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
@@ -422,17 +302,21 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
     fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
-    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [])
-    model.rack_power_w = rack_power
-    model.endpoints = build_endpoints(scenario, src, catalog, platform,
-                                      _switch(catalog, fabrics["compute"].first.leaf.id, src,
-                                              ("fabrics", "compute", "switch")).protocol, cluster.site_count,
-                                      max(s.nodes for s in cluster.sites))
-    attach_ufm(model, media, src)
-    _support_fabrics(model, specs, catalog, media, src)
+    endpoints = build_endpoints(scenario, src, catalog, platform,
+                                _switch(catalog, fabrics["compute"].first.leaf.id, src,
+                                        ("fabrics", "compute", "switch")).protocol, cluster.site_count,
+                                max(s.nodes for s in cluster.sites))
+    model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
+                  endpoints=endpoints, rack_power_w=rack_power)
+    model = with_fabric(model, attach_ufm(model, media, src))
+    model = _support_fabrics(model, specs, catalog, media, src)
     dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
-    model.dci, model.dci_groups = dci, client
-    return model
+    return replace(model, dci=dci, dci_groups=client)
+
+
+def with_fabric(model: Model, fabric: Fabric | None) -> Model:
+    """The model with ``fabric`` added or put in place of the one of its name (None: unchanged)."""
+    return model if fabric is None else replace(model, fabrics={**model.fabrics, fabric.name: fabric})
 
 
 def support_switch(platform: Platform, name: str) -> str:
@@ -442,11 +326,8 @@ def support_switch(platform: Platform, name: str) -> str:
 
 
 def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
-                     src: Located) -> None:
+                     src: Located) -> Model:
     """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
-    from bom.placement.layout import place
-    from bom.topology.support import build_oob, build_pooled
-
     pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
     for name in ("storage", "inband"):
         if name in specs:
@@ -458,10 +339,10 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
             spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
                             src, ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
-            model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
-    model.placement = place(model, catalog, src)
+            model = with_fabric(model, build_pooled(name, spec, model, catalog, media, src, leaf, spine))
+    model = replace(model, placement=place(model, catalog, src))
     if "oob" not in specs:
-        return
+        return model
     spec = specs["oob"]
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
     spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "spine")) \
@@ -470,16 +351,17 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
     seen: tuple[int, ...] = ()
     for _ in range(SETTLE_ROUNDS):
+        assert model.placement is not None
         oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
-        model.fabrics["oob"] = oob
+        model = with_fabric(model, oob)
         if oob.into_inband:
             ib_spec, ib_leaf, ib_spine = pooled["inband"]
-            model.fabrics["inband"] = build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
-                                                   oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves))
-        model.placement = place(model, catalog, src)
+            model = with_fabric(model, build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+                                                    oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves)))
+        model = replace(model, placement=place(model, catalog, src))
         state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
         if state == seen:
-            return
+            return model
         seen = state
     # Counts that still move after every round would leave a BOM of whichever round came last.
     raise BomError(f"the management switches and the in-band leaves did not settle in {SETTLE_ROUNDS} rounds "

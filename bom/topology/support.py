@@ -22,23 +22,21 @@ in-band over those uplinks, so they take no OOB port of their own.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
 from bom.inputs.yamlio import Located
+from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
+from bom.model.model import Model
+from bom.placement.racks import Placement
 from bom.topology.geometry import EndGroups, FloorPlan, Run, in_rack, in_row, leaf_spine, shared_rack, spine_core, split
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
-
-if TYPE_CHECKING:
-    from bom.placement.racks import Placement
-    from bom.topology.build import Fabric, Model
 
 
 def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
@@ -85,54 +83,6 @@ def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, pe
         if sum(math.ceil(math.ceil(n / groups) / per_cage) * per_cage for _, _, n in kinds) <= group_ports:
             return groups
     return by_ports
-
-
-@dataclass
-class PooledShape:
-    node_units: int          # node ports per site of this shape
-    extra_units: int         # endpoint ports per site (appliances, servers)
-    group_units: int         # ports per leaf group
-    extra_groups: int        # leaf groups of the endpoints
-    # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
-    kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
-    block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
-
-    def _blocks(self) -> tuple[int, int, int]:
-        """(groups in the full blocks, the partial block's ports, its groups)."""
-        block = self.block_units or self.node_units or 1
-        full, rest = divmod(self.node_units, block)
-        return full * (block // self.group_units), rest, -(-rest // self.group_units)
-
-    def node_fills(self) -> list[tuple[int, int]]:
-        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
-        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
-        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
-
-        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
-        [(72, 4), (40, 2)]
-        """
-        groups, rest, parts = self._blocks()
-        out = [(self.group_units, groups)] if groups else []
-        return out + ([(q, n) for q, n in split(rest, parts)] if rest else [])
-
-    def node_group(self, unit: int) -> tuple[int, int, int]:
-        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
-
-        >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
-        >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
-        ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
-        """
-        groups, rest, parts = self._blocks()
-        if unit < groups * self.group_units:
-            return (*divmod(unit, self.group_units), self.group_units)
-        v = unit - groups * self.group_units
-        q, r = divmod(rest, parts)
-        big = r * (q + 1)
-        if v < big:
-            g, u = divmod(v, q + 1)
-            return groups + g, u, q + 1
-        g, u = divmod(v - big, q)
-        return groups + r + g, u, q
 
 
 def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
@@ -237,17 +187,18 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))
+    substitutions: dict[str, str] = {}
     try:
-        fabric.groups = _pooled_groups(fabric, media, fp, rate, compute)
+        groups = _pooled_groups(fabric, media, fp, rate, compute, substitutions)
     except LimitError as exc:
         exc.where = exc.where or src.where(("fabrics", name))
         exc.key = exc.key or f"fabrics.{name}"
         raise
-    return fabric
+    return replace(fabric, groups=groups, substitutions=substitutions)
 
 
-def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
-                   compute: Fabric | None) -> list[LinkGroup]:
+def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float, compute: Fabric | None,
+                   substitutions: dict[str, str]) -> list[LinkGroup]:
     nic = f.node_ports
     assert nic is not None
     node_lo: EndGroups = []
@@ -298,12 +249,13 @@ def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float,
                                 lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
                                 ff_upper=ff_up, lane_gbps=hop_lane)
     for role, (e_nic, lo, up) in ends.items():
-        groups += _endpoint_hop(f, media, fp, role, e_nic, lo, up, rate, leaf_cage, lane)
+        groups += _endpoint_hop(f, media, fp, role, e_nic, lo, up, rate, leaf_cage, lane, substitutions)
     return groups
 
 
 def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic: NicPorts, lo: EndGroups,
-                  up: EndGroups, rate: float, leaf_cage: str, lane: float | None) -> list[LinkGroup]:
+                  up: EndGroups, rate: float, leaf_cage: str, lane: float | None,
+                  substitutions: dict[str, str]) -> list[LinkGroup]:
     """An endpoint kind's ports at its own row's rate and cage (a link runs at the slower end's rate).
 
     Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
@@ -330,7 +282,7 @@ def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic
     except LimitError as exc:
         nic = f.node_ports
         assert nic is not None
-        f.substitutions[role] = (f"{e_nic.form_factor} at {e_rate:g}G: {exc.message}; counted as the nodes' "
+        substitutions[role] = (f"{e_nic.form_factor} at {e_rate:g}G: {exc.message}; counted as the nodes' "
                                  f"{nic.form_factor} port at {rate:g}G")
         kw["ff_upper"] = leaf_cage
         return count_hop(media, fp, rate_gbps=rate, ff_lower=cage(nic.form_factor, 1, True), lane_gbps=lane,
@@ -346,102 +298,6 @@ def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = Fals
     out += [(ps.group_units, full, shared)] if full else []
     out += [(rest, 1, shared)] if rest else []
     return out
-
-
-def _fabric_cls():  # type: ignore[no-untyped-def]
-    from bom.topology.build import Fabric
-
-    return Fabric
-
-
-@dataclass
-class PooledFabric(_fabric_cls()):  # type: ignore[misc]
-    pooled: list[PooledShape] = field(default_factory=list)
-    substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
-    leaf_switch: Switch | None = None
-
-    def to_json(self) -> dict[str, object]:
-        out = super().to_json()
-        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
-        roles = sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
-        links = out["links"]
-        modules = out["modules"]
-        assert isinstance(links, dict) and isinstance(modules, dict)
-        for role in roles:
-            links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
-        modules["endpoint"] = sum(self.modules_at(role) for role in roles)
-        out["endpoint_substitutions"] = dict(self.substitutions)
-        r = Fraction(self.spec.oversubscription)
-        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
-        ps = self.pooled[0]
-        out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
-                   + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
-        return out
-
-
-# --- out-of-band -------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class OobSection:
-    """One placement section's management network, per copy."""
-
-    copies: int              # copies over the whole cluster (sites x section copies)
-    devices: int             # managed devices per copy
-    per_rack: int            # in-rack management switches per compute rack (0: none)
-    racks: int               # compute racks per copy carrying in-rack switches
-    block: int               # management switches for the rest of the copy's devices
-    run: Run                 # device to its management switch
-
-
-@dataclass
-class OobFabric(_fabric_cls()):  # type: ignore[misc]
-    sections: list[OobSection] = field(default_factory=list)
-    # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
-    per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)
-    uplinks_per_leaf: int = 1
-    site_leaves: list[int] = field(default_factory=list)   # management switches per site, per site shape
-    into_inband: bool = False   # the uplinks are the in-band fabric's oob-leaf hop (counted there)
-    spines: int = 0
-    leaf_id: str = ""
-    spine_id: str | None = None
-
-    @property
-    def leaves(self) -> int:
-        return sum(s.copies * (s.per_rack * s.racks + s.block) for s in self.sections)
-
-    @property
-    def devices(self) -> int:
-        return sum(s.copies * s.devices for s in self.sections)
-
-    def switches(self, layer: str) -> int:
-        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
-
-    def uplink_ports(self, leaf: Switch) -> NicPorts:
-        """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
-        assert leaf.uplinks is not None
-        up = leaf.uplinks
-        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
-                        ports_per_cage=1)
-
-    def to_json(self) -> dict[str, object]:
-        links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
-        copper = sum(g.links for g in self.groups if g.copper)
-        total = sum(g.links for g in self.groups)
-        return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,
-                "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
-                "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
-                "uplinks": "spine" if self.spines else "inband",
-                # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
-                "uplinks_counted_in": "inband" if self.into_inband else "oob",
-                "uplink_ports": self.leaves * self.uplinks_per_leaf,
-                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
-                "managed_devices": self.devices, "links": links,
-                "modules": {"node": self.modules_at("node"),
-                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
-                "cables": sum(g.cables for g in self.groups),
-                "fibre_runs": sum(g.fibre_runs for g in self.groups),
-                "fibre_strands": sum(g.fibre_strands for g in self.groups),
-                "copper_links": copper, "optical_links": total - copper}
 
 
 def oob_sections(model: Model, placement: Placement, leaf: Switch,
@@ -507,22 +363,21 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
                        where=src.where(("fabrics", "oob", "switch")), key="fabrics.oob.switch",
                        hint="Use a management switch with uplinks, such as sn2201.")
     sections, per_shape, per_site = oob_sections(model, placement, leaf)
-    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
-                       per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site,
-                       into_inband=spec.uplinks != "spine" and "inband" in model.fabrics)
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
-    fabric.uplinks_per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
+    per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
+    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
+                       per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site, uplinks_per_leaf=per_leaf,
+                       into_inband=spec.uplinks != "spine" and "inband" in model.fabrics)
     if spec.uplinks == "spine":
         assert spine is not None
         sp = switch_ports(spine, up_rate)
-        fabric.spines = smallest_spread(fabric.uplinks_per_leaf, fabric.leaves, sp.radix) or math.ceil(
-            fabric.leaves * fabric.uplinks_per_leaf / sp.radix)
-        fabric.spine_id = spine.id
+        leaves = fabric.leaves
+        fabric = replace(fabric, spine_id=spine.id, spines=smallest_spread(per_leaf, leaves, sp.radix)
+                         or math.ceil(leaves * per_leaf / sp.radix))
     if spec.media:
         media = media.restricted(tuple(spec.media))
-    fabric.groups = _oob_groups(fabric, model.floor, media, leaf, spine)
-    return fabric
+    return replace(fabric, groups=_oob_groups(fabric, model.floor, media, leaf, spine))
 
 
 def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None) -> list[LinkGroup]:

@@ -16,32 +16,19 @@ no UFM port and says why in the JSON (``fabrics.compute.ufm``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 from bom.catalog.media import Media, cage
 from bom.errors import LimitError
 from bom.inputs.yamlio import Located
+from bom.model.fabrics import UFM_HOP, Fabric, UfmPorts
+from bom.model.model import Model
 from bom.topology.geometry import EndGroups, FloorPlan, node_leaf, shared_rack
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
 
-if TYPE_CHECKING:
-    from bom.topology.build import Fabric, Model
+HOP = UFM_HOP
 
-HOP = "ufm-leaf"
-
-
-@dataclass(frozen=True)
-class UfmPorts:
-    ports: int            # UFM ports on the compute fabric, whole cluster
-    leaves: int           # leaves that carry one (or more)
-    leaf_modules: int     # modules the UFM ports add at the leaf end (0 when they share a cage)
-    why: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"hop": HOP, "ports": self.ports, "leaves": self.leaves, "leaf_modules": self.leaf_modules,
-                "why": self.why}
 
 
 def leaf_loads(f: Fabric, fp: FloorPlan, shape: int) -> list[tuple[int, int]]:
@@ -70,14 +57,15 @@ def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: i
     return None
 
 
-def attach_ufm(model: Model, media: Media, src: Located) -> None:
+def attach_ufm(model: Model, media: Media, src: Located) -> Fabric | None:
+    """The compute fabric with its UFM ports and their links (None: no UFM on it)."""
     f = model.fabrics.get("compute")
     ends = model.endpoints
     if f is None or ends is None or ends.ufm is None or not ends.ufm_count:
-        return
+        return None
     nic = ends.ufm.ports.compute
     if nic is None:
-        return
+        return None
     # Each site runs its own fabric and its own UFM appliances: place one site of each shape.
     per_site = ends.ufm_count * nic.ports
     p = f.first
@@ -92,14 +80,13 @@ def attach_ufm(model: Model, media: Media, src: Located) -> None:
                              key="management.ufm_count",
                              hint="Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), "
                                   "or set management.ufm_count: 0.")
-        f.ufm = UfmPorts(0, 0, 0, why + "; the platform default connects none")
-        return
+        return replace(f, ufm=UfmPorts(0, 0, 0, why + "; the platform default connects none"))
     ports = per_site * model.cluster.site_count
     leaves = sum(count * one[0] for (count, _), one in zip(f.shapes, each, strict=True) if one)
     leaf_modules = sum(count * one[1] for (count, _), one in zip(f.shapes, each, strict=True) if one)
-    f.ufm = UfmPorts(ports, leaves, leaf_modules,
-                     "on spare leaf downlinks (the RA's node slot left for the UFM)")
-    f.groups += _groups(f, model, media, nic, ports, leaves, leaf_modules)
+    return replace(f, ufm=UfmPorts(ports, leaves, leaf_modules,
+                                   "on spare leaf downlinks (the RA's node slot left for the UFM)"),
+                   groups=f.groups + _groups(f, model, media, nic, ports, leaves, leaf_modules))
 
 
 def _groups(f: Fabric, model: Model, media: Media, nic, ports: int, leaves: int,  # type: ignore[no-untyped-def]

@@ -1,0 +1,242 @@
+"""The fabrics of a built model: data types only (the stages in :mod:`bom.topology` build them).
+
+A :class:`Fabric` is one scale-out fabric: its planes, one plane per site shape, its link groups
+and the compute fabric's UFM ports. :class:`PooledFabric` is storage or in-band (leaves sized by
+the ports they carry, endpoints on leaf groups of their own); :class:`OobFabric` the management
+network over every managed device the placement holds. Frozen: a stage returns a new value
+(``dataclasses.replace``) instead of filling one in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+
+from bom.catalog.rows import NicPorts, Switch
+from bom.inputs.scenario import FabricSpec
+from bom.model.totals import FabricTotals, LinkTotals, sum_groups
+from bom.topology.geometry import Run, split
+from bom.topology.linkgroups import LinkGroup
+from bom.topology.planes import Plane
+
+#: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
+UFM_HOP = "ufm-leaf"
+
+
+@dataclass(frozen=True)
+class UfmPorts:
+    ports: int            # UFM ports on the compute fabric, whole cluster
+    leaves: int           # leaves that carry one (or more)
+    leaf_modules: int     # modules the UFM ports add at the leaf end (0 when they share a cage)
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"hop": UFM_HOP, "ports": self.ports, "leaves": self.leaves, "leaf_modules": self.leaf_modules,
+                "why": self.why}
+
+
+@dataclass(frozen=True)
+class Fabric:
+    name: str
+    tier: str
+    spec: FabricSpec
+    planes: int
+    shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
+    groups: list[LinkGroup] = field(default_factory=list)
+    node_ports: NicPorts | None = None
+    ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
+
+    @property
+    def first(self) -> Plane:
+        return self.shapes[0][1]
+
+    def switches(self, layer: str) -> int:
+        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
+        return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
+
+    def port_use(self, layer: str) -> list[tuple[int, int]]:
+        """(switches, ports each uses) of a spine or core layer over every site and plane."""
+        return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
+
+    @cached_property
+    def sums(self) -> LinkTotals:
+        """The one sum over the fabric's link groups (computed once: the fabric is frozen)."""
+        return sum_groups(self.groups)
+
+    def totals(self) -> FabricTotals:
+        """The fabric's link totals and its switches."""
+        switches = {k: self.switches(k) for k in ("leaf", "spine", "core")}
+        return FabricTotals.of(self.name, self.tier, self.sums, switches)
+
+    def hop_links(self, hop: str) -> int:
+        return self.sums.hop(hop)
+
+    def modules_at(self, layer: str) -> int:
+        return self.sums.modules_at(layer)
+
+    def to_json(self) -> dict[str, object]:
+        t = self.totals()
+        hops = {h: t.hop(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
+        if t.hop("leaf-leaf"):
+            hops["leaf-leaf"] = t.hop("leaf-leaf")
+        modules = {"node": t.node_modules, "switch": t.switch_modules}
+        out: dict[str, object] = {}
+        if self.ufm is not None:
+            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
+            out["ufm"] = self.ufm.to_json()
+            if self.ufm.ports:
+                hops[UFM_HOP] = t.hop(UFM_HOP)
+                modules["ufm"] = t.modules_at("ufm")
+        return out | {
+            "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
+            "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
+            "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
+            "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
+            "rails_per_leaf": (self.first.rails_per_leaf
+                               if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
+            "switches": dict(t.switches),
+            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
+                               "core": self.planes * p.cores} for n, p in self.shapes],
+            "links": hops, "media": t.media_json(), "modules": modules, "ends": t.ends_json(),
+            "cables": t.cables, "fibre_runs": t.fibre_runs, "fibre_strands": t.fibre_strands,
+            "copper_links": t.copper_links, "optical_links": t.optical_links,
+        }
+
+
+@dataclass(frozen=True)
+class PooledShape:
+    node_units: int          # node ports per site of this shape
+    extra_units: int         # endpoint ports per site (appliances, servers)
+    group_units: int         # ports per leaf group
+    extra_groups: int        # leaf groups of the endpoints
+    # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
+    kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
+    block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
+
+    def _blocks(self) -> tuple[int, int, int]:
+        """(groups in the full blocks, the partial block's ports, its groups)."""
+        block = self.block_units or self.node_units or 1
+        full, rest = divmod(self.node_units, block)
+        return full * (block // self.group_units), rest, -(-rest // self.group_units)
+
+    def node_fills(self) -> list[tuple[int, int]]:
+        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
+        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
+        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
+
+        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
+        [(72, 4), (40, 2)]
+        """
+        groups, rest, parts = self._blocks()
+        out = [(self.group_units, groups)] if groups else []
+        return out + ([(q, n) for q, n in split(rest, parts)] if rest else [])
+
+    def node_group(self, unit: int) -> tuple[int, int, int]:
+        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
+
+        >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
+        >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
+        ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
+        """
+        groups, rest, parts = self._blocks()
+        if unit < groups * self.group_units:
+            return (*divmod(unit, self.group_units), self.group_units)
+        v = unit - groups * self.group_units
+        q, r = divmod(rest, parts)
+        big = r * (q + 1)
+        if v < big:
+            g, u = divmod(v, q + 1)
+            return groups + g, u, q + 1
+        g, u = divmod(v - big, q)
+        return groups + r + g, u, q
+
+
+@dataclass(frozen=True)
+class PooledFabric(Fabric):
+    pooled: list[PooledShape] = field(default_factory=list)
+    substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
+    leaf_switch: Switch | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
+        roles = sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
+        links = out["links"]
+        modules = out["modules"]
+        assert isinstance(links, dict) and isinstance(modules, dict)
+        for role in roles:
+            links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
+        modules["endpoint"] = sum(self.modules_at(role) for role in roles)
+        out["endpoint_substitutions"] = dict(self.substitutions)
+        r = Fraction(self.spec.oversubscription)
+        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
+        ps = self.pooled[0]
+        out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
+                   + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
+        return out
+
+
+@dataclass(frozen=True)
+class OobSection:
+    """One placement section's management network, per copy."""
+
+    copies: int              # copies over the whole cluster (sites x section copies)
+    devices: int             # managed devices per copy
+    per_rack: int            # in-rack management switches per compute rack (0: none)
+    racks: int               # compute racks per copy carrying in-rack switches
+    block: int               # management switches for the rest of the copy's devices
+    run: Run                 # device to its management switch
+
+
+@dataclass(frozen=True)
+class OobFabric(Fabric):
+    sections: list[OobSection] = field(default_factory=list)
+    # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
+    per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)
+    uplinks_per_leaf: int = 1
+    site_leaves: list[int] = field(default_factory=list)   # management switches per site, per site shape
+    into_inband: bool = False   # the uplinks are the in-band fabric's oob-leaf hop (counted there)
+    spines: int = 0
+    leaf_id: str = ""
+    spine_id: str | None = None
+
+    @property
+    def leaves(self) -> int:
+        return sum(s.copies * (s.per_rack * s.racks + s.block) for s in self.sections)
+
+    @property
+    def devices(self) -> int:
+        return sum(s.copies * s.devices for s in self.sections)
+
+    def switches(self, layer: str) -> int:
+        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
+
+    def uplink_ports(self, leaf: Switch) -> NicPorts:
+        """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
+        assert leaf.uplinks is not None
+        up = leaf.uplinks
+        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
+                        ports_per_cage=1)
+
+    def to_json(self) -> dict[str, object]:
+        links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
+        copper = sum(g.links for g in self.groups if g.copper)
+        total = sum(g.links for g in self.groups)
+        return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,
+                "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
+                "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
+                "uplinks": "spine" if self.spines else "inband",
+                # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
+                "uplinks_counted_in": "inband" if self.into_inband else "oob",
+                "uplink_ports": self.leaves * self.uplinks_per_leaf,
+                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
+                "managed_devices": self.devices, "links": links,
+                "modules": {"node": self.modules_at("node"),
+                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
+                "cables": sum(g.cables for g in self.groups),
+                "fibre_runs": sum(g.fibre_runs for g in self.groups),
+                "fibre_strands": sum(g.fibre_strands for g in self.groups),
+                "copper_links": copper, "optical_links": total - copper}
+
+

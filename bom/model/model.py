@@ -1,0 +1,81 @@
+"""The whole model of one scenario: data types only (:func:`bom.topology.build.build_model` builds it).
+
+Sizing, cluster, floor plan, scale-up domains, the scale-out fabrics, the scale-across DCI and
+its client link groups, the placement and the endpoints; :meth:`Model.totals` the typed totals
+every writer reads, :meth:`Model.to_json` their serialisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bom.catalog.rows import Platform
+from bom.inputs.scenario import Scenario
+from bom.model.fabrics import Fabric
+from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
+from bom.placement.racks import Placement
+from bom.topology.cluster import Cluster, ScaleUp
+from bom.topology.dci import Dci
+from bom.topology.endpoints import Endpoints
+from bom.topology.geometry import FloorPlan
+from bom.topology.linkgroups import LinkGroup
+from bom.topology.sizing import Sizing
+
+
+@dataclass(frozen=True)
+class Model:
+    scenario: Scenario
+    platform: Platform
+    sizing: Sizing | None
+    cluster: Cluster
+    floor: FloorPlan
+    scale_up: ScaleUp
+    fabrics: dict[str, Fabric]
+    dci: Dci | None
+    dci_groups: list[LinkGroup]
+    placement: Placement | None = None
+    endpoints: Endpoints | None = None
+    rack_power_w: float | None = None
+
+    @property
+    def racks(self) -> int:
+        """Every rack the placement builds (compute, network, management, storage)."""
+        return self.placement.total if self.placement else self.cluster.racks
+
+    @property
+    def groups(self) -> list[LinkGroup]:
+        return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
+
+    def totals(self) -> Totals:
+        """Every fabric's totals and the three tiers', each one sum over its link groups."""
+        fabrics = {k: f.totals() for k, f in self.fabrics.items()}
+        clients = sum_groups(self.dci_groups)
+        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups)
+        return Totals(fabrics=fabrics, dci_clients=clients, scale_up=ScaleUpTotals.of(self.scale_up),
+                      scale_out=ScaleOutTotals.of(scale_out), scale_across=ScaleAcrossTotals.of(self.dci, clients))
+
+    def tiers(self) -> dict[str, dict[str, object]]:
+        """The tiers' JSON (``totals().tiers_json()``)."""
+        return self.totals().tiers_json()
+
+    def to_json(self) -> dict[str, object]:
+        c = self.cluster
+        totals = self.totals()
+        fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
+        if self.dci is not None:
+            d, client = self.dci, totals.dci_clients
+            fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
+                              "coherent": d.coherent.id, "standard": d.coherent.standard,
+                              "links": {"site-site": d.links, "fabric-dci": client.links},
+                              "media": {"site-site": {"coherent": d.links}, **client.media_json()},
+                              "modules": {"coherent": d.modules, "client": client.modules},
+                              "copper_links": 0, "optical_links": d.links + client.links}
+        return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
+                "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
+                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
+                               for i, n in enumerate(c.nodes_by_site)],
+                "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
+                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
+                "endpoints": self.endpoints.to_json() if self.endpoints else None,
+                "sizing": self.sizing.to_json() if self.sizing else None,
+                "fabrics": fabrics, "tiers": totals.tiers_json()}
