@@ -6,16 +6,20 @@ from __future__ import annotations
 class BomError(Exception):
     """Bad input or an impossible request, told in terms the user can act on.
 
-    ``where`` is "file:line" (or just "file"), ``key`` the dotted key path.
+    ``where`` is "file:line" (or just "file"), ``key`` the dotted key path. A stage that finds the
+    error in a scenario's value names its path in ``at`` (or only its ``key``) and leaves ``where``
+    to :func:`bom.inputs.validation.located`, which knows the file and its lines: the stages take no
+    source locations.
     """
 
     def __init__(self, message: str, *, where: str | None = None, key: str | None = None,
-                 hint: str | None = None) -> None:
+                 hint: str | None = None, at: tuple[str | int, ...] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.where = where
         self.key = key
         self.hint = hint
+        self.at = at
 
     def __str__(self) -> str:
         head = ": ".join(p for p in (self.where, self.key) if p)

@@ -10,6 +10,8 @@ import difflib
 import functools
 import types
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import pint
@@ -171,11 +173,24 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
 
 
 def locate(exc: BomError, src: Located) -> BomError:
-    """Give ``exc`` the file and line of its key in ``src`` when it names a key but no place."""
-    if exc.where is None and exc.key and not exc.key.startswith("-"):
+    """Give ``exc`` the file and line in ``src`` of its path (``at``), else of its key, when it has no place."""
+    if exc.where is None and exc.at is not None:
+        exc.where = src.where(exc.at)
+    elif exc.where is None and exc.key and not exc.key.startswith("-"):
         path = tuple(int(p) if p.isdigit() else p for p in exc.key.split("."))
         exc.where = src.where(path)
     return exc
+
+
+@contextmanager
+def located(src: Located) -> Iterator[None]:
+    """The one place an error found past loading gets its file and line: every error raised inside
+    without a place gets those of its path or key in ``src`` (:func:`locate`)."""
+    try:
+        yield
+    except BomError as exc:
+        locate(exc, src)
+        raise
 
 
 def cage_option(text: str | None, option: str, form_factors: typing.Iterable[str]) -> str | None:

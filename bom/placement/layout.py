@@ -16,7 +16,6 @@ from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
 from bom.errors import LimitError
-from bom.inputs.yamlio import Located
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric
 from bom.model.model import Model
 from bom.placement.racks import (
@@ -61,7 +60,7 @@ def node_item(platform: Platform) -> Item:
     return Item("node", platform.id, platform.node_rack_units, platform.node_power_w, None)
 
 
-def place(model: Model, catalog: Catalog, src: Located) -> Placement:
+def place(model: Model, catalog: Catalog) -> Placement:
     platform = model.platform
     sup = platform.support
     if sup is None:

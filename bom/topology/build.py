@@ -14,6 +14,7 @@ from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
+from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
 from bom.model.fabrics import Fabric
 from bom.model.model import Model
@@ -49,20 +50,20 @@ DEFAULT_WAVELENGTH_GBPS = 400.0
 SETTLE_ROUNDS = 6
 
 
-def _nic(platform: Platform, name: str, src: Located) -> NicPorts:
+def _nic(platform: Platform, name: str) -> NicPorts:
     nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
            "oob": platform.oob}[name]
     if nic is None:
         raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
-                       where=src.where(("fabrics", name)), key=f"fabrics.{name}")
+                       at=("fabrics", name), key=f"fabrics.{name}")
     return nic
 
 
-def _switch(catalog: Catalog, sid: str, src: Located, path: tuple[str, ...]) -> Switch:
+def _switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
     try:
         row = catalog.get("switches", sid, key=".".join(path))
     except BomError as exc:
-        exc.where = src.where(path)
+        exc.where, exc.at = None, path
         raise
     assert isinstance(row, Switch)
     return row
@@ -97,13 +98,12 @@ def _scaled(groups: EndGroups, k: int) -> EndGroups:
     return [(n * k, runs) for n, runs in groups]
 
 
-def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media,
-                 src: Located) -> Fabric:
+def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
     platform, floor = cluster.platform, cluster.floor
-    nic = _nic(platform, name, src)
+    nic = _nic(platform, name)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
-                                             else DEFAULT_SWITCH[name]), src, ("fabrics", name, "switch"))
-    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id), src,
+                                             else DEFAULT_SWITCH[name]), ("fabrics", name, "switch"))
+    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
                     ("fabrics", name, "spine" if spec.spine else "switch"))
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
@@ -111,7 +111,7 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
         try:
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
         except LimitError as exc:
-            exc.where = exc.where or src.where(("fabrics", name))
+            exc.at = exc.at or ("fabrics", name)
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
@@ -121,7 +121,7 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     try:
         return replace(fabric, groups=_fabric_groups(fabric, media, floor, rate))
     except LimitError as exc:
-        exc.where = exc.where or src.where(("fabrics", name))
+        exc.at = exc.at or ("fabrics", name)
         exc.key = exc.key or f"fabrics.{name}"
         raise
 
@@ -185,13 +185,13 @@ def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> li
     return groups
 
 
-def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, media: Media,
+def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
          compute: Fabric | None) -> tuple[Dci | None, list[LinkGroup]]:
     s = scenario.sites
     if s is None or s.count < 2:
         return None, []
     if s.distance is None:
-        raise BomError("two or more sites need the distance between them", where=src.where(("sites",)),
+        raise BomError("two or more sites need the distance between them", at=("sites",),
                        key="sites.distance", hint='Add distance: "40 km".')
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
     if s.dci_bandwidth is not None:
@@ -202,20 +202,20 @@ def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, m
         bandwidth = s.dci_fraction * per_site
     else:
         raise BomError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
-                       "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
+                       "bandwidth)", at=("sites",), key="sites.dci_bandwidth")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
                         topology=s.topology)
     except LimitError as exc:
-        exc.where = exc.where or src.where(("sites", "distance"))
+        exc.at = exc.at or ("sites", "distance")
         exc.key = exc.key or "sites.distance"
         raise
     try:
         return dci, _dci_client_groups(dci, cluster, media, compute)
     except LimitError as exc:
         key = "dci_bandwidth" if s.dci_bandwidth is not None else "dci_fraction"
-        exc.where = exc.where or src.where(("sites", key))
+        exc.at = exc.at or ("sites", key)
         raise
 
 
@@ -246,15 +246,15 @@ def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric
     return groups
 
 
-def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tuple[int, float]:
+def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
     """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
     rack's power budget [W] (the scenario's, else the platform's)."""
     sup = platform.support
     spec = scenario.racks
     if spec.power_budget is not None:
-        power, where = magnitude(spec.power_budget, "power"), src.where(("racks", "power_budget"))
+        power, at = magnitude(spec.power_budget, "power"), ("racks", "power_budget")
     elif sup is not None:
-        power, where = magnitude(sup.rack_power_budget, "power"), src.where(())
+        power, at = magnitude(sup.rack_power_budget, "power"), ()
     else:
         return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
     per_system = platform.nodes_per_system
@@ -262,7 +262,7 @@ def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tupl
     if system_w > power:
         what = "system" if per_system > 1 else "node"
         raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
-                         f"({system_w / 1000:,.1f} kW)", where=where, key="racks.power_budget",
+                         f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
                          hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
     given = scenario.layout.nodes_per_rack
     if given is not None:
@@ -270,7 +270,7 @@ def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tupl
             raise LimitError(f"{given} {platform.id} nodes per rack draw "
                              f"{given * platform.node_power_w / 1000:,.1f} kW, "
                              f"over the rack power budget of {power / 1000:,.1f} kW",
-                             where=src.where(("layout", "nodes_per_rack")), key="layout.nodes_per_rack",
+                             at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
                              hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
         return given, power
     systems = int(power // system_w)
@@ -280,19 +280,25 @@ def nodes_per_rack(platform: Platform, scenario: Scenario, src: Located) -> tupl
 
 
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
+    """The whole model; an error in a stage gets its file and line in ``src`` here, and only here."""
+    with located(src):
+        return _model(scenario, catalog, sizing)
+
+
+def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model:
     if scenario.platform is None:
-        raise BomError("a build needs a platform", where=src.where(()), key="platform",
+        raise BomError("a build needs a platform", at=(), key="platform",
                        hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}.")
     try:
         platform = catalog.platform(scenario.platform)
     except BomError as exc:
-        exc.where = src.where(("platform",))
+        exc.where, exc.at = None, ("platform",)
         raise
-    npr, rack_power = nodes_per_rack(platform, scenario, src)
+    npr, rack_power = nodes_per_rack(platform, scenario)
     try:
         floor = floor_plan(platform, scenario.layout.model_copy(update={"nodes_per_rack": npr}))
     except BomError as exc:
-        exc.where = src.where(("layout",))
+        exc.where, exc.at = None, ("layout",)
         raise
     gpus = sizing.gpus if sizing else scenario.gpus
     sites = scenario.sites.count if scenario.sites else 1
@@ -301,16 +307,16 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     media = Media(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
-    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media, src)}
-    endpoints = build_endpoints(scenario, src, catalog, platform,
-                                _switch(catalog, fabrics["compute"].first.leaf.id, src,
+    fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media)}
+    endpoints = build_endpoints(scenario, catalog, platform,
+                                _switch(catalog, fabrics["compute"].first.leaf.id,
                                         ("fabrics", "compute", "switch")).protocol, cluster.site_count,
                                 max(s.nodes for s in cluster.sites))
     model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
                   endpoints=endpoints, rack_power_w=rack_power)
-    model = with_fabric(model, attach_ufm(model, media, src))
-    model = _support_fabrics(model, specs, catalog, media, src)
-    dci, client = _dci(scenario, src, cluster, catalog, media, fabrics.get("compute"))
+    model = with_fabric(model, attach_ufm(model, media))
+    model = _support_fabrics(model, specs, catalog, media)
+    dci, client = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
     return replace(model, dci=dci, dci_groups=client)
 
 
@@ -325,8 +331,7 @@ def support_switch(platform: Platform, name: str) -> str:
     return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
 
 
-def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
-                     src: Located) -> Model:
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media) -> Model:
     """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
     pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
     for name in ("storage", "inband"):
@@ -334,31 +339,31 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name),
                            ("fabrics", name, "switch"))
             spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
-                            src, ("fabrics", name, "spine" if spec.spine else "switch"))
+                            ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
-            model = with_fabric(model, build_pooled(name, spec, model, catalog, media, src, leaf, spine))
-    model = replace(model, placement=place(model, catalog, src))
+            model = with_fabric(model, build_pooled(name, spec, model, catalog, media, leaf, spine))
+    model = replace(model, placement=place(model, catalog))
     if "oob" not in specs:
         return model
     spec = specs["oob"]
-    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
-    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "spine")) \
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], ("fabrics", "oob", "spine")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
     seen: tuple[int, ...] = ()
     for _ in range(SETTLE_ROUNDS):
         assert model.placement is not None
-        oob = build_oob(spec, model, model.placement, catalog, media, src, leaf, spine)
+        oob = build_oob(spec, model, model.placement, catalog, media, leaf, spine)
         model = with_fabric(model, oob)
         if oob.into_inband:
             ib_spec, ib_leaf, ib_spine = pooled["inband"]
-            model = with_fabric(model, build_pooled("inband", ib_spec, model, catalog, media, src, ib_leaf, ib_spine,
+            model = with_fabric(model, build_pooled("inband", ib_spec, model, catalog, media, ib_leaf, ib_spine,
                                                     oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves)))
-        model = replace(model, placement=place(model, catalog, src))
+        model = replace(model, placement=place(model, catalog))
         state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
         if state == seen:
             return model
@@ -366,4 +371,4 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     # Counts that still move after every round would leave a BOM of whichever round came last.
     raise BomError(f"the management switches and the in-band leaves did not settle in {SETTLE_ROUNDS} rounds "
                    f"(last: {seen[0]} management switches, {seen[1]} in-band leaves): a bug, please report the "
-                   "scenario", where=src.where(("fabrics", "oob")), key="fabrics.oob")
+                   "scenario", at=("fabrics", "oob"), key="fabrics.oob")

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
-from bom.inputs.yamlio import Located
 from bom.units import magnitude
 
 
@@ -59,13 +58,13 @@ class Endpoints:
                             "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why}}
 
 
-def _row(catalog: Catalog, rid: str | None, src: Located, path: tuple[str, ...]) -> Endpoint | None:
+def _row(catalog: Catalog, rid: str | None, path: tuple[str, ...]) -> Endpoint | None:
     if rid is None:
         return None
     try:
         row = catalog.get("endpoints", rid, key=".".join(path))
     except BomError as exc:
-        exc.where = src.where(path)
+        exc.where, exc.at = None, path
         raise
     assert isinstance(row, Endpoint)
     return row
@@ -81,39 +80,39 @@ BASEPOD_MAX_NODES = 16
 BASEPOD_UFM = 2
 
 
-def build_endpoints(scenario: Scenario, src: Located, catalog: Catalog, platform: Platform,
+def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
                     compute_protocol: str | None, sites: int, site_nodes: int | None = None) -> Endpoints:
     """``site_nodes``: nodes in the largest site; at BasePOD size the UFM default is one HA pair."""
     sup = platform.support
     m = scenario.management
     ufm_id = m.ufm if m and m.ufm else (sup.ufm if sup else None)
-    ufm = _row(catalog, ufm_id, src, ("management", "ufm"))
+    ufm = _row(catalog, ufm_id, ("management", "ufm"))
     ufm_default = sup.ufm_count if sup and compute_protocol == "infiniband" else 0
     if site_nodes is not None and site_nodes <= BASEPOD_MAX_NODES:
         ufm_default = min(ufm_default, BASEPOD_UFM)
     ufm_count = m.ufm_count if m and m.ufm_count is not None else ufm_default
-    mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None), src,
+    mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None),
                 ("management", "server"))
     mgmt_count = m.servers if m and m.servers is not None else (sup.mgmt_count if sup else 0)
-    storage, count, nic, why = _storage(scenario, src, catalog, platform, sites)
+    storage, count, nic, why = _storage(scenario, catalog, platform, sites)
     return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why)
 
 
-def _storage(scenario: Scenario, src: Located, catalog: Catalog, platform: Platform,
+def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
              sites: int) -> tuple[Endpoint | None, int, NicPorts | None, str]:
     s = scenario.storage
     if s is None:
         return None, 0, None, "no storage block"
     sup = platform.support
-    row = _row(catalog, s.appliance or (sup.storage if sup else None), src, ("storage", "appliance"))
+    row = _row(catalog, s.appliance or (sup.storage if sup else None), ("storage", "appliance"))
     if row is None:
-        raise BomError("the storage block needs an appliance (a catalog endpoints row)", where=src.where(("storage",)),
+        raise BomError("the storage block needs an appliance (a catalog endpoints row)", at=("storage",),
                        key="storage.appliance")
     base = row.ports.storage
     if s.ports is not None or s.rate is not None:
         if base is None and (s.ports is None or s.rate is None):
             raise BomError(f"appliance {row.id!r} has no storage ports in the catalog; give both ports and rate",
-                           where=src.where(("storage",)), key="storage.ports")
+                           at=("storage",), key="storage.ports")
         update: dict[str, object] = {}
         if s.ports is not None:
             update["ports"] = s.ports
@@ -125,13 +124,13 @@ def _storage(scenario: Scenario, src: Located, catalog: Catalog, platform: Platf
         nic = base
     if nic is None or nic.ports < 1:
         raise LimitError(f"storage appliance {row.id!r} has no storage-fabric ports",
-                         where=src.where(("storage", "ports")), key="storage.ports",
+                         at=("storage", "ports"), key="storage.ports",
                          hint="Give storage.ports >= 1 (ports per appliance) or another appliance.")
-    count, why = _storage_count(s, row, src)
+    count, why = _storage_count(s, row)
     return row, math.ceil(count / sites), nic, why
 
 
-def _storage_count(s: object, row: Endpoint, src: Located) -> tuple[int, str]:
+def _storage_count(s: object, row: Endpoint) -> tuple[int, str]:
     count = getattr(s, "count", None)
     if count is not None:
         return count, f"{count} appliances given"
@@ -143,12 +142,12 @@ def _storage_count(s: object, row: Endpoint, src: Located) -> tuple[int, str]:
             continue
         if have is None:
             raise BomError(f"appliance {row.id!r} has no {key} in the catalog, so a {key} cannot size it",
-                           where=src.where(("storage", key)), key=f"storage.{key}", hint="Give storage.count.")
+                           at=("storage", key), key=f"storage.{key}", hint="Give storage.count.")
         per = magnitude(have, dim)
         n = math.ceil(magnitude(want, dim) / per - 1e-9)
         need.append((n, f"{key} {magnitude(want, dim):g} / {per:g} per appliance -> {n}"))
     if not need:
         raise BomError("the storage block needs count, or capacity and/or throughput",
-                       where=src.where(("storage",)), key="storage.count", hint="Add count: 8.")
+                       at=("storage",), key="storage.count", hint="Add count: 8.")
     n, why = max(need)
     return max(n, 1), "; ".join(w for _, w in need)

@@ -29,7 +29,6 @@ from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
-from bom.inputs.yamlio import Located
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Model
 from bom.placement.racks import Placement
@@ -117,7 +116,7 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     return not fixed and nodes <= block and ports <= radix
 
 
-def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media, src: Located,
+def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media,
                  leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None) -> Fabric:
     """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape."""
 
@@ -125,14 +124,14 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     if nic is None:
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
         raise LimitError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
-                       where=src.where(("fabrics", name)), key=f"fabrics.{name}",
+                       at=("fabrics", name), key=f"fabrics.{name}",
                        hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
     if spec.topology == "rail-optimized" and "topology" in spec.model_fields_set:
         raise BomError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
-                       where=src.where(("fabrics", name, "topology")), key=f"fabrics.{name}.topology",
+                       at=("fabrics", name, "topology"), key=f"fabrics.{name}.topology",
                        hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
     if spec.uplinks is not None:
-        raise BomError("uplinks is a key of the out-of-band fabric only", where=src.where(("fabrics", name, "uplinks")),
+        raise BomError("uplinks is a key of the out-of-band fabric only", at=("fabrics", name, "uplinks"),
                        key=f"fabrics.{name}.uplinks")
     spec = with_ra_ratio(name, spec, model)
     fp = model.floor
@@ -156,7 +155,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             if block % spec.su_nodes:
                 raise BomError(f"su_nodes {spec.su_nodes} must divide the compute block of {block} nodes "
                                f"(its leaves stand in the block's network rack)",
-                               where=src.where(("fabrics", name, "su_nodes")), key=f"fabrics.{name}.su_nodes",
+                               at=("fabrics", name, "su_nodes"), key=f"fabrics.{name}.su_nodes",
                                hint=f"Use a divisor of {block}.")
             g = spec.su_nodes
         else:
@@ -178,7 +177,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
                      layers=None if spec.layers == "auto" else int(spec.layers),
                      oversubscription=spec.oversubscription, leaf_uplink=uplinks)
         except LimitError as exc:
-            exc.where = exc.where or src.where(("fabrics", name))
+            exc.at = exc.at or ("fabrics", name)
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
@@ -191,7 +190,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     try:
         groups = _pooled_groups(fabric, media, fp, rate, compute, substitutions)
     except LimitError as exc:
-        exc.where = exc.where or src.where(("fabrics", name))
+        exc.at = exc.at or ("fabrics", name)
         exc.key = exc.key or f"fabrics.{name}"
         raise
     return replace(fabric, groups=groups, substitutions=substitutions)
@@ -351,16 +350,16 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
 
 
 def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
-              src: Located, leaf: Switch, spine: Switch | None) -> OobFabric:
+              leaf: Switch, spine: Switch | None) -> OobFabric:
     for key in ("su_nodes", "topology", "oversubscription", "layers", "planes"):
         if key in spec.model_fields_set:
             raise BomError(f"{key} does not apply to the out-of-band fabric: it cables the management port of "
                            "every managed device to the management switches the platform's RA places",
-                           where=src.where(("fabrics", "oob", key)), key=f"fabrics.oob.{key}",
+                           at=("fabrics", "oob", key), key=f"fabrics.oob.{key}",
                            hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
     if leaf.uplinks is None:
         raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
-                       where=src.where(("fabrics", "oob", "switch")), key="fabrics.oob.switch",
+                       at=("fabrics", "oob", "switch"), key="fabrics.oob.switch",
                        hint="Use a management switch with uplinks, such as sn2201.")
     sections, per_shape, per_site = oob_sections(model, placement, leaf)
     up_rate = magnitude(leaf.uplinks.rate, "rate")

@@ -20,7 +20,6 @@ from dataclasses import replace
 
 from bom.catalog.media import Media, cage
 from bom.errors import LimitError
-from bom.inputs.yamlio import Located
 from bom.model.fabrics import UFM_HOP, Fabric, UfmPorts
 from bom.model.model import Model
 from bom.topology.geometry import EndGroups, FloorPlan, node_leaf, shared_rack
@@ -57,7 +56,7 @@ def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: i
     return None
 
 
-def attach_ufm(model: Model, media: Media, src: Located) -> Fabric | None:
+def attach_ufm(model: Model, media: Media) -> Fabric | None:
     """The compute fabric with its UFM ports and their links (None: no UFM on it)."""
     f = model.fabrics.get("compute")
     ends = model.endpoints
@@ -76,7 +75,7 @@ def attach_ufm(model: Model, media: Media, src: Located) -> Fabric | None:
         why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
                f"({p.leaves * f.planes} leaves x {p.leaf_down} downlinks per site)")
         if explicit:
-            raise LimitError(f"the compute fabric has {why}", where=src.where(("management", "ufm_count")),
+            raise LimitError(f"the compute fabric has {why}", at=("management", "ufm_count"),
                              key="management.ufm_count",
                              hint="Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), "
                                   "or set management.ufm_count: 0.")
