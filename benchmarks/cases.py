@@ -8,7 +8,7 @@ SIZES = {
     "1k GPUs": "gpus: 1008\n",
     "16k GPUs": "gpus: 16416\n",
     "100k GPUs": "gpus: 100008\n",
-    "1M GPUs, 10 buildings": 'gpus: 1000080\nsites: {count: 10, distance: "2 km", dci_fraction: 0.1}\n',
+    "1M GPUs, 10 buildings": 'gpus: 1000080\nsites: {count: 10, distance: "2 km", dci_bandwidth: "51.2 Tbit/s"}\n',
 }
 
 

@@ -13,6 +13,7 @@ import bisect
 import copy
 import dataclasses
 import math
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -21,6 +22,9 @@ from bom.catalog.rows import CPO, Cable, Catalog, Coherent, Engine, Fibre, Modul
 from bom.errors import LimitError
 from bom.inputs.validation import suggest
 from bom.units import magnitude
+
+#: id(catalog) -> (the catalog, its lookup); the reference tells a reused id from the same catalog.
+_MEDIA: dict[int, tuple[weakref.ref[Catalog], Media]] = {}
 
 LADDER = ("passive-copper", "active-copper", "aoc", "multimode", "smf-parallel", "smf-duplex",
           "coherent")
@@ -370,6 +374,17 @@ def _ends_match(o: Option, ff_a: str | None, ff_b: str | None) -> bool:
     cable = o.assembly is not None
     return ((_fits(o.a, ff_a, b_heads, cable) and _fits(o.b, ff_b, a_heads, cable))
             or (_fits(o.b, ff_a, a_heads, cable) and _fits(o.a, ff_b, b_heads, cable)))
+
+
+def media_for(catalog: Catalog) -> Media:
+    """The catalog's lookup, built once per catalog object (as its ``by_kind`` rows are): a campus
+    builds each site shape again for the order, and the options' unit conversions are most of a
+    small build's time."""
+    hit = _MEDIA.get(id(catalog))
+    if hit is not None and hit[0]() is catalog:
+        return hit[1]
+    media = _MEDIA[id(catalog)] = (weakref.ref(catalog), Media(catalog))
+    return media[1]
 
 
 class Media:

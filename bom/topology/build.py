@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bom import names
-from bom.catalog.media import Media, cage
+from bom.catalog.media import Media, cage, media_for
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
@@ -304,7 +304,7 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model
     sites = scenario.sites.count if scenario.sites else 1
     split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
     cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
-    media = Media(catalog)
+    media = media_for(catalog)
     specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
     specs.setdefault("compute", FabricSpec())
     fabrics: dict[str, Fabric] = {"compute": build_fabric("compute", specs["compute"], cluster, catalog, media)}
