@@ -289,7 +289,6 @@ def compare(
 ) -> None:
     """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
     from bom import pipeline
-    from bom.costing import compare as cmp
     from bom.inputs.scenario import load_scenario
     from bom.outputs import publish as outputs
     from bom.outputs import terminal as text
@@ -302,7 +301,7 @@ def compare(
     from bom.inputs.validation import locate
 
     try:
-        result = cmp.compare(sc, src, catalog, ids, gpus)
+        result = pipeline.compare(sc, src, catalog, ids, gpus)
     except BomError as exc:
         raise locate(exc, src) from None
     paths = _write(outputs.render_comparison(result), output or Path("reports") / sc.name,

@@ -15,12 +15,9 @@ from functools import cached_property
 
 from bom.catalog.rows import Catalog, Platform
 from bom.costing.lines import COPPER, NETWORK
-from bom.costing.report import Report, make_report
-from bom.errors import BomError, LimitError
+from bom.costing.report import Report
+from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
-from bom.inputs.validation import suggest
-from bom.inputs.yamlio import Located
-from bom.pipeline import build_scenario
 
 #: BOM categories whose power is the optics' (pluggables, active optical cables, CPO laser modules).
 OPTICS = ("transceiver", "coherent optic", "AOC", "laser source")
@@ -180,7 +177,7 @@ class Comparison:
                 "skipped": self.skipped}
 
 
-def _variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
+def variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
     # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
     fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
                for k, f in scenario.fabrics.items()}
@@ -195,58 +192,3 @@ def _variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str
         raise BomError("a comparison needs a GPU count or a workload: nodes differ between platforms",
                        key="nodes", hint="Give gpus: N in the scenario or --gpus N.")
     return scenario.model_copy(update=update)
-
-
-def _build(variant: Scenario, src: Located, catalog: Catalog) -> tuple[Report, dict[str, str]]:
-    """The generation's report; a non-compute fabric this generation cannot build is left out, with why."""
-    left_out: dict[str, str] = {}
-    while True:
-        try:
-            return make_report(build_scenario(variant, src, catalog), catalog), left_out
-        except LimitError as exc:
-            name = (exc.key or "").removeprefix("fabrics.").split(".")[0]
-            if name not in SUPPORT or name not in variant.fabrics:
-                raise
-            left_out[name] = exc.message
-            variant = variant.model_copy(update={"fabrics": {k: f for k, f in variant.fabrics.items() if k != name}})
-
-
-def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
-            gpus: int | None = None) -> Comparison:
-    ids = platforms or scenario.platforms or default_platforms(catalog)
-    known, switches = catalog.rows["platforms"], catalog.rows["switches"]
-    for entry in ids:
-        pid, switch = parse_entry(entry)
-        if pid not in known:
-            raise BomError(suggest(pid, known, "platform"), key="--platforms")
-        if switch is not None and switch not in switches:
-            raise BomError(suggest(switch, switches, "switch") + f" (in {entry!r})", key="--platforms",
-                           hint="Write platform@switch with a switch id from `bom catalog list --kind switches`.")
-    if len(set(ids)) != len(ids):
-        raise BomError("a platform is named twice", key="--platforms")
-    if gpus is None and scenario.gpus is not None:
-        gpus = scenario.gpus
-    gens = []
-    skipped: dict[str, str] = {}
-    for entry in ids:
-        pid, switch = parse_entry(entry)
-        p = catalog.platform(pid)
-        variant = _variant(scenario, pid, gpus, switch)
-        try:
-            report, left_out = _build(variant, src, catalog)
-        except LimitError as exc:   # this generation cannot build the job; the others still can
-            skipped[entry] = exc.message + (f" {exc.hint}" if exc.hint else "")
-            continue
-        built, asked = report.model.cluster.gpus, report.model.cluster.requested_gpus
-        notes = []
-        if built > asked:
-            notes.append(f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
-                         f"so {built:,} are built")
-        notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
-        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch))
-    # Over the years: columns run by the platform's year (the catalog's), as named within a year.
-    gens.sort(key=lambda g: g.platform.year)
-    if not gens:
-        reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
-        raise BomError(f"no platform can build this job ({reasons})", key="--platforms")
-    return Comparison(scenario.name, gens, skipped)

@@ -26,7 +26,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
-from bom.errors import BomError, ScenarioError
+from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
@@ -104,32 +104,25 @@ class Report:
 
 
 def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tuple[float, ...]]:
-    """Installed quantity of each part in each site: each site shape built on its own."""
-    from bom.topology.build import build_model
-
+    """Installed quantity of each part in each site, from each site shape's own model."""
     c = model.cluster
     total: dict[str, float] = {}
     for line in lines:
         total[line.sku] = total.get(line.sku, 0.0) + line.quantity
     if c.site_count == 1:
         return {k: (v,) for k, v in total.items()}
+    if model.site_models is None:   # a site shape that cannot stand alone: the order gives totals only
+        return {}
     shared: dict[str, float] = {}
     for line in lines:
         if line.fabric == "dci" and line.unit == "each":
             shared[line.sku] = shared.get(line.sku, 0.0) + line.quantity
     shapes = []
-    src = Located({}, "<site>", {})
-    for site in c.sites:
-        one = model.scenario.model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None,
-                                                "sites": None})
-        try:
-            m = build_model(one, src, catalog, None)
-        except BomError:   # a site shape that cannot stand alone: the order gives totals only
-            return {}
+    for count, m in model.site_models:
         per: dict[str, float] = {}
         for line in all_lines(m, catalog):
             per[line.sku] = per.get(line.sku, 0.0) + line.quantity
-        shapes.append((site.count, per))
+        shapes.append((count, per))
     return split_by_site(total, shapes, shared, c.site_count)
 
 

@@ -36,6 +36,9 @@ class Model:
     placement: Placement | None = None
     endpoints: Endpoints | None = None
     rack_power_w: float | None = None
+    #: Each site shape built on its own, (sites of that shape, its model): () for one site, None when
+    #: a shape cannot stand alone.
+    site_models: tuple[tuple[int, Model], ...] | None = ()
 
     @property
     def racks(self) -> int:

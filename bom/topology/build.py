@@ -282,7 +282,24 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
 def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
     """The whole model; an error in a stage gets its file and line in ``src`` here, and only here."""
     with located(src):
-        return _model(scenario, catalog, sizing)
+        model = _model(scenario, catalog, sizing)
+    return replace(model, site_models=_site_models(model, catalog))
+
+
+def _site_models(model: Model, catalog: Catalog) -> tuple[tuple[int, Model], ...] | None:
+    """Each site shape built on its own, with how many sites have it (the order installs parts site
+    by site); () for one site, None when a shape cannot stand alone (the order then gives totals)."""
+    c = model.cluster
+    if c.site_count == 1:
+        return ()
+    out = []
+    for site in c.sites:
+        one = model.scenario.model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None, "sites": None})
+        try:
+            out.append((site.count, _model(one, catalog, None)))
+        except BomError:
+            return None
+    return tuple(out)
 
 
 def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model:
