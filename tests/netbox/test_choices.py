@@ -1,7 +1,7 @@
 """Every NetBox choice value the export and push use is one the tested NetBox release defines.
 
 Reads ``dcim/choices.py`` of the NetBox installed by scripts/netbox-up.sh (its venv); in CI
-(CI=true) a missing NetBox is a failure, elsewhere a skip.
+(CI=true) a missing NetBox is a failure, elsewhere (and always with BOM_NETBOX=off) a skip.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _source() -> str:
     found = sorted(VENV.glob("lib/python3*/site-packages/dcim/choices.py"))
     if not found:
         msg = f"NetBox {choices.TESTED_VERSION} is not installed in {VENV} (scripts/netbox-up.sh installs it)"
-        if os.environ.get("CI") == "true":
+        if os.environ.get("CI") == "true" and os.environ.get("BOM_NETBOX", "on") != "off":
             pytest.fail(msg)
         pytest.skip(msg)
     return found[0].read_text(encoding="utf-8")
@@ -51,5 +51,6 @@ def test_statuses_and_units():
 
 
 def test_the_installed_release_is_the_tested_one():
+    _source()   # skips (or fails in CI) as the other tests do when that NetBox is not installed
     version = (VENV / "lib").glob("python3*/site-packages/netbox-*.dist-info")
     assert any(p.name.startswith(f"netbox-{choices.TESTED_VERSION}.") for p in version)

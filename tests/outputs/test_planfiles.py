@@ -111,20 +111,46 @@ def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
                                                           "superpod-h100-4su-cables.xlsx"]
 
 
+#: Runs ``bom cables`` with the plan's row generator held after its first rows: it touches the file
+#: named by $PAUSE_IN_PLAN and waits there, so a signal sent then lands while the plan streams.
+PAUSE_HARNESS = """\
+import os, sys, time
+import bom.cableplan.rows as plan
+rows = plan.rows
+def held(*a, **k):
+    for i, row in enumerate(rows(*a, **k)):
+        if i == 1000:
+            open(os.environ["PAUSE_IN_PLAN"], "w").close()
+            time.sleep(600)
+        yield row
+plan.rows = held
+sys.argv = ["bom"] + sys.argv[1:]
+from bom.cli import main
+main()
+"""
+
+
 def test_sigint_exits_130_and_leaves_no_file(tmp_path):
-    """A campus-sized plan interrupted while it streams: exit 130, no plan file, no temporary file."""
+    """A plan interrupted while it streams (its temporary files open): exit 130, no plan file, no
+    temporary file. The child holds the stream open until the signal arrives, so load does not matter."""
     scenario = tmp_path / "big.yaml"
     scenario.write_text("name: big\nplatform: gb300-nvl72\ngpus: 200016\nfabrics: {compute: {switch: q3400}}\n")
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "bom.cli", "cables", str(scenario), "-o", str(out), "-q"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (out.is_dir() and any(out.iterdir())):
-        time.sleep(0.05)
-    assert out.is_dir() and any(out.iterdir()), "the plan never started"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    out, flag = tmp_path / "out", tmp_path / "streaming"
+    proc = subprocess.Popen([sys.executable, "-c", PAUSE_HARNESS, "cables", str(scenario), "-o", str(out), "-q"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT), PAUSE_IN_PLAN=str(flag)))
+    try:
+        deadline = time.monotonic() + 300
+        while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert flag.exists(), f"the plan never started streaming: {proc.poll()=}"
+        temps = sorted(p.name for p in out.iterdir())
+        assert temps and all(n.startswith(".big-") and n.endswith(".tmp") for n in temps), temps
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert list(out.iterdir()) == []
