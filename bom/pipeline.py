@@ -85,7 +85,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
                 prices: list[Path] | None = None) -> Catalog:
     """The built-in catalog plus the scenario's overlays and price files (paths relative to
     the scenario file), then the command line's."""
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
 
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])

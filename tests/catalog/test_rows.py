@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from bom.catalog.rows import KINDS, load_catalog
+from bom.catalog.load import load_catalog
+from bom.catalog.rows import KINDS
 from bom.errors import CatalogError
 
 MODULE = """\
