@@ -11,10 +11,10 @@ from pathlib import Path
 
 from bom.catalog.checks import check_catalog
 from bom.catalog.prices import apply_prices
-from bom.catalog.rows import KINDS, Catalog
+from bom.catalog.rows import DEFAULTS, KINDS, Catalog, Default
 from bom.errors import CatalogError
 from bom.inputs.validation import suggest, validate
-from bom.inputs.yamlio import load_file
+from bom.inputs.yamlio import Located, load_file
 from bom.resources import data_dir
 
 
@@ -31,10 +31,13 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             raise CatalogError(f"a catalog file holds one top-level key, one of: "
                                f"{', '.join(KINDS)}", where=src.where(()))
         (kind, rows), = src.data.items()
-        if kind not in KINDS:
-            raise CatalogError(suggest(str(kind), KINDS, "catalog kind"), where=src.where((kind,)))
+        if kind not in KINDS and kind != DEFAULTS:
+            raise CatalogError(suggest(str(kind), [*KINDS, DEFAULTS], "catalog kind"), where=src.where((kind,)))
         if not isinstance(rows, list):
             raise CatalogError("expected a list of rows", where=src.where((kind,)), key=kind)
+        if kind == DEFAULTS:
+            _load_defaults(catalog, rows, src)
+            continue
         for i, data in enumerate(rows):
             row = validate(KINDS[kind], data, src, (kind, i))
             where = src.where((kind, i))
@@ -50,6 +53,21 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog.rows[kind][row.id] = row
             catalog.origin[row.id] = where
             catalog._keys[row.id] = (src, (kind, i))
+
+
+def _load_defaults(catalog: Catalog, rows: list[object], src: Located) -> None:
+    """The defaults of one file: an overlay's replace the built-in ones of the same fabric and layer."""
+    seen: dict[tuple[str, str], str] = {}
+    for i, data in enumerate(rows):
+        d = validate(Default, data, src, (DEFAULTS, i))
+        where = src.where((DEFAULTS, i))
+        key = (d.fabric, d.layer)
+        if key in seen:
+            raise CatalogError(f"a second default for the {d.fabric} {d.layer} (first at {seen[key]})",
+                               where=where, key=f"{DEFAULTS}.{i}")
+        seen[key] = where
+        catalog.defaults[key] = d
+        catalog.origin.setdefault(f"{DEFAULTS}:{d.id}", where)
 
 
 def builtin_dir() -> Path:

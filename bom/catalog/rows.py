@@ -537,6 +537,20 @@ class RackType(Row):
     power_budget: Power                     # default per rack of this type (the platform's wins)
 
 
+class Default(Model):
+    """A part the build picks when the scenario names none: one fabric's layer (catalogs/defaults.yaml)."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    fabric: Literal["storage", "inband", "oob", "dci"]
+    layer: Literal["leaf", "spine", "router"]
+    switch: str          # the id of a switches row
+    source: str          # the reference design that makes it the default
+    notes: str | None = None
+
+
+#: The kind of the defaults file: not a part, so not in KINDS (no price, no order line).
+DEFAULTS = "defaults"
+
 KINDS: dict[str, type[Row]] = {
     "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
@@ -558,6 +572,7 @@ class Catalog:
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
+    defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:
@@ -578,6 +593,15 @@ class Catalog:
         if row_id not in rows:
             raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
         return rows[row_id]
+
+    def default_switch(self, fabric: str, layer: str = "leaf") -> str | None:
+        """The switch id a fabric's layer takes when the scenario names none (None: no default)."""
+        d = self.defaults.get((fabric, layer))
+        return d.switch if d is not None else None
+
+    def default(self, fabric: str, layer: str = "leaf") -> str:
+        """The default switch of a fabric layer the build needs one for (KeyError when there is none)."""
+        return self.defaults[(fabric, layer)].switch
 
     def platform(self, row_id: str, key: str = "platform") -> Platform:
         row = self.get("platforms", row_id, key)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from bom import names
 from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
+from bom.costing.categories import DEFAULT_TOPOLOGY
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.yamlio import Located
@@ -35,12 +36,8 @@ from bom.topology.ufm import HOP as UFM_HOP
 from bom.topology.ufm import UfmPorts, attach_ufm
 from bom.units import magnitude
 
-#: Fabric switches when the scenario names none (NVIDIA DGX SuperPOD reference designs use
-#: Spectrum Ethernet for storage and in-band and SN2201 for out-of-band management).
-DEFAULT_SWITCH = {"storage": "sn5600", "inband": "sn5600", "oob": "sn2201"}
-DEFAULT_SPINE = {"oob": "sn4600c"}
-DEFAULT_TOPOLOGY = {"compute": "rail-optimized", "storage": "tor", "inband": "tor", "oob": "tor"}
-DEFAULT_ROUTER = "cisco-8201-32fh"
+#: Fabric switches and the DCI router when the scenario names none: catalogs/defaults.yaml, read
+#: through Catalog.default_switch(fabric, layer); default topologies: bom.costing.categories.ROLES.
 DEFAULT_WAVELENGTH_GBPS = 400.0
 #: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
 SETTLE_ROUNDS = 6
@@ -221,8 +218,9 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     platform, floor = cluster.platform, cluster.floor
     nic = _nic(platform, name, src)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
-                                             else DEFAULT_SWITCH[name]), src, ("fabrics", name, "switch"))
-    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id), src,
+                                             else catalog.default(name)), src, ("fabrics", name, "switch"))
+    spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
+                                            else leaf.id), src,
                     ("fabrics", name, "spine" if spec.spine else "switch"))
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
@@ -325,7 +323,8 @@ def _dci(scenario: Scenario, src: Located, cluster: Cluster, catalog: Catalog, m
                        "bandwidth)", where=src.where(("sites",)), key="sites.dci_bandwidth")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
-                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
+                        router_id=catalog.default("dci", "router"),
                         topology=s.topology)
     except LimitError as exc:
         exc.where = exc.where or src.where(("sites", "distance"))
@@ -435,10 +434,10 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     return model
 
 
-def support_switch(platform: Platform, name: str) -> str:
-    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the catalog's default."""
     sup = platform.support
-    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
+    return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
 
 
 def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
@@ -453,9 +452,10 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name), src,
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name, catalog), src,
                            ("fabrics", name, "switch"))
-            spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
+            spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
+                                                    else leaf.id),
                             src, ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
             model.fabrics[name] = build_pooled(name, spec, model, catalog, media, src, leaf, spine)
@@ -463,8 +463,9 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     if "oob" not in specs:
         return
     spec = specs["oob"]
-    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), src, ("fabrics", "oob", "switch"))
-    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], src, ("fabrics", "oob", "spine")) \
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob", catalog), src,
+                   ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, spec.spine or catalog.default("oob", "spine"), src, ("fabrics", "oob", "spine")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
