@@ -9,7 +9,7 @@ import time
 
 
 def main() -> None:
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
     from bom.inputs.scenario import load_scenario
     from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
     from bom.outputs.writers.compare_xlsx import write_compare_xlsx

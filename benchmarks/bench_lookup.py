@@ -12,8 +12,8 @@ import time
 
 def main() -> None:
     t0 = time.perf_counter()
+    from bom.catalog.load import load_catalog
     from bom.catalog.media import Media
-    from bom.catalog.rows import load_catalog
     from bom.errors import LimitError
 
     t1 = time.perf_counter()

@@ -37,7 +37,7 @@ CASES = {
 def run_case(name: str) -> dict[str, object]:
     from benchmarks.cases import scenario
     from bom.cableplan import rows as plan
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
     from bom.outputs import planfiles as cabling
     from bom.outputs.writers.cables import write_csv
     from bom.topology.build import build_model

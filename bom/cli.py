@@ -92,7 +92,7 @@ def _main(version: Annotated[bool, typer.Option(
 
 
 def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None) -> Any:
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
 
     return load_catalog(catalog_dirs, prices)
 

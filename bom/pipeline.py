@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bom.catalog.rows import Catalog
-from bom.costing.compare import SUPPORT, Comparison, Generation, default_platforms, parse_entry, variant
+from bom.costing.categories import SUPPORT
+from bom.costing.compare import Comparison, Generation, default_platforms, parse_entry, variant
 from bom.costing.report import Report, make_report
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
@@ -87,7 +88,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
                 prices: list[Path] | None = None) -> Catalog:
     """The built-in catalog plus the scenario's overlays and price files (paths relative to
     the scenario file), then the command line's."""
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
 
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])

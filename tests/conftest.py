@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bom.catalog.rows import Catalog, load_catalog
+from bom.catalog.load import load_catalog
+from bom.catalog.rows import Catalog
 from bom.cli import app
 
 

@@ -849,7 +849,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
         locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
     plan = _Plan(model, locator)
     if catalog is None:
-        from bom.catalog.rows import load_catalog
+        from bom.catalog.load import load_catalog
 
         catalog = load_catalog()
     plan.catalog = catalog
@@ -1033,7 +1033,7 @@ def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: 
     placement = plan.model.placement
     assert placement is not None
     if catalog is None:
-        from bom.catalog.rows import load_catalog
+        from bom.catalog.load import load_catalog
 
         catalog = load_catalog()
     leaf = catalog.get("switches", f.leaf_id)

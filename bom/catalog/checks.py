@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bom.catalog.rows import Catalog, Module, Platform, Switch
+from bom.catalog.rows import DEFAULTS, Catalog, Module, Platform, Switch
 from bom.errors import CatalogError
 
 
@@ -36,7 +36,25 @@ def check_module_form_factors(cat: Catalog) -> None:
                                hint="Fix the form factor or add the switch that takes it.")
 
 
-CHECKS = (check_platform_switches, check_module_form_factors)
+def check_defaults(cat: Catalog) -> None:
+    """Every default names a switch row, and the build finds one for each fabric layer it defaults."""
+    for d in cat.defaults.values():
+        if d.switch not in cat.rows["switches"]:
+            try:
+                cat.get("switches", d.switch, key=f"{DEFAULTS}.{d.id}.switch")
+            except CatalogError as exc:
+                exc.where = cat.origin.get(f"{DEFAULTS}:{d.id}", "")
+                raise
+    missing = [f"{f} {layer}" for f, layer in REQUIRED_DEFAULTS if (f, layer) not in cat.defaults]
+    if missing:
+        raise CatalogError(f"no default switch for the {', '.join(missing)}",
+                           hint=f"The built-in catalogs/{DEFAULTS}.yaml names them; a base catalog needs them too.")
+
+
+#: The fabric layers the build takes a default for when the scenario names no switch.
+REQUIRED_DEFAULTS = (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"), ("oob", "spine"), ("dci", "router"))
+
+CHECKS = (check_platform_switches, check_module_form_factors, check_defaults)
 
 
 def check_catalog(cat: Catalog) -> None:

@@ -12,7 +12,6 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -30,9 +29,8 @@ from bom.inputs.validation import (
     Power,
     Rate,
     suggest,
-    validate,
 )
-from bom.inputs.yamlio import Located, load_file
+from bom.inputs.yamlio import Located
 from bom.units import magnitude, parse_quantity
 
 #: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
@@ -539,6 +537,20 @@ class RackType(Row):
     power_budget: Power                     # default per rack of this type (the platform's wins)
 
 
+class Default(Model):
+    """A part the build picks when the scenario names none: one fabric's layer (catalogs/defaults.yaml)."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")
+    fabric: Literal["storage", "inband", "oob", "dci"]
+    layer: Literal["leaf", "spine", "router"]
+    switch: str          # the id of a switches row
+    source: str          # the reference design that makes it the default
+    notes: str | None = None
+
+
+#: The kind of the defaults file: not a part, so not in KINDS (no price, no order line).
+DEFAULTS = "defaults"
+
 KINDS: dict[str, type[Row]] = {
     "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
@@ -560,6 +572,7 @@ class Catalog:
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
+    defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:
@@ -581,6 +594,15 @@ class Catalog:
             raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
         return rows[row_id]
 
+    def default_switch(self, fabric: str, layer: str = "leaf") -> str | None:
+        """The switch id a fabric's layer takes when the scenario names none (None: no default)."""
+        d = self.defaults.get((fabric, layer))
+        return d.switch if d is not None else None
+
+    def default(self, fabric: str, layer: str = "leaf") -> str:
+        """The default switch of a fabric layer the build needs one for (KeyError when there is none)."""
+        return self.defaults[(fabric, layer)].switch
+
     def platform(self, row_id: str, key: str = "platform") -> Platform:
         row = self.get("platforms", row_id, key)
         assert isinstance(row, Platform)
@@ -593,65 +615,3 @@ class Catalog:
     def __iter__(self):  # type: ignore[no-untyped-def]
         for rows in self.rows.values():
             yield from rows.values()
-
-
-def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
-    files = sorted(directory.glob("*.yaml")) + sorted(directory.glob("*.yml"))
-    if not files and overlay:
-        raise CatalogError("no catalog files (*.yaml) in this directory", where=str(directory))
-    seen_here: dict[str, str] = {}
-    for path in files:
-        src = load_file(path, "catalog file")
-        if src.data is None:
-            continue
-        if not isinstance(src.data, dict) or len(src.data) != 1:
-            raise CatalogError(f"a catalog file holds one top-level key, one of: "
-                               f"{', '.join(KINDS)}", where=src.where(()))
-        (kind, rows), = src.data.items()
-        if kind not in KINDS:
-            raise CatalogError(suggest(str(kind), KINDS, "catalog kind"), where=src.where((kind,)))
-        if not isinstance(rows, list):
-            raise CatalogError("expected a list of rows", where=src.where((kind,)), key=kind)
-        for i, data in enumerate(rows):
-            row = validate(KINDS[kind], data, src, (kind, i))
-            where = src.where((kind, i))
-            if row.id in seen_here:
-                raise CatalogError(f"duplicate id {row.id!r} (first at {seen_here[row.id]})",
-                                   where=where, key=f"{kind}.{i}.id",
-                                   hint="Ids are unique across a catalog directory.")
-            other = catalog.kind_of(row.id)
-            if other is not None and other != kind:
-                raise CatalogError(f"id {row.id!r} is already a {other} row; an overlay "
-                                   f"replaces rows of the same kind only", where=where)
-            seen_here[row.id] = where
-            catalog.rows[kind][row.id] = row
-            catalog.origin[row.id] = where
-            catalog._keys[row.id] = (src, (kind, i))
-
-
-def builtin_dir() -> Path:
-    """The catalogs shipped with the package."""
-    from bom.resources import data_dir
-
-    return data_dir("catalogs")
-
-
-def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
-                 base: Path | None = None, rates: dict[str, float] | None = None) -> Catalog:
-    """The built-in catalog (or ``base``), then each overlay directory, then each price file
-    (prices in other currencies converted at ``rates``, USD per unit)."""
-    from bom.catalog.prices import apply_prices
-
-    catalog = Catalog()
-    _load_dir(catalog, base or builtin_dir(), overlay=False)
-    for directory in overlays or []:
-        if not directory.is_dir():
-            raise CatalogError("not a directory", where=str(directory),
-                               hint="--catalog takes a directory of YAML catalog files.")
-        _load_dir(catalog, directory, overlay=True)
-    for path in prices or []:
-        apply_prices(catalog, path, rates)
-    from bom.catalog.checks import check_catalog
-
-    check_catalog(catalog)
-    return catalog

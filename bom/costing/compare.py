@@ -14,15 +14,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from bom.catalog.rows import Catalog, Platform
-from bom.costing.lines import COPPER, NETWORK
+from bom.costing.categories import COPPER, NETWORK, OPTICS, SUPPORT, SWITCHES, Category
 from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
-
-#: BOM categories whose power is the optics' (pluggables, active optical cables, CPO laser modules).
-OPTICS = ("transceiver", "coherent optic", "AOC", "laser source")
-#: The fabrics around the compute fabric (a generation that cannot build one is compared without it).
-SUPPORT = ("storage", "inband", "oob")
 
 
 def default_platforms(catalog: Catalog) -> list[str]:
@@ -95,16 +90,16 @@ class Generation:
         out["modules_per_gpu"] = (network.modules + up.modules) / gpus
         out["fibre_runs_per_gpu"] = (network.fibre_runs + up.fibre_runs) / gpus
         out["lit_strands_per_gpu"] = (network.fibre_strands + up.fibre_strands) / gpus
-        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in ("switch", "DCI switch")
+        out["switches_per_gpu"] = sum(x.quantity for x in lines if x.category in SWITCHES
                                       and x.fabric != "spares") / gpus
         out["support_switches_per_gpu"] = sum(x.quantity for x in lines
-                                              if x.category == "switch" and x.fabric in SUPPORT) / gpus
+                                              if x.category == Category.SWITCH and x.fabric in SUPPORT) / gpus
         out["scale_out_gbps_per_gpu"] = _scale_out_gbps(self.platform)
         # Co-packaged optics: engine ports need no module, but the switches need laser modules; the
         # optics' power is every pluggable's, AOC's and laser module's (engines are in the switch power).
         out["engine_ports_per_gpu"] = t.engine_ports() / gpus
         installed = [x for x in net if x.fabric != "spares"]
-        out["laser_sources_per_gpu"] = sum(x.quantity for x in installed if x.category == "laser source") / gpus
+        out["laser_sources_per_gpu"] = sum(x.quantity for x in installed if x.category == Category.LASER_SOURCE) / gpus
         out["optics_power_w_per_gpu"] = sum(x.power_w for x in installed if x.category in OPTICS) / gpus
         c = r.tco
         out.update(network_capex_per_gpu=c.network_usd / gpus, network_power_w_per_gpu=c.network_power_kw * 1000 / gpus,

@@ -12,16 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
+from bom.costing.categories import Category
 from bom.topology.linkgroups import LinkGroup
 from bom.units import magnitude
 
-CATEGORIES = ("compute", "storage", "server", "rack", "PDU", "switch", "laser source", "transceiver", "copper cable",
-              "AOC", "fibre breakout",
-              "fibre trunk", "patch cord", "patch panel", "coherent optic", "DWDM", "DCI switch", "dark fibre")
-#: Bought for the cluster but not network: the racks and what stands around the nodes.
-FACILITY = ("storage", "server", "rack", "PDU")
-NETWORK = tuple(c for c in CATEGORIES if c != "compute" and c not in FACILITY)
-COPPER = ("copper cable",)
 #: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
 DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"
 
@@ -31,7 +25,7 @@ class Line:
     tier: str             # compute | scale-up | scale-out | scale-across
     fabric: str
     hop: str
-    category: str
+    category: Category
     catalog_id: str
     sku: str              # the orderable part number
     description: str
@@ -60,7 +54,7 @@ class Line:
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
-def _line(row: Row, tier: str, fabric: str, hop: str, category: str, qty: float, power_w: float,
+def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: float, power_w: float,
           sku: str | None = None, price: float | None = None, unit: str = "each",
           description: str | None = None) -> Line:
     return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
@@ -76,12 +70,12 @@ def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) ->
 
 
 def compute_lines(platform: Platform, systems: int) -> list[Line]:
-    return [_line(platform, "compute", "compute", "system", "compute", systems,
+    return [_line(platform, "compute", "compute", "system", Category.COMPUTE, systems,
                   magnitude(platform.power_per_system, "power"))]
 
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
-                 category: str = "switch") -> list[Line]:
+                 category: Category = Category.SWITCH) -> list[Line]:
     """Switches of each layer; power is typical (optics are counted on their own lines).
 
     A co-packaged-optics switch has no pluggables at its ports but external laser modules: a line of
@@ -105,7 +99,7 @@ def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -
     ls = sw.laser_source
     if ls is None:
         return []
-    return [Line(tier, fabric, layer, "laser source", sw.id, ls.part_number, ls.description, ls.vendor,
+    return [Line(tier, fabric, layer, Category.LASER_SOURCE, sw.id, ls.part_number, ls.description, ls.vendor,
                  switches * ls.per_switch, "each", ls.price_usd, magnitude(ls.power, "power"), ls.price_source,
                  sw.as_of.isoformat(), ls.source)]
 
@@ -127,11 +121,12 @@ def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: 
     for part, qty in ((m.chassis, chassis), (m.fabric_cards, chassis), (m.supervisors, chassis),
                       (m.power_supplies, chassis)):
         if qty:
-            out.append(_line(switch, tier, fabric, layer, "switch", qty * part.count, magnitude(part.power, "power"),
-                             sku=part.part_number, price=part.price_usd, description=part.description))
+            out.append(_line(switch, tier, fabric, layer, Category.SWITCH, qty * part.count,
+                             magnitude(part.power, "power"), sku=part.part_number, price=part.price_usd,
+                             description=part.description))
     if cards:
         lc = m.line_card
-        out.append(_line(switch, tier, fabric, layer, "switch", cards, magnitude(lc.power, "power"),
+        out.append(_line(switch, tier, fabric, layer, Category.SWITCH, cards, magnitude(lc.power, "power"),
                          sku=lc.part_number, price=lc.price_usd, description=lc.description))
     return out
 
@@ -142,30 +137,30 @@ def group_lines(g: LinkGroup) -> list[Line]:
     o, c = g.choice.option, g.choice
     for end, count in ((g.lower_end, g.modules_lower), (g.upper_end, g.modules_upper)):
         if count and isinstance(end.part, Module):
-            out.append(_line(end.part, g.tier, g.fabric, g.hop, "transceiver", count,
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, Category.TRANSCEIVER, count,
                              magnitude(end.part.power, "power")))
         elif count and isinstance(end.part, Coherent):
-            out.append(_line(end.part, g.tier, g.fabric, g.hop, "coherent optic", count,
+            out.append(_line(end.part, g.tier, g.fabric, g.hop, Category.COHERENT_OPTIC, count,
                              magnitude(end.part.power, "power")))
     if o.assembly is not None:
         a = o.assembly
         heads = a.end_a.count + a.end_b.count
-        category = "AOC" if a.kind == "aoc" else "copper cable"
+        category = Category.AOC if a.kind == "aoc" else Category.COPPER_CABLE
         out.append(_line(a, g.tier, g.fabric, g.hop, category, g.cables,
                          magnitude(a.power_per_end, "power") * heads, c.part_number,
                          _sold_price(a, c.part_number, c.length_m)))
     elif o.fibre is not None and g.cables:
         f = o.fibre
-        category = "patch cord" if f.kind == "patch-cord" else "fibre trunk"
+        category = Category.PATCH_CORD if f.kind == "patch-cord" else Category.FIBRE_TRUNK
         out.append(_line(f, g.tier, g.fabric, g.hop, category, g.cables, 0.0, c.part_number,
                          _sold_price(f, c.part_number, c.length_m),
                          description=f"{f.description}, {c.length_m:g} m"))
     if g.panel is not None and g.panels:
-        out.append(_line(g.panel, g.tier, g.fabric, g.hop, "patch panel", g.panels, 0.0))
+        out.append(_line(g.panel, g.tier, g.fabric, g.hop, Category.PATCH_PANEL, g.panels, 0.0))
     for end, key in ((g.lower_end, "breakouts_lower"), (g.upper_end, "breakouts_upper")):
         b = end.engine.breakout if end.engine is not None else None
         if b is not None and g.extras.get(key):   # CPO faceplate shuffles, bought per connector used
-            out.append(Line(g.tier, g.fabric, g.hop, "fibre breakout", "cpo-faceplate", b.part_number,
+            out.append(Line(g.tier, g.fabric, g.hop, Category.FIBRE_BREAKOUT, "cpo-faceplate", b.part_number,
                             b.description, b.vendor, g.extras[key], "each", b.price_usd, 0.0, b.price_source,
                             b.as_of.isoformat(), b.source))
     return out
@@ -182,9 +177,9 @@ def scale_up_lines(platform: Platform, up: object) -> list[Line]:
     if t is None or not up.optical_links:
         return []
     out = []
-    for part, hop, category, qty in ((t.ocs, "ocs", "switch", up.ocs),
-                                     (t.optic, "cube-ocs", "transceiver", up.modules),
-                                     (t.fibre, "cube-ocs", "fibre trunk", up.fibre_runs)):
+    for part, hop, category, qty in ((t.ocs, "ocs", Category.SWITCH, up.ocs),
+                                     (t.optic, "cube-ocs", Category.TRANSCEIVER, up.modules),
+                                     (t.fibre, "cube-ocs", Category.FIBRE_TRUNK, up.fibre_runs)):
         out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
                         part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
                         part.price_source, platform.as_of.isoformat(), part.source))
@@ -205,17 +200,18 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     from bom.topology.dci import Dci
 
     assert isinstance(dci, Dci)
-    out = [_line(dci.coherent, "scale-across", "dci", "site-site", "coherent optic", dci.modules,
+    out = [_line(dci.coherent, "scale-across", "dci", "site-site", Category.COHERENT_OPTIC, dci.modules,
                  magnitude(dci.coherent.power, "power")),
-           _line(dci.router, "scale-across", "dci", "router", "DCI switch", dci.routers,
+           _line(dci.router, "scale-across", "dci", "router", Category.DCI_SWITCH, dci.routers,
                  magnitude(dci.router.power_typical, "power"))]
     for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
         if isinstance(part, Dwdm) and qty:
-            out.append(_line(part, "scale-across", "dci", "site-site", "DWDM", qty, magnitude(part.power, "power")))
+            out.append(_line(part, "scale-across", "dci", "site-site", Category.DWDM, qty,
+                             magnitude(part.power, "power")))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
-        out.append(Line("scale-across", "dci", "site-site", "dark fibre", "dark-fibre", DARK_FIBRE_SKU,
+        out.append(Line("scale-across", "dci", "site-site", Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
                         f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))
@@ -255,8 +251,8 @@ def placement_lines(model: object, catalog: Catalog) -> list[Line]:
     if pl is None:
         return out
     for rack_id, n in sorted(pl.rack_types().items()):
-        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", "rack", n, 0.0))
-    category = {"pdu": "PDU", "storage": "storage", "ufm": "server", "mgmt": "server"}
+        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", Category.RACK, n, 0.0))
+    category = {"pdu": Category.PDU, "storage": Category.STORAGE, "ufm": Category.SERVER, "mgmt": Category.SERVER}
     for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
         if item.role in category:
             row = catalog.get("endpoints", item.catalog_id)

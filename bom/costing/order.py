@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Catalog
+from bom.costing.categories import Category
 from bom.costing.lines import Line
 from bom.inputs.scenario import SparesRule
 
@@ -24,15 +25,15 @@ _SPARES_SOURCE = ("estimate: enough to cover failures while a unit is away for r
 #: cables fail more often than switches and are cheap to hold; one switch of each kind per site
 #: restores a failed leaf in hours instead of an RMA's days; GPU systems are covered by support.
 DEFAULT_SPARES: dict[str, SparesRule] = {
-    "transceiver": SparesRule(fraction=0.02, min=2),
-    "laser source": SparesRule(fraction=0.02, min=2),   # CPO switches' field-replaceable lasers, as optics
-    "coherent optic": SparesRule(min=2),
-    "copper cable": SparesRule(fraction=0.02, min=2),
-    "AOC": SparesRule(fraction=0.02, min=2),
-    "fibre trunk": SparesRule(fraction=0.01, min=1),
-    "patch cord": SparesRule(fraction=0.02, min=2),
-    "switch": SparesRule(per_site=1),
-    "DCI switch": SparesRule(min=1),
+    Category.TRANSCEIVER: SparesRule(fraction=0.02, min=2),
+    Category.LASER_SOURCE: SparesRule(fraction=0.02, min=2),   # CPO switches' field-replaceable lasers, as optics
+    Category.COHERENT_OPTIC: SparesRule(min=2),
+    Category.COPPER_CABLE: SparesRule(fraction=0.02, min=2),
+    Category.AOC: SparesRule(fraction=0.02, min=2),
+    Category.FIBRE_TRUNK: SparesRule(fraction=0.01, min=1),
+    Category.PATCH_CORD: SparesRule(fraction=0.02, min=2),
+    Category.SWITCH: SparesRule(per_site=1),
+    Category.DCI_SWITCH: SparesRule(min=1),
 }
 
 

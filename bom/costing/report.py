@@ -13,15 +13,14 @@ from functools import cached_property
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog
-from bom.costing.lines import CATEGORIES, NETWORK, Line, all_lines
+from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
+from bom.costing.lines import Line, all_lines
 from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
 from bom.costing.tco import (
-    OPTICS_CATEGORIES,
     Basis,
     Input,
     Sensitivity,
     Tco,
-    asset_class,
     compute_tco,
     inputs,
     sensitivity,
@@ -134,8 +133,8 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
     network = [line for line in lines if line.category in NETWORK]
     return Basis(
         capex_by_class=by_class, network_usd=sum(x.price_usd for x in network),
-        gpu_systems_usd=sum(x.price_usd for x in lines if x.category == "compute"),
-        optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS_CATEGORIES),
+        gpu_systems_usd=sum(x.price_usd for x in lines if x.category == Category.COMPUTE),
+        optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS),
         it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
         racks=model.racks, gpus=model.cluster.gpus,

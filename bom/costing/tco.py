@@ -19,23 +19,7 @@ from dataclasses import dataclass, fields, replace
 HOURS_PER_YEAR = 8760.0
 CLASSES = ("gpu", "network", "facility")
 CLASS_LABELS = {"gpu": "GPU systems", "network": "Network", "facility": "Facility"}
-#: BOM categories whose parts are facility assets (racks, power); compute is "gpu", the rest network.
-FACILITY_CATEGORIES = frozenset({"rack", "pdu", "PDU", "power", "cooling", "facility"})
-#: Servers depreciate with the GPU systems (storage appliances and management servers are IT systems too).
-SYSTEM_CATEGORIES = frozenset({"compute", "storage", "server"})
-#: The optics of the sensitivity table's "optics price".
-OPTICS_CATEGORIES = ("transceiver", "coherent optic", "AOC", "laser source")   # CPO lasers are optics too
-
-
-def asset_class(category: str) -> str:
-    """The asset class a BOM category depreciates with.
-
-    >>> asset_class("compute"), asset_class("transceiver"), asset_class("rack")
-    ('gpu', 'network', 'facility')
-    """
-    if category in SYSTEM_CATEGORIES:
-        return "gpu"
-    return "facility" if category in FACILITY_CATEGORIES else "network"
+#: Asset classes of the BOM categories: bom.costing.categories.TABLE.
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import replace
 from bom import names
 from bom.catalog.media import Media, cage, media_for
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
+from bom.costing.categories import DEFAULT_TOPOLOGY
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import located
@@ -39,12 +40,8 @@ from bom.topology.support import build_oob, build_pooled
 from bom.topology.ufm import attach_ufm
 from bom.units import magnitude
 
-#: Fabric switches when the scenario names none (NVIDIA DGX SuperPOD reference designs use
-#: Spectrum Ethernet for storage and in-band and SN2201 for out-of-band management).
-DEFAULT_SWITCH = {"storage": "sn5600", "inband": "sn5600", "oob": "sn2201"}
-DEFAULT_SPINE = {"oob": "sn4600c"}
-DEFAULT_TOPOLOGY = {"compute": "rail-optimized", "storage": "tor", "inband": "tor", "oob": "tor"}
-DEFAULT_ROUTER = "cisco-8201-32fh"
+#: Fabric switches and the DCI router when the scenario names none: catalogs/defaults.yaml, read
+#: through Catalog.default_switch(fabric, layer); default topologies: bom.costing.categories.ROLES.
 DEFAULT_WAVELENGTH_GBPS = 400.0
 #: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
 SETTLE_ROUNDS = 6
@@ -102,8 +99,9 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     platform, floor = cluster.platform, cluster.floor
     nic = _nic(platform, name)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
-                                             else DEFAULT_SWITCH[name]), ("fabrics", name, "switch"))
-    spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
+                                             else catalog.default(name)), ("fabrics", name, "switch"))
+    spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
+                                            else leaf.id),
                     ("fabrics", name, "spine" if spec.spine else "switch"))
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
@@ -205,7 +203,8 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
                        "bandwidth)", at=("sites",), key="sites.dci_bandwidth")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
-                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength, router_id=DEFAULT_ROUTER,
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
+                        router_id=catalog.default("dci", "router"),
                         topology=s.topology)
     except LimitError as exc:
         exc.at = exc.at or ("sites", "distance")
@@ -342,10 +341,10 @@ def with_fabric(model: Model, fabric: Fabric | None) -> Model:
     return model if fabric is None else replace(model, fabrics={**model.fabrics, fabric.name: fabric})
 
 
-def support_switch(platform: Platform, name: str) -> str:
-    """A non-compute fabric's switch: the platform's RA choice, else the SuperPOD default."""
+def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the catalog's default."""
     sup = platform.support
-    return (sup.switches.get(name) if sup else None) or DEFAULT_SWITCH[name]  # type: ignore[call-overload]
+    return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
 
 
 def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media) -> Model:
@@ -356,9 +355,10 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
-            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name),
+            leaf = _switch(catalog, spec.switch or support_switch(model.platform, name, catalog),
                            ("fabrics", name, "switch"))
-            spine = _switch(catalog, spec.spine or (DEFAULT_SPINE.get(name, leaf.id) if leaf.uplinks else leaf.id),
+            spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
+                                                    else leaf.id),
                             ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
             model = with_fabric(model, build_pooled(name, spec, model, catalog, media, leaf, spine))
@@ -366,8 +366,9 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     if "oob" not in specs:
         return model
     spec = specs["oob"]
-    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob"), ("fabrics", "oob", "switch"))
-    spine = _switch(catalog, spec.spine or DEFAULT_SPINE["oob"], ("fabrics", "oob", "spine")) \
+    leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob", catalog),
+                   ("fabrics", "oob", "switch"))
+    spine = _switch(catalog, spec.spine or catalog.default("oob", "spine"), ("fabrics", "oob", "spine")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.

@@ -287,7 +287,7 @@ def scenario_text(c: dict) -> str:
 
 @functools.cache
 def _catalog():
-    from bom.catalog.rows import load_catalog
+    from bom.catalog.load import load_catalog
 
     return load_catalog()
 

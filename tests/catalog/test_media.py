@@ -258,7 +258,7 @@ def test_cpo_faceplate_breakouts_counted_per_connector_used(catalog, tmp_path):
     # 4 spines with 144 used ports each -> 4 x 72 = 288 (tests/reference/test_cpo_gb300.py has the fabric).
     import yaml
 
-    from bom.catalog.rows import builtin_dir, load_catalog
+    from bom.catalog.load import builtin_dir, load_catalog
     from bom.costing.lines import all_lines
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from bom.catalog.rows import KINDS, load_catalog
+from bom.catalog.load import load_catalog
+from bom.catalog.rows import KINDS
 from bom.errors import CatalogError
 
 MODULE = """\
@@ -183,3 +184,20 @@ def test_builtin_catalog_is_strictly_marked(catalog):
     assert confirmed + unconfirmed == len(list(catalog)) and unconfirmed > 0
     assert "power_typical" in catalog.get("switches", "q3400").unconfirmed
     assert "scale_up.copper_cables_per_domain" in catalog.platform("gb200-nvl72").unconfirmed
+
+
+def test_default_switches_come_from_the_catalog(catalog, tmp_path):
+    """The built-in defaults (catalogs/defaults.yaml), and an overlay replacing one of them."""
+    assert [catalog.default(f, layer) for f, layer in (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"),
+                                                     ("oob", "spine"), ("dci", "router"))] == \
+        ["sn5600", "sn5600", "sn2201", "sn4600c", "cisco-8201-32fh"]
+    assert catalog.default_switch("storage", "spine") is None
+    d = tmp_path / "ov"
+    d.mkdir()
+    (d / "defaults.yaml").write_text("defaults:\n  - id: my-oob\n    fabric: oob\n    layer: leaf\n"
+                                     "    switch: sn4600c\n    source: our design\n")
+    assert load_catalog([d]).default("oob") == "sn4600c"
+    (d / "defaults.yaml").write_text("defaults:\n  - id: my-oob\n    fabric: oob\n    layer: leaf\n"
+                                     "    switch: sn9999\n    source: our design\n")
+    with pytest.raises(CatalogError, match="sn9999"):
+        load_catalog([d])

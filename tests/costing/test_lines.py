@@ -72,7 +72,7 @@ def test_three_layers_count_core_chassis_too(catalog):
 
 
 def test_modular_row_ports_must_fill_its_slots(bom, tmp_path):
-    from bom.catalog.rows import builtin_dir
+    from bom.catalog.load import builtin_dir
 
     text = (builtin_dir() / "switches-chassis.yaml").read_text().replace("    ports: 288\n", "    ports: 280\n", 1)
     d = tmp_path / "cat"

@@ -17,7 +17,7 @@ import openpyxl
 import pytest
 import yaml
 
-from bom.catalog.rows import builtin_dir
+from bom.catalog.load import builtin_dir
 from bom.outputs.writers.common import cell_text
 from bom.outputs.writers.documents import CSV_COLS
 from tests.hostile.conftest import check, run

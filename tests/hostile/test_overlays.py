@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 import yaml
 
-from bom.catalog.rows import builtin_dir
+from bom.catalog.load import builtin_dir
 from tests.hostile.conftest import SMALL, check, run, write
 from tests.spreadsheet import recalc
 

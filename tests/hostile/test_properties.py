@@ -16,7 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bom.catalog.rows import KINDS, builtin_dir
+from bom.catalog.load import builtin_dir
+from bom.catalog.rows import KINDS
 from tests.hostile.conftest import check, leftovers, run
 
 PLATFORMS = ["dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300"]

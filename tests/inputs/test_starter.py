@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bom.catalog.rows import load_catalog
+from bom.catalog.load import load_catalog
 
 PLATFORMS = sorted(load_catalog().rows["platforms"])
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from bom.catalog.rows import Platform, ScaleUpPart, Torus, builtin_dir
+from bom.catalog.load import builtin_dir
+from bom.catalog.rows import Platform, ScaleUpPart, Torus
 from bom.costing.lines import scale_up_lines
 from bom.errors import BomError
 from bom.inputs.validation import validate

@@ -11,8 +11,8 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font
 
-from bom.costing.compare import OPTICS, SUPPORT, Comparison, Generation
-from bom.costing.lines import FACILITY
+from bom.costing.categories import NOT_NETWORK, OPTICS, SUPPORT, SWITCHES, Category
+from bom.costing.compare import Comparison, Generation
 from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,
@@ -95,10 +95,10 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
     it_kw = f"{c['it_w']}/1000"
     return {
         "hardware": f"SUM({usd})",
-        "network": f"SUM({usd})" + "".join(f'-SUMIFS({usd},{cat},"{k}")' for k in ("compute", *FACILITY)),
+        "network": f"SUM({usd})" + "".join(f'-SUMIFS({usd},{cat},"{k}")' for k in NOT_NETWORK),
         "it_w": f"SUM({table}[Extended power])",
         "net_w": f"SUM({table}[Extended power])" + "".join(
-            f'-SUMIFS({table}[Extended power],{cat},"{k}")' for k in ("compute", *FACILITY)),
+            f'-SUMIFS({table}[Extended power],{cat},"{k}")' for k in NOT_NETWORK),
         "capex_gpu": f'SUMIFS({usd},{cls},"gpu")',
         "capex_network": f'SUMIFS({usd},{cls},"network")+{fact["links_install"]}*in_install_link',
         "capex_facility": f'SUMIFS({usd},{cls},"facility")+{fact["racks"]}*in_install_rack',
@@ -146,12 +146,12 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
         key = t.replace("-", "_")
         links, copper = fact[f"{key}_links"], fact[f"{key}_copper"]
         fab = "" if t != "scale-out" else f',{table}[Fabric],"compute"'
-        not_net = "".join(f'-SUMIFS({usd},{tier},"{t}",{cat},"{c}"{fab})' for c in ("compute", *FACILITY))
+        not_net = "".join(f'-SUMIFS({usd},{tier},"{t}",{cat},"{c}"{fab})' for c in NOT_NETWORK)
         net_tier = f'(SUMIFS({usd},{tier},"{t}"{fab}){not_net})'
         out[f"{key}_links_per_gpu"] = f"{links}/{gpus}"
         out[f"{key}_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
-        out[f"{key}_copper_cost_share"] = (f'IF({net_tier}=0,0,SUMIFS({usd},{tier},"{t}",{cat},"copper cable"{fab})'
-                                           f"/{net_tier})")
+        copper_usd = f'SUMIFS({usd},{tier},"{t}",{cat},"{Category.COPPER_CABLE}"{fab})'
+        out[f"{key}_copper_cost_share"] = f"IF({net_tier}=0,0,{copper_usd}/{net_tier})"
     links, copper = fact["network_links"], fact["network_copper"]
     out["network_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
     out["support_links_per_gpu"] = f"{fact['support_links']}/{gpus}"
@@ -159,14 +159,14 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     out["fibre_runs_per_gpu"] = f"{fact['fibre_runs']}/{gpus}"
     out["lit_strands_per_gpu"] = f"{fact['lit_strands']}/{gpus}"
     # Installed switches only: the spares on the shelf are not part of the fabric.
-    out["switches_per_gpu"] = (f'(SUMIFS({qty},{cat},"switch",{table}[Fabric],"<>spares")'
-                               f'+SUMIFS({qty},{cat},"DCI switch",{table}[Fabric],"<>spares"))/{gpus}')
-    out["support_switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({qty},{cat},"switch",{table}[Fabric],"{k}")'
+    out["switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({qty},{cat},"{c}",{table}[Fabric],"<>spares")' for c in SWITCHES)
+                               + f")/{gpus}")
+    out["support_switches_per_gpu"] = ("(" + "+".join(f'SUMIFS({qty},{cat},"{Category.SWITCH}",{table}[Fabric],"{k}")'
                                                        for k in SUPPORT) + f")/{gpus}")
     out["scale_out_gbps_per_gpu"] = fact["scale_out_gbps_per_gpu"]
     out["engine_ports_per_gpu"] = f"{fact['engine_ports']}/{gpus}"
     installed = f'{table}[Fabric],"<>spares"'
-    out["laser_sources_per_gpu"] = f'SUMIFS({qty},{cat},"laser source",{installed})/{gpus}'
+    out["laser_sources_per_gpu"] = f'SUMIFS({qty},{cat},"{Category.LASER_SOURCE}",{installed})/{gpus}'
     out["optics_power_w_per_gpu"] = ("(" + "+".join(f'SUMIFS({table}[Extended power],{cat},"{c}",{installed})'
                                                     for c in OPTICS) + f")/{gpus}")
     out["network_capex_per_gpu"] = f"({network})/{gpus}"

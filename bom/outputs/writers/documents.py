@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from bom.costing.lines import CATEGORIES
+from bom.costing.categories import CATEGORIES
 from bom.costing.report import Report
 from bom.outputs.writers.common import markdown_text, safe_text, visible_text
 from bom.resources import data_dir

@@ -25,10 +25,11 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bom.costing.lines import CATEGORIES, FACILITY, Line
+from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, asset_class
+from bom.costing.lines import Line
 from bom.costing.order import SPARES
 from bom.costing.report import Report
-from bom.costing.tco import CLASSES, OPTICS_CATEGORIES, SENSITIVITY, asset_class
+from bom.costing.tco import CLASSES, SENSITIVITY
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
 
 USD = '#,##0.00 "USD"'
@@ -432,8 +433,8 @@ def _tiers(wb: Workbook, r: Report) -> None:
         for c, v in enumerate(values, start=2):
             _put(ws, n, c, v, SHARE if c == 4 else COUNT)
         _put(ws, n, 8, _f(f"SUMIFS({usd},{tier},A{n})"), USD0)
-        _put(ws, n, 9, _f(f'SUMIFS({usd},{tier},A{n},{cat},"copper cable")'), USD0)
-        network = f'(H{n}-SUMIFS({usd},{tier},A{n},{cat},"compute"))'
+        _put(ws, n, 9, _f(f'SUMIFS({usd},{tier},A{n},{cat},"{Category.COPPER_CABLE}")'), USD0)
+        network = f'(H{n}-SUMIFS({usd},{tier},A{n},{cat},"{Category.COMPUTE}"))'
         _put(ws, n, 10, _f(f"IF({network}=0,0,I{n}/{network})"), SHARE)
         _put(ws, n, 11, _f(f"SUMIFS({ref('Extended power')},{tier},A{n})/1000"), KW)
     for n, name in enumerate(TIERS, start=2):
@@ -455,15 +456,15 @@ def crf(rate: str, life: str) -> str:
     return f"IF({rate}=0,1/{life},{rate}*(1+{rate})^{life}/((1+{rate})^{life}-1))"
 
 
-_OPTICS = "+".join(_sum(f'{ref("Category")},"{c}"') for c in OPTICS_CATEGORIES)
+_OPTICS = "+".join(_sum(f'{ref("Category")},"{c}"') for c in OPTICS)
 _CLASS = {c: _sum(f'{ref("Asset class")},"{c}"') for c in CLASSES}
 
 TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("hardware_usd", "Hardware (BOM, spares included)", _sum(), USD0),
     ("network_capex_usd", "  of it network",
-     _sum() + "".join("-" + _sum(f'{ref("Category")},"{c}"') for c in ("compute", *FACILITY)), USD0),
+     _sum() + "".join("-" + _sum(f'{ref("Category")},"{c}"') for c in NOT_NETWORK), USD0),
     ("spares_usd", "  of it spares", _sum(f'{ref("Fabric")},"{SPARES}"'), USD0),
-    ("gpu_systems_usd", "  of it GPU systems", _sum(f'{ref("Category")},"compute"'), USD0),
+    ("gpu_systems_usd", "  of it GPU systems", _sum(f'{ref("Category")},"{Category.COMPUTE}"'), USD0),
     ("optics_usd", "  of it optics (transceivers, coherent, AOC)", _OPTICS, USD0),
     ("installation_usd", "Installation", "m_links*in_install_link+m_racks*in_install_rack", USD0),
     ("capex_usd", "Capex", "hardware_usd+installation_usd", USD0),
@@ -475,7 +476,7 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("it_power_kw", "IT power", f"SUM({ref('Extended power')})/1000", KW),
     ("network_power_kw", "  of it network",
      f'(SUM({ref("Extended power")})' + "".join(f'-SUMIFS({ref("Extended power")},{ref("Category")},"{c}")'
-                                                for c in ("compute", *FACILITY)) + ")/1000", KW),
+                                                for c in NOT_NETWORK) + ")/1000", KW),
     ("facility_power_kw", "Facility power (IT x PUE)", "it_power_kw*in_pue", KW),
     ("energy_per_year_usd", "Energy per year", "facility_power_kw*in_hours*in_electricity", USD0),
     ("support_per_year_usd", "Support per year (per asset class)",

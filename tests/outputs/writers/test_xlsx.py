@@ -11,7 +11,8 @@ from dataclasses import replace
 import openpyxl
 import pytest
 
-from bom.costing.tco import OPTICS_CATEGORIES, SENSITIVITY, compute_tco
+from bom.costing.categories import OPTICS
+from bom.costing.tco import SENSITIVITY, compute_tco
 from bom.outputs.writers.xlsx import BOM_COLS
 from tests.spreadsheet import errors, named_values, recalc, recalc_many
 
@@ -229,7 +230,7 @@ def test_the_sensitivity_table_is_the_model_rebuilt_with_each_input_moved(defaul
         if name == "gpu_price":
             _scaled_prices(src, dst, ("compute",), 1.2)
         elif name == "optics_price":
-            _scaled_prices(src, dst, OPTICS_CATEGORIES, 1.2)
+            _scaled_prices(src, dst, OPTICS, 1.2)
         else:
             sheet, ref = _cell_of(src, f"in_{name}")
             _edit(src, dst, sheet, ref, recalculated[f"in_{name}"] * 1.2)

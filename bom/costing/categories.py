@@ -1,0 +1,124 @@
+"""BOM categories and fabric roles: one table of what each means.
+
+Every consumer (the lines, the TCO, the spares, the compare metrics, the workbooks, the report)
+reads its sets from here; no category string is written anywhere else. Both enums are ``str``
+enums whose values are the strings the JSON, CSV, workbook and Markdown print, so the outputs
+keep their bytes.
+
+Asset classes are the TCO's (:mod:`bom.costing.tco`): each depreciates over the TCO input
+``life_<class>`` (GPU systems 5 years, network 6, facility 10 by default) and carries the
+support rate ``support_<class>``. Storage appliances and management/UFM servers are IT capital
+equipment bought and refreshed with the servers: class ``gpu``, the GPU systems' life. They are
+not network, so the network totals leave them out (``group`` ``site``: bought for the cluster,
+standing around the nodes, like the racks and PDUs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Category(StrEnum):
+    COMPUTE = "compute"
+    STORAGE = "storage"
+    SERVER = "server"
+    RACK = "rack"
+    PDU = "PDU"
+    SWITCH = "switch"
+    LASER_SOURCE = "laser source"
+    TRANSCEIVER = "transceiver"
+    COPPER_CABLE = "copper cable"
+    AOC = "AOC"
+    FIBRE_BREAKOUT = "fibre breakout"
+    FIBRE_TRUNK = "fibre trunk"
+    PATCH_CORD = "patch cord"
+    PATCH_PANEL = "patch panel"
+    COHERENT_OPTIC = "coherent optic"
+    DWDM = "DWDM"
+    DCI_SWITCH = "DCI switch"
+    DARK_FIBRE = "dark fibre"
+
+
+@dataclass(frozen=True)
+class Meaning:
+    label: str          # what the outputs print (the enum's value)
+    asset_class: str    # the TCO's: gpu | network | facility (depreciation life_<class>, support_<class>)
+    group: str          # compute | site | network: which totals count it (network capex and power: network)
+    tier: str           # the tier its lines stand in: a tier name, or "fabric" (the tier of the fabric's line)
+    optics: bool = False   # counted in the "optics" price sensitivity and optics power
+    copper: bool = False   # counted in the copper share of a fabric
+    switch: bool = False   # counted in switches per GPU
+
+
+C = Category
+#: The table. Its order is the order the outputs list categories in.
+TABLE: dict[Category, Meaning] = {
+    C.COMPUTE: Meaning(C.COMPUTE, "gpu", "compute", "compute"),
+    C.STORAGE: Meaning(C.STORAGE, "gpu", "site", "facility"),
+    C.SERVER: Meaning(C.SERVER, "gpu", "site", "facility"),
+    C.RACK: Meaning(C.RACK, "facility", "site", "facility"),
+    C.PDU: Meaning(C.PDU, "facility", "site", "facility"),
+    C.SWITCH: Meaning(C.SWITCH, "network", "network", "fabric", switch=True),
+    C.LASER_SOURCE: Meaning(C.LASER_SOURCE, "network", "network", "fabric", optics=True),
+    C.TRANSCEIVER: Meaning(C.TRANSCEIVER, "network", "network", "fabric", optics=True),
+    C.COPPER_CABLE: Meaning(C.COPPER_CABLE, "network", "network", "fabric", copper=True),
+    C.AOC: Meaning(C.AOC, "network", "network", "fabric", optics=True),
+    C.FIBRE_BREAKOUT: Meaning(C.FIBRE_BREAKOUT, "network", "network", "fabric"),
+    C.FIBRE_TRUNK: Meaning(C.FIBRE_TRUNK, "network", "network", "fabric"),
+    C.PATCH_CORD: Meaning(C.PATCH_CORD, "network", "network", "fabric"),
+    C.PATCH_PANEL: Meaning(C.PATCH_PANEL, "network", "network", "fabric"),
+    C.COHERENT_OPTIC: Meaning(C.COHERENT_OPTIC, "network", "network", "scale-across", optics=True),
+    C.DWDM: Meaning(C.DWDM, "network", "network", "scale-across"),
+    C.DCI_SWITCH: Meaning(C.DCI_SWITCH, "network", "network", "scale-across", switch=True),
+    C.DARK_FIBRE: Meaning(C.DARK_FIBRE, "network", "network", "scale-across"),
+}
+del C
+
+CATEGORIES: tuple[Category, ...] = tuple(TABLE)
+#: Not network: the GPU systems, then what stands around the nodes (storage, servers, racks, PDUs).
+NOT_NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group != "network")
+NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group == "network")
+COPPER: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.copper)
+SWITCHES: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.switch)
+#: The optics of the sensitivity table's "optics price" and of the optics power (CPO lasers are optics too).
+OPTICS: tuple[Category, ...] = (Category.TRANSCEIVER, Category.COHERENT_OPTIC, Category.AOC, Category.LASER_SOURCE)
+assert set(OPTICS) == {c for c, m in TABLE.items() if m.optics}
+
+
+def asset_class(category: str) -> str:
+    """The asset class a BOM category depreciates with (a category another stage adds: network).
+
+    >>> asset_class("compute"), asset_class("transceiver"), asset_class("rack"), asset_class("storage")
+    ('gpu', 'network', 'facility', 'gpu')
+    """
+    m = TABLE.get(category)  # type: ignore[call-overload]
+    return m.asset_class if m is not None else "network"
+
+
+class FabricRole(StrEnum):
+    """The fabrics a scenario names, and what each is for."""
+
+    COMPUTE = "compute"   # the GPUs' scale-out back end
+    STORAGE = "storage"   # the nodes' storage network
+    INBAND = "inband"     # in-band management (front end)
+    OOB = "oob"           # out-of-band management (BMC, switch management ports)
+    DCI = "dci"           # between sites
+
+
+@dataclass(frozen=True)
+class RoleMeaning:
+    tier: str
+    topology: str | None   # the default topology (None: not a switched fabric of the scenario's)
+    support: bool          # a support fabric (storage, in-band, OOB), counted apart from compute
+
+
+ROLES: dict[FabricRole, RoleMeaning] = {
+    FabricRole.COMPUTE: RoleMeaning("scale-out", "rail-optimized", False),
+    FabricRole.STORAGE: RoleMeaning("scale-out", "tor", True),
+    FabricRole.INBAND: RoleMeaning("scale-out", "tor", True),
+    FabricRole.OOB: RoleMeaning("scale-out", "tor", True),
+    FabricRole.DCI: RoleMeaning("scale-across", None, False),
+}
+SUPPORT: tuple[FabricRole, ...] = tuple(r for r, m in ROLES.items() if m.support)
+DEFAULT_TOPOLOGY: dict[str, str] = {r: m.topology for r, m in ROLES.items() if m.topology is not None}
