@@ -67,15 +67,10 @@ def test_unwritable_folder_as_root_too(bom, tmp_path):
 
 
 def test_full_disk_leaves_nothing(bom, tmp_path, monkeypatch):
-    """Every temporary file is /dev/full: the write fails with ENOSPC, nothing reaches a final name."""
-    made = []
+    """Every streamed file of the stage is /dev/full: the write fails with ENOSPC, the stage goes."""
+    from bom.outputs import publish
 
-    def full(out, name):
-        fd, tmp = os.open("/dev/full", os.O_WRONLY), str(out / f".{name}.tmp")
-        made.append(tmp)
-        return os.fdopen(fd, "wb"), tmp
-
-    monkeypatch.setattr(cabling, "_open_temp", full)
+    monkeypatch.setattr(publish, "_open_new", lambda path: os.fdopen(os.open("/dev/full", os.O_WRONLY), "wb"))
     old = tmp_path / "superpod-h100-4su-cables.csv"
     old.write_text("the previous plan")
     r = bom("cables", str(H100), "-o", str(tmp_path))
@@ -112,22 +107,26 @@ def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
 
 
 def test_sigint_exits_130_and_leaves_no_file(tmp_path):
-    """A campus-sized plan interrupted while it streams: exit 130, no plan file, no temporary file."""
+    """A campus-sized plan interrupted while it streams into its stage: exit 130, no plan, no stage."""
     scenario = tmp_path / "big.yaml"
     scenario.write_text("name: big\nplatform: gb300-nvl72\ngpus: 200016\nfabrics: {compute: {switch: q3400}}\n")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "bom.cli", "cables", str(scenario), "-o", str(out), "-q"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (out.is_dir() and any(out.iterdir())):
+
+    def staged():
+        return [f for st in tmp_path.glob(".out.clusterbom-*") if st.is_dir() for f in st.iterdir()]
+
+    while time.monotonic() < deadline and not staged():
         time.sleep(0.05)
-    assert out.is_dir() and any(out.iterdir()), "the plan never started"
+    assert staged(), "the plan never started"
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
-    assert list(out.iterdir()) == []
+    assert not out.exists() and not list(tmp_path.glob(".out*"))
 
 
 def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
