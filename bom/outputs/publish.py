@@ -89,6 +89,9 @@ def write_all(output: Output | Mapping[str, bytes], out: Path, retire: tuple[str
         output = Output(dict(output))
     names = output.names()
     target = Path(os.path.abspath(out))
+    if os.path.lexists(target) and not target.is_dir():
+        raise BomError(f"{target} is a file, not a folder", key="--output",
+                       hint="Give -o a folder (it is created if missing); the files go inside it.")
     check_writable(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
