@@ -13,7 +13,7 @@ def main() -> None:
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
     from bom.costing.report import make_report
-    from bom.outputs.publish import render
+    from bom.outputs.sets import render
     from bom.topology.build import build_model
 
     catalog = load_catalog()

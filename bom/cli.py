@@ -105,14 +105,13 @@ def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float
     return float(parse_quantity(text, dimension, key=option).to(unit).magnitude)
 
 
-def _write(files: dict[str, bytes], out: Path, json_name: str, as_json: bool,
-           retire: tuple[str, ...] = ()) -> list[Path] | None:
-    """Write ``files`` into ``out``; print the JSON and return None with --json, else the paths."""
-    from bom.outputs import publish as outputs
+def _write(output: Any, out: Path, json_name: str, as_json: bool) -> list[Path] | None:
+    """Publish ``output`` (an output set) into ``out``; print the JSON and return None with --json, else the paths."""
+    from bom.outputs.publish import write_all
 
-    paths = outputs.write_all(files, out, retire)
+    paths = write_all(output, out)
     if as_json:
-        typer.echo(files[json_name].decode(), nl=False)
+        typer.echo(output.files[json_name].decode(), nl=False)
         return None
     return paths
 
@@ -199,8 +198,7 @@ def build(
     from bom import pipeline
     from bom.costing.report import make_report
     from bom.inputs.scenario import load_scenario
-    from bom.outputs import planfiles as cabling
-    from bom.outputs import publish as outputs
+    from bom.outputs import sets
     from bom.outputs import terminal as text
 
     start = time.perf_counter()
@@ -214,12 +212,8 @@ def build(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     step("building the model")
     report = make_report(pipeline.build_scenario(sc, src, catalog), catalog, src=src)
-    files = outputs.render(report, step)
-    step("writing the cable plan")
-    plan_files, plan_note = cabling.for_build(report.model, sc.name, catalog)
-    files.update(plan_files)
-    plan_names = tuple(f"{sc.name}{suffix}" for suffix in cabling.PLAN_SUFFIXES)
-    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json, plan_names)
+    files, plan_note = sets.build_output(report, catalog, step)
+    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
         typer.echo(f"warning: {warning}", err=True)
     step("done")
@@ -261,7 +255,7 @@ def cables(
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
                                         progress=progress, scale_up=scale_up)
     except KeyboardInterrupt:
-        typer.echo("interrupted: no cable plan was written (the temporary files are removed)", err=True)
+        typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
         sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
     if as_json:
         _print_json({"name": sc.name, **result.to_json()})
@@ -290,7 +284,7 @@ def compare(
     """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
     from bom import pipeline
     from bom.inputs.scenario import load_scenario
-    from bom.outputs import publish as outputs
+    from bom.outputs import sets
     from bom.outputs import terminal as text
     from bom.resources import data_dir
 
@@ -304,7 +298,7 @@ def compare(
         result = pipeline.compare(sc, src, catalog, ids, gpus)
     except BomError as exc:
         raise locate(exc, src) from None
-    paths = _write(outputs.render_comparison(result), output or Path("reports") / sc.name,
+    paths = _write(sets.compare_output(result), output or Path("reports") / sc.name,
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
         return

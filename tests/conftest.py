@@ -48,7 +48,8 @@ def default_report(catalog):
 @pytest.fixture(scope="session")
 def default_outputs(tmp_path_factory, default_report):
     """The default scenario's files written once to a folder: {suffix: path}."""
-    from bom.outputs.publish import render, write_all
+    from bom.outputs.publish import write_all
+    from bom.outputs.sets import render
 
     out = tmp_path_factory.mktemp("default")
     paths = write_all(render(default_report), out)

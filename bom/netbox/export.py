@@ -5,20 +5,22 @@ device types go in YAML, the format of NetBox's device type import, because that
 import that carries a type's interface templates (a device then gets its interfaces from its
 type). Column names and choice values are NetBox 4.7's own (:mod:`bom.netbox.choices`).
 
-The cables stream from the plan into a temporary file while the other objects are collected;
-all files are renamed into place only when every one is complete (as :mod:`bom.outputs.planfiles` does).
+The cables stream from the plan into the publisher's stage while the other objects are collected;
+the set is published as one unit by :mod:`bom.outputs.publish`, as every other output is.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from bom.netbox import choices
 from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+from bom.outputs.publish import Output, write_all
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -102,34 +104,32 @@ def texts(inv: Inventory) -> dict[str, str]:
     }
 
 
-def export(model: Model, catalog: Catalog | None, out: Path) -> Export:
-    """Write the files into ``out``; nothing gets its final name unless every file is complete."""
-    from bom.errors import BomError
-    from bom.outputs.planfiles import _check_dir, _Temps
+def export_output(model: Model, catalog: Catalog | None) -> tuple[Output, list[Inventory]]:
+    """The import files as an output set: the cables stream while the inventory is collected, the
+    other files follow from it; the inventory lands in the returned list once the set is written."""
+    collected: list[Inventory] = []
 
-    _check_dir(out)
-    temps = _Temps(out)
-    try:
-        cables = io.TextIOWrapper(temps.open("08-cables.csv"), encoding="utf-8", newline="")
+    def write(open_: Callable[[str], IO[bytes]]) -> None:
+        cables = io.TextIOWrapper(open_("08-cables.csv"), encoding="utf-8", newline="")
         w = csv.writer(cables, lineterminator="\n")
         w.writerow(CABLE_HEADER)
-        tag = [""]
+        tag = slug(model.scenario.name)
 
         def on_cable(c: Cable) -> None:
-            w.writerow(cable_row(c, tag[0]))
+            w.writerow(cable_row(c, tag))
 
-        tag[0] = slug(model.scenario.name)
         inv = collect(model, catalog, on_cable)
         cables.flush()
         cables.detach()
         for name, text in texts(inv).items():
-            temps.open(name).write(text.encode("utf-8"))
-        paths = temps.commit()
-    except OSError as exc:
-        temps.discard()
-        raise BomError(f"cannot write the NetBox files in {out}: {exc.strerror or exc}", key="--output",
-                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
-    except BaseException:
-        temps.discard()
-        raise
-    return Export(inv, sorted(paths))
+            open_(name).write(text.encode("utf-8"))
+        collected.append(inv)
+
+    return Output(streams=[(tuple(FILES), write)], what="the NetBox files"), collected
+
+
+def export(model: Model, catalog: Catalog | None, out: Path) -> Export:
+    """Write the files into ``out`` as one unit (nothing changes there unless every file is complete)."""
+    output, collected = export_output(model, catalog)
+    paths = write_all(output, out)
+    return Export(collected[0], sorted(paths))

@@ -1,10 +1,10 @@
-"""Writing the cable plan: streamed into temporary files beside the targets, renamed when complete.
+"""The cable plan as an output set: streamed into the publisher's stage, published as one unit.
 
 ``<name>-cables.csv`` always; ``<name>-racks.csv`` (the elevations) when the model has a
 placement; ``<name>-cables.xlsx`` (sheets "Cabling" and "Racks") when the plan fits one
 worksheet (Excel's 1,048,576 rows). The plan is made once: each chunk of rows goes to the CSV
-and to the workbook. A failure or an interrupt removes the temporary files and leaves any
-earlier plan at the final paths as it was; nothing half-written ever has a final name.
+and to the workbook, written straight into the stage of :mod:`bom.outputs.publish` (never held
+in memory). A failure or an interrupt removes the stage and leaves any earlier plan as it was.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import operator
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +19,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from bom.cableplan import rows as plan
-from bom.errors import BomError, LimitError
+from bom.errors import LimitError
+from bom.outputs.publish import Output, write_all
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 
@@ -81,54 +80,6 @@ def xlsx_note(rows: int) -> str:
         return ""
     return (f"the plan has {rows:,} rows, more than a worksheet holds ({EXCEL_ROWS - 1:,} under the header), "
             "so it is written as CSV only")
-
-
-def _check_dir(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise BomError(f"{out} is a file, not a folder", key="--output",
-                       hint="Give -o a folder (it is created if missing); the plan's files go inside it.")
-    from bom.outputs.publish import check_writable
-
-    check_writable(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BomError(f"cannot create {out}: {exc.strerror}", key="--output") from None
-
-
-def _open_temp(out: Path, name: str) -> tuple[IO[bytes], str]:
-    """A new temporary file beside ``out / name`` (the rename into place is then atomic)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-    return os.fdopen(fd, "wb"), tmp
-
-
-class _Temps:
-    """Temporary files that become the targets only when every one of them is complete."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.files: list[tuple[IO[bytes], str, Path]] = []
-
-    def open(self, name: str) -> IO[bytes]:
-        fh, tmp = _open_temp(self.out, name)
-        self.files.append((fh, tmp, self.out / name))
-        return fh
-
-    def commit(self) -> list[Path]:
-        for fh, _, _ in self.files:
-            fh.flush()
-            os.fsync(fh.fileno())
-            fh.close()
-        for _, tmp, target in self.files:
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        return [t for _, _, t in self.files]
-
-    def discard(self) -> None:
-        for fh, tmp, _ in self.files:
-            with contextlib.suppress(OSError):
-                fh.close()
-            Path(tmp).unlink(missing_ok=True)
 
 
 def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ...]]] | None:
@@ -192,30 +143,26 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
     return rows, hops, xlsx
 
 
+def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
+                progress: Callable[[int], None] | None = None, scale_up: bool = False
+                ) -> tuple[Output, PlanFiles]:
+    """The plan's output set (streamed) and what it holds once published (filled in as it streams)."""
+    result = PlanFiles([], 0)
+
+    def write(open_: Callable[[str], IO[bytes]]) -> None:
+        result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up)
+        result.note = xlsx_note(result.rows)
+
+    names = tuple(f"{name}{suffix}" for suffix in PLAN_SUFFIXES)
+    return Output(streams=[(names, write)], what="the cable plan"), result
+
+
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
                progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
-    """Stream the plan (and the elevations) into ``out``; see the module docstring for the files."""
-    _check_dir(out)
-    for suffix in PLAN_SUFFIXES:   # checked before any file is renamed, so none of them is
-        target = out / f"{name}{suffix}"
-        if target.is_dir():
-            raise BomError(f"{target} is a folder where the cable plan writes a file", key="--output",
-                           hint="Move or rename that folder, or choose another folder with -o DIR; "
-                                "nothing was written.")
-    temps = _Temps(out)
-    try:
-        rows, hops, xlsx = _stream(model, name, temps.open, catalog, progress, scale_up)
-        paths = temps.commit()
-        if not xlsx:   # an older, smaller plan's workbook would no longer match the CSV
-            (out / f"{name}-cables.xlsx").unlink(missing_ok=True)
-    except OSError as exc:
-        temps.discard()
-        raise BomError(f"cannot write the cable plan in {out}: {exc.strerror or exc}", key="--output",
-                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
-    except BaseException:
-        temps.discard()
-        raise
-    return PlanFiles(paths, rows, hops, xlsx, xlsx_note(rows))
+    """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring."""
+    output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up)
+    result.paths = write_all(output, out)
+    return result
 
 
 class _Memory(io.BytesIO):

@@ -1,9 +1,14 @@
-"""Writing the outputs as one unit: every file rendered in memory, staged, then swapped in at once.
+"""Publishing an output set as one unit: every file written into a stage, then swapped in at once.
+
+An output (:class:`Output`) is a set of named files, each rendered in memory (``bytes``) or
+streamed (a :data:`Writer` given a binary file per name, for a cable plan of millions of rows);
+``bom build``, ``bom compare``, ``bom cables`` and ``bom netbox export`` each make one
+(:mod:`bom.outputs.sets`) and hand it to :func:`write_all`. Streamed files go straight into the
+stage, so they are never held in memory.
 
 What a reader of the output folder sees (the README states it too):
 
-- The set a build writes (``<name>.xlsx``, ``.html``, ``.json``, ``.md``, ``.csv``, or the three
-  ``<name>-compare.*`` files) is staged in a hidden folder beside the target,
+- The set a command writes is staged in a hidden folder beside the target,
   ``.<folder>.clusterbom-<token>``, and published by one atomic rename: the folder is created by
   renaming the stage onto it, or the stage (holding hard links of every other file already in
   the folder) is exchanged with it (Linux ``renameat2(RENAME_EXCHANGE)``). At every instant the
@@ -13,6 +18,7 @@ What a reader of the output folder sees (the README states it too):
   current directory, or the file system refuses), each file is replaced atomically one by one:
   no file is ever half-written, but a reader may see new and old files side by side for an
   instant.
+- A folder that is a mount point gets its stage inside it (a rename cannot cross file systems).
 - A failed or interrupted build (bad input, disk full, SIGINT, SIGTERM) leaves the previous set;
   the stage is removed, and one left by SIGKILL or a power cut is removed by the next build.
 - Builds into one folder (and its siblings) take turns: the parent folder is locked (``flock``).
@@ -32,14 +38,31 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO
 
 from bom.errors import BomError
 
-if TYPE_CHECKING:
-    from bom.costing.report import Report
+#: A streamed part of an output: writes its files through ``open_(name)`` (a new binary file in the
+#: stage); a declared name it does not open is not written, and an earlier file of that name retires.
+Writer = Callable[[Callable[[str], IO[bytes]]], None]
+
+
+@dataclass
+class Output:
+    """A set of named files: ``files`` rendered in memory, ``streams`` (declared names, writer)
+    written straight into the stage; ``retire`` names our own files of an earlier run that this
+    one does not write (they leave with the swap); ``what`` names the set in error messages."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    streams: list[tuple[tuple[str, ...], Writer]] = field(default_factory=list)
+    retire: tuple[str, ...] = ()
+    what: str = "the outputs"
+
+    def names(self) -> list[str]:
+        return [*self.files, *(n for names, _ in self.streams for n in names)]
 
 TAG = ".clusterbom-"
 #: How long a build waits for another build into the same place before giving up [s].
@@ -58,35 +81,17 @@ def check_writable(out: Path) -> None:
                        hint="Choose a folder you can write to with -o DIR.")
 
 
-def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
-    from bom.outputs.writers import writers
+def write_all(output: Output | Mapping[str, bytes], out: Path, retire: tuple[str, ...] = ()) -> list[Path]:
+    """Publish ``output`` into the folder ``out`` as one unit; returns the paths of the files written.
 
-    out = {}
-    for suffix, write in writers().items():
-        progress(f"writing {suffix[1:]}")
-        out[report.name + suffix] = write(report)
-    return out
-
-
-def render_comparison(result: object) -> dict[str, bytes]:
-    """The comparison workbook, report and JSON, named after the scenario."""
-    from bom.costing.compare import Comparison
-    from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
-    from bom.outputs.writers.compare_xlsx import write_compare_xlsx
-
-    assert isinstance(result, Comparison)
-    return {f"{result.name}-compare.xlsx": write_compare_xlsx(result),
-            f"{result.name}-compare.html": write_compare_html(result),
-            f"{result.name}-compare.json": write_compare_json(result)}
-
-
-def write_all(files: dict[str, bytes], out: Path, retire: tuple[str, ...] = ()) -> list[Path]:
-    """Publish ``files`` (all rendered already) into the folder ``out`` as one unit; returns the paths.
-
-    ``retire`` names our own outputs of an earlier build that this one does not write (a cable plan
-    too large or not listable now): they leave with the swap, so no stale file sits beside the new set."""
-    retire = tuple(r for r in retire if r not in files)
+    A plain mapping is an output of files rendered in memory; ``retire`` adds to its retired names."""
+    if not isinstance(output, Output):
+        output = Output(dict(output))
+    names = output.names()
     target = Path(os.path.abspath(out))
+    if os.path.lexists(target) and not target.is_dir():
+        raise BomError(f"{target} is a file, not a folder", key="--output",
+                       hint="Give -o a folder (it is created if missing); the files go inside it.")
     check_writable(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -95,37 +100,75 @@ def write_all(files: dict[str, bytes], out: Path, retire: tuple[str, ...] = ()) 
     try:
         with _locked(target.parent), _signals_raise():
             clean_stale(target)
-            _check_targets(target, files)
-            stage = target.parent / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
+            _check_targets(target, names, output.what)
+            stage = _stage_dir(target) / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
+            written: list[str] = []
             try:
-                _stage(stage, files)
-                _publish(stage, target, files, retire)
+                written = _stage(stage, output)
+                gone = tuple(n for n in (*output.retire, *retire, *names) if n not in written)
+                _publish(stage, target, written, tuple(dict.fromkeys(gone)))
             finally:
-                _settle(stage, target, set(files) | set(retire))
+                _settle(stage, target, set(names) | set(output.retire) | set(retire))
             _sync(target.parent)
     except OSError as exc:
-        raise BomError(f"cannot write {exc.filename or target}: {exc.strerror}", key="--output") from None
-    return [out / name for name in files]
+        raise BomError(f"cannot write {output.what} in {out}: {exc.strerror or exc}", key="--output",
+                       hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
+    return [out / name for name in written]
 
 
-def _check_targets(target: Path, files: dict[str, bytes]) -> None:
+def _stage_dir(target: Path) -> Path:
+    """Beside the target, or inside it when it is a mount point (a rename cannot leave a file system)."""
+    try:
+        if os.lstat(target).st_dev != os.stat(target.parent).st_dev and target.is_dir():
+            return target
+    except OSError:
+        pass
+    return target.parent
+
+
+def _check_targets(target: Path, names: list[str], what: str) -> None:
     """A folder (or anything but a file) where one of our files goes is refused before any write."""
     if os.path.lexists(target) and not target.is_dir():
-        raise BomError(f"{target} is not a folder", key="--output", hint="Choose a folder with -o DIR.")
-    for name in files:
+        raise BomError(f"{target} is a file, not a folder", key="--output",
+                       hint="Give -o a folder (it is created if missing); the files go inside it.")
+    for name in names:
         path = target / name
         if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-            raise BomError(f"{path} is in the way: a folder or link stands where this output goes",
-                           key="--output", hint="Move it away or choose another folder with -o DIR.")
+            kind = "a folder" if path.is_dir() else "a link or special file"
+            raise BomError(f"{path} is {kind} where {what} writes a file", key="--output",
+                           hint="Move or rename it, or choose another folder with -o DIR; nothing was written.")
 
 
-def _stage(stage: Path, files: dict[str, bytes]) -> None:
-    """The new hidden folder ``stage`` holding every file, flushed to disk."""
+def _stage(stage: Path, output: Output) -> list[str]:
+    """The new hidden folder ``stage`` holding every file, flushed to disk; the names written."""
     manifest = stage.with_name(stage.name + ".json")
-    _write_file(manifest, json.dumps(sorted(files)).encode())   # first, so a kill leaves it to go by
+    _write_file(manifest, json.dumps(sorted({*output.names(), *output.retire})).encode())   # first: a kill leaves it
     os.mkdir(stage, 0o700)
-    for name, data in files.items():
+    for name, data in output.files.items():
         _write_file(stage / name, data)
+    opened: dict[str, IO[bytes]] = {}
+    for declared, write in output.streams:
+        def open_(name: str, declared: tuple[str, ...] = declared) -> IO[bytes]:
+            if name not in declared or name in opened:
+                raise ValueError(f"{name} is not a file this output declares (or it is open already)")
+            opened[name] = _open_new(stage / name)
+            return opened[name]
+
+        try:
+            write(open_)
+            for fh in opened.values():
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            for fh in opened.values():
+                with contextlib.suppress(OSError):
+                    fh.close()
+    return [n for n in output.names() if n in output.files or n in opened]
+
+
+def _open_new(path: Path) -> IO[bytes]:
+    """A new file of the stage, for a streamed output."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), "wb")
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -139,7 +182,7 @@ def _write_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _publish(stage: Path, target: Path, files: dict[str, bytes], retire: tuple[str, ...] = ()) -> None:
+def _publish(stage: Path, target: Path, files: list[str], retire: tuple[str, ...] = ()) -> None:
     mode = 0o777 & ~_umask()
     if not os.path.lexists(target):
         os.chmod(stage, mode)
@@ -227,22 +270,23 @@ def _same(a: Path, b: Path) -> bool:
 def clean_stale(target: Path) -> None:
     """Remove what an interrupted build into ``target`` left beside it (the caller holds the lock)."""
     prefix = f".{target.name}{TAG}"
-    try:
-        entries = [e for e in os.listdir(target.parent) if e.startswith(prefix)]
-    except FileNotFoundError:
-        return
-    for name in entries:
-        if name.endswith(".json"):
-            continue
+    for where in dict.fromkeys((target.parent, _stage_dir(target))):
         try:
-            ours = json.loads((target.parent / (name + ".json")).read_text())
-        except (OSError, ValueError):
-            ours = []
-        _settle(target.parent / name, target, {n for n in ours if isinstance(n, str)})
-    for name in entries:
-        if name.endswith(".json") and not os.path.lexists(target.parent / name.removesuffix(".json")):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(target.parent / name)
+            entries = [e for e in os.listdir(where) if e.startswith(prefix)]
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in entries:
+            if name.endswith(".json"):
+                continue
+            try:
+                ours = json.loads((where / (name + ".json")).read_text())
+            except (OSError, ValueError):
+                ours = []
+            _settle(where / name, target, {n for n in ours if isinstance(n, str)})
+        for name in entries:
+            if name.endswith(".json") and not os.path.lexists(where / name.removesuffix(".json")):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(where / name)
 
 
 def _sync(folder: Path) -> None:

@@ -67,15 +67,10 @@ def test_unwritable_folder_as_root_too(bom, tmp_path):
 
 
 def test_full_disk_leaves_nothing(bom, tmp_path, monkeypatch):
-    """Every temporary file is /dev/full: the write fails with ENOSPC, nothing reaches a final name."""
-    made = []
+    """Every streamed file of the stage is /dev/full: the write fails with ENOSPC, the stage goes."""
+    from bom.outputs import publish
 
-    def full(out, name):
-        fd, tmp = os.open("/dev/full", os.O_WRONLY), str(out / f".{name}.tmp")
-        made.append(tmp)
-        return os.fdopen(fd, "wb"), tmp
-
-    monkeypatch.setattr(cabling, "_open_temp", full)
+    monkeypatch.setattr(publish, "_open_new", lambda path: os.fdopen(os.open("/dev/full", os.O_WRONLY), "wb"))
     old = tmp_path / "superpod-h100-4su-cables.csv"
     old.write_text("the previous plan")
     r = bom("cables", str(H100), "-o", str(tmp_path))
@@ -131,8 +126,8 @@ main()
 
 
 def test_sigint_exits_130_and_leaves_no_file(tmp_path):
-    """A plan interrupted while it streams (its temporary files open): exit 130, no plan file, no
-    temporary file. The child holds the stream open until the signal arrives, so load does not matter."""
+    """A campus-sized plan interrupted while it streams into its stage: exit 130, no plan, no stage.
+    The child holds the stream open until the signal arrives, so load does not matter."""
     scenario = tmp_path / "big.yaml"
     scenario.write_text("name: big\nplatform: gb300-nvl72\ngpus: 200016\nfabrics: {compute: {switch: q3400}}\n")
     out, flag = tmp_path / "out", tmp_path / "streaming"
@@ -144,8 +139,8 @@ def test_sigint_exits_130_and_leaves_no_file(tmp_path):
         while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert flag.exists(), f"the plan never started streaming: {proc.poll()=}"
-        temps = sorted(p.name for p in out.iterdir())
-        assert temps and all(n.startswith(".big-") and n.endswith(".tmp") for n in temps), temps
+        staged = [f for st in tmp_path.glob(".out.clusterbom-*") if st.is_dir() for f in st.iterdir()]
+        assert staged, "the plan does not stream into a stage"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
@@ -153,7 +148,7 @@ def test_sigint_exits_130_and_leaves_no_file(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
-    assert list(out.iterdir()) == []
+    assert not out.exists() and not list(tmp_path.glob(".out*"))
 
 
 def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):

@@ -1,0 +1,56 @@
+"""Each command's output set (:class:`bom.outputs.publish.Output`), ready for the one publisher.
+
+``bom build``: the workbook, report, JSON, Markdown and CSV from the writer registry, with the
+cable plan when it is small (:func:`bom.outputs.planfiles.for_build`), rendered in memory.
+``bom compare``: the three ``<name>-compare.*`` files, rendered in memory. ``bom cables``
+(:func:`bom.outputs.planfiles.plan_output`) and ``bom netbox export``
+(:func:`bom.netbox.export.export_output`) stream their files into the stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bom.outputs.planfiles import PLAN_SUFFIXES, for_build
+from bom.outputs.publish import Output
+from bom.outputs.writers import writers
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog
+    from bom.costing.compare import Comparison
+    from bom.costing.report import Report
+
+
+def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
+    """The build's files from the writer registry, named after the scenario."""
+    out = {}
+    for suffix, write in writers().items():
+        progress(f"writing {suffix[1:]}")
+        out[report.name + suffix] = write(report)
+    return out
+
+
+def build_output(report: Report, catalog: Catalog | None = None,
+                 progress: Callable[[str], None] = lambda _: None) -> tuple[Output, str]:
+    """The build's set and, when the plan is left out, what to run for it; an earlier build's plan
+    files that this one does not write retire with the swap."""
+    files = render(report, progress)
+    progress("writing the cable plan")
+    plan_files, note = for_build(report.model, report.name, catalog)
+    files.update(plan_files)
+    return Output(files, retire=tuple(report.name + s for s in PLAN_SUFFIXES), what="the build"), note
+
+
+def render_comparison(result: Comparison) -> dict[str, bytes]:
+    """The comparison workbook, report and JSON, named after the scenario."""
+    from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
+    from bom.outputs.writers.compare_xlsx import write_compare_xlsx
+
+    return {f"{result.name}-compare.xlsx": write_compare_xlsx(result),
+            f"{result.name}-compare.html": write_compare_html(result),
+            f"{result.name}-compare.json": write_compare_json(result)}
+
+
+def compare_output(result: Comparison) -> Output:
+    return Output(render_comparison(result), what="the comparison")
