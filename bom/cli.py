@@ -407,7 +407,7 @@ def init(
 ) -> None:
     """Write a commented starter scenario that builds as it is."""
     from bom.errors import BomError
-    from bom.inputs.starter import starter
+    from bom.starter import starter
 
     text = starter(_catalog(), platform, gpus, workload)
     if str(file) == "-":

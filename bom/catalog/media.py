@@ -356,7 +356,7 @@ def cage(form_factor: str, ports: int, spread: bool = False) -> str:
     return f"{form_factor}:{ports}" + (":spread" if spread and ports > 1 else "")
 
 
-def _fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
+def fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
     if want is None:   # any cage, but an optical engine only where a CPO port is asked for
         return end.engine is None
     ff, _, rest = want.partition(":")
@@ -372,8 +372,8 @@ def _ends_match(o: Option, ff_a: str | None, ff_b: str | None) -> bool:
     a_heads = o.assembly.end_a.count if o.assembly else 1
     b_heads = o.assembly.end_b.count if o.assembly else 1
     cable = o.assembly is not None
-    return ((_fits(o.a, ff_a, b_heads, cable) and _fits(o.b, ff_b, a_heads, cable))
-            or (_fits(o.b, ff_a, a_heads, cable) and _fits(o.a, ff_b, b_heads, cable)))
+    return ((fits(o.a, ff_a, b_heads, cable) and fits(o.b, ff_b, a_heads, cable))
+            or (fits(o.b, ff_a, a_heads, cable) and fits(o.a, ff_b, b_heads, cable)))
 
 
 def media_for(catalog: Catalog) -> Media:

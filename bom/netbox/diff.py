@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bom.netbox.client import request_error
-from bom.netbox.push import _id, _int, _name, _value, plan_objects
+from bom.netbox.push import plan_objects
+from bom.netbox.records import id_of, int_of, name_of, value_of
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -70,7 +71,7 @@ def _ends(terms: Any) -> list[End]:
             continue
         dev = obj.get("device") if isinstance(obj, dict) else getattr(obj, "device", None)
         name = obj.get("name") if isinstance(obj, dict) else getattr(obj, "name", None)
-        out.append((str(_name(dev) if not isinstance(dev, dict) else dev.get("name")), str(name)))
+        out.append((str(name_of(dev) if not isinstance(dev, dict) else dev.get("name")), str(name)))
     return out
 
 
@@ -91,7 +92,7 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
         have_cab = list(nb.dcim.cables.filter(site_id=ids)) if ids else []
     except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
         raise request_error(exc, "a read") from None
-    by_name = {(_id(o.site), o.name): o for o in have_dev}
+    by_name = {(id_of(o.site), o.name): o for o in have_dev}
     plan_names = set()
     missing: set[str] = set()
     for dv in inv.devices:
@@ -102,7 +103,7 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
             d.missing_devices.append(dv.name)
             missing.add(dv.name)
             continue
-        got = (_name(o.device_type), _name(o.rack), _int(o.position))
+        got = (name_of(o.device_type), name_of(o.rack), int_of(o.position))
         want = (dv.device_type, dv.rack, dv.position)
         if got != want:
             d.moved_devices.append(f"{dv.name}: NetBox has {got[0]} in rack {got[1] or '-'} at U {got[2] or '-'}, "
@@ -131,7 +132,7 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
             d.extra_cables.append(_cable_text(a[0], b[0]))
             continue
         seen.add(key)
-        got_t, got_l = _value(o.type) or "", None if o.length is None else round(float(o.length), 2)
+        got_t, got_l = value_of(o.type) or "", None if o.length is None else round(float(o.length), 2)
         if got_t != c.type or got_l != c.length:
             d.different_cables.append(f"{_cable_text(*key)}: NetBox has {got_t or '-'} {got_l or '-'} m, "
                                       f"the plan {c.type} {c.length:g} m")

@@ -23,6 +23,7 @@ from bom.errors import BomError
 from bom.netbox import choices
 from bom.netbox.client import request_error
 from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+from bom.netbox.records import id_of, int_of, name_of, value_of
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -78,15 +79,6 @@ class _Ids:
     def fake(self) -> int:
         self.next_fake -= 1
         return self.next_fake
-
-
-def _value(x: Any) -> Any:
-    """A choice field's value (pynetbox gives choice fields as records with .value)."""
-    return getattr(x, "value", x)
-
-
-def _id(x: Any) -> Any:
-    return getattr(x, "id", x)
 
 
 class Pusher:
@@ -191,7 +183,7 @@ class Pusher:
     def scoped(self, kind: str, endpoint: Any, site_ids: list[int], sites: dict[str, int],
                wanted: list[tuple[str, str]], make: Callable[[str, str], dict[str, Any]]) -> dict[tuple[str, str], int]:
         """Objects unique by name within their site (locations, racks)."""
-        have = {(_id(o.site), o.name): o for o in self._read(endpoint, site_id=site_ids)}
+        have = {(id_of(o.site), o.name): o for o in self._read(endpoint, site_id=site_ids)}
         out: dict[tuple[str, str], int] = {}
         todo = []
         for s, n in wanted:
@@ -219,9 +211,9 @@ class Pusher:
         existing: dict[str, tuple[Any, dict[str, str]]] = {}
         for dt in self._read(nb.dcim.device_types, model=models):
             want = self.inv.device_types.get(dt.model)
-            if want is None or _name(dt.manufacturer) != want.manufacturer:
+            if want is None or name_of(dt.manufacturer) != want.manufacturer:
                 continue
-            tpl = {t.name: _value(t.type) for t in self._read(nb.dcim.interface_templates, device_type_id=dt.id)}
+            tpl = {t.name: value_of(t.type) for t in self._read(nb.dcim.interface_templates, device_type_id=dt.id)}
             wrong = [f"{n} is {tpl[n]}, the plan needs {ty}" for n, ty in want.interfaces.items()
                      if n in tpl and tpl[n] != ty]
             missing = [n for n in want.interfaces if n not in tpl]
@@ -275,7 +267,7 @@ class Pusher:
     def devices(self, site_ids: list[int], sites: dict[str, int], locs: dict[tuple[str, str], int],
                 racks: dict[tuple[str, str], int], roles: dict[str, int], types: dict[str, int]
                 ) -> dict[tuple[str, str], int]:
-        have = {(_id(o.site), o.name): o for o in self._read(self.nb.dcim.devices, site_id=site_ids)}
+        have = {(id_of(o.site), o.name): o for o in self._read(self.nb.dcim.devices, site_id=site_ids)}
         out: dict[tuple[str, str], int] = {}
         todo = []
         for d in self.inv.devices:
@@ -285,10 +277,10 @@ class Pusher:
                 continue
             out[(d.site, d.name)] = int(o.id)
             self.r.matched["devices"] += 1
-            got = (_id(o.device_type), _id(o.rack), _int(o.position))
+            got = (id_of(o.device_type), id_of(o.rack), int_of(o.position))
             if got != (types[d.device_type], racks.get((d.site, d.rack)), d.position):
-                self.r.differ("devices", f"{d.name} is {_name(o.device_type)} in rack {_name(o.rack) or '-'} at U "
-                                         f"{_int(o.position) or '-'}; the plan has {d.device_type} in rack "
+                self.r.differ("devices", f"{d.name} is {name_of(o.device_type)} in rack {name_of(o.rack) or '-'} at U "
+                                         f"{int_of(o.position) or '-'}; the plan has {d.device_type} in rack "
                                          f"{d.rack or '-'} at U {d.position or '-'}")
         payloads = []
         for d in todo:
@@ -309,7 +301,7 @@ class Pusher:
         """Every interface of the plan's devices: (device id, name) -> (id, cable id or None)."""
         have: dict[tuple[int, str], Any] = {}
         for o in self._read(self.nb.dcim.interfaces, site_id=site_ids, fields="id,name,device,cable"):
-            have[(_id(o.device), o.name)] = (int(o.id), _id(o.cable))
+            have[(id_of(o.device), o.name)] = (int(o.id), id_of(o.cable))
         types = self.inv.device_types
         missing = []
         for d in self.inv.devices:
@@ -379,16 +371,6 @@ class Pusher:
                 o.update({empty: [{"object_type": "dcim.interface", "object_id": free[0]}]})
             except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
                 raise request_error(exc, "completing a cable") from None
-
-
-def _name(x: Any) -> str:
-    if x is None:
-        return ""
-    return str(getattr(x, "name", None) or getattr(x, "model", None) or x)
-
-
-def _int(x: Any) -> int | None:
-    return None if x is None else int(float(x))
 
 
 def plan_objects(model: Model, catalog: Catalog | None) -> tuple[Inventory, list[Cable]]:

@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from bom.catalog.media import Choice, End, Media, Option, _fits
+from bom.catalog.media import Choice, End, Media, Option, fits
 from bom.catalog.rows import Panel
 from bom.topology.geometry import EndGroups, FloorPlan, Run
 
@@ -66,7 +66,7 @@ def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
     """The option's ends as (lower, upper) with the head count of each (assemblies)."""
     heads_a = o.assembly.end_a.count if o.assembly else 1
     heads_b = o.assembly.end_b.count if o.assembly else 1
-    if ff_lower is None or _fits(o.a, ff_lower, heads_b, o.assembly is not None):
+    if ff_lower is None or fits(o.a, ff_lower, heads_b, o.assembly is not None):
         return o.a, o.b, heads_a, heads_b
     return o.b, o.a, heads_b, heads_a
 

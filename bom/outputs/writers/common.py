@@ -1,7 +1,7 @@
 """What every writer shares: safe text for spreadsheets, CSV and terminals, and reproducible zips.
 
 Text from scenarios, catalogs and price files is data, never markup or a formula. Our own
-formulas are told apart by type (:class:`Formula`, made only by ``bom.outputs.writers.xlsx._f``),
+formulas are told apart by type (:class:`Formula`, made only by ``bom.outputs.writers.xlsx.fx``),
 never by what a string starts with.
 """
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bom.catalog.rows import CPO
 from bom.costing.compare import Comparison, Generation
 from bom.outputs.writers.compare_labels import change, fmt, label
-from bom.outputs.writers.documents import _env
+from bom.outputs.writers.documents import environment
 
 #: The charts of the comparison report: (metric, title, how to print a value).
 CHARTS = (("scale_out_copper_share", "Scale-out (compute fabric) copper share (links)", "pct"),
@@ -78,7 +78,7 @@ def _cpo(g: Generation) -> bool:
 
 def write_compare_html(c: Comparison) -> bytes:
     j = c.to_json()
-    return _env(True).get_template("compare.html.j2").render(
+    return environment(True).get_template("compare.html.j2").render(
         j=j, charts=charts(c), width=chart_width(c) + 20, table=_table(c), kind_notes=c.kind_notes(), colours=COLOURS,
         any_cpo=any(_cpo(g) for g in c.generations)).encode()
 

@@ -17,14 +17,14 @@ from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,
     USD0,
-    _f,
-    _header,
-    _name,
-    _paper,
-    _put,
     bom_table,
     crf,
+    define_name,
+    fx,
+    header_row,
     inputs_sheet,
+    paper_setup,
+    put_cell,
     to_bytes,
 )
 
@@ -116,17 +116,17 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
 def _generation_sheet(wb: Workbook, g: Generation, title: str, i: int) -> tuple[str, str]:
     table = f"BOM_{i}"
     ws = wb.create_sheet(title)
-    _put(ws, 1, 1, "Figure")
-    _put(ws, 1, 2, "Value")
+    put_cell(ws, 1, 1, "Figure")
+    put_cell(ws, 1, 2, "Value")
     for c in (1, 2):
         ws.cell(1, c).font = Font(bold=True)
     fact = {name: f"$B${n}" for n, name in enumerate(FACTS, start=2)}
     for n, (name, value) in enumerate(_facts(g).items(), start=2):
-        _put(ws, n, 1, name)
-        _put(ws, n, 2, value, COUNT if float(value).is_integer() else "0.000")
+        put_cell(ws, n, 1, name)
+        put_cell(ws, n, 2, value, COUNT if float(value).is_integer() else "0.000")
     for n, (name, formula) in enumerate(_cost_formulas(table, fact).items(), start=len(FACTS) + 2):
-        _put(ws, n, 1, name)
-        _put(ws, n, 2, _f(formula), USD0 if not name.endswith("_w") else '#,##0 "W"')
+        put_cell(ws, n, 1, name)
+        put_cell(ws, n, 2, fx(formula), USD0 if not name.endswith("_w") else '#,##0 "W"')
     bom_table(ws, g.report.lines, BOM_TOP, table=table, flags={o.sku: o.flags for o in g.report.order})
     ws.column_dimensions["A"].width = 26
     ws.freeze_panes = None
@@ -195,31 +195,31 @@ def workbook(c: Comparison) -> Workbook:
               for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
     metrics = list(c.rows()[0])
     n_gen = len(sheets)
-    _header(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
+    header_row(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
     for i, metric in enumerate(metrics, start=2):
-        _put(ws, i, 1, label(metric))
-        _put(ws, i, 2, metric)
+        put_cell(ws, i, 1, label(metric))
+        put_cell(ws, i, 2, metric)
         for j, (sheet, table) in enumerate(sheets, start=3):
-            _put(ws, i, j, _f(_metric_formulas(sheet, table)[metric]), XLSX_FORMATS[kind(metric)])
-        _name(wb, f"cmp_{metric}", f"Comparison!$C${i}:${_col(n_gen + 2)}${i}")
+            put_cell(ws, i, j, fx(_metric_formulas(sheet, table)[metric]), XLSX_FORMATS[kind(metric)])
+        define_name(wb, f"cmp_{metric}", f"Comparison!$C${i}:${_col(n_gen + 2)}${i}")
     delta_top = len(metrics) + 3
-    _put(ws, delta_top, 1, "Change against the previous generation (per cent; percentage points for shares)")
+    put_cell(ws, delta_top, 1, "Change against the previous generation (per cent; percentage points for shares)")
     ws.cell(delta_top, 1).font = Font(bold=True)
     for i, metric in enumerate(metrics, start=delta_top + 1):
-        _put(ws, i, 1, label(metric))
-        _put(ws, i, 2, metric)
+        put_cell(ws, i, 1, label(metric))
+        put_cell(ws, i, 2, metric)
         row = metrics.index(metric) + 2
         for j in range(4, n_gen + 3):
             cur, prev = f"{_col(j)}{row}", f"{_col(j - 1)}{row}"
             if kind(metric) == "share":
-                _put(ws, i, j, _f(f"({cur}-{prev})*100"), '+0.0" pp";-0.0" pp"')
+                put_cell(ws, i, j, fx(f"({cur}-{prev})*100"), '+0.0" pp";-0.0" pp"')
             else:
-                _put(ws, i, j, _f(f'IF({prev}=0,"",{cur}/{prev}-1)'), "+0.0%;-0.0%")
+                put_cell(ws, i, j, fx(f'IF({prev}=0,"",{cur}/{prev}-1)'), "+0.0%;-0.0%")
     notes = [(g.label, n) for g, n in zip(c.generations, c.kind_notes(), strict=True) if n]
     notes += [(g.label, g.note) for g in c.generations if g.note]
     row = delta_top + len(metrics) + 2
     for pid, note in notes:
-        _put(ws, row, 1, f"{pid}: {note}")
+        put_cell(ws, row, 1, f"{pid}: {note}")
         ws.cell(row, 1).alignment = Alignment(wrap_text=False)
         row += 1
     for k, (title, metric) in enumerate((("Scale-out copper share (links)", "scale_out_copper_share"),
@@ -233,7 +233,7 @@ def workbook(c: Comparison) -> Workbook:
         chart.set_categories(Reference(ws, min_col=3, max_col=n_gen + 2, min_row=1))
         ws.add_chart(chart, f"{_col(n_gen + 4)}{2 + 18 * k}")
     for sheet in wb.worksheets:
-        _paper(sheet, f"{c.name} comparison")
+        paper_setup(sheet, f"{c.name} comparison")
     return wb
 
 

@@ -51,7 +51,7 @@ BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
 
 
-def _put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
+def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
     """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula."""
     cell = ws.cell(row=row, column=col)
     if isinstance(value, Formula):
@@ -68,7 +68,7 @@ def _put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) 
         cell.number_format = fmt
 
 
-def _f(formula: str) -> Formula:
+def fx(formula: str) -> Formula:
     """One of our own formulas (with or without its leading "="): the only way to make one."""
     return Formula(formula.removeprefix("="))
 
@@ -80,9 +80,9 @@ def _date(iso: str | None) -> dt.date | None:
         return None
 
 
-def _header(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
+def header_row(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
     for i, (name, width) in enumerate(zip(names, widths, strict=True), start=1):
-        _put(ws, top, i, name)
+        put_cell(ws, top, i, name)
         c = ws.cell(row=top, column=i)
         c.font, c.fill = HEAD, FILL
         c.alignment = Alignment(wrap_text=True, vertical="center")
@@ -90,10 +90,10 @@ def _header(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int
     ws.row_dimensions[top].height = 30   # two lines: wrapped headers are not cut on paper
     ws.freeze_panes = f"A{top + 1}"
     ws.print_title_rows = f"{top}:{top}"
-    _paper(ws)
+    paper_setup(ws)
 
 
-def _paper(ws: Worksheet, title: str | None = None) -> None:
+def paper_setup(ws: Worksheet, title: str | None = None) -> None:
     """Landscape, fit to one page wide, header with the scenario's name, footer with the page."""
     ws.page_setup.orientation = "landscape"
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
@@ -125,7 +125,7 @@ def _money(value: float) -> str:
     return USD if abs(value) < 1000 else USD0
 
 
-def _name(wb: Workbook, name: str, ref: str) -> None:
+def define_name(wb: Workbook, name: str, ref: str) -> None:
     wb.defined_names[name] = DefinedName(name, attr_text=ref)
 
 
@@ -181,17 +181,17 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
                  ) -> None:
     """Every assumption in a named cell (``in_<name>``), then figures from the model (``m_...``)."""
     ws = wb.create_sheet("Inputs")
-    _header(ws, ["Input", "Value", "Unit", "Source", "Name"], [34, 14, 22, 90, 20])
+    header_row(ws, ["Input", "Value", "Unit", "Source", "Name"], [34, 14, 22, 90, 20])
     dvs = _validations(ws)
     rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in inputs] + list(model_rows)
     for n, (name, label, value, unit, source) in enumerate(rows, start=2):
         for col, v in enumerate((label, value, unit, source, name), start=1):
-            _put(ws, n, col, v)
+            put_cell(ws, n, col, v)
         ws.cell(n, 4).alignment = WRAP
         _fit_height(ws, n, {4: str(source)})
         if name.startswith("in_"):
             _input_cell(ws, dvs, f"B{n}", name[3:])
-        _name(wb, name, f"Inputs!$B${n}")
+        define_name(wb, name, f"Inputs!$B${n}")
     ws.auto_filter.ref = f"A1:E{len(rows) + 1}"
 
 
@@ -207,23 +207,23 @@ def _inputs(wb: Workbook, r: Report) -> None:
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
     n = ws.max_row + 2
-    _put(ws, n, 1, "Priced on")
-    _put(ws, n, 2, r.priced_on, DATE)
+    put_cell(ws, n, 1, "Priced on")
+    put_cell(ws, n, 2, r.priced_on, DATE)
     ws.cell(n, 2).style = "Input"
     ws.cell(n, 2).number_format = DATE
     dv = DataValidation(type="date", operator="greaterThan", formula1="1", error="A date", errorTitle="Priced on")
     ws.add_data_validation(dv)
     dv.add(f"B{n}")
-    _put(ws, n, 4, "quotes past their valid_until on this day are flagged (scenario date, else the build day); "
+    put_cell(ws, n, 4, "quotes past their valid_until on this day are flagged (scenario date, else the build day); "
                    "the Order sheet's Quote state follows this cell")
-    _put(ws, n, 5, "in_priced_on")
-    _name(wb, "in_priced_on", f"Inputs!$B${n}")
+    put_cell(ws, n, 5, "in_priced_on")
+    define_name(wb, "in_priced_on", f"Inputs!$B${n}")
     for code, rate in sorted(r.model.scenario.exchange_rates.items()):
         n += 1
-        _put(ws, n, 1, f"Exchange rate {code}")
-        _put(ws, n, 2, rate, "0.0000")
-        _put(ws, n, 3, f"USD per {code}")
-        _put(ws, n, 4, "scenario exchange_rates: prices quoted in this currency are converted at this rate")
+        put_cell(ws, n, 1, f"Exchange rate {code}")
+        put_cell(ws, n, 2, rate, "0.0000")
+        put_cell(ws, n, 3, f"USD per {code}")
+        put_cell(ws, n, 4, "scenario exchange_rates: prices quoted in this currency are converted at this rate")
 
 
 # --- BOM ---------------------------------------------------------------------------------
@@ -252,14 +252,14 @@ def this_row(name: str, table: str = BOM_TABLE) -> str:
 def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = BOM_TABLE,
               flags: dict[str, Sequence[str]] | None = None) -> int:
     """The BOM lines as an Excel table with a totals row; returns the totals row."""
-    _header(ws, BOM_COLS, _BOM_WIDTHS, top)
+    header_row(ws, BOM_COLS, _BOM_WIDTHS, top)
     for n, line in enumerate(lines, start=top + 1):
         values = {"No": n - top, "Part number": line.sku, "Description": line.description,
                   "Category": line.category, "Tier": line.tier, "Fabric": line.fabric, "Hop": line.hop,
                   "Qty": line.quantity, "Unit": line.unit, "Unit price": line.unit_price_usd,
-                  "Extended price": _f(f"{this_row('Qty', table)}*{this_row('Unit price', table)}"),
+                  "Extended price": fx(f"{this_row('Qty', table)}*{this_row('Unit price', table)}"),
                   "Unit power": line.unit_power_w,
-                  "Extended power": _f(f"{this_row('Qty', table)}*{this_row('Unit power', table)}"),
+                  "Extended power": fx(f"{this_row('Qty', table)}*{this_row('Unit power', table)}"),
                   "Asset class": asset_class(line.category), "Price source": line.price_source,
                   "As of": _date(line.as_of) or line.as_of, "Flags": "; ".join((flags or {}).get(line.sku, ())),
                   "Vendor": line.vendor, "Catalog id": line.catalog_id, "Source": line.source}
@@ -267,15 +267,15 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended price": _money(line.price_usd), "Unit power": WATT if line.unit_power_w < 1e4 else WATT0,
                 "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
-            _put(ws, n, c, values[name], fmts.get(name))
+            put_cell(ws, n, c, values[name], fmts.get(name))
             ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
         _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
     total = top + len(lines) + 1
-    _put(ws, total, col("Part number"), "Total")
+    put_cell(ws, total, col("Part number"), "Total")
     for name, fmt in (("Extended price", USD0), ("Extended power", WATT)):
-        _put(ws, total, col(name), _f(f"SUBTOTAL(109,{ref(name, table)})"), fmt)
+        put_cell(ws, total, col(name), fx(f"SUBTOTAL(109,{ref(name, table)})"), fmt)
         ws.cell(total, col(name)).font = Font(bold=True)
     _table(ws, table, top, total, len(BOM_COLS),
            {col("Part number"): "Total", col("Extended price"): "sum", col("Extended power"): "sum"})
@@ -323,20 +323,20 @@ def _order(wb: Workbook, r: Report) -> None:
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
                 "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
     widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
-    _header(ws, names, widths)
+    header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
     for n, o in enumerate(r.order, start=2):
         values: dict[str, Any] = {
             "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
-            "Installed": _f(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
-            "Spares": _f(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}")'),
-            "Total to order": _f(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"),
-            "Unit price": _f(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
-            "Extended price": _f(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
+            "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
+            "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}")'),
+            "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"),
+            "Unit price": fx(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
+            "Extended price": fx(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
-            "Quote state": _f(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
+            "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
             "Vendor": o.vendor,
             "Flags": "; ".join(o.flags)}
@@ -345,7 +345,7 @@ def _order(wb: Workbook, r: Report) -> None:
         fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
                 "Valid until": DATE}
         for name, v in values.items():
-            _put(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
+            put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Total to order") else None))
         for name in names:
             ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
@@ -356,18 +356,18 @@ def _order(wb: Workbook, r: Report) -> None:
     # carries their money, so the order's total stays the BOM's (and shows when it is not zero).
     other = len(r.order) + 2
     ext = _letter(c["Extended price"])
-    _put(ws, other, 1, "(other BOM rows)")
-    _put(ws, other, 2, "BOM rows whose part number has no line above (added by hand): order them too")
-    _put(ws, other, c["Extended price"], _f(f"SUM({ref('Extended price')})-SUM({ext}2:{ext}{other - 1})"), USD0)
+    put_cell(ws, other, 1, "(other BOM rows)")
+    put_cell(ws, other, 2, "BOM rows whose part number has no line above (added by hand): order them too")
+    put_cell(ws, other, c["Extended price"], fx(f"SUM({ref('Extended price')})-SUM({ext}2:{ext}{other - 1})"), USD0)
     ws.cell(other, 2).alignment = WRAP
     total = other + 1
-    _put(ws, total, 1, "Total")
-    _put(ws, total, c["Extended price"], _f(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
+    put_cell(ws, total, 1, "Total")
+    put_cell(ws, total, c["Extended price"], fx(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
     _table(ws, ORDER_TABLE, 1, total, len(names), {1: "Total", c["Extended price"]: "sum"})
-    _name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
+    define_name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
     n = total + 2
-    _put(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); they "
-                   "are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
+    put_cell(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); "
+                   "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
@@ -387,19 +387,19 @@ def _end(end: object) -> str:
 
 def _links(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Links")
-    _header(ws, LINK_COLS, [9, 12, 11, 7, 7, 10, 9, 10, 8, 8, 14, 18, 10, 18, 10, 28, 9, 10, 10, 9])
+    header_row(ws, LINK_COLS, [9, 12, 11, 7, 7, 10, 9, 10, 8, 8, 14, 18, 10, 18, 10, 28, 9, 10, 10, 9])
     for n, g in enumerate(r.model.groups, start=2):
         c = g.choice
         row = [g.fabric, g.tier, g.hop, g.lower, g.upper, g.bucket, g.links, g.rate_gbps, round(g.length_m, 2),
                c.length_m, g.medium, _end(g.lower_end), g.modules_lower, _end(g.upper_end), g.modules_upper,
                c.part_number or "-", g.cables, g.fibre_runs, g.fibre_strands, g.panels]
         for col_no, v in enumerate(row, start=1):
-            _put(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
+            put_cell(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
     last = len(r.model.groups) + 1
     ws.auto_filter.ref = f"A1:T{last}"
     for name, letter in (("lk_tier", "B"), ("lk_links", "G"), ("lk_medium", "K"), ("lk_mod_from", "M"),
                          ("lk_mod_to", "O"), ("lk_runs", "R"), ("lk_strands", "S")):
-        _name(wb, name, f"Links!${letter}$2:${letter}${last}")
+        define_name(wb, name, f"Links!${letter}$2:${letter}${last}")
 
 
 def _installed(*criteria: str) -> str:
@@ -408,41 +408,41 @@ def _installed(*criteria: str) -> str:
 
 def _tiers(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Tiers")
-    _header(ws, ["Tier", "Links", "Copper links", "Copper share (links)", "Modules", "Fibre runs",
+    header_row(ws, ["Tier", "Links", "Copper links", "Copper share (links)", "Modules", "Fibre runs",
                  "Lit strands", "Capex", "Copper capex", "Copper share (cost)", "Power kW"],
             [13, 12, 12, 12, 12, 12, 12, 18, 16, 12, 12])
     up, dci = r.totals.scale_up, r.totals.scale_across.dci
     usd, qty, tier, cat = ref("Extended price"), ref("Qty"), ref("Tier"), ref("Category")
     for n, name in enumerate(TIERS, start=2):
-        _put(ws, n, 1, name)
+        put_cell(ws, n, 1, name)
         if name == "scale-up":
             values: list[Any] = [up.links, up.copper_links, None, up.modules, up.fibre_runs, up.fibre_strands]
         elif name == "compute":
             values = [0, 0, None, 0, 0, 0]
         else:
-            values = [_f(f'SUMIFS(lk_links,lk_tier,A{n})'),
-                      _f(f'SUMIFS(lk_links,lk_tier,A{n},lk_medium,"passive-copper")'
+            values = [fx(f'SUMIFS(lk_links,lk_tier,A{n})'),
+                      fx(f'SUMIFS(lk_links,lk_tier,A{n},lk_medium,"passive-copper")'
                          f'+SUMIFS(lk_links,lk_tier,A{n},lk_medium,"active-copper")'),
-                      None, _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
-                      _f(f"SUMIFS(lk_runs,lk_tier,A{n})"), _f(f"SUMIFS(lk_strands,lk_tier,A{n})")]
+                      None, fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
+                      fx(f"SUMIFS(lk_runs,lk_tier,A{n})"), fx(f"SUMIFS(lk_strands,lk_tier,A{n})")]
             if name == "scale-across":   # the wavelengths and their coherent modules (installed, not spares)
-                values[0] = _f(f"SUMIFS(lk_links,lk_tier,A{n})+{dci.links if dci else 0}")
-                values[3] = _f(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
+                values[0] = fx(f"SUMIFS(lk_links,lk_tier,A{n})+{dci.links if dci else 0}")
+                values[3] = fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
                                f"+SUMIFS({_installed(qty, tier, f'A{n}', cat, chr(34) + 'coherent optic' + chr(34))})")
-        values[2] = _f(f"IF(B{n}=0,0,C{n}/B{n})")
+        values[2] = fx(f"IF(B{n}=0,0,C{n}/B{n})")
         for c, v in enumerate(values, start=2):
-            _put(ws, n, c, v, SHARE if c == 4 else COUNT)
-        _put(ws, n, 8, _f(f"SUMIFS({usd},{tier},A{n})"), USD0)
-        _put(ws, n, 9, _f(f'SUMIFS({usd},{tier},A{n},{cat},"{Category.COPPER_CABLE}")'), USD0)
+            put_cell(ws, n, c, v, SHARE if c == 4 else COUNT)
+        put_cell(ws, n, 8, fx(f"SUMIFS({usd},{tier},A{n})"), USD0)
+        put_cell(ws, n, 9, fx(f'SUMIFS({usd},{tier},A{n},{cat},"{Category.COPPER_CABLE}")'), USD0)
         network = f'(H{n}-SUMIFS({usd},{tier},A{n},{cat},"{Category.COMPUTE}"))'
-        _put(ws, n, 10, _f(f"IF({network}=0,0,I{n}/{network})"), SHARE)
-        _put(ws, n, 11, _f(f"SUMIFS({ref('Extended power')},{tier},A{n})/1000"), KW)
+        put_cell(ws, n, 10, fx(f"IF({network}=0,0,I{n}/{network})"), SHARE)
+        put_cell(ws, n, 11, fx(f"SUMIFS({ref('Extended power')},{tier},A{n})/1000"), KW)
     for n, name in enumerate(TIERS, start=2):
         key = name.replace("-", "_")
         for c, what in ((2, "links"), (3, "copper_links"), (4, "copper_share"), (5, "modules"),
                         (6, "fibre_runs"), (7, "fibre_strands"), (8, "capex"), (10, "copper_cost_share"),
                         (11, "power_kw")):
-            _name(wb, f"tier_{key}_{what}", f"Tiers!${'ABCDEFGHIJK'[c - 1]}${n}")
+            define_name(wb, f"tier_{key}_{what}", f"Tiers!${'ABCDEFGHIJK'[c - 1]}${n}")
 
 
 # --- TCO ---------------------------------------------------------------------------------
@@ -513,25 +513,25 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
 
 def _tco(wb: Workbook) -> tuple[int, int]:
     ws = wb.create_sheet("TCO")
-    _header(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
+    header_row(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
     for n, (name, label, formula, fmt) in enumerate(TCO_ROWS, start=2):
-        _put(ws, n, 1, label)
-        _put(ws, n, 2, _f(formula), fmt)
-        _put(ws, n, 3, formula)
+        put_cell(ws, n, 1, label)
+        put_cell(ws, n, 2, fx(formula), fmt)
+        put_cell(ws, n, 3, formula)
         ws.cell(n, 3).alignment = WRAP
-        _put(ws, n, 4, name)
-        _name(wb, name, f"TCO!$B${n}")
+        put_cell(ws, n, 4, name)
+        define_name(wb, name, f"TCO!$B${n}")
     first = len(TCO_ROWS) + 3
-    _put(ws, first, 1, "Capex by category")
+    put_cell(ws, first, 1, "Capex by category")
     cats = _categories(wb)
     for i, cat in enumerate(cats, start=first + 1):
-        _put(ws, i, 1, cat)
-        _put(ws, i, 2, _f(f"SUMIFS({ref('Extended price')},{ref('Category')},A{i})"), USD0)
+        put_cell(ws, i, 1, cat)
+        put_cell(ws, i, 2, fx(f"SUMIFS({ref('Extended price')},{ref('Category')},A{i})"), USD0)
     tiers_at = first + len(cats) + 2
-    _put(ws, tiers_at, 1, "Power by tier")
+    put_cell(ws, tiers_at, 1, "Power by tier")
     for i, tier in enumerate(TIERS, start=tiers_at + 1):
-        _put(ws, i, 1, tier)
-        _put(ws, i, 2, _f(f"SUMIFS({ref('Extended power')},{ref('Tier')},A{i})/1000"), KW)
+        put_cell(ws, i, 1, tier)
+        put_cell(ws, i, 2, fx(f"SUMIFS({ref('Extended power')},{ref('Tier')},A{i})/1000"), KW)
     return first, tiers_at
 
 
@@ -567,42 +567,42 @@ def _sens_row(n: int) -> dict[int, str]:
 
 def _sensitivity(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Sensitivity")
-    _put(ws, 1, 1, "Swing")
-    _put(ws, 1, 2, 0.2, SHARE)
+    put_cell(ws, 1, 1, "Swing")
+    put_cell(ws, 1, 2, 0.2, SHARE)
     ws["B1"].style = "Input"
     ws["B1"].number_format = SHARE
-    _put(ws, 1, 3, "each input is moved down and up by this fraction, the others stay at their values")
+    put_cell(ws, 1, 3, "each input is moved down and up by this fraction, the others stay at their values")
     dv = DataValidation(type="decimal", operator="between", formula1="0", formula2="0.9")
     ws.add_data_validation(dv)
     dv.add("B1")
-    _name(wb, "sens_swing", "Sensitivity!$B$1")
-    _header(ws, SENS_COLS, [20, 13, 12, 12, 12, 12, 12, 16, 16, 15, 15, 15, 16, 16, 12, 9], top=3)
+    define_name(wb, "sens_swing", "Sensitivity!$B$1")
+    header_row(ws, SENS_COLS, [20, 13, 12, 12, 12, 12, 12, 16, 16, 15, 15, 15, 16, 16, 12, 9], top=3)
     cases = [("Base", "", None)] + [(label, case, i) for i, (_, label) in enumerate(SENSITIVITY)
                                    for case in ("-", "+")]
     for n, (label, case, moved) in enumerate(cases, start=4):
-        _put(ws, n, 1, label)
-        _put(ws, n, 2, {"-": "-swing", "+": "+swing", "": "all at value"}[case])
+        put_cell(ws, n, 1, label)
+        put_cell(ws, n, 2, {"-": "-swing", "+": "+swing", "": "all at value"}[case])
         for k in range(5):
-            value = _f(f"1{case}sens_swing") if k == moved else 1
-            _put(ws, n, 3 + k, value, "0.00")
+            value = fx(f"1{case}sens_swing") if k == moved else 1
+            put_cell(ws, n, 3 + k, value, "0.00")
         for c, formula in _sens_row(n).items():
-            _put(ws, n, c, _f(formula), {15: USD4, 16: SHARE}.get(c, USD0))
-    _name(wb, "sens_base_usd_per_gpu_hour", "Sensitivity!$O$4")
+            put_cell(ws, n, c, fx(formula), {15: USD4, 16: SHARE}.get(c, USD0))
+    define_name(wb, "sens_base_usd_per_gpu_hour", "Sensitivity!$O$4")
     for i, (name, _) in enumerate(SENSITIVITY):
-        _name(wb, f"sens_{name}_low", f"Sensitivity!$O${5 + 2 * i}")
-        _name(wb, f"sens_{name}_high", f"Sensitivity!$O${6 + 2 * i}")
+        define_name(wb, f"sens_{name}_low", f"Sensitivity!$O${5 + 2 * i}")
+        define_name(wb, f"sens_{name}_high", f"Sensitivity!$O${6 + 2 * i}")
     # The tornado: change in cost per GPU-hour at each end, widest swing on top.
     top = len(cases) + 6
-    _put(ws, top - 1, 1, "Tornado: change in cost per GPU-hour (USD)")
+    put_cell(ws, top - 1, 1, "Tornado: change in cost per GPU-hour (USD)")
     ws.cell(top - 1, 1).font = Font(bold=True)
     for k, name in enumerate(("Input", "Input down", "Input up")):
-        _put(ws, top, 1 + k, name)
+        put_cell(ws, top, 1 + k, name)
         ws.cell(top, 1 + k).font = Font(bold=True)
     order = sorted(range(len(SENSITIVITY)), key=lambda i: abs(r.sensitivity[i].high - r.sensitivity[i].low))
     for j, i in enumerate(order, start=top + 1):
-        _put(ws, j, 1, SENSITIVITY[i][1])
-        _put(ws, j, 2, _f(f"O{5 + 2 * i}-$O$4"), USD4)
-        _put(ws, j, 3, _f(f"O{6 + 2 * i}-$O$4"), USD4)
+        put_cell(ws, j, 1, SENSITIVITY[i][1])
+        put_cell(ws, j, 2, fx(f"O{5 + 2 * i}-$O$4"), USD4)
+        put_cell(ws, j, 3, fx(f"O{6 + 2 * i}-$O$4"), USD4)
     chart = BarChart()
     chart.type, chart.grouping, chart.overlap = "bar", "clustered", 100
     chart.title = "Cost per GPU-hour: each input down and up by the swing"
@@ -622,7 +622,7 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     ws.column_dimensions["A"].width = 40
     ws.column_dimensions["B"].width = 22
     m, c = r.model, r.model.cluster
-    _put(ws, 1, 1, f"clusterbom: {r.name}")
+    put_cell(ws, 1, 1, f"clusterbom: {r.name}")
     ws["A1"].font = Font(bold=True, size=14)
     facts = [("Platform", m.platform.id), ("GPUs", c.gpus), ("Nodes", c.nodes), ("Scale-up domains", c.domains),
              ("Racks (all kinds)", m.racks)]
@@ -641,22 +641,22 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
     row = 3
     for label, value in facts:
-        _put(ws, row, 1, label)
-        _put(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT if isinstance(value, int) else None)
+        put_cell(ws, row, 1, label)
+        put_cell(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT if isinstance(value, int) else None)
         row += 1
     row += 1
     for label, name, fmt in totals:
-        _put(ws, row, 1, label)
-        _put(ws, row, 2, _f(name), fmt)
+        put_cell(ws, row, 1, label)
+        put_cell(ws, row, 2, fx(name), fmt)
         row += 1
     if r.warnings:
         row += 1
-        _put(ws, row, 1, "Warnings for the buyer")
+        put_cell(ws, row, 1, "Warnings for the buyer")
         ws.cell(row, 1).font = WARN
         ws.column_dimensions["C"].width = 30
         for w in r.warnings:
             row += 1
-            _put(ws, row, 1, w)
+            put_cell(ws, row, 1, w)
             ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=3)
             ws.cell(row, 1).font = Font(color="C00000")
             ws.cell(row, 1).alignment = WRAP
@@ -689,7 +689,7 @@ def workbook(r: Report) -> Workbook:
     _sensitivity(wb, r)
     _summary(wb, r, first, tiers_at)
     for ws in wb.worksheets:
-        _paper(ws, r.name)
+        paper_setup(ws, r.name)
     return wb
 
 

@@ -1,0 +1,145 @@
+"""The package's import graph: no cycle, and no module using another module's private names.
+
+Every import counts: at the top, inside functions and under TYPE_CHECKING (an import hidden in a
+function is still a dependency; it only moves the cycle's failure to run time).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "bom"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in PKG.rglob("*.py"):
+        parts = list(p.relative_to(PKG.parent).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+MODULES = _modules()
+
+
+def _module_of(name: str) -> str:
+    """The module a dotted name lives in (``bom.a.b.func`` -> ``bom.a.b``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def _scan(module: str) -> tuple[set[str], list[str]]:
+    """The bom modules ``module`` imports, and each private name it takes from another module."""
+    deps: set[str] = set()
+    private: list[str] = []
+    aliases: dict[str, str] = {}     # local name -> bom module it is bound to
+    tree = ast.parse(MODULES[module].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node)
+            if not source.startswith("bom"):
+                continue
+            for a in node.names:
+                target = _module_of(f"{source}.{a.name}")
+                deps.add(target)
+                if target == f"{source}.{a.name}":
+                    aliases[a.asname or a.name] = target
+                if a.name.startswith("_") and not a.name.startswith("__"):
+                    private.append(f"{module} imports {source}.{a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("bom"):
+                    deps.add(_module_of(a.name))
+                    if a.asname:
+                        aliases[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            private.append(f"{module} uses {aliases[node.value.id]}.{node.attr}")
+    deps.discard(module)
+    return deps, private
+
+
+SCANS = {m: _scan(m) for m in MODULES}
+GRAPH = {m: deps for m, (deps, _) in SCANS.items()}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    for root in GRAPH:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(GRAPH[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        x = stack.pop()
+                        on.discard(x)
+                        comp.append(x)
+                        if x == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+            elif w not in index:
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                on.add(w)
+                work.append((w, iter(sorted(GRAPH.get(w, ())))))
+            elif w in on:
+                low[v] = min(low[v], index[w])
+    return out
+
+
+def test_the_scan_sees_imports_inside_functions() -> None:
+    # bom.cli imports its writers inside the commands (so `bom size` loads no openpyxl): they count.
+    assert "bom.pipeline" in GRAPH["bom.cli"]
+    assert len(MODULES) > 60
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    GRAPH["bom.errors"].add("bom.cli")
+    try:
+        assert any("bom.errors" in c and "bom.cli" in c for c in _cycles())
+    finally:
+        GRAPH["bom.errors"].discard("bom.cli")
+
+
+def test_no_import_cycle_in_the_package() -> None:
+    assert _cycles() == []
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    assert [p for _, private in SCANS.values() for p in private] == []
+
+
+def test_stages_do_not_import_the_orchestrator() -> None:
+    stages = [m for m in MODULES if m.split(".")[1:2] in (["topology"], ["placement"], ["costing"], ["cableplan"],
+                                                           ["model"], ["catalog"], ["links"], ["inputs"])]
+    importers = [m for m in stages if GRAPH[m] & {"bom.pipeline", "bom.cli"}]
+    assert importers == []
