@@ -1,7 +1,7 @@
 """An explicit fabric graph, built switch by switch and port by port, for cross-checks.
 
 Independent of bom.topology.planes's closed form: sizes come from brute-force searches over the
-rules as DESIGN.md states them, and every link is a pair of (device, port) ends. A link of
+rules as docs/counting.md states them, and every link is a pair of (device, port) ends. A link of
 ``width`` w takes w consecutive ports at each end (a native 800G link on a switch counted in
 400G ports takes both ports of its cage).
 """

@@ -1,4 +1,4 @@
-"""The scenario file (DESIGN.md section 4): what to build, on what, where, and how to cost it."""
+"""The scenario file (docs/scenarios.md): what to build, on what, where, and how to cost it."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A hop's two ends are given as device groups with the ports each device has on each run
 (:mod:`bom.topology.geometry`); each run's length picks its parts through the standard lookup, and
-runs that pick the same parts form one link group. Counting rules (DESIGN.md section 3):
+runs that pick the same parts form one link group. Counting rules (docs/counting.md):
 a module per cage with a used port (twin-port modules once per cage; a device's ports that
 take the same module share cages across link groups, as runs of different fibre lengths
 plug into one twin-port module: the cable plan places them so); copper and AOC

@@ -5,7 +5,7 @@ rate. Endpoints are taken in groups: a scalable unit (SU) for rail-optimised fab
 leaf per rail per SU) or a rack for ToR fabrics (the rack's ports on its own leaves). A
 partial group still gets its whole group's leaves and uplinks, built for growth.
 
-Spreading rule (DESIGN.md section 3): every leaf has the same number of links to every
+Spreading rule (docs/counting.md, rule 6): every leaf has the same number of links to every
 spine it reaches, so the spine count is the smallest divisor d of the leaf's uplinks with
 leaves x uplinks / d <= spine ports. Three layers split the leaves into pods whose spines
 keep half their ports for uplinks (as many as their used downlinks); spine i of every pod
