@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, validate
+from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
@@ -71,6 +71,10 @@ class FabricSpec(Model):
                         "smf-duplex"]] | None = Field(default=None, examples=[["multimode"]])
     """Media the design allows, e.g. [multimode] where a reference design uses optics throughout;
     default: all, cheapest rung of the ladder that reaches."""
+
+
+#: What the out-of-band fabric's shape follows from (the managed devices), never a scenario key.
+OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes")
 
 
 class Storage(Model):
@@ -148,6 +152,20 @@ class Sites(Model):
                                  "give one weight per site, or leave count out")
             if not all(w > 0 for w in self.split):
                 raise ValueError("every weight in split must be greater than zero, such as [2, 1, 1]")
+        return self
+
+    @model_validator(mode="after")
+    def _joined(self) -> Sites:
+        """Two or more sites are joined: a route length, and one way to size the DCI."""
+        if self.count < 2:
+            return self
+        if self.distance is None:
+            raise RuleError("two or more sites need the distance between them", ("distance",),
+                       hint='Add distance: "40 km".')
+        if (self.dci_bandwidth is None) == (self.dci_fraction is None):
+            raise RuleError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
+                       "bandwidth), one of them" + (", not both" if self.dci_bandwidth is not None else ""),
+                       ("dci_bandwidth",), hint='For example dci_bandwidth: "25.6 Tbit/s" or dci_fraction: 0.125.')
         return self
 
 
@@ -283,6 +301,26 @@ class Scenario(Model):
     def _usd_is_one(self) -> Scenario:
         if self.exchange_rates.get("USD", 1.0) != 1.0:
             raise ValueError("exchange_rates are USD per unit of each currency, so USD is 1; leave it out")
+        return self
+
+    @model_validator(mode="after")
+    def _fabric_keys(self) -> Scenario:
+        """Keys that only some fabrics take (the builders then never see them elsewhere)."""
+        for name, spec in self.fabrics.items():
+            given = spec.model_fields_set
+            if name != "oob" and spec.uplinks is not None:
+                raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
+                           hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
+            if name in ("storage", "inband") and "topology" in given and spec.topology == "rail-optimized":
+                raise RuleError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
+                           ("fabrics", name, "topology"),
+                           hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
+            for key in OOB_FIXED if name == "oob" else ():
+                if key in given:
+                    raise RuleError(f"{key} does not apply to the out-of-band fabric: it cables the management port "
+                               "of every managed device to the management switches the platform's RA places",
+                               ("fabrics", "oob", key),
+                               hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
         return self
 
     @model_validator(mode="after")

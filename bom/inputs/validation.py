@@ -138,13 +138,33 @@ def _is_tag(part: Any) -> bool:
     return isinstance(part, str) and "[" in part
 
 
-def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
-              base: tuple[Any, ...]) -> str:
+class RuleError(ValueError):
+    """A scenario rule a model validator found broken: ``at`` is the path of the offending key
+    below the model being validated, ``hint`` what to do. The error then names that key's line."""
+
+    def __init__(self, message: str, at: tuple[str | int, ...] = (), hint: str | None = None) -> None:
+        super().__init__(message)
+        self.at = at
+        self.hint = hint
+
+
+def _rule(err: dict[str, Any]) -> RuleError | None:
+    found = (err.get("ctx") or {}).get("error")
+    return found if isinstance(found, RuleError) else None
+
+
+def _path(err: dict[str, Any]) -> tuple[Any, ...]:
     # Drop pydantic's union tags ("function-after[...]") from the path, never the user's own key:
     # the last part of an unknown-key error is what the file says, "[" or not.
     raw = tuple(err["loc"])
     last = raw[-1:] if err["type"] == "extra_forbidden" else tuple(p for p in raw[-1:] if not _is_tag(p))
-    loc = tuple(p for p in raw[:-1] if not _is_tag(p)) + last
+    rule = _rule(err)
+    return tuple(p for p in raw[:-1] if not _is_tag(p)) + last + (rule.at if rule else ())
+
+
+def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
+              base: tuple[Any, ...]) -> str:
+    loc = _path(err)
     key = ".".join(str(p) for p in base + loc)
     where = src.where(base + loc)
     if err["type"] == "extra_forbidden":
@@ -158,6 +178,9 @@ def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
         shown = repr(err.get("input"))
         msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
+    rule = _rule(err)
+    if rule and rule.hint:
+        msg = msg.rstrip(".") + ". " + rule.hint
     return f"{where}: {key}: {msg}" + ("" if msg.endswith(".") else ".")
 
 
@@ -167,6 +190,11 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
         return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
+        rule = _rule(errors[0]) if len(errors) == 1 else None
+        if rule is not None:   # one broken rule: its key and hint as a stage's error would give them
+            path = base + _path(errors[0])
+            raise BomError(str(rule), where=src.where(path), key=".".join(str(p) for p in path),
+                           hint=rule.hint) from None
         lines = [_describe(e, model, src, base) for e in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BomError(" ".join(lines) + more) from None

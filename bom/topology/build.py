@@ -188,9 +188,7 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
     s = scenario.sites
     if s is None or s.count < 2:
         return None, []
-    if s.distance is None:
-        raise BomError("two or more sites need the distance between them", at=("sites",),
-                       key="sites.distance", hint='Add distance: "40 km".')
+    assert s.distance is not None   # the scenario's rule (Sites._joined)
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
     if s.dci_bandwidth is not None:
         bandwidth = magnitude(s.dci_bandwidth, "rate")
@@ -199,8 +197,9 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
             compute.node_ports.rate, "rate")
         bandwidth = s.dci_fraction * per_site
     else:
-        raise BomError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
-                       "bandwidth)", at=("sites",), key="sites.dci_bandwidth")
+        raise LimitError(f"dci_fraction is a fraction of the compute fabric's node bandwidth, and platform "
+                         f"{cluster.platform.id!r} has no compute ports in the catalog", at=("sites", "dci_fraction"),
+                         key="sites.dci_fraction", hint="Give dci_bandwidth instead.")
     try:
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,

@@ -126,13 +126,6 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         raise LimitError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
                        at=("fabrics", name), key=f"fabrics.{name}",
                        hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
-    if spec.topology == "rail-optimized" and "topology" in spec.model_fields_set:
-        raise BomError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
-                       at=("fabrics", name, "topology"), key=f"fabrics.{name}.topology",
-                       hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
-    if spec.uplinks is not None:
-        raise BomError("uplinks is a key of the out-of-band fabric only", at=("fabrics", name, "uplinks"),
-                       key=f"fabrics.{name}.uplinks")
     spec = with_ra_ratio(name, spec, model)
     fp = model.floor
     compute = model.fabrics.get("compute")
@@ -351,12 +344,6 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
 
 def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
               leaf: Switch, spine: Switch | None) -> OobFabric:
-    for key in ("su_nodes", "topology", "oversubscription", "layers", "planes"):
-        if key in spec.model_fields_set:
-            raise BomError(f"{key} does not apply to the out-of-band fabric: it cables the management port of "
-                           "every managed device to the management switches the platform's RA places",
-                           at=("fabrics", "oob", key), key=f"fabrics.oob.{key}",
-                           hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
     if leaf.uplinks is None:
         raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
                        at=("fabrics", "oob", "switch"), key="fabrics.oob.switch",

@@ -1,0 +1,47 @@
+"""Scenario rules checked when the file is read (validators on the scenario models), so `bom size`,
+`bom build` and `bom cables` refuse the same file at the same line, before any stage runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.inputs.test_scenario import check_error, write
+
+BASE = """\
+name: rules
+platform: gb300-nvl72
+gpus: 144
+"""
+
+
+@pytest.mark.parametrize("extra,line,words", [
+    ("sites: {count: 2, dci_bandwidth: '25.6 Tbit/s'}\n", 4, ["sites.distance", "need the distance", "40 km"]),
+    ("sites:\n  count: 2\n  distance: 2 km\n", 4, ["sites.dci_bandwidth", "dci_fraction", "one of them"]),
+    ("sites:\n  count: 2\n  distance: 2 km\n  dci_bandwidth: 25.6 Tbit/s\n  dci_fraction: 0.1\n", 7,
+     ["sites.dci_bandwidth", "not both"]),
+    ("fabrics:\n  compute: {uplinks: spine}\n", 5, ["fabrics.compute.uplinks", "out-of-band fabric only"]),
+    ("fabrics:\n  storage:\n    topology: rail-optimized\n", 6, ["fabrics.storage.topology", "rail-agnostic",
+                                                                  "topology: tor"]),
+    ("fabrics:\n  oob:\n    planes: 2\n", 6, ["fabrics.oob.planes", "does not apply", "uplinks: spine"]),
+])
+@pytest.mark.parametrize("command", ["size", "build", "cables"])
+def test_rules_refuse_at_the_key(bom, tmp_path, extra, line, words, command):
+    path = write(tmp_path, BASE + extra)
+    args = [command, path] + (["-q", "-o", str(tmp_path / "out")] if command != "size" else [])
+    check_error(bom(*args), path, line, *words)
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_site_needs_no_distance(bom, tmp_path):
+    r = bom("build", write(tmp_path, BASE + "sites: {count: 1}\n"), "-q", "-o", str(tmp_path / "out"), "--json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["tiers"]["scale-across"]["links"] == 0
+
+
+def test_a_rule_error_names_its_key_in_the_json_error(bom, tmp_path):
+    path = write(tmp_path, BASE + "fabrics:\n  oob:\n    layers: 2\n")
+    r = bom("build", path, "--json", "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2
+    assert "fabrics.oob.layers" in r.stderr + r.stdout
