@@ -63,6 +63,7 @@ def test_closed_pipe_on_a_long_output():
     assert p.returncode == 0 and p.stderr == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 100, 140])
 def test_tables_fit_the_terminal(columns):
     # Numbers are never clipped (only their headers): the sizing table's twelve columns fit from 100.

@@ -453,6 +453,7 @@ def test_native_uplinks_stay_on_the_switch(catalog):
     assert max(up) <= cages and min(up) == cages // 2 + 1
 
 
+@pytest.mark.slow
 def test_endpoint_leaves_hold_each_kind_in_whole_cages(catalog):
     # Regression: 50,400 GB300 GPUs with every fabric put 3,000-odd OOB uplinks, management servers
     # and UFM ports on 43 in-band endpoint leaves by ports; the leaves taking one more port of each

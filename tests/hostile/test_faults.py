@@ -22,6 +22,9 @@ from bom.cli import app
 from bom.outputs import publish as outputs
 from tests.hostile.conftest import ROOT, SMALL, check, leftovers, run, write
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 OLD = SMALL
 NEW = SMALL.replace("nodes: 16", "nodes: 32")
 #: Runs the CLI with the file operations of bom.outputs.publish wrapped: SIGKILL before the KILL_AT-th one.

@@ -10,6 +10,9 @@ import pytest
 from bom.inputs.yamlio import MAX_BYTES
 from tests.hostile.conftest import SMALL, check, run, run_process, write
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 
 def _special(tmp_path, kind):
     path = tmp_path / f"special-{kind}"

@@ -24,6 +24,9 @@ from tests.hostile.conftest import check, run
 from tests.outputs.writers.test_report import FLAGS, chromium
 from tests.spreadsheet import _PROFILE, recalc, soffice
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 PAYLOADS = [
     "=1+1",
     '==HYPERLINK("http://evil.example/","Open datasheet")',

@@ -8,6 +8,9 @@ import pytest
 
 from tests.hostile.conftest import SMALL, check, leftovers, run, run_process, write
 
+#: Child processes with time and memory limits: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 SITES = """\
 name: two
 platform: gb300-nvl72

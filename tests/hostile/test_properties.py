@@ -12,6 +12,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,9 @@ from hypothesis import strategies as st
 from bom.catalog.load import builtin_dir
 from bom.catalog.rows import KINDS
 from tests.hostile.conftest import check, leftovers, run
+
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
 
 PLATFORMS = ["dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300"]
 HOSTILE = st.one_of(

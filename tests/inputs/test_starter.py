@@ -8,6 +8,9 @@ import pytest
 
 from bom.catalog.load import load_catalog
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 PLATFORMS = sorted(load_catalog().rows["platforms"])
 
 

@@ -160,6 +160,7 @@ def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
     assert not list((tmp_path / "o").glob("*-cables.csv"))
 
 
+@pytest.mark.slow
 def test_progress_on_stderr_keeps_json_stdout_clean(tmp_path):
     """A plan past PROGRESS_ROWS shows a progress bar on stderr; --json stdout is only the JSON."""
     scenario = tmp_path / "mid.yaml"

@@ -14,6 +14,9 @@ import pytest
 
 from tests.outputs.writers.test_report import FLAGS, chromium
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 CAMPUS = """name: campus-4
 platform: gb300-nvl72
 gpus: 9216

@@ -16,6 +16,9 @@ from bom.costing.tco import SENSITIVITY, compute_tco
 from bom.outputs.writers.xlsx import BOM_COLS
 from tests.spreadsheet import errors, named_values, recalc, recalc_many
 
+#: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 MONEY = ("hardware_usd", "network_capex_usd", "installation_usd", "capex_usd", "opex_per_year_usd",
          "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")
 POWER = ("it_power_kw", "network_power_kw", "facility_power_kw")
