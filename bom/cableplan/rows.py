@@ -6,7 +6,11 @@ rules the closed form counts with (:mod:`bom.topology.planes`, :mod:`bom.topolog
 :mod:`bom.topology.linkgroups`) and
 takes every part number and sold length from the link group the BOM counts (``LinkGroup.runs``),
 so it never looks a part up again; aggregating the rows (:func:`tally`) gives the closed-form
-counts back, which ``tests/test_plan.py`` checks scenario by scenario.
+counts back, which ``tests/cableplan/test_rows.py`` checks scenario by scenario.
+
+A switch fabric's hops (node-leaf per topology, a pair's ISLs, leaf-spine, spine-core) are the
+patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), which the closed form counts with too; the
+port bookkeeping they share with the hops here is :mod:`bom.links.ports`.
 
 Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
 
