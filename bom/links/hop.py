@@ -8,8 +8,9 @@ work independent of the GPU count); :meth:`Hop.expand` yields the cable plan's r
 port by device port, on the same geometry. The closed form and the plan agree by construction;
 ``tests/hostile/test_properties.py`` compares them as the referee.
 
-``bom.links`` knows a fabric only through :class:`FabricLinks` (its name, tier, planes, site
-shapes and node NIC), never the model's ``Fabric``.
+A hop reads a fabric only through :class:`FabricLinks` (its name, tier, planes, site shapes and
+node NIC), made from the model's :class:`~bom.model.fabrics.Fabric` by :meth:`FabricLinks.of`.
+``bom.links`` imports neither :mod:`bom.topology.build` nor :mod:`bom.pipeline`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from bom.catalog.media import Media
     from bom.catalog.rows import NicPorts
     from bom.links.ports import Kind, Plan, Switches
+    from bom.model.fabrics import Fabric
     from bom.topology.geometry import EndGroups, FloorPlan, Run
     from bom.topology.planes import Plane
 
@@ -42,9 +44,9 @@ class FabricLinks:
     node_ports: NicPorts | None
 
     @classmethod
-    def of(cls, f: object) -> FabricLinks:
-        """From anything Fabric-shaped (``name``, ``tier``, ``planes``, ``shapes``, ``node_ports``)."""
-        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports)  # type: ignore[attr-defined]
+    def of(cls, f: Fabric) -> FabricLinks:
+        """From the model's fabric (:class:`bom.model.fabrics.Fabric`, a plain data type)."""
+        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports)
 
     @property
     def first(self) -> Plane:
