@@ -6,7 +6,11 @@ rules the closed form counts with (:mod:`bom.topology.planes`, :mod:`bom.topolog
 :mod:`bom.topology.linkgroups`) and
 takes every part number and sold length from the link group the BOM counts (``LinkGroup.runs``),
 so it never looks a part up again; aggregating the rows (:func:`tally`) gives the closed-form
-counts back, which ``tests/test_plan.py`` checks scenario by scenario.
+counts back, which ``tests/cableplan/test_rows.py`` checks scenario by scenario.
+
+A switch fabric's hops (node-leaf per topology, a pair's ISLs, leaf-spine, spine-core) are the
+patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), which the closed form counts with too; the
+port bookkeeping they share with the hops here is :mod:`bom.links.ports`.
 
 Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
 
@@ -54,23 +58,21 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
+from bom.links.fabric import FABRIC_HOPS
+from bom.links.hop import FabricLinks
+from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
 from bom.topology.dci import check_client_room, client_cages
 from bom.topology.geometry import (
     FloorPlan,
     Run,
-    core_runs,
-    in_rack,
     in_row,
     network_row,
-    pod_runs,
-    rack_runs,
-    rail_leaf,
     share,
     shared_rack,
     split,
@@ -133,105 +135,12 @@ FIELDS: tuple[str, ...] = CableRow._fields
 COL = {name: i for i, name in enumerate(FIELDS)}
 
 
-class Locator(Protocol):
-    """Where a device stands: (site, row, rack, U, device name) for the index-th device of a role."""
-
-    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]: ...
-
-
 class Unplaced:
     """No placement: devices are named by site, role and index; rack and U stay empty."""
 
     def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
         s = names.site(site)
         return s, "", "", "", f"{s}-{role}-{index + 1:02d}"
-
-
-class PlanMismatchError(Exception):
-    """The plan cannot place a link the closed form counts: a bug, never bad input."""
-
-
-def _port_names(cages: int, per: int, first_cage: int = 0) -> list[str]:
-    if per == 1:
-        return [names.port(first_cage + c + 1) for c in range(cages)]
-    return [names.port(first_cage + c + 1, s + 1) for c in range(cages) for s in range(per)]
-
-
-def _node_port_names(f: Fabric, cages: int, per: int) -> list[str]:
-    """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
-    has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
-    ports = _port_names(cages, per)
-    return ports if f.name == "compute" else [f"{f.name}-{n}" for n in ports]
-
-
-class _Ports:
-    """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
-
-    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below", "used")
-
-    def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
-        self.first, self.next, self.end, self.per = first, first, first + cages, per
-        self.open: dict[object, list[int]] = {}
-        self.names = names_    # indexed by port number on this device (cage * per + sub)
-        self.what = what
-        self.below: _Ports | None = None   # the range before this one on the same device
-        self.used = 0
-
-    def take(self, key: object) -> int:
-        self.used += 1
-        per = self.per
-        if per > 1:
-            o = self.open.get(key)
-            if o is not None and o[1] < per:
-                o[1] += 1
-                return o[0] * per + o[1] - 1
-        c = self.next
-        if c >= self.end:
-            self._full()
-        self.next = c + 1
-        if per > 1:
-            self.open[key] = [c, 1]
-        return c * per
-
-    def _full(self) -> None:
-        role, index = self.what
-        kinds = max((r.open for r in (self, self.below) if r is not None), key=len)
-        if len(kinds) > 1:
-            raise LimitError(
-                f"{role} {index + 1} runs out of cages in the cable plan: its links take {len(kinds)} kinds "
-                f"of module ({', '.join(str(k) for k in kinds)}), and a twin-port cage holds one, so the "
-                "half-empty cages of each kind need more cages than the switch has", key="fabrics",
-                hint="Restrict the fabric's media to one kind (for example media: [smf-parallel]).")
-        raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
-                                "the closed form counts more ports than the device has")
-
-    @property
-    def free(self) -> int:
-        return self.end - self.next
-
-
-@dataclass(slots=True)
-class _Kind:
-    """The constant part of every row of one link group on one floor-plan run."""
-
-    gid: int
-    head: tuple[str, str, str]
-    a_mod: str
-    b_mod: str
-    tail: tuple[object, ...]
-    runs: int                    # rows per link (fibre runs; 1 for an assembly)
-    a_per: int                   # ports one module (or head) serves at each end
-    b_per: int
-    a_key: object                # what shares a cage at each end: the module part, or the group
-    b_key: object                # (an assembly's head is one cable)
-    bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
-    per_bundle: int = 1
-    counter: list[int] = field(default_factory=lambda: [0])
-
-    @property
-    def one(self) -> bool:
-        """One row per link, made by :meth:`_Plan.row`."""
-        return self.runs == 1 and self.bundle != 3
 
 
 def _cable_type(g: LinkGroup) -> str:
@@ -243,9 +152,9 @@ def _cable_type(g: LinkGroup) -> str:
     return ""
 
 
-def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
+def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
     """Per hop, every run of every link group with the parts the BOM counts on it."""
-    out: dict[str, dict[Run, _Kind]] = defaultdict(dict)
+    out: dict[str, dict[Run, Kind]] = defaultdict(dict)
     for n, g in enumerate(groups, start=start):
         o = g.choice.option
         a_mod = g.lower_end.part.part_number if g.lower_end.part is not None else ""
@@ -272,65 +181,15 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, _Kind]]:
             hop = "node-leaf" if g.hop == "ufm-leaf" else g.hop
             a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
             b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
-            out[g.hop][run] = _Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
+            out[g.hop][run] = Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
                                     g.upper_end.ports, a_key, b_key, bundle, per, counter)
     return out
 
 
-class _Plan:
-    """Counters and device places shared by every hop of one plan."""
+class _Plan(Plan):
+    """A :class:`~bom.links.ports.Plan` of one model (typed for this module)."""
 
-    def __init__(self, model: Model, locator: Locator) -> None:
-        self.model = model
-        self.locator = locator
-        self.cable = itertools.count(1)
-        self.link = itertools.count(1)
-        self.places: dict[tuple[str, int, int], tuple[tuple[object, ...], str]] = {}
-        self.catalog: Catalog | None = None
-
-    def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
-        key = (role, site, index)
-        p = self.places.get(key)
-        if p is None:
-            s, row, rack, u, device = self.locator.where(role, site, index)
-            prefix = f"{rack}-{u:02d}" if rack and isinstance(u, int) else device
-            p = self.places[key] = ((s, row, rack, u, device, role), prefix)
-        return p
-
-    def forget(self, site: int) -> None:
-        """Drop the places of a finished site (a campus never holds all its devices at once)."""
-        self.places = {k: v for k, v in self.places.items() if k[1] != site}
-
-    def row(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-            a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-            b_cage: str) -> tuple[object, ...]:
-        """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
-        b0 = k.bundle
-        bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
-        return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
-                bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
-
-    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
-        return (self.row(*args),)  # type: ignore[arg-type]
-
-    def emitter(self, k: _Kind):  # type: ignore[no-untyped-def]
-        """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
-        return self.one_row if k.one else self.rows
-
-    def rows(self, k: _Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-             b_cage: str) -> list[tuple[object, ...]]:
-        """Every row of a link: one per fibre run, each run counted into its group's trunks."""
-        lid = f"L{next(self.link):08d}"
-        label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"
-        out = []
-        for _ in range(k.runs):
-            n = k.counter[0]
-            k.counter[0] = n + 1
-            bundle = f"B{k.gid:03d}-{n // k.per_bundle + 1:06d}" if k.bundle == 3 else ""
-            out.append((f"C{next(self.cable):08d}", label, lid, bundle, *k.head, plane, rail, *a[0], a_port,
-                        k.a_mod, *b[0], b_port, k.b_mod, *k.tail))
-        return out
+    model: Model
 
 
 def _sites(f: Fabric) -> Iterator[tuple[int, int, Plane]]:
@@ -342,134 +201,32 @@ def _sites(f: Fabric) -> Iterator[tuple[int, int, Plane]]:
             yield n, k, p
 
 
-class _Switches:
-    """The cage ranges of every switch of one fabric in one site, made on first use."""
-
-    def __init__(self, f: Fabric, p: Plane, site: int) -> None:
-        self.p, self.site, self.planes = p, site, f.planes
-        leaf, up, spine = p.leaf, p.up, p.spine
-        self.roles = {k: names.switch_role(f.name, k) for k in ("leaf", "spine", "core")}
-        self.leaf_names = _port_names(leaf.cages, leaf.ports_per_cage)
-        # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
-        # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
-        # cages of their own, numbered after the downlink cages.
-        self.native = (p.leaf_uplink is not None and p.leaf_uplink.form_factor == leaf.form_factor
-                       and p.leaf_uplink.cages == leaf.cages)
-        self.up_names = (self.leaf_names if p.leaf_uplink is None else
-                         _port_names(up.cages, up.ports_per_cage, 0 if self.native else leaf.cages))
-        self.spine_names = _port_names(spine.cages, spine.ports_per_cage)
-        self.down: dict[int, _Ports] = {}
-        self.up: dict[int, _Ports] = {}
-        self.spine_down: dict[int, _Ports] = {}
-        self.spine_up: dict[int, _Ports] = {}
-        self.core: dict[int, _Ports] = {}
-
-    def leaf_down(self, i: int) -> _Ports:
-        s = self.down.get(i)
-        if s is None:
-            per = self.p.leaf.ports_per_cage
-            s = self.down[i] = _Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
-        return s
-
-    def leaf_up(self, i: int) -> _Ports:
-        """Uplinks from the first cage past the downlink share (or past the last downlink cage in use,
-        when a device's downlinks take two kinds of module and so a cage more)."""
-        s = self.up.get(i)
-        if s is None:
-            p = self.p
-            if p.leaf_uplink is None or self.native:
-                first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
-                s = _Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
-                s.below = self.leaf_down(i)
-            else:
-                s = _Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
-            self.up[i] = s
-        return s
-
-    def spare(self, i: int) -> list[_Ports]:
-        """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
-        management switches' uplinks land."""
-        down, up = self.leaf_down(i), self.leaf_up(i)
-        end = up.first if self.p.leaf_uplink is None or self.native else down.end
-        return [_Ports(down.next, end - down.next, down.per, down.names, down.what),
-                _Ports(up.next, up.end - up.next, up.per, up.names, up.what)]
-
-    def _spine_split(self, i: int) -> int:
-        """A spine's first uplink cage: past half its ports in three layers (or past its last
-        downlink cage in use)."""
-        half = -(-(self.p.spine.radix // 2) // self.p.spine.ports_per_cage)
-        return max(half, self.spine_lo(i).next)
-
-    def spine_lo(self, i: int) -> _Ports:
-        s = self.spine_down.get(i)
-        if s is None:
-            s = self.spine_down[i] = _Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
-                                            self.spine_names, (self.roles["spine"], i))
-        return s
-
-    def spine_hi(self, i: int) -> _Ports:
-        s = self.spine_up.get(i)
-        if s is None:
-            first = self._spine_split(i)
-            s = self.spine_up[i] = _Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
-                                          self.spine_names, (self.roles["spine"], i))
-            s.below = self.spine_lo(i)
-        return s
-
-    def core_lo(self, i: int) -> _Ports:
-        s = self.core.get(i)
-        if s is None:
-            s = self.core[i] = _Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage, self.spine_names,
-                                      (self.roles["core"], i))
-        return s
-
-    def top(self) -> tuple[str, list[int]]:
-        """The top layer's role and each of its switches' first free cage (in :attr:`spine_names`'
-        numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
-        p = self.p
-        if p.layers == 3:
-            return self.roles["core"], [self.core[i].next if i in self.core else 0
-                                        for i in range(p.cores * self.planes)]
-        if p.layers == 2:
-            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
-                                         for i in range(p.spines * self.planes)]
-        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
-                                    for i in range(p.leaves * self.planes)]
-
-
-def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, _Kind]],
-                 tops: dict[str, dict[int, _Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
+def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
+                 tops: dict[str, dict[int, Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
     """The row generators of one fabric, hop by hop (chained: the code after each ``yield`` runs
     once that hop's rows are all out)."""
     from bom.model.fabrics import PooledFabric
 
     fp = plan.model.floor
+    fab = FabricLinks.of(f)
     for site, k, p in _sites(f):
-        sw = _Switches(f, p, site)
-        for pl in range(f.planes):
-            if isinstance(f, PooledFabric):
-                yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
-            elif p.topology == "tor":
-                yield _tor_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
+        sw = Switches(f.name, f.planes, p, site)
+        for hop in FABRIC_HOPS:
+            if not hop.applies(p):
+                continue
+            if hop.name == "node-leaf" and isinstance(f, PooledFabric):
+                for pl in range(f.planes):
+                    yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
             else:
-                yield _rail_node_leaf(plan, f, p, fp, sw, kinds["node-leaf"], site, pl)
-        if "ufm-leaf" in kinds:
-            yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
-        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
-            for pl in range(f.planes):
-                yield _leaf_leaf(plan, p, fp, sw, kinds["leaf-leaf"], site, pl)
-        if p.leaf_up and p.spines_per_pod:   # a fabric of one leaf has no uplinks
-            for pl in range(f.planes):
-                yield _leaf_spine(plan, p, fp, sw, kinds["leaf-spine"], site, pl, f.planes)
-        if p.layers == 3:
-            for pl in range(f.planes):
-                yield _spine_core(plan, p, fp, sw, kinds["spine-core"], site, pl, f.planes)
+                yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
+            if hop.name == "node-leaf" and "ufm-leaf" in kinds:
+                yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
         tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
         plan.forget(site)
 
 
-def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: _Switches,
-                      kinds: dict[str, dict[Run, _Kind]], site: int, pl: int) -> Iterator[tuple[object, ...]]:
+def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: Switches,
+                      kinds: dict[str, dict[Run, Kind]], site: int, pl: int) -> Iterator[tuple[object, ...]]:
     """Storage and in-band (bom/topology/support.py): every node port is a unit; leaf groups of
     ``group_units`` units on the block's run, a group's units split over its leaves (the first
     ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
@@ -488,7 +245,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
     k = kinds["node-leaf"][in_row(fp, math.ceil(block / fp.nodes_per_rack))]
     emit, per = plan.emitter(k), k.a_per
     total = _site_nodes(model, site) * nic.ports
-    port_names = _node_port_names(f, -(-nic.ports * planes // per), per)
+    pnames = node_port_names(f.name, -(-nic.ports * planes // per), per)
     u = 0
     for d in range(total // nic.ports):
         dev = plan.place("node", site, d)
@@ -499,7 +256,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
             leaf_ports = sw.leaf_down(leaf_i)
             j = leaf_ports.take(k.b_key)
             q = r * planes + pl
-            yield from emit(k, pl + 1, "", dev, port_names[q], port_names[q - q % per],
+            yield from emit(k, pl + 1, "", dev, pnames[q], pnames[q - q % per],
                             plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
                             leaf_ports.names[j - j % leaf_ports.per])
             u += 1
@@ -507,7 +264,7 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
         yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
 
 
-def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, _Kind], site: int
+def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: Switches, kinds: dict[Run, Kind], site: int
               ) -> Iterator[tuple[object, ...]]:
     """The UFM appliances' compute ports on the leaves' spare downlinks, one a leaf a round, the
     leaves with a half-used twin-port cage first (bom/topology/ufm.py place_ports): they share its module."""
@@ -518,7 +275,7 @@ def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, 
     fp = plan.model.floor
     k = kinds[shared_rack(fp)]
     emit, per = plan.emitter(k), k.a_per
-    names_ = _port_names(-(-nic.ports // per), per)
+    names_ = port_names(-(-nic.ports // per), per)
     down, cage = p.leaf_down, p.leaf.ports_per_cage
     leaves = [(i, sw.leaf_down(i)) for i in range(p.leaves * f.planes)]
     slots = []
@@ -536,7 +293,7 @@ def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: _Switches, kinds: dict[Run, 
                         plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
 
 
-def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switches, kinds: dict[str, dict[Run, _Kind]],
+def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: Switches, kinds: dict[str, dict[Run, Kind]],
                       site: int, first_group: int) -> Iterator[tuple[object, ...]]:
     fp = plan.model.floor
     run = shared_rack(fp)
@@ -549,16 +306,16 @@ def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: _Switche
         k = kinds[f"{role}-leaf"][run]
         emit, per = plan.emitter(k), k.a_per
         if role == "oob":   # the management switches' uplinks: their dedicated uplink cages
-            device_role, port_names = "oob-leaf", _oob_uplink_names(plan)
+            device_role, pnames = "oob-leaf", _oob_uplink_names(plan)
         else:
-            device_role, port_names = role, _node_port_names(f, -(-e_nic.ports // per), per)
+            device_role, pnames = role, node_port_names(f.name, -(-e_nic.ports // per), per)
         for u in range(ports):
             d, r = divmod(u, e_nic.ports)
             j_leaf = share(u, ports, e_leaves)
             leaf_i = ((first_group + j_leaf // lpg) * f.planes) * lpg + j_leaf % lpg
             leaf_ports = sw.leaf_down(leaf_i)
             j = leaf_ports.take(k.b_key)
-            yield from emit(k, 1, "", plan.place(device_role, site, d), port_names[r], port_names[r - r % per],
+            yield from emit(k, 1, "", plan.place(device_role, site, d), pnames[r], pnames[r - r % per],
                             plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
                             leaf_ports.names[j - j % leaf_ports.per])
 
@@ -567,7 +324,7 @@ def _oob_uplink_names(plan: _Plan) -> list[str]:
     f = plan.model.fabrics.get("oob")
     leaf = plan.catalog.get("switches", f.leaf_id)  # type: ignore[union-attr]
     assert isinstance(leaf, Switch) and leaf.uplinks is not None
-    return _port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
+    return port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
 
 
 def _site_nodes(model: Model, site: int) -> int:
@@ -589,158 +346,15 @@ def _endpoint_ports(ends: object, fabric: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _rail_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
-                    site: int, pl: int) -> Iterator[tuple[object, ...]]:
-    planes = f.planes
-    nic = f.node_ports
-    assert nic is not None
-    node_per = nic.ports_per_cage * planes
-    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
-    leaf_role = sw.roles["leaf"]
-    # A leaf takes ``rails`` consecutive rails (several on a small pod's leaf, both halves of a
-    # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
-    # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
-    blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
-    plane_no = pl + 1
-    leaves: dict[int, tuple[_Ports, tuple[tuple[object, ...], str]]] = {}
-    for g in range(p.groups):
-        nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
-        leaf_base = (g * planes + pl) * p.leaves_per_group
-        for first, fill, run in rack_runs(fp, nodes):
-            k = kinds[run]
-            one, key = k.one, k.b_key
-            emit = plan.row if one else plan.rows
-            for n in range(first, first + fill):
-                node = plan.place("node", site, g * p.group_nodes + n)
-                for r in range(p.node_ports):
-                    local = n // blocks if blocks else r // rails * per_rail + rail_leaf(p, n)
-                    leaf_i = leaf_base + local
-                    leaf = leaves.get(leaf_i)
-                    if leaf is None:
-                        leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
-                    ports = leaf[0]
-                    j = ports.take(key)
-                    q = r * planes + pl
-                    out = emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per], leaf[1],
-                               ports.names[j], ports.names[j - j % ports.per])
-                    if one:
-                        yield out
-                    else:
-                        yield from out
-
-
-def _tor_node_leaf(plan: _Plan, f: Fabric, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind],
-                   site: int, pl: int) -> Iterator[tuple[object, ...]]:
-    planes = f.planes
-    nic = f.node_ports
-    assert nic is not None
-    node_per = nic.ports_per_cage * planes
-    node_names = _node_port_names(f, p.node_ports * planes // node_per + 1, node_per)
-    leaf_role = sw.roles["leaf"]
-    k = kinds[in_rack(fp)]
-    emit = plan.emitter(k)
-    lpg = p.leaves_per_group
-    plane_no = pl + 1
-    for g in range(p.groups):
-        fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
-        leaf_base = (g * planes + pl) * lpg
-        for n in range(fill):
-            node = plan.place("node", site, g * p.group_nodes + n)
-            for r in range(p.node_ports):
-                i = r * fill + n       # port-major: port 1 of every node first
-                local = share(i, fill * p.node_ports, lpg)   # the rack's ports over its leaves (split)
-                leaf_i = leaf_base + local
-                ports = sw.leaf_down(leaf_i)
-                j = ports.take(k.b_key)
-                q = r * planes + pl
-                yield from emit(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
-                                     plan.place(leaf_role, site, leaf_i), ports.names[j],
-                                     ports.names[j - j % ports.per])
-
-
-def _leaf_spine(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
-                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
-    lpg, sp, pair = p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
-    leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
-    plane_no = pl + 1
-    spines: dict[int, tuple[tuple[tuple[object, ...], str], _Ports]] = {}
-    seq = 0   # the plane's leaves in order, group by group, as floorplan._pods takes them
-    for pod, leaves_by_run in enumerate(pod_runs(p, fp)):
-        for count, run in leaves_by_run:
-            k = kinds[run]
-            one, a_key, b_key = k.one, k.a_key, k.b_key
-            emit = plan.row if one else plan.rows
-            for _leaf in range(count):
-                g, local = divmod(seq, lpg)
-                seq += 1
-                leaf_i = (g * planes + pl) * lpg + local
-                leaf = plan.place(leaf_role, site, leaf_i)
-                up = sw.leaf_up(leaf_i)
-                for s in range(sp):
-                    spine_i = (pod * planes + pl) * sp + s
-                    spine = spines.get(spine_i)
-                    if spine is None:
-                        spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
-                    down = spine[1]
-                    for _ in range(pair):
-                        j = up.take(a_key)
-                        m = down.take(b_key)
-                        out = emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
-                                   down.names[m], down.names[m - m % down.per])
-                        if one:
-                            yield out
-                        else:
-                            yield from out
-
-
-def _leaf_leaf(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
-               pl: int) -> Iterator[tuple[object, ...]]:
-    """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
-    the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
-    k = kinds[in_rack(fp)]
-    emit = plan.emitter(k)
-    role = sw.roles["leaf"]
-    first = pl * p.leaves_per_group          # one group: the plane's two switches
-    a, b = plan.place(role, site, first), plan.place(role, site, first + 1)
-    ua, ub = sw.leaf_up(first), sw.leaf_up(first + 1)
-    for _ in range(p.isl):
-        j, m = ua.take(k.a_key), ub.take(k.b_key)
-        yield from emit(k, pl + 1, "", a, ua.names[j], ua.names[j - j % ua.per], b, ub.names[m],
-                        ub.names[m - m % ub.per])
-
-
-def _spine_core(plan: _Plan, p: Plane, fp: FloorPlan, sw: _Switches, kinds: dict[Run, _Kind], site: int,
-                pl: int, planes: int) -> Iterator[tuple[object, ...]]:
-    sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
-    spine_role, core_role = sw.roles["spine"], sw.roles["core"]
-    plane_no = pl + 1
-    for pod, run in enumerate(core_runs(p, fp)):
-        k = kinds[run]
-        emit = plan.emitter(k)
-        for s in range(sp):
-            spine_i = (pod * planes + pl) * sp + s
-            spine = plan.place(spine_role, site, spine_i)
-            up = sw.spine_hi(spine_i)
-            for c in range(cpg):
-                core_i = (pl * sp + s) * cpg + c
-                core = plan.place(core_role, site, core_i)
-                down = sw.core_lo(core_i)
-                for _ in range(pair):
-                    j = up.take(k.a_key)
-                    m = down.take(k.b_key)
-                    yield from emit(k, plane_no, "", spine, up.names[j], up.names[j - j % up.per],
-                                         core, down.names[m], down.names[m - m % down.per])
-
-
 # --- scale-across ---------------------------------------------------------------------------
 
-def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dict[str, dict[Run, _Kind]]
+def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict[str, dict[Run, Kind]]
               ) -> Iterator[tuple[object, ...]]:
     model = plan.model
     dci = model.dci
     assert dci is not None
     fp = model.floor
-    router_names = _port_names(dci.router.cages, dci.router.ports_per_cage)
+    router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
     ports = dci.router.ports
     client = kinds.get("fabric-dci", {})
     tops = all_tops.get("compute", {})
@@ -751,7 +365,7 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, _Switches]], kinds: dic
     yield from _wavelength_rows(plan, router_names, ports)
 
 
-def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int, router_names: list[str],
+def _client_rows(plan: _Plan, k: Kind, sw: Switches, site: int, per_site: int, router_names: list[str],
                  ports: int) -> Iterator[tuple[object, ...]]:
     """Router client ports to the free cages of the site's top layer, a module's ports at a time."""
     role, firsts = sw.top()
@@ -761,7 +375,7 @@ def _client_rows(plan: _Plan, k: _Kind, sw: _Switches, site: int, per_site: int,
     top = sw.p.spine
     per, cages = top.ports_per_cage, top.cages
     count = len(firsts)
-    free = [_Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
+    free = [Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
     check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
     emit = plan.emitter(k)
     order = itertools.cycle(range(count))
@@ -862,7 +476,7 @@ def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iter
     model = plan.model
     if scale_up:
         yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
-    tops: dict[str, dict[int, _Switches]] = {}
+    tops: dict[str, dict[int, Switches]] = {}
     start = 0
     for f in model.fabrics.values():
         kinds = _kinds(f.groups, start)
@@ -1025,7 +639,7 @@ def _oob_copies(placement: Placement, shape: object, site: int, merged: bool = F
         yield None, shared_devs, shared_leaves
 
 
-def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
               catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
     from bom.model.fabrics import OobFabric
 
@@ -1038,9 +652,9 @@ def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: 
         catalog = load_catalog()
     leaf = catalog.get("switches", f.leaf_id)
     assert isinstance(leaf, Switch) and leaf.uplinks is not None
-    down_names = _port_names(leaf.cages, leaf.ports_per_cage)
+    down_names = port_names(leaf.cages, leaf.ports_per_cage)
     up = leaf.uplinks
-    up_names = _port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
+    up_names = port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
     site = 0
     leaves: list[tuple[int, tuple[tuple[object, ...], str]]] = []
     sections = iter(f.sections)
@@ -1059,7 +673,7 @@ def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: 
     yield _oob_up(plan, f, kinds, tops, leaves, up_names, up.ports_per_cage, catalog)
 
 
-def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, down_names: list[str], per: int
+def _oob_down(plan: _Plan, kinds: dict[Run, Kind], secs: list, copies: list, down_names: list[str], per: int
               ) -> Iterator[tuple[object, ...]]:
     """Each copy's managed devices in rack order over its management switches (floorplan._split)."""
 
@@ -1083,7 +697,7 @@ def _oob_down(plan: _Plan, kinds: dict[Run, _Kind], secs: list, copies: list, do
                     d += 1
 
 
-def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: dict[str, dict[int, _Switches]],
+def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
             leaves: list, up_names: list[str], per: int, catalog: Catalog) -> Iterator[tuple[object, ...]]:
     """Management switches' uplinks: into the in-band leaves' free ports, or to the OOB spines."""
     if getattr(f, "into_inband", False):
@@ -1095,8 +709,8 @@ def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: di
         k = kinds["leaf-spine"][run]
         spine = catalog.get("switches", f.spine_id)  # type: ignore[attr-defined]
         assert isinstance(spine, Switch)
-        spine_names = _port_names(spine.cages, spine.ports_per_cage)
-        ranges = [_Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
+        spine_names = port_names(spine.cages, spine.ports_per_cage)
+        ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
                   for i in range(f.spines)]  # type: ignore[attr-defined]
         emit = plan.emitter(k)
         c = 0
@@ -1111,7 +725,7 @@ def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, _Kind]], tops: di
     k = kinds["leaf-inband"][run]
     emit = plan.emitter(k)
     inband = tops.get("inband", {})
-    free: dict[int, list[list[_Ports]]] = {}
+    free: dict[int, list[list[Ports]]] = {}
     turn: Counter[int] = Counter()
     for site, lf in leaves:
         sw = inband.get(site)

@@ -17,6 +17,8 @@ from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
+from bom.links.fabric import FABRIC_HOPS
+from bom.links.hop import FabricLinks
 from bom.model.fabrics import Fabric
 from bom.model.model import Model
 from bom.placement.layout import place
@@ -24,14 +26,9 @@ from bom.topology.cluster import Cluster, build_cluster, scale_up
 from bom.topology.dci import Dci, build_dci, check_client_room, client_cages, top_free_cages
 from bom.topology.endpoints import build_endpoints
 from bom.topology.geometry import (
-    EndGroups,
     FloorPlan,
     floor_plan,
-    leaf_leaf,
-    leaf_spine,
     network_row,
-    node_leaf,
-    spine_core,
 )
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
@@ -91,10 +88,6 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     return p, rate
 
 
-def _scaled(groups: EndGroups, k: int) -> EndGroups:
-    return [(n * k, runs) for n, runs in groups]
-
-
 def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
     platform, floor = cluster.platform, cluster.floor
     nic = _nic(platform, name)
@@ -125,62 +118,9 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
 
 
 def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
-    planes = f.planes
-    node_lo, leaf_lo, leaf_up, spine_lo, spine_up, core_lo = [], [], [], [], [], []
-    isl_lo: EndGroups = []
-    isl_up: EndGroups = []
-    for count, p in f.shapes:
-        nodes, leaves = node_leaf(p, floor)
-        # Every plane's leaves stand with the others, so a node's ports of all planes share a run.
-        node_lo += _scaled([(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], count)
-        leaf_lo += _scaled(leaves, count * planes)
-        if p.isl:   # a switch pair: its ISLs take the place of the leaf-spine hop
-            lo, up = leaf_leaf(p, floor)
-            isl_lo += _scaled(lo, count * planes)
-            isl_up += _scaled(up, count * planes)
-        elif p.layers > 1:
-            lo, up = leaf_spine(p, floor)
-            leaf_up += _scaled(lo, count * planes)
-            spine_lo += _scaled(up, count * planes)
-        if p.layers == 3:
-            lo, up = spine_core(p, floor)
-            spine_up += _scaled(lo, count * planes)
-            core_lo += _scaled(up, count * planes)
-    p = f.first
-    nic = f.node_ports
-    assert nic is not None
-    # A dedicated uplink port (a 1G switch's 100G uplinks) sets its own rate and lanes.
-    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
-    up_lane = None if p.leaf_uplink else lane
-    # Whether a cage's ports reach one far device (then one copper head may serve them all). One
-    # lookup serves every site, so a cage spreads when it does in any site's plane (sites of other
-    # sizes have other pods: 6 links per leaf-spine pair in one, 9 in the next).
-    shapes = [q for _, q in f.shapes]
-    rail = p.topology == "rail-optimized"
-    node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
-    leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
-    node_cage = cage(nic.form_factor, nic.ports_per_cage * planes, node_spread)
-    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread)
-    # A cage's ports reach one far switch only when the links to each switch fill whole cages
-    # (3 links per pair on twin-port cages leave one cage split between two spines).
-    ls_up = cage(p.up.form_factor, p.up.ports_per_cage,
-                 any(q.leaf_spine_per_pair % p.up.ports_per_cage for q in shapes))
-    ls_spine = cage(p.spine.form_factor, p.spine.ports_per_cage,
-                    any(q.leaf_spine_per_pair % p.spine.ports_per_cage for q in shapes))
-    isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
-    sc_spread = any(q.spine_core_per_pair % p.spine.ports_per_cage for q in shapes)
-    sc = cage(p.spine.form_factor, p.spine.ports_per_cage, sc_spread)
-    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, node_cage, leaf_cage, lane),
-            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps, ls_up, ls_spine, up_lane),
-            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps, sc, sc, up_lane),
-            ("leaf-leaf", "leaf", "leaf", isl_lo, isl_up, p.up.rate_gbps, isl, isl, up_lane)]
-    groups: list[LinkGroup] = []
-    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
-        if lo:
-            groups += count_hop(media, floor, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
-                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
-                                ff_upper=ff_up, lane_gbps=hop_lane)
-    return groups
+    """Every hop's link groups (bom/links/fabric.py: the patterns the cable plan expands too)."""
+    fab = FabricLinks.of(f)
+    return [g for hop in FABRIC_HOPS for g in hop.count(media, floor, fab, rate)]
 
 
 def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,

@@ -238,7 +238,7 @@ def check_client_room(site: int, links: int, need: int, free: int, role: str) ->
 def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
     """The compute fabric's top layer in one site (every plane) and the cages its switches leave free:
     cores past the spines' links, spines past the leaves', the leaves of one switch or a pair past
-    their node ports and ISLs (the closed form of what the cable plan's ``_Switches.top`` finds)."""
+    their node ports and ISLs (the closed form of what the cable plan's ``bom.links.ports.Switches.top`` finds)."""
     per, cages = plane.spine.ports_per_cage, plane.spine.cages
     if plane.layers == 3:
         used = [(plane.cores, plane.pods * plane.spine_core_per_pair)]
@@ -254,7 +254,7 @@ def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
     for switches, ports in used:
         taken = -(-ports // per)
         if plane.isl and (plane.leaf_uplink is None or plane.leaf_uplink.cages == plane.leaf.cages):
-            # A pair's ISLs take the cages past its downlink share (cable plan: _Switches.leaf_up).
+            # A pair's ISLs take the cages past its downlink share (cable plan: bom.links.ports.Switches.leaf_up).
             taken = max(taken, plane.leaf_down // per) + -(-plane.isl // plane.up.ports_per_cage)
         free += switches * planes * max(0, cages - taken)
     return layer, free

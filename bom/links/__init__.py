@@ -1,0 +1,1 @@
+"""Link patterns: each hop described once, counted (closed form) and expanded (cable plan rows)."""

@@ -1,0 +1,273 @@
+"""The hops of a switch fabric (compute, and every Fabric-shaped scale-out fabric): node-leaf per
+topology, a switch pair's ISLs, leaf-spine, spine-core. Each one pattern, counted and expanded.
+
+Expansion numbering (nodes, leaves, spines, cores, cages) is described in :mod:`bom.cableplan.rows`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bom.catalog.media import cage
+from bom.links.hop import FabricLinks, Hop, Link, Rows, scaled
+from bom.links.ports import node_port_names
+from bom.topology.geometry import (
+    core_runs,
+    in_rack,
+    leaf_leaf,
+    leaf_spine,
+    node_leaf,
+    pod_runs,
+    rack_runs,
+    rail_leaf,
+    share,
+    spine_core,
+)
+
+if TYPE_CHECKING:
+    from bom.links.ports import Kind, Plan, Ports, Switches
+    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.planes import Plane
+
+
+class NodeLeaf(Hop):
+    """Node ports to their leaves: every plane's leaves stand with the others, so a node's ports of
+    all planes share a run."""
+
+    name, lower, upper = "node-leaf", "node", "leaf"
+
+    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        return node_leaf(p, fp)
+
+    def ends(self, p: Plane, fp: FloorPlan, planes: int) -> tuple[EndGroups, EndGroups]:
+        nodes, leaves = node_leaf(p, fp)
+        return [(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], scaled(leaves, planes)
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        # Whether a cage's ports reach one far device (then one copper head may serve them all). One
+        # lookup serves every site, so a cage spreads when it does in any site's plane (sites of other
+        # sizes have other pods: 6 links per leaf-spine pair in one, 9 in the next).
+        p, nic, planes = fab.first, fab.nic, fab.planes
+        shapes = [q for _, q in fab.shapes]
+        rail = p.topology == "rail-optimized"
+        node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
+        leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
+        return Link(rate, cage(nic.form_factor, nic.ports_per_cage * planes, node_spread),
+                    cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread), fab.lane)
+
+
+class NodeLeafRail(NodeLeaf):
+    """Rail-optimised (and a switch pair's halves): rail r of a node to the leaves of its rail set."""
+
+    def applies(self, p: Plane) -> bool:
+        return p.topology != "tor"
+
+    def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
+                   site: int, pl: int, fab: FabricLinks) -> Rows:
+        planes = fab.planes
+        nic = fab.node_ports
+        assert nic is not None
+        node_per = nic.ports_per_cage * planes
+        node_names = node_port_names(fab.name, p.node_ports * planes // node_per + 1, node_per)
+        leaf_role = sw.roles["leaf"]
+        # A leaf takes ``rails`` consecutive rails (several on a small pod's leaf, both halves of a
+        # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
+        # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
+        blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
+        plane_no = pl + 1
+        leaves: dict[int, tuple[Ports, tuple[tuple[object, ...], str]]] = {}
+        for g in range(p.groups):
+            nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+            leaf_base = (g * planes + pl) * p.leaves_per_group
+            for first, fill, run in rack_runs(fp, nodes):
+                k = kinds[run]
+                one, key = k.one, k.b_key
+                emit = plan.row if one else plan.rows
+                for n in range(first, first + fill):
+                    node = plan.place("node", site, g * p.group_nodes + n)
+                    for r in range(p.node_ports):
+                        local = n // blocks if blocks else r // rails * per_rail + rail_leaf(p, n)
+                        leaf_i = leaf_base + local
+                        leaf = leaves.get(leaf_i)
+                        if leaf is None:
+                            leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
+                        ports = leaf[0]
+                        j = ports.take(key)
+                        q = r * planes + pl
+                        out = emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per], leaf[1],
+                                   ports.names[j], ports.names[j - j % ports.per])
+                        if one:
+                            yield out
+                        else:
+                            yield from out
+
+
+class NodeLeafTor(NodeLeaf):
+    """Top of rack: a rack's ports, port-major, split over its leaves."""
+
+    def applies(self, p: Plane) -> bool:
+        return p.topology == "tor"
+
+    def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
+                   site: int, pl: int, fab: FabricLinks) -> Rows:
+        planes = fab.planes
+        nic = fab.node_ports
+        assert nic is not None
+        node_per = nic.ports_per_cage * planes
+        node_names = node_port_names(fab.name, p.node_ports * planes // node_per + 1, node_per)
+        leaf_role = sw.roles["leaf"]
+        k = kinds[in_rack(fp)]
+        emit = plan.emitter(k)
+        lpg = p.leaves_per_group
+        plane_no = pl + 1
+        for g in range(p.groups):
+            fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+            leaf_base = (g * planes + pl) * lpg
+            for n in range(fill):
+                node = plan.place("node", site, g * p.group_nodes + n)
+                for r in range(p.node_ports):
+                    i = r * fill + n       # port-major: port 1 of every node first
+                    local = share(i, fill * p.node_ports, lpg)   # the rack's ports over its leaves (split)
+                    leaf_i = leaf_base + local
+                    ports = sw.leaf_down(leaf_i)
+                    j = ports.take(k.b_key)
+                    q = r * planes + pl
+                    yield from emit(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
+                                plan.place(leaf_role, site, leaf_i), ports.names[j],
+                                ports.names[j - j % ports.per])
+
+
+class LeafLeaf(Hop):
+    """A switch pair's inter-switch links: they take the place of the leaf-spine hop."""
+
+    name, lower, upper = "leaf-leaf", "leaf", "leaf"
+
+    def applies(self, p: Plane) -> bool:
+        return bool(p.isl)
+
+    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        return leaf_leaf(p, fp)
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        p = fab.first
+        isl = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's ISLs all reach the other switch
+        return Link(p.up.rate_gbps, isl, isl, fab.up_lane)
+
+    def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
+                   site: int, pl: int, fab: FabricLinks) -> Rows:
+        """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
+        the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
+        k = kinds[in_rack(fp)]
+        emit = plan.emitter(k)
+        role = sw.roles["leaf"]
+        first = pl * p.leaves_per_group          # one group: the plane's two switches
+        a, b = plan.place(role, site, first), plan.place(role, site, first + 1)
+        ua, ub = sw.leaf_up(first), sw.leaf_up(first + 1)
+        for _ in range(p.isl):
+            j, m = ua.take(k.a_key), ub.take(k.b_key)
+            yield from emit(k, pl + 1, "", a, ua.names[j], ua.names[j - j % ua.per], b, ub.names[m],
+                            ub.names[m - m % ub.per])
+
+
+class LeafSpine(Hop):
+    """Each leaf's uplinks spread over its pod's spines (a fabric of one leaf or a pair has none)."""
+
+    name, lower, upper = "leaf-spine", "leaf", "spine"
+
+    def applies(self, p: Plane) -> bool:
+        return p.layers > 1
+
+    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        return leaf_spine(p, fp)
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        # A cage's ports reach one far switch only when the links to each switch fill whole cages
+        # (3 links per pair on twin-port cages leave one cage split between two spines).
+        p, shapes = fab.first, [q for _, q in fab.shapes]
+        return Link(p.up.rate_gbps,
+                    cage(p.up.form_factor, p.up.ports_per_cage,
+                         any(q.leaf_spine_per_pair % p.up.ports_per_cage for q in shapes)),
+                    cage(p.spine.form_factor, p.spine.ports_per_cage,
+                         any(q.leaf_spine_per_pair % p.spine.ports_per_cage for q in shapes)), fab.up_lane)
+
+    def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
+                   site: int, pl: int, fab: FabricLinks) -> Rows:
+        planes = fab.planes
+        lpg, sp, pair = p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
+        leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
+        plane_no = pl + 1
+        spines: dict[int, tuple[tuple[tuple[object, ...], str], Ports]] = {}
+        seq = 0   # the plane's leaves in order, group by group, as floorplan._pods takes them
+        for pod, leaves_by_run in enumerate(pod_runs(p, fp)):
+            for count, run in leaves_by_run:
+                k = kinds[run]
+                one, a_key, b_key = k.one, k.a_key, k.b_key
+                emit = plan.row if one else plan.rows
+                for _leaf in range(count):
+                    g, local = divmod(seq, lpg)
+                    seq += 1
+                    leaf_i = (g * planes + pl) * lpg + local
+                    leaf = plan.place(leaf_role, site, leaf_i)
+                    up = sw.leaf_up(leaf_i)
+                    for s in range(sp):
+                        spine_i = (pod * planes + pl) * sp + s
+                        spine = spines.get(spine_i)
+                        if spine is None:
+                            spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
+                        down = spine[1]
+                        for _ in range(pair):
+                            j = up.take(a_key)
+                            m = down.take(b_key)
+                            out = emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
+                                       down.names[m], down.names[m - m % down.per])
+                            if one:
+                                yield out
+                            else:
+                                yield from out
+
+
+class SpineCore(Hop):
+    """Three layers: spine i of every pod to core group i."""
+
+    name, lower, upper = "spine-core", "spine", "core"
+
+    def applies(self, p: Plane) -> bool:
+        return p.layers == 3
+
+    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        return spine_core(p, fp)
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        p, shapes = fab.first, [q for _, q in fab.shapes]
+        sc = cage(p.spine.form_factor, p.spine.ports_per_cage,
+                  any(q.spine_core_per_pair % p.spine.ports_per_cage for q in shapes))
+        return Link(p.spine.rate_gbps, sc, sc, fab.up_lane)
+
+    def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
+                   site: int, pl: int, fab: FabricLinks) -> Rows:
+        planes = fab.planes
+        sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
+        spine_role, core_role = sw.roles["spine"], sw.roles["core"]
+        plane_no = pl + 1
+        for pod, run in enumerate(core_runs(p, fp)):
+            k = kinds[run]
+            emit = plan.emitter(k)
+            for s in range(sp):
+                spine_i = (pod * planes + pl) * sp + s
+                spine = plan.place(spine_role, site, spine_i)
+                up = sw.spine_hi(spine_i)
+                for c in range(cpg):
+                    core_i = (pl * sp + s) * cpg + c
+                    core = plan.place(core_role, site, core_i)
+                    down = sw.core_lo(core_i)
+                    for _ in range(pair):
+                        j = up.take(k.a_key)
+                        m = down.take(k.b_key)
+                        yield from emit(k, plane_no, "", spine, up.names[j], up.names[j - j % up.per],
+                                core, down.names[m], down.names[m - m % down.per])
+
+
+#: A switch fabric's hops in the order both consumers take them: the link groups' order in the
+#: model and the rows' order in the plan (a device's cages fill hop by hop). A pair's ISLs and
+#: leaf-spine never meet in one fabric (a pair has one layer).
+FABRIC_HOPS: tuple[Hop, ...] = (NodeLeafRail(), NodeLeafTor(), LeafLeaf(), LeafSpine(), SpineCore())

@@ -1,0 +1,263 @@
+"""The cable plan's port bookkeeping: devices' cage ranges, port names, the constant part of a
+link group's rows and the counters every hop of one plan shares.
+
+Used by the hops' expansions (:mod:`bom.links.fabric`) and the cable plan (:mod:`bom.cableplan.rows`);
+the numbering rules are described there.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from bom import names
+from bom.errors import LimitError
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog
+    from bom.topology.planes import Plane
+
+
+class PlanMismatchError(Exception):
+    """The plan cannot place a link the closed form counts: a bug, never bad input."""
+
+
+class Locator(Protocol):
+    """Where a device stands: (site, row, rack, U, device name) for the index-th device of a role."""
+
+    def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]: ...
+
+
+def port_names(cages: int, per: int, first_cage: int = 0) -> list[str]:
+    if per == 1:
+        return [names.port(first_cage + c + 1) for c in range(cages)]
+    return [names.port(first_cage + c + 1, s + 1) for c in range(cages) for s in range(per)]
+
+
+def node_port_names(fabric: str, cages: int, per: int) -> list[str]:
+    """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
+    has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
+    ports = port_names(cages, per)
+    return ports if fabric == "compute" else [f"{fabric}-{n}" for n in ports]
+
+
+class Ports:
+    """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
+
+    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below", "used")
+
+    def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
+        self.first, self.next, self.end, self.per = first, first, first + cages, per
+        self.open: dict[object, list[int]] = {}
+        self.names = names_    # indexed by port number on this device (cage * per + sub)
+        self.what = what
+        self.below: Ports | None = None   # the range before this one on the same device
+        self.used = 0
+
+    def take(self, key: object) -> int:
+        self.used += 1
+        per = self.per
+        if per > 1:
+            o = self.open.get(key)
+            if o is not None and o[1] < per:
+                o[1] += 1
+                return o[0] * per + o[1] - 1
+        c = self.next
+        if c >= self.end:
+            self._full()
+        self.next = c + 1
+        if per > 1:
+            self.open[key] = [c, 1]
+        return c * per
+
+    def _full(self) -> None:
+        role, index = self.what
+        kinds = max((r.open for r in (self, self.below) if r is not None), key=len)
+        if len(kinds) > 1:
+            raise LimitError(
+                f"{role} {index + 1} runs out of cages in the cable plan: its links take {len(kinds)} kinds "
+                f"of module ({', '.join(str(k) for k in kinds)}), and a twin-port cage holds one, so the "
+                "half-empty cages of each kind need more cages than the switch has", key="fabrics",
+                hint="Restrict the fabric's media to one kind (for example media: [smf-parallel]).")
+        raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
+                                "the closed form counts more ports than the device has")
+
+    @property
+    def free(self) -> int:
+        return self.end - self.next
+
+
+@dataclass(slots=True)
+class Kind:
+    """The constant part of every row of one link group on one floor-plan run."""
+
+    gid: int
+    head: tuple[str, str, str]
+    a_mod: str
+    b_mod: str
+    tail: tuple[object, ...]
+    runs: int                    # rows per link (fibre runs; 1 for an assembly)
+    a_per: int                   # ports one module (or head) serves at each end
+    b_per: int
+    a_key: object                # what shares a cage at each end: the module part, or the group
+    b_key: object                # (an assembly's head is one cable)
+    bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
+    per_bundle: int = 1
+    counter: list[int] = field(default_factory=lambda: [0])
+
+    @property
+    def one(self) -> bool:
+        """One row per link, made by :meth:`Plan.row`."""
+        return self.runs == 1 and self.bundle != 3
+
+
+class Plan:
+    """Counters and device places shared by every hop of one plan."""
+
+    def __init__(self, model: Any, locator: Locator) -> None:
+        self.model = model
+        self.locator = locator
+        self.cable = itertools.count(1)
+        self.link = itertools.count(1)
+        self.places: dict[tuple[str, int, int], tuple[tuple[object, ...], str]] = {}
+        self.catalog: Catalog | None = None
+
+    def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
+        key = (role, site, index)
+        p = self.places.get(key)
+        if p is None:
+            s, row, rack, u, device = self.locator.where(role, site, index)
+            prefix = f"{rack}-{u:02d}" if rack and isinstance(u, int) else device
+            p = self.places[key] = ((s, row, rack, u, device, role), prefix)
+        return p
+
+    def forget(self, site: int) -> None:
+        """Drop the places of a finished site (a campus never holds all its devices at once)."""
+        self.places = {k: v for k, v in self.places.items() if k[1] != site}
+
+    def row(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
+            a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
+            b_cage: str) -> tuple[object, ...]:
+        """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
+        b0 = k.bundle
+        bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
+        return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
+                bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
+
+    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
+        return (self.row(*args),)  # type: ignore[arg-type]
+
+    def emitter(self, k: Kind):  # type: ignore[no-untyped-def]
+        """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
+        return self.one_row if k.one else self.rows
+
+    def rows(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
+             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
+             b_cage: str) -> list[tuple[object, ...]]:
+        """Every row of a link: one per fibre run, each run counted into its group's trunks."""
+        lid = f"L{next(self.link):08d}"
+        label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"
+        out = []
+        for _ in range(k.runs):
+            n = k.counter[0]
+            k.counter[0] = n + 1
+            bundle = f"B{k.gid:03d}-{n // k.per_bundle + 1:06d}" if k.bundle == 3 else ""
+            out.append((f"C{next(self.cable):08d}", label, lid, bundle, *k.head, plane, rail, *a[0], a_port,
+                        k.a_mod, *b[0], b_port, k.b_mod, *k.tail))
+        return out
+
+
+class Switches:
+    """The cage ranges of every switch of one fabric in one site, made on first use."""
+
+    def __init__(self, fabric: str, planes: int, p: Plane, site: int) -> None:
+        self.p, self.site, self.planes = p, site, planes
+        leaf, up, spine = p.leaf, p.up, p.spine
+        self.roles = {k: names.switch_role(fabric, k) for k in ("leaf", "spine", "core")}
+        self.leaf_names = port_names(leaf.cages, leaf.ports_per_cage)
+        # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
+        # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
+        # cages of their own, numbered after the downlink cages.
+        self.native = (p.leaf_uplink is not None and p.leaf_uplink.form_factor == leaf.form_factor
+                       and p.leaf_uplink.cages == leaf.cages)
+        self.up_names = (self.leaf_names if p.leaf_uplink is None else
+                         port_names(up.cages, up.ports_per_cage, 0 if self.native else leaf.cages))
+        self.spine_names = port_names(spine.cages, spine.ports_per_cage)
+        self.down: dict[int, Ports] = {}
+        self.up: dict[int, Ports] = {}
+        self.spine_down: dict[int, Ports] = {}
+        self.spine_up: dict[int, Ports] = {}
+        self.core: dict[int, Ports] = {}
+
+    def leaf_down(self, i: int) -> Ports:
+        s = self.down.get(i)
+        if s is None:
+            per = self.p.leaf.ports_per_cage
+            s = self.down[i] = Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
+        return s
+
+    def leaf_up(self, i: int) -> Ports:
+        """Uplinks from the first cage past the downlink share (or past the last downlink cage in use,
+        when a device's downlinks take two kinds of module and so a cage more)."""
+        s = self.up.get(i)
+        if s is None:
+            p = self.p
+            if p.leaf_uplink is None or self.native:
+                first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
+                s = Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s.below = self.leaf_down(i)
+            else:
+                s = Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+            self.up[i] = s
+        return s
+
+    def spare(self, i: int) -> list[Ports]:
+        """The cages a leaf leaves free (after its downlinks, after its uplinks): where the
+        management switches' uplinks land."""
+        down, up = self.leaf_down(i), self.leaf_up(i)
+        end = up.first if self.p.leaf_uplink is None or self.native else down.end
+        return [Ports(down.next, end - down.next, down.per, down.names, down.what),
+                Ports(up.next, up.end - up.next, up.per, up.names, up.what)]
+
+    def _spine_split(self, i: int) -> int:
+        """A spine's first uplink cage: past half its ports in three layers (or past its last
+        downlink cage in use)."""
+        half = -(-(self.p.spine.radix // 2) // self.p.spine.ports_per_cage)
+        return max(half, self.spine_lo(i).next)
+
+    def spine_lo(self, i: int) -> Ports:
+        s = self.spine_down.get(i)
+        if s is None:
+            s = self.spine_down[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
+                                            self.spine_names, (self.roles["spine"], i))
+        return s
+
+    def spine_hi(self, i: int) -> Ports:
+        s = self.spine_up.get(i)
+        if s is None:
+            first = self._spine_split(i)
+            s = self.spine_up[i] = Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
+                                          self.spine_names, (self.roles["spine"], i))
+            s.below = self.spine_lo(i)
+        return s
+
+    def core_lo(self, i: int) -> Ports:
+        s = self.core.get(i)
+        if s is None:
+            s = self.core[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage, self.spine_names,
+                                      (self.roles["core"], i))
+        return s
+
+    def top(self) -> tuple[str, list[int]]:
+        """The top layer's role and each of its switches' first free cage (in :attr:`spine_names`'
+        numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
+        p = self.p
+        if p.layers == 3:
+            return self.roles["core"], [self.core[i].next if i in self.core else 0
+                                        for i in range(p.cores * self.planes)]
+        if p.layers == 2:
+            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
+                                         for i in range(p.spines * self.planes)]
+        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
+                                    for i in range(p.leaves * self.planes)]
