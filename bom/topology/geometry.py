@@ -148,7 +148,7 @@ def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
                 else:                      # node n's ports of the leaf's rails on that leaf
                     per_leaf[rail_leaf(plane, n)][run] += plane.rails_per_leaf
         copies = 1 if plane.nodes_per_leaf else plane.node_ports // plane.rails_per_leaf
-        for runs, leaves in Counter(frozenset(c.items()) for c in per_leaf).items():
+        for runs, leaves in Counter(tuple(c.items()) for c in per_leaf).items():   # in rack order, not hash order
             leaf_end.append((groups * copies * leaves, dict(runs)))
     return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
 
