@@ -67,6 +67,7 @@ from bom.errors import LimitError
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
+from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.topology.dci import check_client_room, client_cages
 from bom.topology.geometry import (
     FloorPlan,
@@ -177,8 +178,8 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
             tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
             # The closed form shares a device's cages among one hop's ports of one module part; the
-            # UFM's ports fill the nodes' half-used leaf cages (bom/topology/ufm.py).
-            hop = "node-leaf" if g.hop == "ufm-leaf" else g.hop
+            # UFM's ports fill the nodes' half-used leaf cages (bom/links/ufm.py).
+            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.name else g.hop
             a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
             b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
             out[g.hop][run] = Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
@@ -209,6 +210,7 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
 
     fp = plan.model.floor
     fab = FabricLinks.of(f)
+    ufm = UfmLinks.of(plan.model.endpoints) if f.ufm is not None and f.ufm.ports else None
     for site, k, p in _sites(f):
         sw = Switches(f.name, f.planes, p, site)
         for hop in FABRIC_HOPS:
@@ -219,8 +221,8 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
                     yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
             else:
                 yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
-            if hop.name == "node-leaf" and "ufm-leaf" in kinds:
-                yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
+            if hop.name == UFM_LEAF.shares and ufm is not None and UFM_LEAF.name in kinds:
+                yield UFM_LEAF.rows(plan, sw, kinds[UFM_LEAF.name], p, fp, site, fab, ufm)
         tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
         plan.forget(site)
 
@@ -262,35 +264,6 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
             u += 1
     if pl == 0:
         yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
-
-
-def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: Switches, kinds: dict[Run, Kind], site: int
-              ) -> Iterator[tuple[object, ...]]:
-    """The UFM appliances' compute ports on the leaves' spare downlinks, one a leaf a round, the
-    leaves with a half-used twin-port cage first (bom/topology/ufm.py place_ports): they share its module."""
-    ends = plan.model.endpoints
-    nic = ends.ufm.ports.compute if ends is not None and ends.ufm is not None else None
-    if nic is None or not getattr(f, "ufm", None) or not f.ufm.ports:  # type: ignore[attr-defined]
-        return
-    fp = plan.model.floor
-    k = kinds[shared_rack(fp)]
-    emit, per = plan.emitter(k), k.a_per
-    names_ = port_names(-(-nic.ports // per), per)
-    down, cage = p.leaf_down, p.leaf.ports_per_cage
-    leaves = [(i, sw.leaf_down(i)) for i in range(p.leaves * f.planes)]
-    slots = []
-    for rnd in range(down):
-        cands = sorted(((r.used + rnd) % cage == 0, i) for i, r in leaves if r.used + rnd < down)
-        slots += [i for _, i in cands]
-        if len(slots) >= ends.ufm_count * nic.ports or not cands:  # type: ignore[union-attr]
-            break
-    for u in range(ends.ufm_count * nic.ports):  # type: ignore[union-attr]
-        d, r = divmod(u, nic.ports)
-        i = slots[u]
-        ports = sw.leaf_down(i)
-        j = ports.take(k.b_key)
-        yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
-                        plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
 
 
 def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: Switches, kinds: dict[str, dict[Run, Kind]],
