@@ -64,16 +64,15 @@ from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
+from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
 from bom.links.ufm import UFM_LEAF, UfmLinks
-from bom.topology.dci import check_client_room, client_cages
 from bom.topology.geometry import (
     FloorPlan,
     Run,
     in_row,
-    network_row,
     share,
     shared_rack,
     split,
@@ -329,41 +328,13 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict
     fp = model.floor
     router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
     ports = dci.router.ports
-    client = kinds.get("fabric-dci", {})
+    client = kinds.get(DCI_CLIENT.name, {})
     tops = all_tops.get("compute", {})
     if client and tops:
-        k = client[network_row(fp)]
+        chunk = DCI_CLIENT.chunk(model.dci_groups)
         for site in range(1, dci.sites + 1):
-            yield from _client_rows(plan, k, tops[site], site, dci.site_links(site), router_names, ports)
+            yield from DCI_CLIENT.rows(plan, client, tops[site], site, dci, chunk, router_names, fp)
     yield from _wavelength_rows(plan, router_names, ports)
-
-
-def _client_rows(plan: _Plan, k: Kind, sw: Switches, site: int, per_site: int, router_names: list[str],
-                 ports: int) -> Iterator[tuple[object, ...]]:
-    """Router client ports to the free cages of the site's top layer, a module's ports at a time."""
-    role, firsts = sw.top()
-    model = plan.model
-    dci_groups = [g for g in model.dci_groups if g.hop == "fabric-dci"]
-    chunk = dci_groups[0].upper_end.ports if dci_groups else 1
-    top = sw.p.spine
-    per, cages = top.ports_per_cage, top.cages
-    count = len(firsts)
-    free = [Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
-    check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
-    emit = plan.emitter(k)
-    order = itertools.cycle(range(count))
-    c = 0
-    while c < per_site:
-        i = next(order)
-        if free[i].free == 0:
-            continue
-        top_dev = plan.place(role, site, i)
-        for _ in range(min(chunk, per_site - c)):
-            j = free[i].take(k.b_key)
-            r, port = divmod(c, ports)
-            yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
-                                 top_dev, free[i].names[j], free[i].names[j - j % per])
-            c += 1
 
 
 def _line(plan: _Plan, site: int, c: int, router_names: list[str], ports: int
