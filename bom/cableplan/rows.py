@@ -9,8 +9,10 @@ so it never looks a part up again; aggregating the rows (:func:`tally`) gives th
 counts back, which ``tests/cableplan/test_rows.py`` checks scenario by scenario.
 
 A switch fabric's hops (node-leaf per topology, a pair's ISLs, leaf-spine, spine-core) are the
-patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), which the closed form counts with too; the
-port bookkeeping they share with the hops here is :mod:`bom.links.ports`.
+patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), the UFM's ports :mod:`bom.links.ufm`, the
+DCI routers' client links :mod:`bom.links.dci` and the coherent line side :mod:`bom.links.line`,
+which the closed form counts with too; the port bookkeeping they share with the hops here is
+:mod:`bom.links.ports`.
 
 Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
 
@@ -34,9 +36,8 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
   module), or of one link group for a copper head (one head is one cable): ports come in order
   and a new cage opens when the open cage of that part is full, as the closed form counts;
 - DCI: a site's router ports are its client ports, then its line ports, router by router;
-  client links go to the compute fabric's top layer (spines, cores in three layers, the
-  switches themselves in a fabric of one switch or a pair) a cage
-  at a time, switch by switch, on ports the fabric leaves free.
+  client links go to the compute fabric's top layer a cage at a time, switch by switch, on
+  ports the fabric leaves free (:mod:`bom.links.dci`; the line side: :mod:`bom.links.line`).
 
 Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
 :class:`CableRow` names them for other consumers (the NetBox writer).
@@ -67,6 +68,7 @@ from bom.errors import LimitError
 from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
+from bom.links.line import DCI_LINE
 from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.topology.geometry import (
@@ -327,70 +329,13 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict
     assert dci is not None
     fp = model.floor
     router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
-    ports = dci.router.ports
     client = kinds.get(DCI_CLIENT.name, {})
     tops = all_tops.get("compute", {})
     if client and tops:
         chunk = DCI_CLIENT.chunk(model.dci_groups)
         for site in range(1, dci.sites + 1):
             yield from DCI_CLIENT.rows(plan, client, tops[site], site, dci, chunk, router_names, fp)
-    yield from _wavelength_rows(plan, router_names, ports)
-
-
-def _line(plan: _Plan, site: int, c: int, router_names: list[str], ports: int
-          ) -> tuple[tuple[tuple[object, ...], str], str]:
-    """The router and port of a site's ``c``-th line port: past the site's client ports."""
-    dci = plan.model.dci
-    assert dci is not None
-    r, port = divmod(dci.site_links(site) + c, ports)
-    return plan.place("router", site, r), router_names[port]
-
-
-def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int) -> Iterator[tuple[object, ...]]:
-    """Coherent modules on the routers' line ports, mux/demux channels and fibre pairs per cabled
-    site pair (mesh, ring or hub: ``Dci.site_pairs``)."""
-    dci = plan.model.dci
-    assert dci is not None
-    fp = plan.model.floor
-    module = dci.coherent.part_number
-    wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
-    rate = dci.wavelength_gbps
-    head = ("scale-across", "dci", "site-site")
-    amp = ""
-    if dci.inline_sites or dci.choice.amplified:
-        part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
-        terminal = 2 if dci.choice.amplified else 0
-        amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
-    distance = dci.distance_m
-    pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
-    mux_names = [names.port(ch + 1) for ch in range(channels)]
-    for a, b in dci.site_pairs or itertools.combinations(range(1, dci.sites + 1), 2):
-        # This pair's place among each site's cabled pairs: its first wavelength and mux/demux there.
-        ia, ib = dci.neighbours(a).index(b), dci.neighbours(b).index(a)
-        ca, cb = ia * wpp, ib * wpp
-        for fpair in range(fpp):
-            waves = range(fpair * channels, min(wpp, (fpair + 1) * channels))
-            if dci.mux is None:
-                for w in waves:
-                    ra, pa = _line(plan, a, ca + w, router_names, ports)
-                    rb, pb = _line(plan, b, cb + w, router_names, ports)
-                    yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
-                           "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
-                           "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
-                continue
-            ma = plan.place("mux", a, ia * fpp + fpair)
-            mb = plan.place("mux", b, ib * fpp + fpair)
-            for w in waves:
-                lid = f"L{next(plan.link):08d}"
-                ch = mux_names[w % channels]
-                for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
-                    r, port = _line(plan, site, c, router_names, ports)
-                    # The patch from the line port to its mux channel: the BOM buys no part for it.
-                    yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
-                           *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,
-                           fp.in_rack_m, "", "in-rack", 0, f"channel {w % channels + 1} of {channels}")
-            yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
-                   "fibre-pair", "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
+    yield from DCI_LINE.rows(plan, dci, fp, router_names, DARK_FIBRE_SKU)
 
 
 # --- the plan -------------------------------------------------------------------------------
@@ -714,9 +659,7 @@ def row_count(model: Model, scale_up: bool = False) -> int:
         n += model.scale_up.links
     d = model.dci
     if d is not None:
-        n += d.wavelengths + d.fibre_pairs if d.mux is None else 2 * d.wavelengths + d.fibre_pairs
-        if d.mux is None:
-            n -= d.fibre_pairs     # without a mux a wavelength's row is its fibre pair
+        n += DCI_LINE.row_count(d)
     return n
 
 

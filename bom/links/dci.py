@@ -1,13 +1,16 @@
-"""Scale-across hops: the DCI routers' client links into each site's compute fabric (``fabric-dci``).
+"""Scale-across: the DCI routers' client links into each site's compute fabric (hop ``fabric-dci``).
 
 One pattern, counted and expanded. A site's router ports are its client ports, then its line
-ports, router by router (:func:`router_port`). The client links of a site (its wavelengths,
+ports, router by router (:func:`bom.links.line.router_port`). The client links of a site (its wavelengths,
 :meth:`bom.topology.dci.Dci.site_links`) go along the network row to the compute fabric's top
 layer (spines, cores in three layers, the switches themselves in a fabric of one switch or a
 pair) a module's ports at a time, switch by switch, on cages the fabric leaves free; both
 consumers refuse a design whose top layer has too few free cages with the same rule
 (:func:`check_client_room`), the closed form on :func:`top_free_cages`, the plan on the cages
 each switch leaves (:meth:`bom.links.ports.Switches.top`).
+
+The line side is :mod:`bom.links.line`; the hop reads the design through its
+:class:`~bom.links.line.DciLinks`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from bom import names
 from bom.catalog.media import cage
 from bom.errors import LimitError
 from bom.links.hop import FabricLinks, Link, Rows
+from bom.links.line import DciLinks, router_port
 from bom.links.ports import Ports
 from bom.topology.geometry import network_row, node_leaf
 from bom.topology.linkgroups import LinkGroup, count_hop
@@ -27,14 +31,8 @@ from bom.topology.linkgroups import LinkGroup, count_hop
 if TYPE_CHECKING:
     from bom.catalog.media import Media
     from bom.links.ports import Kind, Plan, Switches
-    from bom.topology.dci import Dci
     from bom.topology.geometry import EndGroups, FloorPlan, Run
     from bom.topology.planes import Plane
-
-
-def router_port(dci: Dci, c: int) -> tuple[int, int]:
-    """(router, port) of a site's ``c``-th router port: client ports first, then line ports."""
-    return divmod(c, dci.router.ports)
 
 
 def client_cages(links: int, chunk: int, per_cage: int) -> int:
@@ -90,14 +88,14 @@ class DciClient:
     def upper(self, p: Plane) -> str:
         return "core" if p.layers == 3 else "spine"
 
-    def ends(self, dci: Dci, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+    def ends(self, dci: DciLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         """Both ends over every site: sites with the same number of cabled pairs have the same client links."""
         run = network_row(fp)
         degrees = dci.degrees
         ends: EndGroups = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
         return ends, ends
 
-    def link(self, dci: Dci, compute: FabricLinks) -> Link:
+    def link(self, dci: DciLinks, compute: FabricLinks) -> Link:
         return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), compute.first.spine.cage, None)
 
     def chunk(self, groups: Sequence[LinkGroup]) -> int:
@@ -105,7 +103,7 @@ class DciClient:
         ours = [g for g in groups if g.hop == self.name]
         return ours[0].upper_end.ports if ours else 1
 
-    def count(self, media: Media, fp: FloorPlan, dci: Dci, compute: FabricLinks) -> list[LinkGroup]:
+    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, compute: FabricLinks) -> list[LinkGroup]:
         """The hop's link groups (closed form), once every site's top layer is known to have room."""
         lo, up = self.ends(dci, fp)
         link = self.link(dci, compute)
@@ -125,7 +123,7 @@ class DciClient:
                                   names.switch_role(compute.name, layer))
         return groups
 
-    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: Dci, chunk: int,
+    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks, chunk: int,
              router_names: list[str], fp: FloorPlan) -> Rows:
         """One site's rows: router client ports to the free cages of its top layer, a module's ports
         at a time, switch by switch."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from bom.catalog.media import Choice, Media
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
 from bom.errors import LimitError
+from bom.links.line import DCI_LINE
 from bom.units import magnitude
 
 #: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
@@ -63,7 +64,7 @@ class Dci:
 
     @property
     def modules(self) -> int:
-        return 2 * self.wavelengths
+        return DCI_LINE.modules(self.wavelengths)
 
     @property
     def fibre_pairs(self) -> int:
@@ -71,7 +72,7 @@ class Dci:
 
     @property
     def muxes(self) -> int:
-        return 2 * self.fibre_pairs if self.mux is not None else 0
+        return DCI_LINE.muxes(self.fibre_pairs, self.mux)
 
     @property
     def routes(self) -> int:
@@ -115,11 +116,12 @@ class Dci:
     @property
     def router_ports_per_site(self) -> int:
         """At the busiest site: line side and client side of every wavelength that ends there."""
-        return 2 * self.wavelengths_per_pair * max(self.degrees)
+        return DCI_LINE.site_ports(self.wavelengths_per_pair * max(self.degrees))
 
     @property
     def routers(self) -> int:
-        return sum(math.ceil(2 * self.wavelengths_per_pair * d / self.router.ports) for d in self.degrees)
+        return sum(math.ceil(DCI_LINE.site_ports(self.wavelengths_per_pair * d) / self.router.ports)
+                   for d in self.degrees)
 
     def to_json(self) -> dict[str, object]:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
@@ -210,4 +212,4 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     pairs = site_pairs(sites, topology)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
-               math.ceil(wavelengths / channels), choice.amplifiers, topology, pairs)
+               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs)
