@@ -9,8 +9,10 @@ so it never looks a part up again; aggregating the rows (:func:`tally`) gives th
 counts back, which ``tests/cableplan/test_rows.py`` checks scenario by scenario.
 
 A switch fabric's hops (node-leaf per topology, a pair's ISLs, leaf-spine, spine-core) are the
-patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), which the closed form counts with too; the
-port bookkeeping they share with the hops here is :mod:`bom.links.ports`.
+patterns of :mod:`bom.links.fabric` (``FABRIC_HOPS``), the UFM's ports :mod:`bom.links.ufm`, the
+DCI routers' client links :mod:`bom.links.dci` and the coherent line side :mod:`bom.links.line`,
+which the closed form counts with too; the port bookkeeping they share with the hops here is
+:mod:`bom.links.ports`.
 
 Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes the names):
 
@@ -34,9 +36,8 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
   module), or of one link group for a copper head (one head is one cable): ports come in order
   and a new cage opens when the open cage of that part is full, as the closed form counts;
 - DCI: a site's router ports are its client ports, then its line ports, router by router;
-  client links go to the compute fabric's top layer (spines, cores in three layers, the
-  switches themselves in a fabric of one switch or a pair) a cage
-  at a time, switch by switch, on ports the fabric leaves free.
+  client links go to the compute fabric's top layer a cage at a time, switch by switch, on
+  ports the fabric leaves free (:mod:`bom.links.dci`; the line side: :mod:`bom.links.line`).
 
 Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
 :class:`CableRow` names them for other consumers (the NetBox writer).
@@ -64,15 +65,16 @@ from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
+from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
+from bom.links.line import DCI_LINE
 from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
-from bom.topology.dci import check_client_room, client_cages
+from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.topology.geometry import (
     FloorPlan,
     Run,
     in_row,
-    network_row,
     share,
     shared_rack,
     split,
@@ -177,8 +179,8 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
             tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
             # The closed form shares a device's cages among one hop's ports of one module part; the
-            # UFM's ports fill the nodes' half-used leaf cages (bom/topology/ufm.py).
-            hop = "node-leaf" if g.hop == "ufm-leaf" else g.hop
+            # UFM's ports fill the nodes' half-used leaf cages (bom/links/ufm.py).
+            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.name else g.hop
             a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
             b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
             out[g.hop][run] = Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
@@ -209,6 +211,7 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
 
     fp = plan.model.floor
     fab = FabricLinks.of(f)
+    ufm = UfmLinks.of(plan.model.endpoints) if f.ufm is not None and f.ufm.ports else None
     for site, k, p in _sites(f):
         sw = Switches(f.name, f.planes, p, site)
         for hop in FABRIC_HOPS:
@@ -219,8 +222,8 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
                     yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
             else:
                 yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
-            if hop.name == "node-leaf" and "ufm-leaf" in kinds:
-                yield _ufm_rows(plan, f, p, sw, kinds["ufm-leaf"], site)
+            if hop.name == UFM_LEAF.shares and ufm is not None and UFM_LEAF.name in kinds:
+                yield UFM_LEAF.rows(plan, sw, kinds[UFM_LEAF.name], p, fp, site, fab, ufm)
         tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
         plan.forget(site)
 
@@ -262,35 +265,6 @@ def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPla
             u += 1
     if pl == 0:
         yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
-
-
-def _ufm_rows(plan: _Plan, f: Fabric, p: Plane, sw: Switches, kinds: dict[Run, Kind], site: int
-              ) -> Iterator[tuple[object, ...]]:
-    """The UFM appliances' compute ports on the leaves' spare downlinks, one a leaf a round, the
-    leaves with a half-used twin-port cage first (bom/topology/ufm.py place_ports): they share its module."""
-    ends = plan.model.endpoints
-    nic = ends.ufm.ports.compute if ends is not None and ends.ufm is not None else None
-    if nic is None or not getattr(f, "ufm", None) or not f.ufm.ports:  # type: ignore[attr-defined]
-        return
-    fp = plan.model.floor
-    k = kinds[shared_rack(fp)]
-    emit, per = plan.emitter(k), k.a_per
-    names_ = port_names(-(-nic.ports // per), per)
-    down, cage = p.leaf_down, p.leaf.ports_per_cage
-    leaves = [(i, sw.leaf_down(i)) for i in range(p.leaves * f.planes)]
-    slots = []
-    for rnd in range(down):
-        cands = sorted(((r.used + rnd) % cage == 0, i) for i, r in leaves if r.used + rnd < down)
-        slots += [i for _, i in cands]
-        if len(slots) >= ends.ufm_count * nic.ports or not cands:  # type: ignore[union-attr]
-            break
-    for u in range(ends.ufm_count * nic.ports):  # type: ignore[union-attr]
-        d, r = divmod(u, nic.ports)
-        i = slots[u]
-        ports = sw.leaf_down(i)
-        j = ports.take(k.b_key)
-        yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
-                        plan.place(sw.roles["leaf"], site, i), ports.names[j], ports.names[j - j % ports.per])
 
 
 def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: Switches, kinds: dict[str, dict[Run, Kind]],
@@ -355,98 +329,13 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict
     assert dci is not None
     fp = model.floor
     router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
-    ports = dci.router.ports
-    client = kinds.get("fabric-dci", {})
+    client = kinds.get(DCI_CLIENT.name, {})
     tops = all_tops.get("compute", {})
     if client and tops:
-        k = client[network_row(fp)]
+        chunk = DCI_CLIENT.chunk(model.dci_groups)
         for site in range(1, dci.sites + 1):
-            yield from _client_rows(plan, k, tops[site], site, dci.site_links(site), router_names, ports)
-    yield from _wavelength_rows(plan, router_names, ports)
-
-
-def _client_rows(plan: _Plan, k: Kind, sw: Switches, site: int, per_site: int, router_names: list[str],
-                 ports: int) -> Iterator[tuple[object, ...]]:
-    """Router client ports to the free cages of the site's top layer, a module's ports at a time."""
-    role, firsts = sw.top()
-    model = plan.model
-    dci_groups = [g for g in model.dci_groups if g.hop == "fabric-dci"]
-    chunk = dci_groups[0].upper_end.ports if dci_groups else 1
-    top = sw.p.spine
-    per, cages = top.ports_per_cage, top.cages
-    count = len(firsts)
-    free = [Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
-    check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
-    emit = plan.emitter(k)
-    order = itertools.cycle(range(count))
-    c = 0
-    while c < per_site:
-        i = next(order)
-        if free[i].free == 0:
-            continue
-        top_dev = plan.place(role, site, i)
-        for _ in range(min(chunk, per_site - c)):
-            j = free[i].take(k.b_key)
-            r, port = divmod(c, ports)
-            yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
-                                 top_dev, free[i].names[j], free[i].names[j - j % per])
-            c += 1
-
-
-def _line(plan: _Plan, site: int, c: int, router_names: list[str], ports: int
-          ) -> tuple[tuple[tuple[object, ...], str], str]:
-    """The router and port of a site's ``c``-th line port: past the site's client ports."""
-    dci = plan.model.dci
-    assert dci is not None
-    r, port = divmod(dci.site_links(site) + c, ports)
-    return plan.place("router", site, r), router_names[port]
-
-
-def _wavelength_rows(plan: _Plan, router_names: list[str], ports: int) -> Iterator[tuple[object, ...]]:
-    """Coherent modules on the routers' line ports, mux/demux channels and fibre pairs per cabled
-    site pair (mesh, ring or hub: ``Dci.site_pairs``)."""
-    dci = plan.model.dci
-    assert dci is not None
-    fp = plan.model.floor
-    module = dci.coherent.part_number
-    wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
-    rate = dci.wavelength_gbps
-    head = ("scale-across", "dci", "site-site")
-    amp = ""
-    if dci.inline_sites or dci.choice.amplified:
-        part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
-        terminal = 2 if dci.choice.amplified else 0
-        amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
-    distance = dci.distance_m
-    pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
-    mux_names = [names.port(ch + 1) for ch in range(channels)]
-    for a, b in dci.site_pairs or itertools.combinations(range(1, dci.sites + 1), 2):
-        # This pair's place among each site's cabled pairs: its first wavelength and mux/demux there.
-        ia, ib = dci.neighbours(a).index(b), dci.neighbours(b).index(a)
-        ca, cb = ia * wpp, ib * wpp
-        for fpair in range(fpp):
-            waves = range(fpair * channels, min(wpp, (fpair + 1) * channels))
-            if dci.mux is None:
-                for w in waves:
-                    ra, pa = _line(plan, a, ca + w, router_names, ports)
-                    rb, pb = _line(plan, b, cb + w, router_names, ports)
-                    yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
-                           "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
-                           "os2 dark fibre pair", DARK_FIBRE_SKU, 2, distance, distance, "route", 0, amp)
-                continue
-            ma = plan.place("mux", a, ia * fpp + fpair)
-            mb = plan.place("mux", b, ib * fpp + fpair)
-            for w in waves:
-                lid = f"L{next(plan.link):08d}"
-                ch = mux_names[w % channels]
-                for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
-                    r, port = _line(plan, site, c, router_names, ports)
-                    # The patch from the line port to its mux channel: the BOM buys no part for it.
-                    yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
-                           *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,
-                           fp.in_rack_m, "", "in-rack", 0, f"channel {w % channels + 1} of {channels}")
-            yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
-                   "fibre-pair", "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
+            yield from DCI_CLIENT.rows(plan, client, tops[site], site, dci, chunk, router_names, fp)
+    yield from DCI_LINE.rows(plan, dci, fp, router_names, DARK_FIBRE_SKU)
 
 
 # --- the plan -------------------------------------------------------------------------------
@@ -770,9 +659,7 @@ def row_count(model: Model, scale_up: bool = False) -> int:
         n += model.scale_up.links
     d = model.dci
     if d is not None:
-        n += d.wavelengths + d.fibre_pairs if d.mux is None else 2 * d.wavelengths + d.fibre_pairs
-        if d.mux is None:
-            n -= d.fibre_pairs     # without a mux a wavelength's row is its fibre pair
+        n += DCI_LINE.row_count(d)
     return n
 
 

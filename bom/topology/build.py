@@ -9,28 +9,27 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bom import names
-from bom.catalog.media import Media, cage, media_for
+from bom.catalog.media import Media, media_for
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.costing.categories import DEFAULT_TOPOLOGY
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
+from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.model.fabrics import Fabric
 from bom.model.model import Model
 from bom.placement.layout import place
 from bom.topology.cluster import Cluster, build_cluster, scale_up
-from bom.topology.dci import Dci, build_dci, check_client_room, client_cages, top_free_cages
+from bom.topology.dci import Dci, build_dci
 from bom.topology.endpoints import build_endpoints
 from bom.topology.geometry import (
     FloorPlan,
     floor_plan,
-    network_row,
 )
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
 from bom.topology.support import build_oob, build_pooled
@@ -158,30 +157,10 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
 
 
 def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric | None) -> list[LinkGroup]:
-    """Router client ports to the top layer of each site's compute fabric, inside the building."""
+    """Router client ports to the top layer of each site's compute fabric (bom/links/dci.py)."""
     if compute is None:
         return []
-    top = compute.first.spine
-    floor = cluster.floor
-    run = network_row(floor)
-    # Sites with the same number of cabled pairs have the same client links.
-    degrees = dci.degrees
-    ends = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
-    groups = count_hop(media, floor, fabric="dci", tier="scale-across", hop="fabric-dci", lower="router",
-                     upper="core" if compute.first.layers == 3 else "spine", lower_groups=ends,
-                     upper_groups=ends,
-                     rate_gbps=dci.wavelength_gbps, ff_lower=cage(dci.router.form_factor, 1),
-                     ff_upper=top.cage, lane_gbps=None)
-    chunk = groups[0].upper_end.ports if groups else 1
-    site = 0
-    for count, plane in compute.shapes:
-        layer, free = top_free_cages(plane, floor, compute.planes)
-        for _ in range(count):
-            site += 1
-            links = dci.site_links(site)
-            check_client_room(site, links, client_cages(links, chunk, top.ports_per_cage), free,
-                              names.switch_role("compute", layer))
-    return groups
+    return DCI_CLIENT.count(media, cluster.floor, dci, FabricLinks.of(compute))
 
 
 def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from bom.catalog.media import Choice, Media
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
 from bom.errors import LimitError
-from bom.topology.geometry import FloorPlan, node_leaf
-from bom.topology.planes import Plane
+from bom.links.line import DCI_LINE
 from bom.units import magnitude
 
 #: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
@@ -65,7 +64,7 @@ class Dci:
 
     @property
     def modules(self) -> int:
-        return 2 * self.wavelengths
+        return DCI_LINE.modules(self.wavelengths)
 
     @property
     def fibre_pairs(self) -> int:
@@ -73,7 +72,7 @@ class Dci:
 
     @property
     def muxes(self) -> int:
-        return 2 * self.fibre_pairs if self.mux is not None else 0
+        return DCI_LINE.muxes(self.fibre_pairs, self.mux)
 
     @property
     def routes(self) -> int:
@@ -117,11 +116,12 @@ class Dci:
     @property
     def router_ports_per_site(self) -> int:
         """At the busiest site: line side and client side of every wavelength that ends there."""
-        return 2 * self.wavelengths_per_pair * max(self.degrees)
+        return DCI_LINE.site_ports(self.wavelengths_per_pair * max(self.degrees))
 
     @property
     def routers(self) -> int:
-        return sum(math.ceil(2 * self.wavelengths_per_pair * d / self.router.ports) for d in self.degrees)
+        return sum(math.ceil(DCI_LINE.site_ports(self.wavelengths_per_pair * d) / self.router.ports)
+                   for d in self.degrees)
 
     def to_json(self) -> dict[str, object]:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
@@ -212,49 +212,4 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     pairs = site_pairs(sites, topology)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
-               math.ceil(wavelengths / channels), choice.amplifiers, topology, pairs)
-
-
-def client_cages(links: int, chunk: int, per_cage: int) -> int:
-    """Cages a site's ``links`` client links take on the compute fabric's top layer: whole modules of
-    ``chunk`` ports, each module's ports in whole cages of ``per_cage`` ports.
-
-    >>> client_cages(64, 2, 2), client_cages(3, 2, 1)
-    (32, 4)
-    """
-    return -(-links // chunk) * -(-chunk // per_cage)
-
-
-def check_client_room(site: int, links: int, need: int, free: int, role: str) -> None:
-    """The one rule for both the closed form and the cable plan: the client links must find free
-    cages on the top layer, or the design cannot be cabled."""
-    if free < need:
-        raise LimitError(f"site {site}: the DCI routers' {links} client links need {need} free cages on the "
-                         f"compute fabric's {role} switches, which have {free}", key="sites.dci_bandwidth",
-                         hint="Lower dci_bandwidth, or leave ports free on the top layer for the routers: "
-                              "a leaf oversubscription above 1:1 (for example 1.25) or a larger spine.")
-
-
-def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
-    """The compute fabric's top layer in one site (every plane) and the cages its switches leave free:
-    cores past the spines' links, spines past the leaves', the leaves of one switch or a pair past
-    their node ports and ISLs (the closed form of what the cable plan's ``bom.links.ports.Switches.top`` finds)."""
-    per, cages = plane.spine.ports_per_cage, plane.spine.cages
-    if plane.layers == 3:
-        used = [(plane.cores, plane.pods * plane.spine_core_per_pair)]
-        layer = "core"
-    elif plane.layers == 2:
-        used = plane.port_use("spine")
-        layer = "spine"
-    else:
-        _, leaves = node_leaf(plane, fp)
-        used = [(n, sum(runs.values())) for n, runs in leaves]
-        layer = "leaf"
-    free = 0
-    for switches, ports in used:
-        taken = -(-ports // per)
-        if plane.isl and (plane.leaf_uplink is None or plane.leaf_uplink.cages == plane.leaf.cages):
-            # A pair's ISLs take the cages past its downlink share (cable plan: bom.links.ports.Switches.leaf_up).
-            taken = max(taken, plane.leaf_down // per) + -(-plane.isl // plane.up.ports_per_cage)
-        free += switches * planes * max(0, cages - taken)
-    return layer, free
+               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs)

@@ -1,4 +1,4 @@
-"""bom/topology/ufm.py: the UFM appliances' ports on the compute fabric's spare leaf downlinks."""
+"""bom/topology/ufm.py, bom/links/ufm.py: the UFM appliances' ports on the compute fabric's spare leaf downlinks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bom.errors import LimitError
-from bom.topology.ufm import place_ports
+from bom.links.ufm import place_ports
 from tests.topology.test_build import build
 
 H100 = "name: u\nplatform: dgx-h100\nfabrics: {compute: {switch: qm9700, su_nodes: 32}}\n"

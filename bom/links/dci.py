@@ -1,0 +1,154 @@
+"""Scale-across: the DCI routers' client links into each site's compute fabric (hop ``fabric-dci``).
+
+One pattern, counted and expanded. A site's router ports are its client ports, then its line
+ports, router by router (:func:`bom.links.line.router_port`). The client links of a site (its wavelengths,
+:meth:`bom.topology.dci.Dci.site_links`) go along the network row to the compute fabric's top
+layer (spines, cores in three layers, the switches themselves in a fabric of one switch or a
+pair) a module's ports at a time, switch by switch, on cages the fabric leaves free; both
+consumers refuse a design whose top layer has too few free cages with the same rule
+(:func:`check_client_room`), the closed form on :func:`top_free_cages`, the plan on the cages
+each switch leaves (:meth:`bom.links.ports.Switches.top`).
+
+The line side is :mod:`bom.links.line`; the hop reads the design through its
+:class:`~bom.links.line.DciLinks`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from bom import names
+from bom.catalog.media import cage
+from bom.errors import LimitError
+from bom.links.hop import FabricLinks, Link, Rows
+from bom.links.line import DciLinks, router_port
+from bom.links.ports import Ports
+from bom.topology.geometry import network_row, node_leaf
+from bom.topology.linkgroups import LinkGroup, count_hop
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Media
+    from bom.links.ports import Kind, Plan, Switches
+    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.planes import Plane
+
+
+def client_cages(links: int, chunk: int, per_cage: int) -> int:
+    """Cages a site's ``links`` client links take on the compute fabric's top layer: whole modules of
+    ``chunk`` ports, each module's ports in whole cages of ``per_cage`` ports.
+
+    >>> client_cages(64, 2, 2), client_cages(3, 2, 1)
+    (32, 4)
+    """
+    return -(-links // chunk) * -(-chunk // per_cage)
+
+
+def check_client_room(site: int, links: int, need: int, free: int, role: str) -> None:
+    """The one rule for both the closed form and the cable plan: the client links must find free
+    cages on the top layer, or the design cannot be cabled."""
+    if free < need:
+        raise LimitError(f"site {site}: the DCI routers' {links} client links need {need} free cages on the "
+                         f"compute fabric's {role} switches, which have {free}", key="sites.dci_bandwidth",
+                         hint="Lower dci_bandwidth, or leave ports free on the top layer for the routers: "
+                              "a leaf oversubscription above 1:1 (for example 1.25) or a larger spine.")
+
+
+def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
+    """The compute fabric's top layer in one site (every plane) and the cages its switches leave free:
+    cores past the spines' links, spines past the leaves', the leaves of one switch or a pair past
+    their node ports and ISLs (the closed form of what the cable plan's ``bom.links.ports.Switches.top`` finds)."""
+    per, cages = plane.spine.ports_per_cage, plane.spine.cages
+    if plane.layers == 3:
+        used = [(plane.cores, plane.pods * plane.spine_core_per_pair)]
+        layer = "core"
+    elif plane.layers == 2:
+        used = plane.port_use("spine")
+        layer = "spine"
+    else:
+        _, leaves = node_leaf(plane, fp)
+        used = [(n, sum(runs.values())) for n, runs in leaves]
+        layer = "leaf"
+    free = 0
+    for switches, ports in used:
+        taken = -(-ports // per)
+        if plane.isl and (plane.leaf_uplink is None or plane.leaf_uplink.cages == plane.leaf.cages):
+            # A pair's ISLs take the cages past its downlink share (cable plan: bom.links.ports.Switches.leaf_up).
+            taken = max(taken, plane.leaf_down // per) + -(-plane.isl // plane.up.ports_per_cage)
+        free += switches * planes * max(0, cages - taken)
+    return layer, free
+
+
+class DciClient:
+    """Router client ports to the top layer of each site's compute fabric, inside the building."""
+
+    name, lower, fabric, tier = "fabric-dci", "router", "dci", "scale-across"
+
+    def upper(self, p: Plane) -> str:
+        return "core" if p.layers == 3 else "spine"
+
+    def ends(self, dci: DciLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        """Both ends over every site: sites with the same number of cabled pairs have the same client links."""
+        run = network_row(fp)
+        degrees = dci.degrees
+        ends: EndGroups = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
+        return ends, ends
+
+    def link(self, dci: DciLinks, compute: FabricLinks) -> Link:
+        return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), compute.first.spine.cage, None)
+
+    def chunk(self, groups: Sequence[LinkGroup]) -> int:
+        """Client ports a module takes on the top layer (they go a module at a time)."""
+        ours = [g for g in groups if g.hop == self.name]
+        return ours[0].upper_end.ports if ours else 1
+
+    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, compute: FabricLinks) -> list[LinkGroup]:
+        """The hop's link groups (closed form), once every site's top layer is known to have room."""
+        lo, up = self.ends(dci, fp)
+        link = self.link(dci, compute)
+        groups = count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
+                           upper=self.upper(compute.first), lower_groups=lo, upper_groups=up,
+                           rate_gbps=link.rate_gbps, ff_lower=link.ff_lower, ff_upper=link.ff_upper,
+                           lane_gbps=link.lane_gbps)
+        chunk = self.chunk(groups)
+        per = compute.first.spine.ports_per_cage
+        site = 0
+        for count, plane in compute.shapes:
+            layer, free = top_free_cages(plane, fp, compute.planes)
+            for _ in range(count):
+                site += 1
+                links = dci.site_links(site)
+                check_client_room(site, links, client_cages(links, chunk, per), free,
+                                  names.switch_role(compute.name, layer))
+        return groups
+
+    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks, chunk: int,
+             router_names: list[str], fp: FloorPlan) -> Rows:
+        """One site's rows: router client ports to the free cages of its top layer, a module's ports
+        at a time, switch by switch."""
+        k = kinds[network_row(fp)]
+        per_site = dci.site_links(site)
+        role, firsts = sw.top()
+        top = sw.p.spine
+        per, cages = top.ports_per_cage, top.cages
+        count = len(firsts)
+        free = [Ports(first, cages - first, per, sw.spine_names, (role, i)) for i, first in enumerate(firsts)]
+        check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
+        emit = plan.emitter(k)
+        order = itertools.cycle(range(count))
+        c = 0
+        while c < per_site:
+            i = next(order)
+            if free[i].free == 0:
+                continue
+            top_dev = plan.place(role, site, i)
+            for _ in range(min(chunk, per_site - c)):
+                j = free[i].take(k.b_key)
+                r, port = router_port(dci, c)
+                yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
+                                top_dev, free[i].names[j], free[i].names[j - j % per])
+                c += 1
+
+
+DCI_CLIENT = DciClient()

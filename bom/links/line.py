@@ -1,0 +1,162 @@
+"""Scale-across: the coherent line side between sites (hops ``site-site`` and ``fibre-pair``).
+
+One pattern, counted and expanded. A site's router ports are its client ports
+(:mod:`bom.links.dci`), then its line ports, router by router (:func:`router_port`). Per cabled
+site pair (mesh, ring or hub: :attr:`DciLinks.site_pairs`): a wavelength per line port at each
+end, a coherent module in each; ``ceil(wavelengths / channels)`` fibre pairs, wavelength ``w`` on
+fibre pair ``w // channels`` at channel ``w % channels``, with a mux/demux at each end of each
+fibre pair (without one a wavelength is its own fibre pair). The closed form
+(:func:`bom.topology.dci.build_dci` and :class:`~bom.topology.dci.Dci`'s figures) counts with
+the rules of :class:`DciLine`; the cable plan walks them in :meth:`DciLine.rows`.
+
+The hops read the design only through :class:`DciLinks` (what :class:`bom.topology.dci.Dci`
+provides), and this module imports nothing that leads back to :mod:`bom.topology.dci`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
+
+from bom import names
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Choice
+    from bom.catalog.rows import Coherent, Dwdm, Switch
+    from bom.links.ports import Plan
+    from bom.topology.geometry import FloorPlan
+
+Rows = Iterator[tuple[object, ...]]
+
+
+class DciLinks(Protocol):
+    """What the scale-across hops read of the design (:class:`bom.topology.dci.Dci`)."""
+
+    @property
+    def sites(self) -> int: ...
+    @property
+    def router(self) -> Switch: ...
+    @property
+    def wavelength_gbps(self) -> float: ...
+    @property
+    def wavelengths_per_pair(self) -> int: ...
+    @property
+    def fibre_pairs_per_pair(self) -> int: ...
+    @property
+    def channels(self) -> int: ...
+    @property
+    def mux(self) -> Dwdm | None: ...
+    @property
+    def amplifier(self) -> Dwdm | None: ...
+    @property
+    def choice(self) -> Choice: ...
+    @property
+    def coherent(self) -> Coherent: ...
+    @property
+    def inline_sites(self) -> int: ...
+    @property
+    def distance_m(self) -> float: ...
+    @property
+    def site_pairs(self) -> tuple[tuple[int, int], ...]: ...
+    @property
+    def degrees(self) -> tuple[int, ...]: ...
+    @property
+    def wavelengths(self) -> int: ...
+    @property
+    def fibre_pairs(self) -> int: ...
+    def site_links(self, site: int) -> int: ...
+    def neighbours(self, site: int) -> tuple[int, ...]: ...
+
+
+def router_port(dci: DciLinks, c: int) -> tuple[int, int]:
+    """(router, port) of a site's ``c``-th router port: client ports first, then line ports."""
+    return divmod(c, dci.router.ports)
+
+
+#: Router ports per wavelength that ends at a site: its client port and its line port.
+SITE_PORTS = 2
+#: Ends of a wavelength and of a fibre pair (a coherent module, a mux/demux at each).
+ENDS = 2
+
+
+class DciLine:
+    """The coherent line side: router line ports, mux/demux channels and fibre pairs per cabled
+    site pair."""
+
+    name, pair_hop = "site-site", "fibre-pair"
+
+    def fibre_pairs(self, wavelengths: int, channels: int) -> int:
+        """Fibre pairs one site pair takes."""
+        return math.ceil(wavelengths / channels)
+
+    def waves(self, wavelengths: int, channels: int, fpair: int) -> range:
+        """The wavelengths fibre pair ``fpair`` carries (channel ``w % channels``)."""
+        return range(fpair * channels, min(wavelengths, (fpair + 1) * channels))
+
+    def modules(self, wavelengths: int) -> int:
+        return ENDS * wavelengths
+
+    def muxes(self, fibre_pairs: int, mux: object | None) -> int:
+        return ENDS * fibre_pairs if mux is not None else 0
+
+    def site_ports(self, wavelengths: int) -> int:
+        """Router ports at a site where ``wavelengths`` end: line side and client side."""
+        return SITE_PORTS * wavelengths
+
+    def row_count(self, dci: DciLinks) -> int:
+        """The plan's line-side rows: a wavelength's row on its own fibre pair, or with a mux/demux a
+        patch at each end per wavelength and a row per fibre pair."""
+        return dci.wavelengths if dci.mux is None else ENDS * dci.wavelengths + dci.fibre_pairs
+
+    def line_port(self, plan: Plan, dci: DciLinks, site: int, c: int, router_names: list[str]
+                  ) -> tuple[tuple[tuple[object, ...], str], str]:
+        """The router and port of a site's ``c``-th line port: past the site's client ports."""
+        r, port = router_port(dci, dci.site_links(site) + c)
+        return plan.place("router", site, r), router_names[port]
+
+    def rows(self, plan: Plan, dci: DciLinks, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
+        """Every site pair's rows (``fibre_part``: what the BOM buys per fibre pair)."""
+        module = dci.coherent.part_number
+        wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
+        rate = dci.wavelength_gbps
+        head = ("scale-across", "dci", self.name)
+        amp = ""
+        if dci.inline_sites or dci.choice.amplified:
+            part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
+            terminal = 2 if dci.choice.amplified else 0
+            amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
+        distance = dci.distance_m
+        pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
+        mux_names = [names.port(ch + 1) for ch in range(channels)]
+        for a, b in dci.site_pairs or itertools.combinations(range(1, dci.sites + 1), 2):
+            # This pair's place among each site's cabled pairs: its first wavelength and mux/demux there.
+            ia, ib = dci.neighbours(a).index(b), dci.neighbours(b).index(a)
+            ca, cb = ia * wpp, ib * wpp
+            for fpair in range(fpp):
+                waves = self.waves(wpp, channels, fpair)
+                if dci.mux is None:
+                    for w in waves:
+                        ra, pa = self.line_port(plan, dci, a, ca + w, router_names)
+                        rb, pb = self.line_port(plan, dci, b, cb + w, router_names)
+                        yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
+                               "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
+                               "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
+                    continue
+                ma = plan.place("mux", a, ia * fpp + fpair)
+                mb = plan.place("mux", b, ib * fpp + fpair)
+                for w in waves:
+                    lid = f"L{next(plan.link):08d}"
+                    ch = mux_names[w % channels]
+                    for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
+                        r, port = self.line_port(plan, dci, site, c, router_names)
+                        # The patch from the line port to its mux channel: the BOM buys no part for it.
+                        yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
+                               *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,
+                               fp.in_rack_m, "", "in-rack", 0, f"channel {w % channels + 1} of {channels}")
+                yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
+                       self.pair_hop, "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
+
+
+DCI_LINE = DciLine()

@@ -1,0 +1,151 @@
+"""The UFM appliances' compute-fabric ports on the leaves' spare downlinks: hop ``ufm-leaf``.
+
+One pattern, counted and expanded. The ports spread one per leaf a round over the leaves with
+room, the leaves with a half-used twin-port cage first (the port shares that cage's module)
+(:func:`spread`): the closed form spreads them over groups of equally loaded leaves
+(:func:`place_ports`), the cable plan over each leaf's ports in use after the nodes' links
+(:meth:`UfmLeaf.rows`). Both ends stand on the shared racks' run (the UFM in a management rack,
+the leaves in the blocks' network racks). Whether the UFM is connected at all, and what to say
+when there is no room, is the model's (:mod:`bom.topology.ufm`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bom.catalog.media import cage
+from bom.links.hop import FabricLinks, Link, Rows
+from bom.links.ports import port_names
+from bom.model.fabrics import UFM_HOP
+from bom.topology.geometry import node_leaf, shared_rack
+from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Media
+    from bom.catalog.rows import NicPorts
+    from bom.links.ports import Kind, Plan, Switches
+    from bom.topology.endpoints import Endpoints
+    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.planes import Plane
+
+
+@dataclass(frozen=True)
+class UfmLinks:
+    """What the hop needs of the UFM appliances: their compute NIC and how many stand in a site."""
+
+    nic: NicPorts
+    per_site: int
+
+    @classmethod
+    def of(cls, ends: Endpoints | None) -> UfmLinks | None:
+        """From the model's endpoints (None: no UFM port on the compute fabric)."""
+        if ends is None or ends.ufm is None or not ends.ufm_count or ends.ufm.ports.compute is None:
+            return None
+        return cls(ends.ufm.ports.compute, ends.ufm_count)
+
+    @property
+    def ports(self) -> int:
+        """UFM ports in one site."""
+        return self.per_site * self.nic.ports
+
+
+def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: int
+           ) -> list[tuple[int, int, bool, int]] | None:
+    """Place ``ports`` one per leaf a round on leaves of ``down`` downlinks: ``loads`` is (leaves,
+    ports used on each) per group of leaves; the result (group, ports taken, whether each opens a
+    cage, round) in placement order, or None when the leaves have no room. In each round the
+    leaves with a half-used cage come first, then by group.
+    """
+    left, out = ports, []
+    for rnd in range(down):
+        cands = sorted(((used + rnd) % per_cage == 0, g) for g, (_, used) in enumerate(loads) if used + rnd < down)
+        for opens, g in cands:
+            take = min(left, loads[g][0])
+            out.append((g, take, opens, rnd))
+            left -= take
+            if not left:
+                return out
+        if not cands:
+            break
+    return None
+
+
+def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: int) -> tuple[int, int] | None:
+    """Spread ``ports`` over the leaves with room (:func:`spread`): (leaves used, modules added), or None."""
+    placed = spread(loads, down, per_cage, ports)
+    if placed is None:
+        return None
+    return (sum(take for _, take, _, rnd in placed if rnd == 0), sum(take for _, take, opens, _ in placed if opens))
+
+
+class UfmLeaf:
+    """The UFM's ports to the compute leaves (lower end ``ufm``), a hop of their own so that
+    ``node-leaf`` keeps meaning the nodes' links; their ports share the nodes' leaf cages."""
+
+    name, lower, upper = UFM_HOP, "ufm", "leaf"
+    #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
+    shares = "node-leaf"
+
+    def loads(self, fab: FabricLinks, fp: FloorPlan, shape: int) -> list[tuple[int, int]]:
+        """(leaves, node ports used on each) over every plane of one site of the given shape."""
+        _, leaves = node_leaf(fab.shapes[shape][1], fp)
+        return [(n * fab.planes, sum(runs.values())) for n, runs in leaves]
+
+    def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
+        """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
+        return [place_ports(self.loads(fab, fp, k), plane.leaf_down, plane.leaf.ports_per_cage, ufm.ports)
+                for k, (_, plane) in enumerate(fab.shapes)]
+
+    def ends(self, fp: FloorPlan, ufm: UfmLinks, ports: int, leaves: int) -> tuple[EndGroups, EndGroups]:
+        """The whole cluster's ``ports`` UFM ports and the ``leaves`` leaves that take them."""
+        run = shared_rack(fp)
+        return [(ports // ufm.nic.ports, {run: ufm.nic.ports})], [(leaves, {run: math.ceil(ports / leaves)})]
+
+    def link(self, fab: FabricLinks, ufm: UfmLinks) -> Link:
+        p, nic = fab.first, ufm.nic
+        return Link(min(magnitude(nic.rate, "rate"), p.leaf.rate_gbps), cage(nic.form_factor, nic.ports_per_cage, True),
+                    cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), None)
+
+    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks, ports: int, leaves: int,
+              leaf_modules: int, node_groups: Sequence[LinkGroup]) -> list[LinkGroup]:
+        """The hop's link groups (closed form): ``ports`` on ``leaves`` adding ``leaf_modules``."""
+        lo, up = self.ends(fp, ufm, ports, leaves)
+        link = self.link(fab, ufm)
+        groups = count_hop(media, fp, fabric=fab.name, tier=fab.tier, hop=self.name, lower=self.lower,
+                           upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
+                           ff_lower=link.ff_lower, ff_upper=link.ff_upper, lane_gbps=link.lane_gbps)
+        # A UFM port in a leaf's half-used twin-port cage shares the module already counted there
+        # (one run, so one group; a part-less end, copper, has no modules to correct).
+        # Only a module of the same part can be shared: else the UFM's ports open cages of their own
+        # (count_hop's count stands).
+        node_parts = {g.upper_end.part.id for g in node_groups
+                      if g.hop == self.shares and g.upper_end.part is not None}
+        for g in groups:
+            if g.upper_end.part is not None and node_parts == {g.upper_end.part.id}:
+                g.modules_upper = leaf_modules
+        return groups
+
+    def rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan, site: int,
+             fab: FabricLinks, ufm: UfmLinks) -> Rows:
+        """One site's rows: the same spread over each leaf's downlinks in use (after the nodes')."""
+        nic = ufm.nic
+        k = kinds[shared_rack(fp)]
+        emit, per = plan.emitter(k), k.a_per
+        names_ = port_names(-(-nic.ports // per), per)
+        placed = spread([(1, sw.leaf_down(i).used) for i in range(p.leaves * fab.planes)], p.leaf_down,
+                        p.leaf.ports_per_cage, ufm.ports)
+        assert placed is not None   # the closed form found room (else it connects no UFM port)
+        leaf_role = sw.roles["leaf"]
+        for u, (i, _, _, _) in enumerate(placed):
+            d, r = divmod(u, nic.ports)
+            ports = sw.leaf_down(i)
+            j = ports.take(k.b_key)
+            yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
+                            plan.place(leaf_role, site, i), ports.names[j], ports.names[j - j % ports.per])
+
+
+UFM_LEAF = UfmLeaf()
