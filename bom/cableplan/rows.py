@@ -55,7 +55,6 @@ cable several rows share. DCI routers and muxes have no placement (empty rack an
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -69,13 +68,11 @@ from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.line import DCI_LINE
-from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, node_port_names, port_names
+from bom.links.pooled import POOLED_ENDPOINTS, POOLED_LEAF_SPINE, POOLED_NODE_LEAF, POOLED_SPINE_CORE, PooledLinks
+from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, port_names
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.topology.geometry import (
-    FloorPlan,
     Run,
-    in_row,
-    share,
     shared_rack,
     split,
 )
@@ -212,112 +209,33 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
     fp = plan.model.floor
     fab = FabricLinks.of(f)
     ufm = UfmLinks.of(plan.model.endpoints) if f.ufm is not None and f.ufm.ports else None
-    for site, k, p in _sites(f):
+    pooled = PooledLinks.of_pooled(f, plan.model.fabrics.get("compute"), fp) if isinstance(f, PooledFabric) else None
+    hops = FABRIC_HOPS if pooled is None else (POOLED_LEAF_SPINE, POOLED_SPINE_CORE)
+    for site, _, p in _sites(f):
         sw = Switches(f.name, f.planes, p, site)
-        for hop in FABRIC_HOPS:
+        if pooled is not None:
+            for pl in range(f.planes):
+                yield POOLED_NODE_LEAF.rows(plan, pooled, sw, kinds["node-leaf"], fp, site, pl)
+                if pl == 0:
+                    yield POOLED_ENDPOINTS.rows(plan, pooled, sw, kinds, fp, site, _oob_uplink_names(plan, pooled))
+        for hop in hops:
             if not hop.applies(p):
                 continue
-            if hop.name == "node-leaf" and isinstance(f, PooledFabric):
-                for pl in range(f.planes):
-                    yield _pooled_node_leaf(plan, f, f.pooled[k], p, fp, sw, kinds, site, pl)
-            else:
-                yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
+            yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
             if hop.name == UFM_LEAF.shares and ufm is not None and UFM_LEAF.name in kinds:
                 yield UFM_LEAF.rows(plan, sw, kinds[UFM_LEAF.name], p, fp, site, fab, ufm)
         tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
         plan.forget(site)
 
 
-def _pooled_node_leaf(plan: _Plan, f: Fabric, ps: object, p: Plane, fp: FloorPlan, sw: Switches,
-                      kinds: dict[str, dict[Run, Kind]], site: int, pl: int) -> Iterator[tuple[object, ...]]:
-    """Storage and in-band (bom/topology/support.py): every node port is a unit; leaf groups of
-    ``group_units`` units on the block's run, a group's units split over its leaves (the first
-    ones one more, floorplan._split); then each endpoint kind (appliances, servers, management
-    switches' uplinks) over the endpoints' own leaves, on the shared racks' run (plane 1)."""
-    from bom.model.fabrics import PooledShape
-    from bom.topology.support import block_nodes
-
-    assert isinstance(ps, PooledShape)
-    model = plan.model
-    compute = model.fabrics.get("compute")
-    block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-    planes, lpg, g_units = f.planes, p.leaves_per_group, ps.group_units
-    leaf_role = sw.roles["leaf"]
-    nic = f.node_ports
-    assert nic is not None
-    k = kinds["node-leaf"][in_row(fp, math.ceil(block / fp.nodes_per_rack))]
-    emit, per = plan.emitter(k), k.a_per
-    total = _site_nodes(model, site) * nic.ports
-    pnames = node_port_names(f.name, -(-nic.ports * planes // per), per)
-    u = 0
-    for d in range(total // nic.ports):
-        dev = plan.place("node", site, d)
-        for r in range(nic.ports):
-            g, unit, fill = ps.node_group(u)   # a partial block's ports shared evenly (support.PooledShape)
-            local = share(unit, fill, lpg)
-            leaf_i = (g * planes + pl) * lpg + local
-            leaf_ports = sw.leaf_down(leaf_i)
-            j = leaf_ports.take(k.b_key)
-            q = r * planes + pl
-            yield from emit(k, pl + 1, "", dev, pnames[q], pnames[q - q % per],
-                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
-                            leaf_ports.names[j - j % leaf_ports.per])
-            u += 1
-    if pl == 0:
-        yield from _pooled_endpoints(plan, f, ps, p, sw, kinds, site, -(-total // g_units))
-
-
-def _pooled_endpoints(plan: _Plan, f: Fabric, ps: object, p: Plane, sw: Switches, kinds: dict[str, dict[Run, Kind]],
-                      site: int, first_group: int) -> Iterator[tuple[object, ...]]:
-    fp = plan.model.floor
-    run = shared_rack(fp)
-    lpg = p.leaves_per_group
-    e_leaves = (ps.extra_groups or 1) * lpg  # type: ignore[attr-defined]
-    if not ps.extra_groups:  # type: ignore[attr-defined]
-        first_group = 0   # a one-leaf fabric (support.one_leaf): the endpoints share the nodes' leaf
-    leaf_role = sw.roles["leaf"]
-    for role, e_nic, ports in ps.kinds:  # type: ignore[attr-defined]
-        k = kinds[f"{role}-leaf"][run]
-        emit, per = plan.emitter(k), k.a_per
-        if role == "oob":   # the management switches' uplinks: their dedicated uplink cages
-            device_role, pnames = "oob-leaf", _oob_uplink_names(plan)
-        else:
-            device_role, pnames = role, node_port_names(f.name, -(-e_nic.ports // per), per)
-        for u in range(ports):
-            d, r = divmod(u, e_nic.ports)
-            j_leaf = share(u, ports, e_leaves)
-            leaf_i = ((first_group + j_leaf // lpg) * f.planes) * lpg + j_leaf % lpg
-            leaf_ports = sw.leaf_down(leaf_i)
-            j = leaf_ports.take(k.b_key)
-            yield from emit(k, 1, "", plan.place(device_role, site, d), pnames[r], pnames[r - r % per],
-                            plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
-                            leaf_ports.names[j - j % leaf_ports.per])
-
-
-def _oob_uplink_names(plan: _Plan) -> list[str]:
+def _oob_uplink_names(plan: _Plan, pooled: PooledLinks) -> list[str]:
+    """A management switch's uplink ports, where they are one of this fabric's endpoint kinds."""
+    if not any(role == "oob" for ps in pooled.pooled for role, _, _ in ps.kinds):
+        return []
     f = plan.model.fabrics.get("oob")
     leaf = plan.catalog.get("switches", f.leaf_id)  # type: ignore[union-attr]
     assert isinstance(leaf, Switch) and leaf.uplinks is not None
     return port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
-
-
-def _site_nodes(model: Model, site: int) -> int:
-    n = 0
-    for shape in model.cluster.sites:
-        n += shape.count
-        if site <= n:
-            return shape.nodes
-    raise ValueError(site)
-
-
-def _endpoint_ports(ends: object, fabric: str) -> list[tuple[str, int, int]]:
-    """(role, devices per site, ports each) of the endpoints on ``fabric``, as Endpoints.ports counts them."""
-    out = []
-    for row, n in ends.management() + ends.storage_rows():  # type: ignore[attr-defined]
-        nic = ends.storage_ports if fabric == "storage" and row is ends.storage else getattr(row.ports, fabric)  # type: ignore[attr-defined]
-        if nic is not None and n:
-            out.append((row.role, n, nic.ports))
-    return out
 
 
 # --- scale-across ---------------------------------------------------------------------------

@@ -114,42 +114,61 @@ class PooledShape:
     kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
     block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
 
-    def _blocks(self) -> tuple[int, int, int]:
-        """(groups in the full blocks, the partial block's ports, its groups)."""
+    def _parts(self) -> tuple[int, int, int, int]:
+        """(full blocks, ports of one, groups of one, the partial block's ports)."""
         block = self.block_units or self.node_units or 1
         full, rest = divmod(self.node_units, block)
-        return full * (block // self.group_units), rest, -(-rest // self.group_units)
+        return full, block, -(-block // self.group_units), rest
 
     def node_fills(self) -> list[tuple[int, int]]:
-        """(ports, groups) of the nodes' leaf groups: whole groups in the full blocks, then the
-        partial block's ports shared evenly over as many groups as it needs (a partial block of 40
-        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty).
+        """(ports, groups) of the nodes' leaf groups: each block's ports shared evenly over as many
+        groups as it needs, the full blocks' and then the partial block's (a partial block of 40
+        nodes in groups of 36 takes 20 + 20, not 36 + 4, so no leaf is left nearly empty; a block
+        of 82 ports in groups of up to 42 takes 41 + 41).
 
         >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).node_fills()
         [(72, 4), (40, 2)]
+        >>> PooledShape(3 * 82, 0, 42, 0, block_units=82).node_fills()
+        [(41, 6)]
         """
-        groups, rest, parts = self._blocks()
-        out = [(self.group_units, groups)] if groups else []
-        return out + ([(q, n) for q, n in split(rest, parts)] if rest else [])
+        full, block, parts, rest = self._parts()
+        out = [(q, n * full) for q, n in split(block, parts)] if full else []
+        return out + (split(rest, -(-rest // self.group_units)) if rest else [])
+
+    @property
+    def node_groups(self) -> int:
+        """Leaf groups of the nodes (the endpoints' groups come after them)."""
+        return sum(n for _, n in self.node_fills())
 
     def node_group(self, unit: int) -> tuple[int, int, int]:
-        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order).
+        """(group, unit within it, the group's ports) of the node port ``unit`` (node_fills' order:
+        block by block).
 
         >>> s = PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144)
         >>> s.node_group(0), s.node_group(287), s.node_group(288), s.node_group(367)
         ((0, 0, 72), (3, 71, 72), (4, 0, 40), (5, 39, 40))
+        >>> PooledShape(3 * 82, 0, 42, 0, block_units=82).node_group(123)
+        (3, 0, 41)
         """
-        groups, rest, parts = self._blocks()
-        if unit < groups * self.group_units:
-            return (*divmod(unit, self.group_units), self.group_units)
-        v = unit - groups * self.group_units
-        q, r = divmod(rest, parts)
-        big = r * (q + 1)
-        if v < big:
-            g, u = divmod(v, q + 1)
-            return groups + g, u, q + 1
-        g, u = divmod(v - big, q)
-        return groups + r + g, u, q
+        full, block, parts, rest = self._parts()
+        b, v = divmod(unit, block)
+        if b < full:
+            g, u, fill = _within(v, block, parts)
+            return b * parts + g, u, fill
+        g, u, fill = _within(v, rest, -(-rest // self.group_units))
+        return full * parts + g, u, fill
+
+
+def _within(v: int, total: int, parts: int) -> tuple[int, int, int]:
+    """(part, position in it, its size) of item ``v`` of ``total`` split evenly over ``parts``,
+    the first ones one larger (geometry.split's order)."""
+    q, r = divmod(total, parts)
+    big = r * (q + 1)
+    if v < big:
+        g, u = divmod(v, q + 1)
+        return g, u, q + 1
+    g, u = divmod(v - big, q)
+    return r + g, u, q
 
 
 @dataclass(frozen=True)

@@ -29,20 +29,14 @@ from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
+from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Model
 from bom.placement.racks import Placement
-from bom.topology.geometry import EndGroups, FloorPlan, Run, in_rack, in_row, leaf_spine, shared_rack, spine_core, split
+from bom.topology.geometry import EndGroups, FloorPlan, in_rack, in_row, shared_rack, split
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
-
-
-def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
-    """Nodes per placement block: the compute SU (rail-optimised), else a row of racks."""
-    if compute is not None and compute.topology == "rail-optimized":
-        return compute.group_nodes
-    return fp.nodes_per_rack * fp.racks_per_row
 
 
 def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
@@ -56,9 +50,12 @@ def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
 def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
     """The largest divisor of the block whose ports fit a leaf's downlinks (the fewest, fullest leaves)."""
     fits = [g for g in range(1, block + 1) if block % g == 0 and g * node_ports <= down]
-    if not fits:
-        return 1
-    return max(fits)
+    g = max(fits, default=1)
+    if 2 * g * node_ports < down:
+        # No divisor fills half a leaf (a block of 41 nodes): the block's ports split evenly over
+        # the fewest groups that hold them (PooledShape.node_fills), 41 + 41 ports, not 41 x 2.
+        g = math.ceil(block / math.ceil(block * node_ports / down))
+    return g
 
 
 def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, per_cage: int) -> int:
@@ -109,6 +106,7 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     and the scenario fixes neither the leaf groups (``su_nodes``) nor the layers.
 
     >>> from bom.inputs.scenario import FabricSpec
+from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
     >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
     (True, False)
     """
@@ -155,7 +153,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             g = group_size(block, fp.nodes_per_rack, nic.ports, down)
         g_units = g * nic.ports
         node_units = site.nodes * nic.ports
-        padded = math.ceil(site.nodes / g) * g_units
+        shape = PooledShape(node_units, extra, g_units, 0, site_kinds, block_units=block * nic.ports)
+        padded = shape.node_groups * g_units
         extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
         single = one_leaf(spec, site.nodes, block, node_units + extra, leaf_p.radix)
         if single:
@@ -181,115 +180,12 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         media = media.restricted(tuple(spec.media))
     substitutions: dict[str, str] = {}
     try:
-        groups = _pooled_groups(fabric, media, fp, rate, compute, substitutions)
+        groups = pooled_groups(media, fp, PooledLinks.of_pooled(fabric, compute, fp), substitutions)
     except LimitError as exc:
         exc.at = exc.at or ("fabrics", name)
         exc.key = exc.key or f"fabrics.{name}"
         raise
     return replace(fabric, groups=groups, substitutions=substitutions)
-
-
-def _pooled_groups(f: PooledFabric, media: Media, fp: FloorPlan, rate: float, compute: Fabric | None,
-                   substitutions: dict[str, str]) -> list[LinkGroup]:
-    nic = f.node_ports
-    assert nic is not None
-    node_lo: EndGroups = []
-    leaf_lo: EndGroups = []
-    leaf_up: EndGroups = []
-    spine_lo: EndGroups = []
-    spine_up: EndGroups = []
-    core_lo: EndGroups = []
-    ends: dict[str, tuple[NicPorts, EndGroups, EndGroups]] = {}
-    for (count, p), ps in zip(f.shapes, f.pooled, strict=True):
-        k = count * f.planes
-        block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-        run = in_row(fp, math.ceil(block / fp.nodes_per_rack))
-        shared = shared_rack(fp)
-        node_lo.append((ps.node_units * count, {run: f.planes}))
-        for fill, n, r in _group_fills(ps, run, shared, nodes_only=True):
-            for ports, leaves in split(fill, p.leaves_per_group):
-                leaf_lo.append((n * leaves * k, {r: ports}))
-        # The endpoints' leaves (their own groups): each kind spread over all of them.
-        # No endpoint groups (a one-leaf fabric): the endpoints share the nodes' leaves.
-        e_leaves = (ps.extra_groups or 1) * p.leaves_per_group
-        for role, e_nic, ports in ps.kinds:
-            lo, up = ends.setdefault(role, (e_nic, [], []))[1:]
-            lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
-            up += [(n * count, {shared: q}) for q, n in split(ports, e_leaves)]
-        lo, up = leaf_spine(p, fp)
-        leaf_up += [(n * k, runs) for n, runs in lo]
-        spine_lo += [(n * k, runs) for n, runs in up]
-        if p.layers == 3:
-            lo, up = spine_core(p, fp)
-            spine_up += [(n * k, runs) for n, runs in lo]
-            core_lo += [(n * k, runs) for n, runs in up]
-    p = f.first
-    lane = None if nic.form_factor == "rj45" else p.leaf.lane_gbps
-    up_lane = None if p.leaf_uplink else lane
-    leaf_cage = cage(p.leaf.form_factor, p.leaf.ports_per_cage, True)
-    hops = [("node-leaf", "node", "leaf", node_lo, leaf_lo, rate, cage(nic.form_factor, 1, True), leaf_cage, lane),
-            ("leaf-spine", "leaf", "spine", leaf_up, spine_lo, p.up.rate_gbps,
-             cage(p.up.form_factor, p.up.ports_per_cage, True), cage(p.spine.form_factor, p.spine.ports_per_cage, True),
-             up_lane),
-            ("spine-core", "spine", "core", spine_up, core_lo, p.spine.rate_gbps,
-             cage(p.spine.form_factor, p.spine.ports_per_cage, True),
-             cage(p.spine.form_factor, p.spine.ports_per_cage, True), up_lane)]
-    groups: list[LinkGroup] = []
-    for hop, lower, upper, lo, up, hop_rate, ff_lo, ff_up, hop_lane in hops:
-        if lo:
-            groups += count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower=lower, upper=upper,
-                                lower_groups=lo, upper_groups=up, rate_gbps=hop_rate, ff_lower=ff_lo,
-                                ff_upper=ff_up, lane_gbps=hop_lane)
-    for role, (e_nic, lo, up) in ends.items():
-        groups += _endpoint_hop(f, media, fp, role, e_nic, lo, up, rate, leaf_cage, lane, substitutions)
-    return groups
-
-
-def _endpoint_hop(f: PooledFabric, media: Media, fp: FloorPlan, role: str, e_nic: NicPorts, lo: EndGroups,
-                  up: EndGroups, rate: float, leaf_cage: str, lane: float | None,
-                  substitutions: dict[str, str]) -> list[LinkGroup]:
-    """An endpoint kind's ports at its own row's rate and cage (a link runs at the slower end's rate).
-
-    Where the catalog has no part joining that cage to the leaf's (a 100G QSFP28 port into an
-    800G OSFP cage), the port is counted as the nodes' port on this fabric and the JSON says so
-    (``endpoint_substitutions``): the leaf ports and cables are right, the part is the nodes'.
-    Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00, MCP7Y10,
-    MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x 200G OSFP to
-    QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read names the part
-    between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an SN5600 cage.
-    """
-    e_rate = min(magnitude(e_nic.rate, "rate"), rate)
-    kw = dict(fabric=f.name, tier=f.tier, hop=f"{role}-leaf", lower=role, upper="leaf", lower_groups=lo,
-              upper_groups=up, ff_upper=leaf_cage)
-    same = math.isclose(e_rate, rate)
-    if not same and f.leaf_switch is not None:   # the leaf port at the endpoint's rate: its breakout's cage
-        try:
-            lp = switch_ports(f.leaf_switch, e_rate)
-            kw["ff_upper"] = cage(lp.form_factor, lp.ports_per_cage, True)
-        except LimitError:
-            pass
-    try:
-        return count_hop(media, fp, rate_gbps=e_rate, ff_lower=cage(e_nic.form_factor, e_nic.ports_per_cage, True),
-                         lane_gbps=lane if same else None, **kw)  # type: ignore[arg-type]
-    except LimitError as exc:
-        nic = f.node_ports
-        assert nic is not None
-        substitutions[role] = (f"{e_nic.form_factor} at {e_rate:g}G: {exc.message}; counted as the nodes' "
-                                 f"{nic.form_factor} port at {rate:g}G")
-        kw["ff_upper"] = leaf_cage
-        return count_hop(media, fp, rate_gbps=rate, ff_lower=cage(nic.form_factor, 1, True), lane_gbps=lane,
-                         **kw)  # type: ignore[arg-type]
-
-
-def _group_fills(ps: PooledShape, run: Run, shared: Run, nodes_only: bool = False) -> list[tuple[int, int, Run]]:
-    """(ports, groups, run) of every leaf group: the nodes' groups, then the endpoints'."""
-    out = [(fill, n, run) for fill, n in ps.node_fills()]
-    if nodes_only:
-        return out
-    full, rest = divmod(ps.extra_units, ps.group_units)
-    out += [(ps.group_units, full, shared)] if full else []
-    out += [(rest, 1, shared)] if rest else []
-    return out
 
 
 def oob_sections(model: Model, placement: Placement, leaf: Switch,

@@ -107,7 +107,7 @@ def test_properties(catalog, text):
         # is one appliance; and a partial block smaller than a leaf is one small leaf.)
         if isinstance(f, PooledFabric):
             for (_, plane), ps in zip(f.shapes, f.pooled, strict=True):
-                _, rest, _ = ps._blocks()
+                rest = ps.node_units % (ps.block_units or ps.node_units)   # the partial block's ports
                 if ps.node_units <= plane.leaf_down * plane.leaves_per_group:
                     continue                     # all the nodes' ports fit one leaf group
                 for fill, _ in ps.node_fills():

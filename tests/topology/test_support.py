@@ -114,6 +114,26 @@ def test_a_partial_block_shares_its_ports_evenly(catalog):
         assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix
 
 
+def test_a_prime_block_splits_its_ports_evenly_not_one_node_a_leaf(catalog):
+    # 321 GPUs of DGX B300: 41 nodes, one block of 4 racks in a row (ToR compute), 82 storage ports.
+    # 41 is prime: the largest divisor of the block whose ports fit a leaf's 72 downlinks is 1
+    # node, which built 41 leaves of 2 ports (and 24 more for 6 appliances' 48 ports, 65 leaves in
+    # all). The block's ports split evenly instead: 41 + 41 on two leaves, the appliances on two.
+    from tests.cableplan.test_rows import check_closed_form
+
+    text = ("name: p\nplatform: dgx-b300\ngpus: 321\nlayout: {racks_per_row: 4}\nstorage: {count: 6}\n"
+            "fabrics: {compute: {}, oob: {switch: sn2201}, storage: {switch: sn5600}}\n")
+    m = _build(catalog, text)
+    f = m.fabrics["storage"]
+    ps, plane = f.pooled[0], f.first
+    assert ps.node_fills() == [(41, 2)] and ps.extra_groups == 2
+    assert f.switches("leaf") == 4
+    assert f.to_json()["links"]["node-leaf"] == 82 and f.to_json()["links"]["storage-leaf"] == 48
+    for fill, _ in ps.node_fills():
+        assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix
+    check_closed_form(m, catalog)   # the plan walks the same groups
+
+
 # --- a pod whose every port fits one leaf (issue 11: the 8-node DGX H100 pod) --------------------
 
 POD = "name: pod-h100\nplatform: dgx-h100\nnodes: %d\nfabrics: {compute: {%s}, storage: {}, inband: {}, oob: {}}\n"

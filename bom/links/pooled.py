@@ -1,0 +1,262 @@
+"""Storage and in-band: the nodes' ports and the endpoints' ports on a pooled fabric's leaves.
+
+One pattern per hop, counted and expanded (:mod:`bom.topology.support` sizes the fabric, the
+:class:`~bom.model.fabrics.PooledShape` of each site shape says which leaf group takes which port).
+
+- ``node-leaf`` (:class:`PooledNodeLeaf`): every node port is a unit; the leaf groups of a block
+  (:meth:`PooledShape.node_fills`) stand on the block's run in its network rack, a group's units
+  split over its leaves (the first ones one more, :func:`~bom.topology.geometry.split`);
+- ``<role>-leaf`` (:class:`PooledEndpoints`): each endpoint kind (appliances, servers, management
+  switches' uplinks) spread over the endpoints' own leaf groups (after the nodes'; the nodes'
+  leaf itself in a one-leaf fabric), on the shared racks' run, plane 1, at the slower end's rate;
+- leaf-spine and spine-core are the switch fabric's (:mod:`bom.links.fabric`), with every cage's
+  ports counted as reaching several far switches (:data:`POOLED_LEAF_SPINE`, :data:`POOLED_SPINE_CORE`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bom.catalog.media import cage
+from bom.errors import LimitError
+from bom.links.fabric import LeafSpine, SpineCore
+from bom.links.hop import FabricLinks, Link, Rows
+from bom.links.ports import node_port_names
+from bom.topology.geometry import in_row, share, shared_rack, split
+from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.topology.planes import switch_ports
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Media
+    from bom.catalog.rows import NicPorts, Switch
+    from bom.links.ports import Kind, Plan, Switches
+    from bom.model.fabrics import Fabric, PooledFabric, PooledShape
+    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.planes import Plane
+
+
+def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
+    """Nodes per placement block: the compute SU (rail-optimised), else a row of racks."""
+    if compute is not None and compute.topology == "rail-optimized":
+        return compute.group_nodes
+    return fp.nodes_per_rack * fp.racks_per_row
+
+
+@dataclass(frozen=True)
+class PooledLinks(FabricLinks):
+    """What the hops need of a pooled fabric: the switch fabric's, the leaf groups of each site
+    shape, the nodes of a placement block and the leaf switch (for an endpoint's breakout cage)."""
+
+    pooled: Sequence[PooledShape] = ()
+    block: int = 1
+    leaf_switch: Switch | None = None
+
+    @classmethod
+    def of_pooled(cls, f: PooledFabric, compute: Fabric | None, fp: FloorPlan) -> PooledLinks:
+        block = block_nodes(compute.shapes[0][1] if compute else None, fp)
+        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports, f.pooled, block, f.leaf_switch)
+
+    @property
+    def rate(self) -> float:
+        """A node link's rate: the node NIC's over the planes."""
+        return magnitude(self.nic.rate, "rate") / self.planes
+
+    def node_run(self, fp: FloorPlan) -> Run:
+        """A node to its block's leaves: the block's racks in a row."""
+        return in_row(fp, math.ceil(self.block / fp.nodes_per_rack))
+
+    @property
+    def leaf_cage(self) -> str:
+        p = self.first
+        return cage(p.leaf.form_factor, p.leaf.ports_per_cage, True)
+
+    def shape_of(self, site: int) -> int:
+        """The site shape (index) of a 1-based site."""
+        n = 0
+        for k, (count, _) in enumerate(self.shapes):
+            n += count
+            if site <= n:
+                return k
+        raise ValueError(site)
+
+
+class PooledNodeLeaf:
+    """The nodes' ports to their block's leaf groups."""
+
+    name, lower, upper = "node-leaf", "node", "leaf"
+
+    def ends(self, fab: PooledLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        run = fab.node_run(fp)
+        nodes: EndGroups = []
+        leaves: EndGroups = []
+        for (count, p), ps in zip(fab.shapes, fab.pooled, strict=True):
+            nodes.append((ps.node_units * count, {run: fab.planes}))
+            for fill, n in ps.node_fills():
+                for ports, k in split(fill, p.leaves_per_group):
+                    leaves.append((n * k * count * fab.planes, {run: ports}))
+        return nodes, leaves
+
+    def link(self, fab: PooledLinks) -> Link:
+        return Link(fab.rate, cage(fab.nic.form_factor, 1, True), fab.leaf_cage, fab.lane)
+
+    def count(self, media: Media, fp: FloorPlan, fab: PooledLinks) -> list[LinkGroup]:
+        lo, up = self.ends(fab, fp)
+        link = self.link(fab)
+        return count_hop(media, fp, fabric=fab.name, tier=fab.tier, hop=self.name, lower=self.lower,
+                         upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
+                         ff_lower=link.ff_lower, ff_upper=link.ff_upper, lane_gbps=link.lane_gbps)
+
+    def rows(self, plan: Plan, fab: PooledLinks, sw: Switches, kinds: dict[Run, Kind], fp: FloorPlan,
+             site: int, pl: int) -> Rows:
+        """One plane of one site: node by node, port by port, each port to its group's next leaf."""
+        ps, p = fab.pooled[fab.shape_of(site)], sw.p
+        planes, lpg, nic = fab.planes, p.leaves_per_group, fab.nic
+        leaf_role = sw.roles["leaf"]
+        k = kinds[fab.node_run(fp)]
+        emit, per = plan.emitter(k), k.a_per
+        pnames = node_port_names(fab.name, -(-nic.ports * planes // per), per)
+        u = 0
+        for d in range(ps.node_units // nic.ports):
+            dev = plan.place("node", site, d)
+            for r in range(nic.ports):
+                g, unit, fill = ps.node_group(u)
+                leaf_i = (g * planes + pl) * lpg + share(unit, fill, lpg)
+                leaf_ports = sw.leaf_down(leaf_i)
+                j = leaf_ports.take(k.b_key)
+                q = r * planes + pl
+                yield from emit(k, pl + 1, "", dev, pnames[q], pnames[q - q % per],
+                                plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                                leaf_ports.names[j - j % leaf_ports.per])
+                u += 1
+
+
+class PooledEndpoints:
+    """Each endpoint kind's ports (hop ``<role>-leaf``) over the endpoints' leaves."""
+
+    upper = "leaf"
+
+    @staticmethod
+    def hop(role: str) -> str:
+        return f"{role}-leaf"
+
+    @staticmethod
+    def leaves(ps: PooledShape, p: Plane) -> int:
+        """The leaves the endpoints spread over (a one-leaf fabric: the nodes' leaf)."""
+        return (ps.extra_groups or 1) * p.leaves_per_group
+
+    def ends(self, fab: PooledLinks, fp: FloorPlan) -> dict[str, tuple[NicPorts, EndGroups, EndGroups]]:
+        """Per role: its ports, its devices' end groups and the leaves' (every site)."""
+        shared = shared_rack(fp)
+        out: dict[str, tuple[NicPorts, EndGroups, EndGroups]] = {}
+        for (count, p), ps in zip(fab.shapes, fab.pooled, strict=True):
+            for role, e_nic, ports in ps.kinds:
+                lo, up = out.setdefault(role, (e_nic, [], []))[1:]
+                lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
+                up += [(n * count, {shared: q}) for q, n in split(ports, self.leaves(ps, p))]
+        return out
+
+    def link(self, fab: PooledLinks, e_nic: NicPorts) -> Link:
+        """At the slower end's rate; the leaf port at the endpoint's rate is its breakout's cage."""
+        rate = fab.rate
+        e_rate = min(magnitude(e_nic.rate, "rate"), rate)
+        same = math.isclose(e_rate, rate)
+        ff_upper = fab.leaf_cage
+        if not same and fab.leaf_switch is not None:
+            try:
+                lp = switch_ports(fab.leaf_switch, e_rate)
+                ff_upper = cage(lp.form_factor, lp.ports_per_cage, True)
+            except LimitError:
+                pass
+        return Link(e_rate, cage(e_nic.form_factor, e_nic.ports_per_cage, True), ff_upper,
+                    fab.lane if same else None)
+
+    def count(self, media: Media, fp: FloorPlan, fab: PooledLinks, substitutions: dict[str, str]) -> list[LinkGroup]:
+        """Every kind's link groups. Where the catalog has no part joining the endpoint's cage to
+        the leaf's (a 100G QSFP28 port into an 800G OSFP cage), the port is counted as the nodes'
+        port on this fabric and ``substitutions`` says so (the JSON's ``endpoint_substitutions``):
+        the leaf ports and cables are right, the part is the nodes'.
+
+        Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00,
+        MCP7Y10, MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x
+        200G OSFP to QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read
+        names the part between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an
+        SN5600 cage.
+        """
+        groups: list[LinkGroup] = []
+        for role, (e_nic, lo, up) in self.ends(fab, fp).items():
+            kw = dict(fabric=fab.name, tier=fab.tier, hop=self.hop(role), lower=role, upper=self.upper,
+                      lower_groups=lo, upper_groups=up)
+            link = self.link(fab, e_nic)
+            try:
+                groups += count_hop(media, fp, rate_gbps=link.rate_gbps, ff_lower=link.ff_lower,
+                                    ff_upper=link.ff_upper, lane_gbps=link.lane_gbps, **kw)  # type: ignore[arg-type]
+            except LimitError as exc:
+                node = PooledNodeLeaf().link(fab)
+                substitutions[role] = (f"{e_nic.form_factor} at {link.rate_gbps:g}G: {exc.message}; counted as "
+                                       f"the nodes' {fab.nic.form_factor} port at {fab.rate:g}G")
+                groups += count_hop(media, fp, rate_gbps=node.rate_gbps, ff_lower=node.ff_lower,
+                                    ff_upper=node.ff_upper, lane_gbps=node.lane_gbps, **kw)  # type: ignore[arg-type]
+        return groups
+
+    def rows(self, plan: Plan, fab: PooledLinks, sw: Switches, kinds: dict[str, dict[Run, Kind]], fp: FloorPlan,
+             site: int, uplink_names: list[str]) -> Rows:
+        """One site's endpoint ports, kind by kind, each spread over the endpoints' leaves (plane 1).
+        ``uplink_names``: a management switch's dedicated uplink ports (role ``oob``)."""
+        ps, p = fab.pooled[fab.shape_of(site)], sw.p
+        run = shared_rack(fp)
+        lpg = p.leaves_per_group
+        e_leaves = self.leaves(ps, p)
+        first = ps.node_groups if ps.extra_groups else 0
+        leaf_role = sw.roles["leaf"]
+        for role, e_nic, ports in ps.kinds:
+            k = kinds[self.hop(role)][run]
+            emit, per = plan.emitter(k), k.a_per
+            if role == "oob":
+                device_role, pnames = "oob-leaf", uplink_names
+            else:
+                device_role, pnames = role, node_port_names(fab.name, -(-e_nic.ports // per), per)
+            for u in range(ports):
+                d, r = divmod(u, e_nic.ports)
+                j_leaf = share(u, ports, e_leaves)
+                leaf_i = ((first + j_leaf // lpg) * fab.planes) * lpg + j_leaf % lpg
+                leaf_ports = sw.leaf_down(leaf_i)
+                j = leaf_ports.take(k.b_key)
+                yield from emit(k, 1, "", plan.place(device_role, site, d), pnames[r], pnames[r - r % per],
+                                plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                                leaf_ports.names[j - j % leaf_ports.per])
+
+
+class PooledLeafSpine(LeafSpine):
+    """A pooled fabric's leaf-spine hop: the switch fabric's pattern; its cages count as spread."""
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        p = fab.first
+        return Link(p.up.rate_gbps, cage(p.up.form_factor, p.up.ports_per_cage, True),
+                    cage(p.spine.form_factor, p.spine.ports_per_cage, True), fab.up_lane)
+
+
+class PooledSpineCore(SpineCore):
+    """A pooled fabric's spine-core hop: the switch fabric's pattern; its cages count as spread."""
+
+    def link(self, fab: FabricLinks, rate: float) -> Link:
+        p = fab.first
+        sc = cage(p.spine.form_factor, p.spine.ports_per_cage, True)
+        return Link(p.spine.rate_gbps, sc, sc, fab.up_lane)
+
+
+POOLED_NODE_LEAF = PooledNodeLeaf()
+POOLED_ENDPOINTS = PooledEndpoints()
+POOLED_LEAF_SPINE = PooledLeafSpine()
+POOLED_SPINE_CORE = PooledSpineCore()
+
+
+def pooled_groups(media: Media, fp: FloorPlan, fab: PooledLinks, substitutions: dict[str, str]) -> list[LinkGroup]:
+    """The fabric's link groups (closed form), in the plan's hop order: nodes, switches, endpoints."""
+    groups = POOLED_NODE_LEAF.count(media, fp, fab)
+    for hop in (POOLED_LEAF_SPINE, POOLED_SPINE_CORE):
+        groups += hop.count(media, fp, fab, fab.rate)
+    return groups + POOLED_ENDPOINTS.count(media, fp, fab, substitutions)
