@@ -68,20 +68,20 @@ from bom.links.dci import DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.line import DCI_LINE
+from bom.links.oob import oob_rows, uplink_names
 from bom.links.pooled import POOLED_ENDPOINTS, POOLED_LEAF_SPINE, POOLED_NODE_LEAF, POOLED_SPINE_CORE, PooledLinks
-from bom.links.ports import Kind, Locator, Plan, PlanMismatchError, Ports, Switches, port_names
+from bom.links.ports import Kind, Locator, Plan, Switches, port_names
 from bom.links.ufm import UFM_LEAF, UfmLinks
+from bom.model.fabrics import OobFabric
 from bom.topology.geometry import (
     Run,
-    shared_rack,
-    split,
 )
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.fabrics import Fabric
     from bom.model.model import Model
-    from bom.placement.racks import Placement, Rack, Slot
+    from bom.placement.racks import Placement
     from bom.topology.linkgroups import LinkGroup
     from bom.topology.planes import Plane
 
@@ -232,10 +232,17 @@ def _oob_uplink_names(plan: _Plan, pooled: PooledLinks) -> list[str]:
     """A management switch's uplink ports, where they are one of this fabric's endpoint kinds."""
     if not any(role == "oob" for ps in pooled.pooled for role, _, _ in ps.kinds):
         return []
-    f = plan.model.fabrics.get("oob")
-    leaf = plan.catalog.get("switches", f.leaf_id)  # type: ignore[union-attr]
-    assert isinstance(leaf, Switch) and leaf.uplinks is not None
-    return port_names(leaf.uplinks.ports // leaf.uplinks.ports_per_cage, leaf.uplinks.ports_per_cage, leaf.cages)
+    f = plan.model.fabrics["oob"]
+    assert isinstance(f, OobFabric) and plan.catalog is not None
+    return uplink_names(_oob_switches(plan.catalog, f)[0])
+
+
+def _oob_switches(catalog: Catalog, f: OobFabric) -> tuple[Switch, Switch | None]:
+    """The OOB fabric's management switch and spine switch, from the catalog it was built with."""
+    leaf = catalog.get("switches", f.leaf_id)
+    spine = catalog.get("switches", f.spine_id) if f.spine_id else None
+    assert isinstance(leaf, Switch) and (spine is None or isinstance(spine, Switch))
+    return leaf, spine
 
 
 # --- scale-across ---------------------------------------------------------------------------
@@ -277,9 +284,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
-def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
-    from bom.model.fabrics import OobFabric
-
+def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
     model = plan.model
     if scale_up:
         yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
@@ -289,7 +294,7 @@ def _hops(plan: _Plan, catalog: Catalog | None, scale_up: bool) -> Iterator[Iter
         kinds = _kinds(f.groups, start)
         start += len(f.groups)
         if isinstance(f, OobFabric):
-            yield from _oob_hops(plan, f, kinds, tops, catalog)
+            yield from oob_rows(plan, f, kinds, tops, *_oob_switches(catalog, f))
         else:
             yield from _fabric_hops(plan, f, kinds, tops)
     if model.dci is not None:
@@ -401,166 +406,6 @@ class PlacementLocator:
         except LimitError:
             return self.unplaced.where(role, site, index)
         return names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device
-
-
-# --- out-of-band: the management port of every managed device ---------------------------------
-
-def _slot_place(site: int, rack: Rack, slot: Slot) -> tuple[tuple[object, ...], str]:
-    return ((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
-            f"{rack.id}-{slot.u:02d}")
-
-
-def _oob_copies(placement: Placement, shape: object, site: int, merged: bool = False
-                ) -> Iterator[tuple[int | None, list, list]]:
-    """(block section number or None for the shared racks, managed device places, management-switch
-    places): each copy of each block section, then all the shared racks together. ``merged``: the
-    site's one management switch takes the shared racks' devices too (bom/topology/support.py oob_sections)."""
-    if merged:
-        copies = list(_oob_copies(placement, shape, site))
-        if copies and copies[-1][0] is None and len(copies) == 2:
-            (n, devs, leaves), (_, shared, _) = copies
-            yield n, devs + shared, leaves
-            return
-        yield from copies
-        return
-    seq = 0
-    shared_devs: list = []
-    shared_leaves: list = []
-    n = 0
-    for sec in shape.sections:  # type: ignore[attr-defined]
-        block = any(lay.kind == "compute" for lay in sec.layouts)
-        for _ in range(sec.copies):
-            devs, leaves = ([], []) if block else (shared_devs, shared_leaves)
-            for lay in sec.layouts:
-                rack = placement._rack(site, seq, lay)
-                seq += 1
-                for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
-                    if item.managed:
-                        devs.append(_slot_place(site, rack, slot))
-                    elif slot.role == "oob-leaf":
-                        leaves.append(_slot_place(site, rack, slot))
-            if block:
-                yield n, devs, leaves
-        n += 1 if block else 0
-    if shared_devs:
-        yield None, shared_devs, shared_leaves
-
-
-def _oob_hops(plan: _Plan, f: object, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
-              catalog: Catalog | None) -> Iterator[Iterator[tuple[object, ...]]]:
-    from bom.model.fabrics import OobFabric
-
-    assert isinstance(f, OobFabric)
-    placement = plan.model.placement
-    assert placement is not None
-    if catalog is None:
-        from bom.catalog.load import load_catalog
-
-        catalog = load_catalog()
-    leaf = catalog.get("switches", f.leaf_id)
-    assert isinstance(leaf, Switch) and leaf.uplinks is not None
-    down_names = port_names(leaf.cages, leaf.ports_per_cage)
-    up = leaf.uplinks
-    up_names = port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
-    site = 0
-    leaves: list[tuple[int, tuple[tuple[object, ...], str]]] = []
-    sections = iter(f.sections)
-    for k, shape in enumerate(placement.sites):
-        secs: list | None = None
-        blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
-        for _ in range(shape.count):
-            site += 1
-            copies = list(_oob_copies(placement, shape, site, merged=len(blocks) == 1 and not n_shared))
-            if secs is None:   # bom/topology/support.py: one OobSection per block section, then the shared racks'
-                n_block = sum(1 for sec in shape.sections if any(lay.kind == "compute" for lay in sec.layouts))
-                shared = 1 if copies and copies[-1][0] is None else 0
-                secs = [next(sections) for _ in range(n_block + shared)]
-            yield _oob_down(plan, kinds["node-leaf"], secs, copies, down_names, leaf.ports_per_cage)
-            leaves += [(site, lf) for _, _, lfs in copies for lf in lfs]
-    yield _oob_up(plan, f, kinds, tops, leaves, up_names, up.ports_per_cage, catalog)
-
-
-def _oob_down(plan: _Plan, kinds: dict[Run, Kind], secs: list, copies: list, down_names: list[str], per: int
-              ) -> Iterator[tuple[object, ...]]:
-    """Each copy's managed devices in rack order over its management switches (floorplan._split)."""
-
-    for n, devs, leaves in copies:
-        sec = secs[-1] if n is None else secs[n]
-        if len(leaves) != sec.per_rack * sec.racks + sec.block or len(devs) != sec.devices:
-            raise PlanMismatchError(f"a section has {len(devs)} managed devices and {len(leaves)} management "
-                                    f"switches; the OOB fabric counts {sec.devices} and "
-                                    f"{sec.per_rack * sec.racks + sec.block}")
-        if not devs:
-            continue
-        k = kinds[sec.run]
-        emit = plan.emitter(k)
-        d = li = 0
-        for ports, count in split(len(devs), len(leaves)):
-            for _ in range(count):
-                lf = leaves[li]
-                li += 1
-                for j in range(ports):
-                    yield from emit(k, 1, "", devs[d], "mgmt", "mgmt", lf, down_names[j], down_names[j - j % per])
-                    d += 1
-
-
-def _oob_up(plan: _Plan, f: object, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
-            leaves: list, up_names: list[str], per: int, catalog: Catalog) -> Iterator[tuple[object, ...]]:
-    """Management switches' uplinks: into the in-band leaves' free ports, or to the OOB spines."""
-    if getattr(f, "into_inband", False):
-        return   # the uplinks are the in-band fabric's oob-leaf hop (its rows)
-    fp = plan.model.floor
-    upl = f.uplinks_per_leaf  # type: ignore[attr-defined]
-    run = shared_rack(fp)
-    if f.spines:  # type: ignore[attr-defined]
-        k = kinds["leaf-spine"][run]
-        spine = catalog.get("switches", f.spine_id)  # type: ignore[attr-defined]
-        assert isinstance(spine, Switch)
-        spine_names = port_names(spine.cages, spine.ports_per_cage)
-        ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
-                  for i in range(f.spines)]  # type: ignore[attr-defined]
-        emit = plan.emitter(k)
-        c = 0
-        for _, lf in leaves:
-            for j in range(upl):
-                i = c % len(ranges)
-                c += 1
-                m = ranges[i].take(k.b_key)
-                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place("oob-spine", 1, i),
-                                spine_names[m], spine_names[m - m % ranges[i].per])
-        return
-    k = kinds["leaf-inband"][run]
-    emit = plan.emitter(k)
-    inband = tops.get("inband", {})
-    free: dict[int, list[list[Ports]]] = {}
-    turn: Counter[int] = Counter()
-    for site, lf in leaves:
-        sw = inband.get(site)
-        if sw is None:
-            # The closed form counts these uplinks into an in-band fabric the scenario does not build.
-            for j in range(upl):
-                turn[site] += 1
-                name = f"{names.site(site)}-inband"
-                far = ((names.site(site), "", "", "", name, "inband"), name)
-                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
-            continue
-        if site not in free:
-            free[site] = [sw.spare(i) for i in range(sw.p.leaves * sw.planes)]
-        ranges = free[site]
-        for j in range(upl):
-            for _ in range(len(ranges)):
-                i = turn[site] % len(ranges)
-                turn[site] += 1
-                spare = next((r for r in ranges[i] if r.free), None)
-                if spare is not None:
-                    break
-            else:
-                raise LimitError(f"site {site}: the in-band leaves have no free ports for the management "
-                                 "switches' uplinks", key="fabrics.oob.uplinks",
-                                 hint="Set fabrics.oob.uplinks: spine, or a larger in-band switch.")
-            m = spare.take(k.b_key)
-            yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place(sw.roles["leaf"], site, i),
-                            spare.names[m], spare.names[m - m % spare.per])
 
 
 def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRow]:

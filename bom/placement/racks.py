@@ -118,6 +118,11 @@ class Section:
     def per_copy(self, role: str) -> int:
         return len(self.index.get(role, ()))
 
+    @property
+    def block(self) -> bool:
+        """A compute block's section (its copies hold nodes), not the shared racks'."""
+        return any(lay.kind == "compute" for lay in self.layouts)
+
 
 @dataclass(frozen=True)
 class SiteLayout:
@@ -191,12 +196,18 @@ class Placement:
         for shape in self.sites:
             for _ in range(shape.count):
                 site += 1
-                seq = 0
-                for sec in shape.sections:
-                    for _copy in range(sec.copies):
-                        for lay in sec.layouts:
-                            yield self._rack(site, seq, lay)
-                            seq += 1
+                for _k, _copy, _lay, rack in self.site_racks(site, shape):
+                    yield rack
+
+    def site_racks(self, site: int, shape: SiteLayout) -> Iterator[tuple[int, int, Layout, Rack]]:
+        """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
+        in row order."""
+        seq = 0
+        for k, sec in enumerate(shape.sections):
+            for copy in range(sec.copies):
+                for lay in sec.layouts:
+                    yield k, copy, lay, self._rack(site, seq, lay)
+                    seq += 1
 
     def _layout(self, rack: Rack) -> Layout:
         seq = (rack.row - 1) * self.racks_per_row + rack.position - 1

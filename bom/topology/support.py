@@ -25,16 +25,16 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from bom.catalog.media import Media, cage
+from bom.catalog.media import Media
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
+from bom.links.oob import oob_groups
 from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Model
 from bom.placement.racks import Placement
-from bom.topology.geometry import EndGroups, FloorPlan, in_rack, in_row, shared_rack, split
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.topology.geometry import in_rack, in_row
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
@@ -106,6 +106,7 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     and the scenario fixes neither the leaf groups (``su_nodes``) nor the layers.
 
     >>> from bom.inputs.scenario import FabricSpec
+from bom.links.oob import oob_groups
 from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
     >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
     (True, False)
@@ -203,7 +204,7 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
         blocks: list[tuple[int, int]] = []
         shared_devices = 0
         for sec in shape.sections:
-            if not any(lay.kind == "compute" for lay in sec.layouts):
+            if not sec.block:
                 shared_devices += sum(1 for lay in sec.layouts for item, _ in lay.slots if item.managed)
                 continue
             racks = [lay for lay in sec.layouts]
@@ -259,34 +260,4 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
                          or math.ceil(leaves * per_leaf / sp.radix))
     if spec.media:
         media = media.restricted(tuple(spec.media))
-    return replace(fabric, groups=_oob_groups(fabric, model.floor, media, leaf, spine))
-
-
-def _oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None) -> list[LinkGroup]:
-    dev_lo: EndGroups = []
-    leaf_lo: EndGroups = []
-    for s in f.sections:
-        dev_lo.append((s.devices * s.copies, {s.run: 1}))
-        leaves = s.per_rack * s.racks + s.block
-        for ports, n in split(s.devices, leaves):
-            leaf_lo.append((n * s.copies, {s.run: ports}))
-    groups = count_hop(media, fp, fabric="oob", tier=f.tier, hop="node-leaf", lower="node", upper="leaf",
-                       lower_groups=dev_lo, upper_groups=leaf_lo, rate_gbps=magnitude(leaf.port_rate, "rate"),
-                       ff_lower=cage("rj45", 1), ff_upper=cage("rj45", 1), lane_gbps=None)
-    assert leaf.uplinks is not None
-    up = leaf.uplinks
-    run = shared_rack(fp)
-    ups = [(f.leaves, {run: f.uplinks_per_leaf})]
-    if f.spines and spine is not None:
-        per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)
-        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-spine", lower="leaf", upper="spine",
-                            lower_groups=ups, upper_groups=[(f.spines, {run: per})],
-                            rate_gbps=magnitude(up.rate, "rate"), ff_lower=cage(up.form_factor, 1, True),
-                            ff_upper=cage(spine.form_factor, spine.ports_per_cage, True), lane_gbps=None)
-    elif not f.into_inband:
-        # No in-band fabric is built: the uplinks' cables to the site's in-band network, counted here.
-        groups += count_hop(media, fp, fabric="oob", tier=f.tier, hop="leaf-inband", lower="leaf", upper="inband",
-                            lower_groups=ups, upper_groups=ups, rate_gbps=magnitude(up.rate, "rate"),
-                            ff_lower=cage(up.form_factor, 1, True), ff_upper=cage(up.form_factor, 1, True),
-                            lane_gbps=None)
-    return groups
+    return replace(fabric, groups=oob_groups(fabric, model.floor, media, leaf, spine))
