@@ -143,3 +143,33 @@ def test_stages_do_not_import_the_orchestrator() -> None:
                                                            ["model"], ["catalog"], ["links"], ["inputs"])]
     importers = [m for m in stages if GRAPH[m] & {"bom.pipeline", "bom.cli"}]
     assert importers == []
+
+
+def _private_members() -> dict[str, set[str]]:
+    """Private methods and attributes each module's classes define (``def _x`` in a class body)."""
+    out: dict[str, set[str]] = {}
+    for m, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                out[m] = out.get(m, set()) | {
+                    f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and f.name.startswith("_") and not f.name.startswith("__")}
+    return out
+
+
+def _foreign_private_uses() -> list[str]:
+    """``obj._method`` where ``obj`` is not ``self``/``cls`` and only another module's class defines it."""
+    members = _private_members()
+    out = []
+    for m, path in MODULES.items():
+        mine = members.get(m, set())
+        others = set().union(*(v for k, v in members.items() if k != m)) - mine
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr in others
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                out.append(f"{m}:{node.lineno} uses {node.attr}")
+    return out
+
+
+def test_no_module_calls_another_modules_private_methods() -> None:
+    assert _foreign_private_uses() == []

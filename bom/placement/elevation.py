@@ -35,8 +35,7 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
 
     p = model.platform
     layouts: dict[int, tuple[list[tuple[object, ...]], tuple[object, ...]]] = {}
-    for rack in placement.racks():
-        lay = placement._layout(rack)
+    for lay, rack in placement.laid_out():
         done = layouts.get(id(lay))
         if done is None:
             seen: Counter[str] = Counter()

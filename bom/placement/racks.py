@@ -192,12 +192,17 @@ class Placement:
 
     def racks(self) -> Iterator[Rack]:
         """Every rack, by site, row and position."""
+        for _lay, rack in self.laid_out():
+            yield rack
+
+    def laid_out(self) -> Iterator[tuple[Layout, Rack]]:
+        """Every rack with its layout, by site, row and position."""
         site = 0
         for shape in self.sites:
             for _ in range(shape.count):
                 site += 1
-                for _k, _copy, _lay, rack in self.site_racks(site, shape):
-                    yield rack
+                for _k, _copy, lay, rack in self.site_racks(site, shape):
+                    yield lay, rack
 
     def site_racks(self, site: int, shape: SiteLayout) -> Iterator[tuple[int, int, Layout, Rack]]:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
