@@ -106,8 +106,6 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     and the scenario fixes neither the leaf groups (``su_nodes``) nor the layers.
 
     >>> from bom.inputs.scenario import FabricSpec
-from bom.links.oob import oob_groups
-from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
     >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
     (True, False)
     """
