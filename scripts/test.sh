@@ -2,7 +2,7 @@
 # Installs everything the tests need and runs the whole suite. Safe to run again.
 #  - Python: the package and its test extras (pytest, hypothesis, ruff)
 #  - Debian: LibreOffice Calc (recalculates the workbook) and Chromium (renders the report)
-# --fast: the tests not marked slow, without NetBox, the catalog check or ruff (the edit loop, under
+# --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
 # 2 minutes on 2 cores); CI runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,4 +33,4 @@ if [ "${BOM_NETBOX:-on}" != off ] && [ "$(id -u)" = 0 ]; then
   [ -f "$nb_state" ] || trap 'bash scripts/netbox-down.sh' EXIT
   bash scripts/netbox-up.sh >/dev/null || echo "warning: NetBox did not start; the live NetBox tests fail in CI" >&2
 fi
-python3 -m pytest --doctest-modules bom tests "$@"
+python3 -m pytest "$@"   # bom (doctests) and tests: pyproject.toml testpaths

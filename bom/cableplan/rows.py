@@ -71,8 +71,10 @@ from bom.links.line import DCI_LINE
 from bom.links.oob import oob_rows, uplink_names
 from bom.links.pooled import POOLED_ENDPOINTS, POOLED_LEAF_SPINE, POOLED_NODE_LEAF, POOLED_SPINE_CORE, PooledLinks
 from bom.links.ports import Kind, Locator, Plan, Switches, port_names
+from bom.links.scaleup import scale_up_row_count, scale_up_rows
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.model.fabrics import OobFabric
+from bom.model.hops import HOPS, HopKind
 from bom.topology.geometry import (
     Run,
 )
@@ -215,7 +217,7 @@ def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
         sw = Switches(f.name, f.planes, p, site)
         if pooled is not None:
             for pl in range(f.planes):
-                yield POOLED_NODE_LEAF.rows(plan, pooled, sw, kinds["node-leaf"], fp, site, pl)
+                yield POOLED_NODE_LEAF.rows(plan, pooled, sw, kinds[HopKind.NODE_LEAF], fp, site, pl)
                 if pl == 0:
                     yield POOLED_ENDPOINTS.rows(plan, pooled, sw, kinds, fp, site, _oob_uplink_names(plan, pooled))
         for hop in hops:
@@ -287,7 +289,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
 def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
     model = plan.model
     if scale_up:
-        yield _torus_rows(plan) if model.platform.scale_up.torus is not None else _scale_up_rows(plan)
+        yield scale_up_rows(plan)
     tops: dict[str, dict[int, Switches]] = {}
     start = 0
     for f in model.fabrics.values():
@@ -299,97 +301,6 @@ def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tu
             yield from _fabric_hops(plan, f, kinds, tops)
     if model.dci is not None:
         yield _dci_rows(plan, tops, _kinds(model.dci_groups, start))
-
-
-def _scale_up_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
-    """GPU-to-NVSwitch links inside every domain (electrical, in the system: no part is bought per link).
-
-    Link ``l`` of a GPU goes to switch chip ``l * chips // links`` (an even spread: one link to
-    each of the 18 chips of an NVL72, as its NVLink spine runs; on an HGX baseboard the chips
-    sit on the node itself); chip port ``p`` takes the domain's GPU ``p``'s link to it.
-    """
-    model = plan.model
-    p, su = model.platform, model.platform.scale_up
-    chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
-    if not links or not chips:
-        return
-    per_tray = chips // trays if trays else chips
-    nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
-    head = ("scale-up", "nvlink", "gpu-nvswitch")
-    tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
-    site = 0
-    for shape in model.cluster.sites:
-        for _ in range(shape.count):
-            site += 1
-            for n in range(shape.nodes):
-                node = plan.place("node", site, n)
-                d, local = divmod(n, nodes_per_domain)
-                for g in range(p.gpus_per_node):
-                    gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
-                    for lk in range(links):
-                        c = lk * chips // links
-                        t, chip = divmod(c, per_tray)
-                        far = plan.place("nvlink-switch", site, d * trays + t) if trays else node
-                        a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
-                        yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
-                               f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0], b_port, "",
-                               *tail)
-            plan.forget(site)
-
-
-def _torus_rows(plan: _Plan) -> Iterator[tuple[object, ...]]:
-    """A torus's optical links: one fibre run from each cube-face port to its OCS port.
-
-    Cube ``c`` of its domain, dimension ``d``, position ``k`` on the face, side ``s`` (0 the -
-    face, 1 the +): OCS group ``g`` = the faces before ``d`` + ``k``; the group's port
-    ``2c + s``, over ``ceil(2 x cubes / ports)`` switches per group (bom/topology/scaleup.py). Chip numbers
-    run x fastest; a host holds ``gpus_per_node`` consecutive chips (an assumption: Google does
-    not publish which chips share a tray). The OCSes stand nowhere in the placement: unplaced.
-    """
-    from bom.topology.scaleup import cube_links
-
-    model = plan.model
-    p = model.platform
-    t = p.scale_up.torus
-    assert t is not None
-    ports = t.ocs.ports or 1
-    cubes_per_domain = p.gpus_per_domain // t.chips
-    groups = cube_links(t)[2]
-    dims = len(t.cube)
-    offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
-    head = ("scale-up", "ici", "cube-ocs")
-    tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
-    site = 0
-    for shape in model.cluster.sites:
-        cubes = shape.nodes // p.nodes_per_system
-        for _ in range(shape.count):
-            site += 1
-            for c in range(cubes):
-                dom, local = divmod(c, cubes_per_domain)
-                in_dom = min(cubes_per_domain, cubes - dom * cubes_per_domain)
-                per_group = -(-2 * in_dom // ports)
-                base = dom * groups * -(-2 * cubes_per_domain // ports)
-                for d in range(dims):
-                    others = [e for e in range(dims) if e != d]
-                    for k in range(t.face(d)):
-                        coord = [0] * dims
-                        rest = k
-                        for e in others:
-                            rest, coord[e] = divmod(rest, t.cube[e])[0], rest % t.cube[e]
-                        for side in (0, 1):
-                            coord[d] = side * (t.cube[d] - 1)
-                            chip = 0
-                            for e in reversed(range(dims)):
-                                chip = chip * t.cube[e] + coord[e]
-                            node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
-                            sub, port = divmod(2 * local + side, ports)
-                            ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
-                            a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
-                            b_port = f"p{port + 1}"
-                            yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",
-                                   f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port,
-                                   t.optic.part_number, *ocs[0], b_port, "", *tail)
-            plan.forget(site)
 
 
 class PlacementLocator:
@@ -416,10 +327,8 @@ def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRo
 def row_count(model: Model, scale_up: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
-    if scale_up and model.platform.scale_up.torus is not None:
-        n += model.scale_up.optical_links
-    elif scale_up and model.platform.scale_up.switch_chips_per_domain:
-        n += model.scale_up.links
+    if scale_up:
+        n += scale_up_row_count(model.platform, model.scale_up.links, model.scale_up.optical_links)
     d = model.dci
     if d is not None:
         n += DCI_LINE.row_count(d)
@@ -428,19 +337,12 @@ def row_count(model: Model, scale_up: bool = False) -> int:
 
 # --- aggregates (the closed form checked against the plan) -----------------------------------
 
-#: The closed form's layer names at the two ends of each hop (LinkGroup.lower / .upper).
-HOP_LAYERS = {"gpu-nvswitch": ("node", "nvswitch"),
-              "node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
-              "leaf-leaf": ("leaf", "leaf"),
-              "leaf-inband": ("leaf", "inband"), "site-site": ("router", "mux"), "fibre-pair": ("mux", "mux")}
-
-
 def _layers(hop: str, b_role: str) -> tuple[str, str]:
-    if hop == "fabric-dci":   # router client ports to the compute fabric's top layer
-        return "router", b_role.rsplit("-", 1)[-1]
-    if hop not in HOP_LAYERS and hop.endswith("-leaf"):   # an endpoint kind's own hop (ufm-leaf, oob-leaf)
-        return hop[:-5], "leaf"
-    return HOP_LAYERS[hop]
+    """The closed form's layers at the two ends of a row's hop (``LinkGroup.lower`` / ``.upper``)."""
+    m = HOPS[HopKind(hop)]
+    if m.upper == "top":   # the compute fabric's top layer: the far device's role says which
+        return m.lower, b_role.rsplit("-", 1)[-1]
+    return m.lower, m.upper
 
 
 @dataclass
@@ -483,7 +385,7 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
             role, dev, port, mod = (r[c[f"{side}_role"]], r[c[f"{side}_device"]], r[c[f"{side}_port"]],
                                     r[c[f"{side}_module"]])
             devices[fabric, layer].add(dev)
-            if mod and hop == "site-site":
+            if mod and hop == HopKind.SITE_SITE:
                 t.coherent += 1
             elif mod:
                 cages[fabric, layer].add((dev, port.split("/")[0]))
@@ -491,7 +393,7 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
                 racks.add(r[c[f"{side}_rack"]])
             if role == "mux":
                 muxes.add(dev)
-        if hop == "site-site" and r[c["b_role"]] == "mux":
+        if hop == HopKind.SITE_SITE and r[c["b_role"]] == "mux":
             t.mux_ports += 1
         bundle = r[c["bundle"]]
         if bundle:
@@ -559,8 +461,8 @@ def check(model: Model, t: Tally) -> list[str]:
            for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]   # type: ignore[index, union-attr]
     d = model.dci
     if d is not None:
-        figures = {"site-site links": (d.links, t.links["dci", "site-site"]),
-                   "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", "fabric-dci"]),
+        figures = {"site-site links": (d.links, t.links["dci", HopKind.SITE_SITE]),
+                   "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", HopKind.FABRIC_DCI]),
                    "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
                    "coherent modules": (d.modules, t.coherent),
                    "client modules": (sum(g.modules for g in model.dci_groups),

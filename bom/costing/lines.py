@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
+from bom.model.hops import HopKind
 from bom.topology.linkgroups import LinkGroup
 from bom.units import magnitude
 
@@ -178,8 +179,8 @@ def scale_up_lines(platform: Platform, up: object) -> list[Line]:
         return []
     out = []
     for part, hop, category, qty in ((t.ocs, "ocs", Category.SWITCH, up.ocs),
-                                     (t.optic, "cube-ocs", Category.TRANSCEIVER, up.modules),
-                                     (t.fibre, "cube-ocs", Category.FIBRE_TRUNK, up.fibre_runs)):
+                                     (t.optic, HopKind.CUBE_OCS, Category.TRANSCEIVER, up.modules),
+                                     (t.fibre, HopKind.CUBE_OCS, Category.FIBRE_TRUNK, up.fibre_runs)):
         out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
                         part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
                         part.price_source, platform.as_of.isoformat(), part.source))
@@ -200,18 +201,18 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     from bom.topology.dci import Dci
 
     assert isinstance(dci, Dci)
-    out = [_line(dci.coherent, "scale-across", "dci", "site-site", Category.COHERENT_OPTIC, dci.modules,
+    out = [_line(dci.coherent, "scale-across", "dci", HopKind.SITE_SITE, Category.COHERENT_OPTIC, dci.modules,
                  magnitude(dci.coherent.power, "power")),
            _line(dci.router, "scale-across", "dci", "router", Category.DCI_SWITCH, dci.routers,
                  magnitude(dci.router.power_typical, "power"))]
     for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
         if isinstance(part, Dwdm) and qty:
-            out.append(_line(part, "scale-across", "dci", "site-site", Category.DWDM, qty,
+            out.append(_line(part, "scale-across", "dci", HopKind.SITE_SITE, Category.DWDM, qty,
                              magnitude(part.power, "power")))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
-        out.append(Line("scale-across", "dci", "site-site", Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
+        out.append(Line("scale-across", "dci", HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
                         f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))

@@ -25,6 +25,7 @@ from bom.errors import LimitError
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.line import DciLinks, router_port
 from bom.links.ports import Ports
+from bom.model.hops import HopKind
 from bom.topology.geometry import network_row, node_leaf
 from bom.topology.linkgroups import LinkGroup, count_hop
 
@@ -83,7 +84,7 @@ def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
 class DciClient:
     """Router client ports to the top layer of each site's compute fabric, inside the building."""
 
-    name, lower, fabric, tier = "fabric-dci", "router", "dci", "scale-across"
+    name, lower, fabric, tier = HopKind.FABRIC_DCI, "router", "dci", "scale-across"
 
     def upper(self, p: Plane) -> str:
         return "core" if p.layers == 3 else "spine"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from bom.catalog.media import cage
 from bom.links.hop import FabricLinks, Hop, Link, Rows, scaled
 from bom.links.ports import node_port_names
+from bom.model.hops import HopKind
 from bom.topology.geometry import (
     core_runs,
     in_rack,
@@ -34,7 +35,7 @@ class NodeLeaf(Hop):
     """Node ports to their leaves: every plane's leaves stand with the others, so a node's ports of
     all planes share a run."""
 
-    name, lower, upper = "node-leaf", "node", "leaf"
+    name, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
 
     def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         return node_leaf(p, fp)
@@ -140,7 +141,7 @@ class NodeLeafTor(NodeLeaf):
 class LeafLeaf(Hop):
     """A switch pair's inter-switch links: they take the place of the leaf-spine hop."""
 
-    name, lower, upper = "leaf-leaf", "leaf", "leaf"
+    name, lower, upper = HopKind.LEAF_LEAF, "leaf", "leaf"
 
     def applies(self, p: Plane) -> bool:
         return bool(p.isl)
@@ -172,7 +173,7 @@ class LeafLeaf(Hop):
 class LeafSpine(Hop):
     """Each leaf's uplinks spread over its pod's spines (a fabric of one leaf or a pair has none)."""
 
-    name, lower, upper = "leaf-spine", "leaf", "spine"
+    name, lower, upper = HopKind.LEAF_SPINE, "leaf", "spine"
 
     def applies(self, p: Plane) -> bool:
         return p.layers > 1
@@ -229,7 +230,7 @@ class LeafSpine(Hop):
 class SpineCore(Hop):
     """Three layers: spine i of every pod to core group i."""
 
-    name, lower, upper = "spine-core", "spine", "core"
+    name, lower, upper = HopKind.SPINE_CORE, "spine", "core"
 
     def applies(self, p: Plane) -> bool:
         return p.layers == 3

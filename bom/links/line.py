@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from bom import names
+from bom.model.hops import HopKind
 
 if TYPE_CHECKING:
     from bom.catalog.media import Choice
@@ -85,7 +86,7 @@ class DciLine:
     """The coherent line side: router line ports, mux/demux channels and fibre pairs per cabled
     site pair."""
 
-    name, pair_hop = "site-site", "fibre-pair"
+    name, pair_hop = HopKind.SITE_SITE, HopKind.FIBRE_PAIR
 
     def fibre_pairs(self, wavelengths: int, channels: int) -> int:
         """Fibre pairs one site pair takes."""

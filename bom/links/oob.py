@@ -25,6 +25,7 @@ from bom.catalog.media import cage
 from bom.errors import LimitError
 from bom.links.hop import Rows
 from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.model.hops import HopKind
 from bom.topology.geometry import shared_rack, split
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
@@ -69,7 +70,7 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
             for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
                 if item.managed:
                     devs.append(_place(site, rack, slot))
-                elif slot.role == "oob-leaf":
+                elif slot.role == HopKind.OOB_LEAF:
                     leaves.append(_place(site, rack, slot))
         if block:
             yield number[k], devs, leaves
@@ -87,7 +88,7 @@ def uplink_names(leaf: Switch) -> list[str]:
 class OobNodeLeaf:
     """Every managed device's management port to its section's management switches."""
 
-    name = "node-leaf"
+    name = HopKind.NODE_LEAF
 
     def ends(self, f: OobFabric) -> tuple[EndGroups, EndGroups]:
         dev: EndGroups = []
@@ -136,8 +137,8 @@ class OobUplinks:
     def hop(self, f: OobFabric) -> str | None:
         """The hop the uplinks are counted as here (None: the in-band fabric's oob-leaf hop)."""
         if f.spines:
-            return "leaf-spine"
-        return None if f.into_inband else "leaf-inband"
+            return HopKind.LEAF_SPINE
+        return None if f.into_inband else HopKind.LEAF_INBAND
 
     def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, spine: Switch | None
               ) -> list[LinkGroup]:
@@ -149,7 +150,7 @@ class OobUplinks:
         run = shared_rack(fp)
         ups = [(f.leaves, {run: f.uplinks_per_leaf})]
         ff = cage(up.form_factor, 1, True)
-        if hop == "leaf-spine":
+        if hop == HopKind.LEAF_SPINE:
             assert spine is not None
             per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)
             far, ff_far, upper = [(f.spines, {run: per})], cage(spine.form_factor, spine.ports_per_cage, True), "spine"
@@ -167,7 +168,7 @@ class OobUplinks:
         assert leaf.uplinks is not None
         up_names, per = uplink_names(leaf), leaf.uplinks.ports_per_cage
         k = kinds[hop][shared_rack(plan.model.floor)]
-        if hop == "leaf-spine":
+        if hop == HopKind.LEAF_SPINE:
             assert spine is not None
             yield from self._to_spines(plan, f, k, leaves, up_names, per, spine)
         else:
@@ -248,6 +249,6 @@ def oob_rows(plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], tops: 
             if secs is None:   # one OobSection per block section, then the shared racks' (oob_sections)
                 shared = 1 if found and found[-1][0] is None else 0
                 secs = [next(sections) for _ in range(sum(sec.block for sec in shape.sections) + shared)]
-            yield OOB_NODE_LEAF.rows(plan, kinds["node-leaf"], secs, found, leaf)
+            yield OOB_NODE_LEAF.rows(plan, kinds[HopKind.NODE_LEAF], secs, found, leaf)
             leaves += [(site, lf) for _, _, lfs in found for lf in lfs]
     yield OOB_UPLINKS.rows(plan, f, kinds, tops, leaves, leaf, spine)

@@ -25,6 +25,7 @@ from bom.errors import LimitError
 from bom.links.fabric import LeafSpine, SpineCore
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import node_port_names
+from bom.model.hops import HopKind
 from bom.topology.geometry import in_row, share, shared_rack, split
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import switch_ports
@@ -87,7 +88,7 @@ class PooledLinks(FabricLinks):
 class PooledNodeLeaf:
     """The nodes' ports to their block's leaf groups."""
 
-    name, lower, upper = "node-leaf", "node", "leaf"
+    name, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
 
     def ends(self, fab: PooledLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         run = fab.node_run(fp)
@@ -216,7 +217,7 @@ class PooledEndpoints:
             k = kinds[self.hop(role)][run]
             emit, per = plan.emitter(k), k.a_per
             if role == "oob":
-                device_role, pnames = "oob-leaf", uplink_names
+                device_role, pnames = HopKind.OOB_LEAF, uplink_names
             else:
                 device_role, pnames = role, node_port_names(fab.name, -(-e_nic.ports // per), per)
             for u in range(ports):

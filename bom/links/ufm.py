@@ -20,6 +20,7 @@ from bom.catalog.media import cage
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import port_names
 from bom.model.fabrics import UFM_HOP
+from bom.model.hops import HopKind
 from bom.topology.geometry import node_leaf, shared_rack
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
@@ -88,7 +89,7 @@ class UfmLeaf:
 
     name, lower, upper = UFM_HOP, "ufm", "leaf"
     #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
-    shares = "node-leaf"
+    shares = HopKind.NODE_LEAF
 
     def loads(self, fab: FabricLinks, fp: FloorPlan, shape: int) -> list[tuple[int, int]]:
         """(leaves, node ports used on each) over every plane of one site of the given shape."""

@@ -15,13 +15,14 @@ from functools import cached_property
 
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
+from bom.model.hops import HopKind
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
 from bom.topology.geometry import Run, split
 from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import Plane
 
 #: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
-UFM_HOP = "ufm-leaf"
+UFM_HOP = HopKind.UFM_LEAF
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,9 @@ class Fabric:
 
     def to_json(self) -> dict[str, object]:
         t = self.totals()
-        hops = {h: t.hop(h) for h in ("node-leaf", "leaf-spine", "spine-core")}
-        if t.hop("leaf-leaf"):
-            hops["leaf-leaf"] = t.hop("leaf-leaf")
+        hops = {h: t.hop(h) for h in (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)}
+        if t.hop(HopKind.LEAF_LEAF):
+            hops[HopKind.LEAF_LEAF] = t.hop(HopKind.LEAF_LEAF)
         modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.ufm is not None:
@@ -239,7 +240,8 @@ class OobFabric(Fabric):
                         ports_per_cage=1)
 
     def to_json(self) -> dict[str, object]:
-        links = {h: self.hop_links(h) for h in ("node-leaf", "leaf-spine", "spine-core", "leaf-inband")}
+        hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE, HopKind.LEAF_INBAND)
+        links = {h: self.hop_links(h) for h in hops}
         copper = sum(g.links for g in self.groups if g.copper)
         total = sum(g.links for g in self.groups)
         return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,

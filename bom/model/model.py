@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from bom.catalog.rows import Platform
 from bom.inputs.scenario import Scenario
 from bom.model.fabrics import Fabric
+from bom.model.hops import HopKind
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
 from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, ScaleUp
@@ -69,8 +70,8 @@ class Model:
             d, client = self.dci, totals.dci_clients
             fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
                               "coherent": d.coherent.id, "standard": d.coherent.standard,
-                              "links": {"site-site": d.links, "fabric-dci": client.links},
-                              "media": {"site-site": {"coherent": d.links}, **client.media_json()},
+                              "links": {HopKind.SITE_SITE: d.links, HopKind.FABRIC_DCI: client.links},
+                              "media": {HopKind.SITE_SITE: {"coherent": d.links}, **client.media_json()},
                               "modules": {"coherent": d.modules, "client": client.modules},
                               "copper_links": 0, "optical_links": d.links + client.links}
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,

@@ -7,6 +7,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 
+from bom.model.hops import HopKind
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, Sizing
 
 
@@ -221,7 +222,7 @@ def build_summary(model: object) -> str:
         rows.append([name, j["switch"], j["layers"], j["planes"],
                      f"{t.switches['leaf']:,}/{t.switches['spine']:,}/{t.switches['core']:,}",
                      f"{t.hop('node-leaf'):,}/{t.hop('leaf-spine'):,}/{t.hop('spine-core'):,}"
-                     + (f" + {t.hop('leaf-leaf'):,} ISL" if t.hop("leaf-leaf") else ""),
+                     + (f" + {t.hop('leaf-leaf'):,} ISL" if t.hop(HopKind.LEAF_LEAF) else ""),
                      f"{t.node_modules:,}/{t.switch_modules:,}", f"{t.copper_links:,}", f"{t.optical_links:,}"])
     lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
                         "modules node/switch", "copper", "optical"], rows,

@@ -26,10 +26,10 @@ Three kinds (``ScaleUp.kind`` in the platform row):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from bom.catalog.rows import Platform, Torus
+from bom.catalog.rows import Platform
+from bom.links.scaleup import SWITCHED, TORUS
 
 
 @dataclass(frozen=True)
@@ -69,45 +69,19 @@ class ScaleUp:
         return out
 
 
-def cube_links(t: Torus) -> tuple[int, int, int]:
-    """Copper links inside one cube, optical links leaving it, and OCS groups per domain.
-
-    >>> from bom.catalog.rows import ScaleUpPart
-    >>> part = dict(vendor="x", part_number="x", description="x", power="1 W", price_usd=0,
-    ...             price_source="estimate", source="x")
-    >>> t = Torus(cube=[4, 4, 4], ocs=ScaleUpPart(id="o", ports=136, **part),
-    ...           optic=ScaleUpPart(id="m", **part), fibre=ScaleUpPart(id="f", **part))
-    >>> cube_links(t)
-    (144, 96, 48)
-    """
-    faces = [t.face(d) for d in range(len(t.cube))]
-    inside = sum((n - 1) * f for n, f in zip(t.cube, faces, strict=True))
-    return inside, 2 * sum(faces), sum(faces)
-
-
-def _ocs_per_domain(t: Torus, cubes: int) -> int:
-    """Switches for one domain of ``cubes`` cubes: each group joins 2 x cubes ports."""
-    assert t.ocs.ports is not None
-    return cube_links(t)[2] * math.ceil(2 * cubes / t.ocs.ports)
-
-
 def scale_up(platform: Platform, gpus: int) -> ScaleUp:
-    """The scale-up tier of ``gpus`` GPUs (whole systems) on ``platform``."""
+    """The scale-up tier of ``gpus`` GPUs (whole systems) on ``platform``, counted with the
+    patterns of :mod:`bom.links.scaleup` (the cable plan expands the same ones)."""
     p, su = platform, platform.scale_up
-    full, rest = divmod(gpus, p.gpus_per_domain)
-    domains = full + (1 if rest else 0)
+    domains = -(-gpus // p.gpus_per_domain)
     if su.torus is not None:
         t = su.torus
         cubes = gpus // t.chips
-        inside, optical, groups = cube_links(t)
-        per_pod = p.gpus_per_domain // t.chips
-        ocs = full * _ocs_per_domain(t, per_pod) + (_ocs_per_domain(t, rest // t.chips) if rest else 0)
+        inside, optical, groups = TORUS.cube_links(t)
         links = cubes * optical
         return ScaleUp(su.kind, domains, p.gpus_per_domain, cubes * inside, 0, 0, 0, links, links, links,
-                       links * t.fibre.strands, ocs, ocs * (t.ocs.ports or 0), groups, cubes)
-    ends = gpus * su.links_per_gpu
-    # Without switch chips a link joins two GPUs (all-to-all on the baseboard).
-    links = ends if su.switch_chips_per_domain else ends // 2
-    return ScaleUp(su.kind, domains, p.gpus_per_domain, links, domains * su.copper_cables_per_domain,
-                   domains * su.switch_chips_per_domain, domains * su.switch_trays_per_domain,
-                   switch=su.switch)
+                       links * t.fibre.strands, TORUS.ocs(p, t, cubes), TORUS.ocs(p, t, cubes) * (t.ocs.ports or 0),
+                       groups, cubes)
+    return ScaleUp(su.kind, domains, p.gpus_per_domain, SWITCHED.links(su, gpus),
+                   domains * su.copper_cables_per_domain, domains * su.switch_chips_per_domain,
+                   domains * su.switch_trays_per_domain, switch=su.switch)

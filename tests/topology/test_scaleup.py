@@ -13,7 +13,8 @@ from bom.costing.lines import scale_up_lines
 from bom.errors import BomError
 from bom.inputs.validation import validate
 from bom.inputs.yamlio import load_file, load_text
-from bom.topology.scaleup import cube_links, scale_up
+from bom.links.scaleup import TORUS
+from bom.topology.scaleup import scale_up
 
 PART = dict(vendor="x", part_number="x", description="x", power="1 W", price_usd=1,
             price_source="estimate", source="x")
@@ -32,7 +33,7 @@ def torus(cube: list[int], ports: int = 136) -> Torus:
 ])
 def test_cube_closed_form(cube, expected):
     t = torus(cube)
-    inside, optical, groups = cube_links(t)
+    inside, optical, groups = TORUS.cube_links(t)
     assert (inside, optical, groups) == expected
     # Every chip has 2 ports per dimension: the copper links take two each, the optical one.
     assert 2 * inside + optical == 2 * len(cube) * t.chips

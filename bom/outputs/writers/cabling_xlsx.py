@@ -69,6 +69,8 @@ def _cell(v: object) -> str:
         return "<c/>"
     if isinstance(v, bool):
         return f'<c t="b"><v>{int(v)}</v></c>'
+    if isinstance(v, str):   # a str enum (a hop): text, not a number (plain str is the first test: the hot path)
+        return _cell(str(v))
     return f"<c><v>{v}</v></c>"
 
 

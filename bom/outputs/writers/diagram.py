@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bom.costing.report import Report
+from bom.model.hops import HopKind
 
 WIDTH = 1240
 GUTTER = 190           # tier labels live left of this; lines start right of it
@@ -165,7 +166,7 @@ def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
          "tiers.scale-across.site_pairs", across["site_pairs"]),
         (f"{plural(dci['links']['site-site'], 'wavelength')} in all, "
          f"{plural(across['coherent_modules'], 'coherent module')}", "fabrics.dci.links.site-site",
-         dci["links"]["site-site"])], size=12)
+         dci["links"][HopKind.SITE_SITE])], size=12)
     pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
     sizes = _site_gpus(j)
     top = y + LINE_H * 3 + 16
@@ -342,10 +343,10 @@ def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
     """The DCI routers' client links down into the top layer of the compute fabric."""
     assert d.across is not None
     dci = j["fabrics"]["dci"]
-    links = dci["links"].get("fabric-dci", 0)
+    links = dci["links"].get(HopKind.FABRIC_DCI, 0)
     if not links:
         return
-    klass, media = _media(dci, "dci", "fabric-dci")
+    klass, media = _media(dci, "dci", HopKind.FABRIC_DCI)
     y1, boundary = d.across
     d.wires.append(Wire(x, y1, x, y2, klass, path="fabrics.dci.links.fabric-dci"))
     label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links), *media]

@@ -9,6 +9,7 @@ import openpyxl
 
 from bom.cableplan import rows as plan
 from bom.inputs.scenario import load_scenario
+from bom.model.hops import HopKind
 from bom.outputs import planfiles as cabling
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
@@ -34,7 +35,7 @@ def test_workbook_reads_back_with_text_numbers_and_no_formulas(tmp_path):
     with path.open("wb") as fh:
         wb = StreamingWorkbook(fh)
         wb.sheet("Cabling", ("a", "b", "c", "d"), (10, 10, 10, 10)).append(
-            [("x & <y>", 4.7, "=1+1", ""), (" pad ", 8, "p17/2", "z")])
+            [("x & <y>", 4.7, "=1+1", ""), (" pad ", 8, "p17/2", HopKind.NODE_LEAF)])
         wb.sheet("Racks", ("rack",), (12,)).append([("s1-r01-rk01",)])
         wb.close()
     book = openpyxl.load_workbook(path)
@@ -43,7 +44,7 @@ def test_workbook_reads_back_with_text_numbers_and_no_formulas(tmp_path):
     assert [c.value for c in ws[1]] == ["a", "b", "c", "d"] and ws.freeze_panes == "A2"
     assert [c.value for c in ws[2]] == ["x & <y>", 4.7, "=1+1", None]
     assert ws["C2"].data_type == "s"        # text that looks like a formula stays text
-    assert [c.value for c in ws[3]] == [" pad ", 8, "p17/2", "z"]
+    assert [c.value for c in ws[3]] == [" pad ", 8, "p17/2", "node-leaf"]   # a str enum is text
     assert book["Racks"]["A2"].value == "s1-r01-rk01"
 
 

@@ -1,0 +1,181 @@
+"""Scale-up: the links inside every scale-up domain (hops ``gpu-nvswitch`` and ``cube-ocs``).
+
+One pattern per kind of domain, counted and expanded. The closed form
+(:func:`bom.topology.scaleup.scale_up`) counts with :class:`SwitchedLinks` and :class:`TorusLinks`;
+the cable plan (``bom cables --scale-up``) walks the same rules in their ``rows``.
+
+- :class:`SwitchedLinks`: a GPU's link ``l`` goes to switch chip ``l * chips // links`` (an even
+  spread: one link to each of the 18 chips of an NVL72, as its NVLink spine runs; on an HGX
+  baseboard the chips sit on the node itself); chip port ``p`` takes the domain's GPU ``p``'s link
+  to it. Without switch chips (Infinity Fabric, Gaudi's RoCE mesh: all-to-all on the baseboard) a
+  link joins two GPUs, so half as many, and the plan lists none (they are traces).
+- :class:`TorusLinks`: cube ``c`` of its domain, dimension ``d``, position ``k`` on the face, side
+  ``s`` (0 the - face, 1 the +): OCS group ``g`` = the faces before ``d`` + ``k``; the group's
+  port ``2c + s``, over ``ceil(2 x cubes / ports)`` switches per group. Chip numbers run x
+  fastest; a host holds ``gpus_per_node`` consecutive chips (an assumption: Google does not
+  publish which chips share a tray). The OCSes stand nowhere in the placement: unplaced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from bom.model.hops import HopKind
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Platform, Torus
+    from bom.catalog.rows import ScaleUp as ScaleUpSpec
+    from bom.links.ports import Plan
+
+Rows = Iterator[tuple[object, ...]]
+
+
+class SwitchedLinks:
+    """GPU to switch chip (or GPU to GPU without one), electrical, inside the domain."""
+
+    name = HopKind.GPU_NVSWITCH
+
+    def links(self, su: ScaleUpSpec, gpus: int) -> int:
+        """Electrical links of ``gpus`` GPUs: one per GPU link end with switch chips, half without."""
+        ends = gpus * su.links_per_gpu
+        return ends if su.switch_chips_per_domain else ends // 2
+
+    def listed(self, su: ScaleUpSpec) -> bool:
+        """Whether the plan lists them: only to switch chips (a GPU-to-GPU trace has no far port)."""
+        return bool(su.links_per_gpu and su.switch_chips_per_domain)
+
+    @staticmethod
+    def chip(link: int, chips: int, links: int) -> int:
+        """The switch chip a GPU's ``link``-th link goes to (the even spread)."""
+        return link * chips // links
+
+    def rows(self, plan: Plan) -> Rows:
+        model = plan.model
+        p: Platform = model.platform
+        su = p.scale_up
+        if not self.listed(su):
+            return
+        chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
+        per_tray = chips // trays if trays else chips
+        nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
+        head = ("scale-up", "nvlink", self.name)
+        tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
+        site = 0
+        for shape in model.cluster.sites:
+            for _ in range(shape.count):
+                site += 1
+                for n in range(shape.nodes):
+                    node = plan.place("node", site, n)
+                    d, local = divmod(n, nodes_per_domain)
+                    for g in range(p.gpus_per_node):
+                        gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
+                        for lk in range(links):
+                            t, chip = divmod(self.chip(lk, chips, links), per_tray)
+                            far = plan.place("nvlink-switch", site, d * trays + t) if trays else node
+                            a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
+                            yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
+                                   f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0],
+                                   b_port, "", *tail)
+                plan.forget(site)
+
+
+class TorusLinks:
+    """A torus's cube faces on optics to optical circuit switches (the copper inside a cube is counted, not listed)."""
+
+    name = HopKind.CUBE_OCS
+
+    @staticmethod
+    def cube_links(t: Torus) -> tuple[int, int, int]:
+        """Copper links inside one cube, optical links leaving it, and OCS groups per domain.
+
+        >>> from bom.catalog.rows import ScaleUpPart, Torus
+        >>> part = dict(vendor="x", part_number="x", description="x", power="1 W", price_usd=0,
+        ...             price_source="estimate", source="x")
+        >>> t = Torus(cube=[4, 4, 4], ocs=ScaleUpPart(id="o", ports=136, **part),
+        ...           optic=ScaleUpPart(id="m", **part), fibre=ScaleUpPart(id="f", **part))
+        >>> TorusLinks.cube_links(t)
+        (144, 96, 48)
+        """
+        faces = [t.face(d) for d in range(len(t.cube))]
+        inside = sum((n - 1) * f for n, f in zip(t.cube, faces, strict=True))
+        return inside, 2 * sum(faces), sum(faces)
+
+    @staticmethod
+    def per_group(t: Torus, cubes: int) -> int:
+        """Switches in one OCS group of a domain of ``cubes`` cubes: the group joins 2 x cubes ports."""
+        return math.ceil(2 * cubes / (t.ocs.ports or 1))
+
+    def ocs_per_domain(self, t: Torus, cubes: int) -> int:
+        return self.cube_links(t)[2] * self.per_group(t, cubes)
+
+    def ocs(self, p: Platform, t: Torus, cubes: int) -> int:
+        """Switches for ``cubes`` cubes: full domains, then the last domain's own."""
+        full, rest = divmod(cubes, p.gpus_per_domain // t.chips)
+        return full * self.ocs_per_domain(t, p.gpus_per_domain // t.chips) + (self.ocs_per_domain(t, rest)
+                                                                              if rest else 0)
+
+    def rows(self, plan: Plan) -> Rows:
+        model = plan.model
+        p: Platform = model.platform
+        t = p.scale_up.torus
+        assert t is not None
+        ports = t.ocs.ports or 1
+        cubes_per_domain = p.gpus_per_domain // t.chips
+        dims = len(t.cube)
+        offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
+        head = ("scale-up", "ici", self.name)
+        tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
+        site = 0
+        for shape in model.cluster.sites:
+            cubes = shape.nodes // p.nodes_per_system
+            for _ in range(shape.count):
+                site += 1
+                for c in range(cubes):
+                    dom, local = divmod(c, cubes_per_domain)
+                    per_group = self.per_group(t, min(cubes_per_domain, cubes - dom * cubes_per_domain))
+                    base = dom * self.ocs_per_domain(t, cubes_per_domain)
+                    for d in range(dims):
+                        for k in range(t.face(d)):
+                            for side in (0, 1):
+                                chip = self._chip(t, d, k, side)
+                                node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
+                                sub, port = divmod(2 * local + side, ports)
+                                ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
+                                a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
+                                b_port = f"p{port + 1}"
+                                yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",
+                                       f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port,
+                                       t.optic.part_number, *ocs[0], b_port, "", *tail)
+                plan.forget(site)
+
+    @staticmethod
+    def _chip(t: Torus, d: int, k: int, side: int) -> int:
+        """The chip at position ``k`` of dimension ``d``'s face ``side`` (chip numbers run x fastest)."""
+        dims = len(t.cube)
+        coord = [0] * dims
+        rest = k
+        for e in (e for e in range(dims) if e != d):
+            rest, coord[e] = divmod(rest, t.cube[e])[0], rest % t.cube[e]
+        coord[d] = side * (t.cube[d] - 1)
+        chip = 0
+        for e in reversed(range(dims)):
+            chip = chip * t.cube[e] + coord[e]
+        return chip
+
+
+SWITCHED = SwitchedLinks()
+TORUS = TorusLinks()
+
+
+def scale_up_rows(plan: Plan) -> Rows:
+    """The scale-up tier's rows of the plan's model: the torus's optics, else the switched links."""
+    return (TORUS if plan.model.platform.scale_up.torus is not None else SWITCHED).rows(plan)
+
+
+def scale_up_row_count(platform: Platform, links: int, optical_links: int) -> int:
+    """Rows :func:`scale_up_rows` yields, from the closed form's counts."""
+    if platform.scale_up.torus is not None:
+        return optical_links
+    return links if SWITCHED.listed(platform.scale_up) else 0

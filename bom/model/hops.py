@@ -1,0 +1,66 @@
+"""The hops: every kind of link the tool counts, and what each joins (one table).
+
+A hop's value is the string the JSON, CSV, workbook and cable plan print (``node-leaf``), so the
+outputs keep their bytes. Each hop has one pattern in :mod:`bom.links` (its closed-form count and
+its cable-plan rows); the table here says which layer stands at each end (the closed form's
+``LinkGroup.lower`` / ``.upper``, and the plan's tally per layer) and which tier it is in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class HopKind(StrEnum):
+    GPU_NVSWITCH = "gpu-nvswitch"
+    CUBE_OCS = "cube-ocs"
+    NODE_LEAF = "node-leaf"
+    LEAF_LEAF = "leaf-leaf"
+    LEAF_SPINE = "leaf-spine"
+    SPINE_CORE = "spine-core"
+    LEAF_INBAND = "leaf-inband"
+    STORAGE_LEAF = "storage-leaf"
+    UFM_LEAF = "ufm-leaf"
+    MGMT_LEAF = "mgmt-leaf"
+    PDU_LEAF = "pdu-leaf"
+    OOB_LEAF = "oob-leaf"
+    FABRIC_DCI = "fabric-dci"
+    SITE_SITE = "site-site"
+    FIBRE_PAIR = "fibre-pair"
+
+
+@dataclass(frozen=True)
+class HopMeaning:
+    lower: str      # the layer at the lower end
+    upper: str      # the layer at the upper end ("top": the fabric's top layer, whichever it is)
+    tier: str
+    what: str
+
+
+H = HopKind
+#: The table; its order is the order hops are listed in.
+HOPS: dict[HopKind, HopMeaning] = {
+    H.GPU_NVSWITCH: HopMeaning("node", "nvswitch", "scale-up", "a GPU's NVLink to a switch chip"),
+    H.CUBE_OCS: HopMeaning("node", "ocs", "scale-up", "a torus cube face's optic to its optical circuit switch"),
+    H.NODE_LEAF: HopMeaning("node", "leaf", "scale-out", "a node's NIC port to its leaf"),
+    H.LEAF_LEAF: HopMeaning("leaf", "leaf", "scale-out", "an ISL between a switch pair's two switches"),
+    H.LEAF_SPINE: HopMeaning("leaf", "spine", "scale-out", "a leaf's uplink to a spine"),
+    H.SPINE_CORE: HopMeaning("spine", "core", "scale-out", "a spine's uplink to a core"),
+    H.LEAF_INBAND: HopMeaning("leaf", "inband", "scale-out",
+                              "a management switch's uplink into the in-band fabric"),
+    H.STORAGE_LEAF: HopMeaning("storage", "leaf", "scale-out", "a storage appliance's port to its leaf"),
+    H.UFM_LEAF: HopMeaning("ufm", "leaf", "scale-out", "a fabric manager's port to a compute leaf"),
+    H.MGMT_LEAF: HopMeaning("mgmt", "leaf", "scale-out", "a management server's port to its leaf"),
+    H.PDU_LEAF: HopMeaning("pdu", "leaf", "scale-out", "a PDU's management port to its switch"),
+    H.OOB_LEAF: HopMeaning("oob", "leaf", "scale-out", "a management switch's uplink to an in-band leaf"),
+    H.FABRIC_DCI: HopMeaning("router", "top", "scale-across",
+                             "a DCI router's client port to the compute fabric's top layer"),
+    H.SITE_SITE: HopMeaning("router", "mux", "scale-across", "a router's coherent line port to its mux/demux"),
+    H.FIBRE_PAIR: HopMeaning("mux", "mux", "scale-across", "a fibre pair between two sites' mux/demuxes"),
+}
+
+
+def endpoint_hop(role: str) -> HopKind:
+    """The hop of an endpoint kind's ports to its leaf (``storage`` -> ``storage-leaf``)."""
+    return HopKind(f"{role}-leaf")
