@@ -357,6 +357,7 @@ class Tally:
     fibre_strands: Counter[str] = field(default_factory=Counter)
     copper_links: Counter[str] = field(default_factory=Counter)
     fibre_pairs: int = 0
+    patch_cords: int = 0        # bought cords from a line port to its mux/demux channel
     coherent: int = 0
     mux_ports: int = 0
     muxes: int = 0
@@ -395,6 +396,7 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
                 muxes.add(dev)
         if hop == HopKind.SITE_SITE and r[c["b_role"]] == "mux":
             t.mux_ports += 1
+            t.patch_cords += bool(r[c["cable_part"]])
         bundle = r[c["bundle"]]
         if bundle:
             bundles[fabric].add(bundle)
@@ -464,6 +466,7 @@ def check(model: Model, t: Tally) -> list[str]:
         figures = {"site-site links": (d.links, t.links["dci", HopKind.SITE_SITE]),
                    "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", HopKind.FABRIC_DCI]),
                    "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
+                   "patch cords": (d.patch_cords, t.patch_cords),
                    "coherent modules": (d.modules, t.coherent),
                    "client modules": (sum(g.modules for g in model.dci_groups),
                                       sum(v for (fab, _), v in t.modules.items() if fab == "dci"))}

@@ -200,6 +200,16 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Patch:
+    """A patch cord at one sold length: its catalog row, the length, part number and price."""
+
+    row: Fibre
+    length_m: float
+    part_number: str
+    price_usd: float
+
+
+@dataclass(frozen=True)
 class Rejected:
     option: Option
     reason: str
@@ -405,6 +415,7 @@ class Media:
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
         self._views: dict[tuple[str, ...], Media] = {}
+        self.fibres = [f for f in rows["fibres"] if isinstance(f, Fibre)]
         self._panels: dict[tuple[str, str], Panel] = {}
         for p in sorted(rows["panels"], key=lambda p: p.price_usd, reverse=True):
             self._panels[(p.connector, p.medium)] = p   # the cheapest of each kind wins
@@ -431,6 +442,17 @@ class Media:
         if not fits:
             raise _too_far(rate_gbps, length_m, max(options, key=lambda o: o.reach_max_m))
         return min(fits, key=lambda c: (c.price_usd, c.option.name))
+
+    def patch_cord(self, fibre: str, connector: str, length_m: float) -> Patch | None:
+        """The cheapest ``fibre`` patch cord with ``connector`` at each end, at its shortest sold
+        length that covers ``length_m`` (None: the catalog sells none that long)."""
+        fits = []
+        for f in self.fibres:
+            if f.kind == "patch-cord" and f.fibre == fibre and f.connector == connector:
+                sold = next((s for s in _sold(f) if s[0] >= length_m - 1e-9), None)
+                if sold is not None:
+                    fits.append(Patch(f, *sold))
+        return min(fits, key=lambda p: (p.price_usd, p.row.id), default=None)
 
     def panel_for(self, connector: str, medium: str) -> Panel | None:
         """The cheapest patch panel for ``connector`` graded for the run's ``medium``."""

@@ -209,6 +209,10 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
         if isinstance(part, Dwdm) and qty:
             out.append(_line(part, "scale-across", "dci", HopKind.SITE_SITE, Category.DWDM, qty,
                              magnitude(part.power, "power")))
+    if dci.patch is not None and dci.patch_cords:
+        p = dci.patch
+        out.append(_line(p.row, "scale-across", "dci", HopKind.SITE_SITE, Category.PATCH_CORD, dci.patch_cords, 0.0,
+                         p.part_number, p.price_usd, description=f"{p.row.description}, {p.length_m:g} m"))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.

@@ -24,7 +24,7 @@ from bom import names
 from bom.model.hops import HopKind
 
 if TYPE_CHECKING:
-    from bom.catalog.media import Choice
+    from bom.catalog.media import Choice, Patch
     from bom.catalog.rows import Coherent, Dwdm, Switch
     from bom.links.ports import Plan
     from bom.topology.geometry import FloorPlan
@@ -51,6 +51,8 @@ class DciLinks(Protocol):
     def mux(self) -> Dwdm | None: ...
     @property
     def amplifier(self) -> Dwdm | None: ...
+    @property
+    def patch(self) -> Patch | None: ...
     @property
     def choice(self) -> Choice: ...
     @property
@@ -87,6 +89,8 @@ class DciLine:
     site pair."""
 
     name, pair_hop = HopKind.SITE_SITE, HopKind.FIBRE_PAIR
+    #: The patch from a line port to its mux/demux channel: (fibre, connector) of the cord.
+    patch_kind = ("os2", "lc-duplex")
 
     def fibre_pairs(self, wavelengths: int, channels: int) -> int:
         """Fibre pairs one site pair takes."""
@@ -101,6 +105,11 @@ class DciLine:
 
     def muxes(self, fibre_pairs: int, mux: object | None) -> int:
         return ENDS * fibre_pairs if mux is not None else 0
+
+    def patch_cords(self, wavelengths: int, mux: object | None) -> int:
+        """Cords from a line port to its mux/demux channel: one at each end of each wavelength
+        (without a mux/demux the line port takes the dark fibre itself)."""
+        return ENDS * wavelengths if mux is not None else 0
 
     def site_ports(self, wavelengths: int) -> int:
         """Router ports at a site where ``wavelengths`` end: line side and client side."""
@@ -131,6 +140,7 @@ class DciLine:
         distance = dci.distance_m
         pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
         mux_names = [names.port(ch + 1) for ch in range(channels)]
+        patch_part, patch_m = (dci.patch.part_number, dci.patch.length_m) if dci.patch is not None else ("", "")
         for a, b in dci.site_pairs or itertools.combinations(range(1, dci.sites + 1), 2):
             # This pair's place among each site's cabled pairs: its first wavelength and mux/demux there.
             ia, ib = dci.neighbours(a).index(b), dci.neighbours(b).index(a)
@@ -152,10 +162,11 @@ class DciLine:
                     ch = mux_names[w % channels]
                     for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
                         r, port = self.line_port(plan, dci, site, c, router_names)
-                        # The patch from the line port to its mux channel: the BOM buys no part for it.
+                        # The patch from the line port to its mux channel (patch_cords counts them).
                         yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
-                               *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch", "", 2,
-                               fp.in_rack_m, "", "in-rack", 0, f"channel {w % channels + 1} of {channels}")
+                               *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch",
+                               patch_part, 2, fp.in_rack_m, patch_m, "in-rack", 0,
+                               f"channel {w % channels + 1} of {channels}")
                 yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
                        self.pair_hop, "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
 

@@ -88,7 +88,7 @@ def scale_across_schema() -> Schema:
            "pairs": array({"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                            "maxItems": 2}),
            "wavelengths_per_pair": INT, "fibre_pairs_per_pair": INT, "distance_km": NUM,
-           "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT,
+           "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT, "patch_cords": INT,
            "amplifiers": INT, "amplifiers_per_fibre_pair": INT, "inline_amplifier_sites": INT,
            "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT}
     one_site = ("links", "modules", "fibre_pairs", "wavelengths", "copper_links", "copper_share", "fibre_runs",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bom.catalog.media import Choice, Media
+from bom.catalog.media import Choice, Media, Patch
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
@@ -47,6 +47,7 @@ class Dci:
     inline_sites: int              # in-line amplifier sites along one route (site pair)
     topology: str = "mesh"
     site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
+    patch: Patch | None = None     # the cord from a line port to its mux/demux channel
 
     @property
     def coherent(self) -> Coherent:
@@ -73,6 +74,10 @@ class Dci:
     @property
     def muxes(self) -> int:
         return DCI_LINE.muxes(self.fibre_pairs, self.mux)
+
+    @property
+    def patch_cords(self) -> int:
+        return DCI_LINE.patch_cords(self.wavelengths, self.mux)
 
     @property
     def routes(self) -> int:
@@ -131,7 +136,7 @@ class Dci:
                 "fibre_pairs_per_pair": self.fibre_pairs_per_pair,
                 "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
                 "coherent": self.coherent.id, "standard": self.coherent.standard,
-                "mux_demux": self.muxes, "amplifiers": self.amplifiers,
+                "mux_demux": self.muxes, "patch_cords": self.patch_cords, "amplifiers": self.amplifiers,
                 "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
                 "inline_amplifier_sites": self.amplifier_sites,
                 "inline_amplifier_sites_per_route": self.inline_sites,
@@ -188,7 +193,8 @@ def _channels(module: Coherent, mux: Dwdm | None) -> int:
 
 
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
-              wavelength_gbps: float, router_id: str, topology: str = "mesh") -> Dci:
+              wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0) -> Dci:
+    """``patch_m``: the run from a router's line port to its mux/demux (one rack)."""
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
@@ -210,6 +216,11 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     pairs = site_pairs(sites, topology)
+    patch = media.patch_cord(*DCI_LINE.patch_kind, patch_m) if mux is not None else None
+    if mux is not None and patch is None:
+        raise LimitError(f"the catalog sells no {' '.join(DCI_LINE.patch_kind)} patch cord of {patch_m:g} m for "
+                         "the line ports' patches to their mux/demux", key="catalogs.fibres",
+                         hint="Add an OS2 LC duplex patch-cord row to the fibre catalog.")
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
-               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs)
+               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch)

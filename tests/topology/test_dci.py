@@ -143,3 +143,30 @@ def test_client_links_need_free_cages_on_the_top_layer(bom, tmp_path):
         r = bom(command, str(path), "-o", str(tmp_path / command))
         assert r.exit_code == 2, r.stdout
         assert f"{path}:4" in r.stderr and "need 4 free cages" in r.stderr and "have 0" in r.stderr
+
+
+def test_line_ports_are_patched_to_their_mux_channels_with_bought_cords(catalog):
+    """Each wavelength's coherent module is patched to its mux/demux channel at both ends: an OS2 LC
+    duplex cord the BOM buys (its plan row names the part), one per wavelength end."""
+    from bom.cableplan import rows as plan
+    from bom.costing.categories import Category
+    from bom.costing.lines import dci_lines
+
+    m = model(catalog, "40 km")
+    d = m.dci
+    assert d.patch_cords == 2 * d.wavelengths == 128
+    assert d.patch is not None and d.patch.row.fibre == "os2" and d.patch.row.connector == "lc-duplex"
+    assert d.patch.length_m >= m.floor.in_rack_m
+    cords = [x for x in dci_lines(d, catalog) if x.category == Category.PATCH_CORD]
+    assert [(x.sku, x.quantity) for x in cords] == [(d.patch.part_number, 128)]
+    c = plan.COL
+    rows = [r for r in plan.rows(m, catalog=catalog) if r[c["hop"]] == "site-site" and r[c["b_role"]] == "mux"]
+    assert len(rows) == 128 and {r[c["cable_part"]] for r in rows} == {d.patch.part_number}
+    assert plan.check(m, plan.tally(plan.rows(m, catalog=catalog))) == []
+
+
+def test_no_mux_no_patch_cord(catalog):
+    """Without a mux/demux (a wavelength on its own fibre pair) the line port takes the dark fibre."""
+    from bom.links.line import DCI_LINE
+
+    assert DCI_LINE.patch_cords(64, None) == 0 and DCI_LINE.patch_cords(64, object()) == 128
