@@ -3,15 +3,17 @@
 A :class:`Fabric` is one scale-out fabric: its planes, one plane per site shape, its link groups
 and the compute fabric's UFM ports. :class:`PooledFabric` is storage or in-band (leaves sized by
 the ports they carry, endpoints on leaf groups of their own); :class:`OobFabric` the management
-network over every managed device the placement holds. Frozen: a stage returns a new value
+network over every managed device the placement holds; :class:`DciFabric` the scale-across DCI
+told as a fabric (the JSON's ``fabrics.dci``). Frozen: a stage returns a new value
 (``dataclasses.replace``) instead of filling one in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
@@ -20,6 +22,9 @@ from bom.model.totals import FabricTotals, LinkTotals, sum_groups
 from bom.topology.geometry import Run, split
 from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import Plane
+
+if TYPE_CHECKING:
+    from bom.topology.dci import Dci
 
 #: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
 UFM_HOP = HopKind.UFM_LEAF
@@ -76,33 +81,81 @@ class Fabric:
     def modules_at(self, layer: str) -> int:
         return self.sums.modules_at(layer)
 
-    def to_json(self) -> dict[str, object]:
-        t = self.totals()
+    @property
+    def switch_id(self) -> str:
+        """The leaf switch's part (the JSON's ``switch``)."""
+        return self.first.leaf.id
+
+    @property
+    def spine_switch_id(self) -> str | None:
+        return self.first.spine.id
+
+    @property
+    def layers(self) -> int:
+        return self.first.layers
+
+    @property
+    def copper_links(self) -> int:
+        return self.sums.copper_links
+
+    @property
+    def optical_links(self) -> int:
+        return self.sums.optical_links
+
+    def links_by_hop(self) -> dict[str, int]:
+        """Links of each hop the fabric reports: node-leaf, leaf-spine and spine-core even when
+        empty, the leaves' ISL and the UFM ports' hop only when there are any."""
+        t = self.sums
         hops = {h: t.hop(h) for h in (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)}
         if t.hop(HopKind.LEAF_LEAF):
             hops[HopKind.LEAF_LEAF] = t.hop(HopKind.LEAF_LEAF)
+        if self.ufm is not None and self.ufm.ports:
+            # The UFM links are their own hop (node-leaf stays the nodes' links).
+            hops[UFM_HOP] = t.hop(UFM_HOP)
+        return hops
+
+    def media_by_hop(self) -> dict[str, dict[str, int]]:
+        """Links of each hop by medium (empty for a fabric that counts its media as a whole)."""
+        return self.sums.media_json()
+
+    def site_switches(self) -> list[SiteSwitches]:
+        """Each site shape's switches over every plane."""
+        return [SiteSwitches(n, self.planes * p.leaves, self.planes * p.spines, self.planes * p.cores)
+                for n, p in self.shapes]
+
+    def to_json(self) -> dict[str, object]:
+        t = self.totals()
         modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.ufm is not None:
-            # The UFM links are their own hop (node-leaf stays the nodes' links); the totals hold them.
             out["ufm"] = self.ufm.to_json()
             if self.ufm.ports:
-                hops[UFM_HOP] = t.hop(UFM_HOP)
                 modules["ufm"] = t.modules_at("ufm")
         return out | {
-            "tier": self.tier, "switch": self.first.leaf.id, "spine_switch": self.first.spine.id,
-            "topology": self.first.topology, "layers": self.first.layers, "planes": self.planes,
+            "tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
+            "topology": self.first.topology, "layers": self.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
             "rails_per_leaf": (self.first.rails_per_leaf
                                if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
-            "switches": dict(t.switches),
-            "site_switches": [{"sites": n, "leaf": self.planes * p.leaves, "spine": self.planes * p.spines,
-                               "core": self.planes * p.cores} for n, p in self.shapes],
-            "links": hops, "media": t.media_json(), "modules": modules, "ends": t.ends_json(),
+            "switches": dict(t.switches), "site_switches": [asdict(s) for s in self.site_switches()],
+            "links": self.links_by_hop(), "media": self.media_by_hop(), "modules": modules, "ends": t.ends_json(),
             "cables": t.cables, "fibre_runs": t.fibre_runs, "fibre_strands": t.fibre_strands,
             "copper_links": t.copper_links, "optical_links": t.optical_links,
         }
+
+
+@dataclass(frozen=True)
+class SiteSwitches:
+    """One site shape's switches, every plane: how many sites have the shape, and their layers."""
+
+    sites: int
+    leaf: int
+    spine: int
+    core: int
+
+    def layer(self, name: str) -> int:
+        return {"leaf": self.leaf, "spine": self.spine, "core": self.core}[name]
 
 
 @dataclass(frozen=True)
@@ -178,16 +231,20 @@ class PooledFabric(Fabric):
     substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
     leaf_switch: Switch | None = None
 
+    @property
+    def roles(self) -> list[str]:
+        """The endpoint kinds on the fabric's leaves (appliances, servers, OOB uplinks)."""
+        return sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
+
+    def links_by_hop(self) -> dict[str, int]:
+        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
+        return super().links_by_hop() | {f"{role}-leaf": self.hop_links(f"{role}-leaf") for role in self.roles}
+
     def to_json(self) -> dict[str, object]:
         out = super().to_json()
-        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
-        roles = sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
-        links = out["links"]
         modules = out["modules"]
-        assert isinstance(links, dict) and isinstance(modules, dict)
-        for role in roles:
-            links[f"{role}-leaf"] = self.hop_links(f"{role}-leaf")
-        modules["endpoint"] = sum(self.modules_at(role) for role in roles)
+        assert isinstance(modules, dict)
+        modules["endpoint"] = sum(self.modules_at(role) for role in self.roles)
         out["endpoint_substitutions"] = dict(self.substitutions)
         r = Fraction(self.spec.oversubscription)
         out["oversubscription"] = f"{r.numerator}:{r.denominator}"
@@ -239,25 +296,80 @@ class OobFabric(Fabric):
         return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
                         ports_per_cage=1)
 
-    def to_json(self) -> dict[str, object]:
+    @property
+    def switch_id(self) -> str:
+        return self.leaf_id
+
+    @property
+    def spine_switch_id(self) -> str | None:
+        return self.spine_id
+
+    @property
+    def layers(self) -> int:
+        return 2 if self.spines else 1
+
+    def links_by_hop(self) -> dict[str, int]:
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE, HopKind.LEAF_INBAND)
-        links = {h: self.hop_links(h) for h in hops}
-        copper = sum(g.links for g in self.groups if g.copper)
-        total = sum(g.links for g in self.groups)
-        return {"tier": self.tier, "switch": self.leaf_id, "spine_switch": self.spine_id,
+        return {h: self.hop_links(h) for h in hops}
+
+    def media_by_hop(self) -> dict[str, dict[str, int]]:
+        # Patch cords are told for the whole network (copper_links, optical_links), not by hop.
+        return {}
+
+    def to_json(self) -> dict[str, object]:
+        return {"tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
                 "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
-                "layers": 2 if self.spines else 1, "planes": 1, "rate_gbps": 1.0,
+                "layers": self.layers, "planes": 1, "rate_gbps": 1.0,
                 "uplinks": "spine" if self.spines else "inband",
                 # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
                 "uplinks_counted_in": "inband" if self.into_inband else "oob",
                 "uplink_ports": self.leaves * self.uplinks_per_leaf,
                 "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
-                "managed_devices": self.devices, "links": links,
+                "managed_devices": self.devices, "links": self.links_by_hop(),
                 "modules": {"node": self.modules_at("node"),
                             "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
                 "cables": sum(g.cables for g in self.groups),
                 "fibre_runs": sum(g.fibre_runs for g in self.groups),
                 "fibre_strands": sum(g.fibre_strands for g in self.groups),
-                "copper_links": copper, "optical_links": total - copper}
+                "copper_links": self.copper_links, "optical_links": self.optical_links}
 
 
+@dataclass(frozen=True)
+class DciFabric:
+    """The scale-across DCI told as a fabric: the wavelengths between sites (hop site-site) and
+    the routers' client links into each site's fabric (hop fabric-dci)."""
+
+    dci: Dci
+    clients: LinkTotals
+    tier: str = "scale-across"
+
+    @property
+    def switch_id(self) -> str:
+        return self.dci.router.id
+
+    @property
+    def routers(self) -> int:
+        return self.dci.routers
+
+    @property
+    def copper_links(self) -> int:
+        """0: the DCI counts as optical whatever its client links' medium (as its tier's totals do)."""
+        return 0
+
+    @property
+    def optical_links(self) -> int:
+        return self.dci.links + self.clients.links
+
+    def links_by_hop(self) -> dict[str, int]:
+        return {HopKind.SITE_SITE: self.dci.links, HopKind.FABRIC_DCI: self.clients.links}
+
+    def media_by_hop(self) -> dict[str, dict[str, int]]:
+        return {HopKind.SITE_SITE: {"coherent": self.dci.links}, **self.clients.media_json()}
+
+    def to_json(self) -> dict[str, object]:
+        d = self.dci
+        return {"tier": self.tier, "switch": self.switch_id, "routers": self.routers,
+                "coherent": d.coherent.id, "standard": d.coherent.standard,
+                "links": self.links_by_hop(), "media": self.media_by_hop(),
+                "modules": {"coherent": d.modules, "client": self.clients.modules},
+                "copper_links": self.copper_links, "optical_links": self.optical_links}

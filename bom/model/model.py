@@ -7,12 +7,11 @@ every writer reads, :meth:`Model.to_json` their serialisation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from bom.catalog.rows import Platform
 from bom.inputs.scenario import Scenario
-from bom.model.fabrics import Fabric
-from bom.model.hops import HopKind
+from bom.model.fabrics import DciFabric, Fabric
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
 from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, ScaleUp
@@ -62,24 +61,34 @@ class Model:
         """The tiers' JSON (``totals().tiers_json()``)."""
         return self.totals().tiers_json()
 
+    @property
+    def site_sizes(self) -> list[SiteSize]:
+        """Each site's nodes and GPUs, site 1 first."""
+        return [SiteSize(i + 1, n, n * self.platform.gpus_per_node) for i, n in enumerate(self.cluster.nodes_by_site)]
+
+    @property
+    def dci_fabric(self) -> DciFabric | None:
+        """The DCI told as a fabric (None on one site)."""
+        return DciFabric(self.dci, sum_groups(self.dci_groups)) if self.dci is not None else None
+
     def to_json(self) -> dict[str, object]:
         c = self.cluster
-        totals = self.totals()
         fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
-        if self.dci is not None:
-            d, client = self.dci, totals.dci_clients
-            fabrics["dci"] = {"tier": "scale-across", "switch": d.router.id, "routers": d.routers,
-                              "coherent": d.coherent.id, "standard": d.coherent.standard,
-                              "links": {HopKind.SITE_SITE: d.links, HopKind.FABRIC_DCI: client.links},
-                              "media": {HopKind.SITE_SITE: {"coherent": d.links}, **client.media_json()},
-                              "modules": {"coherent": d.modules, "client": client.modules},
-                              "copper_links": 0, "optical_links": d.links + client.links}
+        dci = self.dci_fabric
+        if dci is not None:
+            fabrics["dci"] = dci.to_json()
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
-                "site_sizes": [{"site": i + 1, "nodes": n, "gpus": n * self.platform.gpus_per_node}
-                               for i, n in enumerate(c.nodes_by_site)],
+                "site_sizes": [asdict(s) for s in self.site_sizes],
                 "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
                 "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
                 "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
-                "fabrics": fabrics, "tiers": totals.tiers_json()}
+                "fabrics": fabrics, "tiers": self.tiers()}
+
+
+@dataclass(frozen=True)
+class SiteSize:
+    site: int      # numbered from 1
+    nodes: int
+    gpus: int

@@ -201,13 +201,18 @@ class ScaleAcrossTotals(TierTotals):
                    fibre_pairs=dci.fibre_pairs, wavelengths=dci.wavelengths, coherent_modules=dci.modules,
                    client_links=clients.links, client_modules=clients.modules, dci=dci)
 
+    @property
+    def distance_km(self) -> float:
+        """The route length of each cabled site pair (0 on one site)."""
+        return self.dci.distance_m / 1000 if self.dci is not None else 0.0
+
     def to_json(self) -> dict[str, object]:
         if self.dci is None:
             return {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0, "copper_links": 0,
                     "copper_share": 0.0, "fibre_runs": 0, "fibre_strands": 0}
         # The DCI's description (site pairs, distance, amplifiers, routers), its totals these.
         out = self.dci.to_json()
-        out.update(links=self.links, modules=self.modules, fibre_pairs=self.fibre_pairs,
+        out.update(links=self.links, modules=self.modules, fibre_pairs=self.fibre_pairs, distance_km=self.distance_km,
                    wavelengths=self.wavelengths, copper_links=self.copper_links, copper_share=self.copper_share,
                    coherent_modules=self.coherent_modules, client_links=self.client_links,
                    client_modules=self.client_modules, fibre_runs=self.fibre_runs,

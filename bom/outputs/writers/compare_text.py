@@ -77,9 +77,9 @@ def _cpo(g: Generation) -> bool:
 
 
 def write_compare_html(c: Comparison) -> bytes:
-    j = c.to_json()
     return environment(True).get_template("compare.html.j2").render(
-        j=j, charts=charts(c), width=chart_width(c) + 20, table=_table(c), kind_notes=c.kind_notes(), colours=COLOURS,
+        comparison=c, charts=charts(c), width=chart_width(c) + 20, table=_table(c),
+        kind_notes=list(zip(c.generations, c.kind_notes(), strict=True)), colours=COLOURS,
         any_cpo=any(_cpo(g) for g in c.generations)).encode()
 
 

@@ -1,8 +1,8 @@
 """The cluster diagram as a view model: sites, fabrics, links and tier boundaries with their counts.
 
 Geometry only; ``templates/report.html.j2`` draws it as inline SVG. Every number on it is read
-from the model's JSON (``Model.to_json``) and carries the JSON path it came from
-(``data-json``), so a test can check the picture against the summary. Fabrics are drawn in a
+from the typed model and its totals and carries the path of the same number in the output JSON
+(``data-json``), so a test can check the picture against the JSON. Fabrics are drawn in a
 loop over ``fabrics``: one column each, whatever fabrics the model holds.
 
 Layout, top to bottom: the sites and every cabled site pair (more than one site), the DCI
@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bom.costing.report import Report
+from bom.model.fabrics import DciFabric, Fabric
 from bom.model.hops import HopKind
+from bom.model.model import Model
+from bom.model.totals import ScaleAcrossTotals, TierTotals, Totals
 
 WIDTH = 1240
 GUTTER = 190           # tier labels live left of this; lines start right of it
@@ -99,15 +102,15 @@ def plural(count: float, word: str) -> str:
     return f"{n(count)} {word}" if count == 1 else f"{n(count)} {word}s"
 
 
-def _media(f: dict[str, Any], name: str, hop: str) -> tuple[str, list[tuple[str, str, Any]]]:
+def _media(f: Fabric | DciFabric, name: str, hop: str) -> tuple[str, list[tuple[str, str, Any]]]:
     """The hop's line class and its label rows, links by medium. A fabric that counts its media
     for the whole fabric only (the OOB's patch cords) gives its copper and optical totals, which
     are the hop's when it is the fabric's only hop with links or when the fabric is all one kind."""
-    media = {m: v for m, v in f.get("media", {}).get(hop, {}).items() if v}
+    media = {m: v for m, v in f.media_by_hop().get(hop, {}).items() if v}
     if media:
         return _klass(media), [(f"{n(v)} {m}", f"fabrics.{name}.media.{hop}.{m}", v) for m, v in media.items()]
-    copper, optical = f.get("copper_links") or 0, f.get("optical_links") or 0
-    if [h for h, links in f["links"].items() if links] == [hop] or not (copper and optical):
+    copper, optical = f.copper_links, f.optical_links
+    if [h for h, links in f.links_by_hop().items() if links] == [hop] or not (copper and optical):
         if copper and not optical:
             return "copper", [(f"{n(copper)} copper", f"fabrics.{name}.copper_links", copper)]
         if optical and not copper:
@@ -121,13 +124,13 @@ def _klass(media: dict[str, int]) -> str:
 
 
 def diagram(r: Report) -> Diagram:
-    j = r.model.to_json()
+    m = r.model
     d = Diagram(WIDTH, 0)
     y = 16.0
-    if j["sites"] > 1 and "dci" in j["fabrics"]:
-        y = _sites(d, j, y)
-    y = _fabrics(d, j, y)
-    y = _nodes(d, j, y, r.model.platform.gpus_per_domain)
+    if m.cluster.site_count > 1 and m.dci is not None:
+        y = _sites(d, m, r.totals.scale_across, y)
+    y = _fabrics(d, m, y)
+    y = _nodes(d, m, r.totals, y)
     d.height = _legend(d, y + 24)
     return d
 
@@ -140,8 +143,9 @@ def _lines(d: Diagram, x: float, y: float, rows: list[tuple[str, str, Any]], **k
     return y
 
 
-def _site_gpus(j: dict[str, Any]) -> list[int]:
-    return [s["gpus"] for s in j.get("site_sizes", [])] or [j["gpus"] // j["sites"]] * j["sites"]
+def _site_gpus(m: Model) -> list[int]:
+    c = m.cluster
+    return [s.gpus for s in m.site_sizes] or [c.gpus // c.site_count] * c.site_count
 
 
 def _runs(sizes: list[int]) -> list[tuple[int, int, int]]:
@@ -155,34 +159,34 @@ def _runs(sizes: list[int]) -> list[tuple[int, int, int]]:
     return runs
 
 
-def _sites(d: Diagram, j: dict[str, Any], y: float) -> float:
-    dci, across = j["fabrics"]["dci"], j["tiers"]["scale-across"]
+def _sites(d: Diagram, m: Model, across: ScaleAcrossTotals, y: float) -> float:
+    dci, fabric = across.dci, m.dci_fabric
+    assert dci is not None and fabric is not None
+    waves = fabric.links_by_hop()[HopKind.SITE_SITE]
     _lines(d, GUTTER + 10, y + 12, [
-        (f"each cabled pair of sites: {n(across['wavelengths_per_pair'])} wavelengths of "
-         f"{dci['standard'].upper().replace('OPENZR+', 'OpenZR+')} over {n(across['distance_km'])} km, "
-         f"{plural(across['fibre_pairs_per_pair'], 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
-         across["wavelengths_per_pair"]),
-        (f"{plural(across['site_pairs'], 'cabled site pair')} ({_topology(across.get('topology', 'mesh'))})",
-         "tiers.scale-across.site_pairs", across["site_pairs"]),
-        (f"{plural(dci['links']['site-site'], 'wavelength')} in all, "
-         f"{plural(across['coherent_modules'], 'coherent module')}", "fabrics.dci.links.site-site",
-         dci["links"][HopKind.SITE_SITE])], size=12)
-    pairs = [(int(a), int(b)) for a, b in across.get("pairs", [])]
-    sizes = _site_gpus(j)
+        (f"each cabled pair of sites: {n(dci.wavelengths_per_pair)} wavelengths of "
+         f"{dci.coherent.standard.upper().replace('OPENZR+', 'OpenZR+')} over {n(across.distance_km)} km, "
+         f"{plural(dci.fibre_pairs_per_pair, 'fibre pair')}", "tiers.scale-across.wavelengths_per_pair",
+         dci.wavelengths_per_pair),
+        (f"{plural(dci.pairs, 'cabled site pair')} ({_topology(dci.topology)})",
+         "tiers.scale-across.site_pairs", dci.pairs),
+        (f"{plural(waves, 'wavelength')} in all, "
+         f"{plural(across.coherent_modules, 'coherent module')}", "fabrics.dci.links.site-site", waves)], size=12)
+    sizes = _site_gpus(m)
     top = y + LINE_H * 3 + 16
-    row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, pairs, top)
+    row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, list(dci.site_pairs), top)
     # The DCI routers stand in the compute column, above the boundary their client links cross.
-    columns = [k for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"]
-    bx, box_w = _column(j, columns.index("compute") if "compute" in columns else 0)
+    columns = list(m.fabrics)
+    bx, box_w = _column(len(columns), columns.index("compute") if "compute" in columns else 0)
     ry = row_bottom + 16
     d.boxes.append(Box(bx, ry, box_w, 40, "router", "#eadcef"))
     _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
-                                (f"{n(dci['routers'])} x {dci['switch']}", "fabrics.dci.routers", dci["routers"])],
+                                (f"{n(fabric.routers)} x {fabric.switch_id}", "fabrics.dci.routers", fabric.routers)],
            size=11)
     bottom = ry + 40 + 40
     d.across = (ry + 40, bottom)
-    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across["links"], across["modules"],
-                                 across["fibre_runs"]))
+    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across.links, across.modules,
+                                 across.fibre_runs))
     _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
     return bottom + 30
 
@@ -247,58 +251,55 @@ def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: 
     return cy + ry + 24
 
 
-def _tier_label(d: Diagram, y: float, above: str, below: str, t: dict[str, Any], path: str) -> None:
+def _tier_label(d: Diagram, y: float, above: str, below: str, t: TierTotals, path: str) -> None:
     x = GUTTER - 10
     _lines(d, x, y - 2 * LINE_H + 4, [(f"{above} ↑", "", None)], size=12, anchor="end", weight="bold",
            fill="#c0392b")
-    _lines(d, x, y + 4, [(f"{n(t['links'])} links", f"{path}.links", t["links"]),
-                         (f"{n(t['modules'])} modules", f"{path}.modules", t["modules"]),
-                         (f"{n(t.get('fibre_runs') or 0)} fibre runs", f"{path}.fibre_runs", t.get("fibre_runs") or 0),
+    _lines(d, x, y + 4, [(f"{n(t.links)} links", f"{path}.links", t.links),
+                         (f"{n(t.modules)} modules", f"{path}.modules", t.modules),
+                         (f"{n(t.fibre_runs)} fibre runs", f"{path}.fibre_runs", t.fibre_runs),
                          (f"{below} ↓", "", None)], size=11, anchor="end", fill="#c0392b")
 
 
-def _span(j: dict[str, Any]) -> float:
+def _span(columns: int) -> float:
     """Width of the fabric columns and the nodes under them."""
-    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
-    return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, len(fabrics))) * len(fabrics))
+    return max(760.0, min(330.0, (WIDTH - GUTTER - 10) / max(1, columns)) * columns)
 
 
-def _column(j: dict[str, Any], k: int) -> tuple[float, float]:
-    """Left edge and width of the boxes in fabric column ``k``."""
-    fabrics = [f for f in j["fabrics"].values() if f.get("tier") != "scale-across"]
-    col = min((WIDTH - GUTTER - 10) / max(1, len(fabrics)), 330.0)
+def _column(columns: int, k: int) -> tuple[float, float]:
+    """Left edge and width of the boxes in fabric column ``k`` of ``columns``."""
+    col = min((WIDTH - GUTTER - 10) / max(1, columns), 330.0)
     return GUTTER + col * k + col / 2 - col * 0.35, min(190.0, col * 0.62)
 
 
-def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
-    # Every fabric but the sites' wavelengths, whatever fabrics the model holds.
-    fabrics = {k: f for k, f in j["fabrics"].items() if f.get("tier") != "scale-across"}
-    rows = [layer for layer in LAYERS if any(f["switches"].get(layer) for f in fabrics.values())]
-    box_h, gap = (54.0 if j["sites"] > 1 else 40.0), 110.0
-    where = "all sites" if j["sites"] > 1 else "one site"
+def _fabrics(d: Diagram, m: Model, y: float) -> float:
+    fabrics, sites = m.fabrics, m.cluster.site_count
+    rows = [layer for layer in LAYERS if any(f.switches(layer) for f in fabrics.values())]
+    box_h, gap = (54.0 if sites > 1 else 40.0), 110.0
+    where = "all sites" if sites > 1 else "one site"
     heading = y + 12
     extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
     layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
     bottom = heading + 24 + extra + len(rows) * (box_h + gap)
     for k, (name, f) in enumerate(fabrics.items()):
-        bx, box_w = _column(j, k)
+        bx, box_w = _column(len(fabrics), k)
         ex = bx + 24
         d.texts.append(Text(ex + 8, heading, f"{name} fabric ({where})", size=13, weight="bold"))
-        present = [layer for layer in rows if f["switches"].get(layer)]
+        present = [layer for layer in rows if f.switches(layer)]
         if name == "compute" and d.across is not None and present:
-            _client_links(d, j, ex, layer_y[present[0]])
+            _client_links(d, m, ex, layer_y[present[0]])
         for layer in present:
-            count = f["switches"][layer]
-            part = f["switch"] if layer == "leaf" else f.get("spine_switch") or f["switch"]
+            count = f.switches(layer)
+            part = f.switch_id if layer == "leaf" else f.spine_switch_id or f.switch_id
             by = layer_y[layer]
             d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
             rows_ = [(f"{layer} switches", "", None),
                      (f"{n(count)} x {part}", f"fabrics.{name}.switches.{layer}", count)]
-            if j["sites"] > 1 and f.get("site_switches"):
+            if sites > 1 and f.site_switches():
                 rows_.append(_per_site(f, layer, name))
             _lines(d, bx + 8, by + 16, rows_, size=11)
         others = []
-        for hop, links in f["links"].items():
+        for hop, links in f.links_by_hop().items():
             lower, _, upper = hop.partition("-")
             if not links:
                 continue
@@ -320,30 +321,30 @@ def _fabrics(d: Diagram, j: dict[str, Any], y: float) -> float:
     return bottom
 
 
-def _unknown_hops(f: dict[str, Any], rows: list[str]) -> list[str]:
+def _unknown_hops(f: Fabric, rows: list[str]) -> list[str]:
     """Hops with links whose ends are not layers drawn (told in words under the heading)."""
-    present = [layer for layer in rows if f["switches"].get(layer)]
+    present = [layer for layer in rows if f.switches(layer)]
     out = []
-    for hop, links in f["links"].items():
+    for hop, links in f.links_by_hop().items():
         lower, _, upper = hop.partition("-")
         if links and (upper not in present or not (lower in present or lower == "node")):
             out.append(hop)
     return out
 
 
-def _per_site(f: dict[str, Any], layer: str, name: str) -> tuple[str, str, Any]:
+def _per_site(f: Fabric, layer: str, name: str) -> tuple[str, str, Any]:
     """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
-    counts = sorted({s[layer] for s in f["site_switches"]})
+    counts = sorted({s.layer(layer) for s in f.site_switches()})
     if len(counts) == 1:
         return f"each site: {n(counts[0])}", f"fabrics.{name}.site_switches.0.{layer}", counts[0]
     return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
 
 
-def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
+def _client_links(d: Diagram, m: Model, x: float, y2: float) -> None:
     """The DCI routers' client links down into the top layer of the compute fabric."""
-    assert d.across is not None
-    dci = j["fabrics"]["dci"]
-    links = dci["links"].get(HopKind.FABRIC_DCI, 0)
+    dci = m.dci_fabric
+    assert d.across is not None and dci is not None
+    links = dci.links_by_hop().get(HopKind.FABRIC_DCI, 0)
     if not links:
         return
     klass, media = _media(dci, "dci", HopKind.FABRIC_DCI)
@@ -354,19 +355,18 @@ def _client_links(d: Diagram, j: dict[str, Any], x: float, y2: float) -> None:
     _lines(d, x + 8, y1 + 14, label[:2], size=11, halo=True)
 
 
-def _nodes(d: Diagram, j: dict[str, Any], y: float, per_domain: int) -> float:
-    out, up = j["tiers"]["scale-out"], j["tiers"]["scale-up"]
-    right = GUTTER + _span(j)
-    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out["links"], out["modules"],
-                                 out["fibre_runs"]))
+def _nodes(d: Diagram, m: Model, t: Totals, y: float) -> float:
+    out, up, c = t.scale_out, t.scale_up, m.cluster
+    right = GUTTER + _span(len(m.fabrics))
+    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out.links, out.modules, out.fibre_runs))
     _tier_label(d, y - 40, "scale-out", "scale-up", out, "tiers.scale-out")
     d.boxes.append(Box(GUTTER, y, right - GUTTER, 62, "nodes", "#dce8d5"))
-    sites = "" if j["sites"] == 1 else f" over {n(j['sites'])} sites"
+    sites = "" if c.site_count == 1 else f" over {n(c.site_count)} sites"
     _lines(d, GUTTER + 12, y + 20, [
-        (f"{n(j['nodes'])} nodes, {n(j['gpus'])} GPUs ({j['platform']}){sites}", "nodes", j["nodes"]),
-        (f"{n(up['domains'])} scale-up domains of {n(per_domain)} GPUs: {n(up['links'])} links inside them, "
-         f"{'all' if up['copper_links'] == up['links'] else n(up['copper_links'])} copper, "
-         f"{plural(up['modules'], 'module')}", "tiers.scale-up.links", up["links"])], size=12)
+        (f"{n(c.nodes)} nodes, {n(c.gpus)} GPUs ({m.platform.id}){sites}", "nodes", c.nodes),
+        (f"{n(m.scale_up.domains)} scale-up domains of {n(m.platform.gpus_per_domain)} GPUs: "
+         f"{n(up.links)} links inside them, {'all' if up.copper_links == up.links else n(up.copper_links)} copper, "
+         f"{plural(up.modules, 'module')}", "tiers.scale-up.links", up.links)], size=12)
     return y + 62
 
 

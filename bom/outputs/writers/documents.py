@@ -52,36 +52,37 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
 
 
 def _context(r: Report) -> dict[str, Any]:
-    j = r.to_json()
     sources = Counter(line.price_source for line in r.lines)
     by_category = [(c, sum(x.price_usd for x in r.lines if x.category == c)) for c in CATEGORIES]
-    t = r.tco
-    usd = "{:,.0f} USD".format
-    tco_rows = [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
-                ("  of it spares", usd(j["totals"]["spares_usd"])),
-                ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
-                ("Capex: GPU systems / network / facility",
-                 f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
-                ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
-                ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
-                ("Opex per year", usd(t.opex_per_year)),
-                ("Depreciation per year (straight line)", usd(t.depreciation_per_year)),
-                ("Capital charge per year (capital recovery factor)", usd(t.capital_charge_per_year)),
-                ("Cost per year (capital charge + opex)", usd(t.annual_cost_usd)),
-                ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
-                ("NPV of the costs", usd(t.npv_usd)),
-                ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
-                ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
-                ("Network share of IT power", pct(t.network_power_share))]
-    dci = r.totals.scale_across.dci
-    pairs = dci.site_pairs if dci else ()
-    cabled_to = {s: sorted(b if a == s else a for a, b in pairs if s in (a, b)) for s in range(1, j["sites"] + 1)}
-    return {"j": j, "t": j["totals"], "totals": r.totals, "cabled_to": cabled_to, "inputs": r.inputs, "lines": r.lines,
-            "tco_rows": tco_rows,
-            "by_category": [(c, v) for c, v in by_category if v], "description": r.model.scenario.description,
+    m = r.model
+    return {"report": r, "model": m, "cluster": m.cluster, "tco": r.tco, "totals": r.totals,
+            "across": r.totals.scale_across, "inputs": r.inputs, "lines": r.lines,
+            "tco_rows": _tco_rows(r),
+            "by_category": [(c, v) for c, v in by_category if v], "description": m.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
-            "priced_on": r.priced_on, "rates": r.model.scenario.exchange_rates}
+            "priced_on": r.priced_on, "rates": m.scenario.exchange_rates}
+
+
+def _tco_rows(r: Report) -> list[tuple[str, str]]:
+    t = r.tco
+    usd = "{:,.0f} USD".format
+    return [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
+            ("  of it spares", usd(r.spares_usd)),
+            ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
+            ("Capex: GPU systems / network / facility",
+             f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
+            ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
+            ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
+            ("Opex per year", usd(t.opex_per_year)),
+            ("Depreciation per year (straight line)", usd(t.depreciation_per_year)),
+            ("Capital charge per year (capital recovery factor)", usd(t.capital_charge_per_year)),
+            ("Cost per year (capital charge + opex)", usd(t.annual_cost_usd)),
+            ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
+            ("NPV of the costs", usd(t.npv_usd)),
+            ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
+            ("Network share of IT power", pct(t.network_power_share))]
 
 
 def write_html(r: Report) -> bytes:
