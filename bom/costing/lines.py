@@ -217,7 +217,7 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
         out.append(Line("scale-across", "dci", HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
-                        f"Dark fibre pair lease, {dci.distance_m / 1000:g} km route", "carrier",
+                        f"Dark fibre pair lease, {dci.distance_km:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))
     return out

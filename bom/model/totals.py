@@ -204,7 +204,7 @@ class ScaleAcrossTotals(TierTotals):
     @property
     def distance_km(self) -> float:
         """The route length of each cabled site pair (0 on one site)."""
-        return self.dci.distance_m / 1000 if self.dci is not None else 0.0
+        return self.dci.distance_km if self.dci is not None else 0.0
 
     def to_json(self) -> dict[str, object]:
         if self.dci is None:

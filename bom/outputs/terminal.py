@@ -218,11 +218,12 @@ def build_summary(model: object) -> str:
     totals = model.totals()
     rows = []
     for name, f in model.fabrics.items():
-        j, t = f.to_json(), totals.fabrics[name]
-        rows.append([name, j["switch"], j["layers"], j["planes"],
+        t = totals.fabrics[name]
+        hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)
+        rows.append([name, f.switch_id, f.layers, f.planes,
                      f"{t.switches['leaf']:,}/{t.switches['spine']:,}/{t.switches['core']:,}",
-                     f"{t.hop('node-leaf'):,}/{t.hop('leaf-spine'):,}/{t.hop('spine-core'):,}"
-                     + (f" + {t.hop('leaf-leaf'):,} ISL" if t.hop(HopKind.LEAF_LEAF) else ""),
+                     "/".join(f"{t.hop(h):,}" for h in hops)
+                     + (f" + {t.hop(HopKind.LEAF_LEAF):,} ISL" if t.hop(HopKind.LEAF_LEAF) else ""),
                      f"{t.node_modules:,}/{t.switch_modules:,}", f"{t.copper_links:,}", f"{t.optical_links:,}"])
     lines.append(table(["fabric", "switch", "layers", "planes", "leaf/spine/core", "links by hop",
                         "modules node/switch", "copper", "optical"], rows,
@@ -252,7 +253,7 @@ def build_summary(model: object) -> str:
         d = across.dci
         std = COHERENT_STANDARD.get(d.coherent.standard, d.coherent.standard)
         lines.append(f"scale-across: {across.wavelengths:,} wavelengths of {std} over "
-                     f"{d.distance_m / 1000:g} km on {_count(d.pairs, 'cabled site pair')} "
+                     f"{d.distance_km:g} km on {_count(d.pairs, 'cabled site pair')} "
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
                      f"({_count(d.amplifier_sites, 'in-line amplifier hut')})")

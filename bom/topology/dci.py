@@ -72,6 +72,10 @@ class Dci:
         return self.pairs * self.fibre_pairs_per_pair
 
     @property
+    def distance_km(self) -> float:
+        return self.distance_m / 1000
+
+    @property
     def muxes(self) -> int:
         return DCI_LINE.muxes(self.fibre_pairs, self.mux)
 
@@ -134,7 +138,7 @@ class Dci:
                 "topology": self.topology, "pairs": [list(p) for p in self.site_pairs],
                 "wavelengths_per_pair": self.wavelengths_per_pair,
                 "fibre_pairs_per_pair": self.fibre_pairs_per_pair,
-                "distance_km": self.distance_m / 1000, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
+                "distance_km": self.distance_km, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
                 "coherent": self.coherent.id, "standard": self.coherent.standard,
                 "mux_demux": self.muxes, "patch_cords": self.patch_cords, "amplifiers": self.amplifiers,
                 "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
