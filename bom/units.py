@@ -163,9 +163,21 @@ def _unitless(text: object, dimension: str, key: str | None) -> QuantityError:
                          f"{EXAMPLES[dimension]}.", key=key)
 
 
+#: Conversions already made: the catalog's quantities are converted again by every stage and site
+#: shape, and pint's unit parsing was most of a campus build's model time. Keyed by the exact value,
+#: so a hit returns the very number the conversion gave.
+_MAGNITUDES: dict[tuple[object, object, str], float] = {}
+
+
 def magnitude(q: pint.Quantity, dimension: str) -> float:
     """The plain number of ``q`` in the model unit of ``dimension`` (Gbit/s, m, W, ...)."""
-    return float(q.to(DIMENSIONS[dimension][1]).magnitude)
+    key = (q.magnitude, q._units, dimension)
+    out = _MAGNITUDES.get(key)
+    if out is None:
+        if len(_MAGNITUDES) > 100_000:
+            _MAGNITUDES.clear()
+        out = _MAGNITUDES[key] = float(q.to(DIMENSIONS[dimension][1]).magnitude)
+    return out
 
 
 def fmt(q: pint.Quantity, unit: str, digits: int = 0) -> str:

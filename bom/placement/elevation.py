@@ -80,11 +80,12 @@ def samples(placement: Placement | None) -> list[RackView]:
     """The first rack of each kind (compute, network, management, storage) in placement order."""
     if placement is None:
         return []
+    kinds = sum(1 for n in placement.counts().values() if n)   # stop once each kind there is was seen
     seen: dict[str, RackView] = {}
     for rack in placement.racks():
+        if len(seen) == kinds:
+            break
         if rack.kind in seen:
-            if len(seen) == 4:
-                break
             continue
         slots = tuple(placement.elevation(rack))
         used, power = _totals(list(slots))

@@ -106,17 +106,24 @@ class Section:
 
     copies: int
     layouts: tuple[Layout, ...]
-    index: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, compare=False)
+    counts: Counter[str] = field(default_factory=Counter, compare=False)   # devices of each role a copy
+    _where: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        table: dict[str, list[tuple[int, int]]] = {}
-        for r, lay in enumerate(self.layouts):
-            for s, (item, _) in enumerate(lay.slots):
-                table.setdefault(item.role, []).append((r, s))
-        self.index.update({k: tuple(v) for k, v in table.items()})
+        for lay in self.layouts:
+            self.counts.update(item.role for item, _ in lay.slots)
 
     def per_copy(self, role: str) -> int:
-        return len(self.index.get(role, ()))
+        return self.counts[role]
+
+    def where(self, role: str) -> tuple[tuple[int, int], ...]:
+        """(layout, slot) of each device of ``role`` in one copy, in order: made on first use (only
+        the cable plan asks, and a build need not pay for it)."""
+        out = self._where.get(role)
+        if out is None:
+            out = self._where[role] = tuple((r, s) for r, lay in enumerate(self.layouts)
+                                            for s, (item, _) in enumerate(lay.slots) if item.role == role)
+        return out
 
     @property
     def block(self) -> bool:
@@ -239,7 +246,7 @@ class Placement:
             n = sec.per_copy(role)
             if left < sec.copies * n:
                 copy, local = divmod(left, n)
-                offset, slot_no = sec.index[role][local]
+                offset, slot_no = sec.where(role)[local]
                 lay = sec.layouts[offset]
                 rack = self._rack(site, seq + copy * len(sec.layouts) + offset, lay)
                 item, u = lay.slots[slot_no]
@@ -279,17 +286,32 @@ def pack(kind: str, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layo
     used, power = 0, sum(i.power_w for i, _ in slots)
     for item, count in items:
         check_fits(rack, item)
-        for _ in range(count):
-            if not _fits(rack, item, used, power):
+        while count:
+            k, power_after = _room(rack, item, used, power, count)
+            if not k:
                 out.append(Layout(kind, rack, tuple(slots)))
                 slots = _empty(kind, rack)
                 used, power = 0, sum(i.power_w for i, _ in slots)
-            slots.append((item, used + 1 if item.height else 0))
-            used += item.height
-            power += item.power_w
+                # A new rack takes its first device unchecked (check_fits said one fits an empty rack).
+                k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
+                k += 1
+            h = item.height
+            slots.extend((item, used + 1 + i * h if h else 0) for i in range(k))
+            used, power, count = used + k * h, power_after, count - k
     if len(slots) > len(_empty(kind, rack)):
         out.append(Layout(kind, rack, tuple(slots)))
     return tuple(out)
+
+
+def _room(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:
+    """How many of ``item`` (at most ``most``) still fit one after another, and the power then
+    (added one by one, as the rack's budget check sums them)."""
+    k = min(most, (rack.u_budget - used) // item.height) if item.height else most
+    n = 0
+    while n < k and power + item.power_w <= rack.power_budget_w:
+        power += item.power_w
+        n += 1
+    return n, power
 
 
 @dataclass(frozen=True)

@@ -225,14 +225,32 @@ def _centre(plane: Plane, fp: FloorPlan, pod: list[tuple[int, int]]) -> int:
     return (pod[0][0] + _rows_after(plane, fp, pod[-1][0])) // 2
 
 
-def pod_runs(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, Run]]]:
-    """Each pod's leaves as (leaves, their run to the pod's spine row), group by group in leaf order:
-    the spines stand in a network row in the middle of the pod's rows."""
+def pod_deltas(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, int]]]:
+    """Each pod's leaves as (leaves, rows between them and the pod's spine row), group by group in
+    leaf order: the spines stand in a network row in the middle of the pod's rows."""
     out = []
     for pod in pods(plane, leaf_rows(plane, fp)):
         centre = _centre(plane, fp, pod)
-        out.append([(leaves, row_run(fp, abs(row - centre))) for row, leaves in pod])
+        out.append([(leaves, abs(row - centre)) for row, leaves in pod])
     return out
+
+
+def pod_runs(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, Run]]]:
+    """:func:`pod_deltas` with each row distance as its run."""
+    runs = _row_runs(fp)
+    return [[(leaves, runs(delta)) for leaves, delta in pod] for pod in pod_deltas(plane, fp)]
+
+
+def _row_runs(fp: FloorPlan):  # type: ignore[no-untyped-def]
+    """``row_run`` for one floor plan, each distance's run made once (a campus has thousands of rows)."""
+    made: dict[int, Run] = {}
+
+    def run(delta: int) -> Run:
+        r = made.get(delta)
+        if r is None:
+            r = made[delta] = row_run(fp, delta)
+        return r
+    return run
 
 
 def core_runs(plane: Plane, fp: FloorPlan) -> list[Run]:
@@ -244,15 +262,17 @@ def core_runs(plane: Plane, fp: FloorPlan) -> list[Run]:
 
 def leaf_spine(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
     """Leaf end and spine end of the leaf-spine hop (one plane)."""
-    leaf_end: Counter[Run] = Counter()
+    # Summed by row distance (an int) and made runs at the end: the same groups, in the same order.
+    runs = _row_runs(fp)
+    leaf_end: Counter[int] = Counter()
     spine_end: EndGroups = []
-    for pod in pod_runs(plane, fp):
-        spine_ports: Counter[Run] = Counter()
-        for leaves, run in pod:
-            leaf_end[run] += leaves
-            spine_ports[run] += leaves * plane.leaf_spine_per_pair
-        spine_end.append((plane.spines_per_pod, dict(spine_ports)))
-    return [(n, {run: plane.leaf_up}) for run, n in leaf_end.items()], spine_end
+    for pod in pod_deltas(plane, fp):
+        spine_ports: Counter[int] = Counter()
+        for leaves, delta in pod:
+            leaf_end[delta] += leaves
+            spine_ports[delta] += leaves * plane.leaf_spine_per_pair
+        spine_end.append((plane.spines_per_pod, {runs(d): n for d, n in spine_ports.items()}))
+    return [(n, {runs(d): plane.leaf_up}) for d, n in leaf_end.items()], spine_end
 
 
 def leaf_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
