@@ -75,6 +75,7 @@ from bom.links.scaleup import scale_up_row_count, scale_up_rows
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.model.fabrics import OobFabric
 from bom.model.hops import HOPS, HopKind
+from bom.placement.floor import floors
 from bom.topology.geometry import (
     Run,
 )
@@ -278,6 +279,9 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     if locator is None:
         locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
     plan = _Plan(model, locator)
+    if model.placement is not None:
+        plan.floors = floors(model.placement)
+        plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     if catalog is None:
         from bom.catalog.load import load_catalog
 

@@ -9,25 +9,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bom.catalog.media import cage
-from bom.links.hop import FabricLinks, Hop, Link, Rows, scaled
+from bom.links.hop import FabricLinks, Hop, Link, Rows
 from bom.links.ports import node_port_names
 from bom.model.hops import HopKind
 from bom.topology.geometry import (
-    core_runs,
-    in_rack,
-    leaf_leaf,
-    leaf_spine,
-    node_leaf,
-    pod_runs,
-    rack_runs,
-    rail_leaf,
-    share,
-    spine_core,
+    leaf_of,
+    leaf_spine_ends,
+    node_leaf_ends,
+    pair_ends,
+    pod_leaves,
+    spine_core_ends,
 )
 
 if TYPE_CHECKING:
     from bom.links.ports import Kind, Plan, Ports, Switches
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
     from bom.topology.planes import Plane
 
 
@@ -37,12 +33,8 @@ class NodeLeaf(Hop):
 
     name, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
 
-    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        return node_leaf(p, fp)
-
-    def ends(self, p: Plane, fp: FloorPlan, planes: int) -> tuple[EndGroups, EndGroups]:
-        nodes, leaves = node_leaf(p, fp)
-        return [(n, {r: k * planes for r, k in runs.items()}) for n, runs in nodes], scaled(leaves, planes)
+    def ends(self, p: Plane, fp: FloorPlan, fab: FabricLinks, floor: Floorish) -> tuple[EndGroups, EndGroups]:
+        return node_leaf_ends(p, fp, floor, fab.planes, fab.role("leaf"))
 
     def link(self, fab: FabricLinks, rate: float) -> Link:
         # Whether a cage's ports reach one far device (then one copper head may serve them all). One
@@ -74,33 +66,25 @@ class NodeLeafRail(NodeLeaf):
         # A leaf takes ``rails`` consecutive rails (several on a small pod's leaf, both halves of a
         # switch pair): rail r goes to the leaves of rail set r // rails, its j-th leaf taking the
         # next ``rail_leaf_nodes`` nodes of the SU (floorplan.node_leaf counts them so).
-        blocks, per_rail, rails = p.nodes_per_leaf, p.leaves_per_rail, p.rails_per_leaf
         plane_no = pl + 1
         leaves: dict[int, tuple[Ports, tuple[tuple[object, ...], str]]] = {}
         for g in range(p.groups):
-            nodes = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+            fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
             leaf_base = (g * planes + pl) * p.leaves_per_group
-            for first, fill, run in rack_runs(fp, nodes):
-                k = kinds[run]
-                one, key = k.one, k.b_key
-                emit = plan.row if one else plan.rows
-                for n in range(first, first + fill):
-                    node = plan.place("node", site, g * p.group_nodes + n)
-                    for r in range(p.node_ports):
-                        local = n // blocks if blocks else r // rails * per_rail + rail_leaf(p, n)
-                        leaf_i = leaf_base + local
-                        leaf = leaves.get(leaf_i)
-                        if leaf is None:
-                            leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
-                        ports = leaf[0]
-                        j = ports.take(key)
-                        q = r * planes + pl
-                        out = emit(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per], leaf[1],
-                                   ports.names[j], ports.names[j - j % ports.per])
-                        if one:
-                            yield out
-                        else:
-                            yield from out
+            for n in range(fill):
+                node_i = g * p.group_nodes + n
+                node = plan.place("node", site, node_i)
+                for r in range(p.node_ports):
+                    leaf_i = leaf_base + leaf_of(p, n, r, fill)
+                    leaf = leaves.get(leaf_i)
+                    if leaf is None:
+                        leaf = leaves[leaf_i] = (sw.leaf_down(leaf_i), plan.place(leaf_role, site, leaf_i))
+                    k = kinds[plan.run(("node", node_i), (leaf_role, leaf_i), site, fp)]
+                    ports = leaf[0]
+                    j = ports.take(k.b_key)
+                    q = r * planes + pl
+                    yield from plan.emitter(k)(k, plane_no, r + 1, node, node_names[q], node_names[q - q % node_per],
+                                               leaf[1], ports.names[j], ports.names[j - j % ports.per])
 
 
 class NodeLeafTor(NodeLeaf):
@@ -117,25 +101,23 @@ class NodeLeafTor(NodeLeaf):
         node_per = nic.ports_per_cage * planes
         node_names = node_port_names(fab.name, p.node_ports * planes // node_per + 1, node_per)
         leaf_role = sw.roles["leaf"]
-        k = kinds[in_rack(fp)]
-        emit = plan.emitter(k)
         lpg = p.leaves_per_group
         plane_no = pl + 1
         for g in range(p.groups):
             fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
             leaf_base = (g * planes + pl) * lpg
             for n in range(fill):
-                node = plan.place("node", site, g * p.group_nodes + n)
+                node_i = g * p.group_nodes + n
+                node = plan.place("node", site, node_i)
                 for r in range(p.node_ports):
-                    i = r * fill + n       # port-major: port 1 of every node first
-                    local = share(i, fill * p.node_ports, lpg)   # the rack's ports over its leaves (split)
-                    leaf_i = leaf_base + local
+                    leaf_i = leaf_base + leaf_of(p, n, r, fill)   # port-major over the rack's leaves
+                    k = kinds[plan.run(("node", node_i), (leaf_role, leaf_i), site, fp)]
                     ports = sw.leaf_down(leaf_i)
                     j = ports.take(k.b_key)
                     q = r * planes + pl
-                    yield from emit(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
-                                plan.place(leaf_role, site, leaf_i), ports.names[j],
-                                ports.names[j - j % ports.per])
+                    yield from plan.emitter(k)(k, plane_no, "", node, node_names[q], node_names[q - q % node_per],
+                                               plan.place(leaf_role, site, leaf_i), ports.names[j],
+                                               ports.names[j - j % ports.per])
 
 
 class LeafLeaf(Hop):
@@ -146,8 +128,8 @@ class LeafLeaf(Hop):
     def applies(self, p: Plane) -> bool:
         return bool(p.isl)
 
-    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        return leaf_leaf(p, fp)
+    def ends(self, p: Plane, fp: FloorPlan, fab: FabricLinks, floor: Floorish) -> tuple[EndGroups, EndGroups]:
+        return pair_ends(p, fp, floor, fab.planes, fab.role("leaf"))
 
     def link(self, fab: FabricLinks, rate: float) -> Link:
         p = fab.first
@@ -156,12 +138,12 @@ class LeafLeaf(Hop):
 
     def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
                    site: int, pl: int, fab: FabricLinks) -> Rows:
-        """A switch pair's inter-switch links (floorplan.leaf_leaf: both switches in one network rack):
-        the j-th ISL joins the j-th uplink port of each switch, on the cages past their downlinks."""
-        k = kinds[in_rack(fp)]
-        emit = plan.emitter(k)
+        """A switch pair's inter-switch links: the j-th ISL joins the j-th uplink port of each switch,
+        on the cages past their downlinks."""
         role = sw.roles["leaf"]
         first = pl * p.leaves_per_group          # one group: the plane's two switches
+        k = kinds[plan.run((role, first), (role, first + 1), site, fp)]
+        emit = plan.emitter(k)
         a, b = plan.place(role, site, first), plan.place(role, site, first + 1)
         ua, ub = sw.leaf_up(first), sw.leaf_up(first + 1)
         for _ in range(p.isl):
@@ -178,8 +160,8 @@ class LeafSpine(Hop):
     def applies(self, p: Plane) -> bool:
         return p.layers > 1
 
-    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        return leaf_spine(p, fp)
+    def ends(self, p: Plane, fp: FloorPlan, fab: FabricLinks, floor: Floorish) -> tuple[EndGroups, EndGroups]:
+        return leaf_spine_ends(p, fp, floor, fab.planes, fab.roles)
 
     def link(self, fab: FabricLinks, rate: float) -> Link:
         # A cage's ports reach one far switch only when the links to each switch fill whole cages
@@ -194,37 +176,27 @@ class LeafSpine(Hop):
     def plane_rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan,
                    site: int, pl: int, fab: FabricLinks) -> Rows:
         planes = fab.planes
-        lpg, sp, pair = p.leaves_per_group, p.spines_per_pod, p.leaf_spine_per_pair
+        sp, pair = p.spines_per_pod, p.leaf_spine_per_pair
         leaf_role, spine_role = sw.roles["leaf"], sw.roles["spine"]
         plane_no = pl + 1
         spines: dict[int, tuple[tuple[tuple[object, ...], str], Ports]] = {}
-        seq = 0   # the plane's leaves in order, group by group, as floorplan._pods takes them
-        for pod, leaves_by_run in enumerate(pod_runs(p, fp)):
-            for count, run in leaves_by_run:
-                k = kinds[run]
-                one, a_key, b_key = k.one, k.a_key, k.b_key
-                emit = plan.row if one else plan.rows
-                for _leaf in range(count):
-                    g, local = divmod(seq, lpg)
-                    seq += 1
-                    leaf_i = (g * planes + pl) * lpg + local
-                    leaf = plan.place(leaf_role, site, leaf_i)
-                    up = sw.leaf_up(leaf_i)
-                    for s in range(sp):
-                        spine_i = (pod * planes + pl) * sp + s
-                        spine = spines.get(spine_i)
-                        if spine is None:
-                            spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
-                        down = spine[1]
-                        for _ in range(pair):
-                            j = up.take(a_key)
-                            m = down.take(b_key)
-                            out = emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
-                                       down.names[m], down.names[m - m % down.per])
-                            if one:
-                                yield out
-                            else:
-                                yield from out
+        for pod, pod_leaves_ in enumerate(pod_leaves(p, pl, planes)):
+            for leaf_i in pod_leaves_:
+                leaf = plan.place(leaf_role, site, leaf_i)
+                up = sw.leaf_up(leaf_i)
+                for s in range(sp):
+                    spine_i = (pod * planes + pl) * sp + s
+                    spine = spines.get(spine_i)
+                    if spine is None:
+                        spine = spines[spine_i] = (plan.place(spine_role, site, spine_i), sw.spine_lo(spine_i))
+                    down = spine[1]
+                    k = kinds[plan.run((leaf_role, leaf_i), (spine_role, spine_i), site, fp)]
+                    emit = plan.emitter(k)
+                    for _ in range(pair):
+                        j = up.take(k.a_key)
+                        m = down.take(k.b_key)
+                        yield from emit(k, plane_no, "", leaf, up.names[j], up.names[j - j % up.per], spine[0],
+                                        down.names[m], down.names[m - m % down.per])
 
 
 class SpineCore(Hop):
@@ -235,8 +207,8 @@ class SpineCore(Hop):
     def applies(self, p: Plane) -> bool:
         return p.layers == 3
 
-    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        return spine_core(p, fp)
+    def ends(self, p: Plane, fp: FloorPlan, fab: FabricLinks, floor: Floorish) -> tuple[EndGroups, EndGroups]:
+        return spine_core_ends(p, fp, floor, fab.planes, fab.roles)
 
     def link(self, fab: FabricLinks, rate: float) -> Link:
         p, shapes = fab.first, [q for _, q in fab.shapes]
@@ -250,9 +222,7 @@ class SpineCore(Hop):
         sp, cpg, pair = p.spines_per_pod, p.cores_per_group, p.spine_core_per_pair
         spine_role, core_role = sw.roles["spine"], sw.roles["core"]
         plane_no = pl + 1
-        for pod, run in enumerate(core_runs(p, fp)):
-            k = kinds[run]
-            emit = plan.emitter(k)
+        for pod in range(p.pods):
             for s in range(sp):
                 spine_i = (pod * planes + pl) * sp + s
                 spine = plan.place(spine_role, site, spine_i)
@@ -261,6 +231,8 @@ class SpineCore(Hop):
                     core_i = (pl * sp + s) * cpg + c
                     core = plan.place(core_role, site, core_i)
                     down = sw.core_lo(core_i)
+                    k = kinds[plan.run((spine_role, spine_i), (core_role, core_i), site, fp)]
+                    emit = plan.emitter(k)
                     for _ in range(pair):
                         j = up.take(k.a_key)
                         m = down.take(k.b_key)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from bom import names
 from bom.topology.linkgroups import LinkGroup, count_hop
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from bom.catalog.rows import NicPorts
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import Fabric
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
     from bom.topology.planes import Plane
 
 Rows = Iterator[tuple[object, ...]]
@@ -42,11 +43,21 @@ class FabricLinks:
     planes: int
     shapes: Sequence[tuple[int, Plane]]
     node_ports: NicPorts | None
+    floors: Sequence[Floorish] = ()   # where the devices stand, per site shape (the placement's)
 
     @classmethod
-    def of(cls, f: Fabric) -> FabricLinks:
-        """From the model's fabric (:class:`bom.model.fabrics.Fabric`, a plain data type)."""
-        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports)
+    def of(cls, f: Fabric, floors: Sequence[Floorish] = ()) -> FabricLinks:
+        """From the model's fabric (:class:`bom.model.fabrics.Fabric`, a plain data type) and the
+        placement's floors (:func:`bom.placement.floor.floors`)."""
+        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports, tuple(floors))
+
+    def role(self, layer: str) -> str:
+        """The placement's role of this fabric's switches of ``layer``."""
+        return names.switch_role(self.name, layer)
+
+    @property
+    def roles(self) -> dict[str, str]:
+        return {layer: self.role(layer) for layer in ("leaf", "spine", "core")}
 
     @property
     def first(self) -> Plane:
@@ -94,13 +105,9 @@ class Hop:
         """Whether a site's plane has this hop (both consumers ask this, and only this)."""
         raise NotImplementedError
 
-    def ends(self, p: Plane, fp: FloorPlan, planes: int) -> tuple[EndGroups, EndGroups]:
-        """The lower and upper end groups of one site, every plane of it."""
-        lo, up = self.plane_ends(p, fp)
-        return scaled(lo, planes), scaled(up, planes)
-
-    def plane_ends(self, p: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        """The lower and upper end groups of one plane of one site."""
+    def ends(self, p: Plane, fp: FloorPlan, fab: FabricLinks, floor: Floorish) -> tuple[EndGroups, EndGroups]:
+        """The lower and upper end groups of one site, every plane of it, where ``floor`` stands
+        the site's devices."""
         raise NotImplementedError
 
     def link(self, fab: FabricLinks, rate: float) -> Link:
@@ -111,9 +118,9 @@ class Hop:
         """The hop's link groups over every site and plane (closed form)."""
         lo: EndGroups = []
         up: EndGroups = []
-        for sites, p in fab.shapes:
+        for k, (sites, p) in enumerate(fab.shapes):
             if self.applies(p):
-                a, b = self.ends(p, fp, fab.planes)
+                a, b = self.ends(p, fp, fab, fab.floors[k])
                 lo += scaled(a, sites)
                 up += scaled(b, sites)
         if not lo:

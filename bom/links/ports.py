@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bom import names
 from bom.errors import LimitError
+from bom.topology.geometry import route
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.topology.geometry import Floorish, FloorPlan, Run
     from bom.topology.planes import Plane
 
 
@@ -122,6 +124,21 @@ class Plan:
         self.link = itertools.count(1)
         self.places: dict[tuple[str, int, int], tuple[tuple[object, ...], str]] = {}
         self.catalog: Catalog | None = None
+        self.spots: dict[tuple[str, int, int], tuple[int, int]] = {}
+        self.floors: tuple[Floorish, ...] = ()
+        self.shape_of: list[int] = []   # site (from 1) -> its shape's index, at [site - 1]
+
+    def spot(self, role: str, site: int, index: int) -> tuple[int, int]:
+        """Where the device stands (row, position): the floor of the site's shape."""
+        key = (role, site, index)
+        s = self.spots.get(key)
+        if s is None:
+            s = self.spots[key] = self.floors[self.shape_of[site - 1]].spot(role, index)
+        return s
+
+    def run(self, a: tuple[str, int], b: tuple[str, int], site: int, fp: FloorPlan) -> Run:
+        """The run between the ``a`` and ``b`` devices, (role, index) in ``site``, where they stand."""
+        return route(self.spot(a[0], site, a[1]), self.spot(b[0], site, b[1]), fp)
 
     def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
         key = (role, site, index)
@@ -135,6 +152,7 @@ class Plan:
     def forget(self, site: int) -> None:
         """Drop the places of a finished site (a campus never holds all its devices at once)."""
         self.places = {k: v for k, v in self.places.items() if k[1] != site}
+        self.spots = {k: v for k, v in self.spots.items() if k[1] != site}
 
     def row(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,

@@ -52,6 +52,7 @@ class Fabric:
     groups: list[LinkGroup] = field(default_factory=list)
     node_ports: NicPorts | None = None
     ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
+    rate_gbps: float = 0.0                    # a node link's rate (the NIC's over the planes)
 
     @property
     def first(self) -> Plane:

@@ -10,8 +10,9 @@ A site is laid out as *sections*, each a run of racks of one layout repeated ``c
 - the shared sections: network racks (spines, cores, the storage appliances' leaves), management
   racks (fabric managers, management servers) and storage racks (appliances).
 
-Racks stand in rows of ``racks_per_row`` in section order, so a rack's row and position are
-arithmetic on its sequence number, and so is every device's place: the counts are closed form
+Racks stand in rows of ``racks_per_row`` in section order; each section starts a row and each
+copy of it takes whole rows (:meth:`Section.spot`), so a rack's row and position are arithmetic on
+its section, copy and place in the copy, and so is every device's place: the counts are closed form
 per section, :meth:`Placement.racks` and :meth:`Placement.elevation` are generators, and
 :meth:`Placement.locate` walks a handful of sections, never a per-device table. Sites of equal
 shape are laid out once.
@@ -116,6 +117,16 @@ class Section:
     def per_copy(self, role: str) -> int:
         return self.counts[role]
 
+    def rows(self, per_row: int) -> int:
+        """Rows one copy takes."""
+        return -(-len(self.layouts) // per_row)
+
+    def spot(self, first_row: int, copy: int, layout: int, per_row: int) -> tuple[int, int]:
+        """(row, position), 1-based, of layout ``layout`` of copy ``copy`` of a section that starts
+        at row ``first_row`` (0-based): the one rule for where a rack stands."""
+        row, pos = divmod(layout, per_row)
+        return first_row + copy * self.rows(per_row) + row + 1, pos + 1
+
     def where(self, role: str) -> tuple[tuple[int, int], ...]:
         """(layout, slot) of each device of ``role`` in one copy, in order: made on first use (only
         the cable plan asks, and a build need not pay for it)."""
@@ -139,6 +150,15 @@ class SiteLayout:
     @property
     def racks_per_site(self) -> int:
         return sum(s.copies * len(s.layouts) for s in self.sections)
+
+    def first_rows(self, per_row: int) -> tuple[int, ...]:
+        """The first row (0-based) of each section: a section starts a row, and each copy of it
+        takes whole rows (a scalable unit's racks stand together, never half in another's row)."""
+        out, row = [], 0
+        for sec in self.sections:
+            out.append(row)
+            row += sec.copies * sec.rows(per_row)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -192,9 +212,9 @@ class Placement:
             first += shape.count
         raise LimitError(f"no site {site} (the cluster has {first - 1})", key="site")
 
-    def _rack(self, site: int, seq: int, lay: Layout) -> Rack:
-        row, pos = divmod(seq, self.racks_per_row)
-        return Rack(names.rack(site, row + 1, pos + 1), site, row + 1, pos + 1, lay.kind, lay.rack.u_budget,
+    def _rack(self, site: int, spot: tuple[int, int], lay: Layout) -> Rack:
+        row, pos = spot
+        return Rack(names.rack(site, row, pos), site, row, pos, lay.kind, lay.rack.u_budget,
                     lay.rack.power_budget_w, lay.rack.catalog_id)
 
     def racks(self) -> Iterator[Rack]:
@@ -214,20 +234,21 @@ class Placement:
     def site_racks(self, site: int, shape: SiteLayout) -> Iterator[tuple[int, int, Layout, Rack]]:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
         in row order."""
-        seq = 0
-        for k, sec in enumerate(shape.sections):
+        per = self.racks_per_row
+        for k, (sec, first) in enumerate(zip(shape.sections, shape.first_rows(per), strict=True)):
             for copy in range(sec.copies):
-                for lay in sec.layouts:
-                    yield k, copy, lay, self._rack(site, seq, lay)
-                    seq += 1
+                for n, lay in enumerate(sec.layouts):
+                    yield k, copy, lay, self._rack(site, sec.spot(first, copy, n, per), lay)
 
     def _layout(self, rack: Rack) -> Layout:
-        seq = (rack.row - 1) * self.racks_per_row + rack.position - 1
-        for sec in self._site_shape(rack.site).sections:
-            span = sec.copies * len(sec.layouts)
-            if seq < span:
-                return sec.layouts[seq % len(sec.layouts)]
-            seq -= span
+        per = self.racks_per_row
+        shape = self._site_shape(rack.site)
+        for sec, first in zip(shape.sections, shape.first_rows(per), strict=True):
+            row = rack.row - 1 - first
+            if 0 <= row < sec.copies * sec.rows(per):
+                n = row % sec.rows(per) * per + rack.position - 1
+                if n < len(sec.layouts):
+                    return sec.layouts[n]
         raise LimitError(f"no rack {rack.id}", key="rack")
 
     def elevation(self, rack: Rack) -> Iterator[Slot]:
@@ -240,21 +261,20 @@ class Placement:
 
     def locate(self, role: str, site: int, index: int) -> tuple[Rack, Slot]:
         """The rack and slot of the ``index``-th (0-based) device of ``role`` in ``site`` (1-based)."""
-        seq = 0
         left = index
-        for sec in self._site_shape(site).sections:
+        shape = self._site_shape(site)
+        for sec, first in zip(shape.sections, shape.first_rows(self.racks_per_row), strict=True):
             n = sec.per_copy(role)
             if left < sec.copies * n:
                 copy, local = divmod(left, n)
                 offset, slot_no = sec.where(role)[local]
                 lay = sec.layouts[offset]
-                rack = self._rack(site, seq + copy * len(sec.layouts) + offset, lay)
+                rack = self._rack(site, sec.spot(first, copy, offset, self.racks_per_row), lay)
                 item, u = lay.slots[slot_no]
                 nth = sum(1 for i, _ in lay.slots[:slot_no + 1] if i.role == role)
                 return rack, Slot(u, item.height, names.device(rack.id, role, nth), role, item.catalog_id,
                                   item.power_w, item.fabric)
             left -= sec.copies * n
-            seq += sec.copies * len(sec.layouts)
         raise LimitError(f"site {site} has {index - left} devices of role {role!r}; asked for index {index}",
                          key="role")
 

@@ -21,7 +21,9 @@ from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.model.fabrics import Fabric
 from bom.model.model import Model
+from bom.placement.floor import floors
 from bom.placement.layout import place
+from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, build_cluster, scale_up
 from bom.topology.dci import Dci, build_dci
 from bom.topology.endpoints import build_endpoints
@@ -105,21 +107,21 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
             exc.key = exc.key or f"fabrics.{name}"
             raise
         shapes.append((site.count, p))
-    fabric = Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic)
-    if spec.media:
-        media = media.restricted(tuple(spec.media))
+    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+
+
+def fabric_groups(f: Fabric, media: Media, floor: FloorPlan, placement: Placement) -> Fabric:
+    """The fabric with every hop's link groups, on the runs between where the placement stands
+    their ends (bom/links/fabric.py: the patterns the cable plan expands too)."""
+    if f.spec.media:
+        media = media.restricted(tuple(f.spec.media))
+    fab = FabricLinks.of(f, floors(placement))
     try:
-        return replace(fabric, groups=_fabric_groups(fabric, media, floor, rate))
+        return replace(f, groups=[g for hop in FABRIC_HOPS for g in hop.count(media, floor, fab, f.rate_gbps)])
     except LimitError as exc:
-        exc.at = exc.at or ("fabrics", name)
-        exc.key = exc.key or f"fabrics.{name}"
+        exc.at = exc.at or ("fabrics", f.name)
+        exc.key = exc.key or f"fabrics.{f.name}"
         raise
-
-
-def _fabric_groups(f: Fabric, media: Media, floor: FloorPlan, rate: float) -> list[LinkGroup]:
-    """Every hop's link groups (bom/links/fabric.py: the patterns the cable plan expands too)."""
-    fab = FabricLinks.of(f)
-    return [g for hop in FABRIC_HOPS for g in hop.count(media, floor, fab, rate)]
 
 
 def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
@@ -248,8 +250,10 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model
                                 max(s.nodes for s in cluster.sites))
     model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
                   endpoints=endpoints, rack_power_w=rack_power)
-    model = with_fabric(model, attach_ufm(model, media))
     model = _support_fabrics(model, specs, catalog, media)
+    assert model.placement is not None
+    model = with_fabric(model, fabric_groups(model.fabrics["compute"], media, floor, model.placement))
+    model = with_fabric(model, attach_ufm(model, media))
     dci, client = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
     return replace(model, dci=dci, dci_groups=client)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import Protocol
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
@@ -108,6 +109,24 @@ def rack_runs(fp: FloorPlan, nodes: int) -> list[tuple[int, int, Run]]:
 def in_rack(fp: FloorPlan) -> Run:
     """A run between two devices of one rack."""
     return Run(fp.in_rack_m, "in-rack")
+
+
+def route(a: tuple[int, int], b: tuple[int, int], fp: FloorPlan) -> Run:
+    """The run between racks standing at (row, position) ``a`` and ``b``: up into the tray, across
+    the rows between them at the row pitch and along the row by the racks between them, down, plus
+    slack; inside one rack, the in-rack run. The one rule for a run's length: the closed form and
+    the cable plan both take it, from where the placement stands the two racks.
+
+    >>> fp = FloorPlan(4, 8, 0.6, 2.4, 1.0, 0.3, 1.5)
+    >>> route((1, 5), (2, 1), fp)   # a row across and four racks along: 2.4 + 2.4 + 2 + 0.3
+    Run(length_m=7.1, bucket='cross-row')
+    >>> route((3, 2), (3, 3), fp), route((3, 2), (3, 2), fp).bucket
+    (Run(length_m=2.9, bucket='in-row'), 'in-rack')
+    """
+    if a == b:
+        return in_rack(fp)
+    rows = abs(a[0] - b[0])
+    return Run(fp.run(rows, abs(a[1] - b[1]) * fp.rack_width_m), "cross-row" if rows else "in-row")
 
 
 def in_row(fp: FloorPlan, racks: int) -> Run:
@@ -296,3 +315,138 @@ def spine_core(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         core_ports[run] += plane.spine_core_per_pair
     return ([(n, {run: plane.spine_up}) for run, n in spine_end.items()],
             [(plane.cores, dict(core_ports))])
+
+
+# --- ends from where the placement stands the devices ------------------------------------------
+
+class Profiles:
+    """One end of a hop, device by device: each device's ports per run. Devices with the same
+    profile make one end group (:data:`EndGroups`), in the order they were first seen."""
+
+    def __init__(self) -> None:
+        self.devices: dict[object, list] = {}
+
+    def add(self, device: object, run: Run, ports: int, devices: int = 1) -> None:
+        """``ports`` ports of ``device`` (a class of ``devices`` alike devices) on ``run``."""
+        d = self.devices.get(device)
+        if d is None:
+            d = self.devices[device] = [devices, {}]
+        d[1][run] = d[1].get(run, 0) + ports
+
+    def groups(self, times: int = 1) -> EndGroups:
+        out: dict[tuple[tuple[Run, int], ...], int] = {}
+        for n, runs in self.devices.values():
+            key = tuple(runs.items())
+            out[key] = out.get(key, 0) + n * times
+        return [(n, dict(key)) for key, n in out.items()]
+
+
+class Floorish(Protocol):
+    """What the ends read of the placement: where a device stands, and the parts a role's devices
+    repeat in (:class:`bom.placement.floor.Floor`)."""
+
+    def spot(self, role: str, index: int) -> tuple[int, int]: ...
+    def parts(self, role: str) -> tuple: ...   # each with first, copies, per_copy
+
+
+def leaf_of(plane: Plane, n: int, r: int, fill: int) -> int:
+    """The leaf (0-based, in its group and plane) that takes port ``r`` of the group's node ``n``
+    (``fill`` nodes in the group): a ToR splits the rack's ports port-major over its leaves; a rail
+    SU gives rail ``r`` to the leaves of its rail set, the j-th of them the next nodes; a
+    rack-scale domain's leaf takes every port of its nodes."""
+    if plane.topology == "tor":
+        return share(r * fill + n, fill * plane.node_ports, plane.leaves_per_group)
+    if plane.nodes_per_leaf:
+        return n // plane.nodes_per_leaf
+    return r // plane.rails_per_leaf * plane.leaves_per_rail + rail_leaf(plane, n)
+
+
+def node_leaf_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_role: str
+                   ) -> tuple[EndGroups, EndGroups]:
+    """Every node's ports to its leaves, all planes: one copy of each section the nodes stand in,
+    times its copies (a copy's nodes and their leaves stand alike in every copy)."""
+    lo: EndGroups = []
+    up: EndGroups = []
+    lpg = plane.leaves_per_group
+    for part in floor.parts("node"):
+        nodes, leaves = Profiles(), Profiles()
+        for i in range(part.first, part.first + part.per_copy):
+            g, n = divmod(i, plane.group_nodes)
+            fill = plane.group_nodes if g < plane.groups - 1 else plane.last_group_nodes
+            a = floor.spot("node", i)
+            for pl in range(planes):
+                for r in range(plane.node_ports):
+                    leaf = (g * planes + pl) * lpg + leaf_of(plane, n, r, fill)
+                    run = route(a, floor.spot(leaf_role, leaf), fp)
+                    nodes.add(i, run, 1)
+                    leaves.add(leaf, run, 1)
+        lo += nodes.groups(part.copies)
+        up += leaves.groups(part.copies)
+    return lo, up
+
+
+def pod_leaves(plane: Plane, pl: int, planes: int) -> list[list[int]]:
+    """Each pod's leaves of plane ``pl`` (site indices), group by group in leaf order."""
+    out: list[list[int]] = [[] for _ in range(plane.pods)]
+    lpg = plane.leaves_per_group
+    for seq in range(plane.leaves):
+        g, local = divmod(seq, lpg)
+        out[min(seq // plane.pod_size, plane.pods - 1)].append((g * planes + pl) * lpg + local)
+    return out
+
+
+def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, int], int]:
+    out: dict[tuple[int, int], int] = {}
+    for d in devices:
+        s = floor.spot(role, d)
+        out[s] = out.get(s, 0) + 1
+    return out
+
+
+def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
+            per_pair: int, lo: Profiles, up: Profiles) -> None:
+    """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
+    rack by rack (devices in one rack share their runs)."""
+    a_spots, b_spots = _by_spot(floor, *lower), _by_spot(floor, *upper)
+    for a, na in a_spots.items():
+        for b, nb in b_spots.items():
+            run = route(a, b, fp)
+            lo.add((lower[0], a), run, nb * per_pair, na)
+            up.add((upper[0], b), run, na * per_pair, nb)
+
+
+def leaf_spine_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, roles: dict[str, str]
+                    ) -> tuple[EndGroups, EndGroups]:
+    """Each leaf's uplinks spread over its pod's spines, every plane."""
+    lo, up = Profiles(), Profiles()
+    sp = plane.spines_per_pod
+    for pl in range(planes):
+        for pod, leaves in enumerate(pod_leaves(plane, pl, planes)):
+            spines = [(pod * planes + pl) * sp + s for s in range(sp)]
+            between(fp, floor, (roles["leaf"], leaves), (roles["spine"], spines), plane.leaf_spine_per_pair, lo, up)
+    return lo.groups(), up.groups()
+
+
+def spine_core_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, roles: dict[str, str]
+                    ) -> tuple[EndGroups, EndGroups]:
+    """Spine i of every pod to core group i, every plane."""
+    lo, up = Profiles(), Profiles()
+    sp, cpg = plane.spines_per_pod, plane.cores_per_group
+    for pl in range(planes):
+        for s in range(sp):
+            spines = [(pod * planes + pl) * sp + s for pod in range(plane.pods)]
+            cores = [(pl * sp + s) * cpg + c for c in range(cpg)]
+            between(fp, floor, (roles["spine"], spines), (roles["core"], cores), plane.spine_core_per_pair, lo, up)
+    return lo.groups(), up.groups()
+
+
+def pair_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_role: str
+              ) -> tuple[EndGroups, EndGroups]:
+    """A switch pair's ISLs, every plane: switch 0 to switch 1 of the plane's one group."""
+    lo, up = Profiles(), Profiles()
+    for pl in range(planes):
+        first = pl * plane.leaves_per_group
+        run = route(floor.spot(leaf_role, first), floor.spot(leaf_role, first + 1), fp)
+        lo.add(first, run, plane.isl)
+        up.add(first + 1, run, plane.isl)
+    return lo.groups(), up.groups()
