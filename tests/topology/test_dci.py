@@ -24,7 +24,7 @@ def model(catalog, distance):
     return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
 
 
-def test_40_km_is_unamplified_400zr(catalog):
+def test_40_km_of_400zr_through_a_mux_is_amplified(catalog):
     m = model(catalog, "40 km")
     d = m.dci
     # 25.6 Tbit/s / 400 Gbit/s = 64 wavelengths; a module at both ends: 128.
@@ -32,8 +32,16 @@ def test_40_km_is_unamplified_400zr(catalog):
     assert d.coherent.standard == "400zr"
     # 64 channels at 75 GHz fit one fibre pair; a mux/demux at each end of it.
     assert (d.channels, d.fibre_pairs, d.muxes) == (64, 1, 2)
-    # 40 km is within 400ZR's unamplified 40 km: no amplifiers.
-    assert d.amplifiers == 0 and d.dark_fibre_km == 40
+    # 40 km is within 400ZR's unamplified reach, but not its 11 dB unamplified loss budget (the line's
+    # loss rule, bom/topology/dci.py line_loss; this test said 0 amplifiers before the rule): fibre
+    # 40 km x 0.25 dB/km = 10 dB, the mux and the demux 6 + 6 = 12 dB, 6 mated pairs x 0.25 dB
+    # (each module's own, each end's mux channel and line port) = 1.5 dB: 23.5 dB > 11 dB. So a
+    # booster and a pre-amplifier each way on the one fibre pair: 4 EDFAs, no in-line hut.
+    assert not d.choice.amplified and d.amplified
+    assert (d.loss.fibre_db, d.loss.mux_db, d.loss.mated_pairs, d.loss.total_db) == (10, 12, 6, 23.5)
+    assert d.loss.budget_db == 11 and d.loss.over
+    assert (d.amplifiers_per_fibre_pair, d.amplifiers, d.amplifier_sites) == (4, 4, 0) and d.dark_fibre_km == 40
+    assert m.to_json()["tiers"]["scale-across"]["line_loss"]["loss_db"] == 23.5
     # Line + client port per wavelength at each site: 128 ports / 32 per router = 4 per site.
     assert d.routers == 8
     t = m.tiers()["scale-across"]
@@ -170,3 +178,35 @@ def test_no_mux_no_patch_cord(catalog):
     from bom.links.line import DCI_LINE
 
     assert DCI_LINE.patch_cords(64, None) == 0 and DCI_LINE.patch_cords(64, object()) == 128
+
+
+def test_the_line_loss_rule(catalog):
+    """One wavelength's unamplified loss: fibre (0.25 dB/km with splices) + the mux and demux passes +
+    every mated pair, held to the module's unamplified budget (400ZR: 11 dB)."""
+    from bom.topology.dci import line_loss
+
+    zr, mux = catalog.get("coherent", "qdd-400g-zr-s"), catalog.get("dwdm", "ncs1k-md-64-c")
+    # Without a mux/demux, 30 km: 7.5 dB of fibre + the modules' 2 mated pairs x 0.25 = 8 dB <= 11: no amplifier.
+    alone = line_loss(zr, None, 30_000, 0.25)
+    assert (alone.total_db, alone.mated_pairs, alone.over) == (8.0, 2, False)
+    # 2 km through the 64-channel mux/demux: 0.5 + 12 + 6 x 0.25 = 14 dB > 11: the mux alone passes the budget.
+    short = line_loss(zr, mux, 2_000, 0.25)
+    assert (short.total_db, short.over) == (14.0, True)
+    assert "> the module's unamplified budget 11 dB" in short.why()
+    # A module with no budget in the catalog: its reach alone decides (never over).
+    zrp = catalog.get("coherent", "qdd-400g-zrp-s")
+    assert line_loss(zrp, mux, 2_000, 0.25).over is False
+
+
+def test_amplifiers_show_in_the_bom_and_the_plan(catalog):
+    """The terminal EDFAs the loss rule adds are BOM lines and the fibre pair's plan row names them."""
+    from bom.cableplan import rows as plan
+    from bom.costing.categories import Category
+    from bom.costing.lines import dci_lines
+
+    m = model(catalog, "40 km")
+    amps = [x for x in dci_lines(m.dci, catalog) if x.category == Category.DWDM and x.catalog_id == "ncs1001-edfa"]
+    assert [x.quantity for x in amps] == [4]
+    c = plan.COL
+    pairs = [r for r in plan.rows(m, catalog=catalog) if r[c["hop"]] == "fibre-pair"]
+    assert [r[c["via"]] for r in pairs] == ["0 in-line amplifier sites, 2 x NCS1001 + NCS1K-EDFA per pair"]
