@@ -271,7 +271,9 @@ class Scenario(Model):
     sites: Sites | None = None
     """More than one building (scale-across); default: one site."""
     storage: Storage | None = None
-    """Storage appliances on the storage fabric (a count, or capacity and throughput)."""
+    """Storage appliances on the storage fabric (a count, or capacity and throughput); default with a
+    storage fabric: the platform RA's appliance, as many as the RA's read guideline needs for the
+    cluster's GPUs (40 GB/s per 256-GPU SU, RA-11333-001 Table 6), with a warning saying so."""
     management: Management | None = None
     """Management and head nodes, UFM appliances (platform RA defaults)."""
     racks: Racks = Racks()

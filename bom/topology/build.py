@@ -245,7 +245,7 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model
     endpoints = build_endpoints(scenario, catalog, platform,
                                 _switch(catalog, fabrics["compute"].first.leaf.id,
                                         ("fabrics", "compute", "switch")).protocol, cluster.site_count,
-                                max(s.nodes for s in cluster.sites))
+                                max(s.nodes for s in cluster.sites), cluster.gpus)
     model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
                   endpoints=endpoints, rack_power_w=rack_power)
     model = with_fabric(model, attach_ufm(model, media))
