@@ -91,7 +91,7 @@ def scale_across_schema() -> Schema:
            "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT, "patch_cords": INT,
            "amplifiers": INT, "amplifiers_per_fibre_pair": INT, "inline_amplifier_sites": INT,
            "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT,
-           "amplified": BOOL,
+           "amplified": BOOL, "client_fabric": {"enum": ["compute", "inband", "storage"]},
            "line_loss": null(obj({"fibre_db": NUM, "mux_demux_db": NUM, "mated_pairs": INT, "connectors_db": NUM,
                                   "loss_db": NUM, "budget_db": null(NUM), "over_budget": BOOL, "why": STR},
                                  description="One wavelength's loss from transmitter to receiver without "
@@ -126,6 +126,7 @@ def fabric_schema() -> Schema:
         "ufm": obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
         # storage and in-band (pooled) fabrics
         "endpoint_substitutions": mapping(STR), "oversubscription": STR, "group_ports": INT, "endpoint_ports": INT,
+        "border_leaves": INT,
         # out-of-band
         "uplinks": {"enum": ["spine", "inband"]}, "uplinks_counted_in": {"enum": ["oob", "inband"]},
         "uplink_ports": INT, "managed_devices": INT,

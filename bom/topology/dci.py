@@ -107,6 +107,7 @@ class Dci:
     site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
     patch: Patch | None = None     # the cord from a line port to its mux/demux channel
     loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
+    attach: str = "compute"        # the fabric whose switches take the routers' client ports
 
     @property
     def amplified(self) -> bool:
@@ -187,6 +188,21 @@ class Dci:
         """Wavelengths that end at ``site`` (from 1): its client links, and as many line ports."""
         return self.wavelengths_per_pair * self.degrees[site - 1]
 
+    def busiest(self, shape_sites: list[int]) -> list[int]:
+        """The client links of the busiest site of each site shape (``shape_sites``: how many sites
+        each shape has, in site order): what a shape's border leaves are sized for.
+
+        >>> d = Dci(4, 3, 40e3, 25600.0, 400.0, None, 64, None, None, None, 64, 1, 0, "hub",
+        ...         site_pairs(4, "hub"))
+        >>> d.busiest([1, 3]), d.busiest([4])
+        ([192, 64], [192])
+        """
+        out, first = [], 1
+        for count in shape_sites:
+            out.append(max(self.site_links(s) for s in range(first, first + count)))
+            first += count
+        return out
+
     @property
     def router_ports_per_site(self) -> int:
         """At the busiest site: line side and client side of every wavelength that ends there."""
@@ -209,7 +225,7 @@ class Dci:
                 "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
                 "inline_amplifier_sites": self.amplifier_sites,
                 "inline_amplifier_sites_per_route": self.inline_sites,
-                "dark_fibre_km": self.dark_fibre_km, "amplified": self.amplified,
+                "dark_fibre_km": self.dark_fibre_km, "client_fabric": self.attach, "amplified": self.amplified,
                 "line_loss": self.loss.to_json() if self.loss is not None else None, "routers": self.routers,
                 "router_ports": self.routers * self.router.ports,
                 "copper_links": 0, "copper_share": 0.0}

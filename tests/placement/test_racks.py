@@ -42,7 +42,8 @@ def test_locate_agrees_with_the_elevations(catalog):
 def test_campus_counts_without_walking_devices(catalog):
     import time
 
-    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}}\n"
+    # The in-band fabric's border leaves take the DCI routers' Ethernet client ports (IB compute fabric).
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}, inband: {}}\n"
             "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
     start = time.perf_counter()
     p = _build(text, catalog).placement

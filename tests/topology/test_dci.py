@@ -8,14 +8,15 @@ from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.topology.build import build_model
 
-# 4:1 leaves spine cages for the 64 client links a site (at 1:1 the spines of 576 GPUs are full: the build
-# accepted this design before, the cable plan refused it; test_client_links_need_free_cages_on_the_top_layer).
+# The compute fabric is InfiniBand (Q3400), so the routers' Ethernet client ports land on border leaves
+# of the Ethernet in-band fabric (sites.attach: auto; test_dci_attach.py). These tests ran the compute
+# fabric at 4:1 to leave spine cages for them, an Ethernet end on an InfiniBand port.
 BASE = """\
 name: two-sites
 platform: gb300-nvl72
 gpus: 1152
 sites: {count: 2, distance: "DIST", dci_bandwidth: "25.6 Tbit/s"}
-fabrics: {compute: {oversubscription: 4}}
+fabrics: {compute: {}, inband: {switch: sn5600}}
 """
 
 
@@ -100,13 +101,13 @@ def test_doctests_of_the_span_and_ratio_rules():
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
-# 4:1 at the leaves leaves spine cages free for the routers' client links (at 1:1 and 2:1 the spines of
-# 1,152 GPUs a site are full, and the build refuses: test_client_links_need_free_cages_on_the_top_layer).
+# The routers' client links on border leaves of the Ethernet in-band fabric (the compute fabric is
+# InfiniBand); a hub's site 1 brings three times the others' (its shape's border leaves are sized for it).
 TOPOLOGY = """\
 name: campus
 platform: gb300-nvl72
 gpus: 4608
-fabrics: {compute: {oversubscription: 4}}
+fabrics: {compute: {}, inband: {switch: sn5600}}
 sites: {count: 4, topology: TOPO, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
 """
 
@@ -133,18 +134,21 @@ def test_mesh_is_the_default(catalog):
     assert m.dci.topology == "mesh" and m.dci.pairs == 6
 
 
+# An Ethernet compute fabric (SN5600, the HGX H100 default) takes the routers' client links on its top
+# layer's free cages. (This case was DGX H100 on QM9700 InfiniBand, now refused for its protocol.)
 FULL_SPINES = """\
 name: full-spines
-platform: dgx-h100
+platform: hgx-h100
 nodes: 256
 sites: {count: 2, distance: "10 km", dci_bandwidth: "3.2 Tbit/s"}
 """
 
 
 def test_client_links_need_free_cages_on_the_top_layer(bom, tmp_path):
-    """At 1:1 every spine port of 128 DGX H100 per site holds a leaf link, so the routers' 8 client
-    links per site have nowhere to land: the build refuses it (the cable plan already did, and the
-    build wrote a BOM of links that could not be cabled), at the line of dci_bandwidth."""
+    """At 1:1 every spine port of 128 HGX H100 per site holds a leaf link, so the routers' 8 client
+    links per site (4 twin-port 400G modules, 4 of the 800G spines' cages) have nowhere to land: the
+    build refuses it (the cable plan already did, and the build wrote a BOM of links that could not
+    be cabled), at the line of dci_bandwidth."""
     path = tmp_path / "full.yaml"
     path.write_text(FULL_SPINES)
     for command in ("build", "cables"):
