@@ -256,7 +256,8 @@ def build_summary(model: object) -> str:
                      f"{d.distance_km:g} km on {_count(d.pairs, 'cabled site pair')} "
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
-                     f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d))
+                     f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d)
+                     + (f"; client links on the {d.attach} fabric's border leaves" if d.attach != "compute" else ""))
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
