@@ -214,3 +214,22 @@ def test_amplifiers_show_in_the_bom_and_the_plan(catalog):
     c = plan.COL
     pairs = [r for r in plan.rows(m, catalog=catalog) if r[c["hop"]] == "fibre-pair"]
     assert [r[c["via"]] for r in pairs] == ["0 in-line amplifier sites, 2 x NCS1001 + NCS1K-EDFA per pair"]
+
+
+def test_the_default_line_counts_its_amplifiers(default_report, catalog):
+    """The built-in default: 64 wavelengths of 400ZR over 40 km through a 64-channel mux/demux. It
+    counted no amplifier (40 km is 400ZR's unamplified reach). Its loss without amplifiers: fibre
+    40 km x 0.25 dB/km = 10.0 dB, mux 6 dB + demux 6 dB = 12.0 dB, 6 mated pairs x 0.25 dB (LC
+    grade B) = 1.5 dB; 23.5 dB > 11 dB (400ZR unamplified): a booster and a pre-amplifier each way on
+    its one fibre pair, 4 EDFAs, no in-line hut."""
+    from bom.costing.categories import Category
+
+    m = default_report.model
+    j = m.to_json()["tiers"]["scale-across"]
+    assert j["line_loss"] == {"fibre_db": 10.0, "mux_demux_db": 12.0, "mated_pairs": 6, "connectors_db": 1.5,
+                              "loss_db": 23.5, "budget_db": 11.0, "over_budget": True,
+                              "why": m.dci.loss.why()}
+    assert (j["amplified"], j["amplifiers"], j["amplifiers_per_fibre_pair"], j["inline_amplifier_sites"]) == (
+        True, 4, 4, 0)
+    edfa = [x for x in default_report.lines if x.category == Category.DWDM and x.catalog_id == "ncs1001-edfa"]
+    assert sum(x.quantity for x in edfa if x.fabric == "dci") == 4
