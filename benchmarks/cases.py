@@ -12,10 +12,24 @@ SIZES = {
 }
 
 
+def with_dci_fabric(extra: str, fabrics: str) -> str:
+    """``fabrics`` (a one-line flow mapping) with an in-band fabric added when the size has sites and
+    the block has none: the DCI routers' Ethernet client ports land on its border leaves (the
+    Q3400 compute fabric is InfiniBand; sites.attach).
+
+    >>> with_dci_fabric("sites: {count: 2}", "fabrics: {compute: {switch: q3400}}\n")
+    'fabrics: {compute: {switch: q3400}, inband: {}}\n'
+    """
+    if "sites:" not in extra or "inband" in fabrics:
+        return fabrics
+    head, _, tail = fabrics.rpartition("}")
+    return f"{head}, inband: {{}}}}{tail}"
+
+
 def scenario(extra: str, fabrics: str) -> tuple[object, object]:
     """(scenario, located source) for one size with the given fabrics block."""
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
 
-    text = BASE + fabrics + extra
+    text = BASE + with_dci_fabric(extra, fabrics) + extra
     return scenario_from_text(text), load_text(text, "bench.yaml")

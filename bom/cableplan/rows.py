@@ -36,8 +36,9 @@ Numbering (site-local, 0-based here, 1-based in names; :mod:`bom.names` makes th
   module), or of one link group for a copper head (one head is one cable): ports come in order
   and a new cage opens when the open cage of that part is full, as the closed form counts;
 - DCI: a site's router ports are its client ports, then its line ports, router by router;
-  client links go to the compute fabric's top layer a cage at a time, switch by switch, on
-  ports the fabric leaves free (:mod:`bom.links.dci`; the line side: :mod:`bom.links.line`).
+  client links go to an Ethernet compute fabric's top layer a cage at a time, switch by switch,
+  on ports the fabric leaves free, or to the border leaves of the Ethernet in-band or storage
+  fabric, split evenly over them (:mod:`bom.links.dci`; the line side: :mod:`bom.links.line`).
 
 Rows are plain tuples in :data:`FIELDS` order (fast to make and to hand to ``csv.writer``);
 :class:`CableRow` names them for other consumers (the NetBox writer).
@@ -64,7 +65,7 @@ from bom import names
 from bom.catalog.rows import Switch
 from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
-from bom.links.dci import DCI_CLIENT
+from bom.links.dci import DCI_BORDER, DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.line import DCI_LINE
@@ -258,11 +259,19 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict
     fp = model.floor
     router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
     client = kinds.get(DCI_CLIENT.name, {})
-    tops = all_tops.get("compute", {})
-    if client and tops:
+    tops = all_tops.get(dci.attach, {})
+    if client and tops and dci.attach == "compute":
         chunk = DCI_CLIENT.chunk(model.dci_groups)
+        assert plan.catalog is not None
         for site in range(1, dci.sites + 1):
-            yield from DCI_CLIENT.rows(plan, client, tops[site], site, dci, chunk, router_names, fp)
+            sw = tops[site]
+            yield from DCI_CLIENT.rows(plan, client, sw, site, dci, chunk, router_names, fp,
+                                       DCI_CLIENT.top(plan.catalog, dci, sw.p))
+    elif client and tops:
+        # Border leaves of the in-band or storage fabric, on the ports its own links left free.
+        fab = PooledLinks.of_pooled(model.fabrics[dci.attach], model.fabrics.get("compute"), fp)
+        for site in range(1, dci.sites + 1):
+            yield from DCI_BORDER.rows(plan, client, tops[site], site, dci, fab, router_names, fp)
     yield from DCI_LINE.rows(plan, dci, fp, router_names, DARK_FIBRE_SKU)
 
 

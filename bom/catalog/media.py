@@ -417,6 +417,7 @@ class Media:
         self._views: dict[tuple[str, ...], Media] = {}
         self.fibres = [f for f in rows["fibres"] if isinstance(f, Fibre)]
         self._panels: dict[tuple[str, str], Panel] = {}
+        self._panel_rows = [p for p in rows["panels"] if isinstance(p, Panel)]
         for p in sorted(rows["panels"], key=lambda p: p.price_usd, reverse=True):
             self._panels[(p.connector, p.medium)] = p   # the cheapest of each kind wins
 
@@ -453,6 +454,11 @@ class Media:
                 if sold is not None:
                     fits.append(Patch(f, *sold))
         return min(fits, key=lambda p: (p.price_usd, p.row.id), default=None)
+
+    def pair_loss(self, connector: str, medium: str) -> float:
+        """Loss of one mated pair of ``connector`` on ``medium`` [dB], as the optical options count it:
+        the catalog's panel grade for them, else TIA-568's allowance."""
+        return _pair_loss(connector, medium, self._panel_rows)
 
     def panel_for(self, connector: str, medium: str) -> Panel | None:
         """The cheapest patch panel for ``connector`` graded for the run's ``medium``."""

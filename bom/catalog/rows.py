@@ -497,6 +497,9 @@ class Coherent(Row):
     # Longest span its standard runs with amplifiers at the two ends only (no in-line site):
     # 400ZR's single amplified span of up to 120 km; None = the line amplifier's span sets it.
     span_max: Length | None = None
+    # The unamplified application's link loss budget (transmitter to receiver, every mated pair,
+    # fibre and mux/demux between them); None: only reach_unamplified decides amplification.
+    loss_budget_unamplified: Loss | None = None
     grid: Frequency
     power: Power
 

@@ -192,4 +192,4 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
-                  _warnings(order), quotes, priced_on, sc.date or newest)
+                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest)

@@ -136,6 +136,12 @@ class Sites(Model):
     fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
     wavelength_rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+    attach: Literal["auto", "compute", "inband", "storage"] = Field(default="auto", examples=["inband"])
+    """Where the DCI routers' client ports (Ethernet) land in each site: ``compute``, free cages of an
+    Ethernet compute fabric's top layer; ``inband`` or ``storage``, border leaves of that Ethernet
+    fabric (leaf groups of their own, uplinked to its spines, sized by the ports they carry);
+    ``auto`` (default): the compute fabric when it is Ethernet, else the in-band fabric, else the
+    storage fabric, whichever is built on Ethernet switches."""
 
     @model_validator(mode="before")
     @classmethod
@@ -271,7 +277,9 @@ class Scenario(Model):
     sites: Sites | None = None
     """More than one building (scale-across); default: one site."""
     storage: Storage | None = None
-    """Storage appliances on the storage fabric (a count, or capacity and throughput)."""
+    """Storage appliances on the storage fabric (a count, or capacity and throughput); default with a
+    storage fabric: the platform RA's appliance, as many as the RA's read guideline needs for the
+    cluster's GPUs (40 GB/s per 256-GPU SU, RA-11333-001 Table 6), with a warning saying so."""
     management: Management | None = None
     """Management and head nodes, UFM appliances (platform RA defaults)."""
     racks: Racks = Racks()
@@ -321,6 +329,18 @@ class Scenario(Model):
                                "of every managed device to the management switches the platform's RA places",
                                ("fabrics", "oob", key),
                                hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
+        return self
+
+    @model_validator(mode="after")
+    def _dci_attach(self) -> Scenario:
+        """The routers' client ports land on a fabric the scenario builds (its protocol is the
+        catalog's, checked at build)."""
+        attach = self.sites.attach if self.sites is not None else "auto"
+        if attach in ("inband", "storage") and attach not in self.fabrics:
+            raise RuleError(f"attach: {attach} puts the DCI routers' client ports on border leaves of the {attach} "
+                            f"fabric, which the scenario does not build", ("sites", "attach"),
+                            hint=f"Add fabrics.{attach} (an Ethernet switch, such as {{switch: sn5600}}), or use "
+                                 "attach: auto.")
         return self
 
     @model_validator(mode="after")

@@ -60,6 +60,10 @@ class DciLinks(Protocol):
     @property
     def inline_sites(self) -> int: ...
     @property
+    def amplified(self) -> bool: ...
+    @property
+    def attach(self) -> str: ...
+    @property
     def distance_m(self) -> float: ...
     @property
     def site_pairs(self) -> tuple[tuple[int, int], ...]: ...
@@ -82,6 +86,9 @@ def router_port(dci: DciLinks, c: int) -> tuple[int, int]:
 SITE_PORTS = 2
 #: Ends of a wavelength and of a fibre pair (a coherent module, a mux/demux at each).
 ENDS = 2
+#: Mated pairs at one end of a wavelength: the module's own connection, and with a mux/demux the
+#: patch cord's far end on its channel port and the mux/demux's line port on the dark fibre.
+END_PAIRS, MUX_PAIRS = 1, 2
 
 
 class DciLine:
@@ -111,6 +118,12 @@ class DciLine:
         (without a mux/demux the line port takes the dark fibre itself)."""
         return ENDS * wavelengths if mux is not None else 0
 
+    def mated_pairs(self, mux: object | None) -> int:
+        """Mated pairs one wavelength passes from its transmitter to its receiver (the line's loss
+        budget counts each): at both ends the module's own, and with a mux/demux its channel and line
+        ports (the patch cords are the plan's ``lc-duplex patch`` rows)."""
+        return ENDS * (END_PAIRS + (MUX_PAIRS if mux is not None else 0))
+
     def site_ports(self, wavelengths: int) -> int:
         """Router ports at a site where ``wavelengths`` end: line side and client side."""
         return SITE_PORTS * wavelengths
@@ -133,9 +146,9 @@ class DciLine:
         rate = dci.wavelength_gbps
         head = ("scale-across", "dci", self.name)
         amp = ""
-        if dci.inline_sites or dci.choice.amplified:
+        if dci.inline_sites or dci.amplified:
             part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
-            terminal = 2 if dci.choice.amplified else 0
+            terminal = 2 if dci.amplified else 0
             amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
         distance = dci.distance_m
         pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)

@@ -168,6 +168,11 @@ class PooledShape:
     # (role, its own ports, ports per site) of each endpoint kind: appliances, servers, OOB uplinks
     kinds: list[tuple[str, NicPorts, int]] = field(default_factory=list)
     block_units: int = 0     # node ports per full compute block (0: one block, the whole site)
+    # Leaf ports (at the fabric's rate, whole cages) the DCI routers' client links of a site of this
+    # shape take (the busiest site's), on border leaves: leaf groups of their own after the
+    # endpoints' (none: on the one leaf of a one-leaf site).
+    border_units: int = 0
+    border_groups: int = 0
 
     def _parts(self) -> tuple[int, int, int, int]:
         """(full blocks, ports of one, groups of one, the partial block's ports)."""
@@ -252,7 +257,16 @@ class PooledFabric(Fabric):
         ps = self.pooled[0]
         out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
                    + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
+        if self.border_leaves:
+            # The DCI routers' client links land here (counted on the DCI, hop fabric-dci).
+            out["border_leaves"] = self.border_leaves
         return out
+
+    @property
+    def border_leaves(self) -> int:
+        """Leaves of their own for the DCI routers' client ports, over every site and plane."""
+        return sum(n * self.planes * p.leaves_per_group * ps.border_groups
+                   for (n, p), ps in zip(self.shapes, self.pooled, strict=True))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class HopKind(StrEnum):
 @dataclass(frozen=True)
 class HopMeaning:
     lower: str      # the layer at the lower end
-    upper: str      # the layer at the upper end ("top": the fabric's top layer, whichever it is)
+    upper: str      # the layer at the upper end ("top": the fabric's top layer, whichever it is, or a border leaf)
     tier: str
     what: str
 
@@ -55,7 +55,8 @@ HOPS: dict[HopKind, HopMeaning] = {
     H.PDU_LEAF: HopMeaning("pdu", "leaf", "scale-out", "a PDU's management port to its switch"),
     H.OOB_LEAF: HopMeaning("oob", "leaf", "scale-out", "a management switch's uplink to an in-band leaf"),
     H.FABRIC_DCI: HopMeaning("router", "top", "scale-across",
-                             "a DCI router's client port to the compute fabric's top layer"),
+                             "a DCI router's client port to an Ethernet fabric: the compute fabric's top layer, "
+                             "or a border leaf of the in-band or storage fabric"),
     H.SITE_SITE: HopMeaning("router", "mux", "scale-across", "a router's coherent line port to its mux/demux"),
     H.FIBRE_PAIR: HopMeaning("mux", "mux", "scale-across", "a fibre pair between two sites' mux/demuxes"),
 }

@@ -46,6 +46,11 @@ class Model:
         return self.placement.total if self.placement else self.cluster.racks
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the build chose for the user and says so (a storage fabric's default appliances)."""
+        return self.endpoints.warnings if self.endpoints is not None else ()
+
+    @property
     def groups(self) -> list[LinkGroup]:
         return [g for f in self.fabrics.values() for g in f.groups] + self.dci_groups
 

@@ -90,7 +90,14 @@ def scale_across_schema() -> Schema:
            "wavelengths_per_pair": INT, "fibre_pairs_per_pair": INT, "distance_km": NUM,
            "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT, "patch_cords": INT,
            "amplifiers": INT, "amplifiers_per_fibre_pair": INT, "inline_amplifier_sites": INT,
-           "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT}
+           "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT,
+           "amplified": BOOL, "client_fabric": {"enum": ["compute", "inband", "storage"]},
+           "line_loss": null(obj({"fibre_db": NUM, "mux_demux_db": NUM, "mated_pairs": INT, "connectors_db": NUM,
+                                  "loss_db": NUM, "budget_db": null(NUM), "over_budget": BOOL, "why": STR},
+                                 description="One wavelength's loss from transmitter to receiver without "
+                                             "amplifiers (fibre with splices, mux and demux, mated pairs) "
+                                             "against the coherent module's unamplified budget; over it, "
+                                             "the route takes a booster and a pre-amplifier each way."))}
     one_site = ("links", "modules", "fibre_pairs", "wavelengths", "copper_links", "copper_share", "fibre_runs",
                 "fibre_strands")
     return obj({**totals, **dci}, one_site,
@@ -119,6 +126,7 @@ def fabric_schema() -> Schema:
         "ufm": obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
         # storage and in-band (pooled) fabrics
         "endpoint_substitutions": mapping(STR), "oversubscription": STR, "group_ports": INT, "endpoint_ports": INT,
+        "border_leaves": INT,
         # out-of-band
         "uplinks": {"enum": ["spine", "inband"]}, "uplinks_counted_in": {"enum": ["oob", "inband"]},
         "uplink_ports": INT, "managed_devices": INT,

@@ -256,10 +256,22 @@ def build_summary(model: object) -> str:
                      f"{d.distance_km:g} km on {_count(d.pairs, 'cabled site pair')} "
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
-                     f"({_count(d.amplifier_sites, 'in-line amplifier hut')})")
+                     f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d)
+                     + (f"; client links on the {d.attach} fabric's border leaves" if d.attach != "compute" else ""))
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
+
+
+def _line_loss(d: object) -> str:
+    """The coherent line's unamplified loss against its module's budget, when the catalog has one."""
+    from bom.topology.dci import Dci
+
+    assert isinstance(d, Dci)
+    loss = d.loss
+    if loss is None or loss.budget_db is None:
+        return ""
+    return f"; line loss {loss.total_db:.1f} dB unamplified, budget {loss.budget_db:g} dB"
 
 
 def _count(n: int, word: str) -> str:

@@ -133,7 +133,8 @@ def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # typ
             g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
             block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
             where = "storage" if name == "storage" else "management"
-            shared[where].append((leaf, planes * plane.leaves_per_group * ps.extra_groups))
+            # The endpoints' leaves, then the DCI routers' border leaves, stand in the shared racks.
+            shared[where].append((leaf, planes * plane.leaves_per_group * (ps.extra_groups + ps.border_groups)))
         elif name == "compute" and rail_blocks:
             block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
         else:

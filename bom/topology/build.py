@@ -16,10 +16,11 @@ from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
-from bom.links.dci import DCI_CLIENT
+from bom.links.dci import DCI_BORDER, DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
-from bom.model.fabrics import Fabric
+from bom.links.pooled import PooledLinks
+from bom.model.fabrics import Fabric, PooledFabric
 from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.layout import place
@@ -125,10 +126,11 @@ def fabric_groups(f: Fabric, media: Media, floor: FloorPlan, placement: Placemen
 
 
 def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
-         compute: Fabric | None) -> tuple[Dci | None, list[LinkGroup]]:
+         compute: Fabric | None) -> Dci | None:
+    """The DCI between the sites (None on one site) and the fabric its routers' client ports land on."""
     s = scenario.sites
     if s is None or s.count < 2:
-        return None, []
+        return None
     assert s.distance is not None   # the scenario's rule (Sites._joined)
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
     if s.dci_bandwidth is not None:
@@ -150,19 +152,88 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
         exc.at = exc.at or ("sites", "distance")
         exc.key = exc.key or "sites.distance"
         raise
+    return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
+
+
+#: How the protocols are written in messages.
+PROTOCOLS = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+
+def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> dict[str, Switch]:
+    """The switch each fabric would take the DCI routers' client ports on: the compute fabric's top
+    layer, the in-band and storage fabrics' leaves (as build_pooled will choose them)."""
+    out: dict[str, Switch] = {}
+    if compute is not None:
+        out["compute"] = _switch(catalog, DCI_CLIENT.top_id(compute.first), ("fabrics", "compute", "switch"))
+    platform = catalog.platform(scenario.platform) if scenario.platform else None
+    for name in ("inband", "storage"):
+        spec = scenario.fabrics.get(name)
+        if spec is not None and platform is not None:
+            out[name] = _switch(catalog, spec.switch or support_switch(platform, name, catalog),
+                                ("fabrics", name, "switch"))
+    return out
+
+
+def _why_not(row: Switch, dci: Dci) -> str | None:
+    """Why the routers' client links cannot land on ``row`` (None: they can): both ends of a link
+    speak one protocol at one rate."""
+    if row.protocol != dci.router.protocol:
+        return f"{row.id} is {PROTOCOLS.get(row.protocol, row.protocol)}"
     try:
-        return dci, _dci_client_groups(dci, cluster, media, compute)
+        switch_ports(row, dci.wavelength_gbps)
+    except LimitError:
+        return f"{row.id} has no {dci.wavelength_gbps:g} Gbit/s ports"
+    return None
+
+
+def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> str:
+    """Which fabric takes the routers' client ports: one of the routers' own protocol and rate (an
+    InfiniBand fabric reaches another building through Ethernet, never a router on an IB port)."""
+    why = {name: _why_not(row, dci) for name, row in _client_switches(scenario, catalog, compute).items()}
+    proto = PROTOCOLS.get(dci.router.protocol, dci.router.protocol)
+    links = f"DCI routers' {dci.wavelength_gbps:g}G {proto} client links"
+    if asked != "auto":
+        if why.get(asked):
+            what = "the compute fabric's top layer" if asked == "compute" else f"the {asked} fabric's leaves"
+            raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
+                             "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
+                             hint=_attach_hint(proto))
+        return asked
+    for name in ("compute", "inband", "storage"):
+        if name in why and why[name] is None:
+            return name
+    reasons = "; ".join(f"{name}: {w}" for name, w in why.items())
+    raise LimitError(f"no fabric of the scenario can take the {links} ({reasons}); an InfiniBand fabric reaches "
+                     f"another building through {proto}, on border leaves of an {proto} fabric",
+                     at=("sites",), key="sites.attach", hint=_attach_hint(proto))
+
+
+def _attach_hint(proto: str) -> str:
+    return (f"Add an {proto} in-band fabric with 400G ports (fabrics: {{inband: {{switch: sn5600}}}}), whose "
+            f"border leaves take the routers' client ports, or use an {proto} compute switch "
+            "(fabrics.compute.switch: sn5600).")
+
+
+def _dci_client_groups(dci: Dci | None, model: Model, catalog: Catalog, media: Media) -> list[LinkGroup]:
+    """Router client ports to the top layer of each site's compute fabric, or to the border leaves
+    of the in-band or storage fabric (bom/links/dci.py)."""
+    if dci is None:
+        return []
+    s = model.scenario.sites
+    assert s is not None
+    try:
+        if dci.attach == "compute":
+            compute = model.fabrics["compute"]
+            top = DCI_CLIENT.top(catalog, dci, compute.first)
+            return DCI_CLIENT.count(media, model.floor, dci, FabricLinks.of(compute), top)
+        f = model.fabrics[dci.attach]
+        assert isinstance(f, PooledFabric)
+        return DCI_BORDER.count(media, model.floor, dci, PooledLinks.of_pooled(f, model.fabrics.get("compute"),
+                                                                               model.floor))
     except LimitError as exc:
         key = "dci_bandwidth" if s.dci_bandwidth is not None else "dci_fraction"
         exc.at = exc.at or ("sites", key)
         raise
-
-
-def _dci_client_groups(dci: Dci, cluster: Cluster, media: Media, compute: Fabric | None) -> list[LinkGroup]:
-    """Router client ports to the top layer of each site's compute fabric (bom/links/dci.py)."""
-    if compute is None:
-        return []
-    return DCI_CLIENT.count(media, cluster.floor, dci, FabricLinks.of(compute))
 
 
 def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
@@ -212,16 +283,23 @@ def _site_models(model: Model, catalog: Catalog) -> tuple[tuple[int, Model], ...
     if c.site_count == 1:
         return ()
     out = []
-    for site in c.sites:
+    d = model.dci
+    # A site alone keeps the border leaves its DCI routers' client ports take in the whole campus.
+    border = d.busiest([site.count for site in c.sites]) if d is not None and d.attach != "compute" else None
+    for k, site in enumerate(c.sites):
         one = model.scenario.model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None, "sites": None})
         try:
-            out.append((site.count, _model(one, catalog, None)))
+            keep = (d.attach, d.wavelength_gbps, [border[k]]) if d is not None and border else None
+            out.append((site.count, _model(one, catalog, None, keep)))
         except BomError:
             return None
     return tuple(out)
 
 
-def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model:
+def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
+           reserve: tuple[str, float, list[int]] | None = None) -> Model:
+    """``reserve``: a site built alone (for the order's per-site quantities) keeps the ports its DCI
+    routers' client links take on that fabric's border leaves."""
     if scenario.platform is None:
         raise BomError("a build needs a platform", at=(), key="platform",
                        hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}.")
@@ -247,15 +325,18 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None) -> Model
     endpoints = build_endpoints(scenario, catalog, platform,
                                 _switch(catalog, fabrics["compute"].first.leaf.id,
                                         ("fabrics", "compute", "switch")).protocol, cluster.site_count,
-                                max(s.nodes for s in cluster.sites))
+                                max(s.nodes for s in cluster.sites), cluster.gpus)
     model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
                   endpoints=endpoints, rack_power_w=rack_power)
-    model = _support_fabrics(model, specs, catalog, media)
+    dci = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
+    border = ((dci.attach, dci.wavelength_gbps, dci.busiest([site.count for site in cluster.sites]))
+              if dci is not None else reserve)
+    model = replace(_support_fabrics(model, specs, catalog, media, border), dci=dci)
     assert model.placement is not None
+    # The link groups once every device stands somewhere: each run is the route between two racks.
     model = with_fabric(model, fabric_groups(model.fabrics["compute"], media, floor, model.placement))
     model = with_fabric(model, attach_ufm(model, media))
-    dci, client = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
-    return replace(model, dci=dci, dci_groups=client)
+    return replace(model, dci_groups=_dci_client_groups(dci, model, catalog, media))
 
 
 def with_fabric(model: Model, fabric: Fabric | None) -> Model:
@@ -269,9 +350,13 @@ def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
     return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
 
 
-def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media) -> Model:
-    """Storage and in-band by their ports; then the placement, and out-of-band on what it holds."""
+def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalog, media: Media,
+                     border: tuple[str, float, list[int]] | None = None) -> Model:
+    """Storage and in-band by their ports (``border``: the fabric that takes the DCI routers' client
+    links, their rate, and how many a site of each shape brings); then the placement, and
+    out-of-band on what it holds."""
     pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
+    borders = {border[0]: (border[1], border[2])} if border is not None else {}
     for name in ("storage", "inband"):
         if name in specs:
             spec = specs[name]
@@ -283,7 +368,8 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
                                                     else leaf.id),
                             ("fabrics", name, "spine" if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
-            model = with_fabric(model, build_pooled(name, spec, model, catalog, media, leaf, spine))
+            model = with_fabric(model, build_pooled(name, spec, model, catalog, media, leaf, spine,
+                                                    border=borders.get(name)))
     model = replace(model, placement=place(model, catalog))
     if "oob" not in specs:
         return model
@@ -302,7 +388,8 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
         if oob.into_inband:
             ib_spec, ib_leaf, ib_spine = pooled["inband"]
             model = with_fabric(model, build_pooled("inband", ib_spec, model, catalog, media, ib_leaf, ib_spine,
-                                                    oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves)))
+                                                    oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves),
+                                                    border=borders.get("inband")))
         model = replace(model, placement=place(model, catalog))
         state = (oob.leaves, model.fabrics["inband"].switches("leaf") if "inband" in model.fabrics else 0)
         if state == seen:

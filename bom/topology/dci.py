@@ -6,7 +6,9 @@ module at both ends of each; fibre pairs = ceil(wavelengths / channels of the gr
 mux/demux at each end of each pair; DCI router ports for the line side and the client side
 at each end.
 
-Amplification (``line_amplifiers``): past the module's unamplified reach a route is amplified
+Amplification (``line_amplifiers``): past the module's unamplified reach, or when one
+wavelength's loss from transmitter to receiver (:class:`LineLoss`: the route's fibre, the mux and
+the demux, every mated pair) is over the module's unamplified loss budget, a route is amplified
 at both ends (a booster on the transmit side and a pre-amplifier on the receive side, in each
 direction); a route longer than one span also has in-line amplifier sites, huts along the
 fibre, spans - 1 of them per route, shared by every fibre pair on that route. A span is the
@@ -28,6 +30,62 @@ from bom.units import magnitude
 
 #: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
 MAX_WAVELENGTHS = 96_000
+#: Installed single-mode fibre at 1550 nm, splices included [dB/km]: 0.2 dB/km of fibre and a 0.15 dB
+#: fusion splice every 3 km (0.05 dB/km). The fibre and splice figures are the Fiber Optic
+#: Association's typical values (thefoa.org, "Loss Budget": SM 1550 nm 0.2 dB/km, SM splice 0.15 dB);
+#: a splice every 3 km is our assumption for a carrier's route (cable reel lengths), not a cited figure.
+DARK_FIBRE_DB_PER_KM = 0.25
+#: The mated pairs on a coherent line are single-mode LC duplex (the modules', the mux/demux's ports).
+LINE_CONNECTOR, LINE_MEDIUM = "lc-duplex", "smf-duplex"
+
+
+@dataclass(frozen=True)
+class LineLoss:
+    """One wavelength's loss from its transmitter to its receiver on one route without amplifiers,
+    and the module's unamplified budget it is held to."""
+
+    fibre_db: float           # the route's fibre, splices included
+    mux_db: float             # the mux at the sending end and the demux at the receiving end
+    mated_pairs: int
+    pair_db: float            # one mated pair
+    budget_db: float | None   # the module's unamplified budget (None: the catalog gives none)
+
+    @property
+    def connectors_db(self) -> float:
+        return self.mated_pairs * self.pair_db
+
+    @property
+    def total_db(self) -> float:
+        return self.fibre_db + self.mux_db + self.connectors_db
+
+    @property
+    def over(self) -> bool:
+        """Past the budget: the route needs a booster and a pre-amplifier."""
+        return self.budget_db is not None and self.total_db > self.budget_db + 1e-9
+
+    def why(self) -> str:
+        parts = (f"fibre {self.fibre_db:.2f} + mux/demux {self.mux_db:.2f} + {self.mated_pairs} mated pairs "
+                 f"{self.connectors_db:.2f} = {self.total_db:.2f} dB")
+        if self.budget_db is None:
+            return f"{parts}; the module has no unamplified loss budget in the catalog (its reach decides)"
+        return f"{parts} {'>' if self.over else '<='} the module's unamplified budget {self.budget_db:g} dB"
+
+    def to_json(self) -> dict[str, object]:
+        return {"fibre_db": round(self.fibre_db, 3), "mux_demux_db": round(self.mux_db, 3),
+                "mated_pairs": self.mated_pairs, "connectors_db": round(self.connectors_db, 3),
+                "loss_db": round(self.total_db, 3), "budget_db": self.budget_db, "over_budget": self.over,
+                "why": self.why()}
+
+
+def line_loss(module: Coherent, mux: Dwdm | None, distance_m: float, pair_db: float) -> LineLoss:
+    """The unamplified loss of one wavelength over a route of ``distance_m``.
+
+    The default's route: 40 km x 0.25 = 10 dB of fibre, 6 dB through the mux and 6 dB through the
+    demux, 6 mated pairs of 0.25 dB: 23.5 dB, over 400ZR's 11 dB.
+    """
+    mux_db = 2 * magnitude(mux.insertion_loss, "loss") if mux is not None and mux.insertion_loss else 0.0
+    budget = magnitude(module.loss_budget_unamplified, "loss") if module.loss_budget_unamplified else None
+    return LineLoss(distance_m / 1000 * DARK_FIBRE_DB_PER_KM, mux_db, DCI_LINE.mated_pairs(mux), pair_db, budget)
 
 
 @dataclass(frozen=True)
@@ -48,6 +106,14 @@ class Dci:
     topology: str = "mesh"
     site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
     patch: Patch | None = None     # the cord from a line port to its mux/demux channel
+    loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
+    attach: str = "compute"        # the fabric whose switches take the routers' client ports
+
+    @property
+    def amplified(self) -> bool:
+        """Booster and pre-amplifier at the ends of every fibre pair: past the module's unamplified
+        reach, or over its unamplified loss budget."""
+        return self.choice.amplified or (self.loss is not None and self.loss.over)
 
     @property
     def coherent(self) -> Coherent:
@@ -95,7 +161,7 @@ class Dci:
 
     @property
     def amplifiers_per_fibre_pair(self) -> int:
-        return line_amplifiers(self.inline_sites, self.choice.amplified)
+        return line_amplifiers(self.inline_sites, self.amplified)
 
     @property
     def amplifiers(self) -> int:
@@ -122,6 +188,21 @@ class Dci:
         """Wavelengths that end at ``site`` (from 1): its client links, and as many line ports."""
         return self.wavelengths_per_pair * self.degrees[site - 1]
 
+    def busiest(self, shape_sites: list[int]) -> list[int]:
+        """The client links of the busiest site of each site shape (``shape_sites``: how many sites
+        each shape has, in site order): what a shape's border leaves are sized for.
+
+        >>> d = Dci(4, 3, 40e3, 25600.0, 400.0, None, 64, None, None, None, 64, 1, 0, "hub",
+        ...         site_pairs(4, "hub"))
+        >>> d.busiest([1, 3]), d.busiest([4])
+        ([192, 64], [192])
+        """
+        out, first = [], 1
+        for count in shape_sites:
+            out.append(max(self.site_links(s) for s in range(first, first + count)))
+            first += count
+        return out
+
     @property
     def router_ports_per_site(self) -> int:
         """At the busiest site: line side and client side of every wavelength that ends there."""
@@ -144,7 +225,8 @@ class Dci:
                 "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
                 "inline_amplifier_sites": self.amplifier_sites,
                 "inline_amplifier_sites_per_route": self.inline_sites,
-                "dark_fibre_km": self.dark_fibre_km, "routers": self.routers,
+                "dark_fibre_km": self.dark_fibre_km, "client_fabric": self.attach, "amplified": self.amplified,
+                "line_loss": self.loss.to_json() if self.loss is not None else None, "routers": self.routers,
                 "router_ports": self.routers * self.router.ports,
                 "copper_links": 0, "copper_share": 0.0}
 
@@ -225,6 +307,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
         raise LimitError(f"the catalog sells no {' '.join(DCI_LINE.patch_kind)} patch cord of {patch_m:g} m for "
                          "the line ports' patches to their mux/demux", key="catalogs.fibres",
                          hint="Add an OS2 LC duplex patch-cord row to the fibre catalog.")
+    loss = line_loss(module, mux, distance_m, media.pair_loss(LINE_CONNECTOR, LINE_MEDIUM))
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
-               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch)
+               DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch, loss)

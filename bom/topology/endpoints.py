@@ -3,7 +3,9 @@
 Counts are per site (each building runs its own fabrics): the platform's reference-architecture
 defaults (``support`` in platforms.yaml), overridden by the scenario's ``storage:`` and
 ``management:`` blocks. A storage block gives a count, or capacity and throughput that derive
-it (the larger of the two ratios, whole appliances). PDUs are placed per rack (bom/placement/layout.py).
+it (the larger of the two ratios, whole appliances). A storage fabric with no storage block gets
+the platform's RA appliance, sized as the RA sizes storage (by aggregate read throughput, see
+:data:`RA_READ_PER_SU`), and a warning that says so. PDUs are placed per rack (bom/placement/layout.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
-from bom.units import magnitude
+from bom.units import magnitude, parse_quantity
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Endpoints:
     storage_count: int
     storage_ports: NicPorts | None    # per appliance, on the storage fabric
     why: str                           # how the storage count was reached
+    warnings: tuple[str, ...] = ()     # what the build chose for the user (the report lists them)
 
     def management(self) -> list[tuple[Endpoint, int]]:
         return [(r, n) for r, n in ((self.ufm, self.ufm_count), (self.mgmt, self.mgmt_count)) if r and n]
@@ -74,6 +77,13 @@ def _row(catalog: Catalog, rid: str | None, path: tuple[str, ...]) -> Endpoint |
 # ("Compute nodes (2-16)"; the NDR400 variant, Table 1, takes 2-8). A site this small follows the
 # BasePOD RA, a larger one the platform's SuperPOD RA (the catalog row's support counts).
 BASEPOD_MAX_NODES = 16
+# The DGX SuperPOD RA sizes storage by aggregate read throughput per scalable unit: RA-11333-001 V11
+# (DGX H100, 2023-09-22), Storage Architecture, Table 6 "Guidelines for storage performance": a
+# single SU (32 DGX H100, 256 GPUs) reads 15 / 40 / 125 GB/s at Good / Better / Best, 4 SU 60 / 160
+# / 500 GB/s (linear in SUs). A storage fabric the scenario gives no storage takes the middle row,
+# per GPU, so another platform's SU of another size reads in proportion to its GPUs.
+RA_READ_PER_SU, RA_SU_GPUS, RA_LEVEL = "40 GB/s", 32 * 8, "Better"
+BITS = 8   # the model's rates are Gbit/s; storage reads in GB/s
 # UFM below a SuperPOD: one HA pair (a UFM server and its UFM HA server, UFM Enterprise User
 # Manual, "UFM Overview"). The BasePOD RA pages read (System Architecture) do not state a UFM
 # count, so this is the stated rule, not a published figure (tests/reference/test_basepod.py).
@@ -81,8 +91,10 @@ BASEPOD_UFM = 2
 
 
 def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
-                    compute_protocol: str | None, sites: int, site_nodes: int | None = None) -> Endpoints:
-    """``site_nodes``: nodes in the largest site; at BasePOD size the UFM default is one HA pair."""
+                    compute_protocol: str | None, sites: int, site_nodes: int | None = None,
+                    gpus: int = 0) -> Endpoints:
+    """``site_nodes``: nodes in the largest site; at BasePOD size the UFM default is one HA pair.
+    ``gpus``: the cluster's, which size the storage a storage fabric gets by default."""
     sup = platform.support
     m = scenario.management
     ufm_id = m.ufm if m and m.ufm else (sup.ufm if sup else None)
@@ -94,8 +106,36 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
     mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None),
                 ("management", "server"))
     mgmt_count = m.servers if m and m.servers is not None else (sup.mgmt_count if sup else 0)
+    if scenario.storage is None and "storage" in scenario.fabrics:
+        storage, count, nic, why = _ra_storage(catalog, platform, gpus, sites)
+        warning = (f"fabrics.storage has no storage block: {count} x {storage.id} per site defaulted from the "
+                   f"platform's reference architecture ({why}); give storage: {{count: N}} or storage: "
+                   "{capacity: ..., throughput: ...} to size it for your data")
+        return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, (warning,))
     storage, count, nic, why = _storage(scenario, catalog, platform, sites)
     return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why)
+
+
+def _ra_storage(catalog: Catalog, platform: Platform, gpus: int, sites: int) -> tuple[Endpoint, int, NicPorts, str]:
+    """The platform RA's appliance for a storage fabric the scenario gives no storage, as many per
+    site as the RA's read guideline for the cluster's GPUs needs (whole appliances, shared over
+    the sites); refused when the platform names no appliance."""
+    sup = platform.support
+    row = _row(catalog, sup.storage if sup else None, ("fabrics", "storage"))
+    if row is None or row.throughput is None or row.ports.storage is None:
+        lack = "throughput" if row is not None and row.throughput is None else "storage ports"
+        what = (" names no storage appliance" if row is None
+                else f"'s storage appliance {row.id!r} has no {lack} in the catalog to size it by")
+        raise LimitError(f"fabrics.storage carries no storage: the scenario has no storage block and platform "
+                         f"{platform.id!r}{what}", at=("fabrics", "storage"),
+                         key="storage", hint="Add a storage block: storage: {appliance: <an endpoints row>, "
+                                             "count: 8} (or capacity and throughput), or drop fabrics.storage.")
+    need = gpus * magnitude(parse_quantity(RA_READ_PER_SU, "rate"), "rate") / RA_SU_GPUS
+    per = magnitude(row.throughput, "rate")
+    count = max(1, math.ceil(need / per - 1e-9))
+    why = (f"the RA's {RA_LEVEL} read guideline, {RA_READ_PER_SU} per {RA_SU_GPUS}-GPU SU (RA-11333-001 Table 6): "
+           f"{gpus:,} GPUs read {need / BITS:,.6g} GB/s / {per / BITS:g} GB/s per appliance -> {count}")
+    return row, math.ceil(count / sites), row.ports.storage, why
 
 
 def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,

@@ -113,9 +113,37 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     return not fixed and nodes <= block and ports <= radix
 
 
+def border_ports(leaf: Switch, per_cage: int, rate_gbps: float, links: int) -> int:
+    """Leaf ports at the fabric's rate (whole cages, ``per_cage`` to a cage) that ``links`` client
+    links at ``rate_gbps`` take: 64 links of 400G on SN5600 are 32 cages, 32 ports at 800G.
+
+    >>> from bom.catalog.load import load_catalog
+    >>> sn5600 = load_catalog().get("switches", "sn5600")
+    >>> border_ports(sn5600, 1, 400.0, 64), border_ports(sn5600, 2, 400.0, 63)
+    (32, 64)
+    """
+    return math.ceil(links / switch_ports(leaf, rate_gbps).ports_per_cage) * per_cage
+
+
+def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -> tuple[int, int, int]:
+    """(endpoint units, border groups, border units) the planner takes after the nodes' groups: the
+    DCI routers' ``border`` client ports on leaf groups of their own in whole cages, after the
+    endpoints' groups made whole (the planner's last group alone may be partial)."""
+    extra, extra_groups = shape.extra_units, shape.extra_groups
+    e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
+    if not border:
+        return e_units, 0, 0
+    groups = endpoint_groups([("router", None, border)], g_units, per_cage)   # type: ignore[list-item]
+    b_units = border if groups == math.ceil(border / g_units) else groups * g_units
+    return extra_groups * g_units, groups, b_units
+
+
 def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media,
-                 leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None) -> Fabric:
-    """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape."""
+                 leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None,
+                 border: tuple[float, list[int]] | None = None) -> Fabric:
+    """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape;
+    ``border``: the rate of the DCI routers' client links and how many a site of each shape brings to
+    this fabric's border leaves."""
 
     nic = _ports_of(name, model)
     if nic is None:
@@ -155,16 +183,19 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         shape = PooledShape(node_units, extra, g_units, 0, site_kinds, block_units=block * nic.ports)
         padded = shape.node_groups * g_units
         extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
-        single = one_leaf(spec, site.nodes, block, node_units + extra, leaf_p.radix)
+        b_ports = border_ports(leaf, leaf_p.ports_per_cage, border[0], border[1][k]) if border else 0
+        single = one_leaf(spec, site.nodes, block, node_units + extra + b_ports, leaf_p.radix)
         if single:
             # Every port of the site fits one leaf: that leaf is the fabric (no spine, no
             # endpoint leaves of their own); the RA's per-SU endpoint leaves need a spine to join.
             g_units, padded, extra_groups = node_units, node_units, 0
+        # As many leaf groups as the endpoints need in whole cages (never fewer than by ports), then
+        # the DCI routers' border leaves.
+        e_units, b_groups, b_units = border_units(replace(shape, extra_groups=extra_groups), 0 if single else b_ports,
+                                                  g_units, leaf_p.ports_per_cage)
         try:
-            # As many leaf groups as the endpoints need in whole cages (never fewer than by ports).
-            e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
-            p = plan(padded + e_units, 1, leaf_p, spine_p, topology="tor",
-                     group_nodes=padded + extra if single else g_units,
+            p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
+                     group_nodes=padded + extra + b_ports if single else g_units,
                      layers=None if spec.layers == "auto" else int(spec.layers),
                      oversubscription=spec.oversubscription, leaf_uplink=uplinks)
         except LimitError as exc:
@@ -173,7 +204,8 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             raise
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
-                                  block_units=g_units if single else block * nic.ports))
+                                  block_units=g_units if single else block * nic.ports,
+                                  border_units=b_ports, border_groups=b_groups))
     fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
     if spec.media:
         media = media.restricted(tuple(spec.media))

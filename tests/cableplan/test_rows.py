@@ -47,6 +47,18 @@ def capacity(model, catalog, role: str) -> tuple[int, int] | None:
     f = model.fabrics.get(fabric or "compute")
     if f is None or layer not in ("leaf", "spine", "core"):
         return None
+    cages, per = _capacity(f, catalog, layer)
+    d = model.dci
+    if d is not None and d.attach == (fabric or "compute"):
+        # The DCI routers' client links break a cage out at their own rate (two 400G in an 800G cage).
+        from bom.topology.planes import switch_ports
+
+        sid = f.first.leaf.id if layer == "leaf" else f.first.spine.id
+        per = max(per, switch_ports(catalog.get("switches", sid), d.wavelength_gbps).ports_per_cage)
+    return cages, per
+
+
+def _capacity(f, catalog, layer: str) -> tuple[int, int]:
     if not f.shapes:   # out-of-band: the management switch and its dedicated uplinks
         sw = catalog.get("switches", f.leaf_id if layer == "leaf" else f.spine_id)
         up = sw.uplinks if layer == "leaf" else None
@@ -253,6 +265,7 @@ scenarios = st.fixed_dictionaries({
     "su": st.sampled_from([None, 2, 4, 8, 16, 32]),
     "planes": st.sampled_from([1, 1, 2]),
     "storage": st.booleans(),
+    "inband": st.booleans(),
     "oob": st.booleans(),
     "per_rack": st.sampled_from([None, 1, 2, 3, 4, 8]),
     "per_row": st.sampled_from([2, 3, 8, 16]),
@@ -275,6 +288,8 @@ def scenario_text(c: dict) -> str:
             f"fabrics:\n  compute: {{{', '.join(compute)}}}\n")
     if c["storage"]:
         text += "  storage: {switch: sn5600}\n"
+    if c.get("inband"):
+        text += "  inband: {switch: sn5600}\n"
     if c["oob"]:
         text += "  oob: {switch: sn2201}\n"
     layout = [f"racks_per_row: {c['per_row']}"] + ([f"nodes_per_rack: {c['per_rack']}"] if c["per_rack"] else [])
@@ -302,12 +317,14 @@ def test_tor_three_layers_two_sites_cables_add_up():
     216 fibre runs on that hop."""
     c = {"platform": "gb200-nvl72", "nodes": 109, "switch": None, "topology": "tor", "layers": 3, "over": 2,
          "su": None, "planes": 1, "storage": False, "oob": False, "per_rack": None, "per_row": 2,
-         "sites": (2, "2 km", "1.6 Tbit/s")}
+         "sites": (2, "2 km", "1.6 Tbit/s"),
+         "inband": True}   # the routers' Ethernet client ports on its border leaves (the compute fabric is IB)
     text = scenario_text(c)
     model = build_model(scenario_from_text(text), load_text(text, "p.yaml"), _catalog(), None)
     assert [p.leaf_spine_per_pair for _, p in model.fabrics["compute"].shapes] == [6, 9]
     rows = check_closed_form(model, _catalog())
-    in_row = [r for r in rows if r[C["hop"]] == "leaf-spine" and r[C["bucket"]] == "in-row"]
+    in_row = [r for r in rows if r[C["fabric"]] == "compute" and r[C["hop"]] == "leaf-spine"
+              and r[C["bucket"]] == "in-row"]
     assert len(in_row) == 216 and not any(r[C["bundle"]] for r in in_row)
 
 
@@ -428,20 +445,27 @@ def test_switch_pair_lists_its_isls(catalog):
     # Oversubscribed ISLs, a partial rack, OOB and storage beside the pair.
     "name: o\nplatform: dgx-b300\nnodes: 5\nfabrics: {compute: {topology: pair, oversubscription: 2}, "
     "storage: {switch: sn5600}, oob: {switch: sn2201}}\n",
-    # A pair per site, the DCI routers' client ports on the pair's free cages.
-    "name: d\nplatform: dgx-h100\nnodes: 8\nfabrics: {compute: {topology: pair, oversubscription: 2}}\n"
+    # An Ethernet pair per site, the DCI routers' client ports on the pair's free cages (this case was an
+    # InfiniBand QM9700 pair: now refused for its protocol, test_dci_attach.py).
+    "name: d\nplatform: dgx-b200\nnodes: 8\nfabrics: {compute: {topology: pair, switch: sn5600, oversubscription: 2}}\n"
     'sites: {count: 2, distance: "2 km", dci_bandwidth: "800 Gbit/s"}\n',
-    # One switch for the whole pod (every rail on it), with DCI.
-    "name: s\nplatform: gb300-nvl72\nnodes: 36\nfabrics: {compute: {switch: q3400}}\n"
+    # One switch for the whole pod (every rail on it), with DCI: the InfiniBand switch's routers' client
+    # ports on the in-band fabric, itself one leaf a site.
+    "name: s\nplatform: gb300-nvl72\nnodes: 36\nfabrics: {compute: {switch: q3400}, inband: {switch: sn5600}}\n"
+    'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    # One Ethernet switch for the whole pod, the client ports on its free cages.
+    "name: e\nplatform: dgx-b200\nnodes: 8\nfabrics: {compute: {switch: sn5600}}\n"
     'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s"}\n',
     # Small pods on native-rate uplinks (2 x 400G cages down, 800G up: the same cages).
     "name: b\nplatform: dgx-b200\nnodes: 64\nfabrics: {compute: {switch: sn5600}}\n",
-], ids=["pair-native", "pair-oversubscribed", "pair-two-sites", "one-switch-two-sites", "native-uplinks"])
+], ids=["pair-native", "pair-oversubscribed", "pair-two-sites", "one-switch-two-sites",
+        "one-ethernet-switch-two-sites", "native-uplinks"])
 def test_small_designs_plan_adds_up(text, catalog):
     model = _model(text, catalog)
     rows = check_closed_form(model, catalog)
     if model.dci is not None:   # a fabric of one layer: the routers' client ports on its switches
-        assert {r[C["b_role"]] for r in rows if r[C["hop"]] == "fabric-dci"} == {"leaf"}
+        want = {"compute": "leaf", "inband": "inband-leaf"}[model.dci.attach]
+        assert {r[C["b_role"]] for r in rows if r[C["hop"]] == "fabric-dci"} == {want}
 
 
 def test_native_uplinks_stay_on_the_switch(catalog):
@@ -468,7 +492,7 @@ def test_endpoint_leaves_hold_each_kind_in_whole_cages(catalog):
 def test_dci_rows_follow_the_cabled_site_pairs(catalog, topology):
     """The plan cables only the pairs the closed form counts (a ring's four routes, not a mesh's six),
     each site's routers taking its client ports then its line ports."""
-    text = ("name: campus\nplatform: gb300-nvl72\ngpus: 4608\nfabrics: {compute: {oversubscription: 4}}\n"
+    text = ("name: campus\nplatform: gb300-nvl72\ngpus: 4608\nfabrics: {compute: {}, inband: {switch: sn5600}}\n"
             f'sites: {{count: 4, topology: {topology}, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}}\n')
     model = build_model(scenario_from_text(text), load_text(text, "c.yaml"), catalog, None)
     rows = check_closed_form(model, catalog)

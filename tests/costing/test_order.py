@@ -18,7 +18,7 @@ CAMPUS = """\
 name: campus
 platform: gb300-nvl72
 gpus: 4608
-fabrics: {compute: {switch: q3400, oversubscription: 1.25}}   # spine ports for the DCI routers
+fabrics: {compute: {switch: q3400}, inband: {switch: sn5600}}   # the DCI routers' client ports on border leaves
 sites: {count: 4, distance: "10 km", dci_bandwidth: "3.2 Tbit/s"}
 date: 2026-12-02
 """
@@ -54,8 +54,10 @@ def test_a_scenario_policy_replaces_the_default_of_its_category(catalog):
     r = report(text, catalog)
     spares = {x.sku: x.quantity for x in r.lines if x.fabric == SPARES}
     assert "920-9B36F-00RX-8S0" not in spares           # no spare switches any more
-    # 6,400 MMS4A00-XM in the compute fabric at 1.25:1 (6,912 at 1:1, which leaves the routers no spine port).
-    assert spares["MMS4A00-XM"] == pytest.approx(-(-6400 * 5 // 100))
+    # 6,912 MMS4A00-XM in the compute fabric at 1:1: the routers' client ports are on the in-band fabric's
+    # border leaves (sites.attach), so the compute fabric no longer runs at 1.25:1 to leave them spine
+    # ports (6,400 modules, 320 spares before).
+    assert spares["MMS4A00-XM"] == pytest.approx(-(-6912 * 5 // 100))
     assert spares["GB300 NVL72"] == 4                    # one rack system per site
 
 

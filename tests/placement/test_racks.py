@@ -34,13 +34,16 @@ def test_locate_agrees_with_the_elevations(catalog):
             assert (rack.id, slot.device) == seen[role][i], (role, i)
     # Node 32 is the first node of the second SU (32 nodes per SU).
     assert p.locate("node", 1, 32)[0].id != p.locate("node", 1, 31)[0].id
-    assert p.counts() == {"compute": 32, "network": 5, "management": 1, "storage": 0}
+    # A storage rack for the storage fabric's 2 default appliances (the scenario gives no storage block;
+    # before the storage default the fabric carried none and there was no storage rack).
+    assert p.counts() == {"compute": 32, "network": 5, "management": 1, "storage": 1}
 
 
 def test_campus_counts_without_walking_devices(catalog):
     import time
 
-    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}}\n"
+    # The in-band fabric's border leaves take the DCI routers' Ethernet client ports (IB compute fabric).
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}, inband: {}}\n"
             "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
     start = time.perf_counter()
     p = _build(text, catalog).placement

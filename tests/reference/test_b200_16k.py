@@ -7,12 +7,19 @@ RA ratio 4:3, catalogs/platforms.yaml dgx-b200 support.oversubscription):
 - su_nodes 32 (one leaf group per compute SU): 32 nodes x 2 ports = 64 ports = one leaf per SU
   (64 of its 72 downlinks), whose uplinks carry 64 x 3/4 = 48; 2,048 / 32 = 64 SUs -> 64 leaves,
   each using 64 + 48 = 112 of 128 ports;
-- spines: the smallest d dividing 48 uplinks with 64 leaves x 48 / d <= 128 ports -> d = 24;
-  leaf-spine links 64 x 48 = 3,072.
-So 64 leaves + 24 spines = 88 switches, where the per-rack rule built 1,024 leaves (4 ports used
-of 128) + 64 spines + 32 cores. Non-blocking (the scenario's oversubscription: 1) the same leaves
-keep 64 up: d = 32 spines, 4,096 leaf-spine links. The compute fabric is the B200 RA's 64 SU row
-(DGX SuperPOD B200 RA, Architecture table: 512 leaf, 512 spine, 256 core; 16,384 cables per hop).
+- the storage itself: the scenario gives no storage block, so the fabric takes the platform RA's
+  appliance sized by the RA's read guideline (bom/topology/endpoints.py): 16,384 GPUs x 40 GB/s per
+  256-GPU SU = 2,560 GB/s / 90 GB/s = 29 appliances x 8 ports = 232 ports on leaf groups of their
+  own, 64 ports a group -> 4 more leaves, 68 in all (64 before the storage default: the fabric
+  carried no storage);
+- spines: the smallest d dividing 48 uplinks with 68 leaves x 48 / d <= 128 ports -> d = 48
+  (it was 24 for 64 leaves: 24 of 48 fits 64 x 48 / 24 = 128 ports exactly, 68 leaves do not);
+  leaf-spine links 68 x 48 = 3,264.
+So 68 leaves + 48 spines, where the per-rack rule built 1,024 leaves (4 ports used of 128) + 64
+spines + 32 cores. Non-blocking (the scenario's oversubscription: 1) the same leaves keep 64 up:
+68 x 64 / d <= 128 -> d = 64 spines (32 for 64 leaves), 4,352 leaf-spine links. The compute fabric
+is the B200 RA's 64 SU row (DGX SuperPOD B200 RA, Architecture table: 512 leaf, 512 spine, 256
+core; 16,384 cables per hop).
 """
 
 from __future__ import annotations
@@ -37,8 +44,10 @@ def test_storage_fabric_by_ports(catalog):
     m = _model(catalog)
     s = m.fabrics["storage"].to_json()
     assert s["oversubscription"] == "4:3"
-    assert s["switches"] == {"leaf": 64, "spine": 24, "core": 0}
-    assert s["links"] == {"node-leaf": 4096, "leaf-spine": 3072, "spine-core": 0}
+    # The storage default's 29 appliances (module docstring) add 4 leaves and double the spines.
+    assert m.endpoints.storage_count == 29 and m.warnings
+    assert s["switches"] == {"leaf": 68, "spine": 48, "core": 0}
+    assert s["links"] == {"node-leaf": 4096, "leaf-spine": 3264, "spine-core": 0, "storage-leaf": 232}
     c = m.fabrics["compute"].to_json()
     assert c["switches"] == {"leaf": 512, "spine": 512, "core": 256}      # B200 RA, 64 SU row
     assert c["links"] == {"node-leaf": 16384, "leaf-spine": 16384, "spine-core": 16384}
@@ -76,5 +85,5 @@ def test_a_stated_ratio_wins_over_the_platform_default(catalog):
     m = build_model(scenario_from_text(text), src, catalog, None)
     s = m.fabrics["storage"].to_json()
     assert s["oversubscription"] == "1:1"
-    assert s["switches"] == {"leaf": 64, "spine": 32, "core": 0}
-    assert s["links"]["leaf-spine"] == 4096
+    assert s["switches"] == {"leaf": 68, "spine": 64, "core": 0}    # with the default storage's 4 leaves
+    assert s["links"]["leaf-spine"] == 68 * 64

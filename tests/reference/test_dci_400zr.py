@@ -29,7 +29,7 @@ name: dci
 platform: gb300-nvl72
 gpus: 2304
 sites: {count: SITES, distance: "DIST", dci_bandwidth: "25.6 Tbit/s"}
-fabrics: {compute: {oversubscription: 1.25}}   # spine ports for the routers' client links
+fabrics: {compute: {}, inband: {switch: sn5600}}   # the routers' client ports on Ethernet border leaves
 """
 
 
@@ -62,7 +62,7 @@ def test_huts_are_per_route_amplifiers_per_fibre_pair(catalog):
     # each. 200 km in 80 km spans: 3 spans, 2 huts per route, 6 huts in all (each hut serves both
     # fibre pairs of its route); EDFAs per fibre pair 2 x (2 + 2) = 8, 6 fibre pairs -> 48.
     text = BASE.replace("DIST", "200 km").replace("SITES", "3").replace("25.6 Tbit/s", "51.2 Tbit/s").replace(
-        "gpus: 2304", "gpus: 6912")   # sites large enough for 256 client links each on free spine ports
+        "gpus: 2304", "gpus: 6912")
     d = build_model(scenario_from_text(text), load_text(text, "dci.yaml"), catalog, None).dci
     assert (d.routes, d.fibre_pairs, d.inline_sites, d.amplifier_sites) == (3, 6, 2, 6)
     assert d.amplifiers == 6 * 8

@@ -41,7 +41,10 @@ def _model(catalog):
 def test_table7_racks_ufm_and_management_servers(catalog):
     m = _model(catalog)
     j = m.to_json()
-    assert j["racks"] == 38                                        # Table 7: 38 racks
+    # Table 7: 38 racks, with no storage in them (the RA leaves the storage to the partner: "Count
+    # and cable type required depend on specific storage selected", Table 8). The storage fabric's
+    # default appliances (2, test_storage_fabric_at_the_ra_ratio) stand in a storage rack of their own.
+    assert j["racks"] == 38 + 1 and j["rack_counts"]["storage"] == 1
     assert j["rack_counts"]["compute"] == 32                       # 127 DGX, 4 per rack
     assert j["endpoints"]["ufm"]["count"] == 4                     # Table 7: 4 UFM appliances
     assert j["endpoints"]["management_servers"]["count"] == 5      # Table 7: 5 management servers
@@ -55,11 +58,12 @@ def test_oob_cables_every_managed_device(catalog):
     m = _model(catalog)
     oob = m.fabrics["oob"]
     managed = sum(n for item, n in m.placement.by_item().items() if item.managed)
-    # Nodes' BMCs, every compute/storage/in-band switch, PDUs, UFM and management servers.
+    # Nodes' BMCs, every compute/storage/in-band switch, PDUs, UFM and management servers, and the
+    # storage fabric's 2 default appliances (the RA's OOB fabric manages "storage" too).
     switches = sum(m.fabrics[f].switches(k) for f in ("compute", "storage", "inband")
                    for k in ("leaf", "spine", "core"))
     pdus = m.placement.devices("pdu")
-    assert managed == 127 + switches + pdus + 4 + 5
+    assert managed == 127 + switches + pdus + 4 + 5 + 2
     assert oob.to_json()["links"]["node-leaf"] == managed
     # Uplinks into the in-band fabric (no separate OOB spine layer): in-band leaf ports, counted in
     # the in-band fabric's links (its oob-leaf hop), not twice.
@@ -88,8 +92,14 @@ def test_storage_fabric_at_the_ra_ratio(catalog):
     # The rule's counts, not a published table (see the module docstring): 127 DGX x 2 storage
     # ports on QM9700 at 4:3 (36 of 64 ports down, 28 up); leaf groups of 16 nodes (32 ports, the
     # largest divisor of the 32-node SU that fits 36 downlinks) -> 8 leaves, each 32 x 3/4 = 24
-    # uplinks; 8 x 24 = 192 uplinks over 3 spines of 64 ports.
-    j = _model(catalog).fabrics["storage"].to_json()
+    # uplinks. The scenario gives no storage block, so the fabric carries the platform RA's appliance
+    # sized by the RA's read guideline (RA-11333-001 V11 Table 6, Better: 40 GB/s per 256-GPU SU):
+    # 1,016 GPUs read 158.75 GB/s / 90 GB/s = 2 appliances x 8 ports = 16 ports, on a leaf of their
+    # own: 9 leaves x 24 = 216 uplinks over 4 spines of 64 ports (the smallest divisor of 24 that
+    # holds them; before the storage default the fabric carried no storage: 8 leaves, 192 over 3).
+    m = _model(catalog)
+    j = m.fabrics["storage"].to_json()
     assert j["oversubscription"] == "4:3"
-    assert j["switches"] == {"leaf": 8, "spine": 3, "core": 0}
-    assert j["links"]["node-leaf"] == 254 and j["links"]["leaf-spine"] == 192
+    assert m.endpoints.storage_count == 2 and "RA-11333-001 Table 6" in m.endpoints.why
+    assert j["switches"] == {"leaf": 9, "spine": 4, "core": 0}
+    assert j["links"]["node-leaf"] == 254 and j["links"]["leaf-spine"] == 216 and j["links"]["storage-leaf"] == 16

@@ -23,6 +23,7 @@ name: split
 platform: gb300-nvl72
 gpus: 9216
 sites: {split: [2, 1, 1, 1], distance: "2 km", dci_bandwidth: "25.6 Tbit/s"}
+fabrics: {compute: {}, inband: {}}   # the routers' Ethernet client ports on the in-band fabric's border leaves
 """
 
 

@@ -8,14 +8,15 @@ from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.topology.build import build_model
 
-# 4:1 leaves spine cages for the 64 client links a site (at 1:1 the spines of 576 GPUs are full: the build
-# accepted this design before, the cable plan refused it; test_client_links_need_free_cages_on_the_top_layer).
+# The compute fabric is InfiniBand (Q3400), so the routers' Ethernet client ports land on border leaves
+# of the Ethernet in-band fabric (sites.attach: auto; test_dci_attach.py). These tests ran the compute
+# fabric at 4:1 to leave spine cages for them, an Ethernet end on an InfiniBand port.
 BASE = """\
 name: two-sites
 platform: gb300-nvl72
 gpus: 1152
 sites: {count: 2, distance: "DIST", dci_bandwidth: "25.6 Tbit/s"}
-fabrics: {compute: {oversubscription: 4}}
+fabrics: {compute: {}, inband: {switch: sn5600}}
 """
 
 
@@ -24,7 +25,7 @@ def model(catalog, distance):
     return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
 
 
-def test_40_km_is_unamplified_400zr(catalog):
+def test_40_km_of_400zr_through_a_mux_is_amplified(catalog):
     m = model(catalog, "40 km")
     d = m.dci
     # 25.6 Tbit/s / 400 Gbit/s = 64 wavelengths; a module at both ends: 128.
@@ -32,8 +33,16 @@ def test_40_km_is_unamplified_400zr(catalog):
     assert d.coherent.standard == "400zr"
     # 64 channels at 75 GHz fit one fibre pair; a mux/demux at each end of it.
     assert (d.channels, d.fibre_pairs, d.muxes) == (64, 1, 2)
-    # 40 km is within 400ZR's unamplified 40 km: no amplifiers.
-    assert d.amplifiers == 0 and d.dark_fibre_km == 40
+    # 40 km is within 400ZR's unamplified reach, but not its 11 dB unamplified loss budget (the line's
+    # loss rule, bom/topology/dci.py line_loss; this test said 0 amplifiers before the rule): fibre
+    # 40 km x 0.25 dB/km = 10 dB, the mux and the demux 6 + 6 = 12 dB, 6 mated pairs x 0.25 dB
+    # (each module's own, each end's mux channel and line port) = 1.5 dB: 23.5 dB > 11 dB. So a
+    # booster and a pre-amplifier each way on the one fibre pair: 4 EDFAs, no in-line hut.
+    assert not d.choice.amplified and d.amplified
+    assert (d.loss.fibre_db, d.loss.mux_db, d.loss.mated_pairs, d.loss.total_db) == (10, 12, 6, 23.5)
+    assert d.loss.budget_db == 11 and d.loss.over
+    assert (d.amplifiers_per_fibre_pair, d.amplifiers, d.amplifier_sites) == (4, 4, 0) and d.dark_fibre_km == 40
+    assert m.to_json()["tiers"]["scale-across"]["line_loss"]["loss_db"] == 23.5
     # Line + client port per wavelength at each site: 128 ports / 32 per router = 4 per site.
     assert d.routers == 8
     t = m.tiers()["scale-across"]
@@ -92,13 +101,13 @@ def test_doctests_of_the_span_and_ratio_rules():
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
-# 4:1 at the leaves leaves spine cages free for the routers' client links (at 1:1 and 2:1 the spines of
-# 1,152 GPUs a site are full, and the build refuses: test_client_links_need_free_cages_on_the_top_layer).
+# The routers' client links on border leaves of the Ethernet in-band fabric (the compute fabric is
+# InfiniBand); a hub's site 1 brings three times the others' (its shape's border leaves are sized for it).
 TOPOLOGY = """\
 name: campus
 platform: gb300-nvl72
 gpus: 4608
-fabrics: {compute: {oversubscription: 4}}
+fabrics: {compute: {}, inband: {switch: sn5600}}
 sites: {count: 4, topology: TOPO, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
 """
 
@@ -125,18 +134,21 @@ def test_mesh_is_the_default(catalog):
     assert m.dci.topology == "mesh" and m.dci.pairs == 6
 
 
+# An Ethernet compute fabric (SN5600, the HGX H100 default) takes the routers' client links on its top
+# layer's free cages. (This case was DGX H100 on QM9700 InfiniBand, now refused for its protocol.)
 FULL_SPINES = """\
 name: full-spines
-platform: dgx-h100
+platform: hgx-h100
 nodes: 256
 sites: {count: 2, distance: "10 km", dci_bandwidth: "3.2 Tbit/s"}
 """
 
 
 def test_client_links_need_free_cages_on_the_top_layer(bom, tmp_path):
-    """At 1:1 every spine port of 128 DGX H100 per site holds a leaf link, so the routers' 8 client
-    links per site have nowhere to land: the build refuses it (the cable plan already did, and the
-    build wrote a BOM of links that could not be cabled), at the line of dci_bandwidth."""
+    """At 1:1 every spine port of 128 HGX H100 per site holds a leaf link, so the routers' 8 client
+    links per site (4 twin-port 400G modules, 4 of the 800G spines' cages) have nowhere to land: the
+    build refuses it (the cable plan already did, and the build wrote a BOM of links that could not
+    be cabled), at the line of dci_bandwidth."""
     path = tmp_path / "full.yaml"
     path.write_text(FULL_SPINES)
     for command in ("build", "cables"):
@@ -170,3 +182,54 @@ def test_no_mux_no_patch_cord(catalog):
     from bom.links.line import DCI_LINE
 
     assert DCI_LINE.patch_cords(64, None) == 0 and DCI_LINE.patch_cords(64, object()) == 128
+
+
+def test_the_line_loss_rule(catalog):
+    """One wavelength's unamplified loss: fibre (0.25 dB/km with splices) + the mux and demux passes +
+    every mated pair, held to the module's unamplified budget (400ZR: 11 dB)."""
+    from bom.topology.dci import line_loss
+
+    zr, mux = catalog.get("coherent", "qdd-400g-zr-s"), catalog.get("dwdm", "ncs1k-md-64-c")
+    # Without a mux/demux, 30 km: 7.5 dB of fibre + the modules' 2 mated pairs x 0.25 = 8 dB <= 11: no amplifier.
+    alone = line_loss(zr, None, 30_000, 0.25)
+    assert (alone.total_db, alone.mated_pairs, alone.over) == (8.0, 2, False)
+    # 2 km through the 64-channel mux/demux: 0.5 + 12 + 6 x 0.25 = 14 dB > 11: the mux alone passes the budget.
+    short = line_loss(zr, mux, 2_000, 0.25)
+    assert (short.total_db, short.over) == (14.0, True)
+    assert "> the module's unamplified budget 11 dB" in short.why()
+    # A module with no budget in the catalog: its reach alone decides (never over).
+    zrp = catalog.get("coherent", "qdd-400g-zrp-s")
+    assert line_loss(zrp, mux, 2_000, 0.25).over is False
+
+
+def test_amplifiers_show_in_the_bom_and_the_plan(catalog):
+    """The terminal EDFAs the loss rule adds are BOM lines and the fibre pair's plan row names them."""
+    from bom.cableplan import rows as plan
+    from bom.costing.categories import Category
+    from bom.costing.lines import dci_lines
+
+    m = model(catalog, "40 km")
+    amps = [x for x in dci_lines(m.dci, catalog) if x.category == Category.DWDM and x.catalog_id == "ncs1001-edfa"]
+    assert [x.quantity for x in amps] == [4]
+    c = plan.COL
+    pairs = [r for r in plan.rows(m, catalog=catalog) if r[c["hop"]] == "fibre-pair"]
+    assert [r[c["via"]] for r in pairs] == ["0 in-line amplifier sites, 2 x NCS1001 + NCS1K-EDFA per pair"]
+
+
+def test_the_default_line_counts_its_amplifiers(default_report, catalog):
+    """The built-in default: 64 wavelengths of 400ZR over 40 km through a 64-channel mux/demux. It
+    counted no amplifier (40 km is 400ZR's unamplified reach). Its loss without amplifiers: fibre
+    40 km x 0.25 dB/km = 10.0 dB, mux 6 dB + demux 6 dB = 12.0 dB, 6 mated pairs x 0.25 dB (LC
+    grade B) = 1.5 dB; 23.5 dB > 11 dB (400ZR unamplified): a booster and a pre-amplifier each way on
+    its one fibre pair, 4 EDFAs, no in-line hut."""
+    from bom.costing.categories import Category
+
+    m = default_report.model
+    j = m.to_json()["tiers"]["scale-across"]
+    assert j["line_loss"] == {"fibre_db": 10.0, "mux_demux_db": 12.0, "mated_pairs": 6, "connectors_db": 1.5,
+                              "loss_db": 23.5, "budget_db": 11.0, "over_budget": True,
+                              "why": m.dci.loss.why()}
+    assert (j["amplified"], j["amplifiers"], j["amplifiers_per_fibre_pair"], j["inline_amplifier_sites"]) == (
+        True, 4, 4, 0)
+    edfa = [x for x in default_report.lines if x.category == Category.DWDM and x.catalog_id == "ncs1001-edfa"]
+    assert sum(x.quantity for x in edfa if x.fabric == "dci") == 4

@@ -108,7 +108,10 @@ def test_a_partial_block_shares_its_ports_evenly(catalog):
     f = m.fabrics["storage"]
     ps, plane = f.pooled[0], f.first
     assert ps.node_fills() == [(72, 6), (40, 2)]
-    assert plane.leaf_up == 54 and f.switches("leaf") == 8
+    # 8 leaves for the nodes, and one for the appliances the storage fabric now gets by default (it
+    # had none, and 8 leaves): 2,048 GPUs x 40 GB/s per 256-GPU SU (the RA's read guideline,
+    # bom/topology/endpoints.py) = 320 GB/s / 90 GB/s = 4 appliances, 32 ports: one group of their own.
+    assert plane.leaf_up == 54 and f.switches("leaf") == 8 + 1
     assert f.to_json()["links"]["node-leaf"] == 512
     for fill, _ in ps.node_fills():
         assert 2 * (fill + plane.leaf_up) >= plane.leaf.radix
@@ -225,3 +228,61 @@ def test_a_fabric_whose_ports_fit_one_leaf_is_that_leaf(catalog, text):
     oob = m.fabrics["oob"]
     if oob.devices <= 48 and len(m.cluster.sites) == 1:
         assert oob.leaves == 1, oob.devices
+
+
+# --- a storage fabric the scenario gives no storage (bom/topology/endpoints.py _ra_storage) ---------------
+
+NO_STORAGE = "name: s\nplatform: gb300-nvl72\ngpus: 2304\nfabrics: {compute: {}, storage: {switch: sn5600}}\n"
+
+
+def test_a_storage_fabric_without_storage_gets_the_ras_appliances_and_says_so(catalog):
+    """It was built and priced with no storage at all (0 USD, no warning). Now the platform RA's
+    appliance, sized by the RA's read guideline (RA-11333-001 V11 Table 6, Better: 40 GB/s per
+    256-GPU SU): 2,304 GPUs read 360 GB/s / 90 GB/s per appliance = 4 appliances."""
+    from bom.costing.categories import Category
+    from bom.costing.report import make_report
+
+    m = _build(catalog, NO_STORAGE)
+    e = m.endpoints
+    assert (e.storage.id, e.storage_count, e.storage_ports.ports) == ("storage-appliance-2u", 4, 8)
+    assert "360 GB/s / 90 GB/s per appliance -> 4" in e.why
+    assert m.fabrics["storage"].hop_links("storage-leaf") == 4 * 8
+    r = make_report(m, catalog)
+    (warning,) = [w for w in r.warnings if w.startswith("fabrics.storage")]
+    assert "4 x storage-appliance-2u per site defaulted from the platform's reference architecture" in warning
+    assert "storage: {count: N}" in warning and r.to_json()["warnings"][0] == warning
+    assert sum(x.price_usd for x in r.lines if x.category == Category.STORAGE) == 4 * 400_000
+
+
+def test_a_storage_block_is_not_overridden_and_no_warning(catalog):
+    m = _build(catalog, NO_STORAGE + "storage: {count: 2}\n")
+    assert m.endpoints.storage_count == 2 and m.warnings == ()
+
+
+def test_the_default_storage_is_shared_over_the_sites(catalog):
+    # 4,608 GPUs over two sites: 720 GB/s / 90 = 8 appliances, 4 a site (as a storage block's count is).
+    text = NO_STORAGE.replace("2304", "4608").replace("storage: {switch: sn5600}",
+                                                       "storage: {switch: sn5600}, inband: {}") \
+        + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "0.8 Tbit/s"}\n'
+    assert _build(catalog, text).endpoints.storage_count == 4
+
+
+def test_refused_when_the_platform_names_no_storage_appliance(bom, tmp_path):
+    """A platform whose RA names no storage appliance cannot default one: exit 2 naming the key and
+    what to add."""
+    import yaml
+
+    from bom.catalog.load import builtin_dir
+
+    rows = yaml.safe_load((builtin_dir() / "platforms.yaml").read_text())["platforms"]
+    row = next(r for r in rows if r["id"] == "gb300-nvl72")
+    row = {**row, "id": "gb300-no-storage", "support": {k: v for k, v in row["support"].items() if k != "storage"}}
+    (tmp_path / "over").mkdir()
+    (tmp_path / "over" / "platforms.yaml").write_text(yaml.safe_dump({"platforms": [row]}))
+    f = tmp_path / "s.yaml"
+    f.write_text(NO_STORAGE.replace("gb300-nvl72", "gb300-no-storage") + "catalogs: [over]\n")
+    r = bom("build", str(f), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2, r.output
+    for words in ("fabrics.storage carries no storage", "'gb300-no-storage' names no storage appliance",
+                  "Add a storage block", f"{f}:4"):
+        assert words in r.output, (words, r.output)

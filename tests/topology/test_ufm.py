@@ -52,8 +52,10 @@ def test_cli_exit_2_names_the_key(bom, tmp_path: Path):
 
 def test_each_site_places_its_own_ufm_ports(catalog):
     # Two buildings of 31 DGX H100 each: each site's 4 UFM ports take its own SU's spare ports.
-    # 3:2 at the leaves leaves spine cages for the routers' client links (at 1:1 the spines are full).
-    text = H100.replace("fabrics: {compute: {", "fabrics: {compute: {oversubscription: 1.5, ") + (
+    # The routers' Ethernet client ports on border leaves of an Ethernet storage fabric (the compute
+    # fabric is InfiniBand, and the DGX H100's in-band SN4600C has no 400G ports; the compute fabric ran
+    # at 3:2 to leave its spine cages to them before).
+    text = H100.replace("fabrics: {compute: {", "fabrics: {storage: {switch: sn5600}, compute: {") + (
         "nodes: 62\nsites: {count: 2, distance: \"40 km\", dci_bandwidth: \"1.6 Tbit/s\"}\n")
     f = build(catalog, text).fabrics["compute"]
     assert f.hop_links("ufm-leaf") == 2 * 4 and f.ufm.leaves == 2 * 4 and f.ufm.leaf_modules == 0

@@ -175,9 +175,11 @@ def _sites(d: Diagram, m: Model, across: ScaleAcrossTotals, y: float) -> float:
     sizes = _site_gpus(m)
     top = y + LINE_H * 3 + 16
     row_bottom = (_site_row if len(sizes) <= ROW_SITES else _site_ring)(d, sizes, list(dci.site_pairs), top)
-    # The DCI routers stand in the compute column, above the boundary their client links cross.
+    # The DCI routers stand above the fabric their client links go into (the compute fabric, or the
+    # in-band or storage fabric's border leaves), above the boundary those links cross.
     columns = list(m.fabrics)
-    bx, box_w = _column(len(columns), columns.index("compute") if "compute" in columns else 0)
+    attach = m.dci.attach if m.dci is not None else "compute"
+    bx, box_w = _column(len(columns), columns.index(attach) if attach in columns else 0)
     ry = row_bottom + 16
     d.boxes.append(Box(bx, ry, box_w, 40, "router", "#eadcef"))
     _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
@@ -286,8 +288,9 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
         ex = bx + 24
         d.texts.append(Text(ex + 8, heading, f"{name} fabric ({where})", size=13, weight="bold"))
         present = [layer for layer in rows if f.switches(layer)]
-        if name == "compute" and d.across is not None and present:
-            _client_links(d, m, ex, layer_y[present[0]])
+        if d.across is not None and m.dci is not None and name == m.dci.attach and present:
+            # Into the fabric's column: its top layer's free cages, or its border leaves (said so).
+            _client_links(d, m, ex, layer_y[present[0]], "" if name == "compute" else " to border leaves")
         for layer in present:
             count = f.switches(layer)
             part = f.switch_id if layer == "leaf" else f.spine_switch_id or f.switch_id
@@ -340,8 +343,9 @@ def _per_site(f: Fabric, layer: str, name: str) -> tuple[str, str, Any]:
     return f"per site: {n(counts[0])} to {n(counts[-1])}", "", None
 
 
-def _client_links(d: Diagram, m: Model, x: float, y2: float) -> None:
-    """The DCI routers' client links down into the top layer of the compute fabric."""
+def _client_links(d: Diagram, m: Model, x: float, y2: float, where: str = "") -> None:
+    """The DCI routers' client links down into the top layer of the compute fabric, or to the border
+    leaves of the in-band or storage fabric (``where`` says so)."""
     dci = m.dci_fabric
     assert d.across is not None and dci is not None
     links = dci.links_by_hop().get(HopKind.FABRIC_DCI, 0)
@@ -350,7 +354,7 @@ def _client_links(d: Diagram, m: Model, x: float, y2: float) -> None:
     klass, media = _media(dci, "dci", HopKind.FABRIC_DCI)
     y1, boundary = d.across
     d.wires.append(Wire(x, y1, x, y2, klass, path="fabrics.dci.links.fabric-dci"))
-    label = [(f"{n(links)} router links fabric-dci", "fabrics.dci.links.fabric-dci", links), *media]
+    label = [(f"{n(links)} router links fabric-dci{where}", "fabrics.dci.links.fabric-dci", links), *media]
     # Between the sites' row and the boundary: there is room for two lines.
     _lines(d, x + 8, y1 + 14, label[:2], size=11, halo=True)
 

@@ -29,7 +29,7 @@ MESH = CAMPUS.replace("name: campus-4", "name: mesh-5").replace("split: [2, 1, 1
 HUB = CAMPUS.replace("name: campus-4", "name: hub-12").replace("split: [2, 1, 1, 1], topology: ring",
                                                                "split: [2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
                                                                "topology: hub").replace("9216", "13824").replace(
-    "25.6 Tbit/s", "3.2 Tbit/s")   # the hub site's routers: 11 pairs on its spines' free ports
+    "25.6 Tbit/s", "3.2 Tbit/s")   # the hub site's routers: 11 pairs (on the in-band border leaves)
 CAMPUS_MESH = CAMPUS.replace("name: campus-4", "name: campus-4-mesh").replace(
     "split: [2, 1, 1, 1], topology: ring", "count: 4, topology: mesh")
 CAMPUS_HUB = CAMPUS.replace("name: campus-4", "name: campus-4-hub").replace(
