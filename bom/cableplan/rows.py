@@ -309,7 +309,7 @@ def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tu
         kinds = _kinds(f.groups, start)
         start += len(f.groups)
         if isinstance(f, OobFabric):
-            yield from oob_rows(plan, f, kinds, tops, *_oob_switches(catalog, f))
+            yield from oob_rows(plan, f, kinds, *_oob_switches(catalog, f))
         else:
             yield from _fabric_hops(plan, f, kinds, tops)
     if model.dci is not None:

@@ -15,37 +15,76 @@ pattern has no links. How many switches stand where is the model's
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
-from bom.errors import LimitError
 from bom.links.hop import Rows
 from bom.links.ports import PlanMismatchError, Ports, port_names
 from bom.model.hops import HopKind
-from bom.topology.geometry import shared_rack, split
+from bom.placement.floor import floors
+from bom.topology.geometry import Profiles, route, split, unplaced_run
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
     from bom.catalog.rows import Switch
-    from bom.links.ports import Kind, Plan, Switches
+    from bom.links.ports import Kind, Plan
     from bom.model.fabrics import OobFabric, OobSection
     from bom.placement.racks import Placement, Rack, SiteLayout, Slot
     from bom.topology.geometry import EndGroups, FloorPlan, Run
 
 Place = tuple[tuple[object, ...], str]
-#: (block section number, or None for the shared racks; managed devices' places; management switches' places)
-Copy = tuple[int | None, list[Place], list[Place]]
+Spot = tuple[int, int]
+#: (block section number, or None for the shared racks; managed devices' and management switches'
+#: places, each with where its rack stands)
+#: One rack of a copy: its kind, its managed devices and its management switches (in slot order).
+OobRack = tuple[str, list, list]
+#: (block section number, or None for the shared racks; the copy's racks, each device and switch a
+#: plan place with where its rack stands)
+Copy = tuple[int | None, list[OobRack]]
 
 
-def _place(site: int, rack: Rack, slot: Slot) -> Place:
-    return ((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
-            f"{rack.id}-{slot.u:02d}")
+def assign(racks: list[OobRack]) -> Iterator[tuple[object, int, int]]:
+    """(device, switch number in the copy, port on it) of every managed device of one copy: a
+    compute rack's devices over its own management switches (the RA's two in each NVL72 rack),
+    every other device over the switches that stand outside the compute racks (the block's network
+    rack, the shared racks), each group split as evenly as :func:`~bom.topology.geometry.split`
+    splits it. The closed form and the cable plan both take this; the counts are
+    :func:`bom.topology.support.oob_sections`'."""
+    first = 0
+    pool_devs: list = []
+    pool_leaves: list[int] = []
+    groups = []
+    for kind, devs, leaves in racks:
+        nums = list(range(first, first + len(leaves)))
+        first += len(leaves)
+        if kind == "compute" and leaves:
+            groups.append((devs, nums))
+        else:
+            pool_devs += devs
+            pool_leaves += nums
+    if pool_devs:
+        groups.append((pool_devs, pool_leaves))
+    for devs, nums in groups:
+        if not nums:
+            raise PlanMismatchError(f"{len(devs)} managed devices have no management switch to go to")
+        d = li = 0
+        for ports, count in split(len(devs), len(nums)):
+            for _ in range(count):
+                for j in range(ports):
+                    yield devs[d], nums[li], j
+                    d += 1
+                li += 1
+
+
+def _place(site: int, rack: Rack, slot: Slot) -> tuple[Place, Spot]:
+    """The device's place on a plan row, and where its rack stands."""
+    return (((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
+             f"{rack.id}-{slot.u:02d}"), (rack.row, rack.position))
 
 
 def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = False) -> Iterator[Copy]:
@@ -55,27 +94,28 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
     if merged:
         found = list(copies(placement, shape, site))
         if len(found) == 2 and found[-1][0] is None:
-            (n, devs, leaves), (_, shared, _) = found
-            yield n, devs + shared, leaves
+            (n, racks), (_, shared) = found
+            yield n, racks + shared
             return
         yield from found
         return
     number = list(itertools.accumulate((sec.block for sec in shape.sections), initial=0))
-    shared_devs: list[Place] = []
-    shared_leaves: list[Place] = []
-    for (k, _), racks in itertools.groupby(placement.site_racks(site, shape), key=lambda r: r[:2]):
+    shared: list[OobRack] = []
+    for (k, _), laid in itertools.groupby(placement.site_racks(site, shape), key=lambda r: r[:2]):
         block = shape.sections[k].block
-        devs, leaves = ([], []) if block else (shared_devs, shared_leaves)
-        for _, _, lay, rack in racks:
+        racks = [] if block else shared
+        for _, _, lay, rack in laid:
+            devs, leaves = [], []
             for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
                 if item.managed:
                     devs.append(_place(site, rack, slot))
                 elif slot.role == HopKind.OOB_LEAF:
                     leaves.append(_place(site, rack, slot))
+            racks.append((lay.kind, devs, leaves))
         if block:
-            yield number[k], devs, leaves
-    if shared_devs:
-        yield None, shared_devs, shared_leaves
+            yield number[k], racks
+    if any(devs for _, devs, _ in shared):
+        yield None, shared
 
 
 def uplink_names(leaf: Switch) -> list[str]:
@@ -90,17 +130,37 @@ class OobNodeLeaf:
 
     name = HopKind.NODE_LEAF
 
-    def ends(self, f: OobFabric) -> tuple[EndGroups, EndGroups]:
-        dev: EndGroups = []
-        leaf: EndGroups = []
-        for s in f.sections:
-            dev.append((s.devices * s.copies, {s.run: 1}))
-            for ports, n in split(s.devices, s.per_rack * s.racks + s.block):
-                leaf.append((n * s.copies, {s.run: ports}))
-        return dev, leaf
+    def ends(self, f: OobFabric, placement: Placement, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
+        """Every copy of every section: its devices and switches where the placement stands them
+        (:func:`assign` pairs them), counted once per section and shape."""
+        lo, up = Profiles(), Profiles()
+        per = placement.racks_per_row
+        for k, shape in enumerate(placement.sites):
+            blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
+            shared: list[OobRack] = []
+            found = []
+            for n, (sec, row0) in enumerate(zip(shape.sections, shape.starts(per), strict=True)):
+                racks = [] if sec.block else shared
+                for i, lay in enumerate(sec.layouts):
+                    spot = sec.spot(row0, 0, i, per)
+                    racks.append((lay.kind, [spot] * sum(1 for item, _ in lay.slots if item.managed),
+                                  [spot] * sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF)))
+                if sec.block:
+                    found.append((n, racks, sec.copies * shape.count))
+            if len(blocks) == 1 and not n_shared and len(found) == 1 and found[0][2] == shape.count and shared:
+                found[0] = (found[0][0], found[0][1] + shared, found[0][2])   # one switch takes the site
+            elif any(devs for _, devs, _ in shared):
+                found.append((None, shared, shape.count))
+            for n, racks, times in found:
+                leaves = [spot for _, _, ls in racks for spot in ls]
+                for d, (dev, li, _) in enumerate(assign(racks)):
+                    run = route(dev, leaves[li], fp)
+                    lo.add((k, n, d), run, 1, times)
+                    up.add((k, n, li), run, 1, times)
+        return lo.groups(), up.groups()
 
-    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch) -> list[LinkGroup]:
-        dev, lf = self.ends(f)
+    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, placement: Placement) -> list[LinkGroup]:
+        dev, lf = self.ends(f, placement, fp)
         rj45 = cage("rj45", 1)
         return count_hop(media, fp, fabric=f.name, tier=f.tier, hop=self.name, lower="node", upper="leaf",
                          lower_groups=dev, upper_groups=lf, rate_gbps=magnitude(leaf.port_rate, "rate"),
@@ -108,27 +168,22 @@ class OobNodeLeaf:
 
     def rows(self, plan: Plan, kinds: dict[Run, Kind], secs: list[OobSection], found: list[Copy],
              leaf: Switch) -> Rows:
-        """Each copy's managed devices in rack order over its management switches."""
+        """Each copy's managed devices over its management switches (:func:`assign`)."""
         names_ = port_names(leaf.cages, leaf.ports_per_cage)
         per = leaf.ports_per_cage
-        for n, devs, leaves in found:
+        fp = plan.model.floor
+        for n, racks in found:
             sec = secs[-1] if n is None else secs[n]
-            if len(leaves) != sec.per_rack * sec.racks + sec.block or len(devs) != sec.devices:
-                raise PlanMismatchError(f"a section has {len(devs)} managed devices and {len(leaves)} management "
+            leaves = [lf for _, _, ls in racks for lf in ls]
+            devs = sum(len(ds) for _, ds, _ in racks)
+            if len(leaves) != sec.per_rack * sec.racks + sec.block or devs != sec.devices:
+                raise PlanMismatchError(f"a section has {devs} managed devices and {len(leaves)} management "
                                         f"switches; the OOB fabric counts {sec.devices} and "
                                         f"{sec.per_rack * sec.racks + sec.block}")
-            if not devs:
-                continue
-            k = kinds[sec.run]
-            emit = plan.emitter(k)
-            d = li = 0
-            for ports, count in split(len(devs), len(leaves)):
-                for _ in range(count):
-                    lf = leaves[li]
-                    li += 1
-                    for j in range(ports):
-                        yield from emit(k, 1, "", devs[d], "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
-                        d += 1
+            for (dev, d_spot), li, j in assign(racks):
+                lf, l_spot = leaves[li]
+                k = kinds[route(d_spot, l_spot, fp)]
+                yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
 
 
 class OobUplinks:
@@ -140,105 +195,101 @@ class OobUplinks:
             return HopKind.LEAF_SPINE
         return None if f.into_inband else HopKind.LEAF_INBAND
 
-    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, spine: Switch | None
-              ) -> list[LinkGroup]:
+    @staticmethod
+    def to_spine(f: OobFabric, c: int) -> int:
+        """The spine the ``c``-th uplink (management switches in site order, each one's uplinks in
+        turn) goes to: round robin."""
+        return c % f.spines
+
+    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, spine: Switch | None,
+              placement: Placement) -> list[LinkGroup]:
         hop = self.hop(f)
         if hop is None:
             return []
         assert leaf.uplinks is not None
         up = leaf.uplinks
-        run = shared_rack(fp)
-        ups = [(f.leaves, {run: f.uplinks_per_leaf})]
         ff = cage(up.form_factor, 1, True)
         if hop == HopKind.LEAF_SPINE:
             assert spine is not None
-            per = math.ceil(f.leaves * f.uplinks_per_leaf / f.spines)
-            far, ff_far, upper = [(f.spines, {run: per})], cage(spine.form_factor, spine.ports_per_cage, True), "spine"
-        else:   # no in-band fabric is built: the uplinks' cables to the site's in-band network
-            far, ff_far, upper = ups, ff, "inband"
+            lo, hi = Profiles(), Profiles()
+            floor = floors(placement)[0]     # one site (OobUplinks.spines_stand_in_one_site)
+            c = 0
+            for i in range(f.leaves):
+                for _ in range(f.uplinks_per_leaf):
+                    s = self.to_spine(f, c)
+                    c += 1
+                    run = route(floor.spot(HopKind.OOB_LEAF, i), floor.spot("oob-spine", s), fp)
+                    lo.add(i, run, 1)
+                    hi.add(s, run, 1)
+            ups, far = lo.groups(), hi.groups()
+            ff_far, upper = cage(spine.form_factor, spine.ports_per_cage, True), "spine"
+        else:   # no in-band fabric is built: the uplinks' cables to the site's in-band network (not placed)
+            ups = far = [(f.leaves, {unplaced_run(fp): f.uplinks_per_leaf})]
+            ff_far, upper = ff, "inband"
         return count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower="leaf", upper=upper,
                          lower_groups=ups, upper_groups=far, rate_gbps=magnitude(up.rate, "rate"),
                          ff_lower=ff, ff_upper=ff_far, lane_gbps=None)
 
-    def rows(self, plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
-             leaves: list[tuple[int, Place]], leaf: Switch, spine: Switch | None) -> Rows:
+    def rows(self, plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]],
+             leaves: list[tuple[int, tuple[Place, Spot]]], leaf: Switch, spine: Switch | None) -> Rows:
         hop = self.hop(f)
         if hop is None:
             return
         assert leaf.uplinks is not None
         up_names, per = uplink_names(leaf), leaf.uplinks.ports_per_cage
-        k = kinds[hop][shared_rack(plan.model.floor)]
         if hop == HopKind.LEAF_SPINE:
             assert spine is not None
-            yield from self._to_spines(plan, f, k, leaves, up_names, per, spine)
+            yield from self._to_spines(plan, f, kinds[hop], leaves, up_names, per, spine)
         else:
-            yield from self._to_inband(plan, f, k, tops.get("inband", {}), leaves, up_names, per)
+            yield from self._to_inband(plan, f, kinds[hop][unplaced_run(plan.model.floor)], leaves, up_names, per)
 
-    def _to_spines(self, plan: Plan, f: OobFabric, k: Kind, leaves: list[tuple[int, Place]], up_names: list[str],
-                   per: int, spine: Switch) -> Rows:
+    def _to_spines(self, plan: Plan, f: OobFabric, kinds: dict[Run, Kind], leaves: list[tuple[int, tuple[Place, Spot]]],
+                   up_names: list[str], per: int, spine: Switch) -> Rows:
         spine_names = port_names(spine.cages, spine.ports_per_cage)
         ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
                   for i in range(f.spines)]
-        emit = plan.emitter(k)
         c = 0
-        for _, lf in leaves:
+        for _, (lf, spot) in leaves:
             for j in range(f.uplinks_per_leaf):
-                i = c % len(ranges)
+                i = self.to_spine(f, c)
                 c += 1
+                k = kinds[route(spot, plan.spot("oob-spine", 1, i), plan.model.floor)]
                 m = ranges[i].take(k.b_key)
-                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], plan.place("oob-spine", 1, i),
-                                spine_names[m], spine_names[m - m % ranges[i].per])
+                yield from plan.emitter(k)(k, 1, "", lf, up_names[j], up_names[j - j % per],
+                                           plan.place("oob-spine", 1, i), spine_names[m],
+                                           spine_names[m - m % ranges[i].per])
 
-    def _to_inband(self, plan: Plan, f: OobFabric, k: Kind, inband: dict[int, Switches],
-                   leaves: list[tuple[int, Place]], up_names: list[str], per: int) -> Rows:
+    def _to_inband(self, plan: Plan, f: OobFabric, k: Kind, leaves: list[tuple[int, tuple[Place, Spot]]],
+                   up_names: list[str], per: int) -> Rows:
+        """No in-band fabric is built: each uplink to the site's in-band network, a port a turn."""
         emit = plan.emitter(k)
-        free: dict[int, list[list[Ports]]] = {}
         turn: Counter[int] = Counter()
-        for site, lf in leaves:
-            sw = inband.get(site)
-            if sw is None:
-                # The closed form counts these uplinks into an in-band fabric the scenario does not build.
-                for j in range(f.uplinks_per_leaf):
-                    turn[site] += 1
-                    name = f"{names.site(site)}-inband"
-                    far = ((names.site(site), "", "", "", name, "inband"), name)
-                    yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
-                continue
-            if site not in free:
-                free[site] = [sw.spare(i) for i in range(sw.p.leaves * sw.planes)]
-            ranges = free[site]
+        for site, (lf, _) in leaves:
             for j in range(f.uplinks_per_leaf):
-                for _ in range(len(ranges)):
-                    i = turn[site] % len(ranges)
-                    turn[site] += 1
-                    spare = next((r for r in ranges[i] if r.free), None)
-                    if spare is not None:
-                        break
-                else:
-                    raise LimitError(f"site {site}: the in-band leaves have no free ports for the management "
-                                     "switches' uplinks", key="fabrics.oob.uplinks",
-                                     hint="Set fabrics.oob.uplinks: spine, or a larger in-band switch.")
-                m = spare.take(k.b_key)
-                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per],
-                                plan.place(sw.roles["leaf"], site, i), spare.names[m], spare.names[m - m % spare.per])
+                turn[site] += 1
+                name = f"{names.site(site)}-inband"
+                far = ((names.site(site), "", "", "", name, "inband"), name)
+                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
 
 
 OOB_NODE_LEAF = OobNodeLeaf()
 OOB_UPLINKS = OobUplinks()
 
 
-def oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None) -> list[LinkGroup]:
-    """The OOB fabric's link groups (closed form)."""
-    return OOB_NODE_LEAF.count(media, fp, f, leaf) + OOB_UPLINKS.count(media, fp, f, leaf, spine)
+def oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None,
+               placement: Placement) -> list[LinkGroup]:
+    """The OOB fabric's link groups (closed form), where the placement stands its devices."""
+    return (OOB_NODE_LEAF.count(media, fp, f, leaf, placement)
+            + OOB_UPLINKS.count(media, fp, f, leaf, spine, placement))
 
 
-def oob_rows(plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], tops: dict[str, dict[int, Switches]],
-             leaf: Switch, spine: Switch | None) -> Iterator[Rows]:
+def oob_rows(plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], leaf: Switch, spine: Switch | None
+             ) -> Iterator[Rows]:
     """The OOB fabric's row generators: each site's management ports, then every uplink."""
     placement = plan.model.placement
     assert placement is not None
     site = 0
-    leaves: list[tuple[int, Place]] = []
+    leaves: list[tuple[int, tuple[Place, Spot]]] = []
     sections = iter(f.sections)
     for k, shape in enumerate(placement.sites):
         secs: list[OobSection] | None = None
@@ -250,5 +301,5 @@ def oob_rows(plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], tops: 
                 shared = 1 if found and found[-1][0] is None else 0
                 secs = [next(sections) for _ in range(sum(sec.block for sec in shape.sections) + shared)]
             yield OOB_NODE_LEAF.rows(plan, kinds[HopKind.NODE_LEAF], secs, found, leaf)
-            leaves += [(site, lf) for _, _, lfs in found for lf in lfs]
-    yield OOB_UPLINKS.rows(plan, f, kinds, tops, leaves, leaf, spine)
+            leaves += [(site, lf) for _, racks in found for _, _, lfs in racks for lf in lfs]
+    yield OOB_UPLINKS.rows(plan, f, kinds, leaves, leaf, spine)

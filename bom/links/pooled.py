@@ -26,7 +26,7 @@ from bom.links.fabric import LeafSpine, SpineCore
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import node_port_names
 from bom.model.hops import HopKind
-from bom.topology.geometry import in_row, share, shared_rack, split
+from bom.topology.geometry import Profiles, block_nodes, route, share
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
@@ -36,15 +36,8 @@ if TYPE_CHECKING:
     from bom.catalog.rows import NicPorts, Switch
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import Fabric, PooledFabric, PooledShape
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
     from bom.topology.planes import Plane
-
-
-def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
-    """Nodes per placement block: the compute SU (rail-optimised), else a row of racks."""
-    if compute is not None and compute.topology == "rail-optimized":
-        return compute.group_nodes
-    return fp.nodes_per_rack * fp.racks_per_row
 
 
 @dataclass(frozen=True)
@@ -57,18 +50,15 @@ class PooledLinks(FabricLinks):
     leaf_switch: Switch | None = None
 
     @classmethod
-    def of_pooled(cls, f: PooledFabric, compute: Fabric | None, fp: FloorPlan) -> PooledLinks:
+    def of_pooled(cls, f: PooledFabric, compute: Fabric | None, fp: FloorPlan,
+                  floors: Sequence[Floorish] = ()) -> PooledLinks:
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports, f.pooled, block, f.leaf_switch)
+        return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports, tuple(floors), f.pooled, block, f.leaf_switch)
 
     @property
     def rate(self) -> float:
         """A node link's rate: the node NIC's over the planes."""
         return magnitude(self.nic.rate, "rate") / self.planes
-
-    def node_run(self, fp: FloorPlan) -> Run:
-        """A node to its block's leaves: the block's racks in a row."""
-        return in_row(fp, math.ceil(self.block / fp.nodes_per_rack))
 
     @property
     def leaf_cage(self) -> str:
@@ -90,15 +80,32 @@ class PooledNodeLeaf:
 
     name, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
 
+    @staticmethod
+    def leaf(fab: PooledLinks, ps: PooledShape, p: Plane, unit: int, pl: int) -> int:
+        """The leaf (site index) of plane ``pl`` that takes node port ``unit`` of the site: its
+        group's units split over the group's leaves (:func:`~bom.topology.geometry.share`)."""
+        g, u, fill = ps.node_group(unit)
+        return (g * fab.planes + pl) * p.leaves_per_group + share(u, fill, p.leaves_per_group)
+
     def ends(self, fab: PooledLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        run = fab.node_run(fp)
+        """Every site shape's nodes to their leaves: one copy of each section the nodes stand in,
+        times its copies and the shape's sites (a block's leaf groups stand in its network rack)."""
         nodes: EndGroups = []
         leaves: EndGroups = []
-        for (count, p), ps in zip(fab.shapes, fab.pooled, strict=True):
-            nodes.append((ps.node_units * count, {run: fab.planes}))
-            for fill, n in ps.node_fills():
-                for ports, k in split(fill, p.leaves_per_group):
-                    leaves.append((n * k * count * fab.planes, {run: ports}))
+        ports, role = fab.nic.ports, fab.role("leaf")
+        for (count, p), ps, floor in zip(fab.shapes, fab.pooled, fab.floors, strict=True):
+            for part in floor.parts("node"):
+                lo, up = Profiles(), Profiles()
+                for d in range(part.first, part.first + part.per_copy):
+                    a = floor.spot("node", d)
+                    for r in range(ports):
+                        for pl in range(fab.planes):
+                            leaf = self.leaf(fab, ps, p, d * ports + r, pl)
+                            run = route(a, floor.spot(role, leaf), fp)
+                            lo.add(d, run, 1)
+                            up.add(leaf, run, 1)
+                nodes += lo.groups(part.copies * count)
+                leaves += up.groups(part.copies * count)
         return nodes, leaves
 
     def link(self, fab: PooledLinks) -> Link:
@@ -115,17 +122,18 @@ class PooledNodeLeaf:
              site: int, pl: int) -> Rows:
         """One plane of one site: node by node, port by port, each port to its group's next leaf."""
         ps, p = fab.pooled[fab.shape_of(site)], sw.p
-        planes, lpg, nic = fab.planes, p.leaves_per_group, fab.nic
+        planes, nic = fab.planes, fab.nic
         leaf_role = sw.roles["leaf"]
-        k = kinds[fab.node_run(fp)]
-        emit, per = plan.emitter(k), k.a_per
-        pnames = node_port_names(fab.name, -(-nic.ports * planes // per), per)
+        names_: dict[int, list[str]] = {}   # the node's port names by ports per module
         u = 0
         for d in range(ps.node_units // nic.ports):
             dev = plan.place("node", site, d)
             for r in range(nic.ports):
-                g, unit, fill = ps.node_group(u)
-                leaf_i = (g * planes + pl) * lpg + share(unit, fill, lpg)
+                leaf_i = self.leaf(fab, ps, p, u, pl)
+                k = kinds[plan.run(("node", d), (leaf_role, leaf_i), site, fp)]
+                emit, per = plan.emitter(k), k.a_per
+                pnames = names_.get(per) or names_.setdefault(per, node_port_names(fab.name, -(-nic.ports * planes
+                                                                                              // per), per))
                 leaf_ports = sw.leaf_down(leaf_i)
                 j = leaf_ports.take(k.b_key)
                 q = r * planes + pl
@@ -149,15 +157,36 @@ class PooledEndpoints:
         """The leaves the endpoints spread over (a one-leaf fabric: the nodes' leaf)."""
         return (ps.extra_groups or 1) * p.leaves_per_group
 
+    @staticmethod
+    def device_role(role: str) -> str:
+        """The placement's role of an endpoint kind's devices (the OOB uplinks: the management switches)."""
+        return HopKind.OOB_LEAF if role == "oob" else role
+
+    def leaf(self, fab: PooledLinks, ps: PooledShape, p: Plane, u: int, ports: int) -> int:
+        """The leaf (site index, plane 1) that takes the ``u``-th of a kind's ``ports`` ports: spread
+        evenly over the endpoints' leaves (:func:`~bom.topology.geometry.share`)."""
+        lpg = p.leaves_per_group
+        first = ps.node_groups if ps.extra_groups else 0
+        j = share(u, ports, self.leaves(ps, p))
+        return ((first + j // lpg) * fab.planes) * lpg + j % lpg
+
     def ends(self, fab: PooledLinks, fp: FloorPlan) -> dict[str, tuple[NicPorts, EndGroups, EndGroups]]:
-        """Per role: its ports, its devices' end groups and the leaves' (every site)."""
-        shared = shared_rack(fp)
+        """Per role: its ports, its devices' end groups and the leaves' (every site), each port on
+        the run between where its device and its leaf stand."""
         out: dict[str, tuple[NicPorts, EndGroups, EndGroups]] = {}
-        for (count, p), ps in zip(fab.shapes, fab.pooled, strict=True):
+        leaf_role = fab.role("leaf")
+        for (count, p), ps, floor in zip(fab.shapes, fab.pooled, fab.floors, strict=True):
             for role, e_nic, ports in ps.kinds:
                 lo, up = out.setdefault(role, (e_nic, [], []))[1:]
-                lo.append((count * (ports // e_nic.ports), {shared: e_nic.ports}))
-                up += [(n * count, {shared: q}) for q, n in split(ports, self.leaves(ps, p))]
+                devs, leaves = Profiles(), Profiles()
+                for u in range(ports):
+                    d = u // e_nic.ports
+                    leaf = self.leaf(fab, ps, p, u, ports)
+                    run = route(floor.spot(self.device_role(role), d), floor.spot(leaf_role, leaf), fp)
+                    devs.add(d, run, 1)
+                    leaves.add(leaf, run, 1)
+                lo += devs.groups(count)
+                up += leaves.groups(count)
         return out
 
     def link(self, fab: PooledLinks, e_nic: NicPorts) -> Link:
@@ -208,22 +237,15 @@ class PooledEndpoints:
         """One site's endpoint ports, kind by kind, each spread over the endpoints' leaves (plane 1).
         ``uplink_names``: a management switch's dedicated uplink ports (role ``oob``)."""
         ps, p = fab.pooled[fab.shape_of(site)], sw.p
-        run = shared_rack(fp)
-        lpg = p.leaves_per_group
-        e_leaves = self.leaves(ps, p)
-        first = ps.node_groups if ps.extra_groups else 0
         leaf_role = sw.roles["leaf"]
         for role, e_nic, ports in ps.kinds:
-            k = kinds[self.hop(role)][run]
-            emit, per = plan.emitter(k), k.a_per
-            if role == "oob":
-                device_role, pnames = HopKind.OOB_LEAF, uplink_names
-            else:
-                device_role, pnames = role, node_port_names(fab.name, -(-e_nic.ports // per), per)
+            device_role = self.device_role(role)
             for u in range(ports):
                 d, r = divmod(u, e_nic.ports)
-                j_leaf = share(u, ports, e_leaves)
-                leaf_i = ((first + j_leaf // lpg) * fab.planes) * lpg + j_leaf % lpg
+                leaf_i = self.leaf(fab, ps, p, u, ports)
+                k = kinds[self.hop(role)][plan.run((device_role, d), (leaf_role, leaf_i), site, fp)]
+                emit, per = plan.emitter(k), k.a_per
+                pnames = uplink_names if role == "oob" else node_port_names(fab.name, -(-e_nic.ports // per), per)
                 leaf_ports = sw.leaf_down(leaf_i)
                 j = leaf_ports.take(k.b_key)
                 yield from emit(k, 1, "", plan.place(device_role, site, d), pnames[r], pnames[r - r % per],

@@ -11,7 +11,6 @@ when there is no room, is the model's (:mod:`bom.topology.ufm`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,7 +20,7 @@ from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import port_names
 from bom.model.fabrics import UFM_HOP
 from bom.model.hops import HopKind
-from bom.topology.geometry import node_leaf, shared_rack
+from bom.topology.geometry import Profiles, leaf_of, route
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
 
@@ -91,30 +90,55 @@ class UfmLeaf:
     #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
     shares = HopKind.NODE_LEAF
 
-    def loads(self, fab: FabricLinks, fp: FloorPlan, shape: int) -> list[tuple[int, int]]:
-        """(leaves, node ports used on each) over every plane of one site of the given shape."""
-        _, leaves = node_leaf(fab.shapes[shape][1], fp)
-        return [(n * fab.planes, sum(runs.values())) for n, runs in leaves]
+    @staticmethod
+    def loads(p: Plane, planes: int) -> list[tuple[int, int]]:
+        """(1, node ports used) of each leaf of one site, in leaf order (every plane): the nodes'
+        links take each leaf's first downlinks (:func:`~bom.topology.geometry.leaf_of`)."""
+        pattern: dict[int, list[int]] = {}
+        out: list[int] = []
+        for g in range(p.groups):
+            fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+            if fill not in pattern:
+                used = pattern[fill] = [0] * p.leaves_per_group
+                for n in range(fill):
+                    for r in range(p.node_ports):
+                        used[leaf_of(p, n, r, fill)] += 1
+            out += pattern[fill] * planes
+        return [(1, used) for used in out]
 
-    def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
+    def spread(self, p: Plane, planes: int, ufm: UfmLinks) -> list[tuple[int, int, bool, int]] | None:
+        """One site's UFM ports over its leaves, one per leaf a round (:func:`spread`, leaf by leaf)."""
+        return spread(self.loads(p, planes), p.leaf_down, p.leaf.ports_per_cage, ufm.ports)
+
+    def place(self, fab: FabricLinks, ufm: UfmLinks) -> list[tuple[int, int] | None]:
         """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
-        return [place_ports(self.loads(fab, fp, k), plane.leaf_down, plane.leaf.ports_per_cage, ufm.ports)
-                for k, (_, plane) in enumerate(fab.shapes)]
+        return [place_ports(self.loads(plane, fab.planes), plane.leaf_down, plane.leaf.ports_per_cage, ufm.ports)
+                for _, plane in fab.shapes]
 
-    def ends(self, fp: FloorPlan, ufm: UfmLinks, ports: int, leaves: int) -> tuple[EndGroups, EndGroups]:
-        """The whole cluster's ``ports`` UFM ports and the ``leaves`` leaves that take them."""
-        run = shared_rack(fp)
-        return [(ports // ufm.nic.ports, {run: ufm.nic.ports})], [(leaves, {run: math.ceil(ports / leaves)})]
+    def ends(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> tuple[EndGroups, EndGroups]:
+        """Every site's UFM ports and the leaves that take them, each on the run between their racks."""
+        lo: EndGroups = []
+        up: EndGroups = []
+        role = fab.role("leaf")
+        for (count, p), floor in zip(fab.shapes, fab.floors, strict=True):
+            devs, leaves = Profiles(), Profiles()
+            for u, (i, _, _, _) in enumerate(self.spread(p, fab.planes, ufm) or ()):
+                run = route(floor.spot("ufm", u // ufm.nic.ports), floor.spot(role, i), fp)
+                devs.add(u // ufm.nic.ports, run, 1)
+                leaves.add(i, run, 1)
+            lo += devs.groups(count)
+            up += leaves.groups(count)
+        return lo, up
 
     def link(self, fab: FabricLinks, ufm: UfmLinks) -> Link:
         p, nic = fab.first, ufm.nic
         return Link(min(magnitude(nic.rate, "rate"), p.leaf.rate_gbps), cage(nic.form_factor, nic.ports_per_cage, True),
                     cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), None)
 
-    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks, ports: int, leaves: int,
-              leaf_modules: int, node_groups: Sequence[LinkGroup]) -> list[LinkGroup]:
-        """The hop's link groups (closed form): ``ports`` on ``leaves`` adding ``leaf_modules``."""
-        lo, up = self.ends(fp, ufm, ports, leaves)
+    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks, leaf_modules: int,
+              node_groups: Sequence[LinkGroup]) -> list[LinkGroup]:
+        """The hop's link groups (closed form), its ports adding ``leaf_modules`` modules."""
+        lo, up = self.ends(fab, fp, ufm)
         link = self.link(fab, ufm)
         groups = count_hop(media, fp, fabric=fab.name, tier=fab.tier, hop=self.name, lower=self.lower,
                            upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
@@ -134,15 +158,14 @@ class UfmLeaf:
              fab: FabricLinks, ufm: UfmLinks) -> Rows:
         """One site's rows: the same spread over each leaf's downlinks in use (after the nodes')."""
         nic = ufm.nic
-        k = kinds[shared_rack(fp)]
-        emit, per = plan.emitter(k), k.a_per
-        names_ = port_names(-(-nic.ports // per), per)
-        placed = spread([(1, sw.leaf_down(i).used) for i in range(p.leaves * fab.planes)], p.leaf_down,
-                        p.leaf.ports_per_cage, ufm.ports)
+        placed = self.spread(p, fab.planes, ufm)
         assert placed is not None   # the closed form found room (else it connects no UFM port)
         leaf_role = sw.roles["leaf"]
         for u, (i, _, _, _) in enumerate(placed):
             d, r = divmod(u, nic.ports)
+            k = kinds[plan.run(("ufm", d), (leaf_role, i), site, fp)]
+            emit, per = plan.emitter(k), k.a_per
+            names_ = port_names(-(-nic.ports // per), per)
             ports = sw.leaf_down(i)
             j = ports.take(k.b_key)
             yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],

@@ -64,7 +64,7 @@ class Floor:
 
     def _make(self, role: str) -> Iterator[_Part]:
         first = 0
-        for sec, row0 in zip(self.shape.sections, self.shape.first_rows(self.per_row), strict=True):
+        for sec, row0 in zip(self.shape.sections, self.shape.starts(self.per_row), strict=True):
             n = sec.per_copy(role)
             if n:
                 spots = tuple(sec.spot(row0, 0, lay, self.per_row) for lay, _ in sec.where(role))

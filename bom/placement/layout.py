@@ -28,6 +28,7 @@ from bom.placement.racks import (
     block_section,
     shared_sections,
 )
+from bom.topology.geometry import block_nodes
 from bom.units import magnitude
 
 
@@ -83,7 +84,7 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
     fp = model.floor
     plane = compute.shapes[k][1] if compute else None
     rail = plane is not None and plane.topology == "rail-optimized"
-    block = plane.group_nodes if rail and plane else fp.nodes_per_rack * fp.racks_per_row
+    block = block_nodes(plane, fp)
     node = node_item(model.platform)
     sup = model.platform.support
     assert sup is not None

@@ -121,11 +121,16 @@ class Section:
         """Rows one copy takes."""
         return -(-len(self.layouts) // per_row)
 
-    def spot(self, first_row: int, copy: int, layout: int, per_row: int) -> tuple[int, int]:
-        """(row, position), 1-based, of layout ``layout`` of copy ``copy`` of a section that starts
-        at row ``first_row`` (0-based): the one rule for where a rack stands."""
-        row, pos = divmod(layout, per_row)
-        return first_row + copy * self.rows(per_row) + row + 1, pos + 1
+    def stride(self, per_row: int) -> int:
+        """Places from one copy's first rack to the next copy's: whole rows for a block's copies."""
+        return self.rows(per_row) * per_row if self.copies > 1 else len(self.layouts)
+
+    def spot(self, start: int, copy: int, layout: int, per_row: int) -> tuple[int, int]:
+        """(row, position), 1-based, of layout ``layout`` of copy ``copy`` of a section whose first
+        rack stands at place ``start`` (:meth:`SiteLayout.starts`): the one rule for where a rack
+        stands."""
+        row, pos = divmod(start + copy * self.stride(per_row) + layout, per_row)
+        return row + 1, pos + 1
 
     def where(self, role: str) -> tuple[tuple[int, int], ...]:
         """(layout, slot) of each device of ``role`` in one copy, in order: made on first use (only
@@ -151,13 +156,18 @@ class SiteLayout:
     def racks_per_site(self) -> int:
         return sum(s.copies * len(s.layouts) for s in self.sections)
 
-    def first_rows(self, per_row: int) -> tuple[int, ...]:
-        """The first row (0-based) of each section: a section starts a row, and each copy of it
-        takes whole rows (a scalable unit's racks stand together, never half in another's row)."""
-        out, row = [], 0
+    def starts(self, per_row: int) -> tuple[int, ...]:
+        """Where each section's first rack stands, as a place number (row x ``per_row`` + position,
+        0-based): a block section starts a row and each copy of it takes whole rows (a scalable
+        unit's racks stand together, never half in another's row); the shared racks start the row
+        after the blocks and follow one another (the site's network, management and storage racks)."""
+        out, at, shared = [], 0, False
         for sec in self.sections:
-            out.append(row)
-            row += sec.copies * sec.rows(per_row)
+            if sec.block or not shared:
+                at = -(-at // per_row) * per_row
+                shared = not sec.block
+            out.append(at)
+            at += sec.copies * sec.stride(per_row)
         return tuple(out)
 
 
@@ -235,20 +245,19 @@ class Placement:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
         in row order."""
         per = self.racks_per_row
-        for k, (sec, first) in enumerate(zip(shape.sections, shape.first_rows(per), strict=True)):
+        for k, (sec, start) in enumerate(zip(shape.sections, shape.starts(per), strict=True)):
             for copy in range(sec.copies):
                 for n, lay in enumerate(sec.layouts):
-                    yield k, copy, lay, self._rack(site, sec.spot(first, copy, n, per), lay)
+                    yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
 
     def _layout(self, rack: Rack) -> Layout:
         per = self.racks_per_row
         shape = self._site_shape(rack.site)
-        for sec, first in zip(shape.sections, shape.first_rows(per), strict=True):
-            row = rack.row - 1 - first
-            if 0 <= row < sec.copies * sec.rows(per):
-                n = row % sec.rows(per) * per + rack.position - 1
-                if n < len(sec.layouts):
-                    return sec.layouts[n]
+        at = (rack.row - 1) * per + rack.position - 1
+        for sec, start in zip(shape.sections, shape.starts(per), strict=True):
+            copy, n = divmod(at - start, sec.stride(per))
+            if 0 <= copy < sec.copies and n < len(sec.layouts):
+                return sec.layouts[n]
         raise LimitError(f"no rack {rack.id}", key="rack")
 
     def elevation(self, rack: Rack) -> Iterator[Slot]:
@@ -263,7 +272,7 @@ class Placement:
         """The rack and slot of the ``index``-th (0-based) device of ``role`` in ``site`` (1-based)."""
         left = index
         shape = self._site_shape(site)
-        for sec, first in zip(shape.sections, shape.first_rows(self.racks_per_row), strict=True):
+        for sec, first in zip(shape.sections, shape.starts(self.racks_per_row), strict=True):
             n = sec.per_copy(role)
             if left < sec.copies * n:
                 copy, local = divmod(left, n)

@@ -20,7 +20,7 @@ from bom.links.dci import DCI_BORDER, DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.pooled import PooledLinks
-from bom.model.fabrics import Fabric, PooledFabric
+from bom.model.fabrics import Fabric, OobFabric, PooledFabric
 from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.layout import place
@@ -35,7 +35,7 @@ from bom.topology.geometry import (
 from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
-from bom.topology.support import build_oob, build_pooled
+from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
 from bom.units import magnitude
 
@@ -335,6 +335,11 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
     assert model.placement is not None
     # The link groups once every device stands somewhere: each run is the route between two racks.
     model = with_fabric(model, fabric_groups(model.fabrics["compute"], media, floor, model.placement))
+    for f in list(model.fabrics.values()):
+        if isinstance(f, PooledFabric):
+            model = with_fabric(model, pooled_link_groups(f, model, media))
+        elif isinstance(f, OobFabric):
+            model = with_fabric(model, oob_link_groups(f, model, catalog, media))
     model = with_fabric(model, attach_ufm(model, media))
     return replace(model, dci_groups=_dci_client_groups(dci, model, catalog, media))
 

@@ -66,6 +66,19 @@ def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
     return plan
 
 
+def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
+    """Nodes per placement block: the compute SU (rail-optimised); else a row of racks less one place
+    for the block's network rack (its management switches and whatever a compute rack cannot hold),
+    so a block and its network rack fill one row.
+
+    >>> block_nodes(None, FloorPlan(4, 10, 0.6, 2.4, 1.0, 0.3, 1.5))
+    36
+    """
+    if compute is not None and compute.topology == "rail-optimized":
+        return compute.group_nodes
+    return fp.nodes_per_rack * max(1, fp.racks_per_row - 1)
+
+
 @dataclass(frozen=True)
 class Run:
     """``ports`` ports per device of a group lie on runs of ``length_m`` in bucket ``bucket``."""
@@ -132,6 +145,13 @@ def route(a: tuple[int, int], b: tuple[int, int], fp: FloorPlan) -> Run:
 def in_row(fp: FloorPlan, racks: int) -> Run:
     """A block device to its network rack in the middle of the row: a quarter row on average."""
     return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
+
+
+def unplaced_run(fp: FloorPlan) -> Run:
+    """A run to a network the scenario does not build (the site's in-band network when no in-band
+    fabric is built): its far end stands nowhere in the placement, so the run is taken as a row away
+    and half a row along, as to a shared rack."""
+    return shared_rack(fp)
 
 
 def shared_rack(fp: FloorPlan) -> Run:
@@ -404,15 +424,16 @@ def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, 
 
 
 def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
-            per_pair: int, lo: Profiles, up: Profiles) -> None:
+            per_pair: int, lo: Profiles, up: Profiles, tag: object) -> None:
     """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
-    rack by rack (devices in one rack share their runs)."""
+    rack by rack (devices in one rack share their runs); ``tag`` tells this set of devices from the
+    others in the same racks (another plane's, another pod's)."""
     a_spots, b_spots = _by_spot(floor, *lower), _by_spot(floor, *upper)
     for a, na in a_spots.items():
         for b, nb in b_spots.items():
             run = route(a, b, fp)
-            lo.add((lower[0], a), run, nb * per_pair, na)
-            up.add((upper[0], b), run, na * per_pair, nb)
+            lo.add((tag, a), run, nb * per_pair, na)
+            up.add((tag, b), run, na * per_pair, nb)
 
 
 def leaf_spine_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, roles: dict[str, str]
@@ -423,7 +444,8 @@ def leaf_spine_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, r
     for pl in range(planes):
         for pod, leaves in enumerate(pod_leaves(plane, pl, planes)):
             spines = [(pod * planes + pl) * sp + s for s in range(sp)]
-            between(fp, floor, (roles["leaf"], leaves), (roles["spine"], spines), plane.leaf_spine_per_pair, lo, up)
+            between(fp, floor, (roles["leaf"], leaves), (roles["spine"], spines), plane.leaf_spine_per_pair, lo, up,
+                    (pl, pod))
     return lo.groups(), up.groups()
 
 
@@ -436,7 +458,8 @@ def spine_core_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, r
         for s in range(sp):
             spines = [(pod * planes + pl) * sp + s for pod in range(plane.pods)]
             cores = [(pl * sp + s) * cpg + c for c in range(cpg)]
-            between(fp, floor, (roles["spine"], spines), (roles["core"], cores), plane.spine_core_per_pair, lo, up)
+            between(fp, floor, (roles["spine"], spines), (roles["core"], cores), plane.spine_core_per_pair, lo, up,
+                    (pl, s))
     return lo.groups(), up.groups()
 
 

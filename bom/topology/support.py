@@ -30,11 +30,12 @@ from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
 from bom.links.oob import oob_groups
-from bom.links.pooled import PooledLinks, block_nodes, pooled_groups
+from bom.links.pooled import PooledLinks, pooled_groups
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Model
+from bom.placement.floor import floors
 from bom.placement.racks import Placement
-from bom.topology.geometry import in_rack, in_row
+from bom.topology.geometry import block_nodes, in_rack, in_row
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
@@ -206,17 +207,23 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
                                   block_units=g_units if single else block * nic.ports,
                                   border_units=b_ports, border_groups=b_groups))
-    fabric = PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
-    if spec.media:
-        media = media.restricted(tuple(spec.media))
+    return PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
+
+
+def pooled_link_groups(f: PooledFabric, model: Model, media: Media) -> PooledFabric:
+    """The fabric with its link groups, once the placement stands its devices."""
+    assert model.placement is not None
+    if f.spec.media:
+        media = media.restricted(tuple(f.spec.media))
     substitutions: dict[str, str] = {}
+    fab = PooledLinks.of_pooled(f, model.fabrics.get("compute"), model.floor, floors(model.placement))
     try:
-        groups = pooled_groups(media, fp, PooledLinks.of_pooled(fabric, compute, fp), substitutions)
+        groups = pooled_groups(media, model.floor, fab, substitutions)
     except LimitError as exc:
-        exc.at = exc.at or ("fabrics", name)
-        exc.key = exc.key or f"fabrics.{name}"
+        exc.at = exc.at or ("fabrics", f.name)
+        exc.key = exc.key or f"fabrics.{f.name}"
         raise
-    return replace(fabric, groups=groups, substitutions=substitutions)
+    return replace(f, groups=groups, substitutions=substitutions)
 
 
 def oob_sections(model: Model, placement: Placement, leaf: Switch,
@@ -288,6 +295,21 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
         leaves = fabric.leaves
         fabric = replace(fabric, spine_id=spine.id, spines=smallest_spread(per_leaf, leaves, sp.radix)
                          or math.ceil(leaves * per_leaf / sp.radix))
-    if spec.media:
-        media = media.restricted(tuple(spec.media))
-    return replace(fabric, groups=oob_groups(fabric, model.floor, media, leaf, spine))
+    return fabric
+
+
+def oob_link_groups(f: OobFabric, model: Model, catalog: Catalog, media: Media) -> OobFabric:
+    """The OOB fabric with its link groups, once the placement stands its devices."""
+    assert model.placement is not None
+    if f.spines and model.cluster.site_count > 1:
+        raise LimitError("an out-of-band spine layer is modelled for one site (each site's management "
+                         "switches would uplink to spines in another building)", at=("fabrics", "oob", "uplinks"),
+                         key="fabrics.oob.uplinks",
+                         hint="Leave uplinks out: the management switches then uplink into each site's in-band "
+                              "fabric.")
+    if f.spec.media:
+        media = media.restricted(tuple(f.spec.media))
+    leaf = catalog.get("switches", f.leaf_id)
+    spine = catalog.get("switches", f.spine_id) if f.spine_id else None
+    assert isinstance(leaf, Switch) and (spine is None or isinstance(spine, Switch))
+    return replace(f, groups=oob_groups(f, model.floor, media, leaf, spine, model.placement))

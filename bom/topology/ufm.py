@@ -23,6 +23,7 @@ from bom.links.hop import FabricLinks
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.model.fabrics import Fabric, UfmPorts
 from bom.model.model import Model
+from bom.placement.floor import floors
 
 
 def attach_ufm(model: Model, media: Media) -> Fabric | None:
@@ -37,8 +38,9 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     # Each site runs its own fabric and its own UFM appliances: place one site of each shape.
     per_site = ufm.ports
     p = f.first
-    fab = FabricLinks.of(f)
-    each = UFM_LEAF.place(fab, model.floor, ufm)
+    assert model.placement is not None
+    fab = FabricLinks.of(f, floors(model.placement))
+    each = UFM_LEAF.place(fab, ufm)
     explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
     if any(one is None for one in each):
         why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
@@ -55,7 +57,7 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
     try:
-        groups = UFM_LEAF.count(media, model.floor, fab, ufm, ports, leaves, leaf_modules, f.groups)
+        groups = UFM_LEAF.count(media, model.floor, fab, ufm, leaf_modules, f.groups)
     except LimitError as exc:
         exc.key = exc.key or "management.ufm"
         raise
