@@ -221,6 +221,10 @@ class Lookup:
     runners_up: tuple[Rejected, ...] = field(default=())
 
 
+#: Custom fibre past the longest stock length is ordered in steps of this many metres.
+CUT_STEP_M = 10.0
+
+
 def _sold(row: Cable | Fibre) -> tuple[tuple[float, str, float], ...]:
     out = []
     for s in row.lengths:
@@ -539,7 +543,9 @@ class Media:
                 return f"longest sold length {metres(o.sold[-1][0])} < {metres(required)}"
             fibre = o.fibre
             assert fibre is not None
-            length = float(math.ceil(required))  # cut to length past the longest stock length
+            # Cut to length past the longest stock length, ordered in CUT_STEP_M steps (one order
+            # line per step, not one per metre of every route).
+            length = float(math.ceil(required / CUT_STEP_M) * CUT_STEP_M)
             sold = (length, f"{fibre.part_number} cut to {length:g} m",
                     fibre.price_usd + fibre.price_per_m_usd * length)
         length, part, price = sold

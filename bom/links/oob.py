@@ -48,36 +48,49 @@ OobRack = tuple[str, list, list]
 Copy = tuple[int | None, list[OobRack]]
 
 
-def assign(racks: list[OobRack]) -> Iterator[tuple[object, int, int]]:
-    """(device, switch number in the copy, port on it) of every managed device of one copy: a
-    compute rack's devices over its own management switches (the RA's two in each NVL72 rack),
-    every other device over the switches that stand outside the compute racks (the block's network
-    rack, the shared racks), each group split as evenly as :func:`~bom.topology.geometry.split`
-    splits it. The closed form and the cable plan both take this; the counts are
-    :func:`bom.topology.support.oob_sections`'."""
+def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, int]]:
+    """One copy's managed devices over its management switches, from (kind, managed devices,
+    switches) of each of its racks: (rack, switch number in the copy, its first port, devices),
+    each rack's devices in order. A compute rack's devices go to its own switches (the RA's two in
+    each NVL72 rack), every other device to the switches that stand outside the compute racks (the
+    block's network rack, the shared racks), each group split as evenly as
+    :func:`~bom.topology.geometry.split` splits it. The closed form and the cable plan both take
+    this; the counts are :func:`bom.topology.support.oob_sections`'.
+
+    >>> list(assign([("compute", 3, 2), ("network", 2, 1), ("compute", 1, 0)]))
+    [(0, 0, 0, 2), (0, 1, 0, 1), (1, 2, 0, 2), (2, 2, 2, 1)]
+    """
     first = 0
-    pool_devs: list = []
+    pool: list[tuple[int, int]] = []
     pool_leaves: list[int] = []
     groups = []
-    for kind, devs, leaves in racks:
-        nums = list(range(first, first + len(leaves)))
-        first += len(leaves)
+    for r, (kind, devs, leaves) in enumerate(racks):
+        nums = list(range(first, first + leaves))
+        first += leaves
         if kind == "compute" and leaves:
-            groups.append((devs, nums))
+            groups.append(([(r, devs)] if devs else [], nums))
         else:
-            pool_devs += devs
+            pool += [(r, devs)] if devs else []
             pool_leaves += nums
-    if pool_devs:
-        groups.append((pool_devs, pool_leaves))
+    if pool:
+        groups.append((pool, pool_leaves))
     for devs, nums in groups:
-        if not nums:
-            raise PlanMismatchError(f"{len(devs)} managed devices have no management switch to go to")
-        d = li = 0
-        for ports, count in split(len(devs), len(nums)):
+        total = sum(n for _, n in devs)
+        if total and not nums:
+            raise PlanMismatchError(f"{total} managed devices have no management switch to go to")
+        at, left = 0, devs[0][1] if devs else 0
+        li = 0
+        for ports, count in split(total, len(nums)):
             for _ in range(count):
-                for j in range(ports):
-                    yield devs[d], nums[li], j
-                    d += 1
+                j = 0
+                while j < ports:
+                    take = min(ports - j, left)
+                    yield devs[at][0], nums[li], j, take
+                    j += take
+                    left -= take
+                    if not left and at + 1 < len(devs):
+                        at += 1
+                        left = devs[at][1]
                 li += 1
 
 
@@ -132,31 +145,32 @@ class OobNodeLeaf:
 
     def ends(self, f: OobFabric, placement: Placement, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
         """Every copy of every section: its devices and switches where the placement stands them
-        (:func:`assign` pairs them), counted once per section and shape."""
+        (:func:`assign` pairs them, rack by rack), counted once per section and shape."""
         lo, up = Profiles(), Profiles()
         per = placement.racks_per_row
         for k, shape in enumerate(placement.sites):
             blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
-            shared: list[OobRack] = []
+            starts = shape.starts(per)
+            shared: list[tuple[Spot, tuple[str, int, int]]] = []
             found = []
-            for n, (sec, row0) in enumerate(zip(shape.sections, shape.starts(per), strict=True)):
+            for n, sec in enumerate(shape.sections):
                 racks = [] if sec.block else shared
                 for i, lay in enumerate(sec.layouts):
-                    spot = sec.spot(row0, 0, i, per)
-                    racks.append((lay.kind, [spot] * sum(1 for item, _ in lay.slots if item.managed),
-                                  [spot] * sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF)))
+                    racks.append((sec.spot(starts[n], 0, i, per),
+                                  (lay.kind, sum(1 for item, _ in lay.slots if item.managed),
+                                   sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF))))
                 if sec.block:
                     found.append((n, racks, sec.copies * shape.count))
             if len(blocks) == 1 and not n_shared and len(found) == 1 and found[0][2] == shape.count and shared:
                 found[0] = (found[0][0], found[0][1] + shared, found[0][2])   # one switch takes the site
-            elif any(devs for _, devs, _ in shared):
+            elif any(r[1][1] for r in shared):
                 found.append((None, shared, shape.count))
             for n, racks, times in found:
-                leaves = [spot for _, _, ls in racks for spot in ls]
-                for d, (dev, li, _) in enumerate(assign(racks)):
-                    run = route(dev, leaves[li], fp)
-                    lo.add((k, n, d), run, 1, times)
-                    up.add((k, n, li), run, 1, times)
+                leaves = [spot for spot, (_, _, ls) in racks for _ in range(ls)]
+                for r, li, _, devs in assign([r for _, r in racks]):
+                    run = route(racks[r][0], leaves[li], fp)
+                    lo.add((k, n, r, li), run, 1, devs * times)
+                    up.add((k, n, li), run, devs, times)
         return lo.groups(), up.groups()
 
     def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, placement: Placement) -> list[LinkGroup]:
@@ -180,10 +194,14 @@ class OobNodeLeaf:
                 raise PlanMismatchError(f"a section has {devs} managed devices and {len(leaves)} management "
                                         f"switches; the OOB fabric counts {sec.devices} and "
                                         f"{sec.per_rack * sec.racks + sec.block}")
-            for (dev, d_spot), li, j in assign(racks):
+            cursor = [0] * len(racks)
+            for r, li, j0, n_devs in assign([(kind, len(ds), len(ls)) for kind, ds, ls in racks]):
                 lf, l_spot = leaves[li]
-                k = kinds[route(d_spot, l_spot, fp)]
-                yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
+                for j in range(j0, j0 + n_devs):
+                    dev, d_spot = racks[r][1][cursor[r]]
+                    cursor[r] += 1
+                    k = kinds[route(d_spot, l_spot, fp)]
+                    yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
 
 
 class OobUplinks:
@@ -196,10 +214,14 @@ class OobUplinks:
         return None if f.into_inband else HopKind.LEAF_INBAND
 
     @staticmethod
-    def to_spine(f: OobFabric, c: int) -> int:
-        """The spine the ``c``-th uplink (management switches in site order, each one's uplinks in
-        turn) goes to: round robin."""
-        return c % f.spines
+    def pairs(leaves: int, spines: int, per_leaf: int) -> Iterator[tuple[int, int, int]]:
+        """(management switch, its uplink, spine) of one site: each switch's uplinks to the site's
+        spines round robin, switches in number order."""
+        c = 0
+        for n in range(leaves):
+            for j in range(per_leaf):
+                yield n, j, c % spines
+                c += 1
 
     def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, spine: Switch | None,
               placement: Placement) -> list[LinkGroup]:
@@ -211,17 +233,15 @@ class OobUplinks:
         ff = cage(up.form_factor, 1, True)
         if hop == HopKind.LEAF_SPINE:
             assert spine is not None
-            lo, hi = Profiles(), Profiles()
-            floor = floors(placement)[0]     # one site (OobUplinks.spines_stand_in_one_site)
-            c = 0
-            for i in range(f.leaves):
-                for _ in range(f.uplinks_per_leaf):
-                    s = self.to_spine(f, c)
-                    c += 1
-                    run = route(floor.spot(HopKind.OOB_LEAF, i), floor.spot("oob-spine", s), fp)
-                    lo.add(i, run, 1)
+            ups, far = [], []
+            for floor, leaves, (sites, spines) in zip(floors(placement), f.site_leaves, f.site_spines, strict=True):
+                lo, hi = Profiles(), Profiles()
+                for n, _, s in self.pairs(leaves, spines, f.uplinks_per_leaf):
+                    run = route(floor.spot(HopKind.OOB_LEAF, n), floor.spot("oob-spine", s), fp)
+                    lo.add(n, run, 1)
                     hi.add(s, run, 1)
-            ups, far = lo.groups(), hi.groups()
+                ups += lo.groups(sites)
+                far += hi.groups(sites)
             ff_far, upper = cage(spine.form_factor, spine.ports_per_cage, True), "spine"
         else:   # no in-band fabric is built: the uplinks' cables to the site's in-band network (not placed)
             ups = far = [(f.leaves, {unplaced_run(fp): f.uplinks_per_leaf})]
@@ -245,19 +265,21 @@ class OobUplinks:
 
     def _to_spines(self, plan: Plan, f: OobFabric, kinds: dict[Run, Kind], leaves: list[tuple[int, tuple[Place, Spot]]],
                    up_names: list[str], per: int, spine: Switch) -> Rows:
+        """Each site's management switches to its own spines (:meth:`pairs`)."""
         spine_names = port_names(spine.cages, spine.ports_per_cage)
-        ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
-                  for i in range(f.spines)]
-        c = 0
-        for _, (lf, spot) in leaves:
-            for j in range(f.uplinks_per_leaf):
-                i = self.to_spine(f, c)
-                c += 1
-                k = kinds[route(spot, plan.spot("oob-spine", 1, i), plan.model.floor)]
-                m = ranges[i].take(k.b_key)
-                yield from plan.emitter(k)(k, 1, "", lf, up_names[j], up_names[j - j % per],
-                                           plan.place("oob-spine", 1, i), spine_names[m],
-                                           spine_names[m - m % ranges[i].per])
+        role, fp = HopKind.OOB_LEAF, plan.model.floor
+        site = 0
+        for (sites, spines), n_leaves in zip(f.site_spines, f.site_leaves, strict=True):
+            for _ in range(sites):
+                site += 1
+                ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
+                          for i in range(spines)]
+                for n, j, i in self.pairs(n_leaves, spines, f.uplinks_per_leaf):
+                    k = kinds[plan.run((role, n), ("oob-spine", i), site, fp)]
+                    m = ranges[i].take(k.b_key)
+                    yield from plan.emitter(k)(k, 1, "", plan.place(role, site, n), up_names[j],
+                                               up_names[j - j % per], plan.place("oob-spine", site, i),
+                                               spine_names[m], spine_names[m - m % ranges[i].per])
 
     def _to_inband(self, plan: Plan, f: OobFabric, k: Kind, leaves: list[tuple[int, tuple[Place, Spot]]],
                    up_names: list[str], per: int) -> Rows:

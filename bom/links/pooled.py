@@ -228,8 +228,15 @@ class PooledEndpoints:
                 node = PooledNodeLeaf().link(fab)
                 substitutions[role] = (f"{e_nic.form_factor} at {link.rate_gbps:g}G: {exc.message}; counted as "
                                        f"the nodes' {fab.nic.form_factor} port at {fab.rate:g}G")
-                groups += count_hop(media, fp, rate_gbps=node.rate_gbps, ff_lower=node.ff_lower,
-                                    ff_upper=node.ff_upper, lane_gbps=node.lane_gbps, **kw)  # type: ignore[arg-type]
+                try:
+                    groups += count_hop(media, fp, rate_gbps=node.rate_gbps, ff_lower=node.ff_lower,
+                                        ff_upper=node.ff_upper, lane_gbps=node.lane_gbps, **kw)  # type: ignore[arg-type]
+                except LimitError as far:
+                    if role == "oob":   # the management switches stand in every block, these leaves in the middle
+                        far.hint = ("The management switches' uplinks reach the in-band fabric's leaves in the "
+                                    "shared racks; on a site this large set fabrics.oob.uplinks: spine (each "
+                                    "site's own OOB spines, on 100G optics).")
+                    raise
         return groups
 
     def rows(self, plan: Plan, fab: PooledLinks, sw: Switches, kinds: dict[str, dict[Run, Kind]], fp: FloorPlan,

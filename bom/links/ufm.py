@@ -1,16 +1,16 @@
 """The UFM appliances' compute-fabric ports on the leaves' spare downlinks: hop ``ufm-leaf``.
 
 One pattern, counted and expanded. The ports spread one per leaf a round over the leaves with
-room, the leaves with a half-used twin-port cage first (the port shares that cage's module)
-(:func:`spread`): the closed form spreads them over groups of equally loaded leaves
-(:func:`place_ports`), the cable plan over each leaf's ports in use after the nodes' links
-(:meth:`UfmLeaf.rows`). Both ends stand on the shared racks' run (the UFM in a management rack,
-the leaves in the blocks' network racks). Whether the UFM is connected at all, and what to say
+room, the leaves with a half-used twin-port cage first (the port shares that cage's module), then
+the leaves nearest the UFM (:func:`spread`, :meth:`UfmLeaf.spread`, leaf by leaf, for both the
+closed form and the cable plan); each port on the run between the UFM's rack and its leaf's.
+Whether the UFM is connected at all, and what to say
 when there is no room, is the model's (:mod:`bom.topology.ufm`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bom.catalog.rows import NicPorts
     from bom.links.ports import Kind, Plan, Switches
     from bom.topology.endpoints import Endpoints
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
     from bom.topology.planes import Plane
 
 
@@ -53,17 +53,19 @@ class UfmLinks:
         return self.per_site * self.nic.ports
 
 
-def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: int
-           ) -> list[tuple[int, int, bool, int]] | None:
+def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: int,
+           near: Sequence[float] = ()) -> list[tuple[int, int, bool, int]] | None:
     """Place ``ports`` one per leaf a round on leaves of ``down`` downlinks: ``loads`` is (leaves,
     ports used on each) per group of leaves; the result (group, ports taken, whether each opens a
     cage, round) in placement order, or None when the leaves have no room. In each round the
-    leaves with a half-used cage come first, then by group.
+    leaves with a half-used cage come first, then the nearest (``near``: each group's distance
+    from the UFM), then by group.
     """
     left, out = ports, []
     for rnd in range(down):
-        cands = sorted(((used + rnd) % per_cage == 0, g) for g, (_, used) in enumerate(loads) if used + rnd < down)
-        for opens, g in cands:
+        cands = sorted(((used + rnd) % per_cage == 0, near[g] if near else 0.0, g)
+                       for g, (_, used) in enumerate(loads) if used + rnd < down)
+        for opens, _, g in cands:
             take = min(left, loads[g][0])
             out.append((g, take, opens, rnd))
             left -= take
@@ -72,14 +74,6 @@ def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: in
         if not cands:
             break
     return None
-
-
-def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: int) -> tuple[int, int] | None:
-    """Spread ``ports`` over the leaves with room (:func:`spread`): (leaves used, modules added), or None."""
-    placed = spread(loads, down, per_cage, ports)
-    if placed is None:
-        return None
-    return (sum(take for _, take, _, rnd in placed if rnd == 0), sum(take for _, take, opens, _ in placed if opens))
 
 
 class UfmLeaf:
@@ -106,39 +100,52 @@ class UfmLeaf:
             out += pattern[fill] * planes
         return [(1, used) for used in out]
 
-    def spread(self, p: Plane, planes: int, ufm: UfmLinks) -> list[tuple[int, int, bool, int]] | None:
-        """One site's UFM ports over its leaves, one per leaf a round (:func:`spread`, leaf by leaf)."""
-        return spread(self.loads(p, planes), p.leaf_down, p.leaf.ports_per_cage, ufm.ports)
+    def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
+               ) -> list[tuple[int, int, bool, int]] | None:
+        """One site's UFM ports over its leaves, one per leaf a round, the leaves nearest the first
+        UFM first (:func:`spread`, leaf by leaf)."""
+        loads = self.loads(p, planes)
+        home = floor.spot("ufm", 0)
+        near = [route(home, floor.spot(role, i), fp).length_m for i in range(len(loads))]
+        return spread(loads, p.leaf_down, p.leaf.ports_per_cage, ufm.ports, near)
 
-    def place(self, fab: FabricLinks, ufm: UfmLinks) -> list[tuple[int, int] | None]:
+    def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
         """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
-        return [place_ports(self.loads(plane, fab.planes), plane.leaf_down, plane.leaf.ports_per_cage, ufm.ports)
-                for _, plane in fab.shapes]
+        out: list[tuple[int, int] | None] = []
+        for (_, plane), floor in zip(fab.shapes, fab.floors, strict=True):
+            placed = self.spread(plane, fab.planes, ufm, floor, fp, fab.role("leaf"))
+            out.append(None if placed is None else
+                       (sum(take for _, take, _, rnd in placed if rnd == 0),
+                        sum(take for _, take, opens, _ in placed if opens)))
+        return out
 
-    def ends(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> tuple[EndGroups, EndGroups]:
-        """Every site's UFM ports and the leaves that take them, each on the run between their racks."""
+    def ends(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> tuple[EndGroups, EndGroups, Counter[Run]]:
+        """Every site's UFM ports and the leaves that take them, each on the run between their racks;
+        and per run, the ports that open a leaf cage (the others share a node's half-used one)."""
         lo: EndGroups = []
         up: EndGroups = []
+        opening: Counter[Run] = Counter()
         role = fab.role("leaf")
         for (count, p), floor in zip(fab.shapes, fab.floors, strict=True):
             devs, leaves = Profiles(), Profiles()
-            for u, (i, _, _, _) in enumerate(self.spread(p, fab.planes, ufm) or ()):
+            for u, (i, _, opens, _) in enumerate(self.spread(p, fab.planes, ufm, floor, fp, role) or ()):
                 run = route(floor.spot("ufm", u // ufm.nic.ports), floor.spot(role, i), fp)
                 devs.add(u // ufm.nic.ports, run, 1)
                 leaves.add(i, run, 1)
+                opening[run] += count * opens
             lo += devs.groups(count)
             up += leaves.groups(count)
-        return lo, up
+        return lo, up, opening
 
     def link(self, fab: FabricLinks, ufm: UfmLinks) -> Link:
         p, nic = fab.first, ufm.nic
         return Link(min(magnitude(nic.rate, "rate"), p.leaf.rate_gbps), cage(nic.form_factor, nic.ports_per_cage, True),
                     cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), None)
 
-    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks, leaf_modules: int,
+    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks,
               node_groups: Sequence[LinkGroup]) -> list[LinkGroup]:
-        """The hop's link groups (closed form), its ports adding ``leaf_modules`` modules."""
-        lo, up = self.ends(fab, fp, ufm)
+        """The hop's link groups (closed form)."""
+        lo, up, opening = self.ends(fab, fp, ufm)
         link = self.link(fab, ufm)
         groups = count_hop(media, fp, fabric=fab.name, tier=fab.tier, hop=self.name, lower=self.lower,
                            upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
@@ -151,14 +158,14 @@ class UfmLeaf:
                       if g.hop == self.shares and g.upper_end.part is not None}
         for g in groups:
             if g.upper_end.part is not None and node_parts == {g.upper_end.part.id}:
-                g.modules_upper = leaf_modules
+                g.modules_upper = sum(opening[run] for run in g.runs)
         return groups
 
     def rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan, site: int,
              fab: FabricLinks, ufm: UfmLinks) -> Rows:
         """One site's rows: the same spread over each leaf's downlinks in use (after the nodes')."""
         nic = ufm.nic
-        placed = self.spread(p, fab.planes, ufm)
+        placed = self.spread(p, fab.planes, ufm, plan.floors[plan.shape_of[site - 1]], fp, sw.roles["leaf"])
         assert placed is not None   # the closed form found room (else it connects no UFM port)
         leaf_role = sw.roles["leaf"]
         for u, (i, _, _, _) in enumerate(placed):

@@ -289,9 +289,14 @@ class OobFabric(Fabric):
     uplinks_per_leaf: int = 1
     site_leaves: list[int] = field(default_factory=list)   # management switches per site, per site shape
     into_inband: bool = False   # the uplinks are the in-band fabric's oob-leaf hop (counted there)
-    spines: int = 0
+    # (sites, OOB spines in each) per site shape: each site's management switches uplink to its own
+    site_spines: list[tuple[int, int]] = field(default_factory=list)
     leaf_id: str = ""
     spine_id: str | None = None
+
+    @property
+    def spines(self) -> int:
+        return sum(count * n for count, n in self.site_spines)
 
     @property
     def leaves(self) -> int:

@@ -55,6 +55,8 @@ class Floor:
     shape: SiteLayout
     per_row: int
     _parts: dict[str, tuple[_Part, ...]] = field(default_factory=dict, compare=False)
+    _spots: dict[tuple[str, int], Spot] = field(default_factory=dict, compare=False)
+    _all: dict[str, list[Spot]] = field(default_factory=dict, compare=False)
 
     def parts(self, role: str) -> tuple[_Part, ...]:
         out = self._parts.get(role)
@@ -74,8 +76,28 @@ class Floor:
     def count(self, role: str) -> int:
         return sum(p.copies * p.per_copy for p in self.parts(role))
 
+    def spots(self, role: str) -> list[Spot]:
+        """Where every device of ``role`` stands, in number order (for the switch layers, whose
+        devices pair up many to many: built a rack at a time, read by index)."""
+        out = self._all.get(role)
+        if out is None:
+            out = self._all[role] = [spot for spot, n in self.racks(role, 0, self.count(role)) for _ in range(n)] \
+                if self._in_order(role) else [self._spot(role, i) for i in range(self.count(role))]
+        return out
+
+    def _in_order(self, role: str) -> bool:
+        """Whether the role's racks, walked in number order, never come back to a rack (then
+        :meth:`racks`' per-rack counts, in order, spell out each device's rack)."""
+        return all(p.per_copy == len(p.spots) and list(p.spots) == sorted(p.spots) for p in self.parts(role))
+
     def spot(self, role: str, index: int) -> Spot:
         """Where the ``index``-th (0-based) device of ``role`` stands."""
+        out = self._spots.get((role, index))
+        if out is None:
+            out = self._spots[(role, index)] = self._spot(role, index)
+        return out
+
+    def _spot(self, role: str, index: int) -> Spot:
         for p in self.parts(role):
             if index < p.first + p.copies * p.per_copy:
                 copy, local = divmod(index - p.first, p.per_copy)

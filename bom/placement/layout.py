@@ -28,7 +28,7 @@ from bom.placement.racks import (
     block_section,
     shared_sections,
 )
-from bom.topology.geometry import block_nodes
+from bom.topology.geometry import GROUPED, block_nodes
 from bom.units import magnitude
 
 
@@ -74,16 +74,17 @@ def place(model: Model, catalog: Catalog) -> Placement:
     compute = model.fabrics.get("compute")
     sites = []
     for k, site in enumerate(model.cluster.sites):
-        sections = _site_sections(model, catalog, k, site.nodes, compute, compute_rack, net_rack)
-        sites.append(SiteLayout(site.count, tuple(sections)))
+        sections, order = _site_sections(model, catalog, k, site.nodes, compute, compute_rack, net_rack)
+        sites.append(SiteLayout(site.count, tuple(sections), order))
     return Placement(tuple(sites), model.floor.racks_per_row)
 
 
 def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: Fabric | None,
-                   compute_rack: RackType, net_rack: RackType) -> list[Section]:
+                   compute_rack: RackType, net_rack: RackType) -> tuple[list[Section], tuple[int, ...]]:
+    """The site's sections in numbering order, and the order they stand in."""
     fp = model.floor
     plane = compute.shapes[k][1] if compute else None
-    rail = plane is not None and plane.topology == "rail-optimized"
+    rail = plane is not None and plane.topology in GROUPED
     block = block_nodes(plane, fp)
     node = node_item(model.platform)
     sup = model.platform.support
@@ -100,7 +101,9 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
     block_net, per_rack, shared = _switches(model, catalog, k, rail)
     oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(model, catalog, k)
     full, rest = divmod(nodes, block)
-    shapes = [(full, block)] + ([(1, rest)] if rest else [])
+    # The shared racks (spines, cores, appliances, servers) stand in the middle of the hall, between
+    # the two halves of the blocks, so no block is more than half the hall from them.
+    shapes = [(full // 2, block), (full - full // 2, block)] + ([(1, rest)] if rest else [])
     sections: list[Section] = []
     for copies, n in [s for s in shapes if s[0]]:
         net = [(item, count(n)) for item, count in block_net]
@@ -113,9 +116,47 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
                          tuple(i for i in net if i[1]), fp.racks_per_row)
         sections.append(block_section(spec, compute_rack, net_rack))
     if oob_leaf is not None:
-        shared["network"] += [(oob_leaf, oob_shared)] + oob_spines
+        shared["network"] = spread_among(shared["network"] + oob_spines, oob_leaf, oob_shared)
+    blocks = len(sections)
+    first = 1 if full >= 2 else blocks          # the blocks before the shared racks
     sections += shared_sections(_shared(model, shared, net_rack))
-    return sections
+    # The partial last block (where the UFM takes its leaves' spare ports) stands next to the shared racks.
+    after = list(range(first, blocks))
+    if rest and len(after) > 1:
+        after = after[-1:] + after[:-1]
+    order = tuple(range(first)) + tuple(range(blocks, len(sections))) + tuple(after)
+    return sections, order
+
+
+def spread_among(items: list[tuple[Item, int]], switch: Item, n: int) -> list[tuple[Item, int]]:
+    """``items`` with ``n`` of ``switch`` among them, one before each even share of their managed
+    devices: the shared racks' management switches stand along the racks they serve, so a device's
+    management run stays a few racks long however many racks the site's spines fill.
+
+    >>> a, m = Item("spine", "x", 1, 1.0), Item("oob-leaf", "y", 1, 1.0, managed=False)
+    >>> [(i.role, c) for i, c in spread_among([(a, 5)], m, 2)]
+    [('oob-leaf', 1), ('spine', 3), ('oob-leaf', 1), ('spine', 2)]
+    """
+    managed = sum(c for i, c in items if i.managed and c)
+    if not n:
+        return items
+    share = max(1, -(-managed // n))
+    out: list[tuple[Item, int]] = []
+    placed, left = 0, share   # switches placed; devices until the next one
+    for item, count in items:
+        while count and item.managed:
+            if left == share and placed < n:
+                out.append((switch, 1))
+                placed += 1
+            take = min(count, left)
+            out.append((item, take))
+            count -= take
+            left -= take
+            if not left:
+                left = share
+        if count:
+            out.append((item, count))
+    return out + ([(switch, n - placed)] if placed < n else [])
 
 
 def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
@@ -153,8 +194,8 @@ def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tupl
     leaf = switch_item(catalog, f.leaf_id, names.switch_role("oob", "leaf"), "oob")
     leaf = Item(leaf.role, leaf.catalog_id, leaf.height, leaf.power_w, "oob", managed=False)
     spines = []
-    if f.spines and f.spine_id and k == 0:
-        spines = [(switch_item(catalog, f.spine_id, names.switch_role("oob", "spine"), "oob"), f.spines)]
+    if f.spine_id and k < len(f.site_spines) and f.site_spines[k][1]:
+        spines = [(switch_item(catalog, f.spine_id, names.switch_role("oob", "spine"), "oob"), f.site_spines[k][1])]
     blocks, shared = f.per_shape[k]
     return leaf, blocks, shared, spines
 

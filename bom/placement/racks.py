@@ -150,7 +150,12 @@ class Section:
 @dataclass(frozen=True)
 class SiteLayout:
     count: int                      # sites of this shape
-    sections: tuple[Section, ...]
+    sections: tuple[Section, ...]   # in numbering order: a role's devices are numbered section by section
+    order: tuple[int, ...] = ()     # the sections in the order they stand on the floor (default: as listed)
+
+    @property
+    def standing(self) -> tuple[int, ...]:
+        return self.order or tuple(range(len(self.sections)))
 
     @property
     def racks_per_site(self) -> int:
@@ -159,14 +164,17 @@ class SiteLayout:
     def starts(self, per_row: int) -> tuple[int, ...]:
         """Where each section's first rack stands, as a place number (row x ``per_row`` + position,
         0-based): a block section starts a row and each copy of it takes whole rows (a scalable
-        unit's racks stand together, never half in another's row); the shared racks start the row
-        after the blocks and follow one another (the site's network, management and storage racks)."""
-        out, at, shared = [], 0, False
-        for sec in self.sections:
+        unit's racks stand together, never half in another's row); the shared racks start a row and
+        follow one another (the site's network, management and storage racks), in ``standing``
+        order."""
+        out = [0] * len(self.sections)
+        at, shared = 0, False
+        for k in self.standing:
+            sec = self.sections[k]
             if sec.block or not shared:
                 at = -(-at // per_row) * per_row
                 shared = not sec.block
-            out.append(at)
+            out[k] = at
             at += sec.copies * sec.stride(per_row)
         return tuple(out)
 
@@ -245,10 +253,12 @@ class Placement:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
         in row order."""
         per = self.racks_per_row
-        for k, (sec, start) in enumerate(zip(shape.sections, shape.starts(per), strict=True)):
+        starts = shape.starts(per)
+        for k in shape.standing:
+            sec = shape.sections[k]
             for copy in range(sec.copies):
                 for n, lay in enumerate(sec.layouts):
-                    yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
+                    yield k, copy, lay, self._rack(site, sec.spot(starts[k], copy, n, per), lay)
 
     def _layout(self, rack: Rack) -> Layout:
         per = self.racks_per_row

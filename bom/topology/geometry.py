@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
@@ -66,22 +66,27 @@ def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
     return plan
 
 
+#: Topologies whose leaves serve a group of nodes from the group's network rack (not each rack's own).
+GROUPED = ("rail-optimized", "pair")
+
+
 def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
-    """Nodes per placement block: the compute SU (rail-optimised); else a row of racks less one place
-    for the block's network rack (its management switches and whatever a compute rack cannot hold),
-    so a block and its network rack fill one row.
+    """Nodes per placement block: the compute SU (rail-optimised; a switch pair's one group, its two
+    switches in the block's network rack); else a row of racks less one place for the block's
+    network rack (its management switches and whatever a compute rack cannot hold), so a block and
+    its network rack fill one row.
 
     >>> block_nodes(None, FloorPlan(4, 10, 0.6, 2.4, 1.0, 0.3, 1.5))
     36
     """
-    if compute is not None and compute.topology == "rail-optimized":
+    if compute is not None and compute.topology in GROUPED:
         return compute.group_nodes
     return fp.nodes_per_rack * max(1, fp.racks_per_row - 1)
 
 
-@dataclass(frozen=True)
-class Run:
-    """``ports`` ports per device of a group lie on runs of ``length_m`` in bucket ``bucket``."""
+class Run(NamedTuple):
+    """``ports`` ports per device of a group lie on runs of ``length_m`` in bucket ``bucket`` (a
+    tuple: a run is a key of many dicts, and a tuple hashes fast)."""
 
     length_m: float
     bucket: str   # in-rack | in-row | cross-row
@@ -138,8 +143,23 @@ def route(a: tuple[int, int], b: tuple[int, int], fp: FloorPlan) -> Run:
     """
     if a == b:
         return in_rack(fp)
-    rows = abs(a[0] - b[0])
-    return Run(fp.run(rows, abs(a[1] - b[1]) * fp.rack_width_m), "cross-row" if rows else "in-row")
+    # Made once per floor plan and distance (the floor plan is kept so its id is never reused).
+    key = (id(fp), abs(a[0] - b[0]), abs(a[1] - b[1]))
+    run = _ROUTES.get(key)
+    if run is None:
+        if len(_ROUTES) > 100_000:
+            _ROUTES.clear()
+            _KEPT.clear()
+        _KEPT[id(fp)] = fp
+        rows = key[1]
+        # To the millimetre: the same distance reached by other rows and racks is the same run.
+        run = _ROUTES[key] = Run(round(fp.run(rows, key[2] * fp.rack_width_m), 3), "cross-row" if rows else "in-row")
+    return run
+
+
+#: Runs by (floor plan, rows apart, racks apart along the row), and the floor plans they are of.
+_ROUTES: dict[tuple[int, int, int], Run] = {}
+_KEPT: dict[int, FloorPlan] = {}
 
 
 def in_row(fp: FloorPlan, racks: int) -> Run:
@@ -366,6 +386,7 @@ class Floorish(Protocol):
     repeat in (:class:`bom.placement.floor.Floor`)."""
 
     def spot(self, role: str, index: int) -> tuple[int, int]: ...
+    def spots(self, role: str) -> list[tuple[int, int]]: ...
     def parts(self, role: str) -> tuple: ...   # each with first, copies, per_copy
 
 
@@ -416,9 +437,10 @@ def pod_leaves(plane: Plane, pl: int, planes: int) -> list[list[int]]:
 
 
 def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, int], int]:
+    spots = floor.spots(role)
     out: dict[tuple[int, int], int] = {}
     for d in devices:
-        s = floor.spot(role, d)
+        s = spots[d]
         out[s] = out.get(s, 0) + 1
     return out
 

@@ -292,21 +292,16 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
     if spec.uplinks == "spine":
         assert spine is not None
         sp = switch_ports(spine, up_rate)
-        leaves = fabric.leaves
-        fabric = replace(fabric, spine_id=spine.id, spines=smallest_spread(per_leaf, leaves, sp.radix)
-                         or math.ceil(leaves * per_leaf / sp.radix))
+        # Each site's management switches uplink to spines in that site (never across buildings).
+        spines = [(shape.count, smallest_spread(per_leaf, leaves, sp.radix) or math.ceil(leaves * per_leaf / sp.radix))
+                  for shape, leaves in zip(placement.sites, per_site, strict=True)]
+        fabric = replace(fabric, spine_id=spine.id, site_spines=spines)
     return fabric
 
 
 def oob_link_groups(f: OobFabric, model: Model, catalog: Catalog, media: Media) -> OobFabric:
     """The OOB fabric with its link groups, once the placement stands its devices."""
     assert model.placement is not None
-    if f.spines and model.cluster.site_count > 1:
-        raise LimitError("an out-of-band spine layer is modelled for one site (each site's management "
-                         "switches would uplink to spines in another building)", at=("fabrics", "oob", "uplinks"),
-                         key="fabrics.oob.uplinks",
-                         hint="Leave uplinks out: the management switches then uplink into each site's in-band "
-                              "fabric.")
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
     leaf = catalog.get("switches", f.leaf_id)

@@ -40,7 +40,7 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     p = f.first
     assert model.placement is not None
     fab = FabricLinks.of(f, floors(model.placement))
-    each = UFM_LEAF.place(fab, ufm)
+    each = UFM_LEAF.place(fab, model.floor, ufm)
     explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
     if any(one is None for one in each):
         why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
@@ -57,7 +57,7 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
     try:
-        groups = UFM_LEAF.count(media, model.floor, fab, ufm, leaf_modules, f.groups)
+        groups = UFM_LEAF.count(media, model.floor, fab, ufm, f.groups)
     except LimitError as exc:
         exc.key = exc.key or "management.ufm"
         raise

@@ -24,10 +24,13 @@ def test_locate_agrees_with_the_elevations(catalog):
     scenario, src = load_scenario(H100)
     p = build_model(scenario, src, catalog, None).placement
     seen = {}
-    for rack in p.racks():
+    # The racks in numbering order (section by section, copy by copy): the shared racks stand between
+    # the halves of the blocks, but their devices are numbered after every block's.
+    laid = sorted(p.site_racks(1, p.sites[0]), key=lambda r: r[:2])
+    for _, _, _, rack in laid:
         for slot in p.elevation(rack):
             seen.setdefault(slot.role, []).append((rack.id, slot.device))
-    # Nodes and block leaves in fabric order: locate(i) is the i-th of its role walking the racks.
+    # Nodes and block leaves in fabric order: locate(i) is the i-th of its role in that order.
     for role in ("node", "leaf", "spine", "oob-leaf", "ufm"):
         for i in (0, 1, len(seen[role]) // 2, len(seen[role]) - 1):
             rack, slot = p.locate(role, 1, i)
@@ -43,7 +46,9 @@ def test_campus_counts_without_walking_devices(catalog):
     import time
 
     # The in-band fabric's border leaves take the DCI routers' Ethernet client ports (IB compute fabric).
-    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201}, inband: {}}\n"
+    # A 500k-GPU building: its management switches uplink to its own OOB spines (into the in-band
+    # leaves in the middle of the hall they would be a kilometre of 100G runs).
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201, uplinks: spine}, inband: {}}\n"
             "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
     start = time.perf_counter()
     p = _build(text, catalog).placement

@@ -44,8 +44,11 @@ def test_tor_in_rack_runs_are_copper(catalog):
     assert f.switches("leaf") == 24
     # The tier holds the 4 UFM links too (optical, from the management rack).
     assert f.hop_links("ufm-leaf") == 4
+    # The leaves nearest the spine rack reach it on copper too (their route is short enough).
+    copper_up = sum(g.links for g in f.groups if g.hop == "leaf-spine" and g.copper)
+    assert all(g.length_m <= 5 for g in f.groups if g.hop == "leaf-spine" and g.copper)
     assert m.tiers()["scale-out"]["copper_share"] == pytest.approx(
-        576 / (576 + f.hop_links("leaf-spine") + 4))
+        (576 + copper_up) / (576 + f.hop_links("leaf-spine") + 4))
 
 
 def test_three_layer_build(catalog):
