@@ -261,11 +261,10 @@ def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict
     client = kinds.get(DCI_CLIENT.name, {})
     tops = all_tops.get(dci.attach, {})
     if client and tops and dci.attach == "compute":
-        chunk = DCI_CLIENT.chunk(model.dci_groups)
         assert plan.catalog is not None
         for site in range(1, dci.sites + 1):
             sw = tops[site]
-            yield from DCI_CLIENT.rows(plan, client, sw, site, dci, chunk, router_names, fp,
+            yield from DCI_CLIENT.rows(plan, client, sw, site, dci, router_names, fp,
                                        DCI_CLIENT.top(plan.catalog, dci, sw.p))
     elif client and tops:
         # Border leaves of the in-band or storage fabric, on the ports its own links left free.

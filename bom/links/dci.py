@@ -22,8 +22,6 @@ The line side is :mod:`bom.links.line`; the hop reads the design through its
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bom import names
@@ -32,9 +30,9 @@ from bom.catalog.rows import Switch
 from bom.errors import LimitError
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.line import DciLinks, router_port
-from bom.links.ports import Ports, port_names
+from bom.links.ports import PlanMismatchError, Ports, port_names
 from bom.model.hops import HopKind
-from bom.topology.geometry import network_row, node_leaf, share, shared_rack, split
+from bom.topology.geometry import Profiles, leaf_loads, route, share
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.topology.planes import switch_ports
 
@@ -44,6 +42,7 @@ if TYPE_CHECKING:
     from bom.links.pooled import PooledLinks
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import PooledShape
+    from bom.placement.racks import Placement
     from bom.topology.geometry import EndGroups, FloorPlan, Run
     from bom.topology.planes import Plane, SwitchPorts
 
@@ -69,29 +68,46 @@ def check_client_room(site: int, links: int, need: int, free: int, role: str) ->
                               "put them on border leaves of an Ethernet in-band fabric (sites.attach: inband).")
 
 
-def top_free_cages(plane: Plane, fp: FloorPlan, planes: int) -> tuple[str, int]:
-    """The compute fabric's top layer in one site (every plane) and the cages its switches leave free:
-    cores past the spines' links, spines past the leaves', the leaves of one switch or a pair past
-    their node ports and ISLs (the closed form of what the cable plan's ``bom.links.ports.Switches.top`` finds)."""
+def top_free(plane: Plane, planes: int) -> tuple[str, list[int]]:
+    """The compute fabric's top layer in one site (every plane) and the cages each of its switches
+    leaves free, in switch order: cores past the spines' links, spines past the leaves', the leaves
+    of one switch or a pair past their node ports and ISLs (the closed form of what the cable plan's
+    ``bom.links.ports.Switches.top`` finds)."""
     per, cages = plane.spine.ports_per_cage, plane.spine.cages
     if plane.layers == 3:
-        used = [(plane.cores, plane.pods * plane.spine_core_per_pair)]
-        layer = "core"
+        used, layer = [plane.pods * plane.spine_core_per_pair] * (plane.cores * planes), "core"
     elif plane.layers == 2:
-        used = plane.port_use("spine")
+        used = [ports for n, ports in plane.port_use("spine") for _ in range(n * planes)]
         layer = "spine"
     else:
-        _, leaves = node_leaf(plane, fp)
-        used = [(n, sum(runs.values())) for n, runs in leaves]
-        layer = "leaf"
-    free = 0
-    for switches, ports in used:
+        used, layer = [u for _, u in leaf_loads(plane, planes)], "leaf"
+    out = []
+    for ports in used:
         taken = -(-ports // per)
         if plane.isl and (plane.leaf_uplink is None or plane.leaf_uplink.cages == plane.leaf.cages):
             # A pair's ISLs take the cages past its downlink share (cable plan: bom.links.ports.Switches.leaf_up).
             taken = max(taken, plane.leaf_down // per) + -(-plane.isl // plane.up.ports_per_cage)
-        free += switches * planes * max(0, cages - taken)
-    return layer, free
+        out.append(max(0, cages - taken))
+    return layer, out
+
+
+def client_switches(free: list[int], links: int, chunk: int, per_cage: int) -> list[int]:
+    """The top switch each of a site's client links goes to: a module's ``chunk`` ports at a time,
+    switch by switch round the layer, past the switches whose free cages are gone (what both the
+    closed form and the cable plan place them by)."""
+    left = list(free)
+    out: list[int] = []
+    i = -1
+    while len(out) < links:
+        i = (i + 1) % len(left)
+        if left[i] <= 0:
+            if not any(n > 0 for n in left):
+                raise PlanMismatchError("the top layer ran out of free cages for the DCI client links")
+            continue
+        n = min(chunk, links - len(out))
+        left[i] -= -(-n // per_cage)
+        out += [i] * n
+    return out
 
 
 class DciClient:
@@ -102,12 +118,27 @@ class DciClient:
     def upper(self, p: Plane) -> str:
         return "core" if p.layers == 3 else "spine"
 
-    def ends(self, dci: DciLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        """Both ends over every site: sites with the same number of cabled pairs have the same client links."""
-        run = network_row(fp)
-        degrees = dci.degrees
-        ends: EndGroups = [(degrees.count(d), {run: dci.wavelengths_per_pair * d}) for d in sorted(set(degrees))]
-        return ends, ends
+    def ends(self, dci: DciLinks, fp: FloorPlan, compute: FabricLinks, placement: Placement,
+             top: SwitchPorts) -> tuple[EndGroups, EndGroups]:
+        """Both ends over every site, each client link on the run between its router's rack and its
+        top switch's (:func:`client_switches`)."""
+        lo, up = Profiles(), Profiles()
+        site = 0
+        for k, (count, p) in enumerate(compute.shapes):
+            layer, free = top_free(p, compute.planes)
+            role = names.switch_role(compute.name, layer)
+            floor = compute.floors[k]
+            for _ in range(count):
+                site += 1
+                links = dci.site_links(site)
+                check_client_room(site, links, client_cages(links, top.ports_per_cage, top.ports_per_cage),
+                                  sum(free), role)
+                for c, i in enumerate(client_switches(free, links, top.ports_per_cage, top.ports_per_cage)):
+                    r = router_port(dci, c)[0]
+                    run = route(placement.own_spot(site, "router", r), floor.spot(role, i), fp)
+                    lo.add((site, r), run, 1)
+                    up.add((site, i), run, 1)
+        return lo.groups(), up.groups()
 
     @staticmethod
     def top_id(p: Plane) -> str:
@@ -125,58 +156,33 @@ class DciClient:
     def link(self, dci: DciLinks, top: SwitchPorts) -> Link:
         return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), top.cage, None)
 
-    def chunk(self, groups: Sequence[LinkGroup]) -> int:
-        """Client ports a module takes on the top layer (they go a module at a time)."""
-        ours = [g for g in groups if g.hop == self.name]
-        return ours[0].upper_end.ports if ours else 1
-
-    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, compute: FabricLinks,
+    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, compute: FabricLinks, placement: Placement,
               top: SwitchPorts) -> list[LinkGroup]:
         """The hop's link groups (closed form), once every site's top layer is known to have room."""
-        lo, up = self.ends(dci, fp)
+        lo, up = self.ends(dci, fp, compute, placement, top)
         link = self.link(dci, top)
-        groups = count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
-                           upper=self.upper(compute.first), lower_groups=lo, upper_groups=up,
-                           rate_gbps=link.rate_gbps, ff_lower=link.ff_lower, ff_upper=link.ff_upper,
-                           lane_gbps=link.lane_gbps)
-        chunk = self.chunk(groups)
-        per = top.ports_per_cage
-        site = 0
-        for count, plane in compute.shapes:
-            layer, free = top_free_cages(plane, fp, compute.planes)
-            for _ in range(count):
-                site += 1
-                links = dci.site_links(site)
-                check_client_room(site, links, client_cages(links, chunk, per), free,
-                                  names.switch_role(compute.name, layer))
-        return groups
+        return count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
+                         upper=self.upper(compute.first), lower_groups=lo, upper_groups=up,
+                         rate_gbps=link.rate_gbps, ff_lower=link.ff_lower, ff_upper=link.ff_upper,
+                         lane_gbps=link.lane_gbps)
 
-    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks, chunk: int,
+    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks,
              router_names: list[str], fp: FloorPlan, top: SwitchPorts) -> Rows:
-        """One site's rows: router client ports to the free cages of its top layer, a module's ports
+        """One site's rows: router client ports to the free cages of its top layer, a cage's ports
         at a time, switch by switch (``top``: the top switch at the wavelength's rate)."""
-        k = kinds[network_row(fp)]
         per_site = dci.site_links(site)
         role, firsts = sw.top()
         per, cages = top.ports_per_cage, top.cages
         names_ = port_names(cages, per)
-        count = len(firsts)
         free = [Ports(first, cages - first, per, names_, (role, i)) for i, first in enumerate(firsts)]
-        check_client_room(site, per_site, client_cages(per_site, chunk, per), sum(f.free for f in free), role)
-        emit = plan.emitter(k)
-        order = itertools.cycle(range(count))
-        c = 0
-        while c < per_site:
-            i = next(order)
-            if free[i].free == 0:
-                continue
-            top_dev = plan.place(role, site, i)
-            for _ in range(min(chunk, per_site - c)):
-                j = free[i].take(k.b_key)
-                r, port = router_port(dci, c)
-                yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
-                                top_dev, free[i].names[j], free[i].names[j - j % per])
-                c += 1
+        check_client_room(site, per_site, client_cages(per_site, per, per), sum(f.free for f in free), role)
+        for c, i in enumerate(client_switches([f.free for f in free], per_site, per, per)):
+            r, port = router_port(dci, c)
+            k = kinds[plan.run(("router", r), (role, i), site, fp)]
+            j = free[i].take(k.b_key)
+            yield from plan.emitter(k)(k, "", "", plan.place("router", site, r), router_names[port],
+                                       router_names[port], plan.place(role, site, i), free[i].names[j],
+                                       free[i].names[j - j % per])
 
 
 class DciBorder:
@@ -192,21 +198,26 @@ class DciBorder:
             return 0, p.leaves_per_group
         return ps.node_groups + ps.extra_groups, ps.border_groups * p.leaves_per_group
 
-    def ends(self, dci: DciLinks, fab: PooledLinks, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        """Both ends over every site: each site's client links split evenly over its shape's border
-        leaves (sites alike in both are counted together)."""
-        run = shared_rack(fp)
-        alike: dict[tuple[int, int], int] = {}
+    def leaf(self, fab: PooledLinks, p: Plane, site: int, dci: DciLinks, c: int) -> int:
+        """The border leaf (site index, plane 1) of client link ``c``: a site's links split evenly
+        over its shape's border leaves."""
+        first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], p)
+        j = share(c, dci.site_links(site), leaves)
+        return (first + j // p.leaves_per_group) * fab.planes * p.leaves_per_group + j % p.leaves_per_group
+
+    def ends(self, dci: DciLinks, fab: PooledLinks, fp: FloorPlan, placement: Placement) -> tuple[EndGroups, EndGroups]:
+        """Both ends over every site, each link on the run between its router's rack and its leaf's."""
+        lo, up = Profiles(), Profiles()
+        role = fab.role("leaf")
         for site in range(1, dci.sites + 1):
             k = fab.shape_of(site)
-            key = (dci.site_links(site), self.leaves(fab.pooled[k], fab.shapes[k][1])[1])
-            alike[key] = alike.get(key, 0) + 1
-        lo: EndGroups = []
-        up: EndGroups = []
-        for (links, leaves), sites in sorted(alike.items()):
-            lo.append((sites, {run: links}))
-            up += [(sites * n, {run: q}) for q, n in split(links, leaves)]
-        return lo, up
+            p, floor = fab.shapes[k][1], fab.floors[k]
+            for c in range(dci.site_links(site)):
+                r, leaf = router_port(dci, c)[0], self.leaf(fab, p, site, dci, c)
+                run = route(placement.own_spot(site, "router", r), floor.spot(role, leaf), fp)
+                lo.add((site, r), run, 1)
+                up.add((site, leaf), run, 1)
+        return lo.groups(), up.groups()
 
     def link(self, dci: DciLinks, fab: PooledLinks) -> Link:
         """At the wavelength's rate; the leaf port at that rate is its breakout's cage."""
@@ -215,8 +226,9 @@ class DciBorder:
         return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), cage(lp.form_factor, lp.ports_per_cage, True),
                     None)
 
-    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, fab: PooledLinks) -> list[LinkGroup]:
-        lo, up = self.ends(dci, fab, fp)
+    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, fab: PooledLinks, placement: Placement
+              ) -> list[LinkGroup]:
+        lo, up = self.ends(dci, fab, fp, placement)
         link = self.link(dci, fab)
         return count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
                          upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
@@ -226,18 +238,17 @@ class DciBorder:
              router_names: list[str], fp: FloorPlan) -> Rows:
         """One site's rows: client port ``c`` to border leaf ``share(c)`` (the closed form's split),
         on the ports the fabric's own links left free there."""
-        k = kinds[shared_rack(fp)]
-        emit = plan.emitter(k)
         links = dci.site_links(site)
-        first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], sw.p)
-        lpg, planes, role = sw.p.leaves_per_group, fab.planes, sw.roles["leaf"]
+        role = sw.roles["leaf"]
         assert fab.leaf_switch is not None
         at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
         at_names = port_names(at.cages, at.ports_per_cage)
         free: dict[int, Ports] = {}
         for c in range(links):
-            j = share(c, links, leaves)
-            leaf_i = (first + j // lpg) * planes * lpg + j % lpg
+            leaf_i = self.leaf(fab, sw.p, site, dci, c)
+            r = router_port(dci, c)[0]
+            k = kinds[plan.run(("router", r), (role, leaf_i), site, fp)]
+            emit = plan.emitter(k)
             ports = free.get(leaf_i)
             if ports is None:
                 # The cages the fabric's own links leave below the leaf's uplinks, at the links' rate.
@@ -245,7 +256,7 @@ class DciBorder:
                 ports = free[leaf_i] = Ports(room.first, room.end - room.first, at.ports_per_cage, at_names,
                                              (role, leaf_i))
             n = ports.take(k.b_key)
-            r, port = router_port(dci, c)
+            port = router_port(dci, c)[1]
             yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
                             plan.place(role, site, leaf_i), ports.names[n], ports.names[n - n % ports.per])
 

@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from bom import names
 from bom.model.hops import HopKind
+from bom.topology.geometry import route
 
 if TYPE_CHECKING:
     from bom.catalog.media import Choice, Patch
     from bom.catalog.rows import Coherent, Dwdm, Switch
     from bom.links.ports import Plan
+    from bom.placement.racks import Placement
     from bom.topology.geometry import FloorPlan
 
 Rows = Iterator[tuple[object, ...]]
@@ -134,10 +136,22 @@ class DciLine:
         return dci.wavelengths if dci.mux is None else ENDS * dci.wavelengths + dci.fibre_pairs
 
     def line_port(self, plan: Plan, dci: DciLinks, site: int, c: int, router_names: list[str]
-                  ) -> tuple[tuple[tuple[object, ...], str], str]:
-        """The router and port of a site's ``c``-th line port: past the site's client ports."""
+                  ) -> tuple[tuple[tuple[object, ...], str], str, int]:
+        """The router, port and router number of a site's ``c``-th line port: past the site's client ports."""
         r, port = router_port(dci, dci.site_links(site) + c)
-        return plan.place("router", site, r), router_names[port]
+        return plan.place("router", site, r), router_names[port], r
+
+    def patch_m(self, dci: DciLinks, placement: Placement, fp: FloorPlan) -> float:
+        """The longest patch from a line port to its mux/demux channel, over every site: what the one
+        cord the BOM buys must reach (a site's routers and muxes stand in its own racks)."""
+        longest = fp.in_rack_m
+        for site in range(1, dci.sites + 1):
+            routers = {placement.own_spot(site, "router", r) for r in range(math.ceil(
+                self.site_ports(dci.site_links(site)) / dci.router.ports))}
+            muxes = {placement.own_spot(site, "mux", m)
+                     for m in range(dci.fibre_pairs_per_pair * dci.degrees[site - 1])}
+            longest = max([longest] + [route(a, b, fp).length_m for a in routers for b in muxes])
+        return longest
 
     def rows(self, plan: Plan, dci: DciLinks, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
         """Every site pair's rows (``fibre_part``: what the BOM buys per fibre pair)."""
@@ -162,8 +176,8 @@ class DciLine:
                 waves = self.waves(wpp, channels, fpair)
                 if dci.mux is None:
                     for w in waves:
-                        ra, pa = self.line_port(plan, dci, a, ca + w, router_names)
-                        rb, pb = self.line_port(plan, dci, b, cb + w, router_names)
+                        ra, pa, _ = self.line_port(plan, dci, a, ca + w, router_names)
+                        rb, pb, _ = self.line_port(plan, dci, b, cb + w, router_names)
                         yield (f"C{next(plan.cable):08d}", f"{ra[1]}:{pa} / {rb[1]}:{pb}", f"L{next(plan.link):08d}",
                                "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
                                "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
@@ -173,12 +187,13 @@ class DciLine:
                 for w in waves:
                     lid = f"L{next(plan.link):08d}"
                     ch = mux_names[w % channels]
-                    for site, c, mux in ((a, ca + w, ma), (b, cb + w, mb)):
-                        r, port = self.line_port(plan, dci, site, c, router_names)
+                    for site, c, mux, m in ((a, ca + w, ma, ia * fpp + fpair), (b, cb + w, mb, ib * fpp + fpair)):
+                        r, port, n = self.line_port(plan, dci, site, c, router_names)
+                        run = plan.run(("router", n), ("mux", m), site, fp)
                         # The patch from the line port to its mux channel (patch_cords counts them).
                         yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
                                *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch",
-                               patch_part, 2, fp.in_rack_m, patch_m, "in-rack", 0,
+                               patch_part, 2, run.length_m, patch_m, run.bucket, 0,
                                f"channel {w % channels + 1} of {channels}")
                 yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
                        self.pair_hop, "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)

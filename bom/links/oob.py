@@ -115,7 +115,7 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
     number = list(itertools.accumulate((sec.block for sec in shape.sections), initial=0))
     shared: list[OobRack] = []
     for (k, _), laid in itertools.groupby(placement.site_racks(site, shape), key=lambda r: r[:2]):
-        block = shape.sections[k].block
+        block = k < len(shape.sections) and shape.sections[k].block   # a site's own racks are not a block
         racks = [] if block else shared
         for _, _, lay, rack in laid:
             devs, leaves = [], []

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from bom.topology.planes import Plane
 
 
+#: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
+OWN_ROLES = frozenset({"router", "mux", "amplifier"})
+
+
 class PlanMismatchError(Exception):
     """The plan cannot place a link the closed form counts: a bug, never bad input."""
 
@@ -129,11 +133,16 @@ class Plan:
         self.shape_of: list[int] = []   # site (from 1) -> its shape's index, at [site - 1]
 
     def spot(self, role: str, site: int, index: int) -> tuple[int, int]:
-        """Where the device stands (row, position): the floor of the site's shape."""
+        """Where the device stands (row, position): the floor of the site's shape, or the site's own
+        racks for its DCI equipment."""
         key = (role, site, index)
         s = self.spots.get(key)
         if s is None:
-            s = self.spots[key] = self.floors[self.shape_of[site - 1]].spot(role, index)
+            if role in OWN_ROLES:
+                s = self.model.placement.own_spot(site, role, index)
+            else:
+                s = self.floors[self.shape_of[site - 1]].spot(role, index)
+            self.spots[key] = s
         return s
 
     def run(self, a: tuple[str, int], b: tuple[str, int], site: int, fp: FloorPlan) -> Run:

@@ -20,7 +20,7 @@ from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import port_names
 from bom.model.fabrics import UFM_HOP
 from bom.model.hops import HopKind
-from bom.topology.geometry import Profiles, leaf_of, route
+from bom.topology.geometry import Profiles, leaf_loads, route
 from bom.topology.linkgroups import LinkGroup, count_hop
 from bom.units import magnitude
 
@@ -84,27 +84,11 @@ class UfmLeaf:
     #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
     shares = HopKind.NODE_LEAF
 
-    @staticmethod
-    def loads(p: Plane, planes: int) -> list[tuple[int, int]]:
-        """(1, node ports used) of each leaf of one site, in leaf order (every plane): the nodes'
-        links take each leaf's first downlinks (:func:`~bom.topology.geometry.leaf_of`)."""
-        pattern: dict[int, list[int]] = {}
-        out: list[int] = []
-        for g in range(p.groups):
-            fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
-            if fill not in pattern:
-                used = pattern[fill] = [0] * p.leaves_per_group
-                for n in range(fill):
-                    for r in range(p.node_ports):
-                        used[leaf_of(p, n, r, fill)] += 1
-            out += pattern[fill] * planes
-        return [(1, used) for used in out]
-
     def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
                ) -> list[tuple[int, int, bool, int]] | None:
         """One site's UFM ports over its leaves, one per leaf a round, the leaves nearest the first
         UFM first (:func:`spread`, leaf by leaf)."""
-        loads = self.loads(p, planes)
+        loads = leaf_loads(p, planes)
         home = floor.spot("ufm", 0)
         near = [route(home, floor.spot(role, i), fp).length_m for i in range(len(loads))]
         return spread(loads, p.leaf_down, p.leaf.ports_per_cage, ufm.ports, near)

@@ -19,7 +19,7 @@ from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
 from bom.model.hops import HopKind
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
-from bom.topology.geometry import Run, split
+from bom.topology.geometry import split
 from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import Plane
 
@@ -278,7 +278,6 @@ class OobSection:
     per_rack: int            # in-rack management switches per compute rack (0: none)
     racks: int               # compute racks per copy carrying in-rack switches
     block: int               # management switches for the rest of the copy's devices
-    run: Run                 # device to its management switch
 
 
 @dataclass(frozen=True)

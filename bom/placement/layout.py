@@ -26,6 +26,7 @@ from bom.placement.racks import (
     Section,
     SiteLayout,
     block_section,
+    pack,
     shared_sections,
 )
 from bom.topology.geometry import GROUPED, block_nodes
@@ -72,11 +73,44 @@ def place(model: Model, catalog: Catalog) -> Placement:
                              sup.pdu)
     net_rack = with_pdus(catalog, rack_type(catalog, sup.network_rack, None, None), sup.pdu)
     compute = model.fabrics.get("compute")
+    own = _own_sections(model, catalog, net_rack)
+    per = model.floor.racks_per_row
     sites = []
+    first = 0
     for k, site in enumerate(model.cluster.sites):
         sections, order = _site_sections(model, catalog, k, site.nodes, compute, compute_rack, net_rack)
-        sites.append(SiteLayout(site.count, tuple(sections), order))
-    return Placement(tuple(sites), model.floor.racks_per_row)
+        mine = [sec for sec in own[first:first + site.count] if sec is not None]
+        reserve = max((sec.rows(per) for sec in mine), default=0)
+        sites.append(SiteLayout(site.count, tuple(sections), order, reserve))
+        first += site.count
+    return Placement(tuple(sites), per, tuple(own))
+
+
+def _own_sections(model: Model, catalog: Catalog, rack: RackType) -> list[Section | None]:
+    """Each site's own racks: its DCI routers, mux/demuxes and terminal amplifiers (a site of a
+    hub has more than a spoke of the same size), in the rows kept after the shared racks. Their
+    management ports are the DCI's own (a carrier-style management network on the routers),
+    not this cluster's out-of-band fabric, which counts the cluster's racks only."""
+    dci = model.dci
+    if dci is None:
+        return []
+    router = switch_item(catalog, dci.router.id, "router", "dci")
+    router = Item(router.role, router.catalog_id, router.height, router.power_w, "dci", managed=False)
+    if rack.pdu is not None:
+        rack = RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w,
+                        Item(rack.pdu.role, rack.pdu.catalog_id, rack.pdu.height, rack.pdu.power_w, None,
+                             managed=False), rack.pdus)
+    out: list[Section | None] = []
+    for site in range(1, dci.sites + 1):
+        items = [(router, dci.site_routers(site))]
+        for part, role, n in ((dci.mux, "mux", dci.site_muxes(site)), (dci.amplifier, "amplifier",
+                                                                        dci.site_amplifiers(site))):
+            if part is not None and n:
+                items.append((Item(role, part.id, part.rack_units, magnitude(part.power, "power"), "dci",
+                                   managed=False), n))
+        items = [(i, n) for i, n in items if n]
+        out.append(Section(1, pack("network", rack, items)) if items else None)
+    return out
 
 
 def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: Fabric | None,

@@ -152,6 +152,7 @@ class SiteLayout:
     count: int                      # sites of this shape
     sections: tuple[Section, ...]   # in numbering order: a role's devices are numbered section by section
     order: tuple[int, ...] = ()     # the sections in the order they stand on the floor (default: as listed)
+    reserve: int = 0                # rows after the shared racks for each site's own racks (its DCI equipment)
 
     @property
     def standing(self) -> tuple[int, ...]:
@@ -165,33 +166,55 @@ class SiteLayout:
         """Where each section's first rack stands, as a place number (row x ``per_row`` + position,
         0-based): a block section starts a row and each copy of it takes whole rows (a scalable
         unit's racks stand together, never half in another's row); the shared racks start a row and
-        follow one another (the site's network, management and storage racks), in ``standing``
-        order."""
+        follow one another (the site's network, management and storage racks), then the rows kept
+        for the site's own racks, in ``standing`` order."""
+        return self._places(per_row)[0]
+
+    def own_start(self, per_row: int) -> int:
+        """Where a site's own racks (its DCI equipment) start: the rows kept after the shared racks."""
+        return self._places(per_row)[1]
+
+    def _places(self, per_row: int) -> tuple[tuple[int, ...], int]:
         out = [0] * len(self.sections)
-        at, shared = 0, False
+        at, shared, own = 0, False, None
+
+        def row_start(n: int) -> int:
+            return -(-n // per_row) * per_row
         for k in self.standing:
             sec = self.sections[k]
+            if sec.block and shared and own is None:   # the shared racks end: the site's own rows
+                own = at = row_start(at)
+                at += self.reserve * per_row
             if sec.block or not shared:
-                at = -(-at // per_row) * per_row
+                at = row_start(at)
                 shared = not sec.block
             out[k] = at
             at += sec.copies * sec.stride(per_row)
-        return tuple(out)
+        return tuple(out), own if own is not None else row_start(at)
 
 
 @dataclass(frozen=True)
 class Placement:
     sites: tuple[SiteLayout, ...]
     racks_per_row: int
+    own: tuple[Section | None, ...] = ()   # each site's own racks (its DCI equipment), site 1 first
 
     # -- counts, closed form ------------------------------------------------------------
+    def _all_sections(self) -> Iterator[tuple[int, Section]]:
+        """(sites it stands in, section): every shape's sections, then every site's own."""
+        for shape in self.sites:
+            for sec in shape.sections:
+                yield shape.count, sec
+        for sec in self.own:
+            if sec is not None:
+                yield 1, sec
+
     def counts(self) -> dict[str, int]:
         """Racks by kind over the whole cluster."""
         out = dict.fromkeys(KINDS, 0)
-        for shape in self.sites:
-            for sec in shape.sections:
-                for lay in sec.layouts:
-                    out[lay.kind] += shape.count * sec.copies
+        for sites, sec in self._all_sections():
+            for lay in sec.layouts:
+                out[lay.kind] += sites * sec.copies
         return out
 
     @property
@@ -200,25 +223,42 @@ class Placement:
 
     def devices(self, role: str) -> int:
         """Devices of ``role`` in the whole cluster."""
-        return sum(shape.count * sec.copies * sec.per_copy(role) for shape in self.sites for sec in shape.sections)
+        return sum(sites * sec.copies * sec.per_copy(role) for sites, sec in self._all_sections())
 
     def rack_types(self) -> Counter[str]:
         """Racks by catalog row."""
         out: Counter[str] = Counter()
-        for shape in self.sites:
-            for sec in shape.sections:
-                for lay in sec.layouts:
-                    out[lay.rack.catalog_id] += shape.count * sec.copies
+        for sites, sec in self._all_sections():
+            for lay in sec.layouts:
+                out[lay.rack.catalog_id] += sites * sec.copies
         return out
 
     def by_item(self) -> Counter[Item]:
         """Every placed device kind and how many."""
         out: Counter[Item] = Counter()
-        for shape in self.sites:
-            for sec in shape.sections:
-                for lay in sec.layouts:
-                    for item, _ in lay.slots:
-                        out[item] += shape.count * sec.copies
+        for sites, sec in self._all_sections():
+            for lay in sec.layouts:
+                for item, _ in lay.slots:
+                    out[item] += sites * sec.copies
+        return out
+
+    def own_spot(self, site: int, role: str, index: int) -> tuple[int, int]:
+        """(row, position) of the ``index``-th device of ``role`` in ``site``'s own racks."""
+        sec = self.own[site - 1] if site <= len(self.own) else None
+        if sec is None or index >= sec.per_copy(role):
+            raise LimitError(f"site {site} has no {role} {index + 1} in its own racks", key="role")
+        shape = self._site_shape(site)
+        return sec.spot(shape.own_start(self.racks_per_row), 0, sec.where(role)[index][0], self.racks_per_row)
+
+    def site_sections(self, site: int, shape: SiteLayout | None = None) -> list[tuple[int, Section, int]]:
+        """(number, section, first place) of every section of ``site``, in numbering order: its
+        shape's, then its own racks (number ``len(shape.sections)``)."""
+        shape = shape or self._site_shape(site)
+        per = self.racks_per_row
+        out = [(k, sec, start) for k, (sec, start) in enumerate(zip(shape.sections, shape.starts(per), strict=True))]
+        own = self.own[site - 1] if site <= len(self.own) else None
+        if own is not None:
+            out.append((len(shape.sections), own, shape.own_start(per)))
         return out
 
     # -- generators -----------------------------------------------------------------------
@@ -253,18 +293,24 @@ class Placement:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
         in row order."""
         per = self.racks_per_row
-        starts = shape.starts(per)
-        for k in shape.standing:
-            sec = shape.sections[k]
+        found = {k: (sec, start) for k, sec, start in self.site_sections(site, shape)}
+        own = len(shape.sections)
+        standing = list(shape.standing)
+        # The site's own racks stand in the rows kept after the shared racks.
+        at = next((i for i, k in enumerate(standing) if shape.sections[k].block and i
+                   and not shape.sections[standing[i - 1]].block), len(standing))
+        if own in found:
+            standing.insert(at, own)
+        for k in standing:
+            sec, start = found[k]
             for copy in range(sec.copies):
                 for n, lay in enumerate(sec.layouts):
-                    yield k, copy, lay, self._rack(site, sec.spot(starts[k], copy, n, per), lay)
+                    yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
 
     def _layout(self, rack: Rack) -> Layout:
         per = self.racks_per_row
-        shape = self._site_shape(rack.site)
         at = (rack.row - 1) * per + rack.position - 1
-        for sec, start in zip(shape.sections, shape.starts(per), strict=True):
+        for _, sec, start in self.site_sections(rack.site):
             copy, n = divmod(at - start, sec.stride(per))
             if 0 <= copy < sec.copies and n < len(sec.layouts):
                 return sec.layouts[n]
@@ -281,8 +327,7 @@ class Placement:
     def locate(self, role: str, site: int, index: int) -> tuple[Rack, Slot]:
         """The rack and slot of the ``index``-th (0-based) device of ``role`` in ``site`` (1-based)."""
         left = index
-        shape = self._site_shape(site)
-        for sec, first in zip(shape.sections, shape.starts(self.racks_per_row), strict=True):
+        for _, sec, first in self.site_sections(site):
             n = sec.per_copy(role)
             if left < sec.copies * n:
                 copy, local = divmod(left, n)

@@ -19,6 +19,7 @@ from bom.inputs.yamlio import Located
 from bom.links.dci import DCI_BORDER, DCI_CLIENT
 from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
+from bom.links.line import DCI_LINE
 from bom.links.pooled import PooledLinks
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric
 from bom.model.model import Model
@@ -26,7 +27,7 @@ from bom.placement.floor import floors
 from bom.placement.layout import place
 from bom.placement.racks import Placement
 from bom.topology.cluster import Cluster, build_cluster, scale_up
-from bom.topology.dci import Dci, build_dci
+from bom.topology.dci import Dci, build_dci, line_patch
 from bom.topology.endpoints import build_endpoints
 from bom.topology.geometry import (
     FloorPlan,
@@ -222,14 +223,16 @@ def _dci_client_groups(dci: Dci | None, model: Model, catalog: Catalog, media: M
     s = model.scenario.sites
     assert s is not None
     try:
+        assert model.placement is not None
+        where = floors(model.placement)
         if dci.attach == "compute":
             compute = model.fabrics["compute"]
             top = DCI_CLIENT.top(catalog, dci, compute.first)
-            return DCI_CLIENT.count(media, model.floor, dci, FabricLinks.of(compute), top)
+            return DCI_CLIENT.count(media, model.floor, dci, FabricLinks.of(compute, where), model.placement, top)
         f = model.fabrics[dci.attach]
         assert isinstance(f, PooledFabric)
         return DCI_BORDER.count(media, model.floor, dci, PooledLinks.of_pooled(f, model.fabrics.get("compute"),
-                                                                               model.floor))
+                                                                               model.floor, where), model.placement)
     except LimitError as exc:
         key = "dci_bandwidth" if s.dci_bandwidth is not None else "dci_fraction"
         exc.at = exc.at or ("sites", key)
@@ -331,7 +334,8 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
     dci = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
     border = ((dci.attach, dci.wavelength_gbps, dci.busiest([site.count for site in cluster.sites]))
               if dci is not None else reserve)
-    model = replace(_support_fabrics(model, specs, catalog, media, border), dci=dci)
+    # The DCI equipment stands in each site's own racks: the placement needs it.
+    model = _support_fabrics(replace(model, dci=dci), specs, catalog, media, border)
     assert model.placement is not None
     # The link groups once every device stands somewhere: each run is the route between two racks.
     model = with_fabric(model, fabric_groups(model.fabrics["compute"], media, floor, model.placement))
@@ -341,6 +345,10 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
         elif isinstance(f, OobFabric):
             model = with_fabric(model, oob_link_groups(f, model, catalog, media))
     model = with_fabric(model, attach_ufm(model, media))
+    if dci is not None and dci.mux is not None and model.placement is not None:
+        # The line ports' patch cords reach the mux/demuxes where the site's own racks stand them.
+        dci = replace(dci, patch=line_patch(media, DCI_LINE.patch_m(dci, model.placement, floor)))
+        model = replace(model, dci=dci)
     return replace(model, dci_groups=_dci_client_groups(dci, model, catalog, media))
 
 

@@ -208,10 +208,23 @@ class Dci:
         """At the busiest site: line side and client side of every wavelength that ends there."""
         return DCI_LINE.site_ports(self.wavelengths_per_pair * max(self.degrees))
 
+    def site_routers(self, site: int) -> int:
+        """Routers at ``site`` (from 1): its wavelengths' line and client ports."""
+        return math.ceil(DCI_LINE.site_ports(self.site_links(site)) / self.router.ports)
+
+    def site_muxes(self, site: int) -> int:
+        """Mux/demuxes at ``site``: one on each fibre pair that ends there."""
+        return self.fibre_pairs_per_pair * self.degrees[site - 1] if self.mux is not None else 0
+
+    def site_amplifiers(self, site: int) -> int:
+        """Amplifiers at ``site`` (the in-line ones stand in huts on the routes): a booster and a
+        pre-amplifier on each amplified fibre pair that ends there."""
+        terminal = TERMINAL_PER_DIRECTION if self.amplifiers_per_fibre_pair else 0
+        return terminal * self.fibre_pairs_per_pair * self.degrees[site - 1]
+
     @property
     def routers(self) -> int:
-        return sum(math.ceil(DCI_LINE.site_ports(self.wavelengths_per_pair * d) / self.router.ports)
-                   for d in self.degrees)
+        return sum(self.site_routers(s) for s in range(1, self.sites + 1))
 
     def to_json(self) -> dict[str, object]:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
@@ -278,6 +291,16 @@ def _channels(module: Coherent, mux: Dwdm | None) -> int:
     return max(1, int(band // magnitude(module.grid, "frequency")))
 
 
+def line_patch(media: Media, length_m: float) -> Patch:
+    """The patch cord from a line port to its mux/demux channel, sold long enough for ``length_m``."""
+    patch = media.patch_cord(*DCI_LINE.patch_kind, length_m)
+    if patch is None:
+        raise LimitError(f"the catalog sells no {' '.join(DCI_LINE.patch_kind)} patch cord of {length_m:g} m for "
+                         "the line ports' patches to their mux/demux", key="catalogs.fibres",
+                         hint="Add an OS2 LC duplex patch-cord row to the fibre catalog.")
+    return patch
+
+
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
               wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0) -> Dci:
     """``patch_m``: the run from a router's line port to its mux/demux (one rack)."""
@@ -302,11 +325,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     pairs = site_pairs(sites, topology)
-    patch = media.patch_cord(*DCI_LINE.patch_kind, patch_m) if mux is not None else None
-    if mux is not None and patch is None:
-        raise LimitError(f"the catalog sells no {' '.join(DCI_LINE.patch_kind)} patch cord of {patch_m:g} m for "
-                         "the line ports' patches to their mux/demux", key="catalogs.fibres",
-                         hint="Add an OS2 LC duplex patch-cord row to the fibre catalog.")
+    patch = line_patch(media, patch_m) if mux is not None else None
     loss = line_loss(module, mux, distance_m, media.pair_loss(LINE_CONNECTOR, LINE_MEDIUM))
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,

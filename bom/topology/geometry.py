@@ -1,19 +1,17 @@
-"""Floor plan -> cable lengths, in closed form per rack position and row distance.
+"""Floor plan -> cable lengths: every run between where the placement stands its two ends.
 
-Racks stand in rows. A rail-optimised scalable unit (SU) takes whole rows and puts its
-leaves in a network rack in the middle of its first row, half the SU's racks on each side
-(as in the DGX SuperPOD: "server racks in groups of four on the left and right of the leaf
-rack"); a ToR fabric puts its leaves in each rack. Spines of a two-layer fabric stand in
-a network row in the middle of the hall; in three layers each pod's spines stand in a network row in the middle of the
-pod and the cores in the hall's middle row. A run goes up from the cage into the
-overhead tray (``rise``), along the tray, and down again, plus ``slack``; along a
-network row it runs half the row on average.
+Racks stand in rows (:mod:`bom.placement.racks` says which rack stands where: a scalable unit's
+racks with its network rack in its own rows, the shared racks in the middle of the hall). A run
+goes up from its cage into the overhead tray (``rise``), along the tray across the rows between
+the two racks (``row_pitch`` each) and along the row by the racks between them (``rack_width``
+each), down again, plus ``slack``; inside one rack it is the in-rack run. :func:`route` is the
+one rule for a run's length, and both consumers of a hop take it: the closed form (the hops'
+ends below, counted per rack and per copy of a repeated section, never per cable) and the cable
+plan (each row's run between its two devices' racks).
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -96,32 +94,6 @@ class Run(NamedTuple):
 EndGroups = list[tuple[int, dict[Run, int]]]
 
 
-def rack_fills(nodes: int, per_rack: int) -> list[int]:
-    """Nodes in each rack of a group, in rack order (the last rack possibly partial)."""
-    full, rest = divmod(nodes, per_rack)
-    return [per_rack] * full + ([rest] if rest else [])
-
-
-def rack_runs(fp: FloorPlan, nodes: int) -> list[tuple[int, int, Run]]:
-    """The racks of a scalable unit of ``nodes`` nodes as (first node, nodes in the rack, run to the
-    SU's network rack): the network rack stands in the middle of the SU's first row, so a rack's run
-    goes along the row by its distance from there, plus a row pitch per row further back.
-
-    >>> fp = FloorPlan(4, 4, 0.6, 2.4, 1.0, 0.3, 1.5)
-    >>> [(first, fill, run.length_m, run.bucket) for first, fill, run in rack_runs(fp, 18)][:3]
-    [(0, 4, 3.5, 'in-row'), (4, 4, 2.9, 'in-row'), (8, 4, 2.9, 'in-row')]
-    """
-    fills = rack_fills(nodes, fp.nodes_per_rack)
-    middle = min(len(fills), fp.racks_per_row) // 2   # the network rack stands before this rack
-    out = []
-    first = 0
-    for i, fill in enumerate(fills):
-        rows, pos = divmod(i, fp.racks_per_row)
-        racks_away = middle - pos if pos < middle else pos - middle + 1
-        out.append((first, fill, Run(fp.run(rows, racks_away * fp.rack_width_m),
-                                     "in-row" if rows == 0 else "cross-row")))
-        first += fill
-    return out
 
 
 def in_rack(fp: FloorPlan) -> Run:
@@ -162,9 +134,6 @@ _ROUTES: dict[tuple[int, int, int], Run] = {}
 _KEPT: dict[int, FloorPlan] = {}
 
 
-def in_row(fp: FloorPlan, racks: int) -> Run:
-    """A block device to its network rack in the middle of the row: a quarter row on average."""
-    return Run(fp.run(0, max(1.0, min(racks, fp.racks_per_row) / 4) * fp.rack_width_m), "in-row")
 
 
 def unplaced_run(fp: FloorPlan) -> Run:
@@ -180,36 +149,6 @@ def shared_rack(fp: FloorPlan) -> Run:
     return Run(fp.run(1, fp.row_m / 2), "cross-row")
 
 
-def network_row(fp: FloorPlan) -> Run:
-    """Along the network row (a DCI router to the top layer): half a row on average."""
-    return Run(fp.run(0, fp.row_m / 2), "in-row")
-
-
-def node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    """Node end and leaf end of the node-leaf hop (one plane)."""
-    if plane.topology == "tor":
-        return _tor_node_leaf(plane, fp)
-    # A rail SU, a switch pair and a single switch all stand in the SU's network rack.
-    shapes = Counter({plane.group_nodes: plane.groups - 1})
-    shapes[plane.last_group_nodes] += 1
-    node_end: Counter[Run] = Counter()
-    leaf_end: EndGroups = []
-    for nodes, groups in shapes.items():
-        if groups == 0:
-            continue
-        # The rail's j-th leaf takes nodes [j * leaf_down, (j + 1) * leaf_down) of the SU.
-        per_leaf: list[Counter[Run]] = [Counter() for _ in range(plane.leaves_per_rail)]
-        for first, fill, run in rack_runs(fp, nodes):
-            node_end[run] += fill * groups
-            for n in range(first, first + fill):
-                if plane.nodes_per_leaf:   # whole nodes per leaf: every port of node n
-                    per_leaf[n // plane.nodes_per_leaf][run] += plane.node_ports
-                else:                      # node n's ports of the leaf's rails on that leaf
-                    per_leaf[rail_leaf(plane, n)][run] += plane.rails_per_leaf
-        copies = 1 if plane.nodes_per_leaf else plane.node_ports // plane.rails_per_leaf
-        for runs, leaves in Counter(tuple(c.items()) for c in per_leaf).items():   # in rack order, not hash order
-            leaf_end.append((groups * copies * leaves, dict(runs)))
-    return [(n, {run: plane.node_ports}) for run, n in node_end.items()], leaf_end
 
 
 def rail_leaf(plane: Plane, node: int) -> int:
@@ -217,14 +156,6 @@ def rail_leaf(plane: Plane, node: int) -> int:
     return min(node // plane.rail_leaf_nodes, plane.leaves_per_rail - 1)
 
 
-def _tor_node_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    run = in_rack(fp)
-    nodes = (plane.groups - 1) * plane.group_nodes + plane.last_group_nodes
-    leaf_end: EndGroups = []
-    for fill, racks in Counter([plane.group_nodes] * (plane.groups - 1) + [plane.last_group_nodes]).items():
-        for ports, count in split(fill * plane.node_ports, plane.leaves_per_group):
-            leaf_end.append((racks * count, {run: ports}))
-    return [(nodes, {run: plane.node_ports})], leaf_end
 
 
 def split(total: int, parts: int) -> list[tuple[int, int]]:
@@ -249,112 +180,28 @@ def share(unit: int, total: int, parts: int) -> int:
     return unit // (q + 1) if unit < big else rem + (unit - big) // q
 
 
-def leaf_rows(plane: Plane, fp: FloorPlan) -> list[int]:
-    """The row of every group's leaves, group by group."""
-    if plane.topology == "tor":
-        return [g // fp.racks_per_row for g in range(plane.groups)]
-    rows_per_group = math.ceil(math.ceil(plane.group_nodes / fp.nodes_per_rack) / fp.racks_per_row)
-    return [g * rows_per_group for g in range(plane.groups)]
 
 
-def row_run(fp: FloorPlan, delta: int) -> Run:
-    """A run between network rows ``delta`` rows apart (half a row along them)."""
-    return Run(fp.run(delta, fp.row_m / 2), "in-row" if delta == 0 else "cross-row")
 
 
-def pods(plane: Plane, rows: list[int]) -> list[list[tuple[int, int]]]:
-    """Each pod's leaves as (row of their group, leaves there), group by group in order."""
-    size = plane.pod_size
-    pods: list[list[tuple[int, int]]] = [[]]
-    room = size
-    for row in rows:
-        left = plane.leaves_per_group
-        while left:
-            if room == 0:
-                pods.append([])
-                room = size
-            take = min(left, room)
-            pods[-1].append((row, take))
-            left -= take
-            room -= take
-    return pods
 
 
-def _centre(plane: Plane, fp: FloorPlan, pod: list[tuple[int, int]]) -> int:
-    return (pod[0][0] + _rows_after(plane, fp, pod[-1][0])) // 2
 
 
-def pod_deltas(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, int]]]:
-    """Each pod's leaves as (leaves, rows between them and the pod's spine row), group by group in
-    leaf order: the spines stand in a network row in the middle of the pod's rows."""
-    out = []
-    for pod in pods(plane, leaf_rows(plane, fp)):
-        centre = _centre(plane, fp, pod)
-        out.append([(leaves, abs(row - centre)) for row, leaves in pod])
-    return out
 
 
-def pod_runs(plane: Plane, fp: FloorPlan) -> list[list[tuple[int, Run]]]:
-    """:func:`pod_deltas` with each row distance as its run."""
-    runs = _row_runs(fp)
-    return [[(leaves, runs(delta)) for leaves, delta in pod] for pod in pod_deltas(plane, fp)]
 
 
-def _row_runs(fp: FloorPlan):  # type: ignore[no-untyped-def]
-    """``row_run`` for one floor plan, each distance's run made once (a campus has thousands of rows)."""
-    made: dict[int, Run] = {}
-
-    def run(delta: int) -> Run:
-        r = made.get(delta)
-        if r is None:
-            r = made[delta] = row_run(fp, delta)
-        return r
-    return run
 
 
-def core_runs(plane: Plane, fp: FloorPlan) -> list[Run]:
-    """Each pod's run from its spine row to the cores in the hall's middle row (three layers)."""
-    rows = leaf_rows(plane, fp)
-    hall_centre = (rows[0] + _rows_after(plane, fp, rows[-1])) // 2
-    return [row_run(fp, abs(_centre(plane, fp, pod) - hall_centre)) for pod in pods(plane, rows)]
 
 
-def leaf_spine(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    """Leaf end and spine end of the leaf-spine hop (one plane)."""
-    # Summed by row distance (an int) and made runs at the end: the same groups, in the same order.
-    runs = _row_runs(fp)
-    leaf_end: Counter[int] = Counter()
-    spine_end: EndGroups = []
-    for pod in pod_deltas(plane, fp):
-        spine_ports: Counter[int] = Counter()
-        for leaves, delta in pod:
-            leaf_end[delta] += leaves
-            spine_ports[delta] += leaves * plane.leaf_spine_per_pair
-        spine_end.append((plane.spines_per_pod, {runs(d): n for d, n in spine_ports.items()}))
-    return [(n, {runs(d): plane.leaf_up}) for d, n in leaf_end.items()], spine_end
 
 
-def leaf_leaf(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    """The ISLs of a switch pair: both switches stand in one network rack."""
-    run = in_rack(fp)
-    return [(1, {run: plane.isl})], [(1, {run: plane.isl})]
 
 
-def _rows_after(plane: Plane, fp: FloorPlan, row: int) -> int:
-    if plane.topology == "tor":
-        return row
-    return row + math.ceil(math.ceil(plane.group_nodes / fp.nodes_per_rack) / fp.racks_per_row) - 1
 
 
-def spine_core(plane: Plane, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-    """Spine end and core end of the spine-core hop (one plane, three layers)."""
-    spine_end: Counter[Run] = Counter()
-    core_ports: Counter[Run] = Counter()
-    for run in core_runs(plane, fp):
-        spine_end[run] += plane.spines_per_pod
-        core_ports[run] += plane.spine_core_per_pair
-    return ([(n, {run: plane.spine_up}) for run, n in spine_end.items()],
-            [(plane.cores, dict(core_ports))])
 
 
 # --- ends from where the placement stands the devices ------------------------------------------
@@ -400,6 +247,22 @@ def leaf_of(plane: Plane, n: int, r: int, fill: int) -> int:
     if plane.nodes_per_leaf:
         return n // plane.nodes_per_leaf
     return r // plane.rails_per_leaf * plane.leaves_per_rail + rail_leaf(plane, n)
+
+
+def leaf_loads(p: Plane, planes: int) -> list[tuple[int, int]]:
+    """(1, node ports used) of each leaf of one site, in leaf order (every plane): the nodes' links
+    take each leaf's first downlinks (:func:`leaf_of`)."""
+    pattern: dict[int, list[int]] = {}
+    out: list[int] = []
+    for g in range(p.groups):
+        fill = p.group_nodes if g < p.groups - 1 else p.last_group_nodes
+        if fill not in pattern:
+            used = pattern[fill] = [0] * p.leaves_per_group
+            for n in range(fill):
+                for r in range(p.node_ports):
+                    used[leaf_of(p, n, r, fill)] += 1
+        out += pattern[fill] * planes
+    return [(1, used) for used in out]
 
 
 def node_leaf_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_role: str

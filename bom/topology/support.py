@@ -35,7 +35,7 @@ from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, Poole
 from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.racks import Placement
-from bom.topology.geometry import block_nodes, in_rack, in_row
+from bom.topology.geometry import block_nodes
 from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
@@ -232,7 +232,6 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
     sup = model.platform.support
     per_rack = sup.oob_switches_per_rack if sup else 0
     down = leaf.ports
-    fp = model.floor
     out = []
     per_shape = []
     per_site = []
@@ -252,10 +251,9 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
                 need = max(math.ceil(n / down) for n in racked)
                 rest = devices - sum(racked)
                 sec_oob = OobSection(shape.count * sec.copies, devices, max(per_rack, need), len(compute),
-                                     math.ceil(rest / down), in_rack(fp))
+                                     math.ceil(rest / down))
             else:
-                sec_oob = OobSection(shape.count * sec.copies, devices, 0, 0, math.ceil(devices / down),
-                                     in_row(fp, len(racks)))
+                sec_oob = OobSection(shape.count * sec.copies, devices, 0, 0, math.ceil(devices / down))
             out.append(sec_oob)
             blocks.append((sec_oob.per_rack, sec_oob.block))
             site += sec.copies * (sec_oob.per_rack * sec_oob.racks + sec_oob.block)
@@ -266,10 +264,10 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
             # One switch holds every managed device of the site (a BasePOD-size pod): no separate
             # switch for the shared racks, which would sit mostly empty.
             total = mine[0].devices + shared_devices
-            out[-1] = OobSection(shape.count, total, 0, 0, 1, mine[0].run)
+            out[-1] = OobSection(shape.count, total, 0, 0, 1)
             blocks, site, shared, shared_devices = [(0, 1)], 1, 0, 0
         if shared_devices:
-            out.append(OobSection(shape.count, shared_devices, 0, 0, shared, in_row(fp, fp.racks_per_row)))
+            out.append(OobSection(shape.count, shared_devices, 0, 0, shared))
         per_shape.append((blocks, shared))
         per_site.append(site + shared)
     return out, per_shape, per_site

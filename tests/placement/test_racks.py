@@ -48,7 +48,8 @@ def test_campus_counts_without_walking_devices(catalog):
     # The in-band fabric's border leaves take the DCI routers' Ethernet client ports (IB compute fabric).
     # A 500k-GPU building: its management switches uplink to its own OOB spines (into the in-band
     # leaves in the middle of the hall they would be a kilometre of 100G runs).
-    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\nfabrics: {oob: {switch: sn2201, uplinks: spine}, inband: {}}\n"
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\n"
+            "fabrics: {oob: {switch: sn2201, uplinks: spine}, inband: {}}\n"
             "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
     start = time.perf_counter()
     p = _build(text, catalog).placement

@@ -10,7 +10,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bom.errors import LimitError
-from bom.topology.geometry import DEFAULTS, FloorPlan, leaf_leaf, leaf_spine, node_leaf, spine_core
+from bom.topology.geometry import (
+    DEFAULTS,
+    FloorPlan,
+    leaf_spine_ends,
+    node_leaf_ends,
+    pair_ends,
+    spine_core_ends,
+)
 from bom.topology.planes import SwitchPorts, plan, smallest_spread
 from tests.explicit_fabric import build
 
@@ -21,6 +28,31 @@ def sw(radix: int, per_cage: int = 2) -> SwitchPorts:
 
 FLOOR = FloorPlan(4, 8, DEFAULTS["rack_width"], DEFAULTS["row_pitch"], DEFAULTS["rise"],
                   DEFAULTS["slack"], DEFAULTS["in_rack"])
+
+
+class OneRack:
+    """A floor with every device in one rack: the counts without the runs (each end is in-rack)."""
+
+    def __init__(self, p) -> None:  # type: ignore[no-untyped-def]
+        self.node_part = type("Part", (), {"first": 0, "copies": 1,
+                                           "per_copy": (p.groups - 1) * p.group_nodes + p.last_group_nodes})()
+
+    def spot(self, role: str, index: int) -> tuple[int, int]:
+        return (1, 1)
+
+    def spots(self, role: str) -> list[tuple[int, int]]:
+        return _ALL
+
+    def parts(self, role: str) -> tuple:
+        return (self.node_part,)
+
+
+class _Everywhere(list):
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        return (1, 1)
+
+
+_ALL = _Everywhere()
 
 
 def modules(groups, per_cage):
@@ -73,22 +105,24 @@ def test_closed_form_equals_the_explicit_graph(c):
     assert p.leaf_spine_links == g.hop("leaf-spine")
     assert p.spine_core_links == g.hop("spine-core")
     assert p.leaf_leaf_links == g.hop("leaf-leaf")
-    nodes, leaves = node_leaf(p, FLOOR)
+    one = OneRack(p)
+    roles = {"leaf": "leaf", "spine": "spine", "core": "core"}
+    nodes, leaves = node_leaf_ends(p, FLOOR, one, 1, "leaf")
     assert ports(nodes) == ports(leaves) == p.node_leaf_links
     assert modules(nodes, c["node_ports"]) == g.modules("node")
     leaf_modules = modules(leaves, c["per_cage"])
     spine_modules = 0
     if p.isl:
-        lo, hi = leaf_leaf(p, FLOOR)
+        lo, hi = pair_ends(p, FLOOR, one, 1, "leaf")
         assert ports(lo) == ports(hi) == p.leaf_leaf_links
         leaf_modules += modules(lo, p.up.ports_per_cage) + modules(hi, p.up.ports_per_cage)
     if p.layers > 1:
-        leaf_up, spines = leaf_spine(p, FLOOR)
+        leaf_up, spines = leaf_spine_ends(p, FLOOR, one, 1, roles)
         assert ports(leaf_up) == ports(spines) == p.leaf_spine_links
         leaf_modules += modules(leaf_up, p.up.ports_per_cage)
         spine_modules += modules(spines, p.spine.ports_per_cage)
     if p.layers == 3:
-        up, cores = spine_core(p, FLOOR)
+        up, cores = spine_core_ends(p, FLOOR, one, 1, roles)
         assert ports(up) == ports(cores) == p.spine_core_links
         spine_modules += modules(up, p.spine.ports_per_cage)
         assert modules(cores, p.spine.ports_per_cage) == g.modules("core")
@@ -100,7 +134,8 @@ def test_closed_form_equals_the_explicit_graph(c):
     # No switch is over its radix, counted in the closed form's own ports.
     at_native = 2 if p.leaf_uplink is not None else 1
     assert p.leaf_down + p.leaf_up * at_native <= s.radix or p.layers == 1
-    assert all(sum(r.values()) <= p.spine.radix for _, r in (leaf_spine(p, FLOOR)[1] if p.layers > 1 else []))
+    assert all(sum(r.values()) <= p.spine.radix for _, r in (leaf_spine_ends(p, FLOOR, one, 1, roles)[1]
+                                                              if p.layers > 1 else []))
     # The ports each spine and core uses (what a modular chassis fills with line cards), in the
     # closed form's own ports, equal the explicit graph's, switch by switch.
     for layer in ("spine", "core"):
