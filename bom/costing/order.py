@@ -176,17 +176,23 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
 
 
 def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str, float]]],
-                  shared: dict[str, float], sites: int) -> dict[str, tuple[float, ...]]:
-    """Installed quantity per site of each part: each site shape's own count, plus the shared lines
-    (between sites) split evenly; a part whose split does not add up to its total is left out.
+                  shared: dict[str, float], sites: int, own: list[dict[str, float]] | None = None
+                  ) -> dict[str, tuple[float, ...]]:
+    """Installed quantity per site of each part: each site shape's own count, each site's own racks
+    (``own``, site by site: its DCI equipment's racks and PDUs), plus the shared lines (between
+    sites) split evenly; a part whose split does not add up to its total is left out.
 
     >>> split_by_site({"a": 10, "b": 3}, [(1, {"a": 6}), (1, {"a": 4, "b": 2})], {}, 2)
     {'a': (6.0, 4.0)}
+    >>> split_by_site({"a": 11}, [(2, {"a": 5})], {}, 2, [{"a": 1}, {}])
+    {'a': (6.0, 5.0)}
     """
     out = {}
     shapes = list(shapes)
+    own = own or [{} for _ in range(sites)]
     for sku, qty in total.items():
         each = [q.get(sku, 0.0) + shared.get(sku, 0.0) / sites for count, q in shapes for _ in range(count)]
+        each = [x + mine.get(sku, 0.0) for x, mine in zip(each, own, strict=False)] + each[len(own):]
         if len(each) == sites and abs(sum(each) - qty) < 1e-6 * max(1.0, qty):
             out[sku] = tuple(each)
     return out

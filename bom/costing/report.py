@@ -127,7 +127,21 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
         for line in all_lines(m, catalog):
             per[line.sku] = per.get(line.sku, 0.0) + line.quantity
         shapes.append((count, per))
-    return split_by_site(total, shapes, shared, c.site_count)
+    return split_by_site(total, shapes, shared, c.site_count, _own_racks(model, lines))
+
+
+def _own_racks(model: Model, lines: list[Line]) -> list[dict[str, float]]:
+    """Each site's own racks (its DCI equipment's), by part: the racks and their PDUs."""
+    sku = {line.catalog_id: line.sku for line in lines}
+    out: list[dict[str, float]] = []
+    for sec in model.placement.own if model.placement is not None else ():
+        mine: dict[str, float] = {}
+        for lay in sec.layouts if sec is not None else ():
+            for cid in [lay.rack.catalog_id] + [item.catalog_id for item, _ in lay.slots if item.role == "pdu"]:
+                if cid in sku:
+                    mine[sku[cid]] = mine.get(sku[cid], 0.0) + 1
+        out.append(mine)
+    return out
 
 
 def _basis(model: Model, lines: list[Line]) -> Basis:

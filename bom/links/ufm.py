@@ -76,6 +76,19 @@ def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: in
     return None
 
 
+def place_ports(loads: list[tuple[int, int]], down: int, per_cage: int, ports: int,
+                near: Sequence[float] = ()) -> tuple[int, int] | None:
+    """Spread ``ports`` over the leaves with room (:func:`spread`): (leaves used, modules added), or None."""
+    return summary(spread(loads, down, per_cage, ports, near))
+
+
+def summary(placed: list[tuple[int, int, bool, int]] | None) -> tuple[int, int] | None:
+    """(leaves used, modules added) of a :func:`spread`."""
+    if placed is None:
+        return None
+    return (sum(take for _, take, _, rnd in placed if rnd == 0), sum(take for _, take, opens, _ in placed if opens))
+
+
 class UfmLeaf:
     """The UFM's ports to the compute leaves (lower end ``ufm``), a hop of their own so that
     ``node-leaf`` keeps meaning the nodes' links; their ports share the nodes' leaf cages."""
@@ -95,13 +108,8 @@ class UfmLeaf:
 
     def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
         """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
-        out: list[tuple[int, int] | None] = []
-        for (_, plane), floor in zip(fab.shapes, fab.floors, strict=True):
-            placed = self.spread(plane, fab.planes, ufm, floor, fp, fab.role("leaf"))
-            out.append(None if placed is None else
-                       (sum(take for _, take, _, rnd in placed if rnd == 0),
-                        sum(take for _, take, opens, _ in placed if opens)))
-        return out
+        return [summary(self.spread(plane, fab.planes, ufm, floor, fp, fab.role("leaf")))
+                for (_, plane), floor in zip(fab.shapes, fab.floors, strict=True)]
 
     def ends(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> tuple[EndGroups, EndGroups, Counter[Run]]:
         """Every site's UFM ports and the leaves that take them, each on the run between their racks;

@@ -61,10 +61,10 @@ class Floor:
     def parts(self, role: str) -> tuple[_Part, ...]:
         out = self._parts.get(role)
         if out is None:
-            out = self._parts[role] = tuple(self._make(role))
+            out = self._parts[role] = tuple(self._build_parts(role))
         return out
 
-    def _make(self, role: str) -> Iterator[_Part]:
+    def _build_parts(self, role: str) -> Iterator[_Part]:
         first = 0
         for sec, row0 in zip(self.shape.sections, self.shape.starts(self.per_row), strict=True):
             n = sec.per_copy(role)

@@ -97,18 +97,23 @@ def test_the_quote_state_follows_the_pricing_day(built, tmp_path):
 
 
 def test_a_quote_for_one_sold_length_prices_that_length(bom, tmp_path):
-    (tmp_path / "quotes.csv").write_text("sku,price,quote_ref,valid_until\nMFP7E10-N010,61.5,FQ-9,2027-01-31\n")
     media = "nodes: 16\nfabrics: {compute: {media: [multimode]}}"
     (tmp_path / "s.yaml").write_text(SCENARIO.replace("nodes: 16", media))
     out = tmp_path / "out"
+    # The trunk the design buys at one sold length (which lengths it needs follows the floor plan).
+    (tmp_path / "quotes.csv").write_text("sku,price,quote_ref,valid_until\n")
+    assert bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q").exit_code == 0
+    before = json.loads((out / "quoted.json").read_text())
+    sku = next(x["sku"] for x in before["lines"] if x["catalog_id"] == "mfp7e10-n")
+    (tmp_path / "quotes.csv").write_text(f"sku,price,quote_ref,valid_until\n{sku},61.5,FQ-9,2027-01-31\n")
     r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
     assert r.exit_code == 0, r.stderr
     j = json.loads((out / "quoted.json").read_text())
-    lines = [x for x in j["lines"] if x["sku"] == "MFP7E10-N010"]
+    lines = [x for x in j["lines"] if x["sku"] == sku]
     assert lines and all(x["unit_price_usd"] == 61.5 and x["price_source"] == "quote" for x in lines)
-    order = next(o for o in j["order"] if o["sku"] == "MFP7E10-N010")
+    order = next(o for o in j["order"] if o["sku"] == sku)
     assert order["quote_ref"] == "FQ-9" and order["valid_until"] == "2027-01-31"
-    others = [x for x in j["lines"] if x["catalog_id"] == "mfp7e10-n" and x["sku"] != "MFP7E10-N010"]
+    others = [x for x in j["lines"] if x["catalog_id"] == "mfp7e10-n" and x["sku"] != sku]
     assert all(x["price_source"] == "estimate" for x in others)
 
 

@@ -60,9 +60,13 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
     # 3 m of a DAC splitter (2.9 m runs), so 2 of 8 racks are copper in both generations.
     assert node_leaf_copper_share(hgx[0]) == pytest.approx(0.25)
     assert node_leaf_copper_share(gb200[0]) == pytest.approx(0.25)
-    # Over the whole tier GB200 is lower: its three layers add switch-to-switch optics (2.04
-    # links per GPU) where HGX H100's two layers on a 128-port leaf add one.
-    assert 0 < gb200[1]["scale_out_copper_share"] < hgx[1]["scale_out_copper_share"]
+    # Over the whole tier GB200 is higher: its three layers add a spine-core hop (1.04 links per
+    # GPU), and its spines and cores stand side by side in the network racks in the middle of the
+    # hall, most of them a rack or two apart: short enough for active copper (ACC, 5 m). The
+    # leaf-spine hop, from the SUs' network racks to the middle, is optical in both.
+    assert 0 < hgx[1]["scale_out_copper_share"] < gb200[1]["scale_out_copper_share"]
+    assert all(g.medium == "multimode" for g in gb200[0].report.model.fabrics["compute"].groups
+               if g.hop == "leaf-spine")
     # The fall comes with 200G lanes: no passive copper at 200G-PAM4 and active copper
     # splitters reach 2 m, short of the 2.9 m to the next rack, so GB300 has none at all.
     assert gb300[1]["scale_out_copper_share"] == 0 < hgx[1]["scale_out_copper_share"]
