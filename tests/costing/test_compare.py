@@ -73,7 +73,7 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
     assert by_id["vr-nvl144"][1]["scale_out_copper_share"] == 0
     # DGX H100's twin-port NIC cages each carry two rails to two leaves: no straight copper
     # cable can split like that, so its node links are all optical.
-    assert by_id["dgx-h100"][1]["scale_out_copper_share"] == 0
+    assert node_leaf_copper_share(by_id["dgx-h100"][0]) == 0
     # By cost copper is a much smaller share than by count (a DAC costs a fraction of two optics).
     assert hgx[1]["scale_out_copper_cost_share"] < hgx[1]["scale_out_copper_share"]
 
