@@ -84,8 +84,14 @@ class Rows:
 
 
 RULES = (
-    Rule("complete.parts", ERROR, "every link has its cable part and, when optical, both modules (a copper "
-         "assembly neither); the coherent line its patch cords", closed=parts),
-    Rule("complete.storage", WARNING, "a storage fabric has storage appliances on it", closed=storage),
-    Rule("complete.rows", ERROR, "every cable plan row names the part it is ordered as", stream=Rows),
+    Rule("complete.parts", ERROR, "links",
+         "every link has its cable part and, when optical, both modules (a copper assembly neither); the "
+         "coherent line its patch cords",
+         closed=parts),
+    Rule("complete.storage", WARNING, "links",
+         "a storage fabric has storage appliances on it",
+         closed=storage),
+    Rule("complete.rows", ERROR, "rows",
+         "every cable plan row names the part it is ordered as",
+         stream=Rows),
 )

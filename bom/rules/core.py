@@ -75,6 +75,7 @@ class RowCheck(Protocol):
 class Rule:
     id: str                 # family.name: ends.protocol
     severity: Severity
+    unit: str               # what a violation's count counts: links, ports, devices, racks, rows
     checks: str             # what it checks, in one line
     # Both take the run's bom.rules.context.Context (which imports this module, so typed Any here).
     closed: Callable[[Any], Iterable[Violation]] | None = None
@@ -121,7 +122,7 @@ class RuleResult:
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "severity": self.severity, "checks": self.rule.checks, "reads": list(self.read),
-                "violations": self.violations, "affected": self.affected,
+                "violations": self.violations, "affected": self.affected, "unit": self.rule.unit,
                 "shown": [v.to_json() for v in self.kept]}
 
 
@@ -159,14 +160,13 @@ class Checks:
 
     def summary(self) -> str:
         """One line: rules run, violations by severity."""
-        bad = self.failed
-        if not bad:
-            return f"{len(self.results)} design rules checked: no violation."
-        def part(sev: Severity) -> str:
-            rules = [r for r in bad if r.severity == sev]
+        parts = []
+        for sev in (ERROR, WARNING):
+            rules = [r for r in self.failed if r.severity == sev]
             n = sum(r.violations for r in rules)
-            return f"{n:,} {sev}{'s' if n != 1 else ''} in {len(rules)} rule{'s' if len(rules) != 1 else ''}"
-        return f"{len(self.results)} design rules checked: {part(ERROR)}, {part(WARNING)}."
+            parts.append(f"{n:,} {sev}{'s' * (n != 1)} in {len(rules)} rule{'s' * (len(rules) != 1)}" if n
+                         else f"no {sev}")
+        return f"{len(self.results)} design rules checked: {', '.join(parts)}."
 
     def to_json(self) -> dict[str, object]:
         return {"plan": self.plan, "rules_run": self.rules_run, "errors": self.errors, "warnings": self.warnings,

@@ -52,12 +52,12 @@ class Device:
         return any(math.isclose(rate, r) for r in self.rates)
 
     def describe(self) -> str:
-        """For people: "InfiniBand switch q3400, osfp cage of 2 ports"."""
+        """For people (after its part): "InfiniBand switch, osfp cage of 2 ports at 400G/800G"."""
         proto = PROTOCOL_NAMES.get(self.protocol or "", "")
         head = f"{proto} {self.kind}".strip() if proto else self.kind
         rates = "/".join(f"{r:g}G" for r in self.rates) + (" or slower" if self.slower else "")
         ports = f"{self.per_cage} port{'s' * (self.per_cage != 1)}"
-        return f"{head} {self.part}, {self.form_factor} cage of {ports} at {rates}"
+        return f"{head}, {self.form_factor} cage of {ports} at {rates}"
 
 
 def switch_device(row: Switch, ports: SwitchPorts, role: str, rate: float, fabric: str, layer: str) -> Device:
@@ -86,7 +86,7 @@ def nic_device(nic: NicPorts, role: str, part: str, planes: int = 1, protocol: s
     """A NIC or an appliance's port: ``planes`` plane ports per port at the rate split over them;
     it runs at its rate or slower (what the far end offers)."""
     rate = magnitude(nic.rate, "rate") / planes
-    return Device(role, part, "NIC" if role == "node" else "port", protocol, nic.form_factor,
+    return Device(role, part, "NIC" if role == "node" else "appliance port", protocol, nic.form_factor,
                   nic.ports_per_cage * planes, (rate,), slower=True, population=population,
                   pool_ports=nic.ports * planes, note=note)
 

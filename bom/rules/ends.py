@@ -205,15 +205,23 @@ def connector(ctx: Context) -> Iterator[Violation]:
 
 
 RULES = (
-    Rule("ends.protocol", WARNING, "both ends of every link speak one protocol (InfiniBand or Ethernet; a VPI NIC "
-         "speaks either)", closed=protocol),
-    Rule("ends.rate", WARNING, "the link's rate is the rate of its modules and a rate each end's port runs at",
+    Rule("ends.protocol", WARNING, "links",
+         "both ends of every link speak one protocol (InfiniBand or Ethernet; a VPI NIC speaks either)",
+         closed=protocol),
+    Rule("ends.rate", WARNING, "links",
+         "the link's rate is the rate of its modules and a rate each end's port runs at",
          closed=rate),
-    Rule("ends.lanes", ERROR, "both modules run the same lanes, at the lane rate of each switch's SerDes",
+    Rule("ends.lanes", ERROR, "links",
+         "both modules run the same lanes, at the lane rate of each switch's SerDes",
          closed=lanes),
-    Rule("ends.cage", WARNING, "the module or cable head at each end fits the device's cage (form factor, flat or "
-         "finned top, ports per cage)", closed=cage),
-    Rule("ends.standard", ERROR, "both ends speak the same optical standard per port (2xDR4 to two DR4, not FR4 "
-         "to DR4)", closed=standard),
-    Rule("ends.connector", ERROR, "the fibre's connector and grade are the ones both modules take", closed=connector),
+    Rule("ends.cage", WARNING, "links",
+         "the module or cable head at each end fits the device's cage (form factor, flat or finned top, ports "
+         "per cage)",
+         closed=cage),
+    Rule("ends.standard", ERROR, "links",
+         "both ends speak the same optical standard per port (2xDR4 to two DR4, not FR4 to DR4)",
+         closed=standard),
+    Rule("ends.connector", ERROR, "links",
+         "the fibre's connector and grade are the ones both modules take",
+         closed=connector),
 )

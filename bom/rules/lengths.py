@@ -42,8 +42,9 @@ def _runs(ctx: Context) -> Iterator[tuple[LinkGroup, Run, Choice]]:
 
 def _run_violation(rule: str, ctx: Context, g: LinkGroup, run: Run, message: str, fix: str) -> Violation:
     lo, up = ctx.devices(g)
+    # One violation per floor-plan run length of the group (the group's links are in ``where``).
     return Violation(rule, f"{where(g)}: the {metres(run.length_m)} runs", message, fix, end(g, True, lo),
-                     end(g, False, up), g.links if len(g.runs) == 1 else 1)
+                     end(g, False, up))
 
 
 def sold(ctx: Context) -> Iterator[Violation]:
@@ -57,8 +58,7 @@ def sold(ctx: Context) -> Iterator[Violation]:
     if d is not None and d.patch is not None and d.patch.length_m + EPS_M < patch_m:
         yield Violation("lengths.sold", f"dci {HopKind.SITE_SITE} patch cords",
                         f"{d.patch.part_number} is {metres(d.patch.length_m)} for a {metres(patch_m)} "
-                        f"patch to the mux/demux", "order the next sold length that covers the patch",
-                        count=d.patch_cords)
+                        f"patch to the mux/demux", "order the next sold length that covers the patch")
 
 
 def reach(ctx: Context) -> Iterator[Violation]:
@@ -74,8 +74,7 @@ def reach(ctx: Context) -> Iterator[Violation]:
     if d is not None and d.distance_m > d.choice.option.reach_max_m + EPS_M:
         yield Violation("lengths.reach", f"dci {HopKind.SITE_SITE}",
                         f"{d.coherent.part_number} reaches {metres(d.choice.option.reach_max_m)}; the route is "
-                        f"{metres(d.distance_m)}", "pick a coherent module of longer reach or add a regeneration site",
-                        count=d.links)
+                        f"{metres(d.distance_m)}", "pick a coherent module of longer reach or add a regeneration site")
 
 
 def fibre_loss(c: Choice) -> float:
@@ -196,11 +195,21 @@ class Route:
 
 
 RULES = (
-    Rule("lengths.sold", ERROR, "every run's sold cable or fibre length covers the run", closed=sold),
-    Rule("lengths.reach", ERROR, "every run's medium reaches it (and is not below its shortest reach)", closed=reach),
-    Rule("lengths.loss", ERROR, f"every fibre run's loss (fibre, connectors, patch panels) fits its modules' budget "
-         f"less {LOSS_MARGIN_DB:g} dB", closed=loss),
-    Rule("lengths.coherent", WARNING, "the coherent line's span loss (fibre, mux/demux at both ends, connectors) fits "
-         "the coherent module unamplified, or amplifiers are counted", closed=coherent),
-    Rule("lengths.route", WARNING, "no plan row is shorter than the tray route between its two racks", stream=Route),
+    Rule("lengths.sold", ERROR, "run lengths",
+         "every run's sold cable or fibre length covers the run",
+         closed=sold),
+    Rule("lengths.reach", ERROR, "run lengths",
+         "every run's medium reaches it (and is not below its shortest reach)",
+         closed=reach),
+    Rule("lengths.loss", ERROR, "run lengths",
+         f"every fibre run's loss (fibre, connectors, patch panels) fits its modules' budget less "
+         f"{LOSS_MARGIN_DB:g} dB",
+         closed=loss),
+    Rule("lengths.coherent", WARNING, "links",
+         "the coherent line's span loss (fibre, mux/demux at both ends, connectors) fits the coherent module "
+         "unamplified, or amplifiers are counted",
+         closed=coherent),
+    Rule("lengths.route", WARNING, "rows",
+         "no plan row is shorter than the tray route between its two racks",
+         stream=Route),
 )

@@ -127,9 +127,13 @@ class Unplaced:
 
 
 RULES = (
-    Rule("placement.devices", WARNING, "every device the BOM buys stands in a rack at a U (the model's counts against "
-         "the placement's)", closed=devices),
-    Rule("placement.unplaced", WARNING, "every device the cable plan names has a rack and a U", stream=Unplaced),
-    Rule("placement.racks", ERROR, "every rack holds its devices within its U and power budget, one device per U",
+    Rule("placement.devices", WARNING, "devices",
+         "every device the BOM buys stands in a rack at a U (the model's counts against the placement's)",
+         closed=devices),
+    Rule("placement.unplaced", WARNING, "devices",
+         "every device the cable plan names has a rack and a U",
+         stream=Unplaced),
+    Rule("placement.racks", ERROR, "racks",
+         "every rack holds its devices within its U and power budget, one device per U",
          closed=racks),
 )

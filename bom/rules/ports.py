@@ -131,7 +131,11 @@ def plan_end(r: tuple[object, ...], side: str) -> End:
 
 
 RULES = (
-    Rule("ports.count", ERROR, "no switch layer, node or router has more links than ports (a breakout port "
-         "counts as its share of the native port)", closed=count),
-    Rule("ports.unique", ERROR, "every device port the cable plan names carries one link", stream=Unique),
+    Rule("ports.count", ERROR, "ports",
+         "no switch layer, node or router has more links than ports (a breakout port counts as its share of "
+         "the native port)",
+         closed=count),
+    Rule("ports.unique", ERROR, "ports",
+         "every device port the cable plan names carries one link",
+         stream=Unique),
 )
