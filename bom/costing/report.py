@@ -32,6 +32,7 @@ from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.model.totals import Totals
 from bom.rules.core import Checks
+from bom.rules.run import check
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Report:
     quotes: list[Quote] = field(default_factory=list)
     priced_on: dt.date = dt.date(2026, 1, 1)    # the day quotes are checked against
     document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
-    checks: Checks | None = None                  # the design rules' closed form (bom/rules); None: not run
+    checks: Checks | None = None                  # the design rules' closed form (bom/rules)
 
     @property
     def name(self) -> str:
@@ -106,8 +107,7 @@ class Report:
         out["warnings"] = list(self.warnings)
         out["priced_on"] = self.priced_on.isoformat()
         out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
-        if self.checks is not None:
-            out["checks"] = self.checks.to_json()
+        out["checks"] = self.checks.to_json() if self.checks is not None else None
         return out
 
 
@@ -197,5 +197,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
+    if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
+        checks = check(model, catalog)
     return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
                   _warnings(order), quotes, priced_on, sc.date or newest, checks)

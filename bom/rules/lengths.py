@@ -34,6 +34,15 @@ EPS_M = 1e-6
 MUX_CONNECTIONS = 2
 
 
+def db(x: float) -> str:
+    """A loss for people: 29 dB, 1.78 dB, 0.3 dB (no trailing zeros).
+
+    >>> db(29.0), db(1.7799999), db(0.3)
+    ('29 dB', '1.78 dB', '0.3 dB')
+    """
+    return f"{x:.2f}".rstrip("0").rstrip(".") + " dB"
+
+
 def _runs(ctx: Context) -> Iterator[tuple[LinkGroup, Run, Choice]]:
     for g in ctx.groups:
         for run, c in g.runs.items():
@@ -89,12 +98,12 @@ def loss(ctx: Context) -> Iterator[Violation]:
         o = c.option
         if o.fibre is None or o.coherent is not None:
             continue
-        db = fibre_loss(c)
-        if db > o.loss_budget_db - LOSS_MARGIN_DB + 1e-9:
+        lost = fibre_loss(c)
+        if lost > o.loss_budget_db - LOSS_MARGIN_DB + 1e-9:
             yield _run_violation("lengths.loss", ctx, g, run,
-                                 f"the run loses {db:.2f} dB ({metres(c.length_m)} of {o.fibre.fibre.upper()}, "
+                                 f"the run loses {db(lost)} ({metres(c.length_m)} of {o.fibre.fibre.upper()}, "
                                  f"{END_CONNECTIONS + c.panels} mated pairs, {c.panels} patch panels); the modules' "
-                                 f"budget is {o.loss_budget_db:.2f} dB less a {LOSS_MARGIN_DB:g} dB margin",
+                                 f"budget is {db(o.loss_budget_db)} less a {db(LOSS_MARGIN_DB)} margin",
                                  "use fewer patch panels, a shorter route or a module with a larger budget")
 
 
@@ -111,13 +120,13 @@ def span_loss(ctx: Context, d: Dci) -> tuple[float, str]:
     per_m = os2_db_per_m(ctx)
     fibre = per_m * d.distance_m
     if d.mux is None:
-        return fibre, f"{fibre:.1f} dB in {metres(d.distance_m)} of OS2"
+        return fibre, f"{db(fibre)} in {metres(d.distance_m)} of OS2"
     il = magnitude(d.mux.insertion_loss, "loss") if d.mux.insertion_loss is not None else 0.0
     panels = [p for p in ctx.catalog.by_kind["panels"] if isinstance(p, Panel)]
     pairs = 2 * MUX_CONNECTIONS * pair_loss("lc-duplex", "smf-duplex", panels)
     total = fibre + 2 * il + pairs
-    return total, (f"{fibre:.1f} dB in {metres(d.distance_m)} of OS2, 2 x {il:g} dB in the {d.mux.part_number} "
-                   f"mux/demux, {pairs:.1f} dB in {2 * MUX_CONNECTIONS} mated pairs")
+    return total, (f"{db(fibre)} in {metres(d.distance_m)} of OS2, 2 x {db(il)} in the {d.mux.part_number} "
+                   f"mux/demux, {db(pairs)} in {2 * MUX_CONNECTIONS} mated pairs")
 
 
 def coherent(ctx: Context) -> Iterator[Violation]:
@@ -133,8 +142,8 @@ def coherent(ctx: Context) -> Iterator[Violation]:
     if total > budget + 1e-9:
         r = End("router", d.router.id, "line", c.part_number, "coherent line port")
         yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
-                        f"the span loses {total:.1f} dB ({parts}); unamplified the {c.part_number} closes "
-                        f"{budget:.1f} dB ({metres(reach_m)} of OS2) and no amplifier is counted",
+                        f"the span loses {db(total)} ({parts}); unamplified the {c.part_number} closes "
+                        f"{db(budget)} ({metres(reach_m)} of OS2) and no amplifier is counted",
                         "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line), "
                         "or shorten the route", r, r, d.links)
 
