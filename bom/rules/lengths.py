@@ -191,10 +191,12 @@ class Route:
     def violation(self, r: tuple[object, ...], need: float) -> Violation:
         c = COL
         (ra, pa), (rb, pb) = self.place(r[_ARACK]), self.place(r[_BRACK])
+        sold = r[c["sold_length_m"]]
+        sold = f"sold {metres(sold)}" if isinstance(sold, (int, float)) else "no sold length"
         how = ("within one rack" if r[_ARACK] == r[_BRACK] else
                f"{abs(ra - rb)} rows apart and {abs(pa - pb)} racks along, with the rise at both ends and slack")
         return Violation("lengths.route", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
-                         f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, sold {r[c['sold_length_m']]} m); the "  # type: ignore[arg-type]
+                         f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "  # type: ignore[arg-type]
                          f"route from {r[_ARACK]} to {r[_BRACK]} is {metres(need)} ({how})",
                          "size the run on the route the placement gives (bom/topology/geometry.py) and buy the "
                          "sold length that covers it", plan_end(r, "a"), plan_end(r, "b"))

@@ -5,10 +5,12 @@ within its U and power budget without two devices on one U.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.placement.racks import Layout
 from bom.rules.context import Context
 from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
@@ -54,23 +56,26 @@ def devices(ctx: Context) -> Iterator[Violation]:
 
 
 def racks(ctx: Context) -> Iterator[Violation]:
-    """Per rack layout (every copy of it alike): U and power within budget, no U taken twice."""
+    """Per distinct rack layout (the racks of a block are mostly one layout repeated): U and power
+    within budget, no U taken twice."""
     p = ctx.model.placement
     if p is None:
         return
+    copies: Counter[Layout] = Counter()
     for shape in p.sites:
         for sec in shape.sections:
             for lay in sec.layouts:
-                wrong = _layout_wrong(lay)
-                if wrong:
-                    r, n = lay.rack, shape.count * sec.copies
-                    yield Violation("placement.racks", f"{lay.kind} rack ({r.catalog_id}) x {n:,}",
-                                    "; ".join(wrong), "move devices to another rack, or raise racks.rack_units / "
-                                    "racks.power_budget", End(lay.kind + " rack", r.catalog_id), None,
-                                    shape.count * sec.copies)
+                copies[lay] += shape.count * sec.copies
+    for lay, n in copies.items():
+        wrong = _layout_wrong(lay)
+        if wrong:
+            r = lay.rack
+            yield Violation("placement.racks", f"{lay.kind} rack ({r.catalog_id}) x {n:,}", "; ".join(wrong),
+                            "move devices to another rack, or raise racks.rack_units / racks.power_budget",
+                            End(lay.kind + " rack", r.catalog_id), None, n)
 
 
-def _layout_wrong(lay) -> list[str]:  # type: ignore[no-untyped-def]
+def _layout_wrong(lay: Layout) -> list[str]:
     r = lay.rack
     out = []
     top = max((u + item.height - 1 for item, u in lay.slots if item.height), default=0)
