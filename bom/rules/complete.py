@@ -70,17 +70,18 @@ class Rows:
     """A plan row with no cable part is a cable nobody orders."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
-        self.report = report
+        def row(r: tuple[object, ...]) -> None:
+            if not r[_PART]:
+                report(lambda: _no_part(r))
 
-    def row(self, r: tuple[object, ...]) -> None:
-        if not r[_PART]:
-            c = COL
-            self.report(Violation("complete.rows", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
-                                  f"the row's {r[c['cable_type']] or r[c['medium']]} has no part to order",
-                                  "add the part to the catalog so the BOM buys it", plan_end(r, "a"), plan_end(r, "b")))
+        self.row, self.done = row, lambda: None
 
-    def done(self) -> None:
-        pass
+
+def _no_part(r: tuple[object, ...]) -> Violation:
+    c = COL
+    return Violation("complete.rows", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
+                     f"the row's {r[c['cable_type']] or r[c['medium']]} has no part to order",
+                     "add the part to the catalog so the BOM buys it", plan_end(r, "a"), plan_end(r, "b"))
 
 
 RULES = (

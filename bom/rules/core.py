@@ -60,7 +60,9 @@ class Violation:
                 "count": self.count}
 
 
-Report = Callable[[Violation], None]
+#: How a plan rule reports: a violation, or what makes one (made only when it is among those kept,
+#: so a million rows that break a rule cost a count each, not a message each).
+Report = Callable[[Violation | Callable[[], Violation]], None]
 
 
 class RowCheck(Protocol):
@@ -102,11 +104,16 @@ class RuleResult:
     kept: list[Violation] = field(default_factory=list)
     keep: int = KEEP
 
-    def add(self, v: Violation) -> None:
+    def add(self, v: Violation | Callable[[], Violation]) -> None:
+        """Count a violation (a plan rule's stands for one row, port or device: made only if kept)."""
         self.violations += 1
-        self.affected += v.count
         if len(self.kept) < self.keep:
+            if not isinstance(v, Violation):
+                v = v()
             self.kept.append(v)
+            self.affected += v.count
+        else:
+            self.affected += v.count if isinstance(v, Violation) else 1
 
     @property
     def id(self) -> str:

@@ -156,53 +156,70 @@ _ARACK, _BRACK, _ASITE, _BSITE, _LEN = COL["a_rack"], COL["b_rack"], COL["a_site
 class Route:
     """A row is not shorter than the tray route between the racks of its two ends: a row pitch per
     row between them, a rack width per rack along the row, the rise at both ends and the slack (the
-    floor plan's rule, bom/topology/geometry.py); within one rack, the in-rack run."""
+    floor plan's rule, bom/topology/geometry.py); within one rack, the in-rack run.
+
+    ``row`` is a closure: consecutive rows mostly join the same two racks (a node's ports to its
+    network rack), so the last pair's route is kept and found by identity (the plan hands every
+    row of a device the same rack string)."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
         fp = ctx.model.floor
-        self.report = report
-        self.pitch, self.width, self.in_rack = fp.row_pitch_m, fp.rack_width_m, fp.in_rack_m
-        self.ends = 2 * fp.rise_m + fp.slack_m
-        self.places: dict[object, tuple[int, int]] = {}
+        pitch, width, in_rack = fp.row_pitch_m, fp.rack_width_m, fp.in_rack_m
+        ends = 2 * fp.rise_m + fp.slack_m
+        places: dict[object, tuple[int, int]] = {}   # one site's racks (cleared when the plan moves on)
+        last: list = [None, None, None, None]   # type: ignore[type-arg]  # racks a and b, their route, the site
 
-    def place(self, rack: object) -> tuple[int, int]:
-        """(row, position) of a rack, from its id (s1-r03-rk07), read once per rack."""
-        p = self.places.get(rack)
-        if p is None:
-            _, row, pos = str(rack).rsplit("-", 2)
-            p = self.places[rack] = (int(row[1:]), int(pos[2:]))
-        return p
+        def place(rack: object) -> tuple[int, int]:
+            p = places.get(rack)
+            if p is None:
+                p = places[rack] = rack_place(rack)
+            return p
 
-    def route(self, a: object, b: object) -> float:
-        if a == b:
-            return self.in_rack
-        (ra, pa), (rb, pb) = self.place(a), self.place(b)
-        return abs(ra - rb) * self.pitch + abs(pa - pb) * self.width + self.ends
+        def route(a: object, b: object) -> float:
+            if a == b:
+                return in_rack
+            (ra, pa), (rb, pb) = place(a), place(b)
+            return abs(ra - rb) * pitch + abs(pa - pb) * width + ends
 
-    def row(self, r: tuple[object, ...]) -> None:
-        a, b = r[_ARACK], r[_BRACK]
-        if not a or not b or r[_ASITE] != r[_BSITE]:
-            return   # an end with no rack (placement.unplaced) or a route between sites
-        need = self.route(a, b)
-        length = r[_LEN]
-        if length + EPS_M < need:   # type: ignore[operator]
-            self.report(self.violation(r, need))
+        def row(r: tuple[object, ...]) -> None:
+            a, b = r[_ARACK], r[_BRACK]
+            if a is last[0] and b is last[1]:
+                need = last[2]
+            else:
+                site = r[_ASITE]
+                if site != last[3]:
+                    places.clear()
+                # No rack at an end (placement.unplaced) or a route between sites: not the floor's.
+                need = route(a, b) if a and b and site == r[_BSITE] else None
+                last[:] = a, b, need, site
+            if need is not None and r[_LEN] + EPS_M < need:   # type: ignore[operator]
+                report(lambda: route_violation(r, need, place))
 
-    def violation(self, r: tuple[object, ...], need: float) -> Violation:
-        c = COL
-        (ra, pa), (rb, pb) = self.place(r[_ARACK]), self.place(r[_BRACK])
-        sold = r[c["sold_length_m"]]
-        sold = f"sold {metres(sold)}" if isinstance(sold, (int, float)) else "no sold length"
-        how = ("within one rack" if r[_ARACK] == r[_BRACK] else
-               f"{abs(ra - rb)} rows apart and {abs(pa - pb)} racks along, with the rise at both ends and slack")
-        return Violation("lengths.route", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
-                         f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "  # type: ignore[arg-type]
-                         f"route from {r[_ARACK]} to {r[_BRACK]} is {metres(need)} ({how})",
-                         "size the run on the route the placement gives (bom/topology/geometry.py) and buy the "
-                         "sold length that covers it", plan_end(r, "a"), plan_end(r, "b"))
+        def done() -> None:
+            places.clear()
+            last[:] = None, None, None, None
 
-    def done(self) -> None:
-        self.places = {}
+        self.row, self.done, self.route = row, done, route
+
+
+def rack_place(rack: object) -> tuple[int, int]:
+    """(row, position) of a rack from its id (s1-r03-rk07: bom/names.py)."""
+    _, row, pos = str(rack).rsplit("-", 2)
+    return int(row[1:]), int(pos[2:])
+
+
+def route_violation(r: tuple[object, ...], need: float, place) -> Violation:  # type: ignore[no-untyped-def]
+    c = COL
+    (ra, pa), (rb, pb) = place(r[_ARACK]), place(r[_BRACK])
+    sold = r[c["sold_length_m"]]
+    sold = f"sold {metres(sold)}" if isinstance(sold, (int, float)) else "no sold length"
+    how = ("within one rack" if r[_ARACK] == r[_BRACK] else
+           f"{abs(ra - rb)} rows apart and {abs(pa - pb)} racks along, with the rise at both ends and slack")
+    return Violation("lengths.route", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
+                     f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "  # type: ignore[arg-type]
+                     f"route from {r[_ARACK]} to {r[_BRACK]} is {metres(need)} ({how})",
+                     "size the run on the route the placement gives (bom/topology/geometry.py) and buy the "
+                     "sold length that covers it", plan_end(r, "a"), plan_end(r, "b"))
 
 
 RULES = (

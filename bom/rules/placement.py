@@ -108,27 +108,30 @@ class Unplaced:
     """A device the plan names with no rack or no U, reported once."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
-        self.report = report
-        self.seen: set[object] = set()
+        seen: set[object] = set()
+        ar, au, br, bu = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"]
 
-    def row(self, r: tuple[object, ...]) -> None:
-        for side, rack_i, u_i, dev_i in _SIDES:
-            if r[rack_i] and r[u_i] != "":
-                continue
-            dev = r[dev_i]
-            if dev in self.seen:
-                continue
-            if len(self.seen) >= REMEMBER:
-                self.seen = set()
-            self.seen.add(dev)
-            role = str(r[COL[side + "_role"]])
-            self.report(Violation("placement.unplaced", str(dev),
-                                  f"{dev} ({role}) is cabled by {r[COL['cable_id']]} and has no rack and no U",
-                                  EXTERNAL.get(role, "place it (bom/placement/layout.py): a network rack at a U, with "
-                                               "its power"), plan_end(r, "a"), plan_end(r, "b")))
+        def row(r: tuple[object, ...]) -> None:
+            if r[ar] and r[au] != "" and r[br] and r[bu] != "":
+                return
+            for side, rack_i, u_i, dev_i in _SIDES:
+                dev = r[dev_i]
+                if (r[rack_i] and r[u_i] != "") or dev in seen:
+                    continue
+                if len(seen) >= REMEMBER:
+                    seen.clear()
+                seen.add(dev)
+                report(_unplaced(r, side, dev))
 
-    def done(self) -> None:
-        self.seen = set()
+        self.row, self.done = row, seen.clear
+
+
+def _unplaced(r: tuple[object, ...], side: str, dev: object) -> Violation:
+    role = str(r[COL[side + "_role"]])
+    return Violation("placement.unplaced", str(dev),
+                     f"{dev} ({role}) is cabled by {r[COL['cable_id']]} and has no rack and no U",
+                     EXTERNAL.get(role, "place it (bom/placement/layout.py): a network rack at a U, with its power"),
+                     plan_end(r, "a"), plan_end(r, "b"))
 
 
 RULES = (

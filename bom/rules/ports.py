@@ -72,42 +72,56 @@ def count(ctx: Context) -> Iterator[Violation]:
 LOCAL_ROLES = frozenset({"node", "pdu", "ufm", "mgmt", "storage", "nvlink-switch", "power-shelf"})
 
 _LINK, _FABRIC, _SITE = COL["link_id"], COL["fabric"], COL["a_site"]
-_SIDES = ((COL["a_device"], COL["a_port"], COL["a_role"]), (COL["b_device"], COL["b_port"], COL["b_role"]))
+_AD, _AP, _AR = COL["a_device"], COL["a_port"], COL["a_role"]
+_BD, _BP, _BR = COL["b_device"], COL["b_port"], COL["b_role"]
 
 
 class Unique:
-    """Each (device, port) once in the plan: a bit per port name in an integer per device."""
+    """Each (device, port) once in the plan: a bit per port name in an integer per device.
+
+    ``row`` is a closure over its tables, both ends written out (a plan has millions of rows)."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
-        self.report = report
-        self.bits: dict[str, int] = {}          # port name -> its bit
-        self.kept: dict[str, int] = {}          # switch-like device -> ports used
-        self.local: dict[str, int] = {}         # an endpoint of this fabric and site -> ports used
-        self.segment: tuple[object, object] | None = None
-        self.link: object = None
+        bits: dict[object, int] = {}        # port name -> its bit
+        kept: dict[object, int] = {}        # switch, router, mux -> ports used
+        state: list = [None, None, None, {}]   # type: ignore[type-arg]  # last link, fabric, site; endpoints' ports
+        local_roles = LOCAL_ROLES
 
-    def row(self, r: tuple[object, ...]) -> None:
-        lid = r[_LINK]
-        if lid and lid == self.link:
-            return   # another fibre run of the same link: the same two ports
-        self.link = lid
-        seg = (r[_FABRIC], r[_SITE])
-        if seg != self.segment:
-            self.segment, self.local = seg, {}
-        for dev_i, port_i, role_i in _SIDES:
-            port = r[port_i]
-            bit = self.bits.get(port)   # type: ignore[call-overload]
+        def row(r: tuple[object, ...]) -> None:
+            lid = r[_LINK]
+            if lid and lid == state[0]:
+                return   # another fibre run of the same link: the same two ports
+            state[0] = lid
+            if r[_FABRIC] != state[1] or r[_SITE] != state[2]:
+                state[1], state[2], state[3] = r[_FABRIC], r[_SITE], {}
+            local = state[3]
+            port = r[_AP]
+            bit = bits.get(port)
             if bit is None:
-                bit = self.bits[port] = 1 << len(self.bits)   # type: ignore[index]
-            table = self.local if r[role_i] in LOCAL_ROLES else self.kept
-            dev = r[dev_i]
-            used = table.get(dev, 0)   # type: ignore[call-overload]
+                bit = bits[port] = 1 << len(bits)
+            table = local if r[_AR] in local_roles else kept
+            dev = r[_AD]
+            used = table.get(dev, 0)
             if used & bit:
-                self.report(_twice(r, dev_i == _SIDES[0][0]))
-            table[dev] = used | bit   # type: ignore[index]
+                report(lambda: _twice(r, True))
+            table[dev] = used | bit
+            port = r[_BP]
+            bit = bits.get(port)
+            if bit is None:
+                bit = bits[port] = 1 << len(bits)
+            table = local if r[_BR] in local_roles else kept
+            dev = r[_BD]
+            used = table.get(dev, 0)
+            if used & bit:
+                report(lambda: _twice(r, False))
+            table[dev] = used | bit
 
-    def done(self) -> None:
-        self.kept, self.local = {}, {}
+        def done() -> None:
+            bits.clear()
+            kept.clear()
+            state[3] = {}
+
+        self.row, self.done = row, done
 
 
 def _twice(r: tuple[object, ...], a_side: bool) -> Violation:

@@ -42,3 +42,12 @@ def with_group(model, fabric: str, hop: str, **changes):  # type: ignore[no-unty
 
 def group(model, fabric: str, hop: str):  # type: ignore[no-untyped-def]
     return next(g for g in model.fabrics[fabric].groups if g.hop == hop)
+
+
+def sink() -> tuple[list, object]:   # type: ignore[type-arg]
+    """A list and the report a plan rule writes into it (a plan rule reports what makes a violation)."""
+    found: list = []   # type: ignore[type-arg]
+
+    def report(v) -> None:   # type: ignore[no-untyped-def]
+        found.append(v if hasattr(v, "rule") else v())
+    return found, report

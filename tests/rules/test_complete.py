@@ -8,7 +8,7 @@ from bom.cableplan.rows import COL, rows
 from bom.model.hops import HopKind
 from bom.rules.complete import Rows
 from bom.rules.context import Context
-from tests.rules.cases import build, group, messages, run, with_group
+from tests.rules.cases import build, group, messages, run, sink, with_group
 
 LS = HopKind.LEAF_SPINE
 
@@ -56,8 +56,8 @@ def test_storage_a_storage_fabric_with_no_storage(catalog):
 
 
 def test_rows_a_plan_row_with_no_part(clean, catalog):
-    found: list = []   # type: ignore[type-arg]
-    check = Rows(Context(clean, catalog), found.append)
+    found, report = sink()
+    check = Rows(Context(clean, catalog), report)
     r = list(next(iter(rows(clean, catalog=catalog))))
     r[COL["cable_part"]] = ""
     check.row(tuple(r))

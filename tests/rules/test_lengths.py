@@ -8,7 +8,7 @@ from bom.cableplan.rows import COL, rows
 from bom.model.hops import HopKind
 from bom.rules.context import Context
 from bom.rules.lengths import LOSS_MARGIN_DB, Route, db
-from tests.rules.cases import build, group, messages, run, with_group
+from tests.rules.cases import build, group, messages, run, sink, with_group
 
 LS = HopKind.LEAF_SPINE
 
@@ -74,8 +74,8 @@ def test_route_a_run_between_rows_shorter_than_the_route(clean, catalog):
     r = list(plan[0])
     c = COL
     r[c["b_rack"]], r[c["b_row"]] = "s1-r03-rk05", "r03"    # two rows back from the node's rack in row 1
-    found: list = []   # type: ignore[type-arg]
-    check = Route(Context(clean, catalog), found.append)
+    found, report = sink()
+    check = Route(Context(clean, catalog), report)
     check.row(tuple(r))
     check.row(plan[0])
     assert len(found) == 1
@@ -88,8 +88,8 @@ def test_route_within_a_rack_and_between_sites(clean, catalog):
     check = Route(Context(clean, catalog), lambda v: None)
     assert check.route("s1-r01-rk01", "s1-r01-rk01") == clean.floor.in_rack_m
     assert check.route("s1-r01-rk01", "s1-r01-rk02") == 2.9    # the floor plan's next rack
-    found: list = []   # type: ignore[type-arg]
-    check = Route(Context(clean, catalog), found.append)
+    found, report = sink()
+    check = Route(Context(clean, catalog), report)
     r = list(next(iter(rows(clean, catalog=catalog))))
     r[COL["b_site"]] = "s2"                                    # a route between sites: not the floor's
     r[COL["length_m"]] = 0.1

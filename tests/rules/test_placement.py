@@ -8,7 +8,7 @@ from bom.cableplan.rows import COL, rows
 from bom.placement.racks import RackType
 from bom.rules.context import Context
 from bom.rules.placement import Unplaced
-from tests.rules.cases import messages, run
+from tests.rules.cases import messages, run, sink
 
 
 def _placement(model, change_layout):   # type: ignore[no-untyped-def]
@@ -48,8 +48,8 @@ def test_unplaced_a_plan_row_names_a_device_with_no_rack(two_sites, catalog):
 
 
 def test_unplaced_reports_a_device_once(clean, catalog):
-    found: list = []   # type: ignore[type-arg]
-    check = Unplaced(Context(clean, catalog), found.append)
+    found, report = sink()
+    check = Unplaced(Context(clean, catalog), report)
     plan = list(rows(clean, catalog=catalog))[:3]
     for r in plan:
         r = list(r)

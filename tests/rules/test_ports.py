@@ -8,7 +8,7 @@ from bom.cableplan.rows import COL, rows
 from bom.model.hops import HopKind
 from bom.rules.context import Context
 from bom.rules.ports import Unique
-from tests.rules.cases import group, messages, run, with_group
+from tests.rules.cases import group, messages, run, sink, with_group
 
 
 def test_a_clean_design_uses_no_port_twice(clean, catalog):
@@ -35,8 +35,8 @@ def _plan(model, catalog) -> list[tuple[object, ...]]:   # type: ignore[no-untyp
 
 
 def _unique(model, catalog, plan_rows) -> list:   # type: ignore[no-untyped-def,type-arg]
-    found: list = []   # type: ignore[type-arg]
-    check = Unique(Context(model, catalog), found.append)
+    found, report = sink()
+    check = Unique(Context(model, catalog), report)
     for r in plan_rows:
         check.row(r)
     check.done()
