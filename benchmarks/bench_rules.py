@@ -81,7 +81,7 @@ def stream(name: str, rules: bool) -> dict[str, object]:
     from benchmarks.cases import scenario
     from bom.cableplan import rows as plan
     from bom.catalog.load import load_catalog
-    from bom.rules.run import check   # imported by both runs: the comparison is of the work, not the code
+    from bom.rules.run import check  # imported by both runs: the comparison is of the work, not the code
     from bom.topology.build import build_model
 
     catalog = load_catalog()
