@@ -11,7 +11,8 @@ Two targets (issue 21):
 
 Times are wall / CPU seconds (``time.process_time``: on a shared machine the wall clock counts the
 other processes' turns, the CPU time does not); the load average is printed with each case.
-Run: python3 -m benchmarks.bench_rules [--closed | --stream]
+``bom cables`` feeds the plan rules the rows it writes: its time with and without them (``--cables``).
+Run: python3 -m benchmarks.bench_rules [--closed | --stream | --cables]
 """
 
 from __future__ import annotations
@@ -101,6 +102,29 @@ def stream(name: str, rules: bool) -> dict[str, object]:
             "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "violations": found}
 
 
+def cables(name: str, rules: bool) -> dict[str, object]:
+    """``bom cables`` (CSV, workbook when it fits, elevations) with or without the plan rules fed
+    the rows as they are written."""
+    import tempfile
+
+    from benchmarks.cases import scenario
+    from bom.catalog.load import load_catalog
+    from bom.outputs import planfiles
+    from bom.rules.run import PlanRules
+    from bom.topology.build import build_model
+
+    catalog = load_catalog()
+    model = build_model(*scenario(*STREAM[name]), catalog, None)
+    clock = Clock()
+    with tempfile.TemporaryDirectory() as tmp:
+        feed = PlanRules(model, catalog) if rules else None
+        files = planfiles.write_plan(model, Path(tmp) / "o", "bench", catalog=catalog,
+                                     also=feed.rows if feed is not None else None)
+        found = feed.finish().warnings if feed is not None else 0
+    return {"case": name, "rules": rules, "rows": files.rows, "s": clock.lap(), "warnings": found,
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
 def _child(*args: str) -> dict[str, object]:
     out = subprocess.run([sys.executable, "-m", "benchmarks.bench_rules", *args], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])
@@ -113,6 +137,9 @@ def main() -> None:
         return
     if len(sys.argv) > 3 and sys.argv[1] == "--child-stream":
         print(json.dumps(stream(sys.argv[2], sys.argv[3] == "rules")))
+        return
+    if len(sys.argv) > 3 and sys.argv[1] == "--child-cables":
+        print(json.dumps(cables(sys.argv[2], sys.argv[3] == "rules")))
         return
     which = sys.argv[1] if len(sys.argv) > 1 else ""
     print("seconds as wall / CPU")
@@ -136,6 +163,14 @@ def main() -> None:
             ratio = ruled["s"][1] / alone["s"][1]
             print(f"  {'':30} plan + rules / plan alone: {ratio:.2f}x CPU, peak {ruled['peak_mb']} vs "
                   f"{alone['peak_mb']} MB; violations: {ruled['violations']}")
+    if which in ("", "--cables"):
+        print("bom cables with the plan rules fed the rows it writes")
+        name = "100k GPUs, every fabric"
+        plain, ruled = _child("--child-cables", name, "plain"), _child("--child-cables", name, "rules")
+        for r in (plain, ruled):
+            print(f"  {name:30} {'with rules' if r['rules'] else 'without':12} rows {r['rows']:>10,}  "
+                  f"{r['s'][0]:7.2f}/{r['s'][1]:7.2f} s  peak {r['peak_mb']:>4} MB")
+        print(f"  {'':30} with / without: {ruled['s'][1] / plain['s'][1]:.2f}x CPU")
 
 
 if __name__ == "__main__":

@@ -283,7 +283,9 @@ def cables(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """Write the cable plan (every link, device and port at both ends) and the rack elevations."""
+    """Write the cable plan (every link, device and port at both ends) and the rack elevations; the
+    design rules that read the plan (ports used once, runs against the route, devices with no place,
+    rows with no part) look at each row as it is written and a broken one is said on stderr."""
     from bom import pipeline
     from bom.cableplan import rows as plan
     from bom.inputs.scenario import load_scenario
@@ -293,15 +295,20 @@ def cables(
         sc, src = load_scenario(scenario)
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
+        rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress, scale_up=scale_up)
+                                        progress=progress, scale_up=scale_up, also=rules.rows)
+        checks = rules.finish()
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
         sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
     if as_json:
-        _print_json({"name": sc.name, **result.to_json()})
+        _print_json({"name": sc.name, **result.to_json(), "checks": checks.to_json()})
         return
+    if checks.failed and not quiet:
+        typer.echo(f"{'warning' if checks.ok else 'error'}: the plan's design rules: {checks.summary()} "
+                   f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     typer.echo(result.summary())
     _wrote(result.paths)
 

@@ -126,6 +126,14 @@ def check_design(model: Model, catalog: Catalog, plan: bool = False) -> Checks:
     return check(model, catalog, plan=plan)
 
 
+def plan_rules(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
+    """The plan's design rules, to be fed the rows by a command that streams the plan anyway
+    (``bom cables``): ``.rows(chunk)`` as it writes, ``.finish()`` for the checks."""
+    from bom.rules.run import PlanRules
+
+    return PlanRules(model, catalog)
+
+
 def build_checked(scenario: Scenario, src: Located, catalog: Catalog, allow_violations: bool = False
                   ) -> tuple[Model, Checks]:
     """The model and its closed-form checks; a design that breaks an error-severity rule is refused
