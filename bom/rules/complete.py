@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bom import names
 from bom.cableplan.rows import COL
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
@@ -58,7 +59,7 @@ def storage(ctx: Context) -> Iterator[Violation]:
     yield Violation("complete.storage", f"storage fabric ({f.switches('leaf'):,} leaves, {links:,} links)",
                     "a storage fabric with no storage appliance on it" + (f" ({e.why})" if e is not None else ""),
                     "add a storage: block (appliance with count, or capacity and throughput), or drop "
-                    "fabrics.storage", End("storage-leaf", f.switch_id), None, links)
+                    "fabrics.storage", End(names.switch_role("storage", "leaf"), f.switch_id), None, links)
 
 
 # --- the plan: every row names its part --------------------------------------------------------

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bom import names
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.model.fabrics import OobFabric, PooledFabric
 from bom.model.hops import HopKind
@@ -160,15 +161,15 @@ class Resolver:
         if layer == "node":   # every managed device's management port: Ethernet, RJ45
             return nic_device(f.node_ports, "managed device", "management port", protocol="ethernet") \
                 if f.node_ports is not None else None
+        role = names.switch_role(f.name, layer)
         if layer == "leaf":
             leaf = self.switch(f.leaf_id)
-            if g.hop == HopKind.NODE_LEAF:
-                return switch_device(leaf, native_ports(leaf), "oob-leaf", g.rate_gbps, f.name, "leaf")
-            up = uplink_ports(leaf)
-            return switch_device(leaf, up or native_ports(leaf), "oob-leaf", g.rate_gbps, f.name, "leaf")
+            # Its RJ45 ports take the devices; its uplinks (dedicated ports where it has them) the rest.
+            ports = native_ports(leaf) if g.hop == HopKind.NODE_LEAF else uplink_ports(leaf) or native_ports(leaf)
+            return switch_device(leaf, ports, role, g.rate_gbps, f.name, layer)
         if layer == "spine" and f.spine_id:
             spine = self.switch(f.spine_id)
-            return switch_device(spine, native_ports(spine), "oob-spine", g.rate_gbps, f.name, "spine")
+            return switch_device(spine, native_ports(spine), role, g.rate_gbps, f.name, layer)
         return None   # the site's own in-band network: not part of this model
 
     # -- scale-across ---------------------------------------------------------------------------
