@@ -107,13 +107,13 @@ class RuleResult:
     def add(self, v: Violation | Callable[[], Violation]) -> None:
         """Count a violation (a plan rule's stands for one row, port or device: made only if kept)."""
         self.violations += 1
-        if len(self.kept) < self.keep:
-            if not isinstance(v, Violation):
-                v = v()
-            self.kept.append(v)
-            self.affected += v.count
-        else:
-            self.affected += v.count if isinstance(v, Violation) else 1
+        if self.violations > self.keep:   # the common case on a big plan: only counted
+            self.affected += v.count if type(v) is Violation else 1
+            return
+        if type(v) is not Violation:
+            v = v()   # type: ignore[operator]
+        self.kept.append(v)   # type: ignore[arg-type]
+        self.affected += v.count   # type: ignore[union-attr]
 
     @property
     def id(self) -> str:
