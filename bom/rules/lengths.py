@@ -190,7 +190,14 @@ class Route:
                 if site != last[3]:
                     places.clear()
                 # No rack at an end (placement.unplaced) or a route between sites: not the floor's.
-                need = route(a, b) if a and b and site == r[_BSITE] else None
+                if not a or not b or site != r[_BSITE]:
+                    need = None
+                elif a == b:
+                    need = in_rack
+                else:   # route() written out: half the rows of a big plan come here
+                    pa = places.get(a) or place(a)
+                    pb = places.get(b) or place(b)
+                    need = abs(pa[0] - pb[0]) * pitch + abs(pa[1] - pb[1]) * width + ends
                 last[:] = a, b, need, site
             if need is not None and r[_LEN] + EPS_M < need:   # type: ignore[operator]
                 report(lambda: route_violation(r, need, place))
