@@ -47,6 +47,8 @@ def friendly(fn: F) -> F:
         except RecursionError:
             say("the input nests too deeply to read")
             raise typer.Exit(2) from None
+        except typer.Exit:
+            raise   # a command's own exit code (bom check, bom netbox diff: 1 when they find something)
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):
                 raise
@@ -191,8 +193,14 @@ def build(
     quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    allow_violations: Annotated[bool, typer.Option(
+        "--allow-violations", help="Write the outputs even when the design breaks a design rule (a budget draft: "
+        "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
 ) -> None:
-    """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV."""
+    """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV.
+
+    The design rules' closed form runs first: a design that breaks an error-severity rule writes
+    nothing and exits 2 (bom check lists every violation), unless --allow-violations."""
     import time
 
     from bom import pipeline
@@ -211,11 +219,15 @@ def build(
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
     step("building the model")
-    report = make_report(pipeline.build_scenario(sc, src, catalog), catalog, src=src)
+    model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
+    report = make_report(model, catalog, src=src, checks=checks)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    if checks.failed:
+        typer.echo(f"{'warning' if checks.ok else 'error'}: {checks.summary()} They are listed in the outputs; "
+                   f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     step("done")
     if plan_note:
         typer.echo(f"note: {plan_note} (bom cables {scenario or ''} -o DIR)".replace("  ", " "), err=True)
@@ -224,6 +236,36 @@ def build(
     typer.echo(text.build_summary(report.model))
     typer.echo(text.totals_line(report))
     _wrote(paths)
+
+
+@app.command(short_help="Check the design rules: can every listed link be built?")
+@friendly
+@pipe_safe
+def check(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Build the model (no outputs written) and run every design rule, on the closed form and on the
+    cable plan streamed row by row: ends that match, ports used once, lengths and loss, placement,
+    completeness. Prints each violation (rule, where, both ends, what to change) and a summary.
+    Exit 0 when no error-severity rule is broken (warnings print but do not fail), 1 when one is,
+    2 on bad input."""
+    from bom import pipeline
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import terminal as text
+
+    sc, src = load_scenario(scenario)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    checks = pipeline.check_design(pipeline.build_scenario(sc, src, catalog), catalog, plan=True)
+    if as_json:
+        _print_json({"name": sc.name, **checks.to_json()})
+    else:
+        typer.echo(text.checks_text(checks, sc.name))
+    if not checks.ok:
+        raise typer.Exit(1)
 
 
 @app.command(short_help="Write the cable plan and the rack elevations.")
@@ -241,7 +283,9 @@ def cables(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """Write the cable plan (every link, device and port at both ends) and the rack elevations."""
+    """Write the cable plan (every link, device and port at both ends) and the rack elevations; the
+    design rules that read the plan (ports used once, runs against the route, devices with no place,
+    rows with no part) look at each row as it is written and a broken one is said on stderr."""
     from bom import pipeline
     from bom.cableplan import rows as plan
     from bom.inputs.scenario import load_scenario
@@ -251,15 +295,20 @@ def cables(
         sc, src = load_scenario(scenario)
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
+        rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress, scale_up=scale_up)
+                                        progress=progress, scale_up=scale_up, also=rules.rows)
+        checks = rules.finish()
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
         sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
     if as_json:
-        _print_json({"name": sc.name, **result.to_json()})
+        _print_json({"name": sc.name, **result.to_json(), "checks": checks.to_json()})
         return
+    if checks.failed and not quiet:
+        typer.echo(f"{'warning' if checks.ok else 'error'}: the plan's design rules: {checks.summary()} "
+                   f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     typer.echo(result.summary())
     _wrote(result.paths)
 

@@ -47,3 +47,7 @@ class ScenarioError(BomError):
 
 class LimitError(BomError):
     """A request past what the parts or the topology can build."""
+
+
+class RuleError(BomError):
+    """A design that breaks an error-severity design rule (bom/rules): built, but not buildable."""

@@ -261,7 +261,8 @@ def panel_medium(medium: str) -> str:
     return "multimode" if medium == "multimode" else "single-mode"
 
 
-def _pair_loss(connector: str, medium: str, panels: list[Panel]) -> float:
+def pair_loss(connector: str, medium: str, panels: list[Panel]) -> float:
+    """Loss of one mated pair of ``connector`` on ``medium``: the catalog's worst panel of that kind."""
     losses = [magnitude(p.loss_per_mated_pair, "loss") for p in panels
               if p.connector == connector and p.medium == panel_medium(medium)]
     return max(losses, default=0.75)  # TIA-568 allows 0.75 dB per mated pair
@@ -291,7 +292,7 @@ def _optical(ma: Module, mb: Module, fibre: Fibre | None, panels: list[Panel]) -
         fibre=fibre, runs_per_link=runs, runs_per_cable=per_cable, lit_per_link=ma.lit_strands,
         loss_budget_db=min(magnitude(ma.loss_budget, "loss"), magnitude(mb.loss_budget, "loss")),
         attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
-        loss_per_pair_db=_pair_loss(ma.connector, ma.medium, panels),
+        loss_per_pair_db=pair_loss(ma.connector, ma.medium, panels),
         fixed_power_w=(magnitude(ma.power, "power") / ma.ports
                        + magnitude(mb.power, "power") / mb.ports),
         fixed_price_usd=ma.price_usd / ma.ports + mb.price_usd / mb.ports,
@@ -332,7 +333,7 @@ def _engine_options(switches: list[Switch], modules: list[Module], fibres: list[
                               runs_per_cable=max(1, fibre.strands // lit) if fibre else 1,
                               lit_per_link=e.lit_strands, loss_budget_db=budget,
                               attenuation_db_per_m=magnitude(fibre.attenuation, "attenuation") / 1000 if fibre else 0,
-                              loss_per_pair_db=_pair_loss(e.connector, e.medium, panels),
+                              loss_per_pair_db=pair_loss(e.connector, e.medium, panels),
                               sold=_sold(fibre) if fibre else ()))
     return out
 

@@ -31,6 +31,8 @@ from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.model.totals import Totals
+from bom.rules.core import Checks
+from bom.rules.run import check
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Report:
     quotes: list[Quote] = field(default_factory=list)
     priced_on: dt.date = dt.date(2026, 1, 1)    # the day quotes are checked against
     document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
+    checks: Checks | None = None                  # the design rules' closed form (bom/rules)
 
     @property
     def name(self) -> str:
@@ -104,6 +107,7 @@ class Report:
         out["warnings"] = list(self.warnings)
         out["priced_on"] = self.priced_on.isoformat()
         out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
+        out["checks"] = self.checks.to_json() if self.checks is not None else None
         return out
 
 
@@ -190,9 +194,11 @@ def _check_spares(sc: Scenario, lines: list[Line], src: Located | None) -> None:
                                 where=src.where(("spares", name)) if src else None)
 
 
-def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, src: Located | None = None) -> Report:
+def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, src: Located | None = None,
+                checks: Checks | None = None) -> Report:
     """Everything the writers need; ``today`` is the day quotes are checked against when the
-    scenario gives no date, ``src`` where the scenario's keys stand (for error messages)."""
+    scenario gives no date, ``src`` where the scenario's keys stand (for error messages), ``checks``
+    the design rules run on the model (bom/rules)."""
     sc = model.scenario
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     _check_spares(sc, base, src)
@@ -205,5 +211,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
+    if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
+        checks = check(model, catalog)
     return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest)
+                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks)

@@ -93,9 +93,11 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
 
 
 def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
-            progress: Callable[[int], None] | None, scale_up: bool = False
+            progress: Callable[[int], None] | None, scale_up: bool = False,
+            also: Callable[[list[tuple[object, ...]]], None] | None = None
             ) -> tuple[int, Counter[tuple[str, str]], bool]:
-    """Write the plan's files through ``open_`` (a binary file per name); the plan is made once."""
+    """Write the plan's files through ``open_`` (a binary file per name); the plan is made once, and
+    each chunk of rows also goes to ``also`` (the plan's design rules, bom/rules/run.py: PlanRules)."""
     total = plan.row_count(model, scale_up)
     xlsx = fits_workbook(total)
     hops: Counter[tuple[str, str]] = Counter()
@@ -118,6 +120,8 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             hops.update(map(fabric_hop, chunk))
             if sheet is not None:
                 sheet.append(chunk)
+            if also is not None:
+                also(chunk)
 
         rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), plan.FIELDS, cables, TEXT_COLUMNS,
                          progress, each)
@@ -144,13 +148,13 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
 
 
 def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
-                progress: Callable[[int], None] | None = None, scale_up: bool = False
-                ) -> tuple[Output, PlanFiles]:
+                progress: Callable[[int], None] | None = None, scale_up: bool = False,
+                also: Callable[[list[tuple[object, ...]]], None] | None = None) -> tuple[Output, PlanFiles]:
     """The plan's output set (streamed) and what it holds once published (filled in as it streams)."""
     result = PlanFiles([], 0)
 
     def write(open_: Callable[[str], IO[bytes]]) -> None:
-        result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up)
+        result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up, also)
         result.note = xlsx_note(result.rows)
 
     names = tuple(f"{name}{suffix}" for suffix in PLAN_SUFFIXES)
@@ -158,9 +162,11 @@ def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
 
 
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
-               progress: Callable[[int], None] | None = None, scale_up: bool = False) -> PlanFiles:
-    """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring."""
-    output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up)
+               progress: Callable[[int], None] | None = None, scale_up: bool = False,
+               also: Callable[[list[tuple[object, ...]]], None] | None = None) -> PlanFiles:
+    """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring.
+    ``also`` sees every chunk of the plan's rows as it is written (the plan's design rules)."""
+    output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up, also=also)
     result.paths = write_all(output, out)
     return result
 

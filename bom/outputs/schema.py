@@ -168,6 +168,37 @@ def _sizing() -> Schema:
             "description": "The workload sizing (Sizing); null without a workload."}
 
 
+def _said(s: Schema, text: str) -> Schema:
+    return {"description": text, **s}
+
+
+def checks_schema() -> Schema:
+    """The design rules' checks (bom/rules/core.py: Checks, RuleResult, Violation, End)."""
+    from bom.rules.core import ERROR, MODEL, PLAN, WARNING, End, Violation
+
+    end = obj(_fields(End), description="One end: role, device (a plan name or a catalog id), port, module, what.")
+    violation = obj({**_fields(Violation), "a": null(end), "b": null(end)},
+                    description="One violation: where, a one-line message, what to change, both ends, and the "
+                                "links, ports, devices or rows it stands for (count).")
+    rule = obj({"id": _said(STR, "family.name: ends.protocol, lengths.route, ..."),
+                "severity": _said({"enum": [ERROR, WARNING]}, "An error refuses a build; a warning is listed."),
+                "checks": _said(STR, "What the rule checks, in one line."),
+                "reads": _said(array({"enum": [MODEL, PLAN]}), "What this run read for it: the closed form "
+                               "(model) and/or the streamed cable plan (plan)."),
+                "violations": _said(INT, "How many violations it found (all of them, not only those shown)."),
+                "affected": _said(INT, "The links, ports, devices, racks or rows they stand for (in unit)."),
+                "unit": STR, "shown": _said(array(violation), "The first violations (at most 20).")},
+               description="One rule: what it checks and reads, its violations, what they stand for (in unit) "
+                           "and the first ones.")
+    return obj({"plan": _said(BOOL, "Whether the plan's rules ran (bom check) or the closed form only (a build)."),
+                "rules_run": _said(array(STR), "Every rule run, in the registry's order."),
+                "errors": _said(INT, "Violations of error-severity rules."),
+                "warnings": _said(INT, "Violations of warning-severity rules."),
+                "ok": _said(BOOL, "No error-severity violation."), "rules": array(rule)},
+               description="The design rules run on the model (a build: the closed form; `bom check`: the cable "
+                           "plan too). ok: no error-severity violation.")
+
+
 def build_schema() -> Schema:
     from bom.costing.tco import TCO_FIELDS
 
@@ -205,6 +236,7 @@ def build_schema() -> Schema:
         "priced_on": DATE,
         "inputs": mapping(obj({"value": {"type": ["number", "string"]}, "unit": STR, "source": STR}),
                           "The TCO inputs with their units and sources."),
+        "checks": null(checks_schema()),
     }
     for key, text in _BUILD_KEYS.items():
         props[key] = {"description": text, **props[key]}
@@ -223,6 +255,7 @@ _BUILD_KEYS = {
     "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",
     "exchange_rates": "USD per unit of each quoted currency.", "warnings": "What the build warns about.",
     "priced_on": "The day quotes are checked against.",
+    "checks": "The design rules' checks: every rule run, its violations with a count, the first ones shown.",
 }
 
 

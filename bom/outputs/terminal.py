@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bom.model.hops import HopKind
+from bom.rules.core import Checks
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, Sizing
 
 
@@ -316,3 +317,29 @@ def compare_table(result: object) -> str:
                               "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)
+
+
+def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
+    """``bom check``: each rule with violations (errors first), its count and its first ``show``
+    violations (where, both ends, what to change); the rules that passed on one line; the summary."""
+    from bom.outputs.writers.common import terminal_text as tt
+
+    read = "the closed form and the cable plan" if checks.plan else "the closed form"
+    out = [f"Design rules for {tt(name)} ({read}):"]
+    for r in checks.failed:
+        out.append("")
+        out.append(f"{r.id} [{r.severity}]: {r.violations:,} violation{'s' * (r.violations != 1)} "
+                   f"({r.affected:,} {r.rule.unit}) - {r.rule.checks}")
+        for v in r.kept[:show]:
+            out.append(f"  {tt(v.where)}: {tt(v.message)}")
+            for label, e in (("a", v.a), ("b", v.b)):
+                if e is not None:
+                    out.append(f"      {label}: {tt(e.text())}")
+            out.append(f"      change: {tt(v.fix)}")
+        if r.violations > show:
+            out.append(f"  ... and {r.violations - show:,} more (bom check --json lists the first {r.keep})")
+    passed = [r.id for r in checks.results if r.ok]
+    if passed:
+        out += ["", "Passed: " + ", ".join(passed) + "."]
+    out += ["", checks.summary()]
+    return "\n".join(out)

@@ -51,6 +51,11 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
     return env
 
 
+#: Violations the report and the summary show per broken rule (the workbook's Checks sheet and the
+#: JSON keep the first 20, `bom check --json` too).
+SHOWN_PER_RULE = 5
+
+
 def _context(r: Report) -> dict[str, Any]:
     sources = Counter(line.price_source for line in r.lines)
     by_category = [(c, sum(x.price_usd for x in r.lines if x.category == c)) for c in CATEGORIES]
@@ -61,7 +66,8 @@ def _context(r: Report) -> dict[str, Any]:
             "by_category": [(c, v) for c, v in by_category if v], "description": m.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
-            "priced_on": r.priced_on, "rates": m.scenario.exchange_rates}
+            "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
+            "shown_per_rule": SHOWN_PER_RULE}
 
 
 def _tco_rows(r: Report) -> list[tuple[str, str]]:

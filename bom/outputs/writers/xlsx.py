@@ -5,7 +5,9 @@ Excel table with a totals row; every formula that sums it uses structured refere
 ``BOM[Extended price]``, so a row a person adds inside the table is counted everywhere), Order
 (one line per part number: installed, per site, spares, total, price and its quote, flags),
 Links, Tiers, TCO (capex by asset class, opex, capital charge, NPV, cost per GPU-hour and per
-PFLOP-hour) and Sensitivity (the model rebuilt with each input moved, and a tornado chart).
+PFLOP-hour), Sensitivity (the model rebuilt with each input moved, and a tornado chart) and Checks
+(the design rules run on the model: each rule's violations, the first ones with both ends and what
+to change).
 LibreOffice and Excel both evaluate every construct used here (checked by the tests).
 """
 
@@ -402,6 +404,43 @@ def _links(wb: Workbook, r: Report) -> None:
         define_name(wb, name, f"Links!${letter}$2:${letter}${last}")
 
 
+#: The Checks sheet: every rule run, then the violations it shows.
+CHECK_COLS = ["Rule", "Severity", "Reads", "Violations", "Stand for", "Unit", "What it checks"]
+VIOLATION_COLS = ["Rule", "Severity", "Where", "What is wrong", "End A", "End B", "What to change", "Count"]
+
+
+def _checks(wb: Workbook, r: Report) -> None:
+    """The design rules run on the model: each rule's count, then its first violations (both ends,
+    what to change). Warnings are listed like errors; the severity says which would refuse a build."""
+    ws = wb.create_sheet("Checks")
+    header_row(ws, CHECK_COLS, [18, 9, 12, 11, 11, 10, 70])
+    checks = r.checks
+    results = checks.results if checks is not None else []
+    for n, res in enumerate(results, start=2):
+        row = [res.id, res.severity, " + ".join(res.read), res.violations, res.affected, res.rule.unit,
+               res.rule.checks]
+        for col_no, v in enumerate(row, start=1):
+            put_cell(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
+        if res.violations:
+            ws.cell(n, 1).font = WARN if res.severity == "error" else Font(bold=True)
+    top = len(results) + 3
+    put_cell(ws, top, 1, checks.summary() if checks is not None else "The design rules were not run.")
+    ws.cell(top, 1).font = Font(bold=True)
+    top += 2
+    shown = [(res, v) for res in (checks.failed if checks is not None else []) for v in res.kept]
+    if not shown:
+        return
+    for i, name in enumerate(VIOLATION_COLS, start=1):
+        put_cell(ws, top, i, name)
+        ws.cell(top, i).font, ws.cell(top, i).fill = HEAD, FILL
+    for n, (res, v) in enumerate(shown, start=top + 1):
+        row = [res.id, res.severity, v.where, v.message, v.a.text() if v.a else "", v.b.text() if v.b else "",
+               v.fix, v.count]
+        for col_no, val in enumerate(row, start=1):
+            put_cell(ws, n, col_no, val, COUNT if isinstance(val, int) else None)
+            ws.cell(n, col_no).alignment = WRAP
+
+
 def _installed(*criteria: str) -> str:
     return ",".join((*criteria, ref("Fabric"), f'"<>{SPARES}"'))
 
@@ -630,6 +669,8 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     rnd = c.rounding()
     facts += [("GPUs requested", rnd["requested"]), ("GPUs built", rnd["built"]), ("GPU rounding", rnd["why"]),
               ("Sites", c.site_count), ("Priced on", r.priced_on)]
+    if r.checks is not None:
+        facts.append(("Design rules (Checks sheet)", r.checks.summary()))
     totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0), ("IT power", "it_power_kw", KW),
               ("Facility power", "facility_power_kw", KW), ("Opex per year", "opex_per_year_usd", USD0),
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
@@ -687,6 +728,7 @@ def workbook(r: Report) -> Workbook:
     _tiers(wb, r)
     first, tiers_at = _tco(wb)
     _sensitivity(wb, r)
+    _checks(wb, r)
     _summary(wb, r, first, tiers_at)
     for ws in wb.worksheets:
         paper_setup(ws, r.name)

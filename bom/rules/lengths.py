@@ -1,0 +1,250 @@
+"""Lengths and loss: every run's sold length covers it, its medium reaches it, its fibre loss fits
+the modules' budget with a margin, the coherent line's span loss fits the coherent module or is
+amplified (closed form, per floor-plan run and once for the DCI line), and every plan row is at
+least as long as the route between the two racks the placement stands its ends in (the plan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from bom.cableplan.rows import COL
+from bom.catalog.media import END_CONNECTIONS, metres, pair_loss
+from bom.catalog.rows import Fibre, Panel
+from bom.model.hops import HopKind
+from bom.rules.context import Context, end, where
+from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
+from bom.rules.ports import plan_end
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Choice
+    from bom.topology.dci import Dci
+    from bom.topology.geometry import Run
+    from bom.topology.linkgroups import LinkGroup
+
+#: Loss kept in reserve under a module's budget: a repair splice (0.3 dB, TIA-568 allows 0.3 per
+#: fusion splice) and the connectors' wear over the cable's life.
+LOSS_MARGIN_DB = 0.3
+#: Lengths closer than this are equal (floating point of summed metres).
+EPS_M = 1e-6
+#: Mated pairs a coherent line adds at each end over plain fibre: the patch cord at the mux channel
+#: and the mux's line port onto the dark fibre.
+MUX_CONNECTIONS = 2
+
+
+def db(x: float) -> str:
+    """A loss for people: 29 dB, 1.78 dB, 0.3 dB (no trailing zeros).
+
+    >>> db(29.0), db(1.7799999), db(0.3)
+    ('29 dB', '1.78 dB', '0.3 dB')
+    """
+    return f"{x:.2f}".rstrip("0").rstrip(".") + " dB"
+
+
+def _runs(ctx: Context) -> Iterator[tuple[LinkGroup, Run, Choice]]:
+    for g in ctx.groups:
+        for run, c in g.runs.items():
+            yield g, run, c
+
+
+def _run_violation(rule: str, ctx: Context, g: LinkGroup, run: Run, message: str, fix: str) -> Violation:
+    lo, up = ctx.devices(g)
+    # One violation per floor-plan run length of the group (the group's links are in ``where``).
+    return Violation(rule, f"{where(g)}: the {metres(run.length_m)} runs", message, fix, end(g, True, lo),
+                     end(g, False, up))
+
+
+def sold(ctx: Context) -> Iterator[Violation]:
+    for g, run, c in _runs(ctx):
+        if c.length_m + EPS_M < run.length_m:
+            yield _run_violation("lengths.sold", ctx, g, run,
+                                 f"{c.part_number or g.choice.option.name} is sold {metres(c.length_m)} long for a "
+                                 f"{metres(run.length_m)} run", "order the next sold length that covers the run")
+    d = ctx.model.dci
+    patch_m = ctx.model.floor.in_rack_m
+    if d is not None and d.patch is not None and d.patch.length_m + EPS_M < patch_m:
+        yield Violation("lengths.sold", f"dci {HopKind.SITE_SITE} patch cords",
+                        f"{d.patch.part_number} is {metres(d.patch.length_m)} for a {metres(patch_m)} "
+                        f"patch to the mux/demux", "order the next sold length that covers the patch")
+
+
+def reach(ctx: Context) -> Iterator[Violation]:
+    for g, run, c in _runs(ctx):
+        o = c.option
+        need = max(run.length_m, c.length_m)
+        if need > o.reach_max_m + EPS_M or run.length_m + EPS_M < o.reach_min_m:
+            yield _run_violation("lengths.reach", ctx, g, run,
+                                 f"{o.name} ({o.medium}) reaches {metres(o.reach_min_m)} to {metres(o.reach_max_m)}; "
+                                 f"the run is {metres(run.length_m)}, its cable {metres(c.length_m)}",
+                                 "pick a medium that reaches the run (the ladder's next step) or shorten the route")
+    d = ctx.model.dci
+    if d is not None and d.distance_m > d.choice.option.reach_max_m + EPS_M:
+        yield Violation("lengths.reach", f"dci {HopKind.SITE_SITE}",
+                        f"{d.coherent.part_number} reaches {metres(d.choice.option.reach_max_m)}; the route is "
+                        f"{metres(d.distance_m)}", "pick a coherent module of longer reach or add a regeneration site")
+
+
+def fibre_loss(c: Choice) -> float:
+    """A run's insertion loss: its fibre at the sold length and every mated pair on it (the modules'
+    own two and two per patch panel it passes)."""
+    o = c.option
+    return o.attenuation_db_per_m * c.length_m + (END_CONNECTIONS + c.panels) * o.loss_per_pair_db
+
+
+def loss(ctx: Context) -> Iterator[Violation]:
+    for g, run, c in _runs(ctx):
+        o = c.option
+        if o.fibre is None or o.coherent is not None:
+            continue
+        lost = fibre_loss(c)
+        if lost > o.loss_budget_db - LOSS_MARGIN_DB + 1e-9:
+            yield _run_violation("lengths.loss", ctx, g, run,
+                                 f"the run loses {db(lost)} ({metres(c.length_m)} of {o.fibre.fibre.upper()}, "
+                                 f"{END_CONNECTIONS + c.panels} mated pairs, {c.panels} patch panels); the modules' "
+                                 f"budget is {db(o.loss_budget_db)} less a {db(LOSS_MARGIN_DB)} margin",
+                                 "use fewer patch panels, a shorter route or a module with a larger budget")
+
+
+# --- the coherent line --------------------------------------------------------------------------
+
+def os2_db_per_m(ctx: Context) -> float:
+    """The catalog's single-mode fibre loss per metre (its best OS2 row: what a dark fibre is held to)."""
+    rows = [f for f in ctx.catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"]
+    return min((magnitude(f.attenuation, "attenuation") for f in rows), default=0.4) / 1000
+
+
+def span_loss(ctx: Context, d: Dci) -> tuple[float, str]:
+    """The line's loss from one line port to the other, and what it is made of."""
+    per_m = os2_db_per_m(ctx)
+    fibre = per_m * d.distance_m
+    if d.mux is None:
+        return fibre, f"{db(fibre)} in {metres(d.distance_m)} of OS2"
+    il = magnitude(d.mux.insertion_loss, "loss") if d.mux.insertion_loss is not None else 0.0
+    panels = [p for p in ctx.catalog.by_kind["panels"] if isinstance(p, Panel)]
+    pairs = 2 * MUX_CONNECTIONS * pair_loss("lc-duplex", "smf-duplex", panels)
+    total = fibre + 2 * il + pairs
+    return total, (f"{db(fibre)} in {metres(d.distance_m)} of OS2, 2 x {db(il)} in the {d.mux.part_number} "
+                   f"mux/demux, {db(pairs)} in {2 * MUX_CONNECTIONS} mated pairs")
+
+
+def coherent(ctx: Context) -> Iterator[Violation]:
+    """Unamplified, the coherent module closes the loss of its unamplified reach of plain fibre; a
+    line with more loss (a mux and a demux take about 12 dB) needs its amplifiers counted."""
+    d = ctx.model.dci
+    if d is None or d.choice.amplified:
+        return
+    c = d.coherent
+    reach_m = magnitude(c.reach_unamplified, "length")
+    budget = os2_db_per_m(ctx) * reach_m
+    total, parts = span_loss(ctx, d)
+    if total > budget + 1e-9:
+        r = End("router", d.router.id, "line", c.part_number, "coherent line port")
+        yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
+                        f"the span loses {db(total)} ({parts}); unamplified the {c.part_number} closes "
+                        f"{db(budget)} ({metres(reach_m)} of OS2) and no amplifier is counted",
+                        "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line), "
+                        "or shorten the route", r, r, d.links)
+
+
+# --- the plan: each row against the route between its racks -------------------------------------
+
+_ARACK, _BRACK, _ASITE, _BSITE, _LEN = COL["a_rack"], COL["b_rack"], COL["a_site"], COL["b_site"], COL["length_m"]
+
+
+class Route:
+    """A row is not shorter than the tray route between the racks of its two ends: a row pitch per
+    row between them, a rack width per rack along the row, the rise at both ends and the slack (the
+    floor plan's rule, bom/topology/geometry.py); within one rack, the in-rack run.
+
+    ``row`` is a closure: consecutive rows mostly join the same two racks (a node's ports to its
+    network rack), so the last pair's route is kept and found by identity (the plan hands every
+    row of a device the same rack string)."""
+
+    def __init__(self, ctx: Context, report: Report) -> None:
+        fp = ctx.model.floor
+        pitch, width, in_rack = fp.row_pitch_m, fp.rack_width_m, fp.in_rack_m
+        ends = 2 * fp.rise_m + fp.slack_m
+        places: dict[object, tuple[int, int]] = {}   # one site's racks (cleared when the plan moves on)
+        last: list = [None, None, None, None]   # type: ignore[type-arg]  # racks a and b, their route, the site
+
+        def place(rack: object) -> tuple[int, int]:
+            p = places.get(rack)
+            if p is None:
+                p = places[rack] = rack_place(rack)
+            return p
+
+        def route(a: object, b: object) -> float:
+            if a == b:
+                return in_rack
+            (ra, pa), (rb, pb) = place(a), place(b)
+            return abs(ra - rb) * pitch + abs(pa - pb) * width + ends
+
+        def row(r: tuple[object, ...]) -> None:
+            a, b = r[_ARACK], r[_BRACK]
+            if a is last[0] and b is last[1]:
+                need = last[2]
+            else:
+                site = r[_ASITE]
+                if site != last[3]:
+                    places.clear()
+                # No rack at an end (placement.unplaced) or a route between sites: not the floor's.
+                if not a or not b or site != r[_BSITE]:
+                    need = None
+                elif a == b:
+                    need = in_rack
+                else:   # route() written out: half the rows of a big plan come here
+                    pa = places.get(a) or place(a)
+                    pb = places.get(b) or place(b)
+                    need = abs(pa[0] - pb[0]) * pitch + abs(pa[1] - pb[1]) * width + ends
+                last[:] = a, b, need, site
+            if need is not None and r[_LEN] + EPS_M < need:   # type: ignore[operator]
+                report(lambda: route_violation(r, need, place))
+
+        def done() -> None:
+            places.clear()
+            last[:] = None, None, None, None
+
+        self.row, self.done, self.route = row, done, route
+
+
+def rack_place(rack: object) -> tuple[int, int]:
+    """(row, position) of a rack from its id (s1-r03-rk07: bom/names.py)."""
+    _, row, pos = str(rack).rsplit("-", 2)
+    return int(row[1:]), int(pos[2:])
+
+
+def route_violation(r: tuple[object, ...], need: float, place) -> Violation:  # type: ignore[no-untyped-def]
+    c = COL
+    (ra, pa), (rb, pb) = place(r[_ARACK]), place(r[_BRACK])
+    sold = r[c["sold_length_m"]]
+    sold = f"sold {metres(sold)}" if isinstance(sold, (int, float)) else "no sold length"
+    how = ("within one rack" if r[_ARACK] == r[_BRACK] else
+           f"{abs(ra - rb)} rows apart and {abs(pa - pb)} racks along, with the rise at both ends and slack")
+    return Violation("lengths.route", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
+                     f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "  # type: ignore[arg-type]
+                     f"route from {r[_ARACK]} to {r[_BRACK]} is {metres(need)} ({how})",
+                     "size the run on the route the placement gives (bom/topology/geometry.py) and buy the "
+                     "sold length that covers it", plan_end(r, "a"), plan_end(r, "b"))
+
+
+RULES = (
+    Rule("lengths.sold", ERROR, "run lengths",
+         "every run's sold cable or fibre length covers the run",
+         closed=sold),
+    Rule("lengths.reach", ERROR, "run lengths",
+         "every run's medium reaches it (and is not below its shortest reach)",
+         closed=reach),
+    Rule("lengths.loss", ERROR, "run lengths",
+         f"every fibre run's loss (fibre, connectors, patch panels) fits its modules' budget less "
+         f"{LOSS_MARGIN_DB:g} dB",
+         closed=loss),
+    Rule("lengths.coherent", WARNING, "links",
+         "the coherent line's span loss (fibre, mux/demux at both ends, connectors) fits the coherent module "
+         "unamplified, or amplifiers are counted",
+         closed=coherent),
+    Rule("lengths.route", WARNING, "rows",
+         "no plan row is shorter than the tray route between its two racks",
+         stream=Route),
+)

@@ -1,0 +1,147 @@
+"""Placement: every device the model buys stands in a rack at a U (closed form: the model's counts
+against the placement's; the plan: every device a row names), and every rack holds its devices
+within its U and power budget without two devices on one U.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from bom import names
+from bom.cableplan.rows import COL
+from bom.placement.racks import Layout
+from bom.rules.context import Context
+from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
+from bom.rules.ports import plan_end
+from bom.topology.dci import DIRECTIONS, TERMINAL_PER_DIRECTION
+
+
+def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
+    """(role, how many the model buys, its part) of every kind of device the placement must hold."""
+    m = ctx.model
+    yield "node", m.cluster.nodes, m.platform.id
+    for f in m.fabrics.values():
+        for layer in ("leaf", "spine", "core"):
+            n = f.switches(layer)
+            if n:
+                yield names.switch_role(f.name, layer), n, f.switch_id if layer == "leaf" else f.spine_switch_id or ""
+    e = m.endpoints
+    if e is not None:
+        sites = m.cluster.site_count
+        for role, row, n in (("ufm", e.ufm, e.ufm_count), ("mgmt", e.mgmt, e.mgmt_count),
+                             ("storage", e.storage, e.storage_count)):
+            if row is not None and n:
+                yield role, n * sites, row.id
+    d = m.dci
+    if d is not None:
+        yield "router", d.routers, d.router.id
+        if d.mux is not None:
+            yield "mux", d.muxes, d.mux.id
+        if d.choice.amplified and d.amplifier is not None:   # in-line amplifiers stand in huts, not racks
+            yield "amp", d.fibre_pairs * DIRECTIONS * TERMINAL_PER_DIRECTION, d.amplifier.id
+
+
+def devices(ctx: Context) -> Iterator[Violation]:
+    p = ctx.model.placement
+    if p is None:
+        return
+    for role, n, part in bought(ctx):
+        placed = p.devices(role)
+        if placed < n:
+            yield Violation("placement.devices", f"{n - placed:,} of {n:,} {role} ({part})",
+                            f"the BOM buys {n:,} {role} devices and the placement stands {placed:,} of them in "
+                            f"a rack at a U", "place them (bom/placement/layout.py): a network rack at a U, "
+                            "with their power", End(role, part), None, n - placed)
+
+
+def racks(ctx: Context) -> Iterator[Violation]:
+    """Per distinct rack layout (the racks of a block are mostly one layout repeated): U and power
+    within budget, no U taken twice."""
+    p = ctx.model.placement
+    if p is None:
+        return
+    copies: Counter[Layout] = Counter()
+    for shape in p.sites:
+        for sec in shape.sections:
+            for lay in sec.layouts:
+                copies[lay] += shape.count * sec.copies
+    for lay, n in copies.items():
+        wrong = _layout_wrong(lay)
+        if wrong:
+            r = lay.rack
+            yield Violation("placement.racks", f"{lay.kind} rack ({r.catalog_id}) x {n:,}", "; ".join(wrong),
+                            "move devices to another rack, or raise racks.rack_units / racks.power_budget",
+                            End(lay.kind + " rack", r.catalog_id), None, n)
+
+
+def _layout_wrong(lay: Layout) -> list[str]:
+    r = lay.rack
+    out = []
+    top = max((u + item.height - 1 for item, u in lay.slots if item.height), default=0)
+    if top > r.u_budget or lay.used_u > r.u_budget:
+        out.append(f"its devices take {max(top, lay.used_u)}U of {r.u_budget}U")
+    if r.power_budget_w and lay.power_w > r.power_budget_w + 1e-6:
+        out.append(f"they draw {lay.power_w:,.0f} W of a {r.power_budget_w:,.0f} W budget")
+    taken: dict[int, str] = {}
+    for item, u in lay.slots:
+        for k in range(u, u + item.height):
+            if k in taken:
+                out.append(f"U{k} holds a {taken[k]} and a {item.role}")
+                break
+            taken[k] = item.role
+    return out
+
+
+# --- the plan: every device a row names has a rack and a U ---------------------------------------
+
+_SIDES = (("a", COL["a_rack"], COL["a_u"], COL["a_device"]), ("b", COL["b_rack"], COL["b_u"], COL["b_device"]))
+#: Unplaced devices remembered (to report each once); past it the set starts again, so a plan whose
+#: every device is unplaced still runs in bounded memory (and reports some devices twice).
+REMEMBER = 100_000
+#: What to change for an end that stands for a network the model does not build.
+EXTERNAL = {"inband": "build the in-band fabric (fabrics.inband) so the management switches' uplinks land on its "
+                      "leaves, or place the site network's switch they go to"}
+
+
+class Unplaced:
+    """A device the plan names with no rack or no U, reported once."""
+
+    def __init__(self, ctx: Context, report: Report) -> None:
+        seen: set[object] = set()
+        ar, au, br, bu = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"]
+
+        def row(r: tuple[object, ...]) -> None:
+            if r[ar] and r[au] != "" and r[br] and r[bu] != "":
+                return
+            for side, rack_i, u_i, dev_i in _SIDES:
+                dev = r[dev_i]
+                if (r[rack_i] and r[u_i] != "") or dev in seen:
+                    continue
+                if len(seen) >= REMEMBER:
+                    seen.clear()
+                seen.add(dev)
+                report(_unplaced(r, side, dev))
+
+        self.row, self.done = row, seen.clear
+
+
+def _unplaced(r: tuple[object, ...], side: str, dev: object) -> Violation:
+    role = str(r[COL[side + "_role"]])
+    return Violation("placement.unplaced", str(dev),
+                     f"{dev} ({role}) is cabled by {r[COL['cable_id']]} and has no rack and no U",
+                     EXTERNAL.get(role, "place it (bom/placement/layout.py): a network rack at a U, with its power"),
+                     plan_end(r, "a"), plan_end(r, "b"))
+
+
+RULES = (
+    Rule("placement.devices", WARNING, "devices",
+         "every device the BOM buys stands in a rack at a U (the model's counts against the placement's)",
+         closed=devices),
+    Rule("placement.unplaced", WARNING, "devices",
+         "every device the cable plan names has a rack and a U",
+         stream=Unplaced),
+    Rule("placement.racks", ERROR, "racks",
+         "every rack holds its devices within its U and power budget, one device per U",
+         closed=racks),
+)

@@ -1,0 +1,97 @@
+"""Lengths and loss: sold length, reach, fibre loss, the coherent span, the route between racks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bom.cableplan.rows import COL, rows
+from bom.model.hops import HopKind
+from bom.rules.context import Context
+from bom.rules.lengths import LOSS_MARGIN_DB, Route, db
+from tests.rules.cases import build, group, messages, run, sink, with_group
+
+LS = HopKind.LEAF_SPINE
+
+
+def _one_run(model, change):   # type: ignore[no-untyped-def]
+    """``model`` with the leaf-spine group's one run given ``change(choice)`` as its parts."""
+    g = group(model, "compute", LS)
+    (run_, c), = g.runs.items()
+    return with_group(model, "compute", LS, runs={run_: change(c)})
+
+
+def test_a_clean_design_passes_every_lengths_rule(clean, catalog):
+    for rule in ("lengths.sold", "lengths.reach", "lengths.loss", "lengths.coherent"):
+        assert run(clean, catalog, rule).violations == 0, rule
+    assert run(clean, catalog, "lengths.route", plan=True).violations == 0
+
+
+def test_sold_a_cable_shorter_than_its_run(clean, catalog):
+    model = _one_run(clean, lambda c: dataclasses.replace(c, length_m=5.0, part_number="MFP7E10-N005"))
+    r = run(model, catalog, "lengths.sold")
+    assert r.severity == "error"
+    assert messages(r) == ["MFP7E10-N005 is sold 5 m long for a 7.1 m run"]
+    assert r.kept[0].where == "compute leaf-spine, in-row runs (256 links at 400G): the 7.1 m runs"
+
+
+def test_reach_a_run_past_its_medium(clean, catalog):
+    short = lambda c: dataclasses.replace(c, option=dataclasses.replace(c.option, reach_max_m=5.0))  # noqa: E731
+    r = run(_one_run(clean, short), catalog, "lengths.reach")
+    assert messages(r) == ["mma4z00-ns over mfp7e10-n (multimode) reaches 0 m to 5 m; the run is 7.1 m, its cable 10 m"]
+
+
+def test_loss_three_patch_panels_on_multimode(catalog):
+    text = ("name: panels\nplatform: dgx-h100\nnodes: 127\nfabrics:\n  compute: {switch: qm9700, media: [multimode]}\n"
+            "layout: {nodes_per_rack: 4, racks_per_row: 8, patch_panels: 3}\n")
+    r = run(build(text, catalog), catalog, "lengths.loss")
+    assert r.severity == "error" and r.violations == 3
+    assert messages(r)[0] == ("the run loses 1.78 dB (10 m of OM4, 5 mated pairs, 3 patch panels); the modules' "
+                              "budget is 1.8 dB less a 0.3 dB margin")
+    # The lookup takes this part (1.78 dB fits its 1.8 dB budget); the rule keeps the margin for repairs.
+    assert LOSS_MARGIN_DB == 0.3 and db(1.7800000001) == "1.78 dB"
+
+
+def test_coherent_40_km_with_a_mux_and_demux_and_no_amplifier(two_sites, catalog):
+    r = run(two_sites, catalog, "lengths.coherent")
+    assert r.severity == "warning"
+    assert messages(r) == ["the span loses 29 dB (16 dB in 40 km of OS2, 2 x 6 dB in the NCS1K-MD-64-C mux/demux, "
+                           "1 dB in 4 mated pairs); unamplified the QDD-400G-ZR-S closes 16 dB (40 km of OS2) and no "
+                           "amplifier is counted"]
+    assert "booster and a pre-amplifier" in r.kept[0].fix
+
+
+def test_coherent_an_amplified_line_passes(two_sites, catalog):
+    d = two_sites.dci
+    amplified = dataclasses.replace(two_sites, dci=dataclasses.replace(d, choice=dataclasses.replace(
+        d.choice, amplified=True)))
+    assert run(amplified, catalog, "lengths.coherent").violations == 0
+    no_mux = dataclasses.replace(two_sites, dci=dataclasses.replace(d, mux=None, patch=None))
+    assert run(no_mux, catalog, "lengths.coherent").violations == 0    # 40 km of plain fibre: 16 dB
+
+
+def test_route_a_run_between_rows_shorter_than_the_route(clean, catalog):
+    plan = list(rows(clean, catalog=catalog))
+    r = list(plan[0])
+    c = COL
+    r[c["b_rack"]], r[c["b_row"]] = "s1-r03-rk05", "r03"    # two rows back from the node's rack in row 1
+    found, report = sink()
+    check = Route(Context(clean, catalog), report)
+    check.row(tuple(r))
+    check.row(plan[0])
+    assert len(found) == 1
+    assert found[0].message == ("the run is 4.7 m (in-row, sold 5 m); the route from s1-r01-rk01 to s1-r03-rk05 "
+                                "is 9.5 m (2 rows apart and 4 racks along, with the rise at both ends and slack)")
+    assert found[0].where == "C00000001 (compute node-leaf)"
+
+
+def test_route_within_a_rack_and_between_sites(clean, catalog):
+    check = Route(Context(clean, catalog), lambda v: None)
+    assert check.route("s1-r01-rk01", "s1-r01-rk01") == clean.floor.in_rack_m
+    assert check.route("s1-r01-rk01", "s1-r01-rk02") == 2.9    # the floor plan's next rack
+    found, report = sink()
+    check = Route(Context(clean, catalog), report)
+    r = list(next(iter(rows(clean, catalog=catalog))))
+    r[COL["b_site"]] = "s2"                                    # a route between sites: not the floor's
+    r[COL["length_m"]] = 0.1
+    check.row(tuple(r))
+    assert found == []
