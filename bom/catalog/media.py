@@ -463,7 +463,7 @@ class Media:
     def pair_loss(self, connector: str, medium: str) -> float:
         """Loss of one mated pair of ``connector`` on ``medium`` [dB], as the optical options count it:
         the catalog's panel grade for them, else TIA-568's allowance."""
-        return _pair_loss(connector, medium, self._panel_rows)
+        return pair_loss(connector, medium, self._panel_rows)
 
     def panel_for(self, connector: str, medium: str) -> Panel | None:
         """The cheapest patch panel for ``connector`` graded for the run's ``medium``."""
