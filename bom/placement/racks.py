@@ -200,7 +200,7 @@ class Placement:
     own: tuple[Section | None, ...] = ()   # each site's own racks (its DCI equipment), site 1 first
 
     # -- counts, closed form ------------------------------------------------------------
-    def _all_sections(self) -> Iterator[tuple[int, Section]]:
+    def all_sections(self) -> Iterator[tuple[int, Section]]:
         """(sites it stands in, section): every shape's sections, then every site's own."""
         for shape in self.sites:
             for sec in shape.sections:
@@ -212,7 +212,7 @@ class Placement:
     def counts(self) -> dict[str, int]:
         """Racks by kind over the whole cluster."""
         out = dict.fromkeys(KINDS, 0)
-        for sites, sec in self._all_sections():
+        for sites, sec in self.all_sections():
             for lay in sec.layouts:
                 out[lay.kind] += sites * sec.copies
         return out
@@ -223,12 +223,12 @@ class Placement:
 
     def devices(self, role: str) -> int:
         """Devices of ``role`` in the whole cluster."""
-        return sum(sites * sec.copies * sec.per_copy(role) for sites, sec in self._all_sections())
+        return sum(sites * sec.copies * sec.per_copy(role) for sites, sec in self.all_sections())
 
     def rack_types(self) -> Counter[str]:
         """Racks by catalog row."""
         out: Counter[str] = Counter()
-        for sites, sec in self._all_sections():
+        for sites, sec in self.all_sections():
             for lay in sec.layouts:
                 out[lay.rack.catalog_id] += sites * sec.copies
         return out
@@ -236,7 +236,7 @@ class Placement:
     def by_item(self) -> Counter[Item]:
         """Every placed device kind and how many."""
         out: Counter[Item] = Counter()
-        for sites, sec in self._all_sections():
+        for sites, sec in self.all_sections():
             for lay in sec.layouts:
                 for item, _ in lay.slots:
                     out[item] += sites * sec.copies

@@ -11,7 +11,7 @@ from bom import names
 from bom.cableplan.rows import COL
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
-from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
+from bom.rules.core import ERROR, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
 
 
@@ -90,7 +90,7 @@ RULES = (
          "every link has its cable part and, when optical, both modules (a copper assembly neither); the "
          "coherent line its patch cords",
          closed=parts),
-    Rule("complete.storage", WARNING, "links",
+    Rule("complete.storage", ERROR, "links",
          "a storage fabric has storage appliances on it",
          closed=storage),
     Rule("complete.rows", ERROR, "rows",

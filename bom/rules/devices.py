@@ -180,11 +180,16 @@ class Resolver:
         return switch_device(d.router, native_ports(d.router), "router", rate, "dci", "router")
 
     def top(self, rate: float) -> Device | None:
-        """The compute fabric's top layer, where the routers' client links land."""
-        f = self.model.fabrics.get("compute")
+        """Where the routers' client links land: the compute fabric's top layer, or the border leaves
+        of the in-band or storage fabric (``Dci.attach``)."""
+        d = self.model.dci
+        attach = d.attach if d is not None else "compute"
+        f = self.model.fabrics.get(attach)
         if f is None or not f.shapes:
             return None
         p = f.first
+        if attach != "compute":   # border leaves: the fabric's leaf switch, its downlink side
+            return switch_device(self.switch(p.leaf.id), p.leaf, "leaf", rate, f.name, "leaf")
         layer = {3: "core", 2: "spine"}.get(p.layers, "leaf")
         return switch_device(self.switch(p.spine.id), p.spine, layer, rate, f.name, layer)
 

@@ -205,7 +205,7 @@ def connector(ctx: Context) -> Iterator[Violation]:
 
 
 RULES = (
-    Rule("ends.protocol", WARNING, "links",
+    Rule("ends.protocol", ERROR, "links",
          "both ends of every link speak one protocol (InfiniBand or Ethernet; a VPI NIC speaks either)",
          closed=protocol),
     Rule("ends.rate", WARNING, "links",

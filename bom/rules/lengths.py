@@ -10,17 +10,17 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL
-from bom.catalog.media import END_CONNECTIONS, metres, pair_loss
-from bom.catalog.rows import Fibre, Panel
+from bom.catalog.media import END_CONNECTIONS, metres
+from bom.catalog.rows import Fibre
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
-from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
+from bom.rules.core import ERROR, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
+from bom.topology.geometry import route as geometry_route
 from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.media import Choice
-    from bom.topology.dci import Dci
     from bom.topology.geometry import Run
     from bom.topology.linkgroups import LinkGroup
 
@@ -115,37 +115,18 @@ def os2_db_per_m(ctx: Context) -> float:
     return min((magnitude(f.attenuation, "attenuation") for f in rows), default=0.4) / 1000
 
 
-def span_loss(ctx: Context, d: Dci) -> tuple[float, str]:
-    """The line's loss from one line port to the other, and what it is made of."""
-    per_m = os2_db_per_m(ctx)
-    fibre = per_m * d.distance_m
-    if d.mux is None:
-        return fibre, f"{db(fibre)} in {metres(d.distance_m)} of OS2"
-    il = magnitude(d.mux.insertion_loss, "loss") if d.mux.insertion_loss is not None else 0.0
-    panels = [p for p in ctx.catalog.by_kind["panels"] if isinstance(p, Panel)]
-    pairs = 2 * MUX_CONNECTIONS * pair_loss("lc-duplex", "smf-duplex", panels)
-    total = fibre + 2 * il + pairs
-    return total, (f"{db(fibre)} in {metres(d.distance_m)} of OS2, 2 x {db(il)} in the {d.mux.part_number} "
-                   f"mux/demux, {db(pairs)} in {2 * MUX_CONNECTIONS} mated pairs")
-
-
 def coherent(ctx: Context) -> Iterator[Violation]:
-    """Unamplified, the coherent module closes the loss of its unamplified reach of plain fibre; a
-    line with more loss (a mux and a demux take about 12 dB) needs its amplifiers counted."""
+    """A coherent line whose span loss (the model's :class:`~bom.topology.dci.LineLoss`: fibre,
+    mux and demux, mated pairs) is over the module's unamplified budget has its amplifiers counted."""
     d = ctx.model.dci
-    if d is None or d.choice.amplified:
+    if d is None or d.loss is None or not d.loss.over or d.amplified:
         return
     c = d.coherent
-    reach_m = magnitude(c.reach_unamplified, "length")
-    budget = os2_db_per_m(ctx) * reach_m
-    total, parts = span_loss(ctx, d)
-    if total > budget + 1e-9:
-        r = End("router", d.router.id, "line", c.part_number, "coherent line port")
-        yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
-                        f"the span loses {db(total)} ({parts}); unamplified the {c.part_number} closes "
-                        f"{db(budget)} ({metres(reach_m)} of OS2) and no amplifier is counted",
-                        "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line), "
-                        "or shorten the route", r, r, d.links)
+    r = End("router", d.router.id, "line", c.part_number, "coherent line port")
+    yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
+                    f"{d.loss.why()}, and no amplifier is counted",
+                    "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line), "
+                    "or shorten the route", r, r, d.links)
 
 
 # --- the plan: each row against the route between its racks -------------------------------------
@@ -164,8 +145,7 @@ class Route:
 
     def __init__(self, ctx: Context, report: Report) -> None:
         fp = ctx.model.floor
-        pitch, width, in_rack = fp.row_pitch_m, fp.rack_width_m, fp.in_rack_m
-        ends = 2 * fp.rise_m + fp.slack_m
+        in_rack = fp.in_rack_m
         places: dict[object, tuple[int, int]] = {}   # one site's racks (cleared when the plan moves on)
         last: list = [None, None, None, None]   # type: ignore[type-arg]  # racks a and b, their route, the site
 
@@ -176,10 +156,7 @@ class Route:
             return p
 
         def route(a: object, b: object) -> float:
-            if a == b:
-                return in_rack
-            (ra, pa), (rb, pb) = place(a), place(b)
-            return abs(ra - rb) * pitch + abs(pa - pb) * width + ends
+            return geometry_route(place(a), place(b), fp).length_m
 
         def row(r: tuple[object, ...]) -> None:
             a, b = r[_ARACK], r[_BRACK]
@@ -194,10 +171,8 @@ class Route:
                     need = None
                 elif a == b:
                     need = in_rack
-                else:   # route() written out: half the rows of a big plan come here
-                    pa = places.get(a) or place(a)
-                    pb = places.get(b) or place(b)
-                    need = abs(pa[0] - pb[0]) * pitch + abs(pa[1] - pb[1]) * width + ends
+                else:   # the floor plan's one rule for a run (geometry.route), between the rows' racks
+                    need = geometry_route(places.get(a) or place(a), places.get(b) or place(b), fp).length_m
                 last[:] = a, b, need, site
             if need is not None and r[_LEN] + EPS_M < need:   # type: ignore[operator]
                 report(lambda: route_violation(r, need, place))
@@ -240,11 +215,11 @@ RULES = (
          f"every fibre run's loss (fibre, connectors, patch panels) fits its modules' budget less "
          f"{LOSS_MARGIN_DB:g} dB",
          closed=loss),
-    Rule("lengths.coherent", WARNING, "links",
+    Rule("lengths.coherent", ERROR, "links",
          "the coherent line's span loss (fibre, mux/demux at both ends, connectors) fits the coherent module "
          "unamplified, or amplifiers are counted",
          closed=coherent),
-    Rule("lengths.route", WARNING, "rows",
+    Rule("lengths.route", ERROR, "rows",
          "no plan row is shorter than the tray route between its two racks",
          stream=Route),
 )

@@ -14,7 +14,6 @@ from bom.placement.racks import Layout
 from bom.rules.context import Context
 from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
-from bom.topology.dci import DIRECTIONS, TERMINAL_PER_DIRECTION
 
 
 def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
@@ -38,8 +37,10 @@ def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
         yield "router", d.routers, d.router.id
         if d.mux is not None:
             yield "mux", d.muxes, d.mux.id
-        if d.choice.amplified and d.amplifier is not None:   # in-line amplifiers stand in huts, not racks
-            yield "amp", d.fibre_pairs * DIRECTIONS * TERMINAL_PER_DIRECTION, d.amplifier.id
+        if d.amplifier is not None:   # the terminal ones: in-line amplifiers stand in huts on the routes
+            n = sum(d.site_amplifiers(s) for s in range(1, d.sites + 1))
+            if n:
+                yield "amplifier", n, d.amplifier.id
 
 
 def devices(ctx: Context) -> Iterator[Violation]:
@@ -62,10 +63,9 @@ def racks(ctx: Context) -> Iterator[Violation]:
     if p is None:
         return
     copies: Counter[Layout] = Counter()
-    for shape in p.sites:
-        for sec in shape.sections:
-            for lay in sec.layouts:
-                copies[lay] += shape.count * sec.copies
+    for sites, sec in p.all_sections():
+        for lay in sec.layouts:
+            copies[lay] += sites * sec.copies
     for lay, n in copies.items():
         wrong = _layout_wrong(lay)
         if wrong:
@@ -135,7 +135,7 @@ def _unplaced(r: tuple[object, ...], side: str, dev: object) -> Violation:
 
 
 RULES = (
-    Rule("placement.devices", WARNING, "devices",
+    Rule("placement.devices", ERROR, "devices",
          "every device the BOM buys stands in a rack at a U (the model's counts against the placement's)",
          closed=devices),
     Rule("placement.unplaced", WARNING, "devices",
