@@ -117,16 +117,22 @@ def os2_db_per_m(ctx: Context) -> float:
 
 def coherent(ctx: Context) -> Iterator[Violation]:
     """A coherent line whose span loss (the model's :class:`~bom.topology.dci.LineLoss`: fibre,
-    mux and demux, mated pairs) is over the module's unamplified budget has its amplifiers counted."""
+    mux and demux, mated pairs) is over the module's unamplified budget has its amplifiers counted:
+    an amplifier part and a count of them, the BOM's DWDM amplifier line (``dci_lines``).
+
+    ``Dci.amplified`` is true whenever the loss is over, so it cannot say whether amplifiers are
+    counted; a catalog with no amplifier row leaves ``Dci.amplifier`` None and the BOM no line."""
     d = ctx.model.dci
-    if d is None or d.loss is None or not d.loss.over or d.amplified:
+    if d is None or d.loss is None or not d.loss.over or (d.amplifier is not None and d.amplifiers):
         return
     c = d.coherent
     r = End("router", d.router.id, "line", c.part_number, "coherent line port")
+    why = " (the catalog has no DWDM amplifier row)" if d.amplifier is None else ""
     yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
-                    f"{d.loss.why()}, and no amplifier is counted",
-                    "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line), "
-                    "or shorten the route", r, r, d.links)
+                    f"{d.loss.why()}, and no amplifier is counted{why}",
+                    "count a booster and a pre-amplifier per direction on each fibre pair (an amplified line"
+                    + ("; a catalog overlay can add the DWDM amplifier row" if d.amplifier is None else "")
+                    + "), or shorten the route", r, r, d.links)
 
 
 # --- the plan: each row against the route between its racks -------------------------------------

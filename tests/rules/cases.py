@@ -13,9 +13,20 @@ from bom.topology.build import build_model
 
 #: A design every rule passes, closed form and plan (one scalable unit of DGX H100 on QM9700).
 CLEAN = "name: clean\nplatform: dgx-h100\nnodes: 32\n"
-#: Two sites 40 km apart (a mux/demux at each end, one wavelength): the DCI's rules have a line to look at.
-TWO_SITES = ("name: two\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {oversubscription: 1.25}\n"
+#: Two sites 40 km apart (a mux/demux at each end, two 400G wavelengths): the DCI's rules have a line to
+#: look at. The compute fabric is InfiniBand, so the DCI routers' Ethernet client links land on the
+#: border leaves of the Ethernet storage fabric (an SN5600 storage fabric: the DGX H100's 100G in-band
+#: ports take no SN5600 part, so an in-band fabric of SN5600 does not build); a multi-site InfiniBand
+#: design with no Ethernet fabric is refused at build. No storage block: the platform's default storage.
+TWO_SITES = ("name: two\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\n  storage: {switch: sn5600}\n"
              "sites: {count: 2, distance: 40 km, dci_bandwidth: 800 Gbit/s}\n")
+#: A design with a warning and no error: management switches whose uplinks go to a site in-band
+#: network the scenario does not build (a stand-in device with no rack: placement.unplaced).
+OOB_ONLY = "name: oob\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\n  oob: {}\n"
+#: Three patch panels on multimode runs: 1.78 dB of a 1.8 dB budget, which the lookup takes and the
+#: rule's 0.3 dB repair margin does not (a design that breaks an error rule as built, from the CLI).
+PANELS = ("name: panels\nplatform: dgx-h100\nnodes: 64\nfabrics:\n  compute: {switch: qm9700, media: [multimode]}\n"
+          "layout: {nodes_per_rack: 4, racks_per_row: 8, patch_panels: 3}\n")
 
 
 def build(text: str, catalog):  # type: ignore[no-untyped-def]

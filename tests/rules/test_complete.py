@@ -48,10 +48,23 @@ def test_parts_a_coherent_line_with_no_patch_cord(two_sites, catalog):
 
 def test_storage_a_storage_fabric_with_no_storage(catalog):
     text = "name: st\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\n  storage: {}\n"
-    r = run(build(text, catalog), catalog, "complete.storage")
-    assert r.severity == "warning"
+    model = build(text, catalog)
+    # As built, a storage fabric with no storage block gets the platform's default appliances ...
+    e = model.endpoints
+    assert e.storage is not None and e.storage_count == 1 and e.warnings
+    assert run(model, catalog, "complete.storage").violations == 0
+    # ... the endpoints as a scenario with no storage block had them before (no appliance) trip the rule.
+    bare = dataclasses.replace(model, endpoints=dataclasses.replace(e, storage=None, storage_count=0,
+                                                                    storage_ports=None, why="no storage block"))
+    r = run(bare, catalog, "complete.storage")
+    assert r.severity == "error" and r.violations == 1
     assert messages(r) == ["a storage fabric with no storage appliance on it (no storage block)"]
-    assert "add a storage: block" in r.kept[0].fix
+    v = r.kept[0]
+    assert v.where.startswith("storage fabric (") and v.a.role == "storage-leaf" and v.count == r.affected > 0
+    assert "add a storage: block" in v.fix
+    # An appliance row with a count of 0 is no storage either.
+    assert run(dataclasses.replace(model, endpoints=dataclasses.replace(e, storage_count=0)), catalog,
+               "complete.storage").violations == 1
     assert run(build(text + "storage: {count: 2}\n", catalog), catalog, "complete.storage").violations == 0
 
 

@@ -26,7 +26,7 @@ def test_protocol_infiniband_leaves_under_ethernet_spines(catalog):
     model = build("name: mixed\nplatform: dgx-h100\nnodes: 64\nfabrics:\n  compute: {switch: qm9700, spine: sn5600}\n",
                   catalog)
     r = run(model, catalog, "ends.protocol")
-    assert r.severity == "warning"
+    assert r.severity == "error"
     assert set(messages(r)) == {"an InfiniBand switch port joined to an Ethernet switch port"}
     assert r.affected == model.fabrics["compute"].hop_links(LS)   # every leaf-spine link, whatever its run
     v = r.kept[0]
@@ -36,9 +36,18 @@ def test_protocol_infiniband_leaves_under_ethernet_spines(catalog):
 
 
 def test_protocol_dci_routers_on_infiniband_spines(two_sites, catalog):
-    v = run(two_sites, catalog, "ends.protocol").kept[0]
+    # As built, the routers' client links land on the Ethernet storage fabric's border leaves ...
+    d = two_sites.dci
+    assert d.attach == "storage" and run(two_sites, catalog, "ends.protocol").violations == 0
+    # ... attached to the InfiniBand compute fabric instead, they land on its spines again.
+    on_spines = dataclasses.replace(two_sites, dci=dataclasses.replace(d, attach="compute"))
+    r = run(on_spines, catalog, "ends.protocol")
+    assert r.severity == "error" and r.violations == 1
+    v = r.kept[0]
     assert v.message == "an Ethernet router port joined to an InfiniBand switch port"
-    assert v.a.device == "cisco-8201-32fh" and "border leaves or gateways" in v.fix and "MetroX" in v.fix
+    assert v.where == "dci fabric-dci, cross-row runs (4 links at 400G)" and v.count == 4
+    assert (v.a.role, v.a.device, v.b.role, v.b.device) == ("router", "cisco-8201-32fh", "spine", "qm9700")
+    assert "border leaves or gateways" in v.fix and "MetroX" in v.fix
 
 
 def test_rate_a_module_of_another_rate(clean, catalog):

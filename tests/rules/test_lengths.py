@@ -8,7 +8,8 @@ from bom.cableplan.rows import COL, rows
 from bom.model.hops import HopKind
 from bom.rules.context import Context
 from bom.rules.lengths import LOSS_MARGIN_DB, Route, db
-from tests.rules.cases import build, group, messages, run, sink, with_group
+from bom.topology.dci import line_loss
+from tests.rules.cases import PANELS, build, group, messages, run, sink, with_group
 
 LS = HopKind.LEAF_SPINE
 
@@ -31,7 +32,7 @@ def test_sold_a_cable_shorter_than_its_run(clean, catalog):
     r = run(model, catalog, "lengths.sold")
     assert r.severity == "error"
     assert messages(r) == ["MFP7E10-N005 is sold 5 m long for a 7.1 m run"]
-    assert r.kept[0].where == "compute leaf-spine, in-row runs (256 links at 400G): the 7.1 m runs"
+    assert r.kept[0].where == "compute leaf-spine, cross-row runs (256 links at 400G): the 7.1 m runs"
 
 
 def test_reach_a_run_past_its_medium(clean, catalog):
@@ -41,32 +42,48 @@ def test_reach_a_run_past_its_medium(clean, catalog):
 
 
 def test_loss_three_patch_panels_on_multimode(catalog):
-    text = ("name: panels\nplatform: dgx-h100\nnodes: 127\nfabrics:\n  compute: {switch: qm9700, media: [multimode]}\n"
-            "layout: {nodes_per_rack: 4, racks_per_row: 8, patch_panels: 3}\n")
-    r = run(build(text, catalog), catalog, "lengths.loss")
+    r = run(build(PANELS, catalog), catalog, "lengths.loss")
     assert r.severity == "error" and r.violations == 3
-    assert messages(r)[0] == ("the run loses 1.78 dB (10 m of OM4, 5 mated pairs, 3 patch panels); the modules' "
-                              "budget is 1.8 dB less a 0.3 dB margin")
+    assert messages(r) == ["the run loses 1.78 dB (10 m of OM4, 5 mated pairs, 3 patch panels); the modules' "
+                           "budget is 1.8 dB less a 0.3 dB margin"] * 3
+    assert [v.where for v in r.kept] == ["compute node-leaf, cross-row runs (64 links at 400G): the 7.1 m runs",
+                                         "compute leaf-spine, cross-row runs (512 links at 400G): the 9.5 m runs",
+                                         "compute leaf-spine, cross-row runs (512 links at 400G): the 7.1 m runs"]
     # The lookup takes this part (1.78 dB fits its 1.8 dB budget); the rule keeps the margin for repairs.
     assert LOSS_MARGIN_DB == 0.3 and db(1.7800000001) == "1.78 dB"
+    # Two panels: 1.43 dB, inside the margin.
+    assert run(build(PANELS.replace("patch_panels: 3", "patch_panels: 2"), catalog), catalog,
+               "lengths.loss").violations == 0
 
 
 def test_coherent_40_km_with_a_mux_and_demux_and_no_amplifier(two_sites, catalog):
-    r = run(two_sites, catalog, "lengths.coherent")
-    assert r.severity == "warning"
-    assert messages(r) == ["the span loses 29 dB (16 dB in 40 km of OS2, 2 x 6 dB in the NCS1K-MD-64-C mux/demux, "
-                           "1 dB in 4 mated pairs); unamplified the QDD-400G-ZR-S closes 16 dB (40 km of OS2) and no "
-                           "amplifier is counted"]
-    assert "booster and a pre-amplifier" in r.kept[0].fix
+    d = two_sites.dci
+    # A catalog with no DWDM amplifier row: the line is over the 400ZR's unamplified budget and the BOM
+    # counts no amplifier.
+    bare = dataclasses.replace(two_sites, dci=dataclasses.replace(d, amplifier=None))
+    r = run(bare, catalog, "lengths.coherent")
+    assert r.severity == "error" and r.violations == 1 and r.affected == d.links == 2
+    assert messages(r) == ["fibre 10.00 + mux/demux 12.00 + 6 mated pairs 1.50 = 23.50 dB > the module's "
+                           "unamplified budget 11 dB, and no amplifier is counted (the catalog has no DWDM "
+                           "amplifier row)"]
+    v = r.kept[0]
+    assert v.where == "dci site-site (2 wavelengths, 1 routes)"
+    assert (v.a.role, v.a.device, v.a.module) == ("router", "cisco-8201-32fh", "QDD-400G-ZR-S")
+    assert "booster and a pre-amplifier" in v.fix and "DWDM amplifier row" in v.fix
 
 
 def test_coherent_an_amplified_line_passes(two_sites, catalog):
     d = two_sites.dci
-    amplified = dataclasses.replace(two_sites, dci=dataclasses.replace(d, choice=dataclasses.replace(
-        d.choice, amplified=True)))
-    assert run(amplified, catalog, "lengths.coherent").violations == 0
-    no_mux = dataclasses.replace(two_sites, dci=dataclasses.replace(d, mux=None, patch=None))
-    assert run(no_mux, catalog, "lengths.coherent").violations == 0    # 40 km of plain fibre: 16 dB
+    # As built the line is over the 400ZR's unamplified budget and a booster and a pre-amplifier per
+    # direction are counted on its fibre pair.
+    assert d.loss.over and d.amplifier is not None and d.amplifiers == 4
+    assert run(two_sites, catalog, "lengths.coherent").violations == 0
+    # 40 km of plain fibre, no mux/demux: 10 dB of fibre and its mated pairs fit 400ZR's 11 dB.
+    plain = line_loss(d.coherent, None, d.distance_m, d.loss.pair_db)
+    assert not plain.over
+    no_mux = dataclasses.replace(two_sites, dci=dataclasses.replace(d, mux=None, patch=None, loss=plain,
+                                                                     amplifier=None))
+    assert run(no_mux, catalog, "lengths.coherent").violations == 0
 
 
 def test_route_a_run_between_rows_shorter_than_the_route(clean, catalog):

@@ -8,7 +8,7 @@ from bom.cableplan.rows import COL, rows
 from bom.placement.racks import RackType
 from bom.rules.context import Context
 from bom.rules.placement import Unplaced
-from tests.rules.cases import messages, run, sink
+from tests.rules.cases import OOB_ONLY, build, messages, run, sink
 
 
 def _placement(model, change_layout):   # type: ignore[no-untyped-def]
@@ -32,19 +32,59 @@ def test_devices_the_bom_buys_and_the_placement_leaves_out(clean, catalog):
         lay, slots=tuple((item, u) for item, u in lay.slots if item.role != "spine")))
     r = run(no_spines, catalog, "placement.devices")
     spines = clean.fabrics["compute"].switches("spine")
-    assert r.severity == "warning" and r.affected == spines
+    assert r.severity == "error" and r.affected == spines
     assert messages(r) == [f"the BOM buys {spines} spine devices and the placement stands 0 of them in a rack at a U"]
 
 
 def test_devices_dci_routers_and_muxes_with_no_rack(two_sites, catalog):
-    r = run(two_sites, catalog, "placement.devices")
-    assert [v.where for v in r.kept] == ["2 of 2 router (cisco-8201-32fh)", "2 of 2 mux (ncs1k-md-64-c)"]
+    # As built, each site's own racks stand its router, mux/demux and terminal amplifiers ...
+    assert run(two_sites, catalog, "placement.devices").violations == 0
+    # ... without them (the placement before issue 21) the BOM buys devices no rack holds.
+    unplaced = dataclasses.replace(two_sites, placement=dataclasses.replace(two_sites.placement, own=()))
+    r = run(unplaced, catalog, "placement.devices")
+    assert r.severity == "error" and r.affected == 2 + 2 + 4
+    assert [v.where for v in r.kept] == ["2 of 2 router (cisco-8201-32fh)", "2 of 2 mux (ncs1k-md-64-c)",
+                                         "4 of 4 amplifier (ncs1001-edfa)"]
+    assert messages(r)[0] == "the BOM buys 2 router devices and the placement stands 0 of them in a rack at a U"
+    assert (r.kept[0].a.role, r.kept[0].a.device) == ("router", "cisco-8201-32fh")
 
 
-def test_unplaced_a_plan_row_names_a_device_with_no_rack(two_sites, catalog):
-    r = run(two_sites, catalog, "placement.unplaced", plan=True)
-    assert r.read == ("plan",) and r.violations == 4   # two routers and two mux/demux, each once
-    assert messages(r)[0].startswith("s1-router-01 (router) is cabled by C") and "no rack and no U" in messages(r)[0]
+def test_unplaced_a_plan_row_names_a_device_with_no_rack(catalog):
+    # Management switches whose uplinks go to a site in-band network the scenario does not build:
+    # the plan cables them to a stand-in device with no rack.
+    r = run(build(OOB_ONLY, catalog), catalog, "placement.unplaced", plan=True)
+    assert r.read == ("plan",) and r.severity == "warning"
+    assert r.violations == 1   # one stand-in, however many rows name it
+    v = r.kept[0]
+    assert v.where == "s1-inband" and v.message.startswith("s1-inband (inband) is cabled by C")
+    assert v.message.endswith("and has no rack and no U")
+    assert v.a.role == "oob-leaf" and v.a.what.startswith("rack s1-r") and (v.b.device, v.b.what) == (
+        "s1-inband", "no rack")
+    assert "fabrics.inband" in v.fix
+
+
+def test_unplaced_dci_routers_and_muxes_in_plan_rows_with_no_rack(two_sites, catalog):
+    plan = list(rows(two_sites, catalog=catalog))
+    assert run(two_sites, catalog, "placement.unplaced", plan=True).violations == 0   # as built: in their racks
+    # The DCI rows as the plan wrote them before issue 21: the routers and mux/demuxes with no rack and no U.
+    dci = {"router", "mux"}
+    blank = []
+    for r in plan:
+        r = list(r)
+        for side in ("a", "b"):
+            if r[COL[side + "_role"]] in dci:
+                r[COL[side + "_rack"]], r[COL[side + "_u"]] = "", ""
+        blank.append(tuple(r))
+    found, report = sink()
+    check = Unplaced(Context(two_sites, catalog), report)
+    for r in blank:
+        check.row(r)
+    check.done()
+    assert sorted(v.where for v in found) == ["s1-r03-rk01-mux-01", "s1-r03-rk01-router-01",
+                                              "s2-r03-rk01-mux-01", "s2-r03-rk01-router-01"]   # each once
+    v = next(v for v in found if v.where == "s1-r03-rk01-router-01")
+    assert v.message.startswith("s1-r03-rk01-router-01 (router) is cabled by C") and "no rack and no U" in v.message
+    assert "place it" in v.fix
 
 
 def test_unplaced_reports_a_device_once(clean, catalog):
