@@ -16,6 +16,7 @@ name: two
 platform: gb300-nvl72
 gpus: 144
 sites: {count: 2, distance: "40 km", dci_bandwidth: "800 Gbit/s"}
+fabrics: {compute: {}, inband: {switch: sn5600}}   # Ethernet border leaves for the routers (the compute fabric is IB)
 """
 
 #: Quantity strings pint's expression parser used to evaluate (hang, internal error).
