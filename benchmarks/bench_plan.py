@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 COMPUTE = "fabrics: {compute: {switch: q3400}}\n"
-ALL = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {}}\n"
+ALL = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: spine}}\n"
 CASES = {
     "16k GPUs": ("gpus: 16416\n", COMPUTE),
     "100k GPUs": ("gpus: 100008\n", COMPUTE),

@@ -22,7 +22,9 @@ from pathlib import Path
 
 from benchmarks.cases import BASE, SIZES
 
-FABRICS = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {}}\n"
+#: Every fabric; the management switches uplink to each site's OOB spines (into the in-band leaves in
+#: the middle of a 100,000-GPU hall their runs would be past every catalog part).
+FABRICS = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: spine}}\n"
 CASES = ("1k GPUs", "1M GPUs, 10 buildings")
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 #: Sizes for the closed form (every fabric, so every rule has something to read) and the stream.
 CLOSED = ("1k GPUs", "16k GPUs", "100k GPUs", "1M GPUs, 10 buildings")
-ALL = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {}}\n"
+ALL = "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: spine}}\n"
 STREAM = {
     "1M GPUs, 10 buildings (ring)": ('gpus: 1000080\nsites: {count: 10, topology: ring, distance: "2 km", '
                                      'dci_bandwidth: "51.2 Tbit/s"}\n', "fabrics: {compute: {switch: q3400}}\n"),
