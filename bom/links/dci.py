@@ -198,12 +198,13 @@ class DciBorder:
             return 0, p.leaves_per_group
         return ps.node_groups + ps.extra_groups, ps.border_groups * p.leaves_per_group
 
-    def leaf(self, fab: PooledLinks, p: Plane, site: int, dci: DciLinks, c: int) -> int:
-        """The border leaf (site index, plane 1) of client link ``c``: a site's links split evenly
-        over its shape's border leaves."""
+    def site_leaves(self, fab: PooledLinks, p: Plane, site: int, dci: DciLinks) -> list[int]:
+        """The border leaf (site index, plane 1) of each of a site's client links: split evenly over
+        its shape's border leaves."""
         first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], p)
-        j = share(c, dci.site_links(site), leaves)
-        return (first + j // p.leaves_per_group) * fab.planes * p.leaves_per_group + j % p.leaves_per_group
+        links, lpg = dci.site_links(site), p.leaves_per_group
+        return [(first + j // lpg) * fab.planes * lpg + j % lpg
+                for j in (share(c, links, leaves) for c in range(links))]
 
     def ends(self, dci: DciLinks, fab: PooledLinks, fp: FloorPlan, placement: Placement) -> tuple[EndGroups, EndGroups]:
         """Both ends over every site, each link on the run between its router's rack and its leaf's."""
@@ -212,9 +213,11 @@ class DciBorder:
         for site in range(1, dci.sites + 1):
             k = fab.shape_of(site)
             p, floor = fab.shapes[k][1], fab.floors[k]
-            for c in range(dci.site_links(site)):
-                r, leaf = router_port(dci, c)[0], self.leaf(fab, p, site, dci, c)
-                run = route(placement.own_spot(site, "router", r), floor.spot(role, leaf), fp)
+            routers: dict[int, tuple[int, int]] = {}
+            for c, leaf in enumerate(self.site_leaves(fab, p, site, dci)):
+                r = router_port(dci, c)[0]
+                spot = routers.get(r) or routers.setdefault(r, placement.own_spot(site, "router", r))
+                run = route(spot, floor.spot(role, leaf), fp)
                 lo.add((site, r), run, 1)
                 up.add((site, leaf), run, 1)
         return lo.groups(), up.groups()
@@ -238,14 +241,12 @@ class DciBorder:
              router_names: list[str], fp: FloorPlan) -> Rows:
         """One site's rows: client port ``c`` to border leaf ``share(c)`` (the closed form's split),
         on the ports the fabric's own links left free there."""
-        links = dci.site_links(site)
         role = sw.roles["leaf"]
         assert fab.leaf_switch is not None
         at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
         at_names = port_names(at.cages, at.ports_per_cage)
         free: dict[int, Ports] = {}
-        for c in range(links):
-            leaf_i = self.leaf(fab, sw.p, site, dci, c)
+        for c, leaf_i in enumerate(self.site_leaves(fab, sw.p, site, dci)):
             r = router_port(dci, c)[0]
             k = kinds[plan.run(("router", r), (role, leaf_i), site, fp)]
             emit = plan.emitter(k)

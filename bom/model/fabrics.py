@@ -195,7 +195,7 @@ class PooledShape:
         out = [(q, n * full) for q, n in split(block, parts)] if full else []
         return out + (split(rest, -(-rest // self.group_units)) if rest else [])
 
-    @property
+    @cached_property
     def node_groups(self) -> int:
         """Leaf groups of the nodes (the endpoints' groups come after them)."""
         return sum(n for _, n in self.node_fills())

@@ -33,6 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bom import names
 from bom.errors import LimitError
@@ -141,7 +142,7 @@ class Section:
                                             for s, (item, _) in enumerate(lay.slots) if item.role == role)
         return out
 
-    @property
+    @cached_property
     def block(self) -> bool:
         """A compute block's section (its copies hold nodes), not the shared racks'."""
         return any(lay.kind == "compute" for lay in self.layouts)
@@ -153,6 +154,7 @@ class SiteLayout:
     sections: tuple[Section, ...]   # in numbering order: a role's devices are numbered section by section
     order: tuple[int, ...] = ()     # the sections in the order they stand on the floor (default: as listed)
     reserve: int = 0                # rows after the shared racks for each site's own racks (its DCI equipment)
+    _placed: dict[int, tuple[tuple[int, ...], int]] = field(default_factory=dict, compare=False)
 
     @property
     def standing(self) -> tuple[int, ...]:
@@ -175,6 +177,12 @@ class SiteLayout:
         return self._places(per_row)[1]
 
     def _places(self, per_row: int) -> tuple[tuple[int, ...], int]:
+        found = self._placed.get(per_row)
+        if found is None:
+            found = self._placed[per_row] = self._walk(per_row)
+        return found
+
+    def _walk(self, per_row: int) -> tuple[tuple[int, ...], int]:
         out = [0] * len(self.sections)
         at, shared, own = 0, False, None
 

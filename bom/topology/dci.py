@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from bom.catalog.media import Choice, Media, Patch
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
@@ -172,7 +173,7 @@ class Dci:
         """Route length of all fibre pairs [km] (what a dark-fibre lease prices per year)."""
         return self.fibre_pairs * self.distance_m / 1000.0
 
-    @property
+    @cached_property
     def degrees(self) -> tuple[int, ...]:
         """Cabled pairs that end at each site, site 1 first."""
         return site_degrees(self.site_pairs or site_pairs(self.sites, "mesh"), self.sites)
