@@ -125,13 +125,24 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
     for line in lines:
         if line.fabric == "dci" and line.unit == "each":
             shared[line.sku] = shared.get(line.sku, 0.0) + line.quantity
+    own = _own_racks(model, lines)
     shapes = []
     for count, m in model.site_models:
         per: dict[str, float] = {}
-        for line in all_lines(m, catalog):
-            per[line.sku] = per.get(line.sku, 0.0) + line.quantity
+        if m is None:   # every site alike: what is not between sites (DCI) nor a site's own, an even share
+            for line in lines:
+                if line.fabric != "dci":
+                    per[line.sku] = per.get(line.sku, 0.0) + line.quantity / count
+            for o in own:
+                for sku, qty in o.items():
+                    per[sku] = per.get(sku, 0.0) - qty / count
+            # A part that does not share out in whole units (spares of a site-wide rule) has no split.
+            per = {sku: q for sku, q in per.items() if abs(q - round(q)) < 1e-9}
+        else:
+            for line in all_lines(m, catalog):
+                per[line.sku] = per.get(line.sku, 0.0) + line.quantity
         shapes.append((count, per))
-    return split_by_site(total, shapes, shared, c.site_count, _own_racks(model, lines))
+    return split_by_site(total, shapes, shared, c.site_count, own)
 
 
 def _own_racks(model: Model, lines: list[Line]) -> list[dict[str, float]]:

@@ -38,7 +38,7 @@ class Model:
     rack_power_w: float | None = None
     #: Each site shape built on its own, (sites of that shape, its model): () for one site, None when
     #: a shape cannot stand alone.
-    site_models: tuple[tuple[int, Model], ...] | None = ()
+    site_models: tuple[tuple[int, Model | None], ...] | None = ()   # (sites, a site's model; None: all alike)
 
     @property
     def racks(self) -> int:

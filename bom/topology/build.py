@@ -279,12 +279,14 @@ def build_model(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizi
     return replace(model, site_models=_site_models(model, catalog))
 
 
-def _site_models(model: Model, catalog: Catalog) -> tuple[tuple[int, Model], ...] | None:
+def _site_models(model: Model, catalog: Catalog) -> tuple[tuple[int, Model | None], ...] | None:
     """Each site shape built on its own, with how many sites have it (the order installs parts site
     by site); () for one site, None when a shape cannot stand alone (the order then gives totals)."""
     c = model.cluster
     if c.site_count == 1:
         return ()
+    if len(c.sites) == 1:   # every site alike: a site is the whole less what sites do not share, over them
+        return ((c.sites[0].count, None),)
     out = []
     d = model.dci
     # A site alone keeps the border leaves its DCI routers' client ports take in the whole campus.
