@@ -22,6 +22,7 @@ The line side is :mod:`bom.links.line`; the hop reads the design through its
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from bom import names
@@ -133,11 +134,11 @@ class DciClient:
                 links = dci.site_links(site)
                 check_client_room(site, links, client_cages(links, top.ports_per_cage, top.ports_per_cage),
                                   sum(free), role)
-                for c, i in enumerate(client_switches(free, links, top.ports_per_cage, top.ports_per_cage)):
-                    r = router_port(dci, c)[0]
+                tops = client_switches(free, links, top.ports_per_cage, top.ports_per_cage)
+                for (r, i), n in Counter((router_port(dci, c)[0], i) for c, i in enumerate(tops)).items():
                     run = route(placement.own_spot(site, "router", r), floor.spot(role, i), fp)
-                    lo.add((site, r), run, 1)
-                    up.add((site, i), run, 1)
+                    lo.add((site, r), run, n)
+                    up.add((site, i), run, n)
         return lo.groups(), up.groups()
 
     @staticmethod
@@ -213,13 +214,13 @@ class DciBorder:
         for site in range(1, dci.sites + 1):
             k = fab.shape_of(site)
             p, floor = fab.shapes[k][1], fab.floors[k]
-            routers: dict[int, tuple[int, int]] = {}
-            for c, leaf in enumerate(self.site_leaves(fab, p, site, dci)):
-                r = router_port(dci, c)[0]
-                spot = routers.get(r) or routers.setdefault(r, placement.own_spot(site, "router", r))
-                run = route(spot, floor.spot(role, leaf), fp)
-                lo.add((site, r), run, 1)
-                up.add((site, leaf), run, 1)
+            # Consecutive links share a router and a leaf: each such run of links counted at once.
+            leaves = self.site_leaves(fab, p, site, dci)
+            pairs = Counter((router_port(dci, c)[0], leaf) for c, leaf in enumerate(leaves))
+            for (r, leaf), n in pairs.items():
+                run = route(placement.own_spot(site, "router", r), floor.spot(role, leaf), fp)
+                lo.add((site, r), run, n)
+                up.add((site, leaf), run, n)
         return lo.groups(), up.groups()
 
     def link(self, dci: DciLinks, fab: PooledLinks) -> Link:
