@@ -54,8 +54,9 @@ def with_pdus(catalog: Catalog, rack: RackType, pdu_id: str) -> RackType:
     """A rack with its A/B pairs of PDUs, as many as its power budget needs."""
     pdu = catalog.get("endpoints", pdu_id)
     assert isinstance(pdu, Endpoint) and pdu.power_capacity is not None
-    per_feed = math.ceil(rack.power_budget_w / magnitude(pdu.power_capacity, "power"))
-    return RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w, endpoint_item(pdu), 2 * per_feed)
+    capacity = magnitude(pdu.power_capacity, "power")
+    per_feed = math.ceil(rack.power_budget_w / capacity)
+    return RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w, endpoint_item(pdu), 2 * per_feed, capacity)
 
 
 def node_item(platform: Platform) -> Item:
@@ -99,7 +100,7 @@ def _own_sections(model: Model, catalog: Catalog, rack: RackType) -> list[Sectio
     if rack.pdu is not None:
         rack = RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w,
                         Item(rack.pdu.role, rack.pdu.catalog_id, rack.pdu.height, rack.pdu.power_w, None,
-                             managed=False), rack.pdus)
+                             managed=False), rack.pdus, rack.pdu_capacity_w)
     out: list[Section | None] = []
     for site in range(1, dci.sites + 1):
         items = [(router, dci.site_routers(site))]

@@ -82,7 +82,8 @@ class RackType:
     u_budget: int
     power_budget_w: float
     pdu: Item | None = None
-    pdus: int = 0          # per rack
+    pdus: int = 0          # per rack, A/B feeds
+    pdu_capacity_w: float = 0.0   # what one PDU carries (derated)
 
 
 @dataclass(frozen=True)

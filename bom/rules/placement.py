@@ -83,6 +83,11 @@ def _layout_wrong(lay: Layout) -> list[str]:
         out.append(f"its devices take {max(top, lay.used_u)}U of {r.u_budget}U")
     if r.power_budget_w and lay.power_w > r.power_budget_w + 1e-6:
         out.append(f"they draw {lay.power_w:,.0f} W of a {r.power_budget_w:,.0f} W budget")
+    # A and B feeds: either alone carries the rack when the other fails.
+    feed_w = r.pdus // 2 * r.pdu_capacity_w
+    if r.pdu_capacity_w and lay.power_w > feed_w + 1e-6:
+        out.append(f"one feed's {r.pdus // 2} PDU(s) carry {feed_w:,.0f} W, the rack draws {lay.power_w:,.0f} W "
+                   "(each of the A and B feeds must carry it alone)")
     taken: dict[int, str] = {}
     for item, u in lay.slots:
         for k in range(u, u + item.height):
@@ -142,6 +147,7 @@ RULES = (
          "every device the cable plan names has a rack and a U",
          stream=Unplaced),
     Rule("placement.racks", ERROR, "racks",
-         "every rack holds its devices within its U and power budget, one device per U",
+         "every rack holds its devices within its U and power budget, one device per U, and either "
+         "power feed's PDUs carry it alone",
          closed=racks),
 )

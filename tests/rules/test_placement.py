@@ -118,3 +118,16 @@ def test_racks_two_devices_on_one_u(clean, catalog):
         return dataclasses.replace(lay, slots=((first, u), (first, u), *rest[1:]))
     r = run(_placement(clean, stacked), catalog, "placement.racks")
     assert r.violations == 1 and "U1 holds a node and a node" in messages(r)[0]
+
+
+def test_racks_a_feed_whose_pdus_cannot_carry_the_rack_alone(clean, catalog):
+    # Half the PDUs the budget needs: the budget still holds the draw, one feed alone does not.
+    def thin(lay):   # type: ignore[no-untyped-def]
+        r = lay.rack
+        half = lay.power_w / 2 / max(1, r.pdus // 2)
+        return dataclasses.replace(lay, rack=dataclasses.replace(r, pdu_capacity_w=half))
+    assert run(clean, catalog, "placement.racks").violations == 0
+    r = run(_placement(clean, thin), catalog, "placement.racks")
+    assert r.severity == "error" and r.violations >= 1
+    m = messages(r)[0]
+    assert "one feed's " in m and "(each of the A and B feeds must carry it alone)" in m
