@@ -52,9 +52,9 @@ def test_campus_counts_without_walking_devices(catalog):
     text = ("name: big\nplatform: gb300-nvl72\ngpus: 1000000\n"
             "fabrics: {oob: {switch: sn2201, uplinks: spine}, inband: {}}\n"
             "sites: {count: 2, distance: \"10 km\", dci_bandwidth: \"25.6 Tbit/s\"}\n")
-    start = time.perf_counter()
+    start = time.process_time()   # CPU seconds: the wall clock counts other processes' turns
     p = _build(text, catalog).placement
-    assert time.perf_counter() - start < 10          # closed form: no walk over the 250,002 trays
+    assert time.process_time() - start < 10          # closed form: no walk over the 250,002 trays
     assert p.counts()["compute"] == 13889            # ceil(1,000,000 / 72) NVL72 racks
     assert p.devices("node") == 13889 * 18
     rack, slot = p.locate("node", 2, 6944 * 18 - 1)  # the last tray of the smaller site
