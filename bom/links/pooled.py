@@ -189,20 +189,27 @@ class PooledEndpoints:
                 up += leaves.groups(count)
         return out
 
-    def link(self, fab: PooledLinks, e_nic: NicPorts) -> Link:
-        """At the slower end's rate; the leaf port at the endpoint's rate is its breakout's cage."""
+    def links(self, fab: PooledLinks, e_nic: NicPorts) -> list[Link]:
+        """At the slower end's rate, the ways a leaf cage can take the endpoint's port, in order:
+        the leaf's breakout at the endpoint's rate (an 800G cage as four 100G ports of 2 x 50G
+        lanes), then the cage as the fabric counts it (a twin-port cage as two 100G ports of four
+        25G lanes: the MCP7Y60 splitter's 100GbE mode). The leaf's ports are counted at the
+        fabric's rate either way, one endpoint port to each."""
         rate = fab.rate
         e_rate = min(magnitude(e_nic.rate, "rate"), rate)
         same = math.isclose(e_rate, rate)
-        ff_upper = fab.leaf_cage
-        if not same and fab.leaf_switch is not None:
-            try:
-                lp = switch_ports(fab.leaf_switch, e_rate)
-                ff_upper = cage(lp.form_factor, lp.ports_per_cage, True)
-            except LimitError:
-                pass
-        return Link(e_rate, cage(e_nic.form_factor, e_nic.ports_per_cage, True), ff_upper,
-                    fab.lane if same else None)
+        lower = cage(e_nic.form_factor, e_nic.ports_per_cage, True)
+        if same or fab.leaf_switch is None:
+            return [Link(e_rate, lower, fab.leaf_cage, fab.lane if same else None)]
+        out = []
+        try:
+            lp = switch_ports(fab.leaf_switch, e_rate)
+            out.append(Link(e_rate, lower, cage(lp.form_factor, lp.ports_per_cage, True), None))
+        except LimitError:
+            pass
+        if not out or out[0].ff_upper != fab.leaf_cage:
+            out.append(Link(e_rate, lower, fab.leaf_cage, None))
+        return out
 
     def count(self, media: Media, fp: FloorPlan, fab: PooledLinks, substitutions: dict[str, str]) -> list[LinkGroup]:
         """Every kind's link groups. Where the catalog has no part joining the endpoint's cage to
@@ -210,21 +217,28 @@ class PooledEndpoints:
         port on this fabric and ``substitutions`` says so (the JSON's ``endpoint_substitutions``):
         the leaf ports and cables are right, the part is the nodes'.
 
-        Why no real part: NVIDIA's Spectrum-4 splitter families read on 2026-12-03 (MCP7Y00,
-        MCP7Y10, MCP7Y40, MCP7Y50: 100G-PAM4 lanes to OSFP or QSFP112 ends; MCP7Y60, MCP7Y70: 2 x
-        200G OSFP to QSFP56 ends) have no 4 x 25G-NRZ QSFP28 end, and no RA page that could be read
-        names the part between a 100G QSFP28 port (SN2201 uplink, UFM, management server) and an
-        SN5600 cage.
+        Where the part is missing: NVIDIA's Spectrum-4 splitters (MCP7Y00, MCP7Y10, MCP7Y40,
+        MCP7Y50: 100G-PAM4 lanes; MCP7Y70: 2 x 50G-PAM4 ends) join a 100G QSFP28 port only as the
+        MCP7Y60's 100GbE/EDR mode, a DAC of 2 m at most: in the rack (UFM, management servers)
+        it is there, across rows (a management switch's uplinks) nothing is, and the build gives
+        those their own OOB spines unless the scenario asks for ``uplinks: inband``.
         """
         groups: list[LinkGroup] = []
         for role, (e_nic, lo, up) in self.ends(fab, fp).items():
             kw = dict(fabric=fab.name, tier=fab.tier, hop=self.hop(role), lower=role, upper=self.upper,
                       lower_groups=lo, upper_groups=up)
-            link = self.link(fab, e_nic)
-            try:
-                groups += count_hop(media, fp, rate_gbps=link.rate_gbps, ff_lower=link.ff_lower,
-                                    ff_upper=link.ff_upper, lane_gbps=link.lane_gbps, **kw)  # type: ignore[arg-type]
-            except LimitError as exc:
+            ways = self.links(fab, e_nic)
+            for i, link in enumerate(ways):
+                try:
+                    groups += count_hop(media, fp, rate_gbps=link.rate_gbps, ff_lower=link.ff_lower,
+                                        ff_upper=link.ff_upper, lane_gbps=link.lane_gbps,
+                                        **kw)  # type: ignore[arg-type]
+                    break
+                except LimitError as exc:
+                    if i == 0:
+                        first = exc
+            else:
+                exc, link = first, ways[0]
                 node = PooledNodeLeaf().link(fab)
                 substitutions[role] = (f"{e_nic.form_factor} at {link.rate_gbps:g}G: {exc.message}; counted as "
                                        f"the nodes' {fab.nic.form_factor} port at {fab.rate:g}G")

@@ -292,6 +292,7 @@ class OobFabric(Fabric):
     site_spines: list[tuple[int, int]] = field(default_factory=list)
     leaf_id: str = ""
     spine_id: str | None = None
+    note: str = ""   # what the build chose for the user (its own spines where no part reaches in-band)
 
     @property
     def spines(self) -> int:

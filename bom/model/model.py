@@ -47,8 +47,10 @@ class Model:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """What the build chose for the user and says so (a storage fabric's default appliances)."""
-        return self.endpoints.warnings if self.endpoints is not None else ()
+        """What the build chose for the user and says so (a storage fabric's default appliances, the
+        management switches' own spines)."""
+        chosen = self.endpoints.warnings if self.endpoints is not None else ()
+        return chosen + tuple(n for f in self.fabrics.values() if (n := getattr(f, "note", "")))
 
     @property
     def groups(self) -> list[LinkGroup]:

@@ -391,6 +391,33 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     spec = specs["oob"]
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob", catalog),
                    ("fabrics", "oob", "switch"))
+    built = _settle_oob(model, spec, leaf, catalog, media, pooled, borders)
+    inband = built.fabrics.get("inband")
+    oob = built.fabrics["oob"]
+    if spec.uplinks is not None or not isinstance(oob, OobFabric) or not oob.into_inband \
+            or not isinstance(inband, PooledFabric):
+        return built
+    # The uplinks' runs are known once the placement stands the switches: count them to see.
+    cross = pooled_link_groups(inband, built, media).substitutions.get("oob")
+    if cross is None:
+        return built
+    # No catalog part joins the management switches' uplinks to the in-band leaves' cages over the
+    # runs between them (100G QSFP28 across rows into an 800G OSFP leaf): the OOB network gets its
+    # own spines, as `uplinks: spine` asks, rather than a BOM whose uplinks cannot be cabled.
+    built = _settle_oob(model, spec.model_copy(update={"uplinks": "spine"}), leaf, catalog, media, pooled, borders)
+    oob = built.fabrics["oob"]
+    assert isinstance(oob, OobFabric)
+    note = (f"fabrics.oob: the management switches uplink to OOB spines of their own ({oob.spine_id}), not into "
+            f"the in-band leaves: no catalog part joins the two ({cross.split('; counted as')[0]}). Set "
+            "fabrics.oob.uplinks: inband to count them as the in-band nodes' ports anyway, or add the part to a "
+            "catalog overlay.")
+    return with_fabric(built, replace(oob, note=note))
+
+
+def _settle_oob(model: Model, spec: FabricSpec, leaf: Switch, catalog: Catalog, media: Media,
+                pooled: dict[str, tuple[FabricSpec, Switch, Switch]],
+                borders: dict[str, tuple[float, list[int]]]) -> Model:
+    """The out-of-band fabric on ``model``'s placement, the in-band leaves rebuilt for its uplinks."""
     spine = _switch(catalog, spec.spine or catalog.default("oob", "spine"), ("fabrics", "oob", "spine")) \
         if spec.uplinks == "spine" else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band

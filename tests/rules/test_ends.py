@@ -57,12 +57,29 @@ def test_rate_a_module_of_another_rate(clean, catalog):
     assert messages(r) == ["the link runs at 400G but the upper module MMS4A00-XM runs at 800G"]
 
 
-def test_rate_an_appliance_port_counted_as_the_nodes(catalog):
-    # The default's in-band fabric: the UFM's 100G QSFP28 port is counted as a node's 400G QSFP112 port.
+def test_rate_an_uplink_counted_as_the_nodes_when_asked_into_inband(catalog):
+    # The management switches' 100G QSFP28 uplinks run across rows to the SN5600 in-band leaves: no
+    # catalog part joins them there (the MCP7Y60 DAC reaches 2 m), so with uplinks: inband they are
+    # counted as a node's 400G QSFP112 port, and the rule says so.
     text = ("name: st\nplatform: gb300-nvl72\ngpus: 576\n"
-            "fabrics:\n  compute: {switch: q3400}\n  inband: {switch: sn5600}\n")
+            "fabrics:\n  compute: {switch: q3400}\n  inband: {switch: sn5600}\n  oob: {uplinks: inband}\n")
     r = run(build(text, catalog), catalog, "ends.rate")
-    assert any("the lower appliance port ufm-appliance-3.1 has no 400G port (qsfp28 at 100G" in m for m in messages(r))
+    assert r.severity == "warning"
+    assert any("the lower switch sn2201 has no 400G port (qsfp28 at 100G" in m for m in messages(r))
+
+
+def test_rate_appliances_and_uplinks_have_parts_by_default(catalog):
+    # In the rack, the UFM's and the servers' 100G QSFP28 ports take the MCP7Y60 splitter's 100GbE
+    # ends; the management switches get OOB spines of their own (and a warning says why).
+    text = ("name: st\nplatform: gb300-nvl72\ngpus: 576\n"
+            "fabrics:\n  compute: {switch: q3400}\n  inband: {switch: sn5600}\n  oob: {}\n")
+    model = build(text, catalog)
+    assert run(model, catalog, "ends.rate").violations == 0
+    assert run(model, catalog, "ends.cage").violations == 0
+    ufm = [g for g in model.fabrics["inband"].groups if g.lower == "ufm"]
+    assert ufm and {g.choice.part_number for g in ufm} <= {"MCP7Y60-H001", "MCP7Y60-H01A", "MCP7Y60-H002"}
+    assert model.fabrics["oob"].spine_id == "sn4600c" and not model.fabrics["oob"].into_inband
+    assert any("OOB spines of their own (sn4600c)" in w for w in model.warnings)
 
 
 def test_lanes_modules_of_other_lanes(catalog):

@@ -1,12 +1,13 @@
 """Which rules are warnings, and that no error-severity rule is broken by the default, a reference
 case or a golden scenario (so `bom build` writes every one of them).
 
-The warnings are the rules that still flag a gap of the model, each said here: an endpoint port
-with no catalog part to its leaf's cage is counted as the nodes' port on that fabric
-(``endpoint_substitutions``: a 100G QSFP28 management-switch uplink, UFM or server port counted as
-a 400G QSFP112 one), which ``ends.rate`` and ``ends.cage`` name; and the management switches'
-uplinks into a site in-band network the scenario does not build end at a stand-in device with no
-rack (``placement.unplaced``). Every other rule is an error: the routes across rows, the DCI
+The warnings are the rules that flag a gap of the model, each said here: an endpoint port with no
+catalog part to its leaf's cage is counted as the nodes' port on that fabric
+(``endpoint_substitutions``: a 100G QSFP28 management-switch uplink asked into an SN5600 in-band
+fabric with ``uplinks: inband``, counted as a 400G QSFP112 one), which ``ends.rate`` and
+``ends.cage`` name; and the management switches' uplinks into a site in-band network the scenario
+does not build end at a stand-in device with no rack (``placement.unplaced``). The default and
+the reference cases break none of them either. Every other rule is an error: the routes across rows, the DCI
 routers placed and on Ethernet ports, the coherent line's loss and storage on storage fabrics were
 fixed in the model (issue 21).
 """
@@ -58,3 +59,15 @@ def test_no_error_rule_is_broken_on_a_known_design_s_plan(path):
     model, catalog = _build(path)
     checks = check(model, catalog, plan=True)
     assert [(r.id, r.kept[0].message) for r in checks.failed if r.severity != WARNING] == []
+
+
+REFERENCES = [None, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "reference").glob("*.yaml"))]
+
+
+@pytest.mark.parametrize("path", REFERENCES, ids=lambda p: Path(p).stem if p else "default")
+def test_no_rule_at_all_is_broken_by_the_default_or_a_reference_case(path):
+    # Warnings included: the 100G appliance ports take the MCP7Y60 splitter in the rack, and the
+    # management switches get spines of their own where no part reaches the in-band leaves.
+    model, catalog = _build(path)
+    checks = check(model, catalog, plan=path in SMALL_PLANS)
+    assert [(r.id, r.kept[0].message) for r in checks.failed] == []

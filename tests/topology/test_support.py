@@ -70,12 +70,19 @@ def test_endpoints_take_their_own_rows_rate_and_cage(catalog):
 
 
 def test_an_endpoint_cage_without_parts_is_counted_as_the_nodes_port_and_said(catalog):
-    # 100G QSFP28 into an SN5600 OSFP cage: the catalog has no part, the JSON says what was counted.
+    # 100G QSFP28 into an SN5600 OSFP cage: in the rack the MCP7Y60 splitter's 100GbE ends take the
+    # UFM and the servers; across rows (the management switches' uplinks, asked into in-band) the
+    # catalog has no part, so the JSON says what was counted.
     text = H100.replace("inband: {switch: sn4600c}", "inband: {switch: sn5600}").replace(
-        "platform: dgx-h100", "platform: dgx-b200").replace("nodes_per_rack: 4", "nodes_per_rack: 2") % ""
-    j = _build(catalog, text).fabrics["inband"].to_json()
-    assert set(j["endpoint_substitutions"]) == {"ufm", "mgmt", "oob"}
-    assert "qsfp28 at 100G" in j["endpoint_substitutions"]["ufm"]
+        "platform: dgx-h100", "platform: dgx-b200").replace("nodes_per_rack: 4", "nodes_per_rack: 2")
+    j = _build(catalog, text % ", uplinks: inband").fabrics["inband"].to_json()
+    assert set(j["endpoint_substitutions"]) == {"oob"}
+    assert "qsfp28 at 100G" in j["endpoint_substitutions"]["oob"]
+    # Left to the build, the management switches get spines of their own instead.
+    m = _build(catalog, text % "")
+    assert m.fabrics["inband"].to_json()["endpoint_substitutions"] == {}
+    assert m.fabrics["oob"].spine_id == "sn4600c" and m.fabrics["oob"].spines > 0
+    assert m.fabrics["inband"].hop_links("oob-leaf") == 0
 
 
 def test_oob_uplinks_take_in_band_leaf_ports(catalog):
