@@ -27,3 +27,12 @@ def test_an_unknown_key_that_looks_like_a_path_tag_is_named(bom, tmp_path):
     r = bom("build", str(path), "-o", str(tmp_path / "out"))
     assert r.exit_code == 2 and f"{path}:2: [: unknown key." in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_cooling_lists_one_hall_per_site(bom, tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("name: c\nplatform: gb300-nvl72\ngpus: 1152\nfabrics: {inband: {switch: sn5600}}\n"
+                 "sites: {count: 2, distance: \"40 km\", dci_bandwidth: \"3.2 Tbit/s\"}\n"
+                 "layout: {cooling: [liquid]}\n")
+    r = bom("check", str(p))
+    assert r.exit_code == 2 and "c.yaml:6: layout.cooling: layout.cooling lists 1 halls for 2 site(s)" in r.stderr

@@ -237,6 +237,9 @@ class Platform(Row):
     inband: NicPorts | None = None       # in-band management ports (their own rate and cage)
     default_switch: str
     support: Support | None = None       # what the platform's RA puts around the nodes
+    #: What the system's heat needs of the hall: ``liquid`` (direct-to-chip, a coolant loop at the
+    #: rack) or ``air``; None where no source says (the cooling rule then says nothing).
+    cooling: Literal["air", "liquid"] | None = None
 
     @model_validator(mode="after")
     def _torus_fits(self) -> Platform:

@@ -195,6 +195,11 @@ class Layout(Model):
     patch_panels: int = Field(default=0, ge=0, le=6, examples=[2])
     """Patch panels on every run that leaves its row (structured cabling); each adds mated pairs
     to the optical loss."""
+    cooling: Literal["air", "liquid"] | list[Literal["air", "liquid"]] | None = Field(
+        default=None, examples=["air", ["liquid", "air"]])
+    """What the halls can cool: ``liquid`` (a facility water loop to the racks) or ``air`` only;
+    one for every site, or a list with one per site. A platform that needs liquid cooling in an
+    air-only hall breaks the design rule ``placement.cooling``. Default: not stated (not checked)."""
 
 
 Money = Qty("money", "nonnegative")
@@ -329,6 +334,15 @@ class Scenario(Model):
                                "of every managed device to the management switches the platform's RA places",
                                ("fabrics", "oob", key),
                                hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
+        return self
+
+    @model_validator(mode="after")
+    def _cooling_per_site(self) -> Scenario:
+        """A list of halls' cooling names every site, no more and no fewer."""
+        cooling, sites = self.layout.cooling, self.sites.count if self.sites is not None else 1
+        if isinstance(cooling, list) and len(cooling) != sites:
+            raise RuleError(f"layout.cooling lists {len(cooling)} halls for {sites} site(s)", ("layout", "cooling"),
+                            hint="Give one of air or liquid for every site, or one word for all of them.")
         return self
 
     @model_validator(mode="after")

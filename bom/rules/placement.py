@@ -5,6 +5,7 @@ within its U and power budget without two devices on one U.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 
@@ -73,6 +74,24 @@ def racks(ctx: Context) -> Iterator[Violation]:
             yield Violation("placement.racks", f"{lay.kind} rack ({r.catalog_id}) x {n:,}", "; ".join(wrong),
                             "move devices to another rack, or raise racks.rack_units / racks.power_budget",
                             End(lay.kind + " rack", r.catalog_id), None, n)
+
+
+def cooling(ctx: Context) -> Iterator[Violation]:
+    """A platform that needs liquid cooling stands only in halls the layout says have it."""
+    m = ctx.model
+    need, halls = m.platform.cooling, m.scenario.layout.cooling
+    if need != "liquid" or halls is None:
+        return
+    by_site = m.cluster.nodes_by_site
+    per_site = halls if isinstance(halls, list) else [halls] * len(by_site)
+    for k, (nodes, hall) in enumerate(zip(by_site, per_site, strict=True), 1):
+        if hall == "air":
+            racks = math.ceil(nodes / m.floor.nodes_per_rack)
+            yield Violation("placement.cooling", f"site {k}: {racks:,} compute racks",
+                            f"{m.platform.id} needs liquid cooling (a coolant loop to the rack), the hall is "
+                            "air-only (layout.cooling)",
+                            "build in a hall with facility water (layout.cooling: liquid for this site), or pick "
+                            "an air-cooled platform", End("compute rack", m.platform.id), None, racks)
 
 
 def _layout_wrong(lay: Layout) -> list[str]:
@@ -146,6 +165,9 @@ RULES = (
     Rule("placement.unplaced", WARNING, "devices",
          "every device the cable plan names has a rack and a U",
          stream=Unplaced),
+    Rule("placement.cooling", ERROR, "racks",
+         "a platform that needs liquid cooling stands only in halls the layout says have it",
+         closed=cooling),
     Rule("placement.racks", ERROR, "racks",
          "every rack holds its devices within its U and power budget, one device per U, and either "
          "power feed's PDUs carry it alone",

@@ -391,6 +391,17 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     spec = specs["oob"]
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob", catalog),
                    ("fabrics", "oob", "switch"))
+    if spec.uplinks is None and "inband" not in specs:
+        # No in-band network for the uplinks to land on: the management network's own spines join
+        # its switches (else they would end at a site network the BOM does not hold).
+        built = _settle_oob(model, spec.model_copy(update={"uplinks": "spine"}), leaf, catalog, media, pooled,
+                            borders)
+        oob = built.fabrics["oob"]
+        assert isinstance(oob, OobFabric)
+        return with_fabric(built, replace(oob, note=(
+            f"fabrics.oob: the scenario builds no in-band fabric for the management switches' uplinks, so they "
+            f"uplink to OOB spines of their own ({oob.spine_id}). Add fabrics.inband to land them on its leaves, "
+            "or set fabrics.oob.uplinks: spine to say so.")))
     built = _settle_oob(model, spec, leaf, catalog, media, pooled, borders)
     inband = built.fabrics.get("inband")
     oob = built.fabrics["oob"]

@@ -22,7 +22,9 @@ TWO_SITES = ("name: two\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\
              "sites: {count: 2, distance: 40 km, dci_bandwidth: 800 Gbit/s}\n")
 #: A design with a warning and no error: management switches whose uplinks go to a site in-band
 #: network the scenario does not build (a stand-in device with no rack: placement.unplaced).
-OOB_ONLY = "name: oob\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\n  oob: {}\n"
+#: Management switches asked to uplink into a site in-band network the scenario does not build: they
+#: end at a stand-in device with no rack (left to the build, they would get OOB spines of their own).
+OOB_ONLY = "name: oob\nplatform: dgx-h100\nnodes: 32\nfabrics:\n  compute: {}\n  oob: {uplinks: inband}\n"
 #: Three patch panels on multimode runs: 1.78 dB of a 1.8 dB budget, which the lookup takes and the
 #: rule's 0.3 dB repair margin does not (a design that breaks an error rule as built, from the CLI).
 PANELS = ("name: panels\nplatform: dgx-h100\nnodes: 64\nfabrics:\n  compute: {switch: qm9700, media: [multimode]}\n"

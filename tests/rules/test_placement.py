@@ -131,3 +131,24 @@ def test_racks_a_feed_whose_pdus_cannot_carry_the_rack_alone(clean, catalog):
     assert r.severity == "error" and r.violations >= 1
     m = messages(r)[0]
     assert "one feed's " in m and "(each of the A and B feeds must carry it alone)" in m
+
+
+COOLING = ("name: cool\nplatform: gb300-nvl72\ngpus: 1152\n"
+           "fabrics: {compute: {switch: q3400}, inband: {switch: sn5600}}\n"
+           "sites: {count: 2, distance: \"40 km\", dci_bandwidth: \"3.2 Tbit/s\"}\n")
+
+
+def test_cooling_a_liquid_cooled_platform_in_an_air_only_hall(catalog):
+    r = run(build(COOLING + "layout: {cooling: [liquid, air]}\n", catalog), catalog, "placement.cooling")
+    assert r.severity == "error" and r.violations == 1 and r.kept[0].count == 8
+    assert r.kept[0].where == "site 2: 8 compute racks"
+    assert messages(r) == ["gb300-nvl72 needs liquid cooling (a coolant loop to the rack), the hall is air-only "
+                           "(layout.cooling)"]
+    # Liquid in both halls, or nothing said of the halls: nothing to find.
+    assert run(build(COOLING + "layout: {cooling: liquid}\n", catalog), catalog, "placement.cooling").violations == 0
+    assert run(build(COOLING, catalog), catalog, "placement.cooling").violations == 0
+
+
+def test_cooling_an_air_cooled_platform_anywhere(catalog):
+    text = "name: h\nplatform: dgx-h100\ngpus: 256\nlayout: {cooling: air}\n"
+    assert run(build(text, catalog), catalog, "placement.cooling").violations == 0
