@@ -506,12 +506,30 @@ class Coherent(Row):
 
 class Dwdm(Row):
     kind: Literal["mux", "amplifier"]
-    channels: int | None = Field(default=None, ge=1)
+    channels: int | None = Field(default=None, ge=1)   # an amplifier's: the most wavelengths it carries
     spacing: Frequency | None = None
     span_max: Length | None = None
     insertion_loss: Loss | None = None
     power: Power
     rack_units: int = Field(ge=0)
+    # An amplifier's stages: 1, one fibre in one direction (a shelf EDFA); 2, the booster and the
+    # pre-amplifier of one end of a fibre pair in one unit (a bidirectional line system).
+    stages: Literal[1, 2] = 1
+    # A pluggable amplifier's cage: it takes a router port at each end of its fibre pair and
+    # no rack space, and amplifies one span only (no in-line site: no router stands in a hut).
+    form_factor: str | None = None
+
+    @model_validator(mode="after")
+    def _pluggable(self) -> Dwdm:
+        if self.kind != "amplifier" and (self.stages != 1 or self.form_factor is not None):
+            raise ValueError("stages and form_factor are an amplifier's")
+        if self.form_factor is not None and self.rack_units:
+            raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
+        return self
+
+    @property
+    def pluggable(self) -> bool:
+        return self.form_factor is not None
 
 
 class EndpointPorts(Model):
