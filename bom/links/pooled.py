@@ -40,30 +40,6 @@ if TYPE_CHECKING:
     from bom.topology.planes import Plane
 
 
-def leaf_share(role: str, e_nic: NicPorts | None, leaf: Switch | None, rate_gbps: float) -> int:
-    """Endpoint ports of kind ``role`` one leaf port at the fabric's rate takes: a storage array's
-    port slower than the leaf's shares one through the leaf's split (a QM9700 400G port as
-    2 x 200G: the DGX SuperPOD RA's "NDR 2x200G" cables to the storage arrays); every other port
-    takes its own (a server's or a management switch's sits in another rack).
-
-    >>> from bom.catalog.load import load_catalog
-    >>> from bom.catalog.rows import NicPorts
-    >>> qm = load_catalog().get("switches", "qm9700")
-    >>> ndr200 = NicPorts(ports=8, rate="200 Gbit/s", form_factor="qsfp112", ports_per_cage=1)
-    >>> leaf_share("storage", ndr200, qm, 400.0), leaf_share("mgmt", ndr200, qm, 400.0)
-    (2, 1)
-    """
-    if role != "storage" or e_nic is None or leaf is None:
-        return 1
-    e_rate = magnitude(e_nic.rate, "rate")
-    if e_rate >= rate_gbps:
-        return 1
-    try:
-        return max(1, switch_ports(leaf, e_rate).radix // switch_ports(leaf, rate_gbps).radix)
-    except LimitError:
-        return 1
-
-
 @dataclass(frozen=True)
 class PooledLinks(FabricLinks):
     """What the hops need of a pooled fabric: the switch fabric's, the leaf groups of each site
@@ -271,8 +247,6 @@ class PooledEndpoints:
         leaf_role = sw.roles["leaf"]
         for role, e_nic, ports in ps.kinds:
             device_role = self.device_role(role)
-            split = leaf_share(role, e_nic, fab.leaf_switch, fab.rate)
-            shared: dict[int, list[int]] = {}   # a leaf's split port still open: [port, ports on it]
             for u in range(ports):
                 d, r = divmod(u, e_nic.ports)
                 leaf_i = self.leaf(fab, ps, p, u, ports)
@@ -280,18 +254,10 @@ class PooledEndpoints:
                 emit, per = plan.emitter(k), k.a_per
                 pnames = uplink_names if role == "oob" else node_port_names(fab.name, -(-e_nic.ports // per), per)
                 leaf_ports = sw.leaf_down(leaf_i)
-                if split == 1:
-                    j = leaf_ports.take(k.b_key)
-                    b_port, b_cage = leaf_ports.names[j], leaf_ports.names[j - j % leaf_ports.per]
-                else:   # the leaf port's split: p5/1/1 and p5/1/2 on one 2 x 200G cable
-                    o = shared.get(leaf_i)
-                    if o is None or o[1] == split:
-                        o = shared[leaf_i] = [leaf_ports.take(k.b_key), 0]
-                    o[1] += 1
-                    j = o[0]
-                    b_port, b_cage = f"{leaf_ports.names[j]}/{o[1]}", leaf_ports.names[j - j % leaf_ports.per]
+                j = leaf_ports.take(k.b_key)
                 yield from emit(k, 1, "", plan.place(device_role, site, d), pnames[r], pnames[r - r % per],
-                                plan.place(leaf_role, site, leaf_i), b_port, b_cage)
+                                plan.place(leaf_role, site, leaf_i), leaf_ports.names[j],
+                                leaf_ports.names[j - j % leaf_ports.per])
 
 
 class PooledLeafSpine(LeafSpine):

@@ -30,7 +30,7 @@ from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
 from bom.links.oob import oob_groups
-from bom.links.pooled import PooledLinks, leaf_share, pooled_groups
+from bom.links.pooled import PooledLinks, pooled_groups
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Model
 from bom.placement.floor import floors
@@ -168,9 +168,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         site_kinds = list(kinds)
         if oob_uplinks is not None and oob_uplinks[1][k]:
             site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
-        # The leaf ports each kind takes (slower ports share one through the leaf's split).
-        unit_kinds = [(r, e, -(-n // leaf_share(r, e, leaf, rate))) for r, e, n in site_kinds]
-        extra = sum(n for _, _, n in unit_kinds)
+        extra = sum(n for _, _, n in site_kinds)
         block = block_nodes(compute.shapes[k][1] if compute else None, fp)
         if spec.su_nodes is not None:
             if block % spec.su_nodes:
@@ -185,7 +183,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         node_units = site.nodes * nic.ports
         shape = PooledShape(node_units, extra, g_units, 0, site_kinds, block_units=block * nic.ports)
         padded = shape.node_groups * g_units
-        extra_groups = endpoint_groups(unit_kinds, g_units, leaf_p.ports_per_cage)
+        extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
         b_ports = border_ports(leaf, leaf_p.ports_per_cage, border[0], border[1][k]) if border else 0
         single = one_leaf(spec, site.nodes, block, node_units + extra + b_ports, leaf_p.radix)
         if single:
