@@ -130,6 +130,10 @@ class Torus(Model):
     ocs: ScaleUpPart
     optic: ScaleUpPart            # at the cube end of each optical link (the OCS is passive)
     fibre: ScaleUpPart            # one run from a cube port to an OCS port
+    # The published slices smaller than a cube ([2, 2, 1]: 4 chips), smallest first: part of one
+    # cube's copper mesh, with no wraparound and so no optics (Google: only 4x4x4 and larger
+    # slices have the full 3D torus).
+    slices: list[list[int]] = []
 
     @model_validator(mode="after")
     def _edges(self) -> Torus:
@@ -137,7 +141,17 @@ class Torus(Model):
             raise ValueError(f"every cube edge holds two chips or more, not {self.cube}")
         if self.ocs.ports is None:
             raise ValueError("torus.ocs needs ports (the optical circuit switch's port count)")
+        for shape in self.slices:
+            if (len(shape) != len(self.cube) or min(shape) < 1 or math.prod(shape) >= self.chips
+                    or any(a > b for a, b in zip(sorted(shape), sorted(self.cube), strict=True))):
+                raise ValueError(f"slice {shape} is not a part of the {self.cube} cube smaller than it")
+        if [math.prod(s) for s in self.slices] != sorted({math.prod(s) for s in self.slices}):
+            raise ValueError("slices go smallest first, one shape per chip count")
         return self
+
+    def slice_for(self, chips: int) -> list[int] | None:
+        """The smallest published slice smaller than a cube that holds ``chips`` (None: a whole cube or more)."""
+        return next((s for s in self.slices if math.prod(s) >= chips), None)
 
     @property
     def chips(self) -> int:
@@ -509,12 +523,30 @@ class Coherent(Row):
 
 class Dwdm(Row):
     kind: Literal["mux", "amplifier"]
-    channels: int | None = Field(default=None, ge=1)
+    channels: int | None = Field(default=None, ge=1)   # an amplifier's: the most wavelengths it carries
     spacing: Frequency | None = None
     span_max: Length | None = None
     insertion_loss: Loss | None = None
     power: Power
     rack_units: int = Field(ge=0)
+    # An amplifier's stages: 1, one fibre in one direction (a shelf EDFA); 2, the booster and the
+    # pre-amplifier of one end of a fibre pair in one unit (a bidirectional line system).
+    stages: Literal[1, 2] = 1
+    # A pluggable amplifier's cage: it takes a router port at each end of its fibre pair and
+    # no rack space, and amplifies one span only (no in-line site: no router stands in a hut).
+    form_factor: str | None = None
+
+    @model_validator(mode="after")
+    def _pluggable(self) -> Dwdm:
+        if self.kind != "amplifier" and (self.stages != 1 or self.form_factor is not None):
+            raise ValueError("stages and form_factor are an amplifier's")
+        if self.form_factor is not None and self.rack_units:
+            raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
+        return self
+
+    @property
+    def pluggable(self) -> bool:
+        return self.form_factor is not None
 
 
 class EndpointPorts(Model):

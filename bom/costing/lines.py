@@ -70,7 +70,15 @@ def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) ->
     return row.price_usd + row.price_per_m_usd * length_m   # cut to length
 
 
-def compute_lines(platform: Platform, systems: int) -> list[Line]:
+def compute_lines(platform: Platform, systems: int, nodes: int | None = None) -> list[Line]:
+    """The systems; a torus slice smaller than a cube (fewer nodes than one system) is its hosts,
+    each its share of the system's price and power."""
+    if nodes is not None and nodes < platform.nodes_per_system:
+        share = platform.nodes_per_system
+        return [_line(platform, "compute", "compute", "system", Category.COMPUTE, nodes,
+                      magnitude(platform.power_per_system, "power") / share, unit="host",
+                      price=platform.price_usd / share,
+                      description=f"{platform.description}: {nodes} of a system's {share} hosts")]
     return [_line(platform, "compute", "compute", "system", Category.COMPUTE, systems,
                   magnitude(platform.power_per_system, "power"))]
 
@@ -270,7 +278,8 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     from bom.model.model import Model
 
     assert isinstance(model, Model)
-    lines = compute_lines(model.platform, model.cluster.systems) + scale_up_lines(model.platform, model.scale_up)
+    lines = (compute_lines(model.platform, model.cluster.systems, model.cluster.nodes)
+             + scale_up_lines(model.platform, model.scale_up))
     for f in model.fabrics.values():
         lines += fabric_switch_lines(f, catalog)
     lines += placement_lines(model, catalog)

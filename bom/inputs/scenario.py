@@ -136,6 +136,11 @@ class Sites(Model):
     fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
     wavelength_rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+    amplifier: str | None = Field(default=None, examples=["qdd-ols"])
+    """The line amplifier (a dwdm catalog row of kind amplifier) where a route is amplified; default:
+    the cheapest rack-mounted one, a booster and a pre-amplifier per direction (4 on a fibre pair).
+    A pluggable bidirectional line system (``qdd-ols``, Cisco's QDD OLS) is one module at each end
+    of a fibre pair in a router port: single span only, at most its channels (32) on a fibre pair."""
     attach: Literal["auto", "compute", "inband", "storage"] = Field(default="auto", examples=["inband"])
     """Where the DCI routers' client ports (Ethernet) land in each site: ``compute``, free cages of an
     Ethernet compute fabric's top layer; ``inband`` or ``storage``, border leaves of that Ethernet

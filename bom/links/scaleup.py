@@ -99,8 +99,17 @@ class TorusLinks:
         (144, 96, 48)
         """
         faces = [t.face(d) for d in range(len(t.cube))]
-        inside = sum((n - 1) * f for n, f in zip(t.cube, faces, strict=True))
-        return inside, 2 * sum(faces), sum(faces)
+        return TorusLinks.mesh_links(t.cube), 2 * sum(faces), sum(faces)
+
+    @staticmethod
+    def mesh_links(shape: list[int]) -> int:
+        """Copper links of a mesh of ``shape`` chips (no wraparound): a cube's inside, or a slice smaller than a cube.
+
+        >>> TorusLinks.mesh_links([4, 4, 4]), TorusLinks.mesh_links([2, 2, 1]), TorusLinks.mesh_links([2, 4, 4])
+        (144, 4, 64)
+        """
+        chips = math.prod(shape)
+        return sum((n - 1) * (chips // n) for n in shape)
 
     @staticmethod
     def per_group(t: Torus, cubes: int) -> int:

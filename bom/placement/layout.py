@@ -104,8 +104,9 @@ def _own_sections(model: Model, catalog: Catalog, rack: RackType) -> list[Sectio
     out: list[Section | None] = []
     for site in range(1, dci.sites + 1):
         items = [(router, dci.site_routers(site))]
-        for part, role, n in ((dci.mux, "mux", dci.site_muxes(site)), (dci.amplifier, "amplifier",
-                                                                        dci.site_amplifiers(site))):
+        # A pluggable amplifier stands in a router's port (its power is the router's), not in a rack.
+        amps = 0 if dci.pluggable else dci.site_amplifiers(site)
+        for part, role, n in ((dci.mux, "mux", dci.site_muxes(site)), (dci.amplifier, "amplifier", amps)):
             if part is not None and n:
                 items.append((Item(role, part.id, part.rack_units, magnitude(part.power, "power"), "dci",
                                    managed=False), n))

@@ -38,7 +38,8 @@ def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
         yield "router", d.routers, d.router.id
         if d.mux is not None:
             yield "mux", d.muxes, d.mux.id
-        if d.amplifier is not None:   # the terminal ones: in-line amplifiers stand in huts on the routes
+        # The terminal ones (in-line amplifiers stand in huts on the routes; a pluggable one in a router).
+        if d.amplifier is not None and not d.pluggable:
             n = sum(d.site_amplifiers(s) for s in range(1, d.sites + 1))
             if n:
                 yield "amplifier", n, d.amplifier.id

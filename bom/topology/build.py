@@ -148,7 +148,7 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
                         router_id=catalog.default("dci", "router"),
-                        topology=s.topology, patch_m=cluster.floor.in_rack_m)
+                        topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier)
     except LimitError as exc:
         exc.at = exc.at or ("sites", "distance")
         exc.key = exc.key or "sites.distance"

@@ -59,7 +59,11 @@ class Cluster:
     def rounding(self) -> dict[str, object]:
         """GPUs asked for, GPUs built, and why they differ (whole nodes, whole rack systems)."""
         p = self.platform
-        if self.gpus == self.requested_gpus:
+        shape = sub_cube_slice(p, self.gpus) if self.nodes < p.nodes_per_system else None
+        if shape is not None:
+            why = (f"a {'x'.join(map(str, shape))} slice of {self.gpus} chips on {self.nodes} host"
+                   f"{'s' if self.nodes > 1 else ''}, the smallest published slice that holds them")
+        elif self.gpus == self.requested_gpus:
             why = "as requested"
         elif p.nodes_per_system > 1:
             why = (f"rounded up to whole {p.id} systems of {p.gpus_per_system} GPUs "
@@ -84,6 +88,12 @@ def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = No
             raise LimitError("a cluster needs at least one GPU", key="gpus")
         nodes = math.ceil(gpus / platform.gpus_per_node)
     requested = gpus if gpus is not None else nodes * platform.gpus_per_node
+    shape = sub_cube_slice(platform, nodes * platform.gpus_per_node)
+    if shape is not None and sites == 1:
+        # A torus slice smaller than a cube is its own hosts, not the cube's (TPU v5p: 2x2x1 is
+        # 4 chips on 1 host): whole hosts of the smallest published slice that holds them.
+        nodes = math.prod(shape) // platform.gpus_per_node
+        return Cluster(platform, requested, nodes, floor, (Site(1, nodes),), (nodes,))
     per_system = platform.nodes_per_system
     nodes = math.ceil(nodes / per_system) * per_system
     if sites > 1:
@@ -95,6 +105,12 @@ def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = No
         shapes = tuple(Site(shares.count(n), n * per_system) for n in sorted(set(shares), reverse=True))
         return Cluster(platform, requested, nodes, floor, shapes, tuple(n * per_system for n in shares))
     return Cluster(platform, requested, nodes, floor, (Site(1, nodes),), (nodes,))
+
+
+def sub_cube_slice(platform: Platform, gpus: int) -> list[int] | None:
+    """The published torus slice smaller than a cube that ``gpus`` chips take, if the platform has one."""
+    t = platform.scale_up.torus
+    return t.slice_for(gpus) if t is not None else None
 
 
 def site_systems(systems: int, weights: tuple[float, ...]) -> list[int]:

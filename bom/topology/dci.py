@@ -25,7 +25,7 @@ from functools import cached_property
 
 from bom.catalog.media import Choice, Media, Patch
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
-from bom.errors import LimitError
+from bom.errors import BomError, LimitError
 from bom.links.line import DCI_LINE
 from bom.units import magnitude
 
@@ -161,8 +161,18 @@ class Dci:
         return self.routes * self.inline_sites
 
     @property
+    def stages(self) -> int:
+        """Amplifier stages in one amplifier unit (2: a bidirectional pluggable line system)."""
+        return self.amplifier.stages if self.amplifier is not None else 1
+
+    @property
+    def pluggable(self) -> bool:
+        """The amplifiers plug into the routers' ports (one at each end of each fibre pair)."""
+        return self.amplifier is not None and self.amplifier.pluggable and self.amplifiers_per_fibre_pair > 0
+
+    @property
     def amplifiers_per_fibre_pair(self) -> int:
-        return line_amplifiers(self.inline_sites, self.amplified)
+        return line_amplifiers(self.inline_sites, self.amplified, self.stages)
 
     @property
     def amplifiers(self) -> int:
@@ -210,8 +220,10 @@ class Dci:
         return DCI_LINE.site_ports(self.wavelengths_per_pair * max(self.degrees))
 
     def site_routers(self, site: int) -> int:
-        """Routers at ``site`` (from 1): its wavelengths' line and client ports."""
-        return math.ceil(DCI_LINE.site_ports(self.site_links(site)) / self.router.ports)
+        """Routers at ``site`` (from 1): its wavelengths' line and client ports, and a pluggable
+        amplifier's port on each amplified fibre pair that ends there."""
+        plugged = self.site_amplifiers(site) if self.pluggable else 0
+        return math.ceil((DCI_LINE.site_ports(self.site_links(site)) + plugged) / self.router.ports)
 
     def site_muxes(self, site: int) -> int:
         """Mux/demuxes at ``site``: one on each fibre pair that ends there."""
@@ -220,7 +232,7 @@ class Dci:
     def site_amplifiers(self, site: int) -> int:
         """Amplifiers at ``site`` (the in-line ones stand in huts on the routes): a booster and a
         pre-amplifier on each amplified fibre pair that ends there."""
-        terminal = TERMINAL_PER_DIRECTION if self.amplifiers_per_fibre_pair else 0
+        terminal = END_STAGES // self.stages if self.amplifiers_per_fibre_pair else 0
         return terminal * self.fibre_pairs_per_pair * self.degrees[site - 1]
 
     @property
@@ -248,18 +260,23 @@ class Dci:
 #: Directions per fibre pair (one fibre each way) and amplifiers per direction at the two ends.
 DIRECTIONS = 2
 TERMINAL_PER_DIRECTION = 2   # the booster at the sending end, the pre-amplifier at the receiving end
+#: Amplifier stages at one end of an amplified fibre pair: its transmit direction's booster and its
+#: receive direction's pre-amplifier (one unit when the amplifier has two stages: Cisco's QDD OLS).
+END_STAGES = 2
 
 
-def line_amplifiers(inline_sites: int, amplified: bool) -> int:
-    """EDFAs one fibre pair takes: one per direction at each in-line site, and a booster and a
-    pre-amplifier per direction at the ends when the route is amplified.
+def line_amplifiers(inline_sites: int, amplified: bool, stages: int = 1) -> int:
+    """Amplifiers one fibre pair takes: a stage per direction at each in-line site, and a booster and
+    a pre-amplifier per direction at the ends when the route is amplified; ``stages`` to a unit.
 
     >>> line_amplifiers(0, True), line_amplifiers(7, True), line_amplifiers(0, False)   # 120, 600, 40 km
     (4, 18, 0)
+    >>> line_amplifiers(0, True, 2)   # a bidirectional pluggable at each end (Cisco QDD OLS)
+    2
     """
     if not amplified:
         return 0
-    return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION)
+    return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION) // stages
 
 
 def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...]:
@@ -302,14 +319,30 @@ def line_patch(media: Media, length_m: float) -> Patch:
     return patch
 
 
+def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
+    """The scenario's amplifier row (``sites.amplifier``), else the cheapest rack-mounted one (a
+    pluggable amplifier takes router ports and one span only: chosen, never a default)."""
+    if amplifier_id is not None:
+        amp = catalog.get("dwdm", amplifier_id, key="sites.amplifier")
+        if not isinstance(amp, Dwdm) or amp.kind != "amplifier":
+            raise BomError(f"dwdm row {amplifier_id!r} is a {amp.kind}, not an amplifier",   # type: ignore[union-attr]
+                           at=("sites", "amplifier"), key="sites.amplifier",
+                           hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols.")
+        return amp
+    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier" and not d.pluggable]
+    return min(amps, key=lambda a: a.price_usd, default=None)
+
+
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
-              wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0) -> Dci:
-    """``patch_m``: the run from a router's line port to its mux/demux (one rack)."""
+              wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0,
+              amplifier_id: str | None = None) -> Dci:
+    """``patch_m``: the run from a router's line port to its mux/demux (one rack); ``amplifier_id``:
+    the scenario's amplifier row (``sites.amplifier``)."""
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
     muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "mux"]
-    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier"]
+    amp = line_amplifier(catalog, amplifier_id)
     module = choice.option.coherent
     assert module is not None
     grid = magnitude(module.grid, "frequency")
@@ -328,6 +361,14 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     pairs = site_pairs(sites, topology)
     patch = line_patch(media, patch_m) if mux is not None else None
     loss = line_loss(module, mux, distance_m, media.pair_loss(LINE_CONNECTOR, LINE_MEDIUM))
+    if amp is not None and amp.pluggable and (choice.amplified or loss.over):
+        if choice.amplifiers:
+            raise LimitError(f"amplifier {amp.id!r} plugs into the routers at the two ends of one span; the "
+                             f"{distance_m / 1000:g} km route needs {choice.amplifiers} in-line amplifier site(s)",
+                             at=("sites", "amplifier"), key="sites.amplifier",
+                             hint="Shorten the route to one span or drop sites.amplifier (shelf amplifiers).")
+        # A pluggable line system carries at most its own channels on a fibre pair.
+        channels = min(channels, amp.channels or channels)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
-               channels, mux, min(amps, key=lambda a: a.price_usd, default=None), router, wavelengths,
+               channels, mux, amp, router, wavelengths,
                DCI_LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch, loss)

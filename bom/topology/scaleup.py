@@ -78,6 +78,10 @@ def scale_up(platform: Platform, gpus: int) -> ScaleUp:
         t = su.torus
         cubes = gpus // t.chips
         inside, optical, groups = TORUS.cube_links(t)
+        shape = t.slice_for(gpus) if not cubes else None
+        if shape is not None:
+            # A slice smaller than a cube: its part of the cube's copper mesh, no optics, no OCS.
+            return ScaleUp(su.kind, domains, p.gpus_per_domain, TORUS.mesh_links(shape), 0, 0, 0)
         links = cubes * optical
         return ScaleUp(su.kind, domains, p.gpus_per_domain, cubes * inside, 0, 0, 0, links, links, links,
                        links * t.fibre.strands, TORUS.ocs(p, t, cubes), TORUS.ocs(p, t, cubes) * (t.ocs.ports or 0),
