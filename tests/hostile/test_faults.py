@@ -235,8 +235,8 @@ def test_builds_racing_into_one_folder_leave_one_complete_set(tmp_path, sets):
         for p in procs:
             _, err = p.communicate(timeout=120)
             assert p.returncode == 0, err.decode()
-        # Read once every writer is done: a reader takes no lock, so while another writer is
-        # publishing its files one by one a snapshot may catch its set half in place.
+        # Read once every writer is done: the snapshot reads the files one by one, so another
+        # writer's atomic swap of the folder between two of its reads would mix the two sets.
         assert _snapshot(out) in (sets["old"][1], sets["new"][1])
         assert not leftovers(tmp_path / "race")
 
