@@ -16,7 +16,7 @@ from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
 from bom.errors import LimitError
-from bom.model.fabrics import Fabric, OobFabric, PooledFabric
+from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
 from bom.model.model import Model
 from bom.placement.racks import (
     BlockSpec,
@@ -208,9 +208,14 @@ def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # typ
         planes = f.planes
         if isinstance(f, PooledFabric):
             ps = f.pooled[k]
-            g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
-            block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
             where = "storage" if name == "storage" else "management"
+            g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
+            if _one_leaf_with_endpoints(ps, plane.leaves_per_group * planes):
+                # The site's one leaf stands with the appliances and servers it takes (their 100G
+                # ports reach it in the rack), the nodes' runs cross the hall to it on optics.
+                shared[where].append((leaf, 1))
+            else:
+                block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
             # The endpoints' leaves, then the DCI routers' border leaves, stand in the shared racks.
             shared[where].append((leaf, planes * plane.leaves_per_group * (ps.extra_groups + ps.border_groups)))
         elif name == "compute" and rail_blocks:
@@ -221,6 +226,14 @@ def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # typ
         core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name)
         shared["network"] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
     return block_net, per_rack, shared
+
+
+def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
+    """A site whose pooled fabric is one leaf for nodes and endpoints alike, with endpoints (other
+    than management switches, which stand in the blocks) in the shared racks."""
+    one = (leaves_per_group == 1 and not ps.extra_groups and not ps.border_groups
+           and ps.node_units <= min(ps.group_units, ps.block_units or ps.node_units))
+    return one and any(n for role, _, n in ps.kinds if role != "oob")
 
 
 def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
