@@ -526,7 +526,8 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
             "--strict", help="Also read every text of every row at every depth (notes, source, support.source, "
             "laser_source.notes, ...) and fail where one says a fact is unverified (estimate, assumed, not "
             "verified, not re-verified) and the row does not mark it (confirmed: false, the fact in unconfirmed), "
-            "where a value equals one a sibling row marks unconfirmed, or where a text speaks of a lookup session.")] = False,
+            "where a value equals one a sibling row marks unconfirmed, or where a text speaks of a lookup "
+            "session.")] = False,
         ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
     from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts

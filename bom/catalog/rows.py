@@ -229,7 +229,10 @@ class Platform(Row):
     bf16_dense: Compute
     fp8_dense: Compute | None = None     # None: the chip has no FP8 (TPU v4)
     fp4_dense: Compute | None = None
-    power_per_system: Power
+    power_per_system: Power              # the maximum (PSU rating, published max): facility sizing
+    # The typical draw under load, where a source publishes one (the notes say which): the energy
+    # cost takes it; None = only the maximum is published, and the energy cost takes that.
+    power_typical: Power | None = None
     scale_up: ScaleUp
     scale_out: NicPorts
     storage: NicPorts | None = None
@@ -247,6 +250,19 @@ class Platform(Row):
                              f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
                              f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
         return self
+
+    @model_validator(mode="after")
+    def _typical_below_max(self) -> Platform:
+        if self.power_typical is not None and (magnitude(self.power_typical, "power")
+                                               > magnitude(self.power_per_system, "power")):
+            raise ValueError(f"power_typical ({self.power_typical}) is above power_per_system "
+                             f"({self.power_per_system}), the system's maximum")
+        return self
+
+    @property
+    def system_power_typical_w(self) -> float:
+        """A system's typical draw [W] (the maximum where no typical figure is published)."""
+        return magnitude(self.power_typical if self.power_typical is not None else self.power_per_system, "power")
 
     @property
     def node_power_w(self) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
@@ -38,6 +38,9 @@ class Line:
     price_source: str
     as_of: str
     source: str
+    #: The unit's maximum draw [W] where it differs from ``unit_power_w`` (the typical, which the energy
+    #: cost takes); facility sizing takes the maximum. None: the one figure is both.
+    unit_power_max_w: float | None = None
 
     @property
     def price_usd(self) -> float:
@@ -45,13 +48,20 @@ class Line:
 
     @property
     def power_w(self) -> float:
+        """Typical draw of the line [W]: the energy cost's basis."""
         return self.quantity * self.unit_power_w
+
+    @property
+    def power_max_w(self) -> float:
+        """Maximum draw of the line [W]: the facility's (power and cooling capacity, space per kW)."""
+        return self.quantity * (self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w)
 
     def to_json(self) -> dict[str, object]:
         return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
                 "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
                 "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
                 "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
+                "unit_power_max_w": self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w,
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
@@ -71,8 +81,11 @@ def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) ->
 
 
 def compute_lines(platform: Platform, systems: int) -> list[Line]:
-    return [_line(platform, "compute", "compute", "system", Category.COMPUTE, systems,
-                  magnitude(platform.power_per_system, "power"))]
+    """The GPU systems: typical power for the energy cost, the maximum for facility sizing."""
+    peak = magnitude(platform.power_per_system, "power")
+    typical = platform.system_power_typical_w
+    line = _line(platform, "compute", "compute", "system", Category.COMPUTE, systems, typical)
+    return [replace(line, unit_power_max_w=peak) if peak != typical else line]
 
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
