@@ -41,10 +41,27 @@ class Line:
     #: The unit's maximum draw [W] where it differs from ``unit_power_w`` (the typical, which the energy
     #: cost takes); facility sizing takes the maximum. None: the one figure is both.
     unit_power_max_w: float | None = None
+    #: The range public prices span per unit (the row's price_low_usd / price_high_usd); None: no range.
+    unit_price_low_usd: float | None = None
+    unit_price_high_usd: float | None = None
 
     @property
     def price_usd(self) -> float:
         return self.quantity * self.unit_price_usd
+
+    @property
+    def price_low_usd(self) -> float:
+        """The budget's low end for the line (its price where no range is published)."""
+        return self.quantity * (self.unit_price_usd if self.unit_price_low_usd is None else self.unit_price_low_usd)
+
+    @property
+    def price_high_usd(self) -> float:
+        return self.quantity * (self.unit_price_usd if self.unit_price_high_usd is None else self.unit_price_high_usd)
+
+    @property
+    def placeholder_price(self) -> bool:
+        """An estimated price with no published range: a placeholder to replace with a quote."""
+        return self.price_source == "estimate" and self.unit_price_low_usd is None
 
     @property
     def power_w(self) -> float:
@@ -62,15 +79,18 @@ class Line:
                 "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
                 "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
                 "unit_power_max_w": self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w,
+                "unit_price_low_usd": self.unit_price_low_usd, "unit_price_high_usd": self.unit_price_high_usd,
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
 def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: float, power_w: float,
           sku: str | None = None, price: float | None = None, unit: str = "each",
           description: str | None = None) -> Line:
+    own = price is None    # the row's own price, so its published range applies
     return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
                 row.vendor, qty, unit, row.price_usd if price is None else price, power_w, row.price_source,
-                row.as_of.isoformat(), row.source)
+                row.as_of.isoformat(), row.source, unit_price_low_usd=row.price_low_usd if own else None,
+                unit_price_high_usd=row.price_high_usd if own else None)
 
 
 def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) -> float:

@@ -74,6 +74,17 @@ class Report:
         return sum(x.price_usd for x in self.lines if x.fabric == SPARES)
 
     @property
+    def budget_usd(self) -> tuple[float, float]:
+        """The hardware's low and high [USD]: each line at the ends of its published price range (its
+        own price where no range is published)."""
+        return sum(x.price_low_usd for x in self.lines), sum(x.price_high_usd for x in self.lines)
+
+    @property
+    def placeholder_lines(self) -> list[Line]:
+        """Lines priced by an estimate with no published range: placeholders to replace with quotes."""
+        return [x for x in self.lines if x.placeholder_price]
+
+    @property
     def pflops_per_gpu(self) -> float:
         return self.basis.pflops_per_gpu if self.basis else 0.0
 
@@ -87,6 +98,8 @@ class Report:
             "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
             "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
             "spares_usd": round(self.spares_usd, 2),
+            "budget_low_usd": round(self.budget_usd[0], 2), "budget_high_usd": round(self.budget_usd[1], 2),
+            "placeholder_usd": round(sum(x.price_usd for x in self.placeholder_lines), 2),
             "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
             "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
             "it_power_max_kw": round(t.it_power_max_kw, 4),

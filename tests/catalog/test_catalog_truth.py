@@ -107,3 +107,74 @@ def test_no_row_speaks_of_a_session(catalog):
     from bom.catalog.checks import SESSION, texts
 
     assert [r.id for r in catalog for _, t, _ in texts(r) if SESSION.search(t)] == []
+
+
+# --- price ranges with their sources ------------------------------------------------------
+
+def test_price_ranges_carry_their_sources(catalog):
+    """Each end of a published range is named where it is published (the rows' price_range_source)."""
+    h100 = catalog.platform("dgx-h100")
+    # supercluster.blog: 'Base price: $199,000'; Thinkmate quotation USD 317k (Aug 2024).
+    assert (h100.price_low_usd, h100.price_usd, h100.price_high_usd) == (199_000, 270_000, 317_000)
+    assert "199,000" in h100.price_range_source and "317k" in h100.price_range_source
+    qm = catalog.get("switches", "qm9700")     # the public cluster-cost sheet: $36k (FS.com) .. approx 50k
+    assert (qm.price_low_usd, qm.price_high_usd) == (36_000, 50_000) and not qm.placeholder_price
+    assert catalog.get("switches", "sn2201").placeholder_price       # an estimate with no range
+
+
+@pytest.mark.parametrize("extra,words", [
+    ("    price_low_usd: 400\n", ["go together"]),
+    ("    price_low_usd: 400\n    price_high_usd: 600\n", ["go together"]),
+    ("    price_low_usd: 600\n    price_high_usd: 900\n    price_range_source: x\n", ["outside its range"]),
+])
+def test_bad_price_ranges(bom, tmp_path, extra, words):
+    d = overlay(tmp_path, MODULE + extra)
+    r = bom("catalog", "validate", str(d))
+    assert r.exit_code == 2, r.output
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_catalog_list_shows_the_range(bom, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    r = bom("catalog", "list", "--kind", "switches")
+    row = next(line for line in r.stdout.splitlines() if line.split()[1:2] == ["qm9700"])
+    assert "36k-50k" in row and "estimate" in row
+    row = next(line for line in r.stdout.splitlines() if line.split()[1:2] == ["sn2201"])
+    assert "placeholder" in row
+
+
+def test_a_quote_replaces_the_range(tmp_path):
+    prices = tmp_path / "p.csv"
+    prices.write_text("sku,price_usd,price_source,as_of\nqm9700,31000,quote,2026-11-01\n")
+    row = load_catalog(prices=[prices]).get("switches", "qm9700")
+    assert row.price_usd == 31000 and row.price_low_usd is None and not row.placeholder_price
+
+
+def test_budget_range_and_placeholders_in_the_build(bom, tmp_path):
+    """A DGX H100 build: the budget's low and high take the DGX and QM9700 ranges; the rest of the
+    hardware sits at its price in both, and the placeholders are the estimates with no range."""
+    import json
+
+    sc = tmp_path / "h100.yaml"
+    sc.write_text("name: h100\nplatform: dgx-h100\ngpus: 256\nfabrics:\n  compute: {switch: qm9700}\n")
+    r = bom("build", str(sc), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.output
+    j = json.loads((tmp_path / "out" / "h100.json").read_text())
+    t, lines = j["totals"], j["lines"]
+    dgx = sum(x["quantity"] for x in lines if x["catalog_id"] == "dgx-h100")
+    qm = sum(x["quantity"] for x in lines if x["catalog_id"] == "qm9700")
+    assert dgx >= 32 and qm > 0
+    assert t["hardware_usd"] - t["budget_low_usd"] == pytest.approx(dgx * (270_000 - 199_000) + qm * (40_000 - 36_000))
+    assert t["budget_high_usd"] - t["hardware_usd"] == pytest.approx(dgx * (317_000 - 270_000) + qm * (50_000 - 40_000))
+    placeholder = sum(x["quantity"] * x["unit_price_usd"] for x in lines
+                      if x["price_source"] == "estimate" and x["unit_price_low_usd"] is None)
+    assert t["placeholder_usd"] == pytest.approx(placeholder) and 0 < placeholder < t["hardware_usd"]
+    # the workbook's Inputs sheet names them
+    import openpyxl
+
+    ws = openpyxl.load_workbook(tmp_path / "out" / "h100.xlsx")["Inputs"]
+    cells = {str(c.value) for row in ws.iter_rows() for c in row if c.value is not None}
+    assert "Placeholder prices" in cells and "Hardware budget, low" in cells
+    assert any(c.startswith("placeholder: estimate") for c in cells)
+    assert not any(c.startswith("placeholder") and "(qm9700)" in c for c in cells)

@@ -226,6 +226,34 @@ def _inputs(wb: Workbook, r: Report) -> None:
         put_cell(ws, n, 2, rate, "0.0000")
         put_cell(ws, n, 3, f"USD per {code}")
         put_cell(ws, n, 4, "scenario exchange_rates: prices quoted in this currency are converted at this rate")
+    _price_quality(ws, r, n + 2)
+
+
+def _price_quality(ws: Worksheet, r: Report, n: int) -> None:
+    """How good the prices are: the budget range the published price ranges give, and every part
+    whose price is a placeholder (an estimate with no published range) to replace with a quote."""
+    low, high = r.budget_usd
+    put_cell(ws, n, 1, "Hardware budget, low")
+    put_cell(ws, n, 2, low, USD0)
+    put_cell(ws, n, 4, "each line at the low end of its catalog row's published price range (price_low_usd, "
+                       "price_range_source); a line with no range at its price")
+    put_cell(ws, n + 1, 1, "Hardware budget, high")
+    put_cell(ws, n + 1, 2, high, USD0)
+    put_cell(ws, n + 1, 4, "each line at the high end of its published price range (price_high_usd)")
+    held = r.placeholder_lines
+    put_cell(ws, n + 2, 1, "Placeholder prices")
+    put_cell(ws, n + 2, 2, sum(x.price_usd for x in held), USD0)
+    put_cell(ws, n + 2, 4, "lines priced by an estimate with no published range (listed below): round figures "
+                           "to replace with quotes (--prices)")
+    ws.cell(n + 2, 1).font = Font(bold=True)
+    seen: dict[str, Line] = {}
+    for x in held:
+        seen.setdefault(x.sku, x)
+    for i, (sku, x) in enumerate(sorted(seen.items()), start=n + 3):
+        put_cell(ws, i, 1, f"  {sku}")
+        put_cell(ws, i, 2, x.unit_price_usd, _money(x.unit_price_usd))
+        put_cell(ws, i, 3, "USD per unit")
+        put_cell(ws, i, 4, f"placeholder: estimate, no published range ({x.catalog_id})")
 
 
 # --- BOM ---------------------------------------------------------------------------------
