@@ -479,7 +479,10 @@ def catalog_list(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """List catalog rows (id, part number, price and its source)."""
+    """List catalog rows (id, part number, price, its published range and its source).
+
+    The price column says "estimate" for an estimate inside a published range and "placeholder" for
+    an estimate with none (a round figure to replace with a quote)."""
     from bom.catalog.rows import KINDS
     from bom.errors import BomError
     from bom.inputs.validation import suggest
@@ -490,12 +493,23 @@ def catalog_list(
     cat = _catalog(catalog_dir, prices)
     from bom.outputs.writers.common import terminal_text as tt
 
-    rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}", r.price_source, str(r.as_of),
+    rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}",
+             "" if r.price_low_usd is None else f"{_short_usd(r.price_low_usd)}-{_short_usd(r.price_high_usd)}",
+             "placeholder" if r.placeholder_price else r.price_source, str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    typer.echo(text.table(["kind", "id", "part number", "USD", "price", "as of", "status", "orderable",
-                           "description"], rows, [False, False, False, True, False, False, False, False, False]))
+    typer.echo(text.table(["kind", "id", "part number", "USD", "USD range", "price", "as of", "status",
+                           "orderable", "description"], rows,
+                          [False, False, False, True, False, False, False, False, False, False]))
+
+
+def _short_usd(usd: float | None) -> str:
+    """A price in few characters for a narrow column: 950, 36k, 3.7M."""
+    assert usd is not None
+    if usd >= 1e6:
+        return f"{usd / 1e6:.3g}M"
+    return f"{usd / 1e3:.3g}k" if usd >= 1e3 else f"{usd:.0f}"
 
 
 @catalog_app.command("show")
@@ -523,8 +537,11 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         metavar="[DIR]", help="An overlay directory to check on top of the built-in catalog.")] = None,
         prices: PricesOpt = None,
         strict: Annotated[bool, typer.Option(
-            "--strict", help="Also fail on a row whose notes say a fact is unverified (estimate, assumed, "
-            "not verified) unless the row says confirmed: false and names the facts in unconfirmed.")] = False,
+            "--strict", help="Also read every text of every row at every depth (notes, source, support.source, "
+            "laser_source.notes, ...) and fail where one says a fact is unverified (estimate, assumed, not "
+            "verified, not re-verified) and the row does not mark it (confirmed: false, the fact in unconfirmed), "
+            "where a value equals one a sibling row marks unconfirmed, or where a text speaks of a lookup "
+            "session.")] = False,
         ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
     from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts

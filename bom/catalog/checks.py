@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from bom.catalog.rows import DEFAULTS, Catalog, Module, Platform, Switch
+from pydantic import BaseModel
+
+from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, Catalog, Module, Platform, Row, Switch
 from bom.errors import CatalogError
 
 
@@ -62,12 +65,19 @@ def check_catalog(cat: Catalog) -> None:
         check(cat)
 
 
-#: Words in a row's notes or source that say a fact was not read at a source.
-UNVERIFIED = re.compile(r"\b(not\s+verified|unverified|unconfirmed|not\s+confirmed|not\s+checked|not\s+re-checked|"
-                        r"not\s+read|placeholders?|estimated?|estimates|assumed|assumption|not\s+published|unknown)\b",
-                        re.IGNORECASE)
+#: Words in a row's texts that say a fact was not read at a source.
+UNVERIFIED = re.compile(r"\b(not\s+(?:re-?)?verified|unverified|unconfirmed|not\s+(?:re-?)?confirmed|"
+                        r"not\s+(?:re-?)?checked|not\s+read|placeholders?|estimated?|estimates|assumed|assumption|"
+                        r"not\s+published|unknown)\b", re.IGNORECASE)
 #: Sentences about prices are left out: prices are estimates by design (price_source says so).
 PRICE = re.compile(r"\b(price[sd]?|pricing|USD|kUSD|street|reseller|list\s+price|cost)\b", re.IGNORECASE)
+#: Product text speaks of the product: what a fact rests on, not when or by whom it was looked up.
+SESSION = re.compile(r"\b(?:this|that|the\s+last|an?\s+earlier)\s+session\b", re.IGNORECASE)
+#: Text fields that are not prose about facts (names and codes).
+NOT_PROSE = frozenset({"id", "part_number", "vendor", "price_source", "status", "form_factor", "port_type",
+                       "connector", "medium", "kind", "protocol", "standard", "fibre", "role", "system",
+                       "generation", "gpu", "nic", "switch", "rack", "network_rack", "pdu", "ufm", "mgmt",
+                       "storage", "default_switch", "layer", "fabric"})
 
 
 def unverified_phrases(text: str | None) -> list[str]:
@@ -75,6 +85,8 @@ def unverified_phrases(text: str | None) -> list[str]:
 
     >>> unverified_phrases("Verified: 64 ports. Power NOT verified (estimate). Price estimate.")
     ['Power NOT verified (estimate).']
+    >>> unverified_phrases("Part number from RA-11333-001 V11 (not re-verified).")
+    ['Part number from RA-11333-001 V11 (not re-verified).']
     """
     if not text:
         return []
@@ -82,17 +94,119 @@ def unverified_phrases(text: str | None) -> list[str]:
     return [s.strip() for s in sentences if UNVERIFIED.search(s) and not PRICE.search(s)]
 
 
-def check_confirmations(cat: Catalog) -> None:
-    """Strict: a row whose notes or source say a fact is unverified carries ``confirmed: false``
-    and names the facts in ``unconfirmed`` (``bom catalog validate --strict``)."""
+def texts(model: BaseModel, path: str = "") -> Iterator[tuple[str, str, BaseModel]]:
+    """Every prose text of a row at every depth: (dotted field path, text, the block that holds it).
+
+    The row's own ``notes`` and ``source``, and nested ones (``support.source``,
+    ``laser_source.notes``, ``scale_up.torus.ocs.source``, ``modular.line_card.description``)."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        where = f"{path}{name}"
+        if isinstance(value, str) and name not in NOT_PROSE:
+            yield where, value, model
+        elif isinstance(value, BaseModel):
+            yield from texts(value, where + ".")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    yield from texts(item, f"{where}.{i}.")
+        elif isinstance(value, dict):
+            for k, item in value.items():
+                if isinstance(item, str) and name not in NOT_PROSE:
+                    yield f"{where}.{k}", item, model
+
+
+#: Fields whose names are everyday words in notes ("the orderable OPN"): not matched by name.
+_UNNAMED = frozenset({"orderable", "status", "status_date", "status_source", "vendor", "description", "notes",
+                      "source", "kind", "system", "gpu", "rack", "network_rack", "pdu", "ufm", "mgmt", "storage",
+                      "nic", "switch", "switches"})
+
+
+def _facts(model: BaseModel, path: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted path, the field's own name) of every fact of a row at every depth."""
+    for name, value in ((n, getattr(model, n)) for n in type(model).model_fields):
+        if (not path and name in UNCONFIRMABLE) or name in _UNNAMED:
+            continue
+        if isinstance(value, BaseModel):
+            yield f"{path}{name}", name
+            yield from _facts(value, f"{path}{name}.")
+        elif not isinstance(value, dict):
+            yield f"{path}{name}", name
+
+
+def _named(sentence: str, word: str) -> bool:
+    """Whether ``sentence`` names the field ``word`` (``loss_budget`` or ``loss budget``)."""
+    spaced = word.replace("_", "[ _]")
+    return re.search(rf"(?<![\w.-]){spaced}(?![\w-])", sentence, re.IGNORECASE) is not None
+
+
+def _marked(row: Row, fact: str) -> bool:
+    return any(fact == u or fact.startswith(u + ".") or u.startswith(fact + ".") for u in row.unconfirmed)
+
+
+def _siblings(cat: Catalog, kind: str, row: Row) -> list[Row]:
+    """Rows of the same kind this row's texts point to ("as mma4z00-ns", "as for mms4a00-xm") or that
+    sell the same part number: the rows whose values it may have copied."""
+    said = " ".join(t for _, t, _ in texts(row))
+    return [o for o in cat.rows[kind].values()
+            if o.id != row.id and (o.part_number == row.part_number
+                                   or re.search(rf"(?<![\w-]){re.escape(o.id)}(?![\w-])", said))]
+
+
+def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
+    """(kind, row, the field at fault, what is wrong) for every row whose marks do not match its texts.
+
+    A row's texts at every depth are read. Refused: a text that says a fact is unverified on a row not
+    marked ``confirmed: false``; a sentence naming a fact the row's ``unconfirmed`` leaves out; a
+    text speaking of a lookup session rather than the product; a value equal to one a sibling row
+    marks unconfirmed (copied, so no better confirmed) without the mark."""
     for kind, rows in cat.rows.items():
         for row in rows.values():
-            said = unverified_phrases(row.notes) + unverified_phrases(row.source)
-            if said and row.confirmed:
-                raise CatalogError(f"{kind} row {row.id!r} says a fact is unverified but is not marked: "
-                                   f"{said[0]!r}", where=cat.where(row.id), key=f"{row.id}.confirmed",
-                                   hint="Confirm the fact at a primary source and reword the note, or add "
-                                        "confirmed: false and unconfirmed: [the facts] to the row.")
+            facts = list(_facts(row))
+            for where, text, _ in texts(row):
+                if SESSION.search(text):
+                    yield (kind, row, where, f"{where} speaks of a lookup session, not the product: "
+                           f"{SESSION.search(text).group(0)!r} (say what the fact rests on: a document, a table, "
+                           f"a third-party figure)")
+                prefix = where.rsplit(".", 1)[0] + "." if "." in where else ""   # the block's path
+                for sentence in unverified_phrases(text):
+                    if row.confirmed:
+                        yield kind, row, "confirmed", f"{where} says a fact is unverified: {sentence!r}"
+                        break
+                    # A sentence names a fact of its own block by the field's name, or any fact by its
+                    # dotted path; a nested block's doubt needs one of that block's facts marked.
+                    named = [f for f, word in facts
+                             if (f == prefix + word and _named(sentence, word)) or ("." in f and _named(sentence, f))]
+                    # "36 ports per line card" names the marked modular.line_card.ports, not the row's ports
+                    missing = [f for f in named if not _marked(row, f)
+                               and not any(u.endswith("." + f.rsplit(".", 1)[-1]) for u in row.unconfirmed)]
+                    if missing:
+                        yield (kind, row, "unconfirmed", f"{where} says {missing[0]} is unverified but "
+                               f"unconfirmed does not name it: {sentence!r}")
+                        break
+                    if prefix and not named and not any(_marked(row, f) for f, _ in facts
+                                                        if f.startswith(prefix) or f + "." == prefix):
+                        yield (kind, row, "unconfirmed", f"{where} says a fact of {prefix[:-1]} is unverified "
+                               f"but unconfirmed names none of them: {sentence!r}")
+                        break
+            for sib in _siblings(cat, kind, row):
+                for fact in sib.unconfirmed:
+                    head = fact.split(".", 1)[0]
+                    if "." in fact or head not in type(row).model_fields or _marked(row, fact):
+                        continue
+                    if getattr(row, head) == getattr(sib, head):
+                        yield (kind, row, "unconfirmed", f"{fact} equals the value sibling row {sib.id!r} marks "
+                               f"unconfirmed ({getattr(row, head)}), and this row does not mark it")
+
+
+def check_confirmations(cat: Catalog) -> None:
+    """Strict: every text of a row, at every depth, agrees with its marks: a row whose texts say a
+    fact is unverified carries ``confirmed: false`` and names the fact in ``unconfirmed``, and a value
+    copied from a sibling's unconfirmed one is marked too (``bom catalog validate --strict``)."""
+    for kind, row, key, what in confirmation_problems(cat):
+        raise CatalogError(f"{kind} row {row.id!r}: {what}", where=cat.where(row.id), key=f"{row.id}.{key}",
+                           hint="Confirm the fact at a primary source and reword the text to quote it, or add "
+                                "confirmed: false and unconfirmed: [the facts] to the row.")
 
 
 def confirmation_counts(cat: Catalog) -> tuple[int, int]:

@@ -212,7 +212,9 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
             assert kind is not None
             as_of = q.quoted_on or row.as_of
             catalog.rows[kind][row.id] = row.model_copy(
-                update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of})
+                update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of,
+                        # a quote is the price: the public range it replaces no longer bounds it
+                        "price_low_usd": None, "price_high_usd": None, "price_range_source": None})
             catalog.origin[row.id] = q.where
             catalog.quotes[row.id] = q
 

@@ -42,7 +42,8 @@ FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp2
 CPO = "cpo"
 #: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
 UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
-                           "unconfirmed", "price_per_m_usd"})
+                           "unconfirmed", "price_per_m_usd", "price_low_usd", "price_high_usd",
+                           "price_range_source"})
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -57,6 +58,11 @@ class Row(Model):
     as_of: dt.date
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     price_source: PriceSource
+    # The range public prices span (the budget's low and high), with where each end is published;
+    # an estimate without one is a placeholder (the workbook's Inputs sheet lists them).
+    price_low_usd: float | None = Field(default=None, ge=0, le=MAX_PRICE_USD)
+    price_high_usd: float | None = Field(default=None, ge=0, le=MAX_PRICE_USD)
+    price_range_source: str | None = None
     notes: str | None = None
     # Buying: whether the part is still sold, and whether part_number is an orderable SKU or a
     # generic or marketing name that a buyer must turn into one with the vendor.
@@ -76,6 +82,23 @@ class Row(Model):
             raise ValueError(f"status {self.status} needs status_date (the last order or support date) "
                              f"and status_source (where it is announced)")
         return self
+
+    @model_validator(mode="after")
+    def _price_range(self) -> Row:
+        ends = (self.price_low_usd, self.price_high_usd)
+        if (None in ends) != (ends == (None, None)) or (ends != (None, None)) != bool(self.price_range_source):
+            raise ValueError("price_low_usd, price_high_usd and price_range_source go together (the range public "
+                             "prices span and where each end is published)")
+        low, high = ends
+        if low is not None and high is not None and not low <= self.price_usd <= high:
+            raise ValueError(f"price_usd ({self.price_usd:,.0f}) is outside its range "
+                             f"{low:,.0f}-{high:,.0f} (price_low_usd-price_high_usd)")
+        return self
+
+    @property
+    def placeholder_price(self) -> bool:
+        """An estimated price with no published range around it: a round figure to replace with a quote."""
+        return self.price_source == "estimate" and self.price_low_usd is None
 
     @model_validator(mode="after")
     def _unconfirmed_named(self) -> Row:
@@ -243,7 +266,10 @@ class Platform(Row):
     bf16_dense: Compute
     fp8_dense: Compute | None = None     # None: the chip has no FP8 (TPU v4)
     fp4_dense: Compute | None = None
-    power_per_system: Power
+    power_per_system: Power              # the maximum (PSU rating, published max): facility sizing
+    # The typical draw under load, where a source publishes one (the notes say which): the energy
+    # cost takes it; None = only the maximum is published, and the energy cost takes that.
+    power_typical: Power | None = None
     scale_up: ScaleUp
     scale_out: NicPorts
     storage: NicPorts | None = None
@@ -264,6 +290,19 @@ class Platform(Row):
                              f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
                              f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
         return self
+
+    @model_validator(mode="after")
+    def _typical_below_max(self) -> Platform:
+        if self.power_typical is not None and (magnitude(self.power_typical, "power")
+                                               > magnitude(self.power_per_system, "power")):
+            raise ValueError(f"power_typical ({self.power_typical}) is above power_per_system "
+                             f"({self.power_per_system}), the system's maximum")
+        return self
+
+    @property
+    def system_power_typical_w(self) -> float:
+        """A system's typical draw [W] (the maximum where no typical figure is published)."""
+        return magnitude(self.power_typical if self.power_typical is not None else self.power_per_system, "power")
 
     @property
     def node_power_w(self) -> float:

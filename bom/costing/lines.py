@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
@@ -38,29 +38,59 @@ class Line:
     price_source: str
     as_of: str
     source: str
+    #: The unit's maximum draw [W] where it differs from ``unit_power_w`` (the typical, which the energy
+    #: cost takes); facility sizing takes the maximum. None: the one figure is both.
+    unit_power_max_w: float | None = None
+    #: The range public prices span per unit (the row's price_low_usd / price_high_usd); None: no range.
+    unit_price_low_usd: float | None = None
+    unit_price_high_usd: float | None = None
 
     @property
     def price_usd(self) -> float:
         return self.quantity * self.unit_price_usd
 
     @property
+    def price_low_usd(self) -> float:
+        """The budget's low end for the line (its price where no range is published)."""
+        return self.quantity * (self.unit_price_usd if self.unit_price_low_usd is None else self.unit_price_low_usd)
+
+    @property
+    def price_high_usd(self) -> float:
+        return self.quantity * (self.unit_price_usd if self.unit_price_high_usd is None else self.unit_price_high_usd)
+
+    @property
+    def placeholder_price(self) -> bool:
+        """An estimated price with no published range: a placeholder to replace with a quote."""
+        return self.price_source == "estimate" and self.unit_price_low_usd is None
+
+    @property
     def power_w(self) -> float:
+        """Typical draw of the line [W]: the energy cost's basis."""
         return self.quantity * self.unit_power_w
+
+    @property
+    def power_max_w(self) -> float:
+        """Maximum draw of the line [W]: the facility's (power and cooling capacity, space per kW)."""
+        return self.quantity * (self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w)
 
     def to_json(self) -> dict[str, object]:
         return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
                 "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
                 "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
                 "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
+                "unit_power_max_w": self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w,
+                "unit_price_low_usd": self.unit_price_low_usd, "unit_price_high_usd": self.unit_price_high_usd,
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
 def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: float, power_w: float,
           sku: str | None = None, price: float | None = None, unit: str = "each",
           description: str | None = None) -> Line:
+    own = price is None    # the row's own price, so its published range applies
     return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
                 row.vendor, qty, unit, row.price_usd if price is None else price, power_w, row.price_source,
-                row.as_of.isoformat(), row.source)
+                row.as_of.isoformat(), row.source, unit_price_low_usd=row.price_low_usd if own else None,
+                unit_price_high_usd=row.price_high_usd if own else None)
 
 
 def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) -> float:
@@ -71,16 +101,19 @@ def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) ->
 
 
 def compute_lines(platform: Platform, systems: int, nodes: int | None = None) -> list[Line]:
-    """The systems; a torus slice smaller than a cube (fewer nodes than one system) is its hosts,
-    each its share of the system's price and power."""
+    """The GPU systems: typical power for the energy cost, the maximum for facility sizing. A torus
+    slice smaller than a cube (fewer nodes than one system) is its hosts, each its share of the
+    system's price and power."""
+    peak = magnitude(platform.power_per_system, "power")
+    typical = platform.system_power_typical_w
     if nodes is not None and nodes < platform.nodes_per_system:
         share = platform.nodes_per_system
-        return [_line(platform, "compute", "compute", "system", Category.COMPUTE, nodes,
-                      magnitude(platform.power_per_system, "power") / share, unit="host",
-                      price=platform.price_usd / share,
-                      description=f"{platform.description}: {nodes} of a system's {share} hosts")]
-    return [_line(platform, "compute", "compute", "system", Category.COMPUTE, systems,
-                  magnitude(platform.power_per_system, "power"))]
+        line = _line(platform, "compute", "compute", "system", Category.COMPUTE, nodes, typical / share,
+                     unit="host", price=platform.price_usd / share,
+                     description=f"{platform.description}: {nodes} of a system's {share} hosts")
+        return [replace(line, unit_power_max_w=peak / share) if peak != typical else line]
+    line = _line(platform, "compute", "compute", "system", Category.COMPUTE, systems, typical)
+    return [replace(line, unit_power_max_w=peak) if peak != typical else line]
 
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],

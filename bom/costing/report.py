@@ -74,6 +74,17 @@ class Report:
         return sum(x.price_usd for x in self.lines if x.fabric == SPARES)
 
     @property
+    def budget_usd(self) -> tuple[float, float]:
+        """The hardware's low and high [USD]: each line at the ends of its published price range (its
+        own price where no range is published)."""
+        return sum(x.price_low_usd for x in self.lines), sum(x.price_high_usd for x in self.lines)
+
+    @property
+    def placeholder_lines(self) -> list[Line]:
+        """Lines priced by an estimate with no published range: placeholders to replace with quotes."""
+        return [x for x in self.lines if x.placeholder_price]
+
+    @property
     def pflops_per_gpu(self) -> float:
         return self.basis.pflops_per_gpu if self.basis else 0.0
 
@@ -87,8 +98,12 @@ class Report:
             "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
             "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
             "spares_usd": round(self.spares_usd, 2),
+            "budget_low_usd": round(self.budget_usd[0], 2), "budget_high_usd": round(self.budget_usd[1], 2),
+            "placeholder_usd": round(sum(x.price_usd for x in self.placeholder_lines), 2),
             "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
             "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
+            "it_power_max_kw": round(t.it_power_max_kw, 4),
+            "facility_power_max_kw": round(t.facility_power_max_kw, 4),
             "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
             "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
             "network_capex_share": round(t.network_capex_share, 6),
@@ -170,6 +185,7 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         gpu_systems_usd=sum(x.price_usd for x in lines if x.category == Category.COMPUTE),
         optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS),
         it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
+        it_power_max_w=sum(x.power_max_w for x in lines),
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
         racks=model.racks, gpus=model.cluster.gpus,
         dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,

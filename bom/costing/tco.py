@@ -7,9 +7,11 @@ mirror and the tests hold the two to agree.
 
 Conventions (those of AI-cloud TCO models such as SemiAnalysis' and Epoch AI's): capex is
 charged per year by the capital recovery factor over each asset class's life at the cost of
-capital; opex is energy, support per asset class, space (colocation per kW-month of IT load, or
-per rack), and leased dark fibre; cost per GPU-hour = (capital charge + opex) per year over the
-GPU-hours worked. No residual value is credited at the end of the period.
+capital; opex is energy (at the typical IT draw), support per asset class, space (colocation per
+kW-month of the IT load at its maximum, the capacity a contract reserves, or per rack), and leased
+dark fibre; facility sizing (power and cooling capacity) takes the maximum IT draw; cost per
+GPU-hour = (capital charge + opex) per year over the GPU-hours worked. No residual value is
+credited at the end of the period.
 """
 
 from __future__ import annotations
@@ -201,6 +203,7 @@ class Basis:
     gpus: int
     dark_fibre_km: float
     pflops_per_gpu: float              # dense FP8 [PFLOP/s] per GPU
+    it_power_max_w: float | None = None   # the maximum IT draw (facility sizing); None: it_power_w
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,8 @@ class Tco:
     usd_per_pflop_hour: float
     network_capex_share: float
     network_power_share: float
+    it_power_max_kw: float             # the IT load at its maximum: facility sizing and space per kW
+    facility_power_max_kw: float       # it_power_max_kw x PUE: the facility's power capacity
 
     def to_json(self) -> dict[str, float]:
         return {k: round(v, 6) for k, v in self.__dict__.items()}
@@ -249,11 +254,12 @@ def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
            "network": b.capex_by_class.get("network", 0.0) + install_links,
            "facility": b.capex_by_class.get("facility", 0.0) + install_racks}
     capex = hardware + install_links + install_racks
-    it_kw = b.it_power_w / 1000.0
+    it_kw = b.it_power_w / 1000.0                       # typical: the energy cost
+    peak_kw = (b.it_power_w if b.it_power_max_w is None else b.it_power_max_w) / 1000.0   # maximum: sizing
     energy = energy_per_year(it_kw, f["pue"], f["electricity"], f["hours"])
     support = sum(cap[c] * f[f"support_{c}"] for c in CLASSES)
     fibre = dark_fibre_per_year(b.dark_fibre_km, f["dark_fibre"])
-    space = space_per_year(str(v["space_basis"]), it_kw, b.racks, f["colocation"], f["space"])
+    space = space_per_year(str(v["space_basis"]), peak_kw, b.racks, f["colocation"], f["space"])
     opex = energy + support + fibre + space
     r = f["discount_rate"]
     depreciation = sum(cap[c] / f[f"life_{c}"] for c in CLASSES)
@@ -264,7 +270,8 @@ def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
                it_kw, b.network_power_w / 1000.0, it_kw * f["pue"], energy, support, fibre, space, opex,
                depreciation, charge, annual, capex + f["years"] * opex, npv(capex, opex, r, f["years"]),
                gpu_hour, gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
-               share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w))
+               share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w),
+               peak_kw, peak_kw * f["pue"])
 
 
 # --- sensitivity ---------------------------------------------------------------------

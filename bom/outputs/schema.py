@@ -143,8 +143,13 @@ def fabric_schema() -> Schema:
 def _line() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "description": STR, "category": STR, "tier": STR, "fabric": STR,
                 "hop": STR, "quantity": COUNT, "unit": STR, "unit_price_usd": NUM, "unit_power_w": NUM,
-                "price_source": STR, "vendor": STR, "asset_class": STR, "flags": array(STR)},
-               description="One BOM line.")
+                "unit_power_max_w": NUM, "unit_price_low_usd": null(NUM),
+                "unit_price_high_usd": null(NUM), "price_source": STR, "vendor": STR, "asset_class": STR,
+                "flags": array(STR)},
+               description="One BOM line. unit_power_w is the unit's typical draw (the energy cost's basis), "
+                           "unit_power_max_w its maximum (facility sizing); they differ where a catalog row "
+                           "publishes both (a platform's power_typical and power_per_system). "
+                           "unit_price_low_usd / unit_price_high_usd: the row's published price range (null: none).")
 
 
 def _order() -> Schema:
@@ -205,7 +210,8 @@ def build_schema() -> Schema:
     endpoint = obj({"id": null(STR), "count": INT})
     totals = {k: NUM for k in ("capex_usd", "hardware_usd", "network_capex_usd", "installation_usd", "spares_usd",
                                "it_power_kw", "network_power_kw", "facility_power_kw", "opex_per_year_usd",
-                               "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")}
+                               "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour", "it_power_max_kw",
+                               "facility_power_max_kw", "budget_low_usd", "budget_high_usd", "placeholder_usd")}
     totals |= {"network_capex_share": SHARE, "network_power_share": SHARE, "links": INT, "dark_fibre_km": NUM}
     finance = {k: NUM for k in ("capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year",
                                 "space_per_year", "dark_fibre_per_year", "depreciation_per_year",
@@ -225,7 +231,12 @@ def build_schema() -> Schema:
         "tiers": obj({"scale-up": {"$ref": "#/$defs/scale-up"}, "scale-out": {"$ref": "#/$defs/scale-out"},
                       "scale-across": {"$ref": "#/$defs/scale-across"}}),
         "lines": array(_line()),
-        "totals": obj(totals, description="The cost and power totals (TCO)."),
+        "totals": obj(totals, description="The cost and power totals (TCO). it_power_kw and facility_power_kw "
+                      "are the typical draw (the energy cost's basis); it_power_max_kw and facility_power_max_kw "
+                      "the maximum (facility sizing: power and cooling capacity, and space per kW). budget_low_usd and "
+                      "budget_high_usd: the hardware with every line at the ends of its catalog row's published "
+                      "price range (its price where none is published); placeholder_usd: the part of the hardware "
+                      "priced by estimates with no published range."),
         "finance": obj(finance),
         "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,
                                   "high_usd_per_gpu_hour": NUM})),

@@ -36,7 +36,7 @@ FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_f
          "lit_strands", "engine_ports")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
 COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "opex",
-         "annual_cost")
+         "annual_cost", "it_max_w")
 BOM_TOP = len(FACTS) + len(COSTS) + 4
 
 
@@ -92,7 +92,8 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
     usd, cat = f"{table}[Extended price]", f"{table}[Category]"
     cls = f"{table}[Asset class]"
     c = {k: f"$B${len(FACTS) + 2 + i}" for i, k in enumerate(COSTS)}
-    it_kw = f"{c['it_w']}/1000"
+    it_kw = f"{c['it_w']}/1000"          # typical: the energy cost
+    peak_kw = f"{c['it_max_w']}/1000"    # maximum: space per kW (the capacity a contract reserves)
     return {
         "hardware": f"SUM({usd})",
         "network": f"SUM({usd})" + "".join(f'-SUMIFS({usd},{cat},"{k}")' for k in NOT_NETWORK),
@@ -106,10 +107,11 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
         "opex": (f"{it_kw}*in_pue*in_hours*in_electricity+{c['capex_gpu']}*in_support_gpu"
                  f"+{c['capex_network']}*in_support_network+{c['capex_facility']}*in_support_facility"
                  f"+{fact['dark_fibre_km']}*in_dark_fibre"
-                 f'+IF(in_space_basis="kW",{it_kw}*in_colocation*12,{fact["racks"]}*in_space)'),
+                 f'+IF(in_space_basis="kW",{peak_kw}*in_colocation*12,{fact["racks"]}*in_space)'),
         "annual_cost": (f"{c['capex_gpu']}*{crf('in_discount_rate', 'in_life_gpu')}"
                         f"+{c['capex_network']}*{crf('in_discount_rate', 'in_life_network')}"
                         f"+{c['capex_facility']}*{crf('in_discount_rate', 'in_life_facility')}+{c['opex']}"),
+        "it_max_w": f"SUM({table}[Extended power max])",
     }
 
 

@@ -226,14 +226,42 @@ def _inputs(wb: Workbook, r: Report) -> None:
         put_cell(ws, n, 2, rate, "0.0000")
         put_cell(ws, n, 3, f"USD per {code}")
         put_cell(ws, n, 4, "scenario exchange_rates: prices quoted in this currency are converted at this rate")
+    _price_quality(ws, r, n + 2)
+
+
+def _price_quality(ws: Worksheet, r: Report, n: int) -> None:
+    """How good the prices are: the budget range the published price ranges give, and every part
+    whose price is a placeholder (an estimate with no published range) to replace with a quote."""
+    low, high = r.budget_usd
+    put_cell(ws, n, 1, "Hardware budget, low")
+    put_cell(ws, n, 2, low, USD0)
+    put_cell(ws, n, 4, "each line at the low end of its catalog row's published price range (price_low_usd, "
+                       "price_range_source); a line with no range at its price")
+    put_cell(ws, n + 1, 1, "Hardware budget, high")
+    put_cell(ws, n + 1, 2, high, USD0)
+    put_cell(ws, n + 1, 4, "each line at the high end of its published price range (price_high_usd)")
+    held = r.placeholder_lines
+    put_cell(ws, n + 2, 1, "Placeholder prices")
+    put_cell(ws, n + 2, 2, sum(x.price_usd for x in held), USD0)
+    put_cell(ws, n + 2, 4, "lines priced by an estimate with no published range (listed below): round figures "
+                           "to replace with quotes (--prices)")
+    ws.cell(n + 2, 1).font = Font(bold=True)
+    seen: dict[str, Line] = {}
+    for x in held:
+        seen.setdefault(x.sku, x)
+    for i, (sku, x) in enumerate(sorted(seen.items()), start=n + 3):
+        put_cell(ws, i, 1, f"  {sku}")
+        put_cell(ws, i, 2, x.unit_price_usd, _money(x.unit_price_usd))
+        put_cell(ws, i, 3, "USD per unit")
+        put_cell(ws, i, 4, f"placeholder: estimate, no published range ({x.catalog_id})")
 
 
 # --- BOM ---------------------------------------------------------------------------------
 
 BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
-            "Unit price", "Extended price", "Unit power", "Extended power", "Asset class", "Price source",
-            "As of", "Flags", "Vendor", "Catalog id", "Source"]
-_BOM_WIDTHS = [4, 19, 34, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 8, 8, 10, 24, 8, 15, 40]
+            "Unit price", "Extended price", "Unit power", "Extended power", "Unit power max", "Extended power max",
+            "Asset class", "Price source", "As of", "Flags", "Vendor", "Catalog id", "Source"]
+_BOM_WIDTHS = [4, 19, 30, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 10, 13, 8, 8, 10, 20, 8, 15, 40]
 _WRAPPED = {"Description", "Flags"}
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 
@@ -262,12 +290,16 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                   "Extended price": fx(f"{this_row('Qty', table)}*{this_row('Unit price', table)}"),
                   "Unit power": line.unit_power_w,
                   "Extended power": fx(f"{this_row('Qty', table)}*{this_row('Unit power', table)}"),
+                  "Unit power max": line.unit_power_w if line.unit_power_max_w is None else line.unit_power_max_w,
+                  "Extended power max": fx(f"{this_row('Qty', table)}*{this_row('Unit power max', table)}"),
                   "Asset class": asset_class(line.category), "Price source": line.price_source,
                   "As of": _date(line.as_of) or line.as_of, "Flags": "; ".join((flags or {}).get(line.sku, ())),
                   "Vendor": line.vendor, "Catalog id": line.catalog_id, "Source": line.source}
         fmts = {"Qty": COUNT if line.unit == "each" else "#,##0.0", "Unit price": _money(line.unit_price_usd),
                 "Extended price": _money(line.price_usd), "Unit power": WATT if line.unit_power_w < 1e4 else WATT0,
-                "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
+                "Extended power": WATT if line.power_w < 1e6 else WATT0,
+                "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
+                "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
             put_cell(ws, n, c, values[name], fmts.get(name))
             ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
@@ -276,7 +308,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
             ws.cell(n, col("Flags")).font = WARN
     total = top + len(lines) + 1
     put_cell(ws, total, col("Part number"), "Total")
-    for name, fmt in (("Extended price", USD0), ("Extended power", WATT)):
+    for name, fmt in (("Extended price", USD0), ("Extended power", WATT), ("Extended power max", WATT)):
         put_cell(ws, total, col(name), fx(f"SUBTOTAL(109,{ref(name, table)})"), fmt)
         ws.cell(total, col(name)).font = Font(bold=True)
     _table(ws, table, top, total, len(BOM_COLS),
@@ -297,7 +329,7 @@ def _bom_validation(ws: Worksheet, first: int, last: int) -> None:
     for dv in (amounts, classes):
         dv.showErrorMessage = True
         ws.add_data_validation(dv)
-    for name in ("Qty", "Unit price", "Unit power"):
+    for name in ("Qty", "Unit price", "Unit power", "Unit power max"):
         amounts.add(f"{_letter(col(name))}{first}:{_letter(col(name))}{last}")
     classes.add(f"{_letter(col('Asset class'))}{first}:{_letter(col('Asset class'))}{last}")
 
@@ -516,14 +548,17 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("network_power_kw", "  of it network",
      f'(SUM({ref("Extended power")})' + "".join(f'-SUMIFS({ref("Extended power")},{ref("Category")},"{c}")'
                                                 for c in NOT_NETWORK) + ")/1000", KW),
-    ("facility_power_kw", "Facility power (IT x PUE)", "it_power_kw*in_pue", KW),
+    ("facility_power_kw", "Facility power, typical (IT x PUE): the energy cost's basis", "it_power_kw*in_pue", KW),
+    ("it_power_max_kw", "IT power at maximum (facility sizing)", f"SUM({ref('Extended power max')})/1000", KW),
+    ("facility_power_max_kw", "Facility power at maximum (IT max x PUE): power and cooling capacity",
+     "it_power_max_kw*in_pue", KW),
     ("energy_per_year_usd", "Energy per year", "facility_power_kw*in_hours*in_electricity", USD0),
     ("support_per_year_usd", "Support per year (per asset class)",
      "capex_gpu_usd*in_support_gpu+capex_network_usd*in_support_network+capex_facility_usd*in_support_facility",
      USD0),
     ("dark_fibre_per_year_usd", "Dark fibre per year", "m_dark_fibre_km*in_dark_fibre", USD0),
     ("space_per_year_usd", "Space per year (colocation per kW-month, or per rack)",
-     'IF(in_space_basis="kW",it_power_kw*in_colocation*12,m_racks*in_space)', USD0),
+     'IF(in_space_basis="kW",it_power_max_kw*in_colocation*12,m_racks*in_space)', USD0),
     ("opex_per_year_usd", "Opex per year",
      "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd", USD0),
     ("depreciation_per_year_usd", "Depreciation per year (straight line, per class life)",
@@ -671,8 +706,11 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Sites", c.site_count), ("Priced on", r.priced_on)]
     if r.checks is not None:
         facts.append(("Design rules (Checks sheet)", r.checks.summary()))
-    totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0), ("IT power", "it_power_kw", KW),
-              ("Facility power", "facility_power_kw", KW), ("Opex per year", "opex_per_year_usd", USD0),
+    totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0),
+              ("IT power (typical)", "it_power_kw", KW),
+              ("Facility power (typical: energy)", "facility_power_kw", KW),
+              ("Facility power at maximum (sizing)", "facility_power_max_kw", KW),
+              ("Opex per year", "opex_per_year_usd", USD0),
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
               ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
