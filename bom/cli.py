@@ -30,11 +30,11 @@ def friendly(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from bom.errors import BomError
+        from bom.errors import BomError, redact
         from bom.outputs.writers.common import terminal_text
 
-        def say(text: str) -> None:   # one paragraph, and no escape sequence from the input
-            typer.echo("error: " + terminal_text(" ".join(text.split())), err=True)
+        def say(text: str) -> None:   # one paragraph, no escape sequence from the input, no secret
+            typer.echo("error: " + terminal_text(redact(" ".join(text.split()))), err=True)
 
         try:
             return fn(*args, **kwargs)
@@ -52,8 +52,9 @@ def friendly(fn: F) -> F:
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):
                 raise
-            typer.echo(f"internal error (a bug in clusterbom, please report it with the input): "
-                       f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.", err=True)
+            typer.echo(terminal_text(redact(f"internal error (a bug in clusterbom, please report it with the input): "
+                                            f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.")),
+                       err=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]

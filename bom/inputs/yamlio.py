@@ -36,8 +36,9 @@ MAX_DIGITS = 30
 _TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")}
 
 
-def read_input(path: Path, what: str = "file") -> str:
-    """The text of the regular file at ``path``; ``what`` ("scenario", "price file") names it in errors."""
+def read_input(path: Path, what: str = "file", limit: int = MAX_BYTES) -> str:
+    """The text of the regular file at ``path``; ``what`` ("scenario", "price file") names it in errors;
+    ``limit``: its largest size in bytes."""
     where = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
@@ -50,10 +51,10 @@ def read_input(path: Path, what: str = "file") -> str:
         if not stat.S_ISREG(info.st_mode):
             raise BomError(f"the {what} is not a regular file (a folder, pipe or device)", where=where,
                            hint=f"Give the path of a {what} saved on disk.")
-        if info.st_size > MAX_BYTES:
-            raise BomError(f"the {what} is {info.st_size:,} bytes; the limit is {MAX_BYTES:,}", where=where)
+        if info.st_size > limit:
+            raise BomError(f"the {what} is {info.st_size:,} bytes; the limit is {limit:,}", where=where)
         chunks, size = [], 0
-        while size <= MAX_BYTES:
+        while size <= limit:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 break
@@ -63,8 +64,8 @@ def read_input(path: Path, what: str = "file") -> str:
         raise BomError(f"cannot read the {what}: {exc.strerror}", where=where) from None
     finally:
         os.close(fd)
-    if size > MAX_BYTES:
-        raise BomError(f"the {what} is larger than the limit of {MAX_BYTES:,} bytes", where=where)
+    if size > limit:
+        raise BomError(f"the {what} is larger than the limit of {limit:,} bytes", where=where)
     return decode(b"".join(chunks), where, what)
 
 
