@@ -169,6 +169,7 @@ class GuardedSession:
         self.expect: str | None = None
         self.path = ""
         self.sleep = time.sleep
+        self.last: Any = None   # the last answer (a body pynetbox cannot read as JSON is told from it)
 
     # pynetbox calls get/post/patch/put/delete and reads .headers
     def __getattr__(self, name: str) -> Any:
@@ -227,6 +228,7 @@ class GuardedSession:
                                 "the token is not sent on a redirect.")
         if method == "GET" and resp.ok:
             self._pagination(u, resp)
+        self.last = resp
         return resp
 
     def _retry_after(self, resp: Any, attempt: int) -> float:
@@ -263,13 +265,16 @@ class GuardedSession:
             body = resp.json()
         except ValueError:
             return   # pynetbox says it is not JSON
-        if not isinstance(body, dict) or "results" not in body or not body.get("next"):
+        if not isinstance(body, dict) or "results" not in body:
             return
-        nxt, results = body["next"], body.get("results")
-        if not isinstance(nxt, str) or not isinstance(results, list):
-            raise BomError(f"NetBox's answer to GET {u.path} is not a page of a list (next is "
+        nxt, results = body.get("next"), body["results"]
+        if not isinstance(nxt, (str, type(None))) or not isinstance(results, list) or not all(
+                isinstance(r, dict) for r in results):
+            raise BomError(f"NetBox's answer to GET {u.path} is not a page of a list of objects (next is "
                            f"{type(nxt).__name__}, results {type(results).__name__})", key="netbox",
                            hint="Is --url a supported NetBox release, not a proxy or another service?")
+        if not nxt:
+            return
         self.check(nxt)
         self.objects += len(results)
         loop = None
@@ -323,7 +328,7 @@ def connect(url: str, token: str, timeout: float | None = None, say: Callable[[s
     nb.http_session = session
     session.probe = True
     try:
-        with answers("the status probe (/api/status/)"):
+        with answers("the status probe (/api/status/)", session):
             status = nb.status()
     finally:
         session.probe = False
@@ -336,9 +341,16 @@ def connect(url: str, token: str, timeout: float | None = None, say: Callable[[s
     return nb
 
 
-def request_error(exc: Exception, what: str) -> BomError:
+def request_error(exc: Exception, what: str, session: Any = None) -> BomError:
     """A pynetbox or requests error during a push or a read, as one message (exit 2)."""
-    req = getattr(exc, "req", None)
+    req = getattr(exc, "req", None)   # a Response is false when its status is an error: test for None
+    if req is None:
+        req = getattr(exc, "response", None)
+    if req is None and isinstance(exc, ValueError):   # requests' JSON decoding: not NetBox's JSON
+        last = getattr(session, "last", None)
+        return BomError(f"NetBox's answer to {what} is not JSON" + (f" ({describe(last)})" if last is not None
+                                                                   else ""), key="netbox",
+                        hint="Is --url the NetBox address (not a proxy, a login page or another service)?")
     if req is not None:
         code = req.status_code
         if code in (401, 403):
@@ -358,7 +370,7 @@ def request_error(exc: Exception, what: str) -> BomError:
 
 
 @contextlib.contextmanager
-def answers(what: str) -> Iterator[None]:
+def answers(what: str, session: Any = None) -> Iterator[None]:
     """NetBox's answers to ``what`` as they come: an error, a body that is not JSON, or an object without
     the fields the plan reads, each as one message (exit 2) saying what NetBox sent."""
     import pynetbox
@@ -371,7 +383,7 @@ def answers(what: str) -> Iterator[None]:
     except BomError:
         raise
     except errors as exc:
-        raise request_error(exc, what) from None
+        raise request_error(exc, what, session) from None
     except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
         raise BomError(f"NetBox's answer to {what} lacks a field the plan reads, or holds one of another type "
                        f"({type(exc).__name__}: {' '.join(redact(str(exc)).split())[:QUOTE]})", key="netbox",

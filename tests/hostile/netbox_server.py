@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,7 @@ class Call:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    at: float = field(default_factory=time.monotonic)
 
 
 #: A hook sees each call first: it returns None (answer as NetBox would) or (status, headers, body).
@@ -169,7 +171,7 @@ def serve(fake: FakeNetBox) -> tuple[ThreadingHTTPServer, str]:
             except (BrokenPipeError, ConnectionResetError):
                 pass   # the client gave up (a timeout test)
 
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _do
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _do   # noqa: N815 - http.server's names
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
