@@ -463,10 +463,18 @@ def init(
     if str(file) == "-":
         typer.echo(text, nl=False)
         return
-    if file.exists() and not force:
+    if os.path.islink(file):   # never written through: a link may lead out of the folder
+        raise BomError("the file is a symbolic link; bom init writes a new file, not through a link.", where=str(file),
+                       hint="Give the path of a new file, or remove the link.")
+    if os.path.lexists(file) and not force:
         raise BomError("the file exists already.", where=str(file),
                        hint="Give another FILE, or --force to replace it.")
-    file.write_text(text, encoding="utf-8")
+    if os.path.lexists(file) and not file.is_file():
+        raise BomError("the path is a folder or a special file, not a scenario file.", where=str(file),
+                       hint="Give the path of a file.")
+    from bom.outputs.publish import replace_file
+
+    replace_file(file, text.encode("utf-8"))
     typer.echo(f"Wrote {file}. Build it with: bom build {file}")
 
 
