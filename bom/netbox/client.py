@@ -46,6 +46,8 @@ MAX_PAGES = 20_000
 MAX_OBJECTS = 5_000_000
 #: Seconds a request may take before a progress line says that the CLI waits, and between lines.
 PROGRESS_S = 5.0
+#: The largest answer read (a page of 1,000 interfaces is about 2 MB).
+MAX_BODY = 64 * 1024 * 1024
 #: Characters of a NetBox answer quoted in a message.
 QUOTE = 200
 
@@ -201,7 +203,8 @@ class GuardedSession:
         for attempt in range(1, TRIES + 1):
             try:
                 with self._progress(where):
-                    resp = self.session.request(method, url, **kw)
+                    resp = self.session.request(method, url, stream=True, **kw)
+                    self._body(resp, where, read)
             except requests.exceptions.Timeout as exc:
                 slow = "connect" if isinstance(exc, requests.exceptions.ConnectTimeout) else "answer"
                 raise BomError(f"NetBox at {shown(urlunsplit(self.base))} did not {slow} within "
@@ -230,6 +233,32 @@ class GuardedSession:
             self._pagination(u, resp)
         self.last = resp
         return resp
+
+    def _body(self, resp: Any, where: str, seconds: float) -> None:
+        """Read the answer's body in chunks: at most MAX_BODY bytes, and all of it within the read
+        timeout (a server that sends a byte every few seconds never trips a per-read timeout)."""
+        import requests
+        import urllib3
+
+        chunks, size, deadline = [], 0, time.monotonic() + seconds
+        try:
+            # read1: what has arrived (iter_content would wait for a whole chunk, the deadline unchecked)
+            while chunk := resp.raw.read1(1 << 16, decode_content=True):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise BomError(f"NetBox's answer to {where} is larger than {MAX_BODY:,} bytes", key="netbox",
+                                   hint="Is --url the NetBox address (not a proxy or another service)?")
+                if time.monotonic() > deadline:
+                    raise BomError(f"NetBox's answer to {where} did not arrive whole within {seconds:g} s",
+                                   key="--url", hint="Check that NetBox is not overloaded; --timeout S waits longer.")
+        except urllib3.exceptions.ReadTimeoutError:   # raw reads raise urllib3's errors: as requests would
+            raise requests.exceptions.ReadTimeout() from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise requests.exceptions.ConnectionError(str(exc)) from None
+        finally:
+            resp.close()
+        resp._content = b"".join(chunks)   # what resp.content and resp.json() read from now on
 
     def _retry_after(self, resp: Any, attempt: int) -> float:
         text = resp.headers.get("Retry-After", "").strip()

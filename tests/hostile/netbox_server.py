@@ -39,6 +39,14 @@ class Call:
     at: float = field(default_factory=time.monotonic)
 
 
+@dataclass
+class Drip:
+    """A body sent a byte at a time, ``every`` seconds apart (each read is quick, the whole is not)."""
+
+    data: bytes
+    every: float
+
+
 #: A hook sees each call first: it returns None (answer as NetBox would) or (status, headers, body).
 Hook = Callable[[Call, "FakeNetBox"], "tuple[int, dict[str, str], bytes | str] | None"]
 
@@ -159,7 +167,8 @@ def serve(fake: FakeNetBox) -> tuple[ThreadingHTTPServer, str]:
             call = Call(self.command, u.path, parse_qs(u.query), dict(self.headers.items()), body)
             fake.calls.append(call)
             status, headers, data = fake.answer(call)
-            data = data.encode() if isinstance(data, str) else data
+            drip = data if isinstance(data, Drip) else None
+            data = drip.data if drip else data.encode() if isinstance(data, str) else data
             try:
                 self.send_response(status)
                 headers = {"Content-Type": "application/json", **headers}
@@ -167,7 +176,12 @@ def serve(fake: FakeNetBox) -> tuple[ThreadingHTTPServer, str]:
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if drip is None:
+                    self.wfile.write(data)
+                for i in range(len(data) if drip else 0):
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(drip.every)
             except (BrokenPipeError, ConnectionResetError):
                 pass   # the client gave up (a timeout test)
 

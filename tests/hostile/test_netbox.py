@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from bom.cli import app
 from bom.netbox import client
 from tests.hostile.conftest import leftovers
-from tests.hostile.netbox_server import Call, FakeNetBox, serve
+from tests.hostile.netbox_server import Call, Drip, FakeNetBox, serve
 
 TOKEN = "nbt_Kq7Zr2Lx9Pw4.Hs8Vd3Nf6Tj1Mb5Cy0Ra"
 SECRETS = (TOKEN, "Kq7Zr2Lx9Pw4", "Hs8Vd3Nf6Tj1Mb5Cy0Ra")
@@ -210,6 +210,33 @@ def test_a_slow_status_probe_times_out_in_seconds(netbox, scenario, tmp_path):
     refused(r, "did not answer within 1 s", "--timeout", folder=tmp_path)
     assert r.seconds < 2.8
     assert client.Timeouts.of(None).probe <= 10 < client.Timeouts.of(None).read
+
+
+def test_a_body_that_drips_or_never_ends_is_cut_off(netbox, scenario, tmp_path, monkeypatch):
+    """A byte every 0.3 s never trips a per-read timeout: the whole answer has the read timeout."""
+    def drip(call, fake):
+        if call.path == "/api/status/":
+            return 200, {}, Drip(b'{"netbox-version": "4.7.3"}' + b" " * 100, 0.3)
+        return None
+
+    r = push(netbox(drip), scenario, "--timeout", "1")
+    refused(r, "did not arrive whole within 1 s", folder=tmp_path)
+    assert r.seconds < 8   # 1 s of waiting, on a loaded machine (it was 10 minutes a request)
+
+    def stall(call, fake):   # the headers, then nothing
+        return (200, {}, Drip(b"{}" * 10, 5)) if call.path == "/api/status/" else None
+
+    r = push(netbox(stall), scenario, "--timeout", "1")
+    refused(r, "did not answer within 1 s", folder=tmp_path)
+    assert r.seconds < 8   # 1 s of waiting, on a loaded machine (it was 10 minutes a request)
+    monkeypatch.setattr(client, "MAX_BODY", 10_000)
+
+    def huge(call, fake):
+        if lists(call):
+            return 200, {}, json.dumps({"count": 0, "next": None, "results": [], "pad": "x" * 20_000})
+        return None
+
+    refused(push(netbox(huge), scenario), "larger than 10,000 bytes", folder=tmp_path)
 
 
 def test_a_slow_read_says_it_is_waiting(netbox, scenario, tmp_path, monkeypatch):
