@@ -163,7 +163,10 @@ class GuardedSession:
         self.timeouts = timeouts
         self.say = say
         self.session = requests.Session()
-        self.session.trust_env = False   # no .netrc password and no proxy from the environment gets the token
+        # No .netrc: its password would replace the token's header. The environment's proxy for --url
+        # (HTTPS_PROXY, NO_PROXY) still applies, as the user set it.
+        self.session.trust_env = False
+        self.session.proxies = requests.utils.get_environ_proxies(url)
         self.probe = False
         self.pages = 0
         self.objects = 0
