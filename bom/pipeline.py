@@ -105,8 +105,13 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
     """Size (when the scenario gives a workload) and build the model of the whole cluster."""
+    from bom.costing.tco import inputs
     from bom.topology.build import build_model
 
+    try:
+        inputs(scenario.tco)   # its money figures within the cap once converted, before any work
+    except BomError as exc:
+        raise locate(exc, src) from None
     sizing = None
     if scenario.workload is not None:
         if scenario.platform is None:

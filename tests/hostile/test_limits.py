@@ -25,6 +25,20 @@ def test_prices_past_the_limit_after_conversion(tmp_path, rate, price, words):
     assert not out.exists() and not leftovers(tmp_path)
 
 
+@pytest.mark.parametrize("tco, key", [
+    ('{electricity: "1e40 USD/kWh"}', "tco.electricity"),
+    ('{electricity: "2e15 USD/MWh"}', "tco.electricity"),     # under 1e12 as written, 2e12 USD/kWh converted
+    ('{colocation: "1e20 USD/kW/month"}', "tco.colocation"),
+    ('{install_link: "1e13 USD"}', "tco.install_link"),
+])
+def test_money_in_the_tco_block_within_the_cap_once_converted(tmp_path, tco, key):
+    scenario = write(tmp_path, "s.yaml", SMALL + f"tco: {tco}\n")
+    out = tmp_path / "out"
+    r = run("build", str(scenario), "-o", str(out), "-q")
+    check(r, where=f"{scenario}:4", key=key)
+    assert "past 1e+12 USD" in r.stderr and not out.exists()
+
+
 def test_grouped_thousands_still_read(tmp_path):
     from bom.catalog.prices import _amount
 
