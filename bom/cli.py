@@ -30,11 +30,11 @@ def friendly(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from bom.errors import BomError
+        from bom.errors import BomError, redact
         from bom.outputs.writers.common import terminal_text
 
-        def say(text: str) -> None:   # one paragraph, and no escape sequence from the input
-            typer.echo("error: " + terminal_text(" ".join(text.split())), err=True)
+        def say(text: str) -> None:   # one paragraph, no escape sequence from the input, no secret
+            typer.echo("error: " + terminal_text(redact(" ".join(text.split()))), err=True)
 
         try:
             return fn(*args, **kwargs)
@@ -52,8 +52,9 @@ def friendly(fn: F) -> F:
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):
                 raise
-            typer.echo(f"internal error (a bug in clusterbom, please report it with the input): "
-                       f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.", err=True)
+            typer.echo(terminal_text(redact(f"internal error (a bug in clusterbom, please report it with the input): "
+                                            f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.")),
+                       err=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -462,10 +463,18 @@ def init(
     if str(file) == "-":
         typer.echo(text, nl=False)
         return
-    if file.exists() and not force:
+    if os.path.islink(file):   # never written through: a link may lead out of the folder
+        raise BomError("the file is a symbolic link; bom init writes a new file, not through a link.", where=str(file),
+                       hint="Give the path of a new file, or remove the link.")
+    if os.path.lexists(file) and not force:
         raise BomError("the file exists already.", where=str(file),
                        hint="Give another FILE, or --force to replace it.")
-    file.write_text(text, encoding="utf-8")
+    if os.path.lexists(file) and not file.is_file():
+        raise BomError("the path is a folder or a special file, not a scenario file.", where=str(file),
+                       hint="Give the path of a file.")
+    from bom.outputs.publish import replace_file
+
+    replace_file(file, text.encode("utf-8"))
     typer.echo(f"Wrote {file}. Build it with: bom build {file}")
 
 

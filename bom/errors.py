@@ -24,7 +24,32 @@ class BomError(Exception):
     def __str__(self) -> str:
         head = ": ".join(p for p in (self.where, self.key) if p)
         text = _sentence(f"{head}: {self.message}" if head else self.message)
-        return _sentence(f"{text} {self.hint}") if self.hint else text
+        return redact(_sentence(f"{text} {self.hint}") if self.hint else text)
+
+
+#: Secrets of this run (the NetBox token, a password in --url): never printed, logged or written.
+_SECRETS: set[str] = set()
+#: What stands in for a secret.
+REDACTED = "***"
+
+
+def secret(text: str) -> None:
+    """Remember ``text`` as a secret: :func:`redact` removes it (and its URL-encoded form) from now on."""
+    from urllib.parse import quote, unquote
+
+    for form in (text, quote(text, safe=""), unquote(text)):
+        if len(form) >= 4:   # a shorter "secret" would blank out ordinary words
+            _SECRETS.add(form)
+
+
+def redact(text: str) -> str:
+    """``text`` without any secret of this run (longest first, so a part never leaves the rest)."""
+    if not _SECRETS:
+        return text
+    for s in sorted(_SECRETS, key=len, reverse=True):
+        if s in text:
+            text = text.replace(s, REDACTED)
+    return text
 
 
 def _sentence(text: str) -> str:

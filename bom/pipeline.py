@@ -77,6 +77,12 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
                             "deadline: \"60 d\"}.")
     pid = platform_id or scenario.platform
     acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
+    dtype = scenario.workload.dtype
+    if pid and dtype in ("fp8", "fp4") and dtype not in acc.flops and ov.flops_per_gpu is None:
+        # the weights are sized at the dtype's bytes, so a GPU without the format would hold them as bf16
+        raise BomError(f"platform {pid} has no dense {dtype} figure ({catalog.platform(pid).gpu} does not run "
+                       f"{dtype}), so a job in {dtype} cannot be sized on it", where=src.where(("workload", "dtype")),
+                       key="workload.dtype", hint="Use bf16 (or a format the GPU runs), or another platform.")
     from bom.costing.tco import inputs
 
     try:
@@ -99,8 +105,13 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
     """Size (when the scenario gives a workload) and build the model of the whole cluster."""
+    from bom.costing.tco import inputs
     from bom.topology.build import build_model
 
+    try:
+        inputs(scenario.tco)   # its money figures within the cap once converted, before any work
+    except BomError as exc:
+        raise locate(exc, src) from None
     sizing = None
     if scenario.workload is not None:
         if scenario.platform is None:

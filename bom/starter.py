@@ -56,16 +56,19 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
         text = environment(False).get_template("starter.yaml.j2").render(
             p=p, gpus=gpus or pod, pod=pod, job=job, description=description + ", from bom init",
             platforms=sorted(catalog.rows["platforms"]), fabrics=fabrics, left_out=left_out)
-        failed = _failing_fabric(text, catalog)
-        if failed is None or failed == "compute":
+        failed, why = _failing_fabric(text, catalog)
+        if failed == "compute":   # the size or the platform itself: no starter that builds
+            raise BomError(f"a starter for {description} does not build: {why.message}", key="--gpus" if gpus else
+                           "--platform", hint=why.hint or "Choose another size or platform.")
+        if failed is None:
             return "\n".join(_align(line) for line in text.splitlines()) + "\n"
         # A fabric the built-in catalog cannot build (no part for its ports) is left commented.
         left_out.append(next(f for f in fabrics if f[0] == failed))
         fabrics = [f for f in fabrics if f[0] != failed]
 
 
-def _failing_fabric(text: str, catalog: Catalog) -> str | None:
-    """The fabric whose build fails for this starter, or None when it builds."""
+def _failing_fabric(text: str, catalog: Catalog) -> tuple[str | None, Any]:
+    """The fabric whose build fails for this starter and why, or (None, None) when it builds."""
     from bom.inputs.yamlio import load_text
     from bom.pipeline import build_scenario
 
@@ -76,8 +79,8 @@ def _failing_fabric(text: str, catalog: Catalog) -> str | None:
         build_scenario(parse_scenario(src), src, catalog)
     except BomError as exc:
         key = exc.key or ""
-        return key.split(".")[1] if key.startswith("fabrics.") else "compute"
-    return None
+        return (key.split(".")[1] if key.startswith("fabrics.") else "compute"), exc
+    return None, None
 
 
 #: Keys written as counts with a suffix ("70B"), as docs/scenarios.md shows them.

@@ -79,7 +79,9 @@ def _date(text: str, where: str, key: str) -> dt.date | None:
         raise CatalogError(f"{key} {text!r} is not a date like 2026-12-01", where=where, key=key) from None
 
 
-_AMOUNT = re.compile(r"^\s*([-+]?[0-9][0-9,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]{3})?\s*$")
+#: A number whose commas, if any, group thousands ("1,200.50"): "3,1000" is refused, not read as 31,000.
+_AMOUNT = re.compile(r"^\s*([-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*"
+                     r"([A-Za-z]{3})?\s*$")
 
 
 def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
@@ -90,8 +92,10 @@ def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
     except ValueError:
         value = float("nan")
     if value != value or value in (float("inf"), float("-inf")):
-        raise CatalogError(f"{key} {text[:60]!r} is not a number", where=where, key=key,
-                           hint="Write the price per unit as a plain number such as 1200.50.")
+        comma = "," in text and re.search(r"[0-9],[0-9]", text)
+        raise CatalogError(f"{key} {text[:60]!r} is not a number" + (
+            " (commas group thousands, as in 1,200.50; a decimal comma is not read)" if comma else ""),
+            where=where, key=key, hint="Write the price per unit as a plain number such as 1200.50.")
     if value < 0:
         raise CatalogError(f"{key} {text[:60]!r} is negative; a price is zero or more", where=where, key=key)
     if value > MAX_PRICE_USD:
@@ -171,6 +175,10 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
                                key="currency",
                                hint="Write the price in the price column and its currency in the currency column.")
         rate = _currency(code, rates, where)
+        if amount * rate > MAX_PRICE_USD:   # the limit holds after the conversion too
+            raise CatalogError(f"{key} {rec[key][:60]!r} {code} at {rate:g} USD/{code} is {amount * rate:.3g} USD, "
+                               f"past {MAX_PRICE_USD:.0e}: a typo in the price or in exchange_rates?", where=where,
+                               key=key, hint=f"Check exchange_rates.{code} in the scenario (USD per {code}).")
         source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
         if source not in SOURCES:
             raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote", where=where,

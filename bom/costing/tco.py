@@ -16,7 +16,10 @@ credited at the end of the period.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
+
+from bom.errors import BomError
 
 HOURS_PER_YEAR = 8760.0
 CLASSES = ("gpu", "network", "facility")
@@ -78,6 +81,17 @@ _UNITS = {"electricity": "USD/kWh", "dark_fibre": "USD/km/yr", "space": "USD/yr"
 _SUPPORT_ALL = "support"
 
 
+def _check_money(name: str, value: float) -> None:
+    """A money figure in USD stays within the price cap once converted (1e40 USD/kWh is a typo, not
+    a TCO of 1e46 USD)."""
+    from bom.catalog.rows import MAX_PRICE_USD
+
+    if not (math.isfinite(value) and 0 <= value <= MAX_PRICE_USD):
+        raise BomError(f"{value:.3g} {_UNITS[name]} is past {MAX_PRICE_USD:.0e} USD: a typo in the number or "
+                       "its unit?", key=f"tco.{name}", at=("tco", name),
+                       hint=f"Give {name} in {_UNITS[name]}, for example {DEFAULTS[name].value:g} {_UNITS[name]}.")
+
+
 def inputs(spec: object | None) -> dict[str, Input]:
     """The defaults, with every value the scenario's ``tco`` block sets (source: scenario)."""
     given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
@@ -92,6 +106,7 @@ def inputs(spec: object | None) -> dict[str, Input]:
             continue
         if name in _UNITS:
             value = float(value.to(_UNITS[name]).magnitude)
+            _check_money(name, value)
         elif not isinstance(value, str):
             value = float(value)
         out[name] = Input(name, default.label, value, default.unit, "scenario")

@@ -10,6 +10,7 @@ YAML is checked event by event before it is composed (size, depth) and while it 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,11 +34,16 @@ MAX_NODES = 100_000
 MAX_DEPTH = 64
 #: Digits a YAML integer may have (a 5,000-digit integer is refused, not converted).
 MAX_DIGITS = 30
+#: YAML 1.1 forms of numbers that do not read as written: a leading zero (010 is octal 8) and base 60
+#: (1:30 is 90). PyYAML follows YAML 1.1; they are refused, not read silently.
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
+_BASE_60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
 _TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")}
 
 
-def read_input(path: Path, what: str = "file") -> str:
-    """The text of the regular file at ``path``; ``what`` ("scenario", "price file") names it in errors."""
+def read_input(path: Path, what: str = "file", limit: int = MAX_BYTES) -> str:
+    """The text of the regular file at ``path``; ``what`` ("scenario", "price file") names it in errors;
+    ``limit``: its largest size in bytes."""
     where = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
@@ -50,10 +56,10 @@ def read_input(path: Path, what: str = "file") -> str:
         if not stat.S_ISREG(info.st_mode):
             raise BomError(f"the {what} is not a regular file (a folder, pipe or device)", where=where,
                            hint=f"Give the path of a {what} saved on disk.")
-        if info.st_size > MAX_BYTES:
-            raise BomError(f"the {what} is {info.st_size:,} bytes; the limit is {MAX_BYTES:,}", where=where)
+        if info.st_size > limit:
+            raise BomError(f"the {what} is {info.st_size:,} bytes; the limit is {limit:,}", where=where)
         chunks, size = [], 0
-        while size <= MAX_BYTES:
+        while size <= limit:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 break
@@ -63,8 +69,8 @@ def read_input(path: Path, what: str = "file") -> str:
         raise BomError(f"cannot read the {what}: {exc.strerror}", where=where) from None
     finally:
         os.close(fd)
-    if size > MAX_BYTES:
-        raise BomError(f"the {what} is larger than the limit of {MAX_BYTES:,} bytes", where=where)
+    if size > limit:
+        raise BomError(f"the {what} is larger than the limit of {limit:,} bytes", where=where)
     return decode(b"".join(chunks), where, what)
 
 
@@ -138,6 +144,16 @@ class _Builder:
             self.active.discard(id(node))
 
     def scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
+        plain = not node.style   # None from PyYAML, "" from libyaml
+        if plain and _LEADING_ZERO.fullmatch(node.value):
+            digits = node.value.replace("_", "")
+            read = f"octal {int(digits, 8)}" if set(digits.lstrip("+-")) <= set("01234567") else "a text"
+            raise BomError(f"the number {node.value} starts with 0: YAML 1.1 reads it as {read}, not "
+                           f"{int(digits)}", where=self.at(node), key=self.key(path),
+                           hint="Write it without the leading zero, or quote it if it is a name.")
+        if plain and _BASE_60.fullmatch(node.value):
+            raise BomError(f"{node.value} is a base-60 number in YAML 1.1 (1:30 reads as 90)", where=self.at(node),
+                           key=self.key(path), hint="Write the number itself, or quote it if it is a text.")
         if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
             raise BomError(f"an integer of {sum(c.isdigit() for c in node.value):,} digits is out of range",
                            where=self.at(node), key=self.key(path))

@@ -29,13 +29,31 @@ def register(parent: typer.Typer, wrap: Callable[[Callable[..., Any]], Callable[
 
 
 def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    from bom.errors import redact
+
+    # ASCII escapes: a name from NetBox with an escape sequence reaches the terminal as \u001b
+    typer.echo(redact(json.dumps(data, indent=2, ensure_ascii=True)))
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help="Scenario YAML; none = the built-in default.")]
 UrlOpt = Annotated[str, typer.Option("--url", metavar="URL", help="NetBox address, http(s)://host[:port].")]
 TokenFileOpt = Annotated[Optional[Path], typer.Option(
     "--token-file", metavar="FILE", help="File whose first line is the API token (else $NETBOX_TOKEN).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", hidden=True)]
+TimeoutOpt = Annotated[Optional[float], typer.Option(
+    "--timeout", metavar="S", help="Seconds to wait for NetBox's answer to a read or a write (default 120 and 300; "
+    "the status probe waits 10 at most).")]
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr: nothing from NetBox reaches the terminal as an escape or a secret."""
+    _echo(line, err=True)
+
+
+def _echo(text: str, err: bool = False) -> None:
+    from bom.errors import redact
+    from bom.outputs.writers.common import terminal_text
+
+    typer.echo("\n".join(terminal_text(redact(line)) for line in text.split("\n")), err=err)
 
 
 def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None) -> tuple[Any, Any]:
@@ -47,7 +65,8 @@ def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[P
     return pipeline.build_scenario(sc, src, catalog), catalog
 
 
-def _connect(url: str, token: str | None, token_file: Path | None) -> Any:
+def _connect(url: str, token: str | None, token_file: Path | None, timeout: float | None,
+             say: Callable[[str], None] | None) -> Any:
     from bom.errors import BomError
     from bom.netbox import client
 
@@ -55,7 +74,8 @@ def _connect(url: str, token: str | None, token_file: Path | None) -> Any:
         raise BomError("the token is not taken from the command line (other users can read it in the process list)",
                        key="--token", hint=f"Set ${client.TOKEN_ENV} or give --token-file FILE.")
     client.check_url(url)
-    return client.connect(url, client.read_token(token_file))
+    client.Timeouts.of(timeout)
+    return client.connect(url, client.read_token(token_file), timeout, say)
 
 
 def export(
@@ -92,20 +112,23 @@ def push(
     batch: Annotated[int, typer.Option(min=1, metavar="N", help="Objects per list POST (1 = one at a time).")] = 250,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    timeout: TimeoutOpt = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
     """Push the plan into NetBox: create what is missing in batches, match what is there, report what differs."""
+    from bom.netbox import client
     from bom.netbox import push as pu
 
-    nb = _connect(url, token, token_file)
+    say = None if quiet else _say
+    nb = _connect(url, token, token_file, timeout, say)
     model, catalog = _model(scenario, catalog_dir, prices)
-    say = None if quiet or as_json else (lambda m: typer.echo(m, err=True))
-    result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=say)
+    with client.answers("the push"):
+        result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=None if as_json else say)
     if as_json:
         _print_json({"name": model.scenario.name, **result.to_json()})
         return
-    typer.echo(result.summary())
+    _echo(result.summary())
 
 
 def diff(
@@ -114,18 +137,22 @@ def diff(
     token_file: TokenFileOpt = None,
     token: TokenOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    timeout: TimeoutOpt = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
     """Devices, rack positions and cables missing, extra or different in NetBox; exit 0 when all match."""
+    from bom.netbox import client
     from bom.netbox import diff as df
 
-    nb = _connect(url, token, token_file)
+    nb = _connect(url, token, token_file, timeout, None if quiet else _say)
     model, catalog = _model(scenario, catalog_dir, prices)
-    result = df.diff(nb, model, catalog)
+    with client.answers("the diff's reads"):
+        result = df.diff(nb, model, catalog)
     if as_json:
         _print_json({"name": model.scenario.name, **result.to_json()})
     else:
-        typer.echo("\n".join(result.lines()))
+        _echo("\n".join(result.lines()))
     if not result.match:
         raise typer.Exit(1)

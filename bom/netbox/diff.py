@@ -90,7 +90,7 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
         ids = list(sites.values())
         have_dev = list(nb.dcim.devices.filter(site_id=ids)) if ids else []
         have_cab = list(nb.dcim.cables.filter(site_id=ids)) if ids else []
-    except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+    except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
         raise request_error(exc, "a read") from None
     by_name = {(id_of(o.site), o.name): o for o in have_dev}
     plan_names = set()

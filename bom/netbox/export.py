@@ -11,7 +11,6 @@ the set is published as one unit by :mod:`bom.outputs.publish`, as every other o
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import IO, TYPE_CHECKING
 from bom.netbox import choices
 from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
 from bom.outputs.publish import Output, write_all
+from bom.outputs.writers.common import csv_text, csv_writer
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -50,11 +50,8 @@ class Export:
 
 
 def _csv(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
-    return buf.getvalue()
+    # names come from scenarios and catalog overlays, and people open these files in a spreadsheet
+    return csv_text(header, rows)
 
 
 def cable_row(c: Cable, tag: str) -> tuple[object, ...]:
@@ -111,7 +108,7 @@ def export_output(model: Model, catalog: Catalog | None) -> tuple[Output, list[I
 
     def write(open_: Callable[[str], IO[bytes]]) -> None:
         cables = io.TextIOWrapper(open_("08-cables.csv"), encoding="utf-8", newline="")
-        w = csv.writer(cables, lineterminator="\n")
+        w = csv_writer(cables)
         w.writerow(CABLE_HEADER)
         tag = slug(model.scenario.name)
 

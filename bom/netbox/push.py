@@ -107,7 +107,7 @@ class Pusher:
             chunk = payloads[i:i + self.batch]
             try:
                 made = endpoint.create(chunk if self.batch > 1 else chunk[0])
-            except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+            except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
                 self.r.created[kind] -= len(payloads) - len(ids)
                 raise request_error(exc, f"creating {kind}") from None
             ids += [m.id for m in (made if isinstance(made, list) else [made])]
@@ -123,7 +123,7 @@ class Pusher:
             return []
         try:
             return list(endpoint.filter(**filters))
-        except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+        except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
             raise request_error(exc, "a read") from None
 
     # -- the push -------------------------------------------------------------------------------------
@@ -369,7 +369,7 @@ class Pusher:
             empty = "a_terminations" if not sides[0] else "b_terminations"
             try:
                 o.update({empty: [{"object_type": "dcim.interface", "object_id": free[0]}]})
-            except (pynetbox.RequestError, requests.exceptions.RequestException) as exc:
+            except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
                 raise request_error(exc, "completing a cable") from None
 
 

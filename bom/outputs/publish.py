@@ -101,7 +101,7 @@ def write_all(output: Output | Mapping[str, bytes], out: Path, retire: tuple[str
         with _locked(target.parent), _signals_raise():
             clean_stale(target)
             _check_targets(target, names, output.what)
-            stage = _stage_dir(target) / f".{target.name}{TAG}{os.getpid()}-{secrets.token_hex(4)}"
+            stage = _stage_dir(target) / f"{_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}"
             written: list[str] = []
             try:
                 written = _stage(stage, output)
@@ -114,6 +114,19 @@ def write_all(output: Output | Mapping[str, bytes], out: Path, retire: tuple[str
         raise BomError(f"cannot write {output.what} in {out}: {exc.strerror or exc}", key="--output",
                        hint="Free some space or choose another folder with -o DIR; nothing was written.") from None
     return [out / name for name in written]
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write one file whole (a temporary beside it, renamed over it): never half-written, never through a
+    link (the rename replaces a link itself)."""
+    tmp = path.with_name(f".{path.name[:NAME_KEEP]}{TAG}{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        _write_file(tmp, data)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 def _stage_dir(target: Path) -> Path:
@@ -267,9 +280,31 @@ def _same(a: Path, b: Path) -> bool:
     return (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino)
 
 
+#: Bytes of the folder's name a stage's name keeps: with the tag, the pid, the token and ".json" it stays
+#: within the 255 bytes a file name may have.
+NAME_KEEP = 200
+
+
+def _prefix(target: Path) -> str:
+    """The start of the names of ``target``'s stages: ``.<folder>.clusterbom-``, the folder's name cut
+    (and told apart by a digest of the whole) when a longer one would pass 255 bytes.
+
+    >>> _prefix(Path("/x/out")), len(_prefix(Path("/x/" + "a" * 254)).encode()) < 230
+    ('.out.clusterbom-', True)
+    """
+    name = target.name
+    raw = os.fsencode(name)
+    if len(raw) > NAME_KEEP:
+        import hashlib
+
+        cut = raw[:NAME_KEEP - 9].decode("utf-8", "ignore")   # whole characters only
+        name = f"{cut}~{hashlib.sha256(raw).hexdigest()[:8]}"
+    return f".{name}{TAG}"
+
+
 def clean_stale(target: Path) -> None:
     """Remove what an interrupted build into ``target`` left beside it (the caller holds the lock)."""
-    prefix = f".{target.name}{TAG}"
+    prefix = _prefix(target)
     for where in dict.fromkeys((target.parent, _stage_dir(target))):
         try:
             entries = [e for e in os.listdir(where) if e.startswith(prefix)]

@@ -52,6 +52,15 @@ HARNESS = textwrap.dedent("""\
                 time.sleep(600)   # held here until the test's signal arrives
             write(path, data)
         o._write_file = slow
+    held = os.environ.get("PAUSE_IN_STREAM")
+    if held:   # a streamed file (bom cables): held open once the first streamed file is written
+        open_new = o._open_new
+        def slow_open(path):
+            if path.name.endswith("-racks.csv"):
+                open(held, "w").close()
+                time.sleep(600)
+            return open_new(path)
+        o._open_new = slow_open
     if os.environ.get("WRITE_FROM"):   # the writer alone, on a rendered set (no build: quicker)
         from pathlib import Path
         src = Path(os.environ["WRITE_FROM"])
@@ -165,6 +174,34 @@ def test_interrupt_while_writing_removes_the_stage(tmp_path, sets, sig):
     assert p.returncode != 0
     assert _snapshot(out) == {**sets["old"][1], "notes.txt": b"the user's own file"}
     assert not leftovers(tmp_path)
+
+
+def test_sigterm_while_bom_cables_streams_leaves_nothing(tmp_path, sets):
+    """Issue 24: `bom cables` stopped by SIGTERM while it streams the plan removes its stage (and a
+    stage a SIGKILL leaves is removed by the next run)."""
+    out = tmp_path / "work" / "plan"
+    flag = tmp_path / "streaming"
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        flag.unlink(missing_ok=True)
+        p = _spawn(["cables", str(sets["new"][0]), "-q", "-o", str(out)], PAUSE_IN_STREAM=str(flag))
+        try:
+            deadline = time.monotonic() + 300
+            while not flag.exists():
+                assert time.monotonic() < deadline and p.poll() is None, p.stderr.read() if p.stderr else ""
+                time.sleep(0.02)
+            assert leftovers(tmp_path), "the stage exists while streaming"
+            p.send_signal(sig)
+            p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode != 0
+        if sig == signal.SIGTERM:
+            assert not leftovers(tmp_path) and not out.exists()
+    assert leftovers(tmp_path), "a SIGKILL leaves its stage"
+    r = CliRunner().invoke(app, ["cables", str(sets["new"][0]), "-q", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert not leftovers(tmp_path) and (out / "small-cables.csv").is_file()
 
 
 def _tmpfs(mount: Path, size: str) -> bool:

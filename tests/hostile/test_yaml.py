@@ -30,6 +30,11 @@ SCENARIOS = [
     ("not a mapping", "- a\n- b\n", 1, "a scenario is a YAML mapping"),
     ("broken YAML", "name: [unclosed\n", 2, "not valid YAML"),
     ("tab indent", "name: a\n\tplatform: x\n", 2, "not valid YAML"),
+    # YAML 1.1 numbers that do not read as written (issue 24): refused, not 8 and 90 nodes
+    ("octal", SMALL.replace("nodes: 16", "nodes: 010"), 3, "reads it as octal 8, not 10"),
+    ("leading zero", SMALL.replace("nodes: 16", "nodes: 09"), 3, "reads it as a text, not 9"),
+    ("base 60", SMALL.replace("nodes: 16", "nodes: 1:30"), 3, "base-60"),
+    ("base 60 float", SMALL + "tco: {pue: 1:20.5}\n", 4, "base-60"),
 ]
 
 
@@ -54,6 +59,14 @@ def test_files_that_are_not_utf8_text(tmp_path, case, data, line, key):
     path = write(tmp_path, "s.yaml", data)
     check(run("build", str(path), "-o", str(tmp_path / "out"), "-q"), where=f"{path}:{line}", key=key)
     assert not (tmp_path / "out").exists()
+
+
+def test_numbers_as_written_still_read(tmp_path):
+    """A quoted "010" stays text; 0, 0.5, 1_000 and 10 read as written."""
+    from bom.inputs.yamlio import load_text
+
+    data = load_text('a: 0\nb: 0.5\nc: 1_000\nd: 10\ne: "010"\nf: "1:30"\ng: -0.25\n', "x.yaml").data
+    assert data == {"a": 0, "b": 0.5, "c": 1000, "d": 10, "e": "010", "f": "1:30", "g": -0.25}
 
 
 def test_a_byte_order_mark_is_fine(tmp_path):

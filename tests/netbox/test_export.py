@@ -145,4 +145,4 @@ def test_token_file(bom, tmp_path, monkeypatch):
     assert r.exit_code == 2 and "is empty" in r.output
     r = bom("netbox", "diff", str(HERE / "pod8.yaml"), "--url", "http://127.0.0.1:9", "--token-file",
             str(tmp_path / "none"))
-    assert r.exit_code == 2 and "cannot read the token file" in r.output
+    assert r.exit_code == 2 and "no such token file" in r.output   # read as every input file (issue 24)

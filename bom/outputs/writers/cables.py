@@ -7,13 +7,12 @@ goes through :func:`~bom.outputs.writers.common.safe_text`, checked once per dis
 
 from __future__ import annotations
 
-import csv
 import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
-from bom.outputs.writers.common import safe_text
+from bom.outputs.writers.common import csv_writer, safe_text
 
 #: Rows handed to ``csv.writer.writerows`` at a time (and between two progress updates).
 CHUNK = 20_000
@@ -80,7 +79,7 @@ def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: Tex
     is told how many rows each chunk had; ``also`` gets every chunk too (the workbook writer,
     so the plan is made once for both files).
     """
-    out = csv.writer(fh, lineterminator="\n")
+    out = csv_writer(fh)
     out.writerow(header)
     fmt = ",".join(["%s"] * len(header))    # one C-level format per row (str() of each field)
     safe = _Safe(text_columns)

@@ -7,9 +7,12 @@ never by what a string starts with.
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import zipfile
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 #: Fixed timestamps make two builds of one scenario byte-identical.
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
@@ -58,6 +61,47 @@ def safe_text(value: str) -> str:
     """
     text = _XML_ILLEGAL.sub("\ufffd", value.replace("\r\n", "\n").replace("\r", "\n"))
     return "'" + text if is_formula_like(text) else text
+
+
+class SafeCsvWriter:
+    """``csv.writer`` whose every text field goes through :func:`safe_text`: the one way the tool
+    writes CSV (``tests/hostile/test_writers.py`` finds any other). Distinct texts are checked once
+    (a cable plan repeats its parts, roles and racks on every row)."""
+
+    def __init__(self, fh: TextIO) -> None:
+        self._w = csv.writer(fh, lineterminator="\n")
+        self._seen: dict[str, str] = {}
+
+    def _safe(self, value: Any) -> Any:
+        if value.__class__ is not str and not isinstance(value, str):
+            return value
+        got = self._seen.get(value)
+        if got is None:
+            got = safe_text(value)
+            if len(self._seen) < 200_000:
+                self._seen[value] = got
+        return got
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._w.writerow([self._safe(v) for v in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        safe = self._safe
+        self._w.writerows([[safe(v) for v in row] for row in rows])
+
+
+def csv_writer(fh: TextIO) -> SafeCsvWriter:
+    """A CSV writer (LF line ends) that no spreadsheet reads a formula from."""
+    return SafeCsvWriter(fh)
+
+
+def csv_text(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
+    """``header`` and ``rows`` as CSV text, every field made safe."""
+    buf = io.StringIO()
+    w = csv_writer(buf)
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def terminal_text(value: object) -> str:

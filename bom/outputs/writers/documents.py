@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import functools
 import io
 import json
@@ -11,7 +10,7 @@ from typing import Any
 
 from bom.costing.categories import CATEGORIES
 from bom.costing.report import Report
-from bom.outputs.writers.common import markdown_text, safe_text, visible_text
+from bom.outputs.writers.common import csv_writer, markdown_text, visible_text
 from bom.resources import data_dir
 
 
@@ -117,11 +116,11 @@ CSV_COLS = ["tier", "fabric", "hop", "category", "catalog_id", "sku", "descripti
 
 def write_csv(r: Report) -> bytes:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(CSV_COLS)
     for x in r.lines:
         row = [x.tier, x.fabric, x.hop, x.category, x.catalog_id, x.sku, x.description, x.vendor,
                int(x.quantity) if x.unit == "each" else x.quantity, x.unit, x.unit_price_usd,
                round(x.price_usd, 2), x.unit_power_w, round(x.power_w, 3), x.price_source, x.as_of, x.source]
-        w.writerow([safe_text(v) if isinstance(v, str) else v for v in row])
+        w.writerow(row)
     return buf.getvalue().encode()
