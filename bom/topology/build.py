@@ -76,6 +76,10 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
         raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
                          key=f"fabrics.{name}.su_nodes",
                          hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    if spec.topology == "rail-only" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
@@ -85,9 +89,9 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
               and spine.id == leaf.id else None)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
-             oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
+             oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-             native=native)
+             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio)
     return p, rate
 
 
@@ -105,6 +109,8 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
         try:
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
         except LimitError as exc:
+            if exc.key in ("rails_per_leaf", "layers", "topology"):   # a key of this fabric's spec
+                exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
             exc.at = exc.at or ("fabrics", name)
             exc.key = exc.key or f"fabrics.{name}"
             raise
