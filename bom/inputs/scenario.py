@@ -15,7 +15,6 @@ from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
 
-
 #: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
 #: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
 LEAST_RATIO = Fraction(1, 4)

@@ -119,7 +119,8 @@ def test_oversubscription_is_an_exact_ratio(written, ratio):
 
 
 @pytest.mark.parametrize("written,words", [
-    ("0.2", ["below 1:4"]), ('"1:5"', ["below 1:4"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]), ("[1, 2]", ["not a ratio"]),
+    ("0.2", ["below 1:4"]), ('"1:5"', ["below 1:4"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]),
+    ("[1, 2]", ["not a ratio"]),
     ('"inf"', ["not a ratio"]), ('"nan"', ["not a ratio"]), ('"4:3:2"', ["not a ratio"]), ("true", ["not a ratio"]),
     ("{leaf: 2, core: 3}", ["core"]), ("{spine: abc}", ["not a ratio"]),
 ])
