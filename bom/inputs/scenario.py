@@ -59,8 +59,10 @@ def _ratios(value: Any) -> Fraction | LayerRatios:
 
 
 # A plain validator: the value is one or the other, never coerced into a Fraction afterwards.
+_LAYERS_SCHEMA = {"type": "object", "additionalProperties": False,
+                  "properties": {"leaf": _RATIO_SCHEMA, "spine": _RATIO_SCHEMA}}
 Ratios = Annotated[Fraction | LayerRatios, PlainValidator(_ratios),
-                   WithJsonSchema({"anyOf": [*_RATIO_SCHEMA["anyOf"], {"$ref": "#/$defs/LayerRatios"}]})]
+                   WithJsonSchema({"anyOf": [*_RATIO_SCHEMA["anyOf"], _LAYERS_SCHEMA]})]
 
 
 class FabricSpec(Model):
