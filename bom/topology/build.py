@@ -34,7 +34,7 @@ from bom.topology.geometry import (
     floor_plan,
 )
 from bom.topology.linkgroups import LinkGroup
-from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
+from bom.topology.planes import Plane, name_fabric, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
 from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
@@ -109,10 +109,7 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
         try:
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
         except LimitError as exc:
-            if exc.key in ("rails_per_leaf", "layers", "topology"):   # a key of this fabric's spec
-                exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
-            exc.at = exc.at or ("fabrics", name)
-            exc.key = exc.key or f"fabrics.{name}"
+            name_fabric(exc, name)
             raise
         shapes.append((site.count, p))
     return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)

@@ -274,7 +274,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     if layers == 1:
         # A ToR leaf joins only its own rack's nodes: one layer of them is one switch for every node.
         raise LimitError(f"one layer of {topology} leaves is one {leaf.id} for every node, and this fabric's "
-                         f"{nodes * node_ports} node ports do not fit its {leaf.radix}", key="layers",
+                         f"{nodes * node_ports} ports to its leaves do not fit its {leaf.radix}", key="layers",
                          hint="Use layers: auto (leaves and spines), or on the compute fabric topology: rail-only "
                               "for rail leaves with no spine.")
     spine_over = None if spine_oversubscription is None else ratio(spine_oversubscription)
@@ -308,6 +308,19 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1))
     return _at_native_rate(p, native)
+
+
+#: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology")
+
+
+def name_fabric(exc: LimitError, name: str) -> LimitError:
+    """``exc`` located at fabric ``name``: at the spec key :func:`plan` names, else the fabric."""
+    if exc.key in SPEC_KEYS:
+        exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
+    exc.at = exc.at or ("fabrics", name)
+    exc.key = exc.key or f"fabrics.{name}"
+    return exc
 
 
 def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:

@@ -36,7 +36,7 @@ from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.racks import Placement
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import Plane, name_fabric, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
@@ -201,8 +201,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
                      oversubscription=spec.leaf_ratio, leaf_uplink=uplinks,
                      spine_oversubscription=spec.spine_ratio)
         except LimitError as exc:
-            exc.at = exc.at or ("fabrics", name)
-            exc.key = exc.key or f"fabrics.{name}"
+            name_fabric(exc, name)
             raise
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
