@@ -462,7 +462,9 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
     for d in (d for d in range(1, up + 1) if up % d == 0):
         for size in range(1, min(leaves, down_most // (up // d)) + 1):
             pods = math.ceil(leaves / size)
-            spine_up = min(up_most, _cages(Fraction(size * (up // d)) / spine_over, spine.ports_per_cage))
+            down = size * (up // d)
+            spine_up = min(up_most, _cages(down if spine_over == 1 else Fraction(down) / spine_over,
+                                           spine.ports_per_cage))
             cores = smallest_spread(spine_up, pods, spine.radix)
             if cores is None:
                 continue
