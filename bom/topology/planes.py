@@ -265,12 +265,14 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, native)
     _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
-    if topology == "rail-only" or (layers == 1 and topology == "rail-optimized"):
+    if topology == "rail-only":
         return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
     single = (None if rails_per_leaf not in (None, node_ports)
               else _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink))
     if single is not None:
         return single
+    if layers == 1 and topology == "rail-optimized":   # one layer of rail leaves: the rail-only shape
+        return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
     if layers == 1:
         # A ToR leaf joins only its own rack's nodes: one layer of them is one switch for every node.
         raise LimitError(f"one layer of {topology} leaves is one {leaf.id} for every node, and this fabric's "
@@ -349,8 +351,9 @@ def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topolog
         raise LimitError(f"a rail-only fabric has one layer (rail leaves, no spine); layers is {layers}",
                          key="layers", hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
     if node_blocks:
-        raise LimitError("a rail-only fabric needs a rail per node port; a rack-scale platform's leaves take "
-                         "whole trays", key="topology", hint="Use topology: rail-optimized.")
+        raise LimitError("rail leaves with no spine need a rail per node port; a rack-scale platform's leaves "
+                         "take whole trays", key="topology" if topology == "rail-only" else "layers",
+                         hint="Use topology: rail-optimized with layers: auto.")
     fit = leaf.radix // nodes
     if fit < 1:
         raise LimitError(f"a rail-only fabric puts one rail of every node on one leaf; {nodes} nodes are more "
