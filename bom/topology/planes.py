@@ -381,7 +381,11 @@ def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_
         # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold,
         # unless the scenario states the rails a leaf takes (rails_per_leaf: 1, the JVDs' stripes).
         rails = rails_per_leaf or _largest_divisor(node_ports, down // group_nodes)
-        per_rail = math.ceil(group_nodes * rails / down)
+        if down < rails:
+            raise LimitError(f"rails_per_leaf {rails} is more than a leaf's {down} downlinks", key="rails_per_leaf",
+                             hint=f"Use rails_per_leaf of at most {down}.")
+        # Each leaf of a rail set takes whole nodes (all ``rails`` of their ports), down // rails of them.
+        per_rail = math.ceil(group_nodes / (down // rails))
         return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
     per_group = math.ceil(group_nodes * node_ports / down)
     return per_group, math.ceil(group_nodes * node_ports / per_group), 0, 1

@@ -67,12 +67,15 @@ def ports(groups):
 configs = st.fixed_dictionaries({
     "radix": st.sampled_from([8, 12, 16, 32]),
     "per_cage": st.sampled_from([1, 2]),
-    "topology": st.sampled_from(["rail-optimized", "tor", "pair"]),
+    "topology": st.sampled_from(["rail-optimized", "tor", "pair", "rail-only"]),
     "node_ports": st.integers(1, 4),
     "group": st.integers(1, 12),
     "nodes": st.integers(1, 120),
-    "over": st.sampled_from([Fraction(1), Fraction(2), Fraction(3), Fraction(4, 3)]),
-    "layers": st.sampled_from([None, 2, 3]),
+    "over": st.sampled_from([Fraction(1), Fraction(2), Fraction(3), Fraction(4, 3), Fraction(1, 2),
+                             Fraction(25, 29)]),
+    "layers": st.sampled_from([None, 1, 2, 3]),
+    "rails": st.sampled_from([None, None, 1, 2]),
+    "spine": st.sampled_from([None, None, Fraction(1), Fraction(7), Fraction(3, 2)]),
     "blocks": st.booleans(),
     "native": st.booleans(),
 })
@@ -88,12 +91,13 @@ def test_closed_form_equals_the_explicit_graph(c):
     k = 2 if native else 1
     try:
         p = plan(c["nodes"], c["node_ports"], s, s, topology=c["topology"], group_nodes=c["group"],
-                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native)
+                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native,
+                 rails_per_leaf=c["rails"], spine_oversubscription=c["spine"])
     except LimitError:
         assume(False)
     g = build(c["nodes"], c["node_ports"], c["node_ports"], c["radix"], c["per_cage"],
               topology=c["topology"], group=c["group"], over=c["over"], layers=p.layers, blocks=c["blocks"],
-              native=k)
+              native=k, rails=c["rails"], spine_over=c["spine"] or 1)
     # Invariants of the explicit graph.
     used = g.used_ports()
     for dev, ps in used.items():
