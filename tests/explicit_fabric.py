@@ -79,19 +79,28 @@ def _round_up(x: Fraction | int, per_cage: int) -> int:
     return k
 
 
-def _pod_search(leaves: int, per_group: int, up: int, radix: int, per_cage: int) -> tuple[int, int, int, int]:
+def _spine_ports(radix: int, per_cage: int, spine_over: Fraction) -> tuple[int, int]:
+    """(most downlinks, most uplinks) of a spine: half each at 1:1, else the leaf's split rule."""
+    if spine_over == 1:
+        return radix // 2, radix // 2
+    up = _uplinks(radix, per_cage, spine_over)
+    return radix - up, up
+
+
+def _pod_search(leaves: int, per_group: int, up: int, radix: int, per_cage: int,
+                spine_over: Fraction = Fraction(1)) -> tuple[int, int, int, int]:
     """Every pod size and spine count tried: the fewest spines + cores, then whole groups, then
-    fewer pods, then fuller pods."""
-    half = radix // 2
+    fewer pods, then fuller pods. A spine uplinks its used downlinks over ``spine_over``."""
+    down_most, up_most = _spine_ports(radix, per_cage, spine_over)
     found = []
     for spines in range(1, up + 1):
         if up % spines:
             continue
         for size in range(1, leaves + 1):
-            if size * (up // spines) > half:
+            if size * (up // spines) > down_most:
                 break
             pods = -(-leaves // size)
-            spine_up = min(half, _round_up(size * (up // spines), per_cage))
+            spine_up = min(up_most, _round_up(Fraction(size * (up // spines)) / spine_over, per_cage))
             cores = _spread(spine_up, pods, radix)
             if cores is not None:
                 found.append(((pods + cores) * spines, size % per_group != 0, pods, -size, spines, spine_up, cores))
@@ -103,10 +112,14 @@ def _pod_search(leaves: int, per_group: int, up: int, radix: int, per_cage: int)
 
 def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int, *, topology: str,
           group: int, over: float | Fraction = 1, layers: int = 2, blocks: bool = False,
-          native: int = 1) -> Graph:
-    over = Fraction(over)
+          native: int = 1, rails: int | None = None, spine_over: float | Fraction = 1) -> Graph:
+    over, spine_over = Fraction(over), Fraction(spine_over)
     if topology == "pair":
         return _pair(nodes, node_ports, node_cage, radix, per_cage, over, native)
+    rail = topology in ("rail-optimized", "rail-only")
+    if layers == 1 and rail and (topology == "rail-only" or nodes * node_ports > radix
+                                 or rails not in (None, node_ports)):
+        return _rail_only(nodes, node_ports, node_cage, radix, per_cage, rails)
     if layers == 1:
         return _single(nodes, node_ports, node_cage, radix, per_cage)
     g = Graph()
@@ -118,9 +131,10 @@ def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int
         per_leaf = down // node_ports
         up = min(up, _round_up(Fraction(min(group, per_leaf) * node_ports) / over, per_cage))
     elif topology == "rail-optimized":   # several rails on a leaf while its downlinks hold them
-        rails = max(r for r in range(1, node_ports + 1) if node_ports % r == 0 and (r == 1 or r * group <= down))
+        rails = rails or max(r for r in range(1, node_ports + 1)
+                             if node_ports % r == 0 and (r == 1 or r * group <= down))
         per_rail = 1
-        while per_rail * down < group * rails:
+        while per_rail * (down // rails) < group:   # whole nodes on a leaf, down // rails of them
             per_rail += 1
         up = min(up, _round_up(Fraction(-(-group // per_rail) * rails) / over, per_cage))
     groups = -(-nodes // group)
@@ -164,8 +178,8 @@ def build(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int
         width = native if (up // s_count) % native == 0 else 1
         _wire(g, "leaf-spine", flat, spines, up // s_count, down, 0, width)
         return g
-    size, sp, spine_up, cg = _pod_search(len(flat), len(leaves_by_group[0]), up, radix, per_cage)
-    half = radix // 2
+    size, sp, spine_up, cg = _pod_search(len(flat), len(leaves_by_group[0]), up, radix, per_cage, spine_over)
+    half = _spine_ports(radix, per_cage, spine_over)[0]   # where a spine's uplinks start
     pods = [flat[i:i + size] for i in range(0, len(flat), size)]
     cores = [[g.add(f"c{i}.{j}", "core", radix, per_cage) for j in range(cg)] for i in range(sp)]
     # Native-rate links only where both hops have whole native ports per pair.
@@ -196,6 +210,20 @@ def _single(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: i
         name = g.add(f"n{n}", "node", node_ports, node_cage)
         for _ in range(node_ports):
             g.connect("node-leaf", g.port(name), g.port(leaf))
+    return g
+
+
+def _rail_only(nodes: int, node_ports: int, node_cage: int, radix: int, per_cage: int,
+               rails: int | None) -> Graph:
+    """Rail leaves, no spine: port r of every node on leaf r // rails (as many rails a leaf as fit)."""
+    rails = rails or max(r for r in range(1, node_ports + 1) if node_ports % r == 0 and r * nodes <= radix)
+    assert rails * nodes <= radix
+    g = Graph()
+    leaves = [g.add(f"r{k}", "leaf", radix, per_cage) for k in range(node_ports // rails)]
+    for n in range(nodes):
+        name = g.add(f"n{n}", "node", node_ports, node_cage)
+        for r in range(node_ports):
+            g.connect("node-leaf", g.port(name), g.port(leaves[r // rails]))
     return g
 
 

@@ -180,8 +180,9 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
             tail = (g.medium, g.rate_gbps, _cable_type(g), c.part_number or "", strands, run.length_m,
                     c.length_m if c.part_number else "", run.bucket, c.panels if g.panel else 0, via)
             # The closed form shares a device's cages among one hop's ports of one module part; the
-            # UFM's ports fill the nodes' half-used leaf cages (bom/links/ufm.py).
-            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.name else g.hop
+            # UFM's ports fill the nodes' half-used leaf cages where it says they do
+            # (bom/links/ufm.py: UfmLeaf.shares_cages), else cages of their own.
+            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.name and UFM_LEAF.shares_cages(groups, g) else g.hop
             a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
             b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
             out[g.hop][run] = Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,

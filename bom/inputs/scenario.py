@@ -7,7 +7,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
+from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
 from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
@@ -15,26 +15,54 @@ from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
 
+#: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
+#: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
+LEAST_RATIO = Fraction(1, 4)
+
 
 def _oversubscription(value: Any) -> Fraction:
-    """down:up as written ("4:3", "4/3", 3) or as a decimal (1.333 -> 4:3, see fabric.ratio)."""
+    """down:up as written ("4:3", "4/3", 3, "1:1.16") or as a decimal (1.333 -> 4:3, see fabric.ratio)."""
     from bom.topology.planes import ratio
 
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
-        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3")
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1, 4:3 or 1:1.16")
     try:
         r = ratio(value)
     except (ValueError, ZeroDivisionError, OverflowError):
-        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1 or 4:3") from None
-    if r < 1:
-        raise ValueError(f"{value!r} is below 1:1; a leaf has at most as many uplinks as downlinks "
-                         "(write 1 for non-blocking)")
+        raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1, 4:3 or 1:1.16") from None
+    if r < LEAST_RATIO:
+        raise ValueError(f"{value!r} is below 1:4; a layer has at most four uplinks per downlink "
+                         "(write 1 for non-blocking, 1:1.16 for AMD's undersubscribed leaf)")
     return r
 
 
-Oversubscription = Annotated[Fraction, BeforeValidator(_oversubscription),
-                             WithJsonSchema({"anyOf": [{"type": "number", "minimum": 1},
-                                                       {"type": "string", "pattern": r"^\s*\d+\s*:\s*\d+\s*$"}]})]
+_RATIO_SCHEMA = {"anyOf": [{"type": "number", "minimum": 0.25},
+                           {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*$"}]}
+Oversubscription = Annotated[Fraction, BeforeValidator(_oversubscription), WithJsonSchema(_RATIO_SCHEMA)]
+
+
+class LayerRatios(Model):
+    """Down:up port ratios per switch layer (``fabrics.<name>.oversubscription`` as a mapping)."""
+
+    leaf: Oversubscription = Field(default=Fraction(1), examples=["1:1.16"])
+    """At the leaf: its ports to the nodes over its uplinks ("1:1.16": AMD's undersubscribed leaf)."""
+    spine: Oversubscription = Field(default=Fraction(1), examples=["7:1"])
+    """At the spines of three layers: their ports to the leaves over their uplinks to the cores
+    ("7:1": Meta's taper above the AI zone); a ratio other than 1 asks for three layers."""
+
+
+def _ratios(value: Any) -> Fraction | LayerRatios:
+    """One ratio (the leaf's) or a mapping of layer to ratio."""
+    if isinstance(value, (dict, LayerRatios)):
+        return LayerRatios.model_validate(value)
+    return _oversubscription(value)
+
+
+# A plain validator: the value is one or the other, never coerced into a Fraction afterwards.
+_LAYERS_SCHEMA = {"type": "object", "additionalProperties": False,
+                  "properties": {"leaf": _RATIO_SCHEMA, "spine": _RATIO_SCHEMA}}
+Ratios = Annotated[Fraction | LayerRatios, PlainValidator(_ratios),
+                   WithJsonSchema({"anyOf": [*_RATIO_SCHEMA["anyOf"], _LAYERS_SCHEMA]})]
 
 
 class FabricSpec(Model):
@@ -46,16 +74,27 @@ class FabricSpec(Model):
     spine: str | None = Field(default=None, examples=["ptx10008-lc1301"])
     """Spine (and core) switch, a catalog id, when it differs from the leaf: a larger fixed switch
     or a modular chassis whose line cards the BOM counts from the ports used; default: the leaf's."""
-    topology: Literal["rail-optimized", "tor", "pair"] = Field(default="rail-optimized", examples=["tor"])
+    topology: Literal["rail-optimized", "rail-only", "tor", "pair"] = Field(default="rail-optimized",
+                                                                           examples=["tor"])
     """``rail-optimized``: GPU n of every node in a scalable unit goes to leaf n (compute default);
-    ``tor``: a leaf in each rack (default for storage, in-band and OOB); ``pair``: two switches
-    joined by ISLs (a BasePOD-size pod), each taking half of every node's ports."""
-    layers: Literal["auto", 2, 3] = Field(default="auto", examples=[2])
-    """Switch layers: ``auto`` takes two (leaf, spine) while the spines' ports reach, else three."""
-    oversubscription: Oversubscription = Field(default=Fraction(1), examples=["4:3"])
-    """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking. Default 1, except on
-    storage (and on in-band where the platform's RA runs storage and in-band as one fabric): the
-    platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``, with its source)."""
+    ``rail-only``: rail leaves and no spine, every node's port of a rail on one leaf (GPUs of
+    different rails meet only through the scale-up domain; Wang et al. 2023, Asterfusion's
+    small-scale guide); ``tor``: a leaf in each rack (default for storage, in-band and OOB);
+    ``pair``: two switches joined by ISLs (a BasePOD-size pod), each taking half of every node's ports."""
+    layers: Literal["auto", 1, 2, 3] = Field(default="auto", examples=[2])
+    """Switch layers: ``auto`` takes two (leaf, spine) while the spines' ports reach, else three;
+    ``1``: leaves and no spine (one switch when every port fits it; on a rail-optimized fabric,
+    else a leaf per rail set as ``rail-only``; refused where one layer cannot join the nodes)."""
+    rails_per_leaf: int | None = Field(default=None, ge=1, examples=[1])
+    """Rail fabrics: rails one leaf takes, a divisor of the node's rails; ``1`` is a leaf per rail
+    per SU (the Juniper JVDs' stripes, joined through spines even when the pod's ports would fit one
+    switch). Default: as many as the leaf's downlinks hold (a pod that fits one switch is one switch)."""
+    oversubscription: Ratios = Field(default=Fraction(1), examples=["4:3", {"leaf": "1:1.16", "spine": "7:1"}])
+    """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking, below 1 undersubscribed
+    ("1:1.16", more uplinks than downlinks); or a ratio per layer, ``{leaf: ..., spine: ...}``.
+    Default 1, except on storage (and on in-band where the platform's RA runs storage and in-band
+    as one fabric): the platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``,
+    with its source)."""
     uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
     """``native``: switch-to-switch links at the switch's own port rate (800G over 2 x 400G planes)
     where whole native ports join each pair of switches; ``downlink``: at the NIC's rate."""
@@ -67,6 +106,18 @@ class FabricSpec(Model):
     uplinks: Literal["inband", "spine"] | None = Field(default=None, examples=["spine"])
     """Out-of-band only: the management switches' uplinks go into the in-band fabric (the RAs'
     design) unless a separate OOB spine layer (``spine``) is asked for."""
+    @property
+    def leaf_ratio(self) -> Fraction:
+        """The leaf's down:up ratio (the one ratio, or the mapping's ``leaf``)."""
+        o = self.oversubscription
+        return o.leaf if isinstance(o, LayerRatios) else o
+
+    @property
+    def spine_ratio(self) -> Fraction | None:
+        """The spines' down:up ratio when the scenario states one (three layers), else None."""
+        o = self.oversubscription
+        return o.spine if isinstance(o, LayerRatios) and "spine" in o.model_fields_set else None
+
     media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
                         "smf-duplex"]] | None = Field(default=None, examples=[["multimode"]])
     """Media the design allows, e.g. [multimode] where a reference design uses optics throughout;
@@ -74,7 +125,7 @@ class FabricSpec(Model):
 
 
 #: What the out-of-band fabric's shape follows from (the managed devices), never a scenario key.
-OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes")
+OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes", "rails_per_leaf")
 
 
 class Storage(Model):
@@ -329,7 +380,11 @@ class Scenario(Model):
             if name != "oob" and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
                            hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
-            if name in ("storage", "inband") and "topology" in given and spec.topology == "rail-optimized":
+            if name in ("storage", "inband") and "rails_per_leaf" in given:
+                raise RuleError(f"rails_per_leaf is a key of the compute fabric; the {name} fabric is rail-agnostic",
+                                ("fabrics", name, "rails_per_leaf"), hint="Drop it here.")
+            if name in ("storage", "inband") and "topology" in given and spec.topology in ("rail-optimized",
+                                                                                            "rail-only"):
                 raise RuleError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
                            ("fabrics", name, "topology"),
                            hint="Use topology: tor, and su_nodes for the nodes per leaf group.")

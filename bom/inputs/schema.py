@@ -70,6 +70,9 @@ def _kind(prop: dict[str, Any]) -> tuple[str, str, str]:
     kinds = [o.get("type") for o in p.get("anyOf", [])]
     if kinds == ["number", "string"]:
         return "number or text", "", ""
+    if kinds == ["number", "string", "object"]:   # a ratio, or one per layer (fabrics.<name>.oversubscription)
+        keys = ", ".join(f"`{k}`" for k in p["anyOf"][2].get("properties", {}))
+        return "number, text, or a mapping of layer to either", "", keys
     if p.get("type") == "array":
         inner, unit, allowed = _kind(p.get("items", {}))
         return f"list of {inner}", unit, allowed
@@ -141,7 +144,9 @@ def _keys(model: type[BaseModel], prefix: str) -> list[Key]:
         nested = "$ref" in _non_null(prop)
         if not examples and not nested:
             raise ValueError(f"{model.__name__}.{name} has no example: give Field(examples=[...])")
-        example = "see below" if nested else f"`{name}: {_yaml(examples[0])}`"
+        # Every example of a key that takes more than one shape (a ratio, or one per layer).
+        shown = examples if kind.startswith("number, text, or a mapping") else (examples or [])[:1]
+        example = "see below" if nested else " or ".join(f"`{name}: {_yaml(e)}`" for e in shown)
         description = " ".join((field.description or "").split())
         if not description:
             raise ValueError(f"{model.__name__}.{name} has no description: add a docstring under it")

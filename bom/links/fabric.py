@@ -42,7 +42,7 @@ class NodeLeaf(Hop):
         # sizes have other pods: 6 links per leaf-spine pair in one, 9 in the next).
         p, nic, planes = fab.first, fab.nic, fab.planes
         shapes = [q for _, q in fab.shapes]
-        rail = p.topology == "rail-optimized"
+        rail = p.topology in ("rail-optimized", "rail-only")
         node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
         leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
         return Link(rate, cage(nic.form_factor, nic.ports_per_cage * planes, node_spread),

@@ -144,14 +144,21 @@ class UfmLeaf:
                            ff_lower=link.ff_lower, ff_upper=link.ff_upper, lane_gbps=link.lane_gbps)
         # A UFM port in a leaf's half-used twin-port cage shares the module already counted there
         # (one run, so one group; a part-less end, copper, has no modules to correct).
-        # Only a module of the same part can be shared: else the UFM's ports open cages of their own
-        # (count_hop's count stands).
-        node_parts = {g.upper_end.part.id for g in node_groups
-                      if g.hop == self.shares and g.upper_end.part is not None}
         for g in groups:
-            if g.upper_end.part is not None and node_parts == {g.upper_end.part.id}:
+            if self.shares_cages(node_groups, g):
                 g.modules_upper = sum(opening[run] for run in g.runs)
         return groups
+
+    def shares_cages(self, node_groups: Sequence[LinkGroup], g: LinkGroup) -> bool:
+        """Whether the UFM ports of link group ``g`` fill the nodes' half-used leaf cages: only where
+        every node port on the fabric's leaves takes one module part, the UFM's. Else (another part,
+        or parts mixed with copper, whose half-used cages the leaf-by-leaf count does not see) the
+        UFM's ports open cages of their own; the closed form and the cable plan both ask this."""
+        if g.upper_end.part is None:
+            return False
+        parts = {n.upper_end.part.id if n.upper_end.part is not None else None
+                 for n in node_groups if n.hop == self.shares}
+        return parts == {g.upper_end.part.id}
 
     def rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan, site: int,
              fab: FabricLinks, ufm: UfmLinks) -> Rows:

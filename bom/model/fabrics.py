@@ -252,7 +252,7 @@ class PooledFabric(Fabric):
         assert isinstance(modules, dict)
         modules["endpoint"] = sum(self.modules_at(role) for role in self.roles)
         out["endpoint_substitutions"] = dict(self.substitutions)
-        r = Fraction(self.spec.oversubscription)
+        r = Fraction(self.spec.leaf_ratio)
         out["oversubscription"] = f"{r.numerator}:{r.denominator}"
         ps = self.pooled[0]
         out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]

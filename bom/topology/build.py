@@ -34,7 +34,7 @@ from bom.topology.geometry import (
     floor_plan,
 )
 from bom.topology.linkgroups import LinkGroup
-from bom.topology.planes import Plane, plan, switch_ports, uplink_ports
+from bom.topology.planes import Plane, name_fabric, plan, switch_ports, uplink_ports
 from bom.topology.sizing import Sizing
 from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
@@ -76,6 +76,10 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
         raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
                          key=f"fabrics.{name}.su_nodes",
                          hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    if spec.topology == "rail-only" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
@@ -85,9 +89,9 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
               and spine.id == leaf.id else None)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
-             oversubscription=spec.oversubscription, gpus_per_node=platform.gpus_per_node,
+             oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-             native=native)
+             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio)
     return p, rate
 
 
@@ -105,8 +109,7 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
         try:
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
         except LimitError as exc:
-            exc.at = exc.at or ("fabrics", name)
-            exc.key = exc.key or f"fabrics.{name}"
+            name_fabric(exc, name)
             raise
         shapes.append((site.count, p))
     return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)

@@ -65,7 +65,7 @@ def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
 
 
 #: Topologies whose leaves serve a group of nodes from the group's network rack (not each rack's own).
-GROUPED = ("rail-optimized", "pair")
+GROUPED = ("rail-optimized", "rail-only", "pair")
 
 
 def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:

@@ -32,7 +32,7 @@ from bom.catalog.rows import Switch
 from bom.errors import LimitError
 from bom.units import magnitude
 
-Topology = Literal["rail-optimized", "tor", "pair"]
+Topology = Literal["rail-optimized", "rail-only", "tor", "pair"]
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,11 @@ RATIO_MAX_DENOMINATOR = 16
 
 
 def ratio(value: float | Fraction | str) -> Fraction:
-    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3).
+    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3; "1:1.16" is
+    AMD's undersubscribed leaf, 25:29).
 
-    >>> ratio("4:3"), ratio(1.333), ratio(1.3333), ratio(1.3), ratio(3)
-    (Fraction(4, 3), Fraction(4, 3), Fraction(4, 3), Fraction(13, 10), Fraction(3, 1))
+    >>> ratio("4:3"), ratio(1.333), ratio(1.3333), ratio(1.3), ratio(3), ratio("1:1.16")
+    (Fraction(4, 3), Fraction(4, 3), Fraction(4, 3), Fraction(13, 10), Fraction(3, 1), Fraction(25, 29))
     """
     if isinstance(value, Fraction):
         return value
@@ -111,7 +112,7 @@ def ratio(value: float | Fraction | str) -> Fraction:
         for sep in (":", "/"):
             if sep in text:
                 down, up = text.split(sep, 1)
-                return Fraction(int(down), int(up))
+                return Fraction(down) / Fraction(up)
         value = float(text)
     exact = Fraction(value).limit_denominator(10**6)
     near = exact.limit_denominator(RATIO_MAX_DENOMINATOR)
@@ -248,27 +249,48 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          topology: Topology, group_nodes: int, layers: int | None = None,
          oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
-         native: SwitchPorts | None = None) -> Plane:
+         native: SwitchPorts | None = None, rails_per_leaf: int | None = None,
+         spine_oversubscription: float | Fraction | str | None = None) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
     tray position: each leaf takes all ports of whole nodes, the same trays of every rack.
     ``native``: the leaf's and spine's own ports when ``leaf``/``spine`` are a breakout of them;
     switch-to-switch links then run at that rate where whole native ports join each pair.
+    ``rails_per_leaf``: rails one rail leaf takes (1: a leaf per rail per SU, the Juniper JVDs);
+    None: as many as its downlinks hold (a pod whose ports fit one switch is that switch).
+    ``spine_oversubscription``: down:up at the spines of three layers (None: 1:1).
     """
     over = ratio(oversubscription)
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, native)
-    single = _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink)
+    _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
+    if topology == "rail-only":
+        return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
+    single = (None if rails_per_leaf not in (None, node_ports)
+              else _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink))
     if single is not None:
         return single
+    if layers == 1 and topology == "rail-optimized":   # one layer of rail leaves: the rail-only shape
+        return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
+    if layers == 1:
+        # A ToR leaf joins only its own rack's nodes: one layer of them is one switch for every node.
+        raise LimitError(f"one layer of {topology} leaves is one {leaf.id} for every node, and this fabric's "
+                         f"{nodes * node_ports} ports to its leaves do not fit its {leaf.radix}", key="layers",
+                         hint="Use layers: auto (leaves and spines), or on the compute fabric topology: rail-only "
+                              "for rail leaves with no spine.")
+    spine_over = None if spine_oversubscription is None else ratio(spine_oversubscription)
+    if spine_over is not None and spine_over != 1 and layers == 2:
+        raise LimitError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
+                         hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
     if leaf_uplink is not None:
         down, up = leaf.radix, leaf_uplink.radix
     else:
         down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, over)
     if nodes <= group_nodes:
         group_nodes = nodes   # one partial group: the pod itself, not a whole SU, sets the leaves
-    per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down)
+    per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down,
+                                                   rails_per_leaf)
     # Uplinks match the downlinks a full group uses at this oversubscription.
     up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
     groups = math.ceil(nodes / group_nodes)
@@ -281,25 +303,89 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
-    if layers in (None, 2) and two is not None:
+    if layers in (None, 2) and two is not None and (spine_over in (None, 1) or layers == 2):
         p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0,
                   **base)  # type: ignore[arg-type]
     else:
-        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node)
+        # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
+        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1))
     return _at_native_rate(p, native)
 
 
+#: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology")
+
+
+def name_fabric(exc: LimitError, name: str) -> LimitError:
+    """``exc`` located at fabric ``name``: at the spec key :func:`plan` names, else the fabric."""
+    if exc.key in SPEC_KEYS:
+        exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
+    exc.at = exc.at or ("fabrics", name)
+    exc.key = exc.key or f"fabrics.{name}"
+    return exc
+
+
+def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:
+    """A stated rails_per_leaf must be a whole share of a node's rails on a rail fabric."""
+    if rails is None:
+        return
+    if topology not in ("rail-optimized", "rail-only"):
+        raise LimitError(f"rails_per_leaf has no meaning for topology {topology} (its leaves take whole nodes "
+                         "or racks, not rails)", key="rails_per_leaf",
+                         hint="Drop rails_per_leaf, or use topology: rail-optimized or rail-only.")
+    if node_blocks:
+        raise LimitError("rails_per_leaf has no meaning on a rack-scale platform: each leaf takes every port "
+                         "of whole trays", key="rails_per_leaf", hint="Drop rails_per_leaf.")
+    if rails > node_ports or node_ports % rails:
+        raise LimitError(f"rails_per_leaf {rails} must divide the {node_ports} rails of a node (each leaf takes "
+                         "the same number of rails)", key="rails_per_leaf",
+                         hint=f"Use a divisor of {node_ports}: 1 is a leaf per rail.")
+
+
+def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, rails_per_leaf: int | None,
+               layers: int | None, node_blocks: bool) -> Plane:
+    """Rail leaves and no spine (rail-only, Wang et al. 2023; rail-optimized with layers: 1): every node's
+    port of a rail on one leaf, which takes ``rails_per_leaf`` rails (default: as many as its ports
+    hold). GPUs of different rails meet only through the scale-up domain."""
+    if layers not in (None, 1):
+        raise LimitError(f"a rail-only fabric has one layer (rail leaves, no spine); layers is {layers}",
+                         key="layers", hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+    if node_blocks:
+        raise LimitError("rail leaves with no spine need a rail per node port; a rack-scale platform's leaves "
+                         "take whole trays", key="topology" if topology == "rail-only" else "layers",
+                         hint="Use topology: rail-optimized with layers: auto.")
+    fit = leaf.radix // nodes
+    if fit < 1:
+        raise LimitError(f"a rail-only fabric puts one rail of every node on one leaf; {nodes} nodes are more "
+                         f"than the {leaf.radix} ports of {leaf.id} at {leaf.rate_gbps:g} Gbit/s",
+                         hint="Use topology: rail-optimized (leaves and spines), a larger switch, or fewer nodes.")
+    rails = rails_per_leaf or _largest_divisor(node_ports, fit)
+    if rails > fit:
+        raise LimitError(f"rails_per_leaf {rails} puts {rails * nodes} node ports on one {leaf.id}, which has "
+                         f"{leaf.radix}", key="rails_per_leaf",
+                         hint=f"Use rails_per_leaf of at most {fit}, or a larger switch.")
+    return Plane(topology=topology, layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
+                 node_ports=node_ports, leaves_per_group=node_ports // rails, leaf_down=leaf.radix, leaf_up=0,
+                 pods=1, groups_per_pod=1, spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf,
+                 rails_per_leaf=rails)
+
+
 def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_ports: int,
-                  down: int) -> tuple[int, int, int, int]:
+                  down: int, rails_per_leaf: int | None = None) -> tuple[int, int, int, int]:
     """(leaves per group, downlinks a leaf of a full group uses, whole nodes per leaf, rails per leaf)."""
     if topology == "rail-optimized" and node_blocks and down >= node_ports:
         blocks = down // node_ports
         return math.ceil(group_nodes / blocks), min(group_nodes, blocks) * node_ports, blocks, 1
     if topology == "rail-optimized":
         # One leaf per rail per SU (or several when the SU has more nodes than a leaf has
-        # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold.
-        rails = _largest_divisor(node_ports, down // group_nodes)
-        per_rail = math.ceil(group_nodes * rails / down)
+        # downlinks); a small SU puts several rails on one leaf, as many as its downlinks hold,
+        # unless the scenario states the rails a leaf takes (rails_per_leaf: 1, the JVDs' stripes).
+        rails = rails_per_leaf or _largest_divisor(node_ports, down // group_nodes)
+        if down < rails:
+            raise LimitError(f"rails_per_leaf {rails} is more than a leaf's {down} downlinks", key="rails_per_leaf",
+                             hint=f"Use rails_per_leaf of at most {down}.")
+        # Each leaf of a rail set takes whole nodes (all ``rails`` of their ports), down // rails of them.
+        per_rail = math.ceil(group_nodes / (down // rails))
         return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
     per_group = math.ceil(group_nodes * node_ports / down)
     return per_group, math.ceil(group_nodes * node_ports / per_group), 0, 1
@@ -369,15 +455,23 @@ def _two_layers(leaves: int, up: int, spine_radix: int) -> int | None:
     return smallest_spread(up, leaves, spine_radix)
 
 
-def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts) -> tuple[int, int, int, int] | None:
+def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
+               spine_over: Fraction = Fraction(1)) -> tuple[int, int, int, int] | None:
     """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
-    and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods."""
-    half = spine.radix // 2
+    and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods. A spine keeps its
+    ports down:up at ``spine_over`` (1:1: half each), and uplinks what its used downlinks carry at
+    that ratio (a 7:1 taper: a seventh)."""
+    if spine_over == 1:
+        down_most = up_most = spine.radix // 2
+    else:
+        down_most, up_most = _leaf_split(spine.radix, spine.ports_per_cage, spine_over)
     best: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
     for d in (d for d in range(1, up + 1) if up % d == 0):
-        for size in range(1, min(leaves, half // (up // d)) + 1):
+        for size in range(1, min(leaves, down_most // (up // d)) + 1):
             pods = math.ceil(leaves / size)
-            spine_up = min(half, _cages(size * (up // d), spine.ports_per_cage))
+            down = size * (up // d)
+            spine_up = min(up_most, _cages(down if spine_over == 1 else Fraction(down) / spine_over,
+                                           spine.ports_per_cage))
             cores = smallest_spread(spine_up, pods, spine.radix)
             if cores is None:
                 continue
@@ -388,9 +482,9 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts) -> tupl
 
 
 def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
-                  gpus_per_node: int) -> Plane:
+                  gpus_per_node: int, spine_over: Fraction = Fraction(1)) -> Plane:
     leaves = groups * per_group
-    shape = _pod_shape(leaves, per_group, up, spine)
+    shape = _pod_shape(leaves, per_group, up, spine, spine_over)
     if shape is None:
         # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
         most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node

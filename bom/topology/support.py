@@ -36,7 +36,7 @@ from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.racks import Placement
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import Plane, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import Plane, name_fabric, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
@@ -110,7 +110,7 @@ def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -
     >>> one_leaf(FabricSpec(), 8, 32, 36, 64), one_leaf(FabricSpec(), 8, 32, 65, 64)
     (True, False)
     """
-    fixed = spec.su_nodes is not None or spec.layers != "auto"
+    fixed = spec.su_nodes is not None or spec.layers not in ("auto", 1)
     return not fixed and nodes <= block and ports <= radix
 
 
@@ -159,7 +159,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     leaf_p = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
-    down = leaf_down(leaf, rate, spec.oversubscription)
+    down = leaf_down(leaf, rate, spec.leaf_ratio)
     ends = model.endpoints
     kinds = ends.kinds(name) if ends else []
     shapes: list[tuple[int, Plane]] = []
@@ -198,10 +198,10 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
             p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
                      group_nodes=padded + extra + b_ports if single else g_units,
                      layers=None if spec.layers == "auto" else int(spec.layers),
-                     oversubscription=spec.oversubscription, leaf_uplink=uplinks)
+                     oversubscription=spec.leaf_ratio, leaf_uplink=uplinks,
+                     spine_oversubscription=spec.spine_ratio)
         except LimitError as exc:
-            exc.at = exc.at or ("fabrics", name)
-            exc.key = exc.key or f"fabrics.{name}"
+            name_fabric(exc, name)
             raise
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,

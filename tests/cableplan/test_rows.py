@@ -259,9 +259,10 @@ scenarios = st.fixed_dictionaries({
     "platform": st.sampled_from(PLATFORMS),
     "nodes": st.integers(1, 160),
     "switch": st.sampled_from([None, "qm9700", "q3400", "sn5600"]),
-    "topology": st.sampled_from(["rail-optimized", "tor", "pair"]),
-    "layers": st.sampled_from(["auto", 2, 3]),
-    "over": st.sampled_from([1, 2, 3]),
+    "topology": st.sampled_from(["rail-optimized", "tor", "pair", "rail-only"]),
+    "layers": st.sampled_from(["auto", 1, 2, 3]),
+    "over": st.sampled_from([1, 2, 3, '"1:2"', '{leaf: 1, spine: "3:1"}']),
+    "rails": st.sampled_from([None, None, 1, 2]),
     "su": st.sampled_from([None, 2, 4, 8, 16, 32]),
     "planes": st.sampled_from([1, 1, 2]),
     "storage": st.booleans(),
@@ -276,13 +277,17 @@ scenarios = st.fixed_dictionaries({
 
 def scenario_text(c: dict) -> str:
     pair = c["topology"] == "pair"
-    # A pair has one layer and takes every node (no su_nodes), and holds a few dozen nodes at most.
-    compute = [f"topology: {c['topology']}"] + ([] if pair else [f"layers: {c['layers']}"]) + [
+    # A pair and a rail-only fabric have one layer and take every node (no su_nodes); a pair holds a
+    # few dozen nodes at most.
+    one = pair or c["topology"] == "rail-only"
+    compute = [f"topology: {c['topology']}"] + ([] if one else [f"layers: {c['layers']}"]) + [
         f"oversubscription: {c['over']}", f"planes: {c['planes']}"]
     if c["switch"]:
         compute.append(f"switch: {c['switch']}")
-    if c["su"] and not pair:
+    if c["su"] and not one:
         compute.append(f"su_nodes: {c['su']}")
+    if c.get("rails") and c["topology"] in ("rail-optimized", "rail-only"):
+        compute.append(f"rails_per_leaf: {c['rails']}")
     nodes = 1 + (c["nodes"] - 1) % 24 if pair else c["nodes"]
     text = (f"name: prop\nplatform: {c['platform']}\nnodes: {nodes}\n"
             f"fabrics:\n  compute: {{{', '.join(compute)}}}\n")
@@ -341,7 +346,8 @@ def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
         assume(False)
     p = model.fabrics["compute"].first
     # What the run covered (pytest --hypothesis-show-statistics).
-    event("pair" if p.topology == "pair" else "one switch" if p.layers == 1 else
+    event("pair" if p.topology == "pair" else "rail leaves, no spine" if p.layers == 1 and p.leaves > 1 else
+          "one switch" if p.layers == 1 else
           "several rails a leaf" if p.topology != "tor" and p.rails_per_leaf > 1 else f"{p.layers} layers")
     event("several sites" if model.dci is not None else "one site")
     try:

@@ -106,6 +106,7 @@ def test_commands_import_no_writers():
 @pytest.mark.parametrize("written,ratio", [
     ('"4:3"', (4, 3)), ('"4/3"', (4, 3)), ("1.333", (4, 3)), ("1.3333", (4, 3)), ("3", (3, 1)),
     ('"3:1"', (3, 1)), ("1.5", (3, 2)), ("1.25", (5, 4)), ("1.3", (13, 10)), ("1", (1, 1)),
+    ('"1:1.16"', (25, 29)), ("0.5", (1, 2)), ('"1:2"', (1, 2)),   # undersubscribed: more uplinks than downlinks
 ])
 def test_oversubscription_is_an_exact_ratio(written, ratio):
     # Decimals within 0.001 of a ratio with a denominator up to 16 are that ratio (bom.topology.planes.ratio).
@@ -118,8 +119,10 @@ def test_oversubscription_is_an_exact_ratio(written, ratio):
 
 
 @pytest.mark.parametrize("written,words", [
-    ("0.5", ["below 1:1"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]), ("[1, 2]", ["not a ratio"]),
+    ("0.2", ["below 1:4"]), ('"1:5"', ["below 1:4"]), ('"abc"', ["not a ratio", "4:3"]), ('"4:0"', ["not a ratio"]),
+    ("[1, 2]", ["not a ratio"]),
     ('"inf"', ["not a ratio"]), ('"nan"', ["not a ratio"]), ('"4:3:2"', ["not a ratio"]), ("true", ["not a ratio"]),
+    ("{leaf: 2, core: 3}", ["core"]), ("{spine: abc}", ["not a ratio"]),
 ])
 def test_bad_oversubscription(bom, tmp_path, written, words):
     path = tmp_path / "s.yaml"

@@ -34,7 +34,8 @@ CASES = [None, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "refe
 #: Cases whose cable plan the fast tests stream (the others have 40,000 rows to 3 million).
 SMALL_PLANS = {None, "tests/reference/superpod_h100_4su.yaml", "tests/reference/superpod_h100_4su_full.yaml",
                "tests/golden/scenarios/pair.yaml", "tests/golden/scenarios/amd.yaml",
-               "tests/golden/scenarios/tor-ethernet.yaml", "tests/golden/scenarios/workload.yaml"}
+               "tests/golden/scenarios/tor-ethernet.yaml", "tests/golden/scenarios/workload.yaml",
+               "tests/reference/juniper_jvd_qpp_stripes.yaml", "tests/reference/asterfusion_rail_only.yaml"}
 
 
 def test_the_warnings_are_the_rules_broken_today():

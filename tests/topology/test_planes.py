@@ -67,12 +67,15 @@ def ports(groups):
 configs = st.fixed_dictionaries({
     "radix": st.sampled_from([8, 12, 16, 32]),
     "per_cage": st.sampled_from([1, 2]),
-    "topology": st.sampled_from(["rail-optimized", "tor", "pair"]),
+    "topology": st.sampled_from(["rail-optimized", "tor", "pair", "rail-only"]),
     "node_ports": st.integers(1, 4),
     "group": st.integers(1, 12),
     "nodes": st.integers(1, 120),
-    "over": st.sampled_from([Fraction(1), Fraction(2), Fraction(3), Fraction(4, 3)]),
-    "layers": st.sampled_from([None, 2, 3]),
+    "over": st.sampled_from([Fraction(1), Fraction(2), Fraction(3), Fraction(4, 3), Fraction(1, 2),
+                             Fraction(25, 29)]),
+    "layers": st.sampled_from([None, 1, 2, 3]),
+    "rails": st.sampled_from([None, None, 1, 2]),
+    "spine": st.sampled_from([None, None, Fraction(1), Fraction(7), Fraction(3, 2)]),
     "blocks": st.booleans(),
     "native": st.booleans(),
 })
@@ -88,12 +91,13 @@ def test_closed_form_equals_the_explicit_graph(c):
     k = 2 if native else 1
     try:
         p = plan(c["nodes"], c["node_ports"], s, s, topology=c["topology"], group_nodes=c["group"],
-                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native)
+                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native,
+                 rails_per_leaf=c["rails"], spine_oversubscription=c["spine"])
     except LimitError:
         assume(False)
     g = build(c["nodes"], c["node_ports"], c["node_ports"], c["radix"], c["per_cage"],
               topology=c["topology"], group=c["group"], over=c["over"], layers=p.layers, blocks=c["blocks"],
-              native=k)
+              native=k, rails=c["rails"], spine_over=c["spine"] or 1)
     # Invariants of the explicit graph.
     used = g.used_ports()
     for dev, ps in used.items():
@@ -265,3 +269,71 @@ def test_open_small_pod_two_rails_per_leaf(catalog):
     assert j["switches"]["leaf"] == 4 and j["rails_per_leaf"] == 2
     assert j["uplink_rate_gbps"] == 800.0 and j["links"]["leaf-spine"] == 4 * 32
     assert j["switches"]["spine"] == 2
+
+
+# --- issue 22: rails per leaf, rail-only, ratios below 1:1 and per layer -------------------------
+
+def test_rails_per_leaf_keeps_a_leaf_per_rail_where_one_switch_would_do():
+    s = sw(128)
+    one = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4)
+    assert (one.leaves, one.layers) == (1, 1)                       # 64 ports fit one switch
+    p = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=1)
+    assert (p.leaves, p.leaves_per_group, p.rails_per_leaf, p.layers) == (16, 8, 1, 2)
+    assert p.leaf_up == 4 and p.node_leaf_links == p.leaf_spine_links == 64
+    two = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=2)
+    assert (two.leaves, two.rails_per_leaf) == (8, 2)
+
+
+def test_rail_only_every_node_of_a_rail_on_one_leaf():
+    s = sw(128)
+    p = plan(32, 8, s, s, topology="rail-only", group_nodes=32)
+    assert (p.leaves, p.rails_per_leaf, p.spines, p.layers, p.leaf_up) == (2, 4, 0, 1, 0)
+    nodes, leaves = node_leaf_ends(p, FLOOR, OneRack(p), 1, "leaf")
+    assert ports(leaves) == 256 and all(sum(runs.values()) == 128 for _, runs in leaves)
+    p1 = plan(32, 8, s, s, topology="rail-only", group_nodes=32, rails_per_leaf=1)
+    assert (p1.leaves, p1.spines) == (8, 0)
+    with pytest.raises(LimitError, match="129 nodes are more than the 128 ports"):
+        plan(129, 8, s, s, topology="rail-only", group_nodes=32)
+    # layers: 1 on a rail-optimized fabric is the same shape.
+    assert plan(32, 8, s, s, topology="rail-optimized", group_nodes=16, layers=1) == p.__class__(
+        **{**p.__dict__, "topology": "rail-optimized"})
+
+
+def test_undersubscribed_leaf_has_more_uplinks_than_downlinks():
+    s = sw(64)
+    p = plan(64, 8, s, s, topology="rail-optimized", group_nodes=16, oversubscription=Fraction(1, 2))
+    used = p.group_nodes * p.rails_per_leaf
+    assert p.leaf_up == 2 * used and p.leaf_down + p.leaf_up <= 64
+    amd = plan(128, 8, sw(128), sw(128), topology="rail-optimized", group_nodes=32, oversubscription="1:1.16")
+    assert (amd.leaf_up, amd.group_nodes * amd.rails_per_leaf) == (38, 32)   # 38 / 32 >= 1.16 > 36 / 32
+
+
+def test_spine_ratio_tapers_the_spines_uplinks():
+    s = sw(64)
+    flat = plan(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3)
+    taper = plan(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3, spine_oversubscription=7)
+    assert flat.spine_uplinks == flat.pod_size * flat.leaf_spine_per_pair            # 1:1
+    assert taper.spine_uplinks * 7 == taper.pod_size * taper.leaf_spine_per_pair    # 7:1
+    assert taper.spine_core_links * 6 < taper.leaf_spine_links
+    # auto picks three layers for a spine ratio; two layers have no spine uplinks to set.
+    assert plan(64, 8, s, s, topology="rail-optimized", group_nodes=32, spine_oversubscription=3).layers == 3
+    with pytest.raises(LimitError, match="two layers have none"):
+        plan(64, 8, s, s, topology="rail-optimized", group_nodes=32, layers=2, spine_oversubscription=3)
+
+
+@pytest.mark.parametrize("nodes,ok", [(8, True), (128, False)])
+def test_storage_in_one_layer(catalog, nodes, ok):
+    from bom.errors import BomError
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+
+    text = (f"name: s\nplatform: dgx-h100\nnodes: {nodes}\nfabrics:\n  compute: {{}}\n"
+            "  storage: {switch: sn5600, layers: 1}\n")
+    if ok:
+        f = build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog).fabrics["storage"]
+        assert (f.switches("leaf"), f.switches("spine"), f.layers) == (1, 0, 1)
+    else:
+        with pytest.raises(BomError, match="one layer of tor leaves") as e:
+            build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog)
+        assert e.value.key == "fabrics.storage.layers"
