@@ -365,7 +365,7 @@ def compare(
 @friendly
 @pipe_safe
 def lookup(
-    rate: Annotated[str, typer.Option(metavar="QUANTITY", help='Link rate, e.g. "800 Gbit/s".')],
+    rate: Annotated[str, typer.Option(metavar="QUANTITY", help='Link rate: "800 Gbit/s", 800G, 1.6T, 400GbE.')],
     reach: Annotated[str, typer.Option(metavar="QUANTITY", help='Required length, e.g. "30 m" or "80 km".')],
     form_factor: Annotated[Optional[str], typer.Option(
         metavar="CAGE", help="Cage at one end: osfp, qsfp112, ...")] = None,
@@ -388,7 +388,8 @@ def lookup(
 
     if prefer not in ("ladder", "cost", "power"):
         raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
-    rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
+    # "1.6 Tbit/s" is 1600.0000000000002 Gbit/s in binary floating point; the catalog's rates are whole.
+    rate_g = round(_positive(rate, "rate", "Gbit/s", "--rate"), 6)
     extra = _quantity(slack, "length", "m", "--slack") or 0.0
     if extra < 0:
         raise BomError(f"{slack!r} must not be negative", key="--slack")
@@ -402,14 +403,20 @@ def lookup(
     form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
     far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
     media = Media(_catalog(catalog_dir, prices))
-    result = media.lookup(rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+    # 1.6T with no 1.6T part: two 800G links on twin-port ends, one module (or cable head) per cage.
+    half = media.twin_port_rate(rate_g)
+    if half is not None:
+        form_factor, far_form_factor = (f"{f or ''}:2" if f is None or ":" not in f else f
+                                        for f in (form_factor, far_form_factor or form_factor))
+    result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
     if as_json:
-        _print_json({"choice": result.choice.to_json(),
-                     "passed_over": [{"option": r.option.name, "medium": r.option.medium,
+        _print_json({"rate_gbps": rate_g, "links_per_cage": 2 if half else 1,
+                     "choice": result.choice.to_json() | {"parts": result.choice.option.label},
+                     "passed_over": [{"option": r.option.label, "id": r.option.name, "medium": r.option.medium,
                                       "standard": r.option.standard,
                                       "reason": r.reason} for r in result.runners_up]})
         return
-    typer.echo(text.lookup_report(result))
+    typer.echo(text.lookup_report(result, rate_g if half else None))
 
 
 def _positive(text_: str | None, dimension: str, unit: str, option: str) -> float:

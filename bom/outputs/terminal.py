@@ -150,34 +150,40 @@ def levels_go_table(results: Sequence[Sizing]) -> str:
     return "\n".join(lines)
 
 
-def lookup_report(result: object) -> str:
-    """The chosen link and the best option of every other medium, with why it lost."""
+def lookup_report(result: object, twin_of: float | None = None) -> str:
+    """The chosen link with what stands at each end and the cable or fibre between them, and the
+    best option of every other medium, with why it lost. Parts are named by part number, as in the
+    BOM and the cable plan. ``twin_of``: the rate asked for, carried as two links on twin-port ends."""
     from bom.catalog.media import LADDER, Lookup
 
     assert isinstance(result, Lookup)
     c = result.choice
     j = c.to_json()
-    optical = c.option.coherent is None
-    # Each end's kind: a pluggable module, an optical engine on a CPO switch, or none (a cable head).
-    def end(e: str) -> str | None:
-        if not optical or (e == "b" and (j["end_b"], j["module_b"]) == (j["end_a"], j["module_a"])):
-            return None
-        if j[f"end_{e}"] == "pluggable":
-            return f"end {e}: pluggable {j[f'module_{e}']} (x1/{j[f'ports_per_module_{e}']} per link)"
-        if j[f"end_{e}"] == "optical engine":
-            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
-        return None
 
-    parts = [end("a"), end("b")]
-    parts += ["ends: none (copper or AOC cable heads)" if c.option.assembly is not None else None,
+    def end(e: str) -> str:
+        kind, cage, ports = j[f"end_{e}"], j[f"form_factor_{e}"], j[f"ports_per_module_{e}"]
+        serves = "one link" if ports == 1 else f"{ports} links"
+        if c.option.coherent is not None:
+            return f"end {e}: coherent module {j['coherent']} ({cage})"
+        if kind == "pluggable":
+            return f"end {e}: module {j[f'module_{e}']} in cage {cage} (one module serves {serves})"
+        if kind == "optical engine":
+            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
+        return f"end {e}: the cable's own head in cage {cage} (one head serves {serves})"
+
+    parts = [end("a"), end("b"),
              f"cable {j['cable']}" if j["cable"] else None,
              f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
              if j["fibre"] else None,
-             f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
+             "dark fibre pair between the coherent modules" if j["coherent"] else None]
     from bom.catalog.media import metres
 
-    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
-             f"({c.medium}): {c.option.name}",
+    twin = ([f"{twin_of:g} Gbit/s in one cage = two {c.option.rate_gbps:g} Gbit/s links on twin-port ends "
+             "(each part below carries both; price and power are per link, twice per cage pair)"]
+            if twin_of else [])
+    lines = [*twin,
+             f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
+             f"({c.medium}): {c.option.label}",
              *[f"  {p}" for p in parts if p],
              f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link ({j['pj_per_bit']:g} pJ/bit); "
              f"reach {metres(c.option.reach_max_m)} "
@@ -189,7 +195,7 @@ def lookup_report(result: object) -> str:
     for medium in LADDER:
         for r in result.runners_up:
             if r.option.medium == medium and medium not in seen:
-                runners.append(f"  {medium:<15} {r.option.standard} {r.option.name}: {r.reason}.")
+                runners.append(f"  {medium:<15} {r.option.standard} {r.option.label}: {r.reason}.")
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]
