@@ -134,7 +134,9 @@ PricesOpt = Annotated[Optional[list[Path]], typer.Option(
     "--prices", metavar="CSV", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, "
     "quote_ref, vendor) that replaces catalog prices; repeat the option for several.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress lines on stderr; warnings and "
+                                        "errors still print there, and the summary and Wrote lines on stdout "
+                                        "(> /dev/null hides those).")]
 
 
 @app.command(short_help="GPUs a job needs and the level of scale it lands at.")
@@ -279,7 +281,9 @@ def cables(
     scale_up: Annotated[bool, typer.Option(
         "--scale-up", help="List every GPU's NVLink links too (else a per-rack summary in the racks CSV).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress bar and the design rules' "
+                     "summary on stderr; errors still print there, and the summary and Wrote lines on stdout "
+                     "(> /dev/null hides those).")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -481,8 +485,8 @@ def init(
 @pipe_safe
 def catalog_list(
     kind: Annotated[Optional[str], typer.Option(
-        metavar="KIND", help="One kind of row: platforms, switches, modules, cables, fibres, panels, coherent "
-        "or dwdm.")] = None,
+        metavar="KIND", help="One kind of row: platforms, switches, modules, cables, fibres, panels, coherent, "
+        "dwdm, endpoints or racks (singular too: platform).")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -492,6 +496,10 @@ def catalog_list(
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
+    if kind is not None:
+        # As people type it: "platform" for platforms, any case.
+        kind = kind.strip().lower()
+        kind = next((k for k in (kind, f"{kind}s", f"{kind}es") if k in KINDS), kind)
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
@@ -508,19 +516,44 @@ def catalog_list(
 @catalog_app.command("show")
 @friendly
 @pipe_safe
-def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A catalog row id, e.g. q3400.")],
+def catalog_show(row_id: Annotated[str, typer.Argument(
+                     metavar="ID|PART", help="A catalog row id (q3400) or a part number (MQM9790-NS2F, "
+                     "MFP7E10-N030: a sold length's part number shows its row), any case.")],
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
-    """Every field of one catalog row, and the file it came from."""
+    """Every field of one catalog row, and the file it came from; by part number, every row sold under it."""
     from bom.errors import CatalogError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
     cat = _catalog(catalog_dir, prices)
     kind = cat.kind_of(row_id)
-    if kind is None:
-        raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
-    row = cat.rows[kind][row_id]
-    typer.echo(text.show_row(kind, row, cat.origin[row_id]))
+    if kind is not None:
+        typer.echo(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
+        return
+    want = row_id.strip().upper()
+    hits: list[tuple[str, object, str]] = []   # kind, row, how the part number matched
+    for k, rows in cat.rows.items():
+        for row in rows.values():
+            if row.id.upper() == want or row.part_number.upper() == want:
+                hits.append((k, row, ""))
+                continue
+            for sold in getattr(row, "lengths", None) or ():
+                if sold.part_number.upper() == want:
+                    hits.append((k, row, f"{sold.part_number} is its {sold.length.to('m').magnitude:g} m sold length"))
+    if not hits:
+        import difflib
+
+        parts = sorted({r.part_number for r in cat})
+        close = difflib.get_close_matches(row_id.upper(), parts, n=3, cutoff=0.6)
+        tip = f" Part numbers close to it: {', '.join(close)}." if close else ""
+        raise CatalogError(suggest(row_id, sorted({r.id for r in cat}), "id or part number") + tip,
+                           hint="bom catalog list prints every row's id and part number.")
+    if len(hits) > 1:
+        typer.echo(f"{row_id}: {len(hits)} catalog rows: {', '.join(r.id for _, r, _ in hits)}\n")
+    for i, (k, row, how) in enumerate(hits):
+        if how:
+            typer.echo(f"{how} ({row.id}):")
+        typer.echo(("\n" if i else "") + text.show_row(k, row, cat.origin[row.id]))
 
 
 @catalog_app.command("validate")
