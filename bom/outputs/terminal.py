@@ -302,12 +302,16 @@ def compare_table(result: object) -> str:
     assert isinstance(result, Comparison)
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
+        # "*": a whole-network or cost figure that misses a fabric this generation left out.
+        star = {k: " *" if k in result.not_comparable(g) else "  " for k in m}
         rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
-                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
-                     f"{m['scale_out_copper_cost_share']:.1%}",
-                     f"{m['modules_per_gpu']:.2f}", f"{m['optics_power_w_per_gpu']:,.1f}",
-                     f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
-                     f"{m['usd_per_gpu_hour']:.3f}"])
+                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_up_copper_share']:.1%}",
+                     f"{m['scale_out_copper_share']:.1%}", f"{m['cluster_copper_share']:.1%}",
+                     f"{m['modules_per_gpu']:.2f}{star['modules_per_gpu']}",
+                     f"{m['optics_power_w_per_gpu']:,.1f}{star['optics_power_w_per_gpu']}",
+                     f"{m['network_capex_per_gpu']:,.0f}{star['network_capex_per_gpu']}",
+                     f"{m['network_power_w_per_gpu']:,.0f}{star['network_power_w_per_gpu']}",
+                     f"{m['usd_per_gpu_hour']:.3f}{star['usd_per_gpu_hour']}"])
     import shutil
     import textwrap
 
@@ -315,12 +319,16 @@ def compare_table(result: object) -> str:
     notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
     notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
-    scope = ("compute links and copper: the compute fabric; pluggables, USD, W: every fabric and the DCI "
-             "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
-    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
-    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
-                              "copper (cost)", "pluggables/GPU", "optics W/GPU", "network USD/GPU",
-                              "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
+    scope = ("copper is the share of links on copper: scale-up (the NVLink or other scale-up tier), "
+             "scale-out (the compute fabric) and all (every link of the cluster); compute links: the compute "
+             "fabric's; pluggables, USD, W: every fabric and the DCI (storage, in-band and OOB links per GPU are "
+             "in the JSON and the workbook).")
+    if any(result.not_comparable(g) for g in result.generations):
+        scope += (" *: not comparable with the other columns: this generation could not build every fabric "
+                  "the others have (see its note), so its whole-network and cost figures leave that fabric out.")
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper scale-up",
+                              "copper scale-out", "copper all", "pluggables/GPU", "optics W/GPU",
+                              "network USD/GPU", "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 11),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)
 
