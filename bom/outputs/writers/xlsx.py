@@ -115,10 +115,14 @@ def paper_setup(ws: Worksheet, title: str | None = None) -> None:
 
 def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
+    import textwrap
+
     lines = 1
     for c, text in texts.items():
         width = ws.column_dimensions[_letter(c)].width or 10
-        lines = max(lines, -(-len(text) * 20 // (23 * int(width))))   # ~1.15 characters per unit of width
+        # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
+        # column loses the end of most lines: a count by characters alone came out a line short).
+        lines = max(lines, len(textwrap.wrap(text, max(1, int(width * 1.1)), break_long_words=True)))
     ws.row_dimensions[row].height = 14 * min(lines, 6)
 
 
@@ -233,8 +237,12 @@ def _inputs(wb: Workbook, r: Report) -> None:
 BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
             "Unit price", "Extended price", "Unit power", "Extended power", "Asset class", "Price source",
             "As of", "Flags", "Vendor", "Catalog id", "Source"]
-_BOM_WIDTHS = [4, 19, 34, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 8, 8, 10, 24, 8, 15, 40]
-_WRAPPED = {"Description", "Flags"}
+_BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 16, 11, 14, 8, 8, 10, 24, 8, 15, 40]
+# Long part numbers, categories ("coherent optic") and ids wrap inside their column on paper.
+_WRAPPED = {"Part number", "Description", "Category", "Flags", "Catalog id"}
+# Text right after a right-aligned number starts one indent in, not touching it ("9,088,000 Wgpu").
+_AFTER_NUMBER = {"Asset class"}
+_INDENT = Alignment(vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 
 
@@ -270,7 +278,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power": WATT if line.power_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
             put_cell(ws, n, c, values[name], fmts.get(name))
-            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
+            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP
         _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -557,8 +565,12 @@ def _tco(wb: Workbook) -> tuple[int, int]:
         put_cell(ws, n, 1, label)
         put_cell(ws, n, 2, fx(formula), fmt)
         put_cell(ws, n, 3, formula)
-        ws.cell(n, 3).alignment = WRAP
+        ws.cell(n, 3).alignment = Alignment(wrap_text=True, vertical="top", indent=1)   # clear of the values
         put_cell(ws, n, 4, name)
+        # A long formula wraps; the row grows with it so the lines do not print over the next row's.
+        _fit_height(ws, n, {3: formula})
+        for c in (1, 2, 4):
+            ws.cell(n, c).alignment = TOP
         define_name(wb, name, f"TCO!$B${n}")
     first = len(TCO_ROWS) + 3
     put_cell(ws, first, 1, "Capex by category")
