@@ -242,7 +242,7 @@ _BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 16, 11, 14, 8, 8, 10, 24, 8, 1
 _WRAPPED = {"Part number", "Description", "Category", "Flags", "Catalog id"}
 # Text right after a right-aligned number starts one indent in, not touching it ("9,088,000 Wgpu").
 _AFTER_NUMBER = {"Asset class"}
-_INDENT = Alignment(vertical="top", indent=1)
+_INDENT = Alignment(horizontal="left", vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 
 
@@ -332,7 +332,7 @@ def _order(wb: Workbook, r: Report) -> None:
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
                 "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
-    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 9, 10, 14, 10, 8, 10, 30]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -357,9 +357,11 @@ def _order(wb: Workbook, r: Report) -> None:
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Total to order") else None))
+        wrapped = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
         for name in names:
-            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
-        _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
+            ws.cell(n, c[name]).alignment = (WRAP if name in wrapped else _INDENT if name == "Price source"
+                                             else TOP)
+        _fit_height(ws, n, {c[k]: str(values[k]) for k in wrapped})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
     # BOM rows a person adds by hand with a new part number have no order line above: this line
@@ -565,7 +567,7 @@ def _tco(wb: Workbook) -> tuple[int, int]:
         put_cell(ws, n, 1, label)
         put_cell(ws, n, 2, fx(formula), fmt)
         put_cell(ws, n, 3, formula)
-        ws.cell(n, 3).alignment = Alignment(wrap_text=True, vertical="top", indent=1)   # clear of the values
+        ws.cell(n, 3).alignment = Alignment(horizontal="left", wrap_text=True, vertical="top", indent=1)  # clear of B
         put_cell(ws, n, 4, name)
         # A long formula wraps; the row grows with it so the lines do not print over the next row's.
         _fit_height(ws, n, {3: formula})

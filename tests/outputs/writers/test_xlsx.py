@@ -306,8 +306,8 @@ def test_the_bom_prints_one_page_wide(default_outputs, tmp_path):
 
 def test_the_printed_workbook_reads(default_outputs, tmp_path):
     """Printed by LibreOffice, nothing is clipped or printed over (issue 30, looked at as PDF pages): a long
-    part number wraps in its column whole, "coherent optic" stays in the Category column, and a TCO formula's
-    row is as tall as the formula's wrapped lines."""
+    part number wraps in its column whole (BOM and Order), "coherent optic" stays in the Category column, and
+    text after a figure does not touch it."""
     pypdf = pytest.importorskip("pypdf")
     pdf, = recalc_many([default_outputs[".xlsx"]], tmp_path, to="pdf")
     text = "\n".join(page.extract_text() for page in pypdf.PdfReader(pdf).pages)
@@ -315,6 +315,9 @@ def test_the_printed_workbook_reads(default_outputs, tmp_path):
     for word in ("Appliance 3.1", "AI400X2)", "management server"):
         assert word in text, word
     assert "coherent opticscale" not in text and "coherent optic" in text
+    # Text after a right-aligned figure starts clear of it (printed as "9,088,000 Wgpu", "236,800,000 USDestimate").
+    for joined in ("Wgpu", "Wnetwork", "USDestimate", "USDSUM"):
+        assert joined not in text, joined
 
 
 def test_tco_rows_grow_with_their_formulas(default_outputs):
