@@ -180,12 +180,24 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
             placed.add(str(device))
         inv.locations = list(rows_seen)
     forms = _form_factors(catalog)
+    # Each fabric's protocol and lane rate, from its leaf switch: an InfiniBand fabric's ports (the
+    # nodes' and UFM's too) are InfiniBand interfaces in NetBox. DCI and OOB rows are Ethernet.
+    from bom.units import magnitude
+
+    wire: dict[str, tuple[str, float | None]] = {}
+    for name, fabric in model.fabrics.items():
+        shapes = getattr(fabric, "shapes", None)
+        ports = getattr(shapes[0][1], "leaf", None) if shapes else None
+        leaf = _catalog_row(catalog, ports.id) if ports is not None else None
+        if getattr(leaf, "protocol", None) == "infiniband":
+            wire[name] = ("infiniband", magnitude(leaf.lane_rate, "rate"))
     col = plan.COL
     idx = [col[c] for c in ("a_site", "a_device", "a_role", "a_port", "a_module", "b_site", "b_device", "b_role",
                             "b_port", "b_module", "rate_gbps", "cable_type", "cable_part", "sold_length_m",
-                            "length_m", "label", "cable_id")]
+                            "length_m", "label", "cable_id", "fabric")]
 
-    def end(site_: str, device: str, role: str, port: str, module: str, part: str, side: int, rate: float) -> None:
+    def end(site_: str, device: str, role: str, port: str, module: str, part: str, side: int, rate: float,
+            fabric: str = "") -> None:
         dtype = model_of.get(device)
         if dtype is None:   # a device the placement does not hold: in its site, no rack
             dtype = f"planned {role}"
@@ -201,13 +213,14 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
         ifs = types[dtype].interfaces
         if port not in ifs:
             ff = forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side]
-            ifs[port] = choices.interface_type(rate, ff)
+            protocol, lane = wire.get(fabric, ("ethernet", None))
+            ifs[port] = choices.interface_type(rate, ff, protocol, lane)
 
     for r in plan.rows(model, catalog=catalog):
         (a_site, a_dev, a_role, a_port, a_mod, b_site, b_dev, b_role, b_port, b_mod, rate, ctype, part, sold,
-         length, label, cid) = (r[i] for i in idx)
-        end(str(a_site), str(a_dev), str(a_role), str(a_port), str(a_mod), str(part), 0, float(rate))
-        end(str(b_site), str(b_dev), str(b_role), str(b_port), str(b_mod), str(part), 1, float(rate))
+         length, label, cid, fab) = (r[i] for i in idx)
+        end(str(a_site), str(a_dev), str(a_role), str(a_port), str(a_mod), str(part), 0, float(rate), str(fab))
+        end(str(b_site), str(b_dev), str(b_role), str(b_port), str(b_mod), str(part), 1, float(rate), str(fab))
         metres = float(sold) if sold not in ("", None) else float(length)
         on_cable(Cable(inv.site(str(a_site)), str(a_dev), str(a_port), inv.site(str(b_site)), str(b_dev),
                        str(b_port), choices.cable_type(str(ctype)), round(metres, 2), str(label), str(cid)))
