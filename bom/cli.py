@@ -365,6 +365,46 @@ def compare(
     _wrote(paths)
 
 
+@app.command(short_help="One fabric of one site as Graphviz DOT and draw.io XML, ports on the edges.")
+@friendly
+@pipe_safe
+def topology(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>).")] = None,
+    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = "compute",
+    site: Annotated[int, typer.Option(min=1, metavar="N", help="The site (1 = the first).")] = 1,
+    max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg) and
+    .drawio (draw.io / diagrams.net): every device of the fabric's cable plan a box, in rows by layer,
+    every cable run an edge with the port at each end on it."""
+    from bom import pipeline
+    from bom.cableplan import rows as plan
+    from bom.errors import BomError
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio
+
+    sc, src = load_scenario(scenario)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    model = pipeline.build_scenario(sc, src, catalog)
+    if fabric not in model.fabrics:
+        raise BomError(f"the scenario builds no {fabric!r} fabric; it builds {', '.join(model.fabrics)}",
+                       key="--fabric")
+    if site > model.cluster.site_count:
+        raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")
+    stem = f"{sc.name}-{fabric}-s{site}"
+    g = topology_graph(plan.rows(model, catalog=catalog), plan.COL, stem, f"s{site}", fabric, max_links)
+    paths = _write({f"{stem}.dot": write_dot(g), f"{stem}.drawio": write_drawio(g)},
+                   output or Path("reports") / sc.name, "", False)
+    assert paths is not None
+    typer.echo(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
+    _wrote(paths)
+
+
 @app.command(short_help="Rate and length -> standard, medium and part numbers.")
 @friendly
 @pipe_safe

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
 #  - Python: the package and its test extras (pytest, hypothesis, ruff)
-#  - Debian: LibreOffice Calc (recalculates the workbook) and Chromium (renders the report)
+#  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
 # --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
 # 2 minutes on 2 cores); CI runs everything.
 # Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
@@ -38,6 +38,7 @@ python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 need=()
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)      # renders bom topology's DOT in its test
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${need[*]} for the workbook and report tests" >&2
