@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = [[], ["size"], ["build"], ["compare"], ["lookup"], ["schema"], ["init"], ["catalog"], ["catalog", "list"],
-            ["catalog", "show"], ["catalog", "validate"]]
+            ["catalog", "show"], ["catalog", "validate"], ["topology"], ["cables"]]
 
 
 def run(*args: str, env: dict[str, str] | None = None, **kw):  # type: ignore[no-untyped-def]
