@@ -281,6 +281,10 @@ def cables(
     scale_up: Annotated[bool, typer.Option(
         "--scale-up", help="List every GPU's NVLink links too (else a per-rack summary in the racks CSV).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+    profile: Annotated[str, typer.Option(
+        metavar="installer|procurement|full", help="The columns: installer (each end's TIA-606 label with its "
+        "site, hall, row letter and rack column, device, port, module; the part and length), procurement (part, "
+        "kind, length, rate, modules) or full (every column, then both ends' labels).")] = "full",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress bar and the design rules' "
                      "summary on stderr; errors still print there, and the summary and Wrote lines on stdout "
                      "(> /dev/null hides those).")] = False,
@@ -296,13 +300,16 @@ def cables(
     from bom.outputs import planfiles as cabling
 
     try:
+        from bom.cableplan.labels import profile_columns
+
+        profile_columns(profile, plan.FIELDS)   # an unknown profile fails before anything is built
         sc, src = load_scenario(scenario)
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
         rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress, scale_up=scale_up, also=rules.rows)
+                                        progress=progress, scale_up=scale_up, also=rules.rows, profile=profile)
         checks = rules.finish()
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
