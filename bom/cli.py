@@ -372,7 +372,7 @@ def compare(
     _wrote(paths)
 
 
-@app.command(short_help="One fabric of one site as Graphviz DOT and draw.io XML, ports on the edges.")
+@app.command(short_help="One fabric of one site as Graphviz DOT, draw.io XML and a netlab topology.")
 @friendly
 @pipe_safe
 def topology(
@@ -386,14 +386,15 @@ def topology(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg) and
-    .drawio (draw.io / diagrams.net): every device of the fabric's cable plan a box, in rows by layer,
-    every cable run an edge with the port at each end on it."""
+    """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg),
+    .drawio (draw.io / diagrams.net) and -netlab.yml (netlab create makes a containerlab lab of it, to
+    emulate the fabric): every device of the fabric's cable plan a box, in rows by layer, every cable run
+    an edge with the port at each end on it."""
     from bom import pipeline
     from bom.cableplan import rows as plan
     from bom.errors import BomError
     from bom.inputs.scenario import load_scenario
-    from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio
+    from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio, write_netlab
 
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
@@ -405,7 +406,8 @@ def topology(
         raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")
     stem = f"{sc.name}-{fabric}-s{site}"
     g = topology_graph(plan.rows(model, catalog=catalog), plan.COL, stem, f"s{site}", fabric, max_links)
-    paths = _write({f"{stem}.dot": write_dot(g), f"{stem}.drawio": write_drawio(g)},
+    paths = _write({f"{stem}.dot": write_dot(g), f"{stem}.drawio": write_drawio(g),
+                    f"{stem}-netlab.yml": write_netlab(g)},
                    output or Path("reports") / sc.name, "", False)
     assert paths is not None
     typer.echo(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")

@@ -132,3 +132,42 @@ def write_drawio(g: Graph) -> bytes:
             f'  <diagram id="topology" name={quoteattr(g.name)}>\n'
             f'    <mxGraphModel dx="1200" dy="800" grid="1" gridSize="10" page="0">\n      <root>\n        {body}\n'
             f"      </root>\n    </mxGraphModel>\n  </diagram>\n</mxfile>\n").encode()
+
+
+#: netlab: a node name is an identifier of at most 16 characters (letters, digits, underscores).
+NETLAB_NAME = 16
+
+
+def _ident(text: str, limit: int = NETLAB_NAME) -> str:
+    out = "".join(ch if ch.isalnum() else "_" for ch in text)
+    return (out if out[:1].isalpha() else f"n{out}")[:limit]
+
+
+def write_netlab(g: Graph) -> bytes:
+    """A netlab topology (``netlab create`` makes a containerlab lab of it): switches as FRR, everything else
+    as Linux, each cable run a link between ``ethN`` interfaces numbered per device in plan order. netlab
+    names are short identifiers, so each node's plan name and each link's cable id and ports ride along
+    (a comment, the link's ``name``)."""
+    short: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for row in g.layers():
+        for name in row:
+            role = _ident(g.devices[name][0], NETLAB_NAME - 4)
+            count[role] = count.get(role, 0) + 1
+            short[name] = f"{role}{count[role]}"
+    lines = [f"# {g.name}: written by clusterbom (bom topology); netlab create makes a containerlab lab of it.",
+             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux", "nodes:"]
+    for name, ident in short.items():
+        role = g.devices[name][0]
+        switch = role in LAYERS or role.endswith(("-leaf", "-spine", "-core"))
+        lines.append(f"  {ident}: {{device: {'frr' if switch else 'linux'}}}   # {name}")
+    lines.append("links:")
+    used: dict[str, int] = {}
+    for e in g.edges:
+        ends = []
+        for dev in (e.a, e.b):
+            used[dev] = used.get(dev, 0) + 1
+            ends.append(f"  {short[dev]}: {{ifname: eth{used[dev]}}}")
+        text = f"{e.cable_id} {e.a}:{e.a_port} - {e.b}:{e.b_port}".replace('"', "'")
+        lines += [f"- {ends[0].strip()}", ends[1], f'  name: "{text}"']
+    return ("\n".join(lines) + "\n").encode()

@@ -56,6 +56,7 @@ def test_drawio_holds_every_device_and_run_of_the_plan(drawn):
             assert c.find("mxGeometry") is not None
 
 
+@pytest.mark.slow
 def test_dot_renders_with_graphviz_and_carries_the_ports(drawn, tmp_path):
     out, _ = drawn
     dot = shutil.which("dot")
@@ -99,3 +100,32 @@ def test_too_large_or_unknown_is_a_clear_error(tmp_path):
     r = CliRunner().invoke(app, ["topology", str(SCENARIO), "-o", str(tmp_path / "o"), "--site", "3"])
     assert r.exit_code == 2 and "--site" in r.output
     assert Path(tmp_path / "o").exists() is False
+
+
+@pytest.mark.slow
+def test_netlab_topology_is_accepted_by_netlab(drawn, tmp_path):
+    """netlab itself reads the topology and makes its containerlab lab (``netlab create`` needs no devices):
+    every device a node, every cable run a link."""
+    import sys
+
+    import yaml
+
+    out, _ = drawn
+    netlab = shutil.which("netlab", path=str(Path(sys.executable).parent)) or shutil.which("netlab")
+    if netlab is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("netlab is missing: it is a test extra (pip install -e '.[test]')")
+        pytest.skip("netlab (PyPI networklab) is not installed")
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    (lab / "topology.yml").write_bytes((out / "nb-two-site-compute-s1-netlab.yml").read_bytes())
+    done = subprocess.run([netlab, "create", "topology.yml"], cwd=lab, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    clab = yaml.safe_load((lab / "clab.yml").read_text())
+    runs = _plan_runs("compute", "s1")
+    assert len(clab["topology"]["nodes"]) == len({d for a, _, b, _ in runs for d in (a, b)})
+    links = clab["topology"]["links"]
+    assert len(links) == len(runs)
+    ends = [e for link in links for e in link["endpoints"]]
+    assert len(set(ends)) == len(ends)     # each interface in one link
