@@ -179,3 +179,27 @@ def test_infiniband_type_by_lane_and_width():
     assert choices.interface_type(400, "osfp", "infiniband", 200) == "infiniband-xdr-2x"
     assert choices.interface_type(400, "osfp", "infiniband", 100) == "infiniband-ndr-4x"
     assert choices.interface_type(800, "osfp", "ethernet", 100) == "800gbase-x-osfp"
+
+
+def test_transceivers_are_modules_in_module_bays(exported):
+    """Every module the plan puts in a cage is a NetBox module of its part number's module type, in the
+    device's module bay named after the cage (a twin-port module fills one cage: one module for its two ports)."""
+    model, result, out = exported
+    docs = [d for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text()) if d]
+    bays = {d["model"]: {b["name"] for b in d.get("module-bays", [])} for d in docs}
+    mtypes = {d["model"]: d for d in yaml.safe_load_all((out / "09-module-types.yaml").read_text()) if d}
+    assert all(t["profile"] == "Transceiver" and t["attribute_data"]["data_rate"].endswith("G")
+               for t in mtypes.values())
+    makers = {r["name"] for r in _read(out / "04-manufacturers.csv")}
+    assert {t["manufacturer"] for t in mtypes.values()} <= makers
+    dtype = {r["name"]: r["device_type"] for r in _read(out / "07-devices.csv")}
+    modules = {(r["device"], r["module_bay"]): r["module_type"] for r in _read(out / "10-modules.csv")}
+    want = {}
+    for r in plan.rows(model):
+        for side in ("a", "b"):
+            part = r[plan.COL[f"{side}_module"]]
+            if part and part in mtypes:
+                want[(r[plan.COL[f"{side}_device"]], r[plan.COL[f"{side}_port"]].split("/")[0])] = part
+    assert want and modules == want
+    for (device, bay), part in modules.items():
+        assert bay in bays[dtype[device]] and part in mtypes
