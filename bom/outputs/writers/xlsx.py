@@ -238,7 +238,7 @@ BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "H
             "Unit price", "Extended price", "Unit power", "Extended power", "Asset class", "Price source",
             "As of", "Flags", "Vendor", "Catalog id", "Source"]
 _BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 16, 11, 14, 8, 8, 10, 24, 8, 15, 40]
-# Long part numbers, categories ("coherent optic") and ids wrap inside their column on paper.
+# Long part numbers, category names and ids wrap inside their column on paper.
 _WRAPPED = {"Part number", "Description", "Category", "Flags", "Catalog id"}
 # Text right after a right-aligned number starts one indent in, not touching it ("9,088,000 Wgpu").
 _AFTER_NUMBER = {"Asset class"}
