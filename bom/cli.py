@@ -135,7 +135,9 @@ PricesOpt = Annotated[Optional[list[Path]], typer.Option(
     "--prices", metavar="CSV", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, "
     "quote_ref, vendor) that replaces catalog prices; repeat the option for several.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress lines on stderr; warnings and "
+                                        "errors still print there, and the summary and Wrote lines on stdout "
+                                        "(> /dev/null hides those).")]
 
 
 @app.command(short_help="GPUs a job needs and the level of scale it lands at.")
@@ -280,7 +282,13 @@ def cables(
     scale_up: Annotated[bool, typer.Option(
         "--scale-up", help="List every GPU's NVLink links too (else a per-rack summary in the racks CSV).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+    profile: Annotated[str, typer.Option(
+        metavar="installer|procurement|full", help="The columns: installer (each end's TIA-606 label with its "
+        "site, hall, row letter and rack column, device, port, module; the part and length), procurement (part, "
+        "kind, length, rate, modules) or full (every column, then both ends' labels).")] = "full",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress bar and the design rules' "
+                     "summary on stderr; errors still print there, and the summary and Wrote lines on stdout "
+                     "(> /dev/null hides those).")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -293,13 +301,16 @@ def cables(
     from bom.outputs import planfiles as cabling
 
     try:
+        from bom.cableplan.labels import profile_columns
+
+        profile_columns(profile, plan.FIELDS)   # an unknown profile fails before anything is built
         sc, src = load_scenario(scenario)
         catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
         model = pipeline.build_scenario(sc, src, catalog)
         rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress, scale_up=scale_up, also=rules.rows)
+                                        progress=progress, scale_up=scale_up, also=rules.rows, profile=profile)
         checks = rules.finish()
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
@@ -362,11 +373,53 @@ def compare(
     _wrote(paths)
 
 
+@app.command(short_help="One fabric of one site as Graphviz DOT, draw.io XML and a netlab topology.")
+@friendly
+@pipe_safe
+def topology(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>).")] = None,
+    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = "compute",
+    site: Annotated[int, typer.Option(min=1, metavar="N", help="The site (1 = the first).")] = 1,
+    max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg),
+    .drawio (draw.io / diagrams.net) and -netlab.yml (netlab create makes a containerlab lab of it, to
+    emulate the fabric): every device of the fabric's cable plan a box, in rows by layer, every cable run
+    an edge with the port at each end on it."""
+    from bom import pipeline
+    from bom.cableplan import rows as plan
+    from bom.errors import BomError
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio, write_netlab
+
+    sc, src = load_scenario(scenario)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    model = pipeline.build_scenario(sc, src, catalog)
+    if fabric not in model.fabrics:
+        raise BomError(f"the scenario builds no {fabric!r} fabric; it builds {', '.join(model.fabrics)}",
+                       key="--fabric")
+    if site > model.cluster.site_count:
+        raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")
+    stem = f"{sc.name}-{fabric}-s{site}"
+    g = topology_graph(plan.rows(model, catalog=catalog), plan.COL, stem, f"s{site}", fabric, max_links)
+    paths = _write({f"{stem}.dot": write_dot(g), f"{stem}.drawio": write_drawio(g),
+                    f"{stem}-netlab.yml": write_netlab(g)},
+                   output or Path("reports") / sc.name, "", False)
+    assert paths is not None
+    typer.echo(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
+    _wrote(paths)
+
+
 @app.command(short_help="Rate and length -> standard, medium and part numbers.")
 @friendly
 @pipe_safe
 def lookup(
-    rate: Annotated[str, typer.Option(metavar="QUANTITY", help='Link rate, e.g. "800 Gbit/s".')],
+    rate: Annotated[str, typer.Option(metavar="QUANTITY", help='Link rate: "800 Gbit/s", 800G, 1.6T, 400GbE.')],
     reach: Annotated[str, typer.Option(metavar="QUANTITY", help='Required length, e.g. "30 m" or "80 km".')],
     form_factor: Annotated[Optional[str], typer.Option(
         metavar="CAGE", help="Cage at one end: osfp, qsfp112, ...")] = None,
@@ -389,7 +442,8 @@ def lookup(
 
     if prefer not in ("ladder", "cost", "power"):
         raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
-    rate_g = _positive(rate, "rate", "Gbit/s", "--rate")
+    # "1.6 Tbit/s" is 1600.0000000000002 Gbit/s in binary floating point; the catalog's rates are whole.
+    rate_g = round(_positive(rate, "rate", "Gbit/s", "--rate"), 6)
     extra = _quantity(slack, "length", "m", "--slack") or 0.0
     if extra < 0:
         raise BomError(f"{slack!r} must not be negative", key="--slack")
@@ -403,14 +457,20 @@ def lookup(
     form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
     far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
     media = Media(_catalog(catalog_dir, prices))
-    result = media.lookup(rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+    # 1.6T with no 1.6T part: two 800G links on twin-port ends, one module (or cable head) per cage.
+    half = media.twin_port_rate(rate_g)
+    if half is not None:
+        form_factor, far_form_factor = (f"{f or ''}:2" if f is None or ":" not in f else f
+                                        for f in (form_factor, far_form_factor or form_factor))
+    result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
     if as_json:
-        _print_json({"choice": result.choice.to_json(),
-                     "passed_over": [{"option": r.option.name, "medium": r.option.medium,
+        _print_json({"rate_gbps": rate_g, "links_per_cage": 2 if half else 1,
+                     "choice": result.choice.to_json() | {"parts": result.choice.option.label},
+                     "passed_over": [{"option": r.option.label, "id": r.option.name, "medium": r.option.medium,
                                       "standard": r.option.standard,
                                       "reason": r.reason} for r in result.runners_up]})
         return
-    typer.echo(text.lookup_report(result))
+    typer.echo(text.lookup_report(result, rate_g if half else None))
 
 
 def _positive(text_: str | None, dimension: str, unit: str, option: str) -> float:
@@ -483,8 +543,8 @@ def init(
 @pipe_safe
 def catalog_list(
     kind: Annotated[Optional[str], typer.Option(
-        metavar="KIND", help="One kind of row: platforms, switches, modules, cables, fibres, panels, coherent "
-        "or dwdm.")] = None,
+        metavar="KIND", help="One kind of row: platforms, switches, modules, cables, fibres, panels, coherent, "
+        "dwdm, endpoints or racks (singular too: platform).")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
@@ -497,6 +557,10 @@ def catalog_list(
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
+    if kind is not None:
+        # As people type it: "platform" for platforms, any case.
+        kind = kind.strip().lower()
+        kind = next((k for k in (kind, f"{kind}s", f"{kind}es") if k in KINDS), kind)
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
     cat = _catalog(catalog_dir, prices)
@@ -524,19 +588,44 @@ def _short_usd(usd: float | None) -> str:
 @catalog_app.command("show")
 @friendly
 @pipe_safe
-def catalog_show(row_id: Annotated[str, typer.Argument(metavar="ID", help="A catalog row id, e.g. q3400.")],
+def catalog_show(row_id: Annotated[str, typer.Argument(
+                     metavar="ID|PART", help="A catalog row id (q3400) or a part number (MQM9790-NS2F, "
+                     "MFP7E10-N030: a sold length's part number shows its row), any case.")],
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
-    """Every field of one catalog row, and the file it came from."""
+    """Every field of one catalog row, and the file it came from; by part number, every row sold under it."""
     from bom.errors import CatalogError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
     cat = _catalog(catalog_dir, prices)
     kind = cat.kind_of(row_id)
-    if kind is None:
-        raise CatalogError(suggest(row_id, [r.id for r in cat], "id"))
-    row = cat.rows[kind][row_id]
-    typer.echo(text.show_row(kind, row, cat.origin[row_id]))
+    if kind is not None:
+        typer.echo(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
+        return
+    want = row_id.strip().upper()
+    hits: list[tuple[str, object, str]] = []   # kind, row, how the part number matched
+    for k, rows in cat.rows.items():
+        for row in rows.values():
+            if row.id.upper() == want or row.part_number.upper() == want:
+                hits.append((k, row, ""))
+                continue
+            for sold in getattr(row, "lengths", None) or ():
+                if sold.part_number.upper() == want:
+                    hits.append((k, row, f"{sold.part_number} is its {sold.length.to('m').magnitude:g} m sold length"))
+    if not hits:
+        import difflib
+
+        parts = sorted({r.part_number for r in cat})
+        close = difflib.get_close_matches(row_id.upper(), parts, n=3, cutoff=0.6)
+        tip = f" Part numbers close to it: {', '.join(close)}." if close else ""
+        raise CatalogError(suggest(row_id, sorted({r.id for r in cat}), "id or part number") + tip,
+                           hint="bom catalog list prints every row's id and part number.")
+    if len(hits) > 1:
+        typer.echo(f"{row_id}: {len(hits)} catalog rows: {', '.join(r.id for _, r, _ in hits)}\n")
+    for i, (k, row, how) in enumerate(hits):
+        if how:
+            typer.echo(f"{how} ({row.id}):")
+        typer.echo(("\n" if i else "") + text.show_row(k, row, cat.origin[row.id]))
 
 
 @catalog_app.command("validate")

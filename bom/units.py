@@ -45,7 +45,7 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
 _DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
 
 EXAMPLES: dict[str, str] = {
-    "rate": '"800 Gbit/s" or "100 GB/s"',
+    "rate": '"800 Gbit/s", "800G", "1.6T", "400GbE" or "100 GB/s"',
     "information": '"80 GB"',
     "length": '"30 m" or "2 km"',
     "power": '"15 W" or "10.2 kW"',
@@ -67,6 +67,22 @@ EXAMPLES: dict[str, str] = {
 # instead of silently producing a nonsense dimension.
 _AMBIGUOUS = re.compile(r"(?<![A-Za-z])([kMGTPE]?)(b)(ps|/s)?(?![A-Za-z])")
 _BPS = re.compile(r"(?<![A-Za-z])([kMGTPE]?)(B|bit)ps(?![A-Za-z])")
+
+
+#: A rate as engineers write it: "400G", "800G", "1.6T", "400GbE", "100GE" (a number, a decimal prefix,
+#: then nothing, "E" or "bE"): bit/s at that prefix. Read only where a rate is expected, where "G" alone
+#: can mean nothing else.
+_RATE_SHORTHAND = re.compile(r"\s*(\d{1,9}(?:\.\d{1,9})?)\s*([kMGT])(?:bE|E)?\s*")
+
+
+def rate_shorthand(text: str) -> str | None:
+    """The rate a shorthand stands for, in the units we read, or None when it is not one.
+
+    >>> rate_shorthand("1.6T"), rate_shorthand("400GbE"), rate_shorthand("800 G"), rate_shorthand("800 Gbit/s")
+    ('1.6 Tbit/s', '400 Gbit/s', '800 Gbit/s', None)
+    """
+    m = _RATE_SHORTHAND.fullmatch(text) if len(text) <= MAX_TEXT else None
+    return f"{m.group(1)} {m.group(2)}bit/s" if m else None
 
 
 def _suggest(text: str) -> str | None:
@@ -132,6 +148,8 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
             raise QuantityError(f"expected a {dimension} such as {example}, got {_short(text)}.", key=key)
         if isinstance(text, (int, float)):
             raise _unitless(text, dimension, key)
+        if dimension == "rate":
+            text = rate_shorthand(text) or text
         suggestion = _suggest(text) if len(text) <= MAX_TEXT else None
         if suggestion is not None:
             raise QuantityError(

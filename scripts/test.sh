@@ -1,19 +1,44 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
 #  - Python: the package and its test extras (pytest, hypothesis, ruff)
-#  - Debian: LibreOffice Calc (recalculates the workbook) and Chromium (renders the report)
+#  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
 # --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
 # 2 minutes on 2 cores); CI runs everything.
+# Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
+# Debian's python3 refuses pip outside one (PEP 668).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+venv=${BOM_VENV:-.venv}
 if [ "${1:-}" = --fast ]; then
   shift
-  exec env BOM_NETBOX=off python3 -m pytest -q -m "not slow" "$@"
+  # The edit loop: the venv's Python when there is one, else whatever python3 has the package.
+  py=python3
+  [ -x "$venv/bin/python" ] && py=$venv/bin/python
+  exec env BOM_NETBOX=off "$py" -m pytest -q -m "not slow" "$@"
 fi
+if [ ! -x "$venv/bin/python" ]; then
+  if ! python3 -m venv "$venv"; then
+    # Debian ships venv apart from python3 (python3-venv); without it the venv is left half made.
+    rm -rf "$venv"
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "installing python3-venv to create $venv" >&2
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+      python3 -m venv "$venv"
+    else
+      echo "error: python3 -m venv failed; install your distribution's venv package (Debian: python3-venv)" >&2
+      exit 2
+    fi
+  fi
+fi
+venv=$(cd "$venv" && pwd)
+# As `. .venv/bin/activate` does: python3, pip and bom below (and in the tests' child processes) are the venv's.
+export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 need=()
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)      # renders bom topology's DOT in its test
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${need[*]} for the workbook and report tests" >&2

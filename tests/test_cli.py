@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = [[], ["size"], ["build"], ["compare"], ["lookup"], ["schema"], ["init"], ["catalog"], ["catalog", "list"],
-            ["catalog", "show"], ["catalog", "validate"]]
+            ["catalog", "show"], ["catalog", "validate"], ["topology"], ["cables"]]
 
 
 def run(*args: str, env: dict[str, str] | None = None, **kw):  # type: ignore[no-untyped-def]
@@ -183,3 +183,32 @@ def test_unit_less_numbers_are_refused_with_the_unit_to_write(bom, tmp_path):
         assert r.exit_code == 2 and "has no unit" in r.stderr and example in r.stderr, r.stderr
         assert r.stderr.strip().endswith(".")
     assert not (tmp_path / "out").exists()
+
+
+def test_catalog_show_by_part_number(bom):
+    # The BOM prints MMS4A00-XM-FLT; its row's id is mms4a00-xm-rhs.
+    out = bom("catalog", "show", "MMS4A00-XM-FLT").stdout
+    assert "id: mms4a00-xm-rhs" in out
+    assert "id: mms4a00-xm-rhs" in bom("catalog", "show", "mms4a00-xm-flt").stdout   # any case
+    # a sold length's part number shows its row
+    out = bom("catalog", "show", "MFP7E10-N030").stdout
+    assert out.startswith("MFP7E10-N030 is its 30 m sold length (mfp7e10-n)") and "id: mfp7e10-n" in out
+    # one part number, two rows (the 400G and the 800G use of one module): both shown
+    out = bom("catalog", "show", "MMA4Z00-NS").stdout
+    assert "2 catalog rows" in out and "id: mma4z00-ns\n" in out and "id: mma4z00-ns-800g" in out
+    r = bom("catalog", "show", "MMS4A0-XM")
+    assert r.exit_code == 2 and "MMS4A00-XM" in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["platform", "Platforms", "switch", "module"])
+def test_catalog_list_kind_singular(bom, kind):
+    r = bom("catalog", "list", "--kind", kind)
+    assert r.exit_code == 0, r.stderr
+    kinds = {line.split()[0] for line in r.stdout.splitlines()[2:] if line.strip()}
+    assert kinds == {kind.lower().rstrip("s") + ("es" if kind.lower().startswith("switch") else "s")}
+
+
+@pytest.mark.parametrize("command", ["build", "cables", "compare"])
+def test_quiet_says_what_it_hides(bom, command):
+    out = " ".join(bom(command, "-h").stdout.split())
+    assert "still print" in out and "Wrote lines on stdout" in out

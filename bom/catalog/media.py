@@ -122,6 +122,18 @@ class Option:
         return f"{ids} over {self.fibre.id if self.fibre else '?'}"
 
     @property
+    def label(self) -> str:
+        """The option for people, by the part numbers the BOM and the cable plan print (``name`` is the
+        catalog ids, the option's key)."""
+        if self.assembly is not None:
+            return self.assembly.part_number
+        if self.coherent is not None:
+            return self.coherent.part_number
+        a, b = self.a.label, self.b.label
+        ends = a if a == b else f"{a} + {b}"
+        return f"{ends} over {self.fibre.part_number if self.fibre else '?'}"
+
+    @property
     def is_copper(self) -> bool:
         return self.medium in ("passive-copper", "active-copper")
 
@@ -371,12 +383,42 @@ def cage(form_factor: str, ports: int, spread: bool = False) -> str:
     return f"{form_factor}:{ports}" + (":spread" if spread and ports > 1 else "")
 
 
+def cage_words(want: str | None) -> str:
+    """A cage requirement for a reader: ``osfp:4:spread`` -> "an osfp cage serving 4 ports to 4 devices".
+
+    >>> cage_words("qsfp112:1"), cage_words(":2"), cage_words(None)
+    ('a qsfp112 cage serving 1 port', 'any cage serving 2 ports', 'any pluggable cage')
+    >>> cage_words("osfp:4:spread")
+    'an osfp cage serving 4 ports to 4 devices'
+    """
+    if want is None:
+        return "any pluggable cage"
+    ff, _, rest = want.partition(":")
+    ports, _, spread = rest.partition(":")
+    if ff == "cpo":
+        return "a co-packaged optical engine"
+    what = (("an " if ff[:1] in "aeiou" else "a ") + f"{ff} cage") if ff else "any cage"
+    if ports:
+        what += f" serving {ports} port{'' if ports == '1' else 's'}"
+        if spread:
+            what += f" to {ports} devices"
+    return what
+
+
+def _end_words(end: End) -> str:
+    """What an option has at one end, for a reader: "an osfp cage serving 2 ports", "a co-packaged optical engine"."""
+    if end.engine is not None:
+        return "a co-packaged optical engine"
+    return cage_words(f"{end.form_factor}:{end.ports}")
+
+
 def fits(end: End, want: str | None, far_heads: int = 1, assembly: bool = False) -> bool:
     if want is None:   # any cage, but an optical engine only where a CPO port is asked for
         return end.engine is None
     ff, _, rest = want.partition(":")
     ports, _, spread = rest.partition(":")
-    if end.form_factor != ff or (ports and end.ports != int(ports)):
+    # No form factor (":2"): any pluggable cage serving that many ports.
+    if (end.form_factor != ff if ff else end.engine is not None) or (ports and end.ports != int(ports)):
         return False
     # One cable head serving several ports reaches one far device, unless the cable splits
     # into as many heads at the far end; optics have a fibre per port and always spread.
@@ -506,6 +548,15 @@ class Media:
             raise LimitError(hit.message, where=hit.where, key=hit.key, hint=hit.hint)
         return hit if hit.choice.required_m == length_m else Lookup(hit.choice.at(length_m))
 
+    def twin_port_rate(self, rate_gbps: float) -> float | None:
+        """The port rate of twin-port parts that carry ``rate_gbps`` in one cage (1.6T: two 800G
+        ports on a twin-port OSFP), when the catalog has no part at ``rate_gbps`` itself."""
+        if rate_gbps in self.by_rate:
+            return None
+        half = rate_gbps / 2
+        twin = any(o.a.ports == 2 and o.b.ports == 2 for o in self.by_rate.get(half, ()))
+        return half if twin else None
+
     @lru_cache(maxsize=4096)  # noqa: B019 - one Media per catalog, kept for the program's life
     def _candidates(self, rate_gbps: float, ff: str | None, far: str | None,
                     lane: float | None) -> tuple[tuple[Option, ...], tuple[Rejected, ...], Option | None]:
@@ -516,7 +567,9 @@ class Media:
             if lane is not None and o.lane_gbps != lane:
                 out.append(Rejected(o, f"lane rate {o.lane_gbps:g}G, not {lane:g}G"))
             elif not _ends_match(o, ff, far):
-                out.append(Rejected(o, f"ends {o.a.form_factor}/{o.b.form_factor}, not {ff}/{far}"))
+                has = _end_words(o.a) if o.a == o.b else f"{_end_words(o.a)} and {_end_words(o.b)}"
+                wants = cage_words(ff) if ff == far else f"{cage_words(ff)} and {cage_words(far)}"
+                out.append(Rejected(o, f"it has {has} at its ends, the link needs {wants}"))
             else:
                 keep.append(o)
         return tuple(keep), tuple(out), max(keep, key=lambda o: o.reach_max_m, default=None)
@@ -603,10 +656,11 @@ class Media:
         usable = [r.option for r in rejected if (lane is None or r.option.lane_gbps == lane)
                   and _ends_match(r.option, ff, far)]
         if not usable:
-            return LimitError(f"no {rate:g} Gbit/s part in the catalog has ends {ff}/{far}"
+            ends = cage_words(ff) if ff == far else f"{cage_words(ff)} and {cage_words(far)}"
+            return LimitError(f"no {rate:g} Gbit/s part in the catalog fits {ends} at its ends"
                               + (f" at {lane:g}G per lane" if lane else ""),
                               hint="Drop --form-factor or add the part to a catalog overlay.")
-        reasons = "; ".join(f"{r.option.name}: {r.reason}" for r in rejected[:4])
+        reasons = "; ".join(f"{r.option.label}: {r.reason}" for r in rejected[:4])
         return LimitError(f"no {rate:g} Gbit/s part fits {metres(length)} with {panels} patch panels "
                           f"({reasons})", hint="Use fewer patch panels or a shorter route.")
 

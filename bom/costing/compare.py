@@ -54,6 +54,14 @@ class Generation:
         """The row's name: the platform id, with the compute switch when the entry named one."""
         return self.platform.id if self.switch is None else f"{self.platform.id}{SWITCH_SEP}{self.switch}"
 
+    def not_comparable(self, built: frozenset[str]) -> tuple[str, ...]:
+        """The metrics that miss a fabric this generation left out (``left_out``) but another column
+        ``built``: its whole-network and cost figures leave that fabric out, so they do not compare.
+        Columns that all left out the same fabrics compare with each other."""
+        if not set(self.left_out) & built:
+            return ()
+        return tuple(k for k, scope in SCOPES.items() if scope in PARTIAL_SCOPES or k in PARTIAL_METRICS)
+
     @property
     def compute_switch(self) -> str:
         return self.report.model.fabrics["compute"].first.leaf.id
@@ -84,9 +92,13 @@ class Generation:
             out[f"{key}_copper_cost_share"] = copper_usd / usd if usd else 0.0
         network = t.network
         out["network_copper_share"] = network.copper_share
+        # Every link of the cluster, the scale-up tier's NVLink copper included: the share a reader
+        # compares across kinds of system (an NVL72's copper is in its scale-up tier, an 8-GPU node's not).
+        up = t.scale_up
+        all_links = up.links + network.links
+        out["cluster_copper_share"] = (up.copper_links + network.copper_links) / all_links if all_links else 0.0
         out["support_links_per_gpu"] = t.fabric_links(SUPPORT) / gpus
         # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
-        up = t.scale_up
         out["modules_per_gpu"] = (network.modules + up.modules) / gpus
         out["fibre_runs_per_gpu"] = (network.fibre_runs + up.fibre_runs) / gpus
         out["lit_strands_per_gpu"] = (network.fibre_strands + up.fibre_strands) / gpus
@@ -117,7 +129,8 @@ SCOPES: dict[str, str] = {
     "scale_out_copper_cost_share": "compute fabric",
     "scale_across_links_per_gpu": "scale-across", "scale_across_copper_share": "scale-across",
     "scale_across_copper_cost_share": "scale-across",
-    "network_copper_share": "whole network", "support_links_per_gpu": "storage, in-band, out-of-band",
+    "network_copper_share": "whole network", "cluster_copper_share": "whole cluster",
+    "support_links_per_gpu": "storage, in-band, out-of-band",
     "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
     "switches_per_gpu": "whole network", "support_switches_per_gpu": "storage, in-band, out-of-band",
     "scale_out_gbps_per_gpu": "compute fabric",
@@ -127,6 +140,23 @@ SCOPES: dict[str, str] = {
     "network_capex_share": "whole network", "network_power_share": "whole network",
     "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
 }
+
+
+#: Scopes and cluster metrics that include the storage, in-band and out-of-band fabrics.
+PARTIAL_SCOPES = frozenset({"whole network", "storage, in-band, out-of-band"})
+PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour"})
+
+
+#: The figures of the network alone: equal in two columns, their networks are the same.
+NETWORK_METRICS = tuple(k for k, scope in SCOPES.items()
+                        if scope in ("scale-up", "compute fabric", "scale-across") and k != "scale_out_gbps_per_gpu"
+                        ) + ("modules_per_gpu", "fibre_runs_per_gpu", "lit_strands_per_gpu", "optics_power_w_per_gpu")
+
+
+def _rate(p: Platform) -> str:
+    from bom.units import magnitude
+
+    return f"{magnitude(p.scale_out.rate, 'rate'):g}G"
 
 
 def _scale_out_gbps(p: Platform) -> float:
@@ -144,15 +174,31 @@ class Comparison:
     def rows(self) -> list[dict[str, float]]:
         return [g.metrics() for g in self.generations]
 
+    def not_comparable(self, g: Generation) -> tuple[str, ...]:
+        """``g``'s metrics that miss a fabric another column built (Generation.not_comparable)."""
+        built = frozenset(f for other in self.generations for f in other.report.model.fabrics)
+        return g.not_comparable(built)
+
     def kind_notes(self) -> list[str | None]:
         """A note where the previous generation is a different kind of system (node vs rack scale)."""
         out: list[str | None] = [None]
         for prev, cur in zip(self.generations, self.generations[1:], strict=False):
             p, c = prev.platform, cur.platform
-            out.append(None if (p.system, p.gpus_per_domain) == (c.system, c.gpus_per_domain) else
-                       f"the previous generation ({p.id}) is a {p.system} system with {p.gpus_per_domain}-GPU "
-                       f"scale-up domains, this one a {c.system} system with {c.gpus_per_domain}-GPU domains: "
-                       f"per-GPU changes come from the kind of system as much as from the generation")
+            notes = [] if (p.system, p.gpus_per_domain) == (c.system, c.gpus_per_domain) else [
+                f"the previous generation ({p.id}) is a {p.system} system with {p.gpus_per_domain}-GPU "
+                f"scale-up domains, this one a {c.system} system with {c.gpus_per_domain}-GPU domains: "
+                f"per-GPU changes come from the kind of system as much as from the generation"]
+            a, b = prev.metrics(), cur.metrics()
+            if all(a[k] == b[k] for k in NETWORK_METRICS):
+                notes.append(
+                    f"its scale-up, compute fabric and optics figures equal the previous column's ({p.id}): "
+                    f"the two catalog rows give the same network, the scale-up tier ({c.scale_up.links_per_gpu} "
+                    f"links per GPU, "
+                    f"{c.scale_up.kind}), the node's scale-out ports ({c.scale_out.ports} x "
+                    f"{_rate(c)} per {c.gpus_per_node} GPUs) and switch ({c.default_switch}); the rest differs by "
+                    f"the compute rows' price, power and rack. Check the two rows' notes for which of these "
+                    f"are assumed")
+            out.append("; ".join(notes) or None)
         return out
 
     def to_json(self) -> dict[str, object]:
@@ -163,6 +209,7 @@ class Comparison:
             gens.append({"platform": g.platform.id, "label": g.label, "switch": g.compute_switch,
                          "generation": g.platform.generation, "year": g.platform.year,
                          "system": g.platform.system, "note": g.note, "kind_note": kind,
+                         "left_out": list(g.left_out), "not_comparable": list(self.not_comparable(g)),
                          "metrics": {k: round(v, 6) for k, v in row.items()},
                          "delta": None if prev is None else {k: round(v - prev[k], 6) for k, v in row.items()},
                          "change": None if prev is None else {

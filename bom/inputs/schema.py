@@ -43,6 +43,43 @@ class Section:
     prefix: str
     description: str
     keys: list[Key]
+    children: tuple[Section, ...] = ()   # a catalog kind's nested mappings
+
+
+def _submodels(model: type[BaseModel]) -> list[tuple[str, type[BaseModel], str]]:
+    """The mappings a model's keys hold, in key order: (key, model, "" | "list" | "dict")."""
+    import typing
+
+    out: list[tuple[str, type[BaseModel], str]] = []
+    for name, field in model.model_fields.items():
+        def walk(annotation: Any, container: str, name: str = name) -> None:
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                out.append((name, annotation, container))
+                return
+            origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+            if origin in (list, tuple, set, frozenset):
+                container = "list"
+            elif origin is dict:
+                container, args = "dict", args[1:]
+            for arg in args:
+                walk(arg, container)
+        walk(field.annotation, "")
+    return out
+
+
+def _nested_sections(root: type[BaseModel], prefix: str, seen: set[str], make: Any) -> list[Section]:
+    """A section for ``root`` and for every mapping under it not listed yet (breadth first), so
+    every ``[Name](#name)`` a table holds has its section."""
+    out, queue = [], [(root, prefix)]
+    while queue:
+        model, at = queue.pop(0)
+        if model.__name__ in seen:
+            continue
+        seen.add(model.__name__)
+        out.append(make(model, at))
+        for key, sub, container in _submodels(model):
+            queue.append((sub, at + key + {"list": "[]", "dict": ".<name>"}.get(container, "") + "."))
+    return out
 
 
 def _non_null(prop: dict[str, Any]) -> dict[str, Any]:
@@ -155,14 +192,27 @@ def _keys(model: type[BaseModel], prefix: str) -> list[Key]:
 
 
 def scenario_sections() -> list[Section]:
-    from bom.inputs.scenario import FabricSpec, Layout, Scenario, Sites, Tco
-    from bom.inputs.workload import Workload
+    """The Scenario's keys, then a section for every mapping a key holds (workload, fabrics, storage,
+    management, racks, spares, ...), each under its full key prefix."""
+    from bom.inputs.scenario import Scenario
 
-    parts = [("Scenario", "", Scenario), ("Workload", "workload.", Workload),
-             ("FabricSpec", "fabrics.<name>.", FabricSpec), ("Sites", "sites.", Sites),
-             ("Layout", "layout.", Layout), ("Tco", "tco.", Tco)]
-    return [Section(title, title.lower(), prefix, " ".join((model.__doc__ or "").split()), _keys(model, prefix))
-            for title, prefix, model in parts]
+    def make(model: type[BaseModel], prefix: str) -> Section:
+        return Section(model.__name__, model.__name__.lower(), prefix, " ".join((model.__doc__ or "").split()),
+                       _keys(model, prefix))
+
+    return _nested_sections(Scenario, "", set(), make)
+
+
+def _catalog_keys(model: type[BaseModel]) -> list[Key]:
+    schema = model.model_json_schema()
+    props, required = schema.get("properties", {}), set(schema.get("required", []))
+    keys = []
+    for name, field in model.model_fields.items():
+        kind_, unit, allowed = _kind(props[name])
+        keys.append(Key(name, kind_, unit, "required" if name in required else "optional",
+                        "; ".join(x for x in (allowed, _limits(props[name])) if x), "",
+                        " ".join((field.description or "").split())))
+    return keys
 
 
 def catalog_sections() -> list[Section]:
@@ -170,16 +220,20 @@ def catalog_sections() -> list[Section]:
     from bom.catalog.rows import KINDS
 
     out = []
+    # Scenario sections come first in the document: a mapping named the same there is linked there.
+    seen = {s.title for s in scenario_sections()}
+
+    def make(model: type[BaseModel], prefix: str) -> Section:
+        return Section(model.__name__, model.__name__.lower(), prefix, " ".join((model.__doc__ or "").split()),
+                       _catalog_keys(model))
+
     for kind, model in KINDS.items():
-        schema = model.model_json_schema()
-        props, required = schema.get("properties", {}), set(schema.get("required", []))
-        keys = []
-        for name, field in model.model_fields.items():
-            kind_, unit, allowed = _kind(props[name])
-            keys.append(Key(name, kind_, unit, "required" if name in required else "optional",
-                            "; ".join(x for x in (allowed, _limits(props[name])) if x), "",
-                            " ".join((field.description or "").split())))
-        out.append(Section(kind, f"catalog-{kind}", "", " ".join((model.__doc__ or "").split()), keys))
+        seen.add(model.__name__)
+        children = tuple(section for key, sub, container in _submodels(model)
+                         for section in _nested_sections(
+                             sub, key + {"list": "[]", "dict": ".<name>"}.get(container, "") + ".", seen, make))
+        out.append(Section(kind, f"catalog-{kind}", "", " ".join((model.__doc__ or "").split()),
+                           _catalog_keys(model), children))
     return out
 
 

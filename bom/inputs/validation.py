@@ -90,7 +90,7 @@ def _quantity(dimension: str, minimum: str) -> Any:
 
     schema = {"type": "string", "pattern": r"^\s*[-+]?[0-9][0-9.,eE+-]*\s*\S+",
               "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],
-              "examples": [EXAMPLES[dimension].split(" or ")[0].strip('"')],
+              "examples": [EXAMPLES[dimension].split('"')[1]],
               "description": f"A {dimension} with its unit, such as {EXAMPLES[dimension]}."}
     return Annotated[pint.Quantity, BeforeValidator(check), WithJsonSchema(schema)]
 

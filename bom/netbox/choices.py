@@ -27,11 +27,34 @@ INTERFACE_TYPES = frozenset({
     "200gbase-x-qsfp56", "200gbase-x-qsfpdd",
     "400gbase-x-qsfp112", "400gbase-x-qsfpdd", "400gbase-x-osfp",
     "800gbase-x-qsfpdd", "800gbase-x-osfp", "1.6tbase-x-osfp1600",
+    *(f"infiniband-{g}-{w}x" for g in ("edr", "hdr", "ndr", "xdr") for w in (4,)),
+    "infiniband-hdr-2x", "infiniband-ndr-2x", "infiniband-xdr-2x",
+    "infiniband-edr", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr",
 })
 
+#: InfiniBand generations by lane rate (Gbit/s), as NetBox names them ("XDR 4X (800 Gbps)").
+_IB_GENERATION = {25: "edr", 50: "hdr", 100: "ndr", 200: "xdr"}
 
-def interface_type(rate_gbps: float, form_factor: str | None) -> str:
-    """The NetBox interface type of a port at ``rate_gbps`` in a cage of ``form_factor``.
+
+def infiniband_type(rate_gbps: float, lane_gbps: float | None) -> str:
+    """NetBox's InfiniBand interface type of a port: the generation by its lane rate, the width by its
+    lanes (an XDR switch's 800G port is ``infiniband-xdr-4x``, its 400G half ``infiniband-xdr-2x``).
+    Without a lane rate the usual 4X port of that rate; ``other`` past what NetBox names.
+
+    >>> infiniband_type(800, 200), infiniband_type(400, 200), infiniband_type(400, 100), infiniband_type(200, None)
+    ('infiniband-xdr-4x', 'infiniband-xdr-2x', 'infiniband-ndr-4x', 'infiniband-hdr-4x')
+    """
+    lane = lane_gbps or rate_gbps / 4
+    gen = _IB_GENERATION.get(int(lane))
+    width = round(rate_gbps / lane)
+    name = f"infiniband-{gen}" + ("" if width == 1 else f"-{width}x")
+    return name if gen is not None and name in INTERFACE_TYPES else "other"
+
+
+def interface_type(rate_gbps: float, form_factor: str | None, protocol: str = "ethernet",
+                   lane_gbps: float | None = None) -> str:
+    """The NetBox interface type of a port at ``rate_gbps`` in a cage of ``form_factor``; an InfiniBand
+    port (``protocol``) takes NetBox's InfiniBand types (:func:`infiniband_type`), not Ethernet's.
 
     A split port keeps its cage's form factor (a 400G half of an 800G OSFP cage is
     ``400gbase-x-osfp``); what NetBox has no name for is ``other``.
@@ -43,6 +66,8 @@ def interface_type(rate_gbps: float, form_factor: str | None) -> str:
     """
     if form_factor == "rj45":
         return {1: "1000base-t", 10: "10gbase-t"}.get(int(rate_gbps), "other")
+    if protocol == "infiniband":
+        return infiniband_type(rate_gbps, lane_gbps)
     ff = _FORM.get(form_factor or "")   # NetBox 4.7 has no 100G or 200G OSFP/QSFP112 type: "other"
     if ff is None:
         return "other"

@@ -37,7 +37,13 @@ FILES: dict[str, str] = {
     "06-device-types.yaml": "/dcim/device-types/import/",
     "07-devices.csv": "/dcim/devices/import/",
     "08-cables.csv": "/dcim/cables/import/",
+    # Transceivers as modules in module bays (the device-type library's convention; NetBox 4.7's
+    # built-in Transceiver profile): after the devices, whose types carry the bays.
+    "09-module-types.yaml": "/dcim/module-types/import/",
+    "10-modules.csv": "/dcim/modules/import/",
 }
+#: NetBox's module type profile for pluggable optics (loaded by its migration 0206).
+TRANSCEIVER_PROFILE = "Transceiver"
 CABLE_HEADER = ("side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
                 "side_b_type", "side_b_name", "type", "status", "length", "length_unit", "label", "description",
                 "tags")
@@ -72,8 +78,20 @@ def device_types_yaml(inv: Inventory) -> str:
         if t.interfaces:
             doc["interfaces"] = [{"name": n, "type": ty, **({"mgmt_only": True} if mgmt_only(n) else {})}
                                  for n, ty in t.interfaces.items()]
+        if t.module_bays:
+            doc["module-bays"] = [{"name": b, "position": b.removeprefix("p")} for b in t.module_bays]
         docs.append(doc)
     return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True)
+
+
+def module_types_yaml(inv: Inventory) -> str:
+    """The transceivers' module types, one YAML document each, with the Transceiver profile's attributes."""
+    import yaml
+
+    docs = [{"manufacturer": m.manufacturer, "model": m.model, "part_number": m.model,
+             "profile": TRANSCEIVER_PROFILE, "attribute_data": m.attributes, "tags": [slug(inv.tag)]}
+            for m in inv.module_types.values()]
+    return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True) if docs else ""
 
 
 def texts(inv: Inventory) -> dict[str, str]:
@@ -98,6 +116,9 @@ def texts(inv: Inventory) -> dict[str, str]:
             [(d.name, d.role, inv.device_types[d.device_type].manufacturer, d.device_type, p, d.site,
               d.location, d.rack, d.position if d.position is not None else "",
               choices.FACE if d.position is not None else "", tag) for d in inv.devices]),
+        "09-module-types.yaml": module_types_yaml(inv),
+        "10-modules.csv": _csv(("device", "module_bay", "module_type", "status", "tags"),
+                               [(dev, bay, mtype, p, tag) for (dev, bay), mtype in inv.modules.items()]),
     }
 
 

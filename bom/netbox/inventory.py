@@ -49,10 +49,29 @@ class DeviceType:
     u_height: int
     part_number: str
     interfaces: dict[str, str] = field(default_factory=dict, compare=False)   # name -> NetBox type
+    module_bays: dict[str, None] = field(default_factory=dict, compare=False)  # cages holding a transceiver
 
     @property
     def slug(self) -> str:
         return slug(self.model)
+
+
+@dataclass(frozen=True)
+class ModuleType:
+    """A transceiver part as a NetBox module type with the Transceiver profile's attributes."""
+
+    manufacturer: str
+    model: str           # the part number the BOM buys
+    attributes: dict[str, object] = field(default_factory=dict, compare=False)
+
+
+def cage_of(port: str) -> str:
+    """The cage a port is in (``p17/2`` -> ``p17``): a twin-port module fills one cage, one bay.
+
+    >>> cage_of("p17/2"), cage_of("p3"), cage_of("mgmt")
+    ('p17', 'p3', 'mgmt')
+    """
+    return port.split("/", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -107,6 +126,10 @@ class Inventory:
     device_types: dict[str, DeviceType] = field(default_factory=dict)    # by model
     devices: list[Device] = field(default_factory=list)
     cables: int = 0
+    # Transceivers as NetBox modules (the device-type library's convention): a module type per part
+    # number, one module per cage that holds one, in the module bay named after the cage.
+    module_types: dict[str, ModuleType] = field(default_factory=dict)    # by model (the part number)
+    modules: dict[tuple[str, str], str] = field(default_factory=dict)     # (device, bay) -> module type
 
     @property
     def tag(self) -> str:
@@ -117,6 +140,25 @@ class Inventory:
 
     def interfaces_used(self) -> int:
         return 2 * self.cables
+
+
+def _transceivers(catalog: Catalog | None) -> dict[str, ModuleType]:
+    """Part number -> its module type, for the pluggable and coherent modules of the catalog."""
+    from bom.catalog.media import port_standard
+    from bom.units import magnitude
+
+    out: dict[str, ModuleType] = {}
+    if catalog is None:
+        return out
+    for m in catalog.rows.get("modules", {}).values():
+        out.setdefault(m.part_number, ModuleType(m.vendor, m.part_number, {   # type: ignore[attr-defined]
+            "form_factor": m.form_factor.upper(), "data_rate": f"{magnitude(m.port_rate, 'rate') * m.ports:g}G",  # type: ignore[attr-defined]
+            "phy": port_standard(m.port_type)}))   # type: ignore[attr-defined]
+    for c in catalog.rows.get("coherent", {}).values():
+        out.setdefault(c.part_number, ModuleType(c.vendor, c.part_number, {   # type: ignore[attr-defined]
+            "form_factor": c.form_factor.upper(), "data_rate": f"{magnitude(c.rate, 'rate'):g}G",  # type: ignore[attr-defined]
+            "phy": c.standard}))   # type: ignore[attr-defined]
+    return out
 
 
 def _form_factors(catalog: Catalog | None) -> dict[str, tuple[str, str]]:
@@ -180,12 +222,25 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
             placed.add(str(device))
         inv.locations = list(rows_seen)
     forms = _form_factors(catalog)
+    transceivers = _transceivers(catalog)
+    # Each fabric's protocol and lane rate, from its leaf switch: an InfiniBand fabric's ports (the
+    # nodes' and UFM's too) are InfiniBand interfaces in NetBox. DCI and OOB rows are Ethernet.
+    from bom.units import magnitude
+
+    wire: dict[str, tuple[str, float | None]] = {}
+    for name, fabric in model.fabrics.items():
+        shapes = getattr(fabric, "shapes", None)
+        ports = getattr(shapes[0][1], "leaf", None) if shapes else None
+        leaf = _catalog_row(catalog, ports.id) if ports is not None else None
+        if getattr(leaf, "protocol", None) == "infiniband":
+            wire[name] = ("infiniband", magnitude(leaf.lane_rate, "rate"))
     col = plan.COL
     idx = [col[c] for c in ("a_site", "a_device", "a_role", "a_port", "a_module", "b_site", "b_device", "b_role",
                             "b_port", "b_module", "rate_gbps", "cable_type", "cable_part", "sold_length_m",
-                            "length_m", "label", "cable_id")]
+                            "length_m", "label", "cable_id", "fabric")]
 
-    def end(site_: str, device: str, role: str, port: str, module: str, part: str, side: int, rate: float) -> None:
+    def end(site_: str, device: str, role: str, port: str, module: str, part: str, side: int, rate: float,
+            fabric: str = "") -> None:
         dtype = model_of.get(device)
         if dtype is None:   # a device the placement does not hold: in its site, no rack
             dtype = f"planned {role}"
@@ -199,15 +254,24 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
             inv.devices.append(Device(device, site, role, dtype))
             model_of[device] = dtype
         ifs = types[dtype].interfaces
+        if module and module in transceivers:
+            bay = cage_of(port)
+            types[dtype].module_bays.setdefault(bay, None)
+            if (device, bay) not in inv.modules:
+                mtype = transceivers[module]
+                inv.module_types.setdefault(module, mtype)
+                makers.setdefault(mtype.manufacturer, None)
+                inv.modules[(device, bay)] = module
         if port not in ifs:
             ff = forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side]
-            ifs[port] = choices.interface_type(rate, ff)
+            protocol, lane = wire.get(fabric, ("ethernet", None))
+            ifs[port] = choices.interface_type(rate, ff, protocol, lane)
 
     for r in plan.rows(model, catalog=catalog):
         (a_site, a_dev, a_role, a_port, a_mod, b_site, b_dev, b_role, b_port, b_mod, rate, ctype, part, sold,
-         length, label, cid) = (r[i] for i in idx)
-        end(str(a_site), str(a_dev), str(a_role), str(a_port), str(a_mod), str(part), 0, float(rate))
-        end(str(b_site), str(b_dev), str(b_role), str(b_port), str(b_mod), str(part), 1, float(rate))
+         length, label, cid, fab) = (r[i] for i in idx)
+        end(str(a_site), str(a_dev), str(a_role), str(a_port), str(a_mod), str(part), 0, float(rate), str(fab))
+        end(str(b_site), str(b_dev), str(b_role), str(b_port), str(b_mod), str(part), 1, float(rate), str(fab))
         metres = float(sold) if sold not in ("", None) else float(length)
         on_cable(Cable(inv.site(str(a_site)), str(a_dev), str(a_port), inv.site(str(b_site)), str(b_dev),
                        str(b_port), choices.cable_type(str(ctype)), round(metres, 2), str(label), str(cid)))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from bom.cableplan import rows as plan
+from bom.cableplan.labels import profile_view
 from bom.errors import LimitError
 from bom.outputs.publish import Output, write_all
 from bom.outputs.writers.cables import write_csv
@@ -38,9 +39,9 @@ BUILD_MAX_ROWS = 100_000
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
 TEXT_COLUMNS = tuple(plan.COL[c] for c in ("a_module", "b_module", "cable_type", "cable_part", "via"))
-WIDTHS = {"cable_id": 12, "label": 44, "link_id": 12, "bundle": 22, "a_device": 24, "b_device": 24,
-          "a_rack": 14, "b_rack": 14, "a_module": 16, "b_module": 16, "cable_type": 20, "cable_part": 18,
-          "via": 30}
+WIDTHS = {"cable_id": 12, "label": 44, "a_label": 22, "b_label": 22, "link_id": 12, "bundle": 22, "a_device": 24,
+          "b_device": 24, "a_rack": 14, "b_rack": 14, "a_module": 16, "b_module": 16, "cable_type": 20,
+          "cable_part": 18, "via": 30}
 
 
 @dataclass
@@ -94,7 +95,7 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
 
 def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
             progress: Callable[[int], None] | None, scale_up: bool = False,
-            also: Callable[[list[tuple[object, ...]]], None] | None = None
+            also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full"
             ) -> tuple[int, Counter[tuple[str, str]], bool]:
     """Write the plan's files through ``open_`` (a binary file per name); the plan is made once, and
     each chunk of rows also goes to ``also`` (the plan's design rules, bom/rules/run.py: PlanRules)."""
@@ -112,19 +113,23 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         cables = text(f"{name}-cables.csv")
         book = StreamingWorkbook(open_(f"{name}-cables.xlsx")) if xlsx else None
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
-        sheet = book.sheet("Cabling", plan.FIELDS, [WIDTHS.get(f, 11) for f in plan.FIELDS],
-                           unique=plan.COL["bundle"] + 1) if book else None
+        # The profile's columns (bom/cableplan/labels.py): the plan's, each end's label, or a trade's subset.
+        header, view = profile_view(profile, plan.FIELDS)
+        at = {h: i for i, h in enumerate(header)}
+        texts_at = tuple(at[plan.FIELDS[c]] for c in TEXT_COLUMNS if plan.FIELDS[c] in at)
+        # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
+        own = {"cable_id", "label", "link_id", "bundle", "a_label", "b_label"}
+        unique = next((i for i, h in enumerate(header) if h not in own), len(header))
+        sheet = book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique) if book else None
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
         def each(chunk: list[tuple[object, ...]]) -> None:
             hops.update(map(fabric_hop, chunk))
-            if sheet is not None:
-                sheet.append(chunk)
             if also is not None:
                 also(chunk)
 
-        rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), plan.FIELDS, cables, TEXT_COLUMNS,
-                         progress, each)
+        rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), header, cables, texts_at,
+                         progress, each, view, sheet.append if sheet is not None else None)
         racks = _rack_rows(model)
         if racks is not None:
             header, rack_rows = racks
@@ -149,12 +154,14 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
 
 def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
                 progress: Callable[[int], None] | None = None, scale_up: bool = False,
-                also: Callable[[list[tuple[object, ...]]], None] | None = None) -> tuple[Output, PlanFiles]:
+                also: Callable[[list[tuple[object, ...]]], None] | None = None,
+                profile: str = "full") -> tuple[Output, PlanFiles]:
     """The plan's output set (streamed) and what it holds once published (filled in as it streams)."""
     result = PlanFiles([], 0)
 
     def write(open_: Callable[[str], IO[bytes]]) -> None:
-        result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up, also)
+        result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up, also,
+                                                        profile)
         result.note = xlsx_note(result.rows)
 
     names = tuple(f"{name}{suffix}" for suffix in PLAN_SUFFIXES)
@@ -163,10 +170,11 @@ def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
 
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
                progress: Callable[[int], None] | None = None, scale_up: bool = False,
-               also: Callable[[list[tuple[object, ...]]], None] | None = None) -> PlanFiles:
+               also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full") -> PlanFiles:
     """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring.
     ``also`` sees every chunk of the plan's rows as it is written (the plan's design rules)."""
-    output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up, also=also)
+    output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up, also=also,
+                                 profile=profile)
     result.paths = write_all(output, out)
     return result
 

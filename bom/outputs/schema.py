@@ -278,7 +278,12 @@ def compare_schema() -> Schema:
     metrics = obj({k: NUM for k in SCOPES}, description="The compared figures (see scopes).")
     opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
     gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
-               "note": null(STR), "kind_note": null(STR), "metrics": metrics,
+               "note": null(STR), "kind_note": null(STR),
+               "left_out": {**array(STR), "description": "Fabrics the scenario names that this platform could "
+                            "not build (the note says why)."},
+               "not_comparable": {**array({"enum": list(SCOPES)}), "description": "Metrics that leave out a "
+                                  "fabric another column built: not comparable with that column."},
+               "metrics": metrics,
                "delta": null({**opt, "description": "Change from the previous generation."}),
                "change": null({**opt, "description": "Relative change (shares: the difference)."})})
     return obj({"name": STR,

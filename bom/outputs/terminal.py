@@ -150,34 +150,40 @@ def levels_go_table(results: Sequence[Sizing]) -> str:
     return "\n".join(lines)
 
 
-def lookup_report(result: object) -> str:
-    """The chosen link and the best option of every other medium, with why it lost."""
+def lookup_report(result: object, twin_of: float | None = None) -> str:
+    """The chosen link with what stands at each end and the cable or fibre between them, and the
+    best option of every other medium, with why it lost. Parts are named by part number, as in the
+    BOM and the cable plan. ``twin_of``: the rate asked for, carried as two links on twin-port ends."""
     from bom.catalog.media import LADDER, Lookup
 
     assert isinstance(result, Lookup)
     c = result.choice
     j = c.to_json()
-    optical = c.option.coherent is None
-    # Each end's kind: a pluggable module, an optical engine on a CPO switch, or none (a cable head).
-    def end(e: str) -> str | None:
-        if not optical or (e == "b" and (j["end_b"], j["module_b"]) == (j["end_a"], j["module_a"])):
-            return None
-        if j[f"end_{e}"] == "pluggable":
-            return f"end {e}: pluggable {j[f'module_{e}']} (x1/{j[f'ports_per_module_{e}']} per link)"
-        if j[f"end_{e}"] == "optical engine":
-            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
-        return None
 
-    parts = [end("a"), end("b")]
-    parts += ["ends: none (copper or AOC cable heads)" if c.option.assembly is not None else None,
+    def end(e: str) -> str:
+        kind, cage, ports = j[f"end_{e}"], j[f"form_factor_{e}"], j[f"ports_per_module_{e}"]
+        serves = "one link" if ports == 1 else f"{ports} links"
+        if c.option.coherent is not None:
+            return f"end {e}: coherent module {j['coherent']} ({cage})"
+        if kind == "pluggable":
+            return f"end {e}: module {j[f'module_{e}']} in cage {cage} (one module serves {serves})"
+        if kind == "optical engine":
+            return f"end {e}: optical engine on the switch package (no module; lasers counted per switch)"
+        return f"end {e}: the cable's own head in cage {cage} (one head serves {serves})"
+
+    parts = [end("a"), end("b"),
              f"cable {j['cable']}" if j["cable"] else None,
              f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
              if j["fibre"] else None,
-             f"coherent {j['coherent']} at both ends, dark fibre pair" if j["coherent"] else None]
+             "dark fibre pair between the coherent modules" if j["coherent"] else None]
     from bom.catalog.media import metres
 
-    lines = [f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
-             f"({c.medium}): {c.option.name}",
+    twin = ([f"{twin_of:g} Gbit/s in one cage = two {c.option.rate_gbps:g} Gbit/s links on twin-port ends "
+             "(each part below carries both; price and power are per link, twice per cage pair)"]
+            if twin_of else [])
+    lines = [*twin,
+             f"{c.option.rate_gbps:g} Gbit/s over {metres(c.required_m)} -> {c.option.standard} "
+             f"({c.medium}): {c.option.label}",
              *[f"  {p}" for p in parts if p],
              f"  {c.price_usd:,.2f} USD and {c.power_w:.2f} W per link ({j['pj_per_bit']:g} pJ/bit); "
              f"reach {metres(c.option.reach_max_m)} "
@@ -189,7 +195,7 @@ def lookup_report(result: object) -> str:
     for medium in LADDER:
         for r in result.runners_up:
             if r.option.medium == medium and medium not in seen:
-                runners.append(f"  {medium:<15} {r.option.standard} {r.option.name}: {r.reason}.")
+                runners.append(f"  {medium:<15} {r.option.standard} {r.option.label}: {r.reason}.")
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]
@@ -296,12 +302,16 @@ def compare_table(result: object) -> str:
     assert isinstance(result, Comparison)
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
+        # "*": a whole-network or cost figure that misses a fabric this generation left out.
+        star = {k: " *" if k in result.not_comparable(g) else "  " for k in m}
         rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
-                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_out_copper_share']:.1%}",
-                     f"{m['scale_out_copper_cost_share']:.1%}",
-                     f"{m['modules_per_gpu']:.2f}", f"{m['optics_power_w_per_gpu']:,.1f}",
-                     f"{m['network_capex_per_gpu']:,.0f}", f"{m['network_power_w_per_gpu']:,.0f}",
-                     f"{m['usd_per_gpu_hour']:.3f}"])
+                     f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_up_copper_share']:.1%}",
+                     f"{m['scale_out_copper_share']:.1%}", f"{m['cluster_copper_share']:.1%}",
+                     f"{m['modules_per_gpu']:.2f}{star['modules_per_gpu']}",
+                     f"{m['optics_power_w_per_gpu']:,.1f}{star['optics_power_w_per_gpu']}",
+                     f"{m['network_capex_per_gpu']:,.0f}{star['network_capex_per_gpu']}",
+                     f"{m['network_power_w_per_gpu']:,.0f}{star['network_power_w_per_gpu']}",
+                     f"{m['usd_per_gpu_hour']:.3f}{star['usd_per_gpu_hour']}"])
     import shutil
     import textwrap
 
@@ -309,12 +319,16 @@ def compare_table(result: object) -> str:
     notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
     notes = ["\n".join(textwrap.wrap(n, width, initial_indent="  ", subsequent_indent="    ")) for n in notes]
-    scope = ("compute links and copper: the compute fabric; pluggables, USD, W: every fabric and the DCI "
-             "(storage, in-band and OOB links per GPU are in the JSON and the workbook).")
-    # The three scale-out columns are the compute fabric's; modules and network the whole network's.
-    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper (links)",
-                              "copper (cost)", "pluggables/GPU", "optics W/GPU", "network USD/GPU",
-                              "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 10),
+    scope = ("copper is the share of links on copper: scale-up (the NVLink or other scale-up tier), "
+             "scale-out (the compute fabric) and all (every link of the cluster); compute links: the compute "
+             "fabric's; pluggables, USD, W: every fabric and the DCI (storage, in-band and OOB links per GPU are "
+             "in the JSON and the workbook).")
+    if any(result.not_comparable(g) for g in result.generations):
+        scope += (" *: not comparable with the other columns: this generation could not build every fabric "
+                  "the others have (see its note), so its whole-network and cost figures leave that fabric out.")
+    return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper scale-up",
+                              "copper scale-out", "copper all", "pluggables/GPU", "optics W/GPU",
+                              "network USD/GPU", "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 11),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + notes)
 

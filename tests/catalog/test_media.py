@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -238,7 +239,7 @@ def test_cpo_reach_is_the_shorter_of_engine_and_module(media):
 def test_lookup_text_names_each_end(bom):
     out = bom("lookup", "--rate", "800 Gbit/s", "--reach", "30 m", "--form-factor", "osfp-flat:1",
               "--far-form-factor", "cpo", "--lane-rate", "200 Gbit/s").output
-    assert "end a: pluggable MMS4A20-XM800" in out and "end b: optical engine" in out
+    assert "end a: module MMS4A20-XM800" in out and "end b: optical engine" in out
 
 
 def test_cpo_switch_needs_engine_and_lasers(catalog):
@@ -286,3 +287,58 @@ def test_a_shared_faceplate_connector_needs_a_breakout(catalog):
     e = catalog.get("switches", "q3450-ld").engine.model_dump()
     with pytest.raises(ValidationError, match="breakout"):
         Engine(**{**e, "ports_per_connector": 4})
+
+
+@pytest.mark.parametrize(("text", "gbps"), [("400G", 400), ("800G", 800), ("1.6T", 1600), ("400GbE", 400),
+                                            ("100GE", 100), ("1.6 Tbit/s", 1600), ("800 G", 800)])
+def test_rate_shorthands_read_wherever_a_rate_is(text, gbps):
+    from bom.inputs.scenario import Storage
+    from bom.units import magnitude, parse_quantity
+
+    assert magnitude(parse_quantity(text, "rate"), "rate") == pytest.approx(gbps)
+    # a scenario key reads it too (the same parser)
+    assert magnitude(Storage(rate=text).rate, "rate") == pytest.approx(gbps)
+
+
+def test_shorthand_is_only_a_rate():
+    from bom.errors import QuantityError
+    from bom.units import parse_quantity
+
+    with pytest.raises(QuantityError):
+        parse_quantity("400G", "length")
+
+
+@pytest.mark.parametrize("rate", ["400G", "800G", "1.6T", "400GbE", "1.6 Tbit/s"])
+def test_lookup_takes_shorthands(bom, rate):
+    r = bom("lookup", "--rate", rate, "--reach", "30 m")
+    assert r.exit_code == 0, r.output
+
+
+def test_lookup_1600g_is_two_800g_links_on_twin_port_ends(bom):
+    # The catalog sells 1.6T twin-port OSFP modules (MMS4A00-XM, 2x800G DR4) and cables, no 1.6T port.
+    out = bom("lookup", "--rate", "1.6T", "--reach", "30 m", "--form-factor", "osfp").output
+    assert "two 800 Gbit/s links on twin-port ends" in out
+    assert "end a: module MMS4A00-XM in cage osfp (one module serves 2 links)" in out
+    assert "end b: module MMS4A00-XM in cage osfp (one module serves 2 links)" in out
+    j = json.loads(bom("lookup", "--rate", "1.6T", "--reach", "2 m", "--json").output)
+    assert j["links_per_cage"] == 2 and j["choice"]["ports_per_module_a"] == 2 == j["choice"]["ports_per_module_b"]
+
+
+def test_lookup_shows_both_ends_and_the_cable(bom):
+    out = bom("lookup", "--rate", "800G", "--reach", "3 m").output
+    assert "end a:" in out and "end b:" in out and "\n  cable " in out
+    out = bom("lookup", "--rate", "800G", "--reach", "30 m").output
+    assert "end a: module" in out and "end b: module" in out and "\n  fibre " in out
+
+
+def test_lookup_names_parts_by_part_number(bom, catalog):
+    """One name per part: the lookup prints part numbers, as the BOM and the cable plan do, never a catalog
+    id where the part number differs (mms4a00-xm-rhs is sold as MMS4A00-XM-FLT)."""
+    ids = {r.id for kind in ("modules", "cables", "fibres", "coherent") for r in catalog.by_kind[kind]
+           if r.id.upper() != r.part_number.upper()}
+    assert "mms4a00-xm-rhs" in ids
+    for rate, reach in (("800G", "30 m"), ("800G", "3 m"), ("400G", "30 m"), ("400G", "80 km"), ("1.6T", "100 m")):
+        out = bom("lookup", "--rate", rate, "--reach", reach).output
+        words = set(re.findall(r"[\w.+-]+", out))
+        assert not ids & words, f"{rate} {reach}: catalog ids in the lookup: {sorted(ids & words)}"
+    assert "MMS4A00-XM-FLT" in bom("lookup", "--rate", "800G", "--reach", "30 m").output

@@ -228,3 +228,58 @@ def test_packaging_html_colours_the_cpo_bar(packaging):
 def test_unknown_switch_in_an_entry_is_a_clear_error(bom, tmp_path):
     r = bom("compare", "--platforms", "gb300-nvl72@q3451", "--gpus", "576", "-o", str(tmp_path / "o"))
     assert r.exit_code == 2 and "q3450-ld" in r.output and "platform@switch" in r.output
+
+
+# --- like with like (issue 30) ------------------------------------------------------------------
+
+def test_copper_share_per_tier_side_by_side(by_id, generations, bom, tmp_path):
+    """Scale-up, scale-out and whole-cluster copper share, each from the model's own link counts."""
+    g, m = by_id["gb300-nvl72"]
+    t = g.report.totals
+    up, net = t.scale_up, t.network
+    assert m["scale_out_copper_share"] == 0.0 and m["scale_up_copper_share"] > 0.9   # NVLink copper, all-optic IB
+    assert m["cluster_copper_share"] == pytest.approx((up.copper_links + net.copper_links) / (up.links + net.links))
+    assert generations.to_json()["scopes"]["cluster_copper_share"] == "whole cluster"
+    out = bom("compare", "-o", str(tmp_path / "c"), "-q").stdout
+    header = out.splitlines()[0]
+    assert header.index("copper scale-up") < header.index("copper scale-out") < header.index("copper all")
+    html = (tmp_path / "c" / "generations-compare.html").read_text()
+    assert all(f'data-metric="{k}"' in html for k in ("scale_up_copper_share", "scale_out_copper_share",
+                                                       "cluster_copper_share"))
+
+
+def test_bars_missing_a_fabric_are_marked_not_comparable(generations, bom, tmp_path):
+    # HGX H100 builds no storage or in-band fabric (its 200G ports have no part into the leaves' cages);
+    # every other column does: its whole-network and cost figures are not comparable, its compute ones are.
+    j = generations.to_json()
+    marks = {g["platform"]: set(g["not_comparable"]) for g in j["generations"]}
+    assert {"network_capex_per_gpu", "modules_per_gpu", "usd_per_gpu_hour"} <= marks["hgx-h100"]
+    assert "scale_out_copper_share" not in marks["hgx-h100"]
+    assert all(not v for k, v in marks.items() if k != "hgx-h100")
+    out = bom("compare", "-o", str(tmp_path / "c"), "-q").stdout
+    hgx = next(line for line in out.splitlines() if line.startswith("hgx-h100"))
+    assert hgx.count(" *") == 5 and "not comparable" in out
+    html = (tmp_path / "c" / "generations-compare.html").read_text()
+    assert "not comparable" in html and html.count('fill="#b8bec8"') == 5
+
+
+def test_columns_that_all_lack_a_fabric_compare_with_each_other(bom, tmp_path):
+    r = bom("compare", "--platforms", "tpu-v5p-pod,tpu-ironwood-pod", "-o", str(tmp_path / "t"), "-q", "--json")
+    gens = json.loads(r.stdout)["generations"]
+    assert all(g["left_out"] and not g["not_comparable"] for g in gens)
+
+
+def test_equal_network_figures_are_explained(bom, tmp_path):
+    """TPU v5p and Ironwood: the catalog rows give the same cube, OCS, optics and host ports, so the
+    scale-up, compute-fabric and optics figures are equal; the column says why."""
+    r = bom("compare", "--platforms", "tpu-v5p-pod,tpu-ironwood-pod", "-o", str(tmp_path / "t"), "-q", "--json")
+    a, b = json.loads(r.stdout)["generations"]
+    assert a["metrics"]["modules_per_gpu"] == b["metrics"]["modules_per_gpu"]
+    assert "figures equal the previous column's (tpu-v5p-pod)" in b["kind_note"]
+    assert "assumed" in b["kind_note"]
+    assert a["metrics"]["usd_per_gpu_hour"] != b["metrics"]["usd_per_gpu_hour"]
+
+
+def test_notes_say_cages_in_words(generations):
+    hgx = next(g for g in generations.generations if g.platform.id == "hgx-h100")
+    assert "cage serving" in hgx.note and ":spread" not in hgx.note and "/osfp" not in hgx.note

@@ -146,3 +146,60 @@ def test_token_file(bom, tmp_path, monkeypatch):
     r = bom("netbox", "diff", str(HERE / "pod8.yaml"), "--url", "http://127.0.0.1:9", "--token-file",
             str(tmp_path / "none"))
     assert r.exit_code == 2 and "no such token file" in r.output   # read as every input file (issue 24)
+
+
+def test_infiniband_ports_are_infiniband_interfaces(exported):
+    """An InfiniBand fabric's ports (switches' and nodes') take NetBox's InfiniBand types, by lane rate and
+    width; Ethernet fabrics keep the Ethernet types (issue 30: InfiniBand ports went out as 400gbase-x-osfp)."""
+    model, _, out = exported
+    docs = [d for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text()) if d]
+    types = {d["model"]: {i["name"]: i["type"] for i in d.get("interfaces", [])} for d in docs}
+    by_device = {r["name"]: r["device_type"] for r in _read(out / "07-devices.csv")}
+    assert model.fabrics["compute"].first.leaf.id == "qm9700"        # NDR: 400G ports of 4 x 100G lanes
+    ib_ends = ethernet_ends = 0
+    for r in plan.rows(model):
+        fabric = r[plan.COL["fabric"]]
+        for side in ("a", "b"):
+            dtype = by_device.get(r[plan.COL[f"{side}_device"]])
+            if dtype is None:
+                continue
+            kind = types[dtype][r[plan.COL[f"{side}_port"]]]
+            if fabric == "compute":
+                assert kind == "infiniband-ndr-4x", (dtype, r[plan.COL[f"{side}_port"]], kind)
+                ib_ends += 1
+            elif fabric in ("storage", "oob"):
+                assert not kind.startswith("infiniband"), (fabric, dtype, kind)
+                ethernet_ends += 1
+    assert ib_ends and ethernet_ends
+    assert {"infiniband-ndr-4x"} <= choices.INTERFACE_TYPES
+
+
+def test_infiniband_type_by_lane_and_width():
+    assert choices.interface_type(800, "osfp", "infiniband", 200) == "infiniband-xdr-4x"
+    assert choices.interface_type(400, "osfp", "infiniband", 200) == "infiniband-xdr-2x"
+    assert choices.interface_type(400, "osfp", "infiniband", 100) == "infiniband-ndr-4x"
+    assert choices.interface_type(800, "osfp", "ethernet", 100) == "800gbase-x-osfp"
+
+
+def test_transceivers_are_modules_in_module_bays(exported):
+    """Every module the plan puts in a cage is a NetBox module of its part number's module type, in the
+    device's module bay named after the cage (a twin-port module fills one cage: one module for its two ports)."""
+    model, result, out = exported
+    docs = [d for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text()) if d]
+    bays = {d["model"]: {b["name"] for b in d.get("module-bays", [])} for d in docs}
+    mtypes = {d["model"]: d for d in yaml.safe_load_all((out / "09-module-types.yaml").read_text()) if d}
+    assert all(t["profile"] == "Transceiver" and t["attribute_data"]["data_rate"].endswith("G")
+               for t in mtypes.values())
+    makers = {r["name"] for r in _read(out / "04-manufacturers.csv")}
+    assert {t["manufacturer"] for t in mtypes.values()} <= makers
+    dtype = {r["name"]: r["device_type"] for r in _read(out / "07-devices.csv")}
+    modules = {(r["device"], r["module_bay"]): r["module_type"] for r in _read(out / "10-modules.csv")}
+    want = {}
+    for r in plan.rows(model):
+        for side in ("a", "b"):
+            part = r[plan.COL[f"{side}_module"]]
+            if part and part in mtypes:
+                want[(r[plan.COL[f"{side}_device"]], r[plan.COL[f"{side}_port"]].split("/")[0])] = part
+    assert want and modules == want
+    for (device, bay), part in modules.items():
+        assert bay in bays[dtype[device]] and part in mtypes

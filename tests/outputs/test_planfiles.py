@@ -28,12 +28,14 @@ def test_cables_command_writes_plan_elevations_and_workbook(bom, tmp_path):
     assert names == ["superpod-h100-4su-cables.csv", "superpod-h100-4su-cables.xlsx", "superpod-h100-4su-racks.csv"]
     with (tmp_path / "superpod-h100-4su-cables.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 2044 and list(rows[0]) == list(plan.FIELDS)
+    assert len(rows) == 2044 and list(rows[0]) == [*plan.FIELDS, "a_label", "b_label"]
     first = rows[0]
     # The first DGX in the SU's first rack at U1; rail 1 to leaf 1 in the network rack in the middle of the row.
     assert (first["a_device"], first["a_u"], first["a_port"]) == ("s1-r01-rk01-node-01", "1", "p1/1")
     assert first["b_device"].startswith("s1-r01-rk05-leaf-") and first["b_port"] == "p1/1"
     assert first["label"] == "s1-r01-rk01-01:p1/1 / s1-r01-rk05-01:p1/1"
+    # each end's TIA-606 label: site 1 hall A, row A, rack column 01 / 05, the U, the port
+    assert (first["a_label"], first["b_label"]) == ("1A.A01-01:p1/1", "1A.A05-01:p1/1")
     assert len({r["cable_id"] for r in rows}) == 2044
     assert "2,044 rows" in r.stdout and "Wrote" in r.stdout
 
@@ -188,3 +190,39 @@ def test_build_writes_the_plan_of_small_pods_and_pairs(bom, tmp_path, compute):
         hops = {row["hop"] for row in csv.DictReader(fh)}
     assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"})
     assert (tmp_path / "o" / "pod-racks.csv").is_file()
+
+
+@pytest.mark.parametrize("profile", ["installer", "procurement"])
+def test_cable_plan_profiles(bom, tmp_path, profile):
+    """The columns installers and buyers read (issue 30), in the CSV and the workbook alike, each row the
+    plan's row: every label names its end's site, hall, row letter, rack column, U and port."""
+    import openpyxl
+
+    from bom.cableplan.labels import PROFILES, row_letters
+
+    full = tmp_path / "full"
+    assert bom("cables", str(H100), "-o", str(full), "-q").exit_code == 0
+    r = bom("cables", str(H100), "-o", str(tmp_path / profile), "-q", "--profile", profile)
+    assert r.exit_code == 0, r.output
+    with (tmp_path / profile / "superpod-h100-4su-cables.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    with (full / "superpod-h100-4su-cables.csv").open(newline="") as fh:
+        whole = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(PROFILES[profile])
+    assert [{k: w[k] for k in PROFILES[profile]} for w in whole] == rows
+    sheet = openpyxl.load_workbook(tmp_path / profile / "superpod-h100-4su-cables.xlsx", read_only=True)["Cabling"]
+    assert [c.value for c in next(sheet.iter_rows(max_row=1))] == list(PROFILES[profile])
+    for w in whole:
+        for side in ("a", "b"):
+            if w[f"{side}_u"]:
+                want = (f"{w[f'{side}_site'][1:]}A.{row_letters(int(w[f'{side}_row'][1:]))}"
+                        f"{w[f'{side}_rack'].rsplit('-rk', 1)[1]}-{int(w[f'{side}_u']):02d}:{w[f'{side}_port']}")
+                assert w[f"{side}_label"] == want
+    # every port end labelled once: no two cable ends share a label
+    ends = [w[f"{s}_label"] for w in whole for s in ("a", "b")]
+    assert len(set(ends)) == len(ends)
+
+
+def test_unknown_profile_is_refused_before_building(bom, tmp_path):
+    r = bom("cables", str(H100), "-o", str(tmp_path / "o"), "--profile", "buyer")
+    assert r.exit_code == 2 and "installer, procurement or full" in r.output and not (tmp_path / "o").exists()

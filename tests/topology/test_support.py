@@ -61,7 +61,7 @@ def test_endpoints_take_their_own_rows_rate_and_cage(catalog):
     # catalog has no such part, so the JSON says the port was counted as the nodes' one.
     slow = H100 % "" + "storage: {count: 8, rate: \"200 Gbit/s\", ports: 2}\n"
     why = _build(catalog, slow).fabrics["storage"].to_json()["endpoint_substitutions"]["storage"]
-    assert "qsfp112 at 200G" in why and "osfp:4" in why
+    assert "qsfp112 at 200G" in why and "an osfp cage serving 4 ports" in why
     inband = m.fabrics["inband"]
     # UFM and management servers: their rows' 100G QSFP28 ports, not the node's.
     ufm = _hop(inband, "ufm-leaf")

@@ -72,12 +72,15 @@ class _Safe:
 
 def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: TextIO,
               text_columns: Sequence[int] = (), progress: Callable[[int], None] | None = None,
-              also: Callable[[list[tuple[object, ...]]], None] | None = None) -> int:
+              also: Callable[[list[tuple[object, ...]]], None] | None = None,
+              view: Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]] | None = None,
+              shown: Callable[[list[tuple[object, ...]]], None] | None = None) -> int:
     """Write ``header`` and ``rows`` to ``fh``; returns the number of rows.
 
     ``text_columns``: columns holding catalog text (made safe for spreadsheets); ``progress``
-    is told how many rows each chunk had; ``also`` gets every chunk too (the workbook writer,
-    so the plan is made once for both files).
+    is told how many rows each chunk had; ``also`` gets every chunk too (the plan's rules and
+    tallies, as the rows are); ``view`` turns a chunk into the columns written (a profile), and
+    ``shown`` gets each written chunk (the workbook writer, so the plan is made once for both files).
     """
     out = csv_writer(fh)
     out.writerow(header)
@@ -86,14 +89,16 @@ def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: Tex
     it = iter(rows)
     n = 0
     while chunk := list(itertools.islice(it, CHUNK)):
-        chunk = safe(chunk)
+        written = safe(view(chunk) if view is not None else chunk)
         if safe.plain:
-            fh.write("\n".join([fmt % r for r in chunk]))
+            fh.write("\n".join([fmt % r for r in written]))
             fh.write("\n")
         else:
-            out.writerows(chunk)
+            out.writerows(written)
+        if shown is not None:
+            shown(written)
         if also is not None:
-            also(chunk)
+            also(chunk if view is not None else written)
         n += len(chunk)
         if progress is not None:
             progress(len(chunk))

@@ -17,6 +17,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "scale_across_copper_share": ("Scale-across copper share (of links)", "share"),
     "scale_across_copper_cost_share": ("Scale-across copper share (of network cost)", "share"),
     "network_copper_share": ("Copper share of scale-out and scale-across links", "share"),
+    "cluster_copper_share": ("Copper share of all links (scale-up, scale-out, scale-across)", "share"),
     "support_links_per_gpu": ("Storage, in-band and out-of-band links per GPU", "ratio"),
     "modules_per_gpu": ("Pluggable optical modules per GPU", "ratio"),
     "engine_ports_per_gpu": ("Co-packaged optical-engine ports per GPU", "ratio"),

@@ -11,14 +11,17 @@ from bom.outputs.writers.compare_labels import change, fmt, label
 from bom.outputs.writers.documents import environment
 
 #: The charts of the comparison report: (metric, title, how to print a value).
-CHARTS = (("scale_out_copper_share", "Scale-out (compute fabric) copper share (links)", "pct"),
+CHARTS = (("scale_up_copper_share", "Copper share of links: scale-up tier", "pct"),
+          ("scale_out_copper_share", "Copper share of links: scale-out (compute fabric)", "pct"),
+          ("cluster_copper_share", "Copper share of links: whole cluster (every tier)", "pct"),
           ("modules_per_gpu", "Pluggable optical modules per GPU (whole network)", "num2"),
           ("optics_power_w_per_gpu", "Optics power per GPU (W: pluggables, AOCs, CPO lasers)", "num1"),
           ("network_capex_per_gpu", "Network capex per GPU (USD, whole network)", "num0"),
           ("network_power_w_per_gpu", "Network power per GPU (W, whole network)", "num0"),
           ("usd_per_gpu_hour", "Cost per GPU-hour (USD)", "num3"))
-#: Bar colours: switches with pluggable cages, and co-packaged-optics switches.
-COLOURS = {"pluggable": "#305496", "cpo": "#2e8b57"}
+#: Bar colours: switches with pluggable cages, co-packaged-optics switches, and a figure that misses a
+#: fabric the other columns have (not comparable).
+COLOURS = {"pluggable": "#305496", "cpo": "#2e8b57", "partial": "#b8bec8"}
 
 
 @dataclass
@@ -64,9 +67,9 @@ def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str
     for metric, title, how in CHARTS:
         values = [r[metric] for r in rows]
         top = max(values) or 1.0
-        bars = [Bar(g.label, v, _fmt(v, how), i * step, (height - 60) * v / top,
-                    (g.platform.id, g.compute_switch, str(g.platform.year)),
-                    COLOURS["cpo" if _cpo(g) else "pluggable"])
+        bars = [Bar(g.label, v, _fmt(v, how) + (" *" if metric in c.not_comparable(g) else ""), i * step,
+                    (height - 60) * v / top, (g.platform.id, g.compute_switch, str(g.platform.year)),
+                    COLOURS["partial" if metric in c.not_comparable(g) else "cpo" if _cpo(g) else "pluggable"])
                 for i, (g, v) in enumerate(zip(c.generations, values, strict=True))]
         out.append((metric, title, bars))
     return out
@@ -80,7 +83,8 @@ def write_compare_html(c: Comparison) -> bytes:
     return environment(True).get_template("compare.html.j2").render(
         comparison=c, charts=charts(c), width=chart_width(c) + 20, table=_table(c),
         kind_notes=list(zip(c.generations, c.kind_notes(), strict=True)), colours=COLOURS,
-        any_cpo=any(_cpo(g) for g in c.generations)).encode()
+        any_cpo=any(_cpo(g) for g in c.generations),
+        partial=[g.label for g in c.generations if c.not_comparable(g)]).encode()
 
 
 def write_compare_json(c: Comparison) -> bytes:

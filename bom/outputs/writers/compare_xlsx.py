@@ -156,6 +156,8 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
         out[f"{key}_copper_cost_share"] = f"IF({net_tier}=0,0,{copper_usd}/{net_tier})"
     links, copper = fact["network_links"], fact["network_copper"]
     out["network_copper_share"] = f"IF({links}=0,0,{copper}/{links})"
+    up_links, up_copper = fact["scale_up_links"], fact["scale_up_copper"]
+    out["cluster_copper_share"] = f"IF({links}+{up_links}=0,0,({copper}+{up_copper})/({links}+{up_links}))"
     out["support_links_per_gpu"] = f"{fact['support_links']}/{gpus}"
     out["modules_per_gpu"] = f"{fact['modules']}/{gpus}"
     out["fibre_runs_per_gpu"] = f"{fact['fibre_runs']}/{gpus}"

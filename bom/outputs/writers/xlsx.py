@@ -115,10 +115,14 @@ def paper_setup(ws: Worksheet, title: str | None = None) -> None:
 
 def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
+    import textwrap
+
     lines = 1
     for c, text in texts.items():
         width = ws.column_dimensions[_letter(c)].width or 10
-        lines = max(lines, -(-len(text) * 20 // (23 * int(width))))   # ~1.15 characters per unit of width
+        # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
+        # column loses the end of most lines: a count by characters alone came out a line short).
+        lines = max(lines, len(textwrap.wrap(text, max(1, int(width * 1.1)), break_long_words=True)))
     ws.row_dimensions[row].height = 14 * min(lines, 6)
 
 
@@ -261,8 +265,12 @@ def _price_quality(ws: Worksheet, r: Report, n: int) -> None:
 BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
             "Unit price", "Extended price", "Unit power", "Extended power", "Unit power max", "Extended power max",
             "Asset class", "Price source", "As of", "Flags", "Vendor", "Catalog id", "Source"]
-_BOM_WIDTHS = [4, 19, 30, 11, 10, 8, 9, 8, 5, 14, 16, 10, 13, 10, 13, 8, 8, 10, 20, 8, 15, 40]
-_WRAPPED = {"Description", "Flags"}
+_BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 16, 11, 14, 11, 14, 8, 8, 10, 24, 8, 15, 40]
+# Long part numbers, category names and ids wrap inside their column on paper.
+_WRAPPED = {"Part number", "Description", "Category", "Flags", "Catalog id"}
+# Text right after a right-aligned number starts one indent in, not touching it ("9,088,000 Wgpu").
+_AFTER_NUMBER = {"Asset class"}
+_INDENT = Alignment(horizontal="left", vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 
 
@@ -302,7 +310,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
             put_cell(ws, n, c, values[name], fmts.get(name))
-            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else TOP
+            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP
         _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -356,7 +364,7 @@ def _order(wb: Workbook, r: Report) -> None:
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
                 "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
-    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 9, 10, 14, 10, 8, 10, 30]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -381,9 +389,11 @@ def _order(wb: Workbook, r: Report) -> None:
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Total to order") else None))
+        wrapped = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
         for name in names:
-            ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
-        _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
+            ws.cell(n, c[name]).alignment = (WRAP if name in wrapped else _INDENT if name == "Price source"
+                                             else TOP)
+        _fit_height(ws, n, {c[k]: str(values[k]) for k in wrapped})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
     # BOM rows a person adds by hand with a new part number have no order line above: this line
@@ -592,8 +602,12 @@ def _tco(wb: Workbook) -> tuple[int, int]:
         put_cell(ws, n, 1, label)
         put_cell(ws, n, 2, fx(formula), fmt)
         put_cell(ws, n, 3, formula)
-        ws.cell(n, 3).alignment = WRAP
+        ws.cell(n, 3).alignment = Alignment(horizontal="left", wrap_text=True, vertical="top", indent=1)  # clear of B
         put_cell(ws, n, 4, name)
+        # A long formula wraps; the row grows with it so the lines do not print over the next row's.
+        _fit_height(ws, n, {3: formula})
+        for c in (1, 2, 4):
+            ws.cell(n, c).alignment = TOP
         define_name(wb, name, f"TCO!$B${n}")
     first = len(TCO_ROWS) + 3
     put_cell(ws, first, 1, "Capex by category")

@@ -302,3 +302,33 @@ def test_the_bom_prints_one_page_wide(default_outputs, tmp_path):
         for name in ("No", "Part number", "Description", "Extended price", "Flags", "Vendor", "Catalog id"):
             assert name in t, name
     assert len(bom_pages) <= 4
+
+
+def test_the_printed_workbook_reads(default_outputs, tmp_path):
+    """Printed by LibreOffice, nothing is clipped or printed over (issue 30, looked at as PDF pages): a long
+    part number wraps in its column whole (BOM and Order), "coherent optic" stays in the Category column, and
+    text after a figure does not touch it."""
+    pypdf = pytest.importorskip("pypdf")
+    pdf, = recalc_many([default_outputs[".xlsx"]], tmp_path, to="pdf")
+    text = "\n".join(page.extract_text() for page in pypdf.PdfReader(pdf).pages)
+    # Part numbers longer than the column: every word printed (clipped at "UFM Enterprise Applianc" before).
+    for word in ("Appliance 3.1", "AI400X2)", "management server"):
+        assert word in text, word
+    assert "coherent opticscale" not in text and "coherent optic" in text
+    # Text after a right-aligned figure starts clear of it (printed as "9,088,000 Wgpu", "236,800,000 USDestimate").
+    for joined in ("Wgpu", "Wnetwork", "USDestimate", "USDSUM"):
+        assert joined not in text, joined
+
+
+def test_tco_rows_grow_with_their_formulas(default_outputs):
+    wb = openpyxl.load_workbook(default_outputs[".xlsx"])
+    ws = wb["TCO"]
+    width = ws.column_dimensions["C"].width
+    rows = [r for r in range(2, ws.max_row + 1) if isinstance(ws.cell(r, 3).value, str)
+            and not str(ws.cell(r, 3).value).startswith("=")]
+    long = [r for r in rows if len(ws.cell(r, 3).value) > 1.2 * width]
+    assert long, "no formula longer than its column"
+    for r in long:
+        assert ws.cell(r, 3).alignment.wrap_text
+        lines = -(-len(ws.cell(r, 3).value) // int(1.2 * width))
+        assert (ws.row_dimensions[r].height or 15) >= 14 * lines, (r, ws.cell(r, 3).value)

@@ -1,0 +1,94 @@
+"""Each end's label as installers read it, and the cable plan's column profiles.
+
+The label follows the data-centre identifier format of ANSI/TIA-606-B as it is usually quoted
+(the standard itself was not read here): a cabinet is ``fs.xy`` (floor space, then its grid
+location), a rack unit in it ``fs.xy-r`` and a port there ``fs.xy-r:P``. Here the floor space is
+the site number and the hall's letter (one hall per site: ``A``), the grid location the row's
+letter (``r01`` -> ``A``, ``r27`` -> ``AA``) and the rack's column along the row (``rk05`` -> ``05``),
+``r`` the device's lowest rack unit (two digits), ``P`` the plan's port. A device the placement
+does not stand in a rack keeps its name: ``s1-router-01:p3``.
+
+>>> end_label("s1", "r03", "s1-r03-rk07", 12, "p17/2")
+'1A.C07-12:p17/2'
+>>> end_label("s2", "r28", "s2-r28-rk11", 1, "p1"), end_label("s1", "", "", "", "p3", "s1-router-01")
+('2A.AB11-01:p1', 's1-router-01:p3')
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from bom.errors import BomError
+
+HALL = "A"
+
+
+def row_letters(row: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA (spreadsheet column letters).
+
+    >>> row_letters(1), row_letters(26), row_letters(27), row_letters(53)
+    ('A', 'Z', 'AA', 'BA')
+    """
+    out = ""
+    while row > 0:
+        row, rest = divmod(row - 1, 26)
+        out = chr(ord("A") + rest) + out
+    return out
+
+
+@lru_cache(maxsize=65536)   # one per rack unit in use, however many ports it has
+def _prefix(site: str, row: str, rack: str, u: object) -> str | None:
+    if not (site.startswith("s") and row.startswith("r") and "-rk" in rack and u not in ("", None)):
+        return None
+    return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{int(str(u)):02d}"
+
+
+def end_label(site: str, row: str, rack: str, u: object, port: str, device: str = "") -> str:
+    prefix = _prefix(site, row, rack, u)
+    return f"{prefix or device}:{port}"
+
+
+#: The columns each profile prints, in order. ``full`` is every column of the plan, then both ends' labels.
+PROFILES: dict[str, tuple[str, ...]] = {
+    # Who pulls and terminates the cable: where each end goes, what sits there, what to lay.
+    "installer": ("cable_id", "a_label", "b_label", "a_device", "a_port", "a_module", "b_device", "b_port",
+                  "b_module", "medium", "cable_part", "sold_length_m", "bundle", "panels", "via"),
+    # Who orders it: the part, its kind and length, what it carries and the modules at its ends.
+    "procurement": ("cable_id", "link_id", "bundle", "tier", "fabric", "hop", "medium", "rate_gbps", "cable_type",
+                    "cable_part", "sold_length_m", "strands", "a_module", "b_module"),
+}
+LABELS = ("a_label", "b_label")
+
+
+def profile_columns(profile: str, fields: Sequence[str]) -> tuple[str, ...]:
+    if profile == "full":
+        return (*fields, *LABELS)
+    if profile not in PROFILES:
+        raise BomError(f"unknown profile {profile!r}: installer, procurement or full", key="--profile")
+    return PROFILES[profile]
+
+
+def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], Callable[[list[tuple[object, ...]]],
+                                                                                         list[tuple[object, ...]]]]:
+    """The profile's header and what turns a chunk of plan rows into its rows."""
+    col = {f: i for i, f in enumerate(fields)}
+    header = profile_columns(profile, fields)
+    ends = [tuple(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port", "device")) for s in ("a", "b")]
+    picks = [col.get(h) for h in header]
+
+    ga, gb = (operator.itemgetter(*idx) for idx in ends)
+    if profile == "full":   # the plan's row as it is, then the two labels (the common case: kept cheap)
+        def full(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+            return [(*r, end_label(*ga(r)), end_label(*gb(r))) for r in chunk]
+        return header, full
+
+    def view(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        out = []
+        for r in chunk:
+            labels = {"a_label": end_label(*ga(r)), "b_label": end_label(*gb(r))}
+            out.append(tuple(r[i] if i is not None else labels[h] for h, i in zip(header, picks, strict=True)))
+        return out
+
+    return header, view

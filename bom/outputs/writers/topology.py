@@ -1,0 +1,173 @@
+"""The plan's topology for other tools: Graphviz DOT and draw.io XML, one fabric of one site.
+
+Built from the cable plan's rows (the same devices, ports and cables as the CSV and NetBox): a
+device is a node, a cable run an edge with the port at each end on it (DOT ``taillabel`` /
+``headlabel``; draw.io the edge's text). Layers stand in rows by role, top down: core, spine, leaf,
+then everything else (nodes, storage, management). Format only: :func:`topology_graph` picks the
+rows, the writers print them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from xml.sax.saxutils import quoteattr
+
+from bom.errors import BomError
+
+#: Rows from top to bottom; any other role stands in the last row.
+LAYERS = ("dci-router", "core", "spine", "leaf")
+COPPER = ("passive-copper", "active-copper")
+
+
+@dataclass
+class Edge:
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    cable_id: str
+    label: str
+    medium: str
+    part: str
+
+
+@dataclass
+class Graph:
+    name: str
+    devices: dict[str, tuple[str, str]] = field(default_factory=dict)   # name -> (role, rack)
+    edges: list[Edge] = field(default_factory=list)
+
+    def layers(self) -> list[list[str]]:
+        """The devices in rows, top down: each of LAYERS, then the rest; sorted by name in a row."""
+        rows: dict[int, list[str]] = {}
+        for name, (role, _) in self.devices.items():
+            rows.setdefault(LAYERS.index(role) if role in LAYERS else len(LAYERS), []).append(name)
+        return [sorted(rows[k]) for k in sorted(rows)]
+
+
+def topology_graph(rows: Iterable[Sequence[object]], col: dict[str, int], name: str, site: str, fabric: str,
+                   max_links: int) -> Graph:
+    """The rows of ``fabric`` with both ends in ``site`` as a graph; past ``max_links`` runs a clear error."""
+    g = Graph(name)
+    c = col
+    for r in rows:
+        if r[c["fabric"]] != fabric or r[c["a_site"]] != site or r[c["b_site"]] != site:
+            continue
+        if len(g.edges) >= max_links:
+            raise BomError(f"the {fabric} fabric of site {site} has more than {max_links:,} cable runs: a drawing "
+                           "that large is not readable", key="--max-links",
+                           hint="Draw a smaller scenario (bom init --gpus N writes one), another --fabric, or "
+                                "raise --max-links.")
+        for side in ("a", "b"):
+            g.devices.setdefault(str(r[c[f"{side}_device"]]), (str(r[c[f"{side}_role"]]), str(r[c[f"{side}_rack"]])))
+        g.edges.append(Edge(str(r[c["a_device"]]), str(r[c["a_port"]]), str(r[c["b_device"]]), str(r[c["b_port"]]),
+                            str(r[c["cable_id"]]), str(r[c["label"]]), str(r[c["medium"]]), str(r[c["cable_part"]])))
+    if not g.edges:
+        raise BomError(f"the plan has no {fabric} cable runs within site {site}", key="--fabric",
+                       hint="bom cables lists every fabric and site of the plan.")
+    return g
+
+
+def _q(text: str) -> str:
+    """A DOT string: quoted, with its quotes and backslashes escaped."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_dot(g: Graph) -> bytes:
+    """Graphviz DOT: one node per device (rows by layer), one edge per cable run with the ports at its ends."""
+    out = [f"graph {_q(g.name)} {{",
+           "  graph [rankdir=TB, nodesep=0.3, ranksep=1.2, fontname=Helvetica];",
+           "  node [shape=box, style=rounded, fontname=Helvetica, fontsize=10];",
+           "  edge [fontname=Helvetica, fontsize=7, labelfontsize=7];"]
+    for i, row in enumerate(g.layers()):
+        out.append(f"  subgraph layer{i} {{ rank=same;")
+        for name in row:
+            role, rack = g.devices[name]
+            second = f"{role}, {rack}" if rack else role
+            label = _q(name)[:-1] + "\\n" + _q(second)[1:]    # DOT's line break inside the label
+            out.append(f"    {_q(name)} [label={label}];")
+        out.append("  }")
+    row_of = {name: i for i, row in enumerate(g.layers()) for name in row}
+    for e in g.edges:
+        colour = "#c55a11" if e.medium in COPPER else "#305496"
+        # The upper layer's end first: dot ranks an edge's tail above its head.
+        a, a_port, b, b_port = ((e.a, e.a_port, e.b, e.b_port) if row_of[e.a] <= row_of[e.b]
+                                else (e.b, e.b_port, e.a, e.a_port))
+        out.append(f"  {_q(a)} -- {_q(b)} [taillabel={_q(a_port)}, headlabel={_q(b_port)}, "
+                   f"tooltip={_q(f'{e.cable_id} {e.label} {e.part}'.strip())}, color={_q(colour)}];")
+    out.append("}")
+    return ("\n".join(out) + "\n").encode()
+
+
+#: draw.io geometry: a device box and the gaps between boxes and rows [px].
+BOX_W, BOX_H, GAP_X, GAP_Y = 150, 40, 30, 160
+
+
+def write_drawio(g: Graph) -> bytes:
+    """draw.io (diagrams.net) XML: the devices as boxes in rows by layer, each cable run an edge between
+    them with its ports as the edge's text (the file draw.io opens as it is)."""
+    cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
+    ids: dict[str, str] = {}
+    layers = g.layers()
+    widest = max(len(row) for row in layers)
+    for y, row in enumerate(layers):
+        offset = (widest - len(row)) * (BOX_W + GAP_X) / 2
+        for x, name in enumerate(row):
+            ids[name] = f"d{len(ids) + 1}"
+            role, rack = g.devices[name]
+            style = "rounded=1;whiteSpace=wrap;html=0;fontSize=10;" + (
+                "fillColor=#dae8fc;" if role in LAYERS else "fillColor=#f5f5f5;")
+            value = f"{name}&#10;{role}" + (f", {rack}" if rack else "")
+            cells.append(f'<mxCell id="{ids[name]}" value={quoteattr(value).replace("&amp;#10;", "&#10;")} '
+                         f'style="{style}" vertex="1" parent="1"><mxGeometry x="{offset + x * (BOX_W + GAP_X):g}" '
+                         f'y="{y * (BOX_H + GAP_Y)}" width="{BOX_W}" height="{BOX_H}" as="geometry"/></mxCell>')
+    for i, e in enumerate(g.edges, start=1):
+        colour = "#c55a11" if e.medium in COPPER else "#305496"
+        cells.append(f'<mxCell id="e{i}" value={quoteattr(f"{e.a_port} - {e.b_port}")} '
+                     f'style="endArrow=none;strokeColor={colour};fontSize=7;" edge="1" parent="1" '
+                     f'source="{ids[e.a]}" target="{ids[e.b]}"><mxGeometry relative="1" as="geometry"/></mxCell>')
+    body = "\n        ".join(cells)
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<mxfile host="clusterbom">\n'
+            f'  <diagram id="topology" name={quoteattr(g.name)}>\n'
+            f'    <mxGraphModel dx="1200" dy="800" grid="1" gridSize="10" page="0">\n      <root>\n        {body}\n'
+            f"      </root>\n    </mxGraphModel>\n  </diagram>\n</mxfile>\n").encode()
+
+
+#: netlab: a node name is an identifier of at most 16 characters (letters, digits, underscores).
+NETLAB_NAME = 16
+
+
+def _ident(text: str, limit: int = NETLAB_NAME) -> str:
+    out = "".join(ch if ch.isalnum() else "_" for ch in text)
+    return (out if out[:1].isalpha() else f"n{out}")[:limit]
+
+
+def write_netlab(g: Graph) -> bytes:
+    """A netlab topology (``netlab create`` makes a containerlab lab of it): switches as FRR, everything else
+    as Linux, each cable run a link between ``ethN`` interfaces numbered per device in plan order. netlab
+    names are short identifiers, so each node's plan name and each link's cable id and ports ride along
+    (a comment, the link's ``name``)."""
+    short: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for row in g.layers():
+        for name in row:
+            role = _ident(g.devices[name][0], NETLAB_NAME - 4)
+            count[role] = count.get(role, 0) + 1
+            short[name] = f"{role}{count[role]}"
+    lines = [f"# {g.name}: written by clusterbom (bom topology); netlab create makes a containerlab lab of it.",
+             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux", "nodes:"]
+    for name, ident in short.items():
+        role = g.devices[name][0]
+        switch = role in LAYERS or role.endswith(("-leaf", "-spine", "-core"))
+        lines.append(f"  {ident}: {{device: {'frr' if switch else 'linux'}}}   # {name}")
+    lines.append("links:")
+    used: dict[str, int] = {}
+    for e in g.edges:
+        ends = []
+        for dev in (e.a, e.b):
+            used[dev] = used.get(dev, 0) + 1
+            ends.append(f"  {short[dev]}: {{ifname: eth{used[dev]}}}")
+        text = f"{e.cable_id} {e.a}:{e.a_port} - {e.b}:{e.b_port}".replace('"', "'")
+        lines += [f"- {ends[0].strip()}", ends[1], f'  name: "{text}"']
+    return ("\n".join(lines) + "\n").encode()
