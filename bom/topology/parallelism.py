@@ -217,35 +217,50 @@ def _divisors(n: int) -> list[int]:
 
 
 def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split:
-    """The tool's split for at least ``gpus`` GPUs: TP the largest divisor of the heads within the
-    scale-up domain and ``MAX_TP``; EP the largest divisor of the experts that fits the domain beside
-    TP; then CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory
-    holds its share, first among the PP that divide the GPUs evenly, then any (the GPUs rounded up
-    to whole TP x CP x PP groups); DP the rest.
+    """The tool's split for at least ``gpus`` GPUs (Narayanan et al. 2021, takeaways 1 and 2: tensor
+    parallelism inside the server, pipeline parallelism across servers, data parallelism the rest):
 
-    Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): TP 8, and PP 8 is the first that fits:
+    * TP: the smallest divisor of the heads that lets the whole model sit on one pipeline stage;
+      failing that, the largest within the scale-up domain and ``MAX_TP``;
+    * EP: the largest divisor of the experts that fits the domain beside TP;
+    * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
+      its share, first among the PP that divide the GPUs evenly, then any;
+    * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP and of the sites).
+
+    Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): no TP lets one stage hold it, so TP 8, and PP 8
+    is the first that fits:
 
     >>> llama = Shape(405e9, 126, 16384, 128, 8192, 16 * 2**20)
     >>> propose(llama, 8192, Tiers(8, 450e9, 50e9), 68e9)
     Split(tp=8, cp=1, ep=1, pp=8, dp=128)
     """
     cap = min(tiers.domain_gpus, MAX_TP)
-    tp = max(d for d in _divisors(shape.heads) if d <= cap)
+    fits_domain = [d for d in _divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
     ep = 1
     if shape.experts:
-        ep = max(d for d in _divisors(shape.experts) if tp * d <= tiers.domain_gpus)
+        ep = max(d for d in _divisors(shape.experts) if fits_domain[0] * d <= tiers.domain_gpus
+                 and tiers.domain_gpus % d == 0)
+
+    def split(tp: int, cp: int, pp: int) -> Split:
+        dp = max(1, math.ceil(gpus / (tp * cp * pp)))
+        step = math.lcm(ep if shape.experts else 1, tiers.sites)
+        return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
+
+    def fits(s: Split) -> bool:
+        return s.dp <= shape.sequences and memory_bytes(shape, s) <= memory_limit
+
+    for tp in fits_domain:
+        if tp * ep <= tiers.domain_gpus and fits(one := split(tp, 1, 1)):
+            return one
+    tp = max(d for d in fits_domain if d * ep <= tiers.domain_gpus)
     for exact in (True, False):
         cp = 1
         while cp <= shape.sequence:
             for pp in range(1, shape.layers + 1):
                 if exact and gpus % (tp * cp * pp):
                     continue
-                dp = max(1, math.ceil(gpus / (tp * cp * pp)))
-                if shape.experts:
-                    dp = math.ceil(dp / ep) * ep
-                split = Split(tp, cp, ep, pp, dp)
-                if dp <= shape.sequences and memory_bytes(shape, split) <= memory_limit:
-                    return split
+                if fits(candidate := split(tp, cp, pp)):
+                    return candidate
             cp *= 2
     raise LimitError(f"no split of {shape.params:.3g} parameters fits {memory_limit / 1e9:.0f} GB a GPU, even "
                      f"with one layer a pipeline stage", key="workload.parallelism",
@@ -319,9 +334,11 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     >>> p = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
     ...          dci_overlap=0.5)
     >>> p.split, round(p.step_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
-    (Split(tp=8, cp=1, ep=1, pp=1, dp=256), 3.82, 210, 879)
+    (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)
     >>> p.tiers
     {'tp': 'scale-up', 'dp': 'scale-across'}
+
+    TP 2 is the smallest that holds the model on one stage (217 of 240 GB a GPU).
     """
     if given is not None:
         check(shape, given, tiers, memory_limit)
@@ -335,7 +352,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     dci_bytes = _dci_bytes(shape, tiers)
     dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
     if dci_bytes:
-        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather between sites", "scale-across",
+        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", "scale-across",
                                dci_bytes, dci_s, 0.0))
     exposed = []
     for t in traffic:
