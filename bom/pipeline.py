@@ -16,7 +16,7 @@ from bom.inputs.validation import locate, suggest
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.resources import data_dir
-from bom.topology.parallelism import Parallelism, Shape, Split
+from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
 from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
 
 def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: Sizing) -> Parallelism:
     """The workload's parallelism on ``platform``: the scenario's tiers as plain numbers for the stage."""
-    from bom.topology.parallelism import Tiers, plan
+    from bom.topology.parallelism import plan
     from bom.topology.sizing import USABLE_MEMORY_FRACTION
     from bom.units import magnitude
 
@@ -99,10 +99,6 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
     assert job is not None and job.params is not None
     shape = workload_shape(job)
     out = platform.scale_out
-    # Vendors quote scale-up bandwidth per GPU both ways (NVLink 4: 18 links x 50 GB/s = 900 GB/s);
-    # a collective's time is set by one direction. Scale-out and DCI rates are per direction.
-    up_bps = magnitude(platform.scale_up.bandwidth_per_gpu, "rate") * 1e9 / 8 / 2
-    out_bps = out.ports * magnitude(out.rate, "rate") * 1e9 / 8 / platform.gpus_per_node
     sites = scenario.sites
     count = sites.count if sites is not None else 1
     dci_bps = None
@@ -112,7 +108,7 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         elif sites.dci_fraction is not None:
             site_nodes = sized.gpus / count / platform.gpus_per_node
             dci_bps = sites.dci_fraction * site_nodes * out.ports * magnitude(out.rate, "rate") * 1e9 / 8
-    tiers = Tiers(acc.domain_gpus, up_bps, out_bps, count, dci_bps)
+    tiers = platform_tiers(platform, count, dci_bps, acc.domain_gpus)
     given = None
     if job.parallelism is not None:
         p = job.parallelism
@@ -126,6 +122,20 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         result = plan(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8), sized.gpus,
                       acc.flops_for(job.dtype), job.mfu, acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
     return result
+
+
+def platform_tiers(platform: Platform, sites: int = 1, dci_bps: float | None = None,
+                   domain_gpus: int | None = None) -> Tiers:
+    """The platform's tiers for the parallelism stage: per-GPU bandwidths in bytes/s, one direction."""
+    from bom.topology.parallelism import Tiers
+    from bom.units import magnitude
+
+    out = platform.scale_out
+    # Vendors quote scale-up bandwidth per GPU both ways (NVLink 4: 18 links x 50 GB/s = 900 GB/s);
+    # a collective's time is set by one direction. Scale-out and DCI rates are per direction.
+    up_bps = magnitude(platform.scale_up.bandwidth_per_gpu, "rate") * 1e9 / 8 / 2
+    out_bps = out.ports * magnitude(out.rate, "rate") * 1e9 / 8 / platform.gpus_per_node
+    return Tiers(domain_gpus or platform.gpus_per_domain, up_bps, out_bps, sites, dci_bps)
 
 
 def workload_shape(job: Workload) -> Shape:

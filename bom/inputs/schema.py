@@ -70,6 +70,11 @@ def _kind(prop: dict[str, Any]) -> tuple[str, str, str]:
     kinds = [o.get("type") for o in p.get("anyOf", [])]
     if kinds == ["number", "string"]:
         return "number or text", "", ""
+    quantity = [o for o in p.get("anyOf", []) if "x-dimension" in o]
+    words = [v for o in p.get("anyOf", []) for v in o.get("enum", [o["const"]] if "const" in o else [])]
+    if quantity and words:
+        return f"quantity ({quantity[0]['x-dimension']}) or one of", quantity[0]["x-unit"], \
+            ", ".join(f"`{v}`" for v in words)
     if p.get("type") == "array":
         inner, unit, allowed = _kind(p.get("items", {}))
         return f"list of {inner}", unit, allowed
@@ -151,9 +156,10 @@ def _keys(model: type[BaseModel], prefix: str) -> list[Key]:
 
 def scenario_sections() -> list[Section]:
     from bom.inputs.scenario import FabricSpec, Layout, Scenario, Sites, Tco
-    from bom.inputs.workload import Workload
+    from bom.inputs.workload import Parallelism, Workload
 
     parts = [("Scenario", "", Scenario), ("Workload", "workload.", Workload),
+             ("Parallelism", "workload.parallelism.", Parallelism),
              ("FabricSpec", "fabrics.<name>.", FabricSpec), ("Sites", "sites.", Sites),
              ("Layout", "layout.", Layout), ("Tco", "tco.", Tco)]
     return [Section(title, title.lower(), prefix, " ".join((model.__doc__ or "").split()), _keys(model, prefix))

@@ -224,7 +224,8 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
       failing that, the largest within the scale-up domain and ``MAX_TP``;
     * EP: the largest divisor of the experts that fits the domain beside TP;
     * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
-      its share, first among the PP that divide the GPUs evenly, then any;
+      its share and each pipeline runs at least PP sequences a step, first among the PP that divide
+      the GPUs evenly, then any;
     * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP and of the sites).
 
     Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): no TP lets one stage hold it, so TP 8, and PP 8
@@ -247,7 +248,10 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
         return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
 
     def fits(s: Split) -> bool:
-        return s.dp <= shape.sequences and memory_bytes(shape, s) <= memory_limit
+        # At least PP sequences a pipeline, or the 1F1B bubble ((PP-1)/m, Narayanan et al. 2021 section
+        # 2.2.1) outgrows the step: long sequences then split over CP before more stages.
+        enough = s.pp == 1 or microbatches(shape, s) >= s.pp
+        return s.dp <= shape.sequences and enough and memory_bytes(shape, s) <= memory_limit
 
     for tp in fits_domain:
         if tp * ep <= tiers.domain_gpus and fits(one := split(tp, 1, 1)):
