@@ -221,8 +221,9 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     parallelism inside the server, pipeline parallelism across servers, data parallelism the rest):
 
     * TP: the smallest divisor of the heads that lets the whole model sit on one pipeline stage;
-      failing that, the largest within the scale-up domain and ``MAX_TP``;
-    * EP: the largest divisor of the experts that fits the domain beside TP;
+      failing that, the one whose TP x EP group is widest within the scale-up domain and ``MAX_TP``
+      (the most EP of those);
+    * EP: the largest divisor of the experts whose TP x EP group divides the domain;
     * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
       its share and each pipeline runs at least PP sequences a step, first among the PP that divide
       the GPUs evenly, then any;
@@ -237,14 +238,17 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     """
     cap = min(tiers.domain_gpus, MAX_TP)
     fits_domain = [d for d in _divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
-    ep = 1
-    if shape.experts:
-        ep = max(d for d in _divisors(shape.experts) if fits_domain[0] * d <= tiers.domain_gpus
-                 and tiers.domain_gpus % d == 0)
+
+    def ep_for(tp: int) -> int:
+        """The most experts' split whose TP x EP group still divides the domain."""
+        if not shape.experts:
+            return 1
+        return max(d for d in _divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
 
     def split(tp: int, cp: int, pp: int) -> Split:
+        ep = ep_for(tp)
         dp = max(1, math.ceil(gpus / (tp * cp * pp)))
-        step = math.lcm(ep if shape.experts else 1, tiers.sites)
+        step = math.lcm(ep, tiers.sites)
         return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
 
     def fits(s: Split) -> bool:
@@ -254,9 +258,11 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
         return s.dp <= shape.sequences and enough and memory_bytes(shape, s) <= memory_limit
 
     for tp in fits_domain:
-        if tp * ep <= tiers.domain_gpus and fits(one := split(tp, 1, 1)):
+        if fits(one := split(tp, 1, 1)):
             return one
-    tp = max(d for d in fits_domain if d * ep <= tiers.domain_gpus)
+    # The widest in-domain group; of those, the most experts' split (a mixture of experts' all-to-all
+    # moves only the routed tokens, where TP's all-reduces move every activation).
+    tp = max(fits_domain, key=lambda t: (t * ep_for(t), ep_for(t)))
     for exact in (True, False):
         cp = 1
         while cp <= shape.sequence:
