@@ -159,6 +159,31 @@ class Parallelism:
     def exposed_share(self) -> float:
         return self.exposed_s / self.step_s if self.step_s else 0.0
 
+    @property
+    def dci_s(self) -> float:
+        """Time a step's exchange between sites takes at the DCI's bandwidth (0 on one site)."""
+        return sum(t.seconds for t in self.traffic if t.dim == "dp-across")
+
+    def per_tier(self) -> list[tuple[str, list[str], float, float]]:
+        """(tier, the dimensions on it as "TP 8", bytes a GPU sends a step, seconds) per tier with
+        traffic, in order (scale-across: a site's bytes over the DCI)."""
+        degree = self.split.as_dict()
+        across = any(t.dim == "dp-across" for t in self.traffic)
+
+        def label(dim: str) -> str:
+            if dim == "dp-across":
+                return f"DP {degree['dp']} between sites"
+            return f"DP {degree['dp']} inside each site" if dim == "dp" and across else \
+                f"{dim.upper()} {degree[dim]}"
+
+        out = []
+        for tier in TIERS:
+            lines = [t for t in self.traffic if t.tier == tier]
+            if lines:
+                out.append((tier, [label(t.dim) for t in lines], sum(t.bytes_per_gpu for t in lines),
+                            sum(t.seconds for t in lines)))
+        return out
+
     def to_json(self) -> dict[str, object]:
         return {"job": self.job, "proposed": self.proposed, **self.split.as_dict(), "gpus": self.gpus,
                 "tiers": dict(self.tiers), "memory_gb": self.memory_gb, "memory_limit_gb": self.memory_limit_gb,

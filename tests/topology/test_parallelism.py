@@ -135,3 +135,26 @@ def test_exposed_share_grows_as_the_dci_narrows():
     # 210 GB over one 400G wavelength is 4.2 s, past the backward pass's 2/3 of a 3.82 s step.
     across = [t for t in narrow.traffic if t.dim == "dp-across"][0]
     assert across.seconds == pytest.approx(210e9 * 8 / 400e9)
+
+
+def test_report_json_and_summary_show_the_parallelism(catalog):
+    """The report's own section (HTML with the split drawn on the tiers, Markdown), and the build JSON
+    against the output schema."""
+    from bom.costing.report import make_report
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+    from bom.outputs.writers.documents import write_html, write_json, write_markdown
+    from bom.pipeline import build_scenario
+    from tests.outputs.test_output_schema import _errors
+
+    text = JOB + TWO_SITES.replace("auto, dci_overlap: 0.5", '"1.6 Tbit/s"')
+    report = make_report(build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog), catalog)
+    doc = json.loads(write_json(report))
+    assert _errors("build", doc) == []
+    par = report.model.sizing.parallelism
+    across = [t for t in par.traffic if t.dim == "dp-across"][0]
+    assert across.seconds == pytest.approx(210e9 * 8 / 1.6e12)       # a given DCI's cost in step time
+    md = write_markdown(report).decode()
+    assert "## Parallelism" in md and "| scale-across | DP " in md and "between sites" in md
+    html = write_html(report).decode()
+    assert 'id="parallelism"' in html and 'aria-label="parallelism on the tiers"' in html
