@@ -183,6 +183,9 @@ def size(
     if split is not None:
         typer.echo("")
         typer.echo(text.parallelism_text(split))
+        note = text.split_note(split, result.gpus)
+        if note:
+            typer.echo(note)
 
 
 @app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")

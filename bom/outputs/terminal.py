@@ -132,6 +132,16 @@ def parallelism_text(p: Parallelism) -> str:
     return "\n".join(head + [body] + tail)
 
 
+def split_note(p: Parallelism, sized_gpus: int) -> str | None:
+    """When the given split's GPUs differ from the sizing's: which one the build takes."""
+    if p.proposed or p.gpus == sized_gpus:
+        return None
+    less = p.gpus < sized_gpus
+    return (f"  note: the split runs on {p.gpus:,} GPUs, {'fewer' if less else 'more'} than the {sized_gpus:,} the "
+            f"sizing asks for; the build takes the sizing's"
+            + (" (the deadline needs them)" if less else "") + ".")
+
+
 def value(v: object) -> str:
     """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
     import pint

@@ -252,7 +252,7 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
       its share and each pipeline runs at least PP sequences a step, first among the PP that divide
       the GPUs evenly, then any;
-    * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP and of the sites).
+    * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP x sites).
 
     Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): no TP lets one stage hold it, so TP 8, and PP 8
     is the first that fits:
@@ -273,7 +273,7 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     def split(tp: int, cp: int, pp: int) -> Split:
         ep = ep_for(tp)
         dp = max(1, math.ceil(gpus / (tp * cp * pp)))
-        step = math.lcm(ep, tiers.sites)
+        step = ep * tiers.sites    # whole EP groups, and the rest of DP shared out over the sites
         return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
 
     def fits(s: Split) -> bool:
@@ -327,6 +327,11 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
     if given.dp > shape.sequences:
         raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
                        key=where, hint="Raise batch_tokens or lower dp.")
+    if tiers.sites > 1 and (given.dp // given.ep) % tiers.sites:
+        raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
+                       + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may cross "
+                       "sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
+                       hint=f"Give dp{' / ep' if given.ep > 1 else ''} a multiple of {tiers.sites}.")
     need = memory_bytes(shape, given)
     if need > memory_limit:
         raise LimitError(f"TP {given.tp}, CP {given.cp}, PP {given.pp}, DP {given.dp} leaves {need / 1e9:.1f} GB "

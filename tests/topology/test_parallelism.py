@@ -158,3 +158,14 @@ def test_report_json_and_summary_show_the_parallelism(catalog):
     assert "## Parallelism" in md and "| scale-across | DP " in md and "between sites" in md
     html = write_html(report).decode()
     assert 'id="parallelism"' in html and 'aria-label="parallelism on the tiers"' in html
+
+
+def test_a_split_smaller_than_the_deadline_needs_says_so(bom, tmp_path):
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 32}\n"))
+    assert r.exit_code == 0, r.output
+    assert "the split runs on 1,024 GPUs, fewer than the 1,351 the sizing asks for" in r.output
+
+
+def test_a_split_whose_pipelines_would_cross_sites_is_refused(bom, tmp_path):
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 33}\n" + TWO_SITES))
+    assert r.exit_code == 2 and "DP 33 does not share out over 2 sites" in r.output
