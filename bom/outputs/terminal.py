@@ -249,6 +249,12 @@ def build_summary(model: object) -> str:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
                      f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
+        if z.parallelism is not None:
+            p = z.parallelism
+            degrees = " x ".join(f"{k.upper()} {v}" for k, v in p.split.as_dict().items() if k != "ep" or v > 1)
+            lines.append(f"  split: {degrees}; step {p.step_s:,.2f} s, {p.exposed_share:.0%} exposed communication"
+                         + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
+                            if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
     totals = model.totals()
     rows = []
     for name, f in model.fabrics.items():

@@ -91,6 +91,12 @@ def test_dci_auto_needs_an_overlap_and_a_job(bom, tmp_path):
     assert r.exit_code == 2 and "sizes the DCI from a training job" in r.output
 
 
+def test_build_summary_names_the_split(bom, tmp_path):
+    r = bom("build", write(tmp_path, JOB + TWO_SITES), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.output
+    assert "  split: TP " in r.output and "210 GB a site a step between sites" in r.output
+
+
 def test_dci_auto_builds_the_wavelengths_the_job_needs(tmp_path, catalog):
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
