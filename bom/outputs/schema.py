@@ -194,7 +194,7 @@ def parallelism_schema() -> Schema:
                 "dci_bytes_per_site": _said(NUM, "Data-parallel bytes a site sends the others per step."),
                 "dci_gbps_needed": _said(null(NUM), "Gbit/s per site pair to move them within dci_overlap of the "
                                                     "step; null without sites.dci_overlap."),
-                "dci_overlap": null(SHARE)},
+                "dci_overlap": null(SHARE), "sites": _said(INT, "Sites the DP group is shared out over.")},
                description="A training job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per "
                            "step; null without a training workload with its shape.")
 

@@ -154,6 +154,7 @@ class Parallelism:
     dci_bytes_per_site: float   # DP bytes a site sends to the others per step
     dci_gbps_needed: float | None   # for sites.dci_overlap (Gbit/s per site pair)
     dci_overlap: float | None
+    sites: int = 1
 
     @property
     def exposed_share(self) -> float:
@@ -172,8 +173,8 @@ class Parallelism:
 
         def label(dim: str) -> str:
             if dim == "dp-across":
-                return f"DP {degree['dp']} between sites"
-            return f"DP {degree['dp']} inside each site" if dim == "dp" and across else \
+                return f"DP across {self.sites} sites"
+            return f"DP {degree['dp'] // self.sites} inside each site" if dim == "dp" and across else \
                 f"{dim.upper()} {degree[dim]}"
 
         out = []
@@ -193,7 +194,7 @@ class Parallelism:
                              "bytes_per_gpu": t.bytes_per_gpu, "seconds": t.seconds, "exposed_s": t.exposed_s}
                             for t in self.traffic],
                 "dci_bytes_per_site": self.dci_bytes_per_site, "dci_gbps_needed": self.dci_gbps_needed,
-                "dci_overlap": self.dci_overlap}
+                "dci_overlap": self.dci_overlap, "sites": self.sites}
 
 
 # --- memory ------------------------------------------------------------------------------------
@@ -405,7 +406,8 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     if dci_bytes and dci_overlap:
         needed = dci_bytes * 8 / (dci_overlap * step) / 1e9
     return Parallelism(job, given is None, split, n, placed, memory_bytes(shape, split) / 1e9, memory_limit / 1e9,
-                       microbatches(shape, split), step, tuple(exposed), total, dci_bytes, needed, dci_overlap)
+                       microbatches(shape, split), step, tuple(exposed), total, dci_bytes, needed, dci_overlap,
+                       tiers.sites)
 
 
 def _bandwidth(tier: str, tiers: Tiers) -> float:

@@ -161,7 +161,8 @@ def test_report_json_and_summary_show_the_parallelism(catalog):
     across = [t for t in par.traffic if t.dim == "dp-across"][0]
     assert across.seconds == pytest.approx(210e9 * 8 / 1.6e12)       # a given DCI's cost in step time
     md = write_markdown(report).decode()
-    assert "## Parallelism" in md and "| scale-across | DP " in md and "between sites" in md
+    assert "## Parallelism" in md and "| scale-across | DP across 2 sites |" in md
+    assert "Between sites a site sends 210 GB a step" in md
     html = write_html(report).decode()
     assert 'id="parallelism"' in html and 'aria-label="parallelism on the tiers"' in html
 
