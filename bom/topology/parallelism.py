@@ -17,14 +17,15 @@ Memory per GPU (bytes), with the model's ``P`` parameters over ``L`` layers:
   sequence parallelism and over CP), for the ``PP`` micro-batches the first stage holds under 1F1B
   (``min(PP, m) x ceil(L/PP)`` layer inputs), plus one layer's working set while it is recomputed,
   ``34 s h / (TP x CP)`` bytes (Korthikanti et al. 2022, "Reducing Activation Recomputation in
-  Large Transformer Models", section 4.2.2, with flash attention's ``s^2`` term gone);
+  Large Transformer Models", table 2, with flash attention's ``s^2`` term gone);
 * the sum must stay within the usable share of the GPU's memory (``USABLE_MEMORY_FRACTION``).
 
 Bytes each GPU sends per step (ring collectives: an all-reduce of ``S`` sends ``2(d-1)/d S``, a
 reduce-scatter or all-gather ``(d-1)/d S``), with ``T = batch tokens / DP`` the tokens of one pipeline:
 
 * TP: 6 all-reduces of the ``T/CP x h`` BF16 activations per layer (2 forward, 2 in the recompute, 2
-  backward: Narayanan et al. 2021, section 3.2 and 3.5);
+  backward: Narayanan et al. 2021, section 2.3, two all-reduces each way, and the recompute repeats
+  the forward's);
 * CP: the other ranks' K and V, ``(CP-1)/CP x T x 2 x kv_dim / TP x 2 B`` per layer, 4 times (forward,
   recompute, and K, V and their gradients backward);
 * EP: 6 all-to-alls per layer (dispatch and combine; forward, recompute, backward) of each token's
