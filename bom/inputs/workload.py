@@ -115,15 +115,15 @@ class Workload(Model):
     """Tokens of context per sequence (for the KV cache)."""
     tokens: Count | None = Field(default=None, gt=0, le=1e18, examples=["15T"])
     """Training tokens: 15e12 or "15T"."""
-    hidden: int | None = Field(default=None, ge=1, examples=[8192])
+    hidden: int | None = Field(default=None, ge=1, le=10**7, examples=[8192])
     """Hidden size (model dimension), for the parallelism and its traffic."""
-    heads: int | None = Field(default=None, ge=1, examples=[64])
+    heads: int | None = Field(default=None, ge=1, le=10**6, examples=[64])
     """Attention heads per layer (TP divides them), for the parallelism."""
-    experts: int | None = Field(default=None, ge=2, examples=[64])
+    experts: int | None = Field(default=None, ge=2, le=10**6, examples=[64])
     """Experts per layer of a mixture-of-experts model (EP divides them)."""
-    experts_per_token: int = Field(default=1, ge=1, examples=[2])
+    experts_per_token: int = Field(default=1, ge=1, le=1024, examples=[2])
     """Experts each token is routed to (top-k), for the EP all-to-all."""
-    sequence: int | None = Field(default=None, ge=1, examples=[8192])
+    sequence: int | None = Field(default=None, ge=1, le=10**9, examples=[8192])
     """Training sequence length [tokens], for the parallelism."""
     batch_tokens: Count | None = Field(default=None, gt=0, le=1e15, examples=["16M"])
     """Global batch per optimiser step [tokens], for the traffic per step: 16e6 or "16M"."""

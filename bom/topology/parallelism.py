@@ -73,6 +73,10 @@ BACKWARD_SHARE = 4.0 / 6.0
 #: past 8 its per-layer all-reduces outgrow the GEMMs they split even inside a larger domain.
 MAX_TP = 8
 
+#: Most pipeline stages proposed: sixteen times Megatron-LM's deepest (64 for 1T parameters,
+#: Narayanan et al. 2021 table 1); it bounds the search, a given split may have more.
+MAX_STAGES = 1024
+
 TIERS = ("scale-up", "scale-out", "scale-across")
 
 
@@ -240,7 +244,9 @@ def microbatches(shape: Shape, s: Split) -> int:
 # --- the split ---------------------------------------------------------------------------------
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors of ``n`` in order (by the square root: ``n`` may be a million GPUs)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
 
 
 def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split:
@@ -293,14 +299,15 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     for exact in (True, False):
         cp = 1
         while cp <= shape.sequence:
-            for pp in range(1, shape.layers + 1):
-                if exact and gpus % (tp * cp * pp):
-                    continue
+            stages = range(1, min(shape.layers, MAX_STAGES) + 1)
+            if exact:
+                stages = [d for d in _divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
+            for pp in stages:
                 if fits(candidate := split(tp, cp, pp)):
                     return candidate
             cp *= 2
-    raise LimitError(f"no split of {shape.params:.3g} parameters fits {memory_limit / 1e9:.0f} GB a GPU, even "
-                     f"with one layer a pipeline stage", key="workload.parallelism",
+    raise LimitError(f"no split of {shape.params:.3g} parameters fits {memory_limit / 1e9:.0f} GB a GPU with TP "
+                     f"{tp} and up to {min(shape.layers, MAX_STAGES)} pipeline stages", key="workload.parallelism",
                      hint="Check params, layers, hidden and sequence, or give workload.parallelism.")
 
 

@@ -176,3 +176,15 @@ def test_a_split_smaller_than_the_deadline_needs_says_so(bom, tmp_path):
 def test_a_split_whose_pipelines_would_cross_sites_is_refused(bom, tmp_path):
     r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 33}\n" + TWO_SITES))
     assert r.exit_code == 2 and "DP 33 does not share out over 2 sites" in r.output
+
+
+def test_a_model_no_split_holds_is_refused_quickly():
+    import time
+
+    from bom.errors import LimitError
+    from bom.topology.parallelism import propose
+
+    start = time.perf_counter()
+    with pytest.raises(LimitError, match="no split of 1e\\+15 parameters fits 68 GB a GPU with TP 8"):
+        propose(Shape(1e15, 100000, 8192, 64, 10**6, 1e9), 1000, Tiers(8, 1e11, 1e10), 68e9)
+    assert time.perf_counter() - start < 5       # the search is bounded (MAX_STAGES, divisors by the root)
