@@ -177,11 +177,18 @@ def size(
         return
     sc, src = load_scenario(scenario)
     result = pipeline.size_scenario(sc, src, catalog, platform, ov)
+    split = result.parallelism
     if as_json:
-        _print_json(result.to_json())
+        _print_json({**result.to_json(), "parallelism": split.to_json() if split else None})
         return
     typer.echo(f"Sizing {sc.name} on {result.accelerator}.")
     typer.echo(text.sizing_table([result]))
+    if split is not None:
+        typer.echo("")
+        typer.echo(text.parallelism_text(split))
+        note = text.split_note(split, result.gpus)
+        if note:
+            typer.echo(note)
 
 
 @app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")

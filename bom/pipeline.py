@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bom.catalog.rows import Catalog
+from bom.catalog.rows import Catalog, Platform
 from bom.costing.categories import SUPPORT
 from bom.costing.compare import Comparison, Generation, default_platforms, parse_entry, variant
 from bom.costing.report import Report, make_report
@@ -16,6 +16,7 @@ from bom.inputs.validation import locate, suggest
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.resources import data_dir
+from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
 from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
 
 if TYPE_CHECKING:
@@ -86,9 +87,70 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
     from bom.costing.tco import inputs
 
     try:
-        return size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
+        sized = size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
+        if pid is not None and scenario.workload.has_shape:
+            sized = replace(sized, parallelism=split_job(scenario, catalog.platform(pid), acc, sized))
+        return sized
     except BomError as exc:
         raise locate(exc, src) from None
+
+
+def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: Sizing) -> Parallelism:
+    """The workload's parallelism on ``platform``: the scenario's tiers as plain numbers for the stage."""
+    from bom.topology.parallelism import plan
+    from bom.topology.sizing import USABLE_MEMORY_FRACTION
+    from bom.units import magnitude
+
+    job = scenario.workload
+    assert job is not None and job.params is not None
+    shape = workload_shape(job)
+    out = platform.scale_out
+    sites = scenario.sites
+    count = sites.count if sites is not None else 1
+    dci_bps = None
+    if sites is not None and count > 1:
+        if sites.dci_bandwidth is not None and sites.dci_bandwidth != "auto":
+            dci_bps = magnitude(sites.dci_bandwidth, "rate") * 1e9 / 8
+        elif sites.dci_fraction is not None:
+            site_nodes = sized.gpus / count / platform.gpus_per_node
+            dci_bps = sites.dci_fraction * site_nodes * out.ports * magnitude(out.rate, "rate") * 1e9 / 8
+    tiers = platform_tiers(platform, count, dci_bps, acc.domain_gpus)
+    given = None
+    if job.parallelism is not None:
+        p = job.parallelism
+        dp = p.dp or max(1, -(-sized.gpus // (p.tp * p.cp * p.pp)))
+        given = Split(p.tp, p.cp, p.ep, p.pp, dp)
+    overlap = sites.dci_overlap if sites is not None else None
+    result = plan(job.label, shape, tiers, sized.gpus, acc.flops_for(job.dtype), job.mfu,
+                  acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+    if dci_bps is None and result.dci_gbps_needed is not None:
+        # auto: the DCI runs at the bandwidth asked for, so its time is the overlap's share of the step
+        result = plan(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8), sized.gpus,
+                      acc.flops_for(job.dtype), job.mfu, acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+    return result
+
+
+def platform_tiers(platform: Platform, sites: int = 1, dci_bps: float | None = None,
+                   domain_gpus: int | None = None) -> Tiers:
+    """The platform's tiers for the parallelism stage: per-GPU bandwidths in bytes/s, one direction."""
+    from bom.topology.parallelism import Tiers
+    from bom.units import magnitude
+
+    out = platform.scale_out
+    # Vendors quote scale-up bandwidth per GPU both ways (NVLink 4: 18 links x 50 GB/s = 900 GB/s);
+    # a collective's time is set by one direction. Scale-out and DCI rates are per direction.
+    up_bps = magnitude(platform.scale_up.bandwidth_per_gpu, "rate") * 1e9 / 8 / 2
+    out_bps = out.ports * magnitude(out.rate, "rate") * 1e9 / 8 / platform.gpus_per_node
+    return Tiers(domain_gpus or platform.gpus_per_domain, up_bps, out_bps, sites, dci_bps)
+
+
+def workload_shape(job: Workload) -> Shape:
+    """The model and batch of a training workload as plain numbers (``has_shape`` holds)."""
+    assert job.params is not None and job.layers and job.hidden and job.heads and job.sequence
+    assert job.batch_tokens is not None
+    kv = (job.kv_heads or 0) * (job.head_dim or 0)
+    return Shape(job.params, job.layers, job.hidden, job.heads, job.sequence, job.batch_tokens,
+                 job.active_params or 0.0, kv, job.experts or 0, job.experts_per_token)
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,

@@ -180,8 +180,15 @@ class Sites(Model):
     the last to the first; ``hub`` every site to site 1. Every cabled pair gets ``dci_bandwidth``."""
     distance: Length | None = Field(default=None, examples=["40 km"])
     """Route length of the fibre between two cabled sites (the same for every pair)."""
-    dci_bandwidth: Rate | None = Field(default=None, examples=["25.6 Tbit/s"])
-    """Bandwidth between each cabled pair of sites; give this or ``dci_fraction``."""
+    dci_bandwidth: Rate | Literal["auto"] | None = Field(default=None, examples=["25.6 Tbit/s", "auto"])
+    """Bandwidth between each cabled pair of sites; give this or ``dci_fraction``. ``auto``: the
+    bandwidth that carries the workload's data-parallel traffic between sites within ``dci_overlap``
+    of a training step (needs a training workload with its shape: layers, hidden, heads, sequence,
+    batch_tokens)."""
+    dci_overlap: float | None = Field(default=None, gt=0, le=1, examples=[0.5])
+    """With ``dci_bandwidth: auto``: the share of a training step the sites' gradient and weight
+    exchange may take (it hides under the backward pass up to 2/3 of the step). Required with
+    ``auto``; with a given bandwidth, the report says what share of the step it takes."""
     dci_fraction: float | None = Field(default=None, gt=0, le=1, examples=[0.125])
     """Bandwidth between each cabled pair as a fraction of the smallest site's scale-out (compute
     fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
@@ -228,7 +235,15 @@ class Sites(Model):
             raise RuleError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
                        "bandwidth), one of them" + (", not both" if self.dci_bandwidth is not None else ""),
                        ("dci_bandwidth",), hint='For example dci_bandwidth: "25.6 Tbit/s" or dci_fraction: 0.125.')
+        if self.dci_bandwidth == "auto" and self.dci_overlap is None:
+            raise RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the sites' "
+                            "data-parallel exchange may take", ("dci_overlap",), hint="Add dci_overlap: 0.5.")
         return self
+
+    @property
+    def dci_auto(self) -> bool:
+        """The DCI is sized from the workload's data-parallel traffic."""
+        return self.dci_bandwidth == "auto"
 
 
 class Layout(Model):
@@ -423,6 +438,17 @@ class Scenario(Model):
         if len(given) != 1:
             raise ValueError("give exactly one of nodes, gpus or workload"
                              + (f" (this file gives {', '.join(given)})" if given else ""))
+        return self
+
+    @model_validator(mode="after")
+    def _dci_auto_has_a_job(self) -> Scenario:
+        """``dci_bandwidth: auto`` is worked out from a training job's data-parallel traffic."""
+        auto = self.sites is not None and self.sites.dci_auto and self.sites.count > 1
+        if auto and (self.workload is None or not self.workload.has_shape):
+            raise RuleError("dci_bandwidth: auto sizes the DCI from a training job's data-parallel traffic, and "
+                            "this scenario gives no training workload with its shape (params, layers, hidden, "
+                            "heads, sequence, batch_tokens)", ("sites", "dci_bandwidth"),
+                            hint='Add those workload keys, or give dci_bandwidth: "25.6 Tbit/s".')
         return self
 
 

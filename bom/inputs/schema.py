@@ -110,6 +110,11 @@ def _kind(prop: dict[str, Any]) -> tuple[str, str, str]:
     if kinds == ["number", "string", "object"]:   # a ratio, or one per layer (fabrics.<name>.oversubscription)
         keys = ", ".join(f"`{k}`" for k in p["anyOf"][2].get("properties", {}))
         return "number, text, or a mapping of layer to either", "", keys
+    quantity = [o for o in p.get("anyOf", []) if "x-dimension" in o]
+    words = [v for o in p.get("anyOf", []) for v in o.get("enum", [o["const"]] if "const" in o else [])]
+    if quantity and words:
+        return f"quantity ({quantity[0]['x-dimension']}) or one of", quantity[0]["x-unit"], \
+            ", ".join(f"`{v}`" for v in words)
     if p.get("type") == "array":
         inner, unit, allowed = _kind(p.get("items", {}))
         return f"list of {inner}", unit, allowed

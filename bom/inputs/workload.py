@@ -22,6 +22,8 @@ TRAINING_BYTES_PER_PARAM = 16.0
 TRAINING_OVERHEAD = {"finetune": 1.3, "pretrain": 1.5}
 TRAINING_FLOP_PER_PARAM_TOKEN = 6.0
 DEFAULT_MFU = 0.4
+#: The keys a training job's parallelism is worked out from.
+SHAPE_KEYS = ("params", "layers", "hidden", "heads", "sequence", "batch_tokens")
 #: Count suffixes as model cards write them ("70B parameters", "15T tokens"): short scale.
 COUNT_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 #: How people spell the kinds; the model keeps one spelling each.
@@ -57,6 +59,22 @@ Count = Annotated[float, BeforeValidator(parse_count), WithJsonSchema(
      "examples": ["70B"]})]
 Kind = Annotated[Literal["serve", "finetune", "pretrain"], WithJsonSchema(
     {"enum": ["serve", "finetune", "pretrain", *KIND_SPELLINGS]})]
+
+
+class Parallelism(Model):
+    """A training job's own split (issue 28); checked against the platform and the model."""
+
+    tp: int = Field(default=1, ge=1, le=1024, examples=[8])
+    """Tensor parallelism: GPUs one layer's matrices are split over; inside one scale-up domain."""
+    cp: int = Field(default=1, ge=1, le=4096, examples=[1])
+    """Context parallelism: GPUs one sequence is split over (long context)."""
+    ep: int = Field(default=1, ge=1, le=4096, examples=[1])
+    """Expert parallelism (mixture of experts): GPUs the experts are split over, carved out of DP;
+    TP x EP inside one scale-up domain."""
+    pp: int = Field(default=1, ge=1, le=4096, examples=[16])
+    """Pipeline parallelism: stages the layers are split into."""
+    dp: int | None = Field(default=None, ge=1, le=10**9, examples=[64])
+    """Data parallelism: replicas of the model; default: the job's GPUs over TP x CP x PP."""
 
 
 class Workload(Model):
@@ -97,6 +115,21 @@ class Workload(Model):
     """Tokens of context per sequence (for the KV cache)."""
     tokens: Count | None = Field(default=None, gt=0, le=1e18, examples=["15T"])
     """Training tokens: 15e12 or "15T"."""
+    hidden: int | None = Field(default=None, ge=1, le=10**7, examples=[8192])
+    """Hidden size (model dimension), for the parallelism and its traffic."""
+    heads: int | None = Field(default=None, ge=1, le=10**6, examples=[64])
+    """Attention heads per layer (TP divides them), for the parallelism."""
+    experts: int | None = Field(default=None, ge=2, le=10**6, examples=[64])
+    """Experts per layer of a mixture-of-experts model (EP divides them)."""
+    experts_per_token: int = Field(default=1, ge=1, le=1024, examples=[2])
+    """Experts each token is routed to (top-k), for the EP all-to-all."""
+    sequence: int | None = Field(default=None, ge=1, le=10**9, examples=[8192])
+    """Training sequence length [tokens], for the parallelism."""
+    batch_tokens: Count | None = Field(default=None, gt=0, le=1e15, examples=["16M"])
+    """Global batch per optimiser step [tokens], for the traffic per step: 16e6 or "16M"."""
+    parallelism: Parallelism | None = None
+    """The job's own split, ``{tp, cp, ep, pp, dp}``; default: the tool proposes one from memory and
+    the scale-up domain (needs layers, hidden, heads, sequence and batch_tokens)."""
     source: str | None = Field(default=None, examples=["Llama 3 paper, table 1"])
     """Where the job's figures come from."""
 
@@ -130,7 +163,8 @@ class Workload(Model):
         if self.memory is None and self.params is None:
             raise ValueError("give either memory (a total such as \"3000 GB\") or params")
         serving_shape = (self.layers, self.kv_heads, self.head_dim, self.users, self.context)
-        if any(v is not None for v in serving_shape) and None in serving_shape:
+        kv_cache = self.kind == "serve" or self.users is not None or self.context is not None
+        if kv_cache and any(v is not None for v in serving_shape) and None in serving_shape:
             raise ValueError("a KV cache needs all of layers, kv_heads, head_dim, users and "
                              "context")
         if self.kind != "serve":
@@ -139,7 +173,21 @@ class Workload(Model):
                                  "such as \"60 d\"")
             if self.flop is None and (self.params is None or self.tokens is None):
                 raise ValueError(f"a {self.kind} job needs flop, or params and tokens")
+        missing = [k for k in SHAPE_KEYS if getattr(self, k) is None]
+        if self.parallelism is not None:
+            if self.kind == "serve":
+                raise ValueError("parallelism is a training job's split; a serving job is sized by memory")
+            if missing:
+                raise ValueError(f"parallelism needs the model's shape: add {', '.join(missing)}")
+        if self.experts is None and self.parallelism is not None and self.parallelism.ep > 1:
+            raise ValueError("parallelism.ep needs experts (a mixture-of-experts model)")
         return self
+
+    @property
+    def has_shape(self) -> bool:
+        """A training job with the shape its parallelism needs."""
+        return self.kind != "serve" and self.params is not None and all(
+            getattr(self, k) is not None for k in SHAPE_KEYS)
 
     @property
     def kv_bytes_per_token(self) -> float:

@@ -91,6 +91,7 @@ class Model:
                 "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
                 "endpoints": self.endpoints.to_json() if self.endpoints else None,
                 "sizing": self.sizing.to_json() if self.sizing else None,
+                "parallelism": self.sizing.parallelism.to_json() if self.sizing and self.sizing.parallelism else None,
                 "fabrics": fabrics, "tiers": self.tiers()}
 
 

@@ -169,8 +169,39 @@ def _quote() -> Schema:
 def _sizing() -> Schema:
     from bom.topology.sizing import Sizing
 
-    return {"type": "object", "properties": _fields(Sizing), "required": [f.name for f in fields(Sizing)],
+    return {"type": "object", "properties": _fields(Sizing),
+            "required": [f.name for f in fields(Sizing) if f.name != "parallelism"],
             "description": "The workload sizing (Sizing); null without a workload."}
+
+
+def parallelism_schema() -> Schema:
+    """A training job's split, tiers and traffic per step (bom/topology/parallelism.py: Parallelism)."""
+    tier = {"enum": ["scale-up", "scale-out", "scale-across"]}
+    traffic = obj({"dim": _said({"enum": ["tp", "cp", "ep", "pp", "dp", "dp-across"]},
+                                "The parallel dimension; dp-across: the data-parallel exchange between sites."),
+                   "collective": STR, "tier": tier,
+                   "bytes_per_gpu": _said(NUM, "Bytes one GPU sends per step (dp-across: one site)."),
+                   "seconds": _said(NUM, "Their time at the tier's bandwidth per GPU (dp-across: per site pair)."),
+                   "exposed_s": _said(NUM, "The part on the step's critical path (0 for DP, which hides under "
+                                           "the backward pass; its excess is in exposed_s of the whole).")},
+                  description="One dimension's traffic per GPU per step.")
+    degrees = {k: _said(INT, text) for k, text in (("tp", "Tensor parallelism."), ("cp", "Context parallelism."),
+                                                   ("ep", "Expert parallelism (carved out of dp)."),
+                                                   ("pp", "Pipeline stages."), ("dp", "Data-parallel replicas."))}
+    return obj({"job": STR, "proposed": _said(BOOL, "The tool's split (true) or the workload's own (false)."),
+                **degrees, "gpus": _said(INT, "tp x cp x pp x dp."),
+                "tiers": mapping(tier, "The tier each dimension's group spans."),
+                "memory_gb": _said(NUM, "Memory a GPU holds in training."), "memory_limit_gb": NUM,
+                "microbatches": _said(INT, "Sequences one pipeline runs per step."),
+                "step_s": _said(NUM, "A step's time at the job's MFU."),
+                "exposed_s": _said(NUM, "Communication on the critical path per step."),
+                "exposed_share": SHARE, "traffic": array(traffic),
+                "dci_bytes_per_site": _said(NUM, "Data-parallel bytes a site sends the others per step."),
+                "dci_gbps_needed": _said(null(NUM), "Gbit/s per site pair to move them within dci_overlap of the "
+                                                    "step; null without sites.dci_overlap."),
+                "dci_overlap": null(SHARE), "sites": _said(INT, "Sites the DP group is shared out over.")},
+               description="A training job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per "
+                           "step; null without a training workload with its shape.")
 
 
 def _said(s: Schema, text: str) -> Schema:
@@ -227,6 +258,7 @@ def build_schema() -> Schema:
         "endpoints": null(obj({"ufm": endpoint, "management_servers": endpoint,
                                "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR})})),
         "sizing": null(_sizing()),
+        "parallelism": null(parallelism_schema()),
         "fabrics": mapping({"$ref": "#/$defs/fabric"}, "Each fabric by name (compute, storage, inband, oob, dci)."),
         "tiers": obj({"scale-up": {"$ref": "#/$defs/scale-up"}, "scale-out": {"$ref": "#/$defs/scale-out"},
                       "scale-across": {"$ref": "#/$defs/scale-across"}}),

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from bom.model.hops import HopKind
 from bom.rules.core import Checks
+from bom.topology.parallelism import Parallelism
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, Sizing
 
 
@@ -107,6 +108,38 @@ def sizing_table(results: Sequence[Sizing]) -> str:
                      flops(r.flops_per_gpu) if timed else "-", f"{r.mfu:.0%}" if timed else "-",
                      _kw(r.it_power_kw), _kw(r.facility_power_kw), fits])
     return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
+
+
+def parallelism_text(p: Parallelism) -> str:
+    """The split, the tier each dimension spans, and each one's traffic and time per step."""
+    s = p.split
+    degrees = " x ".join(f"{k.upper()} {v}" for k, v in s.as_dict().items() if k != "ep" or v > 1)
+    head = [f"Parallelism ({'proposed' if p.proposed else 'given'}): {degrees} = {p.gpus:,} GPUs"
+            + (f" (EP {s.ep} carved out of DP)" if s.ep > 1 else ""),
+            f"  memory {p.memory_gb:,.1f} of {p.memory_limit_gb:,.1f} GB usable a GPU; "
+            f"{p.microbatches:,} sequences a pipeline a step",
+            "  tiers: " + ", ".join(f"{k.upper()} {t}" for k, t in p.tiers.items())]
+    rows = [[t.dim.upper(), t.collective, t.tier, f"{t.bytes_per_gpu / 1e9:,.2f}", f"{t.seconds:,.3f}",
+             f"{t.exposed_s:,.3f}" if not t.dim.startswith("dp") else "hidden"] for t in p.traffic]
+    body = table(["dim", "collective", "tier", "GB a GPU a step", "s at tier rate", "exposed s"], rows,
+                 [False, False, False, True, True, True]) if rows else "  no traffic between GPUs"
+    tail = [f"  step {p.step_s:,.2f} s at the job's MFU; exposed communication {p.exposed_s:,.2f} s "
+            f"({p.exposed_share:.0%} of the step; DP hides under the backward pass, 2/3 of the step)"]
+    if p.dci_bytes_per_site:
+        tail.append(f"  between sites: a site sends {p.dci_bytes_per_site / 1e9:,.0f} GB a step"
+                    + (f"; {p.dci_gbps_needed:,.0f} Gbit/s per site pair moves it in {p.dci_overlap:.0%} of the "
+                       "step (sites.dci_overlap)" if p.dci_gbps_needed is not None else ""))
+    return "\n".join(head + [body] + tail)
+
+
+def split_note(p: Parallelism, sized_gpus: int) -> str | None:
+    """When the given split's GPUs differ from the sizing's: which one the build takes."""
+    if p.proposed or p.gpus == sized_gpus:
+        return None
+    less = p.gpus < sized_gpus
+    return (f"  note: the split runs on {p.gpus:,} GPUs, {'fewer' if less else 'more'} than the {sized_gpus:,} the "
+            f"sizing asks for; the build takes the sizing's"
+            + (" (the deadline needs them)" if less else "") + ".")
 
 
 def value(v: object) -> str:
@@ -222,6 +255,12 @@ def build_summary(model: object) -> str:
         z = model.sizing
         lines.append(f"  sized: {z.gpus_by_memory:,} GPUs by memory, {z.gpus_by_time:,} by time -> "
                      f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
+        if z.parallelism is not None:
+            p = z.parallelism
+            degrees = " x ".join(f"{k.upper()} {v}" for k, v in p.split.as_dict().items() if k != "ep" or v > 1)
+            lines.append(f"  split: {degrees}; step {p.step_s:,.2f} s, {p.exposed_share:.0%} exposed communication"
+                         + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
+                            if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
     totals = model.totals()
     rows = []
     for name, f in model.fabrics.items():

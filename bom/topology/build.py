@@ -130,14 +130,21 @@ def fabric_groups(f: Fabric, media: Media, floor: FloorPlan, placement: Placemen
 
 
 def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
-         compute: Fabric | None) -> Dci | None:
+         compute: Fabric | None, sizing: Sizing | None = None) -> Dci | None:
     """The DCI between the sites (None on one site) and the fabric its routers' client ports land on."""
     s = scenario.sites
     if s is None or s.count < 2:
         return None
     assert s.distance is not None   # the scenario's rule (Sites._joined)
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
-    if s.dci_bandwidth is not None:
+    if s.dci_auto:
+        split = sizing.parallelism if sizing is not None else None
+        if split is None or split.dci_gbps_needed is None:
+            raise LimitError("dci_bandwidth: auto needs the workload's parallelism on the platform, and none was "
+                             "worked out", at=("sites", "dci_bandwidth"), key="sites.dci_bandwidth",
+                             hint='Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".')
+        bandwidth = split.dci_gbps_needed
+    elif s.dci_bandwidth is not None:
         bandwidth = magnitude(s.dci_bandwidth, "rate")
     elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
         per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
@@ -336,7 +343,7 @@ def _model(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
                                 max(s.nodes for s in cluster.sites), cluster.gpus)
     model = Model(scenario, platform, sizing, cluster, floor, scale_up(cluster), fabrics, None, [],
                   endpoints=endpoints, rack_power_w=rack_power)
-    dci = _dci(scenario, cluster, catalog, media, fabrics.get("compute"))
+    dci = _dci(scenario, cluster, catalog, media, fabrics.get("compute"), sizing)
     border = ((dci.attach, dci.wavelength_gbps, dci.busiest([site.count for site in cluster.sites]))
               if dci is not None else reserve)
     # The DCI equipment stands in each site's own racks: the placement needs it.

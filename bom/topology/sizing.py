@@ -8,11 +8,15 @@ and lands at the smallest level whose GPU count holds it (seven-levels-of-scale 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
 from bom.inputs.workload import Workload
+
+if TYPE_CHECKING:
+    from bom.topology.parallelism import Parallelism
 
 USABLE_MEMORY_FRACTION = 0.85
 DEFAULT_PUE = 1.25  # bom.costing.tco.DEFAULTS["pue"]; the callers pass the scenario's tco.pue
@@ -104,9 +108,13 @@ class Sizing:
     flops_per_gpu: float = 0.0       # dense FLOP/s per GPU in the job's dtype, behind the time column
     mfu: float = 0.0                 # model FLOP utilisation behind the time column
     deadline_days: float | None = None   # None: no deadline (serving is sized by memory alone)
+    #: The training job's split and traffic (a workload with its shape on a platform); its own JSON key.
+    parallelism: Parallelism | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, object]:
-        return asdict(self)
+        out = asdict(replace(self, parallelism=None))
+        del out["parallelism"]
+        return out
 
 
 def level_for(gpus: float, levels: tuple[Level, ...]) -> Level:

@@ -1,0 +1,463 @@
+"""Parallelism: a training job's TP, CP, EP, PP and DP split placed on the tiers, and each tier's traffic.
+
+The rules (issue 28; the seeds' "one pattern per tier"): tensor (TP) and expert (EP) parallelism stay
+inside one scale-up domain; pipeline (PP) tolerates the scale-out fabric; data parallelism (DP) is the
+only pattern that crosses sites. Ranks are laid out TP innermost, then CP, EP, PP, and DP outermost,
+the order of Llama 3's 4D parallelism ([TP, CP, PP, DP]; The Llama 3 Herd of Models, Meta 2024,
+arXiv:2407.21783 section 3.3.2), with EP carved out of DP as Megatron-Core does.
+
+Memory per GPU (bytes), with the model's ``P`` parameters over ``L`` layers:
+
+* states: ``P x ceil(L/PP)/L / (TP [x EP])`` parameters per GPU, each with 2 B of BF16 weights and 4 B
+  of FP32 gradients (Llama 3 reduce-scatters gradients in FP32, section 3.3.2), plus 12 B of FP32
+  master weights and Adam moments sharded over the data-parallel group (ZeRO-1 / distributed
+  optimiser; Llama 3 shards with FSDP). A mixture-of-experts model's parameters are taken as expert
+  weights, split over EP too (its experts hold most of them);
+* activations: full recomputation (one BF16 layer input of ``s x h`` per layer, split over TP by
+  sequence parallelism and over CP), for the ``PP`` micro-batches the first stage holds under 1F1B
+  (``min(PP, m) x ceil(L/PP)`` layer inputs), plus one layer's working set while it is recomputed,
+  ``34 s h / (TP x CP)`` bytes (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+  Large Transformer Models", table 2, with flash attention's ``s^2`` term gone);
+* the sum must stay within the usable share of the GPU's memory (``USABLE_MEMORY_FRACTION``).
+
+Bytes each GPU sends per step (ring collectives: an all-reduce of ``S`` sends ``2(d-1)/d S``, a
+reduce-scatter or all-gather ``(d-1)/d S``), with ``T = batch tokens / DP`` the tokens of one pipeline:
+
+* TP: 6 all-reduces of the ``T/CP x h`` BF16 activations per layer (2 forward, 2 in the recompute, 2
+  backward: Narayanan et al. 2021, section 2.3, two all-reduces each way, and the recompute repeats
+  the forward's);
+* CP: the other ranks' K and V, ``(CP-1)/CP x T x 2 x kv_dim / TP x 2 B`` per layer, 4 times (forward,
+  recompute, and K, V and their gradients backward);
+* EP: 6 all-to-alls per layer (dispatch and combine; forward, recompute, backward) of each token's
+  ``h`` BF16 values to its ``top_k`` experts, ``(EP-1)/EP`` of them leaving the GPU;
+* PP: a stage's ``T/CP x h / TP`` BF16 activations forward and their gradients backward;
+* DP: reduce-scatter of FP32 gradients and all-gather of BF16 parameters over the DP x CP group,
+  hierarchical across sites (inside each site, then each site's reduced shard to the others).
+
+Time per tier: bytes over the per-GPU bandwidth of the tier the group spans (scale-up: the platform's
+scale-up bandwidth per direction; scale-out: the node's NIC ports x rate / GPUs per node; across
+sites: a site's bytes over the DCI bandwidth per site pair). The step takes ``6 x active params x
+batch tokens / (GPUs x FLOP/s x MFU)``, the sizing's own time figure. TP, CP, EP and PP
+communication sits on the critical path and counts as exposed; DP hides under the backward pass
+(4 of the 6 FLOP per parameter and token, so 2/3 of the step) and only its excess is exposed.
+``sites.dci_bandwidth: auto`` asks for the bandwidth that moves a site's DP bytes within
+``sites.dci_overlap`` of the step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from bom.errors import BomError, LimitError
+
+#: BF16 weights and FP32 gradient buffer per parameter (never sharded) [B].
+WEIGHT_BYTES = 2.0
+GRAD_BYTES = 4.0
+#: FP32 master weights and Adam's two moments per parameter, sharded over the DP group [B].
+OPTIMIZER_BYTES = 12.0
+#: BF16 activations [B per value].
+ACT_BYTES = 2.0
+#: A transformer layer's working set per token per hidden value with sequence parallelism
+#: (Korthikanti et al. 2022, table 2: sbh x 34 / t).
+LAYER_WORKING_SET = 34.0
+#: TP all-reduces per layer and micro-batch: 2 forward, 2 in the recompute, 2 backward.
+TP_ALL_REDUCES = 6
+#: K/V passes per layer for context parallelism: forward, recompute, and K, V and dK, dV backward.
+CP_PASSES = 4
+#: All-to-alls per MoE layer: dispatch and combine, forward, recompute and backward.
+EP_ALL_TO_ALLS = 6
+#: Share of a step's FLOP in the backward pass (4 of 6 per parameter and token): DP's hiding window.
+BACKWARD_SHARE = 4.0 / 6.0
+#: Largest TP degree proposed: Narayanan et al. 2021 (takeaway 1) keep TP within an 8-GPU server;
+#: past 8 its per-layer all-reduces outgrow the GEMMs they split even inside a larger domain.
+MAX_TP = 8
+
+#: Most pipeline stages proposed: sixteen times Megatron-LM's deepest (64 for 1T parameters,
+#: Narayanan et al. 2021 table 1); it bounds the search, a given split may have more.
+MAX_STAGES = 1024
+
+TIERS = ("scale-up", "scale-out", "scale-across")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The model and batch, plain numbers (from ``workload``)."""
+
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    sequence: int               # tokens per sequence
+    batch_tokens: float         # global batch [tokens]
+    active_params: float = 0.0  # 0: params
+    kv_dim: int = 0             # kv heads x head dim; 0: hidden (multi-head attention)
+    experts: int = 0            # 0: a dense model
+    top_k: int = 1              # experts each token goes to
+
+    @property
+    def sequences(self) -> int:
+        return max(1, int(self.batch_tokens // self.sequence))
+
+    @property
+    def step_flop(self) -> float:
+        return 6.0 * (self.active_params or self.params) * self.batch_tokens
+
+
+@dataclass(frozen=True)
+class Tiers:
+    """Where a group lands and how fast each tier is per GPU (bytes/s, one direction)."""
+
+    domain_gpus: int
+    scale_up_bps: float         # per GPU per direction [B/s]
+    scale_out_bps: float        # per GPU [B/s]
+    sites: int = 1
+    dci_bps: float | None = None   # per site pair [B/s]; None: not given (auto)
+
+
+@dataclass(frozen=True)
+class Split:
+    tp: int = 1
+    cp: int = 1
+    ep: int = 1
+    pp: int = 1
+    dp: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.cp * self.pp * self.dp
+
+    def as_dict(self) -> dict[str, int]:
+        return {"tp": self.tp, "cp": self.cp, "ep": self.ep, "pp": self.pp, "dp": self.dp}
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One parallel dimension's traffic per GPU per step, on the tier its group spans."""
+
+    dim: str            # tp, cp, ep, pp, dp, dp-across
+    collective: str
+    tier: str
+    bytes_per_gpu: float
+    seconds: float
+    exposed_s: float
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    job: str
+    proposed: bool              # the tool's split (True) or the user's (False)
+    split: Split
+    gpus: int
+    tiers: dict[str, str]       # dimension -> tier its group spans
+    memory_gb: float            # per GPU
+    memory_limit_gb: float      # usable memory per GPU
+    microbatches: int           # per pipeline per step
+    step_s: float
+    traffic: tuple[Traffic, ...]
+    exposed_s: float
+    dci_bytes_per_site: float   # DP bytes a site sends to the others per step
+    dci_gbps_needed: float | None   # for sites.dci_overlap (Gbit/s per site pair)
+    dci_overlap: float | None
+    sites: int = 1
+
+    @property
+    def exposed_share(self) -> float:
+        return self.exposed_s / self.step_s if self.step_s else 0.0
+
+    @property
+    def dci_s(self) -> float:
+        """Time a step's exchange between sites takes at the DCI's bandwidth (0 on one site)."""
+        return sum(t.seconds for t in self.traffic if t.dim == "dp-across")
+
+    def per_tier(self) -> list[tuple[str, list[str], float, float]]:
+        """(tier, the dimensions on it as "TP 8", bytes a GPU sends a step, seconds) per tier with
+        traffic, in order (scale-across: a site's bytes over the DCI)."""
+        degree = self.split.as_dict()
+        across = any(t.dim == "dp-across" for t in self.traffic)
+
+        def label(dim: str) -> str:
+            if dim == "dp-across":
+                return f"DP across {self.sites} sites"
+            return f"DP {degree['dp'] // self.sites} inside each site" if dim == "dp" and across else \
+                f"{dim.upper()} {degree[dim]}"
+
+        out = []
+        for tier in TIERS:
+            lines = [t for t in self.traffic if t.tier == tier]
+            if lines:
+                out.append((tier, [label(t.dim) for t in lines], sum(t.bytes_per_gpu for t in lines),
+                            sum(t.seconds for t in lines)))
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {"job": self.job, "proposed": self.proposed, **self.split.as_dict(), "gpus": self.gpus,
+                "tiers": dict(self.tiers), "memory_gb": self.memory_gb, "memory_limit_gb": self.memory_limit_gb,
+                "microbatches": self.microbatches, "step_s": self.step_s, "exposed_s": self.exposed_s,
+                "exposed_share": self.exposed_share,
+                "traffic": [{"dim": t.dim, "collective": t.collective, "tier": t.tier,
+                             "bytes_per_gpu": t.bytes_per_gpu, "seconds": t.seconds, "exposed_s": t.exposed_s}
+                            for t in self.traffic],
+                "dci_bytes_per_site": self.dci_bytes_per_site, "dci_gbps_needed": self.dci_gbps_needed,
+                "dci_overlap": self.dci_overlap, "sites": self.sites}
+
+
+# --- memory ------------------------------------------------------------------------------------
+
+def layers_per_stage(shape: Shape, pp: int) -> int:
+    return math.ceil(shape.layers / pp)
+
+
+def params_per_gpu(shape: Shape, s: Split) -> float:
+    """Parameters one GPU holds: its stage's share of the layers over TP (and EP for experts)."""
+    share = layers_per_stage(shape, s.pp) / shape.layers
+    return shape.params * share / (s.tp * (s.ep if shape.experts else 1))
+
+
+def memory_bytes(shape: Shape, s: Split) -> float:
+    """Bytes one GPU holds in training (see the module docstring).
+
+    Llama 3 405B (126 layers, hidden 16,384) at TP 8, CP 1, PP 16, DP 64 on 8,192 GPUs: 8 layers a
+    stage, 405e9 x 8/126 / 8 = 3.21e9 parameters a GPU x (6 + 12/64) B = 19.9 GB of states; 16
+    micro-batches x 8 layer inputs of 8,192 x 16,384 x 2 B / 8 = 4.3 GB, and 34 x 8,192 x 16,384 / 8
+    = 0.57 GB to recompute one layer:
+
+    >>> llama = Shape(405e9, 126, 16384, 128, 8192, 16 * 2**20)
+    >>> round(memory_bytes(llama, Split(tp=8, pp=16, dp=64)) / 1e9, 1)
+    24.8
+    """
+    p = params_per_gpu(shape, s)
+    shard = s.dp // (s.ep if shape.experts else 1) * s.cp
+    states = p * (WEIGHT_BYTES + GRAD_BYTES + OPTIMIZER_BYTES / max(1, shard))
+    tokens = shape.sequence / s.cp
+    micro = min(s.pp, microbatches(shape, s))
+    inputs = micro * layers_per_stage(shape, s.pp) * tokens * shape.hidden * ACT_BYTES / s.tp
+    working = LAYER_WORKING_SET * tokens * shape.hidden / s.tp
+    return states + inputs + working
+
+
+def microbatches(shape: Shape, s: Split) -> int:
+    """Sequences one pipeline runs per step (one sequence a micro-batch)."""
+    return max(1, shape.sequences // s.dp)
+
+
+# --- the split ---------------------------------------------------------------------------------
+
+def _divisors(n: int) -> list[int]:
+    """The divisors of ``n`` in order (by the square root: ``n`` may be a million GPUs)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
+
+
+def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split:
+    """The tool's split for at least ``gpus`` GPUs (Narayanan et al. 2021, takeaways 1 and 2: tensor
+    parallelism inside the server, pipeline parallelism across servers, data parallelism the rest):
+
+    * TP: the smallest divisor of the heads that lets the whole model sit on one pipeline stage;
+      failing that, the one whose TP x EP group is widest within the scale-up domain and ``MAX_TP``
+      (the most EP of those);
+    * EP: the largest divisor of the experts whose TP x EP group divides the domain;
+    * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
+      its share and each pipeline runs at least PP sequences a step, first among the PP that divide
+      the GPUs evenly, then any;
+    * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP x sites).
+
+    Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): no TP lets one stage hold it, so TP 8, and PP 8
+    is the first that fits:
+
+    >>> llama = Shape(405e9, 126, 16384, 128, 8192, 16 * 2**20)
+    >>> propose(llama, 8192, Tiers(8, 450e9, 50e9), 68e9)
+    Split(tp=8, cp=1, ep=1, pp=8, dp=128)
+    """
+    cap = min(tiers.domain_gpus, MAX_TP)
+    fits_domain = [d for d in _divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
+
+    def ep_for(tp: int) -> int:
+        """The most experts' split whose TP x EP group still divides the domain."""
+        if not shape.experts:
+            return 1
+        return max(d for d in _divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
+
+    def split(tp: int, cp: int, pp: int) -> Split:
+        ep = ep_for(tp)
+        dp = max(1, math.ceil(gpus / (tp * cp * pp)))
+        step = ep * tiers.sites    # whole EP groups, and the rest of DP shared out over the sites
+        return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
+
+    def fits(s: Split) -> bool:
+        # At least PP sequences a pipeline, or the 1F1B bubble ((PP-1)/m, Narayanan et al. 2021 section
+        # 2.2.1) outgrows the step: long sequences then split over CP before more stages.
+        enough = s.pp == 1 or microbatches(shape, s) >= s.pp
+        return s.dp <= shape.sequences and enough and memory_bytes(shape, s) <= memory_limit
+
+    for tp in fits_domain:
+        if fits(one := split(tp, 1, 1)):
+            return one
+    # The widest in-domain group; of those, the most experts' split (a mixture of experts' all-to-all
+    # moves only the routed tokens, where TP's all-reduces move every activation).
+    tp = max(fits_domain, key=lambda t: (t * ep_for(t), ep_for(t)))
+    for exact in (True, False):
+        cp = 1
+        while cp <= shape.sequence:
+            stages = range(1, min(shape.layers, MAX_STAGES) + 1)
+            if exact:
+                stages = [d for d in _divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
+            for pp in stages:
+                if fits(candidate := split(tp, cp, pp)):
+                    return candidate
+            cp *= 2
+    raise LimitError(f"no split of {shape.params:.3g} parameters fits {memory_limit / 1e9:.0f} GB a GPU with TP "
+                     f"{tp} and up to {min(shape.layers, MAX_STAGES)} pipeline stages", key="workload.parallelism",
+                     hint="Check params, layers, hidden and sequence, or give workload.parallelism.")
+
+
+def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None:
+    """The user's split against the platform and the model; a clear error when it cannot run."""
+    where = "workload.parallelism"
+    if given.tp * given.ep > tiers.domain_gpus or tiers.domain_gpus % (given.tp * given.ep):
+        what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
+        raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
+                       f"{tiers.domain_gpus}, and tensor and expert parallelism exchange activations every layer",
+                       key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}, and more pp or dp.")
+    if shape.heads % given.tp:
+        raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
+                       hint="Give a tp that divides heads.")
+    if shape.experts and shape.experts % given.ep:
+        raise BomError(f"EP {given.ep} does not divide the {shape.experts} experts", key=where)
+    if given.ep > 1 and not shape.experts:
+        raise BomError(f"EP {given.ep} needs a mixture-of-experts model", key=where,
+                       hint="Give workload.experts, or ep: 1.")
+    if given.dp % given.ep:
+        raise BomError(f"EP {given.ep} is carved out of DP and must divide dp {given.dp}", key=where)
+    if given.pp > shape.layers:
+        raise BomError(f"PP {given.pp} is more stages than the {shape.layers} layers", key=where)
+    if given.cp > 1 and shape.sequence % given.cp:
+        raise BomError(f"CP {given.cp} does not divide the sequence of {shape.sequence} tokens", key=where)
+    if given.dp > shape.sequences:
+        raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
+                       key=where, hint="Raise batch_tokens or lower dp.")
+    if tiers.sites > 1 and (given.dp // given.ep) % tiers.sites:
+        raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
+                       + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may cross "
+                       "sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
+                       hint=f"Give dp{' / ep' if given.ep > 1 else ''} a multiple of {tiers.sites}.")
+    need = memory_bytes(shape, given)
+    if need > memory_limit:
+        raise LimitError(f"TP {given.tp}, CP {given.cp}, PP {given.pp}, DP {given.dp} leaves {need / 1e9:.1f} GB "
+                         f"a GPU, past the {memory_limit / 1e9:.1f} GB usable", key=where,
+                         hint="Raise pp (or tp within the domain, or cp for long sequences).")
+
+
+# --- tiers and traffic -------------------------------------------------------------------------
+
+def tier_of(span: int, tiers: Tiers, gpus: int) -> str:
+    """The tier a group of consecutive ranks ``span`` wide crosses."""
+    if span <= tiers.domain_gpus and tiers.domain_gpus % span == 0:
+        return "scale-up"
+    if tiers.sites > 1 and span > gpus // tiers.sites:
+        return "scale-across"
+    return "scale-out"
+
+
+def place(s: Split, tiers: Tiers) -> dict[str, str]:
+    """Each dimension's tier from its group's span in the rank order TP, CP, EP, PP, DP."""
+    g = s.gpus
+    spans = {"tp": s.tp, "cp": s.tp * s.cp, "ep": s.tp * s.cp * s.ep, "pp": s.tp * s.cp * s.ep * s.pp, "dp": g}
+    return {dim: tier_of(span, tiers, g) for dim, span in spans.items()
+            if getattr(s, dim) > 1 or dim == "tp"}
+
+
+def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
+         given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
+    """The split (the user's, checked, or the tool's), its tiers, and its traffic per step.
+
+    The hand-worked example: the seeds' 70B pretraining job (80 layers, hidden 8,192, 64 heads, 8 KV
+    heads of 128) on 2,048 GPUs of 2.25 PFLOP/s at 40 % MFU, 8 to a domain, a batch of 16M tokens of
+    8,192, over two sites. One step is 6 x 70e9 x 16,777,216 = 7.05e18 FLOP; over 2,048 x 2.25e15 x
+    0.4 FLOP/s that is 3.82 s. The DP group reduce-scatters FP32 gradients and all-gathers BF16
+    weights, 6 B a parameter; across two sites a site sends half of it, 70e9 x 6 / 2 = 210 GB
+    (1.68 Tbit) a step. To move it within half the step (``sites.dci_overlap: 0.5``) the pair needs
+    1.68e12 / 1.91 s = 879 Gbit/s, three 400G wavelengths:
+
+    >>> seventy = Shape(70e9, 80, 8192, 64, 8192, 16 * 2**20, kv_dim=8 * 128)
+    >>> p = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
+    ...          dci_overlap=0.5)
+    >>> p.split, round(p.step_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
+    (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)
+    >>> p.tiers
+    {'tp': 'scale-up', 'dp': 'scale-across'}
+
+    TP 2 is the smallest that holds the model on one stage (217 of 240 GB a GPU).
+    """
+    if given is not None:
+        check(shape, given, tiers, memory_limit)
+        split = given
+    else:
+        split = propose(shape, gpus, tiers, memory_limit)
+    n = split.gpus
+    placed = place(split, tiers)
+    step = shape.step_flop / (n * flops * mfu)
+    traffic = list(_traffic(shape, split, tiers, placed))
+    dci_bytes = _dci_bytes(shape, tiers)
+    dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
+    if dci_bytes:
+        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", "scale-across",
+                               dci_bytes, dci_s, 0.0))
+    exposed = []
+    for t in traffic:
+        hidden = t.dim.startswith("dp")
+        exposed.append(replace(t, exposed_s=0.0 if hidden else t.seconds))
+    dp_time = sum(t.seconds for t in traffic if t.dim.startswith("dp"))
+    dp_exposed = max(0.0, dp_time - BACKWARD_SHARE * step)
+    total = sum(t.exposed_s for t in exposed) + dp_exposed
+    needed = None
+    if dci_bytes and dci_overlap:
+        needed = dci_bytes * 8 / (dci_overlap * step) / 1e9
+    return Parallelism(job, given is None, split, n, placed, memory_bytes(shape, split) / 1e9, memory_limit / 1e9,
+                       microbatches(shape, split), step, tuple(exposed), total, dci_bytes, needed, dci_overlap,
+                       tiers.sites)
+
+
+def _bandwidth(tier: str, tiers: Tiers) -> float:
+    return tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
+
+
+def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Each dimension's bytes per GPU per step and their time on its tier."""
+    stage_layers = layers_per_stage(shape, s.pp)
+    tokens = shape.batch_tokens / s.dp                # one pipeline's tokens per step
+    h = shape.hidden
+    out: list[tuple[str, str, float]] = []
+    if s.tp > 1:
+        size = tokens / s.cp * h * ACT_BYTES
+        out.append(("tp", "all-reduce", stage_layers * TP_ALL_REDUCES * 2 * (s.tp - 1) / s.tp * size))
+    if s.cp > 1:
+        kv = shape.kv_dim or h
+        out.append(("cp", "K/V ring", stage_layers * CP_PASSES * (s.cp - 1) / s.cp * tokens * 2 * kv / s.tp
+                    * ACT_BYTES))
+    if s.ep > 1:
+        local = tokens / (s.cp * s.tp)
+        out.append(("ep", "all-to-all", stage_layers * EP_ALL_TO_ALLS * (s.ep - 1) / s.ep * shape.top_k * local
+                    * h * ACT_BYTES))
+    if s.pp > 1:
+        out.append(("pp", "send/receive", 2 * tokens / s.cp * h / s.tp * ACT_BYTES))
+    group = s.dp // (s.ep if shape.experts else 1) * s.cp
+    local_group = max(1, group // tiers.sites)
+    if local_group > 1:
+        out.append(("dp", "reduce-scatter + all-gather",
+                    (local_group - 1) / local_group * params_per_gpu(shape, s) * (GRAD_BYTES + WEIGHT_BYTES)))
+    for dim, collective, nbytes in out:
+        tier = placed.get(dim if dim != "dp" else "dp", "scale-out")
+        if dim == "dp" and tier == "scale-across":
+            tier = "scale-out"       # inside a site; the sites' part is its own line
+        yield Traffic(dim, collective, tier, nbytes, nbytes / _bandwidth(tier, tiers), 0.0)
+
+
+def _dci_bytes(shape: Shape, tiers: Tiers) -> float:
+    """DP bytes one site sends the others per step: after the in-site reduce-scatter, each site's
+    reduced gradients (FP32) and updated weights (BF16) go round the sites' ring, ``(k-1)/k`` of the
+    whole model each way (a ring is what a mesh must carry at least; a hub carries more)."""
+    k = tiers.sites
+    if k < 2:
+        return 0.0
+    return shape.params * (GRAD_BYTES + WEIGHT_BYTES) * (k - 1) / k
