@@ -14,6 +14,7 @@ from functools import cached_property
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
+from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
 from bom.costing.tco import (
@@ -49,6 +50,7 @@ class Report:
     priced_on: dt.date = dt.date(2026, 1, 1)    # the day quotes are checked against
     document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
     checks: Checks | None = None                  # the design rules' closed form (bom/rules)
+    job: Job | None = None                        # the scenario's training job priced (bom/costing/job.py)
 
     @property
     def name(self) -> str:
@@ -98,8 +100,10 @@ class Report:
         out["finance"] = {k: round(getattr(t, k), 6) for k in (
             "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
             "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
-            "npv_usd", "usd_per_pflop_hour")}
+            "npv_usd", "usd_per_pflop_hour", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
+            "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
         out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
+        out["job"] = self.job.to_json() if self.job is not None else None
         out["sensitivity"] = [s.to_json() for s in self.sensitivity]
         out["order"] = [o.to_json() for o in self.order]
         out["quotes"] = [q.to_json() for q in self.quotes]
@@ -171,7 +175,7 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS),
         it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
-        racks=model.racks, gpus=model.cluster.gpus,
+        racks=model.racks, gpus=model.cluster.gpus, nodes=model.cluster.nodes,
         dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,
         pflops_per_gpu=_dense_pflops(model.platform))
 
@@ -224,5 +228,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
         checks = check(model, catalog)
-    return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks)
+    tco = compute_tco(basis, ins)
+    return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
+                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
+                  job_cost(model.sizing, model.cluster.gpus, tco))

@@ -239,6 +239,21 @@ class Tco(Model):
     """Colocation price per kW-month (space basis kW)."""
     space_basis: Literal["rack", "kW"] | None = Field(default=None, examples=["rack"])
     """Space priced per kW of IT power (``kW``, colocation) or per rack (``rack``)."""
+    staff_fte: float | None = Field(default=None, ge=0, le=1e5, examples=[12])
+    """Operations staff [full-time equivalents] (default 0: give your own)."""
+    staff_cost: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["150000 USD/yr"])  # type: ignore[valid-type]
+    """Cost per staff FTE-year."""
+    licence_gpu: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["4500 USD/yr"])  # type: ignore[valid-type]
+    """Software licences per GPU per year (NVIDIA AI Enterprise lists at 4,500 USD; default 0)."""
+    licence_node: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["500 USD/yr"])  # type: ignore[valid-type]
+    """Software licences per GPU node per year (UFM, Base Command Manager, OS; default 0)."""
+    insurance: float | None = Field(default=None, ge=0, le=1, examples=[0.005])
+    """Insurance per year as a fraction of capex (default 0)."""
+    property_tax: float | None = Field(default=None, ge=0, le=1, examples=[0.01])
+    """Property tax per year as a fraction of capex (default 0)."""
+    ramp_months: float | None = Field(default=None, ge=0, le=360, examples=[6])
+    """Deployment ramp: months from the first rack in service to the last (default 0); the GPUs earn
+    from the day they are in service."""
 
 
 class SparesRule(Model):

@@ -199,6 +199,22 @@ def checks_schema() -> Schema:
                            "plan too). ok: no error-severity violation.")
 
 
+def _job() -> Schema:
+    said = {"name": "The job's name (or its kind).", "flop": "Total work [FLOP].",
+            "flops_per_gpu": "Dense FLOP/s per GPU in the job's dtype (catalog).", "mfu": "Model FLOP utilisation.",
+            "gpus": "GPUs built (the job runs on all of them).",
+            "gpu_hours": "GPU-hours = flop / (flops_per_gpu x mfu) / 3600.",
+            "wall_days": "Wall time = gpu_hours / gpus / 24 [days].",
+            "energy_mwh": "Facility energy over the wall time (IT power x PUE) [MWh].",
+            "usd_per_gpu_hour": "The TCO's cost per GPU-hour.",
+            "marginal_usd_per_gpu_hour": "Energy and support per GPU-hour worked.",
+            "cost_usd": "gpu_hours x usd_per_gpu_hour.", "marginal_cost_usd": "gpu_hours x marginal_usd_per_gpu_hour.",
+            "deadline_days": "The deadline the job was sized for [days]."}
+    props = {k: NUM for k in said} | {"name": STR, "gpus": INT, "deadline_days": null(NUM)}
+    return obj({k: _said(v, said[k]) for k, v in props.items()},
+               description="The training job priced: GPU-hours, wall time, energy, cost at the TCO and marginal rates.")
+
+
 def build_schema() -> Schema:
     from bom.costing.tco import TCO_FIELDS
 
@@ -210,7 +226,9 @@ def build_schema() -> Schema:
     finance = {k: NUM for k in ("capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year",
                                 "space_per_year", "dark_fibre_per_year", "depreciation_per_year",
                                 "capital_charge_per_year", "annual_cost_usd", "npv_usd", "usd_per_pflop_hour",
-                                "pflops_per_gpu")}
+                                "pflops_per_gpu", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
+                                "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
+    finance["service_share"] = SHARE
     assert set(finance) - {"pflops_per_gpu"} <= set(TCO_FIELDS)
     props: dict[str, Schema] = {
         "name": STR, "platform": STR, "gpus": INT, "nodes": INT, "domains": INT, "racks": INT, "sites": INT,
@@ -227,6 +245,7 @@ def build_schema() -> Schema:
         "lines": array(_line()),
         "totals": obj(totals, description="The cost and power totals (TCO)."),
         "finance": obj(finance),
+        "job": null(_job()),
         "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,
                                   "high_usd_per_gpu_hour": NUM})),
         "order": array(_order()),
@@ -252,6 +271,8 @@ _BUILD_KEYS = {
     "tiers": "The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals).",
     "lines": "The bill of materials, one line per part and place.", "finance": "The TCO's finance figures.",
     "sensitivity": "Cost per GPU-hour with each input moved by -20 % and +20 %.",
+    "job": "What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for "
+           "a serving job or a cluster sized by gpus or nodes.",
     "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",
     "exchange_rates": "USD per unit of each quoted currency.", "warnings": "What the build warns about.",
     "priced_on": "The day quotes are checked against.",
@@ -262,9 +283,11 @@ _BUILD_KEYS = {
 # --- the comparison ------------------------------------------------------------------------
 
 def compare_schema() -> Schema:
-    from bom.costing.compare import SCOPES
+    from bom.costing.compare import JOB_METRICS, SCOPES
 
-    metrics = obj({k: NUM for k in SCOPES}, description="The compared figures (see scopes).")
+    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in JOB_METRICS),
+                  description="The compared figures (see scopes); the job's (job_*) when each generation is sized "
+                              "from the scenario's training job.")
     opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
     gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
                "note": null(STR), "kind_note": null(STR), "metrics": metrics,

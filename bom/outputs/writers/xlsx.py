@@ -31,7 +31,7 @@ from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, as
 from bom.costing.lines import Line
 from bom.costing.order import SPARES
 from bom.costing.report import Report
-from bom.costing.tco import CLASSES, SENSITIVITY
+from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
 
 USD = '#,##0.00 "USD"'
@@ -153,7 +153,8 @@ def _table(ws: Worksheet, name: str, top: int, last: int, columns: int,
 # --- Inputs ------------------------------------------------------------------------------
 
 _FRACTIONS = {"pue": (1, 3), "utilisation": (0.01, 1), "discount_rate": (0, 1), "support_gpu": (0, 1),
-              "support_network": (0, 1), "support_facility": (0, 1), "support": (0, 1)}
+              "support_network": (0, 1), "support_facility": (0, 1), "support": (0, 1), "insurance": (0, 1),
+              "property_tax": (0, 1)}
 
 
 def _validations(ws: Worksheet) -> dict[str, DataValidation]:
@@ -205,7 +206,15 @@ def _inputs(wb: Workbook, r: Report) -> None:
                   ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
                    "model: scale-across"),
                   ("m_pflops_per_gpu", "Dense FP8 per GPU", r.pflops_per_gpu, "PFLOP/s",
-                   f"catalog: {m.platform.id} fp8_dense ({m.platform.source})")]
+                   f"catalog: {m.platform.id} fp8_dense ({m.platform.source})"),
+                  ("m_nodes", "GPU nodes", m.cluster.nodes, "nodes", "model")]
+    if r.job is not None:
+        j = r.job
+        model_rows += [("m_job_flop", f"Job: training work ({j.name})", j.flop, "FLOP",
+                        "scenario workload: flop, or 6 x active params x tokens"),
+                       ("m_job_flops_per_gpu", "Job: dense FLOP/s per GPU in its dtype", j.flops_per_gpu, "FLOP/s",
+                        f"catalog: {m.platform.id} ({m.platform.source})"),
+                       ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu")]
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
     n = ws.max_row + 2
@@ -524,8 +533,14 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("dark_fibre_per_year_usd", "Dark fibre per year", "m_dark_fibre_km*in_dark_fibre", USD0),
     ("space_per_year_usd", "Space per year (colocation per kW-month, or per rack)",
      'IF(in_space_basis="kW",it_power_kw*in_colocation*12,m_racks*in_space)', USD0),
+    ("staff_per_year_usd", "Operations staff per year", "in_staff_fte*in_staff_cost", USD0),
+    ("licences_per_year_usd", "Software licences per year (per GPU and per node)",
+     "m_gpus*in_licence_gpu+m_nodes*in_licence_node", USD0),
+    ("insurance_tax_per_year_usd", "Insurance and property tax per year", "capex_usd*(in_insurance+in_property_tax)",
+     USD0),
     ("opex_per_year_usd", "Opex per year",
-     "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd", USD0),
+     "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd+staff_per_year_usd"
+     "+licences_per_year_usd+insurance_tax_per_year_usd", USD0),
     ("depreciation_per_year_usd", "Depreciation per year (straight line, per class life)",
      "capex_gpu_usd/in_life_gpu+capex_network_usd/in_life_network+capex_facility_usd/in_life_facility", USD0),
     ("crf_gpu", "Capital recovery factor: GPU systems", crf("in_discount_rate", "in_life_gpu"), "0.000000"),
@@ -540,7 +555,13 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("npv_usd", "NPV of the costs over the period (no residual value)",
      "capex_usd+opex_per_year_usd*IF(in_discount_rate=0,in_years,(1-(1+in_discount_rate)^-in_years)/in_discount_rate)",
      USD0),
-    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/(m_gpus*in_hours*in_utilisation)", USD4),
+    ("service_share", "Share of the period in service (after the deployment ramp)", "1-in_ramp_months/(24*in_years)",
+     SHARE),
+    ("gpu_hours_per_year", "GPU-hours worked per year (GPUs x hours x utilisation x in service)",
+     "m_gpus*in_hours*in_utilisation*service_share", COUNT),
+    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("marginal_usd_per_gpu_hour", "Marginal cost per GPU-hour (energy and support only)",
+     "(energy_per_year_usd+support_per_year_usd)/gpu_hours_per_year", USD4),
     ("usd_per_pflop_hour", "Cost per PFLOP/s-hour (dense FP8)",
      "IF(m_pflops_per_gpu=0,0,usd_per_gpu_hour/m_pflops_per_gpu)", USD4),
     ("network_capex_share", "Network share of hardware", "IF(hardware_usd=0,0,network_capex_usd/hardware_usd)",
@@ -550,17 +571,30 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
 ]
 
 
-def _tco(wb: Workbook) -> tuple[int, int]:
+#: What the job costs (bom/costing/job.py), when the scenario sizes the cluster from a training job.
+JOB_ROWS: list[tuple[str, str, str, str]] = [
+    ("job_gpu_hours", "Job: GPU-hours (work / (FLOP/s per GPU x MFU) / 3600)",
+     "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600", COUNT),
+    ("job_wall_days", "Job: wall time on every GPU built (days)", "job_gpu_hours/m_gpus/24", "#,##0.00"),
+    ("job_energy_mwh", "Job: facility energy (MWh)", "facility_power_kw*job_wall_days*24/1000", "#,##0.0"),
+    ("job_cost_usd", "Job: cost at the cost per GPU-hour", "job_gpu_hours*usd_per_gpu_hour", USD0),
+    ("job_marginal_cost_usd", "Job: cost at the marginal rate (energy and support)",
+     "job_gpu_hours*marginal_usd_per_gpu_hour", USD0),
+]
+
+
+def _tco(wb: Workbook, r: Report) -> tuple[int, int]:
     ws = wb.create_sheet("TCO")
     header_row(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
-    for n, (name, label, formula, fmt) in enumerate(TCO_ROWS, start=2):
+    rows = TCO_ROWS + (JOB_ROWS if r.job is not None else [])
+    for n, (name, label, formula, fmt) in enumerate(rows, start=2):
         put_cell(ws, n, 1, label)
         put_cell(ws, n, 2, fx(formula), fmt)
         put_cell(ws, n, 3, formula)
         ws.cell(n, 3).alignment = WRAP
         put_cell(ws, n, 4, name)
         define_name(wb, name, f"TCO!$B${n}")
-    first = len(TCO_ROWS) + 3
+    first = len(rows) + 3
     put_cell(ws, first, 1, "Capex by category")
     cats = _categories(wb)
     for i, cat in enumerate(cats, start=first + 1):
@@ -571,6 +605,11 @@ def _tco(wb: Workbook) -> tuple[int, int]:
     for i, tier in enumerate(TIERS, start=tiers_at + 1):
         put_cell(ws, i, 1, tier)
         put_cell(ws, i, 2, fx(f"SUMIFS({ref('Extended power')},{ref('Tier')},A{i})/1000"), KW)
+    left = tiers_at + len(TIERS) + 2
+    put_cell(ws, left, 1, "Not included in the TCO")
+    ws.cell(left, 1).font = Font(bold=True)
+    for i, what in enumerate(NOT_INCLUDED, start=left + 1):
+        put_cell(ws, i, 1, what)
     return first, tiers_at
 
 
@@ -595,11 +634,12 @@ def _sens_row(n: int) -> dict[int, str]:
         9: f"capex_network_usd+(E{n}-1)*optics_usd",
         10: f"facility_power_kw*in_hours*in_electricity*C{n}",
         11: f"H{n}*in_support_gpu+I{n}*in_support_network+capex_facility_usd*in_support_facility",
-        12: f"J{n}+K{n}+dark_fibre_per_year_usd+space_per_year_usd",
+        12: (f"J{n}+K{n}+dark_fibre_per_year_usd+space_per_year_usd+staff_per_year_usd+licences_per_year_usd"
+             f"+(H{n}+I{n}+capex_facility_usd)*(in_insurance+in_property_tax)"),
         13: (f"H{n}*{crf(rate, 'in_life_gpu')}+I{n}*{crf(rate, 'in_life_network')}"
              f"+capex_facility_usd*{crf(rate, 'in_life_facility')}"),
         14: f"L{n}+M{n}",
-        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n}))",   # no more than every hour
+        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n})*service_share)",   # no more than every hour
         16: f"IF($O$4=0,0,O{n}/$O$4-1)",
     }
 
@@ -676,10 +716,16 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
               ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
+              ("Marginal cost per GPU-hour (energy and support)", "marginal_usd_per_gpu_hour", USD4),
               ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
               ("Network share of hardware", "network_capex_share", SHARE),
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
+    if r.job is not None:
+        totals += [(f"Job {r.job.name}: GPU-hours", "job_gpu_hours", COUNT),
+                   ("  wall time (days)", "job_wall_days", "#,##0.00"), ("  energy (MWh)", "job_energy_mwh", "#,##0.0"),
+                   ("  cost at the cost per GPU-hour", "job_cost_usd", USD0),
+                   ("  cost at the marginal rate", "job_marginal_cost_usd", USD0)]
     row = 3
     for label, value in facts:
         put_cell(ws, row, 1, label)
@@ -726,7 +772,7 @@ def workbook(r: Report) -> Workbook:
     _order(wb, r)
     _links(wb, r)
     _tiers(wb, r)
-    first, tiers_at = _tco(wb)
+    first, tiers_at = _tco(wb, r)
     _sensitivity(wb, r)
     _checks(wb, r)
     _summary(wb, r, first, tiers_at)

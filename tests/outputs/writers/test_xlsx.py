@@ -23,7 +23,8 @@ MONEY = ("hardware_usd", "network_capex_usd", "installation_usd", "capex_usd", "
          "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")
 POWER = ("it_power_kw", "network_power_kw", "facility_power_kw")
 FINANCE = ("npv_usd", "annual_cost_usd", "usd_per_pflop_hour", "capital_charge_per_year", "depreciation_per_year",
-           "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year")
+           "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
+           "staff_per_year", "licences_per_year", "insurance_tax_per_year", "marginal_usd_per_gpu_hour")
 
 
 def col(name: str) -> int:
