@@ -183,3 +183,14 @@ def test_the_comparison_workbook_recalculates_the_job_to_the_json(bom, tmp_path)
             assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
         seen.add(metric)
     assert {"job_cost_usd", "job_marginal_cost_usd", "job_wall_days", "job_energy_mwh", "usd_per_gpu_hour"} <= seen
+
+
+def test_build_and_compare_print_the_job(bom, tmp_path):
+    f = tmp_path / "job.yaml"
+    f.write_text(JOB + "platforms: [dgx-h100, gb300-nvl72]\n")
+    r = bom("build", str(f), "-o", str(tmp_path / "b"))
+    assert r.exit_code == 0, r.stderr
+    assert "job 70B on 1.4T: 412,875 GPU-hours" in r.stdout
+    r = bom("compare", str(f), "-o", str(tmp_path / "c"))
+    assert r.exit_code == 0, r.stderr
+    assert "the job on each generation:" in r.stdout and "marginal USD" in r.stdout
