@@ -76,6 +76,11 @@ class Report:
         return sum(x.price_usd for x in self.lines if x.fabric == SPARES)
 
     @property
+    def storage_usd(self) -> float:
+        """The storage appliances' price (spares of them included): a budget line of its own."""
+        return sum(x.price_usd for x in self.lines if x.category == Category.STORAGE)
+
+    @property
     def pflops_per_gpu(self) -> float:
         return self.basis.pflops_per_gpu if self.basis else 0.0
 
@@ -88,7 +93,7 @@ class Report:
         out["totals"] = {
             "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
             "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
-            "spares_usd": round(self.spares_usd, 2),
+            "spares_usd": round(self.spares_usd, 2), "storage_usd": round(self.storage_usd, 2),
             "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
             "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
             "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),

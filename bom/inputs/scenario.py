@@ -78,7 +78,8 @@ OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes")
 
 
 class Storage(Model):
-    """Storage appliances: a count, or capacity and/or throughput that derive it."""
+    """Storage appliances: a count, or capacity and/or throughput that derive it; with none of them,
+    the capacity the training job needs (checkpoints kept and the dataset) derives it."""
 
     appliance: str | None = Field(default=None, examples=["storage-appliance-2u"])
     """The appliance, an ``endpoints`` catalog row; default: the platform's."""
@@ -92,6 +93,13 @@ class Storage(Model):
     """Storage-fabric ports per appliance; default: the catalog row's."""
     rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of those ports; default: the catalog row's."""
+    checkpoints: int | None = Field(default=None, ge=1, le=10000, examples=[5])
+    """Checkpoints kept, to size the capacity from the training job (default 5, an estimate)."""
+    checkpoint_bytes_per_param: float | None = Field(default=None, gt=0, le=100, examples=[14])
+    """Bytes per parameter of one checkpoint (default 14: bf16 weights with the fp32 master weights and
+    Adam moments, ZeRO's 16 less the gradients)."""
+    dataset_bytes_per_token: float | None = Field(default=None, gt=0, le=1000, examples=[4])
+    """Bytes per training token of the dataset (default 4: token ids as 32-bit integers)."""
 
 
 class Management(Model):

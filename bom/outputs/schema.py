@@ -220,6 +220,7 @@ def build_schema() -> Schema:
 
     endpoint = obj({"id": null(STR), "count": INT})
     totals = {k: NUM for k in ("capex_usd", "hardware_usd", "network_capex_usd", "installation_usd", "spares_usd",
+                               "storage_usd",
                                "it_power_kw", "network_power_kw", "facility_power_kw", "opex_per_year_usd",
                                "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")}
     totals |= {"network_capex_share": SHARE, "network_power_share": SHARE, "links": INT, "dark_fibre_km": NUM}
@@ -237,7 +238,12 @@ def build_schema() -> Schema:
         "rounding": obj({"requested": INT, "built": INT, "extra": INT, "why": STR}),
         "rack_counts": mapping(INT, "Racks by kind: compute, network, management, storage."),
         "endpoints": null(obj({"ufm": endpoint, "management_servers": endpoint,
-                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR})})),
+                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR,
+                                              "basis": _said({"enum": ["scenario", "job", "ra", "none"]},
+                                                             "What sized the storage: the scenario's count, "
+                                                             "capacity or throughput; the training job's "
+                                                             "checkpoints and dataset; the platform RA's read "
+                                                             "guideline; none built.")})})),
         "sizing": null(_sizing()),
         "fabrics": mapping({"$ref": "#/$defs/fabric"}, "Each fabric by name (compute, storage, inband, oob, dci)."),
         "tiers": obj({"scale-up": {"$ref": "#/$defs/scale-up"}, "scale-out": {"$ref": "#/$defs/scale-out"},

@@ -75,7 +75,7 @@ def _tco_rows(r: Report) -> list[tuple[str, str]]:
     t = r.tco
     usd = "{:,.0f} USD".format
     return [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
-            ("  of it spares", usd(r.spares_usd)),
+            ("  of it spares", usd(r.spares_usd)), ("  of it storage appliances", usd(r.storage_usd)),
             ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
             ("Capex: GPU systems / network / facility",
              f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),

@@ -512,6 +512,7 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("network_capex_usd", "  of it network",
      _sum() + "".join("-" + _sum(f'{ref("Category")},"{c}"') for c in NOT_NETWORK), USD0),
     ("spares_usd", "  of it spares", _sum(f'{ref("Fabric")},"{SPARES}"'), USD0),
+    ("storage_usd", "  of it storage appliances", _sum(f'{ref("Category")},"{Category.STORAGE}"'), USD0),
     ("gpu_systems_usd", "  of it GPU systems", _sum(f'{ref("Category")},"{Category.COMPUTE}"'), USD0),
     ("optics_usd", "  of it optics (transceivers, coherent, AOC)", _OPTICS, USD0),
     ("installation_usd", "Installation", "m_links*in_install_link+m_racks*in_install_rack", USD0),
@@ -711,7 +712,8 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Sites", c.site_count), ("Priced on", r.priced_on)]
     if r.checks is not None:
         facts.append(("Design rules (Checks sheet)", r.checks.summary()))
-    totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0), ("IT power", "it_power_kw", KW),
+    totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0),
+              ("  of it storage appliances", "storage_usd", USD0), ("IT power", "it_power_kw", KW),
               ("Facility power", "facility_power_kw", KW), ("Opex per year", "opex_per_year_usd", USD0),
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
