@@ -74,10 +74,13 @@ def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int
 
 # --- flags -----------------------------------------------------------------------------
 
+def _row(catalog: Catalog, catalog_id: str):  # type: ignore[no-untyped-def]
+    return next((rows[catalog_id] for rows in catalog.rows.values() if catalog_id in rows), None)
+
+
 def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
     """What a buyer must know about a line's part: end of sale, generic name, estimate, quote state."""
-    row = next((r for rows in catalog.rows.values() for r in ([rows[line.catalog_id]]
-                if line.catalog_id in rows else [])), None)
+    row = _row(catalog, line.catalog_id)
     flags = []
     if row is not None and row.status != "active":
         flags.append(f"{row.status} {row.status_date} ({row.status_source})")
@@ -132,6 +135,8 @@ class OrderLine:
     vendor: str                           # who quoted (or the maker when there is no quote)
     flags: tuple[str, ...]
     valid_until: dt.date | None = None
+    lead_time_days: float | None = None   # order to delivery (the quote's, else the catalog row's)
+    lead_time_source: str = ""
 
     @property
     def total(self) -> float:
@@ -151,7 +156,8 @@ class OrderLine:
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
                 "price_source": self.price_source, "price_date": self.price_date, "quote_ref": self.quote_ref,
                 "vendor": self.vendor, "flags": list(self.flags),
-                "valid_until": self.valid_until.isoformat() if self.valid_until else None}
+                "valid_until": self.valid_until.isoformat() if self.valid_until else None,
+                "lead_time_days": self.lead_time_days, "lead_time_source": self.lead_time_source}
 
 
 def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
@@ -167,12 +173,25 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
         spares = sum(x.quantity for x in group if x.fabric == SPARES)
         quote = quote_for(head, catalog)
         flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
+        days, said = lead_time(head, catalog)
         out.append(OrderLine(sku, head.catalog_id, head.category, head.description.removesuffix(" (spare)"),
                              head.vendor, head.unit, installed, (per_site or {}).get(sku), spares,
                              head.unit_price_usd, head.price_source, head.as_of,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
-                             flags, quote.valid_until if quote else None))
+                             flags, quote.valid_until if quote else None, days, said))
     return out
+
+
+def lead_time(line: Line, catalog: Catalog) -> tuple[float | None, str]:
+    """Days from order to delivery of a line's part and where that comes from: a quote for its sold
+    length, else its row's (a quote for the row has replaced the row's own); None when unknown."""
+    q = catalog.quotes.get(line.sku)
+    if q is not None and q.lead_time_days is not None and line.sku != line.catalog_id:
+        return q.lead_time_days, f"quote {q.quote_ref or 'without a reference'} ({q.where})"
+    row = _row(catalog, line.catalog_id)
+    if row is None or row.lead_time is None:
+        return None, ""
+    return row.lead_time_days, row.lead_time_source or ""
 
 
 def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str, float]]],

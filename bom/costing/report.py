@@ -8,6 +8,7 @@ and the tests hold the two to agree.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -17,6 +18,7 @@ from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_
 from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
+from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
     Basis,
     Input,
@@ -51,6 +53,8 @@ class Report:
     document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
     checks: Checks | None = None                  # the design rules' closed form (bom/rules)
     job: Job | None = None                        # the scenario's training job priced (bom/costing/job.py)
+    schedule: list[SiteSchedule] = field(default_factory=list)   # each site's in-service date
+    order_date: dt.date = dt.date(2026, 1, 1)
 
     @property
     def name(self) -> str:
@@ -115,6 +119,8 @@ class Report:
         out["exchange_rates"] = dict(self.model.scenario.exchange_rates)
         out["warnings"] = list(self.warnings)
         out["priced_on"] = self.priced_on.isoformat()
+        out["order_date"] = self.order_date.isoformat()
+        out["in_service"] = [s.to_json() for s in self.schedule]
         out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
         out["checks"] = self.checks.to_json() if self.checks is not None else None
         return out
@@ -234,6 +240,27 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
         checks = check(model, catalog)
     tco = compute_tco(basis, ins)
+    order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
                   [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
-                  job_cost(model.sizing, model.cluster.gpus, tco))
+                  job_cost(model.sizing, model.cluster.gpus, tco), _schedule(model, order, tco, ins, order_date),
+                  order_date)
+
+
+def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],
+              order_date: dt.date) -> list[SiteSchedule]:
+    """Each site's in-service date (bom/costing/schedule.py), from its GPUs and racks."""
+    v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
+    racks = site_racks(model)
+    return [site_schedule(order, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
+                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"])
+            for s in model.site_sizes]
+
+
+def site_racks(model: Model) -> list[int]:
+    """Racks standing in each site (its shape's sections and its own racks)."""
+    p = model.placement
+    sites = model.cluster.site_count
+    if p is None:
+        return [math.ceil(model.racks / sites)] * sites
+    return [sum(sec.copies * len(sec.layouts) for _, sec, _ in p.site_sections(i)) for i in range(1, sites + 1)]

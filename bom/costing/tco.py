@@ -72,6 +72,9 @@ _DEFAULTS = (
           "estimate: metro dark-fibre pair lease; replace with the carrier's quote"),
     Input("install_link", "Installation per link", 20.0, "USD", "estimate: labour to run and test one link"),
     Input("install_rack", "Installation per rack", 2500.0, "USD", "estimate: rack, stack and power-on"),
+    Input("install_racks_per_day", "Racks installed per day (per site)", 12.0, "racks per day",
+          "estimate: xAI's Colossus, 100,000 H100 GPUs in racks of 64 (about 1,560 racks), was built in 122 days "
+          "(xAI, 2024-09-02; NVIDIA, 2024-10-28): about 13 racks a day, the fast end of what is published"),
     Input("hours", "Hours per year", HOURS_PER_YEAR, "h", "8,760 h = 365 d x 24 h"),
     Input("staff_fte", "Operations staff", 0.0, "FTE",
           "0: no published staffing ratio holds across operators (remote hands, a managed service or an own "

@@ -259,6 +259,8 @@ class Tco(Model):
     """Insurance per year as a fraction of capex (default 0)."""
     property_tax: float | None = Field(default=None, ge=0, le=1, examples=[0.01])
     """Property tax per year as a fraction of capex (default 0)."""
+    install_racks_per_day: float | None = Field(default=None, gt=0, le=10000, examples=[4])
+    """Racks a site's crews install, cable and test per day (sets the in-service dates)."""
     ramp_months: float | None = Field(default=None, ge=0, le=360, examples=[6])
     """Deployment ramp: months from the first rack in service to the last (default 0); the GPUs earn
     from the day they are in service."""
@@ -318,6 +320,9 @@ class Scenario(Model):
     date: dt.date | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
+    order_date: dt.date | None = Field(default=None, examples=["2027-01-15"])
+    """The day the order is placed: each site's in-service date counts from it (the longest lead time of
+    its parts, then its racks' installation); default: the day the BOM is priced for (``date``)."""
     exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default={}, examples=[{"EUR": 1.08}])
     """USD per unit of each currency a price file quotes in, e.g. {EUR: 1.08}; USD is 1."""
     spares: dict[str, SparesRule] | None = Field(default=None, examples=[{"transceiver": {"fraction": 0.02,

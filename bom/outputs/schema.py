@@ -151,14 +151,18 @@ def _order() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
                 "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT, "total": COUNT,
                 "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
-                "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE)},
+                "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
+                "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
+                                                   "row's lead_time; null when neither gives one."),
+                "lead_time_source": _said(STR, "Where the lead time comes from (a document, \"estimate: ...\" "
+                                               "or the quote); empty without one.")},
                description="One order line per part number.")
 
 
 def _quote() -> Schema:
     return obj({"sku": STR, "amount": NUM, "currency": STR, "usd_per_unit": NUM, "price_usd": NUM,
                 "price_source": STR, "quoted_on": null(DATE), "valid_until": null(DATE), "quote_ref": STR,
-                "vendor": STR, "where": STR})
+                "vendor": STR, "where": STR, "lead_time_days": null(NUM)})
 
 
 def _sizing() -> Schema:
@@ -215,6 +219,23 @@ def _job() -> Schema:
                description="The training job priced: GPU-hours, wall time, energy, cost at the TCO and marginal rates.")
 
 
+def _in_service() -> Schema:
+    said = {"site": "The site (1 first).", "gpus": "Its GPUs.", "racks": "Its racks.",
+            "order_date": "The day the order is placed.",
+            "longest_lead_days": "The longest lead time of the parts the site takes [days].",
+            "longest_part": "The part number that arrives last (empty when no part has a lead time).",
+            "gpu_lead_days": "The GPU systems' lead time [days] (0 when unknown).",
+            "install_days": "ceil(racks / racks installed per day).",
+            "date": "The earliest in-service date: order date + longest lead time + install days.",
+            "idle_gpu_days": "Days the GPU systems wait for the last part.",
+            "idle_gpu_cost_usd": "The GPU systems' capital charge over those days (the site's share).",
+            "without_lead_time": "The site's order lines with no lead time (left out of the dates)."}
+    props = {"site": INT, "gpus": INT, "racks": INT, "order_date": DATE, "longest_lead_days": NUM,
+             "longest_part": STR, "gpu_lead_days": NUM, "install_days": INT, "date": DATE, "idle_gpu_days": NUM,
+             "idle_gpu_cost_usd": NUM, "without_lead_time": INT}
+    return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One site's earliest in-service date.")
+
+
 def build_schema() -> Schema:
     from bom.costing.tco import TCO_FIELDS
 
@@ -259,6 +280,8 @@ def build_schema() -> Schema:
         "exchange_rates": mapping(NUM),
         "warnings": array(STR),
         "priced_on": DATE,
+        "order_date": DATE,
+        "in_service": array(_in_service()),
         "inputs": mapping(obj({"value": {"type": ["number", "string"]}, "unit": STR, "source": STR}),
                           "The TCO inputs with their units and sources."),
         "checks": null(checks_schema()),
@@ -282,6 +305,9 @@ _BUILD_KEYS = {
     "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",
     "exchange_rates": "USD per unit of each quoted currency.", "warnings": "What the build warns about.",
     "priced_on": "The day quotes are checked against.",
+    "order_date": "The day the order is placed (order_date, else the day the BOM is priced for).",
+    "in_service": "Each site's earliest in-service date from the order date, its parts' lead times and its "
+                  "racks' installation (bom/costing/schedule.py).",
     "checks": "The design rules' checks: every rule run, its violations with a count, the first ones shown.",
 }
 

@@ -288,7 +288,18 @@ def totals_line(report: object) -> str:
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
             f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour"
-            + job_line(report))
+            + job_line(report) + in_service_line(report))
+
+
+def in_service_line(report: object) -> str:
+    """Each site's earliest in-service date (the first few sites), "" without a schedule."""
+    sched = getattr(report, "schedule", [])
+    if not sched:
+        return ""
+    shown = "; ".join(f"site {s.site} {s.in_service} ({s.longest_part or 'no lead times'} last, "
+                      f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
+    more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
+    return f"\nin service (ordered {getattr(report, 'order_date', '')}): {shown}{more}"
 
 
 def job_line(report: object) -> str:

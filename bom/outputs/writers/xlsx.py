@@ -3,9 +3,11 @@
 Sheets: Summary, Inputs (every assumption a named cell in the input style, validated), BOM (an
 Excel table with a totals row; every formula that sums it uses structured references such as
 ``BOM[Extended price]``, so a row a person adds inside the table is counted everywhere), Order
-(one line per part number: installed, per site, spares, total, price and its quote, flags),
+(one line per part number: installed, per site, spares, total, price and its quote, lead time, flags),
 Links, Tiers, TCO (capex by asset class, opex, capital charge, NPV, cost per GPU-hour and per
-PFLOP-hour), Sensitivity (the model rebuilt with each input moved, and a tornado chart) and Checks
+PFLOP-hour, the job's cost, what the TCO leaves out), Schedule (each site's earliest in-service date
+from the order date and the Order sheet's lead times), Sensitivity (the model rebuilt with each
+input moved, and a tornado chart) and Checks
 (the design rules run on the model: each rule's violations, the first ones with both ends and what
 to change).
 LibreOffice and Excel both evaluate every construct used here (checked by the tests).
@@ -229,6 +231,16 @@ def _inputs(wb: Workbook, r: Report) -> None:
                    "the Order sheet's Quote state follows this cell")
     put_cell(ws, n, 5, "in_priced_on")
     define_name(wb, "in_priced_on", f"Inputs!$B${n}")
+    n += 1
+    put_cell(ws, n, 1, "Order date")
+    put_cell(ws, n, 2, r.order_date, DATE)
+    ws.cell(n, 2).style = "Input"
+    ws.cell(n, 2).number_format = DATE
+    dv.add(f"B{n}")
+    put_cell(ws, n, 4, "the day the order is placed (scenario order_date, else the priced-on day): each site's "
+                   "in-service date counts from it (Schedule sheet)")
+    put_cell(ws, n, 5, "in_order_date")
+    define_name(wb, "in_order_date", f"Inputs!$B${n}")
     for code, rate in sorted(r.model.scenario.exchange_rates.items()):
         n += 1
         put_cell(ws, n, 1, f"Exchange rate {code}")
@@ -332,8 +344,9 @@ def _order(wb: Workbook, r: Report) -> None:
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
-                "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
-    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 10, 30]
+                "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)", "Vendor", "Flags",
+                "Lead time source"])
+    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -349,6 +362,7 @@ def _order(wb: Workbook, r: Report) -> None:
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
             "Vendor": o.vendor,
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
@@ -357,7 +371,7 @@ def _order(wb: Workbook, r: Report) -> None:
                 "Valid until": DATE}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
-                "Installed", "Spares", "Total to order") else None))
+                "Installed", "Spares", "Total to order", "Lead time (days)") else None))
         for name in names:
             ws.cell(n, c[name]).alignment = WRAP if name in ("Description", "Flags") else TOP
         _fit_height(ws, n, {c["Description"]: o.description, c["Flags"]: values["Flags"]})
@@ -376,9 +390,63 @@ def _order(wb: Workbook, r: Report) -> None:
     put_cell(ws, total, c["Extended price"], fx(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
     _table(ws, ORDER_TABLE, 1, total, len(names), {1: "Total", c["Extended price"]: "sum"})
     define_name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
+    _lead_time_input(ws, c["Lead time (days)"], len(r.order) + 1)
     n = total + 2
     put_cell(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); "
                    "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
+
+
+def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:
+    """The lead times are inputs a buyer updates from the quotes: the Schedule sheet follows them."""
+    if last < 2:
+        return
+    dv = DataValidation(type="decimal", operator="between", formula1="0", formula2="3650",
+                        error="Days from order to delivery, 0 to 3650", errorTitle="Lead time")
+    dv.showErrorMessage = True
+    ws.add_data_validation(dv)
+    ref_ = f"{_letter(column)}2:{_letter(column)}{last}"
+    dv.add(ref_)
+    for row in ws[ref_]:
+        for cell in row:
+            cell.style = "Input"
+            cell.number_format = COUNT
+
+
+# --- Schedule ----------------------------------------------------------------------------
+
+SCHEDULE_COLS = ["Site", "GPUs", "Racks", "Longest lead time (days)", "GPU systems' lead time (days)",
+                 "Install days", "In service", "Idle GPU days", "Idle GPU cost", "Arrives last",
+                 "Lines without a lead time"]
+
+
+def _schedule(wb: Workbook, r: Report) -> None:
+    """Each site's earliest in-service date (bom/costing/schedule.py) as formulas over the Order
+    sheet's lead times (a site takes a line whose quantity there is not 0; a line not split by
+    site, every site), the order date and the install rate on Inputs."""
+    ws = wb.create_sheet("Schedule")
+    header_row(ws, SCHEDULE_COLS, [6, 10, 8, 12, 12, 9, 12, 10, 16, 22, 10])
+    lead = f"{ORDER_TABLE}[Lead time (days)]"
+    split = r.model.cluster.site_count <= 8   # the Order sheet has a column per site up to 8 sites
+    for n, s in enumerate(r.schedule, start=2):
+        site = f'{ORDER_TABLE}[Site {s.site} qty],"<>0"' if split else ""
+        longest = f"_xlfn.MAXIFS({lead},{site})" if split else f"MAX({lead})"
+        gpu = f'_xlfn.MAXIFS({lead},{ORDER_TABLE}[Category],"{Category.COMPUTE}"{"," + site if split else ""})'
+        crf_gpu = crf("in_discount_rate", "in_life_gpu")
+        values: list[Any] = [s.site, s.gpus, s.racks, fx(longest), fx(gpu),
+                             fx(f"IF(C{n}=0,0,ROUNDUP(C{n}/in_install_racks_per_day-1E-9,0))"),
+                             fx(f"in_order_date+ROUNDUP(D{n}-1E-9,0)+F{n}"), fx(f"MAX(0,D{n}-E{n})"),
+                             fx(f"capex_gpu_usd*{crf_gpu}/365*H{n}*B{n}/m_gpus"),
+                             s.longest_part, s.without_lead_time]
+        fmts = {2: COUNT, 3: COUNT, 4: "#,##0.0", 5: "#,##0.0", 6: COUNT, 7: DATE, 8: "#,##0.0", 9: USD0, 11: COUNT}
+        for col_no, v in enumerate(values, start=1):
+            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        for letter, what in (("D", "longest_lead_days"), ("E", "gpu_lead_days"), ("F", "install_days"),
+                             ("G", "in_service"), ("H", "idle_gpu_days"), ("I", "idle_gpu_cost_usd")):
+            define_name(wb, f"site{s.site}_{what}", f"Schedule!${letter}${n}")
+    n = len(r.schedule) + 3
+    put_cell(ws, n, 1, "In service = order date + the longest lead time of the site's parts + its racks / racks "
+                   "installed per day; the GPU systems that arrive first wait (their capital charge). Lead times "
+                   "are the Order sheet's (a quote's, else the catalog's); lines without one are left out.")
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
@@ -723,6 +791,9 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Network share of hardware", "network_capex_share", SHARE),
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
+    for s in r.schedule[:8]:   # the Schedule sheet has every site
+        totals += [(f"Site {s.site}: earliest in service", f"site{s.site}_in_service", DATE),
+                   ("  idle GPU cost while the last part is late", f"site{s.site}_idle_gpu_cost_usd", USD0)]
     if r.job is not None:
         totals += [(f"Job {r.job.name}: GPU-hours", "job_gpu_hours", COUNT),
                    ("  wall time (days)", "job_wall_days", "#,##0.00"), ("  energy (MWh)", "job_energy_mwh", "#,##0.0"),
@@ -775,6 +846,7 @@ def workbook(r: Report) -> Workbook:
     _links(wb, r)
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)
+    _schedule(wb, r)
     _sensitivity(wb, r)
     _checks(wb, r)
     _summary(wb, r, first, tiers_at)
