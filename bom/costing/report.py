@@ -229,10 +229,11 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     _check_spares(sc, base, src)
     sites = model.cluster.site_count
-    lines = base + spare_lines(base, spares_policy(sc.spares), sites)
+    policy = spares_policy(sc.spares)
+    lines = base + spare_lines(base, policy, sites)
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
-    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base))
+    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
     ins = inputs(sc.tco)
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
+from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
@@ -267,7 +267,9 @@ class Tco(Model):
 
 
 class SparesRule(Model):
-    """Spares of every part of one category: the largest of the three (0 = none)."""
+    """Spares of every part of one category: the largest of the rules given (0 = none). With ``afr``,
+    ``resupply`` and ``service_level`` (all three), the spares by failure rate: per site, the fewest
+    that cover the failures during one resupply time with that probability (Poisson)."""
 
     fraction: float = Field(default=0.0, ge=0, le=1, examples=[0.02])
     """Of the installed quantity, rounded up."""
@@ -275,6 +277,26 @@ class SparesRule(Model):
     """At least this many per part number."""
     per_site: int = Field(default=0, ge=0, examples=[1])
     """Or this many per part number and site."""
+    afr: float | None = Field(default=None, gt=0, le=10, examples=[0.02])
+    """Annual failure rate per installed unit (0.02 = 2 % a year), from the vendor or your fleet."""
+    resupply: Duration | None = Field(default=None, examples=["30 d"])
+    """Days until a failed unit's replacement arrives (RMA or reorder)."""
+    service_level: float | None = Field(default=None, gt=0, lt=1, examples=[0.99])
+    """Probability that a site's failures during one resupply time do not outnumber its spares."""
+
+    @model_validator(mode="after")
+    def _failure_rate_whole(self) -> SparesRule:
+        given = [k for k in ("afr", "resupply", "service_level") if getattr(self, k) is not None]
+        if given and len(given) != 3:
+            raise ValueError("spares by failure rate need afr, resupply and service_level together "
+                             f"(this rule gives {', '.join(given)})")
+        if self.resupply is not None and not self.resupply.to("day").magnitude > 0:
+            raise ValueError("resupply is a time greater than zero, such as \"30 d\"")
+        return self
+
+    @property
+    def by_failure_rate(self) -> bool:
+        return self.afr is not None
 
 
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]

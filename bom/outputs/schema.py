@@ -155,7 +155,16 @@ def _order() -> Schema:
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
                                                    "row's lead_time; null when neither gives one."),
                 "lead_time_source": _said(STR, "Where the lead time comes from (a document, \"estimate: ...\" "
-                                               "or the quote); empty without one.")},
+                                               "or the quote); empty without one."),
+                "spares_basis": null(obj({
+                    "method": _said({"enum": ["rule", "failure rate"]},
+                                    "rule: fraction, minimum or per site; failure rate: Poisson over the "
+                                    "category's afr, resupply and service_level (the largest of those given)."),
+                    "expected_failures_per_site": _said(null(NUM), "installed per site x afr x resupply / 365."),
+                    "fill_rate": _said(null(NUM), "P(a site's failures during one resupply <= its spares)."),
+                    "fraction_rule_spares": _said(null(INT), "What the category's default rule would hold."),
+                    "fraction_rule_fill_rate": _said(null(NUM), "That rule's fill rate at the same failure rate.")},
+                    description="How the spares were counted (null for a line in metres)."))},
                description="One order line per part number.")
 
 

@@ -345,8 +345,8 @@ def _order(wb: Workbook, r: Report) -> None:
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
                 "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)", "Vendor", "Flags",
-                "Lead time source"])
-    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40]
+                "Lead time source", "Spares basis"])
+    widths = [19, 34, 11, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -363,6 +363,7 @@ def _order(wb: Workbook, r: Report) -> None:
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
             "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
+            "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
             "Vendor": o.vendor,
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
