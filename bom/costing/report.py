@@ -28,6 +28,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
+from bom.costing.uncertainty import Range, draw
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
@@ -54,6 +55,7 @@ class Report:
     checks: Checks | None = None                  # the design rules' closed form (bom/rules)
     job: Job | None = None                        # the scenario's training job priced (bom/costing/job.py)
     schedule: list[SiteSchedule] = field(default_factory=list)   # each site's in-service date
+    range: Range | None = None                    # P10 / P50 / P90 (bom/costing/uncertainty.py)
     order_date: dt.date = dt.date(2026, 1, 1)
 
     @property
@@ -113,6 +115,7 @@ class Report:
             "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
         out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
         out["job"] = self.job.to_json() if self.job is not None else None
+        out["range"] = self.range.to_json() if self.range is not None else None
         out["sensitivity"] = [s.to_json() for s in self.sensitivity]
         out["order"] = [o.to_json() for o in self.order]
         out["quotes"] = [q.to_json() for q in self.quotes]
@@ -244,8 +247,20 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
                   [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
-                  job_cost(model.sizing, model.cluster.gpus, tco), _schedule(model, order, tco, ins, order_date),
-                  order_date)
+                  job=job_cost(model.sizing, model.cluster.gpus, tco),
+                  schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
+                  range=_range(order, basis, tco, ins, catalog, sc))
+
+
+def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,
+           sc: Scenario) -> Range:
+    """The Monte Carlo of the TCO over the prices, exchange rates and utilisation."""
+    currency = {}
+    for o in order:
+        q = catalog.quotes.get(o.sku) or catalog.quotes.get(o.catalog_id)
+        if q is not None and q.currency != "USD":
+            currency[o.sku] = q.currency
+    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed)
 
 
 def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],

@@ -299,6 +299,15 @@ class SparesRule(Model):
         return self.afr is not None
 
 
+class Uncertainty(Model):
+    """The P10 / P50 / P90 range's Monte Carlo (bom/costing/uncertainty.py: the spreads and their sources)."""
+
+    draws: int = Field(default=2000, ge=100, le=1_000_000, examples=[10000])
+    """Draws of the prices, exchange rates and utilisation."""
+    seed: int = Field(default=1, ge=0, examples=[2027])
+    """The random seed: the same seed gives the same figures."""
+
+
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 
 
@@ -342,6 +351,8 @@ class Scenario(Model):
     date: dt.date | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
+    uncertainty: Uncertainty = Uncertainty()
+    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (draws and seed)."""
     order_date: dt.date | None = Field(default=None, examples=["2027-01-15"])
     """The day the order is placed: each site's in-service date counts from it (the longest lead time of
     its parts, then its racks' installation); default: the day the BOM is priced for (``date``)."""

@@ -245,6 +245,16 @@ def _in_service() -> Schema:
     return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One site's earliest in-service date.")
 
 
+def _range() -> Schema:
+    pct = obj({"p10": NUM, "p50": NUM, "p90": NUM})
+    return obj({"draws": _said(INT, "Monte Carlo draws (scenario uncertainty.draws)."),
+                "seed": _said(INT, "The random seed (uncertainty.seed): the same seed, the same figures."),
+                "capex_usd": pct, "tco_usd": pct, "usd_per_gpu_hour": pct},
+               description="P10 / P50 / P90 of capex, TCO and cost per GPU-hour over prices drawn by their "
+                           "price_source (AACE 18R-97 ranges), exchange rates and utilisation "
+                           "(bom/costing/uncertainty.py).")
+
+
 def build_schema() -> Schema:
     from bom.costing.tco import TCO_FIELDS
 
@@ -282,6 +292,7 @@ def build_schema() -> Schema:
         "totals": obj(totals, description="The cost and power totals (TCO)."),
         "finance": obj(finance),
         "job": null(_job()),
+        "range": null(_range()),
         "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,
                                   "high_usd_per_gpu_hour": NUM})),
         "order": array(_order()),
@@ -309,6 +320,7 @@ _BUILD_KEYS = {
     "tiers": "The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals).",
     "lines": "The bill of materials, one line per part and place.", "finance": "The TCO's finance figures.",
     "sensitivity": "Cost per GPU-hour with each input moved by -20 % and +20 %.",
+    "range": "The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo).",
     "job": "What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for "
            "a serving job or a cluster sized by gpus or nodes.",
     "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",

@@ -68,7 +68,29 @@ def _context(r: Report) -> dict[str, Any]:
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
-            "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED}
+            "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
+            "range": _range_rows(r), "histogram": _histogram(r)}
+
+
+def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
+    """(figure, P10, P50, P90) as printed."""
+    if r.range is None:
+        return []
+    out = []
+    for key, label, digits in (("capex", "Capex", 0), ("tco", "TCO over the period", 0),
+                               ("usd_per_gpu_hour", "Cost per GPU-hour", 4)):
+        p = r.range.percentiles(key)
+        out.append((label, *(f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))))
+    return out
+
+
+def _histogram(r: Report, width: int = 40) -> list[tuple[str, int, str]]:
+    """The cost per GPU-hour's histogram as (bin, draws, bar of # characters)."""
+    if r.range is None:
+        return []
+    bins = r.range.histogram()
+    most = max(n for *_, n in bins) or 1
+    return [(f"{lo:,.3f}-{hi:,.3f}", n, "#" * round(width * n / most)) for lo, hi, n in bins]
 
 
 def _tco_rows(r: Report) -> list[tuple[str, str]]:

@@ -450,6 +450,77 @@ def _schedule(wb: Workbook, r: Report) -> None:
                    "are the Order sheet's (a quote's, else the catalog's); lines without one are left out.")
 
 
+# --- Range ---------------------------------------------------------------------------------
+
+RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO over the period", USD0),
+                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour", USD4))
+
+
+def _range(wb: Workbook, r: Report) -> None:
+    """The Monte Carlo's draws (bom/costing/uncertainty.py) as values, their P10 / P50 / P90 as
+    PERCENTILE formulas over them, a histogram of the cost per GPU-hour (COUNTIFS over the draws) and
+    the spreads with their sources."""
+    from bom.costing.uncertainty import FX, SPREADS, UTILISATION
+
+    rg = r.range
+    if rg is None:
+        return
+    ws = wb.create_sheet("Range")
+    header_row(ws, ["Draw", "Capex", "TCO", "Cost per GPU-hour"], [8, 16, 16, 14])
+    for i in range(rg.draws):
+        n = i + 2
+        put_cell(ws, n, 1, i + 1)
+        put_cell(ws, n, 2, rg.capex[i], USD0)
+        put_cell(ws, n, 3, rg.tco[i], USD0)
+        put_cell(ws, n, 4, rg.usd_per_gpu_hour[i], USD4)
+    last = rg.draws + 1
+    cols = {"capex": "B", "tco": "C", "usd_per_gpu_hour": "D"}
+    put_cell(ws, 1, 6, "Figure")
+    for k, head in enumerate(("P10", "P50", "P90", "Point (TCO sheet)"), start=7):
+        put_cell(ws, 1, k, head)
+        ws.cell(1, k).font, ws.cell(1, k).fill = HEAD, FILL
+    ws.cell(1, 6).font, ws.cell(1, 6).fill = HEAD, FILL
+    for j, (key, name, label, fmt) in enumerate(RANGE_FIGURES, start=2):
+        put_cell(ws, j, 6, label)
+        for k, (q, p) in enumerate(((0.1, "p10"), (0.5, "p50"), (0.9, "p90")), start=7):
+            put_cell(ws, j, k, fx(f"PERCENTILE({cols[key]}2:{cols[key]}{last},{q})"), fmt)
+            define_name(wb, f"range_{name}_{p}", f"Range!${_letter(k)}${j}")
+        put_cell(ws, j, 10, fx(name), fmt)
+    for c, w in ((6, 20), (7, 16), (8, 16), (9, 16), (10, 16)):
+        ws.column_dimensions[_letter(c)].width = w
+    top = len(RANGE_FIGURES) + 3
+    put_cell(ws, top, 6, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
+                         "gives the same draws")
+    top += 2
+    for k, head in enumerate(("From", "To", "Draws"), start=6):
+        put_cell(ws, top, k, head)
+        ws.cell(top, k).font = Font(bold=True)
+    bins = rg.histogram()
+    for i, (lo, hi, _) in enumerate(bins, start=top + 1):
+        put_cell(ws, i, 6, lo, USD4)
+        put_cell(ws, i, 7, hi, USD4)
+        last_bin = i == top + len(bins)
+        upper = f'"<={hi!r}"' if last_bin else f'"<"&G{i}'
+        put_cell(ws, i, 8, fx(f'COUNTIFS(D2:D{last},">="&F{i},D2:D{last},{upper})'), COUNT)
+    chart = BarChart()
+    chart.title, chart.legend, chart.width, chart.height = "Cost per GPU-hour over the draws", None, 18, 8
+    chart.y_axis.title, chart.x_axis.title = "draws", "USD per GPU-hour (bin from)"
+    chart.add_data(Reference(ws, min_col=8, min_row=top + 1, max_row=top + len(bins)))
+    chart.set_categories(Reference(ws, min_col=6, min_row=top + 1, max_row=top + len(bins)))
+    ws.add_chart(chart, f"L{top}")
+    spreads_at = top + len(bins) + 2
+    for k, head in enumerate(("Drawn", "Low x", "High x", "Source"), start=6):
+        put_cell(ws, spreads_at, k, head)
+        ws.cell(spreads_at, k).font = Font(bold=True)
+    rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
+    rows += [("exchange rate", FX), ("utilisation", UTILISATION)]
+    for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
+        for k, v in enumerate((what, sp.low, sp.high, sp.source), start=6):
+            put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
+    put_cell(ws, spreads_at + len(rows) + 2, 6, "Each price is drawn from a triangular distribution (its value the "
+             "mode); each draw runs the TCO sheet's formulas. Not drawn: lead times, energy prices, quantities.")
+
+
 # --- Links and Tiers ---------------------------------------------------------------------
 
 LINK_COLS = ["Fabric", "Tier", "Hop", "From", "To", "Bucket", "Links", "Rate Gbit/s", "Run m", "Sold m",
@@ -790,8 +861,14 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Marginal cost per GPU-hour (energy and support)", "marginal_usd_per_gpu_hour", USD4),
               ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
               ("Network share of hardware", "network_capex_share", SHARE),
+
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
+    if r.range is not None:
+        totals += [("Capex P10 (Range sheet)", "range_capex_usd_p10", USD0),
+                   ("Capex P90", "range_capex_usd_p90", USD0),
+                   ("Cost per GPU-hour P10", "range_usd_per_gpu_hour_p10", USD4),
+                   ("Cost per GPU-hour P90", "range_usd_per_gpu_hour_p90", USD4)]
     for s in r.schedule[:8]:   # the Schedule sheet has every site
         totals += [(f"Site {s.site}: earliest in service", f"site{s.site}_in_service", DATE),
                    ("  idle GPU cost while the last part is late", f"site{s.site}_idle_gpu_cost_usd", USD0)]
@@ -848,6 +925,7 @@ def workbook(r: Report) -> Workbook:
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)
     _schedule(wb, r)
+    _range(wb, r)
     _sensitivity(wb, r)
     _checks(wb, r)
     _summary(wb, r, first, tiers_at)
