@@ -293,10 +293,12 @@ def totals_line(report: object) -> str:
 
 def in_service_line(report: object) -> str:
     """Each site's earliest in-service date (the first few sites), "" without a schedule."""
+    from bom.outputs.writers.common import terminal_text
+
     sched = getattr(report, "schedule", [])
     if not sched:
         return ""
-    shown = "; ".join(f"site {s.site} {s.in_service} ({s.longest_part or 'no lead times'} last, "
+    shown = "; ".join(f"site {s.site} {s.in_service} ({terminal_text(s.longest_part) or 'no lead times'} last, "
                       f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
     more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
     return f"\nin service (ordered {getattr(report, 'order_date', '')}): {shown}{more}"

@@ -517,8 +517,10 @@ def _range(wb: Workbook, r: Report) -> None:
     for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
         for k, v in enumerate((what, sp.low, sp.high, sp.source), start=6):
             put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
-    put_cell(ws, spreads_at + len(rows) + 2, 6, "Each price is drawn from a triangular distribution (its value the "
-             "mode); each draw runs the TCO sheet's formulas. Not drawn: lead times, energy prices, quantities.")
+    end = spreads_at + len(rows) + 2
+    put_cell(ws, end, 6, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
+                         "the TCO sheet's formulas. Not drawn: lead times, energy prices, quantities.")
+    ws.print_area = f"F1:J{end}"   # the figures, histogram and spreads on paper; the draws stay on screen
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
