@@ -9,7 +9,9 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
 - ``price_source``: estimate | list | quote (default quote when ``quote_ref`` is given, else list);
 - ``quoted_on`` (or ``as_of``), ``valid_until``: ISO dates; a quote past ``valid_until`` on the
   scenario's date is flagged, not dropped;
-- ``quote_ref``, ``vendor``: the quote's reference and who quoted it (a reseller, not the maker).
+- ``quote_ref``, ``vendor``: the quote's reference and who quoted it (a reseller, not the maker);
+- ``lead_time``: days from order to delivery as quoted, a number of days or a duration ("12 weeks");
+  it replaces the row's ``lead_time`` (the order's Lead time column, the in-service dates).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from bom.catalog.rows import MAX_PRICE_USD, Catalog, Row
 from bom.errors import CatalogError
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import read_input
+from bom.units import parse_quantity
 
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
-           "quote_ref", "vendor")
+           "quote_ref", "vendor", "lead_time")
 #: Columns a price file may carry for people, read past.
 IGNORED = ("notes", "description", "quoted_by")
 SOURCES = ("estimate", "list", "quote")
@@ -48,6 +51,7 @@ class Quote:
     quote_ref: str
     vendor: str
     where: str               # file:line
+    lead_time_days: float | None = None
 
     @property
     def usd(self) -> float:
@@ -67,7 +71,8 @@ class Quote:
                 "price_usd": round(self.usd, 6), "price_source": self.price_source,
                 "quoted_on": self.quoted_on.isoformat() if self.quoted_on else None,
                 "valid_until": self.valid_until.isoformat() if self.valid_until else None,
-                "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where}
+                "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where,
+                "lead_time_days": self.lead_time_days}
 
 
 def _date(text: str, where: str, key: str) -> dt.date | None:
@@ -101,6 +106,22 @@ def _amount(text: str, where: str, key: str) -> tuple[float, str | None]:
     if value > MAX_PRICE_USD:
         raise CatalogError(f"{key} {text[:60]!r} is past {MAX_PRICE_USD:.0e}: a typo?", where=where, key=key)
     return value, m.group(2).upper() if m and m.group(2) else None
+
+
+def _lead_time(text: str, where: str) -> float | None:
+    """Days from order to delivery: a plain number of days, or a duration ("12 weeks", "90 d")."""
+    if not text:
+        return None
+    from bom.units import magnitude
+
+    try:
+        days = float(text) if re.fullmatch(r"\s*[0-9.]+\s*", text) else magnitude(parse_quantity(text, "time"), "time")
+    except ValueError:   # a QuantityError is one too
+        days = float("nan")
+    if not 0 <= days <= 3650:
+        raise CatalogError(f"lead_time {text[:60]!r} is not a lead time", where=where, key="lead_time",
+                           hint="Write days as a number (84) or a duration such as \"12 weeks\", up to 10 years.")
+    return days
 
 
 def _currency(code: str, rates: dict[str, float], where: str) -> float:
@@ -189,7 +210,7 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
         if quoted and until and until < quoted:
             raise CatalogError(f"valid_until {until} is before quoted_on {quoted}", where=where, key="valid_until")
         out.append(Quote(sku, amount, code, rate, source, quoted, until, rec.get("quote_ref", ""),
-                         rec.get("vendor", ""), where))
+                         rec.get("vendor", ""), where, _lead_time(rec.get("lead_time", ""), where)))
     return out
 
 
@@ -219,10 +240,13 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
             kind = catalog.kind_of(row.id)
             assert kind is not None
             as_of = q.quoted_on or row.as_of
-            catalog.rows[kind][row.id] = row.model_copy(
-                update={"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of,
-                        # a quote is the price: the public range it replaces no longer bounds it
-                        "price_low_usd": None, "price_high_usd": None, "price_range_source": None})
+            # a quote is the price: the public range it replaces no longer bounds it
+            update: dict[str, object] = {"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of,
+                                         "price_low_usd": None, "price_high_usd": None, "price_range_source": None}
+            if q.lead_time_days is not None:
+                update.update(lead_time=parse_quantity(f"{q.lead_time_days} d", "time"),
+                              lead_time_source=f"quote {q.quote_ref or 'without a reference'} ({q.where})")
+            catalog.rows[kind][row.id] = row.model_copy(update=update)
             catalog.origin[row.id] = q.where
             catalog.quotes[row.id] = q
 

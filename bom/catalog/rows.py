@@ -20,6 +20,7 @@ from bom.errors import CatalogError
 from bom.inputs.validation import (
     Attenuation,
     Compute,
+    Duration,
     Frequency,
     Length,
     Length0,
@@ -43,7 +44,7 @@ CPO = "cpo"
 #: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
 UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
                            "unconfirmed", "price_per_m_usd", "price_low_usd", "price_high_usd",
-                           "price_range_source"})
+                           "price_range_source", "lead_time", "lead_time_source"})
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -70,6 +71,10 @@ class Row(Model):
     status_date: dt.date | None = None
     status_source: str | None = None
     orderable: bool = True
+    lead_time: Duration | None = None
+    """Days from order to delivery ("12 weeks", "90 d"); with ``lead_time_source`` (a document, or
+    "estimate: ..." saying what it rests on). Like a price, a quote replaces it (bom/catalog/prices.py)."""
+    lead_time_source: str | None = None
     confirmed: bool = True
     """Whether every fact of the row was read at its source; ``false`` names them in ``unconfirmed``."""
     unconfirmed: list[str] = []
@@ -99,6 +104,19 @@ class Row(Model):
     def placeholder_price(self) -> bool:
         """An estimated price with no published range around it: a round figure to replace with a quote."""
         return self.price_source == "estimate" and self.price_low_usd is None
+
+    @model_validator(mode="after")
+    def _lead_time_has_source(self) -> Row:
+        if (self.lead_time is None) != (self.lead_time_source is None):
+            raise ValueError("lead_time goes with lead_time_source (a document, or \"estimate: ...\" saying what "
+                             "it rests on), and lead_time_source with a lead_time")
+        if self.lead_time is not None and not 0 <= magnitude(self.lead_time, "time") <= 3650:
+            raise ValueError("lead_time is between 0 and 10 years (\"12 weeks\", \"90 d\")")
+        return self
+
+    @property
+    def lead_time_days(self) -> float | None:
+        return None if self.lead_time is None else magnitude(self.lead_time, "time")
 
     @model_validator(mode="after")
     def _unconfirmed_named(self) -> Row:

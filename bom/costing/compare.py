@@ -117,6 +117,10 @@ class Generation:
         out.update(network_capex_per_gpu=c.network_usd / gpus, network_power_w_per_gpu=c.network_power_kw * 1000 / gpus,
                    network_capex_share=c.network_capex_share, network_power_share=c.network_power_share,
                    capex_per_gpu=c.capex_usd / gpus, tco_usd=c.tco_usd, usd_per_gpu_hour=c.usd_per_gpu_hour)
+        if r.job is not None:   # the job each generation was sized for: its cost and time side by side
+            j = r.job
+            out.update(job_gpu_hours=j.gpu_hours, job_wall_days=j.wall_days, job_energy_mwh=j.energy_mwh,
+                       job_cost_usd=j.cost_usd, job_marginal_cost_usd=j.marginal_cost_usd)
         return out
 
 
@@ -139,7 +143,11 @@ SCOPES: dict[str, str] = {
     "network_capex_per_gpu": "whole network", "network_power_w_per_gpu": "whole network",
     "network_capex_share": "whole network", "network_power_share": "whole network",
     "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
+    "job_gpu_hours": "job", "job_wall_days": "job", "job_energy_mwh": "job", "job_cost_usd": "job",
+    "job_marginal_cost_usd": "job",
 }
+#: The job's metrics: present when the comparison sizes each generation from the scenario's training job.
+JOB_METRICS = tuple(k for k, v in SCOPES.items() if v == "job")
 
 
 #: Scopes and cluster metrics that include the storage, in-band and out-of-band fabrics.

@@ -43,14 +43,92 @@ def spares_policy(given: dict[str, SparesRule] | None) -> dict[str, SparesRule]:
 
 
 def spare_count(installed: float, rule: SparesRule, sites: int) -> int:
-    """Spares of one part = max(ceil(fraction x installed), min, per_site x sites).
+    """Spares of one part = max(ceil(fraction x installed), min, per_site x sites, and with a failure
+    rate, sites x the Poisson spares of one site's share: :func:`poisson_spares`).
 
     >>> spare_count(6912, SparesRule(fraction=0.02, min=2), 2), spare_count(10, SparesRule(min=2), 2)
     (139, 2)
     >>> spare_count(64, SparesRule(per_site=1), 4), spare_count(5, SparesRule(), 1)
     (4, 0)
     """
-    return max(math.ceil(rule.fraction * installed - 1e-9), rule.min, rule.per_site * sites)
+    by_rate = sites * poisson_spares(expected_failures(installed / sites, rule), rule.service_level or 0.0) \
+        if rule.by_failure_rate else 0
+    return max(math.ceil(rule.fraction * installed - 1e-9), rule.min, rule.per_site * sites, by_rate)
+
+
+def expected_failures(installed: float, rule: SparesRule) -> float:
+    """Failures expected during one resupply time = installed x AFR x resupply days / 365."""
+    assert rule.afr is not None and rule.resupply is not None
+    return installed * rule.afr * float(rule.resupply.to("day").magnitude) / 365.0
+
+
+def poisson_cdf(k: int, mean: float) -> float:
+    """P(X <= k) for X ~ Poisson(mean), each term in log space (no underflow at large means), from
+    12 standard deviations below the mean (the terms below add nothing a float can hold).
+
+    >>> round(poisson_cdf(4, 2.0), 4), round(poisson_cdf(5, 2.0), 4), poisson_cdf(3, 0.0)
+    (0.9473, 0.9834, 1.0)
+    """
+    if mean <= 0:
+        return 1.0
+    lo = max(0, int(mean - 12 * math.sqrt(mean)) - 1)
+    return min(1.0, sum(math.exp(i * math.log(mean) - mean - math.lgamma(i + 1)) for i in range(lo, k + 1)))
+
+
+def poisson_spares(mean: float, service_level: float) -> int:
+    """The fewest spares s with P(failures during a resupply <= s) >= the service level.
+
+    >>> poisson_spares(2.0, 0.95), poisson_spares(2.0, 0.98), poisson_spares(0.0, 0.99)
+    (5, 5, 0)
+    """
+    if mean <= 0:
+        return 0
+    s = max(0, int(mean - 12 * math.sqrt(mean)) - 1)
+    term = math.exp(s * math.log(mean) - mean - math.lgamma(s + 1))
+    total = term
+    while total < service_level:   # each next term is the last x mean / (s + 1)
+        s += 1
+        term *= mean / s
+        total += term
+    return s
+
+
+@dataclass(frozen=True)
+class SparesBasis:
+    """How a part's spares were counted, and how a fraction rule would have fared (with a failure rate)."""
+
+    method: str                         # "rule" (fraction / min / per site) or "failure rate"
+    expected_failures: float | None     # per site during one resupply time
+    fill_rate: float | None             # P(a site's failures during a resupply <= its spares)
+    fraction_rule_spares: int | None    # what the default fraction rule of the category gives
+    fraction_rule_fill_rate: float | None
+
+    def text(self) -> str:
+        if self.expected_failures is None:
+            return "spares by rule (fraction, minimum or per site)"
+        return (f"by failure rate: {self.expected_failures:,.3g} failures expected per site during a resupply, "
+                f"fill rate {self.fill_rate:.2%}" + (
+                    f"; the default fraction rule's {self.fraction_rule_spares:,} spares would fill "
+                    f"{self.fraction_rule_fill_rate:.2%}" if self.fraction_rule_spares is not None else ""))
+
+    def to_json(self) -> dict[str, object]:
+        return {"method": self.method, "expected_failures_per_site": self.expected_failures,
+                "fill_rate": self.fill_rate, "fraction_rule_spares": self.fraction_rule_spares,
+                "fraction_rule_fill_rate": self.fraction_rule_fill_rate}
+
+
+def spares_basis(installed: float, spares: float, category: str, rule: SparesRule | None, sites: int) -> SparesBasis:
+    """The fill rate of the spares held, and of the category's default fraction rule, when the rule
+    gives a failure rate; "rule" otherwise (no failure rate, no fill rate to state)."""
+    if rule is None or not rule.by_failure_rate:
+        return SparesBasis("rule", None, None, None, None)
+    mean = expected_failures(installed / sites, rule)
+    level = poisson_cdf(int(spares // sites), mean) if mean > 0 else 1.0
+    default = DEFAULT_SPARES.get(category)
+    if default is None:
+        return SparesBasis("failure rate", mean, level, None, None)
+    n = spare_count(installed, default, sites)
+    return SparesBasis("failure rate", mean, level, n, poisson_cdf(n // sites, mean) if mean > 0 else 1.0)
 
 
 def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int) -> list[Line]:
@@ -74,10 +152,13 @@ def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int
 
 # --- flags -----------------------------------------------------------------------------
 
+def _row(catalog: Catalog, catalog_id: str):  # type: ignore[no-untyped-def]
+    return next((rows[catalog_id] for rows in catalog.rows.values() if catalog_id in rows), None)
+
+
 def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
     """What a buyer must know about a line's part: end of sale, generic name, estimate, quote state."""
-    row = next((r for rows in catalog.rows.values() for r in ([rows[line.catalog_id]]
-                if line.catalog_id in rows else [])), None)
+    row = _row(catalog, line.catalog_id)
     flags = []
     if row is not None and row.status != "active":
         flags.append(f"{row.status} {row.status_date} ({row.status_source})")
@@ -132,6 +213,9 @@ class OrderLine:
     vendor: str                           # who quoted (or the maker when there is no quote)
     flags: tuple[str, ...]
     valid_until: dt.date | None = None
+    lead_time_days: float | None = None   # order to delivery (the quote's, else the catalog row's)
+    lead_time_source: str = ""
+    spares_basis: SparesBasis | None = None   # how the spares were counted (and their fill rate)
 
     @property
     def total(self) -> float:
@@ -151,12 +235,16 @@ class OrderLine:
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
                 "price_source": self.price_source, "price_date": self.price_date, "quote_ref": self.quote_ref,
                 "vendor": self.vendor, "flags": list(self.flags),
-                "valid_until": self.valid_until.isoformat() if self.valid_until else None}
+                "valid_until": self.valid_until.isoformat() if self.valid_until else None,
+                "lead_time_days": self.lead_time_days, "lead_time_source": self.lead_time_source,
+                "spares_basis": self.spares_basis.to_json() if self.spares_basis is not None else None}
 
 
 def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
-                per_site: dict[str, tuple[float, ...]] | None = None) -> list[OrderLine]:
-    """One line per part number across fabrics, hops and tiers: installed, per site, spares, flags."""
+                per_site: dict[str, tuple[float, ...]] | None = None,
+                policy: dict[str, SparesRule] | None = None, sites: int = 1) -> list[OrderLine]:
+    """One line per part number across fabrics, hops and tiers: installed, per site, spares, flags;
+    with the spares ``policy``, how each line's spares were counted."""
     groups: dict[str, list[Line]] = {}
     for line in lines:
         groups.setdefault(line.sku, []).append(line)
@@ -167,12 +255,27 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
         spares = sum(x.quantity for x in group if x.fabric == SPARES)
         quote = quote_for(head, catalog)
         flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
+        days, said = lead_time(head, catalog)
         out.append(OrderLine(sku, head.catalog_id, head.category, head.description.removesuffix(" (spare)"),
                              head.vendor, head.unit, installed, (per_site or {}).get(sku), spares,
                              head.unit_price_usd, head.price_source, head.as_of,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
-                             flags, quote.valid_until if quote else None))
+                             flags, quote.valid_until if quote else None, days, said,
+                             spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites)
+                             if head.unit == "each" else None))
     return out
+
+
+def lead_time(line: Line, catalog: Catalog) -> tuple[float | None, str]:
+    """Days from order to delivery of a line's part and where that comes from: a quote for its sold
+    length, else its row's (a quote for the row has replaced the row's own); None when unknown."""
+    q = catalog.quotes.get(line.sku)
+    if q is not None and q.lead_time_days is not None and line.sku != line.catalog_id:
+        return q.lead_time_days, f"quote {q.quote_ref or 'without a reference'} ({q.where})"
+    row = _row(catalog, line.catalog_id)
+    if row is None or row.lead_time is None:
+        return None, ""
+    return row.lead_time_days, row.lead_time_source or ""
 
 
 def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str, float]]],

@@ -8,14 +8,17 @@ and the tests hold the two to agree.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
+from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
+from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
     Basis,
     Input,
@@ -25,6 +28,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
+from bom.costing.uncertainty import Range, draw
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
@@ -49,6 +53,10 @@ class Report:
     priced_on: dt.date = dt.date(2026, 1, 1)    # the day quotes are checked against
     document_date: dt.date = dt.date(2026, 1, 1)  # the workbook's properties (reproducible)
     checks: Checks | None = None                  # the design rules' closed form (bom/rules)
+    job: Job | None = None                        # the scenario's training job priced (bom/costing/job.py)
+    schedule: list[SiteSchedule] = field(default_factory=list)   # each site's in-service date
+    range: Range | None = None                    # P10 / P50 / P90 (bom/costing/uncertainty.py)
+    order_date: dt.date = dt.date(2026, 1, 1)
 
     @property
     def name(self) -> str:
@@ -85,6 +93,11 @@ class Report:
         return [x for x in self.lines if x.placeholder_price]
 
     @property
+    def storage_usd(self) -> float:
+        """The storage appliances' price (spares of them included): a budget line of its own."""
+        return sum(x.price_usd for x in self.lines if x.category == Category.STORAGE)
+
+    @property
     def pflops_per_gpu(self) -> float:
         return self.basis.pflops_per_gpu if self.basis else 0.0
 
@@ -97,7 +110,7 @@ class Report:
         out["totals"] = {
             "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
             "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
-            "spares_usd": round(self.spares_usd, 2),
+            "spares_usd": round(self.spares_usd, 2), "storage_usd": round(self.storage_usd, 2),
             "budget_low_usd": round(self.budget_usd[0], 2), "budget_high_usd": round(self.budget_usd[1], 2),
             "placeholder_usd": round(sum(x.price_usd for x in self.placeholder_lines), 2),
             "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
@@ -113,14 +126,19 @@ class Report:
         out["finance"] = {k: round(getattr(t, k), 6) for k in (
             "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
             "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
-            "npv_usd", "usd_per_pflop_hour")}
+            "npv_usd", "usd_per_pflop_hour", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
+            "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
         out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
+        out["job"] = self.job.to_json() if self.job is not None else None
+        out["range"] = self.range.to_json() if self.range is not None else None
         out["sensitivity"] = [s.to_json() for s in self.sensitivity]
         out["order"] = [o.to_json() for o in self.order]
         out["quotes"] = [q.to_json() for q in self.quotes]
         out["exchange_rates"] = dict(self.model.scenario.exchange_rates)
         out["warnings"] = list(self.warnings)
         out["priced_on"] = self.priced_on.isoformat()
+        out["order_date"] = self.order_date.isoformat()
+        out["in_service"] = [s.to_json() for s in self.schedule]
         out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
         out["checks"] = self.checks.to_json() if self.checks is not None else None
         return out
@@ -187,7 +205,7 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
         it_power_max_w=sum(x.power_max_w for x in lines),
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
-        racks=model.racks, gpus=model.cluster.gpus,
+        racks=model.racks, gpus=model.cluster.gpus, nodes=model.cluster.nodes,
         dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,
         pflops_per_gpu=_dense_pflops(model.platform))
 
@@ -230,15 +248,51 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     _check_spares(sc, base, src)
     sites = model.cluster.site_count
-    lines = base + spare_lines(base, spares_policy(sc.spares), sites)
+    policy = spares_policy(sc.spares)
+    lines = base + spare_lines(base, policy, sites)
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
-    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base))
+    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
     ins = inputs(sc.tco)
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
         checks = check(model, catalog)
-    return Report(model, lines, ins, compute_tco(basis, ins), basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks)
+    tco = compute_tco(basis, ins)
+    order_date = sc.order_date or priced_on
+    return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
+                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
+                  job=job_cost(model.sizing, model.cluster.gpus, tco),
+                  schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
+                  range=_range(order, basis, tco, ins, catalog, sc))
+
+
+def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,
+           sc: Scenario) -> Range:
+    """The Monte Carlo of the TCO over the prices, exchange rates and utilisation."""
+    currency = {}
+    for o in order:
+        q = catalog.quotes.get(o.sku) or catalog.quotes.get(o.catalog_id)
+        if q is not None and q.currency != "USD":
+            currency[o.sku] = q.currency
+    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed)
+
+
+def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],
+              order_date: dt.date) -> list[SiteSchedule]:
+    """Each site's in-service date (bom/costing/schedule.py), from its GPUs and racks."""
+    v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
+    racks = site_racks(model)
+    return [site_schedule(order, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
+                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"])
+            for s in model.site_sizes]
+
+
+def site_racks(model: Model) -> list[int]:
+    """Racks standing in each site (its shape's sections and its own racks)."""
+    p = model.placement
+    sites = model.cluster.site_count
+    if p is None:
+        return [math.ceil(model.racks / sites)] * sites
+    return [sum(sec.copies * len(sec.layouts) for _, sec, _ in p.site_sections(i)) for i in range(1, sites + 1)]

@@ -8,10 +8,13 @@ mirror and the tests hold the two to agree.
 Conventions (those of AI-cloud TCO models such as SemiAnalysis' and Epoch AI's): capex is
 charged per year by the capital recovery factor over each asset class's life at the cost of
 capital; opex is energy (at the typical IT draw), support per asset class, space (colocation per
-kW-month of the IT load at its maximum, the capacity a contract reserves, or per rack), and leased
-dark fibre; facility sizing (power and cooling capacity) takes the maximum IT draw; cost per
-GPU-hour = (capital charge + opex) per year over the GPU-hours worked. No residual value is
-credited at the end of the period.
+kW-month of the IT load at its maximum, the capacity a contract reserves, or per rack), leased dark
+fibre, operations staff, software licences (per GPU and per node), insurance and property tax;
+facility sizing (power and cooling capacity) takes the maximum IT draw; cost per GPU-hour =
+(capital charge + opex) per year over the GPU-hours worked (utilisation, and the deployment ramp:
+GPUs earn from the day they are in service). The marginal rate is energy and support alone over
+the same hours. No residual value is credited at the end of the period; ``NOT_INCLUDED`` lists
+what else the TCO leaves out.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from bom.errors import BomError
+from bom.errors import BomError, ScenarioError
 
 HOURS_PER_YEAR = 8760.0
 CLASSES = ("gpu", "network", "facility")
@@ -72,11 +75,44 @@ _DEFAULTS = (
           "estimate: metro dark-fibre pair lease; replace with the carrier's quote"),
     Input("install_link", "Installation per link", 20.0, "USD", "estimate: labour to run and test one link"),
     Input("install_rack", "Installation per rack", 2500.0, "USD", "estimate: rack, stack and power-on"),
+    Input("install_racks_per_day", "Racks installed per day (per site)", 12.0, "racks per day",
+          "estimate: xAI's Colossus, 100,000 H100 GPUs in racks of 64 (about 1,560 racks), was built in 122 days "
+          "(xAI, 2024-09-02; NVIDIA, 2024-10-28): about 13 racks a day, the fast end of what is published"),
     Input("hours", "Hours per year", HOURS_PER_YEAR, "h", "8,760 h = 365 d x 24 h"),
+    Input("staff_fte", "Operations staff", 0.0, "FTE",
+          "0: no published staffing ratio holds across operators (remote hands, a managed service or an own "
+          "team); give the full-time equivalents the cluster needs"),
+    Input("staff_cost", "Cost per staff FTE-year", 90520.0, "USD per FTE per year",
+          "BLS Occupational Outlook Handbook, Network and Computer Systems Administrators: median pay "
+          "90,520 USD per year (May 2022); wages only, add benefits and overhead for a loaded cost"),
+    Input("licence_gpu", "Software licences per GPU-year", 0.0, "USD per GPU per year",
+          "0: NVIDIA AI Enterprise lists at 4,500 USD per GPU per year (NVIDIA Q3 FY2024 earnings call; "
+          "NVIDIA AI Enterprise licensing guide), but some systems bundle it and not every cluster runs it"),
+    Input("licence_node", "Software licences per node-year", 0.0, "USD per node per year",
+          "0: per-node subscriptions (UFM, Base Command Manager, an OS or scheduler) have no public list price; "
+          "give the quote"),
+    Input("insurance", "Insurance", 0.0, "fraction of capex per year",
+          "0: property insurance on the equipment depends on the site and the policy; give the broker's rate"),
+    Input("property_tax", "Property tax", 0.0, "fraction of capex per year",
+          "0: personal-property tax on equipment depends on the jurisdiction, and many US states exempt "
+          "data-centre equipment; give the local rate"),
+    Input("ramp_months", "Deployment ramp", 0.0, "months",
+          "0: months from the first rack in service to the last, the GPUs entering service evenly; they earn "
+          "from the day they are in service, so the GPU-hours over the period lose half the ramp"),
+)
+#: What the TCO leaves out (listed on the TCO sheet and in the report).
+NOT_INCLUDED = (
+    "the building, land and grid connection (colocation or space per rack stands in for them)",
+    "network transit and internet (only leased dark fibre between sites is priced)",
+    "storage capacity beyond the storage appliances in the BOM",
+    "spares consumed after the first set in the BOM (support contracts cover replacements)",
+    "financing fees, income taxes and any residual or resale value at the end of the period",
+    "the software to train or serve (models, data, engineers): the job's cost is the cluster's time only",
 )
 DEFAULTS = {i.name: i for i in _DEFAULTS}
 _UNITS = {"electricity": "USD/kWh", "dark_fibre": "USD/km/yr", "space": "USD/yr", "install_link": "USD",
-          "install_rack": "USD", "colocation": "USD/kW/month"}
+          "install_rack": "USD", "colocation": "USD/kW/month", "staff_cost": "USD/yr",
+          "licence_gpu": "USD/yr", "licence_node": "USD/yr"}
 #: The scenario's older single support rate sets every class's rate.
 _SUPPORT_ALL = "support"
 
@@ -110,6 +146,11 @@ def inputs(spec: object | None) -> dict[str, Input]:
         elif not isinstance(value, str):
             value = float(value)
         out[name] = Input(name, default.label, value, default.unit, "scenario")
+    ramp, years = float(out["ramp_months"].value), float(out["years"].value)
+    if service_share(ramp, years) <= 0:
+        raise ScenarioError(f"a deployment ramp of {ramp:g} months leaves no GPU-hours in {years:g} years "
+                            f"(the GPUs enter service evenly over the ramp)", key="tco.ramp_months",
+                            hint=f"Give a ramp under {24 * years:g} months, or a longer tco.years.")
     return out
 
 
@@ -183,13 +224,23 @@ def npv(capex_usd: float, opex_per_year: float, rate: float, years: float) -> fl
     return capex_usd + opex_per_year * present_value_factor(rate, years)
 
 
-def per_gpu_hour(cost_per_year: float, gpus: int, utilisation: float, hours: float = HOURS_PER_YEAR) -> float:
-    """Cost per GPU-hour [USD] = cost per year / (GPUs x hours x utilisation).
+def worked_gpu_hours(gpus: int, hours: float, utilisation: float, in_service: float = 1.0) -> float:
+    """GPU-hours worked per year = GPUs x hours x utilisation x share in service (the ramp).
 
-    >>> round(per_gpu_hour(8760 * 2, 1, 1.0), 2)
-    2.0
+    >>> worked_gpu_hours(10, 8760, 0.5, 0.95)
+    41610.0
     """
-    return cost_per_year / (gpus * hours * utilisation)
+    return gpus * hours * utilisation * in_service
+
+
+def service_share(ramp_months: float, years: float) -> float:
+    """Share of the period's GPU-hours the GPUs are in service = 1 - ramp / (2 x period): over an even
+    ramp the GPUs are in service half the time on average.
+
+    >>> service_share(6, 5), service_share(0, 5)
+    (0.95, 1.0)
+    """
+    return 1.0 - ramp_months / (24.0 * years)
 
 
 def share(part: float, whole: float) -> float:
@@ -219,6 +270,7 @@ class Basis:
     dark_fibre_km: float
     pflops_per_gpu: float              # dense FP8 [PFLOP/s] per GPU
     it_power_max_w: float | None = None   # the maximum IT draw (facility sizing); None: it_power_w
+    nodes: int = 0                     # GPU nodes (software licences per node)
 
 
 @dataclass(frozen=True)
@@ -237,13 +289,19 @@ class Tco:
     support_per_year: float
     dark_fibre_per_year: float
     space_per_year: float
+    staff_per_year: float
+    licences_per_year: float
+    insurance_tax_per_year: float
     opex_per_year: float
     depreciation_per_year: float
     capital_charge_per_year: float
     annual_cost_usd: float
     tco_usd: float
     npv_usd: float
+    service_share: float               # of the period's GPU-hours, after the deployment ramp
+    gpu_hours_per_year: float          # GPUs x hours x utilisation x service share
     usd_per_gpu_hour: float
+    marginal_usd_per_gpu_hour: float   # energy and support only
     usd_per_pflop_hour: float
     network_capex_share: float
     network_power_share: float
@@ -275,16 +333,22 @@ def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
     support = sum(cap[c] * f[f"support_{c}"] for c in CLASSES)
     fibre = dark_fibre_per_year(b.dark_fibre_km, f["dark_fibre"])
     space = space_per_year(str(v["space_basis"]), peak_kw, b.racks, f["colocation"], f["space"])
-    opex = energy + support + fibre + space
+    staff = f["staff_fte"] * f["staff_cost"]
+    licences = b.gpus * f["licence_gpu"] + b.nodes * f["licence_node"]
+    insurance_tax = capex * (f["insurance"] + f["property_tax"])
+    opex = energy + support + fibre + space + staff + licences + insurance_tax
     r = f["discount_rate"]
     depreciation = sum(cap[c] / f[f"life_{c}"] for c in CLASSES)
     charge = sum(cap[c] * capital_recovery_factor(r, f[f"life_{c}"]) for c in CLASSES)
     annual = charge + opex
-    gpu_hour = per_gpu_hour(annual, b.gpus, f["utilisation"], f["hours"])
+    in_service = service_share(f["ramp_months"], f["years"])
+    worked = worked_gpu_hours(b.gpus, f["hours"], f["utilisation"], in_service)
+    gpu_hour = share(annual, worked)
     return Tco(hardware, b.network_usd, capex - hardware, capex, cap["gpu"], cap["network"], cap["facility"],
-               it_kw, b.network_power_w / 1000.0, it_kw * f["pue"], energy, support, fibre, space, opex,
-               depreciation, charge, annual, capex + f["years"] * opex, npv(capex, opex, r, f["years"]),
-               gpu_hour, gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
+               it_kw, b.network_power_w / 1000.0, it_kw * f["pue"], energy, support, fibre, space, staff,
+               licences, insurance_tax, opex, depreciation, charge, annual, capex + f["years"] * opex,
+               npv(capex, opex, r, f["years"]), in_service, worked, gpu_hour, share(energy + support, worked),
+               gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
                share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w),
                peak_kw, peak_kw * f["pue"])
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
+from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
@@ -129,7 +129,8 @@ OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes", "ra
 
 
 class Storage(Model):
-    """Storage appliances: a count, or capacity and/or throughput that derive it."""
+    """Storage appliances: a count, or capacity and/or throughput that derive it; with none of them,
+    the capacity the training job needs (checkpoints kept and the dataset) derives it."""
 
     appliance: str | None = Field(default=None, examples=["storage-appliance-2u"])
     """The appliance, an ``endpoints`` catalog row; default: the platform's."""
@@ -143,6 +144,13 @@ class Storage(Model):
     """Storage-fabric ports per appliance; default: the catalog row's."""
     rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of those ports; default: the catalog row's."""
+    checkpoints: int | None = Field(default=None, ge=1, le=10000, examples=[5])
+    """Checkpoints kept, to size the capacity from the training job (default 5, an estimate)."""
+    checkpoint_bytes_per_param: float | None = Field(default=None, gt=0, le=100, examples=[14])
+    """Bytes per parameter of one checkpoint (default 14: bf16 weights with the fp32 master weights and
+    Adam moments, ZeRO's 16 less the gradients)."""
+    dataset_bytes_per_token: float | None = Field(default=None, gt=0, le=1000, examples=[4])
+    """Bytes per training token of the dataset (default 4: token ids as 32-bit integers)."""
 
 
 class Management(Model):
@@ -315,10 +323,29 @@ class Tco(Model):
     """Colocation price per kW-month (space basis kW)."""
     space_basis: Literal["rack", "kW"] | None = Field(default=None, examples=["rack"])
     """Space priced per kW of IT power (``kW``, colocation) or per rack (``rack``)."""
+    staff_fte: float | None = Field(default=None, ge=0, le=1e5, examples=[12])
+    """Operations staff [full-time equivalents] (default 0: give your own)."""
+    staff_cost: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["150000 USD/yr"])  # type: ignore[valid-type]
+    """Cost per staff FTE-year."""
+    licence_gpu: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["4500 USD/yr"])  # type: ignore[valid-type]
+    """Software licences per GPU per year (NVIDIA AI Enterprise lists at 4,500 USD; default 0)."""
+    licence_node: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["500 USD/yr"])  # type: ignore[valid-type]
+    """Software licences per GPU node per year (UFM, Base Command Manager, OS; default 0)."""
+    insurance: float | None = Field(default=None, ge=0, le=1, examples=[0.005])
+    """Insurance per year as a fraction of capex (default 0)."""
+    property_tax: float | None = Field(default=None, ge=0, le=1, examples=[0.01])
+    """Property tax per year as a fraction of capex (default 0)."""
+    install_racks_per_day: float | None = Field(default=None, gt=0, le=10000, examples=[4])
+    """Racks a site's crews install, cable and test per day (sets the in-service dates)."""
+    ramp_months: float | None = Field(default=None, ge=0, le=360, examples=[6])
+    """Deployment ramp: months from the first rack in service to the last (default 0); the GPUs earn
+    from the day they are in service."""
 
 
 class SparesRule(Model):
-    """Spares of every part of one category: the largest of the three (0 = none)."""
+    """Spares of every part of one category: the largest of the rules given (0 = none). With ``afr``,
+    ``resupply`` and ``service_level`` (all three), the spares by failure rate: per site, the fewest
+    that cover the failures during one resupply time with that probability (Poisson)."""
 
     fraction: float = Field(default=0.0, ge=0, le=1, examples=[0.02])
     """Of the installed quantity, rounded up."""
@@ -326,6 +353,35 @@ class SparesRule(Model):
     """At least this many per part number."""
     per_site: int = Field(default=0, ge=0, examples=[1])
     """Or this many per part number and site."""
+    afr: float | None = Field(default=None, gt=0, le=10, examples=[0.02])
+    """Annual failure rate per installed unit (0.02 = 2 % a year), from the vendor or your fleet."""
+    resupply: Duration | None = Field(default=None, examples=["30 d"])
+    """Days until a failed unit's replacement arrives (RMA or reorder)."""
+    service_level: float | None = Field(default=None, gt=0, lt=1, examples=[0.99])
+    """Probability that a site's failures during one resupply time do not outnumber its spares."""
+
+    @model_validator(mode="after")
+    def _failure_rate_whole(self) -> SparesRule:
+        given = [k for k in ("afr", "resupply", "service_level") if getattr(self, k) is not None]
+        if given and len(given) != 3:
+            raise ValueError("spares by failure rate need afr, resupply and service_level together "
+                             f"(this rule gives {', '.join(given)})")
+        if self.resupply is not None and not self.resupply.to("day").magnitude > 0:
+            raise ValueError("resupply is a time greater than zero, such as \"30 d\"")
+        return self
+
+    @property
+    def by_failure_rate(self) -> bool:
+        return self.afr is not None
+
+
+class Uncertainty(Model):
+    """The P10 / P50 / P90 range's Monte Carlo (bom/costing/uncertainty.py: the spreads and their sources)."""
+
+    draws: int = Field(default=2000, ge=100, le=1_000_000, examples=[10000])
+    """Draws of the prices, exchange rates and utilisation."""
+    seed: int = Field(default=1, ge=0, examples=[2027])
+    """The random seed: the same seed gives the same figures."""
 
 
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
@@ -371,6 +427,11 @@ class Scenario(Model):
     date: dt.date | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
+    uncertainty: Uncertainty = Uncertainty()
+    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (draws and seed)."""
+    order_date: dt.date | None = Field(default=None, examples=["2027-01-15"])
+    """The day the order is placed: each site's in-service date counts from it (the longest lead time of
+    its parts, then its racks' installation); default: the day the BOM is priced for (``date``)."""
     exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default={}, examples=[{"EUR": 1.08}])
     """USD per unit of each currency a price file quotes in, e.g. {EUR: 1.08}; USD is 1."""
     spares: dict[str, SparesRule] | None = Field(default=None, examples=[{"transceiver": {"fraction": 0.02,

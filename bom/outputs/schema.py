@@ -156,14 +156,27 @@ def _order() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
                 "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT, "total": COUNT,
                 "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
-                "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE)},
+                "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
+                "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
+                                                   "row's lead_time; null when neither gives one."),
+                "lead_time_source": _said(STR, "Where the lead time comes from (a document, \"estimate: ...\" "
+                                               "or the quote); empty without one."),
+                "spares_basis": null(obj({
+                    "method": _said({"enum": ["rule", "failure rate"]},
+                                    "rule: fraction, minimum or per site; failure rate: Poisson over the "
+                                    "category's afr, resupply and service_level (the largest of those given)."),
+                    "expected_failures_per_site": _said(null(NUM), "installed per site x afr x resupply / 365."),
+                    "fill_rate": _said(null(NUM), "P(a site's failures during one resupply <= its spares)."),
+                    "fraction_rule_spares": _said(null(INT), "What the category's default rule would hold."),
+                    "fraction_rule_fill_rate": _said(null(NUM), "That rule's fill rate at the same failure rate.")},
+                    description="How the spares were counted (null for a line in metres)."))},
                description="One order line per part number.")
 
 
 def _quote() -> Schema:
     return obj({"sku": STR, "amount": NUM, "currency": STR, "usd_per_unit": NUM, "price_usd": NUM,
                 "price_source": STR, "quoted_on": null(DATE), "valid_until": null(DATE), "quote_ref": STR,
-                "vendor": STR, "where": STR})
+                "vendor": STR, "where": STR, "lead_time_days": null(NUM)})
 
 
 def _sizing() -> Schema:
@@ -235,11 +248,55 @@ def checks_schema() -> Schema:
                            "plan too). ok: no error-severity violation.")
 
 
+def _job() -> Schema:
+    said = {"name": "The job's name (or its kind).", "flop": "Total work [FLOP].",
+            "flops_per_gpu": "Dense FLOP/s per GPU in the job's dtype (catalog).", "mfu": "Model FLOP utilisation.",
+            "gpus": "GPUs built (the job runs on all of them).",
+            "gpu_hours": "GPU-hours = flop / (flops_per_gpu x mfu) / 3600.",
+            "wall_days": "Wall time = gpu_hours / gpus / 24 [days].",
+            "energy_mwh": "Facility energy over the wall time (IT power x PUE) [MWh].",
+            "usd_per_gpu_hour": "The TCO's cost per GPU-hour.",
+            "marginal_usd_per_gpu_hour": "Energy and support per GPU-hour worked.",
+            "cost_usd": "gpu_hours x usd_per_gpu_hour.", "marginal_cost_usd": "gpu_hours x marginal_usd_per_gpu_hour.",
+            "deadline_days": "The deadline the job was sized for [days]."}
+    props = {k: NUM for k in said} | {"name": STR, "gpus": INT, "deadline_days": null(NUM)}
+    return obj({k: _said(v, said[k]) for k, v in props.items()},
+               description="The training job priced: GPU-hours, wall time, energy, cost at the TCO and marginal rates.")
+
+
+def _in_service() -> Schema:
+    said = {"site": "The site (1 first).", "gpus": "Its GPUs.", "racks": "Its racks.",
+            "order_date": "The day the order is placed.",
+            "longest_lead_days": "The longest lead time of the parts the site takes [days].",
+            "longest_part": "The part number that arrives last (empty when no part has a lead time).",
+            "gpu_lead_days": "The GPU systems' lead time [days] (0 when unknown).",
+            "install_days": "ceil(racks / racks installed per day).",
+            "date": "The earliest in-service date: order date + longest lead time + install days.",
+            "idle_gpu_days": "Days the GPU systems wait for the last part.",
+            "idle_gpu_cost_usd": "The GPU systems' capital charge over those days (the site's share).",
+            "without_lead_time": "The site's order lines with no lead time (left out of the dates)."}
+    props = {"site": INT, "gpus": INT, "racks": INT, "order_date": DATE, "longest_lead_days": NUM,
+             "longest_part": STR, "gpu_lead_days": NUM, "install_days": INT, "date": DATE, "idle_gpu_days": NUM,
+             "idle_gpu_cost_usd": NUM, "without_lead_time": INT}
+    return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One site's earliest in-service date.")
+
+
+def _range() -> Schema:
+    pct = obj({"p10": NUM, "p50": NUM, "p90": NUM})
+    return obj({"draws": _said(INT, "Monte Carlo draws (scenario uncertainty.draws)."),
+                "seed": _said(INT, "The random seed (uncertainty.seed): the same seed, the same figures."),
+                "capex_usd": pct, "tco_usd": pct, "usd_per_gpu_hour": pct},
+               description="P10 / P50 / P90 of capex, TCO and cost per GPU-hour over prices drawn by their "
+                           "price_source (AACE 18R-97 ranges), exchange rates and utilisation "
+                           "(bom/costing/uncertainty.py).")
+
+
 def build_schema() -> Schema:
     from bom.costing.tco import TCO_FIELDS
 
     endpoint = obj({"id": null(STR), "count": INT})
     totals = {k: NUM for k in ("capex_usd", "hardware_usd", "network_capex_usd", "installation_usd", "spares_usd",
+                               "storage_usd",
                                "it_power_kw", "network_power_kw", "facility_power_kw", "opex_per_year_usd",
                                "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour", "it_power_max_kw",
                                "facility_power_max_kw", "budget_low_usd", "budget_high_usd", "placeholder_usd")}
@@ -247,7 +304,9 @@ def build_schema() -> Schema:
     finance = {k: NUM for k in ("capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year",
                                 "space_per_year", "dark_fibre_per_year", "depreciation_per_year",
                                 "capital_charge_per_year", "annual_cost_usd", "npv_usd", "usd_per_pflop_hour",
-                                "pflops_per_gpu")}
+                                "pflops_per_gpu", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
+                                "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
+    finance["service_share"] = SHARE
     assert set(finance) - {"pflops_per_gpu"} <= set(TCO_FIELDS)
     props: dict[str, Schema] = {
         "name": STR, "platform": STR, "gpus": INT, "nodes": INT, "domains": INT, "racks": INT, "sites": INT,
@@ -256,7 +315,12 @@ def build_schema() -> Schema:
         "rounding": obj({"requested": INT, "built": INT, "extra": INT, "why": STR}),
         "rack_counts": mapping(INT, "Racks by kind: compute, network, management, storage."),
         "endpoints": null(obj({"ufm": endpoint, "management_servers": endpoint,
-                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR})})),
+                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR,
+                                              "basis": _said({"enum": ["scenario", "job", "ra", "none"]},
+                                                             "What sized the storage: the scenario's count, "
+                                                             "capacity or throughput; the training job's "
+                                                             "checkpoints and dataset; the platform RA's read "
+                                                             "guideline; none built.")})})),
         "sizing": null(_sizing()),
         "parallelism": null(parallelism_schema()),
         "fabrics": mapping({"$ref": "#/$defs/fabric"}, "Each fabric by name (compute, storage, inband, oob, dci)."),
@@ -270,6 +334,8 @@ def build_schema() -> Schema:
                       "price range (its price where none is published); placeholder_usd: the part of the hardware "
                       "priced by estimates with no published range."),
         "finance": obj(finance),
+        "job": null(_job()),
+        "range": null(_range()),
         "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,
                                   "high_usd_per_gpu_hour": NUM})),
         "order": array(_order()),
@@ -277,6 +343,8 @@ def build_schema() -> Schema:
         "exchange_rates": mapping(NUM),
         "warnings": array(STR),
         "priced_on": DATE,
+        "order_date": DATE,
+        "in_service": array(_in_service()),
         "inputs": mapping(obj({"value": {"type": ["number", "string"]}, "unit": STR, "source": STR}),
                           "The TCO inputs with their units and sources."),
         "checks": null(checks_schema()),
@@ -295,9 +363,15 @@ _BUILD_KEYS = {
     "tiers": "The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals).",
     "lines": "The bill of materials, one line per part and place.", "finance": "The TCO's finance figures.",
     "sensitivity": "Cost per GPU-hour with each input moved by -20 % and +20 %.",
+    "range": "The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo).",
+    "job": "What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for "
+           "a serving job or a cluster sized by gpus or nodes.",
     "order": "The order: one line per part number, spares included.", "quotes": "Quotes applied to prices.",
     "exchange_rates": "USD per unit of each quoted currency.", "warnings": "What the build warns about.",
     "priced_on": "The day quotes are checked against.",
+    "order_date": "The day the order is placed (order_date, else the day the BOM is priced for).",
+    "in_service": "Each site's earliest in-service date from the order date, its parts' lead times and its "
+                  "racks' installation (bom/costing/schedule.py).",
     "checks": "The design rules' checks: every rule run, its violations with a count, the first ones shown.",
 }
 
@@ -305,9 +379,11 @@ _BUILD_KEYS = {
 # --- the comparison ------------------------------------------------------------------------
 
 def compare_schema() -> Schema:
-    from bom.costing.compare import SCOPES
+    from bom.costing.compare import JOB_METRICS, SCOPES
 
-    metrics = obj({k: NUM for k in SCOPES}, description="The compared figures (see scopes).")
+    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in JOB_METRICS),
+                  description="The compared figures (see scopes); the job's (job_*) when each generation is sized "
+                              "from the scenario's training job.")
     opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
     gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
                "note": null(STR), "kind_note": null(STR),

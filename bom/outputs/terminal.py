@@ -332,7 +332,33 @@ def totals_line(report: object) -> str:
     t = report.tco
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
-            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour")
+            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour"
+            + job_line(report) + in_service_line(report))
+
+
+def in_service_line(report: object) -> str:
+    """Each site's earliest in-service date (the first few sites), "" without a schedule."""
+    from bom.outputs.writers.common import terminal_text
+
+    sched = getattr(report, "schedule", [])
+    if not sched:
+        return ""
+    shown = "; ".join(f"site {s.site} {s.in_service} ({terminal_text(s.longest_part) or 'no lead times'} last, "
+                      f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
+    more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
+    return f"\nin service (ordered {getattr(report, 'order_date', '')}): {shown}{more}"
+
+
+def job_line(report: object) -> str:
+    """The job's cost on a line of its own ("" without a training job)."""
+    from bom.outputs.writers.common import terminal_text
+
+    j = getattr(report, "job", None)
+    if j is None:
+        return ""
+    return (f"\njob {terminal_text(j.name)}: {j.gpu_hours:,.0f} GPU-hours, {j.wall_days:,.1f} days on {j.gpus:,} GPUs, "
+            f"{j.energy_mwh:,.0f} MWh, {j.cost_usd:,.0f} USD at the cost per GPU-hour "
+            f"({j.marginal_cost_usd:,.0f} USD marginal: energy and support)")
 
 
 def compare_table(result: object) -> str:
@@ -369,7 +395,23 @@ def compare_table(result: object) -> str:
                               "copper scale-out", "copper all", "pluggables/GPU", "optics W/GPU",
                               "network USD/GPU", "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 11),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
-                      + notes)
+                      + _job_table(result) + notes)
+
+
+def _job_table(result: object) -> list[str]:
+    """The job each generation was sized for: its time and cost side by side (none without a job)."""
+    from bom.costing.compare import Comparison
+
+    assert isinstance(result, Comparison)
+    pairs = [(g, m) for g, m in zip(result.generations, result.rows(), strict=True) if "job_cost_usd" in m]
+    if not pairs:
+        return []
+    rows = [[g.label, f"{m['gpus']:,.0f}", f"{m['job_gpu_hours']:,.0f}", f"{m['job_wall_days']:,.1f}",
+             f"{m['job_energy_mwh']:,.0f}", f"{m['job_cost_usd']:,.0f}", f"{m['job_marginal_cost_usd']:,.0f}"]
+            for g, m in pairs]
+    return ["", "the job on each generation:",
+            table(["platform", "GPUs", "GPU-hours", "wall days", "MWh", "cost USD", "marginal USD"], rows,
+                  [False] + [True] * 6)]
 
 
 def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:

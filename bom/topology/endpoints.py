@@ -5,7 +5,10 @@ defaults (``support`` in platforms.yaml), overridden by the scenario's ``storage
 ``management:`` blocks. A storage block gives a count, or capacity and throughput that derive
 it (the larger of the two ratios, whole appliances). A storage fabric with no storage block gets
 the platform's RA appliance, sized as the RA sizes storage (by aggregate read throughput, see
-:data:`RA_READ_PER_SU`), and a warning that says so. PDUs are placed per rack (bom/placement/layout.py).
+:data:`RA_READ_PER_SU`) or, for a training job, by the capacity its checkpoints and dataset need
+(:func:`job_capacity`), whichever needs more appliances, and a warning that says which. A storage
+block with none of count, capacity and throughput is sized by the job alone (its checkpoint and
+dataset keys). PDUs are placed per rack (bom/placement/layout.py).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class Endpoints:
     storage_ports: NicPorts | None    # per appliance, on the storage fabric
     why: str                           # how the storage count was reached
     warnings: tuple[str, ...] = ()     # what the build chose for the user (the report lists them)
+    basis: str = "none"                # what sized the storage: scenario, job, ra or none
 
     def management(self) -> list[tuple[Endpoint, int]]:
         return [(r, n) for r, n in ((self.ufm, self.ufm_count), (self.mgmt, self.mgmt_count)) if r and n]
@@ -58,7 +62,8 @@ class Endpoints:
         return {"ufm": {"id": self.ufm.id if self.ufm else None, "count": self.ufm_count},
                 "management_servers": {"id": self.mgmt.id if self.mgmt else None, "count": self.mgmt_count},
                 "storage": {"id": self.storage.id if self.storage else None, "count": self.storage_count,
-                            "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why}}
+                            "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why,
+                            "basis": self.basis}}
 
 
 def _row(catalog: Catalog, rid: str | None, path: tuple[str, ...]) -> Endpoint | None:
@@ -88,6 +93,16 @@ BITS = 8   # the model's rates are Gbit/s; storage reads in GB/s
 # Manual, "UFM Overview"). The BasePOD RA pages read (System Architecture) do not state a UFM
 # count, so this is the stated rule, not a published figure (tests/reference/test_basepod.py).
 BASEPOD_UFM = 2
+# The training job's storage: checkpoints and the tokenised dataset. A checkpoint holds the model
+# states of mixed-precision Adam less the gradients: bf16 weights 2 B + fp32 master weights, momentum
+# and variance 12 B per parameter (ZeRO, Rajbhandari et al. 2020, section 3.1: 2 + 2 + 12 = 16 B with
+# the gradients). The dataset: token ids as 32-bit integers (vocabularies past 65,536, such as
+# Llama 3's 128,256). Checkpoints kept: an estimate (the last few, to roll back a divergence).
+CHECKPOINT_BYTES_PER_PARAM = 14.0
+DATASET_BYTES_PER_TOKEN = 4.0
+CHECKPOINTS_KEPT = 5
+#: The storage block's keys that size it directly (any of them: the job does not).
+_SIZING_KEYS = ("count", "capacity", "throughput")
 
 
 def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
@@ -106,14 +121,68 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
     mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None),
                 ("management", "server"))
     mgmt_count = m.servers if m and m.servers is not None else (sup.mgmt_count if sup else 0)
-    if scenario.storage is None and "storage" in scenario.fabrics:
+    s = scenario.storage
+    if s is not None and all(getattr(s, k) is None for k in _SIZING_KEYS):
+        storage, count, nic, why = _job_storage(scenario, catalog, platform, sites)
+        return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, basis="job")
+    if s is None and "storage" in scenario.fabrics:
         storage, count, nic, why = _ra_storage(catalog, platform, gpus, sites)
-        warning = (f"fabrics.storage has no storage block: {count} x {storage.id} per site defaulted from the "
-                   f"platform's reference architecture ({why}); give storage: {{count: N}} or storage: "
-                   "{capacity: ..., throughput: ...} to size it for your data")
-        return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, (warning,))
+        basis, said = "ra", "the platform's reference architecture"
+        need = job_capacity(scenario)
+        if need is not None and storage.capacity is not None:
+            tb, how = need
+            per = magnitude(storage.capacity, "information") / 1000.0
+            by_job = max(1, math.ceil(tb / per - 1e-9))
+            job_why = f"the job's {how} = {tb:,.6g} TB / {per:g} TB per appliance -> {by_job}"
+            if math.ceil(by_job / sites) > count:
+                count, basis, said = math.ceil(by_job / sites), "job", "the training job's capacity"
+            why = f"{job_why}; {why}; the larger: {said}"
+        warning = (f"fabrics.storage has no storage block: {count} x {storage.id} per site defaulted from {said} "
+                   f"({why}); give storage: {{count: N}} or storage: {{capacity: ..., throughput: ...}} to size it "
+                   "for your data")
+        return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, (warning,), basis)
     storage, count, nic, why = _storage(scenario, catalog, platform, sites)
-    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why)
+    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why,
+                     basis="scenario" if storage is not None else "none")
+
+
+def job_capacity(scenario: Scenario) -> tuple[float, str] | None:
+    """Capacity [TB] the training job's checkpoints and dataset need, and how; None without a
+    training workload that gives params and tokens.
+
+    checkpoints kept x params x bytes per parameter + tokens x bytes per token.
+    """
+    w = scenario.workload
+    if w is None or w.kind == "serve" or w.params is None or w.tokens is None:
+        return None
+    s = scenario.storage
+    kept = s.checkpoints if s is not None and s.checkpoints is not None else CHECKPOINTS_KEPT
+    per_param = (s.checkpoint_bytes_per_param if s is not None and s.checkpoint_bytes_per_param is not None
+                 else CHECKPOINT_BYTES_PER_PARAM)
+    per_token = (s.dataset_bytes_per_token if s is not None and s.dataset_bytes_per_token is not None
+                 else DATASET_BYTES_PER_TOKEN)
+    tb = (kept * w.params * per_param + w.tokens * per_token) / 1e12
+    return tb, (f"{kept} checkpoints x {w.params:.4g} params x {per_param:g} B + {w.tokens:.4g} tokens x "
+                f"{per_token:g} B")
+
+
+def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
+                 sites: int) -> tuple[Endpoint, int, NicPorts, str]:
+    """A storage block with no count, capacity or throughput: the job's capacity sizes it."""
+    need = job_capacity(scenario)
+    if need is None:
+        raise BomError("the storage block gives no count, capacity or throughput, and there is no training job "
+                       "(a workload with params and tokens) to size it from", at=("storage",), key="storage.count",
+                       hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
+    tb, how = need
+    capacity = parse_quantity(f"{tb} TB", "information")
+    sized = scenario.model_copy(update={"storage": scenario.storage.model_copy(  # type: ignore[union-attr]
+        update={"capacity": capacity})})
+    storage, count, nic, _ = _storage(sized, catalog, platform, sites)
+    assert storage is not None and nic is not None and storage.capacity is not None
+    per = magnitude(storage.capacity, "information") / 1000.0
+    return storage, count, nic, (f"the training job's {how} = {tb:,.6g} TB / {per:g} TB per appliance -> "
+                                 f"{max(1, math.ceil(tb / per - 1e-9))}")
 
 
 def _ra_storage(catalog: Catalog, platform: Platform, gpus: int, sites: int) -> tuple[Endpoint, int, NicPorts, str]:

@@ -293,3 +293,68 @@ def test_refused_when_the_platform_names_no_storage_appliance(bom, tmp_path):
     for words in ("fabrics.storage carries no storage", "'gb300-no-storage' names no storage appliance",
                   "Add a storage block", f"{f}:4"):
         assert words in r.output, (words, r.output)
+
+
+#: A training job on GB300 with a storage fabric and no storage block (sized by time: about 4,700 GPUs).
+JOB_STORAGE = ("name: s\nplatform: gb300-nvl72\nfabrics: {compute: {}, storage: {switch: sn5600}}\n"
+               'workload: {kind: pretrain, params: 405B, tokens: 15T, deadline: "90 d", dtype: bf16}\n')
+
+
+def _sized(catalog, text):
+    from bom.inputs.scenario import parse_scenario
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+
+    src = load_text(text, "s.yaml")
+    return build_scenario(parse_scenario(src), src, catalog)
+
+
+def _ra_count(gpus):
+    """The RA's Better read guideline: 40 GB/s per 256-GPU SU over 90 GB/s per appliance, whole."""
+    return max(1, -(-gpus * 40 // (256 * 90)))
+
+
+def test_a_training_job_is_weighed_against_the_ra_and_a_storage_block_of_job_keys_sizes_by_it(catalog):
+    """Capacity by hand: 5 checkpoints x 405e9 params x 14 B (ZeRO's 16 B of mixed-precision Adam
+    less the 2 B of gradients) = 28.35 TB, + 15e12 tokens x 4 B (32-bit token ids) = 60 TB: 88.35 TB,
+    one 500 TB appliance; the RA's read guideline for the cluster's GPUs needs more, so it sizes the
+    default. A storage block of job keys alone (100 checkpoints kept: 567 + 60 = 627 TB) is sized by
+    the job: two appliances."""
+    from bom.costing.report import make_report
+
+    m = _sized(catalog, JOB_STORAGE)
+    e = m.endpoints
+    assert "88.35 TB / 500 TB per appliance -> 1" in e.why and "the larger: the platform's" in e.why
+    assert (e.storage_count, e.basis) == (_ra_count(m.cluster.gpus), "ra") and e.storage_count > 1
+    m = _sized(catalog, JOB_STORAGE + "storage: {checkpoints: 100}\n")
+    e = m.endpoints
+    assert (e.storage_count, e.basis) == (2, "job")
+    assert "100 checkpoints x 4.05e+11 params x 14 B + 1.5e+13 tokens x 4 B" in e.why and "627 TB" in e.why
+    r = make_report(m, catalog)
+    assert r.to_json()["endpoints"]["storage"]["basis"] == "job"
+    assert r.storage_usd == 2 * 400_000 and r.to_json()["totals"]["storage_usd"] == 2 * 400_000
+
+
+def test_the_job_outweighs_the_ra_with_no_storage_block(catalog):
+    """A 1T-parameter MoE (20B active) on 120T tokens over two years runs on a few hundred GPUs: the
+    RA reads for them fit one appliance, while 5 x 1e12 x 14 B + 120e12 x 4 B = 70 + 480 = 550 TB
+    needs two; the default takes the job's and says so."""
+    from bom.costing.report import make_report
+
+    text = JOB_STORAGE.replace("params: 405B, tokens: 15T", "params: 1T, active_params: 20B, tokens: 120T") \
+        .replace("90 d", "730 d")
+    m = _sized(catalog, text)
+    e = m.endpoints
+    assert _ra_count(m.cluster.gpus) == 1
+    assert (e.storage_count, e.basis) == (2, "job") and "550 TB / 500 TB per appliance -> 2" in e.why
+    (warning,) = [w for w in make_report(m, catalog).warnings if w.startswith("fabrics.storage")]
+    assert "defaulted from the training job's capacity" in warning
+
+
+def test_a_storage_block_with_no_size_and_no_job_is_refused(bom, tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text(NO_STORAGE + "storage: {checkpoints: 5}\n")
+    r = bom("build", str(f), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2
+    assert "no training job" in r.output and "storage" in r.output
+    assert not (tmp_path / "out").exists()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-#: metric -> (label in words with its unit, kind). Kinds: usd, usd4, count, ratio, share, watt, gbps.
+#: metric -> (label in words with its unit, kind). Kinds: usd, usd4, count, ratio, share, watt, gbps, days, mwh.
 METRICS: dict[str, tuple[str, str]] = {
     "gpus": ("GPUs built", "count"),
     "gpus_per_domain": ("GPUs per scale-up domain", "count"),
@@ -35,11 +35,17 @@ METRICS: dict[str, tuple[str, str]] = {
     "capex_per_gpu": ("Capex per GPU (USD)", "usd"),
     "tco_usd": ("TCO over the period (USD)", "usd"),
     "usd_per_gpu_hour": ("Cost per GPU-hour (USD)", "usd4"),
+    "job_gpu_hours": ("Job: GPU-hours", "count"),
+    "job_wall_days": ("Job: wall time (days)", "days"),
+    "job_energy_mwh": ("Job: facility energy (MWh)", "mwh"),
+    "job_cost_usd": ("Job: cost at the cost per GPU-hour (USD)", "usd"),
+    "job_marginal_cost_usd": ("Job: cost at the marginal rate, energy and support (USD)", "usd"),
 }
 
 #: Excel number formats per kind (never scientific).
 XLSX_FORMATS = {"usd": '#,##0 "USD"', "usd4": '0.0000 "USD"', "count": "#,##0", "ratio": "#,##0.000",
-                "share": "0.0%", "watt": '#,##0.0 "W"', "gbps": '#,##0 "Gbit/s"'}
+                "share": "0.0%", "watt": '#,##0.0 "W"', "gbps": '#,##0 "Gbit/s"', "days": '#,##0.0 "d"',
+                "mwh": '#,##0.0 "MWh"'}
 
 
 def label(metric: str) -> str:
@@ -69,6 +75,10 @@ def fmt(metric: str, value: float) -> str:
         return f"{value:,.1f} W"
     if k == "gbps":
         return f"{value:,.0f} Gbit/s"
+    if k == "days":
+        return f"{value:,.1f} d"
+    if k == "mwh":
+        return f"{value:,.1f} MWh"
     return f"{value:,.3f}"
 
 

@@ -33,10 +33,10 @@ TIERS = ("scale-up", "scale-out", "scale-across")
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
          "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
-         "lit_strands", "engine_ports")
+         "lit_strands", "engine_ports", "nodes", "job_gpu_hours")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
-COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "opex",
-         "annual_cost", "it_max_w")
+COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "energy",
+         "support", "opex", "annual_cost", "gpu_hours_per_year", "it_max_w")
 BOM_TOP = len(FACTS) + len(COSTS) + 4
 
 
@@ -60,6 +60,8 @@ def _facts(g: Generation) -> dict[str, float]:
     out["fibre_runs"] = network.fibre_runs
     out["lit_strands"] = network.fibre_strands
     out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
+    out["nodes"] = m.cluster.nodes
+    out["job_gpu_hours"] = g.report.job.gpu_hours if g.report.job is not None else 0.0
     return out
 
 
@@ -104,13 +106,17 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
         "capex_network": f'SUMIFS({usd},{cls},"network")+{fact["links_install"]}*in_install_link',
         "capex_facility": f'SUMIFS({usd},{cls},"facility")+{fact["racks"]}*in_install_rack',
         "capex": f"{c['capex_gpu']}+{c['capex_network']}+{c['capex_facility']}",
-        "opex": (f"{it_kw}*in_pue*in_hours*in_electricity+{c['capex_gpu']}*in_support_gpu"
-                 f"+{c['capex_network']}*in_support_network+{c['capex_facility']}*in_support_facility"
-                 f"+{fact['dark_fibre_km']}*in_dark_fibre"
-                 f'+IF(in_space_basis="kW",{peak_kw}*in_colocation*12,{fact["racks"]}*in_space)'),
+        "energy": f"{it_kw}*in_pue*in_hours*in_electricity",
+        "support": (f"{c['capex_gpu']}*in_support_gpu+{c['capex_network']}*in_support_network"
+                    f"+{c['capex_facility']}*in_support_facility"),
+        "opex": (f"{c['energy']}+{c['support']}+{fact['dark_fibre_km']}*in_dark_fibre"
+                 f'+IF(in_space_basis="kW",{peak_kw}*in_colocation*12,{fact["racks"]}*in_space)'
+                 f"+in_staff_fte*in_staff_cost+{fact['gpus']}*in_licence_gpu+{fact['nodes']}*in_licence_node"
+                 f"+{c['capex']}*(in_insurance+in_property_tax)"),
         "annual_cost": (f"{c['capex_gpu']}*{crf('in_discount_rate', 'in_life_gpu')}"
                         f"+{c['capex_network']}*{crf('in_discount_rate', 'in_life_network')}"
                         f"+{c['capex_facility']}*{crf('in_discount_rate', 'in_life_facility')}+{c['opex']}"),
+        "gpu_hours_per_year": f"{fact['gpus']}*in_hours*in_utilisation*(1-in_ramp_months/(24*in_years))",
         "it_max_w": f"SUM({table}[Extended power max])",
     }
 
@@ -128,7 +134,8 @@ def _generation_sheet(wb: Workbook, g: Generation, title: str, i: int) -> tuple[
         put_cell(ws, n, 2, value, COUNT if float(value).is_integer() else "0.000")
     for n, (name, formula) in enumerate(_cost_formulas(table, fact).items(), start=len(FACTS) + 2):
         put_cell(ws, n, 1, name)
-        put_cell(ws, n, 2, fx(formula), USD0 if not name.endswith("_w") else '#,##0 "W"')
+        put_cell(ws, n, 2, fx(formula), COUNT if name == "gpu_hours_per_year" else
+                 USD0 if not name.endswith("_w") else '#,##0 "W"')
     bom_table(ws, g.report.lines, BOM_TOP, table=table, flags={o.sku: o.flags for o in g.report.order})
     ws.column_dimensions["A"].width = 26
     ws.freeze_panes = None
@@ -179,7 +186,13 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     out["network_power_share"] = f"IF({it_w}=0,0,{net_w}/{it_w})"
     out["capex_per_gpu"] = f"{cost['capex']}/{gpus}"
     out["tco_usd"] = f"{cost['capex']}+in_years*{cost['opex']}"
-    out["usd_per_gpu_hour"] = f"{cost['annual_cost']}/({gpus}*in_hours*in_utilisation)"
+    out["usd_per_gpu_hour"] = f"{cost['annual_cost']}/{cost['gpu_hours_per_year']}"
+    job = fact["job_gpu_hours"]   # the job's metrics, when the comparison sizes each generation from one
+    out["job_gpu_hours"] = job
+    out["job_wall_days"] = f"{job}/{gpus}/24"
+    out["job_energy_mwh"] = f"{cost['it_w']}/1000*in_pue*{job}/{gpus}/1000"
+    out["job_cost_usd"] = f"{job}*{out['usd_per_gpu_hour']}"
+    out["job_marginal_cost_usd"] = f"{job}*({cost['energy']}+{cost['support']})/{cost['gpu_hours_per_year']}"
     return out
 
 

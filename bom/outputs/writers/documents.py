@@ -10,6 +10,7 @@ from typing import Any
 
 from bom.costing.categories import CATEGORIES
 from bom.costing.report import Report
+from bom.costing.tco import NOT_INCLUDED
 from bom.outputs.writers.common import csv_writer, markdown_text, visible_text
 from bom.resources import data_dir
 
@@ -66,28 +67,66 @@ def _context(r: Report) -> dict[str, Any]:
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
-            "shown_per_rule": SHOWN_PER_RULE}
+            "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
+            "range": _range_rows(r), "histogram": _histogram(r)}
+
+
+def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
+    """(figure, P10, P50, P90) as printed."""
+    if r.range is None:
+        return []
+    out = []
+    for key, label, digits in (("capex", "Capex", 0), ("tco", "TCO over the period", 0),
+                               ("usd_per_gpu_hour", "Cost per GPU-hour", 4)):
+        p = r.range.percentiles(key)
+        out.append((label, *(f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))))
+    return out
+
+
+def _histogram(r: Report, width: int = 40) -> list[tuple[str, int, str]]:
+    """The cost per GPU-hour's histogram as (bin, draws, bar of # characters)."""
+    if r.range is None:
+        return []
+    bins = r.range.histogram()
+    most = max(n for *_, n in bins) or 1
+    return [(f"{lo:,.3f}-{hi:,.3f}", n, "#" * round(width * n / most)) for lo, hi, n in bins]
 
 
 def _tco_rows(r: Report) -> list[tuple[str, str]]:
     t = r.tco
     usd = "{:,.0f} USD".format
     return [("Hardware (BOM, spares included)", usd(t.hardware_usd)), ("  of it network", usd(t.network_usd)),
-            ("  of it spares", usd(r.spares_usd)),
+            ("  of it spares", usd(r.spares_usd)), ("  of it storage appliances", usd(r.storage_usd)),
             ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
             ("Capex: GPU systems / network / facility",
              f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
             ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
             ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
+            ("Operations staff per year", usd(t.staff_per_year)),
+            ("Software licences per year", usd(t.licences_per_year)),
+            ("Insurance and property tax per year", usd(t.insurance_tax_per_year)),
             ("Opex per year", usd(t.opex_per_year)),
             ("Depreciation per year (straight line)", usd(t.depreciation_per_year)),
             ("Capital charge per year (capital recovery factor)", usd(t.capital_charge_per_year)),
             ("Cost per year (capital charge + opex)", usd(t.annual_cost_usd)),
             ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
             ("NPV of the costs", usd(t.npv_usd)),
+            ("Share of the period in service (deployment ramp)", pct(t.service_share)),
             ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Marginal cost per GPU-hour (energy and support)", f"{t.marginal_usd_per_gpu_hour:,.4f} USD"),
             ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
-            ("Network share of IT power", pct(t.network_power_share))]
+            ("Network share of IT power", pct(t.network_power_share))] + _job_rows(r)
+
+
+def _job_rows(r: Report) -> list[tuple[str, str]]:
+    j = r.job
+    if j is None:
+        return []
+    return [(f"Job {j.name}: GPU-hours", qty(j.gpu_hours, 0)),
+            ("Job: wall time on every GPU built", f"{j.wall_days:,.1f} d"),
+            ("Job: facility energy", f"{j.energy_mwh:,.1f} MWh"),
+            ("Job: cost at the cost per GPU-hour", f"{j.cost_usd:,.0f} USD"),
+            ("Job: cost at the marginal rate (energy and support)", f"{j.marginal_cost_usd:,.0f} USD")]
 
 
 def write_html(r: Report) -> bytes:

@@ -3,9 +3,11 @@
 Sheets: Summary, Inputs (every assumption a named cell in the input style, validated), BOM (an
 Excel table with a totals row; every formula that sums it uses structured references such as
 ``BOM[Extended price]``, so a row a person adds inside the table is counted everywhere), Order
-(one line per part number: installed, per site, spares, total, price and its quote, flags),
+(one line per part number: installed, per site, spares, total, price and its quote, lead time, flags),
 Links, Tiers, TCO (capex by asset class, opex, capital charge, NPV, cost per GPU-hour and per
-PFLOP-hour), Sensitivity (the model rebuilt with each input moved, and a tornado chart) and Checks
+PFLOP-hour, the job's cost, what the TCO leaves out), Schedule (each site's earliest in-service date
+from the order date and the Order sheet's lead times), Sensitivity (the model rebuilt with each
+input moved, and a tornado chart) and Checks
 (the design rules run on the model: each rule's violations, the first ones with both ends and what
 to change).
 LibreOffice and Excel both evaluate every construct used here (checked by the tests).
@@ -31,7 +33,7 @@ from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, as
 from bom.costing.lines import Line
 from bom.costing.order import SPARES
 from bom.costing.report import Report
-from bom.costing.tco import CLASSES, SENSITIVITY
+from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
 
 USD = '#,##0.00 "USD"'
@@ -157,7 +159,8 @@ def _table(ws: Worksheet, name: str, top: int, last: int, columns: int,
 # --- Inputs ------------------------------------------------------------------------------
 
 _FRACTIONS = {"pue": (1, 3), "utilisation": (0.01, 1), "discount_rate": (0, 1), "support_gpu": (0, 1),
-              "support_network": (0, 1), "support_facility": (0, 1), "support": (0, 1)}
+              "support_network": (0, 1), "support_facility": (0, 1), "support": (0, 1), "insurance": (0, 1),
+              "property_tax": (0, 1)}
 
 
 def _validations(ws: Worksheet) -> dict[str, DataValidation]:
@@ -209,7 +212,15 @@ def _inputs(wb: Workbook, r: Report) -> None:
                   ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
                    "model: scale-across"),
                   ("m_pflops_per_gpu", "Dense FP8 per GPU", r.pflops_per_gpu, "PFLOP/s",
-                   f"catalog: {m.platform.id} fp8_dense ({m.platform.source})")]
+                   f"catalog: {m.platform.id} fp8_dense ({m.platform.source})"),
+                  ("m_nodes", "GPU nodes", m.cluster.nodes, "nodes", "model")]
+    if r.job is not None:
+        j = r.job
+        model_rows += [("m_job_flop", f"Job: training work ({j.name})", j.flop, "FLOP",
+                        "scenario workload: flop, or 6 x active params x tokens"),
+                       ("m_job_flops_per_gpu", "Job: dense FLOP/s per GPU in its dtype", j.flops_per_gpu, "FLOP/s",
+                        f"catalog: {m.platform.id} ({m.platform.source})"),
+                       ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu")]
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
     n = ws.max_row + 2
@@ -224,6 +235,16 @@ def _inputs(wb: Workbook, r: Report) -> None:
                    "the Order sheet's Quote state follows this cell")
     put_cell(ws, n, 5, "in_priced_on")
     define_name(wb, "in_priced_on", f"Inputs!$B${n}")
+    n += 1
+    put_cell(ws, n, 1, "Order date")
+    put_cell(ws, n, 2, r.order_date, DATE)
+    ws.cell(n, 2).style = "Input"
+    ws.cell(n, 2).number_format = DATE
+    dv.add(f"B{n}")
+    put_cell(ws, n, 4, "the day the order is placed (scenario order_date, else the priced-on day): each site's "
+                   "in-service date counts from it (Schedule sheet)")
+    put_cell(ws, n, 5, "in_order_date")
+    define_name(wb, "in_order_date", f"Inputs!$B${n}")
     for code, rate in sorted(r.model.scenario.exchange_rates.items()):
         n += 1
         put_cell(ws, n, 1, f"Exchange rate {code}")
@@ -363,8 +384,9 @@ def _order(wb: Workbook, r: Report) -> None:
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
-                "Price date", "Quote ref", "Valid until", "Quote state", "Vendor", "Flags"])
-    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 9, 10, 14, 10, 8, 10, 30]
+                "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)", "Vendor", "Flags",
+                "Lead time source", "Spares basis"])
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -380,6 +402,8 @@ def _order(wb: Workbook, r: Report) -> None:
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
+            "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
             "Vendor": o.vendor,
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
@@ -388,7 +412,7 @@ def _order(wb: Workbook, r: Report) -> None:
                 "Valid until": DATE}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
-                "Installed", "Spares", "Total to order") else None))
+                "Installed", "Spares", "Total to order", "Lead time (days)") else None))
         wrapped = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
         for name in names:
             ws.cell(n, c[name]).alignment = (WRAP if name in wrapped else _INDENT if name == "Price source"
@@ -409,9 +433,136 @@ def _order(wb: Workbook, r: Report) -> None:
     put_cell(ws, total, c["Extended price"], fx(f"SUBTOTAL(109,{ORDER_TABLE}[Extended price])"), USD0)
     _table(ws, ORDER_TABLE, 1, total, len(names), {1: "Total", c["Extended price"]: "sum"})
     define_name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
+    _lead_time_input(ws, c["Lead time (days)"], len(r.order) + 1)
     n = total + 2
     put_cell(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); "
                    "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
+
+
+def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:
+    """The lead times are inputs a buyer updates from the quotes: the Schedule sheet follows them."""
+    if last < 2:
+        return
+    dv = DataValidation(type="decimal", operator="between", formula1="0", formula2="3650",
+                        error="Days from order to delivery, 0 to 3650", errorTitle="Lead time")
+    dv.showErrorMessage = True
+    ws.add_data_validation(dv)
+    ref_ = f"{_letter(column)}2:{_letter(column)}{last}"
+    dv.add(ref_)
+    for row in ws[ref_]:
+        for cell in row:
+            cell.style = "Input"
+            cell.number_format = COUNT
+
+
+# --- Schedule ----------------------------------------------------------------------------
+
+SCHEDULE_COLS = ["Site", "GPUs", "Racks", "Longest lead time (days)", "GPU systems' lead time (days)",
+                 "Install days", "In service", "Idle GPU days", "Idle GPU cost", "Arrives last",
+                 "Lines without a lead time"]
+
+
+def _schedule(wb: Workbook, r: Report) -> None:
+    """Each site's earliest in-service date (bom/costing/schedule.py) as formulas over the Order
+    sheet's lead times (a site takes a line whose quantity there is not 0; a line not split by
+    site, every site), the order date and the install rate on Inputs."""
+    ws = wb.create_sheet("Schedule")
+    header_row(ws, SCHEDULE_COLS, [6, 10, 8, 12, 12, 9, 12, 10, 16, 22, 10])
+    lead = f"{ORDER_TABLE}[Lead time (days)]"
+    split = r.model.cluster.site_count <= 8   # the Order sheet has a column per site up to 8 sites
+    for n, s in enumerate(r.schedule, start=2):
+        site = f'{ORDER_TABLE}[Site {s.site} qty],"<>0"' if split else ""
+        longest = f"_xlfn.MAXIFS({lead},{site})" if split else f"MAX({lead})"
+        gpu = f'_xlfn.MAXIFS({lead},{ORDER_TABLE}[Category],"{Category.COMPUTE}"{"," + site if split else ""})'
+        crf_gpu = crf("in_discount_rate", "in_life_gpu")
+        values: list[Any] = [s.site, s.gpus, s.racks, fx(longest), fx(gpu),
+                             fx(f"IF(C{n}=0,0,ROUNDUP(C{n}/in_install_racks_per_day-1E-9,0))"),
+                             fx(f"in_order_date+ROUNDUP(D{n}-1E-9,0)+F{n}"), fx(f"MAX(0,D{n}-E{n})"),
+                             fx(f"capex_gpu_usd*{crf_gpu}/365*H{n}*B{n}/m_gpus"),
+                             s.longest_part, s.without_lead_time]
+        fmts = {2: COUNT, 3: COUNT, 4: "#,##0.0", 5: "#,##0.0", 6: COUNT, 7: DATE, 8: "#,##0.0", 9: USD0, 11: COUNT}
+        for col_no, v in enumerate(values, start=1):
+            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        for letter, what in (("D", "longest_lead_days"), ("E", "gpu_lead_days"), ("F", "install_days"),
+                             ("G", "in_service"), ("H", "idle_gpu_days"), ("I", "idle_gpu_cost_usd")):
+            define_name(wb, f"site{s.site}_{what}", f"Schedule!${letter}${n}")
+    n = len(r.schedule) + 3
+    put_cell(ws, n, 1, "In service = order date + the longest lead time of the site's parts + its racks / racks "
+                   "installed per day; the GPU systems that arrive first wait (their capital charge). Lead times "
+                   "are the Order sheet's (a quote's, else the catalog's); lines without one are left out.")
+
+
+# --- Range ---------------------------------------------------------------------------------
+
+RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO over the period", USD0),
+                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour", USD4))
+
+
+def _range(wb: Workbook, r: Report) -> None:
+    """The Monte Carlo's draws (bom/costing/uncertainty.py) as values, their P10 / P50 / P90 as
+    PERCENTILE formulas over them, a histogram of the cost per GPU-hour (COUNTIFS over the draws) and
+    the spreads with their sources."""
+    from bom.costing.uncertainty import FX, SPREADS, UTILISATION
+
+    rg = r.range
+    if rg is None:
+        return
+    ws = wb.create_sheet("Range")
+    header_row(ws, ["Draw", "Capex", "TCO", "Cost per GPU-hour"], [8, 16, 16, 14])
+    for i in range(rg.draws):
+        n = i + 2
+        put_cell(ws, n, 1, i + 1)
+        put_cell(ws, n, 2, rg.capex[i], USD0)
+        put_cell(ws, n, 3, rg.tco[i], USD0)
+        put_cell(ws, n, 4, rg.usd_per_gpu_hour[i], USD4)
+    last = rg.draws + 1
+    cols = {"capex": "B", "tco": "C", "usd_per_gpu_hour": "D"}
+    put_cell(ws, 1, 6, "Figure")
+    for k, head in enumerate(("P10", "P50", "P90", "Point (TCO sheet)"), start=7):
+        put_cell(ws, 1, k, head)
+        ws.cell(1, k).font, ws.cell(1, k).fill = HEAD, FILL
+    ws.cell(1, 6).font, ws.cell(1, 6).fill = HEAD, FILL
+    for j, (key, name, label, fmt) in enumerate(RANGE_FIGURES, start=2):
+        put_cell(ws, j, 6, label)
+        for k, (q, p) in enumerate(((0.1, "p10"), (0.5, "p50"), (0.9, "p90")), start=7):
+            put_cell(ws, j, k, fx(f"PERCENTILE({cols[key]}2:{cols[key]}{last},{q})"), fmt)
+            define_name(wb, f"range_{name}_{p}", f"Range!${_letter(k)}${j}")
+        put_cell(ws, j, 10, fx(name), fmt)
+    for c, w in ((6, 20), (7, 16), (8, 16), (9, 16), (10, 16)):
+        ws.column_dimensions[_letter(c)].width = w
+    top = len(RANGE_FIGURES) + 3
+    put_cell(ws, top, 6, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
+                         "gives the same draws")
+    top += 2
+    for k, head in enumerate(("From", "To", "Draws"), start=6):
+        put_cell(ws, top, k, head)
+        ws.cell(top, k).font = Font(bold=True)
+    bins = rg.histogram()
+    for i, (lo, hi, _) in enumerate(bins, start=top + 1):
+        put_cell(ws, i, 6, lo, USD4)
+        put_cell(ws, i, 7, hi, USD4)
+        last_bin = i == top + len(bins)
+        upper = f'"<={hi!r}"' if last_bin else f'"<"&G{i}'
+        put_cell(ws, i, 8, fx(f'COUNTIFS(D2:D{last},">="&F{i},D2:D{last},{upper})'), COUNT)
+    chart = BarChart()
+    chart.title, chart.legend, chart.width, chart.height = "Cost per GPU-hour over the draws", None, 18, 8
+    chart.y_axis.title, chart.x_axis.title = "draws", "USD per GPU-hour (bin from)"
+    chart.add_data(Reference(ws, min_col=8, min_row=top + 1, max_row=top + len(bins)))
+    chart.set_categories(Reference(ws, min_col=6, min_row=top + 1, max_row=top + len(bins)))
+    ws.add_chart(chart, f"L{top}")
+    spreads_at = top + len(bins) + 2
+    for k, head in enumerate(("Drawn", "Low x", "High x", "Source"), start=6):
+        put_cell(ws, spreads_at, k, head)
+        ws.cell(spreads_at, k).font = Font(bold=True)
+    rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
+    rows += [("exchange rate", FX), ("utilisation", UTILISATION)]
+    for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
+        for k, v in enumerate((what, sp.low, sp.high, sp.source), start=6):
+            put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
+    end = spreads_at + len(rows) + 2
+    put_cell(ws, end, 6, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
+                         "the TCO sheet's formulas. Not drawn: lead times, energy prices, quantities.")
+    ws.print_area = f"F1:J{end}"   # the figures, histogram and spreads on paper; the draws stay on screen
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
@@ -545,6 +696,7 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("network_capex_usd", "  of it network",
      _sum() + "".join("-" + _sum(f'{ref("Category")},"{c}"') for c in NOT_NETWORK), USD0),
     ("spares_usd", "  of it spares", _sum(f'{ref("Fabric")},"{SPARES}"'), USD0),
+    ("storage_usd", "  of it storage appliances", _sum(f'{ref("Category")},"{Category.STORAGE}"'), USD0),
     ("gpu_systems_usd", "  of it GPU systems", _sum(f'{ref("Category")},"{Category.COMPUTE}"'), USD0),
     ("optics_usd", "  of it optics (transceivers, coherent, AOC)", _OPTICS, USD0),
     ("installation_usd", "Installation", "m_links*in_install_link+m_racks*in_install_rack", USD0),
@@ -569,8 +721,14 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("dark_fibre_per_year_usd", "Dark fibre per year", "m_dark_fibre_km*in_dark_fibre", USD0),
     ("space_per_year_usd", "Space per year (colocation per kW-month, or per rack)",
      'IF(in_space_basis="kW",it_power_max_kw*in_colocation*12,m_racks*in_space)', USD0),
+    ("staff_per_year_usd", "Operations staff per year", "in_staff_fte*in_staff_cost", USD0),
+    ("licences_per_year_usd", "Software licences per year (per GPU and per node)",
+     "m_gpus*in_licence_gpu+m_nodes*in_licence_node", USD0),
+    ("insurance_tax_per_year_usd", "Insurance and property tax per year", "capex_usd*(in_insurance+in_property_tax)",
+     USD0),
     ("opex_per_year_usd", "Opex per year",
-     "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd", USD0),
+     "energy_per_year_usd+support_per_year_usd+dark_fibre_per_year_usd+space_per_year_usd+staff_per_year_usd"
+     "+licences_per_year_usd+insurance_tax_per_year_usd", USD0),
     ("depreciation_per_year_usd", "Depreciation per year (straight line, per class life)",
      "capex_gpu_usd/in_life_gpu+capex_network_usd/in_life_network+capex_facility_usd/in_life_facility", USD0),
     ("crf_gpu", "Capital recovery factor: GPU systems", crf("in_discount_rate", "in_life_gpu"), "0.000000"),
@@ -585,7 +743,13 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
     ("npv_usd", "NPV of the costs over the period (no residual value)",
      "capex_usd+opex_per_year_usd*IF(in_discount_rate=0,in_years,(1-(1+in_discount_rate)^-in_years)/in_discount_rate)",
      USD0),
-    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/(m_gpus*in_hours*in_utilisation)", USD4),
+    ("service_share", "Share of the period in service (after the deployment ramp)", "1-in_ramp_months/(24*in_years)",
+     SHARE),
+    ("gpu_hours_per_year", "GPU-hours worked per year (GPUs x hours x utilisation x in service)",
+     "m_gpus*in_hours*in_utilisation*service_share", COUNT),
+    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("marginal_usd_per_gpu_hour", "Marginal cost per GPU-hour (energy and support only)",
+     "(energy_per_year_usd+support_per_year_usd)/gpu_hours_per_year", USD4),
     ("usd_per_pflop_hour", "Cost per PFLOP/s-hour (dense FP8)",
      "IF(m_pflops_per_gpu=0,0,usd_per_gpu_hour/m_pflops_per_gpu)", USD4),
     ("network_capex_share", "Network share of hardware", "IF(hardware_usd=0,0,network_capex_usd/hardware_usd)",
@@ -595,10 +759,23 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
 ]
 
 
-def _tco(wb: Workbook) -> tuple[int, int]:
+#: What the job costs (bom/costing/job.py), when the scenario sizes the cluster from a training job.
+JOB_ROWS: list[tuple[str, str, str, str]] = [
+    ("job_gpu_hours", "Job: GPU-hours (work / (FLOP/s per GPU x MFU) / 3600)",
+     "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600", COUNT),
+    ("job_wall_days", "Job: wall time on every GPU built (days)", "job_gpu_hours/m_gpus/24", "#,##0.00"),
+    ("job_energy_mwh", "Job: facility energy (MWh)", "facility_power_kw*job_wall_days*24/1000", "#,##0.0"),
+    ("job_cost_usd", "Job: cost at the cost per GPU-hour", "job_gpu_hours*usd_per_gpu_hour", USD0),
+    ("job_marginal_cost_usd", "Job: cost at the marginal rate (energy and support)",
+     "job_gpu_hours*marginal_usd_per_gpu_hour", USD0),
+]
+
+
+def _tco(wb: Workbook, r: Report) -> tuple[int, int]:
     ws = wb.create_sheet("TCO")
     header_row(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
-    for n, (name, label, formula, fmt) in enumerate(TCO_ROWS, start=2):
+    rows = TCO_ROWS + (JOB_ROWS if r.job is not None else [])
+    for n, (name, label, formula, fmt) in enumerate(rows, start=2):
         put_cell(ws, n, 1, label)
         put_cell(ws, n, 2, fx(formula), fmt)
         put_cell(ws, n, 3, formula)
@@ -609,7 +786,7 @@ def _tco(wb: Workbook) -> tuple[int, int]:
         for c in (1, 2, 4):
             ws.cell(n, c).alignment = TOP
         define_name(wb, name, f"TCO!$B${n}")
-    first = len(TCO_ROWS) + 3
+    first = len(rows) + 3
     put_cell(ws, first, 1, "Capex by category")
     cats = _categories(wb)
     for i, cat in enumerate(cats, start=first + 1):
@@ -620,6 +797,11 @@ def _tco(wb: Workbook) -> tuple[int, int]:
     for i, tier in enumerate(TIERS, start=tiers_at + 1):
         put_cell(ws, i, 1, tier)
         put_cell(ws, i, 2, fx(f"SUMIFS({ref('Extended power')},{ref('Tier')},A{i})/1000"), KW)
+    left = tiers_at + len(TIERS) + 2
+    put_cell(ws, left, 1, "Not included in the TCO")
+    ws.cell(left, 1).font = Font(bold=True)
+    for i, what in enumerate(NOT_INCLUDED, start=left + 1):
+        put_cell(ws, i, 1, what)
     return first, tiers_at
 
 
@@ -644,11 +826,12 @@ def _sens_row(n: int) -> dict[int, str]:
         9: f"capex_network_usd+(E{n}-1)*optics_usd",
         10: f"facility_power_kw*in_hours*in_electricity*C{n}",
         11: f"H{n}*in_support_gpu+I{n}*in_support_network+capex_facility_usd*in_support_facility",
-        12: f"J{n}+K{n}+dark_fibre_per_year_usd+space_per_year_usd",
+        12: (f"J{n}+K{n}+dark_fibre_per_year_usd+space_per_year_usd+staff_per_year_usd+licences_per_year_usd"
+             f"+(H{n}+I{n}+capex_facility_usd)*(in_insurance+in_property_tax)"),
         13: (f"H{n}*{crf(rate, 'in_life_gpu')}+I{n}*{crf(rate, 'in_life_network')}"
              f"+capex_facility_usd*{crf(rate, 'in_life_facility')}"),
         14: f"L{n}+M{n}",
-        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n}))",   # no more than every hour
+        15: f"N{n}/(m_gpus*in_hours*MIN(1,in_utilisation*F{n})*service_share)",   # no more than every hour
         16: f"IF($O$4=0,0,O{n}/$O$4-1)",
     }
 
@@ -721,6 +904,7 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     if r.checks is not None:
         facts.append(("Design rules (Checks sheet)", r.checks.summary()))
     totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0),
+              ("  of it storage appliances", "storage_usd", USD0),
               ("IT power (typical)", "it_power_kw", KW),
               ("Facility power (typical: energy)", "facility_power_kw", KW),
               ("Facility power at maximum (sizing)", "facility_power_max_kw", KW),
@@ -728,10 +912,25 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
               ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
+              ("Marginal cost per GPU-hour (energy and support)", "marginal_usd_per_gpu_hour", USD4),
               ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
               ("Network share of hardware", "network_capex_share", SHARE),
+
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
+    if r.range is not None:
+        totals += [("Capex P10 (Range sheet)", "range_capex_usd_p10", USD0),
+                   ("Capex P90", "range_capex_usd_p90", USD0),
+                   ("Cost per GPU-hour P10", "range_usd_per_gpu_hour_p10", USD4),
+                   ("Cost per GPU-hour P90", "range_usd_per_gpu_hour_p90", USD4)]
+    for s in r.schedule[:8]:   # the Schedule sheet has every site
+        totals += [(f"Site {s.site}: earliest in service", f"site{s.site}_in_service", DATE),
+                   ("  idle GPU cost while the last part is late", f"site{s.site}_idle_gpu_cost_usd", USD0)]
+    if r.job is not None:
+        totals += [(f"Job {r.job.name}: GPU-hours", "job_gpu_hours", COUNT),
+                   ("  wall time (days)", "job_wall_days", "#,##0.00"), ("  energy (MWh)", "job_energy_mwh", "#,##0.0"),
+                   ("  cost at the cost per GPU-hour", "job_cost_usd", USD0),
+                   ("  cost at the marginal rate", "job_marginal_cost_usd", USD0)]
     row = 3
     for label, value in facts:
         put_cell(ws, row, 1, label)
@@ -778,7 +977,9 @@ def workbook(r: Report) -> Workbook:
     _order(wb, r)
     _links(wb, r)
     _tiers(wb, r)
-    first, tiers_at = _tco(wb)
+    first, tiers_at = _tco(wb, r)
+    _schedule(wb, r)
+    _range(wb, r)
     _sensitivity(wb, r)
     _checks(wb, r)
     _summary(wb, r, first, tiers_at)

@@ -20,10 +20,11 @@ from tests.spreadsheet import errors, named_values, recalc, recalc_many
 pytestmark = pytest.mark.slow
 
 MONEY = ("hardware_usd", "network_capex_usd", "installation_usd", "capex_usd", "opex_per_year_usd",
-         "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour")
+         "energy_per_year_usd", "tco_usd", "storage_usd", "usd_per_gpu_hour")
 POWER = ("it_power_kw", "network_power_kw", "facility_power_kw")
 FINANCE = ("npv_usd", "annual_cost_usd", "usd_per_pflop_hour", "capital_charge_per_year", "depreciation_per_year",
-           "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year")
+           "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
+           "staff_per_year", "licences_per_year", "insurance_tax_per_year", "marginal_usd_per_gpu_hour")
 
 
 def col(name: str) -> int:
@@ -254,7 +255,8 @@ def test_the_sensitivity_table_is_the_model_rebuilt_with_each_input_moved(defaul
 
 def test_sheets_formats_names_and_the_paper(default_outputs, default_report):
     wb = openpyxl.load_workbook(default_outputs[".xlsx"])
-    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Links", "Tiers", "TCO", "Sensitivity", "Checks"]
+    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Links", "Tiers", "TCO", "Schedule", "Range",
+                            "Sensitivity", "Checks"]
     bom = wb["BOM"]
     assert bom.freeze_panes == "A2" and "BOM" in bom.tables and bom.tables["BOM"].totalsRowCount == 1
     ext = col("Extended price")

@@ -1,0 +1,65 @@
+"""What the job costs: the scenario's training job run on the cluster that was built for it.
+
+GPU-hours = FLOP / (dense FLOP/s per GPU in the job's dtype x MFU) / 3600 s (the work at the
+achieved rate; it does not depend on the GPU count); wall time = GPU-hours / GPUs built; energy =
+facility power (IT x PUE) x wall time. The run is priced at the TCO's cost per GPU-hour (each
+year's capital charge and opex spread over the GPU-hours worked) and at the marginal rate (energy
+and support only: what the run costs on a cluster that is already paid for). The workbook's TCO
+sheet computes the same figures with live formulas (``job_*`` names).
+
+A serving job (sized by memory, no FLOP) and a scenario sized by ``gpus`` or ``nodes`` have no job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bom.costing.tco import Tco
+from bom.topology.sizing import Sizing
+
+SECONDS_PER_HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    flop: float                  # total work [FLOP]
+    flops_per_gpu: float         # dense FLOP/s per GPU in the job's dtype
+    mfu: float                   # model FLOP utilisation
+    gpus: int                    # GPUs built (whole systems; at least what sizing asked for)
+    gpu_hours: float
+    wall_days: float
+    energy_mwh: float            # facility energy over the wall time [MWh]
+    usd_per_gpu_hour: float      # the TCO's rate
+    marginal_usd_per_gpu_hour: float
+    cost_usd: float
+    marginal_cost_usd: float
+    deadline_days: float | None  # what the job was sized for
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "flop": self.flop, "flops_per_gpu": self.flops_per_gpu, "mfu": self.mfu,
+                "gpus": self.gpus, "gpu_hours": round(self.gpu_hours, 4), "wall_days": round(self.wall_days, 6),
+                "energy_mwh": round(self.energy_mwh, 6), "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6),
+                "marginal_usd_per_gpu_hour": round(self.marginal_usd_per_gpu_hour, 6),
+                "cost_usd": round(self.cost_usd, 2), "marginal_cost_usd": round(self.marginal_cost_usd, 2),
+                "deadline_days": self.deadline_days}
+
+
+def gpu_hours(flop: float, flops_per_gpu: float, mfu: float) -> float:
+    """GPU-hours = FLOP / (FLOP/s per GPU x MFU) / 3600.
+
+    >>> gpu_hours(3600 * 1e15, 1e15, 0.5)
+    2.0
+    """
+    return flop / (flops_per_gpu * mfu) / SECONDS_PER_HOUR
+
+
+def job_cost(sizing: Sizing | None, gpus: int, tco: Tco) -> Job | None:
+    """The job of ``sizing`` run on ``gpus`` GPUs, priced at ``tco``'s rates; None without training work."""
+    if sizing is None or sizing.flop <= 0 or sizing.flops_per_gpu <= 0 or sizing.mfu <= 0 or gpus <= 0:
+        return None
+    hours = gpu_hours(sizing.flop, sizing.flops_per_gpu, sizing.mfu)
+    wall_h = hours / gpus
+    return Job(sizing.job, sizing.flop, sizing.flops_per_gpu, sizing.mfu, gpus, hours, wall_h / 24.0,
+               tco.facility_power_kw * wall_h / 1000.0, tco.usd_per_gpu_hour, tco.marginal_usd_per_gpu_hour,
+               hours * tco.usd_per_gpu_hour, hours * tco.marginal_usd_per_gpu_hour, sizing.deadline_days)

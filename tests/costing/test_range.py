@@ -1,0 +1,95 @@
+"""The P10 / P50 / P90 range: the Monte Carlo runs the TCO's own formulas (zero spreads give the
+point TCO), is reproducible by seed, is fast enough for a 100,000-GPU build, and the workbook's
+Range sheet computes the same percentiles over the same draws after LibreOffice recalculation."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import bom.costing.uncertainty as u
+from bom.costing.uncertainty import Spread, draw, percentile
+from tests.spreadsheet import errors, named_values, recalc
+
+
+def _draw(report, draws=500, seed=7):
+    return draw(report.order, report.basis, report.tco, report.inputs, {}, draws, seed)
+
+
+def test_with_no_spread_every_draw_is_the_point_tco(default_report, monkeypatch):
+    one = Spread(1.0, 1.0, "none")
+    monkeypatch.setattr(u, "SPREADS", {k: one for k in u.SPREADS})
+    monkeypatch.setattr(u, "FX", one)
+    monkeypatch.setattr(u, "UTILISATION", one)
+    r = _draw(default_report, 20)
+    t = default_report.tco
+    assert all(x == pytest.approx(t.capex_usd) for x in r.capex)
+    assert all(x == pytest.approx(t.tco_usd) for x in r.tco)
+    assert all(x == pytest.approx(t.usd_per_gpu_hour) for x in r.usd_per_gpu_hour)
+
+
+def test_the_same_seed_gives_the_same_figures_and_another_seed_others(default_report):
+    a, b, c = _draw(default_report, seed=3), _draw(default_report, seed=3), _draw(default_report, seed=4)
+    assert a.to_json() == b.to_json() and a.capex == b.capex
+    assert a.to_json()["capex_usd"] != c.to_json()["capex_usd"]
+
+
+def test_the_range_brackets_the_point_and_leans_as_the_estimates_do(default_report):
+    """Estimates run -30 % / +50 % (AACE 18R-97 Class 4), so the P50 sits above the point price."""
+    j = default_report.to_json()["range"]
+    t = default_report.to_json()["totals"]
+    for key in ("capex_usd", "tco_usd", "usd_per_gpu_hour"):
+        p = j[key]
+        assert p["p10"] < t[key] < p["p90"] and p["p10"] < p["p50"] < p["p90"], key
+    assert j["capex_usd"]["p50"] > t["capex_usd"]
+
+
+def test_percentile_interpolates_like_the_spreadsheet():
+    assert percentile([10.0, 20.0, 30.0], 0.5) == 20.0
+    assert percentile([10.0, 20.0, 30.0, 40.0, 50.0], 0.9) == pytest.approx(46.0)
+
+
+def test_the_histogram_counts_every_draw(default_report):
+    bins = default_report.range.histogram()
+    assert sum(n for *_, n in bins) == default_report.range.draws
+    assert bins[0][0] == min(default_report.range.usd_per_gpu_hour)
+
+
+@pytest.mark.slow
+def test_ten_thousand_draws_of_a_100k_gpu_build_within_5_s(catalog):
+    from bom.costing.report import make_report
+    from bom.inputs.scenario import parse_scenario
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+
+    text = ("name: big\nplatform: gb300-nvl72\ngpus: 100000\n"
+            "fabrics: {compute: {}, storage: {}, inband: {}, oob: {switch: sn2201, uplinks: spine}}\n")
+    src = load_text(text, "big.yaml")
+    report = make_report(build_scenario(parse_scenario(src), src, catalog), catalog)
+    start = time.perf_counter()
+    r = draw(report.order, report.basis, report.tco, report.inputs, {}, 10_000, 1)
+    assert time.perf_counter() - start < 5
+    assert r.draws == 10_000 and len(r.usd_per_gpu_hour) == 10_000
+
+
+@pytest.mark.slow
+def test_the_range_sheet_recalculates_to_the_json(default_outputs, tmp_path):
+    j = json.loads(default_outputs[".json"].read_text())["range"]
+    done = recalc(default_outputs[".xlsx"], tmp_path)
+    assert errors(done) == []
+    v = named_values(done)
+    for key in ("capex_usd", "tco_usd", "usd_per_gpu_hour"):
+        for p in ("p10", "p50", "p90"):
+            assert v[f"range_{key}_{p}"] == pytest.approx(j[key][p], rel=1e-6), (key, p)
+
+
+@pytest.mark.slow
+def test_the_range_sheets_histogram_counts_as_the_report_does(default_outputs, default_report, tmp_path):
+    import openpyxl
+
+    ws = openpyxl.load_workbook(recalc(default_outputs[".xlsx"], tmp_path), data_only=True)["Range"]
+    head = next(r for r in range(1, 60) if ws.cell(r, 8).value == "Draws")
+    counts = [ws.cell(r, 8).value for r in range(head + 1, head + 21)]
+    assert counts == [n for *_, n in default_report.range.histogram()]

@@ -1,0 +1,167 @@
+"""Lead times (catalog rows and price-file quotes), the order's Lead time column and each site's
+earliest in-service date with the cost of the GPUs that wait for the last part.
+
+DGX H100's catalog lead time is 12 weeks = 84 days (Dell Taiwan via United Daily News, The Register
+2024-04-12: 8-12 weeks, the longer end); the switches below are given 200 days by a test price file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import openpyxl
+import pytest
+
+from bom.costing.report import make_report
+from bom.costing.tco import capital_recovery_factor
+from bom.inputs.scenario import parse_scenario
+from bom.inputs.yamlio import load_text
+from bom.pipeline import build_scenario, catalog_for
+from tests.spreadsheet import errors, named_values, recalc
+
+SCENARIO = """name: sched
+platform: dgx-h100
+gpus: 576
+fabrics: {compute: {}}
+order_date: 2027-01-04
+prices: [prices.csv]
+"""
+PRICES = "sku,price,quote_ref,lead_time\nMQM9700-NS2F,30000,Q-7,200\nMMA4Z00-NS,900,Q-8,10 weeks\n"
+
+
+def _report(tmp_path, scenario=SCENARIO, prices=PRICES):
+    f = tmp_path / "s.yaml"
+    f.write_text(scenario)
+    (tmp_path / "prices.csv").write_text(prices)
+    src = load_text(scenario, str(f))
+    sc = parse_scenario(src)
+    cat = catalog_for(sc, src)
+    return make_report(build_scenario(sc, src, cat), cat)
+
+
+def test_a_quote_gives_a_lead_time_and_the_catalog_row_its_own(tmp_path):
+    r = _report(tmp_path)
+    by = {o.sku: o for o in r.order}
+    assert by["DGXH-G640F+P2EDI36"].lead_time_days == 84             # 12 weeks, the catalog row
+    assert "The Register" in by["DGXH-G640F+P2EDI36"].lead_time_source
+    assert by["MQM9700-NS2F"].lead_time_days == 200                    # a number of days
+    assert by["MMA4Z00-NS"].lead_time_days == 70                       # "10 weeks"
+    assert by["MQM9700-NS2F"].lead_time_source.startswith("quote Q-7 (")
+    assert by["MFP7E10-N005"].lead_time_days is None                   # unknown stays unknown, never 0
+    j = {o["sku"]: o for o in r.to_json()["order"]}
+    assert j["MQM9700-NS2F"]["lead_time_days"] == 200 and j["MFP7E10-N005"]["lead_time_days"] is None
+
+
+def test_the_site_is_in_service_after_its_last_part_and_its_racks(tmp_path):
+    """Ordered 2027-01-04; the switches arrive last at 200 days, the GPU systems at 84, so they wait
+    116 days; 576 GPUs stand in the racks the placement counts, 12 racks a day (the default):
+    in service = 2027-01-04 + 200 d + ceil(racks / 12) d. The wait costs the GPU systems' capital
+    charge: GPU capex x CRF(8 %, 5 years) / 365 x 116 days."""
+    r = _report(tmp_path)
+    (s,) = r.schedule
+    racks = r.model.racks
+    assert (s.longest_lead_days, s.longest_part, s.gpu_lead_days) == (200, "MQM9700-NS2F", 84)
+    assert s.install_days == -(-racks // 12)
+    assert s.in_service == dt.date(2027, 1, 4) + dt.timedelta(days=200 + s.install_days)
+    assert s.idle_gpu_days == 116
+    assert s.idle_gpu_cost_usd == pytest.approx(r.tco.capex_gpu_usd * capital_recovery_factor(0.08, 5) / 365 * 116)
+    assert s.without_lead_time == sum(1 for o in r.order if o.lead_time_days is None)
+    j = r.to_json()
+    assert j["order_date"] == "2027-01-04" and j["in_service"][0]["date"] == s.in_service.isoformat()
+
+
+def test_the_install_rate_is_an_input(tmp_path):
+    r = _report(tmp_path, SCENARIO + "tco: {install_racks_per_day: 1}\n")
+    (s,) = r.schedule
+    assert s.install_days == r.model.racks
+    assert r.inputs["install_racks_per_day"].source == "scenario"
+
+
+@pytest.mark.parametrize("bad", ["soon", "-3", "20 years"])
+def test_an_unreadable_lead_time_in_a_price_file_is_refused(bom, tmp_path, bad):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "prices.csv").write_text(f"sku,price,lead_time\nMQM9700-NS2F,30000,{bad}\n")
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"))
+    assert r.exit_code == 2
+    assert "prices.csv:2" in r.output and "lead_time" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_catalog_lead_time_needs_its_source(bom, tmp_path):
+    import yaml
+
+    from bom.catalog.load import builtin_dir
+
+    rows = yaml.safe_load((builtin_dir() / "platforms.yaml").read_text())["platforms"]
+    row = next(r for r in rows if r["id"] == "dgx-h100")
+    row = {**row, "id": "dgx-h100-x"}
+    row.pop("lead_time_source")
+    (tmp_path / "over").mkdir()
+    (tmp_path / "over" / "platforms.yaml").write_text(yaml.safe_dump({"platforms": [row]}))
+    (tmp_path / "s.yaml").write_text("name: s\nplatform: dgx-h100-x\ngpus: 8\ncatalogs: [over]\n")
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"))
+    assert r.exit_code == 2
+    assert "lead_time goes with lead_time_source" in r.output
+
+
+@pytest.mark.slow
+def test_the_schedule_sheet_recalculates_to_the_json(bom, tmp_path):
+    """One site here; the next test has two, each taking its own parts."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "prices.csv").write_text(PRICES)
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.stderr
+    _agrees(tmp_path / "o" / "sched.json", tmp_path / "o" / "sched.xlsx", tmp_path)
+
+
+@pytest.mark.slow
+def test_a_two_site_schedule_recalculates_per_site_and_follows_an_edited_lead_time(bom, tmp_path):
+    """The default scenario (two sites) with lead times for its GPU systems and coherent optics; then
+    the coherent optic's lead time edited on the Order sheet moves both sites' dates."""
+    text = (_default_text() + "order_date: 2027-01-04\nprices: [prices.csv]\n")
+    (tmp_path / "s.yaml").write_text(text)
+    (tmp_path / "prices.csv").write_text("sku,price,lead_time\ngb300-nvl72,3700000,180\n"
+                                         "qdd-400g-zr-s,6000,240\n")
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.stderr
+    j = json.loads((tmp_path / "o" / "gb300-two-sites.json").read_text())
+    assert [s["longest_lead_days"] for s in j["in_service"]] == [240, 240]
+    assert [s["idle_gpu_days"] for s in j["in_service"]] == [60, 60]
+    done = _agrees(tmp_path / "o" / "gb300-two-sites.json", tmp_path / "o" / "gb300-two-sites.xlsx", tmp_path)
+    wb = openpyxl.load_workbook(tmp_path / "o" / "gb300-two-sites.xlsx")
+    ws = wb["Order"]
+    head = [c.value for c in ws[1]]
+    lead, part = head.index("Lead time (days)") + 1, head.index("Part number") + 1
+    row = next(n for n in range(2, ws.max_row + 1) if ws.cell(n, part).value == "QDD-400G-ZR-S")
+    ws.cell(row, lead).value = 300
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    after = named_values(recalc(edited, tmp_path / "e"))
+    before = named_values(done)
+    for site in (1, 2):
+        assert after[f"site{site}_longest_lead_days"] == 300
+        assert (after[f"site{site}_in_service"] - before[f"site{site}_in_service"]).days == 60
+        assert after[f"site{site}_idle_gpu_days"] == 120
+
+
+def _default_text() -> str:
+    from bom.resources import data_dir
+
+    return (data_dir("scenarios") / "default.yaml").read_text()
+
+
+def _agrees(json_path, xlsx_path, tmp_path):
+    j = json.loads(json_path.read_text())
+    done = recalc(xlsx_path, tmp_path)
+    assert errors(done) == []
+    v = named_values(done)
+    for s in j["in_service"]:
+        k = s["site"]
+        assert v[f"site{k}_longest_lead_days"] == pytest.approx(s["longest_lead_days"])
+        assert v[f"site{k}_gpu_lead_days"] == pytest.approx(s["gpu_lead_days"])
+        assert v[f"site{k}_install_days"] == s["install_days"]
+        assert v[f"site{k}_in_service"].date().isoformat() == s["date"]
+        assert v[f"site{k}_idle_gpu_days"] == pytest.approx(s["idle_gpu_days"])
+        assert v[f"site{k}_idle_gpu_cost_usd"] == pytest.approx(s["idle_gpu_cost_usd"], rel=1e-6)
+    return done
