@@ -47,7 +47,7 @@ def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[P
     return pipeline.build_scenario(sc, src, catalog), catalog
 
 
-def _connect(url: str, token: str | None, token_file: Path | None) -> Any:
+def connect(url: str, token: str | None, token_file: Path | None) -> Any:
     from bom.errors import BomError
     from bom.netbox import client
 
@@ -98,7 +98,7 @@ def push(
     """Push the plan into NetBox: create what is missing in batches, match what is there, report what differs."""
     from bom.netbox import push as pu
 
-    nb = _connect(url, token, token_file)
+    nb = connect(url, token, token_file)
     model, catalog = _model(scenario, catalog_dir, prices)
     say = None if quiet or as_json else (lambda m: typer.echo(m, err=True))
     result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=say)
@@ -120,7 +120,7 @@ def diff(
     """Devices, rack positions and cables missing, extra or different in NetBox; exit 0 when all match."""
     from bom.netbox import diff as df
 
-    nb = _connect(url, token, token_file)
+    nb = connect(url, token, token_file)
     model, catalog = _model(scenario, catalog_dir, prices)
     result = df.diff(nb, model, catalog)
     if as_json:

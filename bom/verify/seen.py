@@ -1,0 +1,79 @@
+"""What the sources saw: neighbour pairs indexed by (device, port), the one index the check reads.
+
+Names are compared in one canonical form (:func:`device_key`, :func:`port_key`): case does not
+count, and ``_`` stands for ``/`` (a Linux interface name cannot hold ``/``, so a host or a veth
+named after the plan's port ``p1/2`` is ``p1_2``). A far port may be known by several names (a
+host's LLDP port id is its MAC, its description the interface name; an InfiniBand switch port is a
+number, the plan's a cage and port): every alias is indexed, and a planned end matches any.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+End = tuple[str, str]   # (device key, port key)
+
+
+def device_key(name: str) -> str:
+    return name.strip().lower()
+
+
+def port_key(name: str) -> str:
+    return name.strip().lower().replace("/", "_")
+
+
+@dataclass
+class Link:
+    """One neighbour pair as one source reports it: ``near`` sees ``far``, each end by any of its names."""
+
+    near_device: str
+    near_ports: tuple[str, ...]     # port keys: every name the near port is known by
+    far_device: str
+    far_ports: tuple[str, ...]
+    near_shown: str                 # the ends as the source names them ("leaf-01:swp1")
+    shown: str
+    source: str                     # the file it came from
+    rate_gbps: float | None = None  # the link's speed, where the source says it
+    explained: bool = False         # a planned cable accounts for it
+
+    def ends(self) -> list[End]:
+        return [*((self.near_device, p) for p in self.near_ports), *((self.far_device, p) for p in self.far_ports)]
+
+    def _near(self, e: End) -> bool:
+        return e[0] == self.near_device and e[1] in self.near_ports
+
+    def _far(self, e: End) -> bool:
+        return e[0] == self.far_device and e[1] in self.far_ports
+
+    def joins(self, a: End, b: End) -> bool:
+        """Whether this pair is the cable from ``a`` to ``b`` (either way round)."""
+        return (self._near(a) and self._far(b)) or (self._near(b) and self._far(a))
+
+    def far_of(self, end: End) -> str:
+        """What this pair shows at the other side of ``end``."""
+        return self.shown if self._near(end) else self.near_shown
+
+    def key(self) -> frozenset[str]:
+        """The pair whichever end reported it (InfiniBand lists each link from both ends)."""
+        return frozenset((self.near_shown.lower(), self.shown.lower()))
+
+
+@dataclass
+class Seen:
+    """Every neighbour pair of every source, indexed by each of its ends (the plan is streamed past it)."""
+
+    links: list[Link] = field(default_factory=list)
+    by_end: dict[End, list[Link]] = field(default_factory=lambda: defaultdict(list))
+    files: dict[str, str] = field(default_factory=dict)     # device key -> the file that reported it
+    devices: set[str] = field(default_factory=set)          # every device key a source names
+
+    def add(self, link: Link) -> None:
+        self.links.append(link)
+        self.devices.add(link.near_device)
+        self.devices.add(link.far_device)
+        for end in dict.fromkeys(link.ends()):
+            self.by_end[end].append(link)
+
+    def at(self, end: End) -> list[Link]:
+        return self.by_end.get(end, [])
