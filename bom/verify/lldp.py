@@ -84,10 +84,8 @@ def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     port = _first(entry.get("port"))
     if not isinstance(chassis, dict) or not isinstance(port, dict):
         raise ValueError("a neighbour without its chassis or port")
-    if "name" in chassis or "id" in chassis:     # json0: name is a field
-        name = _value(chassis.get("name"))
-    else:                                        # json: the system name is the key
-        name = next(iter(chassis), "")
+    # json0: the system name is a field; json: it is the key
+    name = _value(chassis.get("name")) if "name" in chassis or "id" in chassis else next(iter(chassis), "")
     names = [n for n in (_value(port.get("id")), _value(port.get("descr"))) if n]
     return name, names, port
 

@@ -63,7 +63,8 @@ def parts(v: Verification) -> list[tuple[object, ...]]:
         for f in ("cable_part", "a_module", "b_module"):
             if p.field(f):
                 order[p.field(f)] += 1
-    out: list[tuple[object, ...]] = [("order", part, n, "cables to add or replace") for part, n in sorted(order.items())]
+    out: list[tuple[object, ...]] = [("order", part, n, "cables to add or replace")
+                                     for part, n in sorted(order.items())]
     if v.wrong_speed:
         out.append(("return", "the cable and modules found in place", len(v.wrong_speed), "replaced: wrong speed"))
     if v.unexpected:

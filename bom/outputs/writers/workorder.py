@@ -44,5 +44,6 @@ def output(name: str, header: Sequence[str], rows: Sequence[tuple[object, ...]],
             wb.abort()
             raise
 
-    return Output({f"{name}-workorder.csv": _csv(header, rows), f"{name}-workorder-parts.csv": _csv(parts_header, parts)},
-                  [((f"{name}-workorder.xlsx",), book)], what="the work order")
+    files = {f"{name}-workorder.csv": _csv(header, rows),
+             f"{name}-workorder-parts.csv": _csv(parts_header, parts)}
+    return Output(files, [((f"{name}-workorder.xlsx",), book)], what="the work order")
