@@ -105,7 +105,8 @@ class Verification:
 def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
     """Stream the plan's rows past ``seen``; ``fabrics``: check every cable of these whatever the coverage."""
     v = Verification()
-    covered = set(seen.files) | seen.devices
+    covered = seen.covered
+    named = seen.covered | seen.devices   # the devices to place by rack and U and to know as the plan's
     only = set(fabrics)
     ai, bi, api, bpi = COL["a_device"], COL["b_device"], COL["a_port"], COL["b_port"]
     ari, aui, bri, bui, fi, rate_i = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"], COL["fabric"], \
@@ -115,7 +116,7 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
     for r in rows:
         da, db = device_key(r[ai]), device_key(r[bi])    # type: ignore[arg-type]
         for d, rack, u, name in ((da, ari, aui, r[ai]), (db, bri, bui, r[bi])):
-            if d in covered and d not in names:
+            if d in named and d not in names:
                 names[d] = name                       # type: ignore[assignment]
                 where[d] = (r[rack], r[u])            # type: ignore[assignment]
         if only and r[fi] not in only:

@@ -91,6 +91,7 @@ def read(path: Path, seen: Seen) -> int:
         if not dev:
             raise BomError(f"line {no}: node {guid} has no description to name its device", where=str(path),
                            key="--ib", hint=HINT)
+        seen.covered.add(device_key(dev))
         for port, pno, peer, peer_port, comment in ports:
             if peer not in nodes:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",

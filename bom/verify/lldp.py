@@ -132,5 +132,6 @@ def read_dir(folder: Path, seen: Seen) -> int:
             raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
                            where=str(path), hint="Keep one file per device.")
         seen.files[dev] = str(path)
+        seen.covered.add(dev)
         read_file(path, path.stem, seen)
     return len(files)

@@ -67,6 +67,9 @@ class Seen:
     by_end: dict[End, list[Link]] = field(default_factory=lambda: defaultdict(list))
     files: dict[str, str] = field(default_factory=dict)     # device key -> the file that reported it
     devices: set[str] = field(default_factory=set)          # every device key a source names
+    #: The devices whose every port a source reports: an LLDP file's device, each node ibnetdiscover
+    #: lists (a device only named as someone's neighbour may have other ports no one saw).
+    covered: set[str] = field(default_factory=set)
 
     def add(self, link: Link) -> None:
         self.links.append(link)
