@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
 #  - Python: the package and its test extras (pytest, hypothesis, ruff)
-#  - Debian: LibreOffice Calc (recalculates the workbook) and Chromium (renders the report)
+#  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report) and lldpd (bom verify's
+#    network-namespace test, tests/verify/test_lldpd.py)
 # --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
 # 2 minutes on 2 cores); CI runs everything.
 set -euo pipefail
@@ -14,9 +15,10 @@ python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 need=()
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v lldpd >/dev/null 2>&1 || need+=(lldpd)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${need[*]} for the workbook and report tests" >&2
+    echo "installing ${need[*]} for the workbook, report and LLDP tests" >&2
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
