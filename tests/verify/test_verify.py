@@ -204,3 +204,25 @@ def test_not_covered_cables_are_not_checked_unless_their_fabric_is_named(bom, tm
     assert (out["ok"], out["not_checked"]) == (18, 12)
     r, out = run(bom, tmp_path, "--lldp", str(d), "--fabric", "compute")
     assert (out["ok"], len(out["missing"]), out["not_checked"]) == (18, 12, 0)
+
+
+def test_netbox_in_the_same_report(bom, tmp_path, plan, monkeypatch):
+    """--netbox runs bom netbox diff's comparison (tested against a real NetBox in tests/netbox) and
+    puts it in the same report and exit code; here NetBox is a stand-in lacking one cable."""
+    from bom.netbox import commands, diff
+
+    seen = {}
+
+    def fake_diff(nb, model, catalog):  # type: ignore[no-untyped-def]
+        seen["model"] = model.scenario.name
+        return diff.Diff(missing_cables=["s1-r01-rk01-leaf-01:p12 - s1-r01-rk01-leaf-02:p12"], plan_devices=5,
+                         plan_cables=30)
+
+    monkeypatch.setattr(commands, "connect", lambda url, token, token_file: object())
+    monkeypatch.setattr(diff, "diff", fake_diff)
+    r, out = run(bom, tmp_path, "--lldp", str(lldp(tmp_path, plan)), "--netbox", "http://netbox.invalid")
+    assert r.exit_code == 1 and seen["model"] == "eth-pod"
+    assert out["ok"] == len(plan) and out["netbox"]["missing_cables"] == [
+        "s1-r01-rk01-leaf-01:p12 - s1-r01-rk01-leaf-02:p12"]
+    r = bom("verify", str(ETH), "--netbox", "http://netbox.invalid", "-o", str(tmp_path / "out"))
+    assert r.exit_code == 1 and "netbox: missing cable: s1-r01-rk01-leaf-01:p12" in r.stdout
