@@ -113,8 +113,24 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         COL["rate_gbps"]
     at = seen.by_end.get
     where, names = v.where, v.names
+    # A plan names each device on many rows and each port name on many devices: their keys once.
+    dkeys: dict[object, str] = {}
+    pkeys: dict[object, str] = {}
+
+    def dk(name: object) -> str:
+        k = dkeys.get(name)
+        if k is None:
+            k = dkeys[name] = device_key(str(name))
+        return k
+
+    def pk(name: object) -> str:
+        k = pkeys.get(name)
+        if k is None:
+            k = pkeys[name] = port_key(str(name))
+        return k
+
     for r in rows:
-        da, db = device_key(r[ai]), device_key(r[bi])    # type: ignore[arg-type]
+        da, db = dk(r[ai]), dk(r[bi])
         for d, rack, u, name in ((da, ari, aui, r[ai]), (db, bri, bui, r[bi])):
             if d in named and d not in names:
                 names[d] = name                       # type: ignore[assignment]
@@ -124,7 +140,7 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         if not only and da not in covered and db not in covered:
             v.not_checked += 1
             continue
-        a, b = (da, port_key(r[api])), (db, port_key(r[bpi]))   # type: ignore[arg-type]
+        a, b = (da, pk(r[api])), (db, pk(r[bpi]))
         la, lb = at(a, ()), at(b, ())
         if not la and not lb:
             v.missing.append(Problem("missing", r))
@@ -133,9 +149,11 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         if joined:
             for x in joined:
                 x.explained = True
-            rate = next((x.rate_gbps for x in joined if x.rate_gbps), None)
             want = float(r[rate_i])   # type: ignore[arg-type]
-            if rate is not None and abs(rate - want) > RATE_TOLERANCE * want:
+            # either end's report of a speed that is not the plan's makes it wrong
+            tol = RATE_TOLERANCE * want
+            rate = next((x.rate_gbps for x in joined if x.rate_gbps and abs(x.rate_gbps - want) > tol), None)
+            if rate is not None:
                 v.wrong_speed.append(Problem("wrong-speed", r, found_rate=rate))
             else:
                 v.ok += 1
@@ -151,7 +169,9 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
 def _unexpected(v: Verification, seen: Seen) -> None:
     reported: set[frozenset[str]] = set()
     for x in seen.links:
-        if x.explained or x.key() in reported:
+        if x.explained or any(y.explained and y.mirrors(x) for e in x.far_ends() for y in seen.at(e)):
+            continue   # accounted for, or its report from the other end is
+        if x.key() in reported:
             continue
         reported.add(x.key())
         strangers = [d for d in (x.near_device, x.far_device) if d not in v.names]

@@ -85,13 +85,16 @@ def read(path: Path, seen: Seen) -> int:
     if not blocks:
         raise BomError("holds no Switch or Ca block (is it ibnetdiscover's output, complete?)", where=str(path),
                        key="--ib", hint=HINT)
-    links = 0
-    for guid, no, ports in blocks:
-        kind, dev, word = nodes[guid]
+    for guid, no, _ in blocks:    # every node is covered: each link is listed from both its ends
+        dev = nodes[guid][1]
         if not dev:
             raise BomError(f"line {no}: node {guid} has no description to name its device", where=str(path),
                            key="--ib", hint=HINT)
         seen.covered.add(device_key(dev))
+    links = 0
+    source = str(path)
+    for guid, _, ports in blocks:
+        kind, dev, word = nodes[guid]
         for port, pno, peer, peer_port, comment in ports:
             if peer not in nodes:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
@@ -104,7 +107,7 @@ def read(path: Path, seen: Seen) -> int:
             far_names = (port_key(pword),) if pkind != "Switch" and pword else \
                 (f"p{peer_port}",) if pkind != "Switch" else _switch_port_names(peer_port)
             seen.add(Link(device_key(dev), near_names, device_key(pdev), far_names,
-                          f"{dev}:{word if kind != 'Switch' and word else f'[{port}]'}",
-                          f"{pdev}:{pword if pkind != 'Switch' and pword else f'[{peer_port}]'}", str(path), rate))
+                          dev, word if kind != "Switch" and word else f"[{port}]",
+                          pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]", source, rate))
             links += 1
     return links

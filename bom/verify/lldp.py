@@ -100,6 +100,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
         raise BomError(f"is not complete JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                        where=str(path), hint=HINT) from None
     near_dev = device_key(device)
+    source = str(path)
     pairs: dict[str, set[tuple[str, str]]] = {}
     try:
         for ifname, entry in _neighbours(doc):
@@ -113,7 +114,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
                                where=str(path), hint=HINT)
             got.add(far)
             seen.add(Link(near_dev, (port_key(ifname),), device_key(name), tuple(dict.fromkeys(map(port_key, ports))),
-                          f"{device}:{ifname}", f"{name}:{far[1]}", str(path), _rate(port)))
+                          device, ifname, name, far[1], source, _rate(port)))
     except ValueError as exc:
         raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None
 
@@ -126,12 +127,13 @@ def read_dir(folder: Path, seen: Seen) -> int:
     files = sorted(folder.glob("*.json"))
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
-    for path in files:
+    for path in files:   # every device's file known first: a pair is indexed by the end that reports it
         dev = device_key(path.stem)
         if dev in seen.files:
             raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
                            where=str(path), hint="Keep one file per device.")
         seen.files[dev] = str(path)
         seen.covered.add(dev)
+    for path in files:
         read_file(path, path.stem, seen)
     return len(files)

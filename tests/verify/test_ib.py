@@ -30,7 +30,10 @@ def test_as_built(bom, tmp_path):
 
 def test_a_link_at_half_width_is_wrong_speed(bom, tmp_path):
     # switch port 16 (p8/2) to node-02's p4/2 trained at 2x NDR: 200 Gbit/s on a 400G plan
-    text = FIX.read_text().replace('p4/2" lid 17 4xNDR', 'p4/2" lid 17 2xNDR')
+    text = FIX.read_text().replace('p4/2" lid 17 4xNDR', 'p4/2" lid 17 2xNDR').replace(
+        '"S-b83fd20300a1b2c0"[16]\t\t# lid 17 lmc 0 "MF0;s1-r01-rk01-leaf-01:MQM9700/U1" lid 1 4xNDR',
+        '"S-b83fd20300a1b2c0"[16]\t\t# lid 17 lmc 0 "MF0;s1-r01-rk01-leaf-01:MQM9700/U1" lid 1 2xNDR')
+    assert text.count("2xNDR") == 2   # both ends list the link at its active width
     r, out, _ = run(bom, tmp_path, text)
     assert r.exit_code == 1
     assert out["wrong_speed"] == [{"cable_id": "C00000016", "expected": "400 Gbit/s", "found": "200 Gbit/s"}]
