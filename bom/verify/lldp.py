@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bom.errors import BomError
-from bom.verify.seen import Link, Seen, device_key, port_key
+from bom.verify.seen import Link, Seen, device_key
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
@@ -80,6 +80,13 @@ def _neighbours(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     """The neighbour's system name, its port's names (id, then description) and the port entry."""
+    try:   # json0 as lldpd writes it (most files); anything else takes the general path below
+        port = entry["port"][0]
+        descr = port.get("descr")
+        names = [str(port["id"][0]["value"]), *((str(descr[0]["value"]),) if descr else ())]
+        return str(entry["chassis"][0]["name"][0]["value"]), names, port
+    except (KeyError, IndexError, TypeError):
+        pass
     chassis = _first(entry.get("chassis"))
     port = _first(entry.get("port"))
     if not isinstance(chassis, dict) or not isinstance(port, dict):
@@ -101,20 +108,23 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
                        where=str(path), hint=HINT) from None
     near_dev = device_key(device)
     source = str(path)
-    pairs: dict[str, set[tuple[str, str]]] = {}
+    pairs: set[tuple[str, str, str]] = set()
+    pk, dk = seen.port_key, seen.device_key
     try:
         for ifname, entry in _neighbours(doc):
             name, ports, port = _far(entry)
             if not name or not ports:
                 continue   # a neighbour that sends no system name cannot be matched to a device
-            far = (device_key(name), ports[-1] if len(ports) > 1 else ports[0])
-            got = pairs.setdefault(port_key(ifname), set())
-            if far in got:
-                raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {far[1]}",
+            shown = ports[-1]          # the description (a host's interface name) when there is one
+            near = pk(ifname)
+            pair = (near, name, shown)
+            if pair in pairs:
+                raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {shown}",
                                where=str(path), hint=HINT)
-            got.add(far)
-            seen.add(Link(near_dev, (port_key(ifname),), device_key(name), tuple(dict.fromkeys(map(port_key, ports))),
-                          device, ifname, name, far[1], source, _rate(port)))
+            pairs.add(pair)
+            first, last = pk(ports[0]), pk(shown)
+            seen.add(Link(near_dev, (near,), dk(name), (first,) if first == last else (first, last), device, ifname,
+                          name, shown, source, _rate(port) if "auto-negotiation" in port else None))
     except ValueError as exc:
         raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None
 

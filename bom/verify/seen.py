@@ -92,19 +92,36 @@ class Seen:
     #: lists (a device only named as someone's neighbour may have other ports no one saw). Known
     #: before any pair is added.
     covered: set[str] = field(default_factory=set)
+    _ports: dict[str, str] = field(default_factory=dict)
+    _devices: dict[str, str] = field(default_factory=dict)
 
     def add(self, link: Link) -> None:
         """Index ``link`` by its near end, and by its far end when no source covers the far device
         (a device that reports its own ports is looked up by what it reports)."""
         self.links.append(link)
-        self.devices.add(link.near_device)
-        self.devices.add(link.far_device)
+        near, far = link.near_device, link.far_device
+        self.devices.add(near)
+        self.devices.add(far)
         by_end = self.by_end
-        for end in link.near_ends():
-            by_end[end].append(link)
-        if link.far_device not in self.covered:
-            for end in link.far_ends():
-                by_end[end].append(link)
+        for p in link.near_ports:
+            by_end[near, p].append(link)
+        if far not in self.covered:
+            for p in link.far_ports:
+                by_end[far, p].append(link)
+
+    def device_key(self, name: str) -> str:
+        """:func:`device_key`, each name once."""
+        k = self._devices.get(name)
+        if k is None:
+            k = self._devices[name] = device_key(name)
+        return k
+
+    def port_key(self, name: str) -> str:
+        """:func:`port_key`, each name once (a site has a few hundred port names, repeated on every device)."""
+        k = self._ports.get(name)
+        if k is None:
+            k = self._ports[name] = port_key(name)
+        return k
 
     def at(self, end: End) -> list[Link]:
         return self.by_end.get(end, [])
