@@ -41,6 +41,10 @@ def _need() -> None:
             pytest.skip(f"{tool} is not installed (apt-get install lldpd iproute2; scripts/test.sh installs lldpd)")
 
 
+def _sysname(entry: dict[str, object]) -> str:
+    return str(entry["chassis"][0]["name"][0]["value"])   # type: ignore[index]
+
+
 def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
 
@@ -80,14 +84,18 @@ class Pod:
         for dev, ns in self.ns.items():
             sock = str(self.sockets / f"{ns}.sock")
             self.sock[dev] = sock
+            # Configured before its first frame (lldpd -O: its own lldpcli reads this, then resumes): set
+            # later, a neighbour would keep the first frame's name ("vm") and port id beside the new ones.
+            conf = self.sockets / f"{ns}.conf"
+            conf.write_text(f"configure system hostname {dev}\n" +
+                            # a switch names its ports by interface name; a host sends its MAC
+                            ("configure lldp portidsubtype ifname\n" if dev in switches else ""))
+            conf.chmod(0o644)
             log = (self.tmp / f"{ns}.log").open("wb")
-            self.procs[dev] = subprocess.Popen(["ip", "netns", "exec", ns, "lldpd", "-d", "-u", sock],
+            self.procs[dev] = subprocess.Popen(["ip", "netns", "exec", ns, "lldpd", "-d", "-u", sock, "-O", str(conf)],
                                                stdout=log, stderr=subprocess.STDOUT)
-        for dev, sock in self.sock.items():
-            self._cli(sock, "configure", "system", "hostname", dev)
-            if dev in switches:   # a switch names its ports by interface name; a host sends its MAC
-                self._cli(sock, "configure", "lldp", "portidsubtype", "ifname")
-            self._cli(sock, "resume")
+        for sock in self.sock.values():
+            self._cli(sock, "resume")   # in case its own lldpcli could not
             self._cli(sock, "update")
 
     def _cli(self, sock: str, *args: str) -> str:
@@ -107,9 +115,10 @@ class Pod:
         """Until every device sees a neighbour on each of its cabled ports."""
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
-            seen = {d: len(json.loads(self.neighbours(d, "json0"))["lldp"][0].get("interface", []))
-                    for d in self.ns}
-            if all(seen[d] >= self.ports[d] for d in self.ns):
+            names = {d: [_sysname(e) for e in json.loads(self.neighbours(d, "json0"))["lldp"][0].get("interface", [])]
+                     for d in self.ns}
+            seen = {d: len(n) for d, n in names.items()}
+            if all(seen[d] == self.ports[d] and set(names[d]) <= set(self.ns) for d in self.ns):
                 return
             for sock in self.sock.values():
                 self._cli(sock, "update")
