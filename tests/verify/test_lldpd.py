@@ -59,6 +59,7 @@ class Pod:
         self.sock: dict[str, str] = {}
         self.ports: dict[str, int] = defaultdict(int)   # device -> its cabled ports
         self.sockets: Path | None = None
+        self.links: list[tuple[str, str]] = []          # (namespace, interface), up once lldpd is configured
 
     def namespace(self, device: str) -> str:
         if device not in self.ns:
@@ -71,8 +72,7 @@ class Pod:
     def cable(self, a: tuple[str, str], b: tuple[str, str]) -> None:
         na, nb = self.namespace(a[0]), self.namespace(b[0])
         _ip("link", "add", ifname(a[1]), "netns", na, "type", "veth", "peer", "name", ifname(b[1]), "netns", nb)
-        _ip("-n", na, "link", "set", ifname(a[1]), "up")
-        _ip("-n", nb, "link", "set", ifname(b[1]), "up")
+        self.links += [(na, ifname(a[1])), (nb, ifname(b[1]))]
         self.ports[a[0]] += 1
         self.ports[b[0]] += 1
 
@@ -84,8 +84,7 @@ class Pod:
         for dev, ns in self.ns.items():
             sock = str(self.sockets / f"{ns}.sock")
             self.sock[dev] = sock
-            # Configured before its first frame (lldpd -O: its own lldpcli reads this, then resumes): set
-            # later, a neighbour would keep the first frame's name ("vm") and port id beside the new ones.
+            # Its configuration for the lldpcli it starts itself (-O), which then resumes it
             conf = self.sockets / f"{ns}.conf"
             conf.write_text(f"configure system hostname {dev}\n" +
                             # a switch names its ports by interface name; a host sends its MAC
@@ -94,8 +93,16 @@ class Pod:
             log = (self.tmp / f"{ns}.log").open("wb")
             self.procs[dev] = subprocess.Popen(["ip", "netns", "exec", ns, "lldpd", "-d", "-u", sock, "-O", str(conf)],
                                                stdout=log, stderr=subprocess.STDOUT)
+        for dev, sock in self.sock.items():   # again, in case its own lldpcli could not
+            self._cli(sock, "configure", "system", "hostname", dev)
+            if dev in switches:
+                self._cli(sock, "configure", "lldp", "portidsubtype", "ifname")
+            self._cli(sock, "resume")
+        # The links come up only now: no frame leaves before each lldpd has its name and port ids (a
+        # neighbour would keep a first frame's name, "vm", and port id beside the new ones for 120 s).
+        for ns, name in self.links:
+            _ip("-n", ns, "link", "set", name, "up")
         for sock in self.sock.values():
-            self._cli(sock, "resume")   # in case its own lldpcli could not
             self._cli(sock, "update")
 
     def _cli(self, sock: str, *args: str) -> str:
@@ -123,7 +130,7 @@ class Pod:
             for sock in self.sock.values():
                 self._cli(sock, "update")
             time.sleep(1)
-        pytest.fail(f"lldpd did not see every neighbour within {WAIT_S:.0f} s: {seen} of {dict(self.ports)}")
+        pytest.fail(f"lldpd did not see every neighbour within {WAIT_S:.0f} s: {seen} of {dict(self.ports)}: {names}")
 
     def close(self) -> None:
         for p in self.procs.values():
