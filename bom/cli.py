@@ -278,6 +278,65 @@ def check(
         raise typer.Exit(1)
 
 
+@app.command(short_help="Check what was built against the plan: LLDP, ibnetdiscover, NetBox.")
+@friendly
+@pipe_safe
+def verify(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    lldp: Annotated[Optional[Path], typer.Option(
+        "--lldp", metavar="DIR", help="A folder of <device>.json files: lldpcli -f json0 (or -f json) show "
+        "neighbors, one per device, named after the plan's device.")] = None,
+    ib: Annotated[Optional[Path], typer.Option(
+        "--ib", metavar="FILE", help="ibnetdiscover's output, node descriptions naming the plan's devices.")] = None,
+    netbox: Annotated[Optional[str], typer.Option(
+        "--netbox", metavar="URL", help="Also compare NetBox with the plan (bom netbox diff), token from "
+        "$NETBOX_TOKEN or --token-file.")] = None,
+    token_file: Annotated[Optional[Path], typer.Option(
+        "--token-file", metavar="FILE", help="File whose first line is the NetBox API token.")] = None,
+    fabric: Annotated[Optional[list[str]], typer.Option(
+        "--fabric", metavar="NAME", help="Check every planned cable of this fabric (compute, storage, inband, oob, "
+        "dci), covered by a source or not; repeat for several. Default: the cables with an end on a device "
+        "a source covers.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the work order (default: reports/<name>).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Check what was built against the cable plan, per planned cable: ok, missing (neither end sees a
+    neighbour), miswired (an end sees another), wrong speed, and the neighbour pairs the plan does not
+    have (unexpected). Writes the work order (CSV and xlsx: per rack and U what to move, add, replace or
+    remove; the parts to order or return). Exit 0 when everything matches, 1 when not, 2 on bad input."""
+    from bom import pipeline
+    from bom.errors import BomError
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs.publish import write_all
+    from bom.verify import run
+
+    if lldp is None and ib is None and netbox is None:
+        raise BomError("nothing to check against", key="--lldp",
+                       hint="Give --lldp DIR, --ib FILE or --netbox URL (or several).")
+    seen = run.read_sources(lldp, ib)
+    sc, src = load_scenario(scenario)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    model = pipeline.build_scenario(sc, src, catalog)
+    result = run.verify_model(model, catalog, seen, fabric or ()) if lldp or ib else run.Verification()
+    if netbox is not None:
+        from bom.netbox.commands import connect
+        from bom.netbox.diff import diff
+
+        result.netbox = diff(connect(netbox, None, token_file), model, catalog)
+    paths = write_all(run.work_order(result, sc.name), output or Path("reports") / sc.name)
+    if as_json:
+        _print_json(result.to_json())
+    else:
+        typer.echo("\n".join(run.lines(result)))
+        _wrote(paths)
+    if not result.match:
+        raise typer.Exit(1)
+
+
 @app.command(short_help="Write the cable plan and the rack elevations.")
 @friendly
 @pipe_safe

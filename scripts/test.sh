@@ -2,6 +2,7 @@
 # Installs everything the tests need and runs the whole suite. Safe to run again.
 #  - Python: the package and its test extras (pytest, hypothesis, ruff)
 #  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
+#    and lldpd (bom verify's network-namespace test, tests/verify/test_lldpd.py)
 # --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
 # 2 minutes on 2 cores); CI runs everything.
 # Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
@@ -39,9 +40,10 @@ need=()
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)      # renders bom topology's DOT in its test
+command -v lldpd >/dev/null 2>&1 || need+=(lldpd)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${need[*]} for the workbook and report tests" >&2
+    echo "installing ${need[*]} for the workbook, report and LLDP tests" >&2
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else

@@ -65,8 +65,8 @@ def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[P
     return pipeline.build_scenario(sc, src, catalog), catalog
 
 
-def _connect(url: str, token: str | None, token_file: Path | None, timeout: float | None,
-             say: Callable[[str], None] | None) -> Any:
+def connect(url: str, token: str | None, token_file: Path | None, timeout: float | None = None,
+            say: Callable[[str], None] | None = None) -> Any:
     from bom.errors import BomError
     from bom.netbox import client
 
@@ -121,7 +121,7 @@ def push(
     from bom.netbox import push as pu
 
     say = None if quiet else _say
-    nb = _connect(url, token, token_file, timeout, say)
+    nb = connect(url, token, token_file, timeout, say)
     model, catalog = _model(scenario, catalog_dir, prices)
     with client.answers("the push"):
         result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=None if as_json else say)
@@ -146,7 +146,7 @@ def diff(
     from bom.netbox import client
     from bom.netbox import diff as df
 
-    nb = _connect(url, token, token_file, timeout, None if quiet else _say)
+    nb = connect(url, token, token_file, timeout, None if quiet else _say)
     model, catalog = _model(scenario, catalog_dir, prices)
     with client.answers("the diff's reads"):
         result = df.diff(nb, model, catalog)

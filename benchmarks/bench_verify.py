@@ -1,0 +1,120 @@
+"""Benchmark: ``bom verify`` on a 100,000-GPU plan against neighbour files, against writing that plan.
+
+Target (issue 26): verifying the plan takes no longer than writing it (``bom cables``). The plan is
+the 100k-GPU case with every fabric (benchmarks/bench_rules.py); the neighbour files are what
+lldpd would report per device (``lldpcli -f json0 show neighbors``) for the plan as built with ten
+swapped pairs and ten cables left out (tests/verify/neighbours.py), written once before the runs.
+Each run is its own process (its peak memory, ``ru_maxrss``, is its own): the plan files written
+(``planfiles.write_plan``, what ``bom cables`` does after the build), then the verification (the
+files read, the plan streamed past them, the work order written: what ``bom verify`` does after
+the build). Times are wall / CPU seconds. Run: python3 -m benchmarks.bench_verify
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CASE = "100k GPUs, every fabric"
+SWAPS, OMITS = 10, 10
+
+
+def _model():  # type: ignore[no-untyped-def]
+    from benchmarks.bench_rules import STREAM
+    from benchmarks.cases import scenario
+    from bom.catalog.load import load_catalog
+    from bom.topology.build import build_model
+
+    catalog = load_catalog()
+    return build_model(*scenario(*STREAM[CASE]), catalog, None), catalog
+
+
+def _peak() -> int:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def neighbours(folder: Path) -> dict[str, object]:
+    """Write the neighbour files of the plan as built, with its swaps and omissions."""
+    from bom.cableplan.rows import COL, rows
+    from tests.verify import neighbours as nb
+
+    model, catalog = _model()
+    plan = list(rows(model, catalog=catalog))
+    step = len(plan) // (2 * SWAPS + OMITS + 1)
+    ids = [plan[(i + 1) * step][COL["cable_id"]] for i in range(2 * SWAPS + OMITS)]
+    files = nb.write(folder, nb.built(plan, swap=ids[: 2 * SWAPS], omit=ids[2 * SWAPS:]))
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    return {"rows": len(plan), "files": files, "mb": round(size / 2**20), "swapped": ids[: 2 * SWAPS],
+            "omitted": ids[2 * SWAPS:]}
+
+
+def write_plan(out: Path) -> dict[str, object]:
+    import time
+
+    from bom.outputs import planfiles
+
+    model, catalog = _model()
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
+    files = planfiles.write_plan(model, out, "bench", catalog=catalog)
+    return {"rows": files.rows, "s": (round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)),
+            "load": round(load, 1), "peak_mb": _peak()}
+
+
+def verify(lldp: Path, out: Path) -> dict[str, object]:
+    import time
+
+    from bom.outputs.publish import write_all
+    from bom.verify import run
+
+    model, catalog = _model()
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
+    seen = run.read_sources(lldp, None)
+    t_read = round(time.process_time() - cpu, 2)
+    result = run.verify_model(model, catalog, seen)
+    write_all(run.work_order(result, "bench"), out)
+    j = result.to_json()
+    return {"s": (round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)), "read_cpu_s": t_read,
+            "load": round(load, 1), "peak_mb": _peak(), "ok": j["ok"], "missing": j["missing"],
+            "miswired": [m["cable_id"] for m in j["miswired"]], "unexpected": len(j["unexpected"]),  # type: ignore[union-attr]
+            "not_checked": j["not_checked"]}
+
+
+def _child(*args: str) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_verify", *args], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[1])
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
+        what, args = sys.argv[1], [Path(a) for a in sys.argv[2:]]
+        fn = {"--child-neighbours": neighbours, "--child-plan": write_plan, "--child-verify": verify}[what]
+        print(json.dumps(fn(*args)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        lldp = Path(tmp) / "lldp"
+        n = _child("--child-neighbours", str(lldp))
+        print(f"{CASE}: {n['rows']:,} plan rows; {n['files']:,} neighbour files, {n['mb']} MB "
+              f"({SWAPS} pairs swapped, {OMITS} cables left out)")
+        p = _child("--child-plan", str(Path(tmp) / "plan"))
+        v = _child("--child-verify", str(lldp), str(Path(tmp) / "verify"))
+        print(f"  write the plan (bom cables)  load {p['load']:4.1f}  {p['s'][0]:7.2f}/{p['s'][1]:7.2f} s  "
+              f"peak {p['peak_mb']} MB")
+        print(f"  verify it (bom verify)       load {v['load']:4.1f}  {v['s'][0]:7.2f}/{v['s'][1]:7.2f} s  "
+              f"(reading the files {v['read_cpu_s']} CPU s)  peak {v['peak_mb']} MB")
+        print(f"  verify / write: {v['s'][1] / p['s'][1]:.2f}x CPU; found ok {v['ok']:,}, "
+              f"missing {len(v['missing'])}, miswired {len(v['miswired'])}, unexpected {v['unexpected']}, "
+              f"not checked {v['not_checked']}")
+        right = sorted(v["missing"]) == sorted(n["omitted"]) and sorted(v["miswired"]) == sorted(n["swapped"])
+        print(f"  found exactly the swaps and omissions: {right}")
+
+
+if __name__ == "__main__":
+    main()

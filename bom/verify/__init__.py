@@ -1,0 +1,1 @@
+"""As-built verification: what discovery sees (LLDP, ibnetdiscover) against the cable plan."""

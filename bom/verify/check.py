@@ -1,0 +1,185 @@
+"""The plan against what the sources saw, one planned cable at a time.
+
+The plan is streamed (:func:`bom.cableplan.rows.rows`) past the sources' index of neighbour pairs
+(:class:`~bom.verify.seen.Seen`, keyed by (device, port)): memory grows with what was seen and
+with the cables that are wrong, never with the plan. Per planned cable (a plan row):
+
+- **ok**: one end sees the other (a source that gives the speed agrees with the plan's rate);
+- **wrong speed**: the ends see each other at a speed that is not the plan's (off by more than
+  :data:`RATE_TOLERANCE`);
+- **missing**: neither end sees a neighbour;
+- **miswired**: an end sees a neighbour that is not the other end (a swap shows as two);
+- **not checked**: no source covers either end's device (no LLDP file for it, absent from the
+  ibnetdiscover output), unless ``fabrics`` names the cable's fabric: then it is checked all the same.
+
+What a source saw that no planned cable accounts for (no planned port at either end, a device not
+in the plan, a second neighbour on a planned port) is **unexpected**.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bom.cableplan.rows import COL
+from bom.verify.seen import Seen, device_key, port_key
+
+#: A speed within this fraction of the plan's rate is the plan's (a source rounds: FDR is 14 x 4).
+RATE_TOLERANCE = 0.1
+
+
+@dataclass
+class Problem:
+    """A planned cable that is not as planned, with what each end sees."""
+
+    status: str                 # missing | miswired | wrong-speed
+    row: tuple[object, ...]     # the plan row
+    found_a: str = ""           # what the a end sees ("" = nothing)
+    found_b: str = ""
+    found_rate: float | None = None
+
+    def field(self, name: str) -> Any:
+        return self.row[COL[name]]
+
+    def end(self, side: str) -> str:
+        return f"{self.field(f'{side}_device')}:{self.field(f'{side}_port')}"
+
+    @property
+    def expected(self) -> str:
+        return f"{self.end('a')} - {self.end('b')}"
+
+    @property
+    def found(self) -> str:
+        return "; ".join(f"{self.end(s)} - {f or 'nothing'}" for s, f in (("a", self.found_a), ("b", self.found_b)))
+
+
+@dataclass
+class Unexpected:
+    """A neighbour pair no planned cable accounts for."""
+
+    found: str
+    source: str
+    why: str
+    device: str      # the device key to place it by (rack and U), "" if none
+
+    def to_json(self) -> dict[str, str]:
+        return {"found": self.found, "source": self.source, "why": self.why}
+
+
+@dataclass
+class Verification:
+    """What ``bom verify`` found."""
+
+    ok: int = 0
+    not_checked: int = 0
+    missing: list[Problem] = field(default_factory=list)
+    miswired: list[Problem] = field(default_factory=list)
+    wrong_speed: list[Problem] = field(default_factory=list)
+    unexpected: list[Unexpected] = field(default_factory=list)
+    where: dict[str, tuple[str, object]] = field(default_factory=dict)   # device key -> (rack, U)
+    names: dict[str, str] = field(default_factory=dict)                  # device key -> plan name
+    netbox: Any = None    # bom.netbox.diff.Diff, with --netbox
+
+    @property
+    def match(self) -> bool:
+        return not (self.missing or self.miswired or self.wrong_speed or self.unexpected) and \
+            (self.netbox is None or self.netbox.match)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "ok": self.ok,
+            "missing": [p.field("cable_id") for p in self.missing],
+            "miswired": [{"cable_id": p.field("cable_id"), "expected": p.expected, "found": p.found}
+                         for p in self.miswired],
+            "unexpected": [u.to_json() for u in self.unexpected],
+            "wrong_speed": [{"cable_id": p.field("cable_id"), "expected": f"{p.field('rate_gbps'):g} Gbit/s",
+                             "found": f"{p.found_rate:g} Gbit/s"} for p in self.wrong_speed],
+            "not_checked": self.not_checked,
+        }
+        if self.netbox is not None:
+            out["netbox"] = self.netbox.to_json()
+        return out
+
+
+def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
+    """Stream the plan's rows past ``seen``; ``fabrics``: check every cable of these whatever the coverage."""
+    v = Verification()
+    covered = seen.covered
+    named = seen.covered | seen.devices   # the devices to place by rack and U and to know as the plan's
+    only = set(fabrics)
+    ai, bi, api, bpi = COL["a_device"], COL["b_device"], COL["a_port"], COL["b_port"]
+    ari, aui, bri, bui, fi, rate_i = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"], COL["fabric"], \
+        COL["rate_gbps"]
+    at = seen.by_end.get
+    where, names = v.where, v.names
+    # A plan names each device on many rows and each port name on many devices: their keys once.
+    dkeys: dict[object, str] = {}
+    pkeys: dict[object, str] = {}
+
+    def dk(name: object) -> str:
+        k = dkeys.get(name)
+        if k is None:
+            k = dkeys[name] = device_key(str(name))
+        return k
+
+    def pk(name: object) -> str:
+        k = pkeys.get(name)
+        if k is None:
+            k = pkeys[name] = port_key(str(name))
+        return k
+
+    for r in rows:
+        da, db = dk(r[ai]), dk(r[bi])
+        for d, rack, u, name in ((da, ari, aui, r[ai]), (db, bri, bui, r[bi])):
+            if d in named and d not in names:
+                names[d] = name                       # type: ignore[assignment]
+                where[d] = (r[rack], r[u])            # type: ignore[assignment]
+        if only and r[fi] not in only:
+            continue
+        if not only and da not in covered and db not in covered:
+            v.not_checked += 1
+            continue
+        a, b = (da, pk(r[api])), (db, pk(r[bpi]))
+        la, lb = at(a, ()), at(b, ())
+        if not la and not lb:
+            v.missing.append(Problem("missing", r))
+            continue
+        joined = [x for x in (*la, *lb) if x.joins(a, b)]
+        if joined:
+            for x in joined:
+                x.explained = True
+            want = float(r[rate_i])   # type: ignore[arg-type]
+            # either end's report of a speed that is not the plan's makes it wrong
+            tol = RATE_TOLERANCE * want
+            rate = next((x.rate_gbps for x in joined if x.rate_gbps and abs(x.rate_gbps - want) > tol), None)
+            if rate is not None:
+                v.wrong_speed.append(Problem("wrong-speed", r, found_rate=rate))
+            else:
+                v.ok += 1
+            continue
+        for x in (*la, *lb):
+            x.explained = True
+        v.miswired.append(Problem("miswired", r, ", ".join(dict.fromkeys(x.far_of(a) for x in la)),
+                                  ", ".join(dict.fromkeys(x.far_of(b) for x in lb))))
+    _unexpected(v, seen)
+    return v
+
+
+def _unexpected(v: Verification, seen: Seen) -> None:
+    reported: set[frozenset[str]] = set()
+    for x in seen.links:
+        if x.explained or any(y.explained and y.mirrors(x) for e in x.far_ends() for y in seen.at(e)):
+            continue   # accounted for, or its report from the other end is
+        if x.key() in reported:
+            continue
+        reported.add(x.key())
+        strangers = [d for d in (x.near_device, x.far_device) if d not in v.names]
+        why = (f"{' and '.join(strangers)} {'is' if len(strangers) == 1 else 'are'} not in the plan" if strangers
+               else "the plan has no cable on these ports")
+        v.unexpected.append(Unexpected(f"{x.near_shown} - {x.shown}", x.source, why,
+                                       x.near_device if x.near_device in v.names else
+                                       x.far_device if x.far_device in v.names else ""))
+    for dev, path in sorted(seen.files.items()):
+        if dev not in v.names and dev not in seen.devices:
+            v.unexpected.append(Unexpected(f"{dev}: no neighbour", path, f"{dev} is not in the plan", ""))

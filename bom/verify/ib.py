@@ -1,0 +1,113 @@
+"""``ibnetdiscover`` output: the topology file its man page documents (infiniband-diags, section
+"TOPOLOGY FILE FORMAT").
+
+A node block opens with ``Switch|Ca|Rt <ports> "<type>-<node GUID>"  # "<NodeDescription>" ...``
+and lists its connected ports, one a line: ``[<port>](<port GUID>)? "<peer type>-<GUID>"[<peer
+port>](<GUID>)?  # ... "<peer NodeDescription>" lid <n> <width>x<speed>`` (the active width and
+speed end the line). Each link is listed from both ends.
+
+The plan's device names come from the node descriptions: the first word (``s1-r01-rk01-leaf-01``),
+or the host name of an NVIDIA switch's ``MF0;<host>:<model>/U1``. An HCA's port is the second
+word of its description when there is one (``s1-r01-rk02-node-01 p1/1``, as an
+``--node-name-map`` names each HCA after its plan port), else its port number (``p1`` for port 1).
+A switch port number ``n`` is known as ``p<n>`` and as cage and port ``p<c>/<k>`` of twin-port
+cages (``n = 2(c-1) + k``: NDR and XDR switches carry two ports a cage).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bom.errors import BomError
+from bom.verify.seen import Link, Seen, device_key, port_key
+
+_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
+_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\](?:\([0-9a-fA-F]+\))?'
+                   r'\s*(?:#\s*(.*))?$')
+#: Lines with nothing to check: the node's ids (``vendid=``, ``switchguid=``) and -g's chassis headings.
+_SKIP = re.compile(r"^(\w+=|Non-Chassis Nodes|Chassis\b)")
+_LINK = re.compile(r'(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$')
+#: Per-lane rate of each InfiniBand speed [Gbit/s] (the nominal data rate each generation is sold at).
+LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
+             "NDR": 100.0, "XDR": 200.0}
+HINT = "Give --ib the text ibnetdiscover prints (ibnetdiscover > fabric.txt), with node descriptions " \
+       "that name the plan's devices (--node-name-map)."
+
+
+def device_of(description: str) -> tuple[str, str]:
+    """(device, port word or "") of a node description."""
+    words = description.split()
+    if not words:
+        return "", ""
+    first = words[0]
+    if ";" in first and ":" in first:   # MF0;<host>:<model>/U1
+        first = first.split(";", 1)[1].split(":", 1)[0]
+    return first, words[1] if len(words) > 1 else ""
+
+
+def _switch_port_names(n: int) -> tuple[str, ...]:
+    return (f"p{n}", f"p{(n + 1) // 2}_{(n - 1) % 2 + 1}")
+
+
+def read(path: Path, seen: Seen) -> int:
+    """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BomError("is not UTF-8 text", where=str(path), key="--ib", hint=HINT) from None
+    nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
+    blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#") or _SKIP.match(line):
+            continue
+        m = _NODE.match(line)
+        if m:
+            kind, _, guid, desc = m.groups()
+            dev, word = device_of(desc)
+            if guid in nodes:
+                raise BomError(f"line {no}: node {guid} is listed twice", where=str(path), key="--ib", hint=HINT)
+            nodes[guid] = (kind, dev, word)
+            blocks.append((guid, no, []))
+            continue
+        p = _PORT.match(line)
+        if p and blocks:
+            port, peer, peer_port, comment = int(p.group(1)), p.group(2), int(p.group(3)), p.group(4) or ""
+            if any(x[0] == port for x in blocks[-1][2]):
+                raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
+                               key="--ib", hint=HINT)
+            blocks[-1][2].append((port, no, peer, peer_port, comment))
+            continue
+        if line.startswith(("Switch", "Ca", "Rt", "[")) or not blocks:
+            raise BomError(f"line {no} is not ibnetdiscover's topology format: {line[:80]!r}", where=str(path),
+                           key="--ib", hint=HINT)
+    if not blocks:
+        raise BomError("holds no Switch or Ca block (is it ibnetdiscover's output, complete?)", where=str(path),
+                       key="--ib", hint=HINT)
+    for guid, no, _ in blocks:    # every node is covered: each link is listed from both its ends
+        dev = nodes[guid][1]
+        if not dev:
+            raise BomError(f"line {no}: node {guid} has no description to name its device", where=str(path),
+                           key="--ib", hint=HINT)
+        seen.covered.add(device_key(dev))
+    links = 0
+    source = str(path)
+    for guid, _, ports in blocks:
+        kind, dev, word = nodes[guid]
+        for port, pno, peer, peer_port, comment in ports:
+            if peer not in nodes:
+                raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
+                               where=str(path), key="--ib", hint=HINT)
+            pkind, pdev, pword = nodes[peer]
+            speed = _LINK.search(comment)
+            rate = int(speed.group(1)) * LANE_GBPS[speed.group(2)] if speed else None
+            near = port_key(word) if kind != "Switch" and word else f"p{port}"
+            near_names = (near,) if kind != "Switch" else _switch_port_names(port)
+            far_names = (port_key(pword),) if pkind != "Switch" and pword else \
+                (f"p{peer_port}",) if pkind != "Switch" else _switch_port_names(peer_port)
+            seen.add(Link(device_key(dev), near_names, device_key(pdev), far_names,
+                          dev, word if kind != "Switch" and word else f"[{port}]",
+                          pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]", source, rate))
+            links += 1
+    return links

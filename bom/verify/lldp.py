@@ -1,0 +1,149 @@
+"""``lldpcli -f json0 show neighbors`` (and the plain ``-f json`` form), one file per device.
+
+A file ``<device>.json`` holds what that device's lldpd sees: per local interface, the neighbour's
+system name (``chassis.name``) and its port, known by its id and its description. A host's lldpd
+sends its MAC as the port id and its interface name as the description (a switch's is usually the
+interface name as the id): both are kept as names of the far port. The two forms, as lldpd 1.0.16
+writes them (tests/verify/fixtures):
+
+- ``json0``: ``lldp[0].interface[*]`` with ``name``, ``chassis[0].name[0].value``,
+  ``port[0].id[0].value``, ``port[0].descr[0].value``;
+- ``json``: ``lldp.interface`` a mapping ``{ifname: {...}}`` or a list of them (one per
+  neighbour), ``chassis`` a mapping ``{sysname: {...}}``, ``port.id.value``, ``port.descr``.
+
+A local port listed twice with one neighbour is a file put together wrongly (exit 2); with two
+different neighbours it is what the port sees (a hub or a loop), and the check says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bom.errors import BomError
+from bom.verify.seen import Link, Seen, device_key
+
+#: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
+_MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
+HINT = "Collect it again with: lldpcli -f json0 show neighbors > <device>.json"
+
+
+def _first(v: Any) -> Any:
+    return v[0] if isinstance(v, list) and v else v
+
+
+def _value(v: Any) -> str:
+    """A json0 ``[{"value": x}]``, a json ``{"value": x}`` or a plain string, as text."""
+    v = _first(v)
+    if isinstance(v, dict):
+        v = v.get("value")
+    return "" if v is None else str(v)
+
+
+def _rate(port: dict[str, Any]) -> float | None:
+    an = _first(port.get("auto-negotiation"))
+    if not isinstance(an, dict):
+        return None
+    m = _MAU.search(_value(an.get("current")))
+    if m is None:
+        return None
+    n = float(m.group(1))
+    return n if (m.group(2) or "").lower().startswith("g") else n / 1000
+
+
+def _neighbours(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(local interface, its entry) in either form; raises ValueError on another shape."""
+    lldp = doc.get("lldp") if isinstance(doc, dict) else None
+    if lldp is None:
+        raise ValueError('no "lldp" object at the top')
+    if isinstance(lldp, list):   # json0
+        for block in lldp:
+            for entry in (block or {}).get("interface", []):
+                if not isinstance(entry, dict) or "name" not in entry:
+                    raise ValueError('an "interface" entry without a "name"')
+                yield str(entry["name"]), entry
+        return
+    if not isinstance(lldp, dict):
+        raise ValueError('"lldp" is neither a list (json0) nor an object (json)')
+    interfaces = lldp.get("interface", [])
+    for item in interfaces if isinstance(interfaces, list) else [interfaces]:
+        if not isinstance(item, dict):
+            raise ValueError('an "interface" entry that is not an object')
+        for name, entry in item.items():
+            if not isinstance(entry, dict):
+                raise ValueError(f'interface "{name}" is not an object')
+            yield str(name), entry
+
+
+def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
+    """The neighbour's system name, its port's names (id, then description) and the port entry."""
+    try:   # json0 as lldpd writes it (most files); anything else takes the general path below
+        port = entry["port"][0]
+        descr = port.get("descr")
+        names = [str(port["id"][0]["value"]), *((str(descr[0]["value"]),) if descr else ())]
+        return str(entry["chassis"][0]["name"][0]["value"]), names, port
+    except (KeyError, IndexError, TypeError):
+        pass
+    chassis = _first(entry.get("chassis"))
+    port = _first(entry.get("port"))
+    if not isinstance(chassis, dict) or not isinstance(port, dict):
+        raise ValueError("a neighbour without its chassis or port")
+    # json0: the system name is a field; json: it is the key
+    name = _value(chassis.get("name")) if "name" in chassis or "id" in chassis else next(iter(chassis), "")
+    names = [n for n in (_value(port.get("id")), _value(port.get("descr"))) if n]
+    return name, names, port
+
+
+def read_file(path: Path, device: str, seen: Seen) -> None:
+    """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise BomError("is not UTF-8 text", where=str(path), hint=HINT) from None
+    except json.JSONDecodeError as exc:
+        raise BomError(f"is not complete JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+                       where=str(path), hint=HINT) from None
+    near_dev = device_key(device)
+    source = str(path)
+    pairs: set[tuple[str, str, str]] = set()
+    pk, dk = seen.port_key, seen.device_key
+    try:
+        for ifname, entry in _neighbours(doc):
+            name, ports, port = _far(entry)
+            if not name or not ports:
+                continue   # a neighbour that sends no system name cannot be matched to a device
+            shown = ports[-1]          # the description (a host's interface name) when there is one
+            near = pk(ifname)
+            pair = (near, name, shown)
+            if pair in pairs:
+                raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {shown}",
+                               where=str(path), hint=HINT)
+            pairs.add(pair)
+            first, last = pk(ports[0]), pk(shown)
+            seen.add(Link(near_dev, (near,), dk(name), (first,) if first == last else (first, last), device, ifname,
+                          name, shown, source, _rate(port) if "auto-negotiation" in port else None))
+    except ValueError as exc:
+        raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None
+
+
+def read_dir(folder: Path, seen: Seen) -> int:
+    """Every ``<device>.json`` in ``folder``; returns how many files were read."""
+    if not folder.is_dir():
+        raise BomError("is not a folder", where=str(folder), key="--lldp",
+                       hint="Give --lldp the folder of <device>.json files (lldpcli -f json0 show neighbors).")
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
+    for path in files:   # every device's file known first: a pair is indexed by the end that reports it
+        dev = device_key(path.stem)
+        if dev in seen.files:
+            raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
+                           where=str(path), hint="Keep one file per device.")
+        seen.files[dev] = str(path)
+        seen.covered.add(dev)
+    for path in files:
+        read_file(path, path.stem, seen)
+    return len(files)
