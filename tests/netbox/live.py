@@ -91,7 +91,9 @@ def clean(nb: Any, st: dict[str, str]) -> None:
         purge(nb, [s.name for s in nb.dcim.sites.all()])
     elif slugs:
         purge(nb, [s.name for s in nb.dcim.sites.filter(tag=slugs)])
-    for ep in (nb.dcim.device_types, nb.dcim.device_roles, nb.dcim.manufacturers):
+    # Module types (the exported transceivers) before their manufacturers: NetBox refuses to delete
+    # a manufacturer that a module type still names.
+    for ep in (nb.dcim.device_types, nb.dcim.module_types, nb.dcim.device_roles, nb.dcim.manufacturers):
         objs = ep.all() if own else (ep.filter(tag=slugs) if slugs else [])
         ids = [o.id for o in objs]
         if ids:
