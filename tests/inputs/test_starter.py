@@ -23,7 +23,10 @@ def test_init_builds_for_every_platform(bom, tmp_path, platform):
     assert text.count("#") > 10  # commented
     b = bom("build", str(path), "-o", str(tmp_path / "out"), "-q", "--json")
     assert b.exit_code == 0, b.stderr
-    assert json.loads(b.stdout)["platform"] == platform
+    doc = json.loads(b.stdout)
+    assert doc["platform"] == platform
+    # A README example: no design rule broken, warnings included (issue 21).
+    assert (doc["checks"]["errors"], doc["checks"]["warnings"]) == (0, 0), doc["checks"]
 
 
 @pytest.mark.parametrize("kind", ["serve", "fine-tune", "pretrain"])
@@ -32,7 +35,9 @@ def test_init_workload_builds(bom, tmp_path, kind):
     assert bom("init", str(path), "--workload", kind, "--platform", "dgx-h100").exit_code == 0
     b = bom("build", str(path), "-o", str(tmp_path / "out"), "-q", "--json")
     assert b.exit_code == 0, b.stderr
-    assert json.loads(b.stdout)["sizing"]["gpus"] >= 1
+    doc = json.loads(b.stdout)
+    assert doc["sizing"]["gpus"] >= 1
+    assert (doc["checks"]["errors"], doc["checks"]["warnings"]) == (0, 0), doc["checks"]
 
 
 def test_init_gpus_and_stdout(bom):
