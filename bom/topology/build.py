@@ -67,7 +67,7 @@ def _switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
 
 
 def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
-               leaf: Switch, spine: Switch, floor: FloorPlan) -> tuple[Plane, float]:
+               leaf: Switch, spine: Switch, floor: FloorPlan, native_ok: bool = True) -> tuple[Plane, float]:
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
@@ -85,8 +85,8 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     # Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it.
     own = magnitude(spine.port_rate, "rate")
     # (One SwitchPorts stands for both ends there, so only when the spine is the leaf's model.)
-    native = (switch_ports(spine, own) if spec.uplink_rate == "native" and uplinks is None and own > rate
-              and spine.id == leaf.id else None)
+    native = (switch_ports(spine, own) if native_ok and spec.uplink_rate == "native" and uplinks is None
+              and own > rate and spine.id == leaf.id else None)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
@@ -96,23 +96,33 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
 
 
 def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
-    platform, floor = cluster.platform, cluster.floor
+    platform = cluster.platform
     nic = _nic(platform, name)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
                                              else catalog.default(name)), ("fabrics", name, "switch"))
     spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
                                             else leaf.id),
                     ("fabrics", name, "spine" if spec.spine else "switch"))
+    shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, True)
+    if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
+        # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
+        # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
+        shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, False)
+    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+
+
+def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
+                 spine: Switch, native_ok: bool) -> tuple[list[tuple[int, Plane]], float]:
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
     for site in cluster.sites:
         try:
-            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, floor)
+            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, native_ok)
         except LimitError as exc:
             name_fabric(exc, name)
             raise
         shapes.append((site.count, p))
-    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+    return shapes, rate
 
 
 def fabric_groups(f: Fabric, media: Media, floor: FloorPlan, placement: Placement) -> Fabric:

@@ -510,3 +510,20 @@ def test_dci_rows_follow_the_cabled_site_pairs(catalog, topology):
         ports = [(r[C["a_device"]], r[C["a_port"]]) for r in rows
                  if r[C["hop"]] in ("site-site", "fabric-dci") and r[C["a_site"]] == f"s{site}"]
         assert len(ports) == len(set(ports)) == 2 * 64 * degree   # a client and a line port per wavelength
+
+
+def test_sites_of_two_shapes_share_one_switch_to_switch_rate(catalog):
+    # 28 and 27 nodes in three layers: the larger site's leaf-spine pairs fill whole 800G ports, the
+    # smaller's do not. Each shape took its own rate while the hops counted the first's (1,096 leaf
+    # modules in the closed form, 880 in the plan; more links than ports at every layer): now the
+    # fabric runs both at the downlinks' 400G.
+    text = ("name: two-shapes\nplatform: dgx-b300\nnodes: 55\n"
+            "fabrics:\n  compute: {topology: rail-optimized, layers: 3, oversubscription: 1, planes: 2, "
+            "switch: sn5600}\nlayout: {racks_per_row: 2}\n"
+            "sites: {count: 2, distance: \"2 km\", dci_bandwidth: \"1.6 Tbit/s\"}\n")
+    model = _model(text, catalog)
+    f = model.fabrics["compute"]
+    assert len(f.shapes) == 2 and {p.up.rate_gbps for _, p in f.shapes} == {400.0}
+    check_closed_form(model, catalog)
+    from bom.rules.run import check
+    assert check(model, catalog).ok
