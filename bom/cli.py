@@ -614,7 +614,7 @@ def catalog_list(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
 ) -> None:
-    """List catalog rows (id, part number, price, its published range and its source).
+    """List catalog rows (id, part number, price, its published range and its source, lead time).
 
     The price column says "estimate" for an estimate inside a published range and "placeholder" for
     an estimate with none (a round figure to replace with a quote)."""
@@ -634,13 +634,14 @@ def catalog_list(
 
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}",
              "" if r.price_low_usd is None else f"{_short_usd(r.price_low_usd)}-{_short_usd(r.price_high_usd)}",
-             "placeholder" if r.placeholder_price else r.price_source, str(r.as_of),
+             "placeholder" if r.placeholder_price else r.price_source,
+             "" if r.lead_time_days is None else f"{r.lead_time_days:,.0f} d", str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    typer.echo(text.table(["kind", "id", "part number", "USD", "USD range", "price", "as of", "status",
+    typer.echo(text.table(["kind", "id", "part number", "USD", "USD range", "price", "lead time", "as of", "status",
                            "orderable", "description"], rows,
-                          [False, False, False, True, False, False, False, False, False, False]))
+                          [False, False, False, True, False, False, True, False, False, False, False]))
 
 
 def _short_usd(usd: float | None) -> str:

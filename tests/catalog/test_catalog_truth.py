@@ -178,3 +178,14 @@ def test_budget_range_and_placeholders_in_the_build(bom, tmp_path):
     assert "Placeholder prices" in cells and "Hardware budget, low" in cells
     assert any(c.startswith("placeholder: estimate") for c in cells)
     assert not any(c.startswith("placeholder") and "(qm9700)" in c for c in cells)
+
+
+def test_catalog_list_shows_each_rows_lead_time(bom):
+    # The DGX H100 row's sourced 12 weeks (84 days); rows with none leave the column blank.
+    r = bom("catalog", "list", "--kind", "platform")
+    assert r.exit_code == 0
+    header, _, *rows = r.stdout.splitlines()
+    assert "lead time" in header
+    h100 = next(line for line in rows if " dgx-h100 " in line)
+    b200 = next(line for line in rows if " dgx-b200 " in line)
+    assert " 84 d " in h100 and " d " not in b200
