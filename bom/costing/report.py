@@ -28,7 +28,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
-from bom.costing.uncertainty import Range, draw
+from bom.costing.uncertainty import Range, draw, published_spread
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
@@ -276,7 +276,16 @@ def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input]
         q = catalog.quotes.get(o.sku) or catalog.quotes.get(o.catalog_id)
         if q is not None and q.currency != "USD":
             currency[o.sku] = q.currency
-    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed)
+    published = {}
+    for o in order:
+        kind = catalog.kind_of(o.catalog_id) if o.catalog_id else None
+        row = catalog.get(kind, o.catalog_id) if kind else None
+        if row is not None and row.price_low_usd is not None:
+            spread = published_spread(o.unit_price_usd, row.price_low_usd, row.price_high_usd,
+                                      f"the catalog row's published range: {row.price_range_source}")
+            if spread is not None:
+                published[o.sku] = spread
+    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed, published)
 
 
 def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],

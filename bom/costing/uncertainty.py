@@ -36,6 +36,17 @@ class Spread:
     source: str
 
 
+def published_spread(price: float, low: float | None, high: float | None, source: str) -> Spread | None:
+    """A price's spread from its row's published range (None without one, or at a zero price).
+
+    >>> published_spread(270_000, 199_000, 317_000, "DGX H100 range")
+    Spread(low=0.737037037037037, high=1.174074074074074, source='DGX H100 range')
+    """
+    if low is None or high is None or price <= 0:
+        return None
+    return Spread(low / price, high / price, source)
+
+
 #: How far a price may fall from its value, by price_source (the mode is the price itself). AACE
 #: International Recommended Practice 18R-97, "Cost Estimate Classification System", Table 1: expected
 #: accuracy ranges of Class 4 (study) -15 to -30 % / +20 to +50 %, Class 2 (control) -5 to -15 % /
@@ -106,13 +117,18 @@ def percentile(ordered: Sequence[float], q: float) -> float:
 
 
 def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], currency: dict[str, str],
-         draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Range:
+         draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+         published: dict[str, Spread] | None = None) -> Range:
     """``draws`` draws of the TCO with the prices, exchange rates and utilisation drawn (see the module);
-    ``currency``: the quoted currency of each part number quoted in one other than USD."""
+    ``currency``: the quoted currency of each part number quoted in one other than USD; ``published``:
+    a part number's spread from its catalog row's published price range, which wins over the spread
+    of its price_source."""
     f = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     rng = random.Random(seed)
-    lines = [(asset_class(o.category), o.extended_usd, SPREADS.get(o.price_source, SPREADS["estimate"]),
-              currency.get(o.sku)) for o in order]
+    published = published or {}
+    lines = [(asset_class(o.category), o.extended_usd,
+              published.get(o.sku) or SPREADS.get(o.price_source, SPREADS["estimate"]), currency.get(o.sku))
+             for o in order]
     install = {"gpu": 0.0, "network": basis.links * f["install_link"], "facility": basis.racks * f["install_rack"]}
     crf = {c: capital_recovery_factor(f["discount_rate"], f[f"life_{c}"]) for c in CLASSES}
     support = {c: f[f"support_{c}"] for c in CLASSES}

@@ -37,13 +37,16 @@ def test_the_same_seed_gives_the_same_figures_and_another_seed_others(default_re
 
 
 def test_the_range_brackets_the_point_and_leans_as_the_estimates_do(default_report):
-    """Estimates run -30 % / +50 % (AACE 18R-97 Class 4), so the P50 sits above the point price."""
+    """Estimates run -30 % / +50 % (AACE 18R-97 Class 4), so with the price_source spreads alone the
+    P50 sits above the point price; the default's GB300 NVL72 row has a published range (3-4 MUSD
+    around 3.7 MUSD) that leans the other way and dominates its capex."""
     j = default_report.to_json()["range"]
     t = default_report.to_json()["totals"]
     for key in ("capex_usd", "tco_usd", "usd_per_gpu_hour"):
         p = j[key]
         assert p["p10"] < t[key] < p["p90"] and p["p10"] < p["p50"] < p["p90"], key
-    assert j["capex_usd"]["p50"] > t["capex_usd"]
+    by_source = _draw(default_report, 2000, 1)
+    assert percentile(sorted(by_source.capex), 0.5) > t["capex_usd"]
 
 
 def test_percentile_interpolates_like_the_spreadsheet():
@@ -93,3 +96,34 @@ def test_the_range_sheets_histogram_counts_as_the_report_does(default_outputs, d
     head = next(r for r in range(1, 60) if ws.cell(r, 8).value == "Draws")
     counts = [ws.cell(r, 8).value for r in range(head + 1, head + 21)]
     assert counts == [n for *_, n in default_report.range.histogram()]
+
+
+def test_a_published_price_range_replaces_the_spread_of_its_price_source(default_report):
+    """The GB300 NVL72 row's published 3-4 MUSD range (issue 29), not the estimate's -30 % / +50 %: with
+    every other spread at none, the draws stay inside the row's own range."""
+    o = next(x for x in default_report.order if x.catalog_id == "gb300-nvl72")
+    assert o.price_source == "estimate"
+    low, high = default_report.range.capex[0], default_report.range.capex[-1]
+    point = default_report.tco.capex_usd
+    row_low, row_high = 3_000_000 / o.unit_price_usd, 4_000_000 / o.unit_price_usd
+    one = Spread(1.0, 1.0, "none")
+    r = draw(default_report.order, default_report.basis, default_report.tco, default_report.inputs, {}, 300, 7,
+             {o.sku: Spread(row_low, row_high, "row")} | {x.sku: one for x in default_report.order if x is not o})
+    assert point - o.extended_usd * (1 - row_low) - 1 <= min(r.capex) and max(r.capex) <= \
+        point + o.extended_usd * (row_high - 1) + 1
+    assert (min(r.capex), max(r.capex)) != (low, high)
+
+
+def test_the_report_draws_a_row_with_a_published_range_from_it(default_report, monkeypatch, catalog):
+    import bom.costing.report as rep
+
+    seen = {}
+    monkeypatch.setattr(rep, "draw", lambda *a, **kw: seen.setdefault("published", a[7] if len(a) > 7 else kw))
+    rep._range(default_report.order, default_report.basis, default_report.tco, default_report.inputs, catalog,
+               default_report.model.scenario)
+    o = next(x for x in default_report.order if x.catalog_id == "gb300-nvl72")
+    spread = seen["published"][o.sku]
+    assert (spread.low, spread.high) == pytest.approx((3_000_000 / o.unit_price_usd, 4_000_000 / o.unit_price_usd))
+    assert "published range" in spread.source
+    # Rows with no published range keep their price_source's spread.
+    assert all(x.sku not in seen["published"] for x in default_report.order if x.catalog_id == "sn5600")
