@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from bom.errors import BomError
+from bom.inputs.yamlio import read_input
 from bom.verify.seen import Link, Seen, device_key, port_key
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
@@ -50,12 +51,19 @@ def _switch_port_names(n: int) -> tuple[str, ...]:
     return (f"p{n}", f"p{(n + 1) // 2}_{(n - 1) % 2 + 1}")
 
 
+#: The largest ibnetdiscover file read.
+IB_MAX_BYTES = 1 << 30
+
+
 def read(path: Path, seen: Seen) -> int:
     """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links."""
+    # As every input file: a regular file (never a FIFO or a device, which would block or never end),
+    # at most IB_MAX_BYTES (ibnetdiscover writes about 100 bytes a link: a million links is 100 MB).
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BomError("is not UTF-8 text", where=str(path), key="--ib", hint=HINT) from None
+        text = read_input(path, "ibnetdiscover file", limit=IB_MAX_BYTES)
+    except BomError as exc:
+        exc.key = exc.key or "--ib"
+        raise
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     for no, raw in enumerate(text.splitlines(), start=1):

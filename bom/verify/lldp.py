@@ -24,11 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from bom.errors import BomError
+from bom.inputs.yamlio import read_input
 from bom.verify.seen import Link, Seen, device_key
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
 HINT = "Collect it again with: lldpcli -f json0 show neighbors > <device>.json"
+#: The largest LLDP file read.
+LLDP_MAX_BYTES = 64 << 20
 
 
 def _first(v: Any) -> Any:
@@ -99,10 +102,11 @@ def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
 
 def read_file(path: Path, device: str, seen: Seen) -> None:
     """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``."""
+    # As every input file: a regular file (a FIFO would block, /dev/zero never end), at most
+    # LLDP_MAX_BYTES (a 512-port switch's neighbours are about 1 MB of json0).
+    text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise BomError("is not UTF-8 text", where=str(path), hint=HINT) from None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BomError(f"is not complete JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                        where=str(path), hint=HINT) from None

@@ -226,3 +226,21 @@ def test_netbox_in_the_same_report(bom, tmp_path, plan, monkeypatch):
         "s1-r01-rk01-leaf-01:p12 - s1-r01-rk01-leaf-02:p12"]
     r = bom("verify", str(ETH), "--netbox", "http://netbox.invalid", "-o", str(tmp_path / "out"))
     assert r.exit_code == 1 and "netbox: missing cable: s1-r01-rk01-leaf-01:p12" in r.stdout
+
+
+def test_a_fifo_or_a_device_among_the_files_is_refused_not_read(bom, tmp_path, plan):
+    # Read as every input file: a FIFO would block the command for ever, /dev/zero never end.
+    import os
+
+    d = lldp(tmp_path, plan)
+    fifo = d / "s1-r01-rk01-leaf-02.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    r = bom("verify", str(ETH), "--lldp", str(d), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2 and str(fifo) in r.stderr and "not a regular file" in r.stderr
+    fifo.unlink()
+    fifo.symlink_to("/dev/zero")
+    r = bom("verify", str(ETH), "--lldp", str(d), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2 and "not a regular file" in r.stderr
+    r = bom("verify", str(ETH), "--ib", "/dev/zero", "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2 and "is not a file" in r.stderr and "Traceback" not in r.output
