@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Sequence
 from typing import IO
 
 from bom.outputs.publish import Output
 from bom.outputs.writers.cabling_xlsx import StreamingWorkbook
-from bom.outputs.writers.common import safe_text
+from bom.outputs.writers.common import csv_text, safe_text
 
 WIDTHS = {"rack": 14, "device": 24, "port": 10, "action": 9, "cable_id": 12, "what to do": 70, "part": 18,
           "from": 30, "to": 30, "why": 28}
@@ -22,11 +20,7 @@ def _safe(rows: Sequence[tuple[object, ...]]) -> list[tuple[object, ...]]:
 
 
 def _csv(header: Sequence[str], rows: Sequence[tuple[object, ...]]) -> bytes:
-    buf = io.StringIO(newline="")
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(header)
-    out.writerows(_safe(rows))
-    return buf.getvalue().encode()
+    return csv_text(header, rows).encode()
 
 
 def output(name: str, header: Sequence[str], rows: Sequence[tuple[object, ...]], parts_header: Sequence[str],
