@@ -250,7 +250,7 @@ def microbatches(shape: Shape, s: Split) -> int:
 
 # --- the split ---------------------------------------------------------------------------------
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     """The divisors of ``n`` in order (by the square root: ``n`` may be a million GPUs)."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return small + [n // d for d in reversed(small) if d * d != n]
@@ -277,13 +277,13 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     Split(tp=8, cp=1, ep=1, pp=8, dp=128)
     """
     cap = min(tiers.domain_gpus, MAX_TP)
-    fits_domain = [d for d in _divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
+    fits_domain = [d for d in divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
 
     def ep_for(tp: int) -> int:
         """The most experts' split whose TP x EP group still divides the domain."""
         if not shape.experts:
             return 1
-        return max(d for d in _divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
+        return max(d for d in divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
 
     def split(tp: int, cp: int, pp: int) -> Split:
         ep = ep_for(tp)
@@ -308,7 +308,7 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
         while cp <= shape.sequence:
             stages = range(1, min(shape.layers, MAX_STAGES) + 1)
             if exact:
-                stages = [d for d in _divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
+                stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
             for pp in stages:
                 if fits(candidate := split(tp, cp, pp)):
                     return candidate

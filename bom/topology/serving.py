@@ -41,7 +41,7 @@ import math
 from dataclasses import dataclass
 
 from bom.errors import BomError, LimitError
-from bom.topology.parallelism import ACT_BYTES, Parallelism, Split, Tiers, Traffic, _divisors, tier_of
+from bom.topology.parallelism import ACT_BYTES, Parallelism, Split, Tiers, Traffic, divisors, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
 TP_ALL_REDUCES = 2
@@ -110,8 +110,8 @@ def _groups(shape: ServeShape, tiers: Tiers) -> list[Split]:
     """In-domain replica groups, smallest first; of one size, the most EP (a mixture of experts'
     all-to-all moves only the routed tokens, TP's all-reduces every activation)."""
     out = []
-    for g in _divisors(tiers.domain_gpus):
-        options = [Split(tp=tp, ep=g // tp) for tp in _divisors(g)
+    for g in divisors(tiers.domain_gpus):
+        options = [Split(tp=tp, ep=g // tp) for tp in divisors(g)
                    if shape.heads % tp == 0 and (g // tp == 1 or (shape.experts and shape.experts % (g // tp) == 0))]
         if options:
             out.append(max(options, key=lambda s: s.ep))
