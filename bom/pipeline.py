@@ -22,6 +22,7 @@ from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_
 if TYPE_CHECKING:
     from bom.model.model import Model
     from bom.rules.core import Checks
+    from bom.topology.serving import ServeShape
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
 SEED_POWER_PLATFORM = "dgx-b300"
@@ -103,6 +104,8 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
 
     job = scenario.workload
     assert job is not None and job.params is not None
+    if job.kind == "serve":
+        return serve_job(job, platform, acc)
     shape = workload_shape(job)
     out = platform.scale_out
     sites = scenario.sites
@@ -128,6 +131,37 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         result = plan(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8), sized.gpus,
                       acc.flops_for(job.dtype), job.mfu, acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
     return result
+
+
+def serve_job(job: Workload, platform: Platform, acc: Accelerator) -> Parallelism:
+    """A serving workload's replicas on ``platform`` (bom/topology/serving.py)."""
+    from bom.topology import serving
+    from bom.topology.sizing import USABLE_MEMORY_FRACTION
+
+    given = None
+    if job.parallelism is not None:
+        p = job.parallelism
+        # dp defaults to the replicas the users need, which the stage works out for the given group
+        dp = p.dp or 1
+        given = Split(p.tp, p.cp, p.ep, p.pp, dp)
+    shape = serve_shape(job)
+    tiers = platform_tiers(platform, 1, None, acc.domain_gpus)
+    limit = acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION
+    if given is not None and job.parallelism is not None and job.parallelism.dp is None:
+        per = serving.sequences_per_replica(shape, given, limit)
+        given = replace(given, dp=max(1, -(-shape.users // per)) if per and shape.users else 1)
+    return serving.plan(job.label, shape, tiers, limit, given)
+
+
+def serve_shape(job: Workload) -> ServeShape:
+    """The model and load of a serving workload as plain numbers (``has_shape`` holds)."""
+    from bom.inputs.workload import BYTES_PER_VALUE
+    from bom.topology.serving import ServeShape
+
+    assert job.params is not None and job.layers and job.hidden and job.heads and job.kv_heads
+    assert job.users is not None and job.context is not None
+    return ServeShape(job.params, BYTES_PER_VALUE[job.dtype], job.layers, job.hidden, job.heads, job.kv_heads,
+                      job.kv_bytes_per_token, job.context, job.users, job.experts or 0, job.experts_per_token)
 
 
 def platform_tiers(platform: Platform, sites: int = 1, dci_bps: float | None = None,

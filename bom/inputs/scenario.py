@@ -505,7 +505,7 @@ class Scenario(Model):
     def _dci_auto_has_a_job(self) -> Scenario:
         """``dci_bandwidth: auto`` is worked out from a training job's data-parallel traffic."""
         auto = self.sites is not None and self.sites.dci_auto and self.sites.count > 1
-        if auto and (self.workload is None or not self.workload.has_shape):
+        if auto and (self.workload is None or self.workload.kind == "serve" or not self.workload.has_shape):
             raise RuleError("dci_bandwidth: auto sizes the DCI from a training job's data-parallel traffic, and "
                             "this scenario gives no training workload with its shape (params, layers, hidden, "
                             "heads, sequence, batch_tokens)", ("sites", "dci_bandwidth"),

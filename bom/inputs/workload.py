@@ -24,6 +24,8 @@ TRAINING_FLOP_PER_PARAM_TOKEN = 6.0
 DEFAULT_MFU = 0.4
 #: The keys a training job's parallelism is worked out from.
 SHAPE_KEYS = ("params", "layers", "hidden", "heads", "sequence", "batch_tokens")
+#: The keys a serving job's split per replica is worked out from (weights and KV cache).
+SERVE_SHAPE_KEYS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "users", "context")
 #: Count suffixes as model cards write them ("70B parameters", "15T tokens"): short scale.
 COUNT_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 #: How people spell the kinds; the model keeps one spelling each.
@@ -62,7 +64,8 @@ Kind = Annotated[Literal["serve", "finetune", "pretrain"], WithJsonSchema(
 
 
 class Parallelism(Model):
-    """A training job's own split (issue 28); checked against the platform and the model."""
+    """The job's own split (issue 28); checked against the platform and the model. For a serving job:
+    tp, ep and pp per replica, dp the replicas (cp is refused)."""
 
     tp: int = Field(default=1, ge=1, le=1024, examples=[8])
     """Tensor parallelism: GPUs one layer's matrices are split over; inside one scale-up domain."""
@@ -74,7 +77,8 @@ class Parallelism(Model):
     pp: int = Field(default=1, ge=1, le=4096, examples=[16])
     """Pipeline parallelism: stages the layers are split into."""
     dp: int | None = Field(default=None, ge=1, le=10**9, examples=[64])
-    """Data parallelism: replicas of the model; default: the job's GPUs over TP x CP x PP."""
+    """Data parallelism: replicas of the model; default: the job's GPUs over TP x CP x PP (serving: the
+    replicas the users need at the sequences each holds)."""
 
 
 class Workload(Model):
@@ -116,7 +120,7 @@ class Workload(Model):
     tokens: Count | None = Field(default=None, gt=0, le=1e18, examples=["15T"])
     """Training tokens: 15e12 or "15T"."""
     hidden: int | None = Field(default=None, ge=1, le=10**7, examples=[8192])
-    """Hidden size (model dimension), for the parallelism and its traffic."""
+    """Hidden size (model dimension), for the parallelism and its traffic (training or serving)."""
     heads: int | None = Field(default=None, ge=1, le=10**6, examples=[64])
     """Attention heads per layer (TP divides them), for the parallelism."""
     experts: int | None = Field(default=None, ge=2, le=10**6, examples=[64])
@@ -129,7 +133,8 @@ class Workload(Model):
     """Global batch per optimiser step [tokens], for the traffic per step: 16e6 or "16M"."""
     parallelism: Parallelism | None = None
     """The job's own split, ``{tp, cp, ep, pp, dp}``; default: the tool proposes one from memory and
-    the scale-up domain (needs layers, hidden, heads, sequence and batch_tokens)."""
+    the scale-up domain (training needs layers, hidden, heads, sequence and batch_tokens; serving needs
+    hidden and heads beside the KV-cache keys, and splits TP and EP per replica, replicas as dp)."""
     source: str | None = Field(default=None, examples=["Llama 3 paper, table 1"])
     """Where the job's figures come from."""
 
@@ -173,21 +178,23 @@ class Workload(Model):
                                  "such as \"60 d\"")
             if self.flop is None and (self.params is None or self.tokens is None):
                 raise ValueError(f"a {self.kind} job needs flop, or params and tokens")
-        missing = [k for k in SHAPE_KEYS if getattr(self, k) is None]
+        keys = SERVE_SHAPE_KEYS if self.kind == "serve" else SHAPE_KEYS
+        missing = [k for k in keys if getattr(self, k) is None]
         if self.parallelism is not None:
-            if self.kind == "serve":
-                raise ValueError("parallelism is a training job's split; a serving job is sized by memory")
             if missing:
                 raise ValueError(f"parallelism needs the model's shape: add {', '.join(missing)}")
+            if self.kind == "serve" and self.parallelism.cp > 1:
+                raise ValueError("parallelism.cp splits a training sequence; a serving replica splits tp, ep "
+                                 "and pp, and dp counts the replicas")
         if self.experts is None and self.parallelism is not None and self.parallelism.ep > 1:
             raise ValueError("parallelism.ep needs experts (a mixture-of-experts model)")
         return self
 
     @property
     def has_shape(self) -> bool:
-        """A training job with the shape its parallelism needs."""
-        return self.kind != "serve" and self.params is not None and all(
-            getattr(self, k) is not None for k in SHAPE_KEYS)
+        """A job with the shape its parallelism needs (training or serving)."""
+        keys = SERVE_SHAPE_KEYS if self.kind == "serve" else SHAPE_KEYS
+        return all(getattr(self, k) is not None for k in keys)
 
     @property
     def kv_bytes_per_token(self) -> float:

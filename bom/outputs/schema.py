@@ -188,33 +188,43 @@ def _sizing() -> Schema:
 
 
 def parallelism_schema() -> Schema:
-    """A training job's split, tiers and traffic per step (bom/topology/parallelism.py: Parallelism)."""
+    """A job's split, tiers and traffic per step (bom/topology/parallelism.py: Parallelism; a serving job's
+    from bom/topology/serving.py, its step a decode step)."""
     tier = {"enum": ["scale-up", "scale-out", "scale-across"]}
     traffic = obj({"dim": _said({"enum": ["tp", "cp", "ep", "pp", "dp", "dp-across"]},
                                 "The parallel dimension; dp-across: the data-parallel exchange between sites."),
                    "collective": STR, "tier": tier,
-                   "bytes_per_gpu": _said(NUM, "Bytes one GPU sends per step (dp-across: one site)."),
+                   "bytes_per_gpu": _said(NUM, "Bytes one GPU sends per step (dp-across: one site; serving: per "
+                                                       "decode step)."),
                    "seconds": _said(NUM, "Their time at the tier's bandwidth per GPU (dp-across: per site pair)."),
                    "exposed_s": _said(NUM, "The part on the step's critical path (0 for DP, which hides under "
                                            "the backward pass; its excess is in exposed_s of the whole).")},
                   description="One dimension's traffic per GPU per step.")
-    degrees = {k: _said(INT, text) for k, text in (("tp", "Tensor parallelism."), ("cp", "Context parallelism."),
-                                                   ("ep", "Expert parallelism (carved out of dp)."),
-                                                   ("pp", "Pipeline stages."), ("dp", "Data-parallel replicas."))}
+    degrees = {k: _said(INT, text) for k, text in (
+        ("tp", "Tensor parallelism."), ("cp", "Context parallelism."),
+        ("ep", "Expert parallelism (training: carved out of dp; serving: part of a replica)."),
+        ("pp", "Pipeline stages."), ("dp", "Data-parallel replicas (serving: the replicas)."))}
     return obj({"job": STR, "proposed": _said(BOOL, "The tool's split (true) or the workload's own (false)."),
-                **degrees, "gpus": _said(INT, "tp x cp x pp x dp."),
+                **degrees, "gpus": _said(INT, "tp x cp x pp x dp (serving: tp x ep x pp x dp)."),
                 "tiers": mapping(tier, "The tier each dimension's group spans."),
-                "memory_gb": _said(NUM, "Memory a GPU holds in training."), "memory_limit_gb": NUM,
-                "microbatches": _said(INT, "Sequences one pipeline runs per step."),
-                "step_s": _said(NUM, "A step's time at the job's MFU."),
+                "memory_gb": _said(NUM, "Memory a GPU holds (serving: weights and its replica's KV cache)."),
+                "memory_limit_gb": NUM,
+                "microbatches": _said(INT, "Sequences one pipeline runs per step (serving: sequences a replica "
+                                                "serves)."),
+                "step_s": _said(NUM, "A step's time at the job's MFU (serving: 0, not modelled)."),
                 "exposed_s": _said(NUM, "Communication on the critical path per step."),
                 "exposed_share": SHARE, "traffic": array(traffic),
                 "dci_bytes_per_site": _said(NUM, "Data-parallel bytes a site sends the others per step."),
                 "dci_gbps_needed": _said(null(NUM), "Gbit/s per site pair to move them within dci_overlap of the "
                                                     "step; null without sites.dci_overlap."),
-                "dci_overlap": null(SHARE), "sites": _said(INT, "Sites the DP group is shared out over.")},
-               description="A training job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per "
-                           "step; null without a training workload with its shape.")
+                "dci_overlap": null(SHARE), "sites": _said(INT, "Sites the DP group is shared out over."),
+                "kind": _said({"enum": ["train", "serve"]}, "A training split or a serving one."),
+                "replica_gpus": _said(null(INT), "Serving: a replica's tp x ep x pp GPUs; null in training."),
+                "sequences_capacity": _said(null(INT), "Serving: sequences a replica's KV cache holds beside its "
+                                                       "weights; null in training.")},
+               description="A job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per step (a "
+                           "serving job: TP, EP and PP per replica, dp the replicas, traffic per decode step); null "
+                           "without a workload with its shape.")
 
 
 def _said(s: Schema, text: str) -> Schema:

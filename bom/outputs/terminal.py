@@ -112,6 +112,8 @@ def sizing_table(results: Sequence[Sizing]) -> str:
 
 def parallelism_text(p: Parallelism) -> str:
     """The split, the tier each dimension spans, and each one's traffic and time per step."""
+    if p.kind == "serve":
+        return serving_text(p)
     s = p.split
     degrees = " x ".join(f"{k.upper()} {v}" for k, v in s.as_dict().items() if k != "ep" or v > 1)
     head = [f"Parallelism ({'proposed' if p.proposed else 'given'}): {degrees} = {p.gpus:,} GPUs"
@@ -132,8 +134,34 @@ def parallelism_text(p: Parallelism) -> str:
     return "\n".join(head + [body] + tail)
 
 
+def serving_degrees(p: Parallelism) -> str:
+    """"TP 4 x 6 replicas" (EP and PP when a replica has them)."""
+    s = p.split
+    parts = [f"TP {s.tp}"] + [f"{k.upper()} {v}" for k, v in (("ep", s.ep), ("pp", s.pp)) if v > 1]
+    return f"{' x '.join(parts)} a replica ({p.replica_gpus:,} GPUs) x {s.dp:,} replicas"
+
+
+def serving_text(p: Parallelism) -> str:
+    """A serving split: the replica's group and tiers, and its traffic per decode step."""
+    head = [f"Serving split ({'proposed' if p.proposed else 'given'}): {serving_degrees(p)} = {p.gpus:,} GPUs",
+            f"  memory {p.memory_gb:,.1f} of {p.memory_limit_gb:,.1f} GB usable a GPU; {p.microbatches:,} "
+            f"sequences a replica (its KV cache holds {p.sequences_capacity:,})",
+            "  tiers: " + ", ".join(f"{'replicas' if k == 'dp' else k.upper()} {t}" for k, t in p.tiers.items())]
+    rows = [[t.dim.upper(), t.collective, t.tier, f"{t.bytes_per_gpu / 1e6:,.2f}", f"{t.seconds * 1e6:,.1f}"]
+            for t in p.traffic]
+    body = table(["dim", "collective", "tier", "MB a GPU a decode step", "us at tier rate"], rows,
+                 [False, False, False, True, True]) if rows else "  no traffic between a replica's GPUs"
+    tail = [f"  a decode step (one token for each of a replica's sequences) waits on {p.exposed_s * 1e6:,.1f} us "
+            "of it; replicas exchange nothing but requests and tokens over scale-out"]
+    return "\n".join(head + [body] + tail)
+
+
 def split_note(p: Parallelism, sized_gpus: int) -> str | None:
     """When the given split's GPUs differ from the sizing's: which one the build takes."""
+    if p.kind == "serve" and p.gpus != sized_gpus:
+        return (f"  note: {p.split.dp:,} replicas of {p.replica_gpus:,} GPUs run on {p.gpus:,} GPUs, "
+                f"{'fewer' if p.gpus < sized_gpus else 'more'} than the {sized_gpus:,} the sizing's memory total "
+                "asks for (each replica holds its own copy of the weights); the build takes the sizing's.")
     if p.proposed or p.gpus == sized_gpus:
         return None
     less = p.gpus < sized_gpus
@@ -257,10 +285,14 @@ def build_summary(model: object) -> str:
                      f"{z.gpus:,} ({z.level_label}, decided by {z.decided_by})")
         if z.parallelism is not None:
             p = z.parallelism
-            degrees = " x ".join(f"{k.upper()} {v}" for k, v in p.split.as_dict().items() if k != "ep" or v > 1)
-            lines.append(f"  split: {degrees}; step {p.step_s:,.2f} s, {p.exposed_share:.0%} exposed communication"
-                         + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
-                            if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
+            if p.kind == "serve":
+                lines.append(f"  split: {serving_degrees(p)}; {p.exposed_s * 1e6:,.1f} us of scale-up traffic a "
+                             "decode step (bom size for the traffic per tier)")
+            else:
+                degrees = " x ".join(f"{k.upper()} {v}" for k, v in p.split.as_dict().items() if k != "ep" or v > 1)
+                lines.append(f"  split: {degrees}; step {p.step_s:,.2f} s, {p.exposed_share:.0%} exposed communication"
+                             + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
+                                if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
     totals = model.totals()
     rows = []
     for name, f in model.fabrics.items():

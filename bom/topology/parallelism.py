@@ -160,6 +160,9 @@ class Parallelism:
     dci_gbps_needed: float | None   # for sites.dci_overlap (Gbit/s per site pair)
     dci_overlap: float | None
     sites: int = 1
+    kind: str = "train"         # "serve": a serving split (bom/topology/serving.py); dp counts replicas,
+    replica_gpus: int = 0       # a replica's TP x EP x PP GPUs (serving)
+    sequences_capacity: int = 0  # sequences a replica's KV cache holds (serving)
 
     @property
     def exposed_share(self) -> float:
@@ -172,7 +175,8 @@ class Parallelism:
 
     def per_tier(self) -> list[tuple[str, list[str], float, float]]:
         """(tier, the dimensions on it as "TP 8", bytes a GPU sends a step, seconds) per tier with
-        traffic, in order (scale-across: a site's bytes over the DCI)."""
+        traffic, in order (scale-across: a site's bytes over the DCI; a serving split's step is a decode
+        step, and its replicas are listed on their tier though they exchange nothing)."""
         degree = self.split.as_dict()
         across = any(t.dim == "dp-across" for t in self.traffic)
 
@@ -185,9 +189,11 @@ class Parallelism:
         out = []
         for tier in TIERS:
             lines = [t for t in self.traffic if t.tier == tier]
-            if lines:
-                out.append((tier, [label(t.dim) for t in lines], sum(t.bytes_per_gpu for t in lines),
-                            sum(t.seconds for t in lines)))
+            dims = [label(t.dim) for t in lines]
+            if self.kind == "serve" and self.tiers.get("dp") == tier:
+                dims.append(f"{degree['dp']:,} replicas, no traffic between them")   # a serving split's replicas
+            if dims:
+                out.append((tier, dims, sum(t.bytes_per_gpu for t in lines), sum(t.seconds for t in lines)))
         return out
 
     def to_json(self) -> dict[str, object]:
@@ -199,7 +205,8 @@ class Parallelism:
                              "bytes_per_gpu": t.bytes_per_gpu, "seconds": t.seconds, "exposed_s": t.exposed_s}
                             for t in self.traffic],
                 "dci_bytes_per_site": self.dci_bytes_per_site, "dci_gbps_needed": self.dci_gbps_needed,
-                "dci_overlap": self.dci_overlap, "sites": self.sites}
+                "dci_overlap": self.dci_overlap, "sites": self.sites, "kind": self.kind,
+                "replica_gpus": self.replica_gpus or None, "sequences_capacity": self.sequences_capacity or None}
 
 
 # --- memory ------------------------------------------------------------------------------------
@@ -243,7 +250,7 @@ def microbatches(shape: Shape, s: Split) -> int:
 
 # --- the split ---------------------------------------------------------------------------------
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     """The divisors of ``n`` in order (by the square root: ``n`` may be a million GPUs)."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return small + [n // d for d in reversed(small) if d * d != n]
@@ -270,13 +277,13 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     Split(tp=8, cp=1, ep=1, pp=8, dp=128)
     """
     cap = min(tiers.domain_gpus, MAX_TP)
-    fits_domain = [d for d in _divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
+    fits_domain = [d for d in divisors(shape.heads) if d <= cap and tiers.domain_gpus % d == 0]
 
     def ep_for(tp: int) -> int:
         """The most experts' split whose TP x EP group still divides the domain."""
         if not shape.experts:
             return 1
-        return max(d for d in _divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
+        return max(d for d in divisors(shape.experts) if tiers.domain_gpus % (tp * d) == 0)
 
     def split(tp: int, cp: int, pp: int) -> Split:
         ep = ep_for(tp)
@@ -301,7 +308,7 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
         while cp <= shape.sequence:
             stages = range(1, min(shape.layers, MAX_STAGES) + 1)
             if exact:
-                stages = [d for d in _divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
+                stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
             for pp in stages:
                 if fits(candidate := split(tp, cp, pp)):
                     return candidate

@@ -108,7 +108,7 @@ class Sizing:
     flops_per_gpu: float = 0.0       # dense FLOP/s per GPU in the job's dtype, behind the time column
     mfu: float = 0.0                 # model FLOP utilisation behind the time column
     deadline_days: float | None = None   # None: no deadline (serving is sized by memory alone)
-    #: The training job's split and traffic (a workload with its shape on a platform); its own JSON key.
+    #: The job's split and traffic, training or serving (a workload with its shape on a platform); its own JSON key.
     parallelism: Parallelism | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, object]:
