@@ -667,6 +667,7 @@ class Catalog:
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
+    notes: list[str] = field(default_factory=list)          # price files' warnings: SKUs not applied, columns ignored
     defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 

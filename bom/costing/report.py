@@ -262,7 +262,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     tco = compute_tco(basis, ins)
     order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
+                  [*model.warnings, *_warnings(order), *catalog.notes], quotes, priced_on, sc.date or newest, checks,
                   job=job_cost(model.sizing, model.cluster.gpus, tco),
                   schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
                   range=_range(order, basis, tco, ins, catalog, sc))
