@@ -13,7 +13,9 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
 - ``lead_time``: days from order to delivery as quoted, a number of days or a duration ("12 weeks");
   it replaces the row's ``lead_time`` (the order's Lead time column, the in-service dates);
 - ``list_price`` and ``discount``, as partner quotes give them: the price is the list price less the
-  discount (a fraction, 0.35, or a percentage, "35%"); with a ``price`` as well the two must agree.
+  discount (a fraction, 0.35, or a percentage, "35%"); with a ``price`` as well the two must agree;
+- ``moq`` and ``pack``: the quote's minimum order quantity and the units per pack; the order of that
+  part is rounded up to at least ``moq`` and to whole packs (``bom.costing.order.rounding_lines``).
 
 Headers are read in any case, with spaces or hyphens for underscores (``SKU,Price,Price_Source``).
 A column the tool does not read (``Qty``, ``Description``) is ignored with a note; one a letter or
@@ -39,7 +41,7 @@ from bom.inputs.yamlio import read_input
 from bom.units import parse_quantity
 
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
-           "quote_ref", "vendor", "lead_time", "list_price", "discount")
+           "quote_ref", "vendor", "lead_time", "list_price", "discount", "moq", "pack")
 #: A price and a list price less the discount may differ by rounding to the cent, no more.
 _AGREE = 0.005
 SOURCES = ("estimate", "list", "quote")
@@ -60,6 +62,8 @@ class Quote:
     vendor: str
     where: str               # file:line
     lead_time_days: float | None = None
+    moq: int | None = None       # minimum order quantity, units
+    pack: int | None = None      # units per pack: the order is a whole number of packs
 
     @property
     def usd(self) -> float:
@@ -80,7 +84,7 @@ class Quote:
                 "quoted_on": self.quoted_on.isoformat() if self.quoted_on else None,
                 "valid_until": self.valid_until.isoformat() if self.valid_until else None,
                 "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where,
-                "lead_time_days": self.lead_time_days}
+                "lead_time_days": self.lead_time_days, "moq": self.moq, "pack": self.pack}
 
 
 def _date(text: str, where: str, key: str) -> dt.date | None:
@@ -130,6 +134,16 @@ def _lead_time(text: str, where: str) -> float | None:
         raise CatalogError(f"lead_time {text[:60]!r} is not a lead time", where=where, key="lead_time",
                            hint="Write days as a number (84) or a duration such as \"12 weeks\", up to 10 years.")
     return days
+
+
+def _count(text: str, where: str, key: str) -> int | None:
+    """A minimum order or pack size: a whole number of units, 1 or more."""
+    if not text:
+        return None
+    if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text) or int(text) < 1:
+        raise CatalogError(f"{key} {text[:60]!r} is not a whole number of units", where=where, key=key,
+                           hint=f"Write {key} as a count of units, 1 or more (a pack of 8: pack 8).")
+    return int(text)
 
 
 def _currency(code: str, rates: dict[str, float], where: str) -> float:
@@ -272,7 +286,8 @@ def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = N
         if quoted and until and until < quoted:
             raise CatalogError(f"valid_until {until} is before quoted_on {quoted}", where=where, key="valid_until")
         out.append(Quote(sku, amount, code, rate, source, quoted, until, rec.get("quote_ref", ""),
-                         rec.get("vendor", ""), where, _lead_time(rec.get("lead_time", ""), where)))
+                         rec.get("vendor", ""), where, _lead_time(rec.get("lead_time", ""), where),
+                         _count(rec.get("moq", ""), where, "moq"), _count(rec.get("pack", ""), where, "pack")))
     return out
 
 

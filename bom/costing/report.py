@@ -17,7 +17,16 @@ from bom.catalog.rows import Catalog
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
 from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
-from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
+from bom.costing.order import (
+    SPARES,
+    OrderLine,
+    order_lines,
+    quoted,
+    rounding_lines,
+    spare_lines,
+    spares_policy,
+    split_by_site,
+)
 from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
     Basis,
@@ -250,6 +259,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     sites = model.cluster.site_count
     policy = spares_policy(sc.spares)
     lines = base + spare_lines(base, policy, sites)
+    lines += rounding_lines(lines, catalog)   # a quote's minimum order and whole packs, after the spares
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
     order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)

@@ -129,3 +129,72 @@ def test_a_price_and_its_list_less_discount_agreeing_is_read(tmp_path):
     path.write_text("sku,price,list_price,discount\nqm9700,32500,50000,35%\n")
     (q,) = read_quotes(path, {})
     assert q.usd == 32500
+
+
+# --- a quote's minimum order and pack size -------------------------------------------------
+
+MOQ = "sku,price,moq,pack\nqm9700,31000,10,\nMMA4Z00-NS,1000,,16\n"
+
+
+def _build(bom, tmp_path, prices: str, name: str):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / f"{name}.csv").write_text(prices)
+    out = tmp_path / name
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q", "--prices", str(tmp_path / f"{name}.csv"))
+    assert r.exit_code == 0, r.stderr
+    return out, json.loads((out / "buyer.json").read_text())
+
+
+@pytest.fixture()
+def rounded(bom, tmp_path):
+    plain, before = _build(bom, tmp_path, "sku,price\nqm9700,31000\nMMA4Z00-NS,1000\n", "plain")
+    out, after = _build(bom, tmp_path, MOQ, "moq")
+    return out, before, after
+
+
+def test_moq_and_pack_round_the_order_up(rounded):
+    _, before, after = rounded
+    was = {o["sku"]: o for o in before["order"]}
+    now = {o["sku"]: o for o in after["order"]}
+    switch, optic = now["MQM9700-NS2F"], now["MMA4Z00-NS"]
+    # 16 DGX H100 on 2-layer QM9700: 6 switches + 1 spare (one per site); the minimum order is 10.
+    assert (switch["installed"], switch["spares"]) == (was["MQM9700-NS2F"]["installed"], was["MQM9700-NS2F"]["spares"])
+    assert switch["installed"] + switch["spares"] < 10
+    assert switch["total"] == 10 and switch["rounded_up"] == 10 - switch["installed"] - switch["spares"]
+    # the optics: installed + spares up to whole packs of 16
+    held = optic["installed"] + optic["spares"]
+    assert optic["total"] == -(-held // 16) * 16 and optic["total"] % 16 == 0 and 0 < optic["rounded_up"] < 16
+    assert optic["extended_usd"] == optic["total"] * 1000
+    # priced into capex: the extra units at their quoted prices, and nothing else moves
+    extra = switch["rounded_up"] * 31000 + optic["rounded_up"] * 1000
+    assert after["totals"]["hardware_usd"] - before["totals"]["hardware_usd"] == pytest.approx(extra)
+    assert after["totals"]["energy_per_year_usd"] == pytest.approx(before["totals"]["energy_per_year_usd"])
+    assert all(o["rounded_up"] == 0 for o in after["order"] if o["sku"] not in ("MQM9700-NS2F", "MMA4Z00-NS"))
+
+
+def test_the_order_sheet_says_by_how_much_after_recalculation(rounded, tmp_path):
+    import openpyxl
+
+    from tests.spreadsheet import errors, named_values, recalc
+
+    out, _, after = rounded
+    done = recalc(out / "buyer.xlsx", tmp_path / "lo")
+    assert errors(done) == []
+    ws = openpyxl.load_workbook(done, data_only=True)["Order"]
+    head = [c.value for c in ws[1]]
+    c = {name: head.index(name) + 1 for name in head}
+    for o in after["order"]:
+        n = next(r for r in range(2, ws.max_row + 1) if ws.cell(r, 1).value == o["sku"])
+        for column, key in (("Spares", "spares"), ("Rounded up", "rounded_up"), ("Total to order", "total"),
+                            ("Extended price", "extended_usd")):
+            assert ws.cell(n, c[column]).value == pytest.approx(o[key]), (o["sku"], column)
+    assert named_values(done)["order_total_usd"] == pytest.approx(after["totals"]["hardware_usd"])
+
+
+@pytest.mark.parametrize("value", ["0", "2.5", "-1", "many"])
+def test_a_bad_moq_or_pack_is_refused(tmp_path, value):
+    path = tmp_path / "p.csv"
+    path.write_text(f"sku,price,pack\nqm9700,1,{value}\n")
+    with pytest.raises(CatalogError) as err:
+        read_quotes(path, {})
+    assert f"{path}:2" in str(err.value) and "pack" in str(err.value) and "whole number" in str(err.value)
