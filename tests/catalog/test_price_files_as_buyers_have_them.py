@@ -170,6 +170,11 @@ def test_moq_and_pack_round_the_order_up(rounded):
     assert after["totals"]["hardware_usd"] - before["totals"]["hardware_usd"] == pytest.approx(extra)
     assert after["totals"]["energy_per_year_usd"] == pytest.approx(before["totals"]["energy_per_year_usd"])
     assert all(o["rounded_up"] == 0 for o in after["order"] if o["sku"] not in ("MQM9700-NS2F", "MMA4Z00-NS"))
+    assert {q["sku"]: (q["moq"], q["pack"]) for q in after["quotes"]} == {"qm9700": (10, None),
+                                                                         "MMA4Z00-NS": (None, 16)}
+    from tests.outputs.test_output_schema import _errors
+
+    assert _errors("build", after) == []                    # the closed output schema lists the new keys
 
 
 def test_the_order_sheet_says_by_how_much_after_recalculation(rounded, tmp_path):
