@@ -383,10 +383,10 @@ def _order(wb: Workbook, r: Report) -> None:
     sites = r.model.cluster.site_count
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
-             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit price", "Extended price", "Price source",
-                "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)", "Vendor", "Flags",
-                "Lead time source", "Spares basis"])
-    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
+             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Extended price",
+                "Price source", "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)",
+                "Vendor", "Flags", "Lead time source", "Spares basis"])
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 6, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -401,8 +401,11 @@ def _order(wb: Workbook, r: Report) -> None:
                              f'{ref("Hop")},"{ROUNDING}")'),
             "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
                                  f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
-            "Unit price": fx(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
-            "Extended price": fx(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
+            "Unit": o.unit,   # each, or km (a leased dark-fibre route)
+            # an unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free
+            "Unit price": fx(f'IFERROR(1/(1/INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0))),"")'),
+            "Extended price": fx(f'IF({ORDER_TABLE}[[#This Row],[Unit price]]="","",'
+                                 f'SUMIFS({ref("Extended price")},{ref("Part number")},{part}))'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
@@ -440,6 +443,9 @@ def _order(wb: Workbook, r: Report) -> None:
     define_name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
     _lead_time_input(ws, c["Lead time (days)"], len(r.order) + 1)
     n = total + 2
+    unpriced = [o.sku for o in r.order if not o.unit_price_usd]
+    if unpriced:   # listed, so a blank price is read as a gap to fill, not as free
+        put_cell(ws, n + 1, 1, f"Unpriced (no unit price: blank above, never 0): {', '.join(unpriced)}")
     put_cell(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); "
                    "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU. "
                    f"Rounded up: the units a quote's minimum order (moq) and pack size add past installed + spares "
