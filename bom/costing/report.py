@@ -235,7 +235,8 @@ def _warnings(order: list[OrderLine]) -> list[str]:
                 out.append(f"{o.sku} ({o.catalog_id}): {f}")
     generic = [o.sku for o in order if any(f.startswith("generic") for f in o.flags)]
     if generic:
-        out.append(f"{len(generic)} part numbers are generic names, not orderable SKUs: {', '.join(generic)}")
+        # "; " between them: a generic name may hold a comma ("0U ... rack PDU, 3-phase 415 V 60 A")
+        out.append(f"{len(generic)} part numbers are generic names, not orderable SKUs: {'; '.join(generic)}")
     return out
 
 
