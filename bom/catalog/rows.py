@@ -12,7 +12,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -71,6 +71,9 @@ class Row(Model):
     status_date: dt.date | None = None
     status_source: str | None = None
     orderable: bool = True
+    avl: list[Annotated[str, Field(min_length=1, max_length=200)]] = []
+    """The approved vendor list: who the buyer may order this part from (resellers, distributors);
+    empty = not stated. A buyer's overlay fills it; the Order sheet and the cart show it."""
     lead_time: Duration | None = None
     """Days from order to delivery ("12 weeks", "90 d"); with ``lead_time_source`` (a document, or
     "estimate: ..." saying what it rests on). Like a price, a quote replaces it (bom/catalog/prices.py)."""

@@ -250,6 +250,7 @@ class OrderLine:
     lead_time_source: str = ""
     spares_basis: SparesBasis | None = None   # how the spares were counted (and their fill rate)
     rounded_up: float = 0.0               # units past installed + spares: the quote's moq and pack
+    avl: tuple[str, ...] = ()             # the row's approved vendors (empty: not stated)
 
     @property
     def total(self) -> float:
@@ -266,6 +267,7 @@ class OrderLine:
                 "installed": count(self.installed),
                 "per_site": [count(x) for x in self.per_site] if self.per_site is not None else None,
                 "spares": count(self.spares), "rounded_up": count(self.rounded_up), "total": count(self.total),
+                "avl": list(self.avl),
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
                 "price_source": self.price_source, "price_date": self.price_date, "quote_ref": self.quote_ref,
                 "vendor": self.vendor, "flags": list(self.flags),
@@ -297,7 +299,8 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
                              flags, quote.valid_until if quote else None, days, said,
                              spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites)
-                             if head.unit == "each" else None, rounded))
+                             if head.unit == "each" else None, rounded,
+                             tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ())))
     return out
 
 

@@ -157,7 +157,8 @@ def _order() -> Schema:
                 "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT,
                 "rounded_up": _said(COUNT, "Units past installed + spares that the quote's minimum order (moq) "
                                            "and pack size add; in total and priced into capex."),
-                "total": COUNT, "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
+                "total": COUNT, "avl": _said(array(STR), "The catalog row's approved vendors (empty: not stated)."),
+                "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
                 "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
                                                    "row's lead_time; null when neither gives one."),

@@ -74,3 +74,28 @@ def test_the_order_sheet_shows_the_unit_and_leaves_unpriced_lines_blank(built, t
         else:
             assert o["sku"] in listed[0]
     assert named_values(done)["order_total_usd"] == pytest.approx(j["totals"]["hardware_usd"])
+
+
+def test_an_overlay_avl_reaches_the_order_sheet_json_and_cart(bom, tmp_path):
+    """`avl`, the approved vendors of a catalog row, set by a buyer's overlay of the SN5600 row."""
+    from tests.paths import ROOT
+
+    text = (ROOT / "catalogs" / "switches.yaml").read_text()
+    block = text[text.index("  - id: sn5600\n"):text.index("  - id: sn2201\n")]
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "avl.yaml").write_text(
+        "switches:\n" + block.replace("  - id: sn5600\n", "  - id: sn5600\n    avl: [Acme Networks, Example IT]\n"))
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    out = tmp_path / "out"
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q", "--catalog", str(tmp_path / "cat"))
+    assert r.exit_code == 0, r.stderr
+    j = json.loads((out / "two.json").read_text())
+    avl = {o["sku"]: o["avl"] for o in j["order"]}
+    assert avl["SN5600"] == ["Acme Networks", "Example IT"]
+    assert all(v == [] for k, v in avl.items() if k != "SN5600")       # not stated elsewhere
+    cart = {r["part_number"]: r for r in csv.DictReader(io.StringIO((out / "two-cart.csv").read_text()))}
+    assert cart["SN5600"]["avl"] == "Acme Networks; Example IT"
+    ws = openpyxl.load_workbook(out / "two.xlsx")["Order"]
+    head = [c.value for c in ws[1]]
+    row = next(n for n in range(2, ws.max_row + 1) if ws.cell(n, 1).value == "SN5600")
+    assert ws.cell(row, head.index("AVL") + 1).value == "Acme Networks; Example IT"

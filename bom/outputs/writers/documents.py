@@ -167,7 +167,7 @@ def write_csv(r: Report) -> bytes:
 
 
 CART_COLS = ["vendor", "part_number", "maker", "description", "unit", "quantity", "installed", "spares",
-             "rounded_up", "unit_price_usd", "quote_ref"]
+             "rounded_up", "unit_price_usd", "quote_ref", "avl"]
 
 
 def write_cart(r: Report) -> bytes:
@@ -182,5 +182,5 @@ def write_cart(r: Report) -> bytes:
 
     for o in sorted(r.order, key=lambda o: (o.vendor.lower(), o.sku)):
         w.writerow([o.vendor, o.sku, o.maker, o.description, o.unit, count(o, o.total), count(o, o.installed),
-                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.quote_ref])
+                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.quote_ref, "; ".join(o.avl)])
     return buf.getvalue().encode()

@@ -385,8 +385,8 @@ def _order(wb: Workbook, r: Report) -> None:
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
              + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Extended price",
                 "Price source", "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)",
-                "Vendor", "Flags", "Lead time source", "Spares basis"])
-    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 6, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
+                "Vendor", "AVL", "Flags", "Lead time source", "Spares basis"])
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 6, 14, 16, 8, 10, 14, 10, 8, 9, 10, 20, 30, 40, 50]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -412,7 +412,7 @@ def _order(wb: Workbook, r: Report) -> None:
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
             "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
             "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
-            "Vendor": o.vendor,
+            "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
             values[name] = o.per_site[i] if o.per_site is not None else None
