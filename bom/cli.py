@@ -94,10 +94,20 @@ def _main(version: Annotated[bool, typer.Option(
     """clusterbom: from accelerator counts to a costed bill of materials."""
 
 
-def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None) -> Any:
+def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None = None,
+             strict_prices: bool = False) -> Any:
     from bom.catalog.load import load_catalog
 
-    return load_catalog(catalog_dirs, prices)
+    return _noted(load_catalog(catalog_dirs, prices, strict_prices=strict_prices))
+
+
+def _noted(catalog: Any) -> Any:
+    """The catalog, its price files' warnings printed on stderr (build prints them with the report's)."""
+    from bom.outputs.writers.common import terminal_text
+
+    for note in catalog.notes:
+        typer.echo(terminal_text(f"warning: {note}"), err=True)
+    return catalog
 
 
 def _quantity(text: str | None, dimension: str, unit: str, option: str) -> float | None:
@@ -135,6 +145,9 @@ PricesOpt = Annotated[Optional[list[Path]], typer.Option(
     "--prices", metavar="CSV", help="A CSV of quotes (sku, price, currency, price_source, quoted_on, valid_until, "
     "quote_ref, vendor) that replaces catalog prices; repeat the option for several.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
+StrictPricesOpt = Annotated[bool, typer.Option(
+    "--strict-prices", help="Refuse a price file that quotes a SKU no catalog row sells (exit 2); without it "
+    "the SKU is named in a warning and the file's other quotes apply.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress lines on stderr; warnings and "
                                         "errors still print there, and the summary and Wrote lines on stdout "
                                         "(> /dev/null hides those).")]
@@ -203,6 +216,7 @@ def build(
     quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
     allow_violations: Annotated[bool, typer.Option(
         "--allow-violations", help="Write the outputs even when the design breaks a design rule (a budget draft: "
         "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
@@ -227,7 +241,7 @@ def build(
 
     step("loading the scenario and catalogs")
     sc, src = load_scenario(scenario)
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
     report = make_report(model, catalog, src=src, checks=checks)
@@ -257,6 +271,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Build the model (no outputs written) and run every design rule, on the closed form and on the
     cable plan streamed row by row: ends that match, ports used once, lengths and loss, placement,
@@ -268,7 +283,7 @@ def check(
     from bom.outputs import terminal as text
 
     sc, src = load_scenario(scenario)
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     checks = pipeline.check_design(pipeline.build_scenario(sc, src, catalog), catalog, plan=True)
     if as_json:
         _print_json({"name": sc.name, **checks.to_json()})
@@ -303,6 +318,7 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Check what was built against the cable plan, per planned cable: ok, missing (neither end sees a
     neighbour), miswired (an end sees another), wrong speed, and the neighbour pairs the plan does not
@@ -319,7 +335,7 @@ def verify(
                        hint="Give --lldp DIR, --ib FILE or --netbox URL (or several).")
     seen = run.read_sources(lldp, ib)
     sc, src = load_scenario(scenario)
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
     result = run.verify_model(model, catalog, seen, fabric or ()) if lldp or ib else run.Verification()
     if netbox is not None:
@@ -357,6 +373,7 @@ def cables(
                      "(> /dev/null hides those).")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Write the cable plan (every link, device and port at both ends) and the rack elevations; the
     design rules that read the plan (ports used once, runs against the route, devices with no place,
@@ -371,7 +388,7 @@ def cables(
 
         profile_columns(profile, plan.FIELDS)   # an unknown profile fails before anything is built
         sc, src = load_scenario(scenario)
-        catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+        catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
         model = pipeline.build_scenario(sc, src, catalog)
         rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
@@ -407,6 +424,7 @@ def compare(
     quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
     from bom import pipeline
@@ -416,7 +434,7 @@ def compare(
     from bom.resources import data_dir
 
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     from bom.errors import BomError
     from bom.inputs.validation import locate
@@ -452,6 +470,7 @@ def topology(
     max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg),
     .drawio (draw.io / diagrams.net) and -netlab.yml (netlab create makes a containerlab lab of it, to
@@ -464,7 +483,7 @@ def topology(
     from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio, write_netlab
 
     sc, src = load_scenario(scenario)
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
     if fabric not in model.fabrics:
         raise BomError(f"the scenario builds no {fabric!r} fabric; it builds {', '.join(model.fabrics)}",
@@ -499,6 +518,7 @@ def lookup(
     as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """The standard lookup: rate + length -> medium and part numbers, with the runners-up."""
     from bom.catalog.media import Media
@@ -522,7 +542,7 @@ def lookup(
 
     form_factor = cage_option(form_factor, "--form-factor", get_args(FormFactor))
     far_form_factor = cage_option(far_form_factor, "--far-form-factor", get_args(FormFactor))
-    media = Media(_catalog(catalog_dir, prices))
+    media = Media(_catalog(catalog_dir, prices, strict_prices))
     # 1.6T with no 1.6T part: two 800G links on twin-port ends, one module (or cable head) per cage.
     half = media.twin_port_rate(rate_g)
     if half is not None:
@@ -613,6 +633,7 @@ def catalog_list(
         "dwdm, endpoints or racks (singular too: platform).")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """List catalog rows (id, part number, price, its published range and its source, lead time).
 
@@ -629,7 +650,7 @@ def catalog_list(
         kind = next((k for k in (kind, f"{kind}s", f"{kind}es") if k in KINDS), kind)
     if kind is not None and kind not in KINDS:
         raise BomError(suggest(kind, KINDS, "kind"), key="--kind")
-    cat = _catalog(catalog_dir, prices)
+    cat = _catalog(catalog_dir, prices, strict_prices)
     from bom.outputs.writers.common import terminal_text as tt
 
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}",
@@ -658,13 +679,14 @@ def _short_usd(usd: float | None) -> str:
 def catalog_show(row_id: Annotated[str, typer.Argument(
                      metavar="ID|PART", help="A catalog row id (q3400) or a part number (MQM9790-NS2F, "
                      "MFP7E10-N030: a sold length's part number shows its row), any case.")],
-                 catalog_dir: CatalogOpt = None, prices: PricesOpt = None) -> None:
+                 catalog_dir: CatalogOpt = None, prices: PricesOpt = None,
+                 strict_prices: StrictPricesOpt = False) -> None:
     """Every field of one catalog row, and the file it came from; by part number, every row sold under it."""
     from bom.errors import CatalogError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
-    cat = _catalog(catalog_dir, prices)
+    cat = _catalog(catalog_dir, prices, strict_prices)
     kind = cat.kind_of(row_id)
     if kind is not None:
         typer.echo(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
@@ -701,6 +723,7 @@ def catalog_show(row_id: Annotated[str, typer.Argument(
 def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         metavar="[DIR]", help="An overlay directory to check on top of the built-in catalog.")] = None,
         prices: PricesOpt = None,
+        strict_prices: StrictPricesOpt = False,
         strict: Annotated[bool, typer.Option(
             "--strict", help="Also read every text of every row at every depth (notes, source, support.source, "
             "laser_source.notes, ...) and fail where one says a fact is unverified (estimate, assumed, not "
@@ -711,7 +734,7 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
     from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts
 
-    cat = _catalog([directory] if directory else None, prices)
+    cat = _catalog([directory] if directory else None, prices, strict_prices)
     check_catalog(cat)
     if strict:
         check_confirmations(cat)

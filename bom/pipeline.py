@@ -188,7 +188,7 @@ def workload_shape(job: Workload) -> Shape:
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
-                prices: list[Path] | None = None) -> Catalog:
+                prices: list[Path] | None = None, strict_prices: bool = False) -> Catalog:
     """The built-in catalog plus the scenario's overlays and price files (paths relative to
     the scenario file), then the command line's."""
     from bom.catalog.load import load_catalog
@@ -196,7 +196,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])
     files = [here / f for f in scenario.prices] + list(prices or [])
-    return load_catalog(dirs, files, rates=dict(scenario.exchange_rates))
+    return load_catalog(dirs, files, rates=dict(scenario.exchange_rates), strict_prices=strict_prices)
 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:

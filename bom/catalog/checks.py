@@ -57,7 +57,20 @@ def check_defaults(cat: Catalog) -> None:
 #: The fabric layers the build takes a default for when the scenario names no switch.
 REQUIRED_DEFAULTS = (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"), ("oob", "spine"), ("dci", "router"))
 
-CHECKS = (check_platform_switches, check_module_form_factors, check_defaults)
+def check_part_numbers(cat: Catalog) -> None:
+    """A part number with a space in it is a name ("x86 2-socket management server", "MGX rack (part of
+    the NVL72 system)"), not a SKU a reseller's system takes: the row must say ``orderable: false`` so
+    the order flags it (generic) and the build warns. Vendors' SKUs carry no spaces (MQM9700-NS2F,
+    DGXH-G640F+P2EDI36); a bundle of two SKUs ("NCS1001 + NCS1K-EDFA") is not one orderable line either."""
+    for row in cat:
+        if row.orderable and re.search(r"\s", (row.part_number or "").strip()):
+            raise CatalogError(f"{row.id}: part_number {row.part_number[:80]!r} is a name, not a SKU (it has a "
+                               f"space), and the row says it is orderable", where=cat.where(row.id, "part_number"),
+                               key="orderable", hint="Add orderable: false (the order flags it for the vendor's "
+                               "SKU), or give the vendor's SKU as part_number.")
+
+
+CHECKS = (check_platform_switches, check_module_form_factors, check_defaults, check_part_numbers)
 
 
 def check_catalog(cat: Catalog) -> None:

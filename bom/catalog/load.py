@@ -76,9 +76,11 @@ def builtin_dir() -> Path:
 
 
 def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
-                 base: Path | None = None, rates: dict[str, float] | None = None) -> Catalog:
+                 base: Path | None = None, rates: dict[str, float] | None = None,
+                 strict_prices: bool = False) -> Catalog:
     """The built-in catalog (or ``base``), then each overlay directory, then each price file
-    (prices in other currencies converted at ``rates``, USD per unit)."""
+    (prices in other currencies converted at ``rates``, USD per unit; an unknown SKU refused when
+    ``strict_prices``, else a warning in ``catalog.notes``)."""
     catalog = Catalog()
     _load_dir(catalog, base or builtin_dir(), overlay=False)
     for directory in overlays or []:
@@ -87,6 +89,6 @@ def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None =
                                hint="--catalog takes a directory of YAML catalog files.")
         _load_dir(catalog, directory, overlay=True)
     for path in prices or []:
-        apply_prices(catalog, path, rates)
+        apply_prices(catalog, path, rates, strict_prices)
     check_catalog(catalog)
     return catalog

@@ -11,7 +11,17 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
   scenario's date is flagged, not dropped;
 - ``quote_ref``, ``vendor``: the quote's reference and who quoted it (a reseller, not the maker);
 - ``lead_time``: days from order to delivery as quoted, a number of days or a duration ("12 weeks");
-  it replaces the row's ``lead_time`` (the order's Lead time column, the in-service dates).
+  it replaces the row's ``lead_time`` (the order's Lead time column, the in-service dates);
+- ``list_price`` and ``discount``, as partner quotes give them: the price is the list price less the
+  discount (a fraction, 0.35, or a percentage, "35%"); with a ``price`` as well the two must agree;
+- ``moq`` and ``pack``: the quote's minimum order quantity and the units per pack; the order of that
+  part is rounded up to at least ``moq`` and to whole packs (``bom.costing.order.rounding_lines``).
+
+Headers are read in any case, with spaces or hyphens for underscores (``SKU,Price,Price_Source``).
+A column the tool does not read (``Qty``, ``Description``) is ignored with a note; one a letter or
+two from a known column (``curency``) is refused as a typo, since ignoring it would drop its value.
+A SKU that no catalog row sells is warned about by name and the other quotes apply; with
+``strict`` (``--strict-prices``) it is refused.
 """
 
 from __future__ import annotations
@@ -31,9 +41,9 @@ from bom.inputs.yamlio import read_input
 from bom.units import parse_quantity
 
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
-           "quote_ref", "vendor", "lead_time")
-#: Columns a price file may carry for people, read past.
-IGNORED = ("notes", "description", "quoted_by")
+           "quote_ref", "vendor", "lead_time", "list_price", "discount", "moq", "pack")
+#: A price and a list price less the discount may differ by rounding to the cent, no more.
+_AGREE = 0.005
 SOURCES = ("estimate", "list", "quote")
 
 
@@ -52,6 +62,8 @@ class Quote:
     vendor: str
     where: str               # file:line
     lead_time_days: float | None = None
+    moq: int | None = None       # minimum order quantity, units
+    pack: int | None = None      # units per pack: the order is a whole number of packs
 
     @property
     def usd(self) -> float:
@@ -72,7 +84,7 @@ class Quote:
                 "quoted_on": self.quoted_on.isoformat() if self.quoted_on else None,
                 "valid_until": self.valid_until.isoformat() if self.valid_until else None,
                 "quote_ref": self.quote_ref, "vendor": self.vendor, "where": self.where,
-                "lead_time_days": self.lead_time_days}
+                "lead_time_days": self.lead_time_days, "moq": self.moq, "pack": self.pack}
 
 
 def _date(text: str, where: str, key: str) -> dt.date | None:
@@ -124,6 +136,16 @@ def _lead_time(text: str, where: str) -> float | None:
     return days
 
 
+def _count(text: str, where: str, key: str) -> int | None:
+    """A minimum order or pack size: a whole number of units, 1 or more."""
+    if not text:
+        return None
+    if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text) or int(text) < 1:
+        raise CatalogError(f"{key} {text[:60]!r} is not a whole number of units", where=where, key=key,
+                           hint=f"Write {key} as a count of units, 1 or more (a pack of 8: pack 8).")
+    return int(text)
+
+
 def _currency(code: str, rates: dict[str, float], where: str) -> float:
     if code == "USD":
         return 1.0
@@ -138,24 +160,41 @@ def _currency(code: str, rates: dict[str, float], where: str) -> float:
                             f"scenario with the rate's date and source in a comment, or quote in USD.")
 
 
-def _header(row: list[str], path: Path) -> list[str]:
-    names = [f.strip() for f in row]
+def _name(text: str) -> str:
+    """A header cell as the column it names: 'Price_Source', 'Price Source', 'price-source' -> 'price_source'."""
+    return re.sub(r"[\s-]+", "_", text.strip().lower())
+
+
+def _header(row: list[str], path: Path, notes: list[str]) -> list[str]:
+    """The column of each header cell ('' for a column read past, with a note in ``notes``)."""
     where = f"{path}:1"
-    for name in names:
-        if name not in COLUMNS and name not in IGNORED:
-            raise CatalogError(f"the header has an unknown column: {suggest(name[:60], COLUMNS, 'column')}",
-                               where=where, key=name[:60],
-                               hint="Is this a price file? A BOM CSV written by bom build is not.")
-    if len(set(names)) != len(names):
+    names, ignored = [], []
+    for cell in row:
+        name = _name(cell)
+        if name in COLUMNS:
+            names.append(name)
+            continue
+        close = difflib.get_close_matches(name, COLUMNS, n=1, cutoff=0.8)
+        if close:   # a typo of a column we read: ignoring it would drop its values silently
+            raise CatalogError(f"the header has an unknown column: {suggest(cell.strip()[:60], COLUMNS, 'column')}",
+                               where=where, key=cell.strip()[:60],
+                               hint=f"Rename it {close[0]}, or give it a name the tool does not read.")
+        names.append("")
+        ignored.append(cell.strip()[:60] or "(no name)")
+    read = [n for n in names if n]
+    if len(set(read)) != len(read):
         raise CatalogError("the header names a column twice", where=where)
-    if "sku" not in names or not ({"price", "price_usd"} & set(names)):
-        raise CatalogError("the header needs sku and price (or price_usd); optional: currency, price_source, "
-                           "quoted_on, valid_until, quote_ref, vendor", where=where,
+    if "sku" not in read or not ({"price", "price_usd", "list_price"} & set(read)):
+        raise CatalogError("the header needs sku and price (or price_usd, or list_price); optional: currency, "
+                           "discount, price_source, quoted_on, valid_until, quote_ref, vendor, lead_time", where=where,
                            hint="Is this a price file? A BOM CSV written by bom build is not.")
+    if ignored:
+        notes.append(f"{where}: column{'s' if len(ignored) > 1 else ''} {', '.join(ignored)} ignored "
+                     f"(read: {', '.join(read)})")
     return names
 
 
-def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _records(path: Path, notes: list[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header and (line, record) of each data row; lines count the line breaks inside quotes."""
     text = read_input(path, "price file")   # regular files only, size limit, UTF-8 with or without BOM
     try:
@@ -165,7 +204,7 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     if not rows:
         raise CatalogError("the price file is empty; its first line is the header sku,price,currency,...",
                            where=f"{path}:1")
-    names = _header(rows[0], path)
+    names = _header(rows[0], path, notes)
     out, line = [], 1 + sum(cell.count("\n") for cell in rows[0])
     for row in rows[1:]:
         line += 1
@@ -173,14 +212,50 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
             if len(row) != len(names):
                 raise CatalogError(f"this row has {len(row)} fields and the header {len(names)}",
                                    where=f"{path}:{line}")
-            out.append((line, {k: v.strip() for k, v in zip(names, row, strict=True)}))
+            out.append((line, {k: v.strip() for k, v in zip(names, row, strict=True) if k}))
         line += sum(cell.count("\n") for cell in row)
     return names, out
 
 
-def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
-    """Every quote in ``path``; bad input raises CatalogError naming file:line and the column."""
-    names, records = _records(path)
+def _discount(text: str, where: str) -> float:
+    """A discount as a fraction of the list price: "0.35", "35%", "35 %"."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(%?)\s*", text)
+    value = float(m.group(1)) / (100 if m.group(2) else 1) if m else float("nan")
+    if not 0 <= value < 1:
+        raise CatalogError(f"discount {text[:60]!r} is not a discount", where=where, key="discount",
+                           hint="Write the discount off the list price as a fraction (0.35) or a percentage (35%).")
+    return value
+
+
+def _price(rec: dict[str, str], names: list[str], where: str) -> tuple[str, float, str | None]:
+    """The price column read, the price per unit and the currency written after it."""
+    listed = rec.get("list_price", "")
+    if listed and not rec.get("price") and not rec.get("price_usd"):
+        amount, written = _amount(listed, where, "list_price")
+        return "list_price", amount * (1 - _discount(rec.get("discount", "") or "0", where)), written
+    if rec.get("price_usd") or "price_usd" in names and "price" not in names:
+        key = "price_usd"
+    else:
+        key = "price" if "price" in names else "list_price"
+    amount, written = _amount(rec.get(key, ""), where, key)
+    if listed and key != "list_price":   # both given: they must say the same
+        full, _ = _amount(listed, where, "list_price")
+        net = full * (1 - _discount(rec.get("discount", "") or "0", where))
+        if abs(net - amount) > _AGREE:
+            raise CatalogError(f"{key} {amount:,.2f} is not list_price {full:,.2f} less discount "
+                               f"{rec.get('discount') or '0'} ({net:,.2f})", where=where, key=key,
+                               hint="Give the price, or the list price and the discount, or make them agree.")
+    elif rec.get("discount"):
+        raise CatalogError("a discount without a list_price", where=where, key="discount",
+                           hint="The discount is off the list price: add the list_price column.")
+    return key, amount, written
+
+
+def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = None) -> list[Quote]:
+    """Every quote in ``path``; bad input raises CatalogError naming file:line and the column.
+
+    Columns read past are noted in ``notes``."""
+    names, records = _records(path, notes if notes is not None else [])
     out = []
     for n, rec in records:
         where = f"{path}:{n}"
@@ -188,8 +263,7 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
         if not sku:
             raise CatalogError("a quote without a part number: sku is empty", where=where, key="sku",
                                hint="Give the catalog id or part number the price is for.")
-        key = "price_usd" if rec.get("price_usd") or "price" not in names else "price"
-        amount, written = _amount(rec.get(key, ""), where, key)
+        key, amount, written = _price(rec, names, where)
         code = rec.get("currency", "").upper() or written or "USD"
         if key == "price_usd" and code != "USD" or written and written != code:
             raise CatalogError(f"{key} {rec[key][:60]!r} and currency {code[:10]!r} disagree", where=where,
@@ -200,7 +274,9 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
             raise CatalogError(f"{key} {rec[key][:60]!r} {code} at {rate:g} USD/{code} is {amount * rate:.3g} USD, "
                                f"past {MAX_PRICE_USD:.0e}: a typo in the price or in exchange_rates?", where=where,
                                key=key, hint=f"Check exchange_rates.{code} in the scenario (USD per {code}).")
-        source = rec.get("price_source", "") or ("quote" if rec.get("quote_ref") else "list")
+        # a discount off the list is a partner's price for this buyer: a quote
+        source = rec.get("price_source", "").lower() or ("quote" if rec.get("quote_ref") or rec.get("discount")
+                                                         else "list")
         if source not in SOURCES:
             raise CatalogError(f"price_source {source[:60]!r} must be estimate, list or quote", where=where,
                                key="price_source")
@@ -210,27 +286,31 @@ def read_quotes(path: Path, rates: dict[str, float]) -> list[Quote]:
         if quoted and until and until < quoted:
             raise CatalogError(f"valid_until {until} is before quoted_on {quoted}", where=where, key="valid_until")
         out.append(Quote(sku, amount, code, rate, source, quoted, until, rec.get("quote_ref", ""),
-                         rec.get("vendor", ""), where, _lead_time(rec.get("lead_time", ""), where)))
+                         rec.get("vendor", ""), where, _lead_time(rec.get("lead_time", ""), where),
+                         _count(rec.get("moq", ""), where, "moq"), _count(rec.get("pack", ""), where, "pack")))
     return out
 
 
 def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
+    """The row of that id, else every row of that part number; in any case (buyers' files upper-case ids)."""
     kind = catalog.kind_of(sku)
     if kind:
         return [catalog.rows[kind][sku]]
-    return [r for r in catalog if r.part_number == sku]
+    same = [r for r in catalog if r.id.lower() == sku.lower()]
+    return same or [r for r in catalog if (r.part_number or "").lower() == sku.lower()]
 
 
-def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None) -> None:
+def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None, strict: bool = False) -> None:
     """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``.
 
     A later file replaces an earlier one's price; one file pricing a row twice is refused (which
-    of two quotes counts is the buyer's call, not the tool's)."""
+    of two quotes counts is the buyer's call, not the tool's). A SKU no row sells is a warning in
+    ``catalog.notes`` (a buyer's file quotes more than one cluster takes), refused when ``strict``."""
     seen: dict[str, str] = {}
-    for q in read_quotes(path, rates or {}):
+    for q in read_quotes(path, rates or {}, catalog.notes):
         rows = _rows_for(catalog, q.sku)
         if not rows:
-            _price_sold_length(catalog, q, seen)
+            _price_sold_length(catalog, q, seen, strict)
             continue
         for row in rows:
             if row.id in seen:
@@ -251,13 +331,20 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
             catalog.quotes[row.id] = q
 
 
-def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str]) -> None:
+def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str], strict: bool) -> None:
     """A quote for one sold length of a cable or fibre (MFP7E30-N005): that length's price."""
     hits = [(r, i) for r in catalog for i, s in enumerate(getattr(r, "lengths", None) or [])
-            if s.part_number == q.sku]
+            if s.part_number.lower() == q.sku.lower()]
     if not hits:
         known = [r.id for r in catalog] + [s.part_number for r in catalog for s in getattr(r, "lengths", None) or []]
-        raise CatalogError(suggest(q.sku, known, "sku"), where=q.where, key="sku")
+        if strict:
+            raise CatalogError(suggest(q.sku, known, "sku"), where=q.where, key="sku",
+                               hint="Fix the SKU, or drop --strict-prices to apply the file's other quotes.")
+        lower = {k.lower(): k for k in known}
+        close = difflib.get_close_matches(q.sku.lower(), lower, n=1, cutoff=0.6)
+        catalog.notes.append(f"{q.where}: sku {q.sku[:60]!r} is in no catalog row, its quote is not applied"
+                             + (f" (did you mean {lower[close[0]]!r}?)" if close else ""))
+        return
     if q.sku in seen:
         raise CatalogError(f"{q.sku!r} is priced twice in this file (first at {seen[q.sku]})",
                            where=q.where, key="sku", hint="Keep one quote per part in a price file.")
@@ -268,4 +355,4 @@ def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str]) -> None
         lengths = list(row.lengths)  # type: ignore[attr-defined]
         lengths[i] = lengths[i].model_copy(update={"price_usd": q.usd})
         catalog.rows[kind][row.id] = row.model_copy(update={"lengths": lengths})
-    catalog.quotes[q.sku] = q   # by part number: the line of that length finds it
+        catalog.quotes[lengths[i].part_number] = q   # by the part number as sold: the line of that length finds it

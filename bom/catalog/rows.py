@@ -12,7 +12,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -71,6 +71,9 @@ class Row(Model):
     status_date: dt.date | None = None
     status_source: str | None = None
     orderable: bool = True
+    avl: list[Annotated[str, Field(min_length=1, max_length=200)]] = []
+    """The approved vendor list: who the buyer may order this part from (resellers, distributors);
+    empty = not stated. A buyer's overlay fills it; the Order sheet and the cart show it."""
     lead_time: Duration | None = None
     """Days from order to delivery ("12 weeks", "90 d"); with ``lead_time_source`` (a document, or
     "estimate: ..." saying what it rests on). Like a price, a quote replaces it (bom/catalog/prices.py)."""
@@ -667,6 +670,7 @@ class Catalog:
     rows: dict[str, dict[str, Row]] = field(default_factory=lambda: {k: {} for k in KINDS})
     origin: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
+    notes: list[str] = field(default_factory=list)          # price files' warnings: SKUs not applied, columns ignored
     defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 

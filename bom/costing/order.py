@@ -19,6 +19,9 @@ from bom.costing.lines import Line
 from bom.inputs.scenario import SparesRule
 
 SPARES = "spares"
+#: The hop of the lines that round an order up to a quote's minimum order and whole packs (fabric spares:
+#: priced into capex, on a shelf, drawing no power).
+ROUNDING = "order rounding"
 _SPARES_SOURCE = ("estimate: enough to cover failures while a unit is away for replacement (spares from "
                   "installed units, failure rate and return time; askbow.com, 'How many spares do you need?', 2018)")
 #: Spares per category when the scenario gives none. Estimates (see _SPARES_SOURCE): optics and
@@ -193,6 +196,36 @@ def _family_name(row: object, sku: str) -> bool:
     return bool(getattr(row, "lengths", None)) and sku == getattr(row, "part_number", None)
 
 
+def rounding_lines(lines: Sequence[Line], catalog: Catalog) -> list[Line]:
+    """The units that round each quoted part's order (installed + spares) up to the quote's ``moq``
+    and then to whole ``pack``s: one line per part that needs them, in fabric spares, hop ROUNDING.
+
+    Only counted parts (unit each): a length of fibre in km is not sold in packs."""
+    total: dict[str, float] = {}
+    first: dict[str, Line] = {}
+    for line in lines:
+        if line.unit == "each":
+            total[line.sku] = total.get(line.sku, 0.0) + line.quantity
+            first.setdefault(line.sku, line)
+    out = []
+    for sku, line in first.items():
+        q = quote_for(line, catalog)
+        if q is None or (q.moq is None and q.pack is None):
+            continue
+        want = max(total[sku], q.moq or 0)
+        pack = q.pack or 1
+        want = math.ceil(want / pack - 1e-9) * pack
+        extra = want - total[sku]
+        if extra > 0:
+            terms = ", ".join(t for t in (f"minimum order {q.moq}" if q.moq else "",
+                                          f"packs of {q.pack}" if q.pack else "") if t)
+            out.append(replace(line, fabric=SPARES, hop=ROUNDING, quantity=extra, unit_power_w=0.0,
+                               unit_power_max_w=None, description=f"{line.description.removesuffix(' (spare)')} "
+                               f"(order rounding: {terms})", source=f"{line.source}; order rounding: {terms}, "
+                               f"quote {q.quote_ref or 'without a reference'} ({q.where})"))
+    return out
+
+
 # --- the order -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -216,10 +249,12 @@ class OrderLine:
     lead_time_days: float | None = None   # order to delivery (the quote's, else the catalog row's)
     lead_time_source: str = ""
     spares_basis: SparesBasis | None = None   # how the spares were counted (and their fill rate)
+    rounded_up: float = 0.0               # units past installed + spares: the quote's moq and pack
+    avl: tuple[str, ...] = ()             # the row's approved vendors (empty: not stated)
 
     @property
     def total(self) -> float:
-        return self.installed + self.spares
+        return self.installed + self.spares + self.rounded_up
 
     @property
     def extended_usd(self) -> float:
@@ -231,7 +266,8 @@ class OrderLine:
                 "description": self.description, "maker": self.maker, "unit": self.unit,
                 "installed": count(self.installed),
                 "per_site": [count(x) for x in self.per_site] if self.per_site is not None else None,
-                "spares": count(self.spares), "total": count(self.total),
+                "spares": count(self.spares), "rounded_up": count(self.rounded_up), "total": count(self.total),
+                "avl": list(self.avl),
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
                 "price_source": self.price_source, "price_date": self.price_date, "quote_ref": self.quote_ref,
                 "vendor": self.vendor, "flags": list(self.flags),
@@ -252,7 +288,8 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
     for sku, group in groups.items():
         head = group[0]
         installed = sum(x.quantity for x in group if x.fabric != SPARES)
-        spares = sum(x.quantity for x in group if x.fabric == SPARES)
+        spares = sum(x.quantity for x in group if x.fabric == SPARES and x.hop != ROUNDING)
+        rounded = sum(x.quantity for x in group if x.fabric == SPARES and x.hop == ROUNDING)
         quote = quote_for(head, catalog)
         flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
         days, said = lead_time(head, catalog)
@@ -262,7 +299,8 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
                              flags, quote.valid_until if quote else None, days, said,
                              spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites)
-                             if head.unit == "each" else None))
+                             if head.unit == "each" else None, rounded,
+                             tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ())))
     return out
 
 

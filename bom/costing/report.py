@@ -17,7 +17,16 @@ from bom.catalog.rows import Catalog
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
 from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
-from bom.costing.order import SPARES, OrderLine, order_lines, quoted, spare_lines, spares_policy, split_by_site
+from bom.costing.order import (
+    SPARES,
+    OrderLine,
+    order_lines,
+    quoted,
+    rounding_lines,
+    spare_lines,
+    spares_policy,
+    split_by_site,
+)
 from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
     Basis,
@@ -226,7 +235,8 @@ def _warnings(order: list[OrderLine]) -> list[str]:
                 out.append(f"{o.sku} ({o.catalog_id}): {f}")
     generic = [o.sku for o in order if any(f.startswith("generic") for f in o.flags)]
     if generic:
-        out.append(f"{len(generic)} part numbers are generic names, not orderable SKUs: {', '.join(generic)}")
+        # "; " between them: a generic name may hold a comma ("0U ... rack PDU, 3-phase 415 V 60 A")
+        out.append(f"{len(generic)} part numbers are generic names, not orderable SKUs: {'; '.join(generic)}")
     return out
 
 
@@ -250,6 +260,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     sites = model.cluster.site_count
     policy = spares_policy(sc.spares)
     lines = base + spare_lines(base, policy, sites)
+    lines += rounding_lines(lines, catalog)   # a quote's minimum order and whole packs, after the spares
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
     order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
@@ -262,7 +273,7 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     tco = compute_tco(basis, ins)
     order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order)], quotes, priced_on, sc.date or newest, checks,
+                  [*model.warnings, *_warnings(order), *catalog.notes], quotes, priced_on, sc.date or newest, checks,
                   job=job_cost(model.sizing, model.cluster.gpus, tco),
                   schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
                   range=_range(order, basis, tco, ins, catalog, sc))

@@ -15,6 +15,8 @@ app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="DIR", help="A directory of catalog YAML files that adds or replaces rows by id.")]
 PricesOpt = Annotated[Optional[list[Path]], typer.Option("--prices", metavar="CSV", help="A CSV of quotes.")]
+StrictPricesOpt = Annotated[bool, typer.Option(
+    "--strict-prices", help="Refuse a price file that quotes a SKU no catalog row sells (exit 2).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON to stdout instead of the text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no progress on stderr.")]
 
@@ -56,12 +58,15 @@ def _echo(text: str, err: bool = False) -> None:
     typer.echo("\n".join(terminal_text(redact(line)) for line in text.split("\n")), err=err)
 
 
-def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None) -> tuple[Any, Any]:
+def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None,
+           strict_prices: bool = False) -> tuple[Any, Any]:
     from bom import pipeline
     from bom.inputs.scenario import load_scenario
 
     sc, src = load_scenario(scenario)
-    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices)
+    catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
+    for note in catalog.notes:   # a price file's SKU not applied, its columns read past
+        _echo(f"warning: {note}", err=True)
     return pipeline.build_scenario(sc, src, catalog), catalog
 
 
@@ -85,11 +90,12 @@ def export(
     as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Write the plan as NetBox import files, numbered in the order to import them."""
     from bom.netbox import export as ex
 
-    model, catalog = _model(scenario, catalog_dir, prices)
+    model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
     result = ex.export(model, catalog, output or Path("reports") / model.scenario.name / "netbox")
     inv = result.inventory
     if as_json:
@@ -115,6 +121,7 @@ def push(
     timeout: TimeoutOpt = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Push the plan into NetBox: create what is missing in batches, match what is there, report what differs."""
     from bom.netbox import client
@@ -122,7 +129,7 @@ def push(
 
     say = None if quiet else _say
     nb = connect(url, token, token_file, timeout, say)
-    model, catalog = _model(scenario, catalog_dir, prices)
+    model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
     with client.answers("the push"):
         result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=None if as_json else say)
     if as_json:
@@ -141,13 +148,14 @@ def diff(
     timeout: TimeoutOpt = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Devices, rack positions and cables missing, extra or different in NetBox; exit 0 when all match."""
     from bom.netbox import client
     from bom.netbox import diff as df
 
     nb = connect(url, token, token_file, timeout, None if quiet else _say)
-    model, catalog = _model(scenario, catalog_dir, prices)
+    model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
     with client.answers("the diff's reads"):
         result = df.diff(nb, model, catalog)
     if as_json:

@@ -154,7 +154,10 @@ def _line() -> Schema:
 
 def _order() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
-                "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT, "total": COUNT,
+                "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT,
+                "rounded_up": _said(COUNT, "Units past installed + spares that the quote's minimum order (moq) "
+                                           "and pack size add; in total and priced into capex."),
+                "total": COUNT, "avl": _said(array(STR), "The catalog row's approved vendors (empty: not stated)."),
                 "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
                 "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
@@ -176,7 +179,9 @@ def _order() -> Schema:
 def _quote() -> Schema:
     return obj({"sku": STR, "amount": NUM, "currency": STR, "usd_per_unit": NUM, "price_usd": NUM,
                 "price_source": STR, "quoted_on": null(DATE), "valid_until": null(DATE), "quote_ref": STR,
-                "vendor": STR, "where": STR, "lead_time_days": null(NUM)})
+                "vendor": STR, "where": STR, "lead_time_days": null(NUM),
+                "moq": _said(null(INT), "The quote's minimum order quantity (null: none)."),
+                "pack": _said(null(INT), "Units per pack: the order is whole packs (null: none).")})
 
 
 def _sizing() -> Schema:

@@ -101,7 +101,10 @@ def test_price_file_with_unknown_sku(bom, tmp_path):
     prices = tmp_path / "p.csv"
     prices.write_text("sku,price_usd,price_source,as_of\nqm9700,31000,quote,2026-11-01\n"
                       "qm9701,31000,quote,2026-11-01\n")
-    r = bom("catalog", "list", "--prices", str(prices))
+    r = bom("catalog", "list", "--prices", str(prices))   # named in a warning, the other quote applied
+    assert r.exit_code == 0 and f"{prices}:3: sku 'qm9701' is in no catalog row" in r.stderr
+    assert "did you mean 'qm9700'" in r.stderr
+    r = bom("catalog", "list", "--prices", str(prices), "--strict-prices")
     assert r.exit_code == 2 and f"{prices}:3" in r.stderr and "sku" in r.stderr
     assert "Did you mean 'qm9700'" in r.stderr
 

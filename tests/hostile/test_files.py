@@ -81,7 +81,10 @@ PRICES = [
     ("extra known column", b"sku,price_usd,price_source,as_of,quote_ref\nqm9700,35000,quote,2026-11-01,Q-1\n", 0,
      None, None),
     ("columns in another order", b"as_of,sku,price_source,price_usd\n2026-11-01,qm9700,quote,35000\n", 0, None, None),
-    ("unknown column", b"sku,price_usd,price_source,as_of,colour\nqm9700,1,quote,2026-11-01,red\n", 2, 1, "header"),
+    # a column the tool does not read is ignored with a note (test_prices: the note); a typo of one it reads is not
+    ("unknown column", b"sku,price_usd,price_source,as_of,colour\nqm9700,35000,quote,2026-11-01,red\n", 0, None,
+     None),
+    ("a typo of a column", b"sku,price_usd,price_sorce,as_of\nqm9700,1,quote,2026-11-01\n", 2, 1, "price_sorce"),
     ("a BOM CSV, not a price file", b"tier,fabric,hop,category,catalog_id,sku\ncompute,,,compute,dgx-h100,x\n", 2,
      1, "header"),
     ("empty", b"", 2, 1, "empty"),
@@ -97,7 +100,8 @@ PRICES = [
     ("huge field", b"sku,price_usd,price_source,as_of\n\"" + b"x" * 200_000 + b"\",1,quote,2026-11-01\n", 2, None,
      None),
     ("bad date", b"sku,price_usd,price_source,as_of\nqm9700,1,quote,2026-02-30\n", 2, 2, "as_of"),
-    ("unknown sku", b"sku,price_usd,price_source,as_of\nqm9701,1,quote,2026-11-01\n", 2, 2, "sku"),
+    ("unknown sku", b"sku,price_usd,price_source,as_of\nqm9700,35000,quote,2026-11-01\nqm9701,1,quote,2026-11-01\n", 0,
+     None, None),   # warned about by name, the rest applied; --strict-prices refuses it (test_prices)
     ("line after a quoted line break", b"sku,price_usd,price_source,as_of,notes\nqm9700,1,quote,2026-11-01,\"a\nb\"\n"
      b"qm9700,x,quote,2026-11-01,\n", 2, 4, "price_usd"),
 ]

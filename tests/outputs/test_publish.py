@@ -53,8 +53,8 @@ def test_two_builds_are_byte_identical(bom, tmp_path):
     names = sorted(p.name for p in a.iterdir())
     # The cable plan comes with the build when it is small (bom/outputs/planfiles.py BUILD_MAX_ROWS), a pod this
     # small (several rails on one leaf) too.
-    assert names == ["small-cables.csv", "small-cables.xlsx", "small-racks.csv", "small.csv", "small.html",
-                     "small.json", "small.md", "small.xlsx"]
+    assert names == ["small-cables.csv", "small-cables.xlsx", "small-cart.csv", "small-racks.csv", "small.csv",
+                     "small.html", "small.json", "small.md", "small.xlsx"]
     path32 = scenario(tmp_path, SMALL.replace("nodes: 16", "nodes: 32"))
     assert bom("build", str(path32), "-o", str(tmp_path / "c"), "-q").exit_code == 0
     assert {"small-cables.csv", "small-cables.xlsx", "small-racks.csv"} <= {p.name for p in (tmp_path / "c").iterdir()}

@@ -8,8 +8,8 @@ from bom.costing.report import Report
 
 
 def writers() -> dict[str, Callable[[Report], bytes]]:
-    from bom.outputs.writers.documents import write_csv, write_html, write_json, write_markdown
+    from bom.outputs.writers.documents import write_cart, write_csv, write_html, write_json, write_markdown
     from bom.outputs.writers.xlsx import write_xlsx
 
     return {".xlsx": write_xlsx, ".html": write_html, ".md": write_markdown, ".json": write_json,
-            ".csv": write_csv}
+            ".csv": write_csv, "-cart.csv": write_cart}

@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from bom.costing.categories import CATEGORIES
+from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.tco import NOT_INCLUDED
 from bom.outputs.writers.common import csv_writer, markdown_text, visible_text
@@ -162,4 +163,24 @@ def write_csv(r: Report) -> bytes:
                int(x.quantity) if x.unit == "each" else x.quantity, x.unit, x.unit_price_usd,
                round(x.price_usd, 2), x.unit_power_w, round(x.power_w, 3), x.price_source, x.as_of, x.source]
         w.writerow(row)
+    return buf.getvalue().encode()
+
+
+CART_COLS = ["vendor", "part_number", "maker", "description", "unit", "quantity", "installed", "spares",
+             "rounded_up", "unit_price_usd", "quote_ref", "avl"]
+
+
+def write_cart(r: Report) -> bytes:
+    """The order as carts for the quoting tools: one block of lines per vendor (who quoted, else the
+    maker), each part number with its quantity to order (installed + spares + a quote's rounding).
+    An unpriced line (0 USD: leased, or a part the catalog has no price for) has a blank price, never 0."""
+    buf = io.StringIO()
+    w = csv_writer(buf)
+    w.writerow(CART_COLS)
+    def count(o: OrderLine, x: float) -> float:
+        return int(x) if o.unit == "each" else x
+
+    for o in sorted(r.order, key=lambda o: (o.vendor.lower(), o.sku)):
+        w.writerow([o.vendor, o.sku, o.maker, o.description, o.unit, count(o, o.total), count(o, o.installed),
+                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.quote_ref, "; ".join(o.avl)])
     return buf.getvalue().encode()

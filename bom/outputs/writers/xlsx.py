@@ -31,7 +31,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, asset_class
 from bom.costing.lines import Line
-from bom.costing.order import SPARES
+from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
@@ -383,10 +383,10 @@ def _order(wb: Workbook, r: Report) -> None:
     sites = r.model.cluster.site_count
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
-             + ["Installed", "Spares", "Total to order", "Unit price", "Extended price", "Price source",
-                "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)", "Vendor", "Flags",
-                "Lead time source", "Spares basis"])
-    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 10, 14, 16, 8, 10, 14, 10, 8, 9, 10, 30, 40, 50]
+             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Extended price",
+                "Price source", "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)",
+                "Vendor", "AVL", "Flags", "Lead time source", "Spares basis"])
+    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 6, 14, 16, 8, 10, 14, 10, 8, 9, 10, 20, 30, 40, 50]
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -394,17 +394,25 @@ def _order(wb: Workbook, r: Report) -> None:
         values: dict[str, Any] = {
             "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
             "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
-            "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}")'),
-            "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"),
-            "Unit price": fx(f'IFERROR(INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0)),0)'),
-            "Extended price": fx(f'SUMIFS({ref("Extended price")},{ref("Part number")},{part})'),
+            "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                         f'{ref("Hop")},"<>{ROUNDING}")'),
+            # a quote's minimum order and whole packs: the units past installed + spares
+            "Rounded up": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                             f'{ref("Hop")},"{ROUNDING}")'),
+            "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
+                                 f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
+            "Unit": o.unit,   # each, or km (a leased dark-fibre route)
+            # an unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free
+            "Unit price": fx(f'IFERROR(1/(1/INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0))),"")'),
+            "Extended price": fx(f'IF({ORDER_TABLE}[[#This Row],[Unit price]]="","",'
+                                 f'SUMIFS({ref("Extended price")},{ref("Part number")},{part}))'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
             "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
             "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
-            "Vendor": o.vendor,
+            "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
             values[name] = o.per_site[i] if o.per_site is not None else None
@@ -412,7 +420,7 @@ def _order(wb: Workbook, r: Report) -> None:
                 "Valid until": DATE}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
-                "Installed", "Spares", "Total to order", "Lead time (days)") else None))
+                "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)") else None))
         wrapped = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
         for name in names:
             ws.cell(n, c[name]).alignment = (WRAP if name in wrapped else _INDENT if name == "Price source"
@@ -435,8 +443,13 @@ def _order(wb: Workbook, r: Report) -> None:
     define_name(wb, "order_total_usd", f"Order!${_letter(c['Extended price'])}${total}")
     _lead_time_input(ws, c["Lead time (days)"], len(r.order) + 1)
     n = total + 2
+    unpriced = [o.sku for o in r.order if not o.unit_price_usd]
+    if unpriced:   # listed, so a blank price is read as a gap to fill, not as free
+        put_cell(ws, n + 1, 1, f"Unpriced (no unit price: blank above, never 0): {', '.join(unpriced)}")
     put_cell(ws, n, 1, "Spares follow the scenario's spares: policy (defaults in bom/costing/order.py, estimates); "
-                   "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU.")
+                   "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU. "
+                   f"Rounded up: the units a quote's minimum order (moq) and pack size add past installed + spares "
+                   f"(BOM lines in fabric 'spares', hop '{ROUNDING}', priced into capex).")
 
 
 def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:

@@ -204,10 +204,17 @@ def test_every_order_total_is_the_bom_plus_spares(recalculated_file, recalculate
         assert order.cell(r, c["Installed"]).value == pytest.approx(installed.get(sku, 0)), sku
         assert order.cell(r, c["Spares"]).value == pytest.approx(spares.get(sku, 0)), sku
         assert order.cell(r, c["Total to order"]).value == pytest.approx(installed.get(sku, 0) + spares.get(sku, 0))
-        assert order.cell(r, c["Extended price"]).value == pytest.approx(money[sku]), sku
         sites = [order.cell(r, c[k]).value for k in head if k.startswith("Site ")]
         if sites and sites[0] is not None:
             assert sum(sites) == pytest.approx(installed.get(sku, 0)), sku
+        first = next(k for k in range(2, last) if bom.cell(k, col("Part number")).value == sku)
+        assert order.cell(r, c["Unit"]).value == bom.cell(first, col("Unit")).value, sku   # each, or km
+        if order.cell(r, c["Unit price"]).value in (None, ""):   # unpriced: blank, never 0, and listed
+            assert money[sku] == 0 and order.cell(r, c["Extended price"]).value in (None, ""), sku
+            assert any(sku in str(order.cell(k, 1).value) for k in range(2, order.max_row + 1)
+                       if str(order.cell(k, 1).value).startswith("Unpriced")), sku
+            continue
+        assert order.cell(r, c["Extended price"]).value == pytest.approx(money[sku]), sku
         total += order.cell(r, c["Extended price"]).value
     assert total == pytest.approx(recalculated["hardware_usd"])
     assert recalculated["order_total_usd"] == pytest.approx(recalculated["hardware_usd"])
