@@ -166,6 +166,30 @@ def job_capacity(scenario: Scenario) -> tuple[float, str] | None:
                 f"{per_token:g} B")
 
 
+def storage_defaults(scenario: Scenario) -> list[tuple[str, str, float, str, str]]:
+    """The storage sizing's figures as the Inputs sheet lists them: (name, label, value, unit, where
+    it comes from), the scenario's value where it gives one."""
+    s = scenario.storage
+
+    def given(key: str, default: float) -> tuple[float, str]:
+        v = getattr(s, key, None) if s is not None else None
+        return (default, "") if v is None else (float(v), "scenario storage." + key)
+
+    kept, k_src = given("checkpoints", CHECKPOINTS_KEPT)
+    per_param, p_src = given("checkpoint_bytes_per_param", CHECKPOINT_BYTES_PER_PARAM)
+    per_token, t_src = given("dataset_bytes_per_token", DATASET_BYTES_PER_TOKEN)
+    return [("d_storage_checkpoints", "Storage: checkpoints kept", kept, "checkpoints",
+             k_src or "estimate: the last few, to roll back a divergence (bom/topology/endpoints.py)"),
+            ("d_storage_bytes_per_param", "Storage: checkpoint bytes per parameter", per_param, "B",
+             p_src or "ZeRO (Rajbhandari et al. 2020) section 3.1: bf16 weights 2 B + fp32 master weights, "
+                      "momentum and variance 12 B"),
+            ("d_storage_bytes_per_token", "Storage: dataset bytes per token", per_token, "B",
+             t_src or "token ids as 32-bit integers (vocabularies past 65,536, such as Llama 3's 128,256)"),
+            ("d_storage_ra_read", "Storage: RA read per 256-GPU SU",
+             magnitude(parse_quantity(RA_READ_PER_SU, "rate"), "rate") / BITS, "GB/s",
+             f"NVIDIA DGX SuperPOD RA-11333-001 Table 6, '{RA_LEVEL}' read guideline")]
+
+
 def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
                  sites: int) -> tuple[Endpoint, int, NicPorts, str]:
     """A storage block with no count, capacity or throughput: the job's capacity sizes it."""

@@ -194,3 +194,20 @@ def test_build_and_compare_print_the_job(bom, tmp_path):
     r = bom("compare", str(f), "-o", str(tmp_path / "c"))
     assert r.exit_code == 0, r.stderr
     assert "the job on each generation:" in r.stdout and "marginal USD" in r.stdout
+
+
+def test_the_storage_sizings_figures_are_on_the_inputs_sheet_with_their_sources(bom, tmp_path):
+    # "Every default cites its source in bom/ and on the Inputs sheet": the storage sizing's too.
+    import openpyxl
+
+    f = tmp_path / "s.yaml"
+    f.write_text(JOB.replace("fabrics: {compute: {}}", "fabrics: {compute: {}, storage: {}}")
+                 + "storage: {checkpoints: 3}\n")
+    r = bom("build", str(f), "-o", str(tmp_path / "o"), "-q")
+    assert r.exit_code == 0, r.output
+    ws = openpyxl.load_workbook(tmp_path / "o" / "job-h100.xlsx")["Inputs"]
+    rows = {r[0]: r for r in ws.iter_rows(values_only=True) if r[0] and str(r[0]).startswith("Storage:")}
+    assert rows["Storage: checkpoints kept"][1:4] == (3, "checkpoints", "scenario storage.checkpoints")
+    assert rows["Storage: checkpoint bytes per parameter"][1] == 14 and "ZeRO" in rows[
+        "Storage: checkpoint bytes per parameter"][3]
+    assert "RA-11333-001 Table 6" in rows["Storage: RA read per 256-GPU SU"][3]

@@ -35,6 +35,7 @@ from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
+from bom.topology.endpoints import storage_defaults
 
 USD = '#,##0.00 "USD"'
 USD0 = '#,##0 "USD"'
@@ -221,6 +222,8 @@ def _inputs(wb: Workbook, r: Report) -> None:
                        ("m_job_flops_per_gpu", "Job: dense FLOP/s per GPU in its dtype", j.flops_per_gpu, "FLOP/s",
                         f"catalog: {m.platform.id} ({m.platform.source})"),
                        ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu")]
+    if "storage" in m.fabrics:   # the storage sizing's figures, each with where it comes from
+        model_rows += storage_defaults(m.scenario)
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
     n = ws.max_row + 2
