@@ -3,15 +3,15 @@
 Each order line's unit price is drawn from a triangular distribution around its price (the mode)
 whose low and high follow how good the price is (:data:`SPREADS`, by ``price_source``); a line
 quoted in another currency also takes a draw of its exchange rate (one per currency and draw); the
-utilisation is drawn around its value (at most 1). Each draw then runs the TCO's own formulas
+utilisation is drawn around its value (at most 1), and the longest lead time's slip
+(:data:`LEAD_TIME_SLIP`: the GPUs earn that much less of the period). Each draw then runs the TCO's own formulas
 (bom/costing/tco.py: the capital charge by asset class, support, insurance and tax on the drawn
 capex; energy, space, fibre, staff and licences as they are), so with every spread at zero each draw
 is the point TCO. Percentiles interpolate between draws like a spreadsheet's PERCENTILE
 (inclusive), so the workbook's Range sheet computes the same P10 / P50 / P90 over the same draws.
 Same seed, same figures (Python's ``random.Random``, seeded).
 
-Not drawn: the lead times (their slip moves the in-service dates, not the TCO), energy prices, the
-quantities.
+Not drawn: energy prices, the quantities.
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ SPREADS: dict[str, Spread] = {
 }
 FX = Spread(0.95, 1.05, "estimate: EUR/USD moved between about 1.03 and 1.12 in 2024 (ECB euro foreign "
                         "exchange reference rates), about +/-4 % around its mean")
+#: How late the last part may come, as a share of the longest lead time on the order (drawn from 0,
+#: the mode, to the high end): the GPUs go into service that much later and earn that much less of
+#: the period.
+LEAD_TIME_SLIP = Spread(0.0, 0.5, "estimate: no published distribution; up to half the longest quoted lead "
+                                  "time late (the 2023-2024 H100 server lead times moved between about 8 and 40 "
+                                  "weeks, The Register 2024-04-12), most draws near on time")
 UTILISATION = Spread(0.85, 1.10, "estimate: no published spread; -15 % / +10 % around the input, at most 1")
 
 
@@ -136,6 +142,8 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
         + tco.licences_per_year
     held = f["insurance"] + f["property_tax"]
     hours = basis.gpus * f["hours"] * service_share(f["ramp_months"], f["years"])
+    # The longest lead time on the order [years]; no lead time known: no slip drawn.
+    longest = max((o.lead_time_days or 0.0 for o in order), default=0.0) / 365.25
     codes = sorted({c for *_, c in lines if c})
     tri = rng.triangular
     capex_out, tco_out, rate_out = [], [], []
@@ -149,7 +157,9 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
         opex = fixed + sum(cap.get(c, 0.0) * support[c] for c in CLASSES) + capex * held
         annual = sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + opex
         util = min(1.0, f["utilisation"] * tri(UTILISATION.low, UTILISATION.high, 1.0))
+        slip = longest * tri(LEAD_TIME_SLIP.low, LEAD_TIME_SLIP.high, LEAD_TIME_SLIP.low) if longest else 0.0
+        worked = hours * util * max(0.0, 1.0 - slip / f["years"])
         capex_out.append(capex)
         tco_out.append(capex + f["years"] * opex)
-        rate_out.append(annual / (hours * util) if hours else 0.0)
+        rate_out.append(annual / worked if worked else 0.0)
     return Range(draws, seed, tuple(capex_out), tuple(tco_out), tuple(rate_out))

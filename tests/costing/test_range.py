@@ -23,6 +23,7 @@ def test_with_no_spread_every_draw_is_the_point_tco(default_report, monkeypatch)
     monkeypatch.setattr(u, "SPREADS", {k: one for k in u.SPREADS})
     monkeypatch.setattr(u, "FX", one)
     monkeypatch.setattr(u, "UTILISATION", one)
+    monkeypatch.setattr(u, "LEAD_TIME_SLIP", Spread(0.0, 0.0, "none"))
     r = _draw(default_report, 20)
     t = default_report.tco
     assert all(x == pytest.approx(t.capex_usd) for x in r.capex)
@@ -127,3 +128,23 @@ def test_the_report_draws_a_row_with_a_published_range_from_it(default_report, m
     assert "published range" in spread.source
     # Rows with no published range keep their price_source's spread.
     assert all(x.sku not in seen["published"] for x in default_report.order if x.catalog_id == "sn5600")
+
+
+def test_the_lead_time_slip_takes_gpu_hours_off_and_raises_the_rate(default_report, monkeypatch):
+    # With every other spread at none, a slip of up to half the longest lead time can only raise the
+    # cost per GPU-hour (fewer hours worked), never the capex; with no lead time known, nothing moves.
+    one = Spread(1.0, 1.0, "none")
+    monkeypatch.setattr(u, "SPREADS", {k: one for k in u.SPREADS})
+    monkeypatch.setattr(u, "FX", one)
+    monkeypatch.setattr(u, "UTILISATION", one)
+    t = default_report.tco
+    order = list(default_report.order)
+    assert max(o.lead_time_days or 0 for o in order) > 0
+    r = draw(order, default_report.basis, t, default_report.inputs, {}, 200, 3)
+    assert all(x == pytest.approx(t.capex_usd) for x in r.capex)
+    assert min(r.usd_per_gpu_hour) >= t.usd_per_gpu_hour * (1 - 1e-9)
+    assert max(r.usd_per_gpu_hour) > t.usd_per_gpu_hour * 1.001
+    import dataclasses
+    none = [dataclasses.replace(o, lead_time_days=None) for o in order]
+    r = draw(none, default_report.basis, t, default_report.inputs, {}, 50, 3)
+    assert all(x == pytest.approx(t.usd_per_gpu_hour) for x in r.usd_per_gpu_hour)

@@ -518,7 +518,7 @@ def _range(wb: Workbook, r: Report) -> None:
     """The Monte Carlo's draws (bom/costing/uncertainty.py) as values, their P10 / P50 / P90 as
     PERCENTILE formulas over them, a histogram of the cost per GPU-hour (COUNTIFS over the draws) and
     the spreads with their sources."""
-    from bom.costing.uncertainty import FX, SPREADS, UTILISATION
+    from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
 
     rg = r.range
     if rg is None:
@@ -571,13 +571,15 @@ def _range(wb: Workbook, r: Report) -> None:
         put_cell(ws, spreads_at, k, head)
         ws.cell(spreads_at, k).font = Font(bold=True)
     rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
-    rows += [("exchange rate", FX), ("utilisation", UTILISATION)]
+    rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead-time slip (share of the longest)",
+                                                                      LEAD_TIME_SLIP)]
     for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
         for k, v in enumerate((what, sp.low, sp.high, sp.source), start=6):
             put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
     end = spreads_at + len(rows) + 2
     put_cell(ws, end, 6, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
-                         "the TCO sheet's formulas. Not drawn: lead times, energy prices, quantities.")
+                         "the TCO sheet's formulas; the lead-time slip (its mode on time) takes GPU-hours off the "
+                         "period. Not drawn: energy prices, quantities.")
     ws.print_area = f"F1:J{end}"   # the figures, histogram and spreads on paper; the draws stay on screen
 
 
