@@ -147,7 +147,7 @@ def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int
         rule = policy.get(line.category)
         n = spare_count(installed[sku], rule, sites) if rule else 0
         if n:
-            out.append(replace(line, fabric=SPARES, hop=SPARES, quantity=n, unit_power_w=0.0,
+            out.append(replace(line, fabric=SPARES, hop=SPARES, quantity=n, unit_power_w=0.0, unit_power_max_w=None,
                                description=f"{line.description} (spare)",
                                source=f"{line.source}; spares: {_SPARES_SOURCE}"))
     return out
