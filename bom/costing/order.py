@@ -165,7 +165,8 @@ def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
     flags = []
     if row is not None and row.status != "active":
         flags.append(f"{row.status} {row.status_date} ({row.status_source})")
-    if row is not None and (not row.orderable or _family_name(row, line.sku)):
+    # A name with spaces is no SKU a reseller takes, whatever the row says (an overlay's own rows too).
+    if row is not None and (not row.orderable or _family_name(row, line.sku) or " " in line.sku.strip()):
         flags.append("generic: not orderable as such; get the vendor's SKU")
     if line.price_source == "estimate":
         flags.append("estimate")

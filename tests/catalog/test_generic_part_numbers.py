@@ -31,7 +31,10 @@ def test_the_default_build_flags_and_names_them(default_report):
     assert all(name in warning.split(": ", 1)[1].split("; ") for name in NAMED.values())
 
 
-def test_an_overlay_row_with_a_name_for_a_part_number_is_refused(tmp_path):
+def test_an_overlay_row_with_a_name_for_a_part_number_is_flagged_and_refused_by_strict(tmp_path):
+    # It loads (a user's overlay still builds, its line flagged generic); validate --strict, which
+    # CI runs on the built-in rows, refuses it with the row and what to do.
+    from bom.catalog.checks import check_confirmations
     from tests.paths import ROOT
 
     text = (ROOT / "catalogs" / "endpoints.yaml").read_text()
@@ -39,10 +42,41 @@ def test_an_overlay_row_with_a_name_for_a_part_number_is_refused(tmp_path):
     row = block.replace("id: mgmt-x86-2s", "id: my-server").replace(
         "    orderable: false   # a generic name, not a SKU: get the SKU from the vendor\n", "")
     (tmp_path / "e.yaml").write_text("endpoints:\n" + row)
+    cat = load_catalog([tmp_path])
+    mine = cat.rows["endpoints"]["my-server"]
+    assert mine.orderable
     with pytest.raises(CatalogError) as err:
-        load_catalog([tmp_path])
+        check_confirmations(cat)
     said = str(err.value)
     assert f"{tmp_path / 'e.yaml'}:4" in said and "my-server" in said and "is a name, not a SKU" in said
     assert "orderable: false" in said
     (tmp_path / "e.yaml").write_text("endpoints:\n" + block.replace("id: mgmt-x86-2s", "id: my-server"))
     assert not load_catalog([tmp_path]).rows["endpoints"]["my-server"].orderable   # marked: accepted
+
+
+def test_an_orderable_name_from_an_overlay_is_flagged_generic_in_the_order(tmp_path):
+    import datetime as dt
+
+    from bom.costing.lines import Line
+    from bom.costing.order import line_flags
+    from tests.paths import ROOT
+
+    text = (ROOT / "catalogs" / "endpoints.yaml").read_text()
+    block = text[text.index("  - id: mgmt-x86-2s"):text.index("  - id: storage-appliance-2u")]
+    row = block.replace("id: mgmt-x86-2s", "id: my-server").replace(
+        "    orderable: false   # a generic name, not a SKU: get the SKU from the vendor\n", "")
+    (tmp_path / "e.yaml").write_text("endpoints:\n" + row)
+    cat = load_catalog([tmp_path])
+    mine = cat.rows["endpoints"]["my-server"]
+    line = next(x for x in _lines(cat) if x.catalog_id == "mgmt-x86-2s")
+    line = Line(**{**line.__dict__, "catalog_id": "my-server", "sku": mine.part_number})
+    assert any(f.startswith("generic") for f in line_flags(line, cat, dt.date(2026, 12, 1)))
+
+
+def _lines(cat):   # type: ignore[no-untyped-def]
+    from bom.costing.report import make_report
+    from bom.inputs.scenario import load_scenario
+    from bom.topology.build import build_model
+
+    sc, src = load_scenario(None)
+    return make_report(build_model(sc, src, cat, None), cat).lines
