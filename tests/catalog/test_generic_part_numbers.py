@@ -35,13 +35,8 @@ def test_an_overlay_row_with_a_name_for_a_part_number_is_flagged_and_refused_by_
     # It loads (a user's overlay still builds, its line flagged generic); validate --strict, which
     # CI runs on the built-in rows, refuses it with the row and what to do.
     from bom.catalog.checks import check_confirmations
-    from tests.paths import ROOT
 
-    text = (ROOT / "catalogs" / "endpoints.yaml").read_text()
-    block = text[text.index("  - id: mgmt-x86-2s"):text.index("  - id: storage-appliance-2u")]
-    row = block.replace("id: mgmt-x86-2s", "id: my-server").replace(
-        "    orderable: false   # a generic name, not a SKU: get the SKU from the vendor\n", "")
-    (tmp_path / "e.yaml").write_text("endpoints:\n" + row)
+    block = _overlay(tmp_path)
     cat = load_catalog([tmp_path])
     mine = cat.rows["endpoints"]["my-server"]
     assert mine.orderable
@@ -50,7 +45,7 @@ def test_an_overlay_row_with_a_name_for_a_part_number_is_flagged_and_refused_by_
     said = str(err.value)
     assert f"{tmp_path / 'e.yaml'}:4" in said and "my-server" in said and "is a name, not a SKU" in said
     assert "orderable: false" in said
-    (tmp_path / "e.yaml").write_text("endpoints:\n" + block.replace("id: mgmt-x86-2s", "id: my-server"))
+    (tmp_path / "e.yaml").write_text("endpoints:\n" + block)
     assert not load_catalog([tmp_path]).rows["endpoints"]["my-server"].orderable   # marked: accepted
 
 
@@ -59,13 +54,8 @@ def test_an_orderable_name_from_an_overlay_is_flagged_generic_in_the_order(tmp_p
 
     from bom.costing.lines import Line
     from bom.costing.order import line_flags
-    from tests.paths import ROOT
 
-    text = (ROOT / "catalogs" / "endpoints.yaml").read_text()
-    block = text[text.index("  - id: mgmt-x86-2s"):text.index("  - id: storage-appliance-2u")]
-    row = block.replace("id: mgmt-x86-2s", "id: my-server").replace(
-        "    orderable: false   # a generic name, not a SKU: get the SKU from the vendor\n", "")
-    (tmp_path / "e.yaml").write_text("endpoints:\n" + row)
+    _overlay(tmp_path)
     cat = load_catalog([tmp_path])
     mine = cat.rows["endpoints"]["my-server"]
     line = next(x for x in _lines(cat) if x.catalog_id == "mgmt-x86-2s")
@@ -80,3 +70,16 @@ def _lines(cat):   # type: ignore[no-untyped-def]
 
     sc, src = load_scenario(None)
     return make_report(build_model(sc, src, cat, None), cat).lines
+
+
+def _overlay(tmp_path):   # type: ignore[no-untyped-def]
+    """The management server's row as an overlay row ``my-server`` that says it is orderable
+    (written to ``tmp_path``/e.yaml); returns the row with its ``orderable: false`` kept."""
+    from tests.paths import ROOT
+
+    text = (ROOT / "catalogs" / "endpoints.yaml").read_text()
+    block = text[text.index("  - id: mgmt-x86-2s"):text.index("  - id: storage-appliance-2u")]
+    block = block.replace("id: mgmt-x86-2s", "id: my-server")
+    (tmp_path / "e.yaml").write_text("endpoints:\n" + block.replace(
+        "    orderable: false   # a generic name, not a SKU: get the SKU from the vendor\n", ""))
+    return block
