@@ -171,6 +171,9 @@ class Workload(Model):
     def _complete(self) -> Workload:
         if self.memory is None and self.params is None:
             raise ValueError("give either memory (a total such as \"3000 GB\") or params")
+        if self.tokens_per_s_per_user is not None and self.kind != "serve":
+            raise ValueError("tokens_per_s_per_user is a serving target (kind: serve); a training job is sized by "
+                             "its deadline")
         serving_shape = (self.layers, self.kv_heads, self.head_dim, self.users, self.context)
         kv_cache = self.kind == "serve" or self.users is not None or self.context is not None
         if kv_cache and any(v is not None for v in serving_shape) and None in serving_shape:
@@ -190,12 +193,8 @@ class Workload(Model):
             if self.kind == "serve" and self.parallelism.cp > 1:
                 raise ValueError("parallelism.cp splits a training sequence; a serving replica splits tp, ep "
                                  "and pp, and dp counts the replicas")
-        if self.tokens_per_s_per_user is not None:
-            if self.kind != "serve":
-                raise ValueError("tokens_per_s_per_user is a serving target (kind: serve); a training job is "
-                                 "sized by its deadline")
-            if missing:
-                raise ValueError(f"tokens_per_s_per_user needs the model's shape: add {', '.join(missing)}")
+        if self.tokens_per_s_per_user is not None and missing:
+            raise ValueError(f"tokens_per_s_per_user needs the model's shape: add {', '.join(missing)}")
         if self.experts is None and self.parallelism is not None and self.parallelism.ep > 1:
             raise ValueError("parallelism.ep needs experts (a mixture-of-experts model)")
         return self
