@@ -128,5 +128,10 @@ def test_report_json_and_summary_show_the_serving_split(catalog):
     assert "The tool's serving split: TP 8 a replica (8 GPUs) x 2 replicas = 16 GPUs" in md
     assert "| scale-up | TP 8 | 146.80 | 326.2 |" in md
     assert "| scale-out | 2 replicas, no traffic between them | 0.00 | 0.0 |" in md
+    # The decode step at 3.35 TB/s: 60.4 GB a GPU read in 18.04 ms (bom/topology/serving.py: decode).
+    assert "A decode step takes at least 18.04 ms (memory-bound: HBM read 18.04 ms at 3,350 GB/s" in md
+    assert "at most 55.4 tokens/s a user and 1,773 a replica." in md
     html = write_html(report).decode()
     assert 'id="parallelism"' in html and 'aria-label="serving split on the tiers"' in html
+    assert "at most 55.4 tokens/s a user and 1,773 a replica" in html
+    assert doc["parallelism"]["decode"]["bound"] == "memory"
