@@ -40,6 +40,7 @@ the longest of
 * reading what a GPU holds from its HBM: its share of the weights and its ``n`` sequences' KV cache at
   the full context (every step reads every weight and every cached token), stage after stage:
   ``PP x memory per GPU / HBM bandwidth``;
+  (a mixture of experts' GPU reads all its experts, as it does once a batch routes a token to each);
 * the arithmetic: ``2 x active params x n`` FLOP (Kaplan et al. 2020, "Scaling Laws for Neural Language
   Models", section 2.1: 2N FLOP a token forward) over the ``TP x EP`` GPUs of a stage, stage after
   stage, at the dense peak of the job's dtype;
@@ -233,20 +234,21 @@ def propose(shape: ServeShape, tiers: Tiers, memory_limit: float, chip: Chip | N
         return replica_gpus(g) * replicas_for(shape, g, tiers, memory_limit, chip, target), replica_gpus(g)
 
     chosen = min((g for g in groups if takes(g)), key=total, default=None)
-    if chosen is None and not any(sequences_per_replica(shape, g, memory_limit) for g in groups):
+    fits = [g for g in groups if sequences_per_replica(shape, g, memory_limit)]
+    if chosen is None and not fits:
         widest = groups[-1]
         for pp in range(2, shape.layers + 1):
             staged = Split(tp=widest.tp, ep=widest.ep, pp=pp)
             if sequences_per_replica(shape, staged, memory_limit) >= 1:
+                fits = [staged]
                 chosen = staged if takes(staged) else None
                 break
-    if chosen is None and target is not None and chip is not None:
-        fits = [g for g in groups if sequences_per_replica(shape, g, memory_limit)] or groups[-1:]
+    if chosen is None and fits and target is not None and chip is not None:
         best = max((decode(shape, g, tiers, chip, 1) for g in fits), key=lambda d: d.tokens_per_s_user)
-        raise LimitError(f"no serving replica inside a scale-up domain of {tiers.domain_gpus} gives a user "
-                         f"{target:,g} tokens/s: the fastest gives {best.tokens_per_s_user:,.1f} at one sequence "
-                         f"({best.bound}-bound: {best.read_s * 1e3:,.2f} ms to read its share of the weights at "
-                         f"{best.hbm_gbps:,.0f} GB/s)", key="workload.tokens_per_s_per_user",
+        raise LimitError(f"no serving replica with TP and EP inside a scale-up domain of {tiers.domain_gpus} "
+                         f"gives a user {target:,g} tokens/s: the fastest gives {best.tokens_per_s_user:,.1f} at one "
+                         f"sequence ({best.bound}-bound: {best.read_s * 1e3:,.2f} ms to read its share of the weights "
+                         f"at {best.hbm_gbps:,.0f} GB/s)", key="workload.tokens_per_s_per_user",
                          hint="Lower the target, use a smaller dtype (fp8), or a platform with more memory "
                               "bandwidth or a larger scale-up domain.")
     if chosen is None:
