@@ -17,7 +17,7 @@ from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.resources import data_dir
 from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
-from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
+from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size, with_replicas
 
 if TYPE_CHECKING:
     from bom.model.model import Model
@@ -90,7 +90,14 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
     try:
         sized = size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
         if pid is not None and scenario.workload.has_shape:
-            sized = replace(sized, parallelism=split_job(scenario, catalog.platform(pid), acc, sized))
+            split = split_job(scenario, catalog.platform(pid), acc, sized)
+            sized = replace(sized, parallelism=split)
+            if split.kind == "serve":
+                sized = with_replicas(sized, split.gpus, acc)   # the build takes the replicas' GPUs
+        elif scenario.workload.tokens_per_s_per_user is not None:
+            raise BomError("workload.tokens_per_s_per_user needs a platform: the decode step reads the weights at "
+                           "its GPUs' memory bandwidth", key="workload.tokens_per_s_per_user",
+                           hint="Give platform (or --platform).")
         return sized
     except BomError as exc:
         raise locate(exc, src) from None
@@ -138,19 +145,19 @@ def serve_job(job: Workload, platform: Platform, acc: Accelerator) -> Parallelis
     from bom.topology import serving
     from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
-    given = None
-    if job.parallelism is not None:
-        p = job.parallelism
-        # dp defaults to the replicas the users need, which the stage works out for the given group
-        dp = p.dp or 1
-        given = Split(p.tp, p.cp, p.ep, p.pp, dp)
     shape = serve_shape(job)
     tiers = platform_tiers(platform, 1, None, acc.domain_gpus)
     limit = acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION
-    if given is not None and job.parallelism is not None and job.parallelism.dp is None:
-        per = serving.sequences_per_replica(shape, given, limit)
-        given = replace(given, dp=max(1, -(-shape.users // per)) if per and shape.users else 1)
-    return serving.plan(job.label, shape, tiers, limit, given)
+    chip = None if acc.hbm_bps is None else serving.Chip(acc.hbm_bps, acc.flops_for(job.dtype))
+    target = job.tokens_per_s_per_user
+    given = None
+    if job.parallelism is not None:
+        p = job.parallelism
+        given = Split(p.tp, p.cp, p.ep, p.pp, p.dp or 1)
+        if p.dp is None:
+            # dp defaults to the replicas the users need at what the given group takes
+            given = replace(given, dp=serving.replicas_for(shape, given, tiers, limit, chip, target))
+    return serving.plan(job.label, shape, tiers, limit, given, chip, target)
 
 
 def serve_shape(job: Workload) -> ServeShape:
@@ -161,7 +168,8 @@ def serve_shape(job: Workload) -> ServeShape:
     assert job.params is not None and job.layers and job.hidden and job.heads and job.kv_heads
     assert job.users is not None and job.context is not None
     return ServeShape(job.params, BYTES_PER_VALUE[job.dtype], job.layers, job.hidden, job.heads, job.kv_heads,
-                      job.kv_bytes_per_token, job.context, job.users, job.experts or 0, job.experts_per_token)
+                      job.kv_bytes_per_token, job.context, job.users, job.experts or 0, job.experts_per_token,
+                      job.active_params or 0.0)
 
 
 def platform_tiers(platform: Platform, sites: int = 1, dci_bps: float | None = None,

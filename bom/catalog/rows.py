@@ -291,6 +291,11 @@ class Platform(Row):
     # The typical draw under load, where a source publishes one (the notes say which): the energy
     # cost takes it; None = only the maximum is published, and the energy cost takes that.
     power_typical: Power | None = None
+    #: The GPU's memory (HBM) bandwidth, per GPU (per package for Rubin), "3.35 TB/s": what a serving
+    #: replica's decode step reads its weights and KV cache at (bom/topology/serving.py). None: no
+    #: figure recorded, and the decode step is not worked out.
+    memory_bandwidth: Rate | None = None
+    memory_bandwidth_source: str | None = None   # where the figure is published (with memory_bandwidth)
     scale_up: ScaleUp
     scale_out: NicPorts
     storage: NicPorts | None = None
@@ -310,6 +315,13 @@ class Platform(Row):
             raise ValueError(f"a torus platform's system is one cube: gpus_per_node x nodes_per_system "
                              f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
                              f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
+        return self
+
+    @model_validator(mode="after")
+    def _bandwidth_has_source(self) -> Platform:
+        if (self.memory_bandwidth is None) != (self.memory_bandwidth_source is None):
+            raise ValueError("memory_bandwidth and memory_bandwidth_source go together (the GPU's HBM bandwidth and "
+                             "where it is published)")
         return self
 
     @model_validator(mode="after")

@@ -131,6 +131,10 @@ class Workload(Model):
     """Training sequence length [tokens], for the parallelism."""
     batch_tokens: Count | None = Field(default=None, gt=0, le=1e15, examples=["16M"])
     """Global batch per optimiser step [tokens], for the traffic per step: 16e6 or "16M"."""
+    tokens_per_s_per_user: float | None = Field(default=None, gt=0, le=1e6, examples=[30])
+    """Serving: tokens a second each user's sequence must get while decoding. It caps the sequences a
+    replica takes (its decode step, from the platform's memory bandwidth), and so sets the replicas;
+    needs the serving shape (hidden and heads beside the KV-cache keys)."""
     parallelism: Parallelism | None = None
     """The job's own split, ``{tp, cp, ep, pp, dp}``; default: the tool proposes one from memory and
     the scale-up domain (training needs layers, hidden, heads, sequence and batch_tokens; serving needs
@@ -167,6 +171,9 @@ class Workload(Model):
     def _complete(self) -> Workload:
         if self.memory is None and self.params is None:
             raise ValueError("give either memory (a total such as \"3000 GB\") or params")
+        if self.tokens_per_s_per_user is not None and self.kind != "serve":
+            raise ValueError("tokens_per_s_per_user is a serving target (kind: serve); a training job is sized by "
+                             "its deadline")
         serving_shape = (self.layers, self.kv_heads, self.head_dim, self.users, self.context)
         kv_cache = self.kind == "serve" or self.users is not None or self.context is not None
         if kv_cache and any(v is not None for v in serving_shape) and None in serving_shape:
@@ -186,6 +193,8 @@ class Workload(Model):
             if self.kind == "serve" and self.parallelism.cp > 1:
                 raise ValueError("parallelism.cp splits a training sequence; a serving replica splits tp, ep "
                                  "and pp, and dp counts the replicas")
+        if self.tokens_per_s_per_user is not None and missing:
+            raise ValueError(f"tokens_per_s_per_user needs the model's shape: add {', '.join(missing)}")
         if self.experts is None and self.parallelism is not None and self.parallelism.ep > 1:
             raise ValueError("parallelism.ep needs experts (a mixture-of-experts model)")
         return self

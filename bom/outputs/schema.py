@@ -216,7 +216,8 @@ def parallelism_schema() -> Schema:
                 "memory_limit_gb": NUM,
                 "microbatches": _said(INT, "Sequences one pipeline runs per step (serving: sequences a replica "
                                                 "serves)."),
-                "step_s": _said(NUM, "A step's time at the job's MFU (serving: 0, not modelled)."),
+                "step_s": _said(NUM, "A step's time at the job's MFU (serving: the decode step, decode.step_s; 0 "
+                                     "without the platform's memory bandwidth)."),
                 "exposed_s": _said(NUM, "Communication on the critical path per step."),
                 "exposed_share": SHARE, "traffic": array(traffic),
                 "dci_bytes_per_site": _said(NUM, "Data-parallel bytes a site sends the others per step."),
@@ -226,7 +227,20 @@ def parallelism_schema() -> Schema:
                 "kind": _said({"enum": ["train", "serve"]}, "A training split or a serving one."),
                 "replica_gpus": _said(null(INT), "Serving: a replica's tp x ep x pp GPUs; null in training."),
                 "sequences_capacity": _said(null(INT), "Serving: sequences a replica's KV cache holds beside its "
-                                                       "weights; null in training.")},
+                                                       "weights; null in training."),
+                "decode": null(obj({
+                    "read_s": _said(NUM, "Reading a GPU's weights and KV cache from HBM, stage after stage [s]."),
+                    "compute_s": _said(NUM, "2 FLOP per active parameter and token at the dense peak [s]."),
+                    "comm_s": _said(NUM, "The replica's TP and EP collectives and PP sends, stage after stage [s]."),
+                    "step_s": _said(NUM, "The decode step: the longest of the three (a lower bound) [s]."),
+                    "bound": _said({"enum": ["memory", "compute", "communication"]}, "Which of them sets it."),
+                    "tokens_per_s_user": _said(NUM, "Tokens a second each sequence gets (1 / step_s)."),
+                    "tokens_per_s_replica": _said(NUM, "Tokens a second a replica gives (its sequences / step_s)."),
+                    "hbm_gbps": _said(NUM, "The platform's memory bandwidth per GPU it was worked at [GB/s].")},
+                    description="Serving: a replica's decode step (bom/topology/serving.py: decode); null in "
+                                "training or without the platform's memory_bandwidth.")),
+                "tokens_per_s_target": _said(null(NUM), "Serving: workload.tokens_per_s_per_user, the target the "
+                                                        "replicas were sized for; null: none.")},
                description="A job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per step (a "
                            "serving job: TP, EP and PP per replica, dp the replicas, traffic per decode step); null "
                            "without a workload with its shape.")

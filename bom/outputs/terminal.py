@@ -153,15 +153,25 @@ def serving_text(p: Parallelism) -> str:
                  [False, False, False, True, True]) if rows else "  no traffic between a replica's GPUs"
     tail = [f"  a decode step (one token for each of a replica's sequences) waits on {p.exposed_s * 1e6:,.1f} us "
             "of it; replicas exchange nothing but requests and tokens over scale-out"]
-    return "\n".join(head + [body] + tail)
+    return "\n".join(head + [body] + tail + decode_lines(p))
+
+
+def decode_lines(p: Parallelism) -> list[str]:
+    """The decode step's bounds and the tokens/s they allow (and the target, when one is given)."""
+    d = p.decode
+    if d is None:
+        return ["  decode step: not worked out (the platform row gives no memory_bandwidth)"]
+    target = f"; target {p.tokens_per_s_target:,g} a user (workload.tokens_per_s_per_user)" \
+        if p.tokens_per_s_target is not None else ""
+    return [f"  decode step at least {d.step_s * 1e3:,.2f} ms ({d.bound}-bound: HBM read {d.read_s * 1e3:,.2f} ms at "
+            f"{d.hbm_gbps:,.0f} GB/s, arithmetic {d.compute_s * 1e3:,.2f} ms, communication {d.comm_s * 1e3:,.3f} ms)",
+            f"  at most {d.tokens_per_s_user:,.1f} tokens/s a user, {d.tokens_per_s_replica:,.0f} a replica{target}"]
 
 
 def split_note(p: Parallelism, sized_gpus: int) -> str | None:
     """When the given split's GPUs differ from the sizing's: which one the build takes."""
-    if p.kind == "serve" and p.gpus != sized_gpus:
-        return (f"  note: {p.split.dp:,} replicas of {p.replica_gpus:,} GPUs run on {p.gpus:,} GPUs, "
-                f"{'fewer' if p.gpus < sized_gpus else 'more'} than the {sized_gpus:,} the sizing's memory total "
-                "asks for (each replica holds its own copy of the weights); the build takes the sizing's.")
+    if p.kind == "serve":
+        return None     # the sizing takes the replicas' GPUs (bom/topology/sizing.py: with_replicas)
     if p.proposed or p.gpus == sized_gpus:
         return None
     less = p.gpus < sized_gpus

@@ -144,6 +144,26 @@ class Traffic:
 
 
 @dataclass(frozen=True)
+class Decode:
+    """A serving replica's decode step (bom/topology/serving.py: ``decode``): the time each bound sets,
+    the step (the longest of them) and the tokens it gives."""
+
+    read_s: float               # weights and KV cache read from HBM, stage after stage
+    compute_s: float            # 2 FLOP per active parameter and token at the dense peak
+    comm_s: float               # TP and EP collectives and PP sends, stage after stage
+    step_s: float               # the longest of the three: one token for each of the replica's sequences
+    bound: str                  # memory | compute | communication
+    tokens_per_s_user: float    # one token a sequence a step
+    tokens_per_s_replica: float
+    hbm_gbps: float             # the platform's memory bandwidth per GPU [GB/s] it was worked out at
+
+    def to_json(self) -> dict[str, object]:
+        return {"read_s": self.read_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
+                "step_s": self.step_s, "bound": self.bound, "tokens_per_s_user": self.tokens_per_s_user,
+                "tokens_per_s_replica": self.tokens_per_s_replica, "hbm_gbps": self.hbm_gbps}
+
+
+@dataclass(frozen=True)
 class Parallelism:
     job: str
     proposed: bool              # the tool's split (True) or the user's (False)
@@ -163,6 +183,8 @@ class Parallelism:
     kind: str = "train"         # "serve": a serving split (bom/topology/serving.py); dp counts replicas,
     replica_gpus: int = 0       # a replica's TP x EP x PP GPUs (serving)
     sequences_capacity: int = 0  # sequences a replica's KV cache holds (serving)
+    decode: Decode | None = None  # serving: the decode step (None: the platform row gives no memory bandwidth)
+    tokens_per_s_target: float | None = None   # serving: workload.tokens_per_s_per_user
 
     @property
     def exposed_share(self) -> float:
@@ -206,7 +228,9 @@ class Parallelism:
                             for t in self.traffic],
                 "dci_bytes_per_site": self.dci_bytes_per_site, "dci_gbps_needed": self.dci_gbps_needed,
                 "dci_overlap": self.dci_overlap, "sites": self.sites, "kind": self.kind,
-                "replica_gpus": self.replica_gpus or None, "sequences_capacity": self.sequences_capacity or None}
+                "replica_gpus": self.replica_gpus or None, "sequences_capacity": self.sequences_capacity or None,
+                "decode": self.decode.to_json() if self.decode is not None else None,
+                "tokens_per_s_target": self.tokens_per_s_target}
 
 
 # --- memory ------------------------------------------------------------------------------------

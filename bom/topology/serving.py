@@ -33,15 +33,32 @@ collectives as in the training stage:
 
 Each at the per-GPU bandwidth of the tier its group spans (bom/topology/parallelism.py). All of it
 sits on the token's critical path: decode waits on every all-reduce.
+
+The decode step (one token for each of a replica's ``n`` sequences) is a roofline: it takes at least
+the longest of
+
+* reading what a GPU holds from its HBM: its share of the weights and its ``n`` sequences' KV cache at
+  the full context (every step reads every weight and every cached token), stage after stage:
+  ``PP x memory per GPU / HBM bandwidth``;
+  (a mixture of experts' GPU reads all its experts, as it does once a batch routes a token to each);
+* the arithmetic: ``2 x active params x n`` FLOP (Kaplan et al. 2020, "Scaling Laws for Neural Language
+  Models", section 2.1: 2N FLOP a token forward) over the ``TP x EP`` GPUs of a stage, stage after
+  stage, at the dense peak of the job's dtype;
+* the traffic above, stage after stage: ``PP x`` (TP and EP collectives + PP send) at the tier rates.
+
+No pipelining of decode across stages, no overlap of reading with communication and no kernel or
+launch overhead: a lower bound on the step, so an upper bound on tokens/s (a user gets ``1 / step``,
+a replica ``n / step``). A target of tokens/s a user (``workload.tokens_per_s_per_user``) caps the
+sequences a replica takes; the replicas follow from the users.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.topology.parallelism import ACT_BYTES, Parallelism, Split, Tiers, Traffic, divisors, tier_of
+from bom.topology.parallelism import ACT_BYTES, Decode, Parallelism, Split, Tiers, Traffic, divisors, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
 TP_ALL_REDUCES = 2
@@ -64,6 +81,7 @@ class ServeShape:
     users: int                  # concurrent sequences
     experts: int = 0
     top_k: int = 1
+    active_params: float = 0.0  # per token (a mixture of experts); 0: params
 
     @property
     def weights(self) -> float:
@@ -106,6 +124,70 @@ def sequences_per_replica(shape: ServeShape, s: Split, memory_limit: float) -> i
     return int(free * _kv_split(shape, s) // shape.sequence_bytes)
 
 
+@dataclass(frozen=True)
+class Chip:
+    """One GPU's rates for the decode step, plain numbers (from the platform row)."""
+
+    hbm_bps: float              # memory bandwidth [B/s]
+    flops: float                # dense FLOP/s in the job's dtype
+
+
+def decode(shape: ServeShape, s: Split, tiers: Tiers, chip: Chip, sequences: int) -> Decode:
+    """The decode step of a replica holding ``sequences`` (the module docstring's roofline).
+
+    Llama 3 70B in BF16 at TP 4 on H100 (3.35 TB/s, 989 TFLOP/s), 11 sequences of 32,768 tokens: a GPU
+    holds 35 GB of weights and 11 x 10.7 GB / 4 = 29.5 GB of KV cache, 64.5 GB read in 19.3 ms; the
+    arithmetic, 2 x 70e9 x 11 / 4 = 385 GFLOP, takes 0.39 ms and the all-reduces 96 us: memory-bound,
+    52 tokens/s a user and 571 a replica:
+
+    >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
+    >>> d = decode(seventy, Split(tp=4, dp=6), Tiers(8, 450e9, 50e9), Chip(3.35e12, 989e12), 11)
+    >>> round(d.read_s * 1e3, 1), round(d.compute_s * 1e3, 2), round(d.comm_s * 1e6), d.bound
+    (19.3, 0.39, 96, 'memory')
+    >>> round(d.tokens_per_s_user), round(d.tokens_per_s_replica)
+    (52, 571)
+    """
+    read = s.pp * memory_bytes(shape, s, sequences) / chip.hbm_bps
+    compute = 2.0 * (shape.active_params or shape.params) * sequences / (s.tp * s.ep) / chip.flops
+    comm = s.pp * sum(t.seconds for t in _traffic(shape, s, tiers, _placed(s, tiers), sequences))
+    step = max(read, compute, comm)
+    bound = "memory" if step == read else "compute" if step == compute else "communication"
+    return Decode(read, compute, comm, step, bound, 1.0 / step, sequences / step, chip.hbm_bps / 1e9)
+
+
+def sequences_at(shape: ServeShape, s: Split, tiers: Tiers, chip: Chip, target: float, most: int) -> int:
+    """The most sequences (up to ``most``) a replica holds while each gets ``target`` tokens/s (0: not
+    even one); the step grows with the sequences, so a bisection finds it."""
+    def fast(n: int) -> bool:
+        return decode(shape, s, tiers, chip, n).tokens_per_s_user >= target
+
+    if most < 1 or not fast(1):
+        return 0
+    low, high = 1, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fast(mid) else (low, mid - 1)
+    return low
+
+
+def per_replica(shape: ServeShape, s: Split, tiers: Tiers, memory_limit: float, chip: Chip | None = None,
+                target: float | None = None) -> int:
+    """Sequences a replica of this group takes: what its KV cache holds, and no more than keep each at
+    the target's tokens/s (when one is given)."""
+    held = sequences_per_replica(shape, s, memory_limit)
+    if target is None or chip is None:
+        return held
+    return sequences_at(shape, s, tiers, chip, target, held)
+
+
+def replicas_for(shape: ServeShape, s: Split, tiers: Tiers, memory_limit: float, chip: Chip | None = None,
+                 target: float | None = None) -> int:
+    """Replicas the users need: ``ceil(users / sequences a replica takes)`` (1 when none fits: the check
+    then says why)."""
+    per = per_replica(shape, s, tiers, memory_limit, chip, target)
+    return max(1, math.ceil(shape.users / per)) if per and shape.users else 1
+
+
 def _groups(shape: ServeShape, tiers: Tiers) -> list[Split]:
     """In-domain replica groups, smallest first; of one size, the most EP (a mixture of experts'
     all-to-all moves only the routed tokens, TP's all-reduces every activation)."""
@@ -118,41 +200,66 @@ def _groups(shape: ServeShape, tiers: Tiers) -> list[Split]:
     return out
 
 
-def propose(shape: ServeShape, tiers: Tiers, memory_limit: float) -> Split:
-    """The tool's serving split: the smallest in-domain group that holds the weights and one
-    sequence's KV cache; failing that, the widest with the fewest pipeline stages that do; then as
-    many replicas (``dp``) as the users need.
+def propose(shape: ServeShape, tiers: Tiers, memory_limit: float, chip: Chip | None = None,
+            target: float | None = None) -> Split:
+    """The tool's serving split: of the in-domain groups that hold the weights and one sequence's KV
+    cache (and, with a target, give one sequence its tokens/s), the one whose replicas for the users
+    take the fewest GPUs in all, the smaller group on a tie; failing every in-domain group, the widest
+    with the fewest pipeline stages that holds them; then as many replicas (``dp``) as the users need.
 
-    Llama 3 70B in BF16 on H100 (68 GB usable, 8 to a domain), 64 users of 32,768 tokens: TP 1 and
-    TP 2 leave 140 and 70 GB of weights a GPU, past 68; TP 4 holds 35 GB and leaves 33 GB a GPU, 132 GB
-    a replica, 12 sequences of 10.7 GB; 64 users need 6 replicas (24 GPUs):
+    Every replica holds its own copy of the weights, so a wider group that holds more sequences can
+    take fewer GPUs in all. Llama 3 70B in BF16 on H100 (68 GB usable, 8 to a domain), 64 users of
+    32,768 tokens (10.7 GB of KV cache each): TP 1 and TP 2 leave 140 and 70 GB of weights a GPU, past
+    68; TP 4 holds 35 GB a GPU and 12 sequences a replica, 6 replicas on 24 GPUs; TP 8 holds 17.5 GB a
+    GPU and 8 x 50.5 GB / 10.7 GB = 37 sequences a replica, 2 replicas on 16 GPUs:
 
     >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
     >>> propose(seventy, Tiers(8, 450e9, 50e9), 68e9)
-    Split(tp=4, cp=1, ep=1, pp=1, dp=6)
+    Split(tp=8, cp=1, ep=1, pp=1, dp=2)
+
+    Eight users fit one TP 4 replica (4 GPUs), fewer than TP 8's 8:
+
+    >>> propose(replace(seventy, users=8), Tiers(8, 450e9, 50e9), 68e9)
+    Split(tp=4, cp=1, ep=1, pp=1, dp=1)
     """
     groups = _groups(shape, tiers)
     if not groups:
         raise BomError(f"no tensor-parallel group divides both the {shape.heads} heads and the scale-up domain of "
                        f"{tiers.domain_gpus}", key="workload.heads")
-    chosen = next((g for g in groups if sequences_per_replica(shape, g, memory_limit) >= 1), None)
-    if chosen is None:
+
+    def takes(g: Split) -> bool:
+        return per_replica(shape, g, tiers, memory_limit, chip, target) >= 1
+
+    def total(g: Split) -> tuple[int, int]:
+        return replica_gpus(g) * replicas_for(shape, g, tiers, memory_limit, chip, target), replica_gpus(g)
+
+    chosen = min((g for g in groups if takes(g)), key=total, default=None)
+    fits = [g for g in groups if sequences_per_replica(shape, g, memory_limit)]
+    if chosen is None and not fits:
         widest = groups[-1]
         for pp in range(2, shape.layers + 1):
             staged = Split(tp=widest.tp, ep=widest.ep, pp=pp)
             if sequences_per_replica(shape, staged, memory_limit) >= 1:
-                chosen = staged
+                fits = [staged]
+                chosen = staged if takes(staged) else None
                 break
+    if chosen is None and fits and target is not None and chip is not None:
+        best = max((decode(shape, g, tiers, chip, 1) for g in fits), key=lambda d: d.tokens_per_s_user)
+        raise LimitError(f"no serving replica with TP and EP inside a scale-up domain of {tiers.domain_gpus} "
+                         f"gives a user {target:,g} tokens/s: the fastest gives {best.tokens_per_s_user:,.1f} at one "
+                         f"sequence ({best.bound}-bound: {best.read_s * 1e3:,.2f} ms to read its share of the weights "
+                         f"at {best.hbm_gbps:,.0f} GB/s)", key="workload.tokens_per_s_per_user",
+                         hint="Lower the target, use a smaller dtype (fp8), or a platform with more memory "
+                              "bandwidth or a larger scale-up domain.")
     if chosen is None:
         raise LimitError(f"no serving split of {shape.params:.3g} parameters holds one sequence of {shape.context:,} "
                          f"tokens in {memory_limit / 1e9:.0f} GB a GPU, even at one layer a stage",
                          key="workload.parallelism", hint="Check params, dtype and context.")
-    per = sequences_per_replica(shape, chosen, memory_limit)
-    replicas = max(1, math.ceil(shape.users / per)) if shape.users else 1
-    return Split(tp=chosen.tp, ep=chosen.ep, pp=chosen.pp, dp=replicas)
+    return replace(chosen, dp=replicas_for(shape, chosen, tiers, memory_limit, chip, target))
 
 
-def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float) -> None:
+def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, chip: Chip | None = None,
+          target: float | None = None) -> None:
     """The user's serving split against the platform and the model; a clear error when it cannot run."""
     where = "workload.parallelism"
     if given.cp > 1:
@@ -183,40 +290,67 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float) ->
                          f"usable (a replica holds {per:,})", key=where,
                          hint="Raise dp (more replicas), or tp within the domain, or pp."
                          if per else "Raise tp within the domain, or pp: the weights alone do not fit.")
+    if target is not None and chip is not None and held:
+        d = decode(shape, given, tiers, chip, held)
+        if d.tokens_per_s_user < target:
+            fast = sequences_at(shape, given, tiers, chip, target, held)
+            raise LimitError(f"TP {given.tp}, EP {given.ep}, PP {given.pp} with {given.dp:,} replicas gives each of a "
+                             f"replica's {held:,} sequences {d.tokens_per_s_user:,.1f} tokens/s ({d.bound}-bound, a "
+                             f"{d.step_s * 1e3:,.2f} ms decode step), short of workload.tokens_per_s_per_user "
+                             f"{target:,g}", key="workload.parallelism",
+                             hint=(f"Raise dp: a replica keeps {target:,g} tokens/s a user up to {fast:,} sequences."
+                                   if fast else "Raise tp within the domain: one sequence a replica is too slow."))
 
 
-def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None) -> Parallelism:
+def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
+         chip: Chip | None = None, target: float | None = None) -> Parallelism:
     """The serving split (the user's, checked, or the tool's), its tiers, and its traffic per decode step.
 
     The hand-worked example (Llama 3 70B in BF16, 64 users of 32,768 tokens, H100 with 8 to a domain
-    at 450 GB/s one way): TP 4 x 6 replicas; a replica serves 11 sequences, so each decode step
-    all-reduces 11 x 8,192 x 2 B = 180 kB twice per layer: 80 x 2 x 2 x 3/4 x 180,224 B = 43.3 MB a
-    GPU, 96 us at NVLink's rate, inside the domain; nothing crosses the scale-out fabric between
-    replicas:
+    at 450 GB/s one way): TP 8 x 2 replicas (``propose``); a replica serves 32 sequences, so each decode
+    step all-reduces 32 x 8,192 x 2 B = 524 kB twice per layer: 80 x 2 x 2 x 7/8 x 524,288 B = 146.8 MB
+    a GPU, 326 us at NVLink's rate, inside the domain; nothing crosses the scale-out fabric between
+    replicas. The user's TP 4 x 6 replicas serve 11 sequences each: 80 x 2 x 2 x 3/4 x 180,224 B =
+    43.3 MB, 96 us:
 
     >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
     >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
     >>> p.tiers, p.gpus, p.microbatches
-    ({'tp': 'scale-up', 'dp': 'scale-out'}, 24, 11)
+    ({'tp': 'scale-up', 'dp': 'scale-out'}, 16, 32)
     >>> [(t.dim, t.tier, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
-    [('tp', 'scale-up', 43.3, 96)]
+    [('tp', 'scale-up', 146.8, 326)]
+    >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
+    >>> p.gpus, p.microbatches, [(t.dim, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
+    (24, 11, [('tp', 43.3, 96)])
     """
+    if target is not None and chip is None:
+        raise LimitError("workload.tokens_per_s_per_user needs the platform's memory bandwidth per GPU, and its "
+                         "catalog row gives none", key="workload.tokens_per_s_per_user",
+                         hint="Add memory_bandwidth to the platform row (an overlay), or drop the target.")
     if given is not None:
-        check(shape, given, tiers, memory_limit)
+        check(shape, given, tiers, memory_limit, chip, target)
         split = given
     else:
-        split = propose(shape, tiers, memory_limit)
+        split = propose(shape, tiers, memory_limit, chip, target)
     r = replica_gpus(split)
     n = r * split.dp
     held = math.ceil(shape.users / split.dp) if shape.users else 0
-    spans = {"tp": split.tp, "ep": split.tp * split.ep, "pp": r, "dp": n}
-    placed = {dim: tier_of(span, tiers, n) for dim, span in spans.items() if getattr(split, dim) > 1 or dim == "tp"}
+    placed = _placed(split, tiers)
     traffic = tuple(_traffic(shape, split, tiers, placed, held))
     exposed = sum(t.exposed_s for t in traffic)
+    step = decode(shape, split, tiers, chip, held) if chip is not None and held else None
     return Parallelism(job, given is None, split, n, placed, memory_bytes(shape, split, held) / 1e9,
-                       memory_limit / 1e9, held, 0.0, traffic, exposed, 0.0, None, None, tiers.sites,
-                       kind="serve", replica_gpus=r, sequences_capacity=sequences_per_replica(shape, split,
-                                                                                              memory_limit))
+                       memory_limit / 1e9, held, step.step_s if step else 0.0, traffic, exposed, 0.0, None, None,
+                       tiers.sites, kind="serve", replica_gpus=r,
+                       sequences_capacity=sequences_per_replica(shape, split, memory_limit), decode=step,
+                       tokens_per_s_target=target)
+
+
+def _placed(s: Split, tiers: Tiers) -> dict[str, str]:
+    """The tier each of a replica's dimensions spans (its replicas: the tier between them)."""
+    n = replica_gpus(s) * s.dp
+    spans = {"tp": s.tp, "ep": s.tp * s.ep, "pp": replica_gpus(s), "dp": n}
+    return {dim: tier_of(span, tiers, n) for dim, span in spans.items() if getattr(s, dim) > 1 or dim == "tp"}
 
 
 def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, str], held: int):  # type: ignore[no-untyped-def]

@@ -50,6 +50,7 @@ class Accelerator:
     power_w: float | None       # system power per GPU [W]
     domain_gpus: int            # scale-up domain size
     levels: tuple[Level, ...]
+    hbm_bps: float | None = None    # memory bandwidth per GPU [B/s]; None: not recorded
 
     def flops_for(self, dtype: str) -> float:
         if dtype in self.flops:
@@ -84,8 +85,9 @@ def platform_accelerator(p: Platform) -> Accelerator:
         flops["fp4"] = p.flops_per_gpu("fp4")
     from bom.units import magnitude
 
+    hbm = None if p.memory_bandwidth is None else magnitude(p.memory_bandwidth, "rate") * 1e9 / 8
     return Accelerator(p.id, magnitude(p.memory_per_gpu, "information"), flops,
-                       p.power_per_gpu_w, p.gpus_per_domain, platform_levels(p))
+                       p.power_per_gpu_w, p.gpus_per_domain, platform_levels(p), hbm)
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,9 @@ class Sizing:
     pue: float
     flops_per_gpu: float = 0.0       # dense FLOP/s per GPU in the job's dtype, behind the time column
     mfu: float = 0.0                 # model FLOP utilisation behind the time column
-    deadline_days: float | None = None   # None: no deadline (serving is sized by memory alone)
+    deadline_days: float | None = None   # None: no deadline (serving is sized by memory and its replicas)
+    #: A serving job's replicas x GPUs a replica (each replica holds its own weights); 0: not split.
+    gpus_by_replicas: int = 0
     #: The job's split and traffic, training or serving (a workload with its shape on a platform); its own JSON key.
     parallelism: Parallelism | None = field(default=None, compare=False)
 
@@ -142,6 +146,19 @@ def size(job: Workload, acc: Accelerator, pue: float = DEFAULT_PUE) -> Sizing:
                   acc.domain_gpus, need <= acc.domain_gpus, it_kw,
                   None if it_kw is None else it_kw * pue, pue, acc.flops_for(job.dtype), job.mfu,
                   job.deadline_s / 86400.0 if timed else None)
+
+
+def with_replicas(s: Sizing, gpus: int, acc: Accelerator) -> Sizing:
+    """A serving job takes its replicas' GPUs: ``replicas x (TP x EP x PP)``, each replica holding its own
+    copy of the weights beside its users' KV cache, so never fewer than the memory total asks for (that
+    total counts the weights once). Llama 3 70B in BF16 for 64 users of 32,768 tokens on H100: 827 GB is
+    13 GPUs by memory, but 6 replicas of TP 4 run on 24 (bom/topology/serving.py: propose)."""
+    need = max(gpus, s.gpus_by_memory, 1)
+    level = level_for(need, acc.levels)
+    it_kw = None if acc.power_w is None else need * acc.power_w / 1000.0
+    return replace(s, gpus_by_replicas=gpus, gpus=need, decided_by="replicas" if gpus > s.gpus_by_memory else
+                   s.decided_by, level=level.name, level_label=level.label, fits_in_domain=need <= acc.domain_gpus,
+                   it_power_kw=it_kw, facility_power_kw=None if it_kw is None else it_kw * s.pue)
 
 
 #: More GPUs than any campus holds by nine orders of magnitude: past it, a count is an input error.

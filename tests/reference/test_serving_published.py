@@ -16,6 +16,8 @@ Llama 3: "The Llama 3 Herd of Models", Meta, arXiv:2407.21783 (v3, 23 November 2
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bom.catalog.load import load_catalog
@@ -70,3 +72,27 @@ def test_the_published_splits_hold_a_batch_of_96_in_one_replica(h100: Tiers, val
     assert p.sequences_capacity == 123 and p.microbatches == 96 and p.memory_gb <= H100_USABLE / 1e9
     with pytest.raises(LimitError, match="Raise dp"):
         check(llama_405b(value_bytes, 128), given, h100, H100_USABLE)
+
+
+@pytest.mark.parametrize(("dtype", "by_memory", "replica", "replicas"), [("fp8", 9, 8, 2), ("bf16", 17, 16, 2)])
+def test_405b_for_128_users_is_sized_as_its_replicas(bom, tmp_path, dtype: str, by_memory: int, replica: int,
+                                                     replicas: int) -> None:
+    # Table 3's shape for the figures' 128 sequences of 4,352 tokens on DGX H100. The memory total counts the
+    # weights once: FP8 405 GB + 128 x 1.12 GB = 549 GB, 9 GPUs of 68 GB; BF16 810 + 128 x 2.25 = 1,098 GB, 17.
+    # A replica holds 123 sequences (test above), so 128 take two: the published split twice, TP 8 (FP8, one
+    # node) or TP 8 x PP 2 (BF16, two nodes) - 16 and 32 GPUs, the count `bom size` gives and the build takes.
+    text = (f"name: l405\nplatform: dgx-h100\nworkload:\n  kind: serve\n  params: 405B\n  dtype: {dtype}\n"
+            "  layers: 126\n  hidden: 16384\n  heads: 128\n  kv_heads: 8\n  head_dim: 128\n  users: 128\n"
+            f"  context: {CONTEXT}\n")
+    path = tmp_path / "l405.yaml"
+    path.write_text(text)
+    doc = json.loads(bom("size", str(path), "--json").stdout)
+    p = doc["parallelism"]
+    assert (p["tp"], p["pp"], p["replica_gpus"], p["dp"]) == (8, replica // 8, replica, replicas)
+    assert (doc["gpus_by_memory"], doc["gpus"], doc["decided_by"]) == (by_memory, replica * replicas, "replicas")
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+
+    model = build_scenario(scenario_from_text(text), load_text(text, "l405.yaml"), load_catalog())
+    assert model.cluster.gpus == replica * replicas

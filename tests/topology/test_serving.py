@@ -44,28 +44,34 @@ def write(tmp_path: Path, text: str) -> str:
 def test_size_prints_the_replicas_and_the_traffic(bom, tmp_path):
     r = bom("size", write(tmp_path, JOB))
     assert r.exit_code == 0, r.output
-    # The doctest's hand-worked case (bom/topology/serving.py: plan): TP 4 x 6 replicas, 43.25 MB a GPU.
-    assert "Serving split (proposed): TP 4 a replica (4 GPUs) x 6 replicas = 24 GPUs" in r.output
-    assert any(line.split()[:4] == ["TP", "all-reduce", "scale-up", "43.25"] for line in r.output.splitlines())
-    assert "more than the 13 the sizing's memory total asks for" in r.output
+    # The doctest's hand-worked case (bom/topology/serving.py: propose, plan): TP 8 x 2 replicas, 146.8 MB a GPU.
+    assert "Serving split (proposed): TP 8 a replica (8 GPUs) x 2 replicas = 16 GPUs" in r.output
+    assert any(line.split()[:4] == ["TP", "all-reduce", "scale-up", "146.80"] for line in r.output.splitlines())
+    # The sizing takes the replicas' 16 GPUs, not the 13 its memory total (the weights counted once) asks.
+    row = next(line.split() for line in r.output.splitlines() if line.startswith("serve 70B"))
+    assert row[2:5] == ["13", "-", "16"] and "replicas" in row and "note:" not in r.output
 
 
 def test_size_json_has_the_serving_parallelism(bom, tmp_path):
     r = bom("size", write(tmp_path, JOB), "--json")
     assert r.exit_code == 0, r.output
-    p = json.loads(r.stdout)["parallelism"]
+    doc = json.loads(r.stdout)
+    p = doc["parallelism"]
     assert (p["kind"], p["tp"], p["ep"], p["pp"], p["dp"], p["replica_gpus"], p["gpus"]) == \
-        ("serve", 4, 1, 1, 6, 4, 24)
+        ("serve", 8, 1, 1, 2, 8, 16)
     assert p["tiers"] == {"tp": "scale-up", "dp": "scale-out"}
     assert [t["dim"] for t in p["traffic"]] == ["tp"]          # nothing between replicas
-    assert p["traffic"][0]["bytes_per_gpu"] == pytest.approx(80 * 2 * 2 * 3 / 4 * 11 * 8192 * 2)
+    assert p["traffic"][0]["bytes_per_gpu"] == pytest.approx(80 * 2 * 2 * 7 / 8 * 32 * 8192 * 2)
+    assert (doc["gpus_by_memory"], doc["gpus_by_replicas"], doc["gpus"], doc["decided_by"]) == \
+        (13, 16, 16, "replicas")
 
 
 def test_users_serving_split_is_used_and_dp_defaults_to_the_replicas_needed(bom, tmp_path):
-    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8}\n"), "--json")
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 4}\n"), "--json")
     p = json.loads(r.stdout)["parallelism"]
-    # TP 8: 17.5 GB of weights a GPU leaves 50.5 GB, 8 x 50.5 / 10.74 = 37 sequences a replica: 2 replicas.
-    assert (p["proposed"], p["tp"], p["dp"], p["sequences_capacity"], p["gpus"]) == (False, 8, 2, 37, 16)
+    # TP 4: 35 GB of weights a GPU leaves 33 GB, 4 x 33 / 10.74 = 12 sequences a replica: 6 replicas.
+    assert (p["proposed"], p["tp"], p["dp"], p["sequences_capacity"], p["gpus"]) == (False, 4, 6, 12, 24)
+    assert json.loads(r.stdout)["gpus"] == 24     # the given split's replicas, the build's count
 
 
 def test_serving_tp_past_the_domain_is_refused(bom, tmp_path):
@@ -119,8 +125,13 @@ def test_report_json_and_summary_show_the_serving_split(catalog):
     doc = json.loads(write_json(report))
     assert _errors("build", doc) == [] and doc["parallelism"]["kind"] == "serve"
     md = write_markdown(report).decode()
-    assert "The tool's serving split: TP 4 a replica (4 GPUs) x 6 replicas = 24 GPUs" in md
-    assert "| scale-up | TP 4 | 43.25 | 96.1 |" in md
-    assert "| scale-out | 6 replicas, no traffic between them | 0.00 | 0.0 |" in md
+    assert "The tool's serving split: TP 8 a replica (8 GPUs) x 2 replicas = 16 GPUs" in md
+    assert "| scale-up | TP 8 | 146.80 | 326.2 |" in md
+    assert "| scale-out | 2 replicas, no traffic between them | 0.00 | 0.0 |" in md
+    # The decode step at 3.35 TB/s: 60.4 GB a GPU read in 18.04 ms (bom/topology/serving.py: decode).
+    assert "A decode step takes at least 18.04 ms (memory-bound: HBM read 18.04 ms at 3,350 GB/s" in md
+    assert "at most 55.4 tokens/s a user and 1,773 a replica." in md
     html = write_html(report).decode()
     assert 'id="parallelism"' in html and 'aria-label="serving split on the tiers"' in html
+    assert "at most 55.4 tokens/s a user and 1,773 a replica" in html
+    assert doc["parallelism"]["decode"]["bound"] == "memory"
