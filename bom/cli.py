@@ -245,6 +245,9 @@ def build(
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
     report = make_report(model, catalog, src=src, checks=checks)
+    if sc.phases:
+        step("building each phase")
+        report = pipeline.with_phases(report, sc, src, catalog)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
@@ -259,6 +262,8 @@ def build(
         return
     typer.echo(text.build_summary(report.model))
     typer.echo(text.totals_line(report))
+    if report.phases is not None:
+        typer.echo(text.phases_table(report.phases))
     _wrote(paths)
 
 
