@@ -289,12 +289,18 @@ def check(
 
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-    checks = pipeline.check_design(pipeline.build_scenario(sc, src, catalog), catalog, plan=True)
+    model = pipeline.build_scenario(sc, src, catalog)
+    checks = pipeline.check_design(model, catalog, plan=True)
+    phases = pipeline.check_phases(sc, src, catalog, model) if sc.phases else []
     if as_json:
-        _print_json({"name": sc.name, **checks.to_json()})
+        _print_json({"name": sc.name, **checks.to_json(), **({"phases": [p.to_json() for p in phases]} if phases
+                                                               else {})})
     else:
         typer.echo(text.checks_text(checks, sc.name))
-    if not checks.ok:
+        for p in phases:
+            typer.echo(f"phase {p.name}: reserve (the final plan's rows in service): {p.reserve.summary()} "
+                       f"rebuild (its own design): {p.rebuild.summary()}")
+    if not checks.ok or not all(p.ok for p in phases):
         raise typer.Exit(1)
 
 

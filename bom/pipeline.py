@@ -366,13 +366,7 @@ def build_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Mode
 
     assert scenario.phases is not None
     models = phase_models(scenario, src, catalog, final)
-    gpn = final.platform.gpus_per_node
-    site_nodes = [[s.gpus // gpn for s in m.site_sizes] + [0] * (final.cluster.site_count - m.cluster.site_count)
-                  for m in models]
-    # a site is in service from the first phase that builds it
-    site_phase = [next(k for k, m in enumerate(models) if m.cluster.site_count > s)
-                  for s in range(final.cluster.site_count)]
-    rp = RowPhases(final, site_nodes, site_phase, catalog)
+    rp = RowPhases(final, *phase_sites(models, final), catalog)
     v = {k: i.value for k, i in inputs(scenario.tco).items()}
     return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), installation_usd,  # type: ignore[arg-type]
                 opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]))  # type: ignore[arg-type]
@@ -384,3 +378,46 @@ def with_phases(report: Report, scenario: Scenario, src: Located, catalog: Catal
         return report
     return replace(report, phases=build_phases(scenario, src, catalog, report.model, report.tco.installation_usd,
                                                report.tco.opex_per_year))
+
+
+@dataclass(frozen=True)
+class PhaseChecks:
+    """The design rules at one phase: the in-service rows of the final plan (reserve) and the
+    phase's own design, closed form and plan (rebuild)."""
+
+    name: str
+    reserve: Checks
+    rebuild: Checks
+
+    @property
+    def ok(self) -> bool:
+        return self.reserve.ok and self.rebuild.ok
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "reserve": self.reserve.to_json(), "rebuild": self.rebuild.to_json()}
+
+
+def check_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Model) -> list[PhaseChecks]:
+    """``bom check`` at every phase, not only the last."""
+    from bom.costing.phases import RowPhases
+
+    assert scenario.phases is not None
+    models = phase_models(scenario, src, catalog, final)
+    rp = RowPhases(final, *phase_sites(models, final), catalog)
+    out = []
+    for k, (ph, m) in enumerate(zip(scenario.phases, models, strict=True)):
+        rules = plan_rules(final, catalog)
+        rules.rows(r for p, r in rp.plan() if p <= k)
+        out.append(PhaseChecks(ph.name, rules.finish(), check_design(m, catalog, plan=True)))
+    return out
+
+
+def phase_sites(models: list[Model], final: Model) -> tuple[list[list[int]], list[int]]:
+    """Per phase the nodes of each site in service (each phase's own design says how many), and per site
+    the first phase that builds it."""
+    gpn = final.platform.gpus_per_node
+    site_nodes = [[s.gpus // gpn for s in m.site_sizes] + [0] * (final.cluster.site_count - m.cluster.site_count)
+                  for m in models]
+    site_phase = [next(k for k, m in enumerate(models) if m.cluster.site_count > s)
+                  for s in range(final.cluster.site_count)]
+    return site_nodes, site_phase
