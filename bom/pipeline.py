@@ -421,3 +421,16 @@ def phase_sites(models: list[Model], final: Model) -> tuple[list[list[int]], lis
     site_phase = [next(k for k, m in enumerate(models) if m.cluster.site_count > s)
                   for s in range(final.cluster.site_count)]
     return site_nodes, site_phase
+
+
+def plan_phase(scenario: Scenario, src: Located, catalog: Catalog, final: Model):  # type: ignore[no-untyped-def]
+    """What names each row of the final plan's phase (bom cables with phases), each fabric by its growth."""
+    from bom.costing.phases import PlanPhase, RowPhases, growth_of, row_keys
+
+    assert scenario.phases is not None
+    models = phase_models(scenario, src, catalog, final)
+    rp = RowPhases(final, *phase_sites(models, final), catalog)
+    pick = growth_of(dict(scenario.fabrics))
+    rebuilt = any(pick(f) == "rebuild" for f in [*scenario.fabrics, "compute"])
+    own = [row_keys(m, catalog) for m in models] if rebuilt else []
+    return PlanPhase([p.name for p in scenario.phases], rp, pick, own)

@@ -150,7 +150,7 @@ class Phases:
 
     chosen: Growth
     policies: dict[str, Growth]
-    row_phase: RowPhases = field(repr=False)
+    plan_phase: PlanPhase = field(repr=False)   # each row of the final plan's phase
 
     def to_json(self) -> list[dict[str, object]]:
         return [p.to_json() for p in self.chosen.phases]
@@ -225,10 +225,16 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
 
     n = len(gpus)
     hop_rows: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    part_rows: dict[tuple[str, str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
     role_devices: dict[str, dict[str, int]] = defaultdict(dict)
     racks: dict[str, int] = {}
+    parts = (c["a_module"], c["b_module"], c["cable_part"])
     for k, r in rp.plan():
-        hop_rows[str(r[c["fabric"]]), str(r[c["hop"]])][k] += 1
+        fabric, hop = str(r[c["fabric"]]), str(r[c["hop"]])
+        hop_rows[fabric, hop][k] += 1
+        for part in {r[i] for i in parts if r[i]}:
+            part_rows[fabric, hop, str(part)][k] += 1
+            part_rows[fabric, "", str(part)][k] += 1   # a line that names another hop (the fibre pairs')
         for side in ("a", "b"):
             dev, role, rack = str(r[c[f"{side}_device"]]), str(r[c[f"{side}_role"]]), str(r[c[f"{side}_rack"]])
             d = rp.of_device(dev, str(r[c[f"{side}_site"]]))
@@ -241,21 +247,30 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
         rack_counts[k] += 1
     rack_counts[0] += max(0, final.racks - len(racks))   # racks no row reaches stand from day 1
     by_racks = _cumulative(rack_counts, n)
+
+    def by_devices(role: str) -> list[float]:
+        counts: dict[int, int] = defaultdict(int)
+        for k in role_devices[role].values():
+            counts[k] += 1
+        return _cumulative(counts, n)
+
     out = []
     for line in lines:
         if line.tier in WITH_GPUS:
             share = by_gpus
         elif line.fabric in WITH_RACKS:
             share = by_racks
-        elif line.category in (Category.SWITCH,) and line.hop in LAYERS:
-            devs = role_devices.get(switch_role(line.fabric, line.hop), {})
-            counts: dict[int, int] = defaultdict(int)
-            for k in devs.values():
-                counts[k] += 1
-            share = _cumulative(counts, n)
-        elif (line.fabric, line.hop) in hop_rows:
+        elif line.category == Category.SWITCH and line.hop in LAYERS:
+            share = by_devices(switch_role(line.fabric, line.hop))
+        elif (line.fabric, line.hop, line.sku) in part_rows:   # the rows that carry the part
+            share = _cumulative(part_rows[line.fabric, line.hop, line.sku], n)
+        elif (line.fabric, "", line.sku) in part_rows:
+            share = _cumulative(part_rows[line.fabric, "", line.sku], n)
+        elif (line.fabric, line.hop) in hop_rows:              # a panel or breakout on the hop's runs
             share = _cumulative(hop_rows[line.fabric, line.hop], n)
-        else:
+        elif line.hop in role_devices:                         # routers, storage, UFM, management servers
+            share = by_devices(line.hop)
+        else:                                                  # nothing places it: day 1
             share = [1.0] * n
         out.append(_rounded(line.quantity, share, line.unit == "each"))
     return out
@@ -377,4 +392,30 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
     chosen_of = growth_of(fabrics)
     used = {chosen_of(f) for f in [*fabrics, "compute"]}
     chosen = policies[used.pop()] if len(used) == 1 else policy("mixed", chosen_of)
-    return Phases(chosen, policies, rp)
+    return Phases(chosen, policies, PlanPhase([p.name for p in phases], rp, chosen_of, rebuild_keys))
+
+
+# --- the final plan's rows by phase (bom cables --phase) -----------------------------------------
+
+class PlanPhase:
+    """The phase each row of the final plan is installed in (and not moved after): under ``reserve``
+    the phase its later end arrives in, under ``rebuild`` the first phase from which every design
+    has the row (fabric, hop, both devices and ports)."""
+
+    def __init__(self, names: Sequence[str], rp: RowPhases, pick: Callable[[str], str],
+                 own: Sequence[dict[tuple[object, ...], str]] = ()) -> None:
+        self.names, self.rp, self.pick = list(names), rp, pick
+        self.since: dict[tuple[object, ...], int] = {}
+        if own:
+            for key in own[-1]:
+                k = len(own) - 1
+                while k and key in own[k - 1]:
+                    k -= 1
+                self.since[key] = k
+
+    def __call__(self, r: tuple[object, ...]) -> str:
+        c = COL
+        if self.pick(str(r[c["fabric"]])) == "rebuild":
+            key = (r[c["fabric"]], r[c["hop"]], r[c["a_device"]], r[c["a_port"]], r[c["b_device"]], r[c["b_port"]])
+            return self.names[self.since.get(key, len(self.names) - 1)]
+        return self.names[self.rp.of_row(r)]
