@@ -108,9 +108,10 @@ class FabricSpec(Model):
     design) unless a separate OOB spine layer (``spine``) is asked for."""
     growth: Literal["reserve", "rebuild"] = Field(default="reserve", examples=["rebuild"])
     """With ``phases``: how this fabric grows. ``reserve``: the final design is bought in order, its
-    top layers (spines, cores, DCI) on day 1 and leaves as their nodes arrive, so no installed cable
-    moves; ``rebuild``: each phase gets the design built for its own size, and a later phase
-    re-cables the links of the earlier design it does not keep (bom/costing/phases.py)."""
+    top layers (spines, cores, DCI routers) with their site's first phase and leaves as their nodes
+    arrive, so no installed cable moves; ``rebuild``: each phase gets the design built for its own
+    size, and a later phase re-cables the links of the earlier design it does not keep
+    (bom/costing/phases.py)."""
     @property
     def leaf_ratio(self) -> Fraction:
         """The leaf's down:up ratio (the one ratio, or the mapping's ``leaf``)."""

@@ -117,3 +117,15 @@ def test_cables_phase_needs_phases(bom, tmp_path):
     r = bom("cables", B200, "--phase", "4SU", "-o", str(tmp_path / "out"))
     assert r.exit_code == 2 and "unknown phase" in r.output and "4su" in r.output
     assert not (tmp_path / "out").exists()
+
+
+def test_report_shows_the_phases_on_a_timeline(built):
+    _, doc, out = built
+    md = (out / "b200-4su-16su.md").read_text()
+    html = (out / "b200-4su-16su.html").read_text()
+    assert "## Build-out in phases" in md and "<h2>Build-out in phases</h2>" in html
+    so_far = 0.0
+    for p in doc["phases"]:
+        so_far += p["capex_usd"]
+        row = next(line for line in md.splitlines() if line.startswith(f"| {p['name']} | {p['date']} |"))
+        assert f"| {p['gpus']:,} |" in row and f"{so_far:,.0f} USD" in row
