@@ -129,3 +129,32 @@ def test_report_shows_the_phases_on_a_timeline(built):
         so_far += p["capex_usd"]
         row = next(line for line in md.splitlines() if line.startswith(f"| {p['name']} | {p['date']} |"))
         assert f"| {p['gpus']:,} |" in row and f"{so_far:,.0f} USD" in row
+
+
+@pytest.mark.slow
+def test_phases_sheet_recalculates_to_the_json(built, tmp_path):
+    """The workbook's Phases sheet, recalculated in LibreOffice: each phase's capex row equals the JSON's."""
+    import openpyxl
+
+    from tests.spreadsheet import errors, recalc
+
+    _, doc, out = built
+    path = recalc(out / "b200-4su-16su.xlsx", tmp_path)
+    assert errors(path) == []
+    ws = openpyxl.load_workbook(path, data_only=True)["Phases"]
+    totals = {row[0].value: row[10].value for row in ws.iter_rows(min_row=2)
+              if isinstance(row[5].value, str) and row[5].value.endswith("capex")}
+    assert totals == pytest.approx({p["name"]: p["capex_usd"] for p in doc["phases"]})
+
+
+def test_phases_sheet_lists_each_phase_order(built):
+    import openpyxl
+
+    _, doc, out = built
+    ws = openpyxl.load_workbook(out / "b200-4su-16su.xlsx")["Phases"]
+    got: dict[tuple[str, str, str], float] = {}
+    for row in ws.iter_rows(min_row=2, values_only=True):
+        if row[4]:
+            got[row[0], row[3], row[4]] = row[7]
+    want = {(p["name"], i["fabric"], i["sku"]): i["quantity"] for p in doc["phases"] for i in p["order"]}
+    assert got == want
