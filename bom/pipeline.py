@@ -369,7 +369,8 @@ def build_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Mode
     rp = RowPhases(final, *phase_sites(models, final), catalog)
     v = {k: i.value for k, i in inputs(scenario.tco).items()}
     return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), installation_usd,  # type: ignore[arg-type]
-                opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]))  # type: ignore[arg-type]
+                opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]),  # type: ignore[arg-type]
+                float(v["discount_rate"]))  # type: ignore[arg-type]
 
 
 def with_phases(report: Report, scenario: Scenario, src: Located, catalog: Catalog) -> Report:

@@ -111,6 +111,8 @@ class Growth:
     opex_per_year_usd: float        # the final build's, scaled by the share of GPU-hours in service
     years: float
     gpu_hours: float                # each phase's GPUs worked from its date to the end of the period
+    capex_pv_usd: float = 0.0       # each phase's capex discounted to the first phase's date
+
 
     @property
     def capex_usd(self) -> float:
@@ -141,7 +143,7 @@ class Growth:
                 "recabling_usd": round(self.recabling_usd, 2), "installation_usd": round(self.installation_usd, 2),
                 "recabled_links": sum(p.recabled_links for p in self.phases),
                 "tco_usd": round(self.tco_usd, 2), "gpu_hours": round(self.gpu_hours, 2),
-                "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6)}
+                "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6), "capex_pv_usd": round(self.capex_pv_usd, 2)}
 
 
 @dataclass(frozen=True)
@@ -336,7 +338,7 @@ def growth_of(fabrics: dict[str, object]) -> Callable[[str], str]:
 
 def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp: RowPhases,
          install_link_usd: float, installation_usd: float, opex_per_year_usd: float, years: float,
-         hours: float, utilisation: float) -> Phases:
+         hours: float, utilisation: float, discount_rate: float = 0.0) -> Phases:
     """Both policies and the scenario's (each fabric by its ``growth``) over the phases."""
     final = models[-1]
     fabrics = dict(final.scenario.fabrics)
@@ -385,8 +387,12 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
         worked = sum((gpus[k] - (gpus[k - 1] if k else 0)) * hours * utilisation
                      * max(0.0, years - (ph.date - start).days / DAYS_PER_YEAR) for k, ph in enumerate(phases))
         full = gpus[-1] * hours * utilisation * years
+        # Buying early costs the capital: each phase's capex at its date, discounted to the first's
+        # (the installation with the first phase).
+        pv = installation_usd + sum(p.capex_usd / (1.0 + discount_rate) ** ((p.date - start).days / DAYS_PER_YEAR)
+                                    for p in out)
         return Growth(name, out, installation_usd, opex_per_year_usd * (worked / full if full else 0.0), years,
-                      worked)
+                      worked, pv)
 
     policies = {p: policy(p, lambda _fabric, p=p: p) for p in POLICIES}
     chosen_of = growth_of(fabrics)

@@ -314,10 +314,12 @@ def _phase() -> Schema:
 
 def _growth() -> Schema:
     one = obj({"policy": STR, "capex_usd": NUM, "recabling_usd": NUM, "installation_usd": NUM, "recabled_links": INT,
-               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM},
+               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "capex_pv_usd": NUM},
               description="One growth policy over every phase: its capex (phase orders, re-cabling, the final "
                           "build's installation), the TCO over the period (capex + the final opex scaled by the "
-                          "GPU-hours in service) and the GPU-hours worked, each phase's GPUs from its date.")
+                          "GPU-hours in service), the GPU-hours worked, each phase's GPUs from its date, and "
+                          "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
+                          "discount_rate (what buying early costs).")
     return obj({"chosen": one, "reserve": one, "rebuild": one})
 
 

@@ -139,3 +139,19 @@ def test_the_design_rules_hold_at_every_phase(case, catalog):
     assert [p.name for p in got] == [p.name for p in sc.phases]
     for p in got:
         assert p.reserve.errors == 0 and p.rebuild.errors == 0, (p.name, p.reserve.summary(), p.rebuild.summary())
+
+
+def test_buying_early_is_discounted(case):
+    """Each policy's capex at its phase's date, discounted to the first at the TCO's discount rate: reserve
+    buys its spines on day 1, so on the B200 case it pays more in present value than rebuild's re-cabling."""
+    sc, _, report, _ = case
+    r = float(inputs(sc.tco)["discount_rate"].value)
+    start = sc.phases[0].date
+    for g in report.phases.policies.values():
+        want = g.installation_usd + sum(p.capex_usd / (1 + r) ** ((p.date - start).days / 365.0) for p in g.phases)
+        assert g.capex_pv_usd == pytest.approx(want)
+        assert g.capex_pv_usd < g.capex_usd
+    if sc.name == "b200-4su-16su":
+        res, reb = report.phases.policies["reserve"], report.phases.policies["rebuild"]
+        assert res.phases[0].capex_usd > reb.phases[0].capex_usd
+        assert res.capex_pv_usd > reb.capex_pv_usd
