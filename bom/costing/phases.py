@@ -7,10 +7,13 @@ A scenario's ``phases`` list its size at each step (``bom/inputs/scenario.py: Ph
   from the phase its later end arrives: a node when its site's first nodes up to its place are in
   service (the phase's own design says how many nodes each site has then), a switch that takes nodes
   with its first node, any other device (spines, cores, routers, UFM, management) with its site.
-  A line of the final BOM is in service in the share of its driver then in service: a link part the
-  share of its hop's rows, a switch the share of its layer's devices, a GPU system the share of the
-  GPUs, a rack or PDU the share of the racks; top layers are whole on their site's first phase. No
-  installed row is ever taken out (``recabled`` over the in-service rows is 0, which the tests check).
+  A line of the final BOM is in service in the share of its driver then in service, rounded up to
+  whole units: a link part the share of the rows that carry it (a panel: of its hop's rows), a switch
+  the share of its layer's devices, routers, storage, UFM and management servers the share of theirs,
+  a GPU system the share of the GPUs, a rack or PDU the share of the racks. This is exact where a
+  line's quantity goes with its driver (a module per port, a cable per row) and an apportionment where
+  it does not (a twin-port cage whose two ports arrive in different phases is bought with the first).
+  No installed row is ever taken out (``recabled`` over the in-service rows is 0, which the tests check).
 - ``rebuild``: each phase is the design built for its own size (``build_model``). What is held is,
   per part number, the most any phase so far has installed; a phase orders what it holds beyond the
   phase before, and what it holds and does not install is made spare. The links a phase re-cables
