@@ -12,7 +12,7 @@ A scenario's ``phases`` list its size at each step (``bom/inputs/scenario.py: Ph
   the share of its layer's devices, routers, storage, UFM and management servers the share of theirs,
   a GPU system the share of the GPUs, a rack or PDU the share of the racks. This is exact where a
   line's quantity goes with its driver (a module per port, a cable per row) and an apportionment where
-  it does not (a twin-port cage whose two ports arrive in different phases is bought with the first).
+  it does not (a cage shared by ports of two phases, a bundle: by their rows, rounded up).
   No installed row is ever taken out (``recabled`` over the in-service rows is 0, which the tests check).
 - ``rebuild``: each phase is the design built for its own size (``build_model``). What is held is,
   per part number, the most any phase so far has installed; a phase orders what it holds beyond the
