@@ -155,3 +155,26 @@ def test_buying_early_is_discounted(case):
         res, reb = report.phases.policies["reserve"], report.phases.policies["rebuild"]
         assert res.phases[0].capex_usd > reb.phases[0].capex_usd
         assert res.capex_pv_usd > reb.capex_pv_usd
+
+
+def test_growth_per_fabric(catalog, tmp_path):
+    """A fabric's growth picks its lines' policy: the storage fabric rebuilt, the rest reserved."""
+    text = (HERE / "gb300-one-then-two-sites.yaml").read_text()
+    text = text.replace("  storage:\n    switch: sn5600", "  storage:\n    growth: rebuild\n    switch: sn5600")
+    assert "growth: rebuild" in text
+    f = tmp_path / "mixed.yaml"
+    f.write_text(text)
+    sc, src = load_scenario(f)
+    final = pipeline.build_scenario(sc, src, catalog)
+    ph = pipeline.with_phases(make_report(final, catalog), sc, src, catalog).phases
+    assert ph.chosen.policy == "mixed"
+
+    def order(g, k, fabrics):
+        return {(i.fabric, i.sku): i.quantity for i in g.phases[k].order if (i.fabric in fabrics)}
+
+    for k in range(len(sc.phases)):
+        assert order(ph.chosen, k, {"storage"}) == order(ph.policies["rebuild"], k, {"storage"})
+        assert order(ph.chosen, k, {"compute", "inband", "oob", "dci"}) == \
+            order(ph.policies["reserve"], k, {"compute", "inband", "oob", "dci"})
+    rebuild_storage = sum(p.recabled_links for p in ph.policies["rebuild"].phases)
+    assert 0 < sum(p.recabled_links for p in ph.chosen.phases) <= rebuild_storage
