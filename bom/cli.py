@@ -245,6 +245,9 @@ def build(
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
     report = make_report(model, catalog, src=src, checks=checks)
+    if sc.phases:
+        step("building each phase")
+        report = pipeline.with_phases(report, sc, src, catalog)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
@@ -259,6 +262,8 @@ def build(
         return
     typer.echo(text.build_summary(report.model))
     typer.echo(text.totals_line(report))
+    if report.phases is not None:
+        typer.echo(text.phases_table(report.phases))
     _wrote(paths)
 
 
@@ -284,12 +289,18 @@ def check(
 
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-    checks = pipeline.check_design(pipeline.build_scenario(sc, src, catalog), catalog, plan=True)
+    model = pipeline.build_scenario(sc, src, catalog)
+    checks = pipeline.check_design(model, catalog, plan=True)
+    phases = pipeline.check_phases(sc, src, catalog, model) if sc.phases else []
     if as_json:
-        _print_json({"name": sc.name, **checks.to_json()})
+        _print_json({"name": sc.name, **checks.to_json(), **({"phases": [p.to_json() for p in phases]} if phases
+                                                               else {})})
     else:
         typer.echo(text.checks_text(checks, sc.name))
-    if not checks.ok:
+        for p in phases:
+            typer.echo(f"phase {p.name}: reserve (the final plan's rows in service): {p.reserve.summary()} "
+                       f"rebuild (its own design): {p.rebuild.summary()}")
+    if not checks.ok or not all(p.ok for p in phases):
         raise typer.Exit(1)
 
 
@@ -371,6 +382,9 @@ def cables(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress bar and the design rules' "
                      "summary on stderr; errors still print there, and the summary and Wrote lines on stdout "
                      "(> /dev/null hides those).")] = False,
+    phase: Annotated[Optional[str], typer.Option(
+        "--phase", metavar="NAME", help="With the scenario's phases: list only the rows this phase installs "
+        "(every plan of a phased scenario has a phase column).")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
@@ -389,11 +403,15 @@ def cables(
         profile_columns(profile, plan.FIELDS)   # an unknown profile fails before anything is built
         sc, src = load_scenario(scenario)
         catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+        phased = _phase_option(sc, src, phase)
         model = pipeline.build_scenario(sc, src, catalog)
+        if phased is not None:
+            phased = cabling.Phased(pipeline.plan_phase(sc, src, catalog, model), phase)
         rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
-                                        progress=progress, scale_up=scale_up, also=rules.rows, profile=profile)
+                                        progress=progress, scale_up=scale_up, also=rules.rows, profile=profile,
+                                        phase=phased)
         checks = rules.finish()
     except KeyboardInterrupt:
         typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
@@ -406,6 +424,21 @@ def cables(
                    f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     typer.echo(result.summary())
     _wrote(result.paths)
+
+
+def _phase_option(sc, src, phase: str | None):  # type: ignore[no-untyped-def]
+    """``--phase NAME`` checked against the scenario's phases; True when the plan gets a phase column."""
+    from bom.errors import BomError
+    from bom.inputs.validation import suggest
+
+    names = [p.name for p in sc.phases or []]
+    if phase is not None and not names:
+        raise BomError("--phase lists one phase's rows, and this scenario gives no phases", key="--phase",
+                       where=src.file, hint="Add phases: [{name: day1, gpus: N, date: ...}, ...] to the scenario.")
+    if phase is not None and phase not in names:
+        raise BomError(suggest(phase, names, "phase"), key="--phase", where=src.file,
+                       hint=f"The scenario's phases: {', '.join(names)}.")
+    return True if names else None
 
 
 @app.command(short_help="Build one job on each platform generation and compare.")

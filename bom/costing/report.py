@@ -27,6 +27,7 @@ from bom.costing.order import (
     spares_policy,
     split_by_site,
 )
+from bom.costing.phases import Phases
 from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
     Basis,
@@ -66,6 +67,7 @@ class Report:
     schedule: list[SiteSchedule] = field(default_factory=list)   # each site's in-service date
     range: Range | None = None                    # P10 / P50 / P90 (bom/costing/uncertainty.py)
     order_date: dt.date = dt.date(2026, 1, 1)
+    phases: Phases | None = None                  # the build-out in phases (bom/costing/phases.py)
 
     @property
     def name(self) -> str:
@@ -150,6 +152,9 @@ class Report:
         out["in_service"] = [s.to_json() for s in self.schedule]
         out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
         out["checks"] = self.checks.to_json() if self.checks is not None else None
+        if self.phases is not None:
+            out["phases"] = self.phases.to_json()
+            out["growth"] = self.phases.policies_json()
         return out
 
 

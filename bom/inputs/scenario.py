@@ -106,6 +106,12 @@ class FabricSpec(Model):
     uplinks: Literal["inband", "spine"] | None = Field(default=None, examples=["spine"])
     """Out-of-band only: the management switches' uplinks go into the in-band fabric (the RAs'
     design) unless a separate OOB spine layer (``spine``) is asked for."""
+    growth: Literal["reserve", "rebuild"] = Field(default="reserve", examples=["rebuild"])
+    """With ``phases``: how this fabric grows. ``reserve``: the final design is bought in order, its
+    top layers (spines, cores, DCI routers) with their site's first phase and leaves as their nodes
+    arrive, so no installed cable moves; ``rebuild``: each phase gets the design built for its own
+    size, and a later phase re-cables the links of the earlier design it does not keep
+    (bom/costing/phases.py)."""
     @property
     def leaf_ratio(self) -> Fraction:
         """The leaf's down:up ratio (the one ratio, or the mapping's ``leaf``)."""
@@ -342,6 +348,27 @@ class Tco(Model):
     from the day they are in service."""
 
 
+class Phase(Model):
+    """One step of the build-out: its size and the day it is in service."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$", examples=["day1"])
+    """Names the phase in the outputs and in `bom cables --phase NAME`."""
+    gpus: int | None = Field(default=None, ge=1, examples=[1024])
+    """The cluster's size once this phase is in service, in GPUs (as the scenario's ``gpus``)."""
+    nodes: int | None = Field(default=None, ge=1, examples=[128])
+    """Or in nodes (as the scenario's ``nodes``)."""
+    date: dt.date = Field(examples=["2027-03-01"])
+    """The day the phase's GPUs are in service (and start earning)."""
+    sites: int | None = Field(default=None, ge=1, le=64, examples=[1])
+    """Sites in service once this phase is (the first ones of ``sites``); default: all of them."""
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Phase:
+        if (self.gpus is None) == (self.nodes is None):
+            raise ValueError("a phase gives its size as gpus or as nodes, one of them")
+        return self
+
+
 class SparesRule(Model):
     """Spares of every part of one category: the largest of the rules given (0 = none). With ``afr``,
     ``resupply`` and ``service_level`` (all three), the spares by failure rate: per site, the fewest
@@ -438,6 +465,11 @@ class Scenario(Model):
                                                                                             "min": 2}}])
     """Spares per BOM category (compute, switch, transceiver, ...); none given = the defaults in
     bom/costing/order.py; a category given here replaces its default."""
+    phases: list[Phase] | None = Field(default=None, min_length=1, max_length=32, examples=[[
+        {"name": "day1", "gpus": 1024, "date": "2027-03-01"}, {"name": "full", "gpus": 4096, "date": "2027-09-01"}]])
+    """The build-out in phases, smallest first: each phase's size (``gpus`` or ``nodes``, as the scenario
+    sizes itself) and in-service date. The last phase is the scenario's size (or gives it, when the
+    scenario gives none). Each fabric's ``growth`` says how it grows."""
     platforms: list[str] | None = Field(default=None, examples=[["dgx-h100", "gb200-nvl72"]])
     """The platforms `bom compare` builds (columns run by year); default: every platform.
     `platform@switch` builds the platform with that compute switch, beside its own (`gb300-nvl72@q3450-ld`)."""
@@ -491,6 +523,65 @@ class Scenario(Model):
                             f"fabric, which the scenario does not build", ("sites", "attach"),
                             hint=f"Add fabrics.{attach} (an Ethernet switch, such as {{switch: sn5600}}), or use "
                                  "attach: auto.")
+        return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _size_from_phases(cls, data: object) -> object:
+        """A scenario with phases and no size of its own is the last phase's size."""
+        if not isinstance(data, dict) or any(k in data for k in ("nodes", "gpus", "workload")):
+            return data
+        phases = data.get("phases")
+        last = phases[-1] if isinstance(phases, list) and phases and isinstance(phases[-1], dict) else {}
+        size = {k: last[k] for k in ("gpus", "nodes") if k in last}
+        return {**data, **size} if len(size) == 1 else data
+
+    @model_validator(mode="after")
+    def _phases_grow(self) -> Scenario:
+        """Phases in order, each larger than the one before, sized as the scenario is, the last its size."""
+        if not self.phases:
+            return self
+        unit = "gpus" if self.gpus is not None else "nodes" if self.nodes is not None else None
+        if unit is None and self.workload is None:
+            return self   # no size at all: _one_size says so
+        if unit is None:
+            raise RuleError("phases give the cluster's size in gpus or nodes, and this scenario is sized by its "
+                            "workload", ("phases",), hint="Give the scenario gpus: N (the last phase's) instead "
+                            "of a workload.")
+        sites = self.sites.count if self.sites is not None else 1
+        seen: set[str] = set()
+        for i, ph in enumerate(self.phases):
+            if getattr(ph, unit) is None:
+                raise RuleError(f"phase {ph.name} gives its size in {'nodes' if unit == 'gpus' else 'gpus'} and the "
+                                f"scenario in {unit}", ("phases", i), hint=f"Give every phase {unit}: N.")
+            if ph.name in seen:
+                raise RuleError(f"two phases are named {ph.name}", ("phases", i, "name"),
+                                hint="Give each phase a name of its own.")
+            seen.add(ph.name)
+            if ph.sites is not None and ph.sites > sites:
+                raise RuleError(f"phase {ph.name} has {ph.sites} sites in service and the scenario builds {sites}",
+                                ("phases", i, "sites"), hint=f"Give at most {sites}, or more sites under sites:.")
+            if i:
+                before = self.phases[i - 1]
+                if getattr(ph, unit) <= getattr(before, unit):
+                    raise RuleError(f"phase {ph.name} ({getattr(ph, unit)} {unit}) is not larger than phase "
+                                    f"{before.name} ({getattr(before, unit)} {unit})", ("phases", i, unit),
+                                    hint="List the phases smallest first, each adding to the one before.")
+                if ph.date < before.date:
+                    raise RuleError(f"phase {ph.name} is in service on {ph.date}, before phase {before.name} "
+                                    f"({before.date})", ("phases", i, "date"), hint="List the phases in date order.")
+                if (ph.sites or sites) < (before.sites or sites):
+                    raise RuleError(f"phase {ph.name} has fewer sites than phase {before.name}",
+                                    ("phases", i, "sites"), hint="A site once in service stays in service.")
+        last = self.phases[-1]
+        if getattr(last, unit) != getattr(self, unit):
+            raise RuleError(f"the last phase, {last.name}, has {getattr(last, unit)} {unit} and the scenario "
+                            f"{getattr(self, unit)}", ("phases", len(self.phases) - 1, unit),
+                            hint=f"The last phase is the final build: give it {unit}: {getattr(self, unit)}, "
+                                 f"or leave the scenario's {unit} out.")
+        if last.sites is not None and last.sites != sites:
+            raise RuleError(f"the last phase, {last.name}, has {last.sites} sites and the scenario {sites}",
+                            ("phases", len(self.phases) - 1, "sites"), hint="Leave the last phase's sites out.")
         return self
 
     @model_validator(mode="after")

@@ -44,6 +44,14 @@ WIDTHS = {"cable_id": 12, "label": 44, "a_label": 22, "b_label": 22, "link_id": 
           "cable_part": 18, "via": 30}
 
 
+@dataclass(frozen=True)
+class Phased:
+    """Each row's phase (a name, bom/costing/phases.py: PlanPhase), and the one phase to list (None: all)."""
+
+    of: Callable[[tuple[object, ...]], str]
+    only: str | None = None
+
+
 @dataclass
 class PlanFiles:
     """What ``write_plan`` wrote."""
@@ -95,8 +103,8 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
 
 def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
             progress: Callable[[int], None] | None, scale_up: bool = False,
-            also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full"
-            ) -> tuple[int, Counter[tuple[str, str]], bool]:
+            also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full",
+            phase: Phased | None = None) -> tuple[int, Counter[tuple[str, str]], bool]:
     """Write the plan's files through ``open_`` (a binary file per name); the plan is made once, and
     each chunk of rows also goes to ``also`` (the plan's design rules, bom/rules/run.py: PlanRules)."""
     total = plan.row_count(model, scale_up)
@@ -115,6 +123,9 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
         # The profile's columns (bom/cableplan/labels.py): the plan's, each end's label, or a trade's subset.
         header, view = profile_view(profile, plan.FIELDS)
+        source: Iterator[tuple[object, ...]] = plan.rows(model, catalog=catalog, scale_up=scale_up)
+        if phase is not None:   # the row's phase rides as a last column, past the profile's
+            header, view, source = (*header, "phase"), _with_phase(view), _phased(source, phase)
         at = {h: i for i, h in enumerate(header)}
         texts_at = tuple(at[plan.FIELDS[c]] for c in TEXT_COLUMNS if plan.FIELDS[c] in at)
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
@@ -128,7 +139,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             if also is not None:
                 also(chunk)
 
-        rows = write_csv(plan.rows(model, catalog=catalog, scale_up=scale_up), header, cables, texts_at,
+        rows = write_csv(source, header, cables, texts_at,
                          progress, each, view, sheet.append if sheet is not None else None)
         racks = _rack_rows(model)
         if racks is not None:
@@ -152,16 +163,30 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
     return rows, hops, xlsx
 
 
+def _phased(rows: Iterator[tuple[object, ...]], phase: Phased) -> Iterator[tuple[object, ...]]:
+    for r in rows:
+        p = phase.of(r) if r[plan.COL["tier"]] != "scale-up" else ""
+        if phase.only is None or p == phase.only:
+            yield (*r, p)
+
+
+def _with_phase(view: Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]]
+                ) -> Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]]:
+    def phased(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        return [(*v, r[-1]) for v, r in zip(view([r[:-1] for r in chunk]), chunk, strict=True)]
+    return phased
+
+
 def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
                 progress: Callable[[int], None] | None = None, scale_up: bool = False,
                 also: Callable[[list[tuple[object, ...]]], None] | None = None,
-                profile: str = "full") -> tuple[Output, PlanFiles]:
+                profile: str = "full", phase: Phased | None = None) -> tuple[Output, PlanFiles]:
     """The plan's output set (streamed) and what it holds once published (filled in as it streams)."""
     result = PlanFiles([], 0)
 
     def write(open_: Callable[[str], IO[bytes]]) -> None:
         result.rows, result.hops, result.xlsx = _stream(model, name, open_, catalog, progress, scale_up, also,
-                                                        profile)
+                                                        profile, phase)
         result.note = xlsx_note(result.rows)
 
     names = tuple(f"{name}{suffix}" for suffix in PLAN_SUFFIXES)
@@ -170,11 +195,13 @@ def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
 
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
                progress: Callable[[int], None] | None = None, scale_up: bool = False,
-               also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full") -> PlanFiles:
+               also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full",
+               phase: Phased | None = None) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring.
-    ``also`` sees every chunk of the plan's rows as it is written (the plan's design rules)."""
+    ``also`` sees every chunk of the plan's rows as it is written (the plan's design rules);
+    ``phase`` adds each row's phase as a last column, and with its ``only`` keeps that phase's rows."""
     output, result = plan_output(model, name, catalog=catalog, progress=progress, scale_up=scale_up, also=also,
-                                 profile=profile)
+                                 profile=profile, phase=phase)
     result.paths = write_all(output, out)
     return result
 
@@ -184,7 +211,8 @@ class _Memory(io.BytesIO):
         pass
 
 
-def for_build(model: Model, name: str, catalog: Catalog | None = None) -> tuple[dict[str, bytes], str]:
+def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Phased | None = None
+              ) -> tuple[dict[str, bytes], str]:
     """The plan's files for ``bom build`` (rendered in memory, written with the other outputs) when
     the plan has at most :data:`BUILD_MAX_ROWS` rows; else none, and what to run instead."""
     rows = plan.row_count(model)
@@ -198,7 +226,7 @@ def for_build(model: Model, name: str, catalog: Catalog | None = None) -> tuple[
         return files[fname]
 
     try:
-        _stream(model, name, open_, catalog, None)
+        _stream(model, name, open_, catalog, None, phase=phase)
     except LimitError as exc:   # a design the plan cannot list yet: the BOM stands, the plan is left out
         return {}, f"no cable plan written: {exc.message}"
     return {k: v.getvalue() for k, v in files.items()}, ""

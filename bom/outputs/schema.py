@@ -310,6 +310,33 @@ def _in_service() -> Schema:
     return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One site's earliest in-service date.")
 
 
+def _phase() -> Schema:
+    item = obj({"sku": STR, "catalog_id": STR, "description": STR, "category": STR, "fabric": STR, "quantity": COUNT,
+                "unit": STR, "unit_price_usd": NUM, "extended_usd": NUM})
+    said = {"name": "The phase's name.", "date": "The day its GPUs are in service.",
+            "gpus": "GPUs in service once the phase is.", "sites": "Sites in service once the phase is.",
+            "policy": "The growth it follows: reserve, rebuild, or mixed (each fabric its own).",
+            "capex_usd": "What the phase buys (spares apart) and its re-cabling labour [USD].",
+            "order": "What the phase buys, per fabric and part number (the phases add up to the final build).",
+            "made_spare": "Parts held after the phase and not installed (rebuild: an earlier design's).",
+            "recabled_links": "Links of the phase before that this phase takes out or moves.",
+            "recabling_usd": "recabled_links x the TCO's install_link labour."}
+    props = {"name": STR, "date": DATE, "gpus": INT, "sites": INT, "policy": STR, "capex_usd": NUM,
+             "order": array(item), "made_spare": array(item), "recabled_links": INT, "recabling_usd": NUM}
+    return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One phase of the build-out.")
+
+
+def _growth() -> Schema:
+    one = obj({"policy": STR, "capex_usd": NUM, "recabling_usd": NUM, "installation_usd": NUM, "recabled_links": INT,
+               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "capex_pv_usd": NUM},
+              description="One growth policy over every phase: its capex (phase orders, re-cabling, the final "
+                          "build's installation), the TCO over the period (capex + the final opex scaled by the "
+                          "GPU-hours in service), the GPU-hours worked, each phase's GPUs from its date, and "
+                          "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
+                          "discount_rate (what buying early costs).")
+    return obj({"chosen": one, "reserve": one, "rebuild": one})
+
+
 def _range() -> Schema:
     pct = obj({"p10": NUM, "p50": NUM, "p90": NUM})
     return obj({"draws": _said(INT, "Monte Carlo draws (scenario uncertainty.draws)."),
@@ -377,10 +404,13 @@ def build_schema() -> Schema:
         "inputs": mapping(obj({"value": {"type": ["number", "string"]}, "unit": STR, "source": STR}),
                           "The TCO inputs with their units and sources."),
         "checks": null(checks_schema()),
+        "phases": array(_phase()),
+        "growth": _growth(),
     }
     for key, text in _BUILD_KEYS.items():
         props[key] = {"description": text, **props[key]}
-    return obj(props, description="A build: `bom build --json`, the written <name>.json.")
+    return obj(props, tuple(k for k in props if k not in ("phases", "growth")),
+               description="A build: `bom build --json`, the written <name>.json.")
 
 
 _BUILD_KEYS = {
@@ -402,6 +432,9 @@ _BUILD_KEYS = {
     "in_service": "Each site's earliest in-service date from the order date, its parts' lead times and its "
                   "racks' installation (bom/costing/schedule.py).",
     "checks": "The design rules' checks: every rule run, its violations with a count, the first ones shown.",
+    "phases": "With the scenario's phases: each phase's order, capex, GPUs and re-cabling, each fabric by its "
+              "growth (bom/costing/phases.py).",
+    "growth": "With the scenario's phases: the scenario's growth and both policies side by side.",
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bom.outputs.planfiles import PLAN_SUFFIXES, for_build
+from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, for_build
 from bom.outputs.publish import Output
 from bom.outputs.writers import writers
 
@@ -37,7 +37,8 @@ def build_output(report: Report, catalog: Catalog | None = None,
     files that this one does not write retire with the swap."""
     files = render(report, progress)
     progress("writing the cable plan")
-    plan_files, note = for_build(report.model, report.name, catalog)
+    phase = Phased(report.phases.plan_phase) if report.phases is not None else None
+    plan_files, note = for_build(report.model, report.name, catalog, phase)
     files.update(plan_files)
     return Output(files, retire=tuple(report.name + s for s in PLAN_SUFFIXES), what="the build"), note
 

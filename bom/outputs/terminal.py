@@ -480,3 +480,24 @@ def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
         out += ["", "Passed: " + ", ".join(passed) + "."]
     out += ["", checks.summary()]
     return "\n".join(out)
+
+
+def phases_table(phases: object) -> str:
+    """The build-out: each phase's date, GPUs, capex and re-cabling under both growth policies, and
+    each policy's totals (capex, re-cabling, TCO, cost per GPU-hour)."""
+    from bom.costing.phases import Phases
+
+    assert isinstance(phases, Phases)
+    names = list(phases.policies)
+    head = f"{'phase':<14} {'date':<10} {'GPUs':>8}" + "".join(
+        f" {n + ' capex USD':>22} {n + ' re-cabled':>18}" for n in names)
+    out = [f"Build-out in phases (scenario's growth: {phases.chosen.policy})", head]
+    for k, p in enumerate(phases.chosen.phases):
+        cells = "".join(f" {g.phases[k].capex_usd:>22,.0f} {g.phases[k].recabled_links:>18,}"
+                        for g in phases.policies.values())
+        out.append(f"{p.name:<14} {p.date.isoformat():<10} {p.gpus:>8,}" + cells)
+    for n, g in phases.policies.items():
+        out.append(f"{n}: capex {g.capex_usd:,.0f} USD (re-cabling {g.recabling_usd:,.0f}; discounted to the first "
+                   f"phase {g.capex_pv_usd:,.0f}), TCO {g.tco_usd:,.0f} USD, "
+                   f"{g.gpu_hours:,.0f} GPU-hours worked, {g.usd_per_gpu_hour:.3f} USD per GPU-hour")
+    return "\n".join(out)

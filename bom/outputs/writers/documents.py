@@ -69,7 +69,23 @@ def _context(r: Report) -> dict[str, Any]:
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
             "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
-            "range": _range_rows(r), "histogram": _histogram(r)}
+            "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r)}
+
+
+def _phase_rows(r: Report, width: int = 40) -> list[dict[str, Any]]:
+    """The build-out's timeline under the scenario's growth: each phase's date, GPUs in service (with
+    a bar to scale), what it buys, capex so far and the links it re-cables; and each policy's phase
+    capex beside it."""
+    if r.phases is None:
+        return []
+    chosen, most = r.phases.chosen.phases, max(p.gpus for p in r.phases.chosen.phases)
+    out, so_far = [], 0.0
+    for k, p in enumerate(chosen):
+        so_far += p.capex_usd
+        out.append({"name": p.name, "date": p.date, "gpus": p.gpus, "capex": p.capex_usd, "so_far": so_far,
+                    "recabled": p.recabled_links, "bar": "#" * max(1, round(width * p.gpus / most)),
+                    "policies": [g.phases[k].capex_usd for g in r.phases.policies.values()]})
+    return out
 
 
 def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:

@@ -508,6 +508,45 @@ def _schedule(wb: Workbook, r: Report) -> None:
                    "are the Order sheet's (a quote's, else the catalog's); lines without one are left out.")
 
 
+# --- Phases --------------------------------------------------------------------------------
+
+PHASE_COLS = ["Phase", "In service", "GPUs", "Fabric", "Part number", "Description", "Category", "Quantity",
+              "Unit", "Unit price", "Extended"]
+
+
+def _phases(wb: Workbook, r: Report) -> None:
+    """The build-out (bom/costing/phases.py) under the scenario's growth: each phase's order, a line per
+    fabric and part number with its extended price as a formula, and the phase's total (its order and
+    re-cabling labour) below it. Written only for a scenario with phases."""
+    if r.phases is None:
+        return
+    ws = wb.create_sheet("Phases")
+    header_row(ws, PHASE_COLS, [10, 11, 9, 9, 22, 44, 14, 10, 6, 12, 14])
+    n = 2
+    for p in r.phases.chosen.phases:
+        first = n
+        for i in p.order:
+            values: list[Any] = [p.name, p.date, p.gpus, i.fabric, i.sku, i.description, i.category, i.quantity,
+                                 i.unit, i.unit_price_usd, fx(f"H{n}*J{n}")]
+            fmts = {2: DATE, 3: COUNT, 8: COUNT if i.unit == "each" else "#,##0.0", 10: USD0, 11: USD0}
+            for col_no, v in enumerate(values, start=1):
+                put_cell(ws, n, col_no, v, fmts.get(col_no))
+            n += 1
+        put_cell(ws, n, 1, p.name)
+        put_cell(ws, n, 6, f"Re-cabling: {p.recabled_links:,} links x install_link")
+        put_cell(ws, n, 8, p.recabled_links, COUNT)
+        put_cell(ws, n, 10, fx("in_install_link"), USD0)
+        put_cell(ws, n, 11, fx(f"H{n}*J{n}"), USD0)
+        n += 1
+        put_cell(ws, n, 1, p.name)
+        put_cell(ws, n, 6, f"Phase {p.name} ({p.policy}): capex")
+        put_cell(ws, n, 11, fx(f"SUM(K{first}:K{n - 1})"), USD0)
+        n += 2
+    put_cell(ws, n, 1, f"Growth: {r.phases.chosen.policy}. Spares are apart (the Order sheet). Under reserve the "
+                   "final design is bought in order and no installed cable moves; under rebuild each phase is built "
+                   "at its size and re-cables the links the next design does not keep.")
+
+
 # --- Range ---------------------------------------------------------------------------------
 
 RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO over the period", USD0),
@@ -997,6 +1036,7 @@ def workbook(r: Report) -> Workbook:
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)
     _schedule(wb, r)
+    _phases(wb, r)
     _range(wb, r)
     _sensitivity(wb, r)
     _checks(wb, r)

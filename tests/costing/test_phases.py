@@ -1,0 +1,180 @@
+"""The build-out in phases (bom/costing/phases.py): a 4 SU then 16 SU DGX B200 cluster and the default
+GB300 cluster bought one site then two. The phase orders add up to the final build per part number
+(reserve), or to at least it with the excess made spare (rebuild); reserve moves no installed cable;
+rebuild's re-cabled links are counted and priced at the TCO's install_link."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from bom import pipeline
+from bom.costing.phases import RowPhases, recabled, row_keys
+from bom.costing.report import make_report
+from bom.costing.tco import inputs
+from bom.inputs.scenario import load_scenario
+
+HERE = Path(__file__).parent / "scenarios"
+CASES = ("b200-4su-16su", "gb300-one-then-two-sites")
+
+
+@pytest.fixture(scope="module", params=CASES)
+def case(request, catalog):
+    sc, src = load_scenario(HERE / f"{request.param}.yaml")
+    final = pipeline.build_scenario(sc, src, catalog)
+    report = pipeline.with_phases(make_report(final, catalog), sc, src, catalog)
+    models = pipeline.phase_models(sc, src, catalog, final)
+    return sc, src, report, models
+
+
+def _installed(report) -> dict[str, float]:
+    """The final build's installed quantity per part number, from its order (spares apart)."""
+    out: dict[str, float] = defaultdict(float)
+    for o in report.order:
+        out[o.sku] += o.installed
+    return {k: v for k, v in out.items() if v}
+
+
+def test_reserve_orders_add_up_to_the_final_build(case):
+    _, _, report, _ = case
+    got = report.phases.policies["reserve"].ordered()
+    assert {k: v for k, v in got.items() if v} == pytest.approx(_installed(report))
+
+
+def test_rebuild_orders_cover_the_final_build_and_the_excess_is_made_spare(case):
+    _, _, report, _ = case
+    g = report.phases.policies["rebuild"]
+    final, got = _installed(report), g.ordered()
+    assert set(final) <= set(got)
+    spare: dict[str, float] = defaultdict(float)
+    for i in g.phases[-1].made_spare:
+        spare[i.sku] += i.quantity
+    for sku, q in got.items():
+        assert q >= final.get(sku, 0) - 1e-9, sku
+        assert q - final.get(sku, 0) == pytest.approx(spare.get(sku, 0.0)), sku
+
+
+def test_every_phase_orders_what_its_own_design_installs_beyond_what_is_held(case, catalog):
+    """Rebuild: after each phase the parts held cover that phase's own design, part by part."""
+    _, _, report, models = case
+    g = report.phases.policies["rebuild"]
+    held: dict[str, float] = defaultdict(float)
+    for p, m in zip(g.phases, models, strict=True):
+        for i in p.order:
+            held[i.sku] += i.quantity
+        own = _installed(make_report(m, catalog))
+        for sku, q in own.items():
+            assert held[sku] >= q - 1e-9, (p.name, sku)
+        assert p.gpus == m.cluster.gpus
+
+
+def test_reserve_moves_no_installed_cable(case, catalog):
+    """Every row in service at a phase is in service, unchanged, at every later phase, and both its
+    ends are bought by then."""
+    sc, src, report, models = case
+    final = report.model
+    rp = RowPhases(final, *pipeline.phase_sites(models, final), catalog)
+    keys = [row_keys(final, catalog, range(k + 1), rp) for k in range(len(models))]
+    for k in range(1, len(keys)):
+        assert set(keys[k - 1]) <= set(keys[k])
+        assert recabled(keys[k - 1], keys[k]) == 0
+    assert all(p.recabled_links == 0 for p in report.phases.policies["reserve"].phases)
+    assert len(keys[0]) < len(keys[-1])   # the first phase is not the whole plan
+
+
+def test_reserve_buys_the_top_layers_on_day_one_and_the_leaves_with_their_nodes(case, catalog):
+    """The first phase's leaves are the ones its own design has (a whole SU's rails, or a rack's
+    switches), the spines and cores are the final design's."""
+    sc, _, report, models = case
+    final, first = report.model, models[0]
+    f, f1 = final.fabrics["compute"], first.fabrics["compute"]
+    leaf = catalog.get("switches", f.first.leaf.id).part_number
+    day1 = sum(i.quantity for i in report.phases.policies["reserve"].phases[0].order
+               if i.sku == leaf and i.fabric == "compute")
+    top = f.switches("spine") + f.switches("core") if f.first.spine.id == f.first.leaf.id else 0
+    sites_day1 = report.phases.policies["reserve"].phases[0].sites
+    if sites_day1 == final.cluster.site_count:
+        assert day1 == f1.switches("leaf") + top
+    else:   # a site not yet in service buys nothing: its spines come with it
+        assert day1 == pytest.approx((f.switches("leaf") + top) * sites_day1 / final.cluster.site_count)
+
+
+def test_rebuild_recabling_is_counted_and_priced(case):
+    sc, _, report, _ = case
+    g = report.phases.policies["rebuild"]
+    per_link = float(inputs(sc.tco)["install_link"].value)
+    later = g.phases[1:]
+    assert sum(p.recabled_links for p in later) > 0
+    for p in g.phases:
+        assert p.recabling_usd == pytest.approx(p.recabled_links * per_link)
+    assert g.phases[0].recabled_links == 0
+    assert g.recabling_usd == pytest.approx(sum(p.recabling_usd for p in g.phases))
+
+
+def test_recabled_counts_links_not_rows():
+    before = {("compute", "leaf-spine", "a", "p1", "b", "p1"): "L1",
+              ("compute", "leaf-spine", "a", "p1/2", "b", "p2"): "L1",
+              ("compute", "node-leaf", "n", "p1", "a", "p2"): "L2"}
+    after = {("compute", "node-leaf", "n", "p1", "a", "p2"): "L9"}
+    assert recabled(before, after) == 1
+    assert recabled(before, before) == 0
+
+
+def test_the_gpus_earn_from_their_phase(case):
+    sc, _, report, models = case
+    g = report.phases.chosen
+    v = {k: float(i.value) for k, i in inputs(sc.tco).items() if not isinstance(i.value, str)}
+    start = sc.phases[0].date
+    want = sum((m.cluster.gpus - (models[k - 1].cluster.gpus if k else 0)) * v["hours"] * v["utilisation"]
+               * (v["years"] - (sc.phases[k].date - start).days / 365.0) for k, m in enumerate(models))
+    assert g.gpu_hours == pytest.approx(want)
+    assert g.gpu_hours < models[-1].cluster.gpus * v["hours"] * v["utilisation"] * v["years"]
+
+
+def test_the_design_rules_hold_at_every_phase(case, catalog):
+    sc, src, report, _ = case
+    got = pipeline.check_phases(sc, src, catalog, report.model)
+    assert [p.name for p in got] == [p.name for p in sc.phases]
+    for p in got:
+        assert p.reserve.errors == 0 and p.rebuild.errors == 0, (p.name, p.reserve.summary(), p.rebuild.summary())
+
+
+def test_buying_early_is_discounted(case):
+    """Each policy's capex at its phase's date, discounted to the first at the TCO's discount rate: reserve
+    buys its spines on day 1, so on the B200 case it pays more in present value than rebuild's re-cabling."""
+    sc, _, report, _ = case
+    r = float(inputs(sc.tco)["discount_rate"].value)
+    start = sc.phases[0].date
+    for g in report.phases.policies.values():
+        want = g.installation_usd + sum(p.capex_usd / (1 + r) ** ((p.date - start).days / 365.0) for p in g.phases)
+        assert g.capex_pv_usd == pytest.approx(want)
+        assert g.capex_pv_usd < g.capex_usd
+    if sc.name == "b200-4su-16su":
+        res, reb = report.phases.policies["reserve"], report.phases.policies["rebuild"]
+        assert res.phases[0].capex_usd > reb.phases[0].capex_usd
+        assert res.capex_pv_usd > reb.capex_pv_usd
+
+
+def test_growth_per_fabric(catalog, tmp_path):
+    """A fabric's growth picks its lines' policy: the storage fabric rebuilt, the rest reserved."""
+    text = (HERE / "gb300-one-then-two-sites.yaml").read_text()
+    text = text.replace("  storage:\n    switch: sn5600", "  storage:\n    growth: rebuild\n    switch: sn5600")
+    assert "growth: rebuild" in text
+    f = tmp_path / "mixed.yaml"
+    f.write_text(text)
+    sc, src = load_scenario(f)
+    final = pipeline.build_scenario(sc, src, catalog)
+    ph = pipeline.with_phases(make_report(final, catalog), sc, src, catalog).phases
+    assert ph.chosen.policy == "mixed"
+
+    def order(g, k, fabrics):
+        return {(i.fabric, i.sku): i.quantity for i in g.phases[k].order if (i.fabric in fabrics)}
+
+    for k in range(len(sc.phases)):
+        assert order(ph.chosen, k, {"storage"}) == order(ph.policies["rebuild"], k, {"storage"})
+        assert order(ph.chosen, k, {"compute", "inband", "oob", "dci"}) == \
+            order(ph.policies["reserve"], k, {"compute", "inband", "oob", "dci"})
+    rebuild_storage = sum(p.recabled_links for p in ph.policies["rebuild"].phases)
+    assert 0 < sum(p.recabled_links for p in ph.chosen.phases) <= rebuild_storage
