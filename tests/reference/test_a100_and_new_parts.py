@@ -66,8 +66,8 @@ def test_superpod_a100_140_by_port_arithmetic(catalog):
     assert f["copper_links"] + f["optical_links"] == 3 * 1120
 
 
-def test_superpod_a100_140_parts_and_check(bom):
-    r = bom("build", str(HERE / "dgx_a100_superpod_140.yaml"), "--json", "-q")
+def test_superpod_a100_140_parts_and_check(bom, tmp_path):
+    r = bom("build", str(HERE / "dgx_a100_superpod_140.yaml"), "--json", "-q", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     j = json.loads(r.stdout)
     ids = {ln["catalog_id"] for ln in j["lines"] if ln["fabric"] == "compute" and ln["category"] != "compute"}
@@ -76,8 +76,8 @@ def test_superpod_a100_140_parts_and_check(bom):
     assert c.exit_code == 0 and "no error, no warning" in c.stdout, c.stdout
 
 
-def test_hgx_a100_on_qsfpdd_leaves_takes_splitters(bom):
-    r = bom("build", str(HERE / "hgx_a100_roce_sn5400.yaml"), "--json", "-q")
+def test_hgx_a100_on_qsfpdd_leaves_takes_splitters(bom, tmp_path):
+    r = bom("build", str(HERE / "hgx_a100_roce_sn5400.yaml"), "--json", "-q", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     j = json.loads(r.stdout)
     f = j["fabrics"]["compute"]
@@ -89,8 +89,8 @@ def test_hgx_a100_on_qsfpdd_leaves_takes_splitters(bom):
     assert c.exit_code == 0 and "no error, no warning" in c.stdout, c.stdout
 
 
-def test_osfp_flat_nic_to_qsfpdd_leaf_is_a_dr4_link(bom):
-    r = bom("build", str(HERE / "hgx_h100_qsfpdd_leaf.yaml"), "--json", "-q")
+def test_osfp_flat_nic_to_qsfpdd_leaf_is_a_dr4_link(bom, tmp_path):
+    r = bom("build", str(HERE / "hgx_h100_qsfpdd_leaf.yaml"), "--json", "-q", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     j = json.loads(r.stdout)
     node_leaf = _by_part(j, "node-leaf")
