@@ -39,6 +39,10 @@ MAX_PRICE_USD = 1e12
 PriceSource = Literal["estimate", "list", "quote"]
 Status = Literal["active", "end-of-sale", "end-of-life"]
 FormFactor = Literal["osfp", "osfp-flat", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "sfp28", "rj45", "cpo"]
+#: Cages whose modules gearbox the host's lanes into optical lanes of another rate (a 400G QSFP-DD
+#: DR4 or FR4 module takes 8 x 50G host lanes and sends 4 x 100G optical ones), so the switch's
+#: SerDes rate does not fix the lane rate of the module in the cage.
+GEARBOX_CAGES = frozenset({"qsfp-dd"})
 #: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
 CPO = "cpo"
 #: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from bom import names
+from bom.catalog.rows import GEARBOX_CAGES
 from bom.topology.linkgroups import LinkGroup, count_hop
 
 if TYPE_CHECKING:
@@ -70,8 +71,11 @@ class FabricLinks:
 
     @property
     def lane(self) -> float | None:
-        """The node-leaf lane rate (none on RJ45 copper)."""
-        return None if self.nic.form_factor == "rj45" else self.first.leaf.lane_gbps
+        """The node-leaf lane rate the lookup asks for: none on RJ45 copper, nor behind a leaf cage
+        whose modules gearbox (a 400G QSFP-DD DR4 takes 50G host lanes, sends 100G optical ones)."""
+        if self.nic.form_factor == "rj45" or self.first.leaf.form_factor in GEARBOX_CAGES:
+            return None
+        return self.first.leaf.lane_gbps
 
     @property
     def up_lane(self) -> float | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bom import names
-from bom.catalog.rows import Catalog, NicPorts, Switch
+from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
 from bom.model.fabrics import OobFabric, PooledFabric
 from bom.model.hops import HopKind
 from bom.topology.planes import SwitchPorts, uplink_ports
@@ -75,7 +75,7 @@ def switch_device(row: Switch, ports: SwitchPorts, role: str, rate: float, fabri
     # At its native rate a switch runs its SerDes at its lane rate, and a module there must too (NVIDIA
     # names NDR and XDR parts by it). At a breakout rate, or behind a QSFP-DD cage (its modules
     # gearbox 8 x 50G host lanes into 4 x 100G optical ones), the catalog does not say the host lanes.
-    native_lane = math.isclose(rate, native) and row.form_factor != "qsfp-dd"
+    native_lane = math.isclose(rate, native) and row.form_factor not in GEARBOX_CAGES
     return Device(role, row.id, "router" if role == "router" else "switch", row.protocol, row.form_factor,
                   max(1, per), tuple(sorted(radix)),
                   lane_gbps=magnitude(row.lane_rate, "rate") if native_lane else None,

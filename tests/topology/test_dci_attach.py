@@ -54,12 +54,13 @@ def test_an_infiniband_compute_fabric_reaches_the_other_site_through_the_in_band
     assert [ps.border_groups for ps in inband.pooled] == [1] and inband.border_leaves == 2
     assert inband.to_json()["border_leaves"] == 2
     # Counted once, on the DCI (hop fabric-dci): 64 links a site, a QSFP-DD module at the router and a
-    # twin-port OSFP at the leaf (64 / 2 = 32 a site), from the lookup at 400G over the run.
+    # twin-port OSFP at the leaf (64 / 2 = 32 a site), from the lookup at 400G over the run: 400G DR4
+    # since the catalog has a QSFP-DD DR4 (parallel single-mode comes before duplex FR4 on the ladder).
     (g,) = m.dci_groups
     assert (g.fabric, g.hop, g.lower, g.upper, g.links, g.rate_gbps) == ("dci", "fabric-dci", "router", "leaf",
                                                                          128, 400.0)
     assert (g.lower_end.part.part_number, g.modules_lower, g.upper_end.part.part_number, g.modules_upper) == (
-        "QDD-400G-FR4-S", 128, "MMS4X50-NM", 64)
+        "QDD-400G-DR4-S", 128, "MMS4X00-NS", 64)
     assert inband.hop_links("fabric-dci") == 0   # not counted twice
     # Both ends Ethernet: the router and the in-band leaf; none on an InfiniBand port.
     rows = check_closed_form(m, catalog)
