@@ -266,7 +266,7 @@ POWER_BASIS: dict[str, dict[str, str]] = {
                    "maximum: power_per_system",
         "switch": "typical: the switch row's power_typical (without optics); maximum: power_max less the "
                   "optics it counts (cages x power_max_optics), where the row says what those are; "
-                  "else power_typical for both",
+                  "else power_typical for both; a rack's power budget takes the same maximum",
         "chassis part": "each part's own draw for both (line cards, fabric cards, supervisors, frame)",
         "optics": "a module's, cable end's or laser module's power (its maximum) for both",
         "other": "the row's one published figure for both (management servers, UFM, storage, PDUs)"},

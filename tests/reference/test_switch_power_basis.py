@@ -48,6 +48,14 @@ def test_sn5600_max_less_its_optics(catalog):
     assert line.unit_power_max_w == 2100 - 64 * SN5600_PORT_W == 948
 
 
+def test_a_rack_budget_takes_the_switch_at_its_maximum(catalog):
+    """Rack power budgets are facility sizing: a placed QM9700 counts 1,176 W, not its 747 W typical."""
+    from bom.placement.layout import switch_item
+
+    assert switch_item(catalog, "qm9700", "leaf", "compute").power_w == QM9700_MAX_W - QM9700_CAGES * CLASS_8_W
+    assert switch_item(catalog, "juniper-qfx5240-64od", "leaf", "compute").power_w == 900   # typical: not split
+
+
 def test_a_row_that_does_not_say_takes_the_typical_for_both(catalog):
     sw = catalog.get("switches", "juniper-qfx5240-64od")
     assert sw.power_max_optics is None
