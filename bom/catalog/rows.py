@@ -476,8 +476,13 @@ class Switch(Row):
     lane_rate: Rate
     breakouts: list[Breakout] = []
     uplinks: Uplinks | None = None
-    power_typical: Power
-    power_max: Power
+    power_typical: Power                 # typical draw without optics (passive cables): the energy cost
+    power_max: Power                     # the data sheet's maximum
+    # The optics per cage the data sheet's maximum counts (NVIDIA: "max power with active optics" at
+    # the cages' rated class), "0 W" where it counts none. The BOM counts optics on lines of their
+    # own at their maximum, so a switch line's maximum is power_max less cages x this; None = not
+    # published, and the line takes power_typical for the maximum too (power_basis says so).
+    power_max_optics: Power | None = None
     rack_units: int = Field(ge=1)
     modular: Modular | None = None       # a chassis with line cards (the row's ports fill every slot)
     # Co-packaged optics: the ports are optical engines (form_factor "cpo"), lasers are external.
@@ -490,6 +495,27 @@ class Switch(Row):
     @property
     def cpo(self) -> bool:
         return self.form_factor == CPO
+
+    @property
+    def power_max_without_optics_w(self) -> float | None:
+        """The switch's own maximum [W], its optics taken out (None: the data sheet's maximum cannot
+        be split from the optics it counts)."""
+        if self.power_max_optics is None:
+            return None
+        return magnitude(self.power_max, "power") - self.cages * magnitude(self.power_max_optics, "power")
+
+    @model_validator(mode="after")
+    def _power_order(self) -> Switch:
+        typical, peak = magnitude(self.power_typical, "power"), magnitude(self.power_max, "power")
+        if typical > peak:
+            raise ValueError(f"power_typical ({self.power_typical}) is above power_max ({self.power_max})")
+        own = self.power_max_without_optics_w
+        if own is not None and own < typical:
+            raise ValueError(f"power_max less the optics it counts ({self.power_max} - {self.cages} cages x "
+                             f"{self.power_max_optics} = {own:,.0f} W) is below power_typical "
+                             f"({self.power_typical}): check power_max_optics (the optics per cage the "
+                             f"data sheet's maximum counts)")
+        return self
 
     @model_validator(mode="after")
     def _cpo_complete(self) -> Switch:

@@ -118,7 +118,9 @@ def compute_lines(platform: Platform, systems: int, nodes: int | None = None) ->
 
 def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
                  category: Category = Category.SWITCH) -> list[Line]:
-    """Switches of each layer; power is typical (optics are counted on their own lines).
+    """Switches of each layer: the typical draw for the energy cost, the maximum less the optics it
+    counts for facility sizing (optics are counted on their own lines, at their maximum); where the
+    data sheet's maximum cannot be split from its optics, the typical for both (``POWER_BASIS``).
 
     A co-packaged-optics switch has no pluggables at its ports but external laser modules: a line of
     its own per layer (``laser_lines``), whose power is taken out of the switch line's when the
@@ -129,9 +131,13 @@ def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[
             continue
         sw = switches[layer]
         power = magnitude(sw.power_typical, "power")
+        peak = sw.power_max_without_optics_w
         if sw.laser_source is not None and sw.power_includes_lasers:
-            power -= sw.laser_source.per_switch * magnitude(sw.laser_source.power, "power")
-        out.append(_line(sw, tier, fabric, layer, category, n, power))
+            lasers = sw.laser_source.per_switch * magnitude(sw.laser_source.power, "power")
+            power -= lasers
+            peak = None if peak is None else peak - lasers
+        line = _line(sw, tier, fabric, layer, category, n, power)
+        out.append(replace(line, unit_power_max_w=peak) if peak is not None and peak != power else line)
         out += laser_lines(sw, tier, fabric, layer, n)
     return out
 

@@ -30,6 +30,7 @@ from bom.costing.order import (
 from bom.costing.phases import Phases
 from bom.costing.schedule import SiteSchedule, site_schedule
 from bom.costing.tco import (
+    POWER_BASIS,
     Basis,
     Input,
     Sensitivity,
@@ -134,6 +135,7 @@ class Report:
             "network_power_share": round(t.network_power_share, 6),
             "links": self.links, "dark_fibre_km": self.dark_fibre_km,
         }
+        out["power_basis"] = POWER_BASIS
         out["finance"] = {k: round(getattr(t, k), 6) for k in (
             "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
             "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",

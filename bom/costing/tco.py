@@ -254,6 +254,25 @@ def share(part: float, whole: float) -> float:
 
 # --- the whole TCO -------------------------------------------------------------------
 
+#: Which power figure each total takes (``compute_tco``: the energy cost from the typical draw,
+#: facility sizing from the maximum), and what the two figures are for each kind of BOM line.
+#: The JSON's ``power_basis`` and the report print it as it stands here.
+POWER_BASIS: dict[str, dict[str, str]] = {
+    "totals": {"it_power_kw": "typical", "network_power_kw": "typical", "facility_power_kw": "typical",
+               "energy_per_year_usd": "typical", "it_power_max_kw": "maximum", "facility_power_max_kw": "maximum",
+               "space_per_year": "maximum (when space is priced per kW)"},
+    "lines": {
+        "compute": "typical: the platform row's power_typical where published, else power_per_system; "
+                   "maximum: power_per_system",
+        "switch": "typical: the switch row's power_typical (without optics); maximum: power_max less the "
+                  "optics it counts (cages x power_max_optics), where the row says what those are; "
+                  "else power_typical for both; a rack's power budget takes the same maximum",
+        "chassis part": "each part's own draw for both (line cards, fabric cards, supervisors, frame)",
+        "optics": "a module's, cable end's or laser module's power (its maximum) for both",
+        "other": "the row's one published figure for both (management servers, UFM, storage, PDUs)"},
+}
+
+
 @dataclass(frozen=True)
 class Basis:
     """What the TCO is computed from: BOM totals and counts from the model."""

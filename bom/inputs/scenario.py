@@ -89,6 +89,11 @@ class FabricSpec(Model):
     """Rail fabrics: rails one leaf takes, a divisor of the node's rails; ``1`` is a leaf per rail
     per SU (the Juniper JVDs' stripes, joined through spines even when the pod's ports would fit one
     switch). Default: as many as the leaf's downlinks hold (a pod that fits one switch is one switch)."""
+    min_spines: int | None = Field(default=None, ge=1, examples=[4])
+    """The fewest spines each leaf's uplinks spread over, for path diversity: ``4`` is the Juniper
+    JVDs' "minimum of 4 spines" (even in a single-stripe fabric); a fabric that states it has a
+    spine layer even where its ports would fit one switch, and each leaf's uplinks must divide
+    evenly over the spines. Default: the fewest spines whose ports take every uplink."""
     oversubscription: Ratios = Field(default=Fraction(1), examples=["4:3", {"leaf": "1:1.16", "spine": "7:1"}])
     """Down:up port ratio at the leaf, "4:3" or 1.333; 1 is non-blocking, below 1 undersubscribed
     ("1:1.16", more uplinks than downlinks); or a ratio per layer, ``{leaf: ..., spine: ...}``.
@@ -131,7 +136,7 @@ class FabricSpec(Model):
 
 
 #: What the out-of-band fabric's shape follows from (the managed devices), never a scenario key.
-OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes", "rails_per_leaf")
+OOB_FIXED = ("su_nodes", "topology", "oversubscription", "layers", "planes", "rails_per_leaf", "min_spines")
 
 
 class Storage(Model):

@@ -389,6 +389,10 @@ def build_schema() -> Schema:
                       "budget_high_usd: the hardware with every line at the ends of its catalog row's published "
                       "price range (its price where none is published); placeholder_usd: the part of the hardware "
                       "priced by estimates with no published range."),
+        "power_basis": obj({"totals": mapping(STR, "Each power total and the figure it takes: typical "
+                                                   "(the energy cost) or maximum (facility sizing)."),
+                            "lines": mapping(STR, "What the typical and maximum figures are for each kind "
+                                                  "of BOM line.")}),
         "finance": obj(finance),
         "job": null(_job()),
         "range": null(_range()),
@@ -421,6 +425,8 @@ _BUILD_KEYS = {
     "rounding": "GPUs asked for, built, and why they differ.", "endpoints": "UFM, management and storage servers.",
     "tiers": "The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals).",
     "lines": "The bill of materials, one line per part and place.", "finance": "The TCO's finance figures.",
+    "power_basis": "Which power figure each total uses: the typical draw for the energy cost, the maximum for "
+                   "facility sizing, and what the two are for each kind of line (bom/costing/tco.py).",
     "sensitivity": "Cost per GPU-hour with each input moved by -20 % and +20 %.",
     "range": "The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo).",
     "job": "What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for "

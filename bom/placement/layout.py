@@ -36,7 +36,10 @@ from bom.units import magnitude
 def switch_item(catalog: Catalog, sid: str, role: str, fabric: str) -> Item:
     row = catalog.get("switches", sid)
     assert isinstance(row, Switch)
-    return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power"), fabric)
+    # A rack's power budget is facility sizing: the switch at its maximum less its optics, where the
+    # row says what its maximum counts (bom/costing/tco.py POWER_BASIS), else its typical.
+    peak = row.power_max_without_optics_w
+    return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power") if peak is None else peak, fabric)
 
 
 def endpoint_item(row: Endpoint) -> Item:

@@ -91,7 +91,8 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio)
+             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
+             min_spines=spec.min_spines)
     return p, rate
 
 

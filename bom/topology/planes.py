@@ -79,14 +79,16 @@ def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
                        magnitude(switch.lane_rate, "rate"), rate_gbps)
 
 
-def smallest_spread(uplinks: int, sources: int, ports: int) -> int | None:
-    """Smallest d dividing ``uplinks`` with sources x uplinks / d <= ports (None if none).
+def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1) -> int | None:
+    """Smallest d >= ``least`` dividing ``uplinks`` with sources x uplinks / d <= ports (None if none).
 
     >>> smallest_spread(32, 32, 64)   # DGX H100 SuperPOD 4 SU: 32 leaves x 32 up -> 16 spines
     16
+    >>> smallest_spread(4, 16, 128), smallest_spread(4, 16, 128, least=4)   # Juniper JVD: 4 spines
+    (1, 4)
     """
     need = math.ceil(sources * uplinks / ports)
-    for d in range(max(1, need), uplinks + 1):
+    for d in range(max(1, need, least), uplinks + 1):
         if uplinks % d == 0 and sources * (uplinks // d) <= ports:
             return d
     return None
@@ -250,7 +252,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
          native: SwitchPorts | None = None, rails_per_leaf: int | None = None,
-         spine_oversubscription: float | Fraction | str | None = None) -> Plane:
+         spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -260,14 +262,18 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     ``rails_per_leaf``: rails one rail leaf takes (1: a leaf per rail per SU, the Juniper JVDs);
     None: as many as its downlinks hold (a pod whose ports fit one switch is that switch).
     ``spine_oversubscription``: down:up at the spines of three layers (None: 1:1).
+    ``min_spines``: the fewest spines each leaf's uplinks spread over (the Juniper JVDs' "minimum of
+    4 spines" for path diversity); a fabric that states it has a spine layer even where its ports
+    would fit one switch. None: the fewest whose ports take every uplink.
     """
     over = ratio(oversubscription)
+    _check_min_spines(min_spines, topology, layers)
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, native)
     _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
     if topology == "rail-only":
         return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
-    single = (None if rails_per_leaf not in (None, node_ports)
+    single = (None if rails_per_leaf not in (None, node_ports) or min_spines is not None
               else _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink))
     if single is not None:
         return single
@@ -293,13 +299,19 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                                                    rails_per_leaf)
     # Uplinks match the downlinks a full group uses at this oversubscription.
     up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
+    least = min_spines or 1
+    if least > up:
+        raise LimitError(f"min_spines {least} spreads each leaf's uplinks over {least} spines, and a leaf here has "
+                         f"{up} (one link to each spine at most)", key="min_spines",
+                         hint=f"Use min_spines of at most {up}, or more uplinks per leaf (a lower "
+                              "oversubscription, or uplink_rate: downlink).")
     groups = math.ceil(nodes / group_nodes)
     last = nodes - (groups - 1) * group_nodes
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
                 node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
                 leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
                 rails_per_leaf=rails)
-    two = _two_layers(groups * per_group, up, spine.radix)
+    two = _two_layers(groups * per_group, up, spine.radix, least)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
@@ -308,12 +320,12 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                   **base)  # type: ignore[arg-type]
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
-        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1))
+        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least)
     return _at_native_rate(p, native)
 
 
 #: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
-SPEC_KEYS = ("rails_per_leaf", "layers", "topology")
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines")
 
 
 def name_fabric(exc: LimitError, name: str) -> LimitError:
@@ -323,6 +335,16 @@ def name_fabric(exc: LimitError, name: str) -> LimitError:
     exc.at = exc.at or ("fabrics", name)
     exc.key = exc.key or f"fabrics.{name}"
     return exc
+
+
+def _check_min_spines(least: int | None, topology: Topology, layers: int | None) -> None:
+    """A stated minimum of spines needs a spine layer to put them in."""
+    if least is None:
+        return
+    if topology in ("pair", "rail-only") or layers == 1:
+        shape = f"topology {topology}" if topology in ("pair", "rail-only") else "layers: 1"
+        raise LimitError(f"min_spines asks for a spine layer, and {shape} has none", key="min_spines",
+                         hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
 
 
 def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:
@@ -451,22 +473,22 @@ def _at_native_rate(p: Plane, native: SwitchPorts | None) -> Plane:
                    spine=native)
 
 
-def _two_layers(leaves: int, up: int, spine_radix: int) -> int | None:
-    return smallest_spread(up, leaves, spine_radix)
+def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1) -> int | None:
+    return smallest_spread(up, leaves, spine_radix, least)
 
 
 def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
-               spine_over: Fraction = Fraction(1)) -> tuple[int, int, int, int] | None:
+               spine_over: Fraction = Fraction(1), least: int = 1) -> tuple[int, int, int, int] | None:
     """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
     and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods. A spine keeps its
     ports down:up at ``spine_over`` (1:1: half each), and uplinks what its used downlinks carry at
-    that ratio (a 7:1 taper: a seventh)."""
+    that ratio (a 7:1 taper: a seventh); each leaf's uplinks spread over ``least`` spines at least."""
     if spine_over == 1:
         down_most = up_most = spine.radix // 2
     else:
         down_most, up_most = _leaf_split(spine.radix, spine.ports_per_cage, spine_over)
     best: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
-    for d in (d for d in range(1, up + 1) if up % d == 0):
+    for d in (d for d in range(least, up + 1) if up % d == 0):
         for size in range(1, min(leaves, down_most // (up // d)) + 1):
             pods = math.ceil(leaves / size)
             down = size * (up // d)
@@ -482,9 +504,9 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
 
 
 def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
-                  gpus_per_node: int, spine_over: Fraction = Fraction(1)) -> Plane:
+                  gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1) -> Plane:
     leaves = groups * per_group
-    shape = _pod_shape(leaves, per_group, up, spine, spine_over)
+    shape = _pod_shape(leaves, per_group, up, spine, spine_over, least)
     if shape is None:
         # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
         most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node

@@ -10,6 +10,12 @@ tool's. Read at stored copies, 2026-12-06:
   Table 1, 400 Gbps row: leaf uplink capacity 4 x 400G = 1.6 Tbps; total leaf-to-spine 25.6 Tbps;
   server-to-leaf 12.8 Tbps with 4 servers (1:2, "overprovisioned") and 25.6 Tbps with 8 servers
   (1:1, "balanced").
+- [JVD-MIN] Juniper Validated Design "AI Data Center Network with Juniper Apstra, NVIDIA GPUs, and
+  WEKA Storage" (juniper.net/documentation/us/en/software/jvd/jvd-ai-dc-apstra-nvidia-weka/), page
+  "Scaling": "A minimum of 4 spines must always be deployed for path diversity and reduction of PFC
+  failure paths"; Table 18, Small (64 - 2048 GPU): "a minimum of 4 Spines should be deployed, even
+  in a single-stripe fabric"; page "Recommendations": "A minimum of 4 spines in each fabric is
+  suggested" (2 spines left the fabric open to PFC storms under dual failures with congestion).
 - [ASTER] Asterfusion "Best Practices for Small-Scale AI Compute Backend Fabric" (docs.asternos.com/
   aidc; the same guide as "Rail-Only Single-Tier Configuration Guide" V1.0, 2026-02-02), section 2
   Typical Configuration Example: 32 compute nodes, 4 leaves (CX732Q-N), "NIC N to Leaf N",
@@ -63,11 +69,46 @@ def test_jvd_two_stripes_of_eight_rail_leaves(catalog):
     assert f.hop_links("node-leaf") * GBPS == 25_600                          # Table 1: 8 servers, 25.6 Tbps
     # 1:1 ("balanced"): as many uplinks as server links on every leaf.
     assert f.hop_links("node-leaf") == f.hop_links("leaf-spine")
-    # The JVD has four spines, one 400GE link from each leaf to each. The tool's spine count is its
-    # one spreading rule (the fewest spines whose ports take every uplink, docs/counting.md rule 6):
-    # one 128-port spine takes the 64 uplinks. The JVD's four are its "minimum of 4 spines"
-    # recommendation, which no scenario key states yet.
-    assert f.switches("spine") == 1 and p.leaf_spine_per_pair == 4
+    # "interconnected across four QFX5240 spine nodes": four spines, one 400GE link from each leaf
+    # to each. The ports alone would take one 128-port spine (the fewest whose ports take every
+    # uplink, docs/counting.md rule 6); the four are the JVDs' "minimum of 4 spines" rule ([JVD-MIN]),
+    # which the scenario states as min_spines: 4.
+    assert f.switches("spine") == 4 and p.leaf_spine_per_pair == 1
+    assert f.port_use("spine") == [(4, 16)]                                   # 16 leaves, a link each
+
+
+def test_jvd_minimum_of_four_spines(catalog):
+    """[JVD-MIN]: each leaf's uplinks spread over at least min_spines spines; without the key the
+    same fabric takes the fewest spines whose ports hold the uplinks (one)."""
+    text = (HERE / "juniper_jvd_qpp_stripes.yaml").read_text()
+    f = _text(catalog, text.replace(", min_spines: 4", "")).fabrics["compute"]
+    assert (f.switches("leaf"), f.switches("spine"), f.first.leaf_spine_per_pair) == (16, 1, 4)
+    # Table 18, Small: "even in a single-stripe fabric". Half a stripe of 32 DGX (8 leaves x 32
+    # 400G of uplinks, carried as 16 x 800G): two spines by ports, four by the rule, 4 x 800G from
+    # each leaf to each.
+    half = ("name: s\nplatform: dgx-h100\nnodes: 32\nfabrics:\n"
+            "  compute: {switch: juniper-qfx5240-64od, su_nodes: 64, rails_per_leaf: 1%s}\n")
+    assert _text(catalog, half % "").fabrics["compute"].switches("spine") == 2
+    f = _text(catalog, half % ", min_spines: 4").fabrics["compute"]
+    assert (f.switches("leaf"), f.switches("spine"), f.first.leaf_spine_per_pair) == (8, 4, 4)
+    assert f.first.up.rate_gbps == 800 and f.hop_links("leaf-spine") * 800 == 8 * 32 * 400
+    # A pod whose ports fit one switch still gets its spine layer when the scenario states the minimum.
+    one = "name: s\nplatform: dgx-h100\nnodes: 8\nfabrics:\n  compute: {switch: juniper-qfx5240-64od%s}\n"
+    assert _text(catalog, one % "").fabrics["compute"].switches("spine") == 0
+    assert _text(catalog, one % ", min_spines: 4").fabrics["compute"].switches("spine") == 4
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("{switch: juniper-qfx5240-64od, su_nodes: 4, rails_per_leaf: 1, uplink_rate: downlink, min_spines: 8}",
+     "a leaf here has 4"),
+    ("{switch: juniper-qfx5240-64od, topology: rail-only, min_spines: 4}", "topology rail-only has none"),
+    ("{switch: juniper-qfx5240-64od, layers: 1, min_spines: 4}", "layers: 1 has none"),
+])
+def test_min_spines_refused_where_it_cannot_hold(catalog, spec, words):
+    text = f"name: s\nplatform: dgx-h100\nnodes: 8\nfabrics:\n  compute: {spec}\n"
+    with pytest.raises(BomError, match=words) as e:
+        _text(catalog, text)
+    assert e.value.key == "fabrics.compute.min_spines"
 
 
 def test_without_rails_per_leaf_the_pod_is_one_switch(catalog):

@@ -117,6 +117,8 @@ def _tco_rows(r: Report) -> list[tuple[str, str]]:
             ("Installation", usd(t.installation_usd)), ("Capex", usd(t.capex_usd)),
             ("Capex: GPU systems / network / facility",
              f"{usd(t.capex_gpu_usd)} / {usd(t.capex_network_usd)} / {usd(t.capex_facility_usd)}"),
+            ("IT power, typical (the energy cost's basis)", f"{t.it_power_kw:,.1f} kW"),
+            ("IT power at maximum (facility sizing: power, cooling, space per kW)", f"{t.it_power_max_kw:,.1f} kW"),
             ("Energy per year", usd(t.energy_per_year)), ("Support per year", usd(t.support_per_year)),
             ("Dark fibre per year", usd(t.dark_fibre_per_year)), ("Space per year", usd(t.space_per_year)),
             ("Operations staff per year", usd(t.staff_per_year)),
