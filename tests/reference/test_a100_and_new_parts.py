@@ -120,3 +120,11 @@ def test_no_amd_platform_uses_the_nvl72_rack(catalog):
     amd = [p for p in catalog.by_kind["platforms"] if p.vendor.startswith("AMD")]
     assert len(amd) == 4
     assert not [p.id for p in amd if p.support and "mgx-nvl72-rack" in (p.support.rack, p.support.network_rack)]
+
+
+def test_only_nvl_rack_systems_stand_in_the_mgx_nvl72_rack(catalog):
+    """Issue 22 item 8, the rule behind the AMD case: the MGX rack ships with an NVIDIA NVL72/NVL144
+    system, so no other platform (the TPU7x pod stood in it before) is placed in it."""
+    users = sorted(p.id for p in catalog.by_kind["platforms"]
+                   if p.support and "mgx-nvl72-rack" in (p.support.rack, p.support.network_rack))
+    assert users == ["gb200-nvl72", "gb300-nvl72", "vr-nvl144"]
