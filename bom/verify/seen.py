@@ -92,8 +92,8 @@ class Seen:
     #: lists (a device only named as someone's neighbour may have other ports no one saw). Known
     #: before any pair is added.
     covered: set[str] = field(default_factory=set)
-    _ports: dict[str, str] = field(default_factory=dict)
-    _devices: dict[str, str] = field(default_factory=dict)
+    port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
+    device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
 
     def add(self, link: Link) -> None:
         """Index ``link`` by its near end, and by its far end when no source covers the far device
@@ -111,16 +111,16 @@ class Seen:
 
     def device_key(self, name: str) -> str:
         """:func:`device_key`, each name once."""
-        k = self._devices.get(name)
+        k = self.device_keys.get(name)
         if k is None:
-            k = self._devices[name] = device_key(name)
+            k = self.device_keys[name] = device_key(name)
         return k
 
     def port_key(self, name: str) -> str:
         """:func:`port_key`, each name once (a site has a few hundred port names, repeated on every device)."""
-        k = self._ports.get(name)
+        k = self.port_keys.get(name)
         if k is None:
-            k = self._ports[name] = port_key(name)
+            k = self.port_keys[name] = port_key(name)
         return k
 
     def at(self, end: End) -> list[Link]:
