@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -107,9 +108,10 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     near_dev = device_key(device)
     source = str(path)
     pairs: set[tuple[str, str, str]] = set()
-    # A site reports over a million pairs: one flat walk over the file, each name's key looked up
-    # in the index's cache of them before it is worked out.
-    pcache, dcache, pk, add = seen.port_keys, seen.device_keys, seen.port_key, seen.add
+    # A site reports over a million pairs: one flat walk over the file. The names each pair keeps
+    # are shared (a device's name is on every pair that reaches it, a port name on every device):
+    # interned text, and one tuple of port keys for each pair of names a port is known by.
+    ends, add, intern = seen.port_names, seen.add, sys.intern
     try:
         for ifname, entry in _neighbours(doc):
             try:   # json0 as lldpd writes it (most files); anything else takes the general path
@@ -126,16 +128,14 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
             if not name:
                 continue   # a neighbour that sends no system name cannot be matched to a device
             # shown: the description (a host's interface name) when there is one, else the id
-            near = pcache.get(ifname) or pk(ifname)
+            near = ends.get((ifname, ifname)) or seen.ports_of(ifname, ifname)
             pair = (near, name, shown)
             if pair in pairs:
                 raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {shown}",
                                where=str(path), hint=HINT)
             pairs.add(pair)
-            first = pcache.get(pid) or pk(pid)
-            last = pcache.get(shown) or pk(shown)
-            add(Link(near_dev, (near,), dcache.get(name) or seen.device_key(name),
-                     (first,) if first == last else (first, last), device, ifname, name, shown, source,
+            add(Link(near_dev, near, seen.device_key(name), ends.get((pid, shown)) or seen.ports_of(pid, shown),
+                     device, intern(ifname), intern(name), intern(shown), source,
                      _rate(port) if "auto-negotiation" in port else None))
     except ValueError as exc:
         raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None

@@ -94,6 +94,7 @@ class Seen:
     covered: set[str] = field(default_factory=set)
     port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
     device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
+    port_names: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)   # see ports_of
 
     def add(self, link: Link) -> None:
         """Index ``link`` by its near end, and by its far end when no source covers the far device
@@ -114,6 +115,15 @@ class Seen:
         k = self.device_keys.get(name)
         if k is None:
             k = self.device_keys[name] = device_key(name)
+        return k
+
+    def ports_of(self, first: str, last: str) -> tuple[str, ...]:
+        """The port keys of a port known by the names ``first`` and ``last`` (the same name twice
+        for one), one tuple for each pair of names (a site has a few hundred, on every device)."""
+        k = self.port_names.get((first, last))
+        if k is None:
+            a, b = self.port_key(first), self.port_key(last)
+            k = self.port_names[first, last] = (a,) if a == b else (a, b)
         return k
 
     def port_key(self, name: str) -> str:
