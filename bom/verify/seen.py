@@ -65,7 +65,10 @@ class Link:
 
     def joins(self, a: End, b: End) -> bool:
         """Whether this pair is the cable from ``a`` to ``b`` (either way round)."""
-        return (self._near(a) and self._far(b)) or (self._near(b) and self._far(a))
+        # _near and _far written out: asked of every planned cable's pairs (a million at 100k GPUs)
+        nd, np, fd, fp = self.near_device, self.near_ports, self.far_device, self.far_ports
+        return (a[0] == nd and a[1] in np and b[0] == fd and b[1] in fp) or \
+            (b[0] == nd and b[1] in np and a[0] == fd and a[1] in fp)
 
     def mirrors(self, other: Link) -> bool:
         """Whether ``other`` is this pair reported from its other end."""
