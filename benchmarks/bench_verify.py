@@ -7,7 +7,10 @@ swapped pairs and ten cables left out (tests/verify/neighbours.py), written once
 Each run is its own process (its peak memory, ``ru_maxrss``, is its own): the plan files written
 (``planfiles.write_plan``, what ``bom cables`` does after the build), then the verification (the
 files read, the plan streamed past them, the work order written: what ``bom verify`` does after
-the build). Times are wall / CPU seconds. Run: python3 -m benchmarks.bench_verify
+the build). Times are wall / CPU seconds. Run: python3 -m benchmarks.bench_verify [16k] [100k]
+
+Each run prints, under its own figures, the ones recorded for the speed change (RECORDED; CHANGELOG,
+issue 26).
 """
 
 from __future__ import annotations
@@ -20,30 +23,44 @@ import sys
 import tempfile
 from pathlib import Path
 
-CASE = "100k GPUs, every fabric"
 SWAPS, OMITS = 10, 10
+#: Measured for issue 26's speed change on 2 shared cores at load 5 to 6, the code before it (3348359)
+#: and after it run back to back: CPU seconds after the build (reading the files) and peak MB.
+RECORDED = {
+    "16k": "before: verify 4.72 s (reading 3.11), 198 MB; write 4.24 s, 216 MB (1.11x). "
+           "after: verify 3.05 s (reading 1.72), 155 MB; write 3.08 s (0.99x)",
+    "100k": "before: verify 31.98 s (reading 21.15), 976 MB; write 28.81 s, 301 MB (1.11x). "
+            "after: verify 23.93 s (reading 13.06), 669 MB; write 33.71 s (0.71x)",
+}
 
 
-def _model():  # type: ignore[no-untyped-def]
-    from benchmarks.bench_rules import STREAM
+def _cases() -> dict[str, tuple[str, str]]:
+    """The sizes measured, each with every fabric (benchmarks/bench_rules.py)."""
+    from benchmarks.bench_rules import ALL, STREAM
+    from benchmarks.cases import SIZES
+
+    return {"16k": (SIZES["16k GPUs"], ALL), "100k": STREAM["100k GPUs, every fabric"]}
+
+
+def _model(case: str):  # type: ignore[no-untyped-def]
     from benchmarks.cases import scenario
     from bom.catalog.load import load_catalog
     from bom.topology.build import build_model
 
     catalog = load_catalog()
-    return build_model(*scenario(*STREAM[CASE]), catalog, None), catalog
+    return build_model(*scenario(*_cases()[case]), catalog, None), catalog
 
 
 def _peak() -> int:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
-def neighbours(folder: Path) -> dict[str, object]:
+def neighbours(case: str, folder: Path) -> dict[str, object]:
     """Write the neighbour files of the plan as built, with its swaps and omissions."""
     from bom.cableplan.rows import COL, rows
     from tests.verify import neighbours as nb
 
-    model, catalog = _model()
+    model, catalog = _model(case)
     plan = list(rows(model, catalog=catalog))
     step = len(plan) // (2 * SWAPS + OMITS + 1)
     ids = [plan[(i + 1) * step][COL["cable_id"]] for i in range(2 * SWAPS + OMITS)]
@@ -53,12 +70,12 @@ def neighbours(folder: Path) -> dict[str, object]:
             "omitted": ids[2 * SWAPS:]}
 
 
-def write_plan(out: Path) -> dict[str, object]:
+def write_plan(case: str, out: Path) -> dict[str, object]:
     import time
 
     from bom.outputs import planfiles
 
-    model, catalog = _model()
+    model, catalog = _model(case)
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     files = planfiles.write_plan(model, out, "bench", catalog=catalog)
@@ -66,13 +83,13 @@ def write_plan(out: Path) -> dict[str, object]:
             "load": round(load, 1), "peak_mb": _peak()}
 
 
-def verify(lldp: Path, out: Path) -> dict[str, object]:
+def verify(case: str, lldp: Path, out: Path) -> dict[str, object]:
     import time
 
     from bom.outputs.publish import write_all
     from bom.verify import run
 
-    model, catalog = _model()
+    model, catalog = _model(case)
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     seen = run.read_sources(lldp, None)
@@ -92,28 +109,38 @@ def _child(*args: str) -> dict[str, object]:
     return json.loads(out.stdout)
 
 
+def case(name: str, tmp: Path) -> None:
+    lldp = tmp / name / "lldp"
+    n = _child("--child-neighbours", name, str(lldp))
+    print(f"{name} GPUs, every fabric: {n['rows']:,} plan rows; {n['files']:,} neighbour files, {n['mb']} MB "
+          f"({SWAPS} pairs swapped, {OMITS} cables left out)")
+    p = _child("--child-plan", name, str(tmp / name / "plan"))
+    v = _child("--child-verify", name, str(lldp), str(tmp / name / "verify"))
+    print(f"  write the plan (bom cables)  load {p['load']:4.1f}  {p['s'][0]:7.2f}/{p['s'][1]:7.2f} s  "
+          f"peak {p['peak_mb']} MB")
+    print(f"  verify it (bom verify)       load {v['load']:4.1f}  {v['s'][0]:7.2f}/{v['s'][1]:7.2f} s  "
+          f"(reading the files {v['read_cpu_s']} CPU s)  peak {v['peak_mb']} MB")
+    print(f"  verify / write: {v['s'][1] / p['s'][1]:.2f}x CPU; found ok {v['ok']:,}, "
+          f"missing {len(v['missing'])}, miswired {len(v['miswired'])}, unexpected {v['unexpected']}, "
+          f"not checked {v['not_checked']}")
+    right = sorted(v["missing"]) == sorted(n["omitted"]) and sorted(v["miswired"]) == sorted(n["swapped"])
+    print(f"  found exactly the swaps and omissions: {right}")
+    print(f"  recorded (CHANGELOG, issue 26): {RECORDED[name]}")
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
-        what, args = sys.argv[1], [Path(a) for a in sys.argv[2:]]
+        what, name, args = sys.argv[1], sys.argv[2], [Path(a) for a in sys.argv[3:]]
         fn = {"--child-neighbours": neighbours, "--child-plan": write_plan, "--child-verify": verify}[what]
-        print(json.dumps(fn(*args)))
+        print(json.dumps(fn(name, *args)))
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        lldp = Path(tmp) / "lldp"
-        n = _child("--child-neighbours", str(lldp))
-        print(f"{CASE}: {n['rows']:,} plan rows; {n['files']:,} neighbour files, {n['mb']} MB "
-              f"({SWAPS} pairs swapped, {OMITS} cables left out)")
-        p = _child("--child-plan", str(Path(tmp) / "plan"))
-        v = _child("--child-verify", str(lldp), str(Path(tmp) / "verify"))
-        print(f"  write the plan (bom cables)  load {p['load']:4.1f}  {p['s'][0]:7.2f}/{p['s'][1]:7.2f} s  "
-              f"peak {p['peak_mb']} MB")
-        print(f"  verify it (bom verify)       load {v['load']:4.1f}  {v['s'][0]:7.2f}/{v['s'][1]:7.2f} s  "
-              f"(reading the files {v['read_cpu_s']} CPU s)  peak {v['peak_mb']} MB")
-        print(f"  verify / write: {v['s'][1] / p['s'][1]:.2f}x CPU; found ok {v['ok']:,}, "
-              f"missing {len(v['missing'])}, miswired {len(v['miswired'])}, unexpected {v['unexpected']}, "
-              f"not checked {v['not_checked']}")
-        right = sorted(v["missing"]) == sorted(n["omitted"]) and sorted(v["miswired"]) == sorted(n["swapped"])
-        print(f"  found exactly the swaps and omissions: {right}")
+    names = sys.argv[1:] or list(_cases())
+    for name in names:
+        if name not in _cases():
+            sys.exit(f"bench_verify: no size {name!r} (sizes: {', '.join(_cases())})")
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            case(name, Path(tmp))
 
 
 if __name__ == "__main__":

@@ -130,17 +130,21 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         return k
 
     for r in rows:
-        da, db = dk(r[ai]), dk(r[bi])
-        for d, rack, u, name in ((da, ari, aui, r[ai]), (db, bri, bui, r[bi])):
-            if d in named and d not in names:
-                names[d] = name                       # type: ignore[assignment]
-                where[d] = (r[rack], r[u])            # type: ignore[assignment]
+        na, nb = r[ai], r[bi]
+        da, db = dkeys.get(na) or dk(na), dkeys.get(nb) or dk(nb)
+        if da in named and da not in names:
+            names[da] = na                         # type: ignore[assignment]
+            where[da] = (r[ari], r[aui])
+        if db in named and db not in names:
+            names[db] = nb                         # type: ignore[assignment]
+            where[db] = (r[bri], r[bui])
         if only and r[fi] not in only:
             continue
         if not only and da not in covered and db not in covered:
             v.not_checked += 1
             continue
-        a, b = (da, pk(r[api])), (db, pk(r[bpi]))
+        pa, pb = r[api], r[bpi]
+        a, b = (da, pkeys.get(pa) or pk(pa)), (db, pkeys.get(pb) or pk(pb))
         la, lb = at(a, ()), at(b, ())
         if not la and not lb:
             v.missing.append(Problem("missing", r))

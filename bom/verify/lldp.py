@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,14 +83,8 @@ def _neighbours(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
-    """The neighbour's system name, its port's names (id, then description) and the port entry."""
-    try:   # json0 as lldpd writes it (most files); anything else takes the general path below
-        port = entry["port"][0]
-        descr = port.get("descr")
-        names = [str(port["id"][0]["value"]), *((str(descr[0]["value"]),) if descr else ())]
-        return str(entry["chassis"][0]["name"][0]["value"]), names, port
-    except (KeyError, IndexError, TypeError):
-        pass
+    """The neighbour's system name, its port's names (id, then description) and the port entry,
+    in any shape either form writes (what :func:`read_file` does not take on its fast path)."""
     chassis = _first(entry.get("chassis"))
     port = _first(entry.get("port"))
     if not isinstance(chassis, dict) or not isinstance(port, dict):
@@ -113,22 +108,35 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     near_dev = device_key(device)
     source = str(path)
     pairs: set[tuple[str, str, str]] = set()
-    pk, dk = seen.port_key, seen.device_key
+    # A site reports over a million pairs: one flat walk over the file. The names each pair keeps
+    # are shared (a device's name is on every pair that reaches it, a port name on every device):
+    # interned text, and one tuple of port keys for each pair of names a port is known by.
+    ends, add, intern = seen.port_names, seen.add, sys.intern
     try:
         for ifname, entry in _neighbours(doc):
-            name, ports, port = _far(entry)
-            if not name or not ports:
+            try:   # json0 as lldpd writes it (most files); anything else takes the general path
+                port = entry["port"][0]
+                pid = str(port["id"][0]["value"])
+                descr = port.get("descr")
+                shown = str(descr[0]["value"]) if descr else pid
+                name = str(entry["chassis"][0]["name"][0]["value"])
+            except (KeyError, IndexError, TypeError):
+                name, ports, port = _far(entry)
+                if not ports:
+                    continue
+                pid, shown = ports[0], ports[-1]
+            if not name:
                 continue   # a neighbour that sends no system name cannot be matched to a device
-            shown = ports[-1]          # the description (a host's interface name) when there is one
-            near = pk(ifname)
+            # shown: the description (a host's interface name) when there is one, else the id
+            near = ends.get((ifname, ifname)) or seen.ports_of(ifname, ifname)
             pair = (near, name, shown)
             if pair in pairs:
                 raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {shown}",
                                where=str(path), hint=HINT)
             pairs.add(pair)
-            first, last = pk(ports[0]), pk(shown)
-            seen.add(Link(near_dev, (near,), dk(name), (first,) if first == last else (first, last), device, ifname,
-                          name, shown, source, _rate(port) if "auto-negotiation" in port else None))
+            add(Link(near_dev, near, seen.device_key(name), ends.get((pid, shown)) or seen.ports_of(pid, shown),
+                     device, intern(ifname), intern(name), intern(shown), source,
+                     _rate(port) if "auto-negotiation" in port else None))
     except ValueError as exc:
         raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None
 
@@ -138,7 +146,7 @@ def read_dir(folder: Path, seen: Seen) -> int:
     if not folder.is_dir():
         raise BomError("is not a folder", where=str(folder), key="--lldp",
                        hint="Give --lldp the folder of <device>.json files (lldpcli -f json0 show neighbors).")
-    files = sorted(folder.glob("*.json"))
+    files = sorted(folder.glob("*.json"), key=str)   # as Paths sort here, without their slow comparisons
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
     for path in files:   # every device's file known first: a pair is indexed by the end that reports it

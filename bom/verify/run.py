@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +21,31 @@ if TYPE_CHECKING:
     from bom.outputs.publish import Output
 
 
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """The cycle collector off while the sources are read and the plan streamed past them.
+
+    They make millions of objects (a parsed file, a neighbour pair, a plan row) none of which is
+    part of a cycle, so reference counting frees them all the same; with the collector on, each
+    collection walks every pair kept so far and the model again: half the CPU time of reading a
+    100,000-GPU site's neighbour files (benchmarks/bench_verify.py).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def read_sources(lldp: Path | None, ib: Path | None) -> Seen:
     """Every neighbour pair the sources saw (exit 2 naming the file on bad input)."""
+    with no_cycle_collection():
+        return _read(lldp, ib)
+
+
+def _read(lldp: Path | None, ib: Path | None) -> Seen:
     seen = Seen()
     if lldp is not None:
         lldpd.read_dir(lldp, seen)
@@ -39,7 +64,8 @@ def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[s
     for f in fabrics:
         if f not in known:
             raise BomError(f"the design has no fabric {f!r} (it has {', '.join(sorted(known))})", key="--fabric")
-    return verify(rows(model, catalog=catalog), seen, fabrics)
+    with no_cycle_collection():
+        return verify(rows(model, catalog=catalog), seen, fabrics)
 
 
 def work_order(v: Verification, name: str) -> Output:

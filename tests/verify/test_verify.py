@@ -14,7 +14,7 @@ import openpyxl
 import pytest
 
 from bom import pipeline
-from bom.cableplan.rows import rows
+from bom.cableplan.rows import COL, rows
 from bom.inputs.scenario import load_scenario
 from tests.verify import neighbours as nb
 
@@ -136,6 +136,37 @@ def test_json0_and_json_forms_from_lldpd(tmp_path):
         got = sorted((x.near_ports, x.far_device, x.far_ports, x.shown) for x in seen.links)
         assert got == [(("p1_1",), "node-b", ("e6:3a:05:71:ad:f8", "eth0"), "node-b:eth0"),
                        (("p2_1",), "node-b", ("ea:b7:0f:90:92:cb", "eth1"), "node-b:eth1")], name
+
+
+def test_the_cycle_collector_is_as_it_was_after_reading_and_checking(tmp_path, plan):
+    """Reading and checking pause it (benchmarks/bench_verify.py: half the reading time at 100k GPUs);
+    it is back on afterwards, after a bad file too, and stays off for a caller that had it off."""
+    import gc
+
+    from bom.errors import BomError
+    from bom.verify import run as verify_run
+    from bom.verify.check import verify
+
+    first = plan[0][COL["cable_id"]]
+    d = lldp(tmp_path, plan, omit=[first])
+    assert gc.isenabled()
+    seen = verify_run.read_sources(d, None)
+    assert gc.isenabled()
+    with verify_run.no_cycle_collection():
+        assert not gc.isenabled()
+        assert [p.field("cable_id") for p in verify(plan, seen).missing] == [first]
+    assert gc.isenabled()
+    (d / "s1-r01-rk01-leaf-02.json").write_text('{"lldp": [')
+    with pytest.raises(BomError, match="is not complete JSON"):
+        verify_run.read_sources(d, None)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(BomError):
+            verify_run.read_sources(d, None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 # --- bad input: exit 2 naming the file ------------------------------------------------------
