@@ -1,0 +1,145 @@
+"""Power and buildings set the limit (issue 27): the number of sites from the power one building can
+draw, a count that cannot hold the cluster refused, CDUs for liquid-cooled racks and their power in
+the facility, and the facility leased or built (the TCO sheet recalculated by LibreOffice)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bom.costing.cooling import LOOP_DT_K, water_flow_l_min
+from bom.costing.report import make_report
+from bom.costing.tco import DEFAULTS, PUE_BY_COOLING, inputs
+from bom.inputs.scenario import load_scenario
+from bom.pipeline import build_scenario
+
+#: 100,000 GB300 GPUs in buildings of 100 MW: the seeds' "100,000 GPUs need 150 MW or more".
+BIG = """\
+name: gb300-100k
+platform: gb300-nvl72
+gpus: 100000
+fabrics:
+  compute: {{switch: q3400, topology: rail-optimized, layers: auto}}
+  inband: {{switch: sn5600}}
+sites:
+  power: "100 MW"
+{count}  distance: "40 km"
+  dci_fraction: 0.125
+layout: {{racks_per_row: 8, cooling: liquid}}
+"""
+
+
+def _report(text: str, tmp_path: Path, catalog, name: str = "s.yaml"):  # type: ignore[no-untyped-def]
+    path = tmp_path / name
+    path.write_text(text)
+    scenario, src = load_scenario(path)
+    return make_report(build_scenario(scenario, src, catalog), catalog)
+
+
+@pytest.fixture(scope="module")
+def big(catalog, tmp_path_factory):  # type: ignore[no-untyped-def]
+    return _report(BIG.format(count=""), tmp_path_factory.mktemp("big"), catalog)
+
+
+def test_sites_from_power_is_the_facility_over_a_building_rounded_up(big):
+    power = big.power
+    facility_mw = big.tco.facility_power_max_kw / 1000
+    assert power.decided_by == "power"
+    assert facility_mw > 150                        # the seeds: 100,000 GPUs need 150 MW or more
+    assert big.model.cluster.site_count == math.ceil(facility_mw / 100) == 3
+    assert all(s.facility_kw <= 100_000 and s.fits for s in power.sites)
+    # The sites' power adds up to the TCO's facility power at its maximum (one rule for both).
+    assert sum(s.facility_kw for s in power.sites) == pytest.approx(big.tco.facility_power_max_kw, rel=1e-9)
+    j = big.to_json()
+    assert j["power"]["decided_by"] == "power" and len(j["power"]["sites"]) == 3
+    assert all(s["limit_kw"] == 100_000 and s["fits"] for s in j["power"]["sites"])
+
+
+def test_a_count_that_cannot_hold_it_exits_2_with_the_mw_and_buildings(bom, tmp_path):
+    path = tmp_path / "one.yaml"
+    path.write_text(BIG.format(count="  count: 1\n"))
+    out = tmp_path / "out"
+    result = bom("build", str(path), "-o", str(out))
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "one.yaml:" in text and "sites.count" in text
+    assert "MW of facility power" in text and "it needs 3 buildings" in text and "Give count: 3" in text
+    assert not out.exists()                          # nothing half-written
+
+
+def test_a_gb300_build_lists_cdus_and_their_power_an_h100_build_none(default_report, catalog, tmp_path):
+    cdus = [x for x in default_report.lines if x.category == "CDU"]
+    assert len(cdus) == 1 and cdus[0].quantity == default_report.cooling.cdus > 0
+    c = default_report.cooling
+    # N+1 per site, on the heat the cold plates take.
+    for s in c.sites:
+        assert s.cdus == math.ceil(s.liquid_kw * 1000 / c.capacity_w) + 1
+        assert s.water_l_min == pytest.approx(water_flow_l_min(s.liquid_kw * 1000))
+        assert s.air_kw > 0
+    # Their pumps are facility power: on top of IT x PUE, not in the IT power.
+    t = default_report.tco
+    assert t.cooling_power_kw > 0 and t.cooling_power_kw == pytest.approx(cdus[0].power_w / 1000)
+    assert t.facility_power_max_kw == pytest.approx(t.it_power_max_kw * DEFAULTS["pue"].value + t.cooling_power_kw)
+    assert t.it_power_kw == pytest.approx(sum(x.power_w for x in default_report.lines if x.category != "CDU") / 1000)
+    h100 = _report("name: h100\nplatform: dgx-h100\ngpus: 256\nlayout: {cooling: air}\n", tmp_path, catalog)
+    assert h100.cooling is None and not [x for x in h100.lines if x.category == "CDU"]
+    assert h100.tco.cooling_power_kw == 0
+
+
+def test_water_flow_is_heat_over_rho_cp_dt():
+    # 1 MW at a 10 K rise: 1e6 / (997 x 4186 x 10) m^3/s = 1,437.5 L/min.
+    assert water_flow_l_min(1e6, 10.0) == pytest.approx(1e6 / (997 * 4186 * 10) * 60_000)
+    assert water_flow_l_min(2e6, 2 * LOOP_DT_K) == pytest.approx(water_flow_l_min(1e6, LOOP_DT_K))
+
+
+def test_each_default_cites_its_source(default_report):
+    assert "Uptime Institute" in PUE_BY_COOLING["air"].source and PUE_BY_COOLING["air"].value == 1.56
+    assert inputs(None, "air")["pue"].value == 1.56 and inputs(None, "liquid")["pue"].value == 1.25
+    assert inputs(None, ["air", "liquid"])["pue"].value == DEFAULTS["pue"].value   # mixed halls: the default
+    assert "Cushman & Wakefield" in DEFAULTS["build_capex"].source and DEFAULTS["build_capex"].value == 11.7e6
+    j = default_report.to_json()
+    assert "Vertiv" in j["cooling"]["cdu_capacity_source"] and j["cooling"]["cdu_capacity_kw"] == 2300
+    assert j["inputs"]["build_capex"]["source"] == DEFAULTS["build_capex"].source
+
+
+def test_build_puts_the_building_in_capex_and_drops_the_lease(catalog, tmp_path):
+    text = Path(load_scenario(None)[1].file).read_text()
+    lease = _report(text, tmp_path, catalog, "lease.yaml")
+    built = _report(text.replace("tco: {", "tco: {facility: build, grid_connection: \"1e6 USD/MW\", "), tmp_path,
+                    catalog, "build.yaml")
+    a, b = lease.tco, built.tco
+    assert not a.facility_built and b.facility_built
+    assert a.lease_per_year > 0 and a.space_per_year == pytest.approx(a.lease_per_year) and b.space_per_year == 0
+    assert b.building_capex_usd == pytest.approx(b.it_power_max_kw / 1000 * 11.7e6)
+    assert b.grid_connection_usd == pytest.approx(b.facility_power_max_kw / 1000 * 1e6)
+    assert b.capex_usd == pytest.approx(a.capex_usd + b.building_capex_usd + b.grid_connection_usd)
+    # Both options are worked out either way, so the sheet can set them side by side.
+    assert a.building_capex_usd == pytest.approx(b.building_capex_usd) and b.lease_per_year == a.lease_per_year
+
+
+@pytest.mark.slow
+def test_lease_against_build_recalculated_by_libreoffice_equals_the_json(bom, tmp_path):
+    from tests.spreadsheet import named_values, recalc
+
+    text = Path(load_scenario(None)[1].file).read_text()
+    path = tmp_path / "build.yaml"
+    path.write_text(text.replace("tco: {", "tco: {facility: build, grid_connection: \"1e6 USD/MW\", "))
+    assert bom("build", str(path), "-o", str(tmp_path / "out")).exit_code == 0
+    name = load_scenario(path)[0].name
+    j = json.loads((tmp_path / "out" / f"{name}.json").read_text())
+    got = named_values(recalc(tmp_path / "out" / f"{name}.xlsx", tmp_path / "lo"))
+    f, t = j["finance"], j["totals"]
+    assert f["facility"] == "build"
+    for name, want in (("lease_per_year_usd", f["lease_per_year"]), ("building_capex_usd", f["building_capex_usd"]),
+                       ("grid_connection_usd", f["grid_connection_usd"]), ("build_per_year_usd", f["build_per_year"]),
+                       ("space_per_year_usd", f["space_per_year"]), ("capex_usd", t["capex_usd"]),
+                       ("tco_usd", t["tco_usd"]), ("usd_per_gpu_hour", t["usd_per_gpu_hour"]),
+                       ("cooling_power_kw", t["cooling_power_kw"]), ("it_power_kw", t["it_power_kw"]),
+                       ("facility_power_max_kw", t["facility_power_max_kw"]),
+                       ("capital_charge_per_year_usd", f["capital_charge_per_year"]),
+                       ("depreciation_per_year_usd", f["depreciation_per_year"])):
+        assert got[name] == pytest.approx(want, rel=1e-6, abs=1e-6), name
+    assert got["build_less_lease_per_year_usd"] == pytest.approx(f["build_per_year"] - f["lease_per_year"], rel=1e-6)
