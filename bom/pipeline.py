@@ -17,7 +17,7 @@ from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.resources import data_dir
 from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
-from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size
+from bom.topology.sizing import Accelerator, LevelPower, Sizing, platform_accelerator, seed_accelerator, size
 
 if TYPE_CHECKING:
     from bom.model.model import Model
@@ -67,6 +67,14 @@ def size_seed_jobs(catalog: Catalog, platform_id: str | None,
 
     pue = ov.pue or DEFAULTS["pue"].value
     return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
+
+
+def size_levels(catalog: Catalog, platform_id: str | None, ov: SizeOverrides, pue: float,
+                building_kw: float | None) -> list[LevelPower]:
+    """Each level of scale's power on the platform (or the seed's accelerator), and the buildings it takes."""
+    from bom.topology.sizing import level_powers
+
+    return level_powers(accelerator(catalog, platform_id, ov), pue, building_kw)
 
 
 def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_id: str | None,

@@ -143,3 +143,18 @@ def test_lease_against_build_recalculated_by_libreoffice_equals_the_json(bom, tm
                        ("depreciation_per_year_usd", f["depreciation_per_year"])):
         assert got[name] == pytest.approx(want, rel=1e-6, abs=1e-6), name
     assert got["build_less_lease_per_year_usd"] == pytest.approx(f["build_per_year"] - f["lease_per_year"], rel=1e-6)
+
+
+def test_bom_size_gives_each_level_its_power_and_buildings(bom):
+    result = bom("size", "--platform", "gb300-nvl72", "--building", "100 MW")
+    assert result.exit_code == 0
+    row = next(line for line in result.stdout.splitlines() if line.startswith("cluster (100k)"))
+    assert row.endswith("3 buildings at 100 MW")
+    assert next(line for line in result.stdout.splitlines() if line.startswith("rack (72)")).endswith(
+        "fits one building")
+    j = json.loads(bom("size", "--platform", "gb300-nvl72", "--building", "100 MW", "--json").stdout)
+    level = next(lv for lv in j["levels"] if lv["label"] == "cluster (100k)")
+    # IT = GPUs x the platform's power per GPU; facility = IT x PUE; buildings = ceil(facility / 100 MW).
+    assert level["facility_kw"] == pytest.approx(level["it_kw"] * 1.25)
+    assert level["buildings"] == math.ceil(level["facility_kw"] / 100_000) == 3
+    assert bom("size", "--building", "0 MW").exit_code == 2
