@@ -39,7 +39,7 @@ def water_flow_l_min(heat_w: float, dt_k: float = LOOP_DT_K) -> float:
     """Facility water flow [L/min] = heat / (rho x c_p x dT) in m^3/s, x 1000 x 60.
 
     >>> round(water_flow_l_min(1_000_000), 1)
-    1437.5
+    1437.7
     """
     return heat_w / (WATER_DENSITY * WATER_CP * dt_k) * 1000.0 * 60.0
 

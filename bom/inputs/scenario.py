@@ -300,6 +300,11 @@ class Layout(Model):
     patch_panels: int = Field(default=0, ge=0, le=6, examples=[2])
     """Patch panels on every run that leaves its row (structured cabling); each adds mated pairs
     to the optical loss."""
+    rack_power_limit: Power | None = Field(default=None, examples=["40 kW"])
+    """What the hall can feed one rack. Compute racks are spread to fewer nodes under it where the
+    platform allows (whole nodes or systems per rack); a rack-scale system drawing more (an NVL72 rack)
+    cannot be spread and breaks the design rule ``placement.rack_power``, as does any rack over it.
+    Default: not stated (the rack's power budget alone)."""
     cooling: Literal["air", "liquid"] | list[Literal["air", "liquid"]] | None = Field(
         default=None, examples=["air", ["liquid", "air"]])
     """What the halls can cool: ``liquid`` (a facility water loop to the racks) or ``air`` only;

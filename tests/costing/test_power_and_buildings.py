@@ -90,7 +90,7 @@ def test_a_gb300_build_lists_cdus_and_their_power_an_h100_build_none(default_rep
 
 
 def test_water_flow_is_heat_over_rho_cp_dt():
-    # 1 MW at a 10 K rise: 1e6 / (997 x 4186 x 10) m^3/s = 1,437.5 L/min.
+    # 1 MW at a 10 K rise: 1e6 / (997 x 4186 x 10) m^3/s = 1,437.7 L/min.
     assert water_flow_l_min(1e6, 10.0) == pytest.approx(1e6 / (997 * 4186 * 10) * 60_000)
     assert water_flow_l_min(2e6, 2 * LOOP_DT_K) == pytest.approx(water_flow_l_min(1e6, LOOP_DT_K))
 
@@ -158,3 +158,20 @@ def test_bom_size_gives_each_level_its_power_and_buildings(bom):
     assert level["facility_kw"] == pytest.approx(level["it_kw"] * 1.25)
     assert level["buildings"] == math.ceil(level["facility_kw"] / 100_000) == 3
     assert bom("size", "--building", "0 MW").exit_code == 2
+
+
+def test_racks_over_the_halls_feed_are_spread_or_refused(bom, catalog, tmp_path):
+    # DGX H100 (10.2 kW a node): 4 to a rack by its budget, 2 under a 25 kW feed (32 nodes: 8 racks -> 16).
+    plain = _report("name: h\nplatform: dgx-h100\ngpus: 256\n", tmp_path, catalog, "h0.yaml")
+    fed = _report("name: h\nplatform: dgx-h100\ngpus: 256\nlayout: {rack_power_limit: \"25 kW\"}\n", tmp_path,
+                  catalog, "h1.yaml")
+    assert fed.model.floor.nodes_per_rack == 25_000 // 10_200 == 2 < plain.model.floor.nodes_per_rack
+    assert fed.model.floor.nodes_per_rack * fed.model.platform.node_power_w <= 25_000
+    assert not [v for r in fed.checks.failed for v in r.kept if v.rule == "placement.rack_power"]
+    # A GB300 NVL72 rack (142 kW) is one system: it cannot be spread, so the design rule refuses it.
+    path = tmp_path / "g.yaml"
+    path.write_text("name: g\nplatform: gb300-nvl72\ngpus: 576\nlayout: {rack_power_limit: \"40 kW\"}\n")
+    result = bom("build", str(path), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    text = " ".join(result.output.split())
+    assert "placement.rack_power" in text and "cannot be spread" in text and "40.0 kW" in text
