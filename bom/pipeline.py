@@ -302,7 +302,7 @@ def _with_sites(scenario: Scenario, n: int, limits: list[float]) -> Scenario:
     split = None if len(set(limits)) == 1 else list(limits)
     one = sites.model_copy(update={"count": n, "split": split})
     try:
-        one._joined()   # two or more sites need their distance and DCI bandwidth: the validator's error, if not
+        one.check_joined()   # two or more sites need their distance and DCI bandwidth: the validator's error, if not
     except RuleError as exc:
         raise BomError(f"sites.power needs {n} buildings here, and {exc}", at=("sites", *exc.at),
                        key="sites." + ".".join(map(str, exc.at)), hint=exc.hint) from None

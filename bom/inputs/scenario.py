@@ -258,7 +258,7 @@ class Sites(Model):
         return self.power is not None and not self.count_given
 
     @model_validator(mode="after")
-    def _joined(self) -> Sites:
+    def check_joined(self) -> Sites:
         """Two or more sites are joined: a route length, and one way to size the DCI."""
         if self.count < 2:
             return self

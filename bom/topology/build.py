@@ -145,7 +145,7 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
     s = scenario.sites
     if s is None or s.count < 2:
         return None
-    assert s.distance is not None   # the scenario's rule (Sites._joined)
+    assert s.distance is not None   # the scenario's rule (Sites.check_joined)
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
     if s.dci_auto:
         split = sizing.parallelism if sizing is not None else None
