@@ -116,6 +116,9 @@ def test_build_puts_the_building_in_capex_and_drops_the_lease(catalog, tmp_path)
     assert b.building_capex_usd == pytest.approx(b.it_power_max_kw / 1000 * 11.7e6)
     assert b.grid_connection_usd == pytest.approx(b.facility_power_max_kw / 1000 * 1e6)
     assert b.capex_usd == pytest.approx(a.capex_usd + b.building_capex_usd + b.grid_connection_usd)
+    # The Monte Carlo range carries the building at its figure: its median sits by the point figure.
+    assert built.range.percentiles("capex").p50 == pytest.approx(b.capex_usd, rel=0.1)
+    assert built.range.percentiles("capex").p10 > a.capex_usd
     # Both options are worked out either way, so the sheet can set them side by side.
     assert a.building_capex_usd == pytest.approx(b.building_capex_usd) and b.lease_per_year == a.lease_per_year
 
