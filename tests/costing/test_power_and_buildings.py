@@ -178,3 +178,14 @@ def test_racks_over_the_halls_feed_are_spread_or_refused(bom, catalog, tmp_path)
     assert result.exit_code == 2 and not (tmp_path / "out").exists()
     text = " ".join(result.output.split())
     assert "placement.rack_power" in text and "cannot be spread" in text and "40.0 kW" in text
+
+
+def test_buildings_of_different_power_are_taken_in_order_and_shared_by_power(catalog, tmp_path):
+    text = BIG.format(count="").replace('power: "100 MW"', 'power: ["150 MW", "100 MW", "60 MW", "200 MW"]')
+    r = _report(text, tmp_path, catalog)
+    facility = r.tco.facility_power_max_kw
+    # 150 + 100 < facility <= 150 + 100 + 60: the first three buildings, the fourth left out.
+    assert 250_000 < facility <= 310_000 and r.model.cluster.site_count == 3
+    sites = r.power.sites
+    assert [s.limit_kw for s in sites] == [150_000, 100_000, 60_000] and all(s.fits for s in sites)
+    assert sites[0].facility_kw > sites[1].facility_kw > sites[2].facility_kw   # in proportion to their power
