@@ -168,10 +168,13 @@ def size(
         min=0.01, max=1.0, metavar="FRACTION", help="Model FLOP utilisation, e.g. 0.4.")] = None,
     pue: Annotated[Optional[float], typer.Option(
         min=1.0, max=3.0, metavar="RATIO", help="Power usage effectiveness, e.g. 1.25.")] = None,
+    building: Annotated[Optional[str], typer.Option(
+        metavar="QUANTITY", help='The power one building can draw, e.g. "100 MW" (default: the scenario\'s '
+                                 'sites.power): each level says how many buildings it takes.')] = None,
     as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
 ) -> None:
-    """How many accelerators a job needs, and at which level of scale it lands."""
+    """How many accelerators a job needs, at which level of scale it lands, and each level's power."""
     from bom import pipeline
     from bom.inputs.scenario import load_scenario
     from bom.outputs import terminal as text
@@ -180,22 +183,42 @@ def size(
         _positive(memory_per_gpu, "information", "GB", "--memory-per-gpu") if memory_per_gpu else None,
         _positive(flops_per_gpu, "compute", "FLOP/s", "--flops-per-gpu") if flops_per_gpu else None, mfu, pue)
     catalog = _catalog(catalog_dir)
+    building_kw = _positive(building, "power", "kW", "--building") if building else None
     if scenario is None:
         results = pipeline.size_seed_jobs(catalog, platform, ov)
+        levels = pipeline.size_levels(catalog, platform, ov, results[0].pue, building_kw)
         if as_json:
-            _print_json([r.to_json() for r in results])
+            _print_json([r.to_json() for r in results] if building is None else
+                        {"jobs": [r.to_json() for r in results], "building_kw": building_kw,
+                         "levels": [lv.to_json() for lv in levels]})
             return
         typer.echo(text.sizing_heading(results[0].accelerator, None if platform else pipeline.SEED_POWER_PLATFORM))
         typer.echo(text.sizing_table(results))
+        if levels:
+            typer.echo("")
+            typer.echo(text.levels_table(levels, building_kw))
         return
     sc, src = load_scenario(scenario)
     result = pipeline.size_scenario(sc, src, catalog, platform, ov)
     split = result.parallelism
+    if building_kw is None and sc.sites is not None and sc.sites.power is not None \
+            and not isinstance(sc.sites.power, list):
+        from bom.units import magnitude
+
+        building_kw = magnitude(sc.sites.power, "power") / 1000.0
+    levels = pipeline.size_levels(catalog, platform or sc.platform, ov, result.pue, building_kw)
     if as_json:
-        _print_json({**result.to_json(), "parallelism": split.to_json() if split else None})
+        _print_json({**result.to_json(), "parallelism": split.to_json() if split else None,
+                     "building_kw": building_kw, "levels": [lv.to_json() for lv in levels]})
         return
     typer.echo(f"Sizing {sc.name} on {result.accelerator}.")
     typer.echo(text.sizing_table([result]))
+    if levels:
+        typer.echo("")
+        typer.echo(text.levels_table(levels, building_kw))
+        note = text.job_buildings(result.gpus, result.facility_power_kw, building_kw)
+        if note:
+            typer.echo(note)
     if split is not None:
         typer.echo("")
         typer.echo(text.parallelism_text(split))

@@ -12,12 +12,20 @@ from bom.costing.compare import Comparison, Generation, default_platforms, parse
 from bom.costing.report import Report, make_report
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
-from bom.inputs.validation import locate, suggest
+from bom.inputs.validation import RuleError, locate, suggest
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.resources import data_dir
 from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
-from bom.topology.sizing import Accelerator, Sizing, platform_accelerator, seed_accelerator, size, with_replicas
+from bom.topology.sizing import (
+    Accelerator,
+    LevelPower,
+    Sizing,
+    platform_accelerator,
+    seed_accelerator,
+    size,
+    with_replicas,
+)
 
 if TYPE_CHECKING:
     from bom.model.model import Model
@@ -69,6 +77,14 @@ def size_seed_jobs(catalog: Catalog, platform_id: str | None,
     return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
 
 
+def size_levels(catalog: Catalog, platform_id: str | None, ov: SizeOverrides, pue: float,
+                building_kw: float | None) -> list[LevelPower]:
+    """Each level of scale's power on the platform (or the seed's accelerator), and the buildings it takes."""
+    from bom.topology.sizing import level_powers
+
+    return level_powers(accelerator(catalog, platform_id, ov), pue, building_kw)
+
+
 def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_id: str | None,
                   ov: SizeOverrides) -> Sizing:
     """The scenario's workload sized on its platform (or ``platform_id``)."""
@@ -88,7 +104,8 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
     from bom.costing.tco import inputs
 
     try:
-        sized = size(_with_mfu(scenario.workload, ov), acc, ov.pue or inputs(scenario.tco)["pue"].value)
+        pue = ov.pue or inputs(scenario.tco, scenario.layout.cooling)["pue"].value
+        sized = size(_with_mfu(scenario.workload, ov), acc, pue)
         if pid is not None and scenario.workload.has_shape:
             split = split_job(scenario, catalog.platform(pid), acc, sized)
             sized = replace(sized, parallelism=split)
@@ -222,9 +239,90 @@ def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
             raise BomError("a build needs a platform", where=src.where(()), key="platform")
         sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
     try:
+        if scenario.sites is not None and scenario.sites.power is not None:
+            return _sites_from_power(scenario, src, catalog, sizing)
         return build_model(scenario, src, catalog, sizing)
     except BomError as exc:
         raise locate(exc, src) from None
+
+
+#: Builds the number of sites from sites.power may take; it only grows, so it settles well before.
+POWER_ROUNDS = 12
+def site_power_of(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
+    """Each site's IT and facility power at maximum (bom/costing/sitepower.py), from the model's BOM lines."""
+    from bom.costing import cooling
+    from bom.costing.lines import all_lines
+    from bom.costing.sitepower import site_limits_kw, site_power
+    from bom.costing.tco import inputs
+
+    sc = model.scenario
+    pue = float(inputs(sc.tco, sc.layout.cooling)["pue"].value)
+    limits = site_limits_kw(sc)[:model.cluster.site_count] if sc.sites and sc.sites.power is not None else None
+    return site_power(model, all_lines(model, catalog), pue, cooling.plan(model, catalog), limits)
+
+
+def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
+    """The model on as many buildings as its facility power needs (``sites.power`` with no count), or the
+    scenario's count checked against the buildings' power. More sites bring more DCI gear and so more power:
+    the count only grows from round to round, until the sites hold the facility (a fixed point)."""
+    from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw
+    from bom.topology.build import build_model
+
+    sites = scenario.sites
+    assert sites is not None
+    limits = site_limits_kw(scenario)
+    if not sites.from_power:
+        model = build_model(scenario, src, catalog, sizing)
+        power = site_power_of(model, catalog)
+        over = [s for s in power.sites if not s.fits]
+        if over:
+            need = buildings_needed(power.facility_kw, limits)
+            raise LimitError(
+                f"the cluster needs {power.facility_kw / 1000:,.1f} MW of facility power (IT at its maximum x PUE "
+                f"{power.pue:g}, plus the CDUs); {len(over)} of {len(power.sites)} site(s) go over their "
+                f"{over[0].limit_kw / 1000:,.1f} MW (site {over[0].site}: {over[0].facility_kw / 1000:,.1f} MW), so "
+                + (f"it needs {need} buildings of that power" if need is not None else
+                   "the buildings listed cannot hold it"),
+                at=("sites", "count"), key="sites.count",
+                hint=(f"Give count: {need}, or leave count out and the build takes as many buildings as it needs "
+                      "(sites.power), or fewer GPUs." if need is not None else
+                      "List more buildings in sites.power, or fewer GPUs."))
+        return model
+    n, rounds = 1, 0
+    while True:
+        rounds += 1
+        job = scenario if n == 1 else _with_sites(scenario, n, limits[:n])
+        model = build_model(job, src, catalog, sizing)
+        power = site_power_of(model, catalog)
+        need = buildings_needed(power.facility_kw, limits)
+        if need is None:
+            raise LimitError(f"the cluster needs {power.facility_kw / 1000:,.1f} MW of facility power, more than "
+                            f"the {sum(limits) / 1000:,.1f} MW of the {len(limits)} buildings sites.power lists",
+                            at=("sites", "power"), key="sites.power",
+                            hint="List more buildings (or more power per building), or fewer GPUs.")
+        fits = all(s.fits for s in power.sites)
+        if need <= n and fits:
+            return replace(model, power_rounds=rounds)
+        # More sites bring more DCI gear, never less: the count only grows, so this ends.
+        n = max(need, n + (0 if need > n else 1))
+        if n > min(len(limits), MAX_SITES) or rounds >= POWER_ROUNDS:
+            raise LimitError(f"the number of sites did not settle from sites.power ({n} buildings after {rounds} "
+                            f"builds, {power.facility_kw / 1000:,.1f} MW)", at=("sites", "power"), key="sites.power",
+                            hint="Give sites.count.")
+
+
+def _with_sites(scenario: Scenario, n: int, limits: list[float]) -> Scenario:
+    """The scenario on ``n`` sites, shared in proportion to their power (equal powers: equally)."""
+    sites = scenario.sites
+    assert sites is not None
+    split = None if len(set(limits)) == 1 else list(limits)
+    one = sites.model_copy(update={"count": n, "split": split})
+    try:
+        one.check_joined()   # two or more sites need their distance and DCI bandwidth: the validator's error, if not
+    except RuleError as exc:
+        raise BomError(f"sites.power needs {n} buildings here, and {exc}", at=("sites", *exc.at),
+                       key="sites." + ".".join(map(str, exc.at)), hint=exc.hint) from None
+    return scenario.model_copy(update={"sites": one})
 
 
 # --- the design rules ------------------------------------------------------------------------

@@ -40,6 +40,7 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "money_per_year": ("[currency] / [time]", "USD/yr"),
     "money_per_km_year": ("[currency] / [length] / [time]", "USD/km/yr"),
     "money_per_kw_month": ("[currency] / [power] / [time]", "USD/kW/month"),
+    "money_per_power": ("[currency] / [power]", "USD/MW"),
 }
 
 _DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
@@ -61,6 +62,7 @@ EXAMPLES: dict[str, str] = {
     "money_per_year": '"6000 USD/yr"',
     "money_per_km_year": '"1500 USD/km/yr"',
     "money_per_kw_month": '"184 USD/kW/month"',
+    "money_per_power": '"11.7e6 USD/MW"',
 }
 
 # pint reads "b" as barn and "Gb" as gilbert; refuse those spellings with a suggestion

@@ -663,13 +663,20 @@ class EndpointPorts(Model):
 class Endpoint(Row):
     """A device around the nodes: storage appliance, fabric manager, management server, PDU."""
 
-    role: Literal["storage", "ufm", "mgmt", "pdu"]
+    role: Literal["storage", "ufm", "mgmt", "pdu", "cdu"]
     rack_units: int = Field(ge=0)           # 0 = side-mounted (a vertical PDU)
     power: Power
     ports: EndpointPorts = EndpointPorts()
     capacity: Memory | None = None          # storage: usable capacity per appliance
     throughput: Rate | None = None          # storage: read throughput per appliance
     power_capacity: Power | None = None     # pdu: what one PDU delivers
+    cooling_capacity: Power | None = None   # cdu: the heat one coolant distribution unit moves to facility water
+
+    @model_validator(mode="after")
+    def _cdu_capacity(self) -> Endpoint:
+        if (self.role == "cdu") != (self.cooling_capacity is not None):
+            raise ValueError("cooling_capacity is a CDU's (role: cdu), and a CDU needs it (\"2300 kW\")")
+        return self
 
 
 class RackType(Row):

@@ -25,6 +25,7 @@ class Category(StrEnum):
     SERVER = "server"
     RACK = "rack"
     PDU = "PDU"
+    COOLING = "CDU"
     SWITCH = "switch"
     LASER_SOURCE = "laser source"
     TRANSCEIVER = "transceiver"
@@ -59,6 +60,8 @@ TABLE: dict[Category, Meaning] = {
     C.SERVER: Meaning(C.SERVER, "gpu", "site", "facility"),
     C.RACK: Meaning(C.RACK, "facility", "site", "facility"),
     C.PDU: Meaning(C.PDU, "facility", "site", "facility"),
+    # Coolant distribution units: facility plant, their power is the facility's, not IT's (bom/costing/cooling.py).
+    C.COOLING: Meaning(C.COOLING, "facility", "site", "facility"),
     C.SWITCH: Meaning(C.SWITCH, "network", "network", "fabric", switch=True),
     C.LASER_SOURCE: Meaning(C.LASER_SOURCE, "network", "network", "fabric", optics=True),
     C.TRANSCEIVER: Meaning(C.TRANSCEIVER, "network", "network", "fabric", optics=True),

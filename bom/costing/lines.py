@@ -326,5 +326,16 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
         lines += group_lines(g)
     if model.dci is not None:
         lines += dci_lines(model.dci, catalog)
+    lines += cooling_lines(model, catalog)
     return merge(lines)
+
+
+def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
+    """The coolant distribution units of a liquid-cooled build (bom/costing/cooling.py sizes them)."""
+    from bom.costing.cooling import plan
+
+    c = plan(model, catalog)
+    if c is None or not c.cdus:
+        return []
+    return [_line(c.cdu, "facility", "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]
 

@@ -15,6 +15,8 @@ from functools import cached_property
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
+from bom.costing.cooling import Cooling
+from bom.costing.cooling import plan as cooling_plan
 from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import (
@@ -29,6 +31,7 @@ from bom.costing.order import (
 )
 from bom.costing.phases import Phases
 from bom.costing.schedule import SiteSchedule, site_schedule
+from bom.costing.sitepower import SitesPower, site_limits_kw, site_power
 from bom.costing.tco import (
     POWER_BASIS,
     Basis,
@@ -69,6 +72,8 @@ class Report:
     range: Range | None = None                    # P10 / P50 / P90 (bom/costing/uncertainty.py)
     order_date: dt.date = dt.date(2026, 1, 1)
     phases: Phases | None = None                  # the build-out in phases (bom/costing/phases.py)
+    power: SitesPower | None = None               # each site's IT and facility power (bom/costing/sitepower.py)
+    cooling: Cooling | None = None                # the CDUs of a liquid-cooled build (bom/costing/cooling.py)
 
     @property
     def name(self) -> str:
@@ -129,6 +134,7 @@ class Report:
             "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
             "it_power_max_kw": round(t.it_power_max_kw, 4),
             "facility_power_max_kw": round(t.facility_power_max_kw, 4),
+            "cooling_power_kw": round(t.cooling_power_kw, 4),
             "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
             "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
             "network_capex_share": round(t.network_capex_share, 6),
@@ -140,8 +146,12 @@ class Report:
             "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
             "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
             "npv_usd", "usd_per_pflop_hour", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
-            "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
+            "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour", "lease_per_year",
+            "building_capex_usd", "grid_connection_usd", "build_per_year")}
         out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
+        out["finance"]["facility"] = "build" if t.facility_built else "lease"
+        out["power"] = self.power.to_json() if self.power is not None else None
+        out["cooling"] = self.cooling.to_json() if self.cooling is not None else None
         out["job"] = self.job.to_json() if self.job is not None else None
         out["range"] = self.range.to_json() if self.range is not None else None
         out["sensitivity"] = [s.to_json() for s in self.sensitivity]
@@ -214,12 +224,14 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         k = asset_class(line.category)
         by_class[k] = by_class.get(k, 0.0) + line.price_usd
     network = [line for line in lines if line.category in NETWORK]
+    it = [line for line in lines if line.category != Category.COOLING]   # the CDUs' pumps are the facility's
     return Basis(
         capex_by_class=by_class, network_usd=sum(x.price_usd for x in network),
         gpu_systems_usd=sum(x.price_usd for x in lines if x.category == Category.COMPUTE),
         optics_usd=sum(x.price_usd for x in lines if x.category in OPTICS),
-        it_power_w=sum(x.power_w for x in lines), network_power_w=sum(x.power_w for x in network),
-        it_power_max_w=sum(x.power_max_w for x in lines),
+        it_power_w=sum(x.power_w for x in it), network_power_w=sum(x.power_w for x in network),
+        it_power_max_w=sum(x.power_max_w for x in it),
+        cooling_power_w=sum(x.power_max_w for x in lines if x.category == Category.COOLING),
         links=sum(g.links for g in model.groups) + (model.dci.links if model.dci else 0),
         racks=model.racks, gpus=model.cluster.gpus, nodes=model.cluster.nodes,
         dark_fibre_km=model.dci.dark_fibre_km if model.dci else 0.0,
@@ -271,19 +283,23 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
     order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
-    ins = inputs(sc.tco)
+    ins = inputs(sc.tco, sc.layout.cooling)
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
         checks = check(model, catalog)
     tco = compute_tco(basis, ins)
+    cooled = cooling_plan(model, catalog)
+    limits = site_limits_kw(sc)[:sites] if sc.sites is not None and sc.sites.power is not None else None
+    decided = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
+    power = site_power(model, base, float(ins["pue"].value), cooled, limits, decided, model.power_rounds)
     order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
                   [*model.warnings, *_warnings(order), *catalog.notes], quotes, priced_on, sc.date or newest, checks,
                   job=job_cost(model.sizing, model.cluster.gpus, tco),
                   schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
-                  range=_range(order, basis, tco, ins, catalog, sc))
+                  range=_range(order, basis, tco, ins, catalog, sc), power=power, cooling=cooled)
 
 
 def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,

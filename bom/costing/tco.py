@@ -69,6 +69,19 @@ _DEFAULTS = (
     Input("colocation", "Colocation per kW-month", 184.06, "USD/kW/month",
           "CBRE North America Data Center Trends H2 2024: average asking rate 184.06 USD per kW-month "
           "for 250-500 kW in primary markets; energy billed on top at the electricity price"),
+    Input("facility", "Facility: lease or build", "lease", "lease or build",
+          "lease: colocation per kW-month (or space per rack); build: construction capex per MW of critical IT "
+          "load and the grid connection, charged over the building's life"),
+    Input("build_capex", "Construction per MW of critical IT load", 11.7e6, "USD/MW",
+          "Cushman & Wakefield, Data Center Development Cost Guide 2025: the cost to develop one MW of critical "
+          "load across 19 US markets, 9.3 M USD (San Antonio) to 15 M USD (Reno), average 11.7 M USD; land, "
+          "design and soft costs and owner-furnished equipment excluded"),
+    Input("grid_connection", "Grid connection per MW of facility power", 0.0, "USD/MW",
+          "0: no published figure per MW holds across utilities (a substation, lines and deposits depend on the "
+          "site and the utility's tariff); give the utility's quote"),
+    Input("life_building", "Depreciation life: building and grid connection", 20.0, "years",
+          "estimate: a data centre's shell and power and cooling plant outlive several GPU generations; "
+          "longer than the facility class's racks and PDUs"),
     Input("space", "Space per rack-year", 6000.0, "USD per rack per year",
           "estimate: colocation space per rack position, power billed separately (used when priced per rack)"),
     Input("dark_fibre", "Dark fibre lease", 1500.0, "USD per km per year",
@@ -102,7 +115,8 @@ _DEFAULTS = (
 )
 #: What the TCO leaves out (listed on the TCO sheet and in the report).
 NOT_INCLUDED = (
-    "the building, land and grid connection (colocation or space per rack stands in for them)",
+    "land, design and soft costs of a built facility (tco.facility: build prices construction per MW and the grid "
+    "connection); with the default lease, colocation or space per rack stands in for the building",
     "network transit and internet (only leased dark fibre between sites is priced)",
     "storage capacity beyond the storage appliances in the BOM",
     "spares consumed after the first set in the BOM (support contracts cover replacements)",
@@ -112,6 +126,7 @@ NOT_INCLUDED = (
 DEFAULTS = {i.name: i for i in _DEFAULTS}
 _UNITS = {"electricity": "USD/kWh", "dark_fibre": "USD/km/yr", "space": "USD/yr", "install_link": "USD",
           "install_rack": "USD", "colocation": "USD/kW/month", "staff_cost": "USD/yr",
+          "build_capex": "USD/MW", "grid_connection": "USD/MW",
           "licence_gpu": "USD/yr", "licence_node": "USD/yr"}
 #: The scenario's older single support rate sets every class's rate.
 _SUPPORT_ALL = "support"
@@ -128,14 +143,27 @@ def _check_money(name: str, value: float) -> None:
                        hint=f"Give {name} in {_UNITS[name]}, for example {DEFAULTS[name].value:g} {_UNITS[name]}.")
 
 
-def inputs(spec: object | None) -> dict[str, Input]:
-    """The defaults, with every value the scenario's ``tco`` block sets (source: scenario)."""
+#: The PUE a hall of each cooling takes when the scenario gives none (``layout.cooling``).
+PUE_BY_COOLING = {
+    "liquid": DEFAULTS["pue"],
+    "air": Input("pue", "Power usage effectiveness", 1.56, "ratio",
+                 "Uptime Institute Global Data Center Survey 2024: average annual PUE 1.56 reported by operators "
+                 "at their largest data centre (mostly air-cooled halls)"),
+}
+
+
+def inputs(spec: object | None, cooling: object = None) -> dict[str, Input]:
+    """The defaults, with every value the scenario's ``tco`` block sets (source: scenario); ``cooling``, the
+    halls' (``layout.cooling``: a name or one per site), picks the default PUE when every hall is alike."""
     given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
     one_rate = getattr(spec, _SUPPORT_ALL, None)
     for c in CLASSES:   # the single support rate fills every class the scenario leaves out
         if given.get(f"support_{c}") is None:
             given[f"support_{c}"] = one_rate
     out = dict(DEFAULTS)
+    halls = set(cooling) if isinstance(cooling, list) else {cooling}
+    if len(halls) == 1 and next(iter(halls)) in PUE_BY_COOLING:
+        out["pue"] = PUE_BY_COOLING[next(iter(halls))]   # type: ignore[index]
     for name, default in DEFAULTS.items():
         value = given.get(name)
         if value is None:
@@ -290,6 +318,7 @@ class Basis:
     pflops_per_gpu: float              # dense FP8 [PFLOP/s] per GPU
     it_power_max_w: float | None = None   # the maximum IT draw (facility sizing); None: it_power_w
     nodes: int = 0                     # GPU nodes (software licences per node)
+    cooling_power_w: float = 0.0       # CDU pumps (bom/costing/cooling.py): facility power, not IT
 
 
 @dataclass(frozen=True)
@@ -325,10 +354,16 @@ class Tco:
     network_capex_share: float
     network_power_share: float
     it_power_max_kw: float             # the IT load at its maximum: facility sizing and space per kW
-    facility_power_max_kw: float       # it_power_max_kw x PUE: the facility's power capacity
+    facility_power_max_kw: float       # it_power_max_kw x PUE + cooling: the facility's power capacity
+    cooling_power_kw: float = 0.0      # the CDUs' pumps, on top of IT x PUE
+    lease_per_year: float = 0.0        # the space a lease costs (tco.facility: lease takes it as space_per_year)
+    building_capex_usd: float = 0.0    # construction per MW of critical IT load x the IT load at its maximum
+    grid_connection_usd: float = 0.0   # grid connection per MW x the facility power at its maximum
+    build_per_year: float = 0.0        # (building + grid connection) x CRF over life_building
+    facility_built: bool = False       # tco.facility: build (the building's capex in capex, no space lease)
 
     def to_json(self) -> dict[str, float]:
-        return {k: round(v, 6) for k, v in self.__dict__.items()}
+        return {k: round(float(v), 6) for k, v in self.__dict__.items()}
 
 
 def _values(ins: dict[str, Input]) -> dict[str, float | str]:
@@ -345,31 +380,41 @@ def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
     cap = {"gpu": b.capex_by_class.get("gpu", 0.0),
            "network": b.capex_by_class.get("network", 0.0) + install_links,
            "facility": b.capex_by_class.get("facility", 0.0) + install_racks}
-    capex = hardware + install_links + install_racks
     it_kw = b.it_power_w / 1000.0                       # typical: the energy cost
     peak_kw = (b.it_power_w if b.it_power_max_w is None else b.it_power_max_w) / 1000.0   # maximum: sizing
-    energy = energy_per_year(it_kw, f["pue"], f["electricity"], f["hours"])
+    cooling_kw = b.cooling_power_w / 1000.0
+    facility_kw, facility_max_kw = it_kw * f["pue"] + cooling_kw, peak_kw * f["pue"] + cooling_kw
+    r = f["discount_rate"]
+    # Lease against build: both are worked out (the TCO sheet shows them side by side); the scenario's
+    # tco.facility says which one the totals take.
+    lease = space_per_year(str(v["space_basis"]), peak_kw, b.racks, f["colocation"], f["space"])
+    building = peak_kw / 1000.0 * f["build_capex"]
+    grid = facility_max_kw / 1000.0 * f["grid_connection"]
+    build_year = (building + grid) * capital_recovery_factor(r, f["life_building"])
+    built = v["facility"] == "build"
+    owned = building + grid if built else 0.0
+    capex = hardware + install_links + install_racks + owned
+    energy = facility_kw * f["hours"] * f["electricity"]
     support = sum(cap[c] * f[f"support_{c}"] for c in CLASSES)
     fibre = dark_fibre_per_year(b.dark_fibre_km, f["dark_fibre"])
-    space = space_per_year(str(v["space_basis"]), peak_kw, b.racks, f["colocation"], f["space"])
+    space = 0.0 if built else lease
     staff = f["staff_fte"] * f["staff_cost"]
     licences = b.gpus * f["licence_gpu"] + b.nodes * f["licence_node"]
     insurance_tax = capex * (f["insurance"] + f["property_tax"])
     opex = energy + support + fibre + space + staff + licences + insurance_tax
-    r = f["discount_rate"]
-    depreciation = sum(cap[c] / f[f"life_{c}"] for c in CLASSES)
-    charge = sum(cap[c] * capital_recovery_factor(r, f[f"life_{c}"]) for c in CLASSES)
+    depreciation = sum(cap[c] / f[f"life_{c}"] for c in CLASSES) + owned / f["life_building"]
+    charge = sum(cap[c] * capital_recovery_factor(r, f[f"life_{c}"]) for c in CLASSES) + (build_year if built else 0.0)
     annual = charge + opex
     in_service = service_share(f["ramp_months"], f["years"])
     worked = worked_gpu_hours(b.gpus, f["hours"], f["utilisation"], in_service)
     gpu_hour = share(annual, worked)
-    return Tco(hardware, b.network_usd, capex - hardware, capex, cap["gpu"], cap["network"], cap["facility"],
-               it_kw, b.network_power_w / 1000.0, it_kw * f["pue"], energy, support, fibre, space, staff,
+    return Tco(hardware, b.network_usd, install_links + install_racks, capex, cap["gpu"], cap["network"],
+               cap["facility"], it_kw, b.network_power_w / 1000.0, facility_kw, energy, support, fibre, space, staff,
                licences, insurance_tax, opex, depreciation, charge, annual, capex + f["years"] * opex,
                npv(capex, opex, r, f["years"]), in_service, worked, gpu_hour, share(energy + support, worked),
                gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
                share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w),
-               peak_kw, peak_kw * f["pue"])
+               peak_kw, facility_max_kw, cooling_kw, lease, building, grid, build_year, built)
 
 
 # --- sensitivity ---------------------------------------------------------------------

@@ -141,6 +141,9 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     fixed = tco.energy_per_year + tco.dark_fibre_per_year + tco.space_per_year + tco.staff_per_year \
         + tco.licences_per_year
     held = f["insurance"] + f["property_tax"]
+    # A built facility (tco.facility: build) is in capex and the capital charge at its figure, not drawn.
+    owned = tco.building_capex_usd + tco.grid_connection_usd if tco.facility_built else 0.0
+    owned_charge = tco.build_per_year if tco.facility_built else 0.0
     hours = basis.gpus * f["hours"] * service_share(f["ramp_months"], f["years"])
     # The longest lead time on the order [years]; no lead time known: no slip drawn.
     longest = max((o.lead_time_days or 0.0 for o in order), default=0.0) / 365.25
@@ -153,9 +156,9 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
         for cls, usd, spread, code in lines:
             factor = tri(spread.low, spread.high, 1.0)
             cap[cls] = cap.get(cls, 0.0) + usd * factor * (fx[code] if code else 1.0)
-        capex = sum(cap.values())
+        capex = sum(cap.values()) + owned
         opex = fixed + sum(cap.get(c, 0.0) * support[c] for c in CLASSES) + capex * held
-        annual = sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + opex
+        annual = sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + owned_charge + opex
         util = min(1.0, f["utilisation"] * tri(UTILISATION.low, UTILISATION.high, 1.0))
         slip = longest * tri(LEAD_TIME_SLIP.low, LEAD_TIME_SLIP.high, LEAD_TIME_SLIP.low) if longest else 0.0
         worked = hours * util * max(0.0, 1.0 - slip / f["years"])

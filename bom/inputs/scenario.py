@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Qty, Rate, RuleError, validate
+from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Power, Qty, Rate, RuleError, validate
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
@@ -218,6 +218,11 @@ class Sites(Model):
     the cheapest rack-mounted one, a booster and a pre-amplifier per direction (4 on a fibre pair).
     A pluggable bidirectional line system (``qdd-ols``, Cisco's QDD OLS) is one module at each end
     of a fibre pair in a router port: single span only, at most its channels (32) on a fibre pair."""
+    power: Power | list[Power] | None = Field(default=None, examples=["100 MW", ["100 MW", "60 MW"]])
+    """The facility power one building can draw (IT at its maximum x PUE, plus the CDUs), or a list with
+    one per building in the order they are filled. With no ``count``: as many buildings as the facility
+    power needs (the fewest, in order; the cluster shared in proportion to their power); with ``count``:
+    a build that does not fit is refused (exit 2) with the MW and the buildings it needs."""
     attach: Literal["auto", "compute", "inband", "storage"] = Field(default="auto", examples=["inband"])
     """Where the DCI routers' client ports (Ethernet) land in each site: ``compute``, free cages of an
     Ethernet compute fabric's top layer; ``inband`` or ``storage``, border leaves of that Ethernet
@@ -243,7 +248,28 @@ class Sites(Model):
         return self
 
     @model_validator(mode="after")
-    def _joined(self) -> Sites:
+    def _power(self) -> Sites:
+        """A list of buildings' power names each site the count gives; with no count it is where they come from."""
+        if isinstance(self.power, list) and self.count_given and len(self.power) != self.count:
+            raise RuleError(f"power lists {len(self.power)} buildings for count {self.count}", ("power",),
+                            hint="Give one power per site, one power for all of them, or leave count out.")
+        if self.power is not None and not self.count_given and self.split is not None:
+            raise RuleError("split and power without count: the buildings' power shares the cluster out", ("split",),
+                            hint="Leave split out (or give count).")
+        return self
+
+    @property
+    def count_given(self) -> bool:
+        """The scenario gives the number of sites (count, or split's length)."""
+        return "count" in self.model_fields_set or self.split is not None
+
+    @property
+    def from_power(self) -> bool:
+        """The number of sites comes from the buildings' power (``power`` with no ``count``)."""
+        return self.power is not None and not self.count_given
+
+    @model_validator(mode="after")
+    def check_joined(self) -> Sites:
         """Two or more sites are joined: a route length, and one way to size the DCI."""
         if self.count < 2:
             return self
@@ -285,6 +311,11 @@ class Layout(Model):
     patch_panels: int = Field(default=0, ge=0, le=6, examples=[2])
     """Patch panels on every run that leaves its row (structured cabling); each adds mated pairs
     to the optical loss."""
+    rack_power_limit: Power | None = Field(default=None, examples=["40 kW"])
+    """What the hall can feed one rack. Compute racks are spread to fewer nodes under it where the
+    platform allows (whole nodes or systems per rack); a rack-scale system drawing more (an NVL72 rack)
+    cannot be spread and breaks the design rule ``placement.rack_power``, as does any rack over it.
+    Default: not stated (the rack's power budget alone)."""
     cooling: Literal["air", "liquid"] | list[Literal["air", "liquid"]] | None = Field(
         default=None, examples=["air", ["liquid", "air"]])
     """What the halls can cool: ``liquid`` (a facility water loop to the racks) or ``air`` only;
@@ -334,6 +365,16 @@ class Tco(Model):
     """Colocation price per kW-month (space basis kW)."""
     space_basis: Literal["rack", "kW"] | None = Field(default=None, examples=["rack"])
     """Space priced per kW of IT power (``kW``, colocation) or per rack (``rack``)."""
+    facility: Literal["lease", "build"] | None = Field(default=None, examples=["build"])
+    """The building: ``lease`` (default: colocation per kW-month, or space per rack) or ``build`` (capex
+    per MW of critical IT load and the grid connection, charged over ``life_building``; no space lease).
+    The TCO sheet shows both."""
+    build_capex: Qty("money_per_power", "nonnegative") | None = Field(default=None, examples=["11.7e6 USD/MW"])  # type: ignore[valid-type]
+    """With ``facility: build``: construction cost per MW of critical IT load (the IT load at its maximum)."""
+    grid_connection: Qty("money_per_power", "nonnegative") | None = Field(default=None, examples=["1e6 USD/MW"])  # type: ignore[valid-type]
+    """With ``facility: build``: the utility grid connection per MW of facility power at its maximum."""
+    life_building: float | None = Field(default=None, gt=0, le=60, examples=[20])
+    """Depreciation life of a built data centre and its grid connection [years]."""
     staff_fte: float | None = Field(default=None, ge=0, le=1e5, examples=[12])
     """Operations staff [full-time equivalents] (default 0: give your own)."""
     staff_cost: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["150000 USD/yr"])  # type: ignore[valid-type]

@@ -39,6 +39,8 @@ class Model:
     #: Each site shape built on its own, (sites of that shape, its model): () for one site, None when
     #: a shape cannot stand alone.
     site_models: tuple[tuple[int, Model | None], ...] | None = ()   # (sites, a site's model; None: all alike)
+    #: Builds it took to settle the number of sites from sites.power (0: the scenario gave the count).
+    power_rounds: int = 0
 
     @property
     def racks(self) -> int:

@@ -355,15 +355,34 @@ def build_schema() -> Schema:
                                "storage_usd",
                                "it_power_kw", "network_power_kw", "facility_power_kw", "opex_per_year_usd",
                                "energy_per_year_usd", "tco_usd", "usd_per_gpu_hour", "it_power_max_kw",
-                               "facility_power_max_kw", "budget_low_usd", "budget_high_usd", "placeholder_usd")}
+                               "facility_power_max_kw", "budget_low_usd", "budget_high_usd", "placeholder_usd",
+                               "cooling_power_kw")}
     totals |= {"network_capex_share": SHARE, "network_power_share": SHARE, "links": INT, "dark_fibre_km": NUM}
     finance = {k: NUM for k in ("capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year",
                                 "space_per_year", "dark_fibre_per_year", "depreciation_per_year",
                                 "capital_charge_per_year", "annual_cost_usd", "npv_usd", "usd_per_pflop_hour",
                                 "pflops_per_gpu", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
-                                "gpu_hours_per_year", "marginal_usd_per_gpu_hour")}
+                                "gpu_hours_per_year", "marginal_usd_per_gpu_hour", "lease_per_year",
+                                "building_capex_usd", "grid_connection_usd", "build_per_year")}
     finance["service_share"] = SHARE
-    assert set(finance) - {"pflops_per_gpu"} <= set(TCO_FIELDS)
+    finance["facility"] = _said({"enum": ["lease", "build"]}, "tco.facility: which of lease_per_year (space) and "
+                                "building_capex_usd + grid_connection_usd (capex, build_per_year) the totals take.")
+    assert set(finance) - {"pflops_per_gpu", "facility"} <= set(TCO_FIELDS)
+    site_power = obj({"site": INT, "it_power_max_kw": NUM, "facility_power_max_kw": NUM, "limit_kw": null(NUM),
+                      "fits": null({"type": "boolean"})})
+    power = obj({"decided_by": {"enum": ["power", "count", "one site"]}, "rounds": INT, "pue": NUM,
+                 "facility_power_max_kw": NUM, "sites": array(site_power)},
+                description="Each site's IT power at maximum (its nodes' share of the IT gear, an even share of the "
+                            "DCI gear) and facility power (IT x PUE + its CDUs), against the building's power "
+                            "(sites.power); decided_by: power when sites.power set the number of sites "
+                            "(bom/costing/sitepower.py).")
+    site_cooling = obj({"site": INT, "liquid_heat_kw": NUM, "air_heat_kw": NUM, "cdus": INT, "cdu_power_kw": NUM,
+                        "facility_water_l_per_min": NUM})
+    cooling = obj({"cdu": STR, "cdu_capacity_kw": NUM, "cdu_capacity_source": STR, "cdu_power_kw": NUM,
+                   "redundancy": STR, "cdus": INT, "cdu_power_total_kw": NUM, "liquid_share": NUM,
+                   "liquid_share_source": STR, "loop_dt_k": NUM, "loop_dt_source": STR, "sites": array(site_cooling)},
+                  description="The coolant distribution units of a liquid-cooled platform, N+1 per site; the facility "
+                              "water flow = heat / (rho c_p dT); the heat left to air (bom/costing/cooling.py).")
     props: dict[str, Schema] = {
         "name": STR, "platform": STR, "gpus": INT, "nodes": INT, "domains": INT, "racks": INT, "sites": INT,
         "site_sizes": array(obj({"site": INT, "nodes": INT, "gpus": INT})),
@@ -394,6 +413,8 @@ def build_schema() -> Schema:
                             "lines": mapping(STR, "What the typical and maximum figures are for each kind "
                                                   "of BOM line.")}),
         "finance": obj(finance),
+        "power": null(power),
+        "cooling": null(cooling),
         "job": null(_job()),
         "range": null(_range()),
         "sensitivity": array(obj({"input": STR, "label": STR, "low_usd_per_gpu_hour": NUM,

@@ -110,6 +110,30 @@ def sizing_table(results: Sequence[Sizing]) -> str:
     return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
 
 
+def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
+    """Each level of scale's power, and whether it fits one building ("3 buildings at 100 MW")."""
+    from bom.topology.sizing import LevelPower
+
+    rows = []
+    for lv in levels:
+        assert isinstance(lv, LevelPower)
+        fits = "-" if lv.buildings is None else ("fits one building" if lv.buildings == 1 else
+                                                  f"{lv.buildings:,} buildings at {building_kw / 1000:,.4g} MW")
+        rows.append([lv.label, f"{lv.gpus:,.0f}", f"{lv.it_kw / 1000:,.3f}", f"{lv.facility_kw / 1000:,.3f}", fits])
+    return table(["level", "GPUs", "IT MW", "facility MW", "buildings"], rows, [False, True, True, True, False])
+
+
+def job_buildings(gpus: int, facility_kw: float | None, building_kw: float | None) -> str:
+    """"The job's 100,000 GPUs: 194 MW of facility power, 2 buildings at 100 MW" ("" without both figures)."""
+    from bom.topology.sizing import buildings_for
+
+    if facility_kw is None or building_kw is None:
+        return ""
+    n = buildings_for(facility_kw, building_kw)
+    return (f"The job's {gpus:,} GPUs: {facility_kw / 1000:,.1f} MW of facility power, "
+            + ("fits one building" if n == 1 else f"{n:,} buildings") + f" at {building_kw / 1000:,.4g} MW.")
+
+
 def parallelism_text(p: Parallelism) -> str:
     """The split, the tier each dimension spans, and each one's traffic and time per step."""
     if p.kind == "serve":
@@ -375,7 +399,20 @@ def totals_line(report: object) -> str:
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
             f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour"
-            + job_line(report) + in_service_line(report))
+            + job_line(report) + in_service_line(report) + power_line(report))
+
+
+def power_line(report: object) -> str:
+    """Each site's power against its building and the CDUs ("" for one site with no building power and no CDUs)."""
+    power, cooling = getattr(report, "power", None), getattr(report, "cooling", None)
+    out = ""
+    if power is not None and (len(power.sites) > 1 or power.sites[0].limit_kw is not None):
+        out += "\n" + power.summary()
+    if cooling is not None:
+        water = sum(s.water_l_min for s in cooling.sites)
+        out += (f"\ncooling: {cooling.cdus:,} CDUs ({cooling.cdu.id}, N+1 per site), {cooling.power_w / 1000:,.0f} kW "
+                f"of pumps in the facility power, facility water {water:,.0f} L/min at {cooling.loop_dt_k:g} K")
+    return out
 
 
 def in_service_line(report: object) -> str:

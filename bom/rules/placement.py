@@ -95,6 +95,31 @@ def cooling(ctx: Context) -> Iterator[Violation]:
                             "an air-cooled platform", End("compute rack", m.platform.id), None, racks)
 
 
+def rack_power(ctx: Context) -> Iterator[Violation]:
+    """Every rack draws at most what the hall feeds a rack (layout.rack_power_limit)."""
+    limit = ctx.model.scenario.layout.rack_power_limit
+    p = ctx.model.placement
+    if limit is None or p is None:
+        return
+    from bom.units import magnitude
+
+    feed = magnitude(limit, "power")
+    copies: Counter[Layout] = Counter()
+    for sites, sec in p.all_sections():
+        for lay in sec.layouts:
+            copies[lay] += sites * sec.copies
+    for lay, n in copies.items():
+        if lay.power_w > feed + 1e-6:
+            pid = ctx.model.platform.id
+            whole = f"; a {pid} system fills its rack and cannot be spread" \
+                if lay.kind == "compute" and ctx.model.platform.nodes_per_system > 1 else ""
+            yield Violation("placement.rack_power", f"{lay.kind} rack ({lay.rack.catalog_id}) x {n:,}",
+                            f"the rack draws {lay.power_w / 1000:,.1f} kW, the hall feeds {feed / 1000:,.1f} kW a rack "
+                            f"(layout.rack_power_limit){whole}",
+                            "build in a hall that feeds the rack (raise layout.rack_power_limit), or pick a platform "
+                            "whose racks draw less", End(lay.kind + " rack", lay.rack.catalog_id), None, n)
+
+
 def _layout_wrong(lay: Layout) -> list[str]:
     r = lay.rack
     out = []
@@ -169,6 +194,9 @@ RULES = (
     Rule("placement.cooling", ERROR, "racks",
          "a platform that needs liquid cooling stands only in halls the layout says have it",
          closed=cooling),
+    Rule("placement.rack_power", ERROR, "racks",
+         "every rack draws at most what the hall feeds a rack (layout.rack_power_limit)",
+         closed=rack_power),
     Rule("placement.racks", ERROR, "racks",
          "every rack holds its devices within its U and power budget, one device per U, and either "
          "power feed's PDUs carry it alone",

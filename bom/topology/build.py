@@ -146,7 +146,7 @@ def _dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
     s = scenario.sites
     if s is None or s.count < 2:
         return None
-    assert s.distance is not None   # the scenario's rule (Sites._joined)
+    assert s.distance is not None   # the scenario's rule (Sites.check_joined)
     wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
     if s.dci_auto:
         split = sizing.parallelism if sizing is not None else None
@@ -273,6 +273,11 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
         return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
     per_system = platform.nodes_per_system
     system_w = platform.node_power_w * per_system
+    limit = scenario.layout.rack_power_limit
+    if limit is not None and system_w <= magnitude(limit, "power") < power:
+        # The hall feeds less than the rack could take: spread the nodes (whole systems) under its feed.
+        # A system over the feed cannot be spread; the design rule placement.rack_power says so.
+        power, at = magnitude(limit, "power"), ("layout", "rack_power_limit")
     if system_w > power:
         what = "system" if per_system > 1 else "node"
         raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
@@ -285,7 +290,9 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
                              f"{given * platform.node_power_w / 1000:,.1f} kW, "
                              f"over the rack power budget of {power / 1000:,.1f} kW",
                              at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
-                             hint="Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget.")
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise "
+                                  + ("layout.rack_power_limit." if at == ("layout", "rack_power_limit")
+                                     else "racks.power_budget."))
         return given, power
     systems = int(power // system_w)
     u = scenario.racks.rack_units or 48

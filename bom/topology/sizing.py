@@ -121,6 +121,42 @@ class Sizing:
         return out
 
 
+@dataclass(frozen=True)
+class LevelPower:
+    """One level of scale's power, and the buildings of a given power it takes (None: no building given)."""
+
+    label: str
+    gpus: float
+    it_kw: float
+    facility_kw: float
+    buildings: int | None
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def buildings_for(facility_kw: float, building_kw: float) -> int:
+    """Buildings of ``building_kw`` that hold ``facility_kw``: ceil(facility / building).
+
+    >>> buildings_for(283_000, 100_000), buildings_for(0.5, 100_000)
+    (3, 1)
+    """
+    return max(1, math.ceil(facility_kw / building_kw - 1e-9))
+
+
+def level_powers(acc: Accelerator, pue: float, building_kw: float | None) -> list[LevelPower]:
+    """Each level's IT power (its GPUs x the platform's power per GPU) and facility power (x PUE); with
+    ``building_kw``, the buildings each takes. Empty when the accelerator has no power figure."""
+    if acc.power_w is None:
+        return []
+    out = []
+    for level in acc.levels:
+        it = level.gpus * acc.power_w / 1000.0
+        out.append(LevelPower(level.label, level.gpus, it, it * pue,
+                              None if building_kw is None else buildings_for(it * pue, building_kw)))
+    return out
+
+
 def level_for(gpus: float, levels: tuple[Level, ...]) -> Level:
     """The smallest level that holds ``gpus``."""
     for level in levels:

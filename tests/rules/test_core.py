@@ -41,7 +41,7 @@ def test_the_json_of_a_violation_names_both_ends():
 
 
 def test_every_rule_is_registered_once_with_a_family_module_and_a_severity():
-    assert len(BY_ID) == len(RULES) == 20
+    assert len(BY_ID) == len(RULES) == 21
     assert {r.family for r in RULES} == {"ends", "ports", "lengths", "placement", "complete"}
     for r in RULES:
         assert r.severity in (ERROR, WARNING) and r.reads and r.checks and r.unit

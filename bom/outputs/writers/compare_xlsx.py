@@ -36,7 +36,7 @@ FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_f
          "lit_strands", "engine_ports", "nodes", "job_gpu_hours")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
 COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "energy",
-         "support", "opex", "annual_cost", "gpu_hours_per_year", "it_max_w")
+         "support", "opex", "annual_cost", "gpu_hours_per_year", "it_max_w", "cool_w", "owned")
 BOM_TOP = len(FACTS) + len(COSTS) + 4
 
 
@@ -96,28 +96,35 @@ def _cost_formulas(table: str, fact: dict[str, str]) -> dict[str, str]:
     c = {k: f"$B${len(FACTS) + 2 + i}" for i, k in enumerate(COSTS)}
     it_kw = f"{c['it_w']}/1000"          # typical: the energy cost
     peak_kw = f"{c['it_max_w']}/1000"    # maximum: space per kW (the capacity a contract reserves)
+    cool_kw = f"{c['cool_w']}/1000"      # the CDUs' pumps: facility power on top of IT x PUE
+    power, power_max = f"{table}[Extended power]", f"{table}[Extended power max]"
+    cdu = f'SUMIFS({{}},{cat},"{Category.COOLING}")'
+    built = 'in_facility="build"'
     return {
         "hardware": f"SUM({usd})",
         "network": f"SUM({usd})" + "".join(f'-SUMIFS({usd},{cat},"{k}")' for k in NOT_NETWORK),
-        "it_w": f"SUM({table}[Extended power])",
-        "net_w": f"SUM({table}[Extended power])" + "".join(
-            f'-SUMIFS({table}[Extended power],{cat},"{k}")' for k in NOT_NETWORK),
+        "it_w": f"SUM({power})-" + cdu.format(power),
+        "net_w": f"SUM({power})" + "".join(f'-SUMIFS({power},{cat},"{k}")' for k in NOT_NETWORK),
         "capex_gpu": f'SUMIFS({usd},{cls},"gpu")',
         "capex_network": f'SUMIFS({usd},{cls},"network")+{fact["links_install"]}*in_install_link',
         "capex_facility": f'SUMIFS({usd},{cls},"facility")+{fact["racks"]}*in_install_rack',
-        "capex": f"{c['capex_gpu']}+{c['capex_network']}+{c['capex_facility']}",
-        "energy": f"{it_kw}*in_pue*in_hours*in_electricity",
+        "capex": f"{c['capex_gpu']}+{c['capex_network']}+{c['capex_facility']}+IF({built},{c['owned']},0)",
+        "energy": f"({it_kw}*in_pue+{cool_kw})*in_hours*in_electricity",
         "support": (f"{c['capex_gpu']}*in_support_gpu+{c['capex_network']}*in_support_network"
                     f"+{c['capex_facility']}*in_support_facility"),
         "opex": (f"{c['energy']}+{c['support']}+{fact['dark_fibre_km']}*in_dark_fibre"
-                 f'+IF(in_space_basis="kW",{peak_kw}*in_colocation*12,{fact["racks"]}*in_space)'
+                 f'+IF({built},0,IF(in_space_basis="kW",{peak_kw}*in_colocation*12,{fact["racks"]}*in_space))'
                  f"+in_staff_fte*in_staff_cost+{fact['gpus']}*in_licence_gpu+{fact['nodes']}*in_licence_node"
                  f"+{c['capex']}*(in_insurance+in_property_tax)"),
         "annual_cost": (f"{c['capex_gpu']}*{crf('in_discount_rate', 'in_life_gpu')}"
                         f"+{c['capex_network']}*{crf('in_discount_rate', 'in_life_network')}"
-                        f"+{c['capex_facility']}*{crf('in_discount_rate', 'in_life_facility')}+{c['opex']}"),
+                        f"+{c['capex_facility']}*{crf('in_discount_rate', 'in_life_facility')}"
+                        f"+IF({built},{c['owned']}*{crf('in_discount_rate', 'in_life_building')},0)+{c['opex']}"),
         "gpu_hours_per_year": f"{fact['gpus']}*in_hours*in_utilisation*(1-in_ramp_months/(24*in_years))",
-        "it_max_w": f"SUM({table}[Extended power max])",
+        "it_max_w": f"SUM({power_max})-" + cdu.format(power_max),
+        "cool_w": cdu.format(power_max),
+        # The building (construction per MW of critical IT, and the grid connection per MW of facility power).
+        "owned": f"{peak_kw}/1000*in_build_capex+({peak_kw}*in_pue+{cool_kw})/1000*in_grid_connection",
     }
 
 
@@ -190,7 +197,7 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     job = fact["job_gpu_hours"]   # the job's metrics, when the comparison sizes each generation from one
     out["job_gpu_hours"] = job
     out["job_wall_days"] = f"{job}/{gpus}/24"
-    out["job_energy_mwh"] = f"{cost['it_w']}/1000*in_pue*{job}/{gpus}/1000"
+    out["job_energy_mwh"] = f"({cost['it_w']}/1000*in_pue+{cost['cool_w']}/1000)*{job}/{gpus}/1000"
     out["job_cost_usd"] = f"{job}*{out['usd_per_gpu_hour']}"
     out["job_marginal_cost_usd"] = f"{job}*({cost['energy']}+{cost['support']})/{cost['gpu_hours_per_year']}"
     return out

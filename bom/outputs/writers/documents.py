@@ -63,7 +63,7 @@ def _context(r: Report) -> dict[str, Any]:
     m = r.model
     return {"report": r, "model": m, "cluster": m.cluster, "tco": r.tco, "totals": r.totals,
             "across": r.totals.scale_across, "inputs": r.inputs, "lines": r.lines,
-            "tco_rows": _tco_rows(r),
+            "tco_rows": _tco_rows(r), "facility_rows": _facility_rows(r),
             "by_category": [(c, v) for c, v in by_category if v], "description": m.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
@@ -134,7 +134,32 @@ def _tco_rows(r: Report) -> list[tuple[str, str]]:
             ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
             ("Marginal cost per GPU-hour (energy and support)", f"{t.marginal_usd_per_gpu_hour:,.4f} USD"),
             ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
-            ("Network share of IT power", pct(t.network_power_share))] + _job_rows(r)
+            ("Network share of IT power", pct(t.network_power_share))] + _facility_rows(r) + _job_rows(r)
+
+
+def _facility_rows(r: Report) -> list[tuple[str, str]]:
+    """Each site's power against its building, the CDUs, and the facility leased against built."""
+    t = r.tco
+    usd, mw = "{:,.0f} USD".format, (lambda kw: f"{kw / 1000:,.2f} MW")
+    out = [("Facility power at maximum (IT x PUE + CDUs)", mw(t.facility_power_max_kw))]
+    if r.power is not None:
+        out.append(("Sites, decided by", f"{len(r.power.sites)} ({r.power.decided_by})"))
+        for s in r.power.sites:
+            limit = "" if s.limit_kw is None else f" of {mw(s.limit_kw)} ({'fits' if s.fits else 'over'})"
+            out.append((f"Site {s.site}: IT / facility power at maximum",
+                        f"{mw(s.it_kw)} / {mw(s.facility_kw)}{limit}"))
+    if r.cooling is not None:
+        c = r.cooling
+        water = sum(s.water_l_min for s in c.sites)
+        out += [("Cooling: CDUs (N+1 per site)", f"{c.cdus:,} x {c.cdu.id} ({c.capacity_w / 1000:,.0f} kW each)"),
+                ("Cooling: CDU pumps (facility power)", f"{t.cooling_power_kw:,.0f} kW"),
+                ("Cooling: facility water / heat to air",
+                 f"{water:,.0f} L/min at {c.loop_dt_k:g} K / {sum(s.air_kw for s in c.sites):,.0f} kW")]
+    out += [("Facility", "built" if t.facility_built else "leased"),
+            ("Lease: space per year", usd(t.lease_per_year)),
+            ("Build: construction / grid connection", f"{usd(t.building_capex_usd)} / {usd(t.grid_connection_usd)}"),
+            ("Build: capital charge per year", usd(t.build_per_year))]
+    return out
 
 
 def _job_rows(r: Report) -> list[tuple[str, str]]:
