@@ -8,7 +8,16 @@ plan's devices get every interface they need). Each list POST is one transaction
 so an interrupted push leaves whole batches; the next push matches them and creates the rest
 (device types it created get their missing interface templates, devices their missing
 interfaces). What exists but differs from the plan (a device in another rack, an interface
-cabled elsewhere) is reported, never changed.
+cabled elsewhere, a module bay holding another part than the plan's) is reported, never changed.
+
+Transceivers go in as NetBox modules (the export's convention): a module type per part number with
+the Transceiver profile, a module bay template per cage on the device types (made before the
+devices, which get their bays from them), and one planned module per cage in its bay.
+
+``workers`` list POSTs may be in flight at once (``--workers``); batches still land whole, and after a
+refused one no other starts. It helps only where NetBox serves requests in parallel (several
+gunicorn workers and a database with cores to spare): the cost of a cable is NetBox's own save and
+path tracing, not HTTP (benchmarks/bench_netbox_paths.py).
 """
 
 from __future__ import annotations
@@ -455,8 +464,10 @@ class Pusher:
                 payloads.append({})
                 continue
             if b[1] is None:
+                # the ports are the device type's interfaces: the module records the part, and a module type of
+                # someone else's with interface templates must not add interfaces that clash with them
                 payloads.append(self._tagged({"device": dev, "module_bay": b[0], "module_type": mtypes[part],
-                                              "status": choices.STATUS}))
+                                              "status": choices.STATUS, "replicate_components": False}))
             elif installed.get(b[1]) == part:
                 self.r.matched["modules"] += 1
             else:
