@@ -117,8 +117,8 @@ def push(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read NetBox and say what would be created.")] = False,
     batch: Annotated[int, typer.Option(min=1, metavar="N", help="Objects per list POST (1 = one at a time).")] = 250,
     workers: Annotated[int, typer.Option(min=1, max=16, metavar="N", help=(
-        "List POSTs in flight at once (1-16; default 1). More help only when NetBox runs several "
-        "worker processes and its database has cores to spare."))] = 1,
+        "List POSTs in flight at once (1-16). More help only when NetBox runs several worker "
+        "processes and its database has cores to spare."))] = 4,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     timeout: TimeoutOpt = None,
