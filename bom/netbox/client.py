@@ -48,6 +48,8 @@ MAX_OBJECTS = 5_000_000
 PROGRESS_S = 5.0
 #: The largest answer read (a page of 1,000 interfaces is about 2 MB).
 MAX_BODY = 64 * 1024 * 1024
+#: Connections kept open to NetBox: the most list POSTs a push has in flight (``--workers``).
+POOL = 16
 #: Characters of a NetBox answer quoted in a message.
 QUOTE = 200
 
@@ -167,6 +169,9 @@ class GuardedSession:
         # (HTTPS_PROXY, NO_PROXY) still applies, as the user set it.
         self.session.trust_env = False
         self.session.proxies = requests.utils.get_environ_proxies(url)
+        for scheme in ("http://", "https://"):   # a connection per POST in flight, none dropped and reopened
+            self.session.mount(scheme, requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=POOL,
+                                                                      max_retries=0))
         self.probe = False
         self.pages = 0
         self.objects = 0

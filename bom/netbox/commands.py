@@ -116,6 +116,9 @@ def push(
     token: TokenOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read NetBox and say what would be created.")] = False,
     batch: Annotated[int, typer.Option(min=1, metavar="N", help="Objects per list POST (1 = one at a time).")] = 250,
+    workers: Annotated[int, typer.Option(min=1, max=16, metavar="N", help=(
+        "List POSTs in flight at once (1-16). More help only when NetBox runs several worker "
+        "processes and its database has cores to spare."))] = 4,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     timeout: TimeoutOpt = None,
@@ -131,7 +134,8 @@ def push(
     nb = connect(url, token, token_file, timeout, say)
     model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
     with client.answers("the push"):
-        result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, say=None if as_json else say)
+        result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, workers=workers,
+                           say=None if as_json else say)
     if as_json:
         _print_json({"name": model.scenario.name, **result.to_json()})
         return

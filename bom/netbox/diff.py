@@ -1,5 +1,5 @@
-"""The plan against what NetBox holds now: devices, rack positions and cables that are missing,
-extra or different, so an install team can follow progress against the plan.
+"""The plan against what NetBox holds now: devices, rack positions, cables and the transceivers in
+the devices' module bays that are missing, extra or different, so an install team can follow progress against the plan.
 
 Scope: the scenario's sites (``<scenario>-s1`` ...). The cables of a missing device are counted
 under the device, not listed again one by one (NetBox keeps such a cable with the one end it has
@@ -30,37 +30,53 @@ class Diff:
     missing_cables: list[str] = field(default_factory=list)
     extra_cables: list[str] = field(default_factory=list)
     different_cables: list[str] = field(default_factory=list)
+    missing_modules: list[str] = field(default_factory=list)     # a transceiver the plan puts in a bay
+    extra_modules: list[str] = field(default_factory=list)
+    different_modules: list[str] = field(default_factory=list)   # another part in the bay
     cables_of_missing: int = 0
+    modules_of_missing: int = 0
     plan_devices: int = 0
     plan_cables: int = 0
+    plan_modules: int = 0
 
     @property
     def match(self) -> bool:
         return not (self.missing_devices or self.extra_devices or self.moved_devices or self.missing_cables
-                    or self.extra_cables or self.different_cables)
+                    or self.extra_cables or self.different_cables or self.missing_modules or self.extra_modules
+                    or self.different_modules)
 
     def lines(self, limit: int = 200) -> list[str]:
         out = []
         for title, items in (("missing device", self.missing_devices), ("extra device", self.extra_devices),
                              ("different device", self.moved_devices), ("missing cable", self.missing_cables),
-                             ("extra cable", self.extra_cables), ("different cable", self.different_cables)):
+                             ("extra cable", self.extra_cables), ("different cable", self.different_cables),
+                             ("missing module", self.missing_modules), ("extra module", self.extra_modules),
+                             ("different module", self.different_modules)):
             out += [f"{title}: {x}" for x in items[:limit]]
             if len(items) > limit:
                 out.append(f"... and {len(items) - limit:,} more of '{title}'")
         if self.cables_of_missing:
             out.append(f"({self.cables_of_missing:,} cables of the missing devices are missing with them)")
+        if self.modules_of_missing:
+            out.append(f"({self.modules_of_missing:,} transceivers of the missing devices are missing with them)")
         ok_d = self.plan_devices - len(self.missing_devices) - len(self.moved_devices)
         ok_c = self.plan_cables - len(self.missing_cables) - len(self.different_cables) - self.cables_of_missing
-        out.append(f"{ok_d:,} of {self.plan_devices:,} devices and {ok_c:,} of {self.plan_cables:,} cables "
-                   "match the plan" + ("; NetBox matches the plan" if self.match else ""))
+        ok_m = (self.plan_modules - len(self.missing_modules) - len(self.different_modules)
+                - self.modules_of_missing)
+        out.append(f"{ok_d:,} of {self.plan_devices:,} devices, {ok_c:,} of {self.plan_cables:,} cables and "
+                   f"{ok_m:,} of {self.plan_modules:,} transceivers match the plan"
+                   + ("; NetBox matches the plan" if self.match else ""))
         return out
 
     def to_json(self) -> dict[str, object]:
         return {"match": self.match, "missing_devices": self.missing_devices, "extra_devices": self.extra_devices,
                 "different_devices": self.moved_devices, "missing_cables": self.missing_cables,
                 "extra_cables": self.extra_cables, "different_cables": self.different_cables,
-                "cables_of_missing_devices": self.cables_of_missing, "plan_devices": self.plan_devices,
-                "plan_cables": self.plan_cables}
+                "missing_modules": self.missing_modules, "extra_modules": self.extra_modules,
+                "different_modules": self.different_modules,
+                "cables_of_missing_devices": self.cables_of_missing,
+                "modules_of_missing_devices": self.modules_of_missing,
+                "plan_devices": self.plan_devices, "plan_cables": self.plan_cables, "plan_modules": self.plan_modules}
 
 
 def _ends(terms: Any) -> list[End]:
@@ -84,12 +100,13 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
     import requests
 
     inv, cables = plan_objects(model, catalog)
-    d = Diff(plan_devices=len(inv.devices), plan_cables=len(cables))
+    d = Diff(plan_devices=len(inv.devices), plan_cables=len(cables), plan_modules=len(inv.modules))
     try:
         sites = {s.name: int(s.id) for s in nb.dcim.sites.filter(name=inv.sites)} if inv.sites else {}
         ids = list(sites.values())
         have_dev = list(nb.dcim.devices.filter(site_id=ids)) if ids else []
         have_cab = list(nb.dcim.cables.filter(site_id=ids)) if ids else []
+        have_mod = list(nb.dcim.modules.filter(site_id=ids, fields="id,device,module_bay,module_type")) if ids else []
     except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
         raise request_error(exc, "a read") from None
     by_name = {(id_of(o.site), o.name): o for o in have_dev}
@@ -143,4 +160,21 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
             d.cables_of_missing += 1
         else:
             d.missing_cables.append(_cable_text(*key))
+    _modules(d, inv.modules, have_mod, missing, {dv.name for dv in inv.devices})
     return d
+
+
+def _modules(d: Diff, plan: dict[End, str], have: list[Any], missing: set[str], planned: set[str]) -> None:
+    """The transceiver in each module bay against the plan's part; a missing device's are counted with it, an
+    extra device's go with it."""
+    got = {(name_of(o.device), name_of(o.module_bay)): name_of(o.module_type) for o in have}
+    for (device, bay), part in plan.items():
+        there = got.get((device, bay))
+        if device in missing:
+            d.modules_of_missing += 1
+        elif there is None:
+            d.missing_modules.append(f"{device} {bay}: {part}")
+        elif there != part:
+            d.different_modules.append(f"{device} {bay}: NetBox has {there}, the plan {part}")
+    d.extra_modules = sorted(f"{dev} {bay}: {part}" for (dev, bay), part in got.items()
+                              if (dev, bay) not in plan and dev in planned)

@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from bom.netbox import choices
-from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+from bom.netbox.inventory import (
+    ROLE_COLOURS,
+    TRANSCEIVER_PROFILE,
+    Cable,
+    Inventory,
+    bay_fields,
+    collect,
+    mgmt_only,
+    slug,
+)
 from bom.outputs.publish import Output, write_all
 from bom.outputs.writers.common import csv_text, csv_writer
 
@@ -42,8 +51,6 @@ FILES: dict[str, str] = {
     "09-module-types.yaml": "/dcim/module-types/import/",
     "10-modules.csv": "/dcim/modules/import/",
 }
-#: NetBox's module type profile for pluggable optics (loaded by its migration 0206).
-TRANSCEIVER_PROFILE = "Transceiver"
 CABLE_HEADER = ("side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
                 "side_b_type", "side_b_name", "type", "status", "length", "length_unit", "label", "description",
                 "tags")
@@ -79,7 +86,7 @@ def device_types_yaml(inv: Inventory) -> str:
             doc["interfaces"] = [{"name": n, "type": ty, **({"mgmt_only": True} if mgmt_only(n) else {})}
                                  for n, ty in t.interfaces.items()]
         if t.module_bays:
-            doc["module-bays"] = [{"name": b, "position": b.removeprefix("p")} for b in t.module_bays]
+            doc["module-bays"] = [bay_fields(b) for b in t.module_bays]
         docs.append(doc)
     return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True)
 

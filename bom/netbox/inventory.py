@@ -65,6 +65,19 @@ class ModuleType:
     attributes: dict[str, object] = field(default_factory=dict, compare=False)
 
 
+#: NetBox's module type profile for pluggable optics (loaded by its migration 0206).
+TRANSCEIVER_PROFILE = "Transceiver"
+
+
+def bay_fields(bay: str) -> dict[str, str]:
+    """A module bay (or its template) as NetBox takes it: named after the cage, the port number its position.
+
+    >>> bay_fields("p17")
+    {'name': 'p17', 'position': '17'}
+    """
+    return {"name": bay, "position": bay.removeprefix("p")}
+
+
 def cage_of(port: str) -> str:
     """The cage a port is in (``p17/2`` -> ``p17``): a twin-port module fills one cage, one bay.
 

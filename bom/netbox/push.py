@@ -8,7 +8,16 @@ plan's devices get every interface they need). Each list POST is one transaction
 so an interrupted push leaves whole batches; the next push matches them and creates the rest
 (device types it created get their missing interface templates, devices their missing
 interfaces). What exists but differs from the plan (a device in another rack, an interface
-cabled elsewhere) is reported, never changed.
+cabled elsewhere, a module bay holding another part than the plan's) is reported, never changed.
+
+Transceivers go in as NetBox modules (the export's convention): a module type per part number with
+the Transceiver profile, a module bay template per cage on the device types (made before the
+devices, which get their bays from them), and one planned module per cage in its bay.
+
+``workers`` list POSTs may be in flight at once (``--workers``); batches still land whole, and after a
+refused one no other starts. It helps only where NetBox serves requests in parallel (several
+gunicorn workers and a database with cores to spare): the cost of a cable is NetBox's own save and
+path tracing, not HTTP (benchmarks/bench_netbox_paths.py).
 """
 
 from __future__ import annotations
@@ -16,13 +25,23 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bom.errors import BomError
 from bom.netbox import choices
-from bom.netbox.client import request_error
-from bom.netbox.inventory import ROLE_COLOURS, Cable, Inventory, collect, mgmt_only, slug
+from bom.netbox.client import POOL, request_error
+from bom.netbox.inventory import (
+    ROLE_COLOURS,
+    TRANSCEIVER_PROFILE,
+    Cable,
+    Inventory,
+    bay_fields,
+    collect,
+    mgmt_only,
+    slug,
+)
 from bom.netbox.records import id_of, int_of, name_of, value_of
 
 if TYPE_CHECKING:
@@ -31,8 +50,13 @@ if TYPE_CHECKING:
 
 #: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
 BATCH = 250
+#: List POSTs in flight at once (``--workers``), and the most the HTTP session's connection pool holds.
+#: 4: the fastest measured (benchmarks/bench_netbox_paths.py: 0.259 s per cable against 0.319 with one).
+WORKERS = 4
+MAX_WORKERS = POOL
 KINDS = ("tags", "sites", "locations", "racks", "manufacturers", "device roles", "device types",
-         "interface templates", "devices", "interfaces", "cables", "cable ends")
+         "interface templates", "module bay templates", "module types", "devices", "interfaces", "module bays",
+         "modules", "cables", "cable ends")
 
 
 @dataclass
@@ -70,6 +94,15 @@ class Result:
                 "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
 
 
+@dataclass(frozen=True)
+class Existing:
+    """A device type NetBox holds: the record, its interface templates (name -> type) and module bay templates."""
+
+    record: Any
+    interfaces: dict[str, str]
+    bays: set[str]
+
+
 class _Ids:
     """NetBox ids of the plan's objects; in a dry run, made-up negative ids for what would be created."""
 
@@ -83,8 +116,9 @@ class _Ids:
 
 class Pusher:
     def __init__(self, nb: Any, inv: Inventory, cables: list[Cable], *, dry_run: bool = False, batch: int = BATCH,
-                 say: Callable[[str], None] | None = None) -> None:
+                 workers: int = WORKERS, say: Callable[[str], None] | None = None) -> None:
         self.nb, self.inv, self.cables, self.dry, self.batch = nb, inv, cables, dry_run, max(1, batch)
+        self.workers = min(max(1, workers), MAX_WORKERS)
         self.r = Result(dry_run=dry_run)
         self.ids = _Ids()
         self.say = say or (lambda _m: None)
@@ -92,7 +126,9 @@ class Pusher:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _create(self, kind: str, endpoint: Any, payloads: list[dict[str, Any]]) -> list[int]:
-        """Create ``payloads`` in list POSTs of ``batch``; their ids in order (made up in a dry run)."""
+        """Create ``payloads`` in list POSTs of ``batch``, ``workers`` of them in flight at once; their ids in
+        order (made up in a dry run). After a refused POST no other starts; those in flight finish, so
+        NetBox holds whole batches (each list POST is one transaction) and the count says how many."""
         if not payloads:
             return []
         self.r.created[kind] += len(payloads)
@@ -101,19 +137,46 @@ class Pusher:
         import pynetbox
         import requests
 
-        ids: list[int] = []
+        errors = (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException)
+        chunks = [payloads[i:i + self.batch] for i in range(0, len(payloads), self.batch)]
+        made: list[list[int] | None] = [None] * len(chunks)
+        failed: Exception | None = None
+        done_n = 0
         t0 = time.perf_counter()
-        for i in range(0, len(payloads), self.batch):
-            chunk = payloads[i:i + self.batch]
-            try:
-                made = endpoint.create(chunk if self.batch > 1 else chunk[0])
-            except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
-                self.r.created[kind] -= len(payloads) - len(ids)
-                raise request_error(exc, f"creating {kind}") from None
-            ids += [m.id for m in (made if isinstance(made, list) else [made])]
-            self.say(f"{kind}: {len(ids):,} of {len(payloads):,} created")
+
+        def post(chunk: list[dict[str, Any]]) -> list[int]:
+            got = endpoint.create(chunk if self.batch > 1 else chunk[0])
+            return [m.id for m in (got if isinstance(got, list) else [got])]
+
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            queue = iter(range(len(chunks)))
+            flight: dict[Future[list[int]], int] = {}
+
+            def start() -> None:
+                k = next(queue, None)
+                if k is not None:
+                    flight[pool.submit(post, chunks[k])] = k
+
+            for _ in range(self.workers):
+                start()
+            while flight:
+                finished, _ = wait(flight, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    k = flight.pop(f)
+                    try:
+                        made[k] = f.result()
+                    except errors as exc:
+                        failed = failed or exc
+                        continue
+                    done_n += len(made[k] or [])
+                    self.say(f"{kind}: {done_n:,} of {len(payloads):,} created")
+                    if failed is None:
+                        start()
         self.r.seconds[kind] += time.perf_counter() - t0
-        return ids
+        if failed is not None:
+            self.r.created[kind] -= len(payloads) - done_n
+            raise request_error(failed, f"creating {kind}") from None
+        return [i for ids in made for i in ids or []]
 
     def _read(self, endpoint: Any, **filters: Any) -> list[Any]:
         import pynetbox
@@ -144,8 +207,10 @@ class Pusher:
         roles = self.simple("device roles", nb.dcim.device_roles, "name", inv.roles,
                             lambda r: {"name": r, "slug": slug(r), "color": ROLE_COLOURS.get(r, "9e9e9e")})
         types = self.device_types(dtypes, makers)
+        mtypes = self.module_types(makers)
         devices = self.devices(site_ids, sites, locs, racks, roles, types)
         ifaces = self.interfaces(site_ids, devices)
+        self.modules(site_ids, devices, self.module_bays(site_ids, devices), mtypes)
         self.push_cables(sites, devices, ifaces)
         return self.r
 
@@ -203,30 +268,37 @@ class Pusher:
                 "status": choices.STATUS, "u_height": r.u_height, "width": 19}
 
     # -- device types ---------------------------------------------------------------------------------
-    def check_device_types(self) -> dict[str, tuple[Any, dict[str, str]]]:
-        """Existing device types of the plan's models and their interface templates; refuses a type that
-        has an interface of the plan's with another type, or lacks some and is not clusterbom's."""
+    def check_device_types(self) -> dict[str, Existing]:
+        """Existing device types of the plan's models, their interface templates and module bay templates;
+        refuses a type that has an interface of the plan's with another type, or lacks some interfaces or
+        module bays and is not clusterbom's."""
         nb = self.nb
         models = list(self.inv.device_types)
-        existing: dict[str, tuple[Any, dict[str, str]]] = {}
+        existing: dict[str, Existing] = {}
         for dt in self._read(nb.dcim.device_types, model=models):
             want = self.inv.device_types.get(dt.model)
             if want is None or name_of(dt.manufacturer) != want.manufacturer:
                 continue
             tpl = {t.name: value_of(t.type) for t in self._read(nb.dcim.interface_templates, device_type_id=dt.id)}
+            bays = {t.name for t in self._read(nb.dcim.module_bay_templates, device_type_id=dt.id)} \
+                if want.module_bays else set()
             wrong = [f"{n} is {tpl[n]}, the plan needs {ty}" for n, ty in want.interfaces.items()
                      if n in tpl and tpl[n] != ty]
             missing = [n for n in want.interfaces if n not in tpl]
+            no_bay = [b for b in want.module_bays if b not in bays]
             ours = self._by_clusterbom(dt)
-            if wrong or (missing and not ours):
-                what = "; ".join(wrong[:5]) if wrong else f"it lacks {len(missing)} of them ({', '.join(missing[:6])})"
+            if wrong or ((missing or no_bay) and not ours):
+                what = ("; ".join(wrong[:5]) if wrong else
+                        f"it lacks {len(missing)} of them ({', '.join(missing[:6])})" if missing else
+                        f"it lacks {len(no_bay)} of the module bays the plan's transceivers go in "
+                        f"({', '.join(no_bay[:6])})")
                 raise BomError(
                     f"device type {want.manufacturer} {dt.model} exists in NetBox with other interfaces than the "
                     f"plan's: {what}", key="netbox",
-                    hint=f"Nothing was created. Give the type the plan's interfaces (bom netbox export writes them in "
-                         f"06-device-types.yaml), or delete or rename the device type {dt.model} in NetBox, then push "
-                         "again.")
-            existing[dt.model] = (dt, tpl)
+                    hint=f"Nothing was created. Give the type the plan's interfaces and module bays (bom netbox "
+                         f"export writes them in 06-device-types.yaml), or delete or rename the device type "
+                         f"{dt.model} in NetBox, then push again.")
+            existing[dt.model] = Existing(dt, tpl, bays)
         return existing
 
     def _by_clusterbom(self, dt: Any) -> bool:
@@ -237,13 +309,13 @@ class Pusher:
         return any(str(t.description or "").startswith("clusterbom scenario ")
                    for t in self._read(self.nb.extras.tags, slug=slugs))
 
-    def device_types(self, existing: dict[str, tuple[Any, dict[str, str]]], makers: dict[str, int]) -> dict[str, int]:
+    def device_types(self, existing: dict[str, Existing], makers: dict[str, int]) -> dict[str, int]:
         nb = self.nb
         out: dict[str, int] = {}
         todo = []
         for model, t in self.inv.device_types.items():
             if model in existing:
-                out[model] = int(existing[model][0].id)
+                out[model] = int(existing[model].record.id)
                 self.r.matched["device types"] += 1
             else:
                 todo.append(t)
@@ -252,15 +324,52 @@ class Pusher:
                     for t in todo]
         for t, i in zip(todo, self._create("device types", nb.dcim.device_types, payloads), strict=False):
             out[t.model] = i
-        tpls = []
+        tpls, bays = [], []
+        none = Existing(None, {}, set())
         for model, t in self.inv.device_types.items():
-            have = existing.get(model, (None, {}))[1]
+            have = existing.get(model, none)
             for n, ty in t.interfaces.items():
-                if n in have:
+                if n in have.interfaces:
                     self.r.matched["interface templates"] += 1
                 else:
                     tpls.append({"device_type": out[model], "name": n, "type": ty, "mgmt_only": mgmt_only(n)})
+            for b in t.module_bays:
+                if b in have.bays:
+                    self.r.matched["module bay templates"] += 1
+                else:
+                    bays.append({"device_type": out[model], **bay_fields(b)})
         self._create("interface templates", nb.dcim.interface_templates, tpls)
+        # before the devices: a device gets its module bays from its type's templates when it is created
+        self._create("module bay templates", nb.dcim.module_bay_templates, bays)
+        return out
+
+    def module_types(self, makers: dict[str, int]) -> dict[str, int]:
+        """The transceivers' module types (by maker and part number), with NetBox's Transceiver profile and
+        its attributes when NetBox has the profile."""
+        nb = self.nb
+        want = self.inv.module_types
+        if not want:
+            return {}
+        have = {(name_of(o.manufacturer), o.model): int(o.id) for o in self._read(nb.dcim.module_types,
+                                                                                  model=list(want))}
+        out: dict[str, int] = {}
+        todo = []
+        for model, m in want.items():
+            i = have.get((m.manufacturer, model))
+            if i is None:
+                todo.append(m)
+            else:
+                out[model] = i
+                self.r.matched["module types"] += 1
+        profile = None
+        if todo:
+            found = self._read(nb.dcim.module_type_profiles, name=TRANSCEIVER_PROFILE)
+            profile = int(found[0].id) if found else None
+        payloads = [self._tagged({"manufacturer": makers[m.manufacturer], "model": m.model, "part_number": m.model,
+                                  **({"profile": profile, "attributes": m.attributes} if profile else {})})
+                    for m in todo]
+        for m, i in zip(todo, self._create("module types", nb.dcim.module_types, payloads), strict=False):
+            out[m.model] = i
         return out
 
     # -- devices, interfaces, cables ------------------------------------------------------------------
@@ -317,6 +426,55 @@ class Pusher:
         for (dev, n, _), i in zip(missing, ids, strict=False):
             have[(dev, n)] = (i, None)
         return have
+
+    def module_bays(self, site_ids: list[int], devices: dict[tuple[str, str], int]) -> dict[tuple[int, str], Any]:
+        """The module bays of the plan's devices: (device id, bay) -> (id, installed module id or None).
+        A device made before its type had the bay (a push of an older plan) gets it here."""
+        have: dict[tuple[int, str], Any] = {}
+        if not self.inv.modules:
+            return have
+        for o in self._read(self.nb.dcim.module_bays, site_id=site_ids, fields="id,name,device,installed_module"):
+            have[(id_of(o.device), o.name)] = (int(o.id), id_of(o.installed_module))
+        types = self.inv.device_types
+        missing = []
+        for d in self.inv.devices:
+            dev = devices[(d.site, d.name)]
+            if dev < 0:
+                continue   # a device a dry run would create: its bays come from its type
+            missing += [(dev, b) for b in types[d.device_type].module_bays if (dev, b) not in have]
+        ids = self._create("module bays", self.nb.dcim.module_bays,
+                           [{"device": dev, **bay_fields(b)} for dev, b in missing])
+        for (dev, b), i in zip(missing, ids, strict=False):
+            have[(dev, b)] = (i, None)
+        return have
+
+    def modules(self, site_ids: list[int], devices: dict[tuple[str, str], int], bays: dict[tuple[int, str], Any],
+                mtypes: dict[str, int]) -> None:
+        """The plan's transceiver in each module bay: created in an empty bay, matched by its module type in a
+        full one, reported when the bay holds another part."""
+        if not self.inv.modules:
+            return
+        site_of = {d.name: d.site for d in self.inv.devices}
+        installed = {int(o.id): name_of(o.module_type)
+                     for o in self._read(self.nb.dcim.modules, site_id=site_ids, fields="id,module_type")}
+        payloads = []
+        for (device, bay), part in self.inv.modules.items():
+            dev = devices[(site_of[device], device)]
+            b = bays.get((dev, bay))
+            if dev < 0 or b is None or b[0] < 0:   # dry run: a device or bay to be created
+                payloads.append({})
+                continue
+            if b[1] is None:
+                # the ports are the device type's interfaces: the module records the part, and a module type of
+                # someone else's with interface templates must not add interfaces that clash with them
+                payloads.append(self._tagged({"device": dev, "module_bay": b[0], "module_type": mtypes[part],
+                                              "status": choices.STATUS, "replicate_components": False}))
+            elif installed.get(b[1]) == part:
+                self.r.matched["modules"] += 1
+            else:
+                self.r.differ("modules", f"{device} {bay} holds {installed.get(b[1]) or 'another module'}; "
+                                         f"the plan has {part}")
+        self._create("modules", self.nb.dcim.modules, payloads)
 
     def push_cables(self, sites: dict[str, int], devices: dict[tuple[str, str], int],
                     ifaces: dict[tuple[int, str], Any]) -> None:
@@ -380,6 +538,6 @@ def plan_objects(model: Model, catalog: Catalog | None) -> tuple[Inventory, list
 
 
 def push(nb: Any, model: Model, catalog: Catalog | None, *, dry_run: bool = False, batch: int = BATCH,
-         say: Callable[[str], None] | None = None) -> Result:
+         workers: int = WORKERS, say: Callable[[str], None] | None = None) -> Result:
     inv, cables = plan_objects(model, catalog)
-    return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, say=say).run()
+    return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, workers=workers, say=say).run()

@@ -19,14 +19,16 @@ from bom.netbox import choices
 
 #: Fields of a POSTed object that name another object, and the store they name.
 REFS = {"site": "dcim/sites", "location": "dcim/locations", "rack": "dcim/racks", "role": "dcim/device-roles",
-        "manufacturer": "dcim/manufacturers", "device_type": "dcim/device-types", "device": "dcim/devices"}
+        "manufacturer": "dcim/manufacturers", "device_type": "dcim/device-types", "device": "dcim/devices",
+        "module_type": "dcim/module-types", "module_bay": "dcim/module-bays"}
 CHOICES = ("type", "status", "face", "length_unit")
 PAGE = 50
 #: Fields NetBox gives every object of a kind, set or not.
 DEFAULTS: dict[str, dict[str, Any]] = {"dcim/interfaces": {"cable": None},
                                        "dcim/cables": {"length": None, "type": None},
                                        "dcim/devices": {"rack": None, "position": None, "location": None},
-                                       "dcim/device-types": {"tags": []}, "extras/tags": {"description": ""}}
+                                       "dcim/device-types": {"tags": []}, "extras/tags": {"description": ""},
+                                       "dcim/module-bays": {"installed_module": None}}
 
 
 @dataclass
@@ -93,6 +95,8 @@ class FakeNetBox:
                 obj[k] = v
         for k, v in DEFAULTS.get(kind, {}).items():
             obj.setdefault(k, v)
+        if kind == "dcim/modules":   # NetBox fills the bay
+            self.store["dcim/module-bays"][payload["module_bay"]]["installed_module"] = {"id": obj["id"]}
         self.store.setdefault(kind, {})[obj["id"]] = obj
         return obj
 
@@ -114,7 +118,7 @@ class FakeNetBox:
     def listing(self, call: Call) -> dict[str, Any]:
         kind = call.path.removeprefix("/api/").strip("/")
         objs = [o for o in self.store.get(kind, {}).values() if self.matches(o, call.query)]
-        if kind == "dcim/interfaces" and "site_id" in call.query:
+        if kind in ("dcim/interfaces", "dcim/module-bays", "dcim/modules") and "site_id" in call.query:
             sites = call.query["site_id"]
             devs = self.store.get("dcim/devices", {})
             objs = [o for o in self.store.get(kind, {}).values()

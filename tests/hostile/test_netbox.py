@@ -380,38 +380,58 @@ def _unique(fake: FakeNetBox) -> None:
         names = [o[key] for o in fake.objects(kind)]
         assert len(names) == len(set(names)), kind
     for kind, scope in (("dcim/locations", "site"), ("dcim/racks", "site"), ("dcim/devices", "site"),
-                        ("dcim/interfaces", "device"), ("dcim/interface-templates", "device_type")):
+                        ("dcim/interfaces", "device"), ("dcim/interface-templates", "device_type"),
+                        ("dcim/module-bays", "device"), ("dcim/module-bay-templates", "device_type")):
         keys = [(o[scope]["id"], o["name"]) for o in fake.objects(kind)]
         assert len(keys) == len(set(keys)), kind
     ends = [t["object_id"] for o in fake.objects("dcim/cables") for t in o["a_terminations"] + o["b_terminations"]]
     assert len(ends) == len(set(ends)), "an interface cabled twice"
+    bays = [o["module_bay"]["id"] for o in fake.objects("dcim/modules")]
+    assert bays and len(bays) == len(set(bays)), "a module bay filled twice"
 
 
-def test_a_second_push_finishes_what_a_failed_one_started(netbox, scenario, tmp_path):
+@pytest.mark.parametrize(("kind", "what", "workers"), [("dcim/interfaces", "interfaces", "1"),
+                                                       ("dcim/modules", "modules", "1"),
+                                                       ("dcim/interfaces", "interfaces", "4")])
+def test_a_second_push_finishes_what_a_failed_one_started(netbox, scenario, tmp_path, kind, what, workers):
+    """Also with four list POSTs in flight: the refused one's batch is not created and the next push
+    creates exactly the rest, nothing twice."""
     whole = netbox()
     assert push(whole, scenario).code == 0
     want = {k: len(v) for k, v in whole.store.items()}
+    assert want["dcim/modules"] > 10   # the transceivers: more than one batch of 10
     posts = []
 
     def fail(call, fake):
-        if call.method == "POST" and call.path == "/api/dcim/interfaces/":
+        if call.method == "POST" and call.path == f"/api/{kind}/":
             posts.append(call)
             if len(posts) == 2:
                 return 500, {"Content-Type": "text/html"}, "<html>gateway " + json.dumps(call.headers) + "</html>"
         return None
 
     fake = netbox(fail)
-    r = push(fake, scenario, "--batch", "10")
+    r = push(fake, scenario, "--batch", "10", "--workers", workers)
     refused(r, "NetBox refused", "HTTP 500", "push again to finish", folder=tmp_path)
     half = {k: len(v) for k, v in fake.store.items()}
-    assert 0 < half["dcim/interfaces"] < want["dcim/interfaces"] and "dcim/cables" not in half
+    assert 0 < half[kind] < want[kind] and "dcim/cables" not in half
     fake.hook = None
-    r = push(fake, scenario, "--batch", "10", "--json")
+    r = push(fake, scenario, "--batch", "10", "--workers", workers, "--json")
     assert r.code == 0, r.stderr
     done = json.loads(r.stdout)
-    assert done["created"]["interfaces"] == want["dcim/interfaces"] - half["dcim/interfaces"]
+    assert done["created"][what] == want[kind] - half[kind]
+    if what == "modules":   # the modules of the first push matched by their bay, none made twice
+        assert done["matched"][what] == half[kind]
     assert done["matched"]["devices"] == want["dcim/devices"] and "devices" not in done["created"]
     assert {k: len(v) for k, v in fake.store.items()} == want
     _unique(fake)
     assert nb("diff", str(scenario), "--url", fake.url).code == 0
     clean(r, tmp_path)
+
+
+def test_the_cli_default_is_the_pushs_measured_number_of_workers():
+    import inspect
+
+    from bom.netbox import commands
+    from bom.netbox.push import WORKERS
+
+    assert inspect.signature(commands.push).parameters["workers"].default == WORKERS

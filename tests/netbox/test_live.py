@@ -79,6 +79,12 @@ def _counts(nb, inv) -> dict[str, int]:
             "cables": len({c.id for c in nb.dcim.cables.filter(site_id=ids)})}
 
 
+def _modules(nb, inv) -> dict[tuple[str, str], str]:
+    """What NetBox holds in the module bays of the plan's sites: (device, bay) -> module type."""
+    ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+    return {(m.device.name, m.module_bay.name): m.module_type.model for m in nb.dcim.modules.filter(site_id=ids)}
+
+
 def _want(model, inv) -> dict[str, int]:
     rows = plan.row_count(model)
     assert inv.cables == rows
@@ -134,6 +140,15 @@ def test_push_reads_back_as_planned_and_a_second_push_creates_nothing(nb, run, s
     ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
     assert nb.dcim.devices.count(site_id=ids, tag=inv.tag) == len(inv.devices)
     assert nb.dcim.cables.count(site_id=ids, tag=inv.tag) == len(cables)
+    # the plan's transceiver in each cage: a module of its part number in the bay named after the cage
+    assert inv.modules and first["created"]["modules"] == len(inv.modules)
+    assert _modules(nb, inv) == inv.modules
+    assert nb.dcim.modules.count(site_id=ids, tag=inv.tag) == len(inv.modules)
+    # two-site has parts (DWDM, FR4) no earlier test made: those module types are the push's own
+    assert first["created"].get("module types", 0) + first["matched"].get("module types", 0) == len(inv.module_types)
+    for part in inv.module_types:
+        mt = nb.dcim.module_types.get(model=part)
+        assert mt.profile.name == "Transceiver" and dict(mt.attributes) == inv.module_types[part].attributes
 
     again = run("push", scenario)
     assert again.exit_code == 0, again.output
@@ -141,6 +156,7 @@ def test_push_reads_back_as_planned_and_a_second_push_creates_nothing(nb, run, s
     again = json.loads(run("push", scenario, "--json").stdout)
     assert sum(again["created"].values()) == 0
     assert again["matched"]["devices"] == len(inv.devices) and again["matched"]["cables"] == len(cables)
+    assert again["matched"]["modules"] == len(inv.modules)
     assert _counts(nb, inv) == _want(model, inv)
     assert run("diff", scenario).exit_code == 0
 
@@ -158,6 +174,16 @@ def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):
         iface = nb.dcim.interfaces.get(site_id=sites, device=c.a_device, name=c.a_port)
         nb.dcim.cables.get(iface.cable.id).delete()
     nb.dcim.devices.get(site_id=sites, name=device).delete()
+    # a leaf's transceiver taken out, and another leaf cage given another part than the plan's
+    leaf_bays = sorted(k for k in inv.modules if k[0] != device and "leaf" in k[0])
+    (out_dev, out_bay), (sw_dev, sw_bay) = leaf_bays[0], leaf_bays[1]
+    nb.dcim.modules.get(site_id=sites, device=out_dev, module_bay_id=nb.dcim.module_bays.get(
+        site_id=sites, device=out_dev, name=out_bay).id).delete()
+    other = next(m for m in inv.module_types if m != inv.modules[(sw_dev, sw_bay)])
+    swapped = nb.dcim.modules.get(site_id=sites, device=sw_dev, module_bay_id=nb.dcim.module_bays.get(
+        site_id=sites, device=sw_dev, name=sw_bay).id)
+    swapped.module_type = nb.dcim.module_types.get(model=other).id
+    swapped.save()
 
     r = run("diff", POD, "--json")
     assert r.exit_code == 1, r.output
@@ -165,15 +191,27 @@ def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):
     assert d["missing_devices"] == [device]
     assert sorted(d["missing_cables"]) == sorted(f"{a[0]}:{a[1]} - {b[0]}:{b[1]}" for a, b in (c.key for c in gone))
     assert d["extra_devices"] == d["extra_cables"] == d["different_devices"] == d["different_cables"] == []
+    assert d["missing_modules"] == [f"{out_dev} {out_bay}: {inv.modules[(out_dev, out_bay)]}"]
+    planned = inv.modules[(sw_dev, sw_bay)]
+    assert d["different_modules"] == [f"{sw_dev} {sw_bay}: NetBox has {other}, the plan {planned}"]
+    assert d["extra_modules"] == []
+    assert d["modules_of_missing_devices"] == sum(1 for k in inv.modules if k[0] == device)
     text = run("diff", POD).stdout
     assert f"missing device: {device}" in text and text.count("missing cable:") == 3
+    assert text.count("missing module:") == 1 and text.count("different module:") == 1
 
     r = run("push", POD, "--json")
     assert r.exit_code == 0, r.output
     again = json.loads(r.stdout)
-    # the device's own cable stayed in NetBox with its leaf end: the push puts the device's end back on it
+    # the device's own cable stayed in NetBox with its leaf end: the push puts the device's end back on it;
+    # the empty bay gets its module back and the device's own; the other part is reported, never replaced
     mine = sum(1 for c in cables if device in (c.a_device, c.b_device))
-    assert again["created"] == {"devices": 1, "cables": 3, "cable ends": mine}
+    assert again["created"] == {"devices": 1, "cables": 3, "cable ends": mine,
+                                "modules": 1 + d["modules_of_missing_devices"]}
+    assert again["differs"] == {"modules": 1}
+    assert any(f"{sw_dev} {sw_bay} holds {other}" in n for n in again["notes"])
+    swapped.module_type = nb.dcim.module_types.get(model=planned).id
+    swapped.save()
     assert run("diff", POD).exit_code == 0
 
 
