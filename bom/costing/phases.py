@@ -91,17 +91,19 @@ class PhaseResult:
     made_spare: list[Item]          # held after this phase and not installed (rebuild)
     recabled_links: int             # links of the phase before that this phase moves
     recabling_usd: float
+    installation_usd: float = 0.0   # its share of the final build's installation (the links it brings)
 
     @property
     def capex_usd(self) -> float:
-        """The hardware bought in the phase and its re-cabling labour."""
-        return sum(i.extended_usd for i in self.order) + self.recabling_usd
+        """The hardware bought in the phase, its installation and its re-cabling labour."""
+        return sum(i.extended_usd for i in self.order) + self.installation_usd + self.recabling_usd
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "date": self.date.isoformat(), "gpus": self.gpus, "sites": self.sites,
                 "policy": self.policy, "capex_usd": round(self.capex_usd, 2),
                 "order": [i.to_json() for i in self.order], "made_spare": [i.to_json() for i in self.made_spare],
-                "recabled_links": self.recabled_links, "recabling_usd": round(self.recabling_usd, 2)}
+                "recabled_links": self.recabled_links, "recabling_usd": round(self.recabling_usd, 2),
+                "installation_usd": round(self.installation_usd, 2)}
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class Growth:
 
     policy: str                     # reserve | rebuild | mixed (the scenario's growth per fabric)
     phases: list[PhaseResult]
-    installation_usd: float         # the final build's installation (links and racks), bought once
+    installation_usd: float         # the final build's installation (links and racks), shared by the phases
     opex_per_year_usd: float        # the final build's, scaled by the share of GPU-hours in service
     years: float
     gpu_hours: float                # each phase's GPUs worked from its date to the end of the period
@@ -119,7 +121,7 @@ class Growth:
 
     @property
     def capex_usd(self) -> float:
-        return sum(p.capex_usd for p in self.phases) + self.installation_usd
+        return sum(p.capex_usd for p in self.phases)
 
     @property
     def recabling_usd(self) -> float:
@@ -305,6 +307,21 @@ def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
     return out
 
 
+def installation_shares(installation_usd: float, in_service: Sequence[dict[tuple[object, ...], str]]) -> list[float]:
+    """Each phase's share of the final build's installation: the links of the final plan it puts in
+    service (rows by link id), so the phases' capex adds up to the build's and day 1 carries its own
+    labour.
+
+    >>> installation_shares(100.0, [{("a",): "1"}, {("a",): "1", ("b",): "2", ("c",): "2"}])
+    [50.0, 50.0]
+    """
+    counts = [len(set(keys.values())) for keys in in_service]
+    total = counts[-1] if counts else 0
+    if not total:
+        return [installation_usd if k == 0 else 0.0 for k in range(len(counts))]
+    return [installation_usd * (counts[k] - (counts[k - 1] if k else 0)) / total for k in range(len(counts))]
+
+
 def recabled(before: dict[tuple[object, ...], str], after: dict[tuple[object, ...], str]) -> int:
     """Links of ``before`` with a row ``after`` does not have: they are taken out or moved."""
     return len({lid for key, lid in before.items() if key not in after})
@@ -367,6 +384,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
         reb_q.append(q)
     reserve_keys = [row_keys(final, catalog, range(k + 1), rp) for k in range(n)]
     rebuild_keys = [row_keys(m, catalog) for m in models]
+    install = installation_shares(installation_usd, reserve_keys)
 
     def policy(name: str, pick: Callable[[str], str]) -> Growth:
         held: dict[tuple[str, str], float] = defaultdict(float)
@@ -384,15 +402,14 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
                     links += recabled({x: v for x, v in keys[k - 1].items() if x[0] == fab},
                                       {x: v for x, v in keys[k].items() if x[0] == fab})
             out.append(PhaseResult(ph.name, ph.date, gpus[k], sites[k], name, _items(order, ref), _items(spare, ref),
-                                   links, links * install_link_usd))
+                                   links, links * install_link_usd, install[k]))
             held = defaultdict(float, now)
         start = phases[0].date
         worked = sum((gpus[k] - (gpus[k - 1] if k else 0)) * hours * utilisation
                      * max(0.0, years - (ph.date - start).days / DAYS_PER_YEAR) for k, ph in enumerate(phases))
         full = gpus[-1] * hours * utilisation * years
-        # Buying early costs the capital: each phase's capex at its date, discounted to the first's
-        # (the installation with the first phase).
-        pv = installation_usd + sum(p.capex_usd / (1.0 + discount_rate) ** ((p.date - start).days / DAYS_PER_YEAR)
+        # Buying early costs the capital: each phase's capex at its date, discounted to the first's.
+        pv = sum(p.capex_usd / (1.0 + discount_rate) ** ((p.date - start).days / DAYS_PER_YEAR)
                                     for p in out)
         return Growth(name, out, installation_usd, opex_per_year_usd * (worked / full if full else 0.0), years,
                       worked, pv)

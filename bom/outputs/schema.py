@@ -316,21 +316,25 @@ def _phase() -> Schema:
     said = {"name": "The phase's name.", "date": "The day its GPUs are in service.",
             "gpus": "GPUs in service once the phase is.", "sites": "Sites in service once the phase is.",
             "policy": "The growth it follows: reserve, rebuild, or mixed (each fabric its own).",
-            "capex_usd": "What the phase buys (spares apart) and its re-cabling labour [USD].",
+            "capex_usd": "What the phase buys (spares apart), its installation and its re-cabling labour [USD].",
             "order": "What the phase buys, per fabric and part number (the phases add up to the final build).",
             "made_spare": "Parts held after the phase and not installed (rebuild: an earlier design's).",
             "recabled_links": "Links of the phase before that this phase takes out or moves.",
-            "recabling_usd": "recabled_links x the TCO's install_link labour."}
+            "recabling_usd": "recabled_links x the TCO's install_link labour.",
+            "installation_usd": "The phase's share of the final build's installation: the share of the final "
+                                "plan's links it puts in service [USD]."}
     props = {"name": STR, "date": DATE, "gpus": INT, "sites": INT, "policy": STR, "capex_usd": NUM,
-             "order": array(item), "made_spare": array(item), "recabled_links": INT, "recabling_usd": NUM}
+             "order": array(item), "made_spare": array(item), "recabled_links": INT, "recabling_usd": NUM,
+             "installation_usd": NUM}
     return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One phase of the build-out.")
 
 
 def _growth() -> Schema:
     one = obj({"policy": STR, "capex_usd": NUM, "recabling_usd": NUM, "installation_usd": NUM, "recabled_links": INT,
                "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "capex_pv_usd": NUM},
-              description="One growth policy over every phase: its capex (phase orders, re-cabling, the final "
-                          "build's installation), the TCO over the period (capex + the final opex scaled by the "
+              description="One growth policy over every phase: its capex (the phases' capex: orders, "
+                          "installation shares, re-cabling), the TCO over the period (capex + the final opex scaled "
+                          "by the "
                           "GPU-hours in service), the GPU-hours worked, each phase's GPUs from its date, and "
                           "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
                           "discount_rate (what buying early costs).")

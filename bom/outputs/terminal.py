@@ -534,7 +534,8 @@ def phases_table(phases: object) -> str:
                         for g in phases.policies.values())
         out.append(f"{p.name:<14} {p.date.isoformat():<10} {p.gpus:>8,}" + cells)
     for n, g in phases.policies.items():
-        out.append(f"{n}: capex {g.capex_usd:,.0f} USD (re-cabling {g.recabling_usd:,.0f}; discounted to the first "
-                   f"phase {g.capex_pv_usd:,.0f}), TCO {g.tco_usd:,.0f} USD, "
+        out.append(f"{n}: capex {g.capex_usd:,.0f} USD (installation {g.installation_usd:,.0f} shared by the "
+                   f"links each phase brings, re-cabling {g.recabling_usd:,.0f}, spares apart; discounted to the "
+                   f"first phase {g.capex_pv_usd:,.0f}), TCO {g.tco_usd:,.0f} USD, "
                    f"{g.gpu_hours:,.0f} GPU-hours worked, {g.usd_per_gpu_hour:.3f} USD per GPU-hour")
     return "\n".join(out)

@@ -33,7 +33,8 @@ def test_build_json_has_the_phases(built):
     assert [p["name"] for p in doc["phases"]] == ["4su", "16su"]
     for p in doc["phases"]:
         assert {"name", "date", "gpus", "capex_usd", "order", "recabled_links"} <= set(p)
-        assert p["capex_usd"] == pytest.approx(sum(i["extended_usd"] for i in p["order"]) + p["recabling_usd"],
+        assert p["capex_usd"] == pytest.approx(sum(i["extended_usd"] for i in p["order"]) + p["installation_usd"]
+                                               + p["recabling_usd"],
                                                abs=0.05 * len(p["order"]) + 0.01)
     assert [p["gpus"] for p in doc["phases"]] == [1024, 4096]
     assert doc["phases"][-1]["gpus"] == doc["gpus"]

@@ -516,8 +516,8 @@ PHASE_COLS = ["Phase", "In service", "GPUs", "Fabric", "Part number", "Descripti
 
 def _phases(wb: Workbook, r: Report) -> None:
     """The build-out (bom/costing/phases.py) under the scenario's growth: each phase's order, a line per
-    fabric and part number with its extended price as a formula, and the phase's total (its order and
-    re-cabling labour) below it. Written only for a scenario with phases."""
+    fabric and part number with its extended price as a formula, and the phase's total (its order, its
+    share of the installation and its re-cabling labour) below it. Written only for a scenario with phases."""
     if r.phases is None:
         return
     ws = wb.create_sheet("Phases")
@@ -532,6 +532,13 @@ def _phases(wb: Workbook, r: Report) -> None:
             for col_no, v in enumerate(values, start=1):
                 put_cell(ws, n, col_no, v, fmts.get(col_no))
             n += 1
+        total_install = r.phases.chosen.installation_usd
+        put_cell(ws, n, 1, p.name)
+        put_cell(ws, n, 6, "Installation: the share of the TCO sheet's installation for the links it brings")
+        put_cell(ws, n, 8, p.installation_usd / total_install if total_install else 0.0, "0.0000%")
+        put_cell(ws, n, 10, fx("installation_usd"), USD0)
+        put_cell(ws, n, 11, fx(f"H{n}*J{n}"), USD0)
+        n += 1
         put_cell(ws, n, 1, p.name)
         put_cell(ws, n, 6, f"Re-cabling: {p.recabled_links:,} links x install_link")
         put_cell(ws, n, 8, p.recabled_links, COUNT)
