@@ -121,8 +121,8 @@ def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
                                                   f"{lv.buildings:,} buildings at {building_kw / 1000:,.4g} MW")
         rows.append([lv.label, f"{lv.gpus:,.0f}", f"{lv.it_kw / 1000:,.3f}", f"{lv.facility_kw / 1000:,.3f}", fits])
     return (table(["level", "GPUs", "IT MW", "facility MW", "buildings"], rows, [False, True, True, True, False])
-            + "\nIT MW: the GPU systems at the platform's power, before the network, storage and cooling a build "
-              "adds; bom build with sites.power sizes the buildings from the whole build.")
+            + "\nIT MW: the GPU systems at the platform's power, before the network, storage and cooling"
+              "\na build adds; bom build with sites.power sizes the buildings from the whole build.")
 
 
 def job_buildings(gpus: int, facility_kw: float | None, building_kw: float | None) -> str:
