@@ -66,7 +66,7 @@ class SitesPower:
                 "facility_power_max_kw": round(self.facility_kw, 3), "sites": [s.to_json() for s in self.sites]}
 
     def summary(self) -> str:
-        """"3 sites at 100 MW, decided by power: site 1 IT 62.1 MW, facility 77.8 MW; ..." for the terminal."""
+        """The terminal line: "power at maximum: 3 sites at 100 MW (decided by power): site 1 IT 62.1 MW, ..."."""
         limits = {s.limit_kw for s in self.sites}
         at = ""
         if None not in limits:
@@ -74,7 +74,7 @@ class SitesPower:
                   " at " + " / ".join(_mw(s.limit_kw) for s in self.sites))   # type: ignore[arg-type]
         each = "; ".join(f"site {s.site} IT {_mw(s.it_kw)}, facility {_mw(s.facility_kw)}" for s in self.sites)
         n = len(self.sites)
-        return f"power: {n} site{'s' * (n != 1)}{at} (decided by {self.decided_by}): {each}"
+        return f"power at maximum: {n} site{'s' * (n != 1)}{at} (decided by {self.decided_by}): {each}"
 
 
 def _mw(kw: float) -> str:
