@@ -54,6 +54,25 @@ def check_defaults(cat: Catalog) -> None:
                            hint=f"The built-in catalogs/{DEFAULTS}.yaml names them; a base catalog needs them too.")
 
 
+def check_fabric_elements(cat: Catalog) -> None:
+    """A scheduled leaf's uplinks name a fabric element row, at their own form factor and rate."""
+    for s in cat.rows["switches"].values():
+        assert isinstance(s, Switch)
+        up = s.uplinks
+        if up is None or not up.scheduled:
+            continue
+        where, key = cat.where(s.id, "uplinks"), f"{s.id}.uplinks.fabric_element"
+        fe = cat.rows["switches"].get(up.fabric_element or "")
+        if not isinstance(fe, Switch) or not fe.fabric_element:
+            raise CatalogError(f"switch {s.id!r}: uplinks.fabric_element {up.fabric_element!r} is not a switch row "
+                               "marked fabric_element: true", where=where, key=key,
+                               hint="Name the fabric element (Ramon) row the interface node's fabric ports join.")
+        if fe.form_factor != up.form_factor or fe.port_rate != up.rate:
+            raise CatalogError(f"switch {s.id!r}: its fabric ports are {up.form_factor} at {up.rate}, and fabric "
+                               f"element {fe.id!r} has {fe.form_factor} at {fe.port_rate}", where=where, key=key,
+                               hint="A scheduled fabric's two ends are the same cage at the same rate.")
+
+
 #: The fabric layers the build takes a default for when the scenario names no switch.
 REQUIRED_DEFAULTS = (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"), ("oob", "spine"), ("dci", "router"))
 
@@ -72,7 +91,7 @@ def check_part_numbers(cat: Catalog) -> None:
 
 #: Checked on every load. A part number with a space is flagged by the order wherever it comes from
 #: (an overlay's name still builds) and refused only by ``validate --strict`` (the built-in rows).
-CHECKS = (check_platform_switches, check_module_form_factors, check_defaults)
+CHECKS = (check_platform_switches, check_module_form_factors, check_defaults, check_fabric_elements)
 
 
 def check_catalog(cat: Catalog) -> None:

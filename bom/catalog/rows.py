@@ -376,12 +376,30 @@ class Breakout(Model):
 
 
 class Uplinks(Model):
-    """Ports of another rate kept for uplinks (a 1G management switch's 100G ports)."""
+    """Ports of another rate kept for uplinks (a 1G management switch's 100G ports), or a scheduled
+    fabric's fabric ports (a Jericho3-AI interface node's cell links to its fabric elements)."""
 
     ports: int = Field(ge=1)
     rate: Rate
     form_factor: FormFactor
     ports_per_cage: int = Field(default=1, ge=1, le=8)
+    # Bundles of the cage's lanes one uplink may be split into (an 800G OSFP's two 4-lane halves to two
+    # fabric elements): the planner takes the finest where whole native ports cannot spread evenly.
+    breakouts: list[Breakout] = []
+    # A scheduled (cell) fabric: every one of these ports is always cabled, whatever the host ports
+    # carry (cells are sprayed over all of them; the surplus is the fabric's speedup), and they join
+    # only the fabric elements named here (Ramon) as the spine layer.
+    scheduled: bool = False
+    fabric_element: str | None = None
+
+    @model_validator(mode="after")
+    def _scheduled_has_elements(self) -> Uplinks:
+        if self.scheduled and not self.fabric_element:
+            raise ValueError("a scheduled fabric's uplinks name the fabric element they join (fabric_element: "
+                             "the switch row of the cell switch, e.g. a Ramon3 box)")
+        if self.fabric_element and not self.scheduled:
+            raise ValueError("fabric_element is for a scheduled fabric's uplinks: add scheduled: true")
+        return self
 
 
 class ChassisPart(Model):
@@ -491,6 +509,9 @@ class Switch(Row):
     # The published system power includes the laser modules: the BOM shows their share on the laser
     # line and the rest on the switch line, so the total stays the published figure.
     power_includes_lasers: bool = True
+    # A scheduled fabric's fabric element (Broadcom Ramon): every port is a cell link to an interface
+    # node's fabric ports; it has no host ports, so it stands only as the spine (or core) layer.
+    fabric_element: bool = False
 
     @property
     def cpo(self) -> bool:

@@ -206,7 +206,7 @@ class Switches:
         # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
         # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
         # cages of their own, numbered after the downlink cages.
-        self.native = (p.leaf_uplink is not None and p.leaf_uplink.form_factor == leaf.form_factor
+        self.native = (p.leaf_uplink is not None and not p.scheduled and p.leaf_uplink.form_factor == leaf.form_factor
                        and p.leaf_uplink.cages == leaf.cages)
         self.up_names = (self.leaf_names if p.leaf_uplink is None else
                          port_names(up.cages, up.ports_per_cage, 0 if self.native else leaf.cages))

@@ -124,10 +124,19 @@ class Fabric:
         return [SiteSwitches(n, self.planes * p.leaves, self.planes * p.spines, self.planes * p.cores)
                 for n, p in self.shapes]
 
+    def scheduled_json(self) -> dict[str, object]:
+        """A scheduled fabric's fabric side: every fabric port cabled, the speedup over the host ports."""
+        p = self.first
+        fabric = p.leaf_up * p.up.rate_gbps
+        return {"fabric_ports_per_leaf": p.leaf_up, "fabric_port_rate_gbps": p.up.rate_gbps,
+                "links_per_pair": p.leaf_spine_per_pair, "speedup": round(fabric / (p.leaf_down * p.leaf.rate_gbps), 4)}
+
     def to_json(self) -> dict[str, object]:
         t = self.totals()
         modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
+        if self.first.scheduled:
+            out["scheduled"] = self.scheduled_json()
         if self.ufm is not None:
             out["ufm"] = self.ufm.to_json()
             if self.ufm.ports:

@@ -122,6 +122,12 @@ def fabric_schema() -> Schema:
         "modules": mapping(INT, "Modules: node, switch (and ufm, endpoint; coherent and client on the DCI)."),
         "ends": mapping(mapping(INT), "Link ends by layer and kind (pluggable modules, optical engine ports, none)."),
         **counts, "optical_links": INT,
+        # a scheduled (cell) fabric: interface nodes' fabric ports to fabric elements
+        "scheduled": obj({"fabric_ports_per_leaf": INT, "fabric_port_rate_gbps": NUM, "links_per_pair": INT,
+                          "speedup": NUM},
+                         description="A scheduled fabric (Jericho3-AI interface nodes, Ramon fabric elements): each "
+                                     "leaf's fabric ports (all cabled), the links joining each leaf-element pair, and "
+                                     "the fabric ports' capacity over the host ports' (the speedup)."),
         # the compute fabric's fabric managers
         "ufm": obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
         # storage and in-band (pooled) fabrics

@@ -16,7 +16,7 @@ from bom import names
 from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
 from bom.model.fabrics import OobFabric, PooledFabric
 from bom.model.hops import HopKind
-from bom.topology.planes import SwitchPorts, uplink_ports
+from bom.topology.planes import SwitchPorts, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 if TYPE_CHECKING:
@@ -64,9 +64,9 @@ class Device:
 def switch_device(row: Switch, ports: SwitchPorts, role: str, rate: float, fabric: str, layer: str) -> Device:
     """A switch (or router) end at ``rate``: its own cages, or its dedicated uplink ports when
     ``ports`` is them (an SN2201's QSFP28 uplinks)."""
-    up = uplink_ports(row)
+    up = uplink_ports(row, ports.rate_gbps)
     if up is not None and ports == up:
-        return Device(role, row.id, "switch", row.protocol, up.form_factor, up.ports_per_cage, (up.rate_gbps,),
+        return Device(role, row.id, "switch", row.protocol, up.form_factor, up.ports_per_cage, uplink_rates(row),
                       population=(fabric, layer, UPLINKS), pool_ports=up.radix)
     native = magnitude(row.port_rate, "rate")
     radix = {native: row.ports} | {magnitude(b.rate, "rate"): b.ports for b in row.breakouts}

@@ -34,7 +34,7 @@ from bom.topology.geometry import (
     floor_plan,
 )
 from bom.topology.linkgroups import LinkGroup
-from bom.topology.planes import Plane, name_fabric, plan, switch_ports, uplink_ports
+from bom.topology.planes import Plane, Scheduled, name_fabric, plan, switch_ports, uplink_ports, uplink_rates
 from bom.topology.sizing import Sizing
 from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
@@ -71,6 +71,9 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
+    sched = _scheduled(name, spec, leaf, spine)
+    if sched is not None:   # the fabric ports at their finest bundle: the plan spreads them at it
+        uplinks = uplink_ports(leaf, uplink_rates(leaf)[0])
     spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     if spec.topology == "pair" and spec.su_nodes is not None:
         raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
@@ -92,8 +95,39 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
              oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
              native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
-             min_spines=spec.min_spines)
+             min_spines=spec.min_spines, scheduled=sched)
     return p, rate
+
+
+def _scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> Scheduled | None:
+    """A scheduled fabric's native sides when the leaf is an interface node; its pairing checked: an
+    interface node's fabric ports join only fabric elements, and a fabric element takes no hosts."""
+    key = f"fabrics.{name}"
+    if leaf.fabric_element:
+        raise LimitError(f"{leaf.id} is a scheduled fabric's fabric element: its ports are cell links to interface "
+                         "nodes, none takes a host", key=f"{key}.switch",
+                         hint=f"Use it as {key}.spine, with an interface node (a Jericho3-AI leaf) as the switch.")
+    up = leaf.uplinks
+    if up is None or not up.scheduled:
+        if spine.fabric_element:
+            raise LimitError(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, "
+                             f"and {leaf.id} is not one", key=f"{key}.spine",
+                             hint="Use an Ethernet spine here, or an interface node (its fabric_element) as the "
+                                  "switch.")
+        return None
+    if name != "compute":
+        raise LimitError(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as "
+                         "the compute fabric", key=f"{key}.switch", hint="Use an Ethernet leaf on this fabric.")
+    if not spine.fabric_element:
+        raise LimitError(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one",
+                         key=f"{key}.spine", hint=f"Drop spine (its own, {up.fabric_element}) or name a fabric "
+                                                  "element row.")
+    if spec.uplink_rate != "native":
+        raise LimitError("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
+                         key=f"{key}.uplink_rate", hint="Drop uplink_rate on this fabric.")
+    native = uplink_ports(leaf)
+    assert native is not None
+    return Scheduled(native, switch_ports(spine, native.rate_gbps))
 
 
 def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
@@ -101,8 +135,7 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
     nic = _nic(platform, name)
     leaf = _switch(catalog, spec.switch or (platform.default_switch if name == "compute"
                                              else catalog.default(name)), ("fabrics", name, "switch"))
-    spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
-                                            else leaf.id),
+    spine = _switch(catalog, spec.spine or _default_spine(catalog, name, leaf),
                     ("fabrics", name, "spine" if spec.spine else "switch"))
     shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, True)
     if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
@@ -110,6 +143,14 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
         # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
         shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, False)
     return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+
+
+def _default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
+    """The spine a fabric takes when the scenario names none: a scheduled leaf's own fabric element, the
+    catalog's default for a leaf with dedicated uplinks, else the leaf's model."""
+    if leaf.uplinks is not None and leaf.uplinks.fabric_element:
+        return leaf.uplinks.fabric_element
+    return (catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks else leaf.id
 
 
 def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
@@ -407,9 +448,9 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
                 spec = spec.model_copy(update={"topology": DEFAULT_TOPOLOGY[name]})
             leaf = _switch(catalog, spec.switch or support_switch(model.platform, name, catalog),
                            ("fabrics", name, "switch"))
-            spine = _switch(catalog, spec.spine or ((catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks
-                                                    else leaf.id),
+            spine = _switch(catalog, spec.spine or _default_spine(catalog, name, leaf),
                             ("fabrics", name, "spine" if spec.spine else "switch"))
+            _scheduled(name, spec, leaf, spine)   # refused here: scheduled fabrics are built as compute
             pooled[name] = (spec, leaf, spine)
             model = with_fabric(model, build_pooled(name, spec, model, catalog, media, leaf, spine,
                                                     border=borders.get(name)))
@@ -419,6 +460,7 @@ def _support_fabrics(model: Model, specs: dict[str, FabricSpec], catalog: Catalo
     spec = specs["oob"]
     leaf = _switch(catalog, spec.switch or support_switch(model.platform, "oob", catalog),
                    ("fabrics", "oob", "switch"))
+    _scheduled("oob", spec, leaf, leaf)
     if spec.uplinks is None and "inband" not in specs:
         # No in-band network for the uplinks to land on: the management network's own spines join
         # its switches (else they would end at a site network the BOM does not hold).

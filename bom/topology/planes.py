@@ -56,13 +56,38 @@ class SwitchPorts:
         return self.radix // self.ports_per_cage
 
 
-def uplink_ports(switch: Switch) -> SwitchPorts | None:
-    """A switch's dedicated uplinks (ports of another rate), if it has any."""
+def uplink_ports(switch: Switch, rate_gbps: float | None = None) -> SwitchPorts | None:
+    """A switch's dedicated uplinks (ports of another rate), if it has any: at their own rate, or at
+    ``rate_gbps`` where they break out to it (None when they do not)."""
     u = switch.uplinks
     if u is None:
         return None
-    rate = magnitude(u.rate, "rate")
-    return SwitchPorts(switch.id, u.ports, u.ports_per_cage, u.form_factor, rate, rate)
+    native = magnitude(u.rate, "rate")
+    if rate_gbps is None or math.isclose(rate_gbps, native):
+        return SwitchPorts(switch.id, u.ports, u.ports_per_cage, u.form_factor, native, native)
+    radix = next((b.ports for b in u.breakouts if math.isclose(magnitude(b.rate, "rate"), rate_gbps)), None)
+    if radix is None:
+        return None
+    return SwitchPorts(switch.id, radix, max(1, radix // (u.ports // u.ports_per_cage)), u.form_factor,
+                       rate_gbps, rate_gbps)
+
+
+def uplink_rates(switch: Switch) -> tuple[float, ...]:
+    """Every rate a switch's dedicated uplinks run at (their own and their breakouts'), slowest first."""
+    u = switch.uplinks
+    if u is None:
+        return ()
+    return tuple(sorted({magnitude(u.rate, "rate"), *(magnitude(b.rate, "rate") for b in u.breakouts)}))
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    """A scheduled (cell) fabric's two sides at their native rate: the interface node's fabric ports
+    and the fabric element's ports. The plan spreads the fabric ports at their finest bundle and
+    joins each pair at the native rate where whole native ports reach it."""
+
+    up: SwitchPorts
+    spine: SwitchPorts
 
 
 def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
@@ -146,6 +171,7 @@ class Plane:
     rails_per_leaf: int = 1   # rail-optimised: rails one leaf takes (small pods take several)
     pod_leaves: int = 0       # leaves per pod (three layers); 0 = every leaf in one pod
     isl: int = 0              # pair: inter-switch links between the two switches
+    scheduled: bool = False   # a scheduled (cell) fabric: the leaves' fabric ports to fabric elements
 
     @property
     def up(self) -> SwitchPorts:
@@ -252,7 +278,8 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
          native: SwitchPorts | None = None, rails_per_leaf: int | None = None,
-         spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None) -> Plane:
+         spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
+         scheduled: Scheduled | None = None) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -265,8 +292,13 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     ``min_spines``: the fewest spines each leaf's uplinks spread over (the Juniper JVDs' "minimum of
     4 spines" for path diversity); a fabric that states it has a spine layer even where its ports
     would fit one switch. None: the fewest whose ports take every uplink.
+    ``scheduled``: the leaf is a scheduled fabric's interface node and ``leaf_uplink`` its fabric ports
+    at their finest bundle: every one is cabled whatever the host ports carry (the fabric's speedup),
+    spread evenly over the fabric elements, a pair joined at the native rate where whole ports reach.
     """
     over = ratio(oversubscription)
+    if scheduled is not None:
+        _check_scheduled(over, layers)
     _check_min_spines(min_spines, topology, layers)
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, native)
@@ -297,8 +329,10 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
         group_nodes = nodes   # one partial group: the pod itself, not a whole SU, sets the leaves
     per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down,
                                                    rails_per_leaf)
-    # Uplinks match the downlinks a full group uses at this oversubscription.
-    up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
+    # Uplinks match the downlinks a full group uses at this oversubscription (a scheduled fabric's
+    # interface node cables every fabric port: cells are sprayed over all of them).
+    if scheduled is None:
+        up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
     least = min_spines or 1
     if least > up:
         raise LimitError(f"min_spines {least} spreads each leaf's uplinks over {least} spines, and a leaf here has "
@@ -310,7 +344,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
                 node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
                 leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
-                rails_per_leaf=rails)
+                rails_per_leaf=rails, scheduled=scheduled is not None)
     two = _two_layers(groups * per_group, up, spine.radix, least)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
@@ -321,11 +355,13 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least)
+    if scheduled is not None:
+        return _scheduled_native(p, scheduled)
     return _at_native_rate(p, native)
 
 
 #: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
-SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines")
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines", "oversubscription")
 
 
 def name_fabric(exc: LimitError, name: str) -> LimitError:
@@ -345,6 +381,28 @@ def _check_min_spines(least: int | None, topology: Topology, layers: int | None)
         shape = f"topology {topology}" if topology in ("pair", "rail-only") else "layers: 1"
         raise LimitError(f"min_spines asks for a spine layer, and {shape} has none", key="min_spines",
                          hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
+
+
+def _check_scheduled(over: Fraction, layers: int | None) -> None:
+    """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
+    if over != 1:
+        raise LimitError("a scheduled fabric's interface node cables all its fabric ports (cells are sprayed over "
+                         "every one; their surplus over the host ports is the fabric's speedup), so a leaf ratio "
+                         "has no meaning", key="oversubscription",
+                         hint="Drop oversubscription on this fabric.")
+    if layers == 1:
+        raise LimitError("a scheduled fabric's interface nodes reach each other only through fabric elements: "
+                         "it has two layers (one stage of fabric elements) or three (two stages)", key="layers",
+                         hint="Use layers: auto, 2 or 3.")
+
+
+def _scheduled_native(p: Plane, s: Scheduled) -> Plane:
+    """Each interface node-fabric element pair at the native rate when whole native ports join it (two
+    halves of an 800G OSFP to one element are one 800G link); else the halves go to two elements."""
+    k = _native_factor(p.up, s.up)
+    if k == 1 or p.leaf_spine_per_pair % k or (p.layers == 3 and p.spine_core_per_pair % k):
+        return p
+    return replace(p, leaf_up=p.leaf_up // k, spine_uplinks=p.spine_uplinks // k, leaf_uplink=s.up, spine=s.spine)
 
 
 def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:
