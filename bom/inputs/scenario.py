@@ -68,12 +68,15 @@ Ratios = Annotated[Fraction | LayerRatios, PlainValidator(_ratios),
 class FabricSpec(Model):
     """One scale-out fabric (``compute``, ``storage``, ``inband`` or ``oob``)."""
 
-    switch: str | None = Field(default=None, examples=["q3400"])
+    switch: str | None = Field(default=None, examples=["q3400", "arista-7700r4c-38pe"])
     """Leaf switch, a catalog id (`bom catalog list --kind switches`); default: the platform's
-    ``default_switch`` for compute, and the platform's RA switches for storage, in-band and OOB."""
-    spine: str | None = Field(default=None, examples=["ptx10008-lc1301"])
+    ``default_switch`` for compute, and the platform's RA switches for storage, in-band and OOB. A
+    scheduled fabric's interface node (``arista-7700r4c-38pe``, Jericho3-AI) makes the compute fabric
+    a scheduled (cell) fabric: every fabric port cabled to its fabric elements (Ramon3) as the spines."""
+    spine: str | None = Field(default=None, examples=["ptx10008-lc1301", "arista-7720r4-128pe"])
     """Spine (and core) switch, a catalog id, when it differs from the leaf: a larger fixed switch
-    or a modular chassis whose line cards the BOM counts from the ports used; default: the leaf's."""
+    or a modular chassis whose line cards the BOM counts from the ports used; default: the leaf's
+    (a scheduled fabric's interface node: its own fabric element)."""
     topology: Literal["rail-optimized", "rail-only", "tor", "pair"] = Field(default="rail-optimized",
                                                                            examples=["tor"])
     """``rail-optimized``: GPU n of every node in a scalable unit goes to leaf n (compute default);

@@ -10,9 +10,11 @@ Sources (the qm9700 and sn5600 rows' notes):
 - NVIDIA SN5000 Hardware User Manual, Data Interfaces (docs.nvidia.com/networking/display/sn5000/
   data+interfaces), "Maximum High Power Support": "SN5600 with Dual 3KW PSU | Port #1-64 | 18W".
 
-Not reproduced: AMD's Instinct MI3XX reference design's 51.2T switch figures (540 W typical,
-1,125 W at load, as issue 22 quotes them); the reference's power table was not found in the
-stored copies, so no Broadcom row takes them (their 900 W typical stays a marked estimate).
+- [AMD] AMD, "Cluster architecture and network design for AMD Instinct MI3XX accelerators"
+  (github.com/ROCm/gpu-cluster-networking, docs/design/mi3xx.rst), Power requirements, MI355X:
+  "51.2T switch (Dell, Cisco, Arista)", "Estimated typical/load power per switch 540w/1125w"
+  (AMD: "These are estimates only"). The Arista 7060X6-64PE and Dell Z9864F-ON rows take them; the
+  other Tomahawk 5 rows (Juniper, Edgecore, UfiSpace, vendors AMD does not name) keep their own.
 """
 
 from __future__ import annotations
@@ -99,3 +101,13 @@ def test_the_build_says_which_figure_each_total_takes(build):
     t = doc["totals"]
     assert t["it_power_max_kw"] - t["it_power_kw"] == pytest.approx(sum(x["quantity"] for x in qm) * 429 / 1000)
     assert "IT power at maximum (facility sizing" in md and "IT power, typical" in md
+
+
+@pytest.mark.parametrize("sid", ["arista-7060x6-64pe", "dell-z9864f-on"])
+def test_amds_51t_switch_figures_typical_and_at_load(catalog, sid):
+    sw = catalog.get("switches", sid)
+    line, = switch_lines("compute", "scale-out", {"leaf": 61}, {"leaf": sw})
+    assert (line.unit_power_w, line.unit_power_max_w) == (540, 1125)          # [AMD] 540w/1125w
+    # [AMD] "≈ 61 switches ... ≈ 32.94kW/68.63kW"
+    assert (line.power_w, line.power_max_w) == pytest.approx((32_940, 68_625))
+

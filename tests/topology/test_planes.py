@@ -18,7 +18,7 @@ from bom.topology.geometry import (
     pair_ends,
     spine_core_ends,
 )
-from bom.topology.planes import SwitchPorts, plan, smallest_spread
+from bom.topology.planes import Scheduled, SwitchPorts, plan, smallest_spread
 from tests.explicit_fabric import build
 
 
@@ -337,3 +337,31 @@ def test_storage_in_one_layer(catalog, nodes, ok):
         with pytest.raises(BomError, match="one layer of tor leaves") as e:
             build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog)
         assert e.value.key == "fabrics.storage.layers"
+
+
+# A Jericho3-AI interface node: 36 x 400G host ports, 20 x 800G fabric cages (40 halves); a Ramon3
+# fabric element of 128 x 800G cages (256 halves).
+J3_HOST = SwitchPorts("j3", 36, 2, "osfp", 100, 400)
+J3_HALVES = SwitchPorts("j3", 40, 2, "osfp", 400, 400)
+R3_HALVES = SwitchPorts("r3", 256, 2, "osfp", 100, 400)
+SCHEDULED = Scheduled(SwitchPorts("j3", 20, 1, "osfp", 800, 800), SwitchPorts("r3", 128, 1, "osfp", 100, 800))
+
+
+@pytest.mark.parametrize("nodes, leaves, elements, rate, per_pair", [
+    (288, 64, 10, 800, 2),     # 64 x 40 halves over 10 elements: 4 halves, two whole 800G ports a pair
+    (864, 192, 40, 400, 1),    # 192 x 40 over 40: one half a pair, the two halves of a cage to two elements
+    (36, 8, 2, 800, 10),       # one SU: every fabric port still cabled
+])
+def test_a_scheduled_leaf_cables_every_fabric_port_spread_evenly(nodes, leaves, elements, rate, per_pair):
+    p = plan(nodes, 8, J3_HOST, R3_HALVES, topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES,
+             scheduled=SCHEDULED)
+    assert (p.leaves, p.spines, p.up.rate_gbps, p.leaf_spine_per_pair) == (leaves, elements, rate, per_pair)
+    assert p.leaf_up * p.up.rate_gbps == 20 * 800 and p.scheduled
+
+
+def test_a_scheduled_leaf_takes_no_ratio_and_no_single_layer():
+    kw = dict(topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES, scheduled=SCHEDULED)
+    with pytest.raises(LimitError, match="speedup"):
+        plan(288, 8, J3_HOST, R3_HALVES, oversubscription="2:1", **kw)
+    with pytest.raises(LimitError, match="fabric elements"):
+        plan(288, 8, J3_HOST, R3_HALVES, layers=1, **kw)
