@@ -418,8 +418,13 @@ class LineCard(Model):
     part_number: str
     description: str
     ports: int = Field(ge=1)
-    power: Power
+    power: Power                            # typical
+    power_max: Power | None = None          # the data sheet's maximum, where it gives one
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+    def power_w(self, peak: bool = False) -> float:
+        """One card's draw: typical, or at its maximum (facility sizing) where published."""
+        return magnitude(self.power_max if peak and self.power_max is not None else self.power, "power")
 
 
 class Modular(Model):
@@ -433,6 +438,21 @@ class Modular(Model):
     fabric_cards: ChassisPart
     supervisors: ChassisPart
     power_supplies: ChassisPart
+
+    @property
+    def parts(self) -> tuple[ChassisPart, ...]:
+        """The parts every chassis holds whatever its ports carry."""
+        return (self.chassis, self.fabric_cards, self.supervisors, self.power_supplies)
+
+    def cards(self, used_native: float) -> int:
+        """Line cards one chassis needs for ``used_native`` of its native ports (at most every slot)."""
+        return min(self.slots, math.ceil(used_native / self.line_card.ports - 1e-9))
+
+    def power_w(self, used_native: float, peak: bool = False) -> float:
+        """One chassis's draw with the cards its used ports fill (the BOM's lines and a rack's budget
+        alike): the fixed parts, and the cards at their typical or maximum."""
+        fixed = sum(p.count * magnitude(p.power, "power") for p in self.parts)
+        return fixed + self.cards(used_native) * self.line_card.power_w(peak)
 
 
 class FaceplateBreakout(Model):

@@ -7,7 +7,6 @@ price's source, so a report can say which prices are estimates and which are quo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -162,20 +161,20 @@ def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: 
     Power: each part's own draw (power supplies feed the others, so they add none of their own)."""
     m = switch.modular
     assert m is not None
-    card_ports = m.line_card.ports * ports_per_native
     chassis = sum(n for n, _ in port_use)
-    cards = sum(n * min(m.slots, math.ceil(used / card_ports)) for n, used in port_use)
+    cards = sum(n * m.cards(used / ports_per_native) for n, used in port_use)
     out = []
-    for part, qty in ((m.chassis, chassis), (m.fabric_cards, chassis), (m.supervisors, chassis),
-                      (m.power_supplies, chassis)):
-        if qty:
-            out.append(_line(switch, tier, fabric, layer, Category.SWITCH, qty * part.count,
+    for part in m.parts:
+        if chassis:
+            out.append(_line(switch, tier, fabric, layer, Category.SWITCH, chassis * part.count,
                              magnitude(part.power, "power"), sku=part.part_number, price=part.price_usd,
                              description=part.description))
     if cards:
         lc = m.line_card
-        out.append(_line(switch, tier, fabric, layer, Category.SWITCH, cards, magnitude(lc.power, "power"),
-                         sku=lc.part_number, price=lc.price_usd, description=lc.description))
+        line = _line(switch, tier, fabric, layer, Category.SWITCH, cards, lc.power_w(),
+                     sku=lc.part_number, price=lc.price_usd, description=lc.description)
+        peak = lc.power_w(peak=True)
+        out.append(replace(line, unit_power_max_w=peak) if peak != line.unit_power_w else line)
     return out
 
 

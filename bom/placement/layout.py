@@ -30,16 +30,30 @@ from bom.placement.racks import (
     shared_sections,
 )
 from bom.topology.geometry import GROUPED, block_nodes
+from bom.topology.planes import Plane
 from bom.units import magnitude
 
 
-def switch_item(catalog: Catalog, sid: str, role: str, fabric: str) -> Item:
+def switch_item(catalog: Catalog, sid: str, role: str, fabric: str, used_native: float | None = None) -> Item:
+    """A switch to place. ``used_native``: a modular chassis's native ports in use, so its rack budget
+    counts the line cards they fill, as the BOM's lines do (None: a full chassis)."""
     row = catalog.get("switches", sid)
     assert isinstance(row, Switch)
+    if row.modular is not None and used_native is not None:
+        return Item(role, row.id, row.rack_units, row.modular.power_w(used_native, peak=True), fabric)
     # A rack's power budget is facility sizing: the switch at its maximum less its optics, where the
     # row says what its maximum counts (bom/costing/tco.py POWER_BASIS), else its typical.
     peak = row.power_max_without_optics_w
     return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power") if peak is None else peak, fabric)
+
+
+def _chassis_use(catalog: Catalog, plane: Plane, layer: str) -> float | None:
+    """The native ports the busiest switch of a spine or core layer uses (None: not a modular chassis)."""
+    row = catalog.get("switches", plane.spine.id)
+    use = plane.port_use(layer)
+    if not isinstance(row, Switch) or row.modular is None or not use:
+        return None
+    return max(used for _, used in use) * row.ports / plane.spine.radix
 
 
 def endpoint_item(row: Endpoint) -> Item:
@@ -225,8 +239,10 @@ def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # typ
             block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
         else:
             per_rack.append((leaf, planes * plane.leaves_per_group))
-        spine = switch_item(catalog, plane.spine.id, names.switch_role(name, "spine"), name)
-        core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name)
+        spine = switch_item(catalog, plane.spine.id, names.switch_role(name, "spine"), name,
+                            _chassis_use(catalog, plane, "spine"))
+        core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name,
+                           _chassis_use(catalog, plane, "core"))
         shared["network"] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
     return block_net, per_rack, shared
 

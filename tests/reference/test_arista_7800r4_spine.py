@@ -143,3 +143,19 @@ def test_cli_build_and_check_the_case(bom, tmp_path):
     assert j["fabrics"]["compute"]["spine_switch"] == BIG
     c = bom("check", str(CASE))
     assert c.exit_code == 0 and "no error, no warning" in c.stdout, c.stdout
+
+
+def test_the_rack_budget_counts_the_cards_in_use_as_the_bom_does(catalog):
+    """One rule for a chassis's draw: the rack it stands in is budgeted for the cards its used ports
+    fill, at their maximum ([DS] 1,110 W a card), as the BOM's lines give it; not a full chassis."""
+    scenario, src = load_scenario(CASE)
+    m = build_model(scenario, src, catalog, None)
+    lines = _spine_lines(m, catalog).values()
+    chassis = m.fabrics["compute"].switches("spine")
+    per_chassis = sum(x.power_max_w for x in lines) / chassis
+    card = next(x for x in lines if x.sku == "DCS-7800R4-36PE-LC")
+    assert (card.unit_power_w, card.unit_power_max_w) == (915, 1110)      # [DS] 915 W typical, 1,110 W max
+    placed = [i for i in m.placement.by_item() if i.catalog_id == BIG]
+    assert placed and {i.power_w for i in placed} == {per_chassis}
+    full = catalog.get("switches", BIG)
+    assert per_chassis < magnitude(full.power_max, "power")                # 11 of 16 cards, not a full chassis
