@@ -104,8 +104,9 @@ class FabricSpec(Model):
     as one fabric): the platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``,
     with its source)."""
     uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
-    """``native``: switch-to-switch links at the switch's own port rate (800G over 2 x 400G planes)
-    where whole native ports join each pair of switches; ``downlink``: at the NIC's rate."""
+    """``native``: switch-to-switch links at the switches' own port rate (800G over 2 x 400G planes)
+    where whole native ports join each pair of switches and leaf and spine have the same cage at that
+    rate (a fixed leaf under a modular chassis alike); ``downlink``: at the NIC's rate."""
     su_nodes: int | None = Field(default=None, ge=1, examples=[32])
     """Nodes per scalable unit (SU): the group of nodes whose rails share one set of leaves (on the
     storage and in-band fabrics, the nodes per leaf group); default: the platform's ``su_nodes``."""

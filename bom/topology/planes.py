@@ -81,13 +81,18 @@ def uplink_rates(switch: Switch) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class Scheduled:
-    """A scheduled (cell) fabric's two sides at their native rate: the interface node's fabric ports
-    and the fabric element's ports. The plan spreads the fabric ports at their finest bundle and
-    joins each pair at the native rate where whole native ports reach it."""
+class NativePorts:
+    """The two ends of a switch-to-switch link at their own (native) rate: the leaf's uplink side and
+    the spine. The plan spreads links at the downlinks' rate (or a scheduled fabric's finest bundle)
+    and joins each pair at the native rate where whole native ports reach it."""
 
     up: SwitchPorts
     spine: SwitchPorts
+
+    @classmethod
+    def same(cls, ports: SwitchPorts) -> NativePorts:
+        """Both ends one switch model's ports."""
+        return cls(ports, ports)
 
 
 def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
@@ -277,15 +282,16 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          topology: Topology, group_nodes: int, layers: int | None = None,
          oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
-         native: SwitchPorts | None = None, rails_per_leaf: int | None = None,
+         native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
          spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-         scheduled: Scheduled | None = None) -> Plane:
+         scheduled: bool = False) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
     tray position: each leaf takes all ports of whole nodes, the same trays of every rack.
-    ``native``: the leaf's and spine's own ports when ``leaf``/``spine`` are a breakout of them;
-    switch-to-switch links then run at that rate where whole native ports join each pair.
+    ``native``: the leaf's uplink side and the spine at their own rate when ``leaf``/``spine`` are a
+    breakout of them (one SwitchPorts: the same model at both ends); switch-to-switch links then run
+    at that rate where whole native ports join each pair.
     ``rails_per_leaf``: rails one rail leaf takes (1: a leaf per rail per SU, the Juniper JVDs);
     None: as many as its downlinks hold (a pod whose ports fit one switch is that switch).
     ``spine_oversubscription``: down:up at the spines of three layers (None: 1:1).
@@ -294,14 +300,15 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     would fit one switch. None: the fewest whose ports take every uplink.
     ``scheduled``: the leaf is a scheduled fabric's interface node and ``leaf_uplink`` its fabric ports
     at their finest bundle: every one is cabled whatever the host ports carry (the fabric's speedup),
-    spread evenly over the fabric elements, a pair joined at the native rate where whole ports reach.
+    spread evenly over the fabric elements, a pair joined at ``native``'s rate where whole ports reach.
     """
     over = ratio(oversubscription)
-    if scheduled is not None:
+    pair = NativePorts.same(native) if isinstance(native, SwitchPorts) else native
+    if scheduled:
         _check_scheduled(over, layers)
     _check_min_spines(min_spines, topology, layers)
     if topology == "pair":
-        return _pair(nodes, node_ports, leaf, over, layers, native)
+        return _pair(nodes, node_ports, leaf, over, layers, pair)
     _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
     if topology == "rail-only":
         return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
@@ -331,7 +338,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                                                    rails_per_leaf)
     # Uplinks match the downlinks a full group uses at this oversubscription (a scheduled fabric's
     # interface node cables every fabric port: cells are sprayed over all of them).
-    if scheduled is None:
+    if not scheduled:
         up = min(up, _cages(Fraction(used) / over, (leaf_uplink or leaf).ports_per_cage))
     least = min_spines or 1
     if least > up:
@@ -344,7 +351,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
                 node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
                 leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
-                rails_per_leaf=rails, scheduled=scheduled is not None)
+                rails_per_leaf=rails, scheduled=scheduled)
     two = _two_layers(groups * per_group, up, spine.radix, least)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
@@ -355,9 +362,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least)
-    if scheduled is not None:
-        return _scheduled_native(p, scheduled)
-    return _at_native_rate(p, native)
+    return _at_native_rate(p, pair)
 
 
 #: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
@@ -394,15 +399,6 @@ def _check_scheduled(over: Fraction, layers: int | None) -> None:
         raise LimitError("a scheduled fabric's interface nodes reach each other only through fabric elements: "
                          "it has two layers (one stage of fabric elements) or three (two stages)", key="layers",
                          hint="Use layers: auto, 2 or 3.")
-
-
-def _scheduled_native(p: Plane, s: Scheduled) -> Plane:
-    """Each interface node-fabric element pair at the native rate when whole native ports join it (two
-    halves of an 800G OSFP to one element are one 800G link); else the halves go to two elements."""
-    k = _native_factor(p.up, s.up)
-    if k == 1 or p.leaf_spine_per_pair % k or (p.layers == 3 and p.spine_core_per_pair % k):
-        return p
-    return replace(p, leaf_up=p.leaf_up // k, spine_uplinks=p.spine_uplinks // k, leaf_uplink=s.up, spine=s.spine)
 
 
 def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:
@@ -486,7 +482,7 @@ def _single(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, 
 
 
 def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers: int | None,
-          native: SwitchPorts | None) -> Plane:
+          native: NativePorts | None) -> Plane:
     """Two switches joined by ISLs, each with half of every node's ports (half the rails);
     the ISLs carry what one switch's nodes send to the other's at the oversubscription."""
     if layers not in (None, 1):
@@ -506,9 +502,9 @@ def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers
     p = Plane(topology="pair", layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
               node_ports=node_ports, leaves_per_group=2, leaf_down=down, leaf_up=0, pods=1, groups_per_pod=1,
               spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf, rails_per_leaf=rails, isl=isl)
-    k = _native_factor(leaf, native)
+    k = _native_factor(leaf, native.up if native else None)
     if k > 1 and isl % k == 0 and native is not None:
-        p = replace(p, isl=isl // k, leaf_uplink=native, spine=native)
+        p = replace(p, isl=isl // k, leaf_uplink=native.up, spine=native.up)
     return p
 
 
@@ -520,15 +516,19 @@ def _native_factor(ports: SwitchPorts, native: SwitchPorts | None) -> int:
     return int(k) if k == int(k) else 1
 
 
-def _at_native_rate(p: Plane, native: SwitchPorts | None) -> Plane:
-    """Switch-to-switch links at the native rate when every pair has whole native ports."""
-    k = _native_factor(p.spine, native)
-    if k == 1 or native is None or p.leaf_uplink is not None or p.layers < 2:
+def _at_native_rate(p: Plane, native: NativePorts | None) -> Plane:
+    """Switch-to-switch links at the native rate when every pair has whole native ports (a scheduled
+    fabric's two halves of an 800G cage to one element are one 800G link; else they go to two).
+    Dedicated uplinks of their own rate (a management switch's) stay as they are."""
+    if native is None or p.layers < 2 or (p.leaf_uplink is not None and not p.scheduled):
+        return p
+    k = _native_factor(p.up, native.up)
+    if k == 1 or k != _native_factor(p.spine, native.spine):
         return p
     if p.leaf_spine_per_pair % k or (p.layers == 3 and p.spine_core_per_pair % k):
         return p
-    return replace(p, leaf_up=p.leaf_up // k, spine_uplinks=p.spine_uplinks // k, leaf_uplink=native,
-                   spine=native)
+    return replace(p, leaf_up=p.leaf_up // k, spine_uplinks=p.spine_uplinks // k, leaf_uplink=native.up,
+                   spine=native.spine)
 
 
 def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1) -> int | None:

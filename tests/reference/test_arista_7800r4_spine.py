@@ -124,11 +124,16 @@ def test_chassis_and_line_cards_follow_the_uplinks(catalog, platform, nodes, spi
         assert lines[part.part_number].quantity == chassis * part.count
 
 
-def test_400g_links_fill_a_card_with_72(catalog):
-    """400G NICs (HGX H100): the leaf-to-chassis links run at 400G, two on each 800G port ([DS]
-    2 x 400G breakout, 72 x 400G a card): 4 rail leaves x 64 = 256 uplinks on one 7808R4 take
-    ceil(256 / 72) = 4 cards."""
+def test_400g_nics_uplink_at_800g_and_fill_a_card_with_72_when_asked(catalog):
+    """400G NICs (HGX H100) on 800G leaves under an 800G chassis: the leaf-to-chassis links run at the
+    switches' own 800G (uplink_rate: native, the default), 4 rail leaves x 32 = 128 ports, ceil(128 /
+    36) = 4 cards; at the NICs' 400G (uplink_rate: downlink), two on each 800G port ([DS] 2 x 400G
+    breakout, 72 x 400G a card): 256 links, ceil(256 / 72) = 4 cards, twice the modules."""
     m = _model_of(catalog, _fabric("hgx-h100", 32, SMALL))
+    f = m.fabrics["compute"]
+    assert f.first.up.rate_gbps == 800 and f.port_use("spine") == [(1, 128)]
+    assert _spine_lines(m, catalog)["DCS-7800R4-36PE-LC"].quantity == math.ceil(128 / CARD_PORTS) == 4
+    m = _model_of(catalog, _fabric("hgx-h100", 32, SMALL).replace("layers: 2}", "layers: 2, uplink_rate: downlink}"))
     f = m.fabrics["compute"]
     assert f.first.up.rate_gbps == 400 and f.port_use("spine") == [(1, 256)]
     assert _spine_lines(m, catalog)["DCS-7800R4-36PE-LC"].quantity == math.ceil(256 / (2 * CARD_PORTS)) == 4

@@ -18,7 +18,7 @@ from bom.topology.geometry import (
     pair_ends,
     spine_core_ends,
 )
-from bom.topology.planes import Scheduled, SwitchPorts, plan, smallest_spread
+from bom.topology.planes import NativePorts, SwitchPorts, plan, smallest_spread
 from tests.explicit_fabric import build
 
 
@@ -344,7 +344,7 @@ def test_storage_in_one_layer(catalog, nodes, ok):
 J3_HOST = SwitchPorts("j3", 36, 2, "osfp", 100, 400)
 J3_HALVES = SwitchPorts("j3", 40, 2, "osfp", 400, 400)
 R3_HALVES = SwitchPorts("r3", 256, 2, "osfp", 100, 400)
-SCHEDULED = Scheduled(SwitchPorts("j3", 20, 1, "osfp", 800, 800), SwitchPorts("r3", 128, 1, "osfp", 100, 800))
+NATIVE = NativePorts(SwitchPorts("j3", 20, 1, "osfp", 800, 800), SwitchPorts("r3", 128, 1, "osfp", 100, 800))
 
 
 @pytest.mark.parametrize("nodes, leaves, elements, rate, per_pair", [
@@ -354,13 +354,13 @@ SCHEDULED = Scheduled(SwitchPorts("j3", 20, 1, "osfp", 800, 800), SwitchPorts("r
 ])
 def test_a_scheduled_leaf_cables_every_fabric_port_spread_evenly(nodes, leaves, elements, rate, per_pair):
     p = plan(nodes, 8, J3_HOST, R3_HALVES, topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES,
-             scheduled=SCHEDULED)
+             native=NATIVE, scheduled=True)
     assert (p.leaves, p.spines, p.up.rate_gbps, p.leaf_spine_per_pair) == (leaves, elements, rate, per_pair)
     assert p.leaf_up * p.up.rate_gbps == 20 * 800 and p.scheduled
 
 
 def test_a_scheduled_leaf_takes_no_ratio_and_no_single_layer():
-    kw = dict(topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES, scheduled=SCHEDULED)
+    kw = dict(topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES, native=NATIVE, scheduled=True)
     with pytest.raises(LimitError, match="speedup"):
         plan(288, 8, J3_HOST, R3_HALVES, oversubscription="2:1", **kw)
     with pytest.raises(LimitError, match="fabric elements"):
