@@ -248,6 +248,8 @@ def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | Non
 def _why_not(row: Switch, dci: Dci) -> str | None:
     """Why the routers' client links cannot land on ``row`` (None: they can): both ends of a link
     speak one protocol at one rate."""
+    if row.fabric_element:
+        return f"{row.id} is a scheduled fabric's fabric element (its ports are cell links, none takes a router)"
     if row.protocol != dci.router.protocol:
         return f"{row.id} is {PROTOCOLS.get(row.protocol, row.protocol)}"
     try:
@@ -274,8 +276,10 @@ def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute:
         if name in why and why[name] is None:
             return name
     reasons = "; ".join(f"{name}: {w}" for name, w in why.items())
-    raise LimitError(f"no fabric of the scenario can take the {links} ({reasons}); an InfiniBand fabric reaches "
-                     f"another building through {proto}, on border leaves of an {proto} fabric",
+    ib = any(w and "InfiniBand" in w for w in why.values())
+    raise LimitError(f"no fabric of the scenario can take the {links} ({reasons})"
+                     + (f"; an InfiniBand fabric reaches another building through {proto}, on border leaves of an "
+                        f"{proto} fabric" if ib else ""),
                      at=("sites",), key="sites.attach", hint=_attach_hint(proto))
 
 

@@ -305,7 +305,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     over = ratio(oversubscription)
     pair = NativePorts.same(native) if isinstance(native, SwitchPorts) else native
     if scheduled:
-        _check_scheduled(over, layers)
+        _check_scheduled(over, layers, topology)
     _check_min_spines(min_spines, topology, layers)
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, pair)
@@ -388,8 +388,12 @@ def _check_min_spines(least: int | None, topology: Topology, layers: int | None)
                          hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
 
 
-def _check_scheduled(over: Fraction, layers: int | None) -> None:
+def _check_scheduled(over: Fraction, layers: int | None, topology: Topology) -> None:
     """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
+    if topology in ("pair", "rail-only"):
+        raise LimitError(f"topology {topology} has no spine layer, and a scheduled fabric's interface nodes reach "
+                         "each other only through its fabric elements", key="topology",
+                         hint="Use topology: rail-optimized or tor.")
     if over != 1:
         raise LimitError("a scheduled fabric's interface node cables all its fabric ports (cells are sprayed over "
                          "every one; their surplus over the host ports is the fabric's speedup), so a leaf ratio "

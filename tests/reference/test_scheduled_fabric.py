@@ -137,6 +137,8 @@ def test_two_stages_past_what_one_stage_of_elements_joins(catalog):
     (f"{{switch: {LEAF}, oversubscription: '2:1'}}", "fabrics.compute.oversubscription"),
     (f"{{switch: {LEAF}, layers: 1}}", "fabrics.compute.layers"),
     (f"{{switch: {LEAF}, uplink_rate: downlink}}", "fabrics.compute.uplink_rate"),
+    (f"{{switch: {LEAF}, topology: pair}}", "fabrics.compute.topology"),
+    (f"{{switch: {LEAF}, topology: rail-only}}", "fabrics.compute.topology"),
 ])
 def test_a_scheduled_fabric_that_cannot_be_built_is_refused(catalog, fabric, key):
     with pytest.raises(BomError) as e:
@@ -167,3 +169,16 @@ def test_check_clean_on_the_scheduled_cases(catalog, name):
     m = _model(catalog, name)
     checks = check(m, catalog, plan=True)
     assert [r.id for r in checks.failed if r.severity != WARNING] == []
+
+
+def test_dci_routers_never_land_on_fabric_elements(catalog):
+    """Two sites: the routers' client links cannot take a fabric element's cell ports; with no Ethernet
+    fabric of host ports to land on, the build says so and where to put them."""
+    text = (f"name: t\nplatform: dgx-b200\ngpus: 512\nsites: {{count: 2, distance: 40 km, "
+            f"dci_fraction: 0.05}}\nfabrics: {{compute: {{switch: {LEAF}}}}}\n")
+    with pytest.raises(BomError) as e:
+        _text(catalog, text)
+    assert e.value.key == "sites.attach" and "fabric element" in str(e.value)
+    m = _text(catalog, text.replace("}}\n", "}, inband: {}}\n"))
+    assert m.dci.attach == "inband"
+
