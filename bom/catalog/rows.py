@@ -391,6 +391,9 @@ class Uplinks(Model):
     # only the fabric elements named here (Ramon) as the spine layer.
     scheduled: bool = False
     fabric_element: str | None = None
+    # The most host ports (at the host ports' native rate) one scheduled fabric of this silicon joins,
+    # where its maker publishes it (Jericho3-AI with Ramon3: 32,768 x 800G).
+    max_host_ports: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
     def _scheduled_has_elements(self) -> Uplinks:

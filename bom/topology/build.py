@@ -93,7 +93,21 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
              native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
              min_spines=spec.min_spines, scheduled=sched is not None)
+    if sched is not None:
+        _check_system_size(name, leaf, p)
     return p, rate
+
+
+def _check_system_size(name: str, leaf: Switch, p: Plane) -> None:
+    """A scheduled fabric joins at most the host ports its silicon's maker publishes (one plane of a site)."""
+    most = leaf.uplinks.max_host_ports if leaf.uplinks else None
+    if most is not None and p.leaves * leaf.ports > most:
+        raise LimitError(f"a scheduled fabric of {leaf.id} joins at most {most:,} host ports of "
+                         f"{magnitude(leaf.port_rate, 'rate'):g} Gbit/s (its silicon's published system size); this "
+                         f"one needs {p.leaves:,} interface nodes, {p.leaves * leaf.ports:,} host ports",
+                         key=f"fabrics.{name}.switch",
+                         hint="Split the cluster over sites (each site builds its own fabric), or use an "
+                              "Ethernet or InfiniBand fabric for a cluster this large.")
 
 
 def _native(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool) -> NativePorts | None:

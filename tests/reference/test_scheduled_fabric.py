@@ -182,3 +182,17 @@ def test_dci_routers_never_land_on_fabric_elements(catalog):
     m = _text(catalog, text.replace("}}\n", "}, inband: {}}\n"))
     assert m.dci.attach == "inband"
 
+
+def test_past_the_silicons_published_system_size_is_refused(catalog):
+    """TechInsights (Broadcom): Jericho3-AI and Ramon3 make "systems with 32,768 ports running at 800
+    Gbps"; AMD's guide: a fully scheduled network is limited to "roughly 32,000 GPUs". 3,584 interface
+    nodes of 18 x 800G host ports are 64,512; two sites of 1,792 take 32,256 each."""
+    text = f"name: t\nplatform: dgx-b200\ngpus: 129024\nfabrics: {{compute: {{switch: {LEAF}, su_nodes: 36}}}}\n"
+    with pytest.raises(BomError) as e:
+        _text(catalog, text)
+    assert e.value.key == "fabrics.compute.switch" and "32,768" in str(e.value) and "64,512" in str(e.value)
+    two = text.replace("fabrics:", "sites: {count: 2, distance: 10 km, dci_bandwidth: 12.8 Tbit/s}\nfabrics:")
+    two = two.replace("}}\n", "}, inband: {}}\n")
+    m = _text(catalog, two)
+    assert m.fabrics["compute"].first.leaves * 18 == 32_256
+
