@@ -385,15 +385,17 @@ class Uplinks(Model):
     ports_per_cage: int = Field(default=1, ge=1, le=8)
     # Bundles of the cage's lanes one uplink may be split into (an 800G OSFP's two 4-lane halves to two
     # fabric elements): the planner takes the finest where whole native ports cannot spread evenly.
-    breakouts: list[Breakout] = []
-    # A scheduled (cell) fabric: every one of these ports is always cabled, whatever the host ports
-    # carry (cells are sprayed over all of them; the surplus is the fabric's speedup), and they join
-    # only the fabric elements named here (Ramon) as the spine layer.
-    scheduled: bool = False
-    fabric_element: str | None = None
-    # The most host ports (at the host ports' native rate) one scheduled fabric of this silicon joins,
-    # where its maker publishes it (Jericho3-AI with Ramon3: 32,768 x 800G).
-    max_host_ports: int | None = Field(default=None, ge=1)
+    breakouts: list[Breakout] = Field(default=[], examples=[[{"rate": "400 Gbit/s", "ports": 40}]])
+    """Bundles of a cage's lanes one uplink splits into (an 800G OSFP's two 4-lane halves to two fabric
+    elements: ``[{rate: "400 Gbit/s", ports: 40}]``); the planner spreads at the finest."""
+    scheduled: bool = Field(default=False, examples=[True])
+    """A scheduled (cell) fabric's fabric ports (``true``): every one is cabled whatever the host ports
+    carry (cells are sprayed over all of them; the surplus is the speedup), only to ``fabric_element``."""
+    fabric_element: str | None = Field(default=None, examples=["arista-7720r4-128pe"])
+    """The fabric element row (Ramon3) a scheduled leaf's fabric ports join: its default spine."""
+    max_host_ports: int | None = Field(default=None, ge=1, examples=[32768])
+    """The most host ports (at their native rate) one scheduled fabric of this silicon joins, as its
+    maker publishes it (Jericho3-AI with Ramon3: ``32768`` x 800G); a larger one is refused."""
 
     @model_validator(mode="after")
     def _scheduled_has_elements(self) -> Uplinks:
@@ -532,9 +534,9 @@ class Switch(Row):
     # The published system power includes the laser modules: the BOM shows their share on the laser
     # line and the rest on the switch line, so the total stays the published figure.
     power_includes_lasers: bool = True
-    # A scheduled fabric's fabric element (Broadcom Ramon): every port is a cell link to an interface
-    # node's fabric ports; it has no host ports, so it stands only as the spine (or core) layer.
-    fabric_element: bool = False
+    fabric_element: bool = Field(default=False, examples=[True])
+    """A scheduled fabric's fabric element (Ramon3, ``true``): every port is a cell link to an interface
+    node's fabric ports; it takes no hosts and stands only as the spine (or core)."""
 
     @property
     def cpo(self) -> bool:
