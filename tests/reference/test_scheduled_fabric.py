@@ -196,3 +196,15 @@ def test_past_the_silicons_published_system_size_is_refused(catalog):
     m = _text(catalog, two)
     assert m.fabrics["compute"].first.leaves * 18 == 32_256
 
+
+
+def test_the_report_says_what_the_scheduled_fabric_is(amd, catalog, tmp_path):
+    from typer.testing import CliRunner
+
+    from bom.cli import app
+    r = CliRunner().invoke(app, ["build", str(HERE / "amd_mi355x_scheduled.yaml"), "-q", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    said = ("compute is a scheduled fabric: 64 interface nodes (arista-7700r4c-38pe) cable all 20 of their 800 "
+            "Gbit/s fabric ports to 10 fabric elements (arista-7720r4-128pe), 2 to each: a speedup of 1.11")
+    assert said in (tmp_path / "amd-mi355x-scheduled.md").read_text()
+    assert said in (tmp_path / "amd-mi355x-scheduled.html").read_text()
