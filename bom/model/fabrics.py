@@ -58,6 +58,11 @@ class Fabric:
     def first(self) -> Plane:
         return self.shapes[0][1]
 
+    @property
+    def scheduled(self) -> bool:
+        """A scheduled (cell) fabric: its leaves' fabric ports joined to fabric elements."""
+        return bool(self.shapes) and self.first.scheduled
+
     def switches(self, layer: str) -> int:
         attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
         return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
@@ -135,7 +140,7 @@ class Fabric:
         t = self.totals()
         modules = {"node": t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
-        if self.first.scheduled:
+        if self.scheduled:
             out["scheduled"] = self.scheduled_json()
         if self.ufm is not None:
             out["ufm"] = self.ufm.to_json()
