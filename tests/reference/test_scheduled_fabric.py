@@ -208,3 +208,18 @@ def test_the_report_says_what_the_scheduled_fabric_is(amd, catalog, tmp_path):
             "Gbit/s fabric ports to 10 fabric elements (arista-7720r4-128pe), 2 to each: a speedup of 1.11")
     assert said in (tmp_path / "amd-mi355x-scheduled.md").read_text()
     assert said in (tmp_path / "amd-mi355x-scheduled.html").read_text()
+
+
+def test_two_stages_for_metas_dual_stage_size(catalog):
+    """[FBOSS] fboss/agent/VoqConstants.h, dual stage: "Num RDSWs = 512", "Num EDSWs = 128", "Num FDSWs =
+    200", "Num SDSWs = 128" (640 interface nodes; 200 + 128 = 328 fabric elements, zones of 128 leaves,
+    each FDSW to every SDSW). Not reproduced box for box: on 640 interface nodes of GPUs the tool's pods
+    of 25 leaves take 8 elements each (208) and 14 core elements per spine index (112): 320 fabric
+    elements, 8 fewer than Meta's zones; both non-blocking (each first-stage element's uplinks at least
+    its downlinks), every leaf's 40 halves cabled."""
+    text = f"name: t\nplatform: dgx-b200\ngpus: 23040\nfabrics: {{compute: {{switch: {LEAF}, su_nodes: 36}}}}\n"
+    p = _text(catalog, text).fabrics["compute"].first
+    assert p.leaves == 512 + 128 and p.layers == 3
+    assert p.spines + p.cores <= 200 + 128
+    assert (p.spines, p.cores) == (208, 112)
+    assert p.spine_up >= p.pod_size * p.leaf_spine_per_pair and p.leaf_up * p.up.rate_gbps == 40 * 400
