@@ -147,10 +147,11 @@ def test_every_generation_builds_the_storage_in_band_and_oob_fabrics(generations
         built = {"storage", "inband", "oob"} - set(g.left_out)
         assert built <= set(fabrics), g.platform.id
         assert fabrics["oob"].devices > g.report.model.cluster.nodes     # BMCs and every switch, PDU, server
-    # HGX H100's 200G BlueField-3 ports have no part into a Spectrum-4 cage in the catalog: that
-    # generation is compared without those two fabrics, and says so.
+    # HGX H100's 200G BlueField-3 ports reach a Spectrum-4 cage split 4 x 200G (MMA4Z00-NS over
+    # MFP7E20 to MMA1Z00-NS400 at 200G): that generation builds both fabrics too (before, it was
+    # compared without them).
     hgx = next(g for g in generations.generations if g.platform.id == "hgx-h100")
-    assert set(hgx.left_out) == {"storage", "inband"} and "no storage fabric" in hgx.note
+    assert hgx.left_out == () and {"storage", "inband"} <= set(hgx.report.model.fabrics)
     dgx = next(g for g in generations.generations if g.platform.id == "dgx-h100")
     assert dgx.left_out == () and dgx.report.model.fabrics["inband"].first.leaf.id == "sn4600c"   # the RA's
 
