@@ -7,6 +7,7 @@ The writers and the BOM read the model.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from bom.catalog.media import Media, media_for
@@ -36,7 +37,7 @@ from bom.topology.geometry import (
 from bom.topology.linkgroups import LinkGroup
 from bom.topology.planes import NativePorts, Plane, name_fabric, plan, switch_ports, uplink_ports, uplink_rates
 from bom.topology.sizing import Sizing
-from bom.topology.support import build_oob, build_pooled, native_pair, oob_link_groups, pooled_link_groups
+from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
 from bom.units import magnitude
 
@@ -85,7 +86,7 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
                          hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
-    native = (sched if native_ok else None) or native_pair(spec, leaf, spine, rate, uplinks is None and native_ok)
+    native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
@@ -93,6 +94,17 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
              native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
              min_spines=spec.min_spines, scheduled=sched is not None)
     return p, rate
+
+
+def _native(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool) -> NativePorts | None:
+    """Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it and
+    leaf and spine have the same cage at the same native rate (a fixed leaf under a modular chassis
+    spine alike; between two kinds of cage the link keeps the NIC's rate, whose parts the media has)."""
+    own = magnitude(spine.port_rate, "rate")
+    if not ok or spec.uplink_rate != "native" or own <= rate or leaf.form_factor != spine.form_factor \
+            or not math.isclose(own, magnitude(leaf.port_rate, "rate")):
+        return None
+    return NativePorts(switch_ports(leaf, own), switch_ports(spine, own))
 
 
 def _scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> NativePorts | None:

@@ -148,18 +148,6 @@ def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -
     return extra_groups * g_units, groups, b_units
 
 
-def native_pair(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool) -> NativePorts | None:
-    """Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it and
-    leaf and spine have the same cage at the same native rate (a fixed leaf under a modular chassis
-    spine alike; between two kinds of cage the link keeps the NIC's rate, whose parts the media has)."""
-    own = magnitude(spine.port_rate, "rate")
-    if not ok or spec.uplink_rate != "native" or own <= rate or leaf.form_factor != spine.form_factor \
-            or not math.isclose(own, magnitude(leaf.port_rate, "rate")):
-        return None
-    return NativePorts(switch_ports(leaf, own), switch_ports(spine, own))
-
-
-
 def switch_rates(spec: FabricSpec, media: Media, leaf: Switch, spine: Switch, rate: float,
                  leaf_p: SwitchPorts, spine_p: SwitchPorts) -> list[NativePorts | None]:
     """The rates a pooled fabric's leaves and spines may join at, to try in turn: the nodes' rate
