@@ -153,3 +153,20 @@ def test_the_lookup_pairs_split_mode_modules_only_over_a_splitter(catalog):
             assert o.fibre is not None and o.fibre.kind == "splitter" and {o.a.ports, o.b.ports} == {1, 4}
     with pytest.raises(LimitError):
         media.lookup(200, 5, sw, sw, 100)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_the_reported_scenario_checks_clean_from_the_cli(platform, bom, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SHORT.format(p=platform))
+    r = bom("check", str(path))
+    assert r.exit_code == 0 and "no error" in r.stdout, r.stderr
+
+
+def test_a_run_past_50_m_is_refused_with_the_reach(bom, tmp_path):
+    # Rows 20 m apart put the single storage leaf 63.5 m from the farthest node: nothing sold reaches.
+    path = tmp_path / "s.yaml"
+    path.write_text(LONG.format(p="hgx-h100").replace('"6 m"', '"20 m"'))
+    r = bom("check", str(path))
+    assert r.exit_code == 2 and "fabrics.storage" in r.stderr and "longest reach available is 50 m" in r.stderr
+    assert "Traceback" not in r.stderr
