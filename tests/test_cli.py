@@ -193,9 +193,10 @@ def test_catalog_show_by_part_number(bom):
     # a sold length's part number shows its row
     out = bom("catalog", "show", "MFP7E10-N030").stdout
     assert out.startswith("MFP7E10-N030 is its 30 m sold length (mfp7e10-n)") and "id: mfp7e10-n" in out
-    # one part number, two rows (the 400G and the 800G use of one module): both shown
     out = bom("catalog", "show", "MMA4Z00-NS").stdout
-    assert "2 catalog rows" in out and "id: mma4z00-ns\n" in out and "id: mma4z00-ns-800g" in out
+    # one part number, three rows (its 400G, 800G and 4 x 200G use): all shown
+    assert "3 catalog rows" in out and "id: mma4z00-ns\n" in out and "id: mma4z00-ns-800g" in out
+    assert "id: mma4z00-ns-200g" in out
     r = bom("catalog", "show", "MMS4A0-XM")
     assert r.exit_code == 2 and "MMS4A00-XM" in r.stderr
 

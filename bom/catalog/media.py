@@ -260,11 +260,35 @@ def _assembly_options(cables: list[Cable]) -> list[Option]:
     return out
 
 
-def _fibres_for(m: Module, fibres: list[Fibre]) -> list[Fibre | None]:
-    """Straight fibre cables for the module's connector and fibre type (or [None])."""
-    kinds = ("om3", "om4", "om5") if m.medium == "multimode" else ("os2",)
-    fits = [f for f in fibres if f.connector == m.connector and f.fibre in kinds
-            and f.kind in ("trunk", "patch-cord")]
+def ports_per_connector(m: Module) -> int:
+    """Ports of the module that share one of its connectors: 2 on an MPO-12 that a twin-port module
+    at 200G splits between two 2-lane ports (4 of its 8 lit fibres each), else 1.
+
+    A port lighting fewer fibres than its connector carries runs only over a splitter (NVIDIA's
+    400G SR4/DR4 modules drop to 2 lanes, 200G, when a 1:2 splitter's end is plugged in)."""
+    if m.ports == 1:
+        return 1
+    return max(1, min(m.ports, CONNECTOR_LIT[m.connector] // m.lit_strands))
+
+
+def _fibres_for(ma: Module, mb: Module, fibres: list[Fibre]) -> list[Fibre | None]:
+    """The fibre cables that join ``ma`` to ``mb`` (or [None]): straight trunks and cords for the
+    module's connector and fibre type when each port has connectors of its own at both ends; a 1:2
+    splitter when one end's connector carries two ports that the other end has one connector
+    each for; nothing otherwise."""
+    kinds = ("om3", "om4", "om5") if ma.medium == "multimode" else ("os2",)
+    share_a, share_b = ports_per_connector(ma), ports_per_connector(mb)
+    full = CONNECTOR_LIT[ma.connector]
+    if share_a == share_b == 1 and ma.lit_strands >= full and mb.lit_strands >= full:
+        wanted: tuple[tuple[str, int], ...] = (("trunk", 1), ("patch-cord", 1))
+    elif min(share_a, share_b) == 1 and max(share_a, share_b) > 1:
+        wanted = (("splitter", max(share_a, share_b)),)
+    elif ma.lit_strands < full or mb.lit_strands < full:
+        return []          # a split-mode port without a splitter to feed it: no such link
+    else:
+        wanted = (("trunk", 1), ("patch-cord", 1))
+    fits = [f for f in fibres if f.connector == ma.connector and f.fibre in kinds
+            and (f.kind, f.splits) in wanted]
     return list(fits) or [None]
 
 
@@ -286,7 +310,7 @@ def _optical_options(modules: list[Module], fibres: list[Fibre], panels: list[Pa
         for mb in modules:
             if ma.port_type != mb.port_type or ma.port_rate != mb.port_rate:
                 continue
-            for fibre in _fibres_for(ma, fibres):
+            for fibre in _fibres_for(ma, mb, fibres):
                 out.append(_optical(ma, mb, fibre, panels))
     return out
 
@@ -294,8 +318,9 @@ def _optical_options(modules: list[Module], fibres: list[Fibre], panels: list[Pa
 def _optical(ma: Module, mb: Module, fibre: Fibre | None, panels: list[Panel]) -> Option:
     lit = CONNECTOR_LIT[ma.connector]
     runs = math.ceil(ma.lit_strands / lit)
-    # A fan-out trunk (24 fibres in LC pairs) carries several runs; an MPO-12 trunk one.
-    per_cable = max(1, fibre.strands // lit) if fibre else 1
+    # A fan-out trunk (24 fibres in LC pairs) carries several runs; an MPO-12 trunk one; a 1:2
+    # splitter the runs of the two ports that share its single end's connector.
+    per_cable = (fibre.splits if fibre.splits > 1 else max(1, fibre.strands // lit)) if fibre else 1
     reach = min(magnitude(ma.reach_max, "length"), magnitude(mb.reach_max, "length"))
     return Option(
         ma.medium, magnitude(ma.port_rate, "rate"), magnitude(ma.lane_rate, "rate"),
@@ -330,7 +355,7 @@ def _engine_options(switches: list[Switch], modules: list[Module], fibres: list[
         pluggables = [m for m in modules if m.port_type == e.port_type and magnitude(m.port_rate, "rate") == rate
                       and m.connector == e.connector]
         for m in pluggables:
-            for fibre in _fibres_for(m, fibres):
+            for fibre in _fibres_for(m, m, fibres):
                 o = _optical(m, m, fibre, panels)
                 out.append(dataclasses.replace(o, b=end, reach_max_m=min(reach, o.reach_max_m),
                                         loss_budget_db=min(budget, o.loss_budget_db),
@@ -547,6 +572,11 @@ class Media:
         if isinstance(hit, LimitError):
             raise LimitError(hit.message, where=hit.where, key=hit.key, hint=hit.hint)
         return hit if hit.choice.required_m == length_m else Lookup(hit.choice.at(length_m))
+
+    def joins(self, rate_gbps: float, form_factor: str | None, far_form_factor: str | None,
+              lane_gbps: float | None = None) -> bool:
+        """Whether any part at ``rate_gbps`` fits these two cages, at any length."""
+        return bool(self._candidates(rate_gbps, form_factor, far_form_factor or form_factor, lane_gbps)[0])
 
     def twin_port_rate(self, rate_gbps: float) -> float | None:
         """The port rate of twin-port parts that carry ``rate_gbps`` in one cage (1.6T: two 800G

@@ -596,7 +596,8 @@ class Switch(Row):
 
 class Module(Row):
     form_factor: FormFactor
-    ports: int = Field(ge=1, le=2)
+    # Ports one module serves: a twin-port OSFP 2 at 400G, 4 at 200G (each MPO split 1:2).
+    ports: int = Field(ge=1, le=4)
     port_rate: Rate
     port_type: str
     lanes: int = Field(ge=1)
@@ -643,6 +644,16 @@ class Fibre(Row):
     attenuation: Attenuation
     lengths: list[SoldLength] = Field(min_length=1)
     price_per_m_usd: float = Field(default=0.0, ge=0, le=MAX_PRICE_USD)
+    splits: int = Field(default=1, ge=1, le=8)
+    """A splitter's ends at its split side: one connector to ``splits`` connectors (an MPO-12 1:2
+    splitter: 2), each carrying one port of the module at its single end."""
+
+    @model_validator(mode="after")
+    def _splitter_splits(self) -> Fibre:
+        if (self.kind == "splitter") != (self.splits > 1):
+            raise ValueError("a splitter fibre needs splits (the connectors its split end has, 2 for 1:2) "
+                             "and only a splitter has them")
+        return self
 
 
 class Panel(Row):

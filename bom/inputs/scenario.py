@@ -106,7 +106,10 @@ class FabricSpec(Model):
     uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
     """``native``: switch-to-switch links at the switches' own port rate (800G over 2 x 400G planes)
     where whole native ports join each pair of switches and leaf and spine have the same cage at that
-    rate (a fixed leaf under a modular chassis alike); ``downlink``: at the NIC's rate."""
+    rate (a fixed leaf under a modular chassis alike); ``downlink``: at the NIC's rate. A storage or
+    in-band fabric joins its switches at the NIC's rate unless no part joins two such ports (200G,
+    a quarter of an 800G cage), then ``native`` takes the fastest own rate (800G, then 400G) whose
+    whole ports join every pair."""
     su_nodes: int | None = Field(default=None, ge=1, examples=[32])
     """Nodes per scalable unit (SU): the group of nodes whose rails share one set of leaves (on the
     storage and in-band fabrics, the nodes per leaf group); default: the platform's ``su_nodes``."""

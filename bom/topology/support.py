@@ -25,7 +25,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from bom.catalog.media import Media
+from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
@@ -36,7 +36,16 @@ from bom.model.model import Model
 from bom.placement.floor import floors
 from bom.placement.racks import Placement
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import Plane, name_fabric, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import (
+    NativePorts,
+    Plane,
+    SwitchPorts,
+    name_fabric,
+    plan,
+    smallest_spread,
+    switch_ports,
+    uplink_ports,
+)
 from bom.units import magnitude
 
 
@@ -139,6 +148,33 @@ def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -
     return extra_groups * g_units, groups, b_units
 
 
+def switch_rates(spec: FabricSpec, media: Media, leaf: Switch, spine: Switch, rate: float,
+                 leaf_p: SwitchPorts, spine_p: SwitchPorts) -> list[NativePorts | None]:
+    """The rates a pooled fabric's leaves and spines may join at, to try in turn: the nodes' rate
+    where a part joins two such cages at it (None); where none does (200G, a quarter of an 800G
+    OSFP cage: no twin-port part runs switch to switch split 1:4) the switches' own rates above the
+    nodes' that a part joins, fastest first (800G, then 400G), as ``uplink_rate: native`` joins a
+    switch fabric's. The plan takes one only where every pair has whole ports at it."""
+    lane = leaf_p.lane_gbps
+    if spec.uplink_rate != "native" or media.joins(
+            rate, cage(leaf_p.form_factor, leaf_p.ports_per_cage, True),
+            cage(spine_p.form_factor, spine_p.ports_per_cage, True), lane):
+        return [None]
+    if leaf.form_factor != spine.form_factor:
+        return [None]
+    own = {magnitude(s.port_rate, "rate") for s in (leaf, spine)} | {
+        magnitude(b.rate, "rate") for s in (leaf, spine) for b in s.breakouts}
+    out: list[NativePorts | None] = []
+    for r in sorted((r for r in own if r > rate), reverse=True):
+        try:
+            pair = NativePorts(switch_ports(leaf, r), switch_ports(spine, r))
+        except LimitError:
+            continue   # one of the two has no ports at this rate
+        if media.joins(r, cage(pair.up.form_factor, pair.up.ports_per_cage, True),
+                       cage(pair.spine.form_factor, pair.spine.ports_per_cage, True), lane):
+            out.append(pair)
+    return out or [None]
+
 def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media,
                  leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None,
                  border: tuple[float, list[int]] | None = None) -> Fabric:
@@ -159,6 +195,7 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     leaf_p = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    natives = switch_rates(spec, media, leaf, spine, rate, leaf_p, spine_p) if uplinks is None else [None]
     down = leaf_down(leaf, rate, spec.leaf_ratio)
     ends = model.endpoints
     kinds = ends.kinds(name) if ends else []
@@ -195,11 +232,14 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
         e_units, b_groups, b_units = border_units(replace(shape, extra_groups=extra_groups), 0 if single else b_ports,
                                                   g_units, leaf_p.ports_per_cage)
         try:
-            p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
-                     group_nodes=padded + extra + b_ports if single else g_units,
-                     layers=None if spec.layers == "auto" else int(spec.layers),
-                     oversubscription=spec.leaf_ratio, leaf_uplink=uplinks,
-                     spine_oversubscription=spec.spine_ratio)
+            for native in natives:   # the fastest rate at which every leaf-spine pair has whole ports
+                p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
+                         group_nodes=padded + extra + b_ports if single else g_units,
+                         layers=None if spec.layers == "auto" else int(spec.layers),
+                         oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
+                         spine_oversubscription=spec.spine_ratio)
+                if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
+                    break
         except LimitError as exc:
             name_fabric(exc, name)
             raise

@@ -147,10 +147,11 @@ def test_every_generation_builds_the_storage_in_band_and_oob_fabrics(generations
         built = {"storage", "inband", "oob"} - set(g.left_out)
         assert built <= set(fabrics), g.platform.id
         assert fabrics["oob"].devices > g.report.model.cluster.nodes     # BMCs and every switch, PDU, server
-    # HGX H100's 200G BlueField-3 ports have no part into a Spectrum-4 cage in the catalog: that
-    # generation is compared without those two fabrics, and says so.
+    # HGX H100's 200G BlueField-3 ports reach a Spectrum-4 cage split 4 x 200G (MMA4Z00-NS over
+    # MFP7E20 to MMA1Z00-NS400 at 200G): that generation builds both fabrics too (before, it was
+    # compared without them).
     hgx = next(g for g in generations.generations if g.platform.id == "hgx-h100")
-    assert set(hgx.left_out) == {"storage", "inband"} and "no storage fabric" in hgx.note
+    assert hgx.left_out == () and {"storage", "inband"} <= set(hgx.report.model.fabrics)
     dgx = next(g for g in generations.generations if g.platform.id == "dgx-h100")
     assert dgx.left_out == () and dgx.report.model.fabrics["inband"].first.leaf.id == "sn4600c"   # the RA's
 
@@ -249,16 +250,17 @@ def test_copper_share_per_tier_side_by_side(by_id, generations, bom, tmp_path):
 
 
 def test_bars_missing_a_fabric_are_marked_not_comparable(generations, bom, tmp_path):
-    # HGX H100 builds no storage or in-band fabric (its 200G ports have no part into the leaves' cages);
-    # every other column does: its whole-network and cost figures are not comparable, its compute ones are.
-    j = generations.to_json()
-    marks = {g["platform"]: set(g["not_comparable"]) for g in j["generations"]}
-    assert {"network_capex_per_gpu", "modules_per_gpu", "usd_per_gpu_hour"} <= marks["hgx-h100"]
-    assert "scale_out_copper_share" not in marks["hgx-h100"]
-    assert all(not v for k, v in marks.items() if k != "hgx-h100")
-    out = bom("compare", "-o", str(tmp_path / "c"), "-q").stdout
-    hgx = next(line for line in out.splitlines() if line.startswith("hgx-h100"))
-    assert hgx.count(" *") == 5 and "not comparable" in out
+    # Every built-in generation now builds every fabric (HGX H100's 200G ports take the 4 x 200G split):
+    # none is marked. TPU v5p builds no storage or in-band fabric beside DGX H100, which does: its
+    # whole-network and cost figures are not comparable, its compute ones are.
+    assert all(not g["not_comparable"] for g in generations.to_json()["generations"])
+    r = bom("compare", "--platforms", "dgx-h100,tpu-v5p-pod", "-o", str(tmp_path / "c"), "-q", "--json")
+    marks = {g["platform"]: set(g["not_comparable"]) for g in json.loads(r.stdout)["generations"]}
+    assert {"network_capex_per_gpu", "modules_per_gpu", "usd_per_gpu_hour"} <= marks["tpu-v5p-pod"]
+    assert "scale_out_copper_share" not in marks["tpu-v5p-pod"] and not marks["dgx-h100"]
+    out = bom("compare", "--platforms", "dgx-h100,tpu-v5p-pod", "-o", str(tmp_path / "c"), "-q").stdout
+    tpu = next(line for line in out.splitlines() if line.startswith("tpu-v5p-pod"))
+    assert tpu.count(" *") == 5 and "not comparable" in out
     html = (tmp_path / "c" / "generations-compare.html").read_text()
     assert "not comparable" in html and html.count('fill="#b8bec8"') == 5
 
@@ -280,6 +282,12 @@ def test_equal_network_figures_are_explained(bom, tmp_path):
     assert a["metrics"]["usd_per_gpu_hour"] != b["metrics"]["usd_per_gpu_hour"]
 
 
-def test_notes_say_cages_in_words(generations):
+def test_notes_say_cages_in_words(generations, bom):
+    # HGX H100 no longer leaves a fabric out, so its note names none; a cage the catalog has no part
+    # for is still said in words (two 200G quarter-cages of 800G OSFP switches: no part joins them).
     hgx = next(g for g in generations.generations if g.platform.id == "hgx-h100")
-    assert "cage serving" in hgx.note and ":spread" not in hgx.note and "/osfp" not in hgx.note
+    assert hgx.left_out == () and "no storage fabric" not in (hgx.note or "")
+    r = bom("lookup", "--rate", "200G", "--reach", "5 m", "--form-factor", "osfp:4:spread",
+            "--far-form-factor", "osfp:4:spread")
+    assert r.exit_code == 2 and "an osfp cage serving 4 ports to 4 devices" in r.stderr
+    assert ":spread" not in r.stderr

@@ -57,11 +57,14 @@ def test_endpoints_take_their_own_rows_rate_and_cage(catalog):
     # The appliances' own 8 x 400G QSFP112 ports (their catalog row), a hop of their own.
     assert storage.hop_links("storage-leaf") == 8 * 8 and storage.hop_links("node-leaf") == 127 * 2
     assert {g.lower_end.form_factor for g in _hop(storage, "storage-leaf")} == {"qsfp112"}
-    # At 200G (the storage block's own rate) they would need the leaf's 4 x 200G breakout cage: the
-    # catalog has no such part, so the JSON says the port was counted as the nodes' one.
-    slow = H100 % "" + "storage: {count: 8, rate: \"200 Gbit/s\", ports: 2}\n"
-    why = _build(catalog, slow).fabrics["storage"].to_json()["endpoint_substitutions"]["storage"]
-    assert "qsfp112 at 200G" in why and "an osfp cage serving 4 ports" in why
+    # At 200G (the storage block's own rate) they take the leaf's 4 x 200G breakout cage: MMA4Z00-NS
+    # at 4 x 200G over MFP7E20 1:2 splitters to MMA1Z00-NS400 in its 200G mode (catalogs/modules.yaml),
+    # so no port is counted as another (before: "no part fits an osfp cage serving 4 ports").
+    slow = _build(catalog, H100 % "" + "storage: {count: 8, rate: \"200 Gbit/s\", ports: 2}\n").fabrics["storage"]
+    assert slow.to_json()["endpoint_substitutions"] == {}
+    split = _hop(slow, "storage-leaf")
+    assert {(g.rate_gbps, g.choice.option.fibre.part_number, g.upper_end.ports) for g in split} == {
+        (200.0, "MFP7E20-N0xx", 4)}
     inband = m.fabrics["inband"]
     # UFM and management servers: their rows' 100G QSFP28 ports, not the node's.
     ufm = _hop(inband, "ufm-leaf")
