@@ -175,6 +175,7 @@ def switch_rates(spec: FabricSpec, media: Media, leaf: Switch, spine: Switch, ra
             out.append(pair)
     return out or [None]
 
+
 def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media,
                  leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None,
                  border: tuple[float, list[int]] | None = None) -> Fabric:
