@@ -15,17 +15,11 @@ from bom.inputs.scenario import Scenario
 from bom.inputs.validation import RuleError, locate, suggest
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
+from bom.model.parallelism import Parallelism, Split, Tiers
+from bom.model.sizing import Accelerator, LevelPower, Sizing
 from bom.resources import data_dir
-from bom.topology.parallelism import Parallelism, Shape, Split, Tiers
-from bom.topology.sizing import (
-    Accelerator,
-    LevelPower,
-    Sizing,
-    platform_accelerator,
-    seed_accelerator,
-    size,
-    with_replicas,
-)
+from bom.topology.parallelism import Shape
+from bom.topology.sizing import platform_accelerator, seed_accelerator, size, with_replicas
 
 if TYPE_CHECKING:
     from bom.model.model import Model
@@ -192,7 +186,7 @@ def serve_shape(job: Workload) -> ServeShape:
 def platform_tiers(platform: Platform, sites: int = 1, dci_bps: float | None = None,
                    domain_gpus: int | None = None) -> Tiers:
     """The platform's tiers for the parallelism stage: per-GPU bandwidths in bytes/s, one direction."""
-    from bom.topology.parallelism import Tiers
+    from bom.model.parallelism import Tiers
     from bom.units import magnitude
 
     out = platform.scale_out

@@ -75,19 +75,17 @@ from bom.links.ports import Kind, Locator, Plan, Switches, port_names
 from bom.links.scaleup import scale_up_row_count, scale_up_rows
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.model.fabrics import OobFabric
+from bom.model.floor import floors
+from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
-from bom.placement.floor import floors
-from bom.topology.geometry import (
-    Run,
-)
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.fabrics import Fabric
+    from bom.model.linkgroups import LinkGroup
     from bom.model.model import Model
-    from bom.placement.racks import Placement
-    from bom.topology.linkgroups import LinkGroup
-    from bom.topology.planes import Plane
+    from bom.model.placement import Placement
+    from bom.model.plane import Plane
 
 
 class CableRow(NamedTuple):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bom.costing.tco import Tco
-from bom.topology.sizing import Sizing
+from bom.model.sizing import Sizing
 
 SECONDS_PER_HOUR = 3600.0
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
 from bom.model.hops import HopKind
-from bom.topology.linkgroups import LinkGroup
+from bom.model.linkgroups import LinkGroup
 from bom.units import magnitude
 
 #: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
@@ -217,7 +217,7 @@ def scale_up_lines(platform: Platform, up: object) -> list[Line]:
     """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
     the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
     and switched domains are bought whole with their systems: no line)."""
-    from bom.topology.scaleup import ScaleUp
+    from bom.model.cluster import ScaleUp
 
     assert isinstance(up, ScaleUp)
     t = platform.scale_up.torus
@@ -244,7 +244,7 @@ def merge(lines: Iterable[Line]) -> list[Line]:
 
 
 def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
-    from bom.topology.dci import Dci
+    from bom.model.dci import Dci
 
     assert isinstance(dci, Dci)
     out = [_line(dci.coherent, "scale-across", "dci", HopKind.SITE_SITE, Category.COHERENT_OPTIC, dci.modules,

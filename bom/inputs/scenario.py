@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Power, Qty, Rate, RuleError, validate
+from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Power, Qty, Rate, RuleError, ratio, validate
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
@@ -22,8 +22,6 @@ LEAST_RATIO = Fraction(1, 4)
 
 def _oversubscription(value: Any) -> Fraction:
     """down:up as written ("4:3", "4/3", 3, "1:1.16") or as a decimal (1.333 -> 4:3, see fabric.ratio)."""
-    from bom.topology.planes import ratio
-
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
         raise ValueError(f"{value!r} is not a ratio; write it as down:up, e.g. 3:1, 4:3 or 1:1.16")
     try:

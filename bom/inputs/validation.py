@@ -12,6 +12,7 @@ import types
 import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Annotated, Any
 
 import pint
@@ -242,3 +243,30 @@ def suggest(name: str, known: typing.Iterable[str], what: str) -> str:
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     tip = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return f"unknown {what} {name!r}.{tip} Known: {', '.join(known)}."
+
+
+#: Ratios written as decimals snap to the nearest small fraction within this distance:
+#: 1.333 and 1.3333 are 4:3 (the RAs' storage ratio), 1.5 is 3:2.
+RATIO_TOLERANCE = 0.001
+RATIO_MAX_DENOMINATOR = 16
+
+
+def ratio(value: float | Fraction | str) -> Fraction:
+    """An oversubscription as an exact down:up fraction ("4:3", "4/3", 1.333, 3; "1:1.16" is
+    AMD's undersubscribed leaf, 25:29).
+
+    >>> ratio("4:3"), ratio(1.333), ratio(1.3333), ratio(1.3), ratio(3), ratio("1:1.16")
+    (Fraction(4, 3), Fraction(4, 3), Fraction(4, 3), Fraction(13, 10), Fraction(3, 1), Fraction(25, 29))
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, str):
+        text = value.strip().replace(" ", "")
+        for sep in (":", "/"):
+            if sep in text:
+                down, up = text.split(sep, 1)
+                return Fraction(down) / Fraction(up)
+        value = float(text)
+    exact = Fraction(value).limit_denominator(10**6)
+    near = exact.limit_denominator(RATIO_MAX_DENOMINATOR)
+    return near if abs(float(near) - float(value)) <= RATIO_TOLERANCE else exact

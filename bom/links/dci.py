@@ -33,8 +33,10 @@ from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.line import DciLinks, router_port
 from bom.links.ports import PlanMismatchError, Ports, port_names
 from bom.model.hops import HopKind
-from bom.topology.geometry import Profiles, leaf_loads, route, share
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.model.linkgroups import LinkGroup
+from bom.model.shares import share
+from bom.topology.geometry import Profiles, leaf_loads, route
+from bom.topology.linkgroups import count_hop
 from bom.topology.planes import switch_ports
 
 if TYPE_CHECKING:
@@ -43,9 +45,9 @@ if TYPE_CHECKING:
     from bom.links.pooled import PooledLinks
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import PooledShape
-    from bom.placement.racks import Placement
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
-    from bom.topology.planes import Plane, SwitchPorts
+    from bom.model.floorplan import EndGroups, FloorPlan, Run
+    from bom.model.placement import Placement
+    from bom.model.plane import Plane, SwitchPorts
 
 
 def client_cages(links: int, chunk: int, per_cage: int) -> int:

@@ -23,8 +23,8 @@ from bom.topology.geometry import (
 
 if TYPE_CHECKING:
     from bom.links.ports import Kind, Plan, Ports, Switches
-    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
-    from bom.topology.planes import Plane
+    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.plane import Plane
 
 
 class NodeLeaf(Hop):

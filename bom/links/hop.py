@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from bom import names
 from bom.catalog.rows import GEARBOX_CAGES
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.model.linkgroups import LinkGroup
+from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
     from bom.catalog.rows import NicPorts
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import Fabric
-    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
-    from bom.topology.planes import Plane
+    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.plane import Plane
 
 Rows = Iterator[tuple[object, ...]]
 
@@ -49,7 +50,7 @@ class FabricLinks:
     @classmethod
     def of(cls, f: Fabric, floors: Sequence[Floorish] = ()) -> FabricLinks:
         """From the model's fabric (:class:`bom.model.fabrics.Fabric`, a plain data type) and the
-        placement's floors (:func:`bom.placement.floor.floors`)."""
+        placement's floors (:func:`bom.model.floor.floors`)."""
         return cls(f.name, f.tier, f.planes, f.shapes, f.node_ports, tuple(floors))
 
     def role(self, layer: str) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from bom import names
+from bom.model.dci import LineRules
 from bom.model.hops import HopKind
 from bom.topology.geometry import route
 
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from bom.catalog.media import Choice, Patch
     from bom.catalog.rows import Coherent, Dwdm, Switch
     from bom.links.ports import Plan
-    from bom.placement.racks import Placement
-    from bom.topology.geometry import FloorPlan
+    from bom.model.floorplan import FloorPlan
+    from bom.model.placement import Placement
 
 Rows = Iterator[tuple[object, ...]]
 
@@ -84,56 +85,11 @@ def router_port(dci: DciLinks, c: int) -> tuple[int, int]:
     return divmod(c, dci.router.ports)
 
 
-#: Router ports per wavelength that ends at a site: its client port and its line port.
-SITE_PORTS = 2
-#: Ends of a wavelength and of a fibre pair (a coherent module, a mux/demux at each).
-ENDS = 2
-#: Mated pairs at one end of a wavelength: the module's own connection, and with a mux/demux the
-#: patch cord's far end on its channel port and the mux/demux's line port on the dark fibre.
-END_PAIRS, MUX_PAIRS = 1, 2
-
-
-class DciLine:
+class DciLine(LineRules):
     """The coherent line side: router line ports, mux/demux channels and fibre pairs per cabled
     site pair."""
 
     name, pair_hop = HopKind.SITE_SITE, HopKind.FIBRE_PAIR
-    #: The patch from a line port to its mux/demux channel: (fibre, connector) of the cord.
-    patch_kind = ("os2", "lc-duplex")
-
-    def fibre_pairs(self, wavelengths: int, channels: int) -> int:
-        """Fibre pairs one site pair takes."""
-        return math.ceil(wavelengths / channels)
-
-    def waves(self, wavelengths: int, channels: int, fpair: int) -> range:
-        """The wavelengths fibre pair ``fpair`` carries (channel ``w % channels``)."""
-        return range(fpair * channels, min(wavelengths, (fpair + 1) * channels))
-
-    def modules(self, wavelengths: int) -> int:
-        return ENDS * wavelengths
-
-    def muxes(self, fibre_pairs: int, mux: object | None) -> int:
-        return ENDS * fibre_pairs if mux is not None else 0
-
-    def patch_cords(self, wavelengths: int, mux: object | None) -> int:
-        """Cords from a line port to its mux/demux channel: one at each end of each wavelength
-        (without a mux/demux the line port takes the dark fibre itself)."""
-        return ENDS * wavelengths if mux is not None else 0
-
-    def mated_pairs(self, mux: object | None) -> int:
-        """Mated pairs one wavelength passes from its transmitter to its receiver (the line's loss
-        budget counts each): at both ends the module's own, and with a mux/demux its channel and line
-        ports (the patch cords are the plan's ``lc-duplex patch`` rows)."""
-        return ENDS * (END_PAIRS + (MUX_PAIRS if mux is not None else 0))
-
-    def site_ports(self, wavelengths: int) -> int:
-        """Router ports at a site where ``wavelengths`` end: line side and client side."""
-        return SITE_PORTS * wavelengths
-
-    def row_count(self, dci: DciLinks) -> int:
-        """The plan's line-side rows: a wavelength's row on its own fibre pair, or with a mux/demux a
-        patch at each end per wavelength and a row per fibre pair."""
-        return dci.wavelengths if dci.mux is None else ENDS * dci.wavelengths + dci.fibre_pairs
 
     def line_port(self, plan: Plan, dci: DciLinks, site: int, c: int, router_names: list[str]
                   ) -> tuple[tuple[tuple[object, ...], str], str, int]:

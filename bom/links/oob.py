@@ -23,10 +23,12 @@ from bom import names
 from bom.catalog.media import cage
 from bom.links.hop import Rows
 from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.model.floor import floors
 from bom.model.hops import HopKind
-from bom.placement.floor import floors
-from bom.topology.geometry import Profiles, route, split, unplaced_run
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.model.linkgroups import LinkGroup
+from bom.model.shares import split
+from bom.topology.geometry import Profiles, route, unplaced_run
+from bom.topology.linkgroups import count_hop
 from bom.units import magnitude
 
 if TYPE_CHECKING:
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Switch
     from bom.links.ports import Kind, Plan
     from bom.model.fabrics import OobFabric, OobSection
-    from bom.placement.racks import Placement, Rack, SiteLayout, Slot
-    from bom.topology.geometry import EndGroups, FloorPlan, Run
+    from bom.model.floorplan import EndGroups, FloorPlan, Run
+    from bom.model.placement import Placement, Rack, SiteLayout, Slot
 
 Place = tuple[tuple[object, ...], str]
 Spot = tuple[int, int]

@@ -26,8 +26,10 @@ from bom.links.fabric import LeafSpine, SpineCore
 from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import node_port_names
 from bom.model.hops import HopKind
-from bom.topology.geometry import Profiles, block_nodes, route, share
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.model.linkgroups import LinkGroup
+from bom.model.shares import share
+from bom.topology.geometry import Profiles, block_nodes, route
+from bom.topology.linkgroups import count_hop
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
 
@@ -36,8 +38,8 @@ if TYPE_CHECKING:
     from bom.catalog.rows import NicPorts, Switch
     from bom.links.ports import Kind, Plan, Switches
     from bom.model.fabrics import Fabric, PooledFabric, PooledShape
-    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
-    from bom.topology.planes import Plane
+    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.plane import Plane
 
 
 @dataclass(frozen=True)

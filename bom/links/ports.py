@@ -17,8 +17,8 @@ from bom.topology.geometry import route
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.topology.geometry import Floorish, FloorPlan, Run
-    from bom.topology.planes import Plane
+    from bom.model.floorplan import Floorish, FloorPlan, Run
+    from bom.model.plane import Plane
 
 
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.

@@ -20,17 +20,18 @@ from bom.links.hop import FabricLinks, Link, Rows
 from bom.links.ports import port_names
 from bom.model.fabrics import UFM_HOP
 from bom.model.hops import HopKind
+from bom.model.linkgroups import LinkGroup
 from bom.topology.geometry import Profiles, leaf_loads, route
-from bom.topology.linkgroups import LinkGroup, count_hop
+from bom.topology.linkgroups import count_hop
 from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
     from bom.catalog.rows import NicPorts
     from bom.links.ports import Kind, Plan, Switches
-    from bom.topology.endpoints import Endpoints
-    from bom.topology.geometry import EndGroups, Floorish, FloorPlan, Run
-    from bom.topology.planes import Plane
+    from bom.model.endpoints import Endpoints
+    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.plane import Plane
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
 from bom.model.hops import HopKind
+from bom.model.linkgroups import LinkGroup
+from bom.model.plane import Plane
+from bom.model.shares import split
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
-from bom.topology.geometry import split
-from bom.topology.linkgroups import LinkGroup
-from bom.topology.planes import Plane
 
 if TYPE_CHECKING:
-    from bom.topology.dci import Dci
+    from bom.model.dci import Dci
 
 #: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
 UFM_HOP = HopKind.UFM_LEAF

@@ -11,15 +11,15 @@ from dataclasses import asdict, dataclass
 
 from bom.catalog.rows import Platform
 from bom.inputs.scenario import Scenario
+from bom.model.cluster import Cluster, ScaleUp
+from bom.model.dci import Dci
+from bom.model.endpoints import Endpoints
 from bom.model.fabrics import DciFabric, Fabric
+from bom.model.floorplan import FloorPlan
+from bom.model.linkgroups import LinkGroup
+from bom.model.placement import Placement
+from bom.model.sizing import Sizing
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
-from bom.placement.racks import Placement
-from bom.topology.cluster import Cluster, ScaleUp
-from bom.topology.dci import Dci
-from bom.topology.endpoints import Endpoints
-from bom.topology.geometry import FloorPlan
-from bom.topology.linkgroups import LinkGroup
-from bom.topology.sizing import Sizing
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
-from bom.topology.linkgroups import end_kinds
+from bom.model.linkgroups import end_kinds
 
 if TYPE_CHECKING:
-    from bom.topology.dci import Dci
-    from bom.topology.linkgroups import LinkGroup
-    from bom.topology.scaleup import ScaleUp
+    from bom.model.cluster import ScaleUp
+    from bom.model.dci import Dci
+    from bom.model.linkgroups import LinkGroup
 
 #: The tiers in their order in the JSON.
 TIERS = ("scale-up", "scale-out", "scale-across")

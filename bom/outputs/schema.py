@@ -65,7 +65,7 @@ def _tier_common() -> dict[str, Schema]:
 
 
 def scale_up_schema() -> Schema:
-    from bom.topology.scaleup import ScaleUp
+    from bom.model.cluster import ScaleUp
 
     props = {"kind": {"enum": ["electrical", "switched", "torus-ocs"]}, **_tier_common(), "optical_links": INT,
              **_fields(ScaleUp, skip=("kind", "links", "switch", "ocs_groups")), "switch": STR,
@@ -191,7 +191,7 @@ def _quote() -> Schema:
 
 
 def _sizing() -> Schema:
-    from bom.topology.sizing import Sizing
+    from bom.model.sizing import Sizing
 
     return {"type": "object", "properties": _fields(Sizing),
             "required": [f.name for f in fields(Sizing) if f.name != "parallelism"],

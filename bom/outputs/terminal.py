@@ -8,9 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from bom.model.hops import HopKind
+from bom.model.parallelism import Parallelism
+from bom.model.sizing import Sizing
 from bom.rules.core import Checks
-from bom.topology.parallelism import Parallelism
-from bom.topology.sizing import USABLE_MEMORY_FRACTION, Sizing
+from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
 
 def terminal_width() -> int | None:
@@ -112,7 +113,7 @@ def sizing_table(results: Sequence[Sizing]) -> str:
 
 def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
     """Each level of scale's power, and whether it fits one building ("3 buildings at 100 MW")."""
-    from bom.topology.sizing import LevelPower
+    from bom.model.sizing import LevelPower
 
     rows = []
     for lv in levels:
@@ -379,7 +380,7 @@ def build_summary(model: object) -> str:
 
 def _line_loss(d: object) -> str:
     """The coherent line's unamplified loss against its module's budget, when the catalog has one."""
-    from bom.topology.dci import Dci
+    from bom.model.dci import Dci
 
     assert isinstance(d, Dci)
     loss = d.loss

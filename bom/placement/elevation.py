@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bom.model.model import Model
-    from bom.placement.racks import Placement, Rack, Slot
+    from bom.model.placement import Placement, Rack, Slot
 
 HEADER = ("site", "row", "rack", "position", "kind", "rack_model", "u", "height", "device", "role", "model",
           "fabric", "power_w", "rack_u_used", "rack_u_budget", "rack_power_w", "rack_power_budget_w",

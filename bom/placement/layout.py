@@ -18,19 +18,10 @@ from bom.catalog.rows import RackType as RackRow
 from bom.errors import LimitError
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
 from bom.model.model import Model
-from bom.placement.racks import (
-    BlockSpec,
-    Item,
-    Placement,
-    RackType,
-    Section,
-    SiteLayout,
-    block_section,
-    pack,
-    shared_sections,
-)
+from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
+from bom.model.plane import Plane
+from bom.placement.racks import BlockSpec, block_section, pack, shared_sections
 from bom.topology.geometry import GROUPED, block_nodes
-from bom.topology.planes import Plane
 from bom.units import magnitude
 
 

@@ -12,8 +12,8 @@ from bom.rules.devices import Device, Resolver
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.model.linkgroups import LinkGroup
     from bom.model.model import Model
-    from bom.topology.linkgroups import LinkGroup
 
 
 @dataclass

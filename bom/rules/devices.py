@@ -16,13 +16,14 @@ from bom import names
 from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
 from bom.model.fabrics import OobFabric, PooledFabric
 from bom.model.hops import HopKind
-from bom.topology.planes import SwitchPorts, uplink_ports, uplink_rates
+from bom.model.plane import SwitchPorts
+from bom.topology.planes import uplink_ports, uplink_rates
 from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.model.fabrics import Fabric
+    from bom.model.linkgroups import LinkGroup
     from bom.model.model import Model
-    from bom.topology.linkgroups import LinkGroup
 
 #: The pool of a switch's ports a link end takes: its own cages, or its dedicated uplink ports.
 PORTS, UPLINKS = "ports", "uplinks"

@@ -22,8 +22,8 @@ from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.media import End as LinkEnd
+    from bom.model.linkgroups import LinkGroup
     from bom.rules.devices import Device
-    from bom.topology.linkgroups import LinkGroup
 
 #: Fibre types each module medium runs on (multimode on OM grades, single-mode on OS2).
 FIBRES = {"multimode": ("om3", "om4", "om5"), "smf-parallel": ("os2",), "smf-duplex": ("os2",)}

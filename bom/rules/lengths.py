@@ -21,8 +21,8 @@ from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.media import Choice
-    from bom.topology.geometry import Run
-    from bom.topology.linkgroups import LinkGroup
+    from bom.model.floorplan import Run
+    from bom.model.linkgroups import LinkGroup
 
 #: Loss kept in reserve under a module's budget: a repair splice (0.3 dB, TIA-568 allows 0.3 per
 #: fusion splice) and the connectors' wear over the cable's life.

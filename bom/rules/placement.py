@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
-from bom.placement.racks import Layout
+from bom.model.placement import Layout
 from bom.rules.context import Context
 from bom.rules.core import ERROR, WARNING, End, Report, Rule, Violation
 from bom.rules.ports import plan_end

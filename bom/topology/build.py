@@ -22,21 +22,22 @@ from bom.links.fabric import FABRIC_HOPS
 from bom.links.hop import FabricLinks
 from bom.links.line import DCI_LINE
 from bom.links.pooled import PooledLinks
+from bom.model.cluster import Cluster
+from bom.model.dci import Dci
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric
+from bom.model.floor import floors
+from bom.model.floorplan import FloorPlan
+from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
-from bom.placement.floor import floors
+from bom.model.placement import Placement
+from bom.model.plane import NativePorts, Plane
+from bom.model.sizing import Sizing
 from bom.placement.layout import place
-from bom.placement.racks import Placement
-from bom.topology.cluster import Cluster, build_cluster, scale_up
-from bom.topology.dci import Dci, build_dci, line_patch
+from bom.topology.cluster import build_cluster, scale_up
+from bom.topology.dci import build_dci, line_patch
 from bom.topology.endpoints import build_endpoints
-from bom.topology.geometry import (
-    FloorPlan,
-    floor_plan,
-)
-from bom.topology.linkgroups import LinkGroup
-from bom.topology.planes import NativePorts, Plane, name_fabric, plan, switch_ports, uplink_ports, uplink_rates
-from bom.topology.sizing import Sizing
+from bom.topology.geometry import floor_plan
+from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
 from bom.topology.support import build_oob, build_pooled, oob_link_groups, pooled_link_groups
 from bom.topology.ufm import attach_ufm
 from bom.units import magnitude

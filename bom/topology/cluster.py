@@ -8,74 +8,14 @@ out as evenly as whole nodes allow.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
-from bom.topology.geometry import FloorPlan
-from bom.topology.scaleup import ScaleUp
+from bom.model.cluster import Cluster, ScaleUp, Site, sub_cube_slice
+from bom.model.floorplan import FloorPlan
 from bom.topology.scaleup import scale_up as _scale_up
 
-__all__ = ["Cluster", "ScaleUp", "Site", "build_cluster", "scale_up", "site_systems"]
-
-
-@dataclass(frozen=True)
-class Site:
-    """One building's share of the cluster (sites of equal shape are counted once)."""
-
-    count: int      # buildings of this shape
-    nodes: int      # nodes in each
-
-
-@dataclass(frozen=True)
-class Cluster:
-    platform: Platform
-    requested_gpus: int
-    nodes: int
-    floor: FloorPlan
-    sites: tuple[Site, ...]
-    site_nodes: tuple[int, ...] = ()   # nodes of each site, site 1 first
-
-    @property
-    def nodes_by_site(self) -> tuple[int, ...]:
-        return self.site_nodes or tuple(s.nodes for s in self.sites for _ in range(s.count))
-
-    @property
-    def gpus(self) -> int:
-        return self.nodes * self.platform.gpus_per_node
-
-    @property
-    def domains(self) -> int:
-        return math.ceil(self.gpus / self.platform.gpus_per_domain)
-
-    @property
-    def systems(self) -> int:
-        return math.ceil(self.nodes / self.platform.nodes_per_system)
-
-    @property
-    def racks(self) -> int:
-        return sum(s.count * math.ceil(s.nodes / self.floor.nodes_per_rack) for s in self.sites)
-
-    def rounding(self) -> dict[str, object]:
-        """GPUs asked for, GPUs built, and why they differ (whole nodes, whole rack systems)."""
-        p = self.platform
-        shape = sub_cube_slice(p, self.gpus) if self.nodes < p.nodes_per_system else None
-        if shape is not None:
-            why = (f"a {'x'.join(map(str, shape))} slice of {self.gpus} chips on {self.nodes} host"
-                   f"{'s' if self.nodes > 1 else ''}, the smallest published slice that holds them")
-        elif self.gpus == self.requested_gpus:
-            why = "as requested"
-        elif p.nodes_per_system > 1:
-            why = (f"rounded up to whole {p.id} systems of {p.gpus_per_system} GPUs "
-                   f"({p.nodes_per_system} nodes of {p.gpus_per_node})")
-        else:
-            why = f"rounded up to whole {p.id} nodes of {p.gpus_per_node} GPUs"
-        return {"requested": self.requested_gpus, "built": self.gpus, "extra": self.gpus - self.requested_gpus,
-                "why": why}
-
-    @property
-    def site_count(self) -> int:
-        return sum(s.count for s in self.sites)
+__all__ = ["build_cluster", "scale_up", "site_systems"]
 
 
 def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = None,
@@ -105,12 +45,6 @@ def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = No
         shapes = tuple(Site(shares.count(n), n * per_system) for n in sorted(set(shares), reverse=True))
         return Cluster(platform, requested, nodes, floor, shapes, tuple(n * per_system for n in shares))
     return Cluster(platform, requested, nodes, floor, (Site(1, nodes),), (nodes,))
-
-
-def sub_cube_slice(platform: Platform, gpus: int) -> list[int] | None:
-    """The published torus slice smaller than a cube that ``gpus`` chips take, if the platform has one."""
-    t = platform.scale_up.torus
-    return t.slice_for(gpus) if t is not None else None
 
 
 def site_systems(systems: int, weights: tuple[float, ...]) -> list[int]:

@@ -14,56 +14,12 @@ dataset keys). PDUs are placed per rack (bom/placement/layout.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
+from bom.model.endpoints import Endpoints
 from bom.units import magnitude, parse_quantity
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    ufm: Endpoint | None
-    ufm_count: int
-    mgmt: Endpoint | None
-    mgmt_count: int
-    storage: Endpoint | None
-    storage_count: int
-    storage_ports: NicPorts | None    # per appliance, on the storage fabric
-    why: str                           # how the storage count was reached
-    warnings: tuple[str, ...] = ()     # what the build chose for the user (the report lists them)
-    basis: str = "none"                # what sized the storage: scenario, job, ra or none
-
-    def management(self) -> list[tuple[Endpoint, int]]:
-        return [(r, n) for r, n in ((self.ufm, self.ufm_count), (self.mgmt, self.mgmt_count)) if r and n]
-
-    def storage_rows(self) -> list[tuple[Endpoint, int]]:
-        return [(self.storage, self.storage_count)] if self.storage and self.storage_count else []
-
-    def ports(self, fabric: str) -> int:
-        """Ports per site on ``fabric`` (storage appliances on storage; servers on in-band)."""
-        total = 0
-        for row, n in self.management() + self.storage_rows():
-            nic = self.storage_ports if fabric == "storage" and row is self.storage else getattr(row.ports, fabric)
-            total += n * (nic.ports if nic else 0)
-        return total
-
-    def kinds(self, fabric: str) -> list[tuple[str, NicPorts, int]]:
-        """(role, the row's own ports on ``fabric``, ports per site) of every endpoint kind on it."""
-        out = []
-        for row, n in self.management() + self.storage_rows():
-            nic = self.storage_ports if fabric == "storage" and row is self.storage else getattr(row.ports, fabric)
-            if nic is not None and n:
-                out.append((row.role, nic, n * nic.ports))
-        return out
-
-    def to_json(self) -> dict[str, object]:
-        return {"ufm": {"id": self.ufm.id if self.ufm else None, "count": self.ufm_count},
-                "management_servers": {"id": self.mgmt.id if self.mgmt else None, "count": self.mgmt_count},
-                "storage": {"id": self.storage.id if self.storage else None, "count": self.storage_count,
-                            "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why,
-                            "basis": self.basis}}
 
 
 def _row(catalog: Catalog, rid: str | None, path: tuple[str, ...]) -> Endpoint | None:

@@ -12,12 +12,11 @@ plan (each row's run between its two devices' racks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
-
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
-from bom.topology.planes import Plane
+from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+from bom.model.plane import Plane
+from bom.model.shares import share
 from bom.units import magnitude
 
 #: Defaults: 600 mm racks, 1.2 m deep with a 1.2 m aisle (2.4 m row pitch); 1 m of rise at
@@ -25,26 +24,6 @@ from bom.units import magnitude
 #: for a run inside a rack. A cable to the next rack is then 0.6 + 2 x 1 + 0.3 = 2.9 m.
 DEFAULTS = {"racks_per_row": 16, "rack_width": 0.6, "row_pitch": 2.4, "rise": 1.0, "slack": 0.3,
             "in_rack": 1.5}
-
-
-@dataclass(frozen=True)
-class FloorPlan:
-    nodes_per_rack: int
-    racks_per_row: int
-    rack_width_m: float
-    row_pitch_m: float
-    rise_m: float
-    slack_m: float
-    in_rack_m: float
-    patch_panels: int = 0     # on runs that leave their row (structured cabling)
-
-    @property
-    def row_m(self) -> float:
-        return self.racks_per_row * self.rack_width_m
-
-    def run(self, rows: int, along_m: float) -> float:
-        """A run through the overhead tray: ``rows`` row pitches and ``along_m`` along rows."""
-        return rows * self.row_pitch_m + along_m + 2 * self.rise_m + self.slack_m
 
 
 def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
@@ -80,20 +59,6 @@ def block_nodes(compute: Plane | None, fp: FloorPlan) -> int:
     if compute is not None and compute.topology in GROUPED:
         return compute.group_nodes
     return fp.nodes_per_rack * max(1, fp.racks_per_row - 1)
-
-
-class Run(NamedTuple):
-    """``ports`` ports per device of a group lie on runs of ``length_m`` in bucket ``bucket`` (a
-    tuple: a run is a key of many dicts, and a tuple hashes fast)."""
-
-    length_m: float
-    bucket: str   # in-rack | in-row | cross-row
-
-
-#: One end of a hop: (number of devices, {run: ports of each device on that run}).
-EndGroups = list[tuple[int, dict[Run, int]]]
-
-
 
 
 def in_rack(fp: FloorPlan) -> Run:
@@ -134,8 +99,6 @@ _ROUTES: dict[tuple[int, int, int], Run] = {}
 _KEPT: dict[int, FloorPlan] = {}
 
 
-
-
 def unplaced_run(fp: FloorPlan) -> Run:
     """A run to a network the scenario does not build (the site's in-band network when no in-band
     fabric is built): its far end stands nowhere in the placement, so the run is taken as a row away
@@ -149,59 +112,9 @@ def shared_rack(fp: FloorPlan) -> Run:
     return Run(fp.run(1, fp.row_m / 2), "cross-row")
 
 
-
-
 def rail_leaf(plane: Plane, node: int) -> int:
     """Which of a rail's leaves in the SU takes ``node``: the j-th leaf the next ``rail_leaf_nodes``."""
     return min(node // plane.rail_leaf_nodes, plane.leaves_per_rail - 1)
-
-
-
-
-def split(total: int, parts: int) -> list[tuple[int, int]]:
-    """``total`` ports over ``parts`` leaves as evenly as whole ports allow: [(ports, leaves)], the
-    first leaves one more (:func:`share` says which leaf takes a given port).
-
-    >>> split(10, 4)
-    [(3, 2), (2, 2)]
-    """
-    q, r = divmod(total, parts)
-    return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
-
-
-def share(unit: int, total: int, parts: int) -> int:
-    """Which of ``parts`` takes the ``unit``-th of ``total`` units when they split as :func:`split` does.
-
-    >>> [share(u, 10, 4) for u in range(10)]
-    [0, 0, 0, 1, 1, 1, 2, 2, 3, 3]
-    """
-    q, rem = divmod(total, parts)
-    big = rem * (q + 1)
-    return unit // (q + 1) if unit < big else rem + (unit - big) // q
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # --- ends from where the placement stands the devices ------------------------------------------
@@ -226,15 +139,6 @@ class Profiles:
             key = tuple(runs.items())
             out[key] = out.get(key, 0) + n * times
         return [(n, dict(key)) for key, n in out.items()]
-
-
-class Floorish(Protocol):
-    """What the ends read of the placement: where a device stands, and the parts a role's devices
-    repeat in (:class:`bom.placement.floor.Floor`)."""
-
-    def spot(self, role: str, index: int) -> tuple[int, int]: ...
-    def spots(self, role: str) -> list[tuple[int, int]]: ...
-    def parts(self, role: str) -> tuple: ...   # each with first, copies, per_copy
 
 
 def leaf_of(plane: Plane, n: int, r: int, fill: int) -> int:

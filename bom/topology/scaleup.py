@@ -26,47 +26,9 @@ Three kinds (``ScaleUp.kind`` in the platform row):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bom.catalog.rows import Platform
 from bom.links.scaleup import SWITCHED, TORUS
-
-
-@dataclass(frozen=True)
-class ScaleUp:
-    """The links inside every scale-up domain, by medium, and the parts they need."""
-
-    kind: str
-    domains: int
-    gpus_per_domain: int
-    links: int            # electrical links: GPU to switch chip, or GPU to GPU without one
-    cables: int           # rack-scale copper spine cables (0 on a baseboard)
-    switch_chips: int
-    switch_trays: int
-    optical_links: int = 0     # torus: cube port to OCS port, an optic at the cube end
-    modules: int = 0
-    fibre_runs: int = 0
-    fibre_strands: int = 0
-    ocs: int = 0               # optical circuit switches
-    ocs_ports: int = 0         # their ports in all
-    ocs_groups: int = 0        # per domain: one per dimension and face position
-    cubes: int = 0
-    switch: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        total = self.links + self.optical_links
-        out: dict[str, object] = {
-            "kind": self.kind, "links": total, "copper_links": self.links, "optical_links": self.optical_links,
-            "modules": self.modules, "fibre_runs": self.fibre_runs, "fibre_strands": self.fibre_strands,
-            "cables": self.cables, "domains": self.domains, "gpus_per_domain": self.gpus_per_domain,
-            "switch_chips": self.switch_chips, "switch_trays": self.switch_trays,
-            "copper_share": self.links / total if total else 0.0}
-        if self.switch:
-            out["switch"] = self.switch
-        if self.kind == "torus-ocs":
-            out.update(ocs=self.ocs, ocs_ports=self.ocs_ports, ocs_ports_used=self.optical_links,
-                       ocs_groups_per_domain=self.ocs_groups, cubes=self.cubes)
-        return out
+from bom.model.cluster import ScaleUp
 
 
 def scale_up(platform: Platform, gpus: int) -> ScaleUp:

@@ -58,7 +58,8 @@ import math
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.topology.parallelism import ACT_BYTES, Decode, Parallelism, Split, Tiers, Traffic, divisors, tier_of
+from bom.model.parallelism import Decode, Parallelism, Split, Tiers, Traffic
+from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
 TP_ALL_REDUCES = 2

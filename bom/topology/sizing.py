@@ -8,25 +8,15 @@ and lands at the smallest level whose GPU count holds it (seven-levels-of-scale 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
 from bom.inputs.workload import Workload
-
-if TYPE_CHECKING:
-    from bom.topology.parallelism import Parallelism
+from bom.model.sizing import Accelerator, Level, LevelPower, Sizing
 
 USABLE_MEMORY_FRACTION = 0.85
 DEFAULT_PUE = 1.25  # bom.costing.tco.DEFAULTS["pue"]; the callers pass the scenario's tco.pue
-
-
-@dataclass(frozen=True)
-class Level:
-    name: str       # package, node, rack, pod, cluster, campus, beyond
-    label: str      # as printed, e.g. "rack (72)"
-    gpus: float     # the most GPUs this level holds
 
 
 BEYOND = Level("beyond", "beyond one campus", math.inf)
@@ -38,24 +28,6 @@ _BUILDINGS = (Level("cluster", "cluster (16k)", 16384), Level("cluster", "cluste
 #: The seed's ladder (levels.go) plus the campus it describes in prose.
 SEED_LEVELS = (Level("package", "package (1 GPU)", 1), Level("node", "node (8)", 8),
                Level("rack", "rack (72)", 72), Level("pod", "pod (576)", 576)) + _BUILDINGS
-
-
-@dataclass(frozen=True)
-class Accelerator:
-    """What sizing needs to know of a GPU and the system around it (plain numbers)."""
-
-    name: str
-    memory_gb: float            # per GPU [GB]
-    flops: dict[str, float]     # dense FLOP/s per GPU by dtype
-    power_w: float | None       # system power per GPU [W]
-    domain_gpus: int            # scale-up domain size
-    levels: tuple[Level, ...]
-    hbm_bps: float | None = None    # memory bandwidth per GPU [B/s]; None: not recorded
-
-    def flops_for(self, dtype: str) -> float:
-        if dtype in self.flops:
-            return self.flops[dtype]
-        return self.flops["bf16"]
 
 
 #: The seed's constants: 288 GB (B300-class), 2.25e15 FLOP/s dense BF16 (B200-class).
@@ -88,51 +60,6 @@ def platform_accelerator(p: Platform) -> Accelerator:
     hbm = None if p.memory_bandwidth is None else magnitude(p.memory_bandwidth, "rate") * 1e9 / 8
     return Accelerator(p.id, magnitude(p.memory_per_gpu, "information"), flops,
                        p.power_per_gpu_w, p.gpus_per_domain, platform_levels(p), hbm)
-
-
-@dataclass(frozen=True)
-class Sizing:
-    job: str
-    accelerator: str
-    memory_gb: float
-    flop: float
-    gpus_by_memory: int
-    gpus_by_time: int
-    gpus: int
-    decided_by: str          # memory | time | tie
-    level: str
-    level_label: str
-    domain_gpus: int
-    fits_in_domain: bool     # the GPUs the job needs fit one scale-up domain
-    it_power_kw: float | None
-    facility_power_kw: float | None
-    pue: float
-    flops_per_gpu: float = 0.0       # dense FLOP/s per GPU in the job's dtype, behind the time column
-    mfu: float = 0.0                 # model FLOP utilisation behind the time column
-    deadline_days: float | None = None   # None: no deadline (serving is sized by memory and its replicas)
-    #: A serving job's replicas x GPUs a replica (each replica holds its own weights); 0: not split.
-    gpus_by_replicas: int = 0
-    #: The job's split and traffic, training or serving (a workload with its shape on a platform); its own JSON key.
-    parallelism: Parallelism | None = field(default=None, compare=False)
-
-    def to_json(self) -> dict[str, object]:
-        out = asdict(replace(self, parallelism=None))
-        del out["parallelism"]
-        return out
-
-
-@dataclass(frozen=True)
-class LevelPower:
-    """One level of scale's power, and the buildings of a given power it takes (None: no building given)."""
-
-    label: str
-    gpus: float
-    it_kw: float
-    facility_kw: float
-    buildings: int | None
-
-    def to_json(self) -> dict[str, object]:
-        return asdict(self)
 
 
 def buildings_for(facility_kw: float, building_kw: float) -> int:

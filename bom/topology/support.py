@@ -32,20 +32,12 @@ from bom.inputs.scenario import FabricSpec
 from bom.links.oob import oob_groups
 from bom.links.pooled import PooledLinks, pooled_groups
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
+from bom.model.floor import floors
 from bom.model.model import Model
-from bom.placement.floor import floors
-from bom.placement.racks import Placement
+from bom.model.placement import Placement
+from bom.model.plane import NativePorts, Plane, SwitchPorts
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import (
-    NativePorts,
-    Plane,
-    SwitchPorts,
-    name_fabric,
-    plan,
-    smallest_spread,
-    switch_ports,
-    uplink_ports,
-)
+from bom.topology.planes import name_fabric, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 

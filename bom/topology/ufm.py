@@ -22,8 +22,8 @@ from bom.errors import LimitError
 from bom.links.hop import FabricLinks
 from bom.links.ufm import UFM_LEAF, UfmLinks
 from bom.model.fabrics import Fabric, UfmPorts
+from bom.model.floor import floors
 from bom.model.model import Model
-from bom.placement.floor import floors
 
 
 def attach_ufm(model: Model, media: Media) -> Fabric | None:

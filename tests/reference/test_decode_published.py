@@ -27,7 +27,7 @@ from __future__ import annotations
 import pytest
 
 from bom.catalog.load import load_catalog
-from bom.topology.parallelism import Split, Tiers
+from bom.model.parallelism import Split, Tiers
 from bom.topology.serving import Chip, ServeShape, decode
 
 H200 = Chip(hbm_bps=4.8e12, flops=1979e12)       # H200launch.md: 4.8 TB/s; FP8 dense as H100 SXM

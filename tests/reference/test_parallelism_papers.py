@@ -27,8 +27,9 @@ from __future__ import annotations
 import pytest
 
 from bom.catalog.load import load_catalog
+from bom.model.parallelism import Split, Tiers
 from bom.pipeline import platform_tiers
-from bom.topology.parallelism import Shape, Split, Tiers, memory_bytes, microbatches, plan, propose
+from bom.topology.parallelism import Shape, memory_bytes, microbatches, plan, propose
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
 # --- Llama 3 405B ------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ every spine the same number to every core of its core group (spine i of each pod
 
 from __future__ import annotations
 
-from bom.topology.planes import SwitchPorts, plan
+from bom.model.plane import SwitchPorts
+from bom.topology.planes import plan
 from tests.explicit_fabric import build
 
 QM9700 = SwitchPorts("qm9700", 64, 2, "osfp", 100.0, 400.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from bom.cableplan.rows import COL, rows
-from bom.placement.racks import RackType
+from bom.model.placement import RackType
 from bom.rules.context import Context
 from bom.rules.placement import Unplaced
 from tests.rules.cases import OOB_ONLY, build, messages, run, sink

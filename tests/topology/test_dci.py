@@ -93,10 +93,12 @@ def test_doctests_of_the_span_and_ratio_rules():
     import doctest
 
     import bom.catalog.media
-    import bom.topology.dci
-    import bom.topology.planes
+    import bom.inputs.validation
+    import bom.model.dci
+    import bom.model.plane
 
-    for module in (bom.topology.dci, bom.topology.planes, bom.catalog.media):
+    # The span and amplifier rules live with the DCI's type, the ratio with the scenario's parsers.
+    for module in (bom.model.dci, bom.model.plane, bom.inputs.validation, bom.catalog.media):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bom.topology.parallelism import Shape, Split, Tiers, check, plan
+from bom.model.parallelism import Split, Tiers
+from bom.topology.parallelism import Shape, check, plan
 
 #: The seeds' 70B pretraining job (levels.go) with Llama 3 70B's shape (arXiv:2407.21783, Table 3:
 #: 80 layers, model dimension 8,192, 64 heads, 8 KV heads) and a 16M-token batch (Table 4).

@@ -10,15 +10,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bom.errors import LimitError
-from bom.topology.geometry import (
-    DEFAULTS,
-    FloorPlan,
-    leaf_spine_ends,
-    node_leaf_ends,
-    pair_ends,
-    spine_core_ends,
-)
-from bom.topology.planes import NativePorts, SwitchPorts, plan, smallest_spread
+from bom.model.floorplan import FloorPlan
+from bom.model.plane import NativePorts, SwitchPorts
+from bom.topology.geometry import DEFAULTS, leaf_spine_ends, node_leaf_ends, pair_ends, spine_core_ends
+from bom.topology.planes import plan, smallest_spread
 from tests.explicit_fabric import build
 
 

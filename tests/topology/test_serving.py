@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bom.errors import BomError
-from bom.topology.parallelism import Split, Tiers
+from bom.model.parallelism import Split, Tiers
 from bom.topology.serving import ServeShape, check, plan
 
 #: Llama 3 70B (arXiv:2407.21783, Table 3: 80 layers, model dimension 8,192, 64 heads, 8 KV heads

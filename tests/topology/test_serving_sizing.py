@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bom.errors import LimitError
-from bom.topology.parallelism import Split, Tiers
+from bom.model.parallelism import Split, Tiers
 from bom.topology.serving import Chip, ServeShape, check, decode, plan, sequences_at
 from tests.topology.test_serving import JOB
 

@@ -1,6 +1,6 @@
 """Where devices stand on a site's floor: (row, position) by role and index, read off the placement.
 
-The placement (:mod:`bom.placement.racks`) says which rack holds each device and where each rack
+The placement (:mod:`bom.model.placement`) says which rack holds each device and where each rack
 stands (:meth:`~bom.placement.racks.Section.spot`); a :class:`Floor` answers the two questions
 the hops ask of it, for one site shape: where the ``index``-th device of a role stands
 (:meth:`Floor.spot`, for the cable plan's rows), and how a run of devices of a role spreads over
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from bom.errors import LimitError
-from bom.placement.racks import Placement, Section, SiteLayout
+from bom.model.placement import Placement, Section, SiteLayout
 
 #: (row, position) of a rack, both 1-based.
 Spot = tuple[int, int]

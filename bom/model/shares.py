@@ -1,0 +1,26 @@
+"""Even shares: how whole ports (or devices) spread over leaves (or switches), the first ones one more.
+The one rule both the closed form and the cable plan spread by."""
+
+from __future__ import annotations
+
+
+def split(total: int, parts: int) -> list[tuple[int, int]]:
+    """``total`` ports over ``parts`` leaves as evenly as whole ports allow: [(ports, leaves)], the
+    first leaves one more (:func:`share` says which leaf takes a given port).
+
+    >>> split(10, 4)
+    [(3, 2), (2, 2)]
+    """
+    q, r = divmod(total, parts)
+    return [(p, n) for p, n in ((q + 1, r), (q, parts - r)) if n]
+
+
+def share(unit: int, total: int, parts: int) -> int:
+    """Which of ``parts`` takes the ``unit``-th of ``total`` units when they split as :func:`split` does.
+
+    >>> [share(u, 10, 4) for u in range(10)]
+    [0, 0, 0, 1, 1, 1, 2, 2, 3, 3]
+    """
+    q, rem = divmod(total, parts)
+    big = rem * (q + 1)
+    return unit // (q + 1) if unit < big else rem + (unit - big) // q
