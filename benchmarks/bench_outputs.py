@@ -12,7 +12,7 @@ import time
 def main() -> None:
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
     from bom.outputs.sets import render
     from bom.topology.build import build_model
 
@@ -23,7 +23,7 @@ def main() -> None:
         best = float("inf")
         for _ in range(3):
             t0 = time.perf_counter()
-            report = make_report(build_model(sc, src, catalog, None), catalog)
+            report = report_of(build_model(sc, src, catalog, None), catalog)
             files = render(report)
             best = min(best, time.perf_counter() - t0)
         size = sum(len(b) for b in files.values())

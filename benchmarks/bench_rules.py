@@ -54,7 +54,7 @@ def closed(name: str) -> dict[str, object]:
     """One build as ``bom build`` makes it, with its closed-form checks timed apart."""
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
     from bom.outputs.sets import render
     from bom.rules.run import check
     from bom.topology.build import build_model
@@ -67,7 +67,7 @@ def closed(name: str) -> dict[str, object]:
     t_model = clock.lap()
     checks = check(model, catalog)
     t_checks = clock.lap()
-    report = make_report(model, catalog, checks=checks)
+    report = report_of(model, catalog, checks=checks)
     files = render(report)
     t_outputs = clock.lap()
     build = (t_model[0] + t_checks[0] + t_outputs[0], t_model[1] + t_checks[1] + t_outputs[1])

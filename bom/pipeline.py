@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bom.catalog.rows import Catalog, Platform
-from bom.costing.categories import SUPPORT
 from bom.costing.compare import Comparison, Generation, default_platforms, parse_entry, variant
 from bom.costing.report import Report, make_report
 from bom.errors import BomError, LimitError
@@ -16,14 +16,15 @@ from bom.inputs.validation import RuleError, locate, suggest
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.model.parallelism import Parallelism, Split, Tiers
+from bom.model.roles import SUPPORT
 from bom.model.sizing import Accelerator, LevelPower, Sizing
 from bom.resources import data_dir
 from bom.topology.parallelism import Shape
 from bom.topology.sizing import platform_accelerator, seed_accelerator, size, with_replicas
 
 if TYPE_CHECKING:
+    from bom.model.checks import Checks
     from bom.model.model import Model
-    from bom.rules.core import Checks
     from bom.topology.serving import ServeShape
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
@@ -341,6 +342,15 @@ def plan_rules(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
     return PlanRules(model, catalog)
 
 
+def report_of(model: Model, catalog: Catalog, checks: Checks | None = None, today: dt.date | None = None,
+              src: Located | None = None) -> Report:
+    """The model's report (:func:`bom.costing.report.make_report`) with its design rules' checks: the
+    ones a build ran, else the closed form run here (every report carries them)."""
+    if checks is None:
+        checks = check_design(model, catalog)
+    return make_report(model, catalog, checks, today, src)
+
+
 def build_checked(scenario: Scenario, src: Located, catalog: Catalog, allow_violations: bool = False
                   ) -> tuple[Model, Checks]:
     """The model and its closed-form checks; a design that breaks an error-severity rule is refused
@@ -374,7 +384,7 @@ def _generation(job: Scenario, src: Located, catalog: Catalog) -> tuple[Report, 
     left_out: dict[str, str] = {}
     while True:
         try:
-            return make_report(build_scenario(job, src, catalog), catalog), left_out
+            return report_of(build_scenario(job, src, catalog), catalog), left_out
         except LimitError as exc:
             name = (exc.key or "").removeprefix("fabrics.").split(".")[0]
             if name not in SUPPORT or name not in job.fabrics:

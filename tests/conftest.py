@@ -37,12 +37,12 @@ def bom() -> Run:
 @pytest.fixture(scope="session")
 def default_report(catalog):
     """The built-in default scenario, built once: model, lines, TCO."""
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
     from bom.inputs.scenario import load_scenario
     from bom.pipeline import build_scenario
 
     scenario, src = load_scenario(None)
-    return make_report(build_scenario(scenario, src, catalog), catalog)
+    return report_of(build_scenario(scenario, src, catalog), catalog)
 
 
 @pytest.fixture(scope="session")

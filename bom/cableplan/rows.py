@@ -62,26 +62,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from bom import names
-from bom.catalog.rows import Switch
-from bom.costing.lines import DARK_FIBRE_SKU
 from bom.errors import LimitError
-from bom.links.dci import DCI_BORDER, DCI_CLIENT
-from bom.links.fabric import FABRIC_HOPS
-from bom.links.hop import FabricLinks
 from bom.links.line import DCI_LINE
-from bom.links.oob import oob_rows, uplink_names
-from bom.links.pooled import POOLED_ENDPOINTS, POOLED_LEAF_SPINE, POOLED_NODE_LEAF, POOLED_SPINE_CORE, PooledLinks
-from bom.links.ports import Kind, Locator, Plan, Switches, port_names
-from bom.links.scaleup import scale_up_row_count, scale_up_rows
-from bom.links.ufm import UFM_LEAF, UfmLinks
-from bom.model.fabrics import OobFabric
+from bom.links.pattern import HopContext
+from bom.links.ports import Kind, Locator, Plan, Switches
+from bom.links.registry import FAMILIES, Where, dci_view, view_of
+from bom.links.scaleup import scale_up_row_count
+from bom.links.ufm import UFM_LEAF
+from bom.links.views import FabricLinks, ScaleUpView, View
 from bom.model.floor import floors
 from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
+from bom.model.roles import FabricKind
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.model.fabrics import Fabric
     from bom.model.linkgroups import LinkGroup
     from bom.model.model import Model
     from bom.model.placement import Placement
@@ -180,7 +175,7 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
             # The closed form shares a device's cages among one hop's ports of one module part; the
             # UFM's ports fill the nodes' half-used leaf cages where it says they do
             # (bom/links/ufm.py: UfmLeaf.shares_cages), else cages of their own.
-            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.name and UFM_LEAF.shares_cages(groups, g) else g.hop
+            hop = UFM_LEAF.shares if g.hop == UFM_LEAF.hop and UFM_LEAF.shares_cages(groups, g) else g.hop
             a_key = (hop, g.lower_end.part.id) if g.lower_end.part is not None else n
             b_key = (hop, g.upper_end.part.id) if g.upper_end.part is not None else n
             out[g.hop][run] = Kind(n, (g.tier, g.fabric, g.hop), a_mod, b_mod, tail, runs, g.lower_end.ports,
@@ -194,103 +189,62 @@ class _Plan(Plan):
     model: Model
 
 
-def _sites(f: Fabric) -> Iterator[tuple[int, int, Plane]]:
+def _sites(view: View) -> Iterator[tuple[int, int, Plane]]:
     """(1-based site number, its shape's index, plane of that site) in the cluster's site order."""
     n = 0
-    for k, (count, p) in enumerate(f.shapes):
+    for k, (count, p) in enumerate(view.shapes):
         for _ in range(count):
             n += 1
+            assert p is not None
             yield n, k, p
 
 
-def _fabric_hops(plan: _Plan, f: Fabric, kinds: dict[str, dict[Run, Kind]],
-                 tops: dict[str, dict[int, Switches]]) -> Iterator[Iterator[tuple[object, ...]]]:
-    """The row generators of one fabric, hop by hop (chained: the code after each ``yield`` runs
-    once that hop's rows are all out)."""
-    from bom.model.fabrics import PooledFabric
-
+def _walk(plan: _Plan, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
+          tops: dict[int, Switches] | None) -> Iterator[Iterator[tuple[object, ...]]]:
+    """One fabric's row generators in its family's order (chained: the code after each ``yield`` runs
+    once that hop's rows are all out). A switch fabric site by site, each site's cage ranges kept in
+    ``tops`` where the DCI routers' client links take its free ports; the other families hop by hop."""
+    family = FAMILIES[kind]
+    patterns = family.patterns(view)
     fp = plan.model.floor
-    fab = FabricLinks.of(f)
-    ufm = UfmLinks.of(plan.model.endpoints) if f.ufm is not None and f.ufm.ports else None
-    pooled = PooledLinks.of_pooled(f, plan.model.fabrics.get("compute"), fp) if isinstance(f, PooledFabric) else None
-    hops = FABRIC_HOPS if pooled is None else (POOLED_LEAF_SPINE, POOLED_SPINE_CORE)
-    for site, _, p in _sites(f):
-        sw = Switches(f.name, f.planes, p, site)
-        if pooled is not None:
-            for pl in range(f.planes):
-                yield POOLED_NODE_LEAF.rows(plan, pooled, sw, kinds[HopKind.NODE_LEAF], fp, site, pl)
-                if pl == 0:
-                    yield POOLED_ENDPOINTS.rows(plan, pooled, sw, kinds, fp, site, _oob_uplink_names(plan, pooled))
-        for hop in hops:
-            if not hop.applies(p):
-                continue
-            yield from hop.expand(plan, sw, kinds, p, fp, site, fab)
-            if hop.name == UFM_LEAF.shares and ufm is not None and UFM_LEAF.name in kinds:
-                yield UFM_LEAF.rows(plan, sw, kinds[UFM_LEAF.name], p, fp, site, fab, ufm)
-        tops.setdefault(f.name, {})[site] = sw   # DCI and OOB uplinks use their free ports
-        plan.forget(site)
-
-
-def _oob_uplink_names(plan: _Plan, pooled: PooledLinks) -> list[str]:
-    """A management switch's uplink ports, where they are one of this fabric's endpoint kinds."""
-    if not any(role == "oob" for ps in pooled.pooled for role, _, _ in ps.kinds):
-        return []
-    f = plan.model.fabrics["oob"]
-    assert isinstance(f, OobFabric) and plan.catalog is not None
-    return uplink_names(_oob_switches(plan.catalog, f)[0])
-
-
-def _oob_switches(catalog: Catalog, f: OobFabric) -> tuple[Switch, Switch | None]:
-    """The OOB fabric's management switch and spine switch, from the catalog it was built with."""
-    leaf = catalog.get("switches", f.leaf_id)
-    spine = catalog.get("switches", f.spine_id) if f.spine_id else None
-    assert isinstance(leaf, Switch) and (spine is None or isinstance(spine, Switch))
-    return leaf, spine
-
-
-# --- scale-across ---------------------------------------------------------------------------
-
-def _dci_rows(plan: _Plan, all_tops: dict[str, dict[int, Switches]], kinds: dict[str, dict[Run, Kind]]
-              ) -> Iterator[tuple[object, ...]]:
-    model = plan.model
-    dci = model.dci
-    assert dci is not None
-    fp = model.floor
-    router_names = port_names(dci.router.cages, dci.router.ports_per_cage)
-    client = kinds.get(DCI_CLIENT.name, {})
-    tops = all_tops.get(dci.attach, {})
-    if client and tops and dci.attach == "compute":
-        assert plan.catalog is not None
-        for site in range(1, dci.sites + 1):
-            sw = tops[site]
-            yield from DCI_CLIENT.rows(plan, client, sw, site, dci, router_names, fp,
-                                       DCI_CLIENT.top(plan.catalog, dci, sw.p))
-    elif client and tops:
-        # Border leaves of the in-band or storage fabric, on the ports its own links left free.
-        fab = PooledLinks.of_pooled(model.fabrics[dci.attach], model.fabrics.get("compute"), fp)
-        for site in range(1, dci.sites + 1):
-            yield from DCI_BORDER.rows(plan, client, tops[site], site, dci, fab, router_names, fp)
-    yield from DCI_LINE.rows(plan, dci, fp, router_names, DARK_FIBRE_SKU)
+    if family.site_major:
+        assert isinstance(view, FabricLinks)
+        for site, k, p in _sites(view):
+            sw = Switches(view.name, view.planes, p, site)
+            for pattern in patterns:
+                ctx = HopContext(view, fp, shape=k, site=site, plan=plan, switches=sw, kinds=kinds.get(pattern.hop, {}))
+                if pattern.applies(ctx):
+                    yield pattern.rows(ctx)
+            if tops is not None:
+                tops[site] = sw   # the DCI's client links use its free ports
+            plan.forget(site)
+        return
+    for pattern in patterns:
+        for site in pattern.plan_sites(view):
+            ctx = HopContext(view, fp, shape=view.shape_of(site), site=site, plan=plan,
+                             switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
+            if pattern.applies(ctx):
+                yield pattern.rows(ctx)
 
 
 # --- the plan -------------------------------------------------------------------------------
 
 def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
          scale_up: bool = False) -> Iterator[tuple[object, ...]]:
-    """Every row of the plan, fabric by fabric, site by site, then scale-across (plain tuples).
+    """Every row of the plan, fabric by fabric, then scale-across (plain tuples), each fabric in its
+    family's order (:data:`bom.links.registry.FAMILIES`).
 
     ``locator``: where devices stand (default: the model's placement); ``catalog``: the one the
     model was built with (the management switches' ports; default: the built-in catalog);
     ``scale_up``: every GPU's NVLink links too (else they stay a per-rack summary).
     """
     if locator is None:
-        locator = PlacementLocator(model.placement) if model.placement is not None else Unplaced()
+        locator = PlacementLocator(model.placement)
     plan = _Plan(model, locator)
-    if model.placement is not None:
-        plan.floors = floors(model.placement)
-        plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
+    plan.floors = floors(model.placement)
+    plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     if catalog is None:
-        from bom.catalog.load import load_catalog
+        from bom.catalog.load import load_catalog  # the built-in catalog, read only when none is given
 
         catalog = load_catalog()
     plan.catalog = catalog
@@ -299,19 +253,18 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
 
 def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
     model = plan.model
+    where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
     if scale_up:
-        yield scale_up_rows(plan)
-    tops: dict[str, dict[int, Switches]] = {}
+        yield from _walk(plan, ScaleUpView.of(model.platform, model.cluster.sites), FabricKind.SCALE_UP, {}, None)
+    attach = model.dci.attach if model.dci is not None else None
+    tops: dict[int, Switches] = {}
     start = 0
     for f in model.fabrics.values():
         kinds = _kinds(f.groups, start)
         start += len(f.groups)
-        if isinstance(f, OobFabric):
-            yield from oob_rows(plan, f, kinds, *_oob_switches(catalog, f))
-        else:
-            yield from _fabric_hops(plan, f, kinds, tops)
+        yield from _walk(plan, view_of(f, where), f.kind, kinds, tops if f.name == attach else None)
     if model.dci is not None:
-        yield _dci_rows(plan, tops, _kinds(model.dci_groups, start))
+        yield from _walk(plan, dci_view(model.dci, where), FabricKind.DCI, _kinds(model.dci_groups, start), tops)
 
 
 class PlacementLocator:

@@ -1,4 +1,4 @@
-"""BOM categories and fabric roles: one table of what each means.
+"""BOM categories: one table of what each means (the fabric roles are :mod:`bom.model.roles`').
 
 Every consumer (the lines, the TCO, the spares, the compare metrics, the workbooks, the report)
 reads its sets from here; no category string is written anywhere else. Both enums are ``str``
@@ -99,29 +99,3 @@ def asset_class(category: str) -> str:
     return m.asset_class if m is not None else "network"
 
 
-class FabricRole(StrEnum):
-    """The fabrics a scenario names, and what each is for."""
-
-    COMPUTE = "compute"   # the GPUs' scale-out back end
-    STORAGE = "storage"   # the nodes' storage network
-    INBAND = "inband"     # in-band management (front end)
-    OOB = "oob"           # out-of-band management (BMC, switch management ports)
-    DCI = "dci"           # between sites
-
-
-@dataclass(frozen=True)
-class RoleMeaning:
-    tier: str
-    topology: str | None   # the default topology (None: not a switched fabric of the scenario's)
-    support: bool          # a support fabric (storage, in-band, OOB), counted apart from compute
-
-
-ROLES: dict[FabricRole, RoleMeaning] = {
-    FabricRole.COMPUTE: RoleMeaning("scale-out", "rail-optimized", False),
-    FabricRole.STORAGE: RoleMeaning("scale-out", "tor", True),
-    FabricRole.INBAND: RoleMeaning("scale-out", "tor", True),
-    FabricRole.OOB: RoleMeaning("scale-out", "tor", True),
-    FabricRole.DCI: RoleMeaning("scale-across", None, False),
-}
-SUPPORT: tuple[FabricRole, ...] = tuple(r for r, m in ROLES.items() if m.support)
-DEFAULT_TOPOLOGY: dict[str, str] = {r: m.topology for r, m in ROLES.items() if m.topology is not None}

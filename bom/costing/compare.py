@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from bom.catalog.rows import Catalog, Platform
-from bom.costing.categories import COPPER, NETWORK, OPTICS, SUPPORT, SWITCHES, Category
+from bom.costing.categories import COPPER, NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
+from bom.model.roles import SUPPORT
 
 
 def default_platforms(catalog: Catalog) -> list[str]:

@@ -12,12 +12,10 @@ from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
+from bom.model.dci import DARK_FIBRE_SKU
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.units import magnitude
-
-#: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
-DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,9 @@ from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
+from bom.model.checks import Checks
 from bom.model.model import Model
 from bom.model.totals import Totals
-from bom.rules.core import Checks
-from bom.rules.run import check
 
 
 @dataclass(frozen=True)
@@ -268,11 +267,12 @@ def _check_spares(sc: Scenario, lines: list[Line], src: Located | None) -> None:
                                 where=src.where(("spares", name)) if src else None)
 
 
-def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, src: Located | None = None,
-                checks: Checks | None = None) -> Report:
-    """Everything the writers need; ``today`` is the day quotes are checked against when the
-    scenario gives no date, ``src`` where the scenario's keys stand (for error messages), ``checks``
-    the design rules run on the model (bom/rules)."""
+def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None,
+                src: Located | None = None) -> Report:
+    """Everything the writers need; ``checks`` the design rules run on the model (every report carries
+    at least their closed form: :func:`bom.pipeline.report_of` runs it), ``today`` the day quotes are
+    checked against when the scenario gives no date, ``src`` where the scenario's keys stand (for error
+    messages)."""
     sc = model.scenario
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     _check_spares(sc, base, src)
@@ -287,8 +287,6 @@ def make_report(model: Model, catalog: Catalog, today: dt.date | None = None, sr
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
-    if checks is None:   # every report carries the design rules' closed form (a build passes the ones it ran)
-        checks = check(model, catalog)
     tco = compute_tco(basis, ins)
     cooled = cooling_plan(model, catalog)
     limits = site_limits_kw(sc)[:sites] if sc.sites is not None and sc.sites.power is not None else None

@@ -1,6 +1,6 @@
 """Scale-across: the DCI routers' client links into each site's Ethernet fabric (hop ``fabric-dci``).
 
-Two attachments, each one pattern, counted and expanded. A site's router ports are its client
+Two attachments, each one pattern (:mod:`bom.links.pattern`), walked site by site. A site's router ports are its client
 ports, then its line ports, router by router (:func:`bom.links.line.router_port`); the client
 links of a site (its wavelengths, :meth:`bom.topology.dci.Dci.site_links`) land on an Ethernet
 fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.topology.build`):
@@ -16,37 +16,32 @@ fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.topology.
   endpoints' (:class:`~bom.model.fabrics.PooledShape` ``border_groups``, sized for the shape's
   busiest site), each site's client links split evenly over them as an endpoint kind's are.
 
-The line side is :mod:`bom.links.line`; the hop reads the design through its
-:class:`~bom.links.line.DciLinks`.
+The line side is :mod:`bom.links.line`; the hops read the design through the
+:class:`~bom.links.views.DciView`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
 from bom.catalog.rows import Switch
 from bom.errors import LimitError
-from bom.links.hop import FabricLinks, Link, Rows
-from bom.links.line import DciLinks, router_port
+from bom.links.line import router_port
+from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern
 from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.links.views import DciView, PooledLinks
 from bom.model.hops import HopKind
-from bom.model.linkgroups import LinkGroup
 from bom.model.shares import share
-from bom.topology.geometry import Profiles, leaf_loads, route
-from bom.topology.linkgroups import count_hop
+from bom.topology.geometry import leaf_loads
 from bom.topology.planes import switch_ports
 
 if TYPE_CHECKING:
-    from bom.catalog.media import Media
     from bom.catalog.rows import Catalog
-    from bom.links.pooled import PooledLinks
-    from bom.links.ports import Kind, Plan, Switches
+    from bom.model.dci import Dci
     from bom.model.fabrics import PooledShape
-    from bom.model.floorplan import EndGroups, FloorPlan, Run
-    from bom.model.placement import Placement
     from bom.model.plane import Plane, SwitchPorts
 
 
@@ -113,35 +108,17 @@ def client_switches(free: list[int], links: int, chunk: int, per_cage: int) -> l
     return out
 
 
-class DciClient:
-    """Router client ports to the top layer of each site's compute fabric, inside the building."""
+class DciClient(Pattern[DciView]):
+    """Router client ports to the top layer of each site's compute fabric, inside the building: a
+    module's ports at a time, switch by switch, on the cages the fabric leaves free."""
 
-    name, lower, fabric, tier = HopKind.FABRIC_DCI, "router", "dci", "scale-across"
+    hop, lower, upper = HopKind.FABRIC_DCI, "router", "spine"
 
-    def upper(self, p: Plane) -> str:
-        return "core" if p.layers == 3 else "spine"
+    def applies(self, ctx: HopContext[DciView]) -> bool:
+        return ctx.view.line.attach == "compute"
 
-    def ends(self, dci: DciLinks, fp: FloorPlan, compute: FabricLinks, placement: Placement,
-             top: SwitchPorts) -> tuple[EndGroups, EndGroups]:
-        """Both ends over every site, each client link on the run between its router's rack and its
-        top switch's (:func:`client_switches`)."""
-        lo, up = Profiles(), Profiles()
-        site = 0
-        for k, (count, p) in enumerate(compute.shapes):
-            layer, free = top_free(p, compute.planes)
-            role = names.switch_role(compute.name, layer)
-            floor = compute.floors[k]
-            for _ in range(count):
-                site += 1
-                links = dci.site_links(site)
-                check_client_room(site, links, client_cages(links, top.ports_per_cage, top.ports_per_cage),
-                                  sum(free), role)
-                tops = client_switches(free, links, top.ports_per_cage, top.ports_per_cage)
-                for (r, i), n in Counter((router_port(dci, c)[0], i) for c, i in enumerate(tops)).items():
-                    run = route(placement.own_spot(site, "router", r), floor.spot(role, i), fp)
-                    lo.add((site, r), run, n)
-                    up.add((site, i), run, n)
-        return lo.groups(), up.groups()
+    def layers(self, ctx: HopContext[DciView]) -> tuple[str, str]:
+        return self.lower, "core" if ctx.view.fabric.first.layers == 3 else "spine"
 
     @staticmethod
     def top_id(p: Plane) -> str:
@@ -149,49 +126,54 @@ class DciClient:
         switch or a pair."""
         return p.spine.id if p.layers > 1 else p.leaf.id
 
-    def top(self, catalog: Catalog, dci: DciLinks, p: Plane) -> SwitchPorts:
+    def top(self, catalog: Catalog, dci: Dci, p: Plane) -> SwitchPorts:
         """The top layer's switch seen at the wavelength's rate (its ports and cages there: an 800G
         spine takes 400G client links two to a cage), what both consumers place the links on."""
         row = catalog.get("switches", self.top_id(p))
         assert isinstance(row, Switch)
         return switch_ports(row, dci.wavelength_gbps)
 
-    def link(self, dci: DciLinks, top: SwitchPorts) -> Link:
+    def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
+        """The site's client links: to the top layer's free cages (the closed form's count of them, or
+        the plan's own, :meth:`bom.links.ports.Switches.top`), both checked by one rule."""
+        view, site, sw = ctx.view, ctx.site, ctx.switches
+        dci, top = view.line, view.top
+        assert top is not None
+        per = top.ports_per_cage
+        free_ports: list[Ports] = []
+        if sw is not None:
+            role, firsts = sw.top()
+            names_ = port_names(top.cages, per)
+            free_ports = [Ports(first, top.cages - first, per, names_, (role, i)) for i, first in enumerate(firsts)]
+            free = [f.free for f in free_ports]
+        else:
+            layer, free = top_free(view.fabric.shapes[ctx.shape][1], view.fabric.planes)   # type: ignore[arg-type]
+            role = names.switch_role(view.fabric.name, layer)
+        links = dci.site_links(site)
+        check_client_room(site, links, client_cages(links, per, per), sum(free), role)
+        router_names = view.router_names if sw is not None else []
+        for c, i in enumerate(client_switches(free, links, per, per)):
+            r, port = router_port(dci, c)
+            if sw is None:
+                yield Pair(("router", r), (role, i))
+            else:
+                yield Pair(("router", r), (role, i), 1, "", "", Fixed(router_names[port], router_names[port]),
+                           free_ports[i])
+
+    def link(self, ctx: HopContext[DciView]) -> Link:
+        dci, top = ctx.view.line, ctx.view.top
+        assert top is not None
         return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), top.cage, None)
 
-    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, compute: FabricLinks, placement: Placement,
-              top: SwitchPorts) -> list[LinkGroup]:
-        """The hop's link groups (closed form), once every site's top layer is known to have room."""
-        lo, up = self.ends(dci, fp, compute, placement, top)
-        link = self.link(dci, top)
-        return count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
-                         upper=self.upper(compute.first), lower_groups=lo, upper_groups=up,
-                         rate_gbps=link.rate_gbps, ff_lower=link.ff_lower, ff_upper=link.ff_upper,
-                         lane_gbps=link.lane_gbps)
 
-    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks,
-             router_names: list[str], fp: FloorPlan, top: SwitchPorts) -> Rows:
-        """One site's rows: router client ports to the free cages of its top layer, a cage's ports
-        at a time, switch by switch (``top``: the top switch at the wavelength's rate)."""
-        per_site = dci.site_links(site)
-        role, firsts = sw.top()
-        per, cages = top.ports_per_cage, top.cages
-        names_ = port_names(cages, per)
-        free = [Ports(first, cages - first, per, names_, (role, i)) for i, first in enumerate(firsts)]
-        check_client_room(site, per_site, client_cages(per_site, per, per), sum(f.free for f in free), role)
-        for c, i in enumerate(client_switches([f.free for f in free], per_site, per, per)):
-            r, port = router_port(dci, c)
-            k = kinds[plan.run(("router", r), (role, i), site, fp)]
-            j = free[i].take(k.b_key)
-            yield from plan.emitter(k)(k, "", "", plan.place("router", site, r), router_names[port],
-                                       router_names[port], plan.place(role, site, i), free[i].names[j],
-                                       free[i].names[j - j % per])
+class DciBorder(Pattern[DciView]):
+    """Router client ports to the border leaves of an Ethernet in-band or storage fabric, split evenly
+    over them, on the ports the fabric's own links left free there."""
 
+    hop, lower, upper = HopKind.FABRIC_DCI, "router", "leaf"
 
-class DciBorder:
-    """Router client ports to the border leaves of an Ethernet in-band or storage fabric."""
-
-    name, lower, upper, fabric, tier = HopKind.FABRIC_DCI, "router", "leaf", "dci", "scale-across"
+    def applies(self, ctx: HopContext[DciView]) -> bool:
+        return ctx.view.line.attach != "compute"
 
     @staticmethod
     def leaves(ps: PooledShape, p: Plane) -> tuple[int, int]:
@@ -201,7 +183,7 @@ class DciBorder:
             return 0, p.leaves_per_group
         return ps.node_groups + ps.extra_groups, ps.border_groups * p.leaves_per_group
 
-    def site_leaves(self, fab: PooledLinks, p: Plane, site: int, dci: DciLinks) -> list[int]:
+    def site_leaves(self, fab: PooledLinks, p: Plane, site: int, dci: Dci) -> list[int]:
         """The border leaf (site index, plane 1) of each of a site's client links: split evenly over
         its shape's border leaves."""
         first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], p)
@@ -209,60 +191,36 @@ class DciBorder:
         return [(first + j // lpg) * fab.planes * lpg + j % lpg
                 for j in (share(c, links, leaves) for c in range(links))]
 
-    def ends(self, dci: DciLinks, fab: PooledLinks, fp: FloorPlan, placement: Placement) -> tuple[EndGroups, EndGroups]:
-        """Both ends over every site, each link on the run between its router's rack and its leaf's."""
-        lo, up = Profiles(), Profiles()
+    def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
+        view, site, sw = ctx.view, ctx.site, ctx.switches
+        fab, dci = view.fabric, view.line
+        assert isinstance(fab, PooledLinks) and fab.leaf_switch is not None
+        p = fab.shapes[ctx.shape][1]
+        assert p is not None
         role = fab.role("leaf")
-        for site in range(1, dci.sites + 1):
-            k = fab.shape_of(site)
-            p, floor = fab.shapes[k][1], fab.floors[k]
-            # Consecutive links share a router and a leaf: each such run of links counted at once.
-            leaves = self.site_leaves(fab, p, site, dci)
-            pairs = Counter((router_port(dci, c)[0], leaf) for c, leaf in enumerate(leaves))
-            for (r, leaf), n in pairs.items():
-                run = route(placement.own_spot(site, "router", r), floor.spot(role, leaf), fp)
-                lo.add((site, r), run, n)
-                up.add((site, leaf), run, n)
-        return lo.groups(), up.groups()
+        at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
+        at_names = port_names(at.cages, at.ports_per_cage) if sw is not None else []
+        router_names = view.router_names if sw is not None else []
+        free: dict[int, Ports] = {}
+        for c, leaf in enumerate(self.site_leaves(fab, p, site, dci)):
+            r, port = router_port(dci, c)
+            if sw is None:
+                yield Pair(("router", r), (role, leaf))
+                continue
+            ports = free.get(leaf)
+            if ports is None:
+                # The cages the fabric's own links leave below the leaf's uplinks, at the links' rate.
+                room = sw.spare(leaf)[0]
+                ports = free[leaf] = Ports(room.first, room.end - room.first, at.ports_per_cage, at_names, (role, leaf))
+            yield Pair(("router", r), (role, leaf), 1, "", "", Fixed(router_names[port], router_names[port]), ports)
 
-    def link(self, dci: DciLinks, fab: PooledLinks) -> Link:
+    def link(self, ctx: HopContext[DciView]) -> Link:
         """At the wavelength's rate; the leaf port at that rate is its breakout's cage."""
-        assert fab.leaf_switch is not None
+        fab, dci = ctx.view.fabric, ctx.view.line
+        assert isinstance(fab, PooledLinks) and fab.leaf_switch is not None
         lp = switch_ports(fab.leaf_switch, dci.wavelength_gbps)
         return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), cage(lp.form_factor, lp.ports_per_cage, True),
                     None)
-
-    def count(self, media: Media, fp: FloorPlan, dci: DciLinks, fab: PooledLinks, placement: Placement
-              ) -> list[LinkGroup]:
-        lo, up = self.ends(dci, fab, fp, placement)
-        link = self.link(dci, fab)
-        return count_hop(media, fp, fabric=self.fabric, tier=self.tier, hop=self.name, lower=self.lower,
-                         upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
-                         ff_lower=link.ff_lower, ff_upper=link.ff_upper, lane_gbps=link.lane_gbps)
-
-    def rows(self, plan: Plan, kinds: dict[Run, Kind], sw: Switches, site: int, dci: DciLinks, fab: PooledLinks,
-             router_names: list[str], fp: FloorPlan) -> Rows:
-        """One site's rows: client port ``c`` to border leaf ``share(c)`` (the closed form's split),
-        on the ports the fabric's own links left free there."""
-        role = sw.roles["leaf"]
-        assert fab.leaf_switch is not None
-        at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
-        at_names = port_names(at.cages, at.ports_per_cage)
-        free: dict[int, Ports] = {}
-        for c, leaf_i in enumerate(self.site_leaves(fab, sw.p, site, dci)):
-            r = router_port(dci, c)[0]
-            k = kinds[plan.run(("router", r), (role, leaf_i), site, fp)]
-            emit = plan.emitter(k)
-            ports = free.get(leaf_i)
-            if ports is None:
-                # The cages the fabric's own links leave below the leaf's uplinks, at the links' rate.
-                room = sw.spare(leaf_i)[0]
-                ports = free[leaf_i] = Ports(room.first, room.end - room.first, at.ports_per_cage, at_names,
-                                             (role, leaf_i))
-            n = ports.take(k.b_key)
-            port = router_port(dci, c)[1]
-            yield from emit(k, "", "", plan.place("router", site, r), router_names[port], router_names[port],
-                            plan.place(role, site, leaf_i), ports.names[n], ports.names[n - n % ports.per])
 
 
 DCI_CLIENT = DciClient()

@@ -1,16 +1,13 @@
 """Scale-across: the coherent line side between sites (hops ``site-site`` and ``fibre-pair``).
 
-One pattern, counted and expanded. A site's router ports are its client ports
-(:mod:`bom.links.dci`), then its line ports, router by router (:func:`router_port`). Per cabled
-site pair (mesh, ring or hub: :attr:`DciLinks.site_pairs`): a wavelength per line port at each
-end, a coherent module in each; ``ceil(wavelengths / channels)`` fibre pairs, wavelength ``w`` on
-fibre pair ``w // channels`` at channel ``w % channels``, with a mux/demux at each end of each
-fibre pair (without one a wavelength is its own fibre pair). The closed form
-(:func:`bom.topology.dci.build_dci` and :class:`~bom.topology.dci.Dci`'s figures) counts with
-the rules of :class:`DciLine`; the cable plan walks them in :meth:`DciLine.rows`.
-
-The hops read the design only through :class:`DciLinks` (what :class:`bom.topology.dci.Dci`
-provides), and this module imports nothing that leads back to :mod:`bom.topology.dci`.
+One pattern. A site's router ports are its client ports (:mod:`bom.links.dci`), then its line
+ports, router by router (:func:`router_port`). Per cabled site pair (mesh, ring or hub:
+:attr:`bom.model.dci.Dci.site_pairs`): a wavelength per line port at each end, a coherent module in
+each; ``ceil(wavelengths / channels)`` fibre pairs, wavelength ``w`` on fibre pair ``w // channels``
+at channel ``w % channels``, with a mux/demux at each end of each fibre pair (without one a wavelength
+is its own fibre pair). The counting rules are the model's (:class:`bom.model.dci.LineRules`), which
+the closed form (:func:`bom.topology.dci.build_dci` and the Dci's figures) takes; the cable plan walks
+them in :meth:`DciLine.rows`, once for every cabled site pair.
 """
 
 from __future__ import annotations
@@ -18,86 +15,60 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from bom import names
-from bom.model.dci import LineRules
+from bom.links.pattern import HopContext, Item, Link, Pattern, Rows
+from bom.links.views import DciView
+from bom.model.dci import DARK_FIBRE_SKU, LineRules
 from bom.model.hops import HopKind
 from bom.topology.geometry import route
 
 if TYPE_CHECKING:
-    from bom.catalog.media import Choice, Patch
-    from bom.catalog.rows import Coherent, Dwdm, Switch
     from bom.links.ports import Plan
+    from bom.model.dci import Dci
     from bom.model.floorplan import FloorPlan
+    from bom.model.linkgroups import LinkGroup
     from bom.model.placement import Placement
 
-Rows = Iterator[tuple[object, ...]]
 
-
-class DciLinks(Protocol):
-    """What the scale-across hops read of the design (:class:`bom.topology.dci.Dci`)."""
-
-    @property
-    def sites(self) -> int: ...
-    @property
-    def router(self) -> Switch: ...
-    @property
-    def wavelength_gbps(self) -> float: ...
-    @property
-    def wavelengths_per_pair(self) -> int: ...
-    @property
-    def fibre_pairs_per_pair(self) -> int: ...
-    @property
-    def channels(self) -> int: ...
-    @property
-    def mux(self) -> Dwdm | None: ...
-    @property
-    def amplifier(self) -> Dwdm | None: ...
-    @property
-    def patch(self) -> Patch | None: ...
-    @property
-    def choice(self) -> Choice: ...
-    @property
-    def coherent(self) -> Coherent: ...
-    @property
-    def inline_sites(self) -> int: ...
-    @property
-    def amplified(self) -> bool: ...
-    @property
-    def attach(self) -> str: ...
-    @property
-    def distance_m(self) -> float: ...
-    @property
-    def site_pairs(self) -> tuple[tuple[int, int], ...]: ...
-    @property
-    def degrees(self) -> tuple[int, ...]: ...
-    @property
-    def wavelengths(self) -> int: ...
-    @property
-    def fibre_pairs(self) -> int: ...
-    def site_links(self, site: int) -> int: ...
-    def neighbours(self, site: int) -> tuple[int, ...]: ...
-
-
-def router_port(dci: DciLinks, c: int) -> tuple[int, int]:
+def router_port(dci: Dci, c: int) -> tuple[int, int]:
     """(router, port) of a site's ``c``-th router port: client ports first, then line ports."""
     return divmod(c, dci.router.ports)
 
 
-class DciLine(LineRules):
+class DciLine(LineRules, Pattern[DciView]):
     """The coherent line side: router line ports, mux/demux channels and fibre pairs per cabled
-    site pair."""
+    site pair. Its closed form is the :class:`~bom.model.dci.Dci`'s figures (the same
+    :class:`~bom.model.dci.LineRules`), no media lookup per run: :meth:`count` has no link groups, and
+    the plan walks the line once, every cabled site pair (:meth:`plan_sites`)."""
 
+    hop, lower, upper = HopKind.SITE_SITE, "router", "mux"
     name, pair_hop = HopKind.SITE_SITE, HopKind.FIBRE_PAIR
 
-    def line_port(self, plan: Plan, dci: DciLinks, site: int, c: int, router_names: list[str]
+    def count(self, ctx: HopContext[DciView]) -> list[LinkGroup]:
+        return []
+
+    def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
+        raise NotImplementedError("the line is counted by LineRules and walked by rows()")
+
+    def link(self, ctx: HopContext[DciView]) -> Link:
+        raise NotImplementedError("the coherent part is the Dci's choice")
+
+    def plan_sites(self, view: DciView) -> tuple[int, ...]:
+        return (1,)
+
+    def rows(self, ctx: HopContext[DciView]) -> Rows:
+        assert ctx.plan is not None
+        return self.line_rows(ctx.plan, ctx.view.line, ctx.fp, ctx.view.router_names, DARK_FIBRE_SKU)
+
+    def line_port(self, plan: Plan, dci: Dci, site: int, c: int, router_names: list[str]
                   ) -> tuple[tuple[tuple[object, ...], str], str, int]:
         """The router, port and router number of a site's ``c``-th line port: past the site's client ports."""
         r, port = router_port(dci, dci.site_links(site) + c)
         return plan.place("router", site, r), router_names[port], r
 
-    def patch_m(self, dci: DciLinks, placement: Placement, fp: FloorPlan) -> float:
+    def patch_m(self, dci: Dci, placement: Placement, fp: FloorPlan) -> float:
         """The longest patch from a line port to its mux/demux channel, over every site: what the one
         cord the BOM buys must reach (a site's routers and muxes stand in its own racks)."""
         longest = fp.in_rack_m
@@ -109,7 +80,7 @@ class DciLine(LineRules):
             longest = max([longest] + [route(a, b, fp).length_m for a in routers for b in muxes])
         return longest
 
-    def rows(self, plan: Plan, dci: DciLinks, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
+    def line_rows(self, plan: Plan, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
         """Every site pair's rows (``fibre_part``: what the BOM buys per fibre pair)."""
         module = dci.coherent.part_number
         wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair

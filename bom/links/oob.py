@@ -1,42 +1,38 @@
-"""The out-of-band fabric's two hops, each one pattern counted and expanded.
+"""The out-of-band fabric's hops, each one pattern (:mod:`bom.links.pattern`).
 
-:data:`OOB_NODE_LEAF` (hop ``node-leaf``): the management port of every managed device of a
+:class:`OobNodeLeaf` (hop ``node-leaf``): the management port of every managed device of a
 placement section, in rack order, over the section's management switches, the ports split as
-evenly as :func:`~bom.topology.geometry.split` splits them (the closed form groups the switches by
-how many ports each takes; the plan hands each switch its share of the devices).
+evenly as :func:`~bom.model.shares.split` splits them (the closed form groups a rack's devices by
+the switch they go to; the plan hands each switch its share of the devices, device by device).
 
-:data:`OOB_UPLINKS`: the management switches' uplinks, to a separate OOB spine layer (hop
-``leaf-spine``) or to the site's in-band network (hop ``leaf-inband``). Into a built in-band
-fabric they are that fabric's ``oob-leaf`` endpoint hop (:mod:`bom.links.pooled`) and this
-pattern has no links. How many switches stand where is the model's
-(:func:`bom.topology.support.oob_sections`).
+The management switches' uplinks: to a separate OOB spine layer (:class:`OobToSpines`, hop
+``leaf-spine``) or to the site's in-band network when no in-band fabric is built
+(:class:`OobToInband`, hop ``leaf-inband``). Into a built in-band fabric they are that fabric's
+``oob-leaf`` endpoint hop (:mod:`bom.links.pooled`) and neither pattern applies. How many switches
+stand where is the model's (:func:`bom.topology.support.oob_sections`).
+
+The plan walks the management network hop by hop (every site's management ports, then every
+site's uplinks), where a switch fabric is walked site by site.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
-from bom.links.hop import Rows
+from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
 from bom.links.ports import PlanMismatchError, Ports, port_names
-from bom.model.floor import floors
+from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
-from bom.model.linkgroups import LinkGroup
 from bom.model.shares import split
-from bom.topology.geometry import Profiles, route, unplaced_run
-from bom.topology.linkgroups import count_hop
+from bom.topology.geometry import route, unplaced_run
 from bom.units import magnitude
 
 if TYPE_CHECKING:
-    from bom.catalog.media import Media
-    from bom.catalog.rows import Switch
-    from bom.links.ports import Kind, Plan
-    from bom.model.fabrics import OobFabric, OobSection
-    from bom.model.floorplan import EndGroups, FloorPlan, Run
+    from bom.model.fabrics import OobSection
     from bom.model.placement import Placement, Rack, SiteLayout, Slot
 
 Place = tuple[tuple[object, ...], str]
@@ -133,63 +129,61 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
         yield None, shared
 
 
-def uplink_names(leaf: Switch) -> list[str]:
-    """A management switch's uplink ports, numbered after its downlink cages."""
-    assert leaf.uplinks is not None
-    up = leaf.uplinks
-    return port_names(up.ports // up.ports_per_cage, up.ports_per_cage, leaf.cages)
-
-
-class OobNodeLeaf:
+class OobNodeLeaf(Pattern[OobLinks]):
     """Every managed device's management port to its section's management switches."""
 
-    name = HopKind.NODE_LEAF
+    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
 
-    def ends(self, f: OobFabric, placement: Placement, fp: FloorPlan) -> tuple[EndGroups, EndGroups]:
-        """Every copy of every section: its devices and switches where the placement stands them
-        (:func:`assign` pairs them, rack by rack), counted once per section and shape."""
-        lo, up = Profiles(), Profiles()
+    @staticmethod
+    def sections(view: OobLinks, k: int) -> list[tuple[int | None, list[tuple[Spot, tuple[str, int, int]]], int]]:
+        """Shape ``k``'s block sections and then its shared racks, as the management network
+        groups them: (section number or None, each rack's spot in copy 0 and (kind, managed devices,
+        management switches), copies); one management switch for a one-block site takes the shared
+        racks' devices too (:func:`bom.topology.support.oob_sections`)."""
+        placement, f = view.placement, view.oob
+        assert placement is not None
         per = placement.racks_per_row
-        for k, shape in enumerate(placement.sites):
-            blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
-            starts = shape.starts(per)
-            shared: list[tuple[Spot, tuple[str, int, int]]] = []
-            found = []
-            for n, sec in enumerate(shape.sections):
-                racks = [] if sec.block else shared
-                for i, lay in enumerate(sec.layouts):
-                    racks.append((sec.spot(starts[n], 0, i, per),
-                                  (lay.kind, sum(1 for item, _ in lay.slots if item.managed),
-                                   sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF))))
-                if sec.block:
-                    found.append((n, racks, sec.copies * shape.count))
-            if len(blocks) == 1 and not n_shared and len(found) == 1 and found[0][2] == shape.count and shared:
-                found[0] = (found[0][0], found[0][1] + shared, found[0][2])   # one switch takes the site
-            elif any(r[1][1] for r in shared):
-                found.append((None, shared, shape.count))
-            for n, racks, times in found:
-                leaves = [spot for spot, (_, _, ls) in racks for _ in range(ls)]
-                for r, li, _, devs in assign([r for _, r in racks]):
-                    run = route(racks[r][0], leaves[li], fp)
-                    lo.add((k, n, r, li), run, 1, devs * times)
-                    up.add((k, n, li), run, devs, times)
-        return lo.groups(), up.groups()
+        shape = placement.sites[k]
+        blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
+        starts = shape.starts(per)
+        shared: list[tuple[Spot, tuple[str, int, int]]] = []
+        found: list[tuple[int | None, list[tuple[Spot, tuple[str, int, int]]], int]] = []
+        for n, sec in enumerate(shape.sections):
+            racks = [] if sec.block else shared
+            for i, lay in enumerate(sec.layouts):
+                racks.append((sec.spot(starts[n], 0, i, per),
+                              (lay.kind, sum(1 for item, _ in lay.slots if item.managed),
+                               sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF))))
+            if sec.block:
+                found.append((n, racks, sec.copies))
+        if len(blocks) == 1 and not n_shared and len(found) == 1 and found[0][2] == 1 and shared:
+            found[0] = (found[0][0], found[0][1] + shared, 1)   # one switch takes the site
+        elif any(r[1][1] for r in shared):
+            found.append((None, shared, 1))
+        return found
 
-    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, placement: Placement) -> list[LinkGroup]:
-        dev, lf = self.ends(f, placement, fp)
+    def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
+        """A section's racks, each rack's devices on one management switch a pair (:func:`assign`)."""
+        for n, racks, times in self.sections(ctx.view, ctx.shape):
+            leaves = [spot for spot, (_, _, ls) in racks for _ in range(ls)]
+            pairs = [Pair((ctx.shape, n, r, li), (ctx.shape, n, li), 1, many=devs, spots=(racks[r][0], leaves[li]))
+                     for r, li, _, devs in assign([r for _, r in racks])]
+            yield Section(times, lambda copy, pairs=pairs: pairs)
+
+    def link(self, ctx: HopContext[OobLinks]) -> Link:
         rj45 = cage("rj45", 1)
-        return count_hop(media, fp, fabric=f.name, tier=f.tier, hop=self.name, lower="node", upper="leaf",
-                         lower_groups=dev, upper_groups=lf, rate_gbps=magnitude(leaf.port_rate, "rate"),
-                         ff_lower=rj45, ff_upper=rj45, lane_gbps=None)
+        return Link(magnitude(ctx.view.switch.port_rate, "rate"), rj45, rj45, None)
 
-    def rows(self, plan: Plan, kinds: dict[Run, Kind], secs: list[OobSection], found: list[Copy],
-             leaf: Switch) -> Rows:
-        """Each copy's managed devices over its management switches (:func:`assign`)."""
+    def rows(self, ctx: HopContext[OobLinks]) -> Rows:
+        """Each copy's managed devices over its management switches (:func:`assign`), device by
+        device, where the placement stands them."""
+        plan, view = ctx.plan, ctx.view
+        assert plan is not None and view.placement is not None
+        leaf = view.switch
         names_ = port_names(leaf.cages, leaf.ports_per_cage)
         per = leaf.ports_per_cage
-        fp = plan.model.floor
-        for n, racks in found:
-            sec = secs[-1] if n is None else secs[n]
+        for n, racks in site_copies(view, ctx.shape, ctx.site):
+            sec = _oob_section(view, ctx.shape, n)
             leaves = [lf for _, _, ls in racks for lf in ls]
             devs = sum(len(ds) for _, ds, _ in racks)
             if len(leaves) != sec.per_rack * sec.racks + sec.block or devs != sec.devices:
@@ -202,21 +196,59 @@ class OobNodeLeaf:
                 for j in range(j0, j0 + n_devs):
                     dev, d_spot = racks[r][1][cursor[r]]
                     cursor[r] += 1
-                    k = kinds[route(d_spot, l_spot, fp)]
+                    k = ctx.kinds[route(d_spot, l_spot, ctx.fp)]
                     yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
 
 
-class OobUplinks:
-    """The management switches' uplinks: to the OOB spines, or the site's in-band network."""
+def site_copies(view: OobLinks, shape: int, site: int) -> list[Copy]:
+    """The copies of ``site``'s sections with their devices and switches where they stand."""
+    assert view.placement is not None
+    blocks, n_shared = view.oob.per_shape[shape] if shape < len(view.oob.per_shape) else ([], 1)
+    return list(copies(view.placement, view.placement.sites[shape], site, merged=len(blocks) == 1 and not n_shared))
 
-    def hop(self, f: OobFabric) -> str | None:
-        """The hop the uplinks are counted as here (None: the in-band fabric's oob-leaf hop)."""
-        if f.spines:
-            return HopKind.LEAF_SPINE
-        return None if f.into_inband else HopKind.LEAF_INBAND
+
+def _oob_section(view: OobLinks, shape: int, n: int | None) -> OobSection:
+    """The fabric's count of section ``n`` of a site shape (None: its shared racks): the fabric lists
+    each shape's block sections, then its shared racks' where they have switches of their own."""
+    f = view.oob
+    first = 0
+    for k in range(shape):
+        blocks, shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
+        first += len(blocks) + (1 if shared else 0)
+    blocks = f.per_shape[shape][0] if shape < len(f.per_shape) else []
+    placement = view.placement
+    assert placement is not None
+    numbers = [i for i, sec in enumerate(placement.sites[shape].sections) if sec.block]
+    return f.sections[first + (len(blocks) if n is None else numbers.index(n))]
+
+
+class OobUplinks(Pattern[OobLinks]):
+    """The management switches' uplinks (one pattern per far end)."""
+
+    lower = "leaf"
 
     @staticmethod
-    def pairs(leaves: int, spines: int, per_leaf: int) -> Iterator[tuple[int, int, int]]:
+    def up(view: OobLinks) -> tuple[list[str], int, str]:
+        """A management switch's uplink ports, ports per cage, and the cage the lookup asks for."""
+        leaf = view.switch
+        assert leaf.uplinks is not None
+        return uplink_names(leaf), leaf.uplinks.ports_per_cage, cage(leaf.uplinks.form_factor, 1, True)
+
+    def rate(self, view: OobLinks) -> float:
+        assert view.switch.uplinks is not None
+        return magnitude(view.switch.uplinks.rate, "rate")
+
+
+class OobToSpines(OobUplinks):
+    """Each site's management switches to its own OOB spines, round robin (:meth:`spread`)."""
+
+    hop, upper = HopKind.LEAF_SPINE, "spine"
+
+    def applies(self, ctx: HopContext[OobLinks]) -> bool:
+        return bool(ctx.view.oob.spines)
+
+    @staticmethod
+    def spread(leaves: int, spines: int, per_leaf: int) -> Iterator[tuple[int, int, int]]:
         """(management switch, its uplink, spine) of one site: each switch's uplinks to the site's
         spines round robin, switches in number order."""
         c = 0
@@ -225,105 +257,65 @@ class OobUplinks:
                 yield n, j, c % spines
                 c += 1
 
-    def count(self, media: Media, fp: FloorPlan, f: OobFabric, leaf: Switch, spine: Switch | None,
-              placement: Placement) -> list[LinkGroup]:
-        hop = self.hop(f)
-        if hop is None:
-            return []
-        assert leaf.uplinks is not None
-        up = leaf.uplinks
-        ff = cage(up.form_factor, 1, True)
-        if hop == HopKind.LEAF_SPINE:
+    def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
+        f, view = ctx.view.oob, ctx.view
+        spines = f.site_spines[ctx.shape][1]
+        up_names, per, _ = self.up(view)
+        ranges: list[Ports] = []
+        if ctx.expanding:
+            spine = view.spine
             assert spine is not None
-            ups, far = [], []
-            for floor, leaves, (sites, spines) in zip(floors(placement), f.site_leaves, f.site_spines, strict=True):
-                lo, hi = Profiles(), Profiles()
-                for n, _, s in self.pairs(leaves, spines, f.uplinks_per_leaf):
-                    run = route(floor.spot(HopKind.OOB_LEAF, n), floor.spot("oob-spine", s), fp)
-                    lo.add(n, run, 1)
-                    hi.add(s, run, 1)
-                ups += lo.groups(sites)
-                far += hi.groups(sites)
-            ff_far, upper = cage(spine.form_factor, spine.ports_per_cage, True), "spine"
-        else:   # no in-band fabric is built: the uplinks' cables to the site's in-band network (not placed)
-            ups = far = [(f.leaves, {unplaced_run(fp): f.uplinks_per_leaf})]
-            ff_far, upper = ff, "inband"
-        return count_hop(media, fp, fabric=f.name, tier=f.tier, hop=hop, lower="leaf", upper=upper,
-                         lower_groups=ups, upper_groups=far, rate_gbps=magnitude(up.rate, "rate"),
-                         ff_lower=ff, ff_upper=ff_far, lane_gbps=None)
+            spine_names = port_names(spine.cages, spine.ports_per_cage)
+            ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i)) for i in range(spines)]
+        for n, j, s in self.spread(f.site_leaves[ctx.shape], spines, f.uplinks_per_leaf):
+            if not ranges:
+                yield Pair((HopKind.OOB_LEAF, n), ("oob-spine", s))
+            else:
+                yield Pair((HopKind.OOB_LEAF, n), ("oob-spine", s), 1, 1, "", Fixed(up_names[j], up_names[j - j % per]),
+                           ranges[s])
 
-    def rows(self, plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]],
-             leaves: list[tuple[int, tuple[Place, Spot]]], leaf: Switch, spine: Switch | None) -> Rows:
-        hop = self.hop(f)
-        if hop is None:
-            return
-        assert leaf.uplinks is not None
-        up_names, per = uplink_names(leaf), leaf.uplinks.ports_per_cage
-        if hop == HopKind.LEAF_SPINE:
-            assert spine is not None
-            yield from self._to_spines(plan, f, kinds[hop], leaves, up_names, per, spine)
-        else:
-            yield from self._to_inband(plan, f, kinds[hop][unplaced_run(plan.model.floor)], leaves, up_names, per)
+    def link(self, ctx: HopContext[OobLinks]) -> Link:
+        spine = ctx.view.spine
+        assert spine is not None
+        ff = self.up(ctx.view)[2]
+        return Link(self.rate(ctx.view), ff, cage(spine.form_factor, spine.ports_per_cage, True), None)
 
-    def _to_spines(self, plan: Plan, f: OobFabric, kinds: dict[Run, Kind], leaves: list[tuple[int, tuple[Place, Spot]]],
-                   up_names: list[str], per: int, spine: Switch) -> Rows:
-        """Each site's management switches to its own spines (:meth:`pairs`)."""
-        spine_names = port_names(spine.cages, spine.ports_per_cage)
-        role, fp = HopKind.OOB_LEAF, plan.model.floor
-        site = 0
-        for (sites, spines), n_leaves in zip(f.site_spines, f.site_leaves, strict=True):
-            for _ in range(sites):
-                site += 1
-                ranges = [Ports(0, spine.cages, spine.ports_per_cage, spine_names, ("oob-spine", i))
-                          for i in range(spines)]
-                for n, j, i in self.pairs(n_leaves, spines, f.uplinks_per_leaf):
-                    k = kinds[plan.run((role, n), ("oob-spine", i), site, fp)]
-                    m = ranges[i].take(k.b_key)
-                    yield from plan.emitter(k)(k, 1, "", plan.place(role, site, n), up_names[j],
-                                               up_names[j - j % per], plan.place("oob-spine", site, i),
-                                               spine_names[m], spine_names[m - m % ranges[i].per])
 
-    def _to_inband(self, plan: Plan, f: OobFabric, k: Kind, leaves: list[tuple[int, tuple[Place, Spot]]],
-                   up_names: list[str], per: int) -> Rows:
-        """No in-band fabric is built: each uplink to the site's in-band network, a port a turn."""
+class OobToInband(OobUplinks):
+    """No in-band fabric is built: each uplink to the site's in-band network (a stand-in device that
+    stands nowhere in the placement), a port a turn."""
+
+    hop, upper = HopKind.LEAF_INBAND, "inband"
+
+    def applies(self, ctx: HopContext[OobLinks]) -> bool:
+        return not ctx.view.oob.spines and not ctx.view.oob.into_inband
+
+    def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
+        run = unplaced_run(ctx.fp)
+        for n in range(ctx.view.oob.site_leaves[ctx.shape]):
+            yield Pair((HopKind.OOB_LEAF, n), ("inband", n), ctx.view.oob.uplinks_per_leaf, run=run)
+
+    def link(self, ctx: HopContext[OobLinks]) -> Link:
+        ff = self.up(ctx.view)[2]
+        return Link(self.rate(ctx.view), ff, ff, None)
+
+    def rows(self, ctx: HopContext[OobLinks]) -> Rows:
+        """The site's management switches in the order they stand, each uplink to the stand-in's next port."""
+        plan = ctx.plan
+        assert plan is not None
+        up_names, per, _ = self.up(ctx.view)
+        k = ctx.kinds[unplaced_run(ctx.fp)]
         emit = plan.emitter(k)
-        turn: Counter[int] = Counter()
-        for site, (lf, _) in leaves:
-            for j in range(f.uplinks_per_leaf):
-                turn[site] += 1
-                name = f"{names.site(site)}-inband"
-                far = ((names.site(site), "", "", "", name, "inband"), name)
-                yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn[site]}", "")
+        name = f"{names.site(ctx.site)}-inband"
+        far = ((names.site(ctx.site), "", "", "", name, "inband"), name)
+        turn = 0
+        for _, racks in site_copies(ctx.view, ctx.shape, ctx.site):
+            for lf, _ in (lf for _, _, ls in racks for lf in ls):
+                for j in range(ctx.view.oob.uplinks_per_leaf):
+                    turn += 1
+                    yield from emit(k, 1, "", lf, up_names[j], up_names[j - j % per], far, f"up{turn}", "")
 
 
 OOB_NODE_LEAF = OobNodeLeaf()
-OOB_UPLINKS = OobUplinks()
-
-
-def oob_groups(f: OobFabric, fp: FloorPlan, media: Media, leaf: Switch, spine: Switch | None,
-               placement: Placement) -> list[LinkGroup]:
-    """The OOB fabric's link groups (closed form), where the placement stands its devices."""
-    return (OOB_NODE_LEAF.count(media, fp, f, leaf, placement)
-            + OOB_UPLINKS.count(media, fp, f, leaf, spine, placement))
-
-
-def oob_rows(plan: Plan, f: OobFabric, kinds: dict[str, dict[Run, Kind]], leaf: Switch, spine: Switch | None
-             ) -> Iterator[Rows]:
-    """The OOB fabric's row generators: each site's management ports, then every uplink."""
-    placement = plan.model.placement
-    assert placement is not None
-    site = 0
-    leaves: list[tuple[int, tuple[Place, Spot]]] = []
-    sections = iter(f.sections)
-    for k, shape in enumerate(placement.sites):
-        secs: list[OobSection] | None = None
-        blocks, n_shared = f.per_shape[k] if k < len(f.per_shape) else ([], 1)
-        for _ in range(shape.count):
-            site += 1
-            found = list(copies(placement, shape, site, merged=len(blocks) == 1 and not n_shared))
-            if secs is None:   # one OobSection per block section, then the shared racks' (oob_sections)
-                shared = 1 if found and found[-1][0] is None else 0
-                secs = [next(sections) for _ in range(sum(sec.block for sec in shape.sections) + shared)]
-            yield OOB_NODE_LEAF.rows(plan, kinds[HopKind.NODE_LEAF], secs, found, leaf)
-            leaves += [(site, lf) for _, racks in found for _, _, lfs in racks for lf in lfs]
-    yield OOB_UPLINKS.rows(plan, f, kinds, leaves, leaf, spine)
+OOB_TO_SPINES = OobToSpines()
+OOB_TO_INBAND = OobToInband()

@@ -89,6 +89,12 @@ class Ports:
         raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
                                 "the closed form counts more ports than the device has")
 
+    def at(self, key: object, per: int) -> tuple[str, str]:
+        """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
+        the port and its cage's first port."""
+        j = self.take(key)
+        return self.names[j], self.names[j - j % self.per]
+
     @property
     def free(self) -> int:
         return self.end - self.next

@@ -22,20 +22,43 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from bom.links.pattern import HopContext, Item, Link, Pattern, Rows
+from bom.links.views import ScaleUpView
 from bom.model.hops import HopKind
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Platform, Torus
     from bom.catalog.rows import ScaleUp as ScaleUpSpec
-    from bom.links.ports import Plan
-
-Rows = Iterator[tuple[object, ...]]
+    from bom.model.linkgroups import LinkGroup
 
 
-class SwitchedLinks:
+class InDomain(Pattern[ScaleUpView]):
+    """A scale-up hop: its closed form is the :class:`~bom.model.cluster.ScaleUp`'s arithmetic per
+    domain (:func:`bom.topology.scaleup.scale_up`, from the same rules), no media lookup per run; the
+    plan walks every site's domains once (``bom cables --scale-up``)."""
+
+    def count(self, ctx: HopContext[ScaleUpView]) -> list[LinkGroup]:
+        return []
+
+    def pairs(self, ctx: HopContext[ScaleUpView]) -> Iterator[Item]:
+        raise NotImplementedError("counted per domain by the ScaleUp, walked by rows()")
+
+    def link(self, ctx: HopContext[ScaleUpView]) -> Link:
+        raise NotImplementedError("nothing is bought per scale-up link")
+
+    def plan_sites(self, view: ScaleUpView) -> tuple[int, ...]:
+        return (1,)
+
+
+class SwitchedLinks(InDomain):
     """GPU to switch chip (or GPU to GPU without one), electrical, inside the domain."""
 
-    name = HopKind.GPU_NVSWITCH
+    name = hop = HopKind.GPU_NVSWITCH
+    lower, upper = "node", "nvswitch"
+
+    def applies(self, ctx: HopContext[ScaleUpView]) -> bool:
+        su = ctx.view.system.scale_up
+        return su.torus is None and self.listed(su)
 
     def links(self, su: ScaleUpSpec, gpus: int) -> int:
         """Electrical links of ``gpus`` GPUs: one per GPU link end with switch chips, half without."""
@@ -51,19 +74,18 @@ class SwitchedLinks:
         """The switch chip a GPU's ``link``-th link goes to (the even spread)."""
         return link * chips // links
 
-    def rows(self, plan: Plan) -> Rows:
-        model = plan.model
-        p: Platform = model.platform
+    def rows(self, ctx: HopContext[ScaleUpView]) -> Rows:
+        plan = ctx.plan
+        assert plan is not None
+        p: Platform = ctx.view.system
         su = p.scale_up
-        if not self.listed(su):
-            return
         chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
         per_tray = chips // trays if trays else chips
         nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
         head = ("scale-up", "nvlink", self.name)
         tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
         site = 0
-        for shape in model.cluster.sites:
+        for shape in ctx.view.sites_nodes:
             for _ in range(shape.count):
                 site += 1
                 for n in range(shape.nodes):
@@ -81,10 +103,14 @@ class SwitchedLinks:
                 plan.forget(site)
 
 
-class TorusLinks:
+class TorusLinks(InDomain):
     """A torus's cube faces on optics to optical circuit switches (the copper inside a cube is counted, not listed)."""
 
-    name = HopKind.CUBE_OCS
+    name = hop = HopKind.CUBE_OCS
+    lower, upper = "node", "ocs"
+
+    def applies(self, ctx: HopContext[ScaleUpView]) -> bool:
+        return ctx.view.system.scale_up.torus is not None
 
     @staticmethod
     def cube_links(t: Torus) -> tuple[int, int, int]:
@@ -125,9 +151,10 @@ class TorusLinks:
         return full * self.ocs_per_domain(t, p.gpus_per_domain // t.chips) + (self.ocs_per_domain(t, rest)
                                                                               if rest else 0)
 
-    def rows(self, plan: Plan) -> Rows:
-        model = plan.model
-        p: Platform = model.platform
+    def rows(self, ctx: HopContext[ScaleUpView]) -> Rows:
+        plan = ctx.plan
+        assert plan is not None
+        p: Platform = ctx.view.system
         t = p.scale_up.torus
         assert t is not None
         ports = t.ocs.ports or 1
@@ -137,7 +164,7 @@ class TorusLinks:
         head = ("scale-up", "ici", self.name)
         tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
         site = 0
-        for shape in model.cluster.sites:
+        for shape in ctx.view.sites_nodes:
             cubes = shape.nodes // p.nodes_per_system
             for _ in range(shape.count):
                 site += 1
@@ -176,11 +203,6 @@ class TorusLinks:
 
 SWITCHED = SwitchedLinks()
 TORUS = TorusLinks()
-
-
-def scale_up_rows(plan: Plan) -> Rows:
-    """The scale-up tier's rows of the plan's model: the torus's optics, else the switched links."""
-    return (TORUS if plan.model.platform.scale_up.torus is not None else SWITCHED).rows(plan)
 
 
 def scale_up_row_count(platform: Platform, links: int, optical_links: int) -> int:

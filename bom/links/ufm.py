@@ -1,57 +1,34 @@
 """The UFM appliances' compute-fabric ports on the leaves' spare downlinks: hop ``ufm-leaf``.
 
-One pattern, counted and expanded. The ports spread one per leaf a round over the leaves with
+One pattern (:mod:`bom.links.pattern`). The ports spread one per leaf a round over the leaves with
 room, the leaves with a half-used twin-port cage first (the port shares that cage's module), then
 the leaves nearest the UFM (:func:`spread`, :meth:`UfmLeaf.spread`, leaf by leaf, for both the
 closed form and the cable plan); each port on the run between the UFM's rack and its leaf's.
-Whether the UFM is connected at all, and what to say
-when there is no room, is the model's (:mod:`bom.topology.ufm`).
+Whether the UFM is connected at all, and what to say when there is no room, is the model's
+(:mod:`bom.topology.ufm`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bom.catalog.media import cage
-from bom.links.hop import FabricLinks, Link, Rows
+from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern
 from bom.links.ports import port_names
-from bom.model.fabrics import UFM_HOP
+from bom.links.views import FabricLinks, UfmLinks
 from bom.model.hops import HopKind
-from bom.model.linkgroups import LinkGroup
-from bom.topology.geometry import Profiles, leaf_loads, route
-from bom.topology.linkgroups import count_hop
+from bom.topology.geometry import leaf_loads, route
 from bom.units import magnitude
 
 if TYPE_CHECKING:
-    from bom.catalog.media import Media
-    from bom.catalog.rows import NicPorts
-    from bom.links.ports import Kind, Plan, Switches
-    from bom.model.endpoints import Endpoints
-    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.floorplan import Floorish, FloorPlan, Run
+    from bom.model.linkgroups import LinkGroup
     from bom.model.plane import Plane
 
-
-@dataclass(frozen=True)
-class UfmLinks:
-    """What the hop needs of the UFM appliances: their compute NIC and how many stand in a site."""
-
-    nic: NicPorts
-    per_site: int
-
-    @classmethod
-    def of(cls, ends: Endpoints | None) -> UfmLinks | None:
-        """From the model's endpoints (None: no UFM port on the compute fabric)."""
-        if ends is None or ends.ufm is None or not ends.ufm_count or ends.ufm.ports.compute is None:
-            return None
-        return cls(ends.ufm.ports.compute, ends.ufm_count)
-
-    @property
-    def ports(self) -> int:
-        """UFM ports in one site."""
-        return self.per_site * self.nic.ports
+__all__ = ["UFM_LEAF", "UfmLeaf", "UfmLinks", "place_ports", "spread", "summary"]
 
 
 def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: int,
@@ -90,13 +67,22 @@ def summary(placed: list[tuple[int, int, bool, int]] | None) -> tuple[int, int] 
     return (sum(take for _, take, _, rnd in placed if rnd == 0), sum(take for _, take, opens, _ in placed if opens))
 
 
-class UfmLeaf:
+@lru_cache(maxsize=64)
+def _ufm_names(ports: int, per: int) -> tuple[str, ...]:
+    return tuple(port_names(-(-ports // per), per))
+
+
+class UfmLeaf(Pattern[FabricLinks]):
     """The UFM's ports to the compute leaves (lower end ``ufm``), a hop of their own so that
     ``node-leaf`` keeps meaning the nodes' links; their ports share the nodes' leaf cages."""
 
-    name, lower, upper = UFM_HOP, "ufm", "leaf"
+    hop, lower, upper = HopKind.UFM_LEAF, "ufm", "leaf"
+    attached = True
     #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
     shares = HopKind.NODE_LEAF
+
+    def applies(self, ctx: HopContext[FabricLinks]) -> bool:
+        return ctx.view.ufm is not None
 
     def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
                ) -> list[tuple[int, int, bool, int]] | None:
@@ -110,43 +96,50 @@ class UfmLeaf:
     def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
         """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
         return [summary(self.spread(plane, fab.planes, ufm, floor, fp, fab.role("leaf")))
-                for (_, plane), floor in zip(fab.shapes, fab.floors, strict=True)]
+                for plane, floor in zip(fab.planes_of, fab.floors, strict=True)]
 
-    def ends(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> tuple[EndGroups, EndGroups, Counter[Run]]:
-        """Every site's UFM ports and the leaves that take them, each on the run between their racks;
-        and per run, the ports that open a leaf cage (the others share a node's half-used one)."""
-        lo: EndGroups = []
-        up: EndGroups = []
-        opening: Counter[Run] = Counter()
+    def _placed(self, ctx: HopContext[FabricLinks]) -> list[tuple[int, int, bool, int]]:
+        ufm = ctx.view.ufm
+        assert ufm is not None
+        placed = self.spread(ctx.p, ctx.view.planes, ufm, ctx.floor, ctx.fp, ctx.view.role("leaf"))
+        assert placed is not None   # the model found room (else it connects no UFM port)
+        return placed
+
+    def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
+        fab, sw = ctx.view, ctx.switches
+        ufm = fab.ufm
+        assert ufm is not None
         role = fab.role("leaf")
-        for (count, p), floor in zip(fab.shapes, fab.floors, strict=True):
-            devs, leaves = Profiles(), Profiles()
-            for u, (i, _, opens, _) in enumerate(self.spread(p, fab.planes, ufm, floor, fp, role) or ()):
-                run = route(floor.spot("ufm", u // ufm.nic.ports), floor.spot(role, i), fp)
-                devs.add(u // ufm.nic.ports, run, 1)
-                leaves.add(i, run, 1)
-                opening[run] += count * opens
-            lo += devs.groups(count)
-            up += leaves.groups(count)
-        return lo, up, opening
+        for u, (i, _, _, _) in enumerate(self._placed(ctx)):
+            d, r = divmod(u, ufm.nic.ports)
+            if sw is None:
+                yield Pair(("ufm", d), (role, i))
+            else:
+                yield Pair(("ufm", d), (role, i), 1, 1, "", ByModule(lambda per: _ufm_names(ufm.nic.ports, per), r),
+                           sw.leaf_down(i))
 
-    def link(self, fab: FabricLinks, ufm: UfmLinks) -> Link:
-        p, nic = fab.first, ufm.nic
+    def link(self, ctx: HopContext[FabricLinks]) -> Link:
+        p, ufm = ctx.view.first, ctx.view.ufm
+        assert ufm is not None
+        nic = ufm.nic
         return Link(min(magnitude(nic.rate, "rate"), p.leaf.rate_gbps), cage(nic.form_factor, nic.ports_per_cage, True),
                     cage(p.leaf.form_factor, p.leaf.ports_per_cage, True), None)
 
-    def count(self, media: Media, fp: FloorPlan, fab: FabricLinks, ufm: UfmLinks,
-              node_groups: Sequence[LinkGroup]) -> list[LinkGroup]:
-        """The hop's link groups (closed form)."""
-        lo, up, opening = self.ends(fab, fp, ufm)
-        link = self.link(fab, ufm)
-        groups = count_hop(media, fp, fabric=fab.name, tier=fab.tier, hop=self.name, lower=self.lower,
-                           upper=self.upper, lower_groups=lo, upper_groups=up, rate_gbps=link.rate_gbps,
-                           ff_lower=link.ff_lower, ff_upper=link.ff_upper, lane_gbps=link.lane_gbps)
-        # A UFM port in a leaf's half-used twin-port cage shares the module already counted there
-        # (one run, so one group; a part-less end, copper, has no modules to correct).
+    def count(self, ctx: HopContext[FabricLinks]) -> list[LinkGroup]:
+        """The hop's link groups; a UFM port in a leaf's half-used twin-port cage shares the module
+        already counted there (one run, so one group; a part-less end, copper, has no modules to
+        correct)."""
+        groups = super().count(ctx)
+        if not groups:
+            return groups
+        opening: Counter[Run] = Counter()
+        for k, site, sites in ctx.view.units():
+            one = ctx.at(k, site, sites)
+            for pair, (_, _, opens, _) in zip(self.pairs(one), self._placed(one), strict=True):
+                assert isinstance(pair, Pair)
+                opening[self._route(one, pair)] += sites * opens
         for g in groups:
-            if self.shares_cages(node_groups, g):
+            if self.shares_cages(ctx.groups, g):
                 g.modules_upper = sum(opening[run] for run in g.runs)
         return groups
 
@@ -160,23 +153,6 @@ class UfmLeaf:
         parts = {n.upper_end.part.id if n.upper_end.part is not None else None
                  for n in node_groups if n.hop == self.shares}
         return parts == {g.upper_end.part.id}
-
-    def rows(self, plan: Plan, sw: Switches, kinds: dict[Run, Kind], p: Plane, fp: FloorPlan, site: int,
-             fab: FabricLinks, ufm: UfmLinks) -> Rows:
-        """One site's rows: the same spread over each leaf's downlinks in use (after the nodes')."""
-        nic = ufm.nic
-        placed = self.spread(p, fab.planes, ufm, plan.floors[plan.shape_of[site - 1]], fp, sw.roles["leaf"])
-        assert placed is not None   # the closed form found room (else it connects no UFM port)
-        leaf_role = sw.roles["leaf"]
-        for u, (i, _, _, _) in enumerate(placed):
-            d, r = divmod(u, nic.ports)
-            k = kinds[plan.run(("ufm", d), (leaf_role, i), site, fp)]
-            emit, per = plan.emitter(k), k.a_per
-            names_ = port_names(-(-nic.ports // per), per)
-            ports = sw.leaf_down(i)
-            j = ports.take(k.b_key)
-            yield from emit(k, 1, "", plan.place("ufm", site, d), names_[r], names_[r - r % per],
-                            plan.place(leaf_role, site, i), ports.names[j], ports.names[j - j % ports.per])
 
 
 UFM_LEAF = UfmLeaf()

@@ -318,3 +318,7 @@ def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...
 def site_degrees(pairs: tuple[tuple[int, int], ...], sites: int) -> tuple[int, ...]:
     """How many cabled pairs end at each site."""
     return tuple(sum(s in p for p in pairs) for s in range(1, sites + 1))
+
+
+#: The leased dark-fibre pair between two sites (a line per route; the cable plan's fibre pairs).
+DARK_FIBRE_SKU = "DARK-FIBRE-PAIR"

@@ -13,13 +13,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.plane import Plane
+from bom.model.roles import FabricKind
 from bom.model.shares import split
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
 
@@ -44,6 +45,8 @@ class UfmPorts:
 
 @dataclass(frozen=True)
 class Fabric:
+    kind: ClassVar[FabricKind] = FabricKind.SWITCHED
+
     name: str
     tier: str
     spec: FabricSpec
@@ -247,6 +250,8 @@ def _within(v: int, total: int, parts: int) -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class PooledFabric(Fabric):
+    kind: ClassVar[FabricKind] = FabricKind.POOLED
+
     pooled: list[PooledShape] = field(default_factory=list)
     substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
     leaf_switch: Switch | None = None
@@ -296,6 +301,8 @@ class OobSection:
 
 @dataclass(frozen=True)
 class OobFabric(Fabric):
+    kind: ClassVar[FabricKind] = FabricKind.OOB
+
     sections: list[OobSection] = field(default_factory=list)
     # Per site shape: [(in-rack switches per compute rack, block switches) per block section], shared switches
     per_shape: list[tuple[list[tuple[int, int]], int]] = field(default_factory=list)

@@ -257,8 +257,8 @@ def _said(s: Schema, text: str) -> Schema:
 
 
 def checks_schema() -> Schema:
-    """The design rules' checks (bom/rules/core.py: Checks, RuleResult, Violation, End)."""
-    from bom.rules.core import ERROR, MODEL, PLAN, WARNING, End, Violation
+    """The design rules' checks (bom/model/checks.py: Checks, RuleResult, Violation, End)."""
+    from bom.model.checks import ERROR, MODEL, PLAN, WARNING, End, Violation
 
     end = obj(_fields(End), description="One end: role, device (a plan name or a catalog id), port, module, what.")
     violation = obj({**_fields(Violation), "a": null(end), "b": null(end)},

@@ -7,10 +7,10 @@ import shutil
 import sys
 from collections.abc import Sequence
 
+from bom.model.checks import Checks
 from bom.model.hops import HopKind
 from bom.model.parallelism import Parallelism
 from bom.model.sizing import Sizing
-from bom.rules.core import Checks
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
 

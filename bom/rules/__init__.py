@@ -2,5 +2,5 @@
 
 :func:`bom.rules.run.check` runs them over a model; :mod:`bom.rules.registry` lists them; each
 family is a module (``ends``, ``ports``, ``lengths``, ``placement``, ``complete``) over the small
-core (:mod:`bom.rules.core`: Rule, Violation, Checks).
+core (:mod:`bom.model.checks`: Rule, Violation, Checks).
 """

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
-from bom.rules.core import ERROR, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
 
 

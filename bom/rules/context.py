@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bom.catalog.media import End as LinkEnd
-from bom.rules.core import End
+from bom.model.checks import End
 from bom.rules.devices import Device, Resolver
 
 if TYPE_CHECKING:

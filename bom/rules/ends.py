@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from bom.catalog.media import port_standard
 from bom.catalog.rows import Coherent, Module
+from bom.model.checks import ERROR, WARNING, End, Rule, Violation
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
-from bom.rules.core import ERROR, WARNING, End, Rule, Violation
 from bom.rules.devices import PROTOCOL_NAMES, native_ports, switch_device
 from bom.units import magnitude
 

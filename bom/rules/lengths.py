@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from bom.cableplan.rows import COL
 from bom.catalog.media import END_CONNECTIONS, metres
 from bom.catalog.rows import Fibre
+from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
 from bom.rules.context import Context, end, where
-from bom.rules.core import ERROR, End, Report, Rule, Violation
 from bom.rules.ports import plan_end
 from bom.topology.geometry import route as geometry_route
 from bom.units import magnitude

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.rules.context import Context
-from bom.rules.core import ERROR, End, Report, Rule, Violation
 from bom.rules.devices import UPLINKS
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bom.model.checks import Rule
 from bom.rules import complete, ends, lengths, placement, ports
-from bom.rules.core import Rule
 
 RULES: tuple[Rule, ...] = (*ends.RULES, *ports.RULES, *lengths.RULES, *placement.RULES, *complete.RULES)
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from bom.model.checks import KEEP, MODEL, PLAN, Checks, RuleResult
 from bom.rules.context import Context
-from bom.rules.core import KEEP, MODEL, PLAN, Checks, RuleResult
 from bom.rules.registry import RULES
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.model.checks import RowCheck, Rule
     from bom.model.model import Model
-    from bom.rules.core import RowCheck, Rule
 
 
 def check(model: Model, catalog: Catalog, plan: bool = False, keep: int = KEEP,

@@ -12,25 +12,23 @@ from dataclasses import replace
 
 from bom.catalog.media import Media, media_for
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
-from bom.costing.categories import DEFAULT_TOPOLOGY
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
-from bom.links.dci import DCI_BORDER, DCI_CLIENT
-from bom.links.fabric import FABRIC_HOPS
-from bom.links.hop import FabricLinks
+from bom.links import registry
+from bom.links.dci import DCI_CLIENT
 from bom.links.line import DCI_LINE
-from bom.links.pooled import PooledLinks
+from bom.links.views import FabricLinks
 from bom.model.cluster import Cluster
 from bom.model.dci import Dci
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric
-from bom.model.floor import floors
 from bom.model.floorplan import FloorPlan
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane
+from bom.model.roles import DEFAULT_TOPOLOGY, FabricKind
 from bom.model.sizing import Sizing
 from bom.placement.layout import place
 from bom.topology.cluster import build_cluster, scale_up
@@ -195,9 +193,8 @@ def fabric_groups(f: Fabric, media: Media, floor: FloorPlan, placement: Placemen
     their ends (bom/links/fabric.py: the patterns the cable plan expands too)."""
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
-    fab = FabricLinks.of(f, floors(placement))
     try:
-        return replace(f, groups=[g for hop in FABRIC_HOPS for g in hop.count(media, floor, fab, f.rate_gbps)])
+        return replace(f, groups=registry.count(FabricLinks.of(f, placement), f.kind, floor, media)[0])
     except LimitError as exc:
         exc.at = exc.at or ("fabrics", f.name)
         exc.key = exc.key or f"fabrics.{f.name}"
@@ -312,16 +309,9 @@ def _dci_client_groups(dci: Dci | None, model: Model, catalog: Catalog, media: M
     s = model.scenario.sites
     assert s is not None
     try:
-        assert model.placement is not None
-        where = floors(model.placement)
-        if dci.attach == "compute":
-            compute = model.fabrics["compute"]
-            top = DCI_CLIENT.top(catalog, dci, compute.first)
-            return DCI_CLIENT.count(media, model.floor, dci, FabricLinks.of(compute, where), model.placement, top)
-        f = model.fabrics[dci.attach]
-        assert isinstance(f, PooledFabric)
-        return DCI_BORDER.count(media, model.floor, dci, PooledLinks.of_pooled(f, model.fabrics.get("compute"),
-                                                                               model.floor, where), model.placement)
+        assert model.placement is not None and model.endpoints is not None
+        where = registry.Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
+        return registry.count(registry.dci_view(dci, where), FabricKind.DCI, model.floor, media)[0]
     except LimitError as exc:
         key = "dci_bandwidth" if s.dci_bandwidth is not None else "dci_fraction"
         exc.at = exc.at or ("sites", key)

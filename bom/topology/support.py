@@ -29,10 +29,9 @@ from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
-from bom.links.oob import oob_groups
-from bom.links.pooled import PooledLinks, pooled_groups
+from bom.links import registry
+from bom.links.views import OobLinks, PooledLinks
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
-from bom.model.floor import floors
 from bom.model.model import Model
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
@@ -248,10 +247,9 @@ def pooled_link_groups(f: PooledFabric, model: Model, media: Media) -> PooledFab
     assert model.placement is not None
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
-    substitutions: dict[str, str] = {}
-    fab = PooledLinks.of_pooled(f, model.fabrics.get("compute"), model.floor, floors(model.placement))
+    fab = PooledLinks.of_pooled(f, model.fabrics.get("compute"), model.floor, model.placement)
     try:
-        groups = pooled_groups(media, model.floor, fab, substitutions)
+        groups, substitutions = registry.count(fab, f.kind, model.floor, media)
     except LimitError as exc:
         exc.at = exc.at or ("fabrics", f.name)
         exc.key = exc.key or f"fabrics.{f.name}"
@@ -338,4 +336,5 @@ def oob_link_groups(f: OobFabric, model: Model, catalog: Catalog, media: Media) 
     leaf = catalog.get("switches", f.leaf_id)
     spine = catalog.get("switches", f.spine_id) if f.spine_id else None
     assert isinstance(leaf, Switch) and (spine is None or isinstance(spine, Switch))
-    return replace(f, groups=oob_groups(f, model.floor, media, leaf, spine, model.placement))
+    view = OobLinks.of(f, model.placement, leaf, spine)
+    return replace(f, groups=registry.count(view, f.kind, model.floor, media)[0])

@@ -19,10 +19,10 @@ from dataclasses import replace
 
 from bom.catalog.media import Media
 from bom.errors import LimitError
-from bom.links.hop import FabricLinks
-from bom.links.ufm import UFM_LEAF, UfmLinks
+from bom.links.pattern import HopContext
+from bom.links.ufm import UFM_LEAF
+from bom.links.views import FabricLinks, UfmLinks
 from bom.model.fabrics import Fabric, UfmPorts
-from bom.model.floor import floors
 from bom.model.model import Model
 
 
@@ -39,7 +39,7 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     per_site = ufm.ports
     p = f.first
     assert model.placement is not None
-    fab = FabricLinks.of(f, floors(model.placement))
+    fab = FabricLinks.of(f, model.placement)
     each = UFM_LEAF.place(fab, model.floor, ufm)
     explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
     if any(one is None for one in each):
@@ -57,7 +57,8 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
     if f.spec.media:
         media = media.restricted(tuple(f.spec.media))
     try:
-        groups = UFM_LEAF.count(media, model.floor, fab, ufm, f.groups)
+        groups = UFM_LEAF.count(HopContext(FabricLinks.of(f, model.placement, ufm), model.floor, media,
+                                           groups=list(f.groups)))
     except LimitError as exc:
         exc.key = exc.key or "management.ufm"
         raise

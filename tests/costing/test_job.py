@@ -14,7 +14,7 @@ from dataclasses import replace
 import openpyxl
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.costing.tco import Basis, compute_tco, inputs
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
@@ -32,7 +32,7 @@ H100_BF16 = 989e12
 
 def _report(text: str, catalog):
     src = load_text(text, "job.yaml")
-    return make_report(build_scenario(parse_scenario(src), src, catalog), catalog)
+    return report_of(build_scenario(parse_scenario(src), src, catalog), catalog)
 
 
 @pytest.fixture(scope="module")

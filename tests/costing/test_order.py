@@ -9,7 +9,7 @@ import openpyxl
 import pytest
 
 from bom.costing.order import DEFAULT_SPARES, SPARES, spare_count
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.inputs.scenario import SparesRule, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
@@ -27,7 +27,7 @@ date: 2026-12-02
 def report(text, catalog):
     src = load_text(text, "<test>")
     sc = scenario_from_text(text, "<test>")
-    return make_report(build_scenario(sc, src, catalog), catalog)
+    return report_of(build_scenario(sc, src, catalog), catalog)
 
 
 def test_one_order_line_per_part_number_merged_across_fabrics_and_hops(default_report):

@@ -12,7 +12,7 @@ import pytest
 
 from bom import pipeline
 from bom.costing.phases import RowPhases, recabled, row_keys
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.costing.tco import inputs
 from bom.inputs.scenario import load_scenario
 
@@ -24,7 +24,7 @@ CASES = ("b200-4su-16su", "gb300-one-then-two-sites")
 def case(request, catalog):
     sc, src = load_scenario(HERE / f"{request.param}.yaml")
     final = pipeline.build_scenario(sc, src, catalog)
-    report = pipeline.with_phases(make_report(final, catalog), sc, src, catalog)
+    report = pipeline.with_phases(report_of(final, catalog), sc, src, catalog)
     models = pipeline.phase_models(sc, src, catalog, final)
     return sc, src, report, models
 
@@ -64,7 +64,7 @@ def test_every_phase_orders_what_its_own_design_installs_beyond_what_is_held(cas
     for p, m in zip(g.phases, models, strict=True):
         for i in p.order:
             held[i.sku] += i.quantity
-        own = _installed(make_report(m, catalog))
+        own = _installed(report_of(m, catalog))
         for sku, q in own.items():
             assert held[sku] >= q - 1e-9, (p.name, sku)
         assert p.gpus == m.cluster.gpus
@@ -177,7 +177,7 @@ def test_growth_per_fabric(catalog, tmp_path):
     f.write_text(text)
     sc, src = load_scenario(f)
     final = pipeline.build_scenario(sc, src, catalog)
-    ph = pipeline.with_phases(make_report(final, catalog), sc, src, catalog).phases
+    ph = pipeline.with_phases(report_of(final, catalog), sc, src, catalog).phases
     assert ph.chosen.policy == "mixed"
 
     def order(g, k, fabrics):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bom.costing.cooling import LOOP_DT_K, water_flow_l_min
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.costing.tco import DEFAULTS, PUE_BY_COOLING, inputs
 from bom.inputs.scenario import load_scenario
 from bom.pipeline import build_scenario
@@ -36,7 +36,7 @@ def _report(text: str, tmp_path: Path, catalog, name: str = "s.yaml"):  # type: 
     path = tmp_path / name
     path.write_text(text)
     scenario, src = load_scenario(path)
-    return make_report(build_scenario(scenario, src, catalog), catalog)
+    return report_of(build_scenario(scenario, src, catalog), catalog)
 
 
 @pytest.fixture(scope="module")

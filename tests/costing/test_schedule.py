@@ -13,7 +13,7 @@ import json
 import openpyxl
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.costing.tco import capital_recovery_factor
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
@@ -37,7 +37,7 @@ def _report(tmp_path, scenario=SCENARIO, prices=PRICES):
     src = load_text(scenario, str(f))
     sc = parse_scenario(src)
     cat = catalog_for(sc, src)
-    return make_report(build_scenario(sc, src, cat), cat)
+    return report_of(build_scenario(sc, src, cat), cat)
 
 
 def test_a_quote_gives_a_lead_time_and_the_catalog_row_its_own(tmp_path):

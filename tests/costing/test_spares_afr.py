@@ -86,7 +86,7 @@ def test_an_incomplete_or_bad_failure_rate_rule_exits_2(bom, tmp_path, rule):
 def test_spares_draw_no_power_at_the_typical_or_the_maximum(catalog):
     # A spare sits on a shelf: its line holds no typical and no maximum power (the GB300 NVL72 row
     # carries both, 120 kW typical and 142 kW maximum).
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
     from bom.inputs.scenario import parse_scenario
     from bom.inputs.yamlio import load_text
     from bom.topology.build import build_model
@@ -95,6 +95,6 @@ def test_spares_draw_no_power_at_the_typical_or_the_maximum(catalog):
             "spares: {compute: {fraction: 0.1, min: 1}}\n")
     src = load_text(text, "s.yaml")
     sc = parse_scenario(src)
-    r = make_report(build_model(sc, src, catalog, None), catalog)
+    r = report_of(build_model(sc, src, catalog, None), catalog)
     spare = [x for x in r.lines if x.fabric == "spares" and x.catalog_id == "gb300-nvl72"]
     assert spare and all(x.power_w == 0 and x.power_max_w == 0 for x in spare)

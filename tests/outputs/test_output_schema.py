@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.inputs.scenario import load_scenario
 from bom.outputs.schema import output_reference, output_schema
 from bom.outputs.writers.compare_text import write_compare_json
@@ -42,7 +42,7 @@ def builds(catalog):
     out = {}
     for path in (None, *SCENARIOS):
         scenario, src = load_scenario(ROOT / path if path else None)
-        out[path or "default"] = json.loads(write_json(make_report(build_scenario(scenario, src, catalog), catalog)))
+        out[path or "default"] = json.loads(write_json(report_of(build_scenario(scenario, src, catalog), catalog)))
     return out
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
@@ -35,7 +35,7 @@ CRUSOE = "name: crusoe-512-mi355x\nplatform: mi355x-platform\ngpus: 512\nfabrics
 
 @pytest.fixture(scope="module")
 def crusoe(catalog):
-    return make_report(build_scenario(scenario_from_text(CRUSOE), load_text(CRUSOE, "c.yaml"), catalog), catalog)
+    return report_of(build_scenario(scenario_from_text(CRUSOE), load_text(CRUSOE, "c.yaml"), catalog), catalog)
 
 
 def test_crusoe_512_mi355x_nodes_and_nics(crusoe):
@@ -60,7 +60,7 @@ def test_crusoe_scale_up_is_on_the_baseboard(crusoe):
 
 def test_jvd_mi300x_server_end_is_a_qsfp112_400g_part(catalog):
     text = "name: jvd\nplatform: mi300x-platform\nnodes: 32\nfabrics: {compute: {}}\n"
-    r = make_report(build_scenario(scenario_from_text(text), load_text(text, "j.yaml"), catalog), catalog)
+    r = report_of(build_scenario(scenario_from_text(text), load_text(text, "j.yaml"), catalog), catalog)
     p = r.model.platform
     assert p.gpu.startswith("MI300X") and magnitude(p.memory_per_gpu, "information") == 192   # [JVD] Table 1
     node_end = {x.catalog_id for x in r.lines if x.hop == "node-leaf" and x.category == "transceiver"}

@@ -92,7 +92,7 @@ def test_check_clean_with_the_plan_equal_to_the_closed_form(catalog):
     from pathlib import Path
 
     from bom.inputs.scenario import load_scenario
-    from bom.rules.core import WARNING
+    from bom.model.checks import WARNING
     from bom.rules.run import check
 
     scenario, src = load_scenario(Path(__file__).with_name("dci_pluggable_ols.yaml"))

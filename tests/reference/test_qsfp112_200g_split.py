@@ -32,7 +32,7 @@ from bom.catalog.media import cage, media_for
 from bom.errors import LimitError
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.rules.core import WARNING
+from bom.model.checks import WARNING
 from bom.rules.run import check
 from bom.topology.build import build_model
 from tests.cableplan.test_rows import check_closed_form

@@ -29,12 +29,12 @@ from pathlib import Path
 
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.errors import BomError
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
-from bom.rules.core import WARNING
+from bom.model.checks import WARNING
 from bom.rules.run import check
 from bom.topology.build import build_model
 
@@ -84,7 +84,7 @@ def test_amd_2k_every_fabric_port_cabled_two_to_each_element(amd):
 
 
 def test_amd_2k_scheduled_fabric_power_is_amds_table(amd, catalog):
-    lines = [x for x in make_report(amd, catalog).lines
+    lines = [x for x in report_of(amd, catalog).lines
              if x.fabric == "compute" and x.catalog_id in (LEAF, ELEMENT)]
     typical = sum(x.power_w for x in lines)
     load = sum(x.power_max_w for x in lines)

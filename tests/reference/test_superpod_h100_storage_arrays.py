@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from bom.inputs.scenario import load_scenario
-from bom.rules.core import WARNING
+from bom.model.checks import WARNING
 from bom.rules.run import check
 from bom.topology.build import build_model
 

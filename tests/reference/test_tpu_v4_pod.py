@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
@@ -31,7 +31,7 @@ POD = "name: tpu-v4-pod\nplatform: tpu-v4-pod\ngpus: 4096\n"
 
 @pytest.fixture(scope="module")
 def report(catalog):
-    return make_report(build_scenario(scenario_from_text(POD), load_text(POD, "pod.yaml"), catalog), catalog)
+    return report_of(build_scenario(scenario_from_text(POD), load_text(POD, "pod.yaml"), catalog), catalog)
 
 
 def test_pod_is_64_cube_racks(report):

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from bom.costing.report import make_report
+from bom.pipeline import report_of
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline import build_scenario
-from bom.rules.core import WARNING
+from bom.model.checks import WARNING
 from bom.rules.run import check
 
 
@@ -66,7 +66,7 @@ def test_whole_cubes_are_unchanged(catalog, gpus, hosts, cubes):
 
 def test_a_slice_is_priced_per_host(catalog):
     m = build(catalog, 8)
-    line = next(x for x in make_report(m, catalog).lines if x.category == "compute")
+    line = next(x for x in report_of(m, catalog).lines if x.category == "compute")
     assert (line.quantity, line.unit) == (2, "host")
     assert line.unit_price_usd * 16 == pytest.approx(m.platform.price_usd)   # a host's share of the cube
 

@@ -21,7 +21,7 @@ import pytest
 
 from bom.inputs.scenario import load_scenario
 from bom.pipeline import build_scenario, catalog_for
-from bom.rules.core import WARNING
+from bom.model.checks import WARNING
 from bom.rules.registry import RULES
 from bom.rules.run import check
 from tests.paths import ROOT

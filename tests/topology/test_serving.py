@@ -114,14 +114,14 @@ def test_moe_replica_takes_ep_inside_the_domain():
 
 
 def test_report_json_and_summary_show_the_serving_split(catalog):
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
     from bom.outputs.writers.documents import write_html, write_json, write_markdown
     from bom.pipeline import build_scenario
     from tests.outputs.test_output_schema import _errors
 
-    report = make_report(build_scenario(scenario_from_text(JOB), load_text(JOB, "s.yaml"), catalog), catalog)
+    report = report_of(build_scenario(scenario_from_text(JOB), load_text(JOB, "s.yaml"), catalog), catalog)
     doc = json.loads(write_json(report))
     assert _errors("build", doc) == [] and doc["parallelism"]["kind"] == "serve"
     md = write_markdown(report).decode()

@@ -250,14 +250,14 @@ def test_a_storage_fabric_without_storage_gets_the_ras_appliances_and_says_so(ca
     appliance, sized by the RA's read guideline (RA-11333-001 V11 Table 6, Better: 40 GB/s per
     256-GPU SU): 2,304 GPUs read 360 GB/s / 90 GB/s per appliance = 4 appliances."""
     from bom.costing.categories import Category
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
 
     m = _build(catalog, NO_STORAGE)
     e = m.endpoints
     assert (e.storage.id, e.storage_count, e.storage_ports.ports) == ("storage-appliance-2u", 4, 8)
     assert "360 GB/s / 90 GB/s per appliance -> 4" in e.why
     assert m.fabrics["storage"].hop_links("storage-leaf") == 4 * 8
-    r = make_report(m, catalog)
+    r = report_of(m, catalog)
     (warning,) = [w for w in r.warnings if w.startswith("fabrics.storage")]
     assert "4 x storage-appliance-2u per site defaulted from the platform's reference architecture" in warning
     assert "storage: {count: N}" in warning and r.to_json()["warnings"][0] == warning
@@ -323,7 +323,7 @@ def test_a_training_job_is_weighed_against_the_ra_and_a_storage_block_of_job_key
     one 500 TB appliance; the RA's read guideline for the cluster's GPUs needs more, so it sizes the
     default. A storage block of job keys alone (100 checkpoints kept: 567 + 60 = 627 TB) is sized by
     the job: two appliances."""
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
 
     m = _sized(catalog, JOB_STORAGE)
     e = m.endpoints
@@ -333,7 +333,7 @@ def test_a_training_job_is_weighed_against_the_ra_and_a_storage_block_of_job_key
     e = m.endpoints
     assert (e.storage_count, e.basis) == (2, "job")
     assert "100 checkpoints x 4.05e+11 params x 14 B + 1.5e+13 tokens x 4 B" in e.why and "627 TB" in e.why
-    r = make_report(m, catalog)
+    r = report_of(m, catalog)
     assert r.to_json()["endpoints"]["storage"]["basis"] == "job"
     assert r.storage_usd == 2 * 400_000 and r.to_json()["totals"]["storage_usd"] == 2 * 400_000
 
@@ -342,7 +342,7 @@ def test_the_job_outweighs_the_ra_with_no_storage_block(catalog):
     """A 1T-parameter MoE (20B active) on 120T tokens over two years runs on a few hundred GPUs: the
     RA reads for them fit one appliance, while 5 x 1e12 x 14 B + 120e12 x 4 B = 70 + 480 = 550 TB
     needs two; the default takes the job's and says so."""
-    from bom.costing.report import make_report
+    from bom.pipeline import report_of
 
     text = JOB_STORAGE.replace("params: 405B, tokens: 15T", "params: 1T, active_params: 20B, tokens: 120T") \
         .replace("90 d", "730 d")
@@ -350,7 +350,7 @@ def test_the_job_outweighs_the_ra_with_no_storage_block(catalog):
     e = m.endpoints
     assert _ra_count(m.cluster.gpus) == 1
     assert (e.storage_count, e.basis) == (2, "job") and "550 TB / 500 TB per appliance -> 2" in e.why
-    (warning,) = [w for w in make_report(m, catalog).warnings if w.startswith("fabrics.storage")]
+    (warning,) = [w for w in report_of(m, catalog).warnings if w.startswith("fabrics.storage")]
     assert "defaulted from the training job's capacity" in warning
 
 

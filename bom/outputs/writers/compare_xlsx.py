@@ -11,8 +11,9 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font
 
-from bom.costing.categories import NOT_NETWORK, OPTICS, SUPPORT, SWITCHES, Category
+from bom.costing.categories import NOT_NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.compare import Comparison, Generation
+from bom.model.roles import SUPPORT
 from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bom.rules.core import ERROR, KEEP, PLAN, WARNING, Checks, End, Rule, RuleResult, Violation
+from bom.model.checks import ERROR, KEEP, PLAN, WARNING, Checks, End, Rule, RuleResult, Violation
 from bom.rules.registry import BY_ID, RULES
 
 

@@ -251,7 +251,6 @@ def build(
     import time
 
     from bom import pipeline
-    from bom.costing.report import make_report
     from bom.inputs.scenario import load_scenario
     from bom.outputs import sets
     from bom.outputs import terminal as text
@@ -267,7 +266,7 @@ def build(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
-    report = make_report(model, catalog, src=src, checks=checks)
+    report = pipeline.report_of(model, catalog, checks, src=src)
     if sc.phases:
         step("building each phase")
         report = pipeline.with_phases(report, sc, src, catalog)
@@ -373,7 +372,7 @@ def verify(
     model = pipeline.build_scenario(sc, src, catalog)
     result = run.verify_model(model, catalog, seen, fabric or ()) if lldp or ib else run.Verification()
     if netbox is not None:
-        from bom.netbox.commands import connect
+        from bom.cli.netbox import connect
         from bom.netbox.diff import diff
 
         result.netbox = diff(connect(netbox, None, token_file), model, catalog)
@@ -801,8 +800,8 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
 
 
 def _add_netbox() -> None:
-    # the NetBox commands live in bom/netbox/commands.py, with this module's error handling
-    from bom.netbox.commands import register
+    # the NetBox commands live in bom/cli/netbox.py, with this module's error handling
+    from bom.cli.netbox import register
 
     register(app, lambda fn: friendly(pipe_safe(fn)))
 
@@ -856,6 +855,3 @@ def main() -> None:
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,319 @@
+"""One pattern per hop, one walk for both consumers.
+
+A :class:`Pattern` says once what a hop joins: whether a site has it (:meth:`Pattern.applies`), its
+pairs of devices in the plan's order (:meth:`Pattern.pairs`: each lower device and upper device,
+how many links join them and how the plan names each end's port; a repeated section of the site
+given once with its copies, :class:`Section`; every lower device to every upper device,
+:class:`Mesh`) and the link's rate and cages for the media lookup (:meth:`Pattern.link`). From the
+pairs the base class derives both consumers:
+
+- :meth:`Pattern.count`, the closed form: each pair on the run between where its two devices stand,
+  a section's first copy standing for all its copies, every site of a shape for all of them, the
+  ends grouped by their runs (:class:`~bom.topology.geometry.Profiles`) and counted by
+  :func:`~bom.topology.linkgroups.count_hop`: work per section, never per cable;
+- :meth:`Pattern.rows`, the cable plan: every pair of one site, every copy, every link, each end's
+  port taken from its device's cages (:class:`~bom.links.ports.Ports`) as the BOM counts them.
+
+A pattern may override :meth:`Pattern.rows` for speed (the hops with the most rows do); the
+referee, ``tests/links``, checks every pattern's overridden rows against the rows its pairs give,
+and its count against its rows, on small synthetic fabrics.
+
+A pattern reads its fabric only through the :class:`HopContext`: the fabric as hops see it (its
+view: :mod:`bom.links.views`), the floor plan, the media, and the site being walked with the plan's
+port bookkeeping when the plan walks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
+
+from bom.errors import LimitError
+from bom.topology.geometry import Profiles, between, route
+from bom.topology.linkgroups import count_hop
+
+if TYPE_CHECKING:
+    from bom.catalog.media import Media
+    from bom.links.ports import Kind, Plan, Switches
+    from bom.links.views import View
+    from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.linkgroups import LinkGroup
+    from bom.model.plane import Plane
+
+Rows = Iterator[tuple[object, ...]]
+#: A device of the site: (role, site-local index from 0).
+Dev = tuple[str, int]
+Spot = tuple[int, int]
+
+
+class PortEnd(Protocol):
+    """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
+    ``key`` what shares a cage at that end, ``per`` the ports one module there serves."""
+
+    def at(self, key: object, per: int) -> tuple[str, str]: ...
+
+
+class Fixed(NamedTuple):
+    """A port the device has by name (a node's NIC port, a router's client port, a management port)."""
+
+    port: str
+    cage: str
+
+    def at(self, key: object, per: int) -> tuple[str, str]:
+        return self.port, self.cage
+
+
+class ByModule(NamedTuple):
+    """The ``index``-th port of a device whose port names depend on the ports one module serves
+    there (an endpoint's 100G ports on a splitter's heads: ``names(per)``)."""
+
+    names: Callable[[int], Sequence[str]]
+    index: int
+
+    def at(self, key: object, per: int) -> tuple[str, str]:
+        names = self.names(per)
+        i = self.index
+        return names[i], names[i - i % per]
+
+
+class Pair(NamedTuple):
+    """``links`` links between two devices of a site. ``a`` and ``b`` say how the plan names the two
+    ends' ports (only the plan reads them); ``spots``, where the two stand when the devices are not
+    found by role and index (the management network's devices, found by rack)."""
+
+    lower: Dev
+    upper: Dev
+    links: int = 1
+    plane: int | str = ""
+    rail: int | str = ""
+    a: PortEnd | None = None
+    b: PortEnd | None = None
+    spots: tuple[Spot, Spot] | None = None
+    #: Lower devices alike in the pair, each with ``links`` links (the upper device takes them all);
+    #: the closed form's shorthand for a rack's devices on one switch.
+    many: int = 1
+    #: The run, where it is not between two places (to a network the scenario does not build).
+    run: Run | None = None
+
+
+class Mesh(NamedTuple):
+    """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links (a pod's leaves
+    and spines), lower device by lower device in the plan. The closed form counts it rack by rack
+    (:func:`~bom.topology.geometry.between`); ``tag`` tells this set from others in the same racks.
+    ``a(i)``/``b(i)``: each device's cage range (the plan's)."""
+
+    lower_role: str
+    lower: Sequence[int]
+    upper_role: str
+    upper: Sequence[int]
+    per_pair: int
+    plane: int | str
+    tag: object
+    a: Callable[[int], PortEnd] | None = None
+    b: Callable[[int], PortEnd] | None = None
+
+
+class Section(NamedTuple):
+    """A repeated section of the site (a placement section's copies: a scalable unit, a row of racks):
+    ``make(copy)`` gives one copy's pairs. The closed form reads copy 0 for all ``copies`` (copies
+    stand alike, a whole number of rows apart); the plan reads every copy in order."""
+
+    copies: int
+    make: Callable[[int], Iterable[Pair]]
+
+
+Item = Pair | Mesh | Section
+
+
+class Link(NamedTuple):
+    """The lookup's key for a hop: rate, the cage at each end, the lane rate."""
+
+    rate_gbps: float
+    ff_lower: str
+    ff_upper: str
+    lane_gbps: float | None
+
+
+V = TypeVar("V", bound="View")
+
+
+@dataclass
+class HopContext(Generic[V]):
+    """What a pattern reads: the fabric as the hops see it (``view``), the floor plan, and either the
+    media (the closed form) or one site's port bookkeeping (the plan: ``plan``, ``switches``,
+    ``kinds``). ``shape`` is the site shape walked, ``site`` a site of it (from 1) and ``sites`` how
+    many sites the walk stands for (the closed form: every site of the shape; the plan: one)."""
+
+    view: V
+    fp: FloorPlan
+    media: Media | None = None
+    shape: int = 0
+    site: int = 1
+    sites: int = 1
+    plan: Plan | None = None
+    switches: Switches | None = None
+    kinds: dict[Run, Kind] = field(default_factory=dict)
+    #: The groups the closed form has counted so far on this fabric (a later hop may share their cages).
+    groups: list[LinkGroup] = field(default_factory=list)
+    #: Why an endpoint's own part was not used, by role (the closed form fills it: ``endpoint_substitutions``).
+    substitutions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def p(self) -> Plane:
+        """The plane of one site of the walked shape."""
+        p = self.view.shapes[self.shape][1]
+        assert p is not None
+        return p
+
+    @property
+    def floor(self) -> Floorish:
+        return self.view.floors[self.shape]
+
+    @property
+    def expanding(self) -> bool:
+        """The plan walks (ports are named and taken), not the closed form."""
+        return self.plan is not None
+
+    def at(self, shape: int, site: int, sites: int) -> HopContext[V]:
+        return replace(self, shape=shape, site=site, sites=sites)
+
+    def spot(self, dev: Dev) -> Spot:
+        """Where a device of the walked site stands (the plan's own cache while it walks)."""
+        if self.plan is not None:
+            return self.plan.spot(dev[0], self.site, dev[1])
+        return self.view.spot(self.shape, self.site, dev[0], dev[1])
+
+
+class Pattern(Generic[V]):
+    """One hop's pattern. Subclasses set ``hop``, ``lower`` and ``upper`` (the layers at its two ends,
+    :data:`bom.model.hops.HOPS`) and define :meth:`pairs` and :meth:`link`; :meth:`applies` says
+    whether a site has the hop (both consumers ask it, and only it)."""
+
+    hop: str
+    lower: str
+    upper: str
+    #: An endpoint's hop on the fabric (the UFM's, storage's, management ports'): the closed form lists
+    #: a fabric's own links (its nodes' and its switch layers') first, then its endpoints'.
+    attached: ClassVar[bool] = False
+
+    def applies(self, ctx: HopContext[V]) -> bool:
+        return True
+
+    def pairs(self, ctx: HopContext[V]) -> Iterator[Item]:
+        """The hop's pairs in one site of the walked shape, in the plan's order."""
+        raise NotImplementedError
+
+    def link(self, ctx: HopContext[V]) -> Link | Sequence[Link]:
+        """The links' rate, cages and lane for the lookup (several: the ways to try, in order)."""
+        raise NotImplementedError
+
+    # -- the closed form ---------------------------------------------------------------------
+    def ends(self, ctx: HopContext[V]) -> tuple[EndGroups, EndGroups]:
+        """Both ends over every site: each pair on its run, grouped by device (a walk per site shape)."""
+        lo: EndGroups = []
+        up: EndGroups = []
+        for k, site, sites in ctx.view.units():
+            one = ctx.at(k, site, sites)
+            if not self.applies(one):
+                continue
+            a, b = Profiles(), Profiles()
+            for item in self.pairs(one):
+                self._add(one, item, a, b, 1)
+            lo += a.groups(sites)
+            up += b.groups(sites)
+        return lo, up
+
+    @staticmethod
+    def _route(ctx: HopContext[V], item: Pair) -> Run:
+        spots = item.spots or (ctx.spot(item.lower), ctx.spot(item.upper))
+        return route(spots[0], spots[1], ctx.fp)
+
+    def _add(self, ctx: HopContext[V], item: Item, a: Profiles, b: Profiles, copies: int) -> None:
+        if isinstance(item, Pair):
+            run = item.run or self._route(ctx, item)
+            a.add(item.lower, run, item.links, copies * item.many)
+            b.add(item.upper, run, item.links * item.many, copies)
+        elif isinstance(item, Mesh):
+            between(ctx.fp, ctx.floor, (item.lower_role, list(item.lower)), (item.upper_role, list(item.upper)),
+                    item.per_pair, a, b, item.tag)
+        else:
+            for pair in item.make(0):
+                self._add(ctx, pair, a, b, copies * item.copies)
+
+    def count(self, ctx: HopContext[V]) -> list[LinkGroup]:
+        """The hop's link groups over every site (the closed form): the first of :meth:`link`'s ways
+        the catalog has parts for."""
+        lo, up = self.ends(ctx)
+        if not lo:
+            return []
+        way = self.link(ctx)
+        first: LimitError | None = None
+        for w in [way] if isinstance(way, Link) else way:
+            try:
+                return self.count_way(ctx, w, lo, up)
+            except LimitError as exc:
+                first = first or exc
+        assert first is not None
+        return self.unjoined(ctx, first, lo, up)
+
+    def layers(self, ctx: HopContext[V]) -> tuple[str, str]:
+        """The closed form's layers at the two ends (``LinkGroup.lower`` / ``.upper``)."""
+        return self.lower, self.upper
+
+    def count_way(self, ctx: HopContext[V], way: Link, lo: EndGroups, up: EndGroups) -> list[LinkGroup]:
+        """The link groups of both ends at one way's rate and cages (:func:`count_hop`)."""
+        assert ctx.media is not None
+        lower, upper = self.layers(ctx)
+        return count_hop(ctx.media, ctx.fp, fabric=ctx.view.name, tier=ctx.view.tier, hop=self.hop,
+                         lower=lower, upper=upper, lower_groups=lo, upper_groups=up,
+                         rate_gbps=way.rate_gbps, ff_lower=way.ff_lower, ff_upper=way.ff_upper,
+                         lane_gbps=way.lane_gbps)
+
+    def unjoined(self, ctx: HopContext[V], exc: LimitError, lo: EndGroups, up: EndGroups) -> list[LinkGroup]:
+        """When the catalog has no part for any way: an error (an endpoint's hop may count its port as
+        the nodes' instead, and say so)."""
+        raise exc
+
+    # -- the plan ------------------------------------------------------------------------------
+    def plan_sites(self, view: V) -> Iterable[int]:
+        """The sites the plan walks the hop at (each site; a hop between sites walks once)."""
+        return range(1, sum(count for count, _ in view.shapes) + 1)
+
+    def rows(self, ctx: HopContext[V]) -> Rows:
+        """The hop's rows in the walked site: every pair of every copy, every link, each end's port."""
+        for item in self.pairs(ctx):
+            yield from self._rows(ctx, item)
+
+    def _rows(self, ctx: HopContext[V], item: Item) -> Rows:
+        plan = ctx.plan
+        assert plan is not None
+        site, kinds = ctx.site, ctx.kinds
+        if isinstance(item, Section):
+            for c in range(item.copies):
+                for pair in item.make(c):
+                    yield from self._rows(ctx, pair)
+        elif isinstance(item, Mesh):
+            assert item.a is not None and item.b is not None
+            for i in item.lower:
+                a = item.a(i)
+                for j in item.upper:
+                    yield from self._rows(ctx, Pair((item.lower_role, i), (item.upper_role, j), item.per_pair,
+                                                    item.plane, "", a, item.b(j)))
+        else:
+            assert item.a is not None and item.b is not None
+            k = kinds[item.run or self._route(ctx, item)]
+            emit = plan.emitter(k)
+            a, b = plan.place(item.lower[0], site, item.lower[1]), plan.place(item.upper[0], site, item.upper[1])
+            for _ in range(item.links):
+                ap, ac = item.a.at(k.a_key, k.a_per)
+                bp, bc = item.b.at(k.b_key, k.b_per)
+                yield from emit(k, item.plane, item.rail, a, ap, ac, b, bp, bc)
+
+
+def ordered(patterns: Iterable[Pattern[V]]) -> list[Pattern[V]]:
+    """The closed form's order: a fabric's own hops in registry order, then its endpoints' hops."""
+    ps = list(patterns)
+    return [p for p in ps if not p.attached] + [p for p in ps if p.attached]
+
+
