@@ -12,7 +12,7 @@ import time
 def main() -> None:
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     catalog = load_catalog()
     times = {}

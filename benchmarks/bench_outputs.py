@@ -12,9 +12,9 @@ import time
 def main() -> None:
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
-    from bom.pipeline import report_of
     from bom.outputs.sets import render
-    from bom.topology.build import build_model
+    from bom.pipeline import report_of
+    from bom.pipeline.model import build_model
 
     catalog = load_catalog()
     fabrics = "fabrics: {compute: {switch: q3400}, storage: {switch: sn5600}, oob: {}}\n"

@@ -40,7 +40,7 @@ def run_case(name: str) -> dict[str, object]:
     from bom.catalog.load import load_catalog
     from bom.outputs import planfiles as cabling
     from bom.outputs.writers.cables import write_csv
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     catalog = load_catalog()
     extra, fabrics = CASES[name]

@@ -54,10 +54,10 @@ def closed(name: str) -> dict[str, object]:
     """One build as ``bom build`` makes it, with its closed-form checks timed apart."""
     from benchmarks.cases import SIZES, scenario
     from bom.catalog.load import load_catalog
-    from bom.pipeline import report_of
     from bom.outputs.sets import render
+    from bom.pipeline import report_of
+    from bom.pipeline.model import build_model
     from bom.rules.run import check
-    from bom.topology.build import build_model
 
     catalog = load_catalog()
     sc, src = scenario(SIZES[name], ALL if not name.startswith("1M") else "fabrics: {compute: {switch: q3400}}\n")
@@ -82,8 +82,8 @@ def stream(name: str, rules: bool) -> dict[str, object]:
     from benchmarks.cases import scenario
     from bom.cableplan import rows as plan
     from bom.catalog.load import load_catalog
+    from bom.pipeline.model import build_model
     from bom.rules.run import check  # imported by both runs: the comparison is of the work, not the code
-    from bom.topology.build import build_model
 
     catalog = load_catalog()
     sc, src = scenario(*STREAM[name])
@@ -110,8 +110,8 @@ def cables(name: str, rules: bool) -> dict[str, object]:
     from benchmarks.cases import scenario
     from bom.catalog.load import load_catalog
     from bom.outputs import planfiles
+    from bom.pipeline.model import build_model
     from bom.rules.run import PlanRules
-    from bom.topology.build import build_model
 
     catalog = load_catalog()
     model = build_model(*scenario(*STREAM[name]), catalog, None)

@@ -21,7 +21,7 @@ def main() -> None:
     from bom.catalog.load import load_catalog
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     catalog = load_catalog()
     for label, extra in SIZES.items():

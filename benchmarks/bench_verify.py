@@ -45,7 +45,7 @@ def _cases() -> dict[str, tuple[str, str]]:
 def _model(case: str):  # type: ignore[no-untyped-def]
     from benchmarks.cases import scenario
     from bom.catalog.load import load_catalog
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     catalog = load_catalog()
     return build_model(*scenario(*_cases()[case]), catalog, None), catalog

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class BomError(Exception):
     """Bad input or an impossible request, told in terms the user can act on.
@@ -76,3 +79,22 @@ class LimitError(BomError):
 
 class RuleError(BomError):
     """A design that breaks an error-severity design rule (bom/rules): built, but not buildable."""
+
+
+@contextmanager
+def keyed(at: tuple[str | int, ...], key: str | None = None, *, only: type[BomError] = BomError,
+          relocate: bool = False) -> Iterator[None]:
+    """Errors of type ``only`` raised inside name where in the scenario they come from: the path ``at``
+    and, where given, the dotted ``key``, unless the error names its own. ``relocate``: the path is
+    ``at`` whatever the error said (a catalog lookup's file and line are not the scenario's; the
+    scenario's line is found from ``at``). The one place a stage's error gets its scenario key."""
+    try:
+        yield
+    except only as exc:
+        if relocate:
+            exc.where, exc.at = None, at
+        else:
+            exc.at = exc.at or at
+        if key is not None:
+            exc.key = exc.key or key
+        raise

@@ -37,9 +37,8 @@ def bom() -> Run:
 @pytest.fixture(scope="session")
 def default_report(catalog):
     """The built-in default scenario, built once: model, lines, TCO."""
-    from bom.pipeline import report_of
     from bom.inputs.scenario import load_scenario
-    from bom.pipeline import build_scenario
+    from bom.pipeline import build_scenario, report_of
 
     scenario, src = load_scenario(None)
     return report_of(build_scenario(scenario, src, catalog), catalog)

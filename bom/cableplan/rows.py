@@ -1,6 +1,6 @@
 """The cable plan: every link from device and port to device and port, as the closed form builds it.
 
-A generator over the :class:`~bom.topology.build.Model` that yields one row per fibre run or copper-assembly
+A generator over the :class:`~bom.model.model.Model` that yields one row per fibre run or copper-assembly
 leg, with the link it carries, for every scale-out fabric and for scale-across. It walks the same
 rules the closed form counts with (:mod:`bom.topology.planes`, :mod:`bom.topology.geometry`,
 :mod:`bom.topology.linkgroups`) and

@@ -3,7 +3,7 @@
 Two attachments, each one pattern (:mod:`bom.links.pattern`), walked site by site. A site's router ports are its client
 ports, then its line ports, router by router (:func:`bom.links.line.router_port`); the client
 links of a site (its wavelengths, :meth:`bom.topology.dci.Dci.site_links`) land on an Ethernet
-fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.topology.build`):
+fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.pipeline.model`):
 
 - :class:`DciClient`, an Ethernet compute fabric: along the network row to its top layer
   (spines, cores in three layers, the switches themselves in a fabric of one switch or a pair) a

@@ -206,7 +206,7 @@ TORUS = TorusLinks()
 
 
 def scale_up_row_count(platform: Platform, links: int, optical_links: int) -> int:
-    """Rows :func:`scale_up_rows` yields, from the closed form's counts."""
+    """Rows the scale-up patterns yield in the plan, from the closed form's counts."""
     if platform.scale_up.torus is not None:
         return optical_links
     return links if SWITCHED.listed(platform.scale_up) else 0

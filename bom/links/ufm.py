@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bom.catalog.media import cage
+from bom.errors import LimitError, keyed
 from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern
 from bom.links.ports import port_names
 from bom.links.views import FabricLinks, UfmLinks
@@ -129,7 +130,8 @@ class UfmLeaf(Pattern[FabricLinks]):
         """The hop's link groups; a UFM port in a leaf's half-used twin-port cage shares the module
         already counted there (one run, so one group; a part-less end, copper, has no modules to
         correct)."""
-        groups = super().count(ctx)
+        with keyed((), "management.ufm", only=LimitError):
+            groups = super().count(ctx)
         if not groups:
             return groups
         opening: Counter[Run] = Counter()

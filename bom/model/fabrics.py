@@ -10,7 +10,7 @@ told as a fabric (the JSON's ``fabrics.dci``). Frozen: a stage returns a new val
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -56,10 +56,15 @@ class Fabric:
     node_ports: NicPorts | None = None
     ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
     rate_gbps: float = 0.0                    # a node link's rate (the NIC's over the planes)
+    note: str = ""                            # what the build chose for the user (the report's warnings)
 
     @property
     def first(self) -> Plane:
         return self.shapes[0][1]
+
+    def with_groups(self, groups: list[LinkGroup], substitutions: dict[str, str]) -> Fabric:
+        """The fabric with its link groups (a switch fabric counts every port as its own part)."""
+        return replace(self, groups=groups)
 
     @property
     def scheduled(self) -> bool:
@@ -256,6 +261,10 @@ class PooledFabric(Fabric):
     substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
     leaf_switch: Switch | None = None
 
+    def with_groups(self, groups: list[LinkGroup], substitutions: dict[str, str]) -> Fabric:
+        """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
+        return replace(self, groups=groups, substitutions=substitutions)
+
     @property
     def roles(self) -> list[str]:
         """The endpoint kinds on the fabric's leaves (appliances, servers, OOB uplinks)."""
@@ -313,7 +322,6 @@ class OobFabric(Fabric):
     site_spines: list[tuple[int, int]] = field(default_factory=list)
     leaf_id: str = ""
     spine_id: str | None = None
-    note: str = ""   # what the build chose for the user (its own spines where no part reaches in-band)
 
     @property
     def spines(self) -> int:

@@ -1,13 +1,15 @@
-"""The whole model of one scenario: data types only (:func:`bom.topology.build.build_model` builds it).
+"""The whole model of one scenario: data types only (:func:`bom.pipeline.model.build_model` builds it).
 
-Sizing, cluster, floor plan, scale-up domains, the scale-out fabrics, the scale-across DCI and
-its client link groups, the placement and the endpoints; :meth:`Model.totals` the typed totals
-every writer reads, :meth:`Model.to_json` their serialisation.
+:class:`Design`: the cluster before its devices stand anywhere (what the placement places): the
+cluster, floor plan, fabrics with their switches, endpoints and DCI. :class:`Model`: the design with
+where every device stands, every hop's link groups, the scale-up domains and the sizing, made once
+every stage has landed (no field is filled in later); :meth:`Model.totals` the typed totals every
+writer reads, :meth:`Model.to_json` their serialisation.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from bom.catalog.rows import Platform
 from bom.inputs.scenario import Scenario
@@ -23,36 +25,46 @@ from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, T
 
 
 @dataclass(frozen=True)
-class Model:
+class Design:
+    """The cluster before its devices stand anywhere: what the placement places (the fabrics carry
+    their switches, not yet their link groups)."""
+
     scenario: Scenario
     platform: Platform
-    sizing: Sizing | None
     cluster: Cluster
     floor: FloorPlan
-    scale_up: ScaleUp
     fabrics: dict[str, Fabric]
+    endpoints: Endpoints
     dci: Dci | None
+    rack_power_w: float       # a compute rack's power budget (0: the platform gives none)
+
+    def with_fabric(self, fabric: Fabric) -> Design:
+        """The design with ``fabric`` added or put in place of the one of its name."""
+        return replace(self, fabrics={**self.fabrics, fabric.name: fabric})
+
+
+@dataclass(frozen=True)
+class Model(Design):
+    sizing: Sizing | None
+    scale_up: ScaleUp
     dci_groups: list[LinkGroup]
-    placement: Placement | None = None
-    endpoints: Endpoints | None = None
-    rack_power_w: float | None = None
+    placement: Placement
     #: Each site shape built on its own, (sites of that shape, its model): () for one site, None when
     #: a shape cannot stand alone.
-    site_models: tuple[tuple[int, Model | None], ...] | None = ()   # (sites, a site's model; None: all alike)
+    site_models: tuple[tuple[int, Model | None], ...] | None   # (sites, a site's model; None: all alike)
     #: Builds it took to settle the number of sites from sites.power (0: the scenario gave the count).
-    power_rounds: int = 0
+    power_rounds: int
 
     @property
     def racks(self) -> int:
         """Every rack the placement builds (compute, network, management, storage)."""
-        return self.placement.total if self.placement else self.cluster.racks
+        return self.placement.total
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the build chose for the user and says so (a storage fabric's default appliances, the
         management switches' own spines)."""
-        chosen = self.endpoints.warnings if self.endpoints is not None else ()
-        return chosen + tuple(n for f in self.fabrics.values() if (n := getattr(f, "note", "")))
+        return self.endpoints.warnings + tuple(n for f in self.fabrics.values() if (n := f.note))
 
     @property
     def groups(self) -> list[LinkGroup]:
@@ -90,8 +102,8 @@ class Model:
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
                 "site_sizes": [asdict(s) for s in self.site_sizes],
                 "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
-                "rack_counts": self.placement.counts() if self.placement else {"compute": c.racks},
-                "endpoints": self.endpoints.to_json() if self.endpoints else None,
+                "rack_counts": self.placement.counts(),
+                "endpoints": self.endpoints.to_json(),
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "parallelism": self.sizing.parallelism.to_json() if self.sizing and self.sizing.parallelism else None,
                 "fabrics": fabrics, "tiers": self.tiers()}

@@ -4,7 +4,7 @@
 runs and lit strands, and the same by hop, by medium, by layer and by end kind); the fabric and
 tier totals are built from it. The summary, the comparison and the workbooks read these
 attributes; the ``fabrics`` and ``tiers`` totals in the output JSON are their serialisation
-(``to_json``). Data types only: the model (:mod:`bom.topology.build`) builds them.
+(``to_json``). Data types only: the model (:mod:`bom.pipeline.model`) builds them.
 """
 
 from __future__ import annotations

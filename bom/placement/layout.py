@@ -1,4 +1,4 @@
-"""The model's placement: which devices go in which racks (the packing itself is bom/placement/racks.py).
+"""The design's placement: which devices go in which racks (the packing itself is bom/placement/racks.py).
 
 Blocks follow the compute fabric: a rail-optimised fabric's scalable unit (its leaves in the
 block's network rack), or a row of racks on a ToR fabric (its leaves in each rack when they
@@ -17,7 +17,7 @@ from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
 from bom.errors import LimitError
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
-from bom.model.model import Model
+from bom.model.model import Design
 from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
 from bom.model.plane import Plane
 from bom.placement.racks import BlockSpec, block_section, pack, shared_sections
@@ -71,23 +71,23 @@ def node_item(platform: Platform) -> Item:
     return Item("node", platform.id, platform.node_rack_units, platform.node_power_w, None)
 
 
-def place(model: Model, catalog: Catalog) -> Placement:
-    platform = model.platform
+def place(design: Design, catalog: Catalog) -> Placement:
+    platform = design.platform
     sup = platform.support
     if sup is None:
         raise LimitError(f"platform {platform.id!r} has no support row (racks, PDUs) in the catalog",
                          key="platform")
-    spec = model.scenario.racks
-    compute_rack = with_pdus(catalog, rack_type(catalog, sup.rack, model.rack_power_w, spec.rack_units),
+    spec = design.scenario.racks
+    compute_rack = with_pdus(catalog, rack_type(catalog, sup.rack, design.rack_power_w, spec.rack_units),
                              sup.pdu)
     net_rack = with_pdus(catalog, rack_type(catalog, sup.network_rack, None, None), sup.pdu)
-    compute = model.fabrics.get("compute")
-    own = _own_sections(model, catalog, net_rack)
-    per = model.floor.racks_per_row
+    compute = design.fabrics.get("compute")
+    own = _own_sections(design, catalog, net_rack)
+    per = design.floor.racks_per_row
     sites = []
     first = 0
-    for k, site in enumerate(model.cluster.sites):
-        sections, order = _site_sections(model, catalog, k, site.nodes, compute, compute_rack, net_rack)
+    for k, site in enumerate(design.cluster.sites):
+        sections, order = _site_sections(design, catalog, k, site.nodes, compute, compute_rack, net_rack)
         mine = [sec for sec in own[first:first + site.count] if sec is not None]
         reserve = max((sec.rows(per) for sec in mine), default=0)
         sites.append(SiteLayout(site.count, tuple(sections), order, reserve))
@@ -95,12 +95,12 @@ def place(model: Model, catalog: Catalog) -> Placement:
     return Placement(tuple(sites), per, tuple(own))
 
 
-def _own_sections(model: Model, catalog: Catalog, rack: RackType) -> list[Section | None]:
+def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Section | None]:
     """Each site's own racks: its DCI routers, mux/demuxes and terminal amplifiers (a site of a
     hub has more than a spoke of the same size), in the rows kept after the shared racks. Their
     management ports are the DCI's own (a carrier-style management network on the routers),
     not this cluster's out-of-band fabric, which counts the cluster's racks only."""
-    dci = model.dci
+    dci = design.dci
     if dci is None:
         return []
     router = switch_item(catalog, dci.router.id, "router", "dci")
@@ -123,27 +123,27 @@ def _own_sections(model: Model, catalog: Catalog, rack: RackType) -> list[Sectio
     return out
 
 
-def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: Fabric | None,
+def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute: Fabric | None,
                    compute_rack: RackType, net_rack: RackType) -> tuple[list[Section], tuple[int, ...]]:
     """The site's sections in numbering order, and the order they stand in."""
-    fp = model.floor
+    fp = design.floor
     plane = compute.shapes[k][1] if compute else None
     rail = plane is not None and plane.topology in GROUPED
     block = block_nodes(plane, fp)
-    node = node_item(model.platform)
-    sup = model.platform.support
+    node = node_item(design.platform)
+    sup = design.platform.support
     assert sup is not None
     in_system: list[tuple[Item, int]] = []
-    trays = model.platform.scale_up.switch_trays_per_domain
-    if model.platform.system == "rack" and sup.rack_device_units:
+    trays = design.platform.scale_up.switch_trays_per_domain
+    if design.platform.system == "rack" and sup.rack_device_units:
         # The system's non-node trays (NVLink switch trays, power shelves): powered within the system.
-        in_system.append((Item("nvlink-switch", model.platform.id, 1, 0.0, "scale-up",
+        in_system.append((Item("nvlink-switch", design.platform.id, 1, 0.0, "scale-up",
                                managed=True), trays))
         if sup.rack_device_units > trays:
-            in_system.append((Item("power-shelf", model.platform.id, 1, 0.0, None, managed=False),
+            in_system.append((Item("power-shelf", design.platform.id, 1, 0.0, None, managed=False),
                               sup.rack_device_units - trays))
-    block_net, per_rack, shared = _switches(model, catalog, k, rail)
-    oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(model, catalog, k)
+    block_net, per_rack, shared = _switches(design, catalog, k, rail)
+    oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(design, catalog, k)
     full, rest = divmod(nodes, block)
     # The shared racks (spines, cores, appliances, servers) stand in the middle of the hall, between
     # the two halves of the blocks, so no block is more than half the hall from them.
@@ -163,7 +163,7 @@ def _site_sections(model: Model, catalog: Catalog, k: int, nodes: int, compute: 
         shared["network"] = spread_among(shared["network"] + oob_spines, oob_leaf, oob_shared)
     blocks = len(sections)
     first = 1 if full >= 2 else blocks          # the blocks before the shared racks
-    sections += shared_sections(_shared(model, shared, net_rack))
+    sections += shared_sections(_shared(design, shared, net_rack))
     # The partial last block (where the UFM takes its leaves' spare ports) stands next to the shared racks.
     after = list(range(first, blocks))
     if rest and len(after) > 1:
@@ -203,12 +203,12 @@ def spread_among(items: list[tuple[Item, int]], switch: Item, n: int) -> list[tu
     return out + ([(switch, n - placed)] if placed < n else [])
 
 
-def _switches(model: Model, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
+def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
     """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
     block_net: list = []
     per_rack: list[tuple[Item, int]] = []
     shared: dict[str, list[tuple[Item, int]]] = {"network": [], "management": [], "storage": []}
-    for name, f in model.fabrics.items():
+    for name, f in design.fabrics.items():
         if isinstance(f, OobFabric):
             continue
         count, plane = f.shapes[k]
@@ -246,8 +246,8 @@ def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
     return one and any(n for role, _, n in ps.kinds if role != "oob")
 
 
-def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
-    f = model.fabrics.get("oob")
+def _oob(design: Design, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
+    f = design.fabrics.get("oob")
     if not isinstance(f, OobFabric) or k >= len(f.per_shape):
         return None, [], 0, []
     leaf = switch_item(catalog, f.leaf_id, names.switch_role("oob", "leaf"), "oob")
@@ -259,8 +259,8 @@ def _oob(model: Model, catalog: Catalog, k: int) -> tuple[Item | None, list[tupl
     return leaf, blocks, shared, spines
 
 
-def _shared(model: Model, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
-    ends = model.endpoints
+def _shared(design: Design, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
+    ends = design.endpoints
     mgmt = [(endpoint_item(row), n) for row, n in ends.management()] if ends else []
     storage = [(endpoint_item(row), n) for row, n in ends.storage_rows()] if ends else []
     return [("network", rack, switches["network"]), ("management", rack, mgmt + switches["management"]),

@@ -20,11 +20,19 @@ pair takes two at every in-line site and two at each end.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from bom.catalog.media import Media, Patch
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
-from bom.errors import BomError, LimitError
+from bom.errors import BomError, LimitError, keyed
+from bom.inputs.scenario import Scenario
+from bom.links.dci import DCI_CLIENT
+from bom.model.cluster import Cluster
 from bom.model.dci import LINE, Dci, LineLoss, site_pairs
+from bom.model.fabrics import Fabric
+from bom.model.sizing import Sizing
+from bom.topology.fabrics import fabric_switch, support_switch
+from bom.topology.planes import switch_ports
 from bom.units import magnitude
 
 #: Wavelengths per site pair past which a DCI bandwidth is a typo (a thousand 96-channel fibre pairs).
@@ -120,3 +128,104 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, amp, router, wavelengths,
                LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch, loss)
+
+
+#: Fabric switches and the DCI router when the scenario names none: catalogs/defaults.yaml, read
+#: through Catalog.default_switch(fabric, layer); default topologies: bom.costing.categories.ROLES.
+DEFAULT_WAVELENGTH_GBPS = 400.0
+
+
+def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Media,
+         compute: Fabric | None, sizing: Sizing | None = None) -> Dci | None:
+    """The DCI between the sites (None on one site) and the fabric its routers' client ports land on."""
+    s = scenario.sites
+    if s is None or s.count < 2:
+        return None
+    assert s.distance is not None   # the scenario's rule (Sites.check_joined)
+    wavelength = magnitude(s.wavelength_rate, "rate") if s.wavelength_rate else DEFAULT_WAVELENGTH_GBPS
+    if s.dci_auto:
+        split = sizing.parallelism if sizing is not None else None
+        if split is None or split.dci_gbps_needed is None:
+            raise LimitError("dci_bandwidth: auto needs the workload's parallelism on the platform, and none was "
+                             "worked out", at=("sites", "dci_bandwidth"), key="sites.dci_bandwidth",
+                             hint='Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".')
+        bandwidth = split.dci_gbps_needed
+    elif s.dci_bandwidth is not None:
+        bandwidth = magnitude(s.dci_bandwidth, "rate")
+    elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
+        per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
+            compute.node_ports.rate, "rate")
+        bandwidth = s.dci_fraction * per_site
+    else:
+        raise LimitError(f"dci_fraction is a fraction of the compute fabric's node bandwidth, and platform "
+                         f"{cluster.platform.id!r} has no compute ports in the catalog", at=("sites", "dci_fraction"),
+                         key="sites.dci_fraction", hint="Give dci_bandwidth instead.")
+    with keyed(("sites", "distance"), "sites.distance", only=LimitError):
+        dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
+                        bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
+                        router_id=catalog.default("dci", "router"),
+                        topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier)
+    return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
+
+
+#: How the protocols are written in messages.
+PROTOCOLS = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+
+def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> dict[str, Switch]:
+    """The switch each fabric would take the DCI routers' client ports on: the compute fabric's top
+    layer, the in-band and storage fabrics' leaves (as build_pooled will choose them)."""
+    out: dict[str, Switch] = {}
+    if compute is not None:
+        out["compute"] = fabric_switch(catalog, DCI_CLIENT.top_id(compute.first), ("fabrics", "compute", "switch"))
+    platform = catalog.platform(scenario.platform) if scenario.platform else None
+    for name in ("inband", "storage"):
+        spec = scenario.fabrics.get(name)
+        if spec is not None and platform is not None:
+            out[name] = fabric_switch(catalog, spec.switch or support_switch(platform, name, catalog),
+                                ("fabrics", name, "switch"))
+    return out
+
+
+def _why_not(row: Switch, dci: Dci) -> str | None:
+    """Why the routers' client links cannot land on ``row`` (None: they can): both ends of a link
+    speak one protocol at one rate."""
+    if row.fabric_element:
+        return f"{row.id} is a scheduled fabric's fabric element (its ports are cell links, none takes a router)"
+    if row.protocol != dci.router.protocol:
+        return f"{row.id} is {PROTOCOLS.get(row.protocol, row.protocol)}"
+    try:
+        switch_ports(row, dci.wavelength_gbps)
+    except LimitError:
+        return f"{row.id} has no {dci.wavelength_gbps:g} Gbit/s ports"
+    return None
+
+
+def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> str:
+    """Which fabric takes the routers' client ports: one of the routers' own protocol and rate (an
+    InfiniBand fabric reaches another building through Ethernet, never a router on an IB port)."""
+    why = {name: _why_not(row, dci) for name, row in _client_switches(scenario, catalog, compute).items()}
+    proto = PROTOCOLS.get(dci.router.protocol, dci.router.protocol)
+    links = f"DCI routers' {dci.wavelength_gbps:g}G {proto} client links"
+    if asked != "auto":
+        if why.get(asked):
+            what = "the compute fabric's top layer" if asked == "compute" else f"the {asked} fabric's leaves"
+            raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
+                             "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
+                             hint=_attach_hint(proto))
+        return asked
+    for name in ("compute", "inband", "storage"):
+        if name in why and why[name] is None:
+            return name
+    reasons = "; ".join(f"{name}: {w}" for name, w in why.items())
+    ib = any(w and "InfiniBand" in w for w in why.values())
+    raise LimitError(f"no fabric of the scenario can take the {links} ({reasons})"
+                     + (f"; an InfiniBand fabric reaches another building through {proto}, on border leaves of an "
+                        f"{proto} fabric" if ib else ""),
+                     at=("sites",), key="sites.attach", hint=_attach_hint(proto))
+
+
+def _attach_hint(proto: str) -> str:
+    return (f"Add an {proto} in-band fabric with 400G ports (fabrics: {{inband: {{switch: sn5600}}}}), whose "
+            f"border leaves take the routers' client ports, or use an {proto} compute switch "
+            "(fabrics.compute.switch: sn5600).")

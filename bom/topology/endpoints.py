@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
-from bom.errors import BomError, LimitError
+from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.model.endpoints import Endpoints
 from bom.units import magnitude, parse_quantity
@@ -25,11 +25,8 @@ from bom.units import magnitude, parse_quantity
 def _row(catalog: Catalog, rid: str | None, path: tuple[str, ...]) -> Endpoint | None:
     if rid is None:
         return None
-    try:
+    with keyed(path, relocate=True):
         row = catalog.get("endpoints", rid, key=".".join(path))
-    except BomError as exc:
-        exc.where, exc.at = None, path
-        raise
     assert isinstance(row, Endpoint)
     return row
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
+from bom.inputs.scenario import Scenario
 from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
 from bom.model.plane import Plane
 from bom.model.shares import share
@@ -262,3 +263,43 @@ def pair_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_ro
         lo.add(first, run, plane.isl)
         up.add(first + 1, run, plane.isl)
     return lo.groups(), up.groups()
+
+
+def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's)."""
+    sup = platform.support
+    spec = scenario.racks
+    if spec.power_budget is not None:
+        power, at = magnitude(spec.power_budget, "power"), ("racks", "power_budget")
+    elif sup is not None:
+        power, at = magnitude(sup.rack_power_budget, "power"), ()
+    else:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    limit = scenario.layout.rack_power_limit
+    if limit is not None and system_w <= magnitude(limit, "power") < power:
+        # The hall feeds less than the rack could take: spread the nodes (whole systems) under its feed.
+        # A system over the feed cannot be spread; the design rule placement.rack_power says so.
+        power, at = magnitude(limit, "power"), ("layout", "rack_power_limit")
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                         f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
+                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    given = scenario.layout.nodes_per_rack
+    if given is not None:
+        if given * platform.node_power_w > power:
+            raise LimitError(f"{given} {platform.id} nodes per rack draw "
+                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
+                             f"over the rack power budget of {power / 1000:,.1f} kW",
+                             at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise "
+                                  + ("layout.rack_power_limit." if at == ("layout", "rack_power_limit")
+                                     else "racks.power_budget."))
+        return given, power
+    systems = int(power // system_w)
+    u = scenario.racks.rack_units or 48
+    per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
+    return max(1, min(systems, per_u)) * per_system, power

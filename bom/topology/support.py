@@ -26,13 +26,11 @@ from dataclasses import replace
 from fractions import Fraction
 
 from bom.catalog.media import Media, cage
-from bom.catalog.rows import Catalog, NicPorts, Switch
+from bom.catalog.rows import NicPorts, Switch
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import FabricSpec
-from bom.links import registry
-from bom.links.views import OobLinks, PooledLinks
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
-from bom.model.model import Model
+from bom.model.model import Design
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
 from bom.topology.geometry import block_nodes
@@ -82,22 +80,22 @@ def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, pe
     return by_ports
 
 
-def with_ra_ratio(name: str, spec: FabricSpec, model: Model) -> FabricSpec:
+def with_ra_ratio(name: str, spec: FabricSpec, design: Design) -> FabricSpec:
     """The spec with the platform RA's leaf ratio for this fabric unless the scenario states one.
 
     The RAs oversubscribe storage (and, where one Ethernet fabric carries both, in-band): the ratio
     and its source are the platform row's ``support.oversubscription``; a scenario's
     ``oversubscription`` (even 1) wins.
     """
-    sup = model.platform.support
+    sup = design.platform.support
     if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
         return spec
     down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
     return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
 
 
-def _ports_of(name: str, model: Model) -> NicPorts | None:
-    p = model.platform
+def _ports_of(name: str, design: Design) -> NicPorts | None:
+    p = design.platform
     return {"storage": p.storage, "inband": p.inband}[name]
 
 
@@ -167,33 +165,33 @@ def switch_rates(spec: FabricSpec, media: Media, leaf: Switch, spine: Switch, ra
     return out or [None]
 
 
-def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, media: Media,
-                 leaf: Switch, spine: Switch, oob_uplinks: tuple[NicPorts, list[int]] | None = None,
+def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf: Switch, spine: Switch,
+                 oob_uplinks: tuple[NicPorts, list[int]] | None = None,
                  border: tuple[float, list[int]] | None = None) -> Fabric:
     """``oob_uplinks``: the management switches' uplinks into this (in-band) fabric, per site shape;
     ``border``: the rate of the DCI routers' client links and how many a site of each shape brings to
     this fabric's border leaves."""
 
-    nic = _ports_of(name, model)
+    nic = _ports_of(name, design)
     if nic is None:
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
-        raise LimitError(f"platform {model.platform.id!r} has no {name} ports in the catalog",
+        raise LimitError(f"platform {design.platform.id!r} has no {name} ports in the catalog",
                        at=("fabrics", name), key=f"fabrics.{name}",
                        hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
-    spec = with_ra_ratio(name, spec, model)
-    fp = model.floor
-    compute = model.fabrics.get("compute")
+    spec = with_ra_ratio(name, spec, design)
+    fp = design.floor
+    compute = design.fabrics.get("compute")
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_p = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     natives = switch_rates(spec, media, leaf, spine, rate, leaf_p, spine_p) if uplinks is None else [None]
     down = leaf_down(leaf, rate, spec.leaf_ratio)
-    ends = model.endpoints
+    ends = design.endpoints
     kinds = ends.kinds(name) if ends else []
     shapes: list[tuple[int, Plane]] = []
     pooled: list[PooledShape] = []
-    for k, site in enumerate(model.cluster.sites):
+    for k, site in enumerate(design.cluster.sites):
         site_kinds = list(kinds)
         if oob_uplinks is not None and oob_uplinks[1][k]:
             site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
@@ -242,25 +240,10 @@ def build_pooled(name: str, spec: FabricSpec, model: Model, catalog: Catalog, me
     return PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
 
 
-def pooled_link_groups(f: PooledFabric, model: Model, media: Media) -> PooledFabric:
-    """The fabric with its link groups, once the placement stands its devices."""
-    assert model.placement is not None
-    if f.spec.media:
-        media = media.restricted(tuple(f.spec.media))
-    fab = PooledLinks.of_pooled(f, model.fabrics.get("compute"), model.floor, model.placement)
-    try:
-        groups, substitutions = registry.count(fab, f.kind, model.floor, media)
-    except LimitError as exc:
-        exc.at = exc.at or ("fabrics", f.name)
-        exc.key = exc.key or f"fabrics.{f.name}"
-        raise
-    return replace(f, groups=groups, substitutions=substitutions)
-
-
-def oob_sections(model: Model, placement: Placement, leaf: Switch,
+def oob_sections(design: Design, placement: Placement, leaf: Switch,
                  ) -> tuple[list[OobSection], list[tuple[list[tuple[int, int]], int]], list[int]]:
     """Management switches per section of the placement, from its managed devices; and per site of each shape."""
-    sup = model.platform.support
+    sup = design.platform.support
     per_rack = sup.oob_switches_per_rack if sup else 0
     down = leaf.ports
     out = []
@@ -305,19 +288,19 @@ def oob_sections(model: Model, placement: Placement, leaf: Switch,
 
 
 
-def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Catalog, media: Media,
-              leaf: Switch, spine: Switch | None) -> OobFabric:
+def build_oob(spec: FabricSpec, design: Design, placement: Placement, media: Media, leaf: Switch,
+              spine: Switch | None) -> OobFabric:
     if leaf.uplinks is None:
         raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
                        at=("fabrics", "oob", "switch"), key="fabrics.oob.switch",
                        hint="Use a management switch with uplinks, such as sn2201.")
-    sections, per_shape, per_site = oob_sections(model, placement, leaf)
+    sections, per_shape, per_site = oob_sections(design, placement, leaf)
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
     per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
-    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=model.platform.oob, sections=sections,
+    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=design.platform.oob, sections=sections,
                        per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site, uplinks_per_leaf=per_leaf,
-                       into_inband=spec.uplinks != "spine" and "inband" in model.fabrics)
+                       into_inband=spec.uplinks != "spine" and "inband" in design.fabrics)
     if spec.uplinks == "spine":
         assert spine is not None
         sp = switch_ports(spine, up_rate)
@@ -326,15 +309,3 @@ def build_oob(spec: FabricSpec, model: Model, placement: Placement, catalog: Cat
                   for shape, leaves in zip(placement.sites, per_site, strict=True)]
         fabric = replace(fabric, spine_id=spine.id, site_spines=spines)
     return fabric
-
-
-def oob_link_groups(f: OobFabric, model: Model, catalog: Catalog, media: Media) -> OobFabric:
-    """The OOB fabric with its link groups, once the placement stands its devices."""
-    assert model.placement is not None
-    if f.spec.media:
-        media = media.restricted(tuple(f.spec.media))
-    leaf = catalog.get("switches", f.leaf_id)
-    spine = catalog.get("switches", f.spine_id) if f.spine_id else None
-    assert isinstance(leaf, Switch) and (spine is None or isinstance(spine, Switch))
-    view = OobLinks.of(f, model.placement, leaf, spine)
-    return replace(f, groups=registry.count(view, f.kind, model.floor, media)[0])

@@ -15,33 +15,25 @@ no UFM port and says why in the JSON (``fabrics.compute.ufm``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from bom.catalog.media import Media
 from bom.errors import LimitError
-from bom.links.pattern import HopContext
 from bom.links.ufm import UFM_LEAF
 from bom.links.views import FabricLinks, UfmLinks
 from bom.model.fabrics import Fabric, UfmPorts
-from bom.model.model import Model
+from bom.model.floorplan import FloorPlan
+from bom.model.placement import Placement
 
 
-def attach_ufm(model: Model, media: Media) -> Fabric | None:
-    """The compute fabric with its UFM ports and their links (None: no UFM on it). The hop's
-    pattern (where the ports go, their link groups) is :mod:`bom.links.ufm`."""
-    f = model.fabrics.get("compute")
-    if f is None:
-        return None
-    ufm = UfmLinks.of(model.endpoints)
+def attach_ufm(f: Fabric, ufm: UfmLinks | None, placement: Placement, floor: FloorPlan, explicit: bool,
+               sites: int) -> UfmPorts | None:
+    """Where the fabric managers' ports go on the compute fabric ``f`` (None: no UFM on it); their
+    links are the fabric's ``ufm-leaf`` hop (:mod:`bom.links.ufm`), counted with its other hops.
+    ``explicit``: the scenario asked for the appliances (then no room is an error)."""
     if ufm is None:
         return None
     # Each site runs its own fabric and its own UFM appliances: place one site of each shape.
     per_site = ufm.ports
     p = f.first
-    assert model.placement is not None
-    fab = FabricLinks.of(f, model.placement)
-    each = UFM_LEAF.place(fab, model.floor, ufm)
-    explicit = model.scenario.management is not None and model.scenario.management.ufm_count is not None
+    each = UFM_LEAF.place(FabricLinks.of(f, placement), floor, ufm)
     if any(one is None for one in each):
         why = (f"no spare leaf downlink for a site's {per_site} UFM port(s): every one carries a node "
                f"({p.leaves * f.planes} leaves x {p.leaf_down} downlinks per site)")
@@ -50,18 +42,8 @@ def attach_ufm(model: Model, media: Media) -> Fabric | None:
                              key="management.ufm_count",
                              hint="Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), "
                                   "or set management.ufm_count: 0.")
-        return replace(f, ufm=UfmPorts(0, 0, 0, why + "; the platform default connects none"))
-    ports = per_site * model.cluster.site_count
+        return UfmPorts(0, 0, 0, why + "; the platform default connects none")
     leaves = sum(count * one[0] for (count, _), one in zip(f.shapes, each, strict=True) if one)
     leaf_modules = sum(count * one[1] for (count, _), one in zip(f.shapes, each, strict=True) if one)
-    if f.spec.media:
-        media = media.restricted(tuple(f.spec.media))
-    try:
-        groups = UFM_LEAF.count(HopContext(FabricLinks.of(f, model.placement, ufm), model.floor, media,
-                                           groups=list(f.groups)))
-    except LimitError as exc:
-        exc.key = exc.key or "management.ufm"
-        raise
-    return replace(f, ufm=UfmPorts(ports, leaves, leaf_modules,
-                                   "on spare leaf downlinks (the RA's node slot left for the UFM)"),
-                   groups=f.groups + groups)
+    return UfmPorts(per_site * sites, leaves, leaf_modules,
+                    "on spare leaf downlinks (the RA's node slot left for the UFM)")

@@ -25,7 +25,7 @@ from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.model.floorplan import Run
 from bom.pipeline import build_scenario
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from tests.paths import REFERENCE as REFERENCE_DIR
 
 REFERENCE = sorted(REFERENCE_DIR.glob("*.yaml"))

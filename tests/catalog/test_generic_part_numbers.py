@@ -64,9 +64,9 @@ def test_an_orderable_name_from_an_overlay_is_flagged_generic_in_the_order(tmp_p
 
 
 def _lines(cat):   # type: ignore[no-untyped-def]
-    from bom.pipeline import report_of
     from bom.inputs.scenario import load_scenario
-    from bom.topology.build import build_model
+    from bom.pipeline import report_of
+    from bom.pipeline.model import build_model
 
     sc, src = load_scenario(None)
     return report_of(build_model(sc, src, cat, None), cat).lines

@@ -188,7 +188,7 @@ def test_patch_panels_match_the_medium_of_their_runs(catalog):
     # are graded for the fibre (NVIDIA structured cabling requirements, MPO MM vs MPO SM).
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     text = ("name: p\nplatform: dgx-h100\nnodes: 127\nfabrics: {compute: {media: [multimode, smf-parallel]}}\n"
             "layout: {patch_panels: 2, racks_per_row: 2, row_pitch: \"10 m\"}\n")   # some runs past 50 m
@@ -263,7 +263,7 @@ def test_cpo_faceplate_breakouts_counted_per_connector_used(catalog, tmp_path):
     from bom.costing.lines import all_lines
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     rows = yaml.safe_load((builtin_dir() / "switches-cpo.yaml").read_text())["switches"]
     row = {**next(r for r in rows if r["id"] == "q3450-ld"), "id": "q3450-twin", "cages": 72, "ports_per_cage": 2}

@@ -14,11 +14,10 @@ from dataclasses import replace
 import openpyxl
 import pytest
 
-from bom.pipeline import report_of
 from bom.costing.tco import Basis, compute_tco, inputs
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario, compare
+from bom.pipeline import build_scenario, compare, report_of
 from tests.spreadsheet import errors, named_values, recalc
 
 JOB = """name: job-h100

@@ -9,7 +9,7 @@ import pytest
 from bom.costing.lines import all_lines
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from bom.units import magnitude
 
 CHASSIS = "ptx10008-lc1301"

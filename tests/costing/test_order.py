@@ -9,10 +9,9 @@ import openpyxl
 import pytest
 
 from bom.costing.order import DEFAULT_SPARES, SPARES, spare_count
-from bom.pipeline import report_of
 from bom.inputs.scenario import SparesRule, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario
+from bom.pipeline import build_scenario, report_of
 
 CAMPUS = """\
 name: campus

@@ -12,9 +12,9 @@ import pytest
 
 from bom import pipeline
 from bom.costing.phases import RowPhases, recabled, row_keys
-from bom.pipeline import report_of
 from bom.costing.tco import inputs
 from bom.inputs.scenario import load_scenario
+from bom.pipeline import report_of
 
 HERE = Path(__file__).parent / "scenarios"
 CASES = ("b200-4su-16su", "gb300-one-then-two-sites")

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from bom.costing.cooling import LOOP_DT_K, water_flow_l_min
-from bom.pipeline import report_of
 from bom.costing.tco import DEFAULTS, PUE_BY_COOLING, inputs
 from bom.inputs.scenario import load_scenario
-from bom.pipeline import build_scenario
+from bom.pipeline import build_scenario, report_of
 
 #: 100,000 GB300 GPUs in buildings of 100 MW: the seeds' "100,000 GPUs need 150 MW or more".
 BIG = """\

@@ -63,10 +63,9 @@ def test_the_histogram_counts_every_draw(default_report):
 
 @pytest.mark.slow
 def test_ten_thousand_draws_of_a_100k_gpu_build_within_5_s(catalog):
-    from bom.pipeline import report_of
     from bom.inputs.scenario import parse_scenario
     from bom.inputs.yamlio import load_text
-    from bom.pipeline import build_scenario
+    from bom.pipeline import build_scenario, report_of
 
     text = ("name: big\nplatform: gb300-nvl72\ngpus: 100000\n"
             "fabrics: {compute: {}, storage: {}, inband: {}, oob: {switch: sn2201, uplinks: spine}}\n")

@@ -13,11 +13,10 @@ import json
 import openpyxl
 import pytest
 
-from bom.pipeline import report_of
 from bom.costing.tco import capital_recovery_factor
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario, catalog_for
+from bom.pipeline import build_scenario, catalog_for, report_of
 from tests.spreadsheet import errors, named_values, recalc
 
 SCENARIO = """name: sched

@@ -86,10 +86,10 @@ def test_an_incomplete_or_bad_failure_rate_rule_exits_2(bom, tmp_path, rule):
 def test_spares_draw_no_power_at_the_typical_or_the_maximum(catalog):
     # A spare sits on a shelf: its line holds no typical and no maximum power (the GB300 NVL72 row
     # carries both, 120 kW typical and 142 kW maximum).
-    from bom.pipeline import report_of
     from bom.inputs.scenario import parse_scenario
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline import report_of
+    from bom.pipeline.model import build_model
 
     text = ("name: s\nplatform: gb300-nvl72\ngpus: 1152\nfabrics: {compute: {switch: q3400}}\n"
             "spares: {compute: {fraction: 0.1, min: 1}}\n")

@@ -11,7 +11,7 @@ from bom.errors import LimitError
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.model.fabrics import PooledFabric
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from tests.paths import REFERENCE as REFERENCE_DIR
 
 H100 = REFERENCE_DIR / "superpod_h100_4su_full.yaml"

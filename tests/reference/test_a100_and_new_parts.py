@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bom.inputs.scenario import load_scenario
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from bom.units import magnitude
 
 HERE = Path(__file__).parent

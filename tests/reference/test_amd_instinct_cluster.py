@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.pipeline import report_of
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario
+from bom.pipeline import build_scenario, report_of
 from bom.units import magnitude
 
 CRUSOE = "name: crusoe-512-mi355x\nplatform: mi355x-platform\ngpus: 512\nfabrics: {compute: {}}\n"

@@ -30,7 +30,7 @@ import pytest
 from bom.costing.lines import all_lines
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from bom.units import magnitude
 
 HERE = Path(__file__).parent

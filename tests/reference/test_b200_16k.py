@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from bom.topology.planes import switch_ports
 
 CASE = Path(__file__).with_name("b200_16k.yaml")

@@ -28,7 +28,7 @@ import pytest
 from bom.costing.lines import all_lines
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 GPUS = 576                      # Lambda's first table row: 8 GB300 NVL72 racks
 CPO_SWITCHES = 12               # Lambda: 576 GPUs -> 12 CPO switches

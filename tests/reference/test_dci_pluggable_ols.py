@@ -20,7 +20,7 @@ import pytest
 from bom.errors import BomError
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 BASE = """\
 name: dci-ols

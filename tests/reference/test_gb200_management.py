@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 TEXT = """
 name: gb200-1su

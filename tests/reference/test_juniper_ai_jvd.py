@@ -34,7 +34,7 @@ import pytest
 from bom.costing.lines import all_lines
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 HERE = Path(__file__).parent
 LEAVES_PER_STRIPE = 8          # "Number of leaf nodes = number of GPUs per server = 8"

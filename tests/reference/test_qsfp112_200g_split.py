@@ -33,8 +33,8 @@ from bom.errors import LimitError
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.model.checks import WARNING
+from bom.pipeline.model import build_model
 from bom.rules.run import check
-from bom.topology.build import build_model
 from tests.cableplan.test_rows import check_closed_form
 
 PLATFORMS = ("hgx-h100", "mi300x-platform", "mi355x-platform")

@@ -41,7 +41,7 @@ import pytest
 from bom.errors import BomError
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 HERE = Path(__file__).parent
 GBPS = 400   # every link below is a 400G link ([JVD-QPP] 400GE; [ASTER] 400G; [META] 400G RoCE)

@@ -29,14 +29,13 @@ from pathlib import Path
 
 import pytest
 
-from bom.pipeline import report_of
 from bom.errors import BomError
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario
 from bom.model.checks import WARNING
+from bom.pipeline import build_scenario, report_of
+from bom.pipeline.model import build_model
 from bom.rules.run import check
-from bom.topology.build import build_model
 
 HERE = Path(__file__).parent
 LEAF, ELEMENT = "arista-7700r4c-38pe", "arista-7720r4-128pe"

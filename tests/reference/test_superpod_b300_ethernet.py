@@ -32,7 +32,7 @@ import pytest
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 TABLE_3 = [  # (SUs, nodes, leaf, spine, node-leaf cables, leaf-spine cables): RA-11337-001 V01 Table 3
     (1, 64, 16, 8, 512, 512),

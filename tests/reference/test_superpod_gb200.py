@@ -32,7 +32,7 @@ QM9700 = SwitchPorts("qm9700", 64, 2, "osfp", 100.0, 400.0)
 def test_gb200_16_su_does_not_over_build(catalog):
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     text = "name: gb200-16su\nplatform: gb200-nvl72\ngpus: 9216\n"
     j = build_model(scenario_from_text(text), load_text(text, "gb.yaml"), catalog, None).to_json()

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bom.inputs.scenario import load_scenario
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 CASE = Path(__file__).with_name("superpod_h100_4su.yaml")
 

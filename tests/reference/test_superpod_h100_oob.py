@@ -38,8 +38,8 @@ import pytest
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
+from bom.pipeline.model import build_model
 from bom.rules.run import check
-from bom.topology.build import build_model
 
 CASE = """\
 name: superpod-h100-4su-oob

@@ -36,8 +36,8 @@ import pytest
 
 from bom.inputs.scenario import load_scenario
 from bom.model.checks import WARNING
+from bom.pipeline.model import build_model
 from bom.rules.run import check
-from bom.topology.build import build_model
 
 CASE = Path(__file__).with_name("superpod_h100_4su_storage.yaml")
 

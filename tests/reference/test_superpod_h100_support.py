@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bom.inputs.scenario import load_scenario
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 CASE = Path(__file__).with_name("superpod_h100_4su_full.yaml")
 

@@ -17,7 +17,7 @@ import pytest
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 H100 = [  # RA-11333-001 V11 Table 4: SUs, nodes, leaf, spine, compute + UFM cables, spine-leaf cables
     (1, 31, 8, 4, 252, 256),

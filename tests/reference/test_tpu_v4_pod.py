@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import pytest
 
-from bom.pipeline import report_of
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario
+from bom.pipeline import build_scenario, report_of
 
 POD = "name: tpu-v4-pod\nplatform: tpu-v4-pod\ngpus: 4096\n"
 

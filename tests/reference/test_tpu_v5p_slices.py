@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from bom.pipeline import report_of
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario
 from bom.model.checks import WARNING
+from bom.pipeline import build_scenario, report_of
 from bom.rules.run import check
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bom.inputs.scenario import load_scenario
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from bom.units import magnitude
 
 CASE = Path(__file__).with_name("tpu_v6e_pod.yaml")

@@ -7,9 +7,9 @@ import dataclasses
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
+from bom.pipeline.model import build_model
 from bom.rules.registry import BY_ID
 from bom.rules.run import check
-from bom.topology.build import build_model
 
 #: A design every rule passes, closed form and plan (one scalable unit of DGX H100 on QM9700).
 CLEAN = "name: clean\nplatform: dgx-h100\nnodes: 32\n"

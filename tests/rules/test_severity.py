@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from bom.inputs.scenario import load_scenario
-from bom.pipeline import build_scenario, catalog_for
 from bom.model.checks import WARNING
+from bom.pipeline import build_scenario, catalog_for
 from bom.rules.registry import RULES
 from bom.rules.run import check
 from tests.paths import ROOT

@@ -8,7 +8,7 @@ import pytest
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 
 def build(catalog, text):
@@ -117,7 +117,7 @@ def test_counts_that_never_settle_are_an_error_not_the_last_round(catalog, monke
 
     from bom.errors import BomError
     from bom.model.fabrics import OobFabric
-    from bom.topology import build
+    from bom.pipeline import model as build
 
     real_leaves, real_build = OobFabric.leaves, build.build_oob
     calls = itertools.count()

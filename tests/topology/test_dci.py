@@ -6,7 +6,7 @@ import pytest
 
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 
 # The compute fabric is InfiniBand (Q3400), so the routers' Ethernet client ports land on border leaves
 # of the Ethernet in-band fabric (sites.attach: auto; test_dci_attach.py). These tests ran the compute

@@ -1,4 +1,4 @@
-"""Where the DCI routers' client ports land (``sites.attach``, bom/topology/build.py ``_attach``;
+"""Where the DCI routers' client ports land (``sites.attach``, bom/pipeline/model.py ``_attach``;
 the patterns in bom/links/dci.py): both ends of a client link speak the routers' protocol (Ethernet)
 at the wavelength's rate. An Ethernet compute fabric takes them on its top layer's free cages; an
 InfiniBand compute fabric reaches another building through Ethernet, on border leaves of the
@@ -11,7 +11,7 @@ import pytest
 from bom.cableplan import rows as plan
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
-from bom.topology.build import build_model
+from bom.pipeline.model import build_model
 from tests.cableplan.test_rows import check_closed_form
 
 C = plan.COL

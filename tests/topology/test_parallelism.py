@@ -147,11 +147,10 @@ def test_exposed_share_grows_as_the_dci_narrows():
 def test_report_json_and_summary_show_the_parallelism(catalog):
     """The report's own section (HTML with the split drawn on the tiers, Markdown), and the build JSON
     against the output schema."""
-    from bom.pipeline import report_of
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
     from bom.outputs.writers.documents import write_html, write_json, write_markdown
-    from bom.pipeline import build_scenario
+    from bom.pipeline import build_scenario, report_of
     from tests.outputs.test_output_schema import _errors
 
     text = JOB + TWO_SITES.replace("auto, dci_overlap: 0.5", '"1.6 Tbit/s"')

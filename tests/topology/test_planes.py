@@ -177,7 +177,7 @@ def test_two_planes(catalog):
     # An 800G NIC split into two 400G planes: each plane is a full fabric of its own.
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     text = ("name: planes\nplatform: dgx-b300\nnodes: 64\nfabrics:\n  compute:\n    switch: sn5600\n"
             "    planes: 2\n    su_nodes: 32\n")
@@ -256,7 +256,7 @@ def test_open_small_pod_two_rails_per_leaf(catalog):
     # leaves and uplinks are checked here, not the spine count.
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     text = "name: opg\nplatform: hgx-h100\nnodes: 32\nfabrics:\n  compute: {switch: sn5600}\n"
     f = build_model(scenario_from_text(text), load_text(text, "o.yaml"), catalog, None).fabrics["compute"]

@@ -114,11 +114,10 @@ def test_moe_replica_takes_ep_inside_the_domain():
 
 
 def test_report_json_and_summary_show_the_serving_split(catalog):
-    from bom.pipeline import report_of
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
     from bom.outputs.writers.documents import write_html, write_json, write_markdown
-    from bom.pipeline import build_scenario
+    from bom.pipeline import build_scenario, report_of
     from tests.outputs.test_output_schema import _errors
 
     report = report_of(build_scenario(scenario_from_text(JOB), load_text(JOB, "s.yaml"), catalog), catalog)

@@ -222,7 +222,7 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
     """Size (when the scenario gives a workload) and build the model of the whole cluster."""
     from bom.costing.tco import inputs
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     try:
         inputs(scenario.tco)   # its money figures within the cap once converted, before any work
@@ -261,7 +261,7 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
     scenario's count checked against the buildings' power. More sites bring more DCI gear and so more power:
     the count only grows from round to round, until the sites hold the facility (a fixed point)."""
     from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw
-    from bom.topology.build import build_model
+    from bom.pipeline.model import build_model
 
     sites = scenario.sites
     assert sites is not None
@@ -287,7 +287,7 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
     while True:
         rounds += 1
         job = scenario if n == 1 else _with_sites(scenario, n, limits[:n])
-        model = build_model(job, src, catalog, sizing)
+        model = build_model(job, src, catalog, sizing, power_rounds=rounds)
         power = site_power_of(model, catalog)
         need = buildings_needed(power.facility_kw, limits)
         if need is None:
@@ -297,7 +297,7 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
                             hint="List more buildings (or more power per building), or fewer GPUs.")
         fits = all(s.fits for s in power.sites)
         if need <= n and fits:
-            return replace(model, power_rounds=rounds)
+            return model
         # More sites bring more DCI gear, never less: the count only grows, so this ends.
         n = max(need, n + (0 if need > n else 1))
         if n > min(len(limits), MAX_SITES) or rounds >= POWER_ROUNDS:

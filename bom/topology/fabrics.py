@@ -1,0 +1,161 @@
+"""The switch fabrics of a cluster: each fabric's switches and one plane per site shape (the planner
+is :mod:`bom.topology.planes`; the link groups are counted once the placement stands the devices)."""
+
+from __future__ import annotations
+
+import math
+
+from bom.catalog.media import Media
+from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
+from bom.errors import BomError, LimitError, keyed
+from bom.inputs.scenario import FabricSpec
+from bom.model.cluster import Cluster
+from bom.model.fabrics import Fabric
+from bom.model.floorplan import FloorPlan
+from bom.model.plane import NativePorts, Plane
+from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
+from bom.units import magnitude
+
+
+def _nic(platform: Platform, name: str) -> NicPorts:
+    nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
+           "oob": platform.oob}[name]
+    if nic is None:
+        raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
+                       at=("fabrics", name), key=f"fabrics.{name}")
+    return nic
+
+
+def fabric_switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
+    with keyed(path, relocate=True):
+        row = catalog.get("switches", sid, key=".".join(path))
+    assert isinstance(row, Switch)
+    return row
+
+
+def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
+               leaf: Switch, spine: Switch, floor: FloorPlan, native_ok: bool = True) -> tuple[Plane, float]:
+    rate = magnitude(nic.rate, "rate") / spec.planes
+    leaf_ports = switch_ports(leaf, rate)
+    uplinks = uplink_ports(leaf)
+    sched = check_scheduled(name, spec, leaf, spine)
+    if sched is not None:   # the fabric ports at their finest bundle: the plan spreads them at it
+        uplinks = uplink_ports(leaf, uplink_rates(leaf)[0])
+    spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
+    if spec.topology == "pair" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    if spec.topology == "rail-only" and spec.su_nodes is not None:
+        raise LimitError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
+                         key=f"fabrics.{name}.su_nodes",
+                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
+    rail = spec.topology != "tor"
+    group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
+    native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
+    p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+             layers=None if spec.layers == "auto" else int(spec.layers),
+             oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
+             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
+             min_spines=spec.min_spines, scheduled=sched is not None)
+    if sched is not None:
+        _check_system_size(name, leaf, p)
+    return p, rate
+
+
+def _check_system_size(name: str, leaf: Switch, p: Plane) -> None:
+    """A scheduled fabric joins at most the host ports its silicon's maker publishes (one plane of a site)."""
+    most = leaf.uplinks.max_host_ports if leaf.uplinks else None
+    if most is not None and p.leaves * leaf.ports > most:
+        raise LimitError(f"a scheduled fabric of {leaf.id} joins at most {most:,} host ports of "
+                         f"{magnitude(leaf.port_rate, 'rate'):g} Gbit/s (its silicon's published system size); this "
+                         f"one needs {p.leaves:,} interface nodes, {p.leaves * leaf.ports:,} host ports",
+                         key=f"fabrics.{name}.switch",
+                         hint="Split the cluster over sites (each site builds its own fabric), or use an "
+                              "Ethernet or InfiniBand fabric for a cluster this large.")
+
+
+def _native(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool) -> NativePorts | None:
+    """Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it and
+    leaf and spine have the same cage at the same native rate (a fixed leaf under a modular chassis
+    spine alike; between two kinds of cage the link keeps the NIC's rate, whose parts the media has)."""
+    own = magnitude(spine.port_rate, "rate")
+    if not ok or spec.uplink_rate != "native" or own <= rate or leaf.form_factor != spine.form_factor \
+            or not math.isclose(own, magnitude(leaf.port_rate, "rate")):
+        return None
+    return NativePorts(switch_ports(leaf, own), switch_ports(spine, own))
+
+
+def check_scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> NativePorts | None:
+    """A scheduled fabric's native sides when the leaf is an interface node; its pairing checked: an
+    interface node's fabric ports join only fabric elements, and a fabric element takes no hosts."""
+    key = f"fabrics.{name}"
+    if leaf.fabric_element:
+        raise LimitError(f"{leaf.id} is a scheduled fabric's fabric element: its ports are cell links to interface "
+                         "nodes, none takes a host", key=f"{key}.switch",
+                         hint=f"Use it as {key}.spine, with an interface node (a Jericho3-AI leaf) as the switch.")
+    up = leaf.uplinks
+    if up is None or not up.scheduled:
+        if spine.fabric_element:
+            raise LimitError(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, "
+                             f"and {leaf.id} is not one", key=f"{key}.spine",
+                             hint="Use an Ethernet spine here, or an interface node (its fabric_element) as the "
+                                  "switch.")
+        return None
+    if name != "compute":
+        raise LimitError(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as "
+                         "the compute fabric", key=f"{key}.switch", hint="Use an Ethernet leaf on this fabric.")
+    if not spine.fabric_element:
+        raise LimitError(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one",
+                         key=f"{key}.spine", hint=f"Drop spine (its own, {up.fabric_element}) or name a fabric "
+                                                  "element row.")
+    if spec.uplink_rate != "native":
+        raise LimitError("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
+                         key=f"{key}.uplink_rate", hint="Drop uplink_rate on this fabric.")
+    native = uplink_ports(leaf)
+    assert native is not None
+    return NativePorts(native, switch_ports(spine, native.rate_gbps))
+
+
+def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
+    platform = cluster.platform
+    nic = _nic(platform, name)
+    leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == "compute"
+                                             else catalog.default(name)), ("fabrics", name, "switch"))
+    spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
+                    ("fabrics", name, "spine" if spec.spine else "switch"))
+    shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, True)
+    if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
+        # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
+        # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
+        shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, False)
+    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+
+
+def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
+    """The spine a fabric takes when the scenario names none: a scheduled leaf's own fabric element, the
+    catalog's default for a leaf with dedicated uplinks, else the leaf's model."""
+    if leaf.uplinks is not None and leaf.uplinks.fabric_element:
+        return leaf.uplinks.fabric_element
+    return (catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks else leaf.id
+
+
+def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
+                 spine: Switch, native_ok: bool) -> tuple[list[tuple[int, Plane]], float]:
+    shapes: list[tuple[int, Plane]] = []
+    rate = 0.0
+    for site in cluster.sites:
+        try:
+            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, native_ok)
+        except LimitError as exc:
+            name_fabric(exc, name)
+            raise
+        shapes.append((site.count, p))
+    return shapes, rate
+
+
+def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
+    """A non-compute fabric's switch: the platform's RA choice, else the catalog's default."""
+    sup = platform.support
+    return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
