@@ -173,3 +173,51 @@ def _foreign_private_uses() -> list[str]:
 
 def test_no_module_calls_another_modules_private_methods() -> None:
     assert _foreign_private_uses() == []
+
+
+#: The layers, bottom up: a package imports only packages of its own layer or below (the top-level
+#: modules errors, units, names and resources are below them all). Values that cross stages live in
+#: bom.model; the stages build them; the outputs format them; the pipeline ties the stages together.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("bom", "errors", "units", "names", "resources"),
+    ("inputs", "catalog"),
+    ("model",),
+    ("topology", "links"),
+    ("placement",),
+    ("costing", "cableplan"),
+    ("rules",),
+    ("outputs",),
+    ("netbox", "verify"),
+    ("pipeline",),
+    ("cli", "starter"),
+)
+RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
+
+
+def _package(module: str) -> str:
+    """The layer's name of a module: its sub-package, or the top-level module's name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "bom"
+
+
+def test_every_package_has_a_layer() -> None:
+    assert {_package(m) for m in MODULES} <= set(RANK)
+
+
+def test_the_layer_contract() -> None:
+    """No package imports one of a layer above it (imports inside functions and under TYPE_CHECKING count)."""
+    up = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() for d in deps
+                if RANK[_package(d)] > RANK[_package(m)])
+    assert up == []
+
+
+def test_the_layer_check_sees_a_violation() -> None:
+    GRAPH["bom.model.model"].add("bom.placement.layout")
+    try:
+        assert not _contract_holds()
+    finally:
+        GRAPH["bom.model.model"].discard("bom.placement.layout")
+
+
+def _contract_holds() -> bool:
+    return all(RANK[_package(d)] <= RANK[_package(m)] for m, deps in GRAPH.items() for d in deps)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bom.inputs.schema import scenario_reference, scenario_schema, scenario_sections
+from bom.inputs.schema import scenario_schema
+from bom.outputs.reference import scenario_reference, scenario_sections
 from tests.paths import ROOT as ROOT_DIR
 from tests.paths import TESTS as TESTS_DIR
 
@@ -13,7 +14,7 @@ DOC = ROOT_DIR / "docs" / "scenarios.md"
 
 def test_docs_scenarios_md_matches_the_models():
     assert DOC.read_text(encoding="utf-8") == scenario_reference(), (
-        "docs/scenarios.md is stale: run `python -m bom.inputs.schema > docs/scenarios.md` and commit it")
+        "docs/scenarios.md is stale: run `python -m bom.outputs.reference > docs/scenarios.md` and commit it")
 
 
 def test_every_scenario_key_is_in_the_reference():
