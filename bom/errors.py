@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.parse import quote, unquote
 
 
 class BomError(Exception):
@@ -38,8 +39,6 @@ REDACTED = "***"
 
 def secret(text: str) -> None:
     """Remember ``text`` as a secret: :func:`redact` removes it (and its URL-encoded form) from now on."""
-    from urllib.parse import quote, unquote
-
     for form in (text, quote(text, safe=""), unquote(text)):
         if len(form) >= 4:   # a shorter "secret" would blank out ordinary words
             _SECRETS.add(form)

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 from bom.catalog.rows import Catalog, Platform
 from bom.errors import BomError
+from bom.inputs.scenario import parse_scenario
+from bom.inputs.validation import suggest
+from bom.inputs.workload import KIND_SPELLINGS, parse_count
+from bom.inputs.yamlio import load_text
+from bom.outputs.terminal import value
+from bom.outputs.writers.documents import environment
+from bom.pipeline import build_scenario
 from bom.resources import data_dir
 
 #: The platform a starter uses when none is named: the built-in default scenario's.
@@ -20,8 +29,6 @@ KINDS = ("serve", "finetune", "pretrain")
 
 def _job(kind: str) -> dict[str, Any]:
     """The first reference example job of ``kind``, as written in scenarios/seed-jobs.yaml."""
-    import yaml
-
     jobs = yaml.safe_load((data_dir("scenarios") / "seed-jobs.yaml").read_text(encoding="utf-8"))["jobs"]
     return next(j for j in jobs if j["kind"] == kind)
 
@@ -35,9 +42,6 @@ def _platform(catalog: Catalog, platform_id: str | None) -> Platform:
 def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None = None,
             workload: str | None = None) -> str:
     """The starter scenario's YAML text, with a comment on every key."""
-    from bom.inputs.validation import suggest
-    from bom.inputs.workload import KIND_SPELLINGS
-
     if gpus is not None and workload is not None:
         raise BomError("give --gpus or --workload, not both.", key="--workload")
     kind = KIND_SPELLINGS.get(workload, workload) if workload else None
@@ -49,8 +53,6 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
     if job is not None:
         job = {k: count_text(v) if k in COUNT_KEYS else v for k, v in job.items()}
     description = (f"the job {job['name']!r} on {p.id}" if job else f"{gpus or pod:,} GPUs on {p.id}")
-    from bom.outputs.writers.documents import environment
-
     fabrics, left_out = _fabrics(p), []
     while True:
         text = environment(False).get_template("starter.yaml.j2").render(
@@ -69,12 +71,7 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
 
 def _failing_fabric(text: str, catalog: Catalog) -> tuple[str | None, Any]:
     """The fabric whose build fails for this starter and why, or (None, None) when it builds."""
-    from bom.inputs.yamlio import load_text
-    from bom.pipeline import build_scenario
-
     src = load_text(text, "<bom init>")
-    from bom.inputs.scenario import parse_scenario
-
     try:
         build_scenario(parse_scenario(src), src, catalog)
     except BomError as exc:
@@ -90,8 +87,6 @@ COMMENT_COLUMN = 34
 
 def count_text(value: object) -> object:
     """70e9 -> "70B", 15e12 -> "15T" (what people type; bom.inputs.workload.parse_count reads it back)."""
-    from bom.inputs.workload import parse_count
-
     try:
         value = parse_count(value)
     except ValueError:
@@ -112,8 +107,6 @@ def _align(line: str) -> str:
 
 def _fabrics(p: Platform) -> list[tuple[str, str]]:
     """The fabrics the platform has ports for, with what each carries."""
-    from bom.outputs.terminal import value
-
     def ports(n: Any) -> str:
         return f"{n.ports} x {value(n.rate)} per node"
 

@@ -1,4 +1,5 @@
-"""The package's import graph: no cycle, and no module using another module's private names.
+"""The package's import graph: no cycle, layers, no module using another module's private names, and imports
+inside functions only with a reason.
 
 Every import counts: at the top, inside functions and under TYPE_CHECKING (an import hidden in a
 function is still a dependency; it only moves the cycle's failure to run time).
@@ -71,8 +72,19 @@ def _scan(module: str) -> tuple[set[str], list[str]]:
     return deps, private
 
 
+def _with_packages(module: str, deps: set[str]) -> set[str]:
+    """Importing ``bom.a.b.c`` runs ``bom/a/__init__.py`` and ``bom/a/b/__init__.py`` first: a cycle through
+    a package's ``__init__`` is a cycle too."""
+    out = set(deps)
+    for d in deps:
+        parts = d.split(".")
+        out |= {".".join(parts[:i]) for i in range(2, len(parts))}
+    out.discard(module)
+    return {d for d in out if d in MODULES and not module.startswith(d + ".")}
+
+
 SCANS = {m: _scan(m) for m in MODULES}
-GRAPH = {m: deps for m, (deps, _) in SCANS.items()}
+GRAPH = {m: _with_packages(m, deps) for m, (deps, _) in SCANS.items()}
 
 
 def _cycles() -> list[list[str]]:
@@ -221,3 +233,36 @@ def test_the_layer_check_sees_a_violation() -> None:
 
 def _contract_holds() -> bool:
     return all(RANK[_package(d)] <= RANK[_package(m)] for m, deps in GRAPH.items() for d in deps)
+
+
+def _function_imports() -> list[tuple[str, int, str, str]]:
+    """(module, line, imported module, the comment on or above it) of every import inside a function."""
+    out = []
+    for module, path in MODULES.items():
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in ast.walk(node):
+                    if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                        name = sub.module if isinstance(sub, ast.ImportFrom) else sub.names[0].name
+                        here, k = lines[sub.lineno - 1], sub.lineno - 2
+                        while k >= 0 and lines[k].strip().startswith(("from ", "import ")):
+                            k -= 1   # an import block under one comment shares its reason
+                        above = lines[k].strip() if k >= 0 else ""
+                        why = here.partition("#")[2] or (above[1:] if above.startswith("#") else "")
+                        out.append((module, sub.lineno, name or "", why.strip()))
+    return out
+
+
+def test_imports_inside_functions_only_where_start_up_needs_them() -> None:
+    """The commands (bom/cli) import their stages when they run, so `bom --help` loads none of them;
+    elsewhere an import inside a function is an optional or heavy library, with its reason beside it."""
+    bad = [f"{m}:{line} imports {name}" + ("" if why else " without a reason")
+           for m, line, name, why in _function_imports()
+           if not m.startswith("bom.cli") and (name.startswith("bom") or not why)]
+    assert bad == []
+
+
+def test_a_package_init_counts_as_imported() -> None:
+    # bom.outputs.sets imports bom.outputs.writers.registry: bom/outputs/writers/__init__.py runs first.
+    assert "bom.outputs.writers" in GRAPH["bom.outputs.sets"]

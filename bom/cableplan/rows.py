@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from bom import names
+from bom.catalog.load import load_catalog  # the built-in catalog, read only when none is given
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
@@ -244,8 +245,6 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     plan.floors = floors(model.placement)
     plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     if catalog is None:
-        from bom.catalog.load import load_catalog  # the built-in catalog, read only when none is given
-
         catalog = load_catalog()
     plan.catalog = catalog
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))

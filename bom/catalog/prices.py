@@ -38,7 +38,7 @@ from bom.catalog.rows import MAX_PRICE_USD, Catalog, Row
 from bom.errors import CatalogError
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import read_input
-from bom.units import parse_quantity
+from bom.units import magnitude, parse_quantity
 
 COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
            "quote_ref", "vendor", "lead_time", "list_price", "discount", "moq", "pack")
@@ -124,7 +124,6 @@ def _lead_time(text: str, where: str) -> float | None:
     """Days from order to delivery: a plain number of days, or a duration ("12 weeks", "90 d")."""
     if not text:
         return None
-    from bom.units import magnitude
 
     try:
         days = float(text) if re.fullmatch(r"\s*[0-9.]+\s*", text) else magnitude(parse_quantity(text, "time"), "time")

@@ -19,6 +19,7 @@ from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.roles import SUPPORT
+from bom.units import magnitude
 
 
 def default_platforms(catalog: Catalog) -> list[str]:
@@ -163,14 +164,10 @@ NETWORK_METRICS = tuple(k for k, scope in SCOPES.items()
 
 
 def _rate(p: Platform) -> str:
-    from bom.units import magnitude
-
     return f"{magnitude(p.scale_out.rate, 'rate'):g}G"
 
 
 def _scale_out_gbps(p: Platform) -> float:
-    from bom.units import magnitude
-
     return p.scale_out.ports * magnitude(p.scale_out.rate, "rate") / p.gpus_per_node
 
 

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from bom.catalog.rows import Catalog, Endpoint
+from bom.model.model import Model
 from bom.units import magnitude
 
 #: Water at 25 C: 997 kg/m^3 and 4,186 J/(kg K) (CRC Handbook of Chemistry and Physics, properties of water).
@@ -104,8 +105,6 @@ def cdu_row(catalog: Catalog) -> Endpoint | None:
 
 def plan(model: object, catalog: Catalog) -> Cooling | None:
     """The CDUs, water and air heat of each site; None for an air-cooled platform (or a catalog with no CDU)."""
-    from bom.model.model import Model
-
     assert isinstance(model, Model)
     p = model.platform
     if p.cooling != "liquid":

@@ -12,9 +12,13 @@ from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category
-from bom.model.dci import DARK_FIBRE_SKU
+from bom.costing.cooling import plan
+from bom.model.cluster import ScaleUp
+from bom.model.dci import DARK_FIBRE_SKU, Dci
+from bom.model.fabrics import OobFabric
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
+from bom.model.model import Model
 from bom.units import magnitude
 
 
@@ -215,8 +219,6 @@ def scale_up_lines(platform: Platform, up: object) -> list[Line]:
     """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
     the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
     and switched domains are bought whole with their systems: no line)."""
-    from bom.model.cluster import ScaleUp
-
     assert isinstance(up, ScaleUp)
     t = platform.scale_up.torus
     if t is None or not up.optical_links:
@@ -242,8 +244,6 @@ def merge(lines: Iterable[Line]) -> list[Line]:
 
 
 def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
-    from bom.model.dci import Dci
-
     assert isinstance(dci, Dci)
     out = [_line(dci.coherent, "scale-across", "dci", HopKind.SITE_SITE, Category.COHERENT_OPTIC, dci.modules,
                  magnitude(dci.coherent.power, "power")),
@@ -268,8 +268,6 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
 
 
 def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
-    from bom.model.fabrics import OobFabric
-
     if isinstance(f, OobFabric):
         switches = {"leaf": catalog.get("switches", f.leaf_id)}
         if f.spine_id:
@@ -292,8 +290,6 @@ def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
 
 def placement_lines(model: object, catalog: Catalog) -> list[Line]:
     """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
-    from bom.model.model import Model
-
     assert isinstance(model, Model)
     out: list[Line] = []
     pl = model.placement
@@ -311,8 +307,6 @@ def placement_lines(model: object, catalog: Catalog) -> list[Line]:
 
 def all_lines(model: object, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
-    from bom.model.model import Model
-
     assert isinstance(model, Model)
     lines = (compute_lines(model.platform, model.cluster.systems, model.cluster.nodes)
              + scale_up_lines(model.platform, model.scale_up))
@@ -329,8 +323,6 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
 
 def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
     """The coolant distribution units of a liquid-cooled build (bom/costing/cooling.py sizes them)."""
-    from bom.costing.cooling import plan
-
     c = plan(model, catalog)
     if c is None or not c.cdus:
         return []

@@ -37,6 +37,7 @@ from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
 from bom.costing.categories import Category
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import quoted
+from bom.names import switch_role
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -226,8 +227,6 @@ def _cumulative(counts: dict[int, int], phases: int) -> list[float]:
 def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus: Sequence[int]
                        ) -> list[list[float]]:
     """Per line of the final build, its quantity in service at each phase."""
-    from bom.names import switch_role
-
     c = COL
 
     n = len(gpus)

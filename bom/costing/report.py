@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from bom.catalog.prices import Quote
-from bom.catalog.rows import Catalog
+from bom.catalog.rows import Catalog, Platform
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
 from bom.costing.cooling import Cooling
 from bom.costing.cooling import plan as cooling_plan
@@ -239,8 +239,6 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
 
 def _dense_pflops(p: object) -> float:
     """Dense FP8 per GPU [PFLOP/s], or BF16 on a chip without FP8 (TPU v4): the PFLOP-hour basis."""
-    from bom.catalog.rows import Platform
-
     assert isinstance(p, Platform)
     return (p.flops_per_gpu("fp8") if p.fp8_dense is not None else p.flops_per_gpu("bf16")) / 1e15
 

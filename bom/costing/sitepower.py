@@ -16,6 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bom.costing.categories import Category
+from bom.costing.cooling import Cooling
+from bom.costing.lines import Line
+from bom.inputs.scenario import Scenario
+from bom.model.model import Model
+from bom.units import magnitude
 
 #: At most this many buildings (sites.count's bound).
 MAX_SITES = 64
@@ -23,9 +28,6 @@ MAX_SITES = 64
 
 def site_limits_kw(scenario: object) -> list[float]:
     """Each building's power [kW] in order (one figure for all: repeated up to the most sites)."""
-    from bom.inputs.scenario import Scenario
-    from bom.units import magnitude
-
     assert isinstance(scenario, Scenario) and scenario.sites is not None and scenario.sites.power is not None
     power = scenario.sites.power
     if isinstance(power, list):
@@ -84,10 +86,6 @@ def _mw(kw: float) -> str:
 def site_power(model: object, lines: Sequence[object], pue: float, cooling: object | None,
                limits: Sequence[float] | None = None, decided_by: str | None = None, rounds: int = 0) -> SitesPower:
     """Each site's IT and facility power at maximum (see the module docstring)."""
-    from bom.costing.cooling import Cooling
-    from bom.costing.lines import Line
-    from bom.model.model import Model
-
     assert isinstance(model, Model)
     nodes = model.cluster.nodes_by_site
     total_nodes = sum(nodes) or 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
+from bom.catalog.rows import MAX_PRICE_USD
 from bom.errors import BomError, ScenarioError
 
 HOURS_PER_YEAR = 8760.0
@@ -135,8 +136,6 @@ _SUPPORT_ALL = "support"
 def _check_money(name: str, value: float) -> None:
     """A money figure in USD stays within the price cap once converted (1e40 USD/kWh is a typo, not
     a TCO of 1e46 USD)."""
-    from bom.catalog.rows import MAX_PRICE_USD
-
     if not (math.isfinite(value) and 0 <= value <= MAX_PRICE_USD):
         raise BomError(f"{value:.3g} {_UNITS[name]} is past {MAX_PRICE_USD:.0e} USD: a typo in the number or "
                        "its unit?", key=f"tco.{name}", at=("tco", name),

@@ -28,7 +28,7 @@ from pydantic import (
 
 from bom.errors import BomError
 from bom.inputs.yamlio import Located
-from bom.units import parse_quantity
+from bom.units import DIMENSIONS, EXAMPLES, parse_quantity
 
 
 class Model(BaseModel):
@@ -86,8 +86,6 @@ def _quantity(dimension: str, minimum: str) -> Any:
         if minimum == "nonnegative" and q.magnitude < 0:
             raise ValueError(f"{value!r} must not be negative")
         return q
-
-    from bom.units import DIMENSIONS, EXAMPLES
 
     schema = {"type": "string", "pattern": r"^\s*[-+]?[0-9][0-9.,eE+-]*\s*\S+",
               "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],

@@ -12,7 +12,9 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
-from bom.inputs.validation import Duration, Memory, Model, suggest
+from bom.errors import ScenarioError
+from bom.inputs.validation import Duration, Memory, Model, suggest, validate
+from bom.inputs.yamlio import load_file
 from bom.units import magnitude, parse_quantity
 
 BYTES_PER_VALUE = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5}
@@ -246,10 +248,6 @@ class Workload(Model):
 
 def load_jobs(path: Path) -> list[Workload]:
     """A YAML file with a ``jobs:`` list of workloads."""
-    from bom.errors import ScenarioError
-    from bom.inputs.validation import validate
-    from bom.inputs.yamlio import load_file
-
     src = load_file(path, "jobs file")
     if not isinstance(src.data, dict) or not isinstance(src.data.get("jobs"), list):
         raise ScenarioError("expected a 'jobs:' list of workloads", where=src.where(()))

@@ -18,12 +18,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from bom.errors import BomError, redact, secret
+from bom.inputs.yamlio import read_input
 from bom.netbox import choices
+from bom.outputs.writers.common import terminal_text
 
 TOKEN_ENV = "NETBOX_TOKEN"
 #: The largest token file read (a v2 token is about 50 characters).
@@ -73,8 +76,6 @@ class Timeouts:
 
 def read_token(token_file: Path | None) -> str:
     """The API token from ``--token-file`` (read as every input file is) or from $NETBOX_TOKEN."""
-    from bom.inputs.yamlio import read_input
-
     if token_file is not None:
         text = read_input(token_file, "token file", limit=TOKEN_FILE_MAX).strip()
         if not text:
@@ -141,8 +142,6 @@ def _origin(u: SplitResult) -> tuple[str, str, int | None]:
 
 def describe(resp: Any) -> str:
     """What NetBox sent, for a message: the status and a short, safe quote of the body."""
-    from bom.outputs.writers.common import terminal_text
-
     kind = resp.headers.get("Content-Type", "") if getattr(resp, "headers", None) is not None else ""
     body = getattr(resp, "text", "") or ""
     if "html" in kind.lower() or body.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
@@ -158,7 +157,7 @@ class GuardedSession:
     """The HTTP session pynetbox uses (see the module docstring); ``say`` gets progress lines."""
 
     def __init__(self, url: str, timeouts: Timeouts, say: Callable[[str], None] | None = None) -> None:
-        import requests
+        import requests  # lazy: the optional netbox extra
 
         self.base = urlsplit(url)
         self.origin = _origin(self.base)
@@ -201,7 +200,7 @@ class GuardedSession:
         return u
 
     def request(self, method: str, url: str, **kw: Any) -> Any:
-        import requests
+        import requests  # lazy: the optional netbox extra
 
         u = self.check(url)
         read = self.timeouts.probe if self.probe else self.timeouts.read if method == "GET" else self.timeouts.write
@@ -245,8 +244,8 @@ class GuardedSession:
     def _body(self, resp: Any, where: str, seconds: float) -> None:
         """Read the answer's body in chunks: at most MAX_BODY bytes, and all of it within the read
         timeout (a server that sends a byte every few seconds never trips a per-read timeout)."""
-        import requests
-        import urllib3
+        import requests  # lazy: the optional netbox extra
+        import urllib3  # lazy: the optional netbox extra
 
         chunks, size, deadline = [], 0, time.monotonic() + seconds
         try:
@@ -275,8 +274,6 @@ class GuardedSession:
             try:
                 wait = float(text)
             except ValueError:
-                from email.utils import parsedate_to_datetime
-
                 with contextlib.suppress(TypeError, ValueError, IndexError):   # neither seconds nor a date
                     wait = parsedate_to_datetime(text).timestamp() - time.time()
         wait = max(0.0, wait)
@@ -354,7 +351,7 @@ class GuardedSession:
 def connect(url: str, token: str, timeout: float | None = None, say: Callable[[str], None] | None = None) -> Any:
     """A pynetbox API object for a NetBox that answers, accepts the token and runs a supported release."""
     try:
-        import pynetbox
+        import pynetbox  # lazy: the optional netbox extra
     except ImportError:
         raise BomError("the NetBox commands need pynetbox", key="netbox",
                        hint="Install it with: pip install 'clusterbom[netbox]' (or pip install pynetbox).") from None
@@ -410,8 +407,8 @@ def request_error(exc: Exception, what: str, session: Any = None) -> BomError:
 def answers(what: str, session: Any = None) -> Iterator[None]:
     """NetBox's answers to ``what`` as they come: an error, a body that is not JSON, or an object without
     the fields the plan reads, each as one message (exit 2) saying what NetBox sent."""
-    import pynetbox
-    import requests
+    import pynetbox  # lazy: the optional netbox extra
+    import requests  # lazy: the optional netbox extra
 
     errors = (pynetbox.RequestError, pynetbox.ContentError, pynetbox.core.query.AllocationError,
               requests.exceptions.RequestException)

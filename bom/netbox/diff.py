@@ -96,8 +96,8 @@ def _cable_text(a: End, b: End) -> str:
 
 
 def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
-    import pynetbox
-    import requests
+    import pynetbox  # lazy: the optional netbox extra
+    import requests  # lazy: the optional netbox extra
 
     inv, cables = plan_objects(model, catalog)
     d = Diff(plan_devices=len(inv.devices), plan_cables=len(cables), plan_modules=len(inv.modules))

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+import yaml
+
 from bom.netbox import choices
 from bom.netbox.inventory import (
     ROLE_COLOURS,
@@ -74,8 +76,6 @@ def cable_row(c: Cable, tag: str) -> tuple[object, ...]:
 
 def device_types_yaml(inv: Inventory) -> str:
     """Device types with their interface templates, one YAML document each (NetBox's format)."""
-    import yaml
-
     docs = []
     for t in inv.device_types.values():
         doc: dict[str, object] = {"manufacturer": t.manufacturer, "model": t.model, "slug": t.slug,
@@ -93,8 +93,6 @@ def device_types_yaml(inv: Inventory) -> str:
 
 def module_types_yaml(inv: Inventory) -> str:
     """The transceivers' module types, one YAML document each, with the Transceiver profile's attributes."""
-    import yaml
-
     docs = [{"manufacturer": m.manufacturer, "model": m.model, "part_number": m.model,
              "profile": TRANSCEIVER_PROFILE, "attribute_data": m.attributes, "tags": [slug(inv.tag)]}
             for m in inv.module_types.values()]

@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bom.cableplan import rows as plan
+from bom.catalog.media import port_standard
 from bom.netbox import choices
+from bom.placement.elevation import elevation_rows
+from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -157,9 +160,6 @@ class Inventory:
 
 def _transceivers(catalog: Catalog | None) -> dict[str, ModuleType]:
     """Part number -> its module type, for the pluggable and coherent modules of the catalog."""
-    from bom.catalog.media import port_standard
-    from bom.units import magnitude
-
     out: dict[str, ModuleType] = {}
     if catalog is None:
         return out
@@ -201,8 +201,6 @@ def _catalog_row(catalog: Catalog | None, cid: str) -> object | None:
 
 def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], None]) -> Inventory:
     """Walk the placement and the cable plan once; ``on_cable`` gets every cable in plan order."""
-    from bom.placement.elevation import elevation_rows
-
     inv = Inventory(scenario=model.scenario.name)
     makers: dict[str, None] = {}
     roles: dict[str, None] = {}
@@ -238,7 +236,6 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
     transceivers = _transceivers(catalog)
     # Each fabric's protocol and lane rate, from its leaf switch: an InfiniBand fabric's ports (the
     # nodes' and UFM's too) are InfiniBand interfaces in NetBox. DCI and OOB rows are Ethernet.
-    from bom.units import magnitude
 
     wire: dict[str, tuple[str, float | None]] = {}
     for name, fabric in model.fabrics.items():

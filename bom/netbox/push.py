@@ -43,6 +43,7 @@ from bom.netbox.inventory import (
     slug,
 )
 from bom.netbox.records import id_of, int_of, name_of, value_of
+from bom.outputs.terminal import table
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -74,8 +75,6 @@ class Result:
             self.notes.append(f"{kind}: {note}")
 
     def summary(self) -> str:
-        from bom.outputs.terminal import table
-
         verb = "would create" if self.dry_run else "created"
         rows = [[k, f"{self.created[k]:,}", f"{self.matched[k]:,}", f"{self.differs[k]:,}"]
                 for k in KINDS if self.created[k] or self.matched[k] or self.differs[k]]
@@ -134,8 +133,8 @@ class Pusher:
         self.r.created[kind] += len(payloads)
         if self.dry:
             return [self.ids.fake() for _ in payloads]
-        import pynetbox
-        import requests
+        import pynetbox  # lazy: the optional netbox extra
+        import requests  # lazy: the optional netbox extra
 
         errors = (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException)
         chunks = [payloads[i:i + self.batch] for i in range(0, len(payloads), self.batch)]
@@ -179,8 +178,8 @@ class Pusher:
         return [i for ids in made for i in ids or []]
 
     def _read(self, endpoint: Any, **filters: Any) -> list[Any]:
-        import pynetbox
-        import requests
+        import pynetbox  # lazy: the optional netbox extra
+        import requests  # lazy: the optional netbox extra
 
         if any(isinstance(v, list) and not v for v in filters.values()):
             return []
@@ -510,8 +509,8 @@ class Pusher:
         plan's other end goes back on; a cable whose other side holds something else differs."""
         if not half:
             return
-        import pynetbox
-        import requests
+        import pynetbox  # lazy: the optional netbox extra
+        import requests  # lazy: the optional netbox extra
 
         found = {int(o.id): o for o in self._read(self.nb.dcim.cables, id=[h[0] for h in half])}
         for cid, free, c in half:

@@ -22,8 +22,10 @@ from bom.cableplan import rows as plan
 from bom.cableplan.labels import profile_view
 from bom.errors import LimitError
 from bom.outputs.publish import Output, write_all
+from bom.outputs.terminal import table
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
+from bom.placement.elevation import HEADER, elevation_rows
 
 #: The files of a plan beside the other outputs (a build that does not write them retires old ones).
 PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
@@ -64,8 +66,6 @@ class PlanFiles:
 
     def summary(self) -> str:
         """What the CLI prints: rows per fabric and hop, and whether there is a workbook."""
-        from bom.outputs.terminal import table
-
         body = table(["fabric", "hop", "rows"], [[f, h, f"{n:,}"] for (f, h), n in sorted(self.hops.items())],
                      [False, False, True])
         tail = (f"{self.rows:,} rows; workbook sheets Cabling and Racks" if self.xlsx
@@ -96,7 +96,6 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
     placement = getattr(model, "placement", None)
     if placement is None:
         return None
-    from bom.placement.elevation import HEADER, elevation_rows
 
     return HEADER, elevation_rows(model)
 
@@ -245,6 +244,7 @@ def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[int], None] | 
     if not enabled or total < PROGRESS_ROWS:
         yield None
         return
+    # lazy: rich draws a bar only on a plan past 200,000 rows
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

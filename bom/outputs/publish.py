@@ -31,6 +31,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -295,8 +296,6 @@ def _prefix(target: Path) -> str:
     name = target.name
     raw = os.fsencode(name)
     if len(raw) > NAME_KEEP:
-        import hashlib
-
         cut = raw[:NAME_KEEP - 9].decode("utf-8", "ignore")   # whole characters only
         name = f"{cut}~{hashlib.sha256(raw).hexdigest()[:8]}"
     return f".{name}{TAG}"

@@ -14,6 +14,13 @@ import json
 from dataclasses import fields
 from typing import Any
 
+from bom.costing.compare import JOB_METRICS, SCOPES
+from bom.costing.tco import TCO_FIELDS
+from bom.model.checks import ERROR, MODEL, PLAN, WARNING, End, Violation
+from bom.model.cluster import ScaleUp
+from bom.model.sizing import Sizing
+from bom.model.totals import LinkTotals, ScaleAcrossTotals, TierTotals
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 Schema = dict[str, Any]
@@ -59,14 +66,10 @@ def _fields(cls: type, skip: tuple[str, ...] = ()) -> dict[str, Schema]:
 # --- tiers ---------------------------------------------------------------------------------
 
 def _tier_common() -> dict[str, Schema]:
-    from bom.model.totals import TierTotals
-
     return {**_fields(TierTotals), "copper_share": SHARE}
 
 
 def scale_up_schema() -> Schema:
-    from bom.model.cluster import ScaleUp
-
     props = {"kind": {"enum": ["electrical", "switched", "torus-ocs"]}, **_tier_common(), "optical_links": INT,
              **_fields(ScaleUp, skip=("kind", "links", "switch", "ocs_groups")), "switch": STR,
              "ocs_ports_used": INT, "ocs_groups_per_domain": INT}
@@ -81,8 +84,6 @@ def scale_out_schema() -> Schema:
 
 
 def scale_across_schema() -> Schema:
-    from bom.model.totals import ScaleAcrossTotals
-
     totals = {**_tier_common(), **_fields(ScaleAcrossTotals)}
     dci = {"sites": INT, "site_pairs": INT, "topology": {"enum": ["mesh", "ring", "hub"]},
            "pairs": array({"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
@@ -108,8 +109,6 @@ def scale_across_schema() -> Schema:
 # --- fabrics -------------------------------------------------------------------------------
 
 def fabric_schema() -> Schema:
-    from bom.model.totals import LinkTotals
-
     counts = {k: v for k, v in _fields(LinkTotals).items() if k not in ("links", "modules")}
     props: dict[str, Schema] = {
         "tier": {"enum": ["scale-out", "scale-across"]}, "switch": STR, "spine_switch": null(STR),
@@ -191,8 +190,6 @@ def _quote() -> Schema:
 
 
 def _sizing() -> Schema:
-    from bom.model.sizing import Sizing
-
     return {"type": "object", "properties": _fields(Sizing),
             "required": [f.name for f in fields(Sizing) if f.name != "parallelism"],
             "description": "The workload sizing (Sizing); null without a workload."}
@@ -258,8 +255,6 @@ def _said(s: Schema, text: str) -> Schema:
 
 def checks_schema() -> Schema:
     """The design rules' checks (bom/model/checks.py: Checks, RuleResult, Violation, End)."""
-    from bom.model.checks import ERROR, MODEL, PLAN, WARNING, End, Violation
-
     end = obj(_fields(End), description="One end: role, device (a plan name or a catalog id), port, module, what.")
     violation = obj({**_fields(Violation), "a": null(end), "b": null(end)},
                     description="One violation: where, a one-line message, what to change, both ends, and the "
@@ -358,8 +353,6 @@ def _range() -> Schema:
 
 
 def build_schema() -> Schema:
-    from bom.costing.tco import TCO_FIELDS
-
     endpoint = obj({"id": null(STR), "count": INT})
     totals = {k: NUM for k in ("capex_usd", "hardware_usd", "network_capex_usd", "installation_usd", "spares_usd",
                                "storage_usd",
@@ -478,8 +471,6 @@ _BUILD_KEYS = {
 # --- the comparison ------------------------------------------------------------------------
 
 def compare_schema() -> Schema:
-    from bom.costing.compare import JOB_METRICS, SCOPES
-
     metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in JOB_METRICS),
                   description="The compared figures (see scopes); the job's (job_*) when each generation is sized "
                               "from the scenario's training job.")

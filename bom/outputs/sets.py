@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, for_build
 from bom.outputs.publish import Output
-from bom.outputs.writers import writers
+from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
+from bom.outputs.writers.compare_xlsx import write_compare_xlsx
+from bom.outputs.writers.registry import writers
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -45,9 +47,6 @@ def build_output(report: Report, catalog: Catalog | None = None,
 
 def render_comparison(result: Comparison) -> dict[str, bytes]:
     """The comparison workbook, report and JSON, named after the scenario."""
-    from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
-    from bom.outputs.writers.compare_xlsx import write_compare_xlsx
-
     return {f"{result.name}-compare.xlsx": write_compare_xlsx(result),
             f"{result.name}-compare.html": write_compare_html(result),
             f"{result.name}-compare.json": write_compare_json(result)}

@@ -5,13 +5,25 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 
+import pint
+from pydantic import BaseModel
+
+from bom.catalog.media import COHERENT_STANDARD, LADDER, Lookup, metres
+from bom.costing.compare import Comparison
+from bom.costing.phases import Phases
+from bom.costing.report import Report
 from bom.model.checks import Checks
+from bom.model.dci import Dci
 from bom.model.hops import HopKind
+from bom.model.model import Model
 from bom.model.parallelism import Parallelism
-from bom.model.sizing import Sizing
-from bom.topology.sizing import USABLE_MEMORY_FRACTION
+from bom.model.sizing import LevelPower, Sizing
+from bom.outputs.writers.common import terminal_text
+from bom.outputs.writers.common import terminal_text as tt
+from bom.topology.sizing import USABLE_MEMORY_FRACTION, buildings_for
 
 
 def terminal_width() -> int | None:
@@ -113,8 +125,6 @@ def sizing_table(results: Sequence[Sizing]) -> str:
 
 def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
     """Each level of scale's power, and whether it fits one building ("3 buildings at 100 MW")."""
-    from bom.model.sizing import LevelPower
-
     rows = []
     for lv in levels:
         assert isinstance(lv, LevelPower)
@@ -128,8 +138,6 @@ def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
 
 def job_buildings(gpus: int, facility_kw: float | None, building_kw: float | None) -> str:
     """"The job's 100,000 GPUs: 194 MW of facility power, 2 buildings at 100 MW" ("" without both figures)."""
-    from bom.topology.sizing import buildings_for
-
     if facility_kw is None or building_kw is None:
         return ""
     n = buildings_for(facility_kw, building_kw)
@@ -209,9 +217,6 @@ def split_note(p: Parallelism, sized_gpus: int) -> str | None:
 
 def value(v: object) -> str:
     """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
-    import pint
-    from pydantic import BaseModel
-
     if isinstance(v, BaseModel):
         v = {name: getattr(v, name) for name in type(v).model_fields}
     if isinstance(v, pint.Quantity):
@@ -228,12 +233,9 @@ def value(v: object) -> str:
 
 def show_row(kind: str, row: object, origin: str) -> str:
     """Every field of one catalog row, one a line, after the file it came from."""
-    from pydantic import BaseModel
-
     assert isinstance(row, BaseModel)
     singular = {"switches": "switch", "coherent": "coherent module", "dwdm": "DWDM part",
                 "fibres": "fibre"}.get(kind, kind.removesuffix("s"))
-    from bom.outputs.writers.common import terminal_text as tt
 
     lines = [f"# A {singular} from {tt(origin)}."]
     lines += [f"{name}: {tt(value(getattr(row, name)))}" for name in type(row).model_fields]
@@ -252,8 +254,6 @@ def lookup_report(result: object, twin_of: float | None = None) -> str:
     """The chosen link with what stands at each end and the cable or fibre between them, and the
     best option of every other medium, with why it lost. Parts are named by part number, as in the
     BOM and the cable plan. ``twin_of``: the rate asked for, carried as two links on twin-port ends."""
-    from bom.catalog.media import LADDER, Lookup
-
     assert isinstance(result, Lookup)
     c = result.choice
     j = c.to_json()
@@ -274,7 +274,6 @@ def lookup_report(result: object, twin_of: float | None = None) -> str:
              f"fibre {j['fibre']} x{j['fibre_runs']} ({j['connector']}, {j['lit_strands']} lit strands)"
              if j["fibre"] else None,
              "dark fibre pair between the coherent modules" if j["coherent"] else None]
-    from bom.catalog.media import metres
 
     twin = ([f"{twin_of:g} Gbit/s in one cage = two {c.option.rate_gbps:g} Gbit/s links on twin-port ends "
              "(each part below carries both; price and power are per link, twice per cage pair)"]
@@ -302,8 +301,6 @@ def lookup_report(result: object, twin_of: float | None = None) -> str:
 
 def build_summary(model: object) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
-    from bom.model.model import Model
-
     assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
@@ -363,8 +360,6 @@ def build_summary(model: object) -> str:
         lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
                      f"external laser modules are BOM lines)")
     if across.dci is not None:
-        from bom.catalog.media import COHERENT_STANDARD
-
         d = across.dci
         std = COHERENT_STANDARD.get(d.coherent.standard, d.coherent.standard)
         lines.append(f"scale-across: {across.wavelengths:,} wavelengths of {std} over "
@@ -380,8 +375,6 @@ def build_summary(model: object) -> str:
 
 def _line_loss(d: object) -> str:
     """The coherent line's unamplified loss against its module's budget, when the catalog has one."""
-    from bom.model.dci import Dci
-
     assert isinstance(d, Dci)
     loss = d.loss
     if loss is None or loss.budget_db is None:
@@ -395,8 +388,6 @@ def _count(n: int, word: str) -> str:
 
 
 def totals_line(report: object) -> str:
-    from bom.costing.report import Report
-
     assert isinstance(report, Report)
     t = report.tco
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
@@ -420,8 +411,6 @@ def power_line(report: object) -> str:
 
 def in_service_line(report: object) -> str:
     """Each site's earliest in-service date (the first few sites), "" without a schedule."""
-    from bom.outputs.writers.common import terminal_text
-
     sched = getattr(report, "schedule", [])
     if not sched:
         return ""
@@ -433,8 +422,6 @@ def in_service_line(report: object) -> str:
 
 def job_line(report: object) -> str:
     """The job's cost on a line of its own ("" without a training job)."""
-    from bom.outputs.writers.common import terminal_text
-
     j = getattr(report, "job", None)
     if j is None:
         return ""
@@ -444,8 +431,6 @@ def job_line(report: object) -> str:
 
 
 def compare_table(result: object) -> str:
-    from bom.costing.compare import Comparison
-
     assert isinstance(result, Comparison)
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
@@ -459,9 +444,6 @@ def compare_table(result: object) -> str:
                      f"{m['network_capex_per_gpu']:,.0f}{star['network_capex_per_gpu']}",
                      f"{m['network_power_w_per_gpu']:,.0f}{star['network_power_w_per_gpu']}",
                      f"{m['usd_per_gpu_hour']:.3f}{star['usd_per_gpu_hour']}"])
-    import shutil
-    import textwrap
-
     width = shutil.get_terminal_size().columns
     notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
@@ -482,8 +464,6 @@ def compare_table(result: object) -> str:
 
 def _job_table(result: object) -> list[str]:
     """The job each generation was sized for: its time and cost side by side (none without a job)."""
-    from bom.costing.compare import Comparison
-
     assert isinstance(result, Comparison)
     pairs = [(g, m) for g, m in zip(result.generations, result.rows(), strict=True) if "job_cost_usd" in m]
     if not pairs:
@@ -499,8 +479,6 @@ def _job_table(result: object) -> list[str]:
 def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
     """``bom check``: each rule with violations (errors first), its count and its first ``show``
     violations (where, both ends, what to change); the rules that passed on one line; the summary."""
-    from bom.outputs.writers.common import terminal_text as tt
-
     read = "the closed form and the cable plan" if checks.plan else "the closed form"
     out = [f"Design rules for {tt(name)} ({read}):"]
     for r in checks.failed:
@@ -525,8 +503,6 @@ def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
 def phases_table(phases: object) -> str:
     """The build-out: each phase's date, GPUs, capex and re-cabling under both growth policies, and
     each policy's totals (capex, re-cabling, TCO, cost per GPU-hour)."""
-    from bom.costing.phases import Phases
-
     assert isinstance(phases, Phases)
     names = list(phases.policies)
     head = f"{'phase':<14} {'date':<10} {'GPUs':>8}" + "".join(

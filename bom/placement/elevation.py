@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bom.topology.scaleup import scale_up
+
 if TYPE_CHECKING:
     from bom.model.model import Model
     from bom.model.placement import Placement, Rack, Slot
@@ -31,7 +33,6 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
     worked out once (a campus has a few layouts and tens of thousands of racks)."""
     placement = model.placement
     assert placement is not None
-    from bom.topology.scaleup import scale_up
 
     p = model.platform
     layouts: dict[int, tuple[list[tuple[object, ...]], tuple[object, ...]]] = {}

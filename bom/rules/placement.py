@@ -15,6 +15,7 @@ from bom.model.checks import ERROR, WARNING, End, Report, Rule, Violation
 from bom.model.placement import Layout
 from bom.rules.context import Context
 from bom.rules.ports import plan_end
+from bom.units import magnitude
 
 
 def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
@@ -101,7 +102,6 @@ def rack_power(ctx: Context) -> Iterator[Violation]:
     p = ctx.model.placement
     if limit is None or p is None:
         return
-    from bom.units import magnitude
 
     feed = magnitude(limit, "power")
     copies: Counter[Layout] = Counter()

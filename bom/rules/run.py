@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from bom.cableplan.rows import COL, rows
 from bom.model.checks import KEEP, MODEL, PLAN, Checks, RuleResult
 from bom.rules.context import Context
 from bom.rules.registry import RULES
@@ -36,8 +37,6 @@ def check(model: Model, catalog: Catalog, plan: bool = False, keep: int = KEEP,
         if plan and rule.stream is not None:
             streams.append(rule.stream(ctx, res.add))
     if streams:
-        from bom.cableplan.rows import rows
-
         feed(streams, rows(ctx.model, catalog=ctx.catalog))
         for s in streams:
             s.done()
@@ -65,8 +64,6 @@ class PlanRules:
     scale-up rows (``bom cables --scale-up``: NVLink inside a rack, no part to order) are not theirs."""
 
     def __init__(self, model: Model, catalog: Catalog, keep: int = KEEP, rules: Iterable[Rule] = RULES) -> None:
-        from bom.cableplan.rows import COL
-
         ctx = Context(model, catalog)
         self.results = [RuleResult(r, (PLAN,), keep=keep) for r in rules if r.stream is not None]
         self.streams = [res.rule.stream(ctx, res.add) for res in self.results]   # type: ignore[misc]

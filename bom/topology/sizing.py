@@ -14,6 +14,7 @@ from bom.catalog.rows import Platform
 from bom.errors import LimitError
 from bom.inputs.workload import Workload
 from bom.model.sizing import Accelerator, Level, LevelPower, Sizing
+from bom.units import magnitude
 
 USABLE_MEMORY_FRACTION = 0.85
 DEFAULT_PUE = 1.25  # bom.costing.tco.DEFAULTS["pue"]; the callers pass the scenario's tco.pue
@@ -55,7 +56,6 @@ def platform_accelerator(p: Platform) -> Accelerator:
         flops["fp8"] = p.flops_per_gpu("fp8")
     if p.fp4_dense is not None:
         flops["fp4"] = p.flops_per_gpu("fp4")
-    from bom.units import magnitude
 
     hbm = None if p.memory_bandwidth is None else magnitude(p.memory_bandwidth, "rate") * 1e9 / 8
     return Accelerator(p.id, magnitude(p.memory_per_gpu, "information"), flops,

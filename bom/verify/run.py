@@ -8,7 +8,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bom.cableplan.rows import rows
 from bom.errors import BomError
+from bom.outputs.writers.workorder import output
 from bom.verify import ib as ibnet
 from bom.verify import lldp as lldpd
 from bom.verify import workorder
@@ -58,8 +60,6 @@ def _read(lldp: Path | None, ib: Path | None) -> Seen:
 
 def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
     """The model's cable plan, streamed row by row, against ``seen``."""
-    from bom.cableplan.rows import rows
-
     known = set(model.fabrics) | ({"dci"} if model.dci is not None else set())
     for f in fabrics:
         if f not in known:
@@ -69,8 +69,6 @@ def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[s
 
 
 def work_order(v: Verification, name: str) -> Output:
-    from bom.outputs.writers.workorder import output
-
     return output(name, workorder.HEADER, workorder.rows(v), workorder.PARTS_HEADER, workorder.parts(v))
 
 

@@ -431,7 +431,7 @@ def test_a_second_push_finishes_what_a_failed_one_started(netbox, scenario, tmp_
 def test_the_cli_default_is_the_pushs_measured_number_of_workers():
     import inspect
 
-    from bom.netbox import commands
+    from bom.cli import netbox as commands
     from bom.netbox.push import WORKERS
 
     assert inspect.signature(commands.push).parameters["workers"].default == WORKERS

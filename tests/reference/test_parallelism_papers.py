@@ -28,7 +28,7 @@ import pytest
 
 from bom.catalog.load import load_catalog
 from bom.model.parallelism import Split, Tiers
-from bom.pipeline import platform_tiers
+from bom.topology.jobs import platform_tiers
 from bom.topology.parallelism import Shape, memory_bytes, microbatches, plan, propose
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 

@@ -23,7 +23,7 @@ import pytest
 from bom.catalog.load import load_catalog
 from bom.errors import LimitError
 from bom.model.parallelism import Split, Tiers
-from bom.pipeline import platform_tiers
+from bom.topology.jobs import platform_tiers
 from bom.topology.serving import ServeShape, check, plan
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 

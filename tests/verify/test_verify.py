@@ -240,7 +240,8 @@ def test_not_covered_cables_are_not_checked_unless_their_fabric_is_named(bom, tm
 def test_netbox_in_the_same_report(bom, tmp_path, plan, monkeypatch):
     """--netbox runs bom netbox diff's comparison (tested against a real NetBox in tests/netbox) and
     puts it in the same report and exit code; here NetBox is a stand-in lacking one cable."""
-    from bom.netbox import commands, diff
+    from bom.cli import netbox as commands
+    from bom.netbox import diff
 
     seen = {}
 

@@ -1,15 +1,9 @@
-"""One writer per output format, behind one registry: suffix -> function(report) -> bytes."""
+"""One writer per output format (format only: they read the report or stream the plan's rows).
 
-from __future__ import annotations
-
-from collections.abc import Callable
-
-from bom.costing.report import Report
-
-
-def writers() -> dict[str, Callable[[Report], bytes]]:
-    from bom.outputs.writers.documents import write_cart, write_csv, write_html, write_json, write_markdown
-    from bom.outputs.writers.xlsx import write_xlsx
-
-    return {".xlsx": write_xlsx, ".html": write_html, ".md": write_markdown, ".json": write_json,
-            ".csv": write_csv, "-cart.csv": write_cart}
+Public surface: :func:`bom.outputs.writers.registry.writers` (suffix -> writer of the build's set),
+:mod:`~bom.outputs.writers.xlsx` (the BOM and TCO workbook), :mod:`~bom.outputs.writers.documents`
+(HTML, Markdown, JSON, CSV, the cart), :mod:`~bom.outputs.writers.cables` and
+:mod:`~bom.outputs.writers.cabling_xlsx` (the cable plan), :mod:`~bom.outputs.writers.compare_xlsx`
+and :mod:`~bom.outputs.writers.compare_text` (the comparison), :mod:`~bom.outputs.writers.diagram`,
+:mod:`~bom.outputs.writers.topology` (DOT, draw.io, netlab) and :mod:`~bom.outputs.writers.workorder`.
+"""

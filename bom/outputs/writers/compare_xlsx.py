@@ -10,6 +10,7 @@ import re
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font
+from openpyxl.utils import get_column_letter
 
 from bom.costing.categories import NOT_NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.compare import Comparison, Generation
@@ -205,8 +206,6 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
 
 
 def _col(n: int) -> str:
-    from openpyxl.utils import get_column_letter
-
     return get_column_letter(n)
 
 

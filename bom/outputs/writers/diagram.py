@@ -13,6 +13,7 @@ and scale-up domains, the legend. Tier labels stand in a left gutter that no lin
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -230,8 +231,6 @@ def _site_row(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: f
 
 def _site_ring(d: Diagram, sizes: list[int], pairs: list[tuple[int, int]], top: float) -> float:
     """Numbered dots round an ellipse, every cabled pair a chord; the sizes told in a line."""
-    import math
-
     k = len(sizes)
     rx, ry = 300.0, 120.0
     cx, cy = GUTTER + 10 + rx + 60, top + ry + 24

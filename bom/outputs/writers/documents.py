@@ -12,7 +12,10 @@ from bom.costing.categories import CATEGORIES
 from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.tco import NOT_INCLUDED
+from bom.outputs.planfiles import build_note
 from bom.outputs.writers.common import csv_writer, markdown_text, visible_text
+from bom.outputs.writers.diagram import diagram
+from bom.placement.elevation import samples
 from bom.resources import data_dir
 
 
@@ -38,7 +41,7 @@ def environment(autoescape: bool, trusted: bool = False) -> Any:
 @functools.lru_cache(maxsize=2)
 def _env(autoescape: bool, trusted: bool = False) -> Any:
     """One jinja2 environment per escaping mode: templates compile once per process."""
-    import jinja2
+    import jinja2  # lazy: jinja2 loads only for a report
 
     clean = visible_text if autoescape or trusted else markdown_text   # HTML escapes markup itself
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
@@ -174,10 +177,6 @@ def _job_rows(r: Report) -> list[tuple[str, str]]:
 
 
 def write_html(r: Report) -> bytes:
-    from bom.outputs.planfiles import build_note
-    from bom.outputs.writers.diagram import diagram
-    from bom.placement.elevation import samples
-
     ctx = _context(r)
     ctx["d"] = diagram(r)
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -34,6 +36,7 @@ from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
+from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
 from bom.topology.endpoints import storage_defaults
 
@@ -118,8 +121,6 @@ def paper_setup(ws: Worksheet, title: str | None = None) -> None:
 
 def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
-    import textwrap
-
     lines = 1
     for c, text in texts.items():
         width = ws.column_dimensions[_letter(c)].width or 10
@@ -367,8 +368,6 @@ def _bom_validation(ws: Worksheet, first: int, last: int) -> None:
 
 
 def _letter(n: int) -> str:
-    from openpyxl.utils import get_column_letter
-
     return get_column_letter(n)
 
 
@@ -564,8 +563,6 @@ def _range(wb: Workbook, r: Report) -> None:
     """The Monte Carlo's draws (bom/costing/uncertainty.py) as values, their P10 / P50 / P90 as
     PERCENTILE formulas over them, a histogram of the cost per GPU-hour (COUNTIFS over the draws) and
     the spreads with their sources."""
-    from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
-
     rg = r.range
     if rg is None:
         return
