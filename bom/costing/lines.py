@@ -15,7 +15,7 @@ from bom.costing.categories import Category
 from bom.costing.cooling import plan
 from bom.model.cluster import ScaleUp
 from bom.model.dci import DARK_FIBRE_SKU, Dci
-from bom.model.fabrics import OobFabric
+from bom.model.fabrics import Fabric
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
@@ -267,24 +267,16 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     return out
 
 
-def fabric_switch_lines(f: object, catalog: Catalog) -> list[Line]:
-    if isinstance(f, OobFabric):
-        switches = {"leaf": catalog.get("switches", f.leaf_id)}
-        if f.spine_id:
-            switches["spine"] = catalog.get("switches", f.spine_id)
-        return switch_lines(f.name, f.tier, {k: f.switches(k) for k in switches}, switches)  # type: ignore[arg-type]
-    p = f.first  # type: ignore[attr-defined]
-    switches = {"leaf": catalog.get("switches", p.leaf.id), "spine": catalog.get("switches", p.spine.id),
-                "core": catalog.get("switches", p.spine.id)}
-    # A modular spine or core is counted part by part; a leaf is always a whole switch.
+def fabric_switch_lines(f: Fabric, catalog: Catalog) -> list[Line]:
+    """Each switch layer's switches; a modular spine or core counted part by part (a leaf is always a
+    whole switch)."""
+    switches = {k: catalog.get("switches", sid) for k, sid in f.switch_ids().items()}
     fixed = {k: v for k, v in switches.items() if k == "leaf" or not getattr(v, "modular", None)}
-    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[attr-defined,arg-type]
-    for layer in ("spine", "core"):
-        row = switches[layer]
-        if layer not in fixed and f.switches(layer):  # type: ignore[attr-defined]
+    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[arg-type]
+    for layer, row in switches.items():
+        if layer not in fixed and f.switches(layer):
             assert isinstance(row, Switch)
-            out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer),  # type: ignore[attr-defined]
-                                 p.spine.radix / row.ports)
+            out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer), f.first.spine.radix / row.ports)
     return out
 
 

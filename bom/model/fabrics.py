@@ -57,14 +57,21 @@ class Fabric:
     ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
     rate_gbps: float = 0.0                    # a node link's rate (the NIC's over the planes)
     note: str = ""                            # what the build chose for the user (the report's warnings)
+    #: Endpoint kind -> why its own part is not used (its ports counted as the nodes' on this fabric).
+    substitutions: dict[str, str] = field(default_factory=dict)
 
     @property
     def first(self) -> Plane:
         return self.shapes[0][1]
 
     def with_groups(self, groups: list[LinkGroup], substitutions: dict[str, str]) -> Fabric:
-        """The fabric with its link groups (a switch fabric counts every port as its own part)."""
-        return replace(self, groups=groups)
+        """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
+        return replace(self, groups=groups, substitutions=substitutions)
+
+    def switch_ids(self) -> dict[str, str]:
+        """The catalog row of each switch layer (a layer with no switches included)."""
+        p = self.first
+        return {"leaf": p.leaf.id, "spine": p.spine.id, "core": p.spine.id}
 
     @property
     def scheduled(self) -> bool:
@@ -258,12 +265,7 @@ class PooledFabric(Fabric):
     kind: ClassVar[FabricKind] = FabricKind.POOLED
 
     pooled: list[PooledShape] = field(default_factory=list)
-    substitutions: dict[str, str] = field(default_factory=dict)   # endpoint role -> why its own part is not used
     leaf_switch: Switch | None = None
-
-    def with_groups(self, groups: list[LinkGroup], substitutions: dict[str, str]) -> Fabric:
-        """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
-        return replace(self, groups=groups, substitutions=substitutions)
 
     @property
     def roles(self) -> list[str]:
@@ -352,6 +354,9 @@ class OobFabric(Fabric):
     @property
     def spine_switch_id(self) -> str | None:
         return self.spine_id
+
+    def switch_ids(self) -> dict[str, str]:
+        return {"leaf": self.leaf_id} | ({"spine": self.spine_id} if self.spine_id else {})
 
     @property
     def layers(self) -> int:

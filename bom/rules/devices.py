@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
-from bom.model.fabrics import OobFabric, PooledFabric
+from bom.model.fabrics import OobFabric
 from bom.model.hops import HopKind
 from bom.model.plane import SwitchPorts
 from bom.topology.planes import uplink_ports, uplink_rates
@@ -110,7 +110,7 @@ class Resolver:
         if g.hop == HopKind.FABRIC_DCI:
             return self.router(g.rate_gbps), self.top(g.rate_gbps)
         f = self.model.fabrics[g.fabric]
-        if isinstance(f, OobFabric):
+        if isinstance(f, OobFabric):   # its devices are every managed device, found by their ports' roles
             return self.oob_end(f, g, g.lower, lower=True), self.oob_end(f, g, g.upper, lower=False)
         return self.fabric_end(f, g, lower=True), self.fabric_end(f, g, lower=False)
 
@@ -133,7 +133,7 @@ class Resolver:
     def endpoint(self, f: Fabric, role: str) -> Device | None:
         """An endpoint kind's port on ``f``: a fabric manager on the compute leaves, or a storage
         appliance, server or management switch uplink on a storage or in-band leaf."""
-        note = f.substitutions.get(role, "") if isinstance(f, PooledFabric) else ""
+        note = f.substitutions.get(role, "")
         if role == "oob":     # a management switch's uplinks: its own dedicated ports
             oob = self.model.fabrics.get("oob")
             if isinstance(oob, OobFabric):
