@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from bom.catalog.media import cage
-from bom.links.pattern import Fixed, HopContext, Item, Link, Mesh, Pair, Pattern, Section
+from bom.links.pattern import Fixed, HopContext, Item, Link, Mesh, Pair, Pattern, Section, Tags
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks
 from bom.model.hops import HopKind
@@ -147,8 +147,10 @@ class SpineCore(Pattern[FabricLinks]):
             for pod in range(p.pods):
                 for s in range(sp):
                     cores = [(pl * sp + s) * cpg + c for c in range(cpg)]
+                    # A core group takes spine s of every pod: its ports are one set over the pods.
                     yield Mesh(spine_role, [(pod * planes + pl) * sp + s], core_role, cores, p.spine_core_per_pair,
-                               pl + 1, (pl, pod, s), sw.spine_hi if sw else None, sw.core_lo if sw else None)
+                               pl + 1, Tags((pl, pod, s), (pl, s)), sw.spine_hi if sw else None,
+                               sw.core_lo if sw else None)
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:
         p, shapes = ctx.view.first, ctx.view.planes_of

@@ -100,8 +100,9 @@ class Pair(NamedTuple):
 class Mesh(NamedTuple):
     """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links (a pod's leaves
     and spines), lower device by lower device in the plan. The closed form counts it rack by rack
-    (:func:`~bom.topology.geometry.between`); ``tag`` tells this set from others in the same racks.
-    ``a(i)``/``b(i)``: each device's cage range (the plan's)."""
+    (:func:`~bom.topology.geometry.between`); ``tag`` tells this set from others in the same racks, at
+    both ends or (lower, upper) where a device's links span several sets (a core takes one spine of
+    every pod). ``a(i)``/``b(i)``: each device's cage range (the plan's)."""
 
     lower_role: str
     lower: Sequence[int]
@@ -124,6 +125,13 @@ class Section(NamedTuple):
 
 
 Item = Pair | Mesh | Section
+
+
+class Tags(NamedTuple):
+    """A mesh's sets at its two ends, where they differ."""
+
+    lower: object
+    upper: object
 
 
 class Link(NamedTuple):
@@ -235,8 +243,9 @@ class Pattern(Generic[V]):
             a.add(item.lower, run, item.links, copies * item.many)
             b.add(item.upper, run, item.links * item.many, copies)
         elif isinstance(item, Mesh):
+            tags = item.tag if isinstance(item.tag, Tags) else (item.tag, item.tag)
             between(ctx.fp, ctx.floor, (item.lower_role, list(item.lower)), (item.upper_role, list(item.upper)),
-                    item.per_pair, a, b, item.tag)
+                    item.per_pair, a, b, tags)
         else:
             for pair in item.make(0):
                 self._add(ctx, pair, a, b, copies * item.copies)

@@ -170,30 +170,6 @@ def leaf_loads(p: Plane, planes: int) -> list[tuple[int, int]]:
     return [(1, used) for used in out]
 
 
-def node_leaf_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_role: str
-                   ) -> tuple[EndGroups, EndGroups]:
-    """Every node's ports to its leaves, all planes: one copy of each section the nodes stand in,
-    times its copies (a copy's nodes and their leaves stand alike in every copy)."""
-    lo: EndGroups = []
-    up: EndGroups = []
-    lpg = plane.leaves_per_group
-    for part in floor.parts("node"):
-        nodes, leaves = Profiles(), Profiles()
-        for i in range(part.first, part.first + part.per_copy):
-            g, n = divmod(i, plane.group_nodes)
-            fill = plane.group_nodes if g < plane.groups - 1 else plane.last_group_nodes
-            a = floor.spot("node", i)
-            for pl in range(planes):
-                for r in range(plane.node_ports):
-                    leaf = (g * planes + pl) * lpg + leaf_of(plane, n, r, fill)
-                    run = route(a, floor.spot(leaf_role, leaf), fp)
-                    nodes.add(i, run, 1)
-                    leaves.add(leaf, run, 1)
-        lo += nodes.groups(part.copies)
-        up += leaves.groups(part.copies)
-    return lo, up
-
-
 def pod_leaves(plane: Plane, pl: int, planes: int) -> list[list[int]]:
     """Each pod's leaves of plane ``pl`` (site indices), group by group in leaf order."""
     out: list[list[int]] = [[] for _ in range(plane.pods)]
@@ -214,55 +190,17 @@ def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, 
 
 
 def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
-            per_pair: int, lo: Profiles, up: Profiles, tag: object) -> None:
+            per_pair: int, lo: Profiles, up: Profiles, tags: tuple[object, object]) -> None:
     """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
-    rack by rack (devices in one rack share their runs); ``tag`` tells this set of devices from the
-    others in the same racks (another plane's, another pod's)."""
+    rack by rack (devices in one rack share their runs). ``tags`` tell each end's set of devices from
+    the others in the same racks (another plane's, another pod's): a device's ports must all be under
+    one tag, since its cages are counted over all its ports (a core takes one spine of every pod)."""
     a_spots, b_spots = _by_spot(floor, *lower), _by_spot(floor, *upper)
     for a, na in a_spots.items():
         for b, nb in b_spots.items():
             run = route(a, b, fp)
-            lo.add((tag, a), run, nb * per_pair, na)
-            up.add((tag, b), run, na * per_pair, nb)
-
-
-def leaf_spine_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, roles: dict[str, str]
-                    ) -> tuple[EndGroups, EndGroups]:
-    """Each leaf's uplinks spread over its pod's spines, every plane."""
-    lo, up = Profiles(), Profiles()
-    sp = plane.spines_per_pod
-    for pl in range(planes):
-        for pod, leaves in enumerate(pod_leaves(plane, pl, planes)):
-            spines = [(pod * planes + pl) * sp + s for s in range(sp)]
-            between(fp, floor, (roles["leaf"], leaves), (roles["spine"], spines), plane.leaf_spine_per_pair, lo, up,
-                    (pl, pod))
-    return lo.groups(), up.groups()
-
-
-def spine_core_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, roles: dict[str, str]
-                    ) -> tuple[EndGroups, EndGroups]:
-    """Spine i of every pod to core group i, every plane."""
-    lo, up = Profiles(), Profiles()
-    sp, cpg = plane.spines_per_pod, plane.cores_per_group
-    for pl in range(planes):
-        for s in range(sp):
-            spines = [(pod * planes + pl) * sp + s for pod in range(plane.pods)]
-            cores = [(pl * sp + s) * cpg + c for c in range(cpg)]
-            between(fp, floor, (roles["spine"], spines), (roles["core"], cores), plane.spine_core_per_pair, lo, up,
-                    (pl, s))
-    return lo.groups(), up.groups()
-
-
-def pair_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, leaf_role: str
-              ) -> tuple[EndGroups, EndGroups]:
-    """A switch pair's ISLs, every plane: switch 0 to switch 1 of the plane's one group."""
-    lo, up = Profiles(), Profiles()
-    for pl in range(planes):
-        first = pl * plane.leaves_per_group
-        run = route(floor.spot(leaf_role, first), floor.spot(leaf_role, first + 1), fp)
-        lo.add(first, run, plane.isl)
-        up.add(first + 1, run, plane.isl)
-    return lo.groups(), up.groups()
+            lo.add((tags[0], a), run, nb * per_pair, na)
+            up.add((tags[1], b), run, na * per_pair, nb)
 
 
 def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:

@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from bom.errors import LimitError
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, SwitchPorts
-from bom.topology.geometry import DEFAULTS, leaf_spine_ends, node_leaf_ends, pair_ends, spine_core_ends
+from bom.links.fabric import LeafLeaf, LeafSpine, NodeLeafRail, NodeLeafTor, SpineCore
+from bom.links.pattern import HopContext, Pattern
+from bom.links.views import FabricLinks
+from bom.model.floorplan import EndGroups
+from bom.topology.geometry import DEFAULTS
 from bom.topology.planes import plan, smallest_spread
 from tests.explicit_fabric import build
 
@@ -48,6 +52,17 @@ class _Everywhere(list):
 
 
 _ALL = _Everywhere()
+
+
+def ends(pattern: Pattern[FabricLinks], p, floor=None) -> tuple[EndGroups, EndGroups]:  # type: ignore[no-untyped-def]
+    """The hop's two ends on one site of plane ``p`` (every device in one rack unless ``floor``), as
+    the closed form counts them (the pattern's pairs, bom/links)."""
+    view = FabricLinks("compute", "scale-out", [(1, p)], [floor or OneRack(p)])
+    return pattern.ends(HopContext(view, FLOOR))
+
+
+def node_leaf_ends(p, floor=None):  # type: ignore[no-untyped-def]
+    return ends(NodeLeafTor() if p.topology == "tor" else NodeLeafRail(), p, floor)
 
 
 def modules(groups, per_cage):
@@ -105,23 +120,22 @@ def test_closed_form_equals_the_explicit_graph(c):
     assert p.spine_core_links == g.hop("spine-core")
     assert p.leaf_leaf_links == g.hop("leaf-leaf")
     one = OneRack(p)
-    roles = {"leaf": "leaf", "spine": "spine", "core": "core"}
-    nodes, leaves = node_leaf_ends(p, FLOOR, one, 1, "leaf")
+    nodes, leaves = node_leaf_ends(p, one)
     assert ports(nodes) == ports(leaves) == p.node_leaf_links
     assert modules(nodes, c["node_ports"]) == g.modules("node")
     leaf_modules = modules(leaves, c["per_cage"])
     spine_modules = 0
     if p.isl:
-        lo, hi = pair_ends(p, FLOOR, one, 1, "leaf")
+        lo, hi = ends(LeafLeaf(), p, one)
         assert ports(lo) == ports(hi) == p.leaf_leaf_links
         leaf_modules += modules(lo, p.up.ports_per_cage) + modules(hi, p.up.ports_per_cage)
     if p.layers > 1:
-        leaf_up, spines = leaf_spine_ends(p, FLOOR, one, 1, roles)
+        leaf_up, spines = ends(LeafSpine(), p, one)
         assert ports(leaf_up) == ports(spines) == p.leaf_spine_links
         leaf_modules += modules(leaf_up, p.up.ports_per_cage)
         spine_modules += modules(spines, p.spine.ports_per_cage)
     if p.layers == 3:
-        up, cores = spine_core_ends(p, FLOOR, one, 1, roles)
+        up, cores = ends(SpineCore(), p, one)
         assert ports(up) == ports(cores) == p.spine_core_links
         spine_modules += modules(up, p.spine.ports_per_cage)
         assert modules(cores, p.spine.ports_per_cage) == g.modules("core")
@@ -133,7 +147,7 @@ def test_closed_form_equals_the_explicit_graph(c):
     # No switch is over its radix, counted in the closed form's own ports.
     at_native = 2 if p.leaf_uplink is not None else 1
     assert p.leaf_down + p.leaf_up * at_native <= s.radix or p.layers == 1
-    assert all(sum(r.values()) <= p.spine.radix for _, r in (leaf_spine_ends(p, FLOOR, one, 1, roles)[1]
+    assert all(sum(r.values()) <= p.spine.radix for _, r in (ends(LeafSpine(), p, one)[1]
                                                               if p.layers > 1 else []))
     # The ports each spine and core uses (what a modular chassis fills with line cards), in the
     # closed form's own ports, equal the explicit graph's, switch by switch.
@@ -283,7 +297,7 @@ def test_rail_only_every_node_of_a_rail_on_one_leaf():
     s = sw(128)
     p = plan(32, 8, s, s, topology="rail-only", group_nodes=32)
     assert (p.leaves, p.rails_per_leaf, p.spines, p.layers, p.leaf_up) == (2, 4, 0, 1, 0)
-    nodes, leaves = node_leaf_ends(p, FLOOR, OneRack(p), 1, "leaf")
+    nodes, leaves = node_leaf_ends(p)
     assert ports(leaves) == 256 and all(sum(runs.values()) == 128 for _, runs in leaves)
     p1 = plan(32, 8, s, s, topology="rail-only", group_nodes=32, rails_per_leaf=1)
     assert (p1.leaves, p1.spines) == (8, 0)
