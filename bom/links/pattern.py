@@ -291,33 +291,48 @@ class Pattern(Generic[V]):
 
     def rows(self, ctx: HopContext[V]) -> Rows:
         """The hop's rows in the walked site: every pair of every copy, every link, each end's port."""
-        for item in self.pairs(ctx):
-            yield from self._rows(ctx, item)
-
-    def _rows(self, ctx: HopContext[V], item: Item) -> Rows:
         plan = ctx.plan
         assert plan is not None
-        site, kinds = ctx.site, ctx.kinds
-        if isinstance(item, Section):
-            for c in range(item.copies):
-                for pair in item.make(c):
-                    yield from self._rows(ctx, pair)
-        elif isinstance(item, Mesh):
-            assert item.a is not None and item.b is not None
-            for i in item.lower:
-                a = item.a(i)
-                for j in item.upper:
-                    yield from self._rows(ctx, Pair((item.lower_role, i), (item.upper_role, j), item.per_pair,
-                                                    item.plane, "", a, item.b(j)))
-        else:
-            assert item.a is not None and item.b is not None
-            k = kinds[item.run or self._route(ctx, item)]
-            emit = plan.emitter(k)
-            a, b = plan.place(item.lower[0], site, item.lower[1]), plan.place(item.upper[0], site, item.upper[1])
-            for _ in range(item.links):
-                ap, ac = item.a.at(k.a_key, k.a_per)
-                bp, bc = item.b.at(k.b_key, k.b_per)
-                yield from emit(k, item.plane, item.rail, a, ap, ac, b, bp, bc)
+        site, kinds, fp, place, spot = ctx.site, ctx.kinds, ctx.fp, plan.place, plan.spot
+        # Consecutive pairs mostly share their lower device (a node's rails): its place and spot once.
+        last: list[object] = [None, None, None]
+
+        def links(pair: Pair) -> Rows:
+            a_dev, b_dev = pair.lower, pair.upper
+            if a_dev != last[0]:
+                last[:] = a_dev, place(a_dev[0], site, a_dev[1]), None
+            run = pair.run
+            if run is None:
+                if pair.spots is not None:
+                    run = route(pair.spots[0], pair.spots[1], fp)
+                else:
+                    if last[2] is None:
+                        last[2] = spot(a_dev[0], site, a_dev[1])
+                    run = route(last[2], spot(b_dev[0], site, b_dev[1]), fp)   # type: ignore[arg-type]
+            k = kinds[run]
+            emit = plan.emitter(k)   # type: ignore[union-attr]
+            a, b = last[1], place(b_dev[0], site, b_dev[1])
+            a_end, b_end = pair.a, pair.b
+            assert a_end is not None and b_end is not None
+            for _ in range(pair.links):
+                ap, ac = a_end.at(k.a_key, k.a_per)
+                bp, bc = b_end.at(k.b_key, k.b_per)
+                yield from emit(k, pair.plane, pair.rail, a, ap, ac, b, bp, bc)
+
+        for item in self.pairs(ctx):
+            if isinstance(item, Section):
+                for c in range(item.copies):
+                    for pair in item.make(c):
+                        yield from links(pair)
+            elif isinstance(item, Mesh):
+                assert item.a is not None and item.b is not None
+                for i in item.lower:
+                    a_end = item.a(i)
+                    for j in item.upper:
+                        yield from links(Pair((item.lower_role, i), (item.upper_role, j), item.per_pair, item.plane,
+                                              "", a_end, item.b(j)))
+            else:
+                yield from links(item)
 
 
 def ordered(patterns: Iterable[Pattern[V]]) -> list[Pattern[V]]:
