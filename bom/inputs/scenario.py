@@ -134,6 +134,10 @@ class FabricSpec(Model):
         o = self.oversubscription
         return o.spine if isinstance(o, LayerRatios) and "spine" in o.model_fields_set else None
 
+    mlag: int | None = Field(default=None, ge=1, le=16, examples=[2])
+    """Storage and in-band: the leaves in MLAG pairs, every node's and endpoint's ports dual-homed over
+    its pair's two switches, and this many peer links between them (the DGX BasePOD deployment guide
+    bonds two ports, swp63 and swp64, as the SN4600C pair's peerlink). Default: single-homed leaves."""
     media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
                         "smf-duplex"]] | None = Field(default=None, examples=[["multimode"]])
     """Media the design allows, e.g. [multimode] where a reference design uses optics throughout;
@@ -539,6 +543,10 @@ class Scenario(Model):
             if name != "oob" and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
                            hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
+            if name not in ("storage", "inband") and spec.mlag is not None:
+                raise RuleError("mlag pairs the leaves of the storage and in-band fabrics only",
+                                ("fabrics", name, "mlag"),
+                                hint="Drop it here; the compute fabric's switch pair is topology: pair.")
             if name in ("storage", "inband") and "rails_per_leaf" in given:
                 raise RuleError(f"rails_per_leaf is a key of the compute fabric; the {name} fabric is rail-agnostic",
                                 ("fabrics", name, "rails_per_leaf"), hint="Drop it here.")

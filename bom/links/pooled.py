@@ -55,7 +55,7 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
         """The leaf (site index) of plane ``pl`` that takes node port ``unit`` of the site: its
         group's units split over the group's leaves (:func:`~bom.model.shares.share`)."""
         g, u, fill = ps.node_group(unit)
-        return (g * fab.planes + pl) * p.leaves_per_group + share(u, fill, p.leaves_per_group)
+        return (g * fab.planes + pl) * p.leaves_per_group + fab.spread(u, fill, p.leaves_per_group)
 
     def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
         for pl in range(ctx.view.planes):
@@ -109,7 +109,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
         evenly over the endpoints' leaves (:func:`~bom.model.shares.share`)."""
         lpg = p.leaves_per_group
         first = ps.node_groups if ps.extra_groups else 0
-        j = share(u, ports, self.leaves(ps, p))
+        j = fab.spread(u, ports, self.leaves(ps, p))
         return ((first + j // lpg) * fab.planes) * lpg + j % lpg
 
     def kind(self, ctx: HopContext[PooledLinks]) -> tuple[NicPorts, int] | None:
@@ -196,6 +196,31 @@ class EndpointLeaf(Pattern[PooledLinks]):
                             "shared racks; on a site this large set fabrics.oob.uplinks: spine (each "
                             "site's own OOB spines, on 100G optics).")
             raise
+
+
+class MlagPeer(Pattern[PooledLinks]):
+    """An MLAG pair's peer links: ``mlag`` of them between the two switches of every leaf pair, on the
+    cages each keeps past its downlinks (and uplinks)."""
+
+    hop, lower, upper = HopKind.MLAG_PEER, "leaf", "leaf"
+
+    def applies(self, ctx: HopContext[PooledLinks]) -> bool:
+        return bool(ctx.view.mlag)
+
+    def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
+        p, fab, sw = ctx.p, ctx.view, ctx.switches
+        role, lpg = fab.role("leaf"), p.leaves_per_group
+        for pl in range(fab.planes):
+            for g in range(p.groups):
+                for k in range(0, lpg, 2):
+                    a = (g * fab.planes + pl) * lpg + k
+                    yield Pair((role, a), (role, a + 1), fab.mlag, pl + 1, "", sw.leaf_up(a) if sw else None,
+                               sw.leaf_up(a + 1) if sw else None)
+
+    def link(self, ctx: HopContext[PooledLinks]) -> Link:
+        p = ctx.view.first
+        peer = cage(p.up.form_factor, p.up.ports_per_cage)   # a pair's peer links all reach the other switch
+        return Link(p.up.rate_gbps, peer, peer, ctx.view.up_lane)
 
 
 def endpoint_patterns(view: PooledLinks) -> list[EndpointLeaf]:

@@ -24,7 +24,7 @@ from bom.links.fabric import LeafLeaf, LeafSpine, NodeLeafRail, NodeLeafTor, Spi
 from bom.links.line import DCI_LINE
 from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
 from bom.links.pattern import HopContext, Pattern, ordered
-from bom.links.pooled import PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
+from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
 from bom.links.scaleup import SWITCHED, TORUS
 from bom.links.ufm import UFM_LEAF
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
@@ -51,7 +51,8 @@ class Family:
 
 
 _SWITCHED = (NodeLeafRail(), NodeLeafTor(), UFM_LEAF, LeafLeaf(), LeafSpine(), SpineCore())
-_POOLED_NODES, _POOLED_SWITCHES = PooledNodeLeaf(), (PooledLeafSpine(), PooledSpineCore())
+# An MLAG pair's peer links take the cages past the uplinks' (the BasePOD guide's swp63-64).
+_POOLED_NODES, _POOLED_SWITCHES = PooledNodeLeaf(), (PooledLeafSpine(), PooledSpineCore(), MlagPeer())
 
 FAMILIES: dict[FabricKind, Family] = {
     # The UFM's ports take the leaves' downlinks right after the nodes' (before the uplinks' cages).

@@ -21,6 +21,7 @@ from bom.catalog.media import cage
 from bom.catalog.rows import GEARBOX_CAGES
 from bom.links.ports import OWN_ROLES, port_names
 from bom.model.floor import floors
+from bom.model.shares import paired, share
 from bom.topology.geometry import block_nodes
 from bom.units import magnitude
 
@@ -160,6 +161,7 @@ class PooledLinks(FabricLinks):
     block: int = 1
     leaf_switch: Switch | None = None
     uplink_names: Sequence[str] = ()
+    mlag: int = 0            # peer links per MLAG leaf pair (0: single-homed leaves)
 
     @classmethod
     def of_pooled(cls, f: PooledFabric, compute: Fabric | None, fp: FloorPlan, placement: Placement | None = None,
@@ -167,12 +169,17 @@ class PooledLinks(FabricLinks):
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
         ups = uplink_names(oob_leaf) if oob_leaf is not None and "oob" in f.roles else ()
         return cls(f.name, f.tier, f.shapes, floors(placement) if placement else (), placement, f.planes,
-                   f.node_ports, None, f.rate_gbps, f.pooled, block, f.leaf_switch, tuple(ups))
+                   f.node_ports, None, f.rate_gbps, f.pooled, block, f.leaf_switch, tuple(ups), f.spec.mlag or 0)
 
     @property
     def rate(self) -> float:
         """A node link's rate: the node NIC's over the planes."""
         return magnitude(self.nic.rate, "rate") / self.planes
+
+    def spread(self, unit: int, total: int, parts: int) -> int:
+        """Which of ``parts`` leaves takes the ``unit``-th of ``total`` ports: even shares, or over MLAG
+        pairs with each pair's two switches taking alternate ports (dual-homed)."""
+        return paired(unit, total, parts) if self.mlag else share(unit, total, parts)
 
     @property
     def leaf_cage(self) -> str:

@@ -273,8 +273,9 @@ class PooledFabric(Fabric):
         return sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
 
     def links_by_hop(self) -> dict[str, int]:
-        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
-        return super().links_by_hop() | {f"{role}-leaf": self.hop_links(f"{role}-leaf") for role in self.roles}
+        # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone); an MLAG pair's peer links too.
+        mlag = {HopKind.MLAG_PEER: self.hop_links(HopKind.MLAG_PEER)} if self.hop_links(HopKind.MLAG_PEER) else {}
+        return super().links_by_hop() | {f"{role}-leaf": self.hop_links(f"{role}-leaf") for role in self.roles} | mlag
 
     def to_json(self) -> dict[str, object]:
         out = super().to_json()

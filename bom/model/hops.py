@@ -17,6 +17,7 @@ class HopKind(StrEnum):
     CUBE_OCS = "cube-ocs"
     NODE_LEAF = "node-leaf"
     LEAF_LEAF = "leaf-leaf"
+    MLAG_PEER = "mlag-peer"
     LEAF_SPINE = "leaf-spine"
     SPINE_CORE = "spine-core"
     LEAF_INBAND = "leaf-inband"
@@ -45,6 +46,8 @@ HOPS: dict[HopKind, HopMeaning] = {
     H.CUBE_OCS: HopMeaning("node", "ocs", "scale-up", "a torus cube face's optic to its optical circuit switch"),
     H.NODE_LEAF: HopMeaning("node", "leaf", "scale-out", "a node's NIC port to its leaf"),
     H.LEAF_LEAF: HopMeaning("leaf", "leaf", "scale-out", "an ISL between a switch pair's two switches"),
+    H.MLAG_PEER: HopMeaning("leaf", "leaf", "scale-out",
+                            "an MLAG pair's peer link between its two switches (the inter-chassis bond)"),
     H.LEAF_SPINE: HopMeaning("leaf", "spine", "scale-out", "a leaf's uplink to a spine"),
     H.SPINE_CORE: HopMeaning("spine", "core", "scale-out", "a spine's uplink to a core"),
     H.LEAF_INBAND: HopMeaning("leaf", "inband", "scale-out",

@@ -24,3 +24,14 @@ def share(unit: int, total: int, parts: int) -> int:
     q, rem = divmod(total, parts)
     big = rem * (q + 1)
     return unit // (q + 1) if unit < big else rem + (unit - big) // q
+
+
+def paired(unit: int, total: int, parts: int) -> int:
+    """Which of ``parts`` switches in MLAG pairs takes the ``unit``-th of ``total`` units: consecutive units
+    alternate between a pair's two switches (a node's two ports dual-homed), the pairs taking even
+    shares of them as :func:`share` gives.
+
+    >>> [paired(u, 8, 4) for u in range(8)]
+    [0, 1, 0, 1, 2, 3, 2, 3]
+    """
+    return 2 * share(unit // 2, -(-total // 2), parts // 2) + unit % 2

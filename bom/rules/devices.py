@@ -125,7 +125,7 @@ class Resolver:
                               population=(f.name, "node", PORTS))
         if layer in ("leaf", "spine", "core"):
             # A leaf's links to the layer above leave by its uplink side; every other leaf end is a downlink.
-            ports = {"leaf": p.up if g.hop in (HopKind.LEAF_SPINE, HopKind.LEAF_LEAF) else p.leaf,
+            ports = {"leaf": p.up if g.hop in (HopKind.LEAF_SPINE, HopKind.LEAF_LEAF, HopKind.MLAG_PEER) else p.leaf,
                      "spine": p.spine, "core": p.spine}[layer]
             return switch_device(self.switch(ports.id), ports, layer, g.rate_gbps, f.name, layer)
         return self.endpoint(f, layer)

@@ -109,7 +109,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
          native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
          spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-         scheduled: bool = False) -> Plane:
+         scheduled: bool = False, peer_links: int = 0) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -126,6 +126,9 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     ``scheduled``: the leaf is a scheduled fabric's interface node and ``leaf_uplink`` its fabric ports
     at their finest bundle: every one is cabled whatever the host ports carry (the fabric's speedup),
     spread evenly over the fabric elements, a pair joined at ``native``'s rate where whole ports reach.
+    ``peer_links``: the leaves stand in MLAG pairs (an even number of them per group, each node's ports
+    dual-homed over its pair) with this many peer links between a pair's two switches, in whole cages
+    kept from each leaf's downlinks.
     """
     over = ratio(oversubscription)
     pair = NativePorts.same(native) if isinstance(native, SwitchPorts) else native
@@ -137,8 +140,10 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
     if topology == "rail-only":
         return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
+    reserve = _cages(peer_links, leaf.ports_per_cage) if peer_links else 0
     single = (None if rails_per_leaf not in (None, node_ports) or min_spines is not None
-              else _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink))
+              else _single(nodes, node_ports, leaf, topology, group_nodes, layers, leaf_uplink, reserve,
+                           bool(peer_links)))
     if single is not None:
         return single
     if layers == 1 and topology == "rail-optimized":   # one layer of rail leaves: the rail-only shape
@@ -154,13 +159,16 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
         raise LimitError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
                          hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
     if leaf_uplink is not None:
-        down, up = leaf.radix, leaf_uplink.radix
+        down, up = leaf.radix - reserve, leaf_uplink.radix
     else:
         down, up = _leaf_split(leaf.radix, leaf.ports_per_cage, over)
+        down -= reserve
     if nodes <= group_nodes:
         group_nodes = nodes   # one partial group: the pod itself, not a whole SU, sets the leaves
     per_group, used, blocks, rails = _group_leaves(topology, node_blocks, group_nodes, node_ports, down,
                                                    rails_per_leaf)
+    if peer_links and per_group % 2:
+        per_group += 1   # MLAG pairs: a group's ports dual-homed over whole pairs
     # Uplinks match the downlinks a full group uses at this oversubscription (a scheduled fabric's
     # interface node cables every fabric port: cells are sprayed over all of them).
     if not scheduled:
@@ -297,15 +305,18 @@ def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_
 
 
 def _single(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, group_nodes: int,
-            layers: int | None, leaf_uplink: SwitchPorts | None) -> Plane | None:
-    """The whole fabric on one switch when every node port fits it (no spines to build)."""
-    if layers not in (None, 1) or leaf_uplink is not None or nodes * node_ports > leaf.radix:
+            layers: int | None, leaf_uplink: SwitchPorts | None, reserve: int = 0, pair: bool = False
+            ) -> Plane | None:
+    """The whole fabric on one switch when every node port fits it (no spines to build), or on one MLAG
+    pair when ``pair`` (each switch keeping ``reserve`` ports for the peer links)."""
+    leaves = 2 if pair else 1
+    if layers not in (None, 1) or leaf_uplink is not None or nodes * node_ports > leaves * (leaf.radix - reserve):
         return None
     if topology == "tor" and nodes > group_nodes:
         return None   # a ToR fabric of several racks keeps a ToR per rack
     rails = node_ports if topology == "rail-optimized" else 1
     return Plane(topology=topology, layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
-                 node_ports=node_ports, leaves_per_group=1, leaf_down=leaf.radix, leaf_up=0, pods=1,
+                 node_ports=node_ports, leaves_per_group=leaves, leaf_down=leaf.radix - reserve, leaf_up=0, pods=1,
                  groups_per_pod=1, spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf,
                  rails_per_leaf=rails)
 

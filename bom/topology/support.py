@@ -186,7 +186,9 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     uplinks = uplink_ports(leaf)
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     natives = switch_rates(spec, media, leaf, spine, rate, leaf_p, spine_p) if uplinks is None else [None]
-    down = leaf_down(leaf, rate, spec.leaf_ratio)
+    # MLAG pairs: each switch keeps its peer links' cages, and a group's ports fill a pair of them.
+    reserve = math.ceil((spec.mlag or 0) / leaf_p.ports_per_cage) * leaf_p.ports_per_cage
+    down = (leaf_down(leaf, rate, spec.leaf_ratio) - reserve) * (2 if spec.mlag else 1)
     ends = design.endpoints
     kinds = ends.kinds(name) if ends else []
     shapes: list[tuple[int, Plane]] = []
@@ -212,7 +214,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
         padded = shape.node_groups * g_units
         extra_groups = endpoint_groups(site_kinds, g_units, leaf_p.ports_per_cage)
         b_ports = border_ports(leaf, leaf_p.ports_per_cage, border[0], border[1][k]) if border else 0
-        single = one_leaf(spec, site.nodes, block, node_units + extra + b_ports, leaf_p.radix)
+        single = one_leaf(spec, site.nodes, block, node_units + extra + b_ports,
+                          (leaf_p.radix - reserve) * (2 if spec.mlag else 1))
         if single:
             # Every port of the site fits one leaf: that leaf is the fabric (no spine, no
             # endpoint leaves of their own); the RA's per-SU endpoint leaves need a spine to join.
@@ -227,7 +230,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                          group_nodes=padded + extra + b_ports if single else g_units,
                          layers=None if spec.layers == "auto" else int(spec.layers),
                          oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
-                         spine_oversubscription=spec.spine_ratio)
+                         spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0)
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
         except LimitError as exc:

@@ -56,6 +56,11 @@ sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", attach: inband
 nodes: 8
 fabrics: {compute: {}, oob: {uplinks: inband}}
 """,
+    # In-band leaves in MLAG pairs, dual-homed ports and peer links, over spines (several leaf pairs).
+    "mlag": """platform: dgx-h100
+nodes: 64
+fabrics: {compute: {}, inband: {mlag: 2}, storage: {mlag: 4}}
+""",
     # A TPU torus's cube faces on optical circuit switches.
     "torus": """platform: tpu-v4-pod
 gpus: 128

@@ -100,15 +100,39 @@ def test_basepod_management_side(catalog):
         assert m.fabrics[name].to_json()["switches"] == {"leaf": 1, "spine": 0, "core": 0}, name
 
 
-@pytest.mark.xfail(strict=True, reason="the in-band fabric is built as one switch, not the MLAG pair the "
-                   "BasePOD deployment guide configures (SN4600 #1 with a peerlink to its MLAG peer)")
+MLAG = ("name: basepod-mlag\nplatform: dgx-h100\nnodes: 8\n"
+        "fabrics: {compute: {switch: qm9700, topology: pair}, inband: {mlag: 2}, oob: {}}\n")
+
+
 def test_basepod_in_band_is_an_mlag_pair(catalog):
-    """NVIDIA DGX BasePOD Deployment Guide featuring DGX A100 (docs.nvidia.com/dgx-basepod/
-    deployment-guides/dgx-basepod-a100/latest/switch-configurations.html), "SN4600 #1 (In-band
-    Management Switch)": an MLAG peerlink (swp57, swp58) and an MLAG backup address, so the in-band
-    switches are a pair. The H100/B200 RA's own count was not read (see above); held here as the
-    known gap, so the day the pair is built this test says so."""
+    """NVIDIA DGX BasePOD Deployment Guide (docs.nvidia.com/dgx-basepod/deployment-guide-dgx-basepod/latest/
+    network-deploy.html, "SN4600C - managementnet ethernet switches", read 2026-12-06 through the stored
+    pages corpus): "MLAG between the two SN4600C switches", "Each headnode / K8s node / DGX is dual homed
+    to the SN4600C switches via bond interface", and the SN4600C-1 reference configuration's
+    ``nv set interface peerlink bond member swp63,swp64``. With ``fabrics.inband.mlag: 2`` the in-band
+    fabric is that pair: two SN4600C, every node's two in-band ports on the two switches, and two
+    peer links on the switches' last two ports (p63, p64 of the 64-port SN4600C)."""
+    from bom.cableplan.rows import cable_rows
     from tests.topology.test_build import build
 
-    m = build(catalog, SUPPORT.format(n=8))
-    assert m.fabrics["inband"].to_json()["switches"]["leaf"] == 2
+    m = build(catalog, MLAG)
+    j = m.fabrics["inband"].to_json()
+    assert j["switch"] == "sn4600c" and j["switches"]["leaf"] == 2
+    assert j["links"]["mlag-peer"] == 2
+    rows = [r for r in cable_rows(m) if r.fabric == "inband"]
+    peer = [r for r in rows if r.hop == "mlag-peer"]
+    assert sorted((r.a_port, r.b_port) for r in peer) == [("p63", "p63"), ("p64", "p64")]   # swp63, swp64
+    assert len({r.a_device for r in peer} | {r.b_device for r in peer}) == 2
+    homes: dict[str, set[str]] = {}
+    for r in rows:
+        if r.hop == "node-leaf":
+            homes.setdefault(r.a_device, set()).add(r.b_device)
+    assert len(homes) == 8 and all(len(leaves) == 2 for leaves in homes.values())   # dual-homed
+
+
+def test_mlag_is_for_storage_and_in_band_only(bom, tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("name: m\nplatform: dgx-h100\nnodes: 8\nfabrics: {compute: {mlag: 2}}\n")
+    r = bom("build", str(path))
+    assert r.exit_code == 2 and "mlag pairs the leaves of the storage and in-band fabrics only" in r.output
+    assert "fabrics.compute.mlag" in r.output
