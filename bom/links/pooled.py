@@ -27,7 +27,6 @@ from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern, S
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks, PooledLinks
 from bom.model.hops import HopKind, endpoint_hop
-from bom.model.shares import share
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
 

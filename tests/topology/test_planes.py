@@ -10,12 +10,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bom.errors import LimitError
-from bom.model.floorplan import FloorPlan
-from bom.model.plane import NativePorts, SwitchPorts
 from bom.links.fabric import LeafLeaf, LeafSpine, NodeLeafRail, NodeLeafTor, SpineCore
 from bom.links.pattern import HopContext, Pattern
 from bom.links.views import FabricLinks
-from bom.model.floorplan import EndGroups
+from bom.model.floorplan import EndGroups, FloorPlan
+from bom.model.plane import NativePorts, SwitchPorts
 from bom.topology.geometry import DEFAULTS
 from bom.topology.planes import plan, smallest_spread
 from tests.explicit_fabric import build
