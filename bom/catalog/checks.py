@@ -108,8 +108,8 @@ UNVERIFIED = re.compile(r"\b(not\s+(?:re-?)?verified|unverified|unconfirmed|not\
 #: clause is: "NOT verified: 1U, 800 W, price." still doubts 1U and 800 W.
 PRICE = re.compile(r"\b(price[sd]?|pricing|USD|kUSD|street|reseller|list\s+price|cost)\b", re.IGNORECASE)
 #: A figure of a class of products, not of the model the row sells ("AMD's figure for a 51.2T switch",
-#: "the QSFP28 class figure", "TH5 class", "estimates only", a third party's figure): stored as the
-#: model's fact it is an estimate whatever words go with it.
+#: "the QSFP28 class figure", "SN6810-class", "estimates only"): stored as the model's fact it is an
+#: estimate whatever words go with it. "Class 8 (17 W)" (a module power class) is not one.
 CLASS = re.compile(r"\b(?:class\s+(?:figure|value|estimate)s?\b|[\w.]+-class\b|the\s+class\s+of\b|"
                    r"of\s+the\s+[\w. ]{1,30}?\s+class\b|for\s+an?\s+[\d.]+\s*T\s+switch|estimates?\s+only)",
                    re.IGNORECASE)
@@ -135,12 +135,10 @@ def _doubted(sentence: str) -> bool:
     clause whose doubt follows its price word closes a list whose other items share the doubt
     ("Power and price are estimates.") unless it stands first ("Price estimate from resellers, 64
     ports verified.")."""
-    clauses = [c for c in _CLAUSES.split(sentence) if c and c.strip(" .()")]
-    if not clauses or not UNVERIFIED.search(sentence) and not CLASS.search(sentence):
-        return False
     if CLASS.search(sentence) and _figures(sentence):
         return True
-    if not UNVERIFIED.search(sentence):
+    clauses = [c for c in _CLAUSES.split(sentence) if c and c.strip(" .()")]
+    if not clauses or not UNVERIFIED.search(sentence):
         return False
     if not PRICE.search(sentence):
         return True
