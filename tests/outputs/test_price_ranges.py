@@ -72,8 +72,8 @@ def test_csv_and_json_carry_the_range_and_its_source(built):
 
 def test_report_and_summary_show_the_range(built):
     html = (built / "h100.html").read_text()
-    assert "<th>low</th><th>high</th>" in html and "price range source" in html
-    assert "375,000 USD" in html and "placeholder: no published range" in html
+    assert html.count("<th>unit price</th><th>low / high</th>") == 2 and "price range source" in html
+    assert "270,000 USD<br>375,000 USD" in html and "placeholder: no published range" in html
     md = (built / "h100.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| DGXH-G640F+P2EDI36 |"))
     cells = [c.strip() for c in row.split("|")]
