@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, Catalog, Module, Platform, Row, Switch
 from bom.errors import CatalogError
+from bom.units import DIMENSIONS, Quantity, magnitude
 
 
 def check_platform_switches(cat: Catalog) -> None:
@@ -103,8 +104,15 @@ def check_catalog(cat: Catalog) -> None:
 UNVERIFIED = re.compile(r"\b(not\s+(?:re-?)?verified|unverified|unconfirmed|not\s+(?:re-?)?confirmed|"
                         r"not\s+(?:re-?)?checked|not\s+read|placeholders?|estimated?|estimates|assumed|assumption|"
                         r"not\s+published|unknown)\b", re.IGNORECASE)
-#: Sentences about prices are left out: prices are estimates by design (price_source says so).
+#: Clauses about prices are left out: prices are estimates by design (price_source says so). Only the
+#: clause is: "NOT verified: 1U, 800 W, price." still doubts 1U and 800 W.
 PRICE = re.compile(r"\b(price[sd]?|pricing|USD|kUSD|street|reseller|list\s+price|cost)\b", re.IGNORECASE)
+#: A figure of a class of products, not of the model the row sells ("AMD's figure for a 51.2T switch",
+#: "the QSFP28 class figure", "SN6810-class", "estimates only"): stored as the model's fact it is an
+#: estimate whatever words go with it. "Class 8 (17 W)" (a module power class) is not one.
+CLASS = re.compile(r"\b(?:class\s+(?:figure|value|estimate)s?\b|[\w.]+-class\b|the\s+class\s+of\b|"
+                   r"of\s+the\s+[\w. ]{1,30}?\s+class\b|for\s+an?\s+[\d.]+\s*T\s+switch|estimates?\s+only)",
+                   re.IGNORECASE)
 #: Product text speaks of the product: what a fact rests on, not when or by whom it was looked up.
 SESSION = re.compile(r"\b(?:this|that|the\s+last|an?\s+earlier)\s+session\b", re.IGNORECASE)
 #: Text fields that are not prose about facts (names and codes).
@@ -112,20 +120,72 @@ NOT_PROSE = frozenset({"id", "part_number", "vendor", "price_source", "status", 
                        "connector", "medium", "kind", "protocol", "standard", "fibre", "role", "system",
                        "generation", "gpu", "nic", "switch", "rack", "network_rack", "pdu", "ufm", "mgmt",
                        "storage", "default_switch", "layer", "fabric"})
+#: Texts about a price or a lead time, which are not facts to confirm ("estimate: ..." is their form).
+NOT_FACTS = frozenset({"price_range_source", "lead_time_source"})
+#: A sentence's clauses: list items and asides ("NOT verified: 1U, 800 W and price").
+_CLAUSES = re.compile(r"[,;:]\s*|\s+(?:and|or|but|plus)\s+", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.;])\s+|\s+-\s+")
+
+
+def _doubted(sentence: str) -> bool:
+    """Whether ``sentence`` doubts a fact, read clause by clause so a price in it excuses only its clause.
+
+    A clause with a doubt and no price doubts a fact ("NOT verified: 1U, ..., price."), unless the
+    sentence is about the price alone ("Price: the launch price, an estimate for today."); a price
+    clause whose doubt follows its price word closes a list whose other items share the doubt
+    ("Power and price are estimates.") unless it stands first ("Price estimate from resellers, 64
+    ports verified.")."""
+    if CLASS.search(sentence) and _figures(sentence):
+        return True
+    clauses = [c for c in _CLAUSES.split(sentence) if c and c.strip(" .()")]
+    if not clauses or not UNVERIFIED.search(sentence):
+        return False
+    if not PRICE.search(sentence):
+        return True
+    topic = PRICE.match(clauses[0].strip(" ('\"")) is not None and len(clauses[0].split()) <= 3
+    for i, clause in enumerate(clauses):
+        doubt, price = UNVERIFIED.search(clause), PRICE.search(clause)
+        if doubt is None:
+            continue
+        if price is None:
+            if not topic:
+                return True
+        elif i > 0 and price.start() < doubt.start() and not topic \
+                and any(not PRICE.search(c) for c in clauses[:i]):
+            return True
+    return False
 
 
 def unverified_phrases(text: str | None) -> list[str]:
-    """The sentences of ``text`` that say a fact is unverified, price sentences left out.
+    """The sentences of ``text`` that say a fact is unverified, their price clauses excused.
 
     >>> unverified_phrases("Verified: 64 ports. Power NOT verified (estimate). Price estimate.")
     ['Power NOT verified (estimate).']
     >>> unverified_phrases("Part number from RA-11333-001 V11 (not re-verified).")
     ['Part number from RA-11333-001 V11 (not re-verified).']
+    >>> unverified_phrases("NOT verified: 1U, 800 W, two 100G in-band ports, price.")
+    ['NOT verified: 1U, 800 W, two 100G in-band ports, price.']
+    >>> unverified_phrases("Power (3.5 W) and price are estimates. Price: the launch price, an estimate.")
+    ['Power (3.5 W) and price are estimates.']
     """
     if not text:
         return []
-    sentences = re.split(r"(?<=[.;])\s+|\s+-\s+", text)
-    return [s.strip() for s in sentences if UNVERIFIED.search(s) and not PRICE.search(s)]
+    return [s.strip() for s in _SENTENCES.split(text) if _doubted(s)]
+
+
+#: A figure with its unit as notes quote it ("1,125 W", "593w", "3.5 kW", "100 m", "1.9 dB").
+_FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(kW|W|km|m|dB)(?![\w/])", re.IGNORECASE)
+_UNITS = {"kw": ("power", 1000.0), "w": ("power", 1.0), "km": ("length", 1000.0), "m": ("length", 1.0),
+          "db": ("loss", 1.0)}
+
+
+def _figures(text: str) -> set[tuple[str, float]]:
+    """(dimension, value in W, m or dB) of every figure ``text`` quotes."""
+    out = set()
+    for number, unit in _FIGURE.findall(text):
+        dim, scale = _UNITS[unit.lower()]
+        out.add((dim, round(float(number.replace(",", "")) * scale, 6)))
+    return out
 
 
 def texts(model: BaseModel, path: str = "") -> Iterator[tuple[str, str, BaseModel]]:
@@ -168,6 +228,20 @@ def _facts(model: BaseModel, path: str = "") -> Iterator[tuple[str, str]]:
             yield f"{path}{name}", name
 
 
+def _values(model: BaseModel, path: str = "") -> Iterator[tuple[str, tuple[str, float]]]:
+    """(dotted path, (dimension, value in W, m or dB)) of every power, length and loss fact of a row."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if (not path and name in UNCONFIRMABLE) or name in _UNNAMED:
+            continue
+        if isinstance(value, BaseModel):
+            yield from _values(value, f"{path}{name}.")
+        elif isinstance(value, Quantity):
+            for dim in ("power", "length", "loss"):
+                if value.is_compatible_with(DIMENSIONS[dim][1]):
+                    yield f"{path}{name}", (dim, round(magnitude(value, dim), 6))
+
+
 def _named(sentence: str, word: str) -> bool:
     """Whether ``sentence`` names the field ``word`` (``loss_budget`` or ``loss budget``)."""
     spaced = word.replace("_", "[ _]")
@@ -197,11 +271,14 @@ def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
     for kind, rows in cat.rows.items():
         for row in rows.values():
             facts = list(_facts(row))
+            values = list(_values(row))
             for where, text, _ in texts(row):
                 if SESSION.search(text):
                     yield (kind, row, where, f"{where} speaks of a lookup session, not the product: "
                            f"{SESSION.search(text).group(0)!r} (say what the fact rests on: a document, a table, "
                            f"a third-party figure)")
+                if where in NOT_FACTS:
+                    continue
                 prefix = where.rsplit(".", 1)[0] + "." if "." in where else ""   # the block's path
                 for sentence in unverified_phrases(text):
                     if row.confirmed:
@@ -211,6 +288,12 @@ def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
                     # dotted path; a nested block's doubt needs one of that block's facts marked.
                     named = [f for f, word in facts
                              if (f == prefix + word and _named(sentence, word)) or ("." in f and _named(sentence, f))]
+                    # A class figure names the facts by their values ("AMD's figure for a 51.2T switch: 540 W
+                    # typical" is power_typical); elsewhere a figure may be what an estimate rests on ("2,100 W
+                    # is an estimate (940 W + 64 x 18 W optics)": the 940 W is the data sheet's typical).
+                    if CLASS.search(sentence):
+                        quoted = _figures(sentence)
+                        named += [f for f, v in values if v in quoted and f.startswith(prefix) and f not in named]
                     # "36 ports per line card" names the marked modular.line_card.ports, not the row's ports
                     missing = [f for f in named if not _marked(row, f)
                                and not any(u.endswith("." + f.rsplit(".", 1)[-1]) for u in row.unconfirmed)]

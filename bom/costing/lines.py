@@ -45,6 +45,8 @@ class Line:
     #: The range public prices span per unit (the row's price_low_usd / price_high_usd); None: no range.
     unit_price_low_usd: float | None = None
     unit_price_high_usd: float | None = None
+    #: Where each end of that range is published (the row's price_range_source); None: no range.
+    unit_price_range_source: str | None = None
 
     @property
     def price_usd(self) -> float:
@@ -81,6 +83,7 @@ class Line:
                 "unit_price_usd": self.unit_price_usd, "unit_power_w": self.unit_power_w,
                 "unit_power_max_w": self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w,
                 "unit_price_low_usd": self.unit_price_low_usd, "unit_price_high_usd": self.unit_price_high_usd,
+                "unit_price_range_source": self.unit_price_range_source,
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
@@ -91,7 +94,8 @@ def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: f
     return Line(tier, fabric, hop, category, row.id, sku or row.part_number, description or row.description,
                 row.vendor, qty, unit, row.price_usd if price is None else price, power_w, row.price_source,
                 row.as_of.isoformat(), row.source, unit_price_low_usd=row.price_low_usd if own else None,
-                unit_price_high_usd=row.price_high_usd if own else None)
+                unit_price_high_usd=row.price_high_usd if own else None,
+                unit_price_range_source=row.price_range_source if own else None)
 
 
 def _sold_price(row: Cable | Fibre, part_number: str | None, length_m: float) -> float:

@@ -149,12 +149,13 @@ def _line() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "description": STR, "category": STR, "tier": STR, "fabric": STR,
                 "hop": STR, "quantity": COUNT, "unit": STR, "unit_price_usd": NUM, "unit_power_w": NUM,
                 "unit_power_max_w": NUM, "unit_price_low_usd": null(NUM),
-                "unit_price_high_usd": null(NUM), "price_source": STR, "vendor": STR, "asset_class": STR,
-                "flags": array(STR)},
+                "unit_price_high_usd": null(NUM), "unit_price_range_source": null(STR), "price_source": STR,
+                "vendor": STR, "asset_class": STR, "flags": array(STR)},
                description="One BOM line. unit_power_w is the unit's typical draw (the energy cost's basis), "
                            "unit_power_max_w its maximum (facility sizing); they differ where a catalog row "
                            "publishes both (a platform's power_typical and power_per_system). "
-                           "unit_price_low_usd / unit_price_high_usd: the row's published price range (null: none).")
+                           "unit_price_low_usd / unit_price_high_usd: the row's published price range (null: none), "
+                           "unit_price_range_source where each end is published.")
 
 
 def _order() -> Schema:

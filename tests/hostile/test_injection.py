@@ -50,7 +50,8 @@ PAYLOADS = [
 ]
 #: Text that shows a payload ran: a formula's result or a link's label.
 RAN = ("Open datasheet", "click")
-NUMBERS = {"quantity", "unit_price_usd", "extended_usd", "unit_power_w", "extended_power_w", "as_of"}
+NUMBERS = {"quantity", "unit_price_usd", "unit_price_low_usd", "unit_price_high_usd", "extended_usd", "unit_power_w",
+           "extended_power_w", "as_of"}
 #: Rows the build below uses: those sold in one piece first (every text field of theirs is in the BOM).
 ROWS = {"platforms": ["dgx-h100"], "switches": ["qm9700", "sn2201", "sn4600c", "sn5600"], "modules": ["mma4z00-ns"],
         "fibres": ["mfp7e10-n"], "cables": ["mcp7y10-n", "mfa1a00-c"]}

@@ -137,3 +137,22 @@ def reproducible_zip(data: bytes, document_iso: str = FIXED_ISO) -> bytes:
             entry.external_attr = 0o644 << 16
             dst.writestr(entry, body)
     return out.getvalue()
+
+
+def price_ranges(lines: Iterable[Any]) -> dict[str, tuple[float, float, str]]:
+    """Per part number, the published price range its BOM lines carry (low, high, where published).
+
+    One catalog row sells a part number, so the first line with a range speaks for all of them; a
+    quote replaces the range, and a line priced off its row (a sold length) has none."""
+    out: dict[str, tuple[float, float, str]] = {}
+    for x in lines:
+        if x.unit_price_low_usd is not None and x.unit_price_high_usd is not None and x.sku not in out:
+            out[x.sku] = (x.unit_price_low_usd, x.unit_price_high_usd, x.unit_price_range_source or "")
+    return out
+
+
+def range_source(source: str | None, price_source: str) -> str:
+    """Where a line's published price range comes from, or why it has none."""
+    if source:
+        return source
+    return "placeholder: no published range" if price_source == "estimate" else ""

@@ -13,7 +13,7 @@ from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.tco import NOT_INCLUDED
 from bom.outputs.planfiles import build_note
-from bom.outputs.writers.common import csv_writer, markdown_text, visible_text
+from bom.outputs.writers.common import csv_writer, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
 from bom.placement.elevation import samples
 from bom.resources import data_dir
@@ -70,6 +70,7 @@ def _context(r: Report) -> dict[str, Any]:
             "by_category": [(c, v) for c, v in by_category if v], "description": m.scenario.description,
             "estimates": sources["estimate"], "quotes": sources["quote"], "lists": sources["list"],
             "order": r.order, "warnings": r.warnings, "quote_rows": r.quotes, "sens": r.sensitivity,
+            "ranges": price_ranges(r.lines), "range_source": range_source,
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
             "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
             "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r)}
@@ -191,9 +192,11 @@ def write_json(r: Report) -> bytes:
     return (json.dumps(r.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
 
 
+#: Beside the point price, the range public prices span and where it is published (blank: none, a
+#: placeholder when price_source is estimate).
 CSV_COLS = ["tier", "fabric", "hop", "category", "catalog_id", "sku", "description", "vendor", "quantity",
-            "unit", "unit_price_usd", "extended_usd", "unit_power_w", "extended_power_w", "price_source",
-            "as_of", "source"]
+            "unit", "unit_price_usd", "unit_price_low_usd", "unit_price_high_usd", "price_range_source",
+            "extended_usd", "unit_power_w", "extended_power_w", "price_source", "as_of", "source"]
 
 
 def write_csv(r: Report) -> bytes:
@@ -203,9 +206,15 @@ def write_csv(r: Report) -> bytes:
     for x in r.lines:
         row = [x.tier, x.fabric, x.hop, x.category, x.catalog_id, x.sku, x.description, x.vendor,
                int(x.quantity) if x.unit == "each" else x.quantity, x.unit, x.unit_price_usd,
+               _blank(x.unit_price_low_usd), _blank(x.unit_price_high_usd),
+               range_source(x.unit_price_range_source, x.price_source),
                round(x.price_usd, 2), x.unit_power_w, round(x.power_w, 3), x.price_source, x.as_of, x.source]
         w.writerow(row)
     return buf.getvalue().encode()
+
+
+def _blank(x: float | None) -> float | str:
+    return "" if x is None else x
 
 
 CART_COLS = ["vendor", "part_number", "maker", "description", "unit", "quantity", "installed", "spares",

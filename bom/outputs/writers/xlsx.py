@@ -37,7 +37,14 @@ from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
-from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
+from bom.outputs.writers.common import (
+    Formula,
+    cell_text,
+    is_formula_like,
+    price_ranges,
+    range_source,
+    reproducible_zip,
+)
 from bom.topology.endpoints import storage_defaults
 
 USD = '#,##0.00 "USD"'
@@ -288,11 +295,15 @@ def _price_quality(ws: Worksheet, r: Report, n: int) -> None:
 # --- BOM ---------------------------------------------------------------------------------
 
 BOM_COLS = ["No", "Part number", "Description", "Category", "Tier", "Fabric", "Hop", "Qty", "Unit",
-            "Unit price", "Extended price", "Unit power", "Extended power", "Unit power max", "Extended power max",
-            "Asset class", "Price source", "As of", "Flags", "Vendor", "Catalog id", "Source"]
-_BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 16, 11, 14, 11, 14, 8, 8, 10, 24, 8, 15, 40]
+            "Unit price", "Price low", "Price high", "Extended price", "Unit power", "Extended power",
+            "Unit power max", "Extended power max", "Asset class", "Price source", "Price range source", "As of",
+            "Flags", "Vendor", "Catalog id", "Source"]
+_BOM_WIDTHS = [4, 19, 34, 13, 10, 8, 9, 8, 5, 14, 12, 12, 16, 11, 14, 11, 14, 8, 8, 40, 10, 24, 8, 15, 40]
 # Long part numbers, category names and ids wrap inside their column on paper.
 _WRAPPED = {"Part number", "Description", "Category", "Flags", "Catalog id"}
+#: The published range beside the point price (blank where none is published: a placeholder when the
+#: price source is estimate), and where each end is published.
+_RANGE = ("Price low", "Price high", "Price range source")
 # Text right after a right-aligned number starts one indent in, not touching it ("9,088,000 Wgpu").
 _AFTER_NUMBER = {"Asset class"}
 _INDENT = Alignment(horizontal="left", vertical="top", indent=1)
@@ -326,9 +337,12 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                   "Unit power max": line.unit_power_w if line.unit_power_max_w is None else line.unit_power_max_w,
                   "Extended power max": fx(f"{this_row('Qty', table)}*{this_row('Unit power max', table)}"),
                   "Asset class": asset_class(line.category), "Price source": line.price_source,
+                  "Price low": line.unit_price_low_usd, "Price high": line.unit_price_high_usd,
+                  "Price range source": range_source(line.unit_price_range_source, line.price_source),
                   "As of": _date(line.as_of) or line.as_of, "Flags": "; ".join((flags or {}).get(line.sku, ())),
                   "Vendor": line.vendor, "Catalog id": line.catalog_id, "Source": line.source}
         fmts = {"Qty": COUNT if line.unit == "each" else "#,##0.0", "Unit price": _money(line.unit_price_usd),
+                "Price low": _money(line.unit_price_low_usd or 0), "Price high": _money(line.unit_price_high_usd or 0),
                 "Extended price": _money(line.price_usd), "Unit power": WATT if line.unit_power_w < 1e4 else WATT0,
                 "Extended power": WATT if line.power_w < 1e6 else WATT0,
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
@@ -362,7 +376,7 @@ def _bom_validation(ws: Worksheet, first: int, last: int) -> None:
     for dv in (amounts, classes):
         dv.showErrorMessage = True
         ws.add_data_validation(dv)
-    for name in ("Qty", "Unit price", "Unit power", "Unit power max"):
+    for name in ("Qty", "Unit price", "Price low", "Price high", "Unit power", "Unit power max"):
         amounts.add(f"{_letter(col(name))}{first}:{_letter(col(name))}{last}")
     classes.add(f"{_letter(col('Asset class'))}{first}:{_letter(col('Asset class'))}{last}")
 
@@ -385,10 +399,13 @@ def _order(wb: Workbook, r: Report) -> None:
     sites = r.model.cluster.site_count
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
-             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Extended price",
-                "Price source", "Price date", "Quote ref", "Valid until", "Quote state", "Lead time (days)",
-                "Vendor", "AVL", "Flags", "Lead time source", "Spares basis"])
-    widths = [19, 34, 13, 9] + [9] * len(site_cols) + [10, 8, 9, 10, 6, 14, 16, 8, 10, 14, 10, 8, 9, 10, 20, 30, 40, 50]
+             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Price low",
+                "Price high", "Extended price", "Price source", "Price range source", "Price date", "Quote ref",
+                "Valid until", "Quote state", "Lead time (days)", "Vendor", "AVL", "Flags", "Lead time source",
+                "Spares basis"])
+    widths = ([19, 34, 13, 9] + [9] * len(site_cols)
+              + [10, 8, 9, 10, 6, 14, 12, 12, 16, 8, 40, 10, 14, 10, 8, 9, 10, 20, 30, 40, 50])
+    ranges = price_ranges(r.lines)
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
@@ -409,6 +426,9 @@ def _order(wb: Workbook, r: Report) -> None:
             "Extended price": fx(f'IF({ORDER_TABLE}[[#This Row],[Unit price]]="","",'
                                  f'SUMIFS({ref("Extended price")},{ref("Part number")},{part}))'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
+            # the range of the catalog row the BOM lines take (a quote replaces it: none then)
+            "Price low": ranges.get(o.sku, (None,))[0], "Price high": ranges.get(o.sku, (None, None))[1],
+            "Price range source": ranges[o.sku][2] if o.sku in ranges else range_source(None, o.price_source),
             "Quote ref": o.quote_ref, "Valid until": o.valid_until,
             "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
                               f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
@@ -419,7 +439,7 @@ def _order(wb: Workbook, r: Report) -> None:
         for i, name in enumerate(site_cols):
             values[name] = o.per_site[i] if o.per_site is not None else None
         fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
-                "Valid until": DATE}
+                "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
                 "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)") else None))
