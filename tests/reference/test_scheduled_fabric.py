@@ -6,8 +6,9 @@ of them; the surplus is the speedup), spread evenly over the fabric elements at 
 stored copies, 2026-12-06:
 
 - [FBOSS] Meta's FBOSS (github.com/facebook/fboss, commit 14ec47e, 2026-08-22):
-  fboss/lib/platforms/PlatformProductInfo.cpp maps DCS-7700R4C-38PE-F to PLATFORM_MERU800BIA and
-  DCS-7720R4-128PE to PLATFORM_MERU800BFA (PCI vendor 0x3475, Arista);
+  fboss/lib/platforms/PlatformProductInfo.cpp maps DCS-DL-7700R4C-38PE-AC-F (and its -DC-F, -B-F and
+  DCS-7700R4C-38PE-F variants) to PLATFORM_MERU800BIA and DCS-DS-7720R4-128PE-AC-F to
+  PLATFORM_MERU800BFA (PCI vendor 0x3475, Arista);
   platform_mapping_v2/platforms/meru800bia_800g: 18 eth ports of 8 lanes (800G) and 160 fab ports on
   20 transceivers of 8 lanes; meru800bfa: 1,024 fab links on 128 transceivers, two Ramon3 (BCM8892X)
   at 106,250 Mbit/s a link; AgentFeatures.cpp: "DSF Single Stage with 192 RDSWs, 40 FDSWs, 32 EDSWs";
