@@ -1,9 +1,13 @@
 """What the job costs: the scenario's training job run on the cluster that was built for it.
 
-GPU-hours = FLOP / (dense FLOP/s per GPU in the job's dtype x MFU) / 3600 s (the work at the
-achieved rate; it does not depend on the GPU count); wall time = GPU-hours / GPUs built; energy =
-facility power (IT x PUE) x wall time. The run is priced at the TCO's cost per GPU-hour (each
-year's capital charge and opex spread over the GPU-hours worked) and at the marginal rate (energy
+GPU-hours = FLOP / (dense FLOP/s per GPU in the job's dtype x MFU) / 3600 s x the step factor;
+wall time = GPU-hours / GPUs built; energy = facility power (IT x PUE) x wall time. The step factor
+(issue 42) is the split's step over its compute alone on every GPU built: ``step_s x GPUs built /
+(compute_s x the split's GPUs)``, so the wall time is the steps times the step (compute, pipeline
+bubble and the communication the split cannot hide, bom/topology/parallelism.py) and the GPUs the
+split leaves idle are paid for; 1 without a split (a workload without its shape). The run is
+priced at the TCO's cost per GPU-hour (each year's capital charge and opex spread over the GPU-hours
+worked) and at the marginal rate (energy
 and support only: what the run costs on a cluster that is already paid for). The workbook's TCO
 sheet computes the same figures with live formulas (``job_*`` names).
 
@@ -35,6 +39,7 @@ class Job:
     cost_usd: float
     marginal_cost_usd: float
     deadline_days: float | None  # what the job was sized for
+    step_factor: float = 1.0     # the split's step over its compute alone on every GPU built (module docstring)
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "flop": self.flop, "flops_per_gpu": self.flops_per_gpu, "mfu": self.mfu,
@@ -42,7 +47,7 @@ class Job:
                 "energy_mwh": round(self.energy_mwh, 6), "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6),
                 "marginal_usd_per_gpu_hour": round(self.marginal_usd_per_gpu_hour, 6),
                 "cost_usd": round(self.cost_usd, 2), "marginal_cost_usd": round(self.marginal_cost_usd, 2),
-                "deadline_days": self.deadline_days}
+                "deadline_days": self.deadline_days, "step_factor": round(self.step_factor, 6)}
 
 
 def gpu_hours(flop: float, flops_per_gpu: float, mfu: float) -> float:
@@ -54,12 +59,28 @@ def gpu_hours(flop: float, flops_per_gpu: float, mfu: float) -> float:
     return flop / (flops_per_gpu * mfu) / SECONDS_PER_HOUR
 
 
+def step_factor(step_s: float, compute_s: float, split_gpus: int, gpus: int) -> float:
+    """The step over its compute alone on every GPU built: the issue-42 MoE job's 3.910 s step against
+    2.097 s of compute on the split's 480 GPUs, on 504 built, is 1.958 x the work at the MFU alone:
+    82.7 days become 161.8.
+
+    >>> f = step_factor(3.910003, 2.097152, 480, 504)
+    >>> round(f, 4), round(gpu_hours(7.2e24, 5e15, 0.4) * f / 504 / 24, 1)
+    (1.9577, 161.8)
+    """
+    return step_s * gpus / (compute_s * split_gpus)
+
+
 def job_cost(sizing: Sizing | None, gpus: int, tco: Tco) -> Job | None:
     """The job of ``sizing`` run on ``gpus`` GPUs, priced at ``tco``'s rates; None without training work."""
     if sizing is None or sizing.flop <= 0 or sizing.flops_per_gpu <= 0 or sizing.mfu <= 0 or gpus <= 0:
         return None
-    hours = gpu_hours(sizing.flop, sizing.flops_per_gpu, sizing.mfu)
+    p = sizing.parallelism
+    factor = 1.0
+    if p is not None and p.kind == "train" and p.compute_s > 0 and p.gpus > 0:
+        factor = step_factor(p.step_s, p.compute_s, p.gpus, gpus)
+    hours = gpu_hours(sizing.flop, sizing.flops_per_gpu, sizing.mfu) * factor
     wall_h = hours / gpus
     return Job(sizing.job, sizing.flop, sizing.flops_per_gpu, sizing.mfu, gpus, hours, wall_h / 24.0,
                tco.facility_power_kw * wall_h / 1000.0, tco.usd_per_gpu_hour, tco.marginal_usd_per_gpu_hour,
-               hours * tco.usd_per_gpu_hour, hours * tco.marginal_usd_per_gpu_hour, sizing.deadline_days)
+               hours * tco.usd_per_gpu_hour, hours * tco.marginal_usd_per_gpu_hour, sizing.deadline_days, factor)

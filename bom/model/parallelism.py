@@ -17,6 +17,10 @@ class Tiers:
     scale_out_bps: float        # per GPU [B/s]
     sites: int = 1
     dci_bps: float | None = None   # per site pair [B/s]; None: not given (auto)
+    #: GPUs each site builds (bom/topology/cluster.py: whole systems in proportion to sites.split):
+    #: a split's DP replicas are shared out in these proportions, each site holding whole groups.
+    #: Empty: ``sites`` sites of equal size, the split's GPUs as asked.
+    site_gpus: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,11 @@ class Parallelism:
     sequences_capacity: int = 0  # sequences a replica's KV cache holds (serving)
     decode: Decode | None = None  # serving: the decode step (None: the platform row gives no memory bandwidth)
     tokens_per_s_target: float | None = None   # serving: workload.tokens_per_s_per_user
+    #: Training: the step's compute alone (6 x active params x batch tokens over the split's GPUs at the
+    #: job's MFU); ``step_s`` is it plus ``exposed_s``, the communication the split cannot hide.
+    compute_s: float = 0.0
+    bubble_s: float = 0.0            # training: the 1F1B pipeline's fill and drain, (PP-1)/m of the compute
+    dp_sites: tuple[int, ...] = ()   # training: DP replicas in each site, in the sites' proportions
 
     @property
     def exposed_share(self) -> float:
@@ -109,8 +118,12 @@ class Parallelism:
         def label(dim: str) -> str:
             if dim == "dp-across":
                 return f"DP across {self.sites} sites"
-            return f"DP {degree['dp'] // self.sites} inside each site" if dim == "dp" and across else \
-                f"{dim.upper()} {degree[dim]}"
+            if dim == "dp" and across:
+                shares = self.dp_sites or (degree["dp"] // self.sites,) * self.sites
+                if len(set(shares)) == 1:
+                    return f"DP {shares[0]} inside each site"
+                return f"DP {' + '.join(str(n) for n in shares)} inside the sites"
+            return f"{dim.upper()} {degree[dim]}"
 
         out = []
         for tier in TIERS:
@@ -125,7 +138,9 @@ class Parallelism:
     def to_json(self) -> dict[str, object]:
         return {"job": self.job, "proposed": self.proposed, **self.split.as_dict(), "gpus": self.gpus,
                 "tiers": dict(self.tiers), "memory_gb": self.memory_gb, "memory_limit_gb": self.memory_limit_gb,
-                "microbatches": self.microbatches, "step_s": self.step_s, "exposed_s": self.exposed_s,
+                "microbatches": self.microbatches, "step_s": self.step_s, "compute_s": self.compute_s,
+                "bubble_s": self.bubble_s,
+                "exposed_s": self.exposed_s, "dp_sites": list(self.dp_sites) or None,
                 "exposed_share": self.exposed_share,
                 "traffic": [{"dim": t.dim, "collective": t.collective, "tier": t.tier,
                              "bytes_per_gpu": t.bytes_per_gpu, "seconds": t.seconds, "exposed_s": t.exposed_s}

@@ -220,13 +220,18 @@ def parallelism_schema() -> Schema:
                 "memory_limit_gb": NUM,
                 "microbatches": _said(INT, "Sequences one pipeline runs per step (serving: sequences a replica "
                                                 "serves)."),
-                "step_s": _said(NUM, "A step's time at the job's MFU (serving: the decode step, decode.step_s; 0 "
-                                     "without the platform's memory bandwidth)."),
+                "step_s": _said(NUM, "A step's time: compute_s + bubble_s + exposed_s (serving: the decode step, "
+                                     "decode.step_s; 0 without the platform's memory bandwidth)."),
+                "compute_s": _said(NUM, "Training: the step's compute alone, at the job's MFU (0 serving)."),
+                "bubble_s": _said(NUM, "Training: the 1F1B pipeline's fill and drain, (pp-1)/microbatches of "
+                                       "compute_s (0 serving)."),
+                "dp_sites": _said(null(array(INT)), "Training across sites: the DP replicas in each site, in "
+                                                    "proportion to its GPUs; null on one site or serving."),
                 "exposed_s": _said(NUM, "Communication on the critical path per step."),
                 "exposed_share": SHARE, "traffic": array(traffic),
                 "dci_bytes_per_site": _said(NUM, "Data-parallel bytes a site sends the others per step."),
                 "dci_gbps_needed": _said(null(NUM), "Gbit/s per site pair to move them within dci_overlap of the "
-                                                    "step; null without sites.dci_overlap."),
+                                                    "compute; null without sites.dci_overlap."),
                 "dci_overlap": null(SHARE), "sites": _said(INT, "Sites the DP group is shared out over."),
                 "kind": _said({"enum": ["train", "serve"]}, "A training split or a serving one."),
                 "replica_gpus": _said(null(INT), "Serving: a replica's tp x ep x pp GPUs; null in training."),
@@ -283,13 +288,15 @@ def _job() -> Schema:
     said = {"name": "The job's name (or its kind).", "flop": "Total work [FLOP].",
             "flops_per_gpu": "Dense FLOP/s per GPU in the job's dtype (catalog).", "mfu": "Model FLOP utilisation.",
             "gpus": "GPUs built (the job runs on all of them).",
-            "gpu_hours": "GPU-hours = flop / (flops_per_gpu x mfu) / 3600.",
+            "gpu_hours": "GPU-hours = flop / (flops_per_gpu x mfu) / 3600 x step_factor.",
             "wall_days": "Wall time = gpu_hours / gpus / 24 [days].",
             "energy_mwh": "Facility energy over the wall time (IT power x PUE) [MWh].",
             "usd_per_gpu_hour": "The TCO's cost per GPU-hour.",
             "marginal_usd_per_gpu_hour": "Energy and support per GPU-hour worked.",
             "cost_usd": "gpu_hours x usd_per_gpu_hour.", "marginal_cost_usd": "gpu_hours x marginal_usd_per_gpu_hour.",
-            "deadline_days": "The deadline the job was sized for [days]."}
+            "deadline_days": "The deadline the job was sized for [days].",
+            "step_factor": "The split's step (compute, pipeline bubble, exposed communication) over its compute "
+                           "alone on every GPU built (1 without a split)."}
     props = {k: NUM for k in said} | {"name": STR, "gpus": INT, "deadline_days": null(NUM)}
     return obj({k: _said(v, said[k]) for k, v in props.items()},
                description="The training job priced: GPU-hours, wall time, energy, cost at the TCO and marginal rates.")

@@ -160,12 +160,16 @@ def parallelism_text(p: Parallelism) -> str:
              f"{t.exposed_s:,.3f}" if not t.dim.startswith("dp") else "hidden"] for t in p.traffic]
     body = table(["dim", "collective", "tier", "GB a GPU a step", "s at tier rate", "exposed s"], rows,
                  [False, False, False, True, True, True]) if rows else "  no traffic between GPUs"
-    tail = [f"  step {p.step_s:,.2f} s at the job's MFU; exposed communication {p.exposed_s:,.2f} s "
-            f"({p.exposed_share:.0%} of the step; DP hides under the backward pass, 2/3 of the step)"]
+    tail = [f"  step {p.step_s:,.2f} s: compute {p.compute_s:,.2f} s at the job's MFU"
+            + (f", pipeline bubble {p.bubble_s:,.2f} s" if p.bubble_s else "")
+            + f", exposed communication {p.exposed_s:,.2f} s ({p.exposed_share:.0%} of the step; DP hides under "
+            "the backward pass, 2/3 of the compute)"]
+    if len(set(p.dp_sites)) > 1:
+        tail.append(f"  DP replicas in the sites, in proportion to their GPUs: {' + '.join(map(str, p.dp_sites))}")
     if p.dci_bytes_per_site:
         tail.append(f"  between sites: a site sends {p.dci_bytes_per_site / 1e9:,.0f} GB a step"
                     + (f"; {p.dci_gbps_needed:,.0f} Gbit/s per site pair moves it in {p.dci_overlap:.0%} of the "
-                       "step (sites.dci_overlap)" if p.dci_gbps_needed is not None else ""))
+                       "compute (sites.dci_overlap)" if p.dci_gbps_needed is not None else ""))
     return "\n".join(head + [body] + tail)
 
 
@@ -425,9 +429,14 @@ def job_line(report: object) -> str:
     j = getattr(report, "job", None)
     if j is None:
         return ""
+    late = ""
+    if j.deadline_days and j.wall_days > j.deadline_days * (1 + 1e-9):
+        # The sizing counts GPUs at the MFU alone; the split's bubble and exposed communication lengthen the step.
+        late = (f"; past its {j.deadline_days:,.0f}-day deadline: the step is {j.step_factor:,.2f} x its compute "
+                "at the MFU on every GPU built (bom size shows the split's bubble and exposed communication)")
     return (f"\njob {terminal_text(j.name)}: {j.gpu_hours:,.0f} GPU-hours, {j.wall_days:,.1f} days on {j.gpus:,} GPUs, "
             f"{j.energy_mwh:,.0f} MWh, {j.cost_usd:,.0f} USD at the cost per GPU-hour "
-            f"({j.marginal_cost_usd:,.0f} USD marginal: energy and support)")
+            f"({j.marginal_cost_usd:,.0f} USD marginal: energy and support){late}")
 
 
 def compare_table(result: object) -> str:

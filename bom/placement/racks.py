@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bom.errors import LimitError
 from bom.model.placement import Item, Layout, RackType, Section
+from bom.topology.geometry import RAISE_LIMIT, binding, over_limits
 
 # --- packing ---------------------------------------------------------------------------------
 
@@ -24,14 +25,18 @@ def _empty(kind: str, rack: RackType) -> list[tuple[Item, int]]:
     return [(rack.pdu, 0)] * rack.pdus if rack.pdu is not None else []
 
 
+
+
 def check_fits(rack: RackType, item: Item) -> None:
-    """``item`` fits an empty rack of this type (else no placement can hold it)."""
+    """``item`` fits an empty rack of this type (else no placement can hold it); the error names
+    the limit that binds and only the key that lifts it."""
     base = rack.pdu.power_w * rack.pdus if rack.pdu else 0.0
-    if item.height > rack.u_budget or base + item.power_w > rack.power_budget_w:
+    limits = binding(rack, item.height, base + item.power_w)
+    if limits:
         raise LimitError(
             f"a {item.catalog_id} ({item.role}, {item.height}U, {item.power_w:,.0f} W) fits no rack: "
-            f"a {rack.catalog_id} rack holds {rack.u_budget}U and {rack.power_budget_w:,.0f} W",
-            key="racks", hint="Raise racks.power_budget or racks.rack_units, or pick a smaller device.")
+            f"{over_limits(rack, item.height, base + item.power_w)}",
+            key="racks", hint=f"Raise {' and '.join(RAISE_LIMIT[k] for k in limits)}, or pick a smaller device.")
 
 
 def pack(kind: str, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
@@ -87,16 +92,12 @@ def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, 
     """One compute rack of ``nodes`` nodes, and the per-rack devices that did not fit it."""
     slots = _empty("compute", rack)
     used, power = 0, sum(i.power_w for i, _ in slots)
-    for item, count in ((spec.node, nodes), *spec.in_system):
+    load = [(spec.node, nodes), *spec.in_system]
+    for item, count in load:
         check_fits(rack, item)
         for _ in range(count):
             if not _fits(rack, item, used, power):
-                raise LimitError(
-                    f"a {rack.catalog_id} rack of {rack.u_budget}U and {rack.power_budget_w:,.0f} W cannot hold "
-                    f"{nodes} {spec.node.catalog_id} nodes ({spec.node.height}U, {spec.node.power_w:,.0f} W each)",
-                    key="layout.nodes_per_rack",
-                    hint="Lower layout.nodes_per_rack (or leave it out to derive it from the rack power budget), "
-                         "or raise racks.power_budget.")
+                raise _overfull(spec, rack, nodes, load)
             slots.append((item, used + 1 if item.height else 0))
             used += item.height
             power += item.power_w
@@ -110,6 +111,21 @@ def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, 
         else:
             spill.append((item, count))
     return Layout("compute", rack, tuple(slots)), spill
+
+
+def _overfull(spec: BlockSpec, rack: RackType, nodes: int, load: list[tuple[Item, int]]) -> LimitError:
+    """The compute rack's whole load against its budgets: the error names the limit that binds
+    (64U of DGX H100 in a 48U rack is the height, not the power) and the key that lifts it."""
+    base = rack.pdu.power_w * rack.pdus if rack.pdu else 0.0
+    height = sum(i.height * n for i, n in load)
+    power = base + sum(i.power_w * n for i, n in load)
+    limits = binding(rack, height, power)
+    node = spec.node
+    return LimitError(
+        f"{nodes} {node.catalog_id} nodes ({node.height}U, {node.power_w:,.0f} W each) do not fit one compute "
+        f"rack: {over_limits(rack, height, power)}", key="layout.nodes_per_rack",
+        hint="Lower layout.nodes_per_rack (or leave it out to derive it from the rack's budgets), or raise "
+             + " and ".join(RAISE_LIMIT[k] for k in limits) + ".")
 
 
 def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Section:

@@ -16,6 +16,7 @@ from bom.catalog.rows import Platform
 from bom.errors import LimitError
 from bom.inputs.scenario import Scenario
 from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+from bom.model.placement import RackType
 from bom.model.plane import Plane
 from bom.model.shares import share
 from bom.units import magnitude
@@ -203,6 +204,44 @@ def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper:
             up.add((tags[1], b), run, na * per_pair, nb)
 
 
+def binding(rack: RackType, height_u: int, power_w: float) -> tuple[str, ...]:
+    """The rack's limits a load of ``height_u`` and ``power_w`` breaks, height first: a rack that
+    does not fit says which limit binds, so the advice names the key that would make it fit.
+
+    >>> r = RackType("r48", 48, 44_000.0)
+    >>> binding(r, 64, 40_000.0), binding(r, 40, 81_600.0), binding(r, 64, 81_600.0), binding(r, 48, 44_000.0)
+    (('height',), ('power',), ('height', 'power'), ())
+    """
+    return tuple(name for name, over in (("height", height_u > rack.u_budget),
+                                         ("power", power_w > rack.power_budget_w)) if over)
+
+
+def over_limits(rack: RackType, height_u: int, power_w: float) -> str:
+    """The load against the rack's two budgets in words, the binding limits named first.
+
+    >>> r = RackType("legrand-nvidpd13", 48, 44_000.0)
+    >>> over_limits(r, 64, 40_800.0)
+    'the height binds (64U in a 48U legrand-nvidpd13 rack); the power fits (40,800 W of its 44,000 W budget)'
+    >>> over_limits(r, 64, 81_600.0)
+    'both limits bind: the height (64U in a 48U legrand-nvidpd13 rack) and the power (81,600 W over its 44,000 W \
+budget)'
+    """
+    limits = binding(rack, height_u, power_w)
+    height = f"{height_u}U in a {rack.u_budget}U {rack.catalog_id} rack"
+    if len(limits) == 2:
+        return (f"both limits bind: the height ({height}) and the power ({power_w:,.0f} W over its "
+                f"{rack.power_budget_w:,.0f} W budget)")
+    if limits == ("height",):
+        return (f"the height binds ({height}); the power fits ({power_w:,.0f} W of its "
+                f"{rack.power_budget_w:,.0f} W budget)")
+    return (f"the power binds ({power_w:,.0f} W over the {rack.catalog_id} rack's {rack.power_budget_w:,.0f} W "
+            f"budget); the height fits ({height_u}U of its {rack.u_budget}U)")
+
+
+#: What to raise for each binding limit, as the scenario says it.
+RAISE_LIMIT = {"height": "racks.rack_units (a taller rack)", "power": "racks.power_budget"}
+
+
 def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
     """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
     rack's power budget [W] (the scenario's, else the platform's)."""
@@ -227,17 +266,24 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
                          f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
                          hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
     given = scenario.layout.nodes_per_rack
+    u = scenario.racks.rack_units or 48
     if given is not None:
         if given * platform.node_power_w > power:
-            raise LimitError(f"{given} {platform.id} nodes per rack draw "
-                             f"{given * platform.node_power_w / 1000:,.1f} kW, "
-                             f"over the rack power budget of {power / 1000:,.1f} kW",
+            # The height is checked here too (the rack's U as this function takes it), so a rack over
+            # both budgets names both; one over its height alone is the placement's to say, with the
+            # rack row's own U (bom/placement/racks.py).
+            height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
+            rack = RackType(sup.rack if sup else "compute", u, power)
+            limits = binding(rack, height, given * platform.node_power_w)
+            lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
+                    else RAISE_LIMIT["power"]}
+            raise LimitError(f"{given} {platform.id} nodes per rack ({platform.node_rack_units}U, "
+                             f"{platform.node_power_w / 1000:,.1f} kW each) do not fit one compute rack: "
+                             f"{over_limits(rack, height, given * platform.node_power_w)}",
                              at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
                              hint="Lower layout.nodes_per_rack, leave it out, or raise "
-                                  + ("layout.rack_power_limit." if at == ("layout", "rack_power_limit")
-                                     else "racks.power_budget."))
+                                  + " and ".join(lift[k] for k in limits) + ".")
         return given, power
     systems = int(power // system_w)
-    u = scenario.racks.rack_units or 48
     per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
     return max(1, min(systems, per_u)) * per_system, power

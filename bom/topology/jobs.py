@@ -11,6 +11,7 @@ from bom.inputs.workload import BYTES_PER_VALUE, Workload
 from bom.model.parallelism import Parallelism, Split, Tiers
 from bom.model.sizing import Accelerator, Sizing
 from bom.topology import serving
+from bom.topology.cluster import site_systems
 from bom.topology.parallelism import Shape, plan
 from bom.topology.serving import ServeShape
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
@@ -34,7 +35,8 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         elif sites.dci_fraction is not None:
             site_nodes = sized.gpus / count / platform.gpus_per_node
             dci_bps = sites.dci_fraction * site_nodes * out.ports * magnitude(out.rate, "rate") * 1e9 / 8
-    tiers = platform_tiers(platform, count, dci_bps, acc.domain_gpus)
+    tiers = replace(platform_tiers(platform, count, dci_bps, acc.domain_gpus),
+                    site_gpus=site_gpus(platform, sized.gpus, count, sites.split if sites is not None else None))
     given = None
     if job.parallelism is not None:
         p = job.parallelism
@@ -48,6 +50,21 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         result = plan(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8), sized.gpus,
                       acc.flops_for(job.dtype), job.mfu, acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
     return result
+
+
+def site_gpus(platform: Platform, gpus: int, sites: int, split: list[float] | None) -> tuple[int, ...]:
+    """The GPUs each site builds for ``gpus``, as the cluster stage builds them: whole nodes, whole
+    systems, shared in proportion to ``sites.split`` (bom/topology/cluster.py); () for one site, or a
+    platform whose GPUs the cluster stage rounds otherwise (a torus slice). 463 GPUs of GB300 NVL72 on
+    two sites are 7 racks, 4 and 3: 288 + 216."""
+    if sites < 2:
+        return ()
+    nodes = -(-gpus // platform.gpus_per_node)
+    systems = -(-nodes // platform.nodes_per_system)
+    if systems < sites:
+        return ()     # the cluster stage refuses it, with its own message
+    per_system = platform.nodes_per_system * platform.gpus_per_node
+    return tuple(n * per_system for n in site_systems(systems, tuple(split) if split else (1.0,) * sites))
 
 
 def serve_job(job: Workload, platform: Platform, acc: Accelerator) -> Parallelism:

@@ -36,12 +36,21 @@ reduce-scatter or all-gather ``(d-1)/d S``), with ``T = batch tokens / DP`` the 
 
 Time per tier: bytes over the per-GPU bandwidth of the tier the group spans (scale-up: the platform's
 scale-up bandwidth per direction; scale-out: the node's NIC ports x rate / GPUs per node; across
-sites: a site's bytes over the DCI bandwidth per site pair). The step takes ``6 x active params x
+sites: a site's bytes over the DCI bandwidth per site pair). The compute takes ``6 x active params x
 batch tokens / (GPUs x FLOP/s x MFU)``, the sizing's own time figure. TP, CP, EP and PP
 communication sits on the critical path and counts as exposed; DP hides under the backward pass
-(4 of the 6 FLOP per parameter and token, so 2/3 of the step) and only its excess is exposed.
+(4 of the 6 FLOP per parameter and token, so 2/3 of the compute) and only its excess is exposed.
+The step is the compute plus the exposed communication and the pipeline's fill and drain (the 1F1B
+bubble, (PP-1)/m of the compute for m sequences a pipeline: Narayanan et al. 2021, section 2.2.1) (issue
+42): the job's days and cost follow from it (bom/costing/job.py), and the proposer takes the split whose
+step is shortest. ``mfu`` is then the compute's own efficiency, not a whole step's measured figure.
 ``sites.dci_bandwidth: auto`` asks for the bandwidth that moves a site's DP bytes within
-``sites.dci_overlap`` of the step.
+``sites.dci_overlap`` of the compute.
+
+Sites of unequal size (whole systems in proportion to ``sites.split``, or an odd count of systems
+over two sites) hold DP replicas in proportion to their GPUs, each site whole TP x CP x EP x PP
+groups: the proposer fills each site with as many groups as its GPUs hold (``site_replicas``), a
+given split's DP is shared out in the sites' proportions (``dp_shares``).
 """
 
 from __future__ import annotations
@@ -150,20 +159,63 @@ def divisors(n: int) -> list[int]:
     return small + [n // d for d in reversed(small) if d * d != n]
 
 
-def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split:
+def dp_shares(dp: int, ep: int, weights: tuple[float, ...]) -> tuple[int, ...]:
+    """DP replicas in each site: whole EP groups (``dp / ep`` of them) in proportion to ``weights`` (the
+    sites' GPUs), largest remainder, ties to the earlier site, at least one group each; () when they
+    cannot go round (fewer groups than sites).
+
+    >>> dp_shares(120, 8, (288, 216)), dp_shares(64, 1, (1, 1)), dp_shares(33, 1, (1, 1)), dp_shares(8, 8, (1, 1))
+    ((72, 48), (32, 32), (17, 16), ())
+    """
+    groups, k = dp // ep, len(weights)
+    if k < 2:
+        return (dp,)
+    if groups < k:
+        return ()
+    total = sum(weights)
+    exact = [groups * w / total for w in weights]
+    shares = [math.floor(x) for x in exact]
+    order = sorted(range(k), key=lambda i: (-(exact[i] - shares[i]), i))
+    for i in order[:groups - sum(shares)]:
+        shares[i] += 1
+    for i in range(k):      # a site too small for its share's rounding still holds one group
+        if shares[i] == 0:
+            shares[shares.index(max(shares))] -= 1
+            shares[i] = 1
+    return tuple(n * ep for n in shares)
+
+
+def site_replicas(unit: int, ep: int, site_gpus: tuple[int, ...]) -> tuple[int, ...]:
+    """DP replicas each site holds when it takes as many whole groups of ``unit`` GPUs (TP x CP x EP x
+    PP: the span of one EP group of replicas) as its GPUs allow: 288 and 216 GPUs in groups of 32 hold
+    9 and 6 groups, 72 and 48 replicas of EP 8.
+
+    >>> site_replicas(32, 8, (288, 216)), site_replicas(64, 1, (32,))
+    ((72, 48), (0,))
+    """
+    return tuple(g // unit * ep for g in site_gpus)
+
+
+def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: float = 1e15,
+            mfu: float = 0.4) -> Split:
     """The tool's split for at least ``gpus`` GPUs (Narayanan et al. 2021, takeaways 1 and 2: tensor
     parallelism inside the server, pipeline parallelism across servers, data parallelism the rest):
 
-    * TP: the smallest divisor of the heads that lets the whole model sit on one pipeline stage;
-      failing that, the one whose TP x EP group is widest within the scale-up domain and ``MAX_TP``
-      (the most EP of those);
-    * EP: the largest divisor of the experts whose TP x EP group divides the domain;
-    * CP from 1 up and, for each, PP from 1 up (at most one layer a stage) until a GPU's memory holds
-      its share and each pipeline runs at least PP sequences a step, first among the PP that divide
-      the GPUs evenly, then any;
-    * DP the rest, rounded up to whole TP x CP x PP groups (and to a multiple of EP x sites).
+    * TP: a divisor of the heads within the scale-up domain and ``MAX_TP``; EP, for a mixture of
+      experts, the largest divisor of the experts whose TP x EP group divides the domain;
+    * the TPs that hold the whole model on one stage; failing those, the TPs whose TP x EP group is
+      the widest within the domain, each with the first CP (from 1, doubling) and PP (from 1, at most
+      one layer a stage) that let a GPU's memory hold its share with each pipeline running at least PP
+      sequences a step, first among the PP that divide the GPUs evenly, then any;
+    * DP the rest, rounded up to whole TP x CP x PP groups (and to whole EP groups, at least one a
+      site); where the sites' GPUs are known (``tiers.site_gpus``), each site as many whole groups as
+      it holds;
+    * of those candidates (one per TP), the one whose step (compute, pipeline bubble and exposed
+      communication) is shortest (``flops`` a GPU at ``mfu``); a tie goes to the widest TP x EP group (a mixture of
+      experts' all-to-all moves only the routed tokens, where TP's all-reduces move every activation),
+      then to the most EP.
 
-    Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): no TP lets one stage hold it, so TP 8, and PP 8
+    Llama 3 405B on 8,192 H100 (80 GB, 8 a domain): only TP 8 fits in few enough stages, and PP 8
     is the first that fits:
 
     >>> llama = Shape(405e9, 126, 16384, 128, 8192, 16 * 2**20)
@@ -181,6 +233,8 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
 
     def split(tp: int, cp: int, pp: int) -> Split:
         ep = ep_for(tp)
+        if tiers.site_gpus:
+            return Split(tp, cp, ep, pp, max(1, sum(site_replicas(tp * cp * ep * pp, ep, tiers.site_gpus))))
         dp = max(1, math.ceil(gpus / (tp * cp * pp)))
         step = ep * tiers.sites    # whole EP groups, and the rest of DP shared out over the sites
         return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
@@ -189,24 +243,38 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
         # At least PP sequences a pipeline, or the 1F1B bubble ((PP-1)/m, Narayanan et al. 2021 section
         # 2.2.1) outgrows the step: long sequences then split over CP before more stages.
         enough = s.pp == 1 or microbatches(shape, s) >= s.pp
+        if tiers.site_gpus and min(site_replicas(s.tp * s.cp * s.ep * s.pp, s.ep, tiers.site_gpus)) < 1:
+            return False   # a site too small for one whole group
         return s.dp <= shape.sequences and enough and memory_bytes(shape, s) <= memory_limit
 
-    for tp in fits_domain:
+    def first_fit(tp: int) -> Split | None:
         if fits(one := split(tp, 1, 1)):
             return one
-    # The widest in-domain group; of those, the most experts' split (a mixture of experts' all-to-all
-    # moves only the routed tokens, where TP's all-reduces move every activation).
+        for exact in (True, False):
+            cp = 1
+            while cp <= shape.sequence:
+                stages = range(1, min(shape.layers, MAX_STAGES) + 1)
+                if exact:
+                    stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 \
+                        else []
+                for pp in stages:
+                    if fits(candidate := split(tp, cp, pp)):
+                        return candidate
+                cp *= 2
+        return None
+
+    # One stage when some TP holds the model (no pipeline at all); else the widest in-domain TP x EP
+    # groups only (Narayanan et al. 2021, takeaway 1: model parallelism fills the server before the
+    # pipeline deepens), each with its first CP and PP that fit.
+    found = [one for tp in fits_domain if fits(one := split(tp, 1, 1))]
+    if not found:
+        widest = max(t * ep_for(t) for t in fits_domain)
+        found = [c for tp in fits_domain if tp * ep_for(tp) == widest and (c := first_fit(tp)) is not None]
+    if found:
+        def key(c: Split) -> tuple[float, int, int]:
+            return (round(step_time(shape, c, tiers, flops, mfu), 9), -c.tp * c.ep, -c.ep)
+        return min(found, key=key)
     tp = max(fits_domain, key=lambda t: (t * ep_for(t), ep_for(t)))
-    for exact in (True, False):
-        cp = 1
-        while cp <= shape.sequence:
-            stages = range(1, min(shape.layers, MAX_STAGES) + 1)
-            if exact:
-                stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
-            for pp in stages:
-                if fits(candidate := split(tp, cp, pp)):
-                    return candidate
-            cp *= 2
     raise LimitError(f"no split of {shape.params:.3g} parameters fits {memory_limit / 1e9:.0f} GB a GPU with TP "
                      f"{tp} and up to {min(shape.layers, MAX_STAGES)} pipeline stages", key="workload.parallelism",
                      hint="Check params, layers, hidden and sequence, or give workload.parallelism.")
@@ -237,11 +305,21 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
     if given.dp > shape.sequences:
         raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
                        key=where, hint="Raise batch_tokens or lower dp.")
-    if tiers.sites > 1 and (given.dp // given.ep) % tiers.sites:
-        raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
-                       + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may cross "
-                       "sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
-                       hint=f"Give dp{' / ep' if given.ep > 1 else ''} a multiple of {tiers.sites}.")
+    if tiers.sites > 1:
+        shares = dp_shares(given.dp, given.ep, _weights(tiers))
+        if not shares:
+            raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
+                           + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may "
+                           "cross sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
+                           hint=f"Give dp{' / ep' if given.ep > 1 else ''} of at least {tiers.sites}.")
+        unit = given.tp * given.cp * given.pp
+        over = [(i, n, g) for i, (n, g) in enumerate(zip(shares, tiers.site_gpus, strict=False), 1) if n * unit > g]
+        if over:
+            i, n, g = over[0]
+            raise BomError(f"DP {given.dp} shares out over the sites in proportion to their GPUs "
+                           f"({' + '.join(str(x) for x in shares)}), and site {i}'s {n} replicas of {unit} GPUs "
+                           f"take {n * unit:,}, past the {g:,} it builds", key=where,
+                           hint="Lower dp (or leave it out to fill each site), or give more GPUs.")
     need = memory_bytes(shape, given)
     if need > memory_limit:
         raise LimitError(f"TP {given.tp}, CP {given.cp}, PP {given.pp}, DP {given.dp} leaves {need / 1e9:.1f} GB "
@@ -270,61 +348,136 @@ def place(s: Split, tiers: Tiers) -> dict[str, str]:
 
 def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
          given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
-    """The split (the user's, checked, or the tool's), its tiers, and its traffic per step.
+    """The split (the user's, checked, or the tool's), its tiers, its traffic per step, and the step.
 
     The hand-worked example: the seeds' 70B pretraining job (80 layers, hidden 8,192, 64 heads, 8 KV
     heads of 128) on 2,048 GPUs of 2.25 PFLOP/s at 40 % MFU, 8 to a domain, a batch of 16M tokens of
-    8,192, over two sites. One step is 6 x 70e9 x 16,777,216 = 7.05e18 FLOP; over 2,048 x 2.25e15 x
-    0.4 FLOP/s that is 3.82 s. The DP group reduce-scatters FP32 gradients and all-gathers BF16
+    8,192, over two sites. One step's compute is 6 x 70e9 x 16,777,216 = 7.05e18 FLOP; over 2,048 x
+    2.25e15 x 0.4 FLOP/s that is 3.82 s. The DP group reduce-scatters FP32 gradients and all-gathers BF16
     weights, 6 B a parameter; across two sites a site sends half of it, 70e9 x 6 / 2 = 210 GB
-    (1.68 Tbit) a step. To move it within half the step (``sites.dci_overlap: 0.5``) the pair needs
+    (1.68 Tbit) a step. To move it within half the compute (``sites.dci_overlap: 0.5``) the pair needs
     1.68e12 / 1.91 s = 879 Gbit/s, three 400G wavelengths:
 
     >>> seventy = Shape(70e9, 80, 8192, 64, 8192, 16 * 2**20, kv_dim=8 * 128)
     >>> p = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
     ...          dci_overlap=0.5)
-    >>> p.split, round(p.step_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
+    >>> p.split, round(p.compute_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
     (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)
     >>> p.tiers
     {'tp': 'scale-up', 'dp': 'scale-across'}
 
     TP 2 is the smallest that holds the model on one stage (217 of 240 GB a GPU).
+
+    The MoE job of issue 42, hand-checked: 1T parameters (40B active, 64 experts, top 2; 64 layers,
+    hidden 8,192, 64 heads), a batch of 8M tokens of 4,096, in FP8 on GB300 NVL72 (5 PFLOP/s a GPU at
+    40 % MFU; 72 GPUs a domain, 1.8 TB/s of NVLink 5 a GPU = 900 GB/s each way, 4 x 800G for 4 GPUs = 100 GB/s a GPU
+    on the scale-out fabric, 25.6 Tbit/s = 3.2 TB/s between the two sites). 463 GPUs by the 90-day
+    deadline are 7 racks, 4 in one building and 3 in the other: 288 + 216 GPUs.
+
+    >>> moe = Shape(1e12, 64, 8192, 64, 4096, 8 * 2**20, active_params=40e9, experts=64, top_k=2)
+    >>> gb300 = Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12, site_gpus=(288, 216))
+    >>> p = plan("moe", moe, gb300, 463, 5e15, 0.4, 244.8e9)
+    >>> p.split, p.dp_sites, p.gpus
+    (Split(tp=1, cp=1, ep=8, pp=4, dp=120), (72, 48), 480)
+
+    EP 8 with TP 1 fills the domain's group (8 GPUs); PP 4 is the first depth whose stage fits 244.8 GB
+    a GPU; each site holds as many whole groups of 1 x 8 x 4 = 32 GPUs as its GPUs allow, 9 and 6
+    (72 + 48 replicas: DP follows the sites' sizes; an even share would need 60 groups of 32 in the
+    smaller site's 216 GPUs). The compute: 6 x 40e9 x 8,388,608 = 2.01e18 FLOP over 480 x 5e15 x 0.4
+    = 2.10 s. Each pipeline's 8,388,608 / 120 = 69,905 tokens a step:
+
+    * EP: 16 layers a stage x 6 all-to-alls x 7/8 leaving x 2 experts x 69,905 tokens x 8,192 x 2 B =
+      192.4 GB over 900 GB/s = 0.214 s, exposed;
+    * PP: 2 x 69,905 x 8,192 x 2 B = 2.29 GB over 100 GB/s = 0.023 s, exposed;
+    * DP in the larger site, 72 / 8 = 9 ranks: 8/9 x (1e12 x 16/64 / 8 = 31.25e9 parameters a GPU)
+      x 6 B = 166.7 GB over 100 GB/s = 1.667 s; across the sites (2-1)/2 x 1e12 x 6 B = 3,000 GB over
+      3.2 TB/s = 0.938 s; 2.604 s of DP, of which the backward pass (2/3 of 2.10 s = 1.398 s) hides
+      the rest: 1.206 s exposed.
+
+    Exposed: 0.214 + 0.023 + 1.206 = 1.443 s. The pipeline's fill and drain idle (PP-1)/m of the compute,
+    m = 2,048 sequences / 120 = 17 a pipeline: 3/17 x 2.097 = 0.370 s. The step is 2.097 + 0.370 +
+    1.443 = 3.910 s, 37 % of it exposed communication:
+
+    >>> round(p.compute_s, 3), round(p.bubble_s, 3), round(p.exposed_s, 3), round(p.step_s, 3)
+    (2.097, 0.37, 1.443, 3.91)
+    >>> round(p.exposed_share, 2)
+    0.37
+
+    30T tokens are 30e12 / 8,388,608 = 3,576,279 steps: 3.910 s each is 161.8 days on the 504 GPUs
+    built (the 82.7 days before issue 42 were the work at the MFU alone, 7.2e24 FLOP / (504 x 5e15 x
+    0.4) / 86,400; bom/costing/job.py takes the step):
+
+    >>> round(30e12 / moe.batch_tokens * p.step_s / 86400, 1)
+    161.8
     """
     if given is not None:
         check(shape, given, tiers, memory_limit)
         split = given
     else:
-        split = propose(shape, gpus, tiers, memory_limit)
+        split = propose(shape, gpus, tiers, memory_limit, flops, mfu)
     n = split.gpus
     placed = place(split, tiers)
-    step = shape.step_flop / (n * flops * mfu)
-    traffic = list(_traffic(shape, split, tiers, placed))
+    timing = _timing(shape, split, tiers, flops, mfu)
+    needed = None
+    if timing.dci_bytes and dci_overlap:
+        needed = timing.dci_bytes * 8 / (dci_overlap * timing.compute_s) / 1e9
+    return Parallelism(job, given is None, split, n, placed, memory_bytes(shape, split) / 1e9, memory_limit / 1e9,
+                       microbatches(shape, split), timing.step_s, timing.traffic,
+                       timing.exposed_s, timing.dci_bytes, needed, dci_overlap, tiers.sites,
+                       compute_s=timing.compute_s, bubble_s=timing.bubble_s,
+                       dp_sites=timing.shares if tiers.sites > 1 else ())
+
+
+@dataclass(frozen=True)
+class _Timing:
+    compute_s: float
+    bubble_s: float
+    traffic: tuple[Traffic, ...]
+    exposed_s: float
+    dci_bytes: float
+    shares: tuple[int, ...]
+
+    @property
+    def step_s(self) -> float:
+        return self.compute_s + self.bubble_s + self.exposed_s
+
+
+def _weights(tiers: Tiers) -> tuple[float, ...]:
+    """The sites' sizes as DP shares them: their GPUs, else equal."""
+    return tuple(float(g) for g in tiers.site_gpus) if len(tiers.site_gpus) == tiers.sites else (1.0,) * tiers.sites
+
+
+def _timing(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float) -> _Timing:
+    """The split's compute, traffic and exposed communication per step."""
+    compute = shape.step_flop / (split.gpus * flops * mfu)
+    # The 1F1B pipeline's fill and drain: (PP-1)/m of the compute idle (Narayanan et al. 2021, 2.2.1).
+    bubble = compute * (split.pp - 1) / microbatches(shape, split)
+    shares = dp_shares(split.dp, split.ep, _weights(tiers)) or (split.dp,)
+    traffic = list(_traffic(shape, split, tiers, place(split, tiers), max(shares)))
     dci_bytes = _dci_bytes(shape, tiers)
-    dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
     if dci_bytes:
+        dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
         traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", "scale-across",
                                dci_bytes, dci_s, 0.0))
-    exposed = []
-    for t in traffic:
-        hidden = t.dim.startswith("dp")
-        exposed.append(replace(t, exposed_s=0.0 if hidden else t.seconds))
+    exposed = tuple(replace(t, exposed_s=0.0 if t.dim.startswith("dp") else t.seconds) for t in traffic)
     dp_time = sum(t.seconds for t in traffic if t.dim.startswith("dp"))
-    dp_exposed = max(0.0, dp_time - BACKWARD_SHARE * step)
-    total = sum(t.exposed_s for t in exposed) + dp_exposed
-    needed = None
-    if dci_bytes and dci_overlap:
-        needed = dci_bytes * 8 / (dci_overlap * step) / 1e9
-    return Parallelism(job, given is None, split, n, placed, memory_bytes(shape, split) / 1e9, memory_limit / 1e9,
-                       microbatches(shape, split), step, tuple(exposed), total, dci_bytes, needed, dci_overlap,
-                       tiers.sites)
+    dp_exposed = max(0.0, dp_time - BACKWARD_SHARE * compute)
+    return _Timing(compute, bubble, exposed, sum(t.exposed_s for t in exposed) + dp_exposed, dci_bytes, shares)
+
+
+def step_time(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float) -> float:
+    """A step of ``split``: its compute, its pipeline bubble and the communication it cannot hide [s]."""
+    return _timing(shape, split, tiers, flops, mfu).step_s
 
 
 def _bandwidth(tier: str, tiers: Tiers) -> float:
     return tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
 
 
-def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # type: ignore[no-untyped-def]
-    """Each dimension's bytes per GPU per step and their time on its tier."""
+def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str],  # type: ignore[no-untyped-def]
+             site_dp: int | None = None):
+    """Each dimension's bytes per GPU per step and their time on its tier; DP inside a site over the
+    largest site's replicas (``site_dp``; default an even share), whose ring is the slowest."""
     stage_layers = layers_per_stage(shape, s.pp)
     tokens = shape.batch_tokens / s.dp                # one pipeline's tokens per step
     h = shape.hidden
@@ -342,8 +495,8 @@ def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # t
                     * h * ACT_BYTES))
     if s.pp > 1:
         out.append(("pp", "send/receive", 2 * tokens / s.cp * h / s.tp * ACT_BYTES))
-    group = s.dp // (s.ep if shape.experts else 1) * s.cp
-    local_group = max(1, group // tiers.sites)
+    local_dp = site_dp if site_dp is not None else s.dp // tiers.sites
+    local_group = max(1, local_dp // (s.ep if shape.experts else 1) * s.cp)
     if local_group > 1:
         out.append(("dp", "reduce-scatter + all-gather",
                     (local_group - 1) / local_group * params_per_gpu(shape, s) * (GRAD_BYTES + WEIGHT_BYTES)))

@@ -127,9 +127,9 @@ def test_a_hub_sizes_each_shapes_border_leaves_for_its_busiest_site(catalog):
             'sites: {count: 4, topology: hub, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}\n')
     m = _model(text, catalog)
     (ps,) = m.fabrics["inband"].pooled
-    # 192 links at 400G: 96 twin-port cages, 192 ports at the fabric's 400G; leaf groups of 72 ports
-    # (36 cages) take them in 3 groups.
-    assert (ps.border_units, ps.border_groups) == (192, 3)
+    # 192 links at 400G: 96 twin-port cages, which the in-band fabric (the trays' 200G BlueField-3 ports
+    # since issue 42, 4 a cage) counts as 384 of its 200G ports; leaf groups take them in 3 groups.
+    assert (ps.border_units, ps.border_groups) == (384, 3)
     assert sum(g.links for g in m.dci_groups) == 192 + 3 * 64
     check_closed_form(m, catalog)
 

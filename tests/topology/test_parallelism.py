@@ -56,8 +56,10 @@ def test_size_json_has_the_parallelism(bom, tmp_path):
     # A site sends (k-1)/k of 6 B a parameter: 70e9 x 6 / 2 = 210 GB a step.
     assert p["dci_bytes_per_site"] == pytest.approx(210e9)
     across = [t for t in p["traffic"] if t["dim"] == "dp-across"][0]
-    assert across["seconds"] == pytest.approx(0.5 * p["step_s"])     # auto: exactly the overlap's share
-    assert p["dci_gbps_needed"] == pytest.approx(210e9 * 8 / (0.5 * p["step_s"]) / 1e9)
+    # auto: exactly the overlap's share of the compute (the step adds the exposed part on top)
+    assert across["seconds"] == pytest.approx(0.5 * p["compute_s"])
+    assert p["dci_gbps_needed"] == pytest.approx(210e9 * 8 / (0.5 * p["compute_s"]) / 1e9)
+    assert p["step_s"] == pytest.approx(p["compute_s"] + p["bubble_s"] + p["exposed_s"])
 
 
 def test_users_split_with_tp_past_the_domain_is_refused(bom, tmp_path):
@@ -173,9 +175,23 @@ def test_a_split_smaller_than_the_deadline_needs_says_so(bom, tmp_path):
     assert "the split runs on 1,024 GPUs, fewer than the 1,351 the sizing asks for" in r.output
 
 
-def test_a_split_whose_pipelines_would_cross_sites_is_refused(bom, tmp_path):
-    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 33}\n" + TWO_SITES))
-    assert r.exit_code == 2 and "DP 33 does not share out over 2 sites" in r.output
+def test_a_split_whose_replicas_overfill_a_site_is_refused(bom, tmp_path):
+    """DP shares out over the sites in proportion to their GPUs (issue 42): 1,351 GPUs of DGX B200 are
+    85 + 84 nodes, 680 + 672 GPUs; 44 replicas of 32 GPUs go 22 + 22, and site 1's take 704."""
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 44}\n" + TWO_SITES))
+    assert r.exit_code == 2, r.output
+    assert "DP 44 shares out over the sites in proportion to their GPUs (22 + 22), and site 1's 22 replicas " \
+           "of 32 GPUs take 704, past the 680 it builds" in r.output
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 1}\n" + TWO_SITES))
+    assert r.exit_code == 2 and "DP 1 does not share out over 2 sites" in r.output
+
+
+def test_an_odd_dp_shares_out_over_two_sites(bom, tmp_path):
+    """33 replicas no longer need an even share: 17 + 16, each site whole pipelines (before issue 42
+    refused: 'DP 33 does not share out over 2 sites')."""
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 33}\n" + TWO_SITES), "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["parallelism"]["dp_sites"] == [17, 16]
 
 
 def test_a_model_no_split_holds_is_refused_quickly():

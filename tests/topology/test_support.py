@@ -15,7 +15,8 @@ CASES = {
                    "fabrics: {storage: {switch: sn5600}}\n",
                    ["storage.ports", "no storage-fabric ports", "Give storage.ports >= 1"]),
     "no-room": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {rack_units: 6}\n",
-                ["fits no rack", "holds 6U", "Raise racks.power_budget or racks.rack_units"]),
+                ["fits no rack", "the height binds (10U in a 6U", "the power fits",
+                 "Raise racks.rack_units (a taller rack), or pick a smaller device"]),
     "oob-key": ("name: x\nplatform: dgx-h100\nnodes: 4\nfabrics: {oob: {su_nodes: 8}}\n",
                 ["fabrics.oob.su_nodes", "does not apply"]),
 }

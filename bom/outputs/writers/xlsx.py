@@ -229,7 +229,10 @@ def _inputs(wb: Workbook, r: Report) -> None:
                         "scenario workload: flop, or 6 x active params x tokens"),
                        ("m_job_flops_per_gpu", "Job: dense FLOP/s per GPU in its dtype", j.flops_per_gpu, "FLOP/s",
                         f"catalog: {m.platform.id} ({m.platform.source})"),
-                       ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu")]
+                       ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu"),
+                       ("m_job_step_factor", "Job: step over its compute alone on every GPU built", j.step_factor,
+                        "factor", "model: the split's step (compute, pipeline bubble, exposed communication) x GPUs "
+                        "built / (compute x the split's GPUs); 1 without a split")]
     if "storage" in m.fabrics:   # the storage sizing's figures, each with where it comes from
         model_rows += storage_defaults(m.scenario)
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
@@ -862,8 +865,8 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
 
 #: What the job costs (bom/costing/job.py), when the scenario sizes the cluster from a training job.
 JOB_ROWS: list[tuple[str, str, str, str]] = [
-    ("job_gpu_hours", "Job: GPU-hours (work / (FLOP/s per GPU x MFU) / 3600)",
-     "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600", COUNT),
+    ("job_gpu_hours", "Job: GPU-hours (work / (FLOP/s per GPU x MFU) / 3600 x the step factor)",
+     "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600*m_job_step_factor", COUNT),
     ("job_wall_days", "Job: wall time on every GPU built (days)", "job_gpu_hours/m_gpus/24", "#,##0.00"),
     ("job_energy_mwh", "Job: facility energy (MWh)", "facility_power_kw*job_wall_days*24/1000", "#,##0.0"),
     ("job_cost_usd", "Job: cost at the cost per GPU-hour", "job_gpu_hours*usd_per_gpu_hour", USD0),
