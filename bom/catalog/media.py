@@ -689,10 +689,14 @@ class Media:
             ends = cage_words(ff) if ff == far else f"{cage_words(ff)} and {cage_words(far)}"
             return LimitError(f"no {rate:g} Gbit/s part in the catalog fits {ends} at its ends"
                               + (f" at {lane:g}G per lane" if lane else ""),
-                              hint="Drop --form-factor or add the part to a catalog overlay.")
+                              hint=NO_PART_HINT)
         reasons = "; ".join(f"{r.option.label}: {r.reason}" for r in rejected[:4])
         return LimitError(f"no {rate:g} Gbit/s part fits {metres(length)} with {panels} patch panels "
                           f"({reasons})", hint="Use fewer patch panels or a shorter route.")
+
+
+#: What to do when no part joins two cages (the build's wording; `bom lookup` adds its own option).
+NO_PART_HINT = "Add the part to a catalog overlay (catalogs/SCHEMA.md), or use switches a catalog part joins."
 
 
 def inline_sites(route_m: float, span_m: float) -> int:

@@ -576,8 +576,8 @@ def lookup(
     strict_prices: StrictPricesOpt = False,
 ) -> None:
     """The standard lookup: rate + length -> medium and part numbers, with the runners-up."""
-    from bom.catalog.media import Media
-    from bom.errors import BomError
+    from bom.catalog.media import NO_PART_HINT, Media
+    from bom.errors import BomError, LimitError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
@@ -603,7 +603,12 @@ def lookup(
     if half is not None:
         form_factor, far_form_factor = (f"{f or ''}:2" if f is None or ":" not in f else f
                                         for f in (form_factor, far_form_factor or form_factor))
-    result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+    try:
+        result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+    except LimitError as exc:
+        if form_factor and exc.hint == NO_PART_HINT:
+            exc.hint = "Drop --form-factor (and --far-form-factor), or add the part to a catalog overlay."
+        raise
     if as_json:
         _print_json({"rate_gbps": rate_g, "links_per_cage": 2 if half else 1,
                      "choice": result.choice.to_json() | {"parts": result.choice.option.label},

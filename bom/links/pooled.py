@@ -149,8 +149,9 @@ class EndpointLeaf(Pattern[PooledLinks]):
         """At the slower end's rate, the ways a leaf cage can take the endpoint's port, in order:
         the leaf's breakout at the endpoint's rate (an 800G cage as four 100G ports of 2 x 50G
         lanes), then the cage as the fabric counts it (a twin-port cage as two 100G ports of four
-        25G lanes: the MCP7Y60 splitter's 100GbE mode). The leaf's ports are counted at the
-        fabric's rate either way, one endpoint port to each."""
+        25G lanes: the MCP7Y60 splitter's 100GbE mode), then the cage in its listed modes of fewer
+        ports than the fabric's. The leaf's ports are counted at the fabric's rate either way, one
+        endpoint port to each."""
         fab, e_nic = ctx.view, self.nic(ctx)
         rate = fab.rate
         e_rate = min(magnitude(e_nic.rate, "rate"), rate)
@@ -166,6 +167,15 @@ class EndpointLeaf(Pattern[PooledLinks]):
             pass
         if not out or out[0].ff_upper != fab.leaf_cage:
             out.append(Link(e_rate, lower, fab.leaf_cage, None))
+        # Last, the cage in one of its modes of fewer ports (an 800G OSFP as two 400G ports takes the
+        # MCP7Y60's 100GbE ends) where the fabric splits its cages finer (issue 42: 4 x 200G for the NVL72
+        # trays' BlueField-3 ports); the endpoint's leaves are its own, so their cages run in that mode.
+        fabric_per_cage = int(fab.leaf_cage.split(":")[1]) if fab.leaf_cage.count(":") else 1
+        for b in sorted(fab.leaf_switch.breakouts, key=lambda b: -b.ports):
+            lp = switch_ports(fab.leaf_switch, magnitude(b.rate, "rate"))
+            mode = cage(lp.form_factor, lp.ports_per_cage, True)
+            if 1 < lp.ports_per_cage < fabric_per_cage and all(x.ff_upper != mode for x in out):
+                out.append(Link(e_rate, lower, mode, None))
         return out
 
     def unjoined(self, ctx: HopContext[PooledLinks], exc: LimitError, lo: EndGroups, up: EndGroups

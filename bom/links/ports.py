@@ -61,12 +61,15 @@ class Ports:
         self.below: Ports | None = None   # the range before this one on the same device
         self.used = 0
 
-    def take(self, key: object) -> int:
+    def take(self, key: object, fill: int = 0) -> int:
+        """The next port for a link whose cage is shared by ``key``; ``fill``: the ports one module (or
+        cable head) there serves, where fewer than the cage's (an 800G cage run as two 100G ports for a
+        splitter's heads, beside cages of four 200G ports): a cage of that key holds that many."""
         self.used += 1
         per = self.per
         if per > 1:
             o = self.open.get(key)
-            if o is not None and o[1] < per:
+            if o is not None and o[1] < (min(fill, per) if fill else per):
                 o[1] += 1
                 return o[0] * per + o[1] - 1
         c = self.next
@@ -92,7 +95,7 @@ class Ports:
     def at(self, key: object, per: int) -> tuple[str, str]:
         """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
         the port and its cage's first port."""
-        j = self.take(key)
+        j = self.take(key, per)
         return self.names[j], self.names[j - j % self.per]
 
     @property

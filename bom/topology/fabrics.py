@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from bom.catalog.media import Media
+from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import FabricSpec
@@ -34,7 +34,8 @@ def fabric_switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
 
 
 def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
-               leaf: Switch, spine: Switch, floor: FloorPlan, native_ok: bool = True) -> tuple[Plane, float]:
+               leaf: Switch, spine: Switch, floor: FloorPlan, media: Media, native_ok: bool = True
+               ) -> tuple[Plane, float]:
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
@@ -53,12 +54,17 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
+    # No part joins two switches at the NICs' rate (200G quarters of 800G cages): they must join at their
+    # own rate, the uplinks spread in whole native links (never a fallback to a rate nothing joins).
+    native_only = native is not None and sched is None and not media.joins(
+        rate, cage(leaf_ports.form_factor, leaf_ports.ports_per_cage, True),
+        cage(spine_ports.form_factor, spine_ports.ports_per_cage, True), leaf_ports.lane_gbps)
     p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
              layers=None if spec.layers == "auto" else int(spec.layers),
              oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
              leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
              native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
-             min_spines=spec.min_spines, scheduled=sched is not None)
+             min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only)
     if sched is not None:
         _check_system_size(name, leaf, p)
     return p, rate
@@ -125,11 +131,11 @@ def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog
                                              else catalog.default(name)), ("fabrics", name, "switch"))
     spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
                     ("fabrics", name, "spine" if spec.spine else "switch"))
-    shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, True)
+    shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, True)
     if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
         # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
         # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
-        shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, False)
+        shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, False)
     return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
 
 
@@ -142,12 +148,12 @@ def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
 
 
 def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
-                 spine: Switch, native_ok: bool) -> tuple[list[tuple[int, Plane]], float]:
+                 spine: Switch, media: Media, native_ok: bool) -> tuple[list[tuple[int, Plane]], float]:
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
     for site in cluster.sites:
         try:
-            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, native_ok)
+            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, media, native_ok)
         except LimitError as exc:
             name_fabric(exc, name)
             raise

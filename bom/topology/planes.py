@@ -72,17 +72,21 @@ def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
                        magnitude(switch.lane_rate, "rate"), rate_gbps)
 
 
-def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1) -> int | None:
-    """Smallest d >= ``least`` dividing ``uplinks`` with sources x uplinks / d <= ports (None if none).
+def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1, unit: int = 1) -> int | None:
+    """Smallest d >= ``least`` dividing ``uplinks`` with sources x uplinks / d <= ports (None if none),
+    each source's links to each of the d in whole ``unit``s (the switches' own rate: 4 x 200G links are
+    one 800G link).
 
     >>> smallest_spread(32, 32, 64)   # DGX H100 SuperPOD 4 SU: 32 leaves x 32 up -> 16 spines
     16
     >>> smallest_spread(4, 16, 128), smallest_spread(4, 16, 128, least=4)   # Juniper JVD: 4 spines
     (1, 4)
+    >>> smallest_spread(24, 40, 256), smallest_spread(24, 40, 256, unit=4)   # 6 x 200G a pair, or 1 x 800G
+    (4, 6)
     """
     need = math.ceil(sources * uplinks / ports)
     for d in range(max(1, need, least), uplinks + 1):
-        if uplinks % d == 0 and sources * (uplinks // d) <= ports:
+        if uplinks % d == 0 and (uplinks // d) % unit == 0 and sources * (uplinks // d) <= ports:
             return d
     return None
 
@@ -109,7 +113,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
          leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
          native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
          spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-         scheduled: bool = False, peer_links: int = 0) -> Plane:
+         scheduled: bool = False, peer_links: int = 0, native_only: bool = False) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -126,6 +130,10 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     ``scheduled``: the leaf is a scheduled fabric's interface node and ``leaf_uplink`` its fabric ports
     at their finest bundle: every one is cabled whatever the host ports carry (the fabric's speedup),
     spread evenly over the fabric elements, a pair joined at ``native``'s rate where whole ports reach.
+    ``native_only``: no part joins two switches at the nodes' rate, so ``native`` is not a preference but
+    the only rate between them: where the fewest spines leave a pair without whole native links, the
+    uplinks spread in whole native links instead (the spine count chosen for it), never a fallback to the
+    nodes' rate.
     ``peer_links``: the leaves stand in MLAG pairs (an even number of them per group, each node's ports
     dual-homed over its pair) with this many peer links between a pair's two switches, in whole cages
     kept from each leaf's downlinks.
@@ -185,7 +193,8 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                 node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
                 leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
                 rails_per_leaf=rails, scheduled=scheduled)
-    two = _two_layers(groups * per_group, up, spine.radix, least)
+    unit = 1
+    two = _two_layers(groups * per_group, up, spine.radix, least, unit)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
@@ -194,8 +203,25 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                   **base)  # type: ignore[arg-type]
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
-        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least)
-    return _at_native_rate(p, pair)
+        p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
+                          unit)
+    native_p = _at_native_rate(p, pair)
+    unit = _native_unit(leaf_uplink or leaf, spine, pair) if native_only else 1
+    if native_p is p and unit > 1 and p.layers > 1:
+        # The fewest spines leave a pair with part of a native link: spread in whole native links instead.
+        two = _two_layers(groups * per_group, up, spine.radix, least, unit) if p.layers == 2 else None
+        if two is not None:
+            p = replace(p, spines_per_pod=two)
+        elif p.layers == 2 and layers == 2:
+            assert pair is not None
+            raise LimitError(f"two layers of {spine.id} cannot join these {groups * per_group} leaves in whole "
+                             f"{pair.up.rate_gbps:g}G links (no part joins two of them at {leaf.rate_gbps:g}G)",
+                             key="layers", hint="Set layers: 3 (or auto), or use a larger switch.")
+        else:
+            p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
+                              unit)
+        native_p = _at_native_rate(p, pair)
+    return native_p
 
 
 #: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
@@ -356,6 +382,15 @@ def _native_factor(ports: SwitchPorts, native: SwitchPorts | None) -> int:
     return int(k) if k == int(k) else 1
 
 
+def _native_unit(up: SwitchPorts, spine: SwitchPorts, native: NativePorts | None) -> int:
+    """Links at the NICs' rate that one native link carries where the switches join at their own rate
+    (the same factor at both ends), else 1."""
+    if native is None:
+        return 1
+    k = _native_factor(up, native.up)
+    return k if k > 1 and k == _native_factor(spine, native.spine) and up.radix % k == 0 else 1
+
+
 def _at_native_rate(p: Plane, native: NativePorts | None) -> Plane:
     """Switch-to-switch links at the native rate when every pair has whole native ports (a scheduled
     fabric's two halves of an 800G cage to one element are one 800G link; else they go to two).
@@ -371,12 +406,12 @@ def _at_native_rate(p: Plane, native: NativePorts | None) -> Plane:
                    spine=native.spine)
 
 
-def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1) -> int | None:
-    return smallest_spread(up, leaves, spine_radix, least)
+def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1, unit: int = 1) -> int | None:
+    return smallest_spread(up, leaves, spine_radix, least, unit)
 
 
 def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
-               spine_over: Fraction = Fraction(1), least: int = 1) -> tuple[int, int, int, int] | None:
+               spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1) -> tuple[int, int, int, int] | None:
     """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
     and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods. A spine keeps its
     ports down:up at ``spine_over`` (1:1: half each), and uplinks what its used downlinks carry at
@@ -386,13 +421,13 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
     else:
         down_most, up_most = _leaf_split(spine.radix, spine.ports_per_cage, spine_over)
     best: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
-    for d in (d for d in range(least, up + 1) if up % d == 0):
+    for d in (d for d in range(least, up + 1) if up % d == 0 and (up // d) % unit == 0):
         for size in range(1, min(leaves, down_most // (up // d)) + 1):
             pods = math.ceil(leaves / size)
             down = size * (up // d)
             spine_up = min(up_most, _cages(down if spine_over == 1 else Fraction(down) / spine_over,
-                                           spine.ports_per_cage))
-            cores = smallest_spread(spine_up, pods, spine.radix)
+                                           math.lcm(spine.ports_per_cage, unit)))
+            cores = smallest_spread(spine_up, pods, spine.radix, unit=unit)
             if cores is None:
                 continue
             key = (pods * d + d * cores, 0 if size % per_group == 0 else 1, pods, -size)
@@ -402,9 +437,9 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
 
 
 def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
-                  gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1) -> Plane:
+                  gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1) -> Plane:
     leaves = groups * per_group
-    shape = _pod_shape(leaves, per_group, up, spine, spine_over, least)
+    shape = _pod_shape(leaves, per_group, up, spine, spine_over, least, unit)
     if shape is None:
         # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
         most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node

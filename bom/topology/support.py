@@ -230,7 +230,9 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                          group_nodes=padded + extra + b_ports if single else g_units,
                          layers=None if spec.layers == "auto" else int(spec.layers),
                          oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
-                         spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0)
+                         spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0,
+                         # The slowest native rate is the last one a part joins at: no fallback past it.
+                         native_only=native is not None and native is natives[-1])
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
         except LimitError as exc:

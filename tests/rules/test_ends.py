@@ -65,7 +65,7 @@ def test_rate_an_uplink_counted_as_the_nodes_when_asked_into_inband(catalog):
             "fabrics:\n  compute: {switch: q3400}\n  inband: {switch: sn5600}\n  oob: {uplinks: inband}\n")
     r = run(build(text, catalog), catalog, "ends.rate")
     assert r.severity == "warning"
-    assert any("the lower switch sn2201 has no 400G port (qsfp28 at 100G" in m for m in messages(r))
+    assert any("the lower switch sn2201 has no 200G port (qsfp28 at 100G" in m for m in messages(r))
 
 
 def test_rate_appliances_and_uplinks_have_parts_by_default(catalog):
