@@ -15,7 +15,8 @@ from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline.model import build_model
 
-SN5400 = "name: n\nplatform: hgx-a100\ngpus: {gpus}\nfabrics: {{compute: {{switch: sn5400, topology: tor, layers: {layers}}}}}\n"
+SN5400 = ("name: n\nplatform: hgx-a100\ngpus: {gpus}\n"
+          "fabrics: {{compute: {{switch: sn5400, topology: tor, layers: {layers}}}}}\n")
 
 
 def _switch_rates(catalog, gpus: int, layers: int) -> set[float]:  # type: ignore[no-untyped-def]
