@@ -13,6 +13,6 @@ def test_cited_markdown_files_exist() -> None:
     missing = []
     for path in [*ROOT.joinpath("bom").rglob("*.py"), *ROOT.joinpath("tests").rglob("*.py")]:
         for name in CITED.findall(path.read_text()):
-            if not (ROOT / name).exists() and not (ROOT / "docs" / name).exists():
+            if not any((ROOT / folder / name).exists() for folder in ("", "docs", "catalogs")):
                 missing.append(f"{path.relative_to(ROOT)}: {name}")
     assert missing == []
