@@ -81,17 +81,21 @@ class RuleError(BomError):
 
 
 @contextmanager
-def keyed(at: tuple[str | int, ...], key: str | None = None, *, only: type[BomError] = BomError,
-          relocate: bool = False) -> Iterator[None]:
+def keyed(at: tuple[str | int, ...] | None, key: str | None = None, *, only: type[BomError] = BomError,
+          relocate: bool = False, below: tuple[str, ...] = ()) -> Iterator[None]:
     """Errors of type ``only`` raised inside name where in the scenario they come from: the path ``at``
     and, where given, the dotted ``key``, unless the error names its own. ``relocate``: the path is
     ``at`` whatever the error said (a catalog lookup's file and line are not the scenario's; the
-    scenario's line is found from ``at``). The one place a stage's error gets its scenario key."""
+    scenario's line is found from ``at``). ``below``: keys an error may name relative to ``at`` (the
+    planner knows a fabric's ``layers``, not which fabric it plans: ``fabrics.compute.layers``). ``at``
+    None: a key only (a command-line option's). The one place a stage's error gets its scenario key."""
     try:
         yield
     except only as exc:
         if relocate:
             exc.where, exc.at = None, at
+        elif exc.key is not None and exc.key in below and at is not None:
+            exc.at, exc.key = (*at, exc.key), f"{key}.{exc.key}" if key is not None else exc.key
         else:
             exc.at = exc.at or at
         if key is not None:

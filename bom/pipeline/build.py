@@ -13,7 +13,7 @@ from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw, s
 from bom.costing.tco import inputs
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
-from bom.inputs.validation import RuleError, locate
+from bom.inputs.validation import RuleError, located
 from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.model.sizing import Sizing
@@ -33,21 +33,16 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
     """Size (when the scenario gives a workload) and build the model of the whole cluster."""
-    try:
+    with located(src):
         inputs(scenario.tco)   # its money figures within the cap once converted, before any work
-    except BomError as exc:
-        raise locate(exc, src) from None
-    sizing = None
-    if scenario.workload is not None:
-        if scenario.platform is None:
-            raise BomError("a build needs a platform", where=src.where(()), key="platform")
-        sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
-    try:
+        sizing = None
+        if scenario.workload is not None:
+            if scenario.platform is None:
+                raise BomError("a build needs a platform", at=(), key="platform")
+            sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
         if scenario.sites is not None and scenario.sites.power is not None:
             return _sites_from_power(scenario, src, catalog, sizing)
         return build_model(scenario, src, catalog, sizing)
-    except BomError as exc:
-        raise locate(exc, src) from None
 
 
 #: Builds the number of sites from sites.power may take; it only grows, so it settles well before.

@@ -13,7 +13,7 @@ from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
-from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
+from bom.topology.planes import SPEC_KEYS, plan, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
@@ -152,11 +152,8 @@ def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts,
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
     for site in cluster.sites:
-        try:
+        with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, media, native_ok)
-        except LimitError as exc:
-            name_fabric(exc, name)
-            raise
         shapes.append((site.count, p))
     return shapes, rate
 

@@ -224,17 +224,9 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     return native_p
 
 
-#: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
+#: Keys of a fabric's spec that :func:`plan` names in its errors, relative to ``fabrics.<name>`` (its
+#: callers plan under ``keyed(..., below=SPEC_KEYS)``).
 SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines", "oversubscription")
-
-
-def name_fabric(exc: LimitError, name: str) -> LimitError:
-    """``exc`` located at fabric ``name``: at the spec key :func:`plan` names, else the fabric."""
-    if exc.key in SPEC_KEYS:
-        exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
-    exc.at = exc.at or ("fabrics", name)
-    exc.key = exc.key or f"fabrics.{name}"
-    return exc
 
 
 def _check_min_spines(least: int | None, topology: Topology, layers: int | None) -> None:
