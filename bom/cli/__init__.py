@@ -266,7 +266,7 @@ def build(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
-    report = pipeline.report_of(model, catalog, checks, src=src)
+    report = pipeline.report_of(model, catalog, checks)
     if sc.phases:
         step("building each phase")
         report = pipeline.with_phases(report, sc, src, catalog)

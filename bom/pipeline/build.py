@@ -9,6 +9,7 @@ from bom.catalog.load import load_catalog
 from bom.catalog.rows import Catalog
 from bom.costing import cooling
 from bom.costing.lines import all_lines
+from bom.costing.report import check_spares
 from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw, site_power
 from bom.costing.tco import inputs
 from bom.errors import BomError, LimitError
@@ -19,6 +20,7 @@ from bom.model.model import Model
 from bom.model.sizing import Sizing
 from bom.pipeline.model import build_model
 from bom.pipeline.sizing import SizeOverrides, size_scenario
+from bom.topology import preflight
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
@@ -32,13 +34,16 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
-    """Size (when the scenario gives a workload) and build the model of the whole cluster."""
+    """Size (when the scenario gives a workload) and build the model of the whole cluster, once the rules
+    that need more than the scenario (its validators') have passed."""
     with located(src):
-        inputs(scenario.tco)   # its money figures within the cap once converted, before any work
+        # Before any work: the scenario against the costing's tables (its money figures within the cap once
+        # converted, its spares categories), then against the catalog (every problem found at once).
+        inputs(scenario.tco)
+        check_spares(scenario)
+        preflight.check(scenario, catalog)
         sizing = None
         if scenario.workload is not None:
-            if scenario.platform is None:
-                raise BomError("a build needs a platform", at=(), key="platform")
             sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
         if scenario.sites is not None and scenario.sites.power is not None:
             return _sites_from_power(scenario, src, catalog, sizing)

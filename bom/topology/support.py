@@ -173,11 +173,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     this fabric's border leaves."""
 
     nic = _ports_of(name, design)
-    if nic is None:
-        # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
-        raise LimitError(f"platform {design.platform.id!r} has no {name} ports in the catalog",
-                       at=("fabrics", name), key=f"fabrics.{name}",
-                       hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
+    assert nic is not None   # a platform with no ports on this fabric: the preflight's rule
     spec = with_ra_ratio(name, spec, design)
     fp = design.floor
     compute = design.fabrics.get("compute")
