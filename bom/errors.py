@@ -26,9 +26,7 @@ class BomError(Exception):
         self.at = at
 
     def __str__(self) -> str:
-        head = ": ".join(p for p in (self.where, self.key) if p)
-        text = _sentence(f"{head}: {self.message}" if head else self.message)
-        return redact(_sentence(f"{text} {self.hint}") if self.hint else text)
+        return redact(_told(self, self.where))
 
 
 #: Secrets of this run (the NetBox token, a password in --url): never printed, logged or written.
@@ -80,18 +78,58 @@ class RuleError(BomError):
     """A design that breaks an error-severity design rule (bom/rules): built, but not buildable."""
 
 
+class MultiError(BomError):
+    """Several problems found in one look (:mod:`bom.topology.preflight`), each with its own key, place and
+    hint, so one run names every fix. It takes the first one's key and path; ``problems`` holds them all."""
+
+    def __init__(self, problems: list[BomError]) -> None:
+        self.problems = problems
+        first = problems[0]
+        # The message leaves out the places, as a comparison's note quotes it; str() gives each its own.
+        super().__init__(_numbered([_told(e, None) for e in problems]), key=first.key, at=first.at)
+
+    def __str__(self) -> str:
+        return redact(_numbered([_told(e, e.where) for e in self.problems]))
+
+
+def _told(e: BomError, where: str | None) -> str:
+    """``e`` as a sentence, its hint after it: "where: key: message. Hint." (where only if given)."""
+    head = ": ".join(p for p in (where, e.key) if p)
+    text = _sentence(f"{head}: {e.message}" if head else e.message)
+    return _sentence(f"{text} {e.hint}") if e.hint else text
+
+
+def _numbered(told: list[str]) -> str:
+    return f"{len(told)} problems: " + " ".join(f"({i}) {t}" for i, t in enumerate(told, 1))
+
+
+class MultiLimitError(MultiError, LimitError):
+    """Several problems, every one a limit of the parts or the topology (a comparison leaves a generation out)."""
+
+
+def one_error(problems: list[BomError]) -> BomError:
+    """The error to raise for ``problems`` (at least one): a lone problem as it is, several as one."""
+    if len(problems) == 1:
+        return problems[0]
+    return MultiLimitError(problems) if all(isinstance(e, LimitError) for e in problems) else MultiError(problems)
+
+
 @contextmanager
-def keyed(at: tuple[str | int, ...], key: str | None = None, *, only: type[BomError] = BomError,
-          relocate: bool = False) -> Iterator[None]:
+def keyed(at: tuple[str | int, ...] | None, key: str | None = None, *, only: type[BomError] = BomError,
+          relocate: bool = False, below: tuple[str, ...] = ()) -> Iterator[None]:
     """Errors of type ``only`` raised inside name where in the scenario they come from: the path ``at``
     and, where given, the dotted ``key``, unless the error names its own. ``relocate``: the path is
     ``at`` whatever the error said (a catalog lookup's file and line are not the scenario's; the
-    scenario's line is found from ``at``). The one place a stage's error gets its scenario key."""
+    scenario's line is found from ``at``). ``below``: keys an error may name relative to ``at`` (the
+    planner knows a fabric's ``layers``, not which fabric it plans: ``fabrics.compute.layers``). ``at``
+    None: a key only (a command-line option's). The one place a stage's error gets its scenario key."""
     try:
         yield
     except only as exc:
         if relocate:
             exc.where, exc.at = None, at
+        elif exc.key is not None and exc.key in below and at is not None:
+            exc.at, exc.key = (*at, exc.key), f"{key}.{exc.key}" if key is not None else exc.key
         else:
             exc.at = exc.at or at
         if key is not None:

@@ -16,12 +16,7 @@ def check_platform_switches(cat: Catalog) -> None:
     """Every platform's default switch is a switch row."""
     for p in cat.rows["platforms"].values():
         assert isinstance(p, Platform)
-        if p.default_switch not in cat.rows["switches"]:
-            try:
-                cat.get("switches", p.default_switch, key=f"{p.id}.default_switch")
-            except CatalogError as exc:
-                exc.where = cat.where(p.id, "default_switch")
-                raise
+        cat.get("switches", p.default_switch, key=f"{p.id}.default_switch", where=cat.where(p.id, "default_switch"))
 
 
 def check_module_form_factors(cat: Catalog) -> None:
@@ -43,12 +38,7 @@ def check_module_form_factors(cat: Catalog) -> None:
 def check_defaults(cat: Catalog) -> None:
     """Every default names a switch row, and the build finds one for each fabric layer it defaults."""
     for d in cat.defaults.values():
-        if d.switch not in cat.rows["switches"]:
-            try:
-                cat.get("switches", d.switch, key=f"{DEFAULTS}.{d.id}.switch")
-            except CatalogError as exc:
-                exc.where = cat.origin.get(f"{DEFAULTS}:{d.id}", "")
-                raise
+        cat.get("switches", d.switch, key=f"{DEFAULTS}.{d.id}.switch", where=cat.origin.get(f"{DEFAULTS}:{d.id}", ""))
     missing = [f"{f} {layer}" for f, layer in REQUIRED_DEFAULTS if (f, layer) not in cat.defaults]
     if missing:
         raise CatalogError(f"no default switch for the {', '.join(missing)}",

@@ -793,10 +793,11 @@ class Catalog:
                 return kind
         return None
 
-    def get(self, kind: str, row_id: str, key: str | None = None) -> Row:
+    def get(self, kind: str, row_id: str, key: str | None = None, where: str | None = None) -> Row:
+        """The row ``row_id`` of ``kind``; an unknown id is an error at ``key`` (and ``where``, a file and line)."""
         rows = self.rows[kind]
         if row_id not in rows:
-            raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
+            raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key, where=where)
         return rows[row_id]
 
     def default_switch(self, fabric: str, layer: str = "leaf") -> str | None:

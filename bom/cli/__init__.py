@@ -266,7 +266,7 @@ def build(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
-    report = pipeline.report_of(model, catalog, checks, src=src)
+    report = pipeline.report_of(model, catalog, checks)
     if sc.phases:
         step("building each phase")
         report = pipeline.with_phases(report, sc, src, catalog)
@@ -491,13 +491,10 @@ def compare(
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    from bom.errors import BomError
-    from bom.inputs.validation import locate
+    from bom.inputs.validation import located
 
-    try:
+    with located(src):
         result = pipeline.compare(sc, src, catalog, ids, gpus)
-    except BomError as exc:
-        raise locate(exc, src) from None
     paths = _write(sets.compare_output(result), output or Path("reports") / sc.name,
                    f"{sc.name}-compare.json", as_json)
     if paths is None:

@@ -46,7 +46,6 @@ from bom.costing.uncertainty import Range, draw, published_spread
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
-from bom.inputs.yamlio import Located
 from bom.model.checks import Checks
 from bom.model.model import Model
 from bom.model.totals import Totals
@@ -256,24 +255,21 @@ def _warnings(order: list[OrderLine]) -> list[str]:
     return out
 
 
-def _check_spares(sc: Scenario, lines: list[Line], src: Located | None) -> None:
-    """A spares category the BOM does not know is a typo, not a rule to ignore."""
-    known = set(CATEGORIES) | {x.category for x in lines}
+def check_spares(sc: Scenario) -> None:
+    """A spares category the BOM does not know is a typo, not a rule to ignore. Every BOM line's category
+    is one of the table's, so it is checked before any stage runs (bom/pipeline/build.py)."""
     for name in sc.spares or {}:
-        if name not in known:
-            raise ScenarioError(suggest(name, known, "spares category"), key=f"spares.{name}",
-                                where=src.where(("spares", name)) if src else None)
+        if name not in CATEGORIES:
+            raise ScenarioError(suggest(name, CATEGORIES, "spares category"), at=("spares", name),
+                                key=f"spares.{name}")
 
 
-def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None,
-                src: Located | None = None) -> Report:
+def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None) -> Report:
     """Everything the writers need; ``checks`` the design rules run on the model (every report carries
     at least their closed form: :func:`bom.pipeline.report_of` runs it), ``today`` the day quotes are
-    checked against when the scenario gives no date, ``src`` where the scenario's keys stand (for error
-    messages)."""
+    checked against when the scenario gives no date."""
     sc = model.scenario
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
-    _check_spares(sc, base, src)
     sites = model.cluster.site_count
     policy = spares_policy(sc.spares)
     lines = base + spare_lines(base, policy, sites)

@@ -564,6 +564,34 @@ class Scenario(Model):
         return self
 
     @model_validator(mode="after")
+    def _fabric_shapes(self) -> Scenario:
+        """Shape keys that contradict each other (the planner then never sees them together): on the
+        compute fabric, the keys a switch pair or rail leaves with no spine have no use for; on any
+        fabric, a spine ratio with two layers. In the order the planner met them."""
+        for name, spec in self.fabrics.items():
+            at, layers = ("fabrics", name), None if spec.layers == "auto" else int(spec.layers)
+            if name == "compute":
+                _compute_shape(spec, at, layers)
+            if spec.spine_ratio is not None and spec.spine_ratio != 1 and layers == 2:
+                raise RuleError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
+                                (*at, "oversubscription", "spine"),
+                                hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
+        return self
+
+    @model_validator(mode="after")
+    def _storage_sized(self) -> Scenario:
+        """A storage block with no count, capacity or throughput is sized by the training job's checkpoints
+        and dataset (bom/topology/endpoints.py ``job_capacity``): there must be one."""
+        s, w = self.storage, self.workload
+        if s is None or any(getattr(s, k) is not None for k in ("count", "capacity", "throughput")):
+            return self
+        if w is None or w.kind == "serve" or w.params is None or w.tokens is None:
+            raise RuleError("the storage block gives no count, capacity or throughput, and there is no training job "
+                            "(a workload with params and tokens) to size it from", ("storage", "count"),
+                            hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
+        return self
+
+    @model_validator(mode="after")
     def _cooling_per_site(self) -> Scenario:
         """A list of halls' cooling names every site, no more and no fewer."""
         cooling, sites = self.layout.cooling, self.sites.count if self.sites is not None else 1
@@ -661,6 +689,33 @@ class Scenario(Model):
                             "heads, sequence, batch_tokens)", ("sites", "dci_bandwidth"),
                             hint='Add those workload keys, or give dci_bandwidth: "25.6 Tbit/s".')
         return self
+
+
+def _compute_shape(spec: FabricSpec, at: tuple[str, ...], layers: int | None) -> None:
+    """The compute fabric's topology against its su_nodes, min_spines, rails_per_leaf and layers."""
+    topology = spec.topology
+    if topology == "pair" and spec.su_nodes is not None:
+        raise RuleError("su_nodes has no meaning for a switch pair (two switches take every node)", (*at, "su_nodes"),
+                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+    if topology == "rail-only" and spec.su_nodes is not None:
+        raise RuleError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
+                        (*at, "su_nodes"),
+                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
+    if spec.min_spines is not None and (topology in ("pair", "rail-only") or layers == 1):
+        shape = f"topology {topology}" if topology in ("pair", "rail-only") else "layers: 1"
+        raise RuleError(f"min_spines asks for a spine layer, and {shape} has none", (*at, "min_spines"),
+                        hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
+    if topology == "pair" and layers not in (None, 1):
+        raise RuleError("a switch pair has one layer (two switches joined by ISLs)", (*at, "layers"),
+                        hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+    # A pair takes no rails_per_leaf either, but the planner never read it there: it is still let be.
+    if topology == "tor" and spec.rails_per_leaf is not None:
+        raise RuleError(f"rails_per_leaf has no meaning for topology {topology} (its leaves take whole nodes or "
+                        "racks, not rails)", (*at, "rails_per_leaf"),
+                        hint="Drop rails_per_leaf, or use topology: rail-optimized or rail-only.")
+    if topology == "rail-only" and layers not in (None, 1):
+        raise RuleError(f"a rail-only fabric has one layer (rail leaves, no spine); layers is {layers}",
+                        (*at, "layers"), hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
 
 
 def parse_scenario(src: Located) -> Scenario:

@@ -26,7 +26,7 @@ from pydantic import (
     field_validator,
 )
 
-from bom.errors import BomError
+from bom.errors import BomError, MultiError
 from bom.inputs.yamlio import Located
 from bom.units import DIMENSIONS, EXAMPLES, parse_quantity
 
@@ -200,7 +200,10 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
 
 
 def locate(exc: BomError, src: Located) -> BomError:
-    """Give ``exc`` the file and line in ``src`` of its path (``at``), else of its key, when it has no place."""
+    """Give ``exc`` the file and line in ``src`` of its path (``at``), else of its key, when it has no place
+    (each of several problems its own)."""
+    for e in exc.problems if isinstance(exc, MultiError) else ():
+        locate(e, src)
     if exc.where is None and exc.at is not None:
         exc.where = src.where(exc.at)
     elif exc.where is None and exc.key and not exc.key.startswith("-"):

@@ -9,16 +9,18 @@ from bom.catalog.load import load_catalog
 from bom.catalog.rows import Catalog
 from bom.costing import cooling
 from bom.costing.lines import all_lines
+from bom.costing.report import check_spares
 from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw, site_power
 from bom.costing.tco import inputs
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
-from bom.inputs.validation import RuleError, locate
+from bom.inputs.validation import RuleError, located
 from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.model.sizing import Sizing
 from bom.pipeline.model import build_model
 from bom.pipeline.sizing import SizeOverrides, size_scenario
+from bom.topology import preflight
 
 
 def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = None,
@@ -32,22 +34,20 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
-    """Size (when the scenario gives a workload) and build the model of the whole cluster."""
-    try:
-        inputs(scenario.tco)   # its money figures within the cap once converted, before any work
-    except BomError as exc:
-        raise locate(exc, src) from None
-    sizing = None
-    if scenario.workload is not None:
-        if scenario.platform is None:
-            raise BomError("a build needs a platform", where=src.where(()), key="platform")
-        sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
-    try:
+    """Size (when the scenario gives a workload) and build the model of the whole cluster, once the rules
+    that need more than the scenario (its validators') have passed."""
+    with located(src):
+        # Before any work: the scenario against the costing's tables (its money figures within the cap once
+        # converted, its spares categories), then against the catalog (every problem found at once).
+        inputs(scenario.tco)
+        check_spares(scenario)
+        preflight.check(scenario, catalog)
+        sizing = None
+        if scenario.workload is not None:
+            sizing = size_scenario(scenario, src, catalog, None, SizeOverrides())
         if scenario.sites is not None and scenario.sites.power is not None:
             return _sites_from_power(scenario, src, catalog, sizing)
         return build_model(scenario, src, catalog, sizing)
-    except BomError as exc:
-        raise locate(exc, src) from None
 
 
 #: Builds the number of sites from sites.power may take; it only grows, so it settles well before.

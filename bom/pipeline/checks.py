@@ -30,13 +30,12 @@ def plan_rules(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
     return PlanRules(model, catalog)
 
 
-def report_of(model: Model, catalog: Catalog, checks: Checks | None = None, today: dt.date | None = None,
-              src: Located | None = None) -> Report:
+def report_of(model: Model, catalog: Catalog, checks: Checks | None = None, today: dt.date | None = None) -> Report:
     """The model's report (:func:`bom.costing.report.make_report`) with its design rules' checks: the
     ones a build ran, else the closed form run here (every report carries them)."""
     if checks is None:
         checks = check_design(model, catalog)
-    return make_report(model, catalog, checks, today, src)
+    return make_report(model, catalog, checks, today)
 
 
 def build_checked(scenario: Scenario, src: Located, catalog: Catalog, allow_violations: bool = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bom.catalog.rows import Catalog
 from bom.costing.compare import Comparison, Generation, default_platforms, parse_entry, variant
 from bom.costing.report import Report
-from bom.errors import BomError, LimitError
+from bom.errors import BomError, LimitError, MultiError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
@@ -21,11 +21,17 @@ def _generation(job: Scenario, src: Located, catalog: Catalog) -> tuple[Report, 
         try:
             return report_of(build_scenario(job, src, catalog), catalog), left_out
         except LimitError as exc:
-            name = (exc.key or "").removeprefix("fabrics.").split(".")[0]
-            if name not in SUPPORT or name not in job.fabrics:
+            # Every support fabric a problem names is left out at once (the preflight finds them together);
+            # what is left, if anything, is the generation's own problem, found again on the next try.
+            drop: dict[str, str] = {}
+            for e in exc.problems if isinstance(exc, MultiError) else [exc]:
+                name = (e.key or "").removeprefix("fabrics.").split(".")[0]
+                if name in SUPPORT and name in job.fabrics:
+                    drop.setdefault(name, e.message)
+            if not drop:
                 raise
-            left_out[name] = exc.message
-            job = job.model_copy(update={"fabrics": {k: f for k, f in job.fabrics.items() if k != name}})
+            left_out.update(drop)
+            job = job.model_copy(update={"fabrics": {k: f for k, f in job.fabrics.items() if k not in drop}})
 
 
 def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,

@@ -31,7 +31,7 @@ from bom.placement.layout import place
 from bom.topology.cluster import build_cluster, scale_up
 from bom.topology.dci import line_patch, site_dci
 from bom.topology.endpoints import build_endpoints
-from bom.topology.fabrics import build_fabric, check_scheduled, default_spine, fabric_switch, support_switch
+from bom.topology.fabrics import build_fabric, default_spine, fabric_switch, support_switch
 from bom.topology.geometry import floor_plan, nodes_per_rack
 from bom.topology.support import build_oob, build_pooled
 from bom.topology.ufm import attach_ufm
@@ -95,9 +95,7 @@ def _site_models(parts: dict[str, Any], catalog: Catalog) -> tuple[tuple[int, Mo
 
 def _design(scenario: Scenario, catalog: Catalog, sizing: Sizing | None, media: Media) -> Design:
     """The cluster, its compute fabric, endpoints and DCI: what stands before the support fabrics."""
-    if scenario.platform is None:
-        raise BomError("a build needs a platform", at=(), key="platform",
-                       hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}.")
+    assert scenario.platform is not None   # the preflight's first rule (bom/topology/preflight.py)
     with keyed(("platform",), relocate=True):
         platform = catalog.platform(scenario.platform)
     npr, rack_power = nodes_per_rack(platform, scenario)
@@ -172,7 +170,6 @@ def _support_fabrics(design: Design, specs: dict[str, FabricSpec], catalog: Cata
                                  ("fabrics", name, "switch"))
             spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
                                   ("fabrics", name, "spine" if spec.spine else "switch"))
-            check_scheduled(name, spec, leaf, spine)   # refused here: scheduled fabrics are built as compute
             pooled[name] = (spec, leaf, spine)
             design = design.with_fabric(build_pooled(name, spec, design, media, leaf, spine, border=borders.get(name)))
     placement = place(design, catalog)
@@ -181,7 +178,6 @@ def _support_fabrics(design: Design, specs: dict[str, FabricSpec], catalog: Cata
     spec = specs["oob"]
     leaf = fabric_switch(catalog, spec.switch or support_switch(design.platform, "oob", catalog),
                          ("fabrics", "oob", "switch"))
-    check_scheduled("oob", spec, leaf, leaf)
     if spec.uplinks is None and "inband" not in specs:
         # No in-band network for the uplinks to land on: the management network's own spines join
         # its switches (else they would end at a site network the BOM does not hold).

@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Catalog
 from bom.costing.tco import DEFAULTS, inputs
-from bom.errors import BomError
+from bom.errors import BomError, keyed
 from bom.inputs.scenario import Scenario
-from bom.inputs.validation import locate
+from bom.inputs.validation import located
 from bom.inputs.workload import Workload, load_jobs
 from bom.inputs.yamlio import Located
 from bom.model.sizing import Accelerator, LevelPower, Sizing
@@ -29,17 +29,12 @@ class SizeOverrides:
     pue: float | None = None
 
 
-def accelerator(catalog: Catalog, platform_id: str | None, ov: SizeOverrides,
-                where: str | None = None) -> Accelerator:
+def accelerator(catalog: Catalog, platform_id: str | None, ov: SizeOverrides) -> Accelerator:
     """The platform's accelerator (or the seed's), with the command-line overrides applied."""
     if platform_id is None:
         acc = seed_accelerator(catalog.rows["platforms"].get(SEED_POWER_PLATFORM))  # type: ignore[arg-type]
     else:
-        try:
-            acc = platform_accelerator(catalog.platform(platform_id))
-        except BomError as exc:
-            exc.where = exc.where or where
-            raise
+        acc = platform_accelerator(catalog.platform(platform_id))
     if ov.memory_per_gpu_gb is not None:
         acc = replace(acc, memory_gb=ov.memory_per_gpu_gb)
     if ov.flops_per_gpu is not None:
@@ -75,14 +70,15 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
                        hint="Add a workload: {kind: pretrain, params: 70e9, tokens: 15e12, "
                             "deadline: \"60 d\"}.")
     pid = platform_id or scenario.platform
-    acc = accelerator(catalog, pid, ov, where=src.where(("platform",)) if pid else None)
-    dtype = scenario.workload.dtype
-    if pid and dtype in ("fp8", "fp4") and dtype not in acc.flops and ov.flops_per_gpu is None:
-        # the weights are sized at the dtype's bytes, so a GPU without the format would hold them as bf16
-        raise BomError(f"platform {pid} has no dense {dtype} figure ({catalog.platform(pid).gpu} does not run "
-                       f"{dtype}), so a job in {dtype} cannot be sized on it", where=src.where(("workload", "dtype")),
-                       key="workload.dtype", hint="Use bf16 (or a format the GPU runs), or another platform.")
-    try:
+    with located(src):
+        with keyed(("platform",)):   # the scenario's platform, or --platform in its place
+            acc = accelerator(catalog, pid, ov)
+        dtype = scenario.workload.dtype
+        if pid and dtype in ("fp8", "fp4") and dtype not in acc.flops and ov.flops_per_gpu is None:
+            # the weights are sized at the dtype's bytes, so a GPU without the format would hold them as bf16
+            raise BomError(f"platform {pid} has no dense {dtype} figure ({catalog.platform(pid).gpu} does not run "
+                           f"{dtype}), so a job in {dtype} cannot be sized on it", at=("workload", "dtype"),
+                           key="workload.dtype", hint="Use bf16 (or a format the GPU runs), or another platform.")
         pue = ov.pue or inputs(scenario.tco, scenario.layout.cooling)["pue"].value
         sized = size(_with_mfu(scenario.workload, ov), acc, pue)
         if pid is not None and scenario.workload.has_shape:
@@ -95,5 +91,3 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
                            "its GPUs' memory bandwidth", key="workload.tokens_per_s_per_user",
                            hint="Give platform (or --platform).")
         return sized
-    except BomError as exc:
-        raise locate(exc, src) from None

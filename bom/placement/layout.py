@@ -15,7 +15,6 @@ import math
 from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
-from bom.errors import LimitError
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
 from bom.model.model import Design
 from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
@@ -74,9 +73,7 @@ def node_item(platform: Platform) -> Item:
 def place(design: Design, catalog: Catalog) -> Placement:
     platform = design.platform
     sup = platform.support
-    if sup is None:
-        raise LimitError(f"platform {platform.id!r} has no support row (racks, PDUs) in the catalog",
-                         key="platform")
+    assert sup is not None   # a platform with no racks and PDUs in the catalog: the preflight's rule
     spec = design.scenario.racks
     compute_rack = with_pdus(catalog, rack_type(catalog, sup.rack, design.rack_power_w, spec.rack_units),
                              sup.pdu)

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from bom.catalog.media import Media, Patch
 from bom.catalog.rows import Catalog, Coherent, Dwdm, Switch
-from bom.errors import BomError, LimitError, keyed
+from bom.errors import LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.links.dci import DCI_CLIENT
 from bom.model.cluster import Cluster
@@ -80,10 +80,7 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
     pluggable amplifier takes router ports and one span only: chosen, never a default)."""
     if amplifier_id is not None:
         amp = catalog.get("dwdm", amplifier_id, key="sites.amplifier")
-        if not isinstance(amp, Dwdm) or amp.kind != "amplifier":
-            raise BomError(f"dwdm row {amplifier_id!r} is a {amp.kind}, not an amplifier",   # type: ignore[union-attr]
-                           at=("sites", "amplifier"), key="sites.amplifier",
-                           hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols.")
+        assert isinstance(amp, Dwdm) and amp.kind == "amplifier"   # the preflight's rule
         return amp
     amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier" and not d.pluggable]
     return min(amps, key=lambda a: a.price_usd, default=None)
@@ -152,14 +149,12 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
         bandwidth = split.dci_gbps_needed
     elif s.dci_bandwidth is not None:
         bandwidth = magnitude(s.dci_bandwidth, "rate")
-    elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
+    else:
+        # One of the two (the scenario's rule), and every platform row has compute ports (the catalog's).
+        assert s.dci_fraction is not None and compute is not None and compute.node_ports is not None
         per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
             compute.node_ports.rate, "rate")
         bandwidth = s.dci_fraction * per_site
-    else:
-        raise LimitError(f"dci_fraction is a fraction of the compute fabric's node bandwidth, and platform "
-                         f"{cluster.platform.id!r} has no compute ports in the catalog", at=("sites", "dci_fraction"),
-                         key="sites.dci_fraction", hint="Give dci_bandwidth instead.")
     with keyed(("sites", "distance"), "sites.distance", only=LimitError):
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,

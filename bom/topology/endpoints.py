@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
-from bom.errors import BomError, LimitError, keyed
+from bom.errors import BomError, keyed
 from bom.inputs.scenario import Scenario
 from bom.model.endpoints import Endpoints
 from bom.units import magnitude, parse_quantity
@@ -148,6 +148,8 @@ def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
     """A storage block with no count, capacity or throughput: the job's capacity sizes it."""
     need = job_capacity(scenario)
     if need is None:
+        # The scenario's validator refuses this in a file (Scenario._storage_sized); a site built alone, with no
+        # workload, meets it here, and its caller keeps no model of that site.
         raise BomError("the storage block gives no count, capacity or throughput, and there is no training job "
                        "(a workload with params and tokens) to size it from", at=("storage",), key="storage.count",
                        hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
@@ -165,17 +167,11 @@ def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
 def _ra_storage(catalog: Catalog, platform: Platform, gpus: int, sites: int) -> tuple[Endpoint, int, NicPorts, str]:
     """The platform RA's appliance for a storage fabric the scenario gives no storage, as many per
     site as the RA's read guideline for the cluster's GPUs needs (whole appliances, shared over
-    the sites); refused when the platform names no appliance."""
+    the sites); a platform that names none is the preflight's refusal (bom/topology/preflight.py)."""
     sup = platform.support
     row = _row(catalog, sup.storage if sup else None, ("fabrics", "storage"))
-    if row is None or row.throughput is None or row.ports.storage is None:
-        lack = "throughput" if row is not None and row.throughput is None else "storage ports"
-        what = (" names no storage appliance" if row is None
-                else f"'s storage appliance {row.id!r} has no {lack} in the catalog to size it by")
-        raise LimitError(f"fabrics.storage carries no storage: the scenario has no storage block and platform "
-                         f"{platform.id!r}{what}", at=("fabrics", "storage"),
-                         key="storage", hint="Add a storage block: storage: {appliance: <an endpoints row>, "
-                                             "count: 8} (or capacity and throughput), or drop fabrics.storage.")
+    # An appliance, with a throughput and storage ports to size it by: the preflight's rule.
+    assert row is not None and row.throughput is not None and row.ports.storage is not None
     need = gpus * magnitude(parse_quantity(RA_READ_PER_SU, "rate"), "rate") / RA_SU_GPUS
     per = magnitude(row.throughput, "rate")
     count = max(1, math.ceil(need / per - 1e-9))
@@ -191,14 +187,11 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
         return None, 0, None, "no storage block"
     sup = platform.support
     row = _row(catalog, s.appliance or (sup.storage if sup else None), ("storage", "appliance"))
-    if row is None:
-        raise BomError("the storage block needs an appliance (a catalog endpoints row)", at=("storage",),
-                       key="storage.appliance")
+    # An appliance with storage ports (its own, or the block's ports and rate), and the figures the block
+    # sizes it by: the preflight's rules (bom/topology/preflight.py).
+    assert row is not None
     base = row.ports.storage
     if s.ports is not None or s.rate is not None:
-        if base is None and (s.ports is None or s.rate is None):
-            raise BomError(f"appliance {row.id!r} has no storage ports in the catalog; give both ports and rate",
-                           at=("storage",), key="storage.ports")
         update: dict[str, object] = {}
         if s.ports is not None:
             update["ports"] = s.ports
@@ -208,10 +201,7 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
                                                                    form_factor="qsfp112", ports_per_cage=1)
     else:
         nic = base
-    if nic is None or nic.ports < 1:
-        raise LimitError(f"storage appliance {row.id!r} has no storage-fabric ports",
-                         at=("storage", "ports"), key="storage.ports",
-                         hint="Give storage.ports >= 1 (ports per appliance) or another appliance.")
+    assert nic is not None and nic.ports >= 1
     count, why = _storage_count(s, row)
     return row, math.ceil(count / sites), nic, why
 
@@ -226,9 +216,7 @@ def _storage_count(s: object, row: Endpoint) -> tuple[int, str]:
         want = getattr(s, key, None)
         if want is None:
             continue
-        if have is None:
-            raise BomError(f"appliance {row.id!r} has no {key} in the catalog, so a {key} cannot size it",
-                           at=("storage", key), key=f"storage.{key}", hint="Give storage.count.")
+        assert have is not None
         per = magnitude(have, dim)
         n = math.ceil(magnitude(want, dim) / per - 1e-9)
         need.append((n, f"{key} {magnitude(want, dim):g} / {per:g} per appliance -> {n}"))

@@ -7,22 +7,20 @@ import math
 
 from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
-from bom.errors import BomError, LimitError, keyed
+from bom.errors import LimitError, keyed
 from bom.inputs.scenario import FabricSpec
 from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
-from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
+from bom.topology.planes import SPEC_KEYS, plan, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
 def _nic(platform: Platform, name: str) -> NicPorts:
     nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
            "oob": platform.oob}[name]
-    if nic is None:
-        raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
-                       at=("fabrics", name), key=f"fabrics.{name}")
+    assert nic is not None   # built for the compute fabric only, and every platform row has its ports
     return nic
 
 
@@ -39,18 +37,10 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_ports = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
-    sched = check_scheduled(name, spec, leaf, spine)
+    sched = scheduled_native(leaf, spine)
     if sched is not None:   # the fabric ports at their finest bundle: the plan spreads them at it
         uplinks = uplink_ports(leaf, uplink_rates(leaf)[0])
     spine_ports = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
-    if spec.topology == "pair" and spec.su_nodes is not None:
-        raise LimitError("su_nodes has no meaning for a switch pair (two switches take every node)",
-                         key=f"fabrics.{name}.su_nodes",
-                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
-    if spec.topology == "rail-only" and spec.su_nodes is not None:
-        raise LimitError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
-                         key=f"fabrics.{name}.su_nodes",
-                         hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
@@ -93,32 +83,12 @@ def _native(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool
     return NativePorts(switch_ports(leaf, own), switch_ports(spine, own))
 
 
-def check_scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> NativePorts | None:
-    """A scheduled fabric's native sides when the leaf is an interface node; its pairing checked: an
-    interface node's fabric ports join only fabric elements, and a fabric element takes no hosts."""
-    key = f"fabrics.{name}"
-    if leaf.fabric_element:
-        raise LimitError(f"{leaf.id} is a scheduled fabric's fabric element: its ports are cell links to interface "
-                         "nodes, none takes a host", key=f"{key}.switch",
-                         hint=f"Use it as {key}.spine, with an interface node (a Jericho3-AI leaf) as the switch.")
+def scheduled_native(leaf: Switch, spine: Switch) -> NativePorts | None:
+    """A scheduled fabric's native sides when the leaf is an interface node (its pairing with the spine,
+    a fabric element, is the preflight's rule: bom/topology/preflight.py ``check_scheduled``)."""
     up = leaf.uplinks
     if up is None or not up.scheduled:
-        if spine.fabric_element:
-            raise LimitError(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, "
-                             f"and {leaf.id} is not one", key=f"{key}.spine",
-                             hint="Use an Ethernet spine here, or an interface node (its fabric_element) as the "
-                                  "switch.")
         return None
-    if name != "compute":
-        raise LimitError(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as "
-                         "the compute fabric", key=f"{key}.switch", hint="Use an Ethernet leaf on this fabric.")
-    if not spine.fabric_element:
-        raise LimitError(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one",
-                         key=f"{key}.spine", hint=f"Drop spine (its own, {up.fabric_element}) or name a fabric "
-                                                  "element row.")
-    if spec.uplink_rate != "native":
-        raise LimitError("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
-                         key=f"{key}.uplink_rate", hint="Drop uplink_rate on this fabric.")
     native = uplink_ports(leaf)
     assert native is not None
     return NativePorts(native, switch_ports(spine, native.rate_gbps))
@@ -152,11 +122,8 @@ def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts,
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
     for site in cluster.sites:
-        try:
+        with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
             p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, media, native_ok)
-        except LimitError as exc:
-            name_fabric(exc, name)
-            raise
         shapes.append((site.count, p))
     return shapes, rate
 

@@ -242,9 +242,10 @@ budget)'
 RAISE_LIMIT = {"height": "racks.rack_units (a taller rack)", "power": "racks.power_budget"}
 
 
-def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
-    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
-    rack's power budget [W] (the scenario's, else the platform's)."""
+def rack_budget(platform: Platform, scenario: Scenario) -> tuple[float, tuple[str, ...]] | None:
+    """A compute rack's power budget [W] and the scenario key it comes from (``()``: the platform's): the
+    scenario's, else the platform's, lowered to the hall's feed (``layout.rack_power_limit``) where one
+    whole system still fits under it; None when neither gives one."""
     sup = platform.support
     spec = scenario.racks
     if spec.power_budget is not None:
@@ -252,38 +253,30 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
     elif sup is not None:
         power, at = magnitude(sup.rack_power_budget, "power"), ()
     else:
-        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
-    per_system = platform.nodes_per_system
-    system_w = platform.node_power_w * per_system
+        return None
+    system_w = platform.node_power_w * platform.nodes_per_system
     limit = scenario.layout.rack_power_limit
     if limit is not None and system_w <= magnitude(limit, "power") < power:
         # The hall feeds less than the rack could take: spread the nodes (whole systems) under its feed.
         # A system over the feed cannot be spread; the design rule placement.rack_power says so.
         power, at = magnitude(limit, "power"), ("layout", "rack_power_limit")
-    if system_w > power:
-        what = "system" if per_system > 1 else "node"
-        raise LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
-                         f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
-                         hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW.")
+    return power, at
+
+
+def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
+    """Nodes per compute rack (given, or as many whole systems as the rack's power holds) and the
+    rack's power budget [W] (the scenario's, else the platform's). That a system, and the nodes given,
+    fit the budget is the preflight's rule (bom/topology/preflight.py)."""
+    sup = platform.support
+    budget = rack_budget(platform, scenario)
+    if budget is None:
+        return scenario.layout.nodes_per_rack or platform.nodes_per_rack, 0.0
+    power = budget[0]
+    per_system = platform.nodes_per_system
     given = scenario.layout.nodes_per_rack
     u = scenario.racks.rack_units or 48
     if given is not None:
-        if given * platform.node_power_w > power:
-            # The height is checked here too (the rack's U as this function takes it), so a rack over
-            # both budgets names both; one over its height alone is the placement's to say, with the
-            # rack row's own U (bom/placement/racks.py).
-            height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
-            rack = RackType(sup.rack if sup else "compute", u, power)
-            limits = binding(rack, height, given * platform.node_power_w)
-            lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
-                    else RAISE_LIMIT["power"]}
-            raise LimitError(f"{given} {platform.id} nodes per rack ({platform.node_rack_units}U, "
-                             f"{platform.node_power_w / 1000:,.1f} kW each) do not fit one compute rack: "
-                             f"{over_limits(rack, height, given * platform.node_power_w)}",
-                             at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
-                             hint="Lower layout.nodes_per_rack, leave it out, or raise "
-                                  + " and ".join(lift[k] for k in limits) + ".")
         return given, power
-    systems = int(power // system_w)
+    systems = int(power // (platform.node_power_w * per_system))
     per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
     return max(1, min(systems, per_u)) * per_system, power

@@ -140,12 +140,14 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     """
     over = ratio(oversubscription)
     pair = NativePorts.same(native) if isinstance(native, SwitchPorts) else native
-    if scheduled:
-        _check_scheduled(over, layers, topology)
-    _check_min_spines(min_spines, topology, layers)
+    # What the scenario's keys ask of each other, and of the platform and switch rows, is refused before
+    # any plan (bom/inputs/scenario.py's validators, bom/topology/preflight.py): here it only holds.
+    assert not scheduled or (topology not in ("pair", "rail-only") and over == 1 and layers != 1)
+    assert min_spines is None or (topology not in ("pair", "rail-only") and layers != 1)
     if topology == "pair":
         return _pair(nodes, node_ports, leaf, over, layers, pair)
-    _check_rails(rails_per_leaf, node_ports, topology, node_blocks)
+    assert rails_per_leaf is None or (topology in ("rail-optimized", "rail-only") and not node_blocks
+                                      and node_ports % rails_per_leaf == 0)
     if topology == "rail-only":
         return _rail_only(nodes, node_ports, leaf, topology, rails_per_leaf, layers, node_blocks)
     reserve = _cages(peer_links, leaf.ports_per_cage) if peer_links else 0
@@ -163,9 +165,7 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                          hint="Use layers: auto (leaves and spines), or on the compute fabric topology: rail-only "
                               "for rail leaves with no spine.")
     spine_over = None if spine_oversubscription is None else ratio(spine_oversubscription)
-    if spine_over is not None and spine_over != 1 and layers == 2:
-        raise LimitError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
-                         hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
+    assert spine_over in (None, 1) or layers != 2   # a spine ratio needs a core layer (the scenario's rule)
     if leaf_uplink is not None:
         down, up = leaf.radix - reserve, leaf_uplink.radix
     else:
@@ -224,61 +224,9 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     return native_p
 
 
-#: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
-SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines", "oversubscription")
-
-
-def name_fabric(exc: LimitError, name: str) -> LimitError:
-    """``exc`` located at fabric ``name``: at the spec key :func:`plan` names, else the fabric."""
-    if exc.key in SPEC_KEYS:
-        exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
-    exc.at = exc.at or ("fabrics", name)
-    exc.key = exc.key or f"fabrics.{name}"
-    return exc
-
-
-def _check_min_spines(least: int | None, topology: Topology, layers: int | None) -> None:
-    """A stated minimum of spines needs a spine layer to put them in."""
-    if least is None:
-        return
-    if topology in ("pair", "rail-only") or layers == 1:
-        shape = f"topology {topology}" if topology in ("pair", "rail-only") else "layers: 1"
-        raise LimitError(f"min_spines asks for a spine layer, and {shape} has none", key="min_spines",
-                         hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
-
-
-def _check_scheduled(over: Fraction, layers: int | None, topology: Topology) -> None:
-    """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
-    if topology in ("pair", "rail-only"):
-        raise LimitError(f"topology {topology} has no spine layer, and a scheduled fabric's interface nodes reach "
-                         "each other only through its fabric elements", key="topology",
-                         hint="Use topology: rail-optimized or tor.")
-    if over != 1:
-        raise LimitError("a scheduled fabric's interface node cables all its fabric ports (cells are sprayed over "
-                         "every one; their surplus over the host ports is the fabric's speedup), so a leaf ratio "
-                         "has no meaning", key="oversubscription",
-                         hint="Drop oversubscription on this fabric.")
-    if layers == 1:
-        raise LimitError("a scheduled fabric's interface nodes reach each other only through fabric elements: "
-                         "it has two layers (one stage of fabric elements) or three (two stages)", key="layers",
-                         hint="Use layers: auto, 2 or 3.")
-
-
-def _check_rails(rails: int | None, node_ports: int, topology: Topology, node_blocks: bool) -> None:
-    """A stated rails_per_leaf must be a whole share of a node's rails on a rail fabric."""
-    if rails is None:
-        return
-    if topology not in ("rail-optimized", "rail-only"):
-        raise LimitError(f"rails_per_leaf has no meaning for topology {topology} (its leaves take whole nodes "
-                         "or racks, not rails)", key="rails_per_leaf",
-                         hint="Drop rails_per_leaf, or use topology: rail-optimized or rail-only.")
-    if node_blocks:
-        raise LimitError("rails_per_leaf has no meaning on a rack-scale platform: each leaf takes every port "
-                         "of whole trays", key="rails_per_leaf", hint="Drop rails_per_leaf.")
-    if rails > node_ports or node_ports % rails:
-        raise LimitError(f"rails_per_leaf {rails} must divide the {node_ports} rails of a node (each leaf takes "
-                         "the same number of rails)", key="rails_per_leaf",
-                         hint=f"Use a divisor of {node_ports}: 1 is a leaf per rail.")
+#: Keys of a fabric's spec that :func:`plan` names in its errors, relative to ``fabrics.<name>`` (its
+#: callers plan under ``keyed(..., below=SPEC_KEYS)``).
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines")
 
 
 def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, rails_per_leaf: int | None,
@@ -286,10 +234,10 @@ def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topolog
     """Rail leaves and no spine (rail-only, Wang et al. 2023; rail-optimized with layers: 1): every node's
     port of a rail on one leaf, which takes ``rails_per_leaf`` rails (default: as many as its ports
     hold). GPUs of different rails meet only through the scale-up domain."""
-    if layers not in (None, 1):
-        raise LimitError(f"a rail-only fabric has one layer (rail leaves, no spine); layers is {layers}",
-                         key="layers", hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+    assert layers in (None, 1)   # rail-only with more layers: the scenario's rule
     if node_blocks:
+        # Here, not before the plan: with layers: 1 on a rail-optimized fabric it depends on the count (a
+        # fabric one switch holds is that switch, and takes whole trays).
         raise LimitError("rail leaves with no spine need a rail per node port; a rack-scale platform's leaves "
                          "take whole trays", key="topology" if topology == "rail-only" else "layers",
                          hint="Use topology: rail-optimized with layers: auto.")
@@ -351,12 +299,8 @@ def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers
           native: NativePorts | None) -> Plane:
     """Two switches joined by ISLs, each with half of every node's ports (half the rails);
     the ISLs carry what one switch's nodes send to the other's at the oversubscription."""
-    if layers not in (None, 1):
-        raise LimitError("a switch pair has one layer (two switches joined by ISLs)",
-                         hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
-    if node_ports % 2 and node_ports != 1:
-        raise LimitError(f"a switch pair takes half of every node's ports; this node has {node_ports}",
-                         hint="Use topology: rail-optimized or tor for an odd number of ports.")
+    # One layer, and half of every node's ports on each switch: the scenario's and the preflight's rules.
+    assert layers in (None, 1) and (node_ports % 2 == 0 or node_ports == 1)
     rails = max(1, node_ports // 2)
     down = nodes * rails if node_ports > 1 else math.ceil(nodes / 2)
     isl = _cages(Fraction(down) / over, leaf.ports_per_cage)

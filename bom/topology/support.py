@@ -27,14 +27,14 @@ from fractions import Fraction
 
 from bom.catalog.media import Media, cage
 from bom.catalog.rows import NicPorts, Switch
-from bom.errors import BomError, LimitError
+from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import FabricSpec
 from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, PooledShape
 from bom.model.model import Design
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import name_fabric, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import SPEC_KEYS, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
@@ -173,11 +173,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     this fabric's border leaves."""
 
     nic = _ports_of(name, design)
-    if nic is None:
-        # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
-        raise LimitError(f"platform {design.platform.id!r} has no {name} ports in the catalog",
-                       at=("fabrics", name), key=f"fabrics.{name}",
-                       hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
+    assert nic is not None   # a platform with no ports on this fabric: the preflight's rule
     spec = with_ra_ratio(name, spec, design)
     fp = design.floor
     compute = design.fabrics.get("compute")
@@ -224,7 +220,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
         # the DCI routers' border leaves.
         e_units, b_groups, b_units = border_units(replace(shape, extra_groups=extra_groups), 0 if single else b_ports,
                                                   g_units, leaf_p.ports_per_cage)
-        try:
+        with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
             for native in natives:   # the fastest rate at which every leaf-spine pair has whole ports
                 p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
                          group_nodes=padded + extra + b_ports if single else g_units,
@@ -235,9 +231,6 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                          native_only=native is not None and native is natives[-1])
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
-        except LimitError as exc:
-            name_fabric(exc, name)
-            raise
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
                                   block_units=g_units if single else block * nic.ports,

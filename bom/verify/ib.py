@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bom.errors import BomError
+from bom.errors import BomError, keyed
 from bom.inputs.yamlio import read_input
 from bom.verify.seen import Link, Seen, device_key, port_key
 
@@ -59,11 +59,8 @@ def read(path: Path, seen: Seen) -> int:
     """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links."""
     # As every input file: a regular file (never a FIFO or a device, which would block or never end),
     # at most IB_MAX_BYTES (ibnetdiscover writes about 100 bytes a link: a million links is 100 MB).
-    try:
+    with keyed(None, "--ib"):
         text = read_input(path, "ibnetdiscover file", limit=IB_MAX_BYTES)
-    except BomError as exc:
-        exc.key = exc.key or "--ib"
-        raise
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     for no, raw in enumerate(text.splitlines(), start=1):

@@ -25,6 +25,30 @@ gpus: 144
     ("fabrics:\n  storage:\n    topology: rail-optimized\n", 6, ["fabrics.storage.topology", "rail-agnostic",
                                                                   "topology: tor"]),
     ("fabrics:\n  oob:\n    planes: 2\n", 6, ["fabrics.oob.planes", "does not apply", "uplinks: spine"]),
+    # Moved here from the stages (bom/topology/fabrics.py, planes.py, endpoints.py), messages as they were.
+    ("fabrics:\n  compute: {topology: pair, su_nodes: 4}\n", 5,
+     ["fabrics.compute.su_nodes", "su_nodes has no meaning for a switch pair (two switches take every node)",
+      "Drop su_nodes, or use topology: rail-optimized for scalable units."]),
+    ("fabrics:\n  compute: {topology: rail-only, su_nodes: 4}\n", 5,
+     ["fabrics.compute.su_nodes", "su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)"]),
+    ("fabrics:\n  compute:\n    topology: pair\n    min_spines: 4\n", 7,
+     ["fabrics.compute.min_spines", "min_spines asks for a spine layer, and topology pair has none"]),
+    ("fabrics:\n  compute:\n    layers: 1\n    min_spines: 4\n", 7,
+     ["fabrics.compute.min_spines", "min_spines asks for a spine layer, and layers: 1 has none",
+      "Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2."]),
+    ("fabrics:\n  compute:\n    topology: pair\n    layers: 2\n", 7,   # named at layers now, not the fabric
+     ["fabrics.compute.layers", "a switch pair has one layer (two switches joined by ISLs)", "Drop layers"]),
+    ("fabrics:\n  compute:\n    topology: tor\n    rails_per_leaf: 1\n", 7,
+     ["fabrics.compute.rails_per_leaf", "rails_per_leaf has no meaning for topology tor (its leaves take whole nodes "
+      "or racks, not rails)", "Drop rails_per_leaf, or use topology: rail-optimized or rail-only."]),
+    ("fabrics:\n  compute:\n    topology: rail-only\n    layers: 3\n", 7,
+     ["fabrics.compute.layers", "a rail-only fabric has one layer (rail leaves, no spine); layers is 3"]),
+    ("fabrics:\n  storage:\n    layers: 2\n    oversubscription: {leaf: 1, spine: 3}\n", 7,
+     ["fabrics.storage.oversubscription.spine", "a spine ratio sets the spines' uplinks to a core layer; two layers "
+      "have none", "Set layers: 3 (or auto), or drop oversubscription.spine."]),
+    ("storage: {checkpoints: 5}\n", 4,
+     ["storage.count", "the storage block gives no count, capacity or throughput, and there is no training job",
+      'Add count: 8, or capacity: "2 PB" and/or throughput: "400 GB/s".']),
 ])
 @pytest.mark.parametrize("command", ["size", "build", "cables"])
 def test_rules_refuse_at_the_key(bom, tmp_path, extra, line, words, command):

@@ -81,9 +81,12 @@ def test_more_than_one_span_is_refused(catalog):
 
 
 def test_a_mux_is_not_an_amplifier(catalog):
+    from bom.pipeline import build_scenario
+
+    t = text(amplifier="ncs1k-md-64-c")
     with pytest.raises(BomError) as e:
-        model(catalog, amplifier="ncs1k-md-64-c")
-    assert e.value.key == "sites.amplifier"
+        build_scenario(scenario_from_text(t), load_text(t, "dci.yaml"), catalog)
+    assert e.value.key == "sites.amplifier" and "is a mux, not an amplifier" in str(e.value)
 
 
 def test_check_clean_with_the_plan_equal_to_the_closed_form(catalog):

@@ -56,6 +56,13 @@ def _text(catalog, text: str):
     return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
 
 
+def _built(catalog, text: str):
+    """As a command builds it: the rules before the stages first (bom/topology/preflight.py)."""
+    from bom.pipeline import build_scenario
+
+    return build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog)
+
+
 # --- item 1: a leaf per rail per stripe ([JVD-QPP]) ---------------------------------------------
 
 def test_jvd_two_stripes_of_eight_rail_leaves(catalog):
@@ -187,7 +194,7 @@ def test_what_one_layer_cannot_join_is_refused(catalog, compute, words):
     text = f"name: s\nplatform: dgx-h100\nnodes: 160\nfabrics:\n  compute: {compute}\n".replace(
         "{", "{switch: sn5600, ", 1)
     with pytest.raises(BomError) as e:
-        _text(catalog, text)
+        _built(catalog, text)
     assert words in str(e.value) and "fabrics.compute" in str(e.value)
 
 

@@ -54,6 +54,11 @@ def _text(catalog, text: str):
     return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
 
 
+def _built(catalog, text: str):
+    """As a command builds it: the rules before the stages first (bom/topology/preflight.py)."""
+    return build_scenario(scenario_from_text(text), load_text(text, "s.yaml"), catalog)
+
+
 @pytest.fixture(scope="module")
 def amd(catalog):
     return _model(catalog, "amd_mi355x_scheduled.yaml")
@@ -142,13 +147,13 @@ def test_two_stages_past_what_one_stage_of_elements_joins(catalog):
 ])
 def test_a_scheduled_fabric_that_cannot_be_built_is_refused(catalog, fabric, key):
     with pytest.raises(BomError) as e:
-        _text(catalog, f"name: t\nplatform: mi355x-platform\nnodes: 16\nfabrics: {{compute: {fabric}}}\n")
+        _built(catalog, f"name: t\nplatform: mi355x-platform\nnodes: 16\nfabrics: {{compute: {fabric}}}\n")
     assert e.value.key == key and e.value.hint
 
 
 def test_a_scheduled_leaf_on_the_storage_fabric_is_refused(catalog):
     with pytest.raises(BomError) as e:
-        _text(catalog, "name: t\nplatform: mi355x-platform\nnodes: 16\n"
+        _built(catalog, "name: t\nplatform: mi355x-platform\nnodes: 16\n"
                        f"fabrics: {{compute: {{}}, storage: {{switch: {LEAF}}}}}\n")
     assert e.value.key == "fabrics.storage.switch"
 

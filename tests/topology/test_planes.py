@@ -90,9 +90,22 @@ configs = st.fixed_dictionaries({
 })
 
 
+def admitted(c) -> bool:
+    """What the scenario's validators and the preflight let reach the planner (it asserts the rest)."""
+    t, layers, rails = c["topology"], c["layers"], c["rails"]
+    if t == "pair":
+        return layers in (None, 1) and (c["node_ports"] % 2 == 0 or c["node_ports"] == 1)
+    if rails is not None and (t == "tor" or c["blocks"] or c["node_ports"] % rails):
+        return False
+    if t == "rail-only":
+        return layers in (None, 1)
+    return c["spine"] in (None, 1) or layers != 2
+
+
 @settings(max_examples=300, deadline=None)
 @given(c=configs)
 def test_closed_form_equals_the_explicit_graph(c):
+    assume(admitted(c))
     s = sw(c["radix"], c["per_cage"])
     # Native ports: a cage of 2 ports at the plane rate is one port at twice the rate.
     native = (SwitchPorts("sw", c["radix"] // 2, 1, "osfp", 100.0, 800.0)
@@ -251,10 +264,7 @@ def test_switch_pair_limits(bom, tmp_path):
     # One port per node: the nodes split over the two switches, the ISLs carry one side's half.
     p = plan(9, 1, s, s, topology="pair", group_nodes=32)
     assert (p.leaves, p.leaf_down, p.isl, p.node_leaf_links) == (2, 5, 6, 9)
-    with pytest.raises(LimitError, match="half of every node's ports"):
-        plan(4, 3, s, s, topology="pair", group_nodes=32)
-    with pytest.raises(LimitError, match="one layer"):
-        plan(4, 2, s, s, topology="pair", group_nodes=32, layers=2)
+    # An odd number of ports and a second layer are refused before any plan (tests/topology/test_preflight.py).
     path = tmp_path / "p.yaml"
     path.write_text("name: p\nplatform: dgx-h100\nnodes: 4\nfabrics:\n  compute: {topology: pair, su_nodes: 4}\n")
     r = bom("build", str(path), "--json")
@@ -325,8 +335,7 @@ def test_spine_ratio_tapers_the_spines_uplinks():
     assert taper.spine_core_links * 6 < taper.leaf_spine_links
     # auto picks three layers for a spine ratio; two layers have no spine uplinks to set.
     assert plan(64, 8, s, s, topology="rail-optimized", group_nodes=32, spine_oversubscription=3).layers == 3
-    with pytest.raises(LimitError, match="two layers have none"):
-        plan(64, 8, s, s, topology="rail-optimized", group_nodes=32, layers=2, spine_oversubscription=3)
+    # A spine ratio with layers: 2 is the scenario's refusal (tests/topology/test_preflight.py).
 
 
 @pytest.mark.parametrize("nodes,ok", [(8, True), (128, False)])
@@ -366,10 +375,3 @@ def test_a_scheduled_leaf_cables_every_fabric_port_spread_evenly(nodes, leaves, 
     assert (p.leaves, p.spines, p.up.rate_gbps, p.leaf_spine_per_pair) == (leaves, elements, rate, per_pair)
     assert p.leaf_up * p.up.rate_gbps == 20 * 800 and p.scheduled
 
-
-def test_a_scheduled_leaf_takes_no_ratio_and_no_single_layer():
-    kw = dict(topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES, native=NATIVE, scheduled=True)
-    with pytest.raises(LimitError, match="speedup"):
-        plan(288, 8, J3_HOST, R3_HALVES, oversubscription="2:1", **kw)
-    with pytest.raises(LimitError, match="fabric elements"):
-        plan(288, 8, J3_HOST, R3_HALVES, layers=1, **kw)

@@ -1,0 +1,301 @@
+"""The scenario's rules that need the catalog, checked once before any stage runs.
+
+Every id the scenario names (or its platform leaves to the catalog's defaults) is a row of its kind, and
+what the scenario asks of those rows they have: the rack's power holds a system, a fabric's switches pair
+as its topology needs (a scheduled fabric's interface nodes under fabric elements, and only on the
+compute fabric), the node has ports on every fabric built, a rail leaf takes a whole share of the node's
+rails, the storage appliance has the ports and figures its block sizes it by, the amplifier is one.
+
+The other rules live elsewhere, by what they need: the scenario alone, its validators
+(:mod:`bom.inputs.scenario`); a count only the planner knows (a fabric too large for its switches, a
+leaf group that must divide the compute block), the stage that counts it. So a stage meets only a
+scenario these rules let through, and says so with an ``assert`` where it relies on one.
+
+:func:`check` looks at everything before it refuses: each problem keeps its own key, path and hint,
+and several are raised as one :class:`~bom.errors.MultiError` naming them all (a lone one as it is), so one
+run lists every fix. :func:`bom.pipeline.build_scenario` runs it before the sizing and the build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from bom.catalog.rows import Catalog, Dwdm, Endpoint, Platform, Row, Switch
+from bom.errors import BomError, LimitError, keyed, one_error
+from bom.inputs.scenario import FabricSpec, Scenario
+from bom.model.placement import RackType
+from bom.topology.fabrics import default_spine, support_switch
+from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget
+
+
+class _Found:
+    """The problems found so far; each check runs inside :meth:`at` and the look goes on after it fails."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.problems: list[BomError] = []
+
+    @contextmanager
+    def at(self, at: tuple[str, ...], relocate: bool = False) -> Iterator[None]:
+        """An error raised inside is kept, named at ``at`` (``relocate``: a catalog lookup's, whose own file
+        and line are the catalog's, not the scenario's)."""
+        try:
+            with keyed(at, relocate=relocate):
+                yield
+        except BomError as exc:
+            self.problems.append(exc)
+
+    def add(self, exc: BomError) -> None:
+        self.problems.append(exc)
+
+    def row(self, kind: str, rid: str | None, at: tuple[str, ...]) -> Row | None:
+        """The catalog row ``rid`` of ``kind``, named by the scenario at ``at`` (None: no id, or not a row)."""
+        if rid is None:
+            return None
+        found: Row | None = None
+        with self.at(at, relocate=True):
+            found = self.catalog.get(kind, rid, key=".".join(at))
+        return found
+
+
+def check(scenario: Scenario, catalog: Catalog) -> None:
+    """Every rule of this module on ``scenario``; every problem found raised at once."""
+    found = _Found(catalog)
+    _scenario(found, scenario)
+    if found.problems:
+        raise one_error(found.problems)
+
+
+def _scenario(found: _Found, scenario: Scenario) -> None:
+    """The rules in the order the stages would have met them: the platform, its racks, the compute fabric,
+    the endpoints, the DCI, the storage and in-band fabrics, the placement's rack rows, out-of-band."""
+    catalog = found.catalog
+    if scenario.platform is None:
+        found.add(BomError("a build needs a platform", at=(), key="platform",
+                           hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}."))
+        return
+    platform = found.row("platforms", scenario.platform, ("platform",))
+    if not isinstance(platform, Platform):
+        return
+    _racks(found, scenario, platform)
+    specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
+    specs.setdefault("compute", FabricSpec())
+    _compute(found, specs["compute"], platform)
+    _endpoints(found, scenario, platform)
+    _dci(found, scenario)
+    for name in ("storage", "inband"):
+        if name in specs:
+            _pooled(found, name, specs[name], platform)
+    if platform.support is None:
+        found.add(LimitError(f"platform {platform.id!r} has no support row (racks, PDUs) in the catalog",
+                             key="platform"))
+    if "oob" in specs:
+        _oob(found, specs["oob"], platform, "inband" in specs)
+
+
+def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
+    """A compute rack's power budget holds one whole system, and the nodes per rack the layout gives."""
+    budget = rack_budget(platform, scenario)
+    if budget is None:
+        return
+    power, at = budget
+    per_system = platform.nodes_per_system
+    system_w = platform.node_power_w * per_system
+    given = scenario.layout.nodes_per_rack
+    if system_w > power:
+        what = "system" if per_system > 1 else "node"
+        found.add(LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
+                             f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
+                             hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW."))
+    elif given is not None and given * platform.node_power_w > power:
+        # The height is checked here too (the rack's U as the build takes it), so a rack over both budgets
+        # names both; one over its height alone is the placement's to say, with the rack row's own U
+        # (bom/placement/racks.py).
+        sup = platform.support
+        height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
+        rack = RackType(sup.rack if sup else "compute", scenario.racks.rack_units or 48, power)
+        limits = binding(rack, height, given * platform.node_power_w)
+        lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
+                else RAISE_LIMIT["power"]}
+        found.add(LimitError(f"{given} {platform.id} nodes per rack ({platform.node_rack_units}U, "
+                             f"{platform.node_power_w / 1000:,.1f} kW each) do not fit one compute rack: "
+                             f"{over_limits(rack, height, given * platform.node_power_w)}",
+                             at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
+                             hint="Lower layout.nodes_per_rack, leave it out, or raise "
+                                  + " and ".join(lift[k] for k in limits) + "."))
+
+
+def _switches(found: _Found, name: str, spec: FabricSpec, leaf_id: str) -> tuple[Switch | None, Switch | None]:
+    """A fabric's leaf and spine rows (the spine the leaf's default when the scenario names none)."""
+    leaf = found.row("switches", leaf_id, ("fabrics", name, "switch"))
+    leaf = leaf if isinstance(leaf, Switch) else None
+    spine_id = spec.spine or (default_spine(found.catalog, name, leaf) if leaf is not None else None)
+    spine = found.row("switches", spine_id, ("fabrics", name, "spine" if spec.spine else "switch"))
+    return leaf, spine if isinstance(spine, Switch) else None
+
+
+def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
+    """The compute fabric's switches, and what its topology asks of them and of the node's ports."""
+    at = ("fabrics", "compute")
+    leaf, spine = _switches(found, "compute", spec, spec.switch or platform.default_switch)
+    if leaf is not None and spine is not None and _check_scheduled(found, "compute", spec, leaf, spine):
+        _scheduled_shape(found, spec)
+    node_ports = platform.scale_out.ports
+    rails = spec.rails_per_leaf
+    # The planner's order: a switch pair takes no rails_per_leaf (it is read on rail fabrics only).
+    if spec.topology in ("rail-optimized", "rail-only") and rails is not None:
+        if platform.gpus_per_domain > platform.gpus_per_node:
+            found.add(LimitError("rails_per_leaf has no meaning on a rack-scale platform: each leaf takes every port "
+                                 "of whole trays", at=(*at, "rails_per_leaf"), key="fabrics.compute.rails_per_leaf",
+                                 hint="Drop rails_per_leaf."))
+        elif rails > node_ports or node_ports % rails:
+            found.add(LimitError(f"rails_per_leaf {rails} must divide the {node_ports} rails of a node (each leaf "
+                                 "takes the same number of rails)", at=(*at, "rails_per_leaf"),
+                                 key="fabrics.compute.rails_per_leaf",
+                                 hint=f"Use a divisor of {node_ports}: 1 is a leaf per rail."))
+    if spec.topology == "pair" and node_ports % 2 and node_ports != 1:
+        found.add(LimitError(f"a switch pair takes half of every node's ports; this node has {node_ports}",
+                             at=(*at, "topology"), key="fabrics.compute.topology",
+                             hint="Use topology: rail-optimized or tor for an odd number of ports."))
+
+
+def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> bool:
+    """Whether the fabric is a scheduled one (its leaf an interface node), its pairing checked: an interface
+    node's fabric ports join only fabric elements, a fabric element takes no hosts, and the tool builds a
+    scheduled fabric as the compute fabric."""
+    key = f"fabrics.{name}"
+    n = len(found.problems)
+
+    def refuse(message: str, sub: str, hint: str) -> None:
+        found.add(LimitError(message, at=("fabrics", name, sub), key=f"{key}.{sub}", hint=hint))
+
+    up = leaf.uplinks
+    if leaf.fabric_element:
+        refuse(f"{leaf.id} is a scheduled fabric's fabric element: its ports are cell links to interface nodes, "
+               "none takes a host", "switch",
+               f"Use it as {key}.spine, with an interface node (a Jericho3-AI leaf) as the switch.")
+    elif up is None or not up.scheduled:
+        if spine.fabric_element:
+            refuse(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, and "
+                   f"{leaf.id} is not one", "spine",
+                   "Use an Ethernet spine here, or an interface node (its fabric_element) as the switch.")
+        return False
+    elif name != "compute":
+        refuse(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as the compute "
+               "fabric", "switch", "Use an Ethernet leaf on this fabric.")
+    elif not spine.fabric_element:
+        refuse(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one", "spine",
+               f"Drop spine (its own, {up.fabric_element}) or name a fabric element row.")
+    elif spec.uplink_rate != "native":
+        refuse("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
+               "uplink_rate", "Drop uplink_rate on this fabric.")
+    return len(found.problems) == n
+
+
+def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
+    """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
+    at = ("fabrics", "compute")
+    if spec.topology in ("pair", "rail-only"):
+        found.add(LimitError(f"topology {spec.topology} has no spine layer, and a scheduled fabric's interface nodes "
+                             "reach each other only through its fabric elements", at=(*at, "topology"),
+                             key="fabrics.compute.topology", hint="Use topology: rail-optimized or tor."))
+    elif spec.leaf_ratio != 1:
+        found.add(LimitError("a scheduled fabric's interface node cables all its fabric ports (cells are sprayed over "
+                             "every one; their surplus over the host ports is the fabric's speedup), so a leaf ratio "
+                             "has no meaning", at=(*at, "oversubscription"), key="fabrics.compute.oversubscription",
+                             hint="Drop oversubscription on this fabric."))
+    elif spec.layers == 1:
+        found.add(LimitError("a scheduled fabric's interface nodes reach each other only through fabric elements: "
+                             "it has two layers (one stage of fabric elements) or three (two stages)",
+                             at=(*at, "layers"), key="fabrics.compute.layers", hint="Use layers: auto, 2 or 3."))
+
+
+def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> None:
+    """A storage or in-band fabric: its switches (no scheduled fabric), and the node's ports on it."""
+    leaf, spine = _switches(found, name, spec, spec.switch or support_switch(platform, name, found.catalog))
+    if leaf is not None and spine is not None:
+        _check_scheduled(found, name, spec, leaf, spine)
+    if {"storage": platform.storage, "inband": platform.inband}[name] is None:
+        # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
+        found.add(LimitError(f"platform {platform.id!r} has no {name} ports in the catalog", at=("fabrics", name),
+                             key=f"fabrics.{name}",
+                             hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}."))
+
+
+def _oob(found: _Found, spec: FabricSpec, platform: Platform, inband: bool) -> None:
+    """The management switches, and the OOB spines where they uplink to spines of their own."""
+    leaf = found.row("switches", spec.switch or support_switch(platform, "oob", found.catalog),
+                     ("fabrics", "oob", "switch"))
+    if isinstance(leaf, Switch):
+        _check_scheduled(found, "oob", spec, leaf, leaf)
+    if spec.uplinks == "spine" or not inband:   # no in-band fabric to land on: spines of their own
+        found.row("switches", spec.spine or found.catalog.default("oob", "spine"), ("fabrics", "oob", "spine"))
+
+
+def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
+    """The fabric managers, management servers and storage appliances the scenario or its platform names,
+    and what the storage block sizes them by."""
+    sup = platform.support
+    m = scenario.management
+    found.row("endpoints", m.ufm if m and m.ufm else (sup.ufm if sup else None), ("management", "ufm"))
+    found.row("endpoints", m.server if m and m.server else (sup.mgmt if sup else None), ("management", "server"))
+    s = scenario.storage
+    if s is None:
+        if "storage" in scenario.fabrics:
+            _ra_storage(found, platform)
+        return
+    rid = s.appliance or (sup.storage if sup else None)
+    if rid is None:
+        found.add(BomError("the storage block needs an appliance (a catalog endpoints row)", at=("storage",),
+                           key="storage.appliance"))
+        return
+    row = found.row("endpoints", rid, ("storage", "appliance"))
+    if not isinstance(row, Endpoint):
+        return
+    base = row.ports.storage
+    ports = s.ports if s.ports is not None else base.ports if base is not None else None
+    if base is None and (s.ports is None) != (s.rate is None):   # the block's ports and rate stand in for the row's
+        found.add(BomError(f"appliance {row.id!r} has no storage ports in the catalog; give both ports and rate",
+                           at=("storage",), key="storage.ports"))
+    elif ports is None or ports < 1:
+        found.add(LimitError(f"storage appliance {row.id!r} has no storage-fabric ports", at=("storage", "ports"),
+                             key="storage.ports",
+                             hint="Give storage.ports >= 1 (ports per appliance) or another appliance."))
+    if s.count is not None:
+        return
+    # No count: the capacity and throughput given size it, else the training job's capacity does.
+    sizing = [k for k in ("capacity", "throughput") if getattr(s, k) is not None] or ["capacity"]
+    for key in sizing:
+        if getattr(row, key) is None:
+            found.add(BomError(f"appliance {row.id!r} has no {key} in the catalog, so a {key} cannot size it",
+                               at=("storage", key), key=f"storage.{key}", hint="Give storage.count."))
+
+
+def _ra_storage(found: _Found, platform: Platform) -> None:
+    """A storage fabric with no storage block takes the platform RA's appliance, sized by its throughput."""
+    sup = platform.support
+    rid = sup.storage if sup else None
+    row = found.row("endpoints", rid, ("fabrics", "storage"))
+    if rid is not None and not isinstance(row, Endpoint):
+        return   # not an endpoints row: said
+    if not isinstance(row, Endpoint) or row.throughput is None or row.ports.storage is None:
+        lack = "throughput" if row is not None and row.throughput is None else "storage ports"
+        what = (" names no storage appliance" if row is None
+                else f"'s storage appliance {row.id!r} has no {lack} in the catalog to size it by")
+        found.add(LimitError(f"fabrics.storage carries no storage: the scenario has no storage block and platform "
+                             f"{platform.id!r}{what}", at=("fabrics", "storage"),
+                             key="storage", hint="Add a storage block: storage: {appliance: <an endpoints row>, "
+                                                 "count: 8} (or capacity and throughput), or drop fabrics.storage."))
+
+
+def _dci(found: _Found, scenario: Scenario) -> None:
+    """The line amplifier the scenario names, where sites are joined (or may be, by their power)."""
+    s = scenario.sites
+    if s is None or s.amplifier is None or not (s.count > 1 or s.from_power):
+        return
+    amp = found.row("dwdm", s.amplifier, ("sites", "amplifier"))
+    if amp is not None and (not isinstance(amp, Dwdm) or amp.kind != "amplifier"):
+        found.add(BomError(f"dwdm row {s.amplifier!r} is a {getattr(amp, 'kind', '')}, not an amplifier",
+                           at=("sites", "amplifier"), key="sites.amplifier",
+                           hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols."))
