@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from bom.catalog.load import load_catalog
 from bom.catalog.rows import Catalog
 from bom.cli import app
+from tests import timeguard
 
 
 @pytest.fixture(scope="session")
@@ -66,6 +67,10 @@ def _snapshot(folder: Path) -> dict[str, float]:
     return {str(p.relative_to(folder)): p.stat().st_mtime for p in folder.rglob("*")}
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    timeguard.configure(config)   # a test not marked slow over 2 s fails (tests/timeguard.py)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config._user_reports = _snapshot(USER_REPORTS)  # type: ignore[attr-defined]
 
@@ -79,5 +84,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture(autouse=True)
 def _work_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test runs in its own folder, so default outputs land there and not in reports/."""
+    """Every test runs in its own folder, so default outputs land there and not in reports/.
+
+    And without the caller's terminal size: tables fit ``COLUMNS`` when it is set, and a test that
+    wants a width sets it. pytest-xdist's workers inherit ``COLUMNS=80 LINES=24`` from the
+    controlling pytest (GNU readline exports them there), which clipped the tables of tests that
+    expect the full width of a pipe; so would a developer's exported ``COLUMNS``.
+    """
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)

@@ -76,7 +76,9 @@ def test_tables_fit_the_terminal(columns):
 
 
 def test_compare_table_fits_by_clipping_number_headers(tmp_path):
-    out = run("compare", "-o", str(tmp_path / "c"), "-q", env={"COLUMNS": "100"}).stdout
+    # A short output folder from the test's own: the "Wrote <path>" lines must fit as well, and a pytest
+    # temporary path (longer under pytest-xdist, .../popen-gw0/...) would pass 100 on its own.
+    out = run("compare", "-o", "c", "-q", env={"COLUMNS": "100"}, cwd=tmp_path).stdout
     table = [line for line in out.splitlines() if line.strip()]
     assert max(len(line) for line in table) <= 100
     assert any("…" in cell for cell in table[0].split("  "))          # a header clipped
