@@ -13,10 +13,10 @@ test not marked ``slow`` gets a budget, in the fast loop and in CI alike:
   test that set it up.
 - Teardown is not counted (removing a temporary folder, closing a server).
 
-Time is wall-clock time less the time the test's thread spent waiting for a CPU (Linux's
-``/proc/thread-self/schedstat``; plain wall time elsewhere): on a loaded machine a test is not
-charged for other processes' work, while a test that sleeps or waits on a server is. Work done in a
-child process is counted as the wall time the test waits for it (its own queueing included).
+Time is wall-clock time less the time spent waiting for a CPU: on a loaded machine (these are
+shared) a test is not charged for other processes' turns, while a test that sleeps or waits on a
+server is charged for the wait. The test's thread's wait is Linux's (``/proc/thread-self/schedstat``;
+plain wall time elsewhere); a child process's is estimated from its CPU time (``Clock``).
 
 ``BOM_TEST_BUDGET_S`` sets the budget (default 2); raise it on a machine so loaded that child
 processes queue for seconds. The default holds in ``scripts/test.sh --fast`` and in CI. The guard is
@@ -50,25 +50,42 @@ def needs_slow(what: str) -> None:
                     "scripts/test.sh --fast, runs no LibreOffice or Chromium)", pytrace=False)
 
 
-def waited() -> float:
-    """Seconds this thread has spent runnable but waiting for a CPU (0 where Linux does not say)."""
+def schedstat() -> tuple[float, float]:
+    """Seconds this thread has run on a CPU and waited, runnable, for one (Linux; zeros elsewhere)."""
     try:
-        return int(_SCHEDSTAT.read_text().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
+        ran, waited = _SCHEDSTAT.read_text().split()[:2]
+        return int(ran) / 1e9, int(waited) / 1e9
+    except (OSError, ValueError):
+        return 0.0, 0.0
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's child processes that have ended (and been waited for)."""
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 @dataclass
 class Clock:
-    """Wall time and CPU-queue time since ``start``, their difference the time charged."""
+    """Wall time less the time spent waiting for a CPU, from ``start`` on.
+
+    The test's own thread: Linux says how long it waited. Its child processes (a ``bom`` command, a
+    shell pipeline): their wait is estimated as their CPU seconds times the waiting this thread has
+    seen per second of CPU since it started, the machine's contention as this worker sees it."""
 
     wall0: float = field(default_factory=time.perf_counter)
-    wait0: float = field(default_factory=waited)
+    sched0: tuple[float, float] = field(default_factory=schedstat)
+    children0: float = field(default_factory=children_cpu)
 
     def stop(self) -> tuple[float, float]:
         wall = time.perf_counter() - self.wall0
-        wait = min(max(waited() - self.wait0, 0.0), wall)
-        return wall - wait, wall
+        ran, waited = schedstat()
+        own_wait = max(waited - self.sched0[1], 0.0)
+        child = max(children_cpu() - self.children0, 0.0)
+        contention = waited / ran if ran > 0 else 0.0
+        charged = wall - own_wait - child * contention
+        # Never less than the CPU time itself: the test's thread's and its children's.
+        return max(charged, max(ran - self.sched0[0], 0.0) + child, 0.0), wall
 
 
 @dataclass
