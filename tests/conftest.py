@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,48 @@ from tests import timeguard
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return load_catalog()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _builtin_catalog_read_once() -> Iterator[None]:
+    """The built-in catalog's files read and validated once per test process, not at every command.
+
+    ``bom`` reads its catalog once a process; the suite runs hundreds of commands in one process
+    (CliRunner), and reading the built-in directory (YAML, then every quantity through pint) was
+    about half of the fast loop's CPU: 565 reads, 95 CPU-seconds (issue 41). Every load_catalog
+    still builds a new Catalog, applies its overlays and price files and runs its checks; only the
+    built-in directory's rows come from the first read. Safe to share: rows are frozen pydantic models
+    (a price file replaces a row with ``model_copy``), and each catalog gets dictionaries of its own.
+    A test that reads another directory as the base (``base=``, an overlay) reads it as before.
+    ``BOM_TEST_CATALOG_CACHE=off`` reads it every time.
+    """
+    from bom.catalog import load
+
+    if os.environ.get("BOM_TEST_CATALOG_CACHE") == "off":
+        yield
+        return
+    read_dir, builtin = load._load_dir, load.builtin_dir().resolve()
+    first: list[Catalog] = []
+
+    def read_once(catalog: Catalog, directory: Path, overlay: bool) -> None:
+        if overlay or Path(directory).resolve() != builtin:
+            return read_dir(catalog, directory, overlay)
+        if not first:
+            fresh = Catalog()
+            read_dir(fresh, directory, overlay)
+            first.append(fresh)
+        done = first[0]
+        for kind, rows in done.rows.items():
+            catalog.rows[kind].update(rows)
+        catalog.origin.update(done.origin)
+        catalog._keys.update(done._keys)
+        catalog.defaults.update(done.defaults)
+        return None
+
+    read_once.__wrapped__ = read_dir   # type: ignore[attr-defined]  # tests/catalog/test_read_once.py
+    load._load_dir = read_once
+    yield
+    load._load_dir = read_dir
 
 
 class Run:

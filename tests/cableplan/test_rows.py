@@ -336,6 +336,7 @@ def test_tor_three_layers_two_sites_cables_add_up():
 # Derandomised so CI sees the same examples each run (bounded: about 15 s).
 @settings(max_examples=50, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@pytest.mark.slow   # 50 examples: about 3 s
 @given(c=scenarios)
 def test_random_scenarios_plan_adds_up_to_the_closed_form(c):
     catalog = _catalog()
