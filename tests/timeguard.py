@@ -200,7 +200,7 @@ class TimeGuard:
             return
         report: pytest.TestReport = outcome.get_result()
         charge = self.charge(item)
-        self.rows.append((item.nodeid, "test", charge.seconds, charge.wall))
+        self.rows.append((item.nodeid, "slow test" if self.slow(item) else "test", charge.seconds, charge.wall))
         if not report.passed or self.slow(item):
             return
         over = list(charge.shared)
