@@ -18,10 +18,14 @@ shared) a test is not charged for other processes' turns, while a test that slee
 server is charged for the wait. The test's thread's wait is Linux's (``/proc/thread-self/schedstat``;
 plain wall time elsewhere); a child process's is estimated from its CPU time (``Clock``).
 
-``BOM_TEST_BUDGET_S`` sets the budget (default 2); raise it on a machine so loaded that child
-processes queue for seconds. The default holds in ``scripts/test.sh --fast`` and in CI. The guard is
+``BOM_TEST_BUDGET_S`` sets the budget (default 2); raise it on a machine so loaded that the
+estimate falls short. The default holds in ``scripts/test.sh --fast`` and in CI. The guard is
 off under ``--pdb`` and ``--trace`` (a debugger stops the clock-watching). A test that fails on its
-own is reported as it is; the guard only turns a pass into a failure.
+own is reported as it is; the guard only turns a pass into a failure. ``BOM_TEST_TIMES=FILE`` writes
+every test's time (and every shared fixture's) to ``FILE.<worker>``, tab-separated, to study the
+suite by.
+
+Starting LibreOffice or Chromium fails a test not marked slow whatever its time (``needs_slow``).
 """
 
 from __future__ import annotations
