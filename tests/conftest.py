@@ -131,8 +131,8 @@ def _work_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs in its own folder, so default outputs land there and not in reports/.
 
     And without the caller's terminal size: tables fit ``COLUMNS`` when it is set, and a test that
-    wants a width sets it. pytest-xdist's workers inherit ``COLUMNS=80 LINES=24`` from the
-    controlling pytest (GNU readline exports them there), which clipped the tables of tests that
+    wants a width sets it. pytest-xdist's workers start with ``COLUMNS=80 LINES=24`` (the
+    controlling pytest's environment holds them by then), which clipped the tables of tests that
     expect the full width of a pipe; so would a developer's exported ``COLUMNS``.
     """
     monkeypatch.chdir(tmp_path)
