@@ -160,3 +160,22 @@ def test_netbox_down_stops_only_this_checkouts_netbox(tmp_path, mine):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+@pytest.mark.slow   # a pytest of its own over the live module: about 3 s (the checks above are the fast loop's)
+def test_the_live_tests_skip_under_bom_netbox_off_with_a_state_file_in_place(pytester, tmp_path, server, connects,
+                                                                                monkeypatch):
+    """End to end: tests/netbox/test_live.py itself, in a pytest of its own, with this checkout's state file
+    naming a server and $NETBOX_URL too, in CI: every test skips and nobody connects."""
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    write_state(tmp_path / "nb", live.CHECKOUT, url)
+    for k, v in {"BOM_NETBOX_DIR": str(tmp_path / "nb"), "BOM_NETBOX": "off", "CI": "true",
+                 "NETBOX_URL": url, "NETBOX_TOKEN": "nbt_A.B"}.items():
+        monkeypatch.setenv(k, v)
+    result = pytester.runpytest_inprocess(str(ROOT / "tests" / "netbox" / "test_live.py"), "-m", "slow", "-rs",
+                                          "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:hypothesispytest",
+                                          f"--rootdir={ROOT}")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("skipped", 0) >= 6 and "passed" not in outcomes and "failed" not in outcomes, outcomes
+    assert "BOM_NETBOX=off" in result.stdout.str()
+    assert connects == [] and accepted(server) == 0
