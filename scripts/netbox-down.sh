@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Stops what scripts/netbox-up.sh started (by the PIDs in its state file) and removes its data.
+# Only this checkout's (scripts/netbox-dir.sh): a state file another checkout wrote is left alone.
 set -uo pipefail
-DIR=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+DIR=$(bash "$REPO/scripts/netbox-dir.sh")
 STATE=$DIR/state.env
 [[ -f $STATE ]] || { echo "netbox-down: nothing to stop ($STATE missing)" >&2; exit 0; }
 # shellcheck disable=SC1090
 source "$STATE"
+if [[ ${NETBOX_CHECKOUT:-} != "$REPO" ]]; then
+    echo "netbox-down: $STATE belongs to ${NETBOX_CHECKOUT:-an older or unknown checkout}, not $REPO: left alone" >&2
+    exit 1
+fi
 if [[ -n ${WEB_PID:-} ]]; then kill -- "-$WEB_PID" 2>/dev/null || kill "$WEB_PID" 2>/dev/null; fi
 [[ -n ${REDIS_PID:-} ]] && kill "$REDIS_PID" 2>/dev/null
 if [[ -d $DIR/pg ]]; then

@@ -9,10 +9,13 @@
 set -euo pipefail
 
 NETBOX_VERSION=4.7.3
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 PY312=${BOM_NETBOX_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}
 VENV=${BOM_NETBOX_VENV:-$HOME/.cache/clusterbom/netbox-$NETBOX_VERSION}
-DIR=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}
+# This checkout's own folder (scripts/netbox-dir.sh): another checkout's NetBox is never found,
+# reused or stopped from here. The state file names the checkout (NETBOX_CHECKOUT) and the live
+# tests use only a state file of their own checkout.
+DIR=$(bash "$REPO/scripts/netbox-dir.sh")
 STATE=$DIR/state.env
 DUMP=$REPO/tests/netbox/fixtures/netbox-$NETBOX_VERSION.dump
 PGBIN=/usr/lib/postgresql/15/bin
@@ -22,6 +25,11 @@ say() { echo "netbox-up: $*" >&2; }
 if [[ -f $STATE ]]; then
     # shellcheck disable=SC1090
     source "$STATE"
+    if [[ ${NETBOX_CHECKOUT:-} != "$REPO" ]]; then
+        say "$STATE belongs to ${NETBOX_CHECKOUT:-an older or unknown checkout}, not $REPO: left alone;"
+        say "set BOM_NETBOX_DIR to a folder of this checkout's own (or unset it)"
+        exit 1
+    fi
     if [[ -n ${NETBOX_URL:-} ]] &&
         curl -fsS -o /dev/null -H "Authorization: Bearer ${NETBOX_TOKEN:-}" "$NETBOX_URL/api/status/" 2>/dev/null; then
         say "already up at $NETBOX_URL (state in $STATE)"
@@ -80,6 +88,7 @@ REDIS_PID=$(cat "$DIR/redis.pid")
 
 # write the state early so netbox-down.sh can stop whatever started, even if a later step fails
 cat > "$STATE" <<STATE
+NETBOX_CHECKOUT=$REPO
 PG_PID=$PG_PID
 REDIS_PID=$REDIS_PID
 BOM_NETBOX_DIR=$DIR
@@ -142,6 +151,7 @@ NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" runserver "127.0.0.1:$WEBPORT" --nore
 WEB_PID=$!
 URL=http://127.0.0.1:$WEBPORT
 cat > "$STATE" <<STATE
+NETBOX_CHECKOUT=$REPO
 NETBOX_URL=$URL
 NETBOX_TOKEN=$TOKEN
 NETBOX_USER=bom-admin

@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
-#  - Python: the package and its test extras (pytest, hypothesis, ruff)
+#  - Python: the package and its test extras (pytest, pytest-xdist, hypothesis, ruff, ...)
 #  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
 #    and lldpd (bom verify's network-namespace test, tests/verify/test_lldpd.py)
 # --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
-# 2 minutes on 2 cores); CI runs everything.
+# 2 minutes on 2 cores; a test over 2 s that is not marked slow fails, tests/timeguard.py); CI runs everything.
+# Both run in parallel, one pytest-xdist worker per CPU (-n auto; `-n 0` after the other arguments runs in one process),
+# a test file to a worker (--dist loadfile: a module's fixtures are built once, and the live NetBox tests, all in
+# tests/netbox/test_live.py, run one at a time).
 # Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
 # Debian's python3 refuses pip outside one (PEP 668).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${BOM_VENV:-.venv}
+# Compiled modules kept between runs, in this checkout's .pycache (ignored): with PYTHONDONTWRITEBYTECODE set, as on
+# these machines, every pytest worker and every `python -m bom.cli` a test starts compiled bom (and pytest rewrote
+# every test module) from source each time, seconds of CPU per worker.
+export PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$PWD/.pycache
+parallel=(-n auto --dist loadfile)
 if [ "${1:-}" = --fast ]; then
   shift
   # The edit loop: the venv's Python when there is one, else whatever python3 has the package.
   py=python3
   [ -x "$venv/bin/python" ] && py=$venv/bin/python
-  exec env BOM_NETBOX=off "$py" -m pytest -q -m "not slow" "$@"
+  if ! "$py" -c 'import xdist' 2>/dev/null; then
+    echo "warning: pytest-xdist is not installed for $py (pip install -e '.[test]'): running in one process" >&2
+    parallel=()
+  fi
+  exec env BOM_NETBOX=off "$py" -m pytest -q -m "not slow" "${parallel[@]}" "$@"
 fi
 if [ ! -x "$venv/bin/python" ]; then
   if ! python3 -m venv "$venv"; then
@@ -53,11 +65,11 @@ fi
 python3 -m ruff check bom tests benchmarks
 # Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
 python3 -m bom.cli catalog validate --strict
-# A real NetBox for tests/netbox/test_live.py: started here (cold, about 4 minutes with the committed
-# database dump), stopped on exit unless it was already running. BOM_NETBOX=off skips it.
-nb_state=${BOM_NETBOX_DIR:-/tmp/clusterbom-netbox}/state.env
+# A real NetBox for tests/netbox/test_live.py: this checkout's own (scripts/netbox-dir.sh), started here (cold, about
+# 4 minutes with the committed database dump), stopped on exit unless it was already running. BOM_NETBOX=off skips it.
+nb_state=$(bash scripts/netbox-dir.sh)/state.env
 if [ "${BOM_NETBOX:-on}" != off ] && [ "$(id -u)" = 0 ]; then
   [ -f "$nb_state" ] || trap 'bash scripts/netbox-down.sh' EXIT
   bash scripts/netbox-up.sh >/dev/null || echo "warning: NetBox did not start; the live NetBox tests fail in CI" >&2
 fi
-python3 -m pytest "$@"   # bom (doctests) and tests: pyproject.toml testpaths
+python3 -m pytest "${parallel[@]}" "$@"   # bom (doctests) and tests: pyproject.toml testpaths

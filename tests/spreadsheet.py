@@ -9,6 +9,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.timeguard import needs_slow
+
 # A fresh profile that recalculates every formula on load (a plain conversion keeps cached values).
 _PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
@@ -22,6 +24,7 @@ _PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def soffice() -> str:
+    needs_slow("LibreOffice")   # a test that starts it is marked slow (tests/timeguard.py)
     exe = shutil.which("soffice") or shutil.which("libreoffice")
     if exe is None:
         pytest.skip("LibreOffice is not installed (scripts/test.sh installs it)")

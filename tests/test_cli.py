@@ -41,6 +41,7 @@ def test_flags_and_list_options_say_what_they_take(bom):
     assert "--catalog DIR" in out and "--prices CSV" in out and "repeat the option" in out
 
 
+@pytest.mark.slow   # two pipelines of child processes: about 2.5 s
 def test_closed_pipe_ends_quietly_with_exit_0():
     # `bom catalog list | head -3`: the reader goes away after three lines.
     p = subprocess.Popen(f"{sys.executable} -m bom.cli catalog list | head -3", shell=True, cwd=ROOT,
@@ -55,6 +56,7 @@ def test_closed_pipe_ends_quietly_with_exit_0():
     assert status.returncode == 0 and status.stderr == ""
 
 
+@pytest.mark.slow   # a pipeline of child processes: about 1.4 s, too near the fast loop's 2 s on a loaded machine
 def test_closed_pipe_on_a_long_output():
     # Larger than the pipe buffer, so the write itself (not the last flush) fails.
     p = subprocess.run(f"set -o pipefail; {sys.executable} -m bom.cli schema | head -c 10 >/dev/null", shell=True,
@@ -75,8 +77,11 @@ def test_tables_fit_the_terminal(columns):
     assert max(len(line) for line in table) <= 100 and any("…" in line for line in table)
 
 
+@pytest.mark.slow   # bom compare in a child process: about 3 s
 def test_compare_table_fits_by_clipping_number_headers(tmp_path):
-    out = run("compare", "-o", str(tmp_path / "c"), "-q", env={"COLUMNS": "100"}).stdout
+    # A short output folder from the test's own: the "Wrote <path>" lines must fit as well, and a pytest
+    # temporary path (longer under pytest-xdist, .../popen-gw0/...) would pass 100 on its own.
+    out = run("compare", "-o", "c", "-q", env={"COLUMNS": "100"}, cwd=tmp_path).stdout
     table = [line for line in out.splitlines() if line.strip()]
     assert max(len(line) for line in table) <= 100
     assert any("…" in cell for cell in table[0].split("  "))          # a header clipped
@@ -136,6 +141,7 @@ def test_build_without_output_writes_under_the_current_folder(bom, tmp_path):
     assert not (ROOT / "reports" / "small").exists()
 
 
+@pytest.mark.slow   # twelve commands, each loading the catalog: about 2.5 s
 def test_lookup_names_the_standard(bom):
     cases = {("800 Gbit/s", "400 m"): "800G DR4", ("400 Gbit/s", "80 km"): "400ZR",
              ("400 Gbit/s", "5 km"): "400G LR4", ("800 Gbit/s", "30 m"): "800G 2xSR4",
@@ -163,6 +169,7 @@ def test_no_arguments_prints_the_help_unchanged():
     assert r.returncode == 2 and "Commands:" in r.stderr and not r.stderr.rstrip().endswith("..")
 
 
+@pytest.mark.slow   # two builds of the default: about 2.5 s
 def test_build_summary_agrees_with_its_numbers(bom, tmp_path):
     out = bom("build", "-o", str(tmp_path / "out"), "-q").stdout
     j = json.loads(bom("build", "-o", str(tmp_path / "out2"), "-q", "--json").stdout)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PKG = Path(__file__).resolve().parents[1] / "bom"
 
 
@@ -183,6 +185,7 @@ def _foreign_private_uses() -> list[str]:
     return out
 
 
+@pytest.mark.slow   # every module's syntax tree: about 1.5 s, too near the fast loop's 2 s on a loaded machine
 def test_no_module_calls_another_modules_private_methods() -> None:
     assert _foreign_private_uses() == []
 

@@ -177,6 +177,7 @@ def test_moq_and_pack_round_the_order_up(rounded):
     assert _errors("build", after) == []                    # the closed output schema lists the new keys
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_the_order_sheet_says_by_how_much_after_recalculation(rounded, tmp_path):
     import openpyxl
 

@@ -81,6 +81,7 @@ def test_two_currencies_and_an_expired_quote_reach_every_output(built):
     assert "EXPIRED 2026-11-30" in md and "1,050.00 EUR at 1.08 USD/EUR" in md
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_the_quote_state_follows_the_pricing_day(built, tmp_path):
     from tests.spreadsheet import errors, recalc
 

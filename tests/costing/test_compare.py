@@ -78,6 +78,7 @@ def test_copper_share_of_scale_out_falls_where_the_model_says_why(by_id):
     assert hgx[1]["scale_out_copper_cost_share"] < hgx[1]["scale_out_copper_share"]
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
     out = tmp_path / "c"
     # The last column is the same platform on co-packaged-optics switches (platform@switch).

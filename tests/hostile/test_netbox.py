@@ -212,6 +212,7 @@ def test_a_slow_status_probe_times_out_in_seconds(netbox, scenario, tmp_path):
     assert client.Timeouts.of(None).probe <= 10 < client.Timeouts.of(None).read
 
 
+@pytest.mark.slow   # two 1 s timeouts: about 2.5 s
 def test_a_body_that_drips_or_never_ends_is_cut_off(netbox, scenario, tmp_path, monkeypatch):
     """A byte every 0.3 s never trips a per-read timeout: the whole answer has the read timeout."""
     def drip(call, fake):
@@ -255,6 +256,7 @@ def test_a_slow_read_says_it_is_waiting(netbox, scenario, tmp_path, monkeypatch)
     clean(r, tmp_path)
 
 
+@pytest.mark.slow   # two 1 s Retry-Afters: about 2.5 s
 def test_429_and_503_are_retried_after_retry_after(netbox, scenario, tmp_path):
     busy = []
 

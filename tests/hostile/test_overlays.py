@@ -72,6 +72,7 @@ def test_bad_overlays(tmp_path, case, text, line, key):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_compare_with_long_platform_ids_points_each_column_at_its_own_sheet(tmp_path):
     """Ids past 31 characters (and sharing their first 31) once pointed every formula at one sheet."""
     long = "dgx-h100-with-a-very-long-platform-id"

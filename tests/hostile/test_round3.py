@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests.hostile.conftest import SMALL, check, leftovers, run, write
 
 
+@pytest.mark.slow   # three builds: about 3 s
 def test_a_240_byte_folder_name_is_written(tmp_path):
     scenario = write(tmp_path, "s.yaml", SMALL)
     for name in ("a" * 240, "\u00e9" * 127, "b" * 255):   # bytes: 240, 254, 255 (the longest a name may be)
@@ -25,6 +28,7 @@ def test_init_over_an_existing_file_exits_2_and_keeps_it(tmp_path):
     assert path.read_text() == "mine\n"
 
 
+@pytest.mark.slow   # about 2.5 s
 def test_init_never_writes_through_a_link(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -92,6 +92,7 @@ def test_overrides(bom, tmp_path):
     assert r.exit_code == 0 and '"gpus_by_time": 1351' in r.stdout
 
 
+@pytest.mark.slow   # a child process a command: about 1.5 s, too near the fast loop's 2 s on a loaded machine
 def test_commands_import_no_writers():
     import subprocess
     import sys

@@ -1,30 +1,104 @@
 """The running NetBox of scripts/netbox-up.sh, for tests/netbox/test_live.py and the benchmark.
 
-Where: $NETBOX_URL and $NETBOX_TOKEN, else the state file the script writes
-($BOM_NETBOX_DIR/state.env, default /tmp/clusterbom-netbox). In CI (CI=true) a NetBox that is
-not up fails the tests; elsewhere it skips them.
+Which NetBox: the one given by $NETBOX_URL and $NETBOX_TOKEN, else the one this checkout's
+scripts/netbox-up.sh started, named by the state file in this checkout's own folder
+(scripts/netbox-dir.sh: $BOM_NETBOX_DIR, else /tmp/clusterbom-netbox-<hash of the checkout's
+path>). A state file that another checkout wrote (its NETBOX_CHECKOUT is not this one) is not
+read: a run never uses, or empties, a NetBox it did not start (issue 41; a shared default folder
+once let a run wipe another run's NetBox). ``BOM_NETBOX=off`` skips the live tests whatever
+exists. In CI (CI=true) a NetBox that is not up fails the tests; elsewhere it skips them.
+
+The live tests all live in tests/netbox/test_live.py and are marked slow: pytest-xdist with
+``--dist loadfile`` (scripts/test.sh) runs one file in one worker, so they never run two at a time
+against one NetBox.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-STATE = Path(os.environ.get("BOM_NETBOX_DIR", "/tmp/clusterbom-netbox")) / "state.env"
+#: The checkout these tests belong to (physical path, as scripts/netbox-dir.sh takes it with pwd -P).
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
-def state() -> dict[str, str]:
+def state_dir(checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> Path:
+    """This checkout's NetBox folder: what scripts/netbox-dir.sh prints."""
+    if env.get("BOM_NETBOX_DIR"):
+        return Path(env["BOM_NETBOX_DIR"])
+    return Path(f"/tmp/clusterbom-netbox-{hashlib.sha256(str(checkout).encode()).hexdigest()[:12]}")
+
+
+def state_file(checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> Path:
+    return state_dir(checkout, env) / "state.env"
+
+
+#: The state file as the environment names it when this module is imported (for messages).
+STATE = state_file()
+
+
+def read_state(path: Path) -> dict[str, str]:
     out: dict[str, str] = {}
-    if STATE.is_file():
-        for line in STATE.read_text().splitlines():
+    if path.is_file():
+        for line in path.read_text().splitlines():
             k, _, v = line.partition("=")
             out[k.strip()] = v.strip()
-    for k in ("NETBOX_URL", "NETBOX_TOKEN", "NETBOX_USER", "NETBOX_PASSWORD"):
-        if os.environ.get(k):
-            out[k] = os.environ[k]
     return out
+
+
+def state(checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """URL, token, user and password of the NetBox to use: $NETBOX_URL/$NETBOX_TOKEN (and
+    $NETBOX_USER/$NETBOX_PASSWORD) over this checkout's own state file; empty when neither names one."""
+    path = state_file(checkout, env)
+    own = read_state(path)
+    out = own if own.get("NETBOX_CHECKOUT") == str(checkout) else {}
+    for k in ("NETBOX_URL", "NETBOX_TOKEN", "NETBOX_USER", "NETBOX_PASSWORD"):
+        if env.get(k):
+            out[k] = env[k]
+    return out
+
+
+def skip_reason(st: Mapping[str, str], checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> str | None:
+    """Why the live tests cannot run before any connection is tried, or None when a NetBox is named.
+
+    ``BOM_NETBOX=off`` first: it wins over a state file and over $NETBOX_URL alike, so the fast loop
+    (scripts/test.sh --fast) never reaches a NetBox."""
+    if env.get("BOM_NETBOX", "on") == "off":
+        return "BOM_NETBOX=off: the live NetBox tests are skipped"
+    if not st.get("NETBOX_URL") or not st.get("NETBOX_TOKEN"):
+        path = state_file(checkout, env)
+        other = read_state(path).get("NETBOX_CHECKOUT")
+        if path.is_file() and other != str(checkout):
+            return (f"no NetBox of this checkout: {path} was written by {other or 'an older or unknown checkout'}, "
+                    f"not {checkout}; run scripts/netbox-up.sh here or set NETBOX_URL and NETBOX_TOKEN")
+        return f"no NetBox: run scripts/netbox-up.sh (state file {path}) or set NETBOX_URL and NETBOX_TOKEN"
+    return None
+
+
+def require(checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The NetBox for the live tests, reachable; else a skip (a failure in CI, never under BOM_NETBOX=off)."""
+    import pytest
+
+    from bom.netbox import client
+
+    st = state(checkout, env)
+    why = skip_reason(st, checkout, env)
+    if why is not None and env.get("BOM_NETBOX", "on") == "off":
+        pytest.skip(why)
+    if why is None:
+        try:
+            client.connect(st["NETBOX_URL"], st["NETBOX_TOKEN"])
+        except Exception as exc:   # noqa: BLE001 - any failure to reach it is "not up"
+            why = f"NetBox at {st['NETBOX_URL']} is not usable: {exc}"
+    if why is not None:
+        if env.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return st
 
 
 def api(st: dict[str, str]) -> Any:
@@ -76,14 +150,20 @@ def import_form(s: Any, url: str, path: str, data: str, fmt: str = "csv") -> Non
 
 
 
+def owned(st: Mapping[str, str], checkout: Path = CHECKOUT, env: Mapping[str, str] = os.environ) -> bool:
+    """Whether the NetBox at ``st``'s URL is the one this checkout's scripts/netbox-up.sh started."""
+    mine = read_state(state_file(checkout, env))
+    return mine.get("NETBOX_CHECKOUT") == str(checkout) and mine.get("NETBOX_URL") == st.get("NETBOX_URL")
+
+
 def clean(nb: Any, st: dict[str, str]) -> None:
     """Start the tests on an empty NetBox, also when they run again on the same one.
 
-    The NetBox of scripts/netbox-up.sh (its state file names the URL in use) is the tests' own:
-    everything of the kinds the tests make goes. Any other NetBox loses only the sites of the
-    scenarios the tests push (``nb-...``) and what carries their tags.
+    The NetBox this checkout's scripts/netbox-up.sh started (``owned``) is the tests' own:
+    everything of the kinds the tests make goes. Any other NetBox (given by $NETBOX_URL) loses only
+    the sites of the scenarios the tests push (``nb-...``) and what carries their tags.
     """
-    own = STATE.is_file() and f"NETBOX_URL={st['NETBOX_URL']}" in STATE.read_text().splitlines()
+    own = owned(st)
     tags = [t for t in nb.extras.tags.all()
             if own or str(t.description or "").startswith("clusterbom scenario nb-")]
     slugs = [t.slug for t in tags]

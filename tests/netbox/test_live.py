@@ -11,7 +11,6 @@ switches, UFM and management servers (tests/netbox/scenarios/pod8.yaml).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ import pytest
 from bom import pipeline
 from bom.cableplan import rows as plan
 from bom.inputs.scenario import load_scenario
-from bom.netbox import client
 from bom.netbox.inventory import slug
 from bom.netbox.push import plan_objects
 from tests.netbox import live
@@ -28,22 +26,15 @@ HERE = Path(__file__).parent / "scenarios"
 POD, TWO = HERE / "pod8.yaml", HERE / "two-site.yaml"
 
 
+# Slow (pushes into a real server take seconds to minutes): out of the fast loop, run by CI. In one
+# file, so pytest-xdist's --dist loadfile keeps them in one worker, one at a time against one NetBox.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def st():
-    s = live.state()
-    why = None
-    if not s.get("NETBOX_URL") or not s.get("NETBOX_TOKEN"):
-        why = f"no NetBox: run scripts/netbox-up.sh (state file {live.STATE}) or set NETBOX_URL and NETBOX_TOKEN"
-    else:
-        try:
-            client.connect(s["NETBOX_URL"], s["NETBOX_TOKEN"])
-        except Exception as exc:   # noqa: BLE001 - any failure to reach it is "not up"
-            why = f"NetBox at {s['NETBOX_URL']} is not usable: {exc}"
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
-    return s
+    # BOM_NETBOX=off skips before any connection, whatever state file exists (tests/netbox/test_state_dir.py)
+    return live.require()
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,7 @@ def test_the_cart_lists_every_order_line_by_vendor(built):
     assert any(float(r["quantity"]) > float(r["installed"]) for r in rows)   # spares are in the quantity
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_the_order_sheet_shows_the_unit_and_leaves_unpriced_lines_blank(built, tmp_path):
     from tests.spreadsheet import errors, named_values, recalc
 

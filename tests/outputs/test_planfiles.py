@@ -127,6 +127,7 @@ main()
 """
 
 
+@pytest.mark.slow   # a campus plan in a child process: about 3 s
 def test_sigint_exits_130_and_leaves_no_file(tmp_path):
     """A campus-sized plan interrupted while it streams into its stage: exit 130, no plan, no stage.
     The child holds the stream open until the signal arrives, so load does not matter."""

@@ -8,6 +8,7 @@ import json
 import textwrap
 
 import openpyxl
+import pytest
 
 SMALL = """\
 name: small
@@ -45,6 +46,7 @@ def scenario(tmp_path, text=SMALL):
     return path
 
 
+@pytest.mark.slow   # three builds with every writer: 1.2 to 1.8 s under load, too near the fast loop's 2 s
 def test_two_builds_are_byte_identical(bom, tmp_path):
     path = scenario(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"

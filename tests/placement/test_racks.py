@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def test_locate_agrees_with_the_elevations(catalog):
     assert p.counts() == {"compute": 32, "network": 5, "management": 1, "storage": 1}
 
 
+@pytest.mark.slow   # a 1M-GPU campus: about 3 s of CPU
 def test_campus_counts_without_walking_devices(catalog):
     import time
 

@@ -102,6 +102,7 @@ def admitted(c) -> bool:
     return c["spine"] in (None, 1) or layers != 2
 
 
+@pytest.mark.slow   # 300 examples: about 1.5 s, too near the fast loop's 2 s on a loaded machine
 @settings(max_examples=300, deadline=None)
 @given(c=configs)
 def test_closed_form_equals_the_explicit_graph(c):

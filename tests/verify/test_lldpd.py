@@ -152,6 +152,7 @@ class Pod:
             shutil.rmtree(self.sockets, ignore_errors=True)
 
 
+@pytest.mark.slow   # network namespaces and an lldpd each: 3 s and more (root and lldpd only)
 def test_lldpd_pod_finds_the_crossed_and_the_missing_cables(bom, catalog, tmp_path):
     _need()
     sc, src = load_scenario(ETH)

@@ -6,6 +6,7 @@ import csv
 import io
 
 import openpyxl
+import pytest
 
 from bom.cableplan import rows as plan
 from bom.inputs.scenario import load_scenario
@@ -48,6 +49,7 @@ def test_workbook_reads_back_with_text_numbers_and_no_formulas(tmp_path):
     assert book["Racks"]["A2"].value == "s1-r01-rk01"
 
 
+@pytest.mark.slow   # starts LibreOffice
 def test_h100_plan_workbook_matches_the_csv_and_opens_in_libreoffice(catalog, tmp_path):
     sc, src = load_scenario(H100_FULL)
     model = build_scenario(sc, src, catalog)

@@ -9,18 +9,22 @@ import subprocess
 
 import pytest
 
+from tests.timeguard import needs_slow
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--enable-logging=stderr", "--v=0"]
 
 
 def chromium():
+    needs_slow("Chromium")   # a test that starts it is marked slow (tests/timeguard.py)
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
         pytest.skip("Chromium is not installed (scripts/test.sh installs it)")
     return exe
 
 
+@pytest.mark.slow   # starts Chromium
 def test_report_renders_with_the_diagram_and_the_json_counts(default_outputs, tmp_path):
     html = default_outputs[".html"]
     shot = tmp_path / "report.png"
@@ -110,6 +114,7 @@ document.body.appendChild(out);
 </script>"""
 
 
+@pytest.mark.slow   # starts Chromium
 @pytest.mark.parametrize("which", ["default", "campus-4-mesh", "pod-8-all-fabrics"])
 def test_report_fits_the_window_and_racks_are_legible(bom, default_outputs, tmp_path, which):
     from tests.outputs.writers.test_diagram import CAMPUS_MESH, POD_ALL, _build
