@@ -74,7 +74,7 @@ from bom.links.views import FabricLinks, ScaleUpView, View
 from bom.model.floor import floors
 from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
-from bom.model.roles import FabricKind
+from bom.roles import FabricKind
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog

@@ -1,4 +1,4 @@
-"""BOM categories: one table of what each means (the fabric roles are :mod:`bom.model.roles`').
+"""BOM categories: one table of what each means (the fabric roles are :mod:`bom.roles`').
 
 Every consumer (the lines, the TCO, the spares, the compare metrics, the workbooks, the report)
 reads its sets from here; no category string is written anywhere else. Both enums are ``str``

@@ -18,7 +18,7 @@ from bom.costing.categories import COPPER, NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
-from bom.model.roles import SUPPORT
+from bom.roles import SUPPORT
 from bom.units import magnitude
 
 

@@ -28,7 +28,7 @@ from bom.links.pooled import PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, e
 from bom.links.scaleup import SWITCHED, TORUS
 from bom.links.ufm import UFM_LEAF
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
-from bom.model.roles import FabricKind
+from bom.roles import FabricKind
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media

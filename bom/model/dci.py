@@ -10,6 +10,7 @@ from functools import cached_property
 
 from bom.catalog.media import Choice, Patch
 from bom.catalog.rows import Coherent, Dwdm, Switch
+from bom.roles import FabricRole
 
 #: Router ports per wavelength that ends at a site: its client port and its line port.
 SITE_PORTS = 2
@@ -123,7 +124,7 @@ class Dci:
     site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
     patch: Patch | None = None     # the cord from a line port to its mux/demux channel
     loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
-    attach: str = "compute"        # the fabric whose switches take the routers' client ports
+    attach: FabricRole = FabricRole.COMPUTE   # the fabric whose switches take the routers' client ports
 
     @property
     def amplified(self) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bom.catalog.rows import Endpoint, NicPorts
+from bom.roles import FabricRole, Layer
 
 
 @dataclass(frozen=True)
@@ -27,11 +28,17 @@ class Endpoints:
     def storage_rows(self) -> list[tuple[Endpoint, int]]:
         return [(self.storage, self.storage_count)] if self.storage and self.storage_count else []
 
+    def _nic(self, row: Endpoint, fabric: str) -> NicPorts | None:
+        """``row``'s ports on ``fabric`` (the appliances' storage ports are the ones the build chose)."""
+        if fabric == FabricRole.STORAGE and row is self.storage:
+            return self.storage_ports
+        return getattr(row.ports, fabric)
+
     def ports(self, fabric: str) -> int:
         """Ports per site on ``fabric`` (storage appliances on storage; servers on in-band)."""
         total = 0
         for row, n in self.management() + self.storage_rows():
-            nic = self.storage_ports if fabric == "storage" and row is self.storage else getattr(row.ports, fabric)
+            nic = self._nic(row, fabric)
             total += n * (nic.ports if nic else 0)
         return total
 
@@ -39,14 +46,14 @@ class Endpoints:
         """(role, the row's own ports on ``fabric``, ports per site) of every endpoint kind on it."""
         out = []
         for row, n in self.management() + self.storage_rows():
-            nic = self.storage_ports if fabric == "storage" and row is self.storage else getattr(row.ports, fabric)
+            nic = self._nic(row, fabric)
             if nic is not None and n:
                 out.append((row.role, nic, n * nic.ports))
         return out
 
     def to_json(self) -> dict[str, object]:
-        return {"ufm": {"id": self.ufm.id if self.ufm else None, "count": self.ufm_count},
+        return {Layer.UFM: {"id": self.ufm.id if self.ufm else None, "count": self.ufm_count},
                 "management_servers": {"id": self.mgmt.id if self.mgmt else None, "count": self.mgmt_count},
-                "storage": {"id": self.storage.id if self.storage else None, "count": self.storage_count,
-                            "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why,
-                            "basis": self.basis}}
+                Layer.STORAGE: {"id": self.storage.id if self.storage else None, "count": self.storage_count,
+                                "ports": self.storage_ports.ports if self.storage_ports else 0, "why": self.why,
+                                "basis": self.basis}}

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
-from bom.model.hops import HopKind
+from bom.model.hops import HopKind, endpoint_hop
 from bom.model.linkgroups import LinkGroup
 from bom.model.plane import Plane
-from bom.model.roles import FabricKind
 from bom.model.shares import split
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
+from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.model.dci import Dci
@@ -48,7 +48,7 @@ class Fabric:
     kind: ClassVar[FabricKind] = FabricKind.SWITCHED
 
     name: str
-    tier: str
+    tier: Tier
     spec: FabricSpec
     planes: int
     shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
@@ -71,7 +71,7 @@ class Fabric:
     def switch_ids(self) -> dict[str, str]:
         """The catalog row of each switch layer (a layer with no switches included)."""
         p = self.first
-        return {"leaf": p.leaf.id, "spine": p.spine.id, "core": p.spine.id}
+        return {Layer.LEAF: p.leaf.id, Layer.SPINE: p.spine.id, Layer.CORE: p.spine.id}
 
     @property
     def scheduled(self) -> bool:
@@ -79,7 +79,7 @@ class Fabric:
         return bool(self.shapes) and self.first.scheduled
 
     def switches(self, layer: str) -> int:
-        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
+        attr = {Layer.LEAF: "leaves", Layer.SPINE: "spines", Layer.CORE: "cores"}[layer]
         return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
 
     def port_use(self, layer: str) -> list[tuple[int, int]]:
@@ -93,7 +93,7 @@ class Fabric:
 
     def totals(self) -> FabricTotals:
         """The fabric's link totals and its switches."""
-        switches = {k: self.switches(k) for k in ("leaf", "spine", "core")}
+        switches = {k: self.switches(k) for k in SWITCH_LAYERS}
         return FabricTotals.of(self.name, self.tier, self.sums, switches)
 
     def hop_links(self, hop: str) -> int:
@@ -153,14 +153,14 @@ class Fabric:
 
     def to_json(self) -> dict[str, object]:
         t = self.totals()
-        modules = {"node": t.node_modules, "switch": t.switch_modules}
+        modules = {Layer.NODE: t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.scheduled:
             out["scheduled"] = self.scheduled_json()
         if self.ufm is not None:
-            out["ufm"] = self.ufm.to_json()
+            out[Layer.UFM] = self.ufm.to_json()
             if self.ufm.ports:
-                modules["ufm"] = t.modules_at("ufm")
+                modules[Layer.UFM] = t.modules_at(Layer.UFM)
         return out | {
             "tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
             "topology": self.first.topology, "layers": self.layers, "planes": self.planes,
@@ -185,7 +185,7 @@ class SiteSwitches:
     core: int
 
     def layer(self, name: str) -> int:
-        return {"leaf": self.leaf, "spine": self.spine, "core": self.core}[name]
+        return {Layer.LEAF: self.leaf, Layer.SPINE: self.spine, Layer.CORE: self.core}[name]
 
 
 @dataclass(frozen=True)
@@ -274,7 +274,7 @@ class PooledFabric(Fabric):
 
     def links_by_hop(self) -> dict[str, int]:
         # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
-        return super().links_by_hop() | {f"{role}-leaf": self.hop_links(f"{role}-leaf") for role in self.roles}
+        return super().links_by_hop() | {endpoint_hop(role): self.hop_links(endpoint_hop(role)) for role in self.roles}
 
     def to_json(self) -> dict[str, object]:
         out = super().to_json()
@@ -338,7 +338,7 @@ class OobFabric(Fabric):
         return sum(s.copies * s.devices for s in self.sections)
 
     def switches(self, layer: str) -> int:
-        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
+        return {Layer.LEAF: self.leaves, Layer.SPINE: self.spines, Layer.CORE: 0}[layer]
 
     def uplink_ports(self, leaf: Switch) -> NicPorts:
         """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
@@ -356,7 +356,7 @@ class OobFabric(Fabric):
         return self.spine_id
 
     def switch_ids(self) -> dict[str, str]:
-        return {"leaf": self.leaf_id} | ({"spine": self.spine_id} if self.spine_id else {})
+        return {Layer.LEAF: self.leaf_id} | ({Layer.SPINE: self.spine_id} if self.spine_id else {})
 
     @property
     def layers(self) -> int:
@@ -374,14 +374,14 @@ class OobFabric(Fabric):
         return {"tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
                 "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
                 "layers": self.layers, "planes": 1, "rate_gbps": 1.0,
-                "uplinks": "spine" if self.spines else "inband",
+                "uplinks": Layer.SPINE if self.spines else FabricRole.INBAND,
                 # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
-                "uplinks_counted_in": "inband" if self.into_inband else "oob",
+                "uplinks_counted_in": FabricRole.INBAND if self.into_inband else FabricRole.OOB,
                 "uplink_ports": self.leaves * self.uplinks_per_leaf,
-                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
+                "switches": {k: self.switches(k) for k in SWITCH_LAYERS},
                 "managed_devices": self.devices, "links": self.links_by_hop(),
-                "modules": {"node": self.modules_at("node"),
-                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
+                "modules": {Layer.NODE: self.modules_at(Layer.NODE),
+                            "switch": sum(self.modules_at(k) for k in (Layer.LEAF, Layer.SPINE, Layer.INBAND))},
                 "cables": sum(g.cables for g in self.groups),
                 "fibre_runs": sum(g.fibre_runs for g in self.groups),
                 "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -395,7 +395,7 @@ class DciFabric:
 
     dci: Dci
     clients: LinkTotals
-    tier: str = "scale-across"
+    tier: Tier = Tier.SCALE_ACROSS
 
     @property
     def switch_id(self) -> str:

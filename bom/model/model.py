@@ -22,6 +22,7 @@ from bom.model.linkgroups import LinkGroup
 from bom.model.placement import Placement
 from bom.model.sizing import Sizing
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
+from bom.roles import FabricRole, Tier
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,11 @@ class Model(Design):
         """Every fabric's totals and the three tiers', each one sum over its link groups."""
         fabrics = {k: f.totals() for k, f in self.fabrics.items()}
         clients = sum_groups(self.dci_groups)
-        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups)
+        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == Tier.SCALE_OUT for g in f.groups)
         return Totals(fabrics=fabrics, dci_clients=clients, scale_up=ScaleUpTotals.of(self.scale_up),
                       scale_out=ScaleOutTotals.of(scale_out), scale_across=ScaleAcrossTotals.of(self.dci, clients))
 
-    def tiers(self) -> dict[str, dict[str, object]]:
+    def tiers(self) -> dict[Tier, dict[str, object]]:
         """The tiers' JSON (``totals().tiers_json()``)."""
         return self.totals().tiers_json()
 
@@ -97,7 +98,7 @@ class Model(Design):
         fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
         dci = self.dci_fabric
         if dci is not None:
-            fabrics["dci"] = dci.to_json()
+            fabrics[FabricRole.DCI] = dci.to_json()
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
                 "site_sizes": [asdict(s) for s in self.site_sizes],

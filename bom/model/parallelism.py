@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TIERS = ("scale-up", "scale-out", "scale-across")
+from bom.roles import TIERS, Tier
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Traffic:
 
     dim: str            # tp, cp, ep, pp, dp, dp-across
     collective: str
-    tier: str
+    tier: Tier
     bytes_per_gpu: float
     seconds: float
     exposed_s: float
@@ -73,7 +73,7 @@ class Parallelism:
     proposed: bool              # the tool's split (True) or the user's (False)
     split: Split
     gpus: int
-    tiers: dict[str, str]       # dimension -> tier its group spans
+    tiers: dict[str, Tier]      # dimension -> tier its group spans
     memory_gb: float            # per GPU
     memory_limit_gb: float      # usable memory per GPU
     microbatches: int           # per pipeline per step
@@ -99,7 +99,7 @@ class Parallelism:
         """Time a step's exchange between sites takes at the DCI's bandwidth (0 on one site)."""
         return sum(t.seconds for t in self.traffic if t.dim == "dp-across")
 
-    def per_tier(self) -> list[tuple[str, list[str], float, float]]:
+    def per_tier(self) -> list[tuple[Tier, list[str], float, float]]:
         """(tier, the dimensions on it as "TP 8", bytes a GPU sends a step, seconds) per tier with
         traffic, in order (scale-across: a site's bytes over the DCI; a serving split's step is a decode
         step, and its replicas are listed on their tier though they exchange nothing)."""

@@ -33,8 +33,7 @@ from functools import cached_property
 
 from bom import names
 from bom.errors import LimitError
-
-KINDS = ("compute", "network", "management", "storage")
+from bom.roles import RackKind
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class Rack:
     site: int
     row: int
     position: int          # 1-based along its row
-    kind: str              # compute | network | management | storage
+    kind: RackKind
     u_budget: int
     power_budget_w: float
     catalog_id: str = ""
@@ -86,7 +85,7 @@ class RackType:
 class Layout:
     """One rack's contents: (item, lowest U) in packing order."""
 
-    kind: str
+    kind: RackKind
     rack: RackType
     slots: tuple[tuple[Item, int], ...]
 
@@ -142,7 +141,7 @@ class Section:
     @cached_property
     def block(self) -> bool:
         """A compute block's section (its copies hold nodes), not the shared racks'."""
-        return any(lay.kind == "compute" for lay in self.layouts)
+        return any(lay.kind == RackKind.COMPUTE for lay in self.layouts)
 
 
 @dataclass(frozen=True)
@@ -216,7 +215,7 @@ class Placement:
 
     def counts(self) -> dict[str, int]:
         """Racks by kind over the whole cluster."""
-        out = dict.fromkeys(KINDS, 0)
+        out = dict.fromkeys(RackKind, 0)
         for sites, sec in self.all_sections():
             for lay in sec.layouts:
                 out[lay.kind] += sites * sec.copies

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bom.roles import Layer
+
 Topology = Literal["rail-optimized", "rail-only", "tor", "pair"]
 
 
@@ -147,11 +149,11 @@ class Plane:
         >>> p.spines, p.port_use("spine")      # 16 leaves x 32 uplinks over 8 spines
         (8, [(8, 64)])
         """
-        if layer == "spine" and self.layers >= 2:
+        if layer == Layer.SPINE and self.layers >= 2:
             full, last = divmod(self.leaves, self.pod_size)
             per_spine = [(full * self.spines_per_pod, self.pod_size * self.leaf_spine_per_pair + self.spine_up),
                          (self.spines_per_pod if last else 0, last * self.leaf_spine_per_pair + self.spine_up)]
             return [(n, used) for n, used in per_spine if n]
-        if layer == "core" and self.layers == 3:
+        if layer == Layer.CORE and self.layers == 3:
             return [(self.cores, self.pods * self.spine_core_per_pair)]
         return []

@@ -14,17 +14,16 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from bom.model.linkgroups import end_kinds
+from bom.roles import SWITCH_LAYERS, TIERS, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.model.cluster import ScaleUp
     from bom.model.dci import Dci
     from bom.model.linkgroups import LinkGroup
 
-#: The tiers in their order in the JSON.
-TIERS = ("scale-up", "scale-out", "scale-across")
 #: The layers whose link ends are a fabric's switches (``modules.switch`` in the JSON); ``inband``
 #: is the in-band leaf end of an out-of-band switch's uplink.
-SWITCH_LAYERS = ("leaf", "spine", "core", "inband")
+SWITCH_ENDS = (*SWITCH_LAYERS, Layer.INBAND)
 
 
 @dataclass(frozen=True)
@@ -97,22 +96,22 @@ class FabricTotals(LinkTotals):
     """One fabric's link totals and its switches over every site and plane."""
 
     fabric: str = ""
-    tier: str = ""
+    tier: Tier = Tier.SCALE_OUT
     switches: Mapping[str, int] = field(default_factory=dict)    # leaf, spine, core
 
     @classmethod
-    def of(cls, fabric: str, tier: str, links: LinkTotals, switches: Mapping[str, int]) -> FabricTotals:
+    def of(cls, fabric: str, tier: Tier, links: LinkTotals, switches: Mapping[str, int]) -> FabricTotals:
         own = {f.name: getattr(links, f.name) for f in fields(LinkTotals)}
         return cls(**own, fabric=fabric, tier=tier, switches=dict(switches))
 
     @property
     def node_modules(self) -> int:
-        return self.modules_at("node")
+        return self.modules_at(Layer.NODE)
 
     @property
     def switch_modules(self) -> int:
         """Modules at the fabric's own switches (an out-of-band uplink's in-band leaf end too)."""
-        return self.modules_at(*SWITCH_LAYERS)
+        return self.modules_at(*SWITCH_ENDS)
 
 
 @dataclass(frozen=True)
@@ -230,8 +229,10 @@ class Totals:
     scale_out: ScaleOutTotals
     scale_across: ScaleAcrossTotals
 
-    def tier(self, name: str) -> TierTotals:
-        return {"scale-up": self.scale_up, "scale-out": self.scale_out, "scale-across": self.scale_across}[name]
+    def tier(self, name: Tier) -> TierTotals:
+        tiers: dict[Tier, TierTotals] = {Tier.SCALE_UP: self.scale_up, Tier.SCALE_OUT: self.scale_out,
+                                         Tier.SCALE_ACROSS: self.scale_across}
+        return tiers[name]
 
     @property
     def network(self) -> LinkTotals:
@@ -248,5 +249,5 @@ class Totals:
         """Link ends on co-packaged optical engines over every fabric and the DCI client links."""
         return sum(f.engine_ports() for f in self.fabrics.values()) + self.dci_clients.engine_ports()
 
-    def tiers_json(self) -> dict[str, dict[str, object]]:
+    def tiers_json(self) -> dict[Tier, dict[str, object]]:
         return {name: self.tier(name).to_json() for name in TIERS}

@@ -25,9 +25,9 @@ from bom.model.fabrics import Fabric, OobFabric
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Design, Model
 from bom.model.placement import Placement
-from bom.model.roles import DEFAULT_TOPOLOGY, FabricKind
 from bom.model.sizing import Sizing
 from bom.placement.layout import place
+from bom.roles import DEFAULT_TOPOLOGY, FabricKind
 from bom.topology.cluster import build_cluster, scale_up
 from bom.topology.dci import line_patch, site_dci
 from bom.topology.endpoints import build_endpoints

@@ -14,7 +14,6 @@ from openpyxl.utils import get_column_letter
 
 from bom.costing.categories import NOT_NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.compare import Comparison, Generation
-from bom.model.roles import SUPPORT
 from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,
@@ -29,6 +28,7 @@ from bom.outputs.writers.xlsx import (
     put_cell,
     to_bytes,
 )
+from bom.roles import SUPPORT
 
 TIERS = ("scale-up", "scale-out", "scale-across")
 #: Facts of each generation written as values at the top of its sheet (rows 2..), column B.
