@@ -21,6 +21,7 @@ from bom.outputs.terminal import value
 from bom.outputs.writers.documents import environment
 from bom.pipeline import build_scenario
 from bom.resources import data_dir
+from bom.roles import FabricRole
 
 #: The platform a starter uses when none is named: the built-in default scenario's.
 DEFAULT_PLATFORM = "gb300-nvl72"
@@ -59,7 +60,7 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
             p=p, gpus=gpus or pod, pod=pod, job=job, description=description + ", from bom init",
             platforms=sorted(catalog.rows["platforms"]), fabrics=fabrics, left_out=left_out)
         failed, why = _failing_fabric(text, catalog)
-        if failed == "compute":   # the size or the platform itself: no starter that builds
+        if failed == FabricRole.COMPUTE:   # the size or the platform itself: no starter that builds
             raise BomError(f"a starter for {description} does not build: {why.message}", key="--gpus" if gpus else
                            "--platform", hint=why.hint or "Choose another size or platform.")
         if failed is None:
@@ -76,7 +77,7 @@ def _failing_fabric(text: str, catalog: Catalog) -> tuple[str | None, Any]:
         build_scenario(parse_scenario(src), src, catalog)
     except BomError as exc:
         key = exc.key or ""
-        return (key.split(".")[1] if key.startswith("fabrics.") else "compute"), exc
+        return (key.split(".")[1] if key.startswith("fabrics.") else FabricRole.COMPUTE), exc
     return None, None
 
 
@@ -110,9 +111,9 @@ def _fabrics(p: Platform) -> list[tuple[str, str]]:
     def ports(n: Any) -> str:
         return f"{n.ports} x {value(n.rate)} per node"
 
-    out = [("compute", f"the GPUs' scale-out network, {ports(p.scale_out)}")]
+    out = [(FabricRole.COMPUTE, f"the GPUs' scale-out network, {ports(p.scale_out)}")]
     if p.storage is not None:
-        out.append(("storage", f"storage, {ports(p.storage)}"))
+        out.append((FabricRole.STORAGE, f"storage, {ports(p.storage)}"))
     if p.oob is not None:
-        out.append(("oob", f"out-of-band management, {ports(p.oob)}"))
+        out.append((FabricRole.OOB, f"out-of-band management, {ports(p.oob)}"))
     return out

@@ -74,7 +74,7 @@ from bom.links.views import FabricLinks, ScaleUpView, View
 from bom.model.floor import floors
 from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
-from bom.roles import FabricKind
+from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -303,7 +303,7 @@ def row_count(model: Model, scale_up: bool = False) -> int:
 def _layers(hop: str, b_role: str) -> tuple[str, str]:
     """The closed form's layers at the two ends of a row's hop (``LinkGroup.lower`` / ``.upper``)."""
     m = HOPS[HopKind(hop)]
-    if m.upper == "top":   # the compute fabric's top layer: the far device's role says which
+    if m.upper == Layer.TOP:   # the compute fabric's top layer: the far device's role says which
         return m.lower, b_role.rsplit("-", 1)[-1]
     return m.lower, m.upper
 
@@ -355,9 +355,9 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
                 cages[fabric, layer].add((dev, port.split("/")[0]))
             if r[c[f"{side}_rack"]]:
                 racks.add(r[c[f"{side}_rack"]])
-            if role == "mux":
+            if role == Layer.MUX:
                 muxes.add(dev)
-        if hop == HopKind.SITE_SITE and r[c["b_role"]] == "mux":
+        if hop == HopKind.SITE_SITE and r[c["b_role"]] == Layer.MUX:
             t.mux_ports += 1
             t.patch_cords += bool(r[c["cable_part"]])
         bundle = r[c["bundle"]]
@@ -394,7 +394,7 @@ def closed_form(model: Model) -> dict[str, object]:
         out[f.name] = {
             "links": {h: f.hop_links(h) for h in hops if f.hop_links(h)},
             "modules": {k: f.modules_at(k) for k in sorted(layers) if f.modules_at(k)},
-            "switches": {k: f.switches(k) for k in ("leaf", "spine", "core") if f.switches(k)},
+            "switches": {k: f.switches(k) for k in SWITCH_LAYERS if f.switches(k)},
             "cables": sum(g.cables for g in f.groups),
             "fibre_runs": sum(g.fibre_runs for g in f.groups),
             "fibre_strands": sum(g.fibre_strands for g in f.groups),
@@ -412,7 +412,7 @@ def plan_figures(t: Tally, model: Model) -> dict[str, object]:
             "links": {h: v for (fab, h), v in sorted(t.links.items()) if fab == n},
             "modules": {k: v for (fab, k), v in sorted(t.modules.items()) if fab == n},
             "switches": {k: v for (fab, k), v in sorted(t.switches.items())
-                         if fab == n and k in ("leaf", "spine", "core")},
+                         if fab == n and k in SWITCH_LAYERS},
             "cables": t.cables[n], "fibre_runs": t.fibre_runs[n], "fibre_strands": t.fibre_strands[n],
             "copper_links": t.copper_links[n],
         }
@@ -426,13 +426,14 @@ def check(model: Model, t: Tally) -> list[str]:
            for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]   # type: ignore[index, union-attr]
     d = model.dci
     if d is not None:
-        figures = {"site-site links": (d.links, t.links["dci", HopKind.SITE_SITE]),
-                   "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", HopKind.FABRIC_DCI]),
+        figures = {"site-site links": (d.links, t.links[FabricRole.DCI, HopKind.SITE_SITE]),
+                   "fabric-dci links": (sum(g.links for g in model.dci_groups),
+                                        t.links[FabricRole.DCI, HopKind.FABRIC_DCI]),
                    "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
                    "patch cords": (d.patch_cords, t.patch_cords),
                    "coherent modules": (d.modules, t.coherent),
                    "client modules": (sum(g.modules for g in model.dci_groups),
-                                      sum(v for (fab, _), v in t.modules.items() if fab == "dci"))}
+                                      sum(v for (fab, _), v in t.modules.items() if fab == FabricRole.DCI))}
         out += [f"dci {k}: closed form {a}, plan {b}" for k, (a, b) in figures.items() if a != b]
     return out
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, Catalog, Module, Platform, Row, Switch
 from bom.errors import CatalogError
+from bom.roles import FabricRole, Layer
 
 
 def check_platform_switches(cat: Catalog) -> None:
@@ -74,7 +75,8 @@ def check_fabric_elements(cat: Catalog) -> None:
 
 
 #: The fabric layers the build takes a default for when the scenario names no switch.
-REQUIRED_DEFAULTS = (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"), ("oob", "spine"), ("dci", "router"))
+REQUIRED_DEFAULTS = ((FabricRole.STORAGE, Layer.LEAF), (FabricRole.INBAND, Layer.LEAF), (FabricRole.OOB, Layer.LEAF),
+                     (FabricRole.OOB, Layer.SPINE), (FabricRole.DCI, Layer.ROUTER))
 
 def check_part_numbers(cat: Catalog) -> None:
     """A part number with a space in it is a name ("x86 2-socket management server", "MGX rack (part of

@@ -21,6 +21,7 @@ from typing import Literal
 from bom.catalog.rows import CPO, Cable, Catalog, Coherent, Engine, Fibre, Module, Panel, Row, Switch
 from bom.errors import LimitError
 from bom.inputs.validation import suggest
+from bom.roles import Layer
 from bom.units import magnitude
 
 #: id(catalog) -> (the catalog, its lookup); the reference tells a reused id from the same catalog.
@@ -483,7 +484,7 @@ class Media:
         for o in options:
             self.by_rate.setdefault(o.rate_gbps, []).append(o)
         spans = [magnitude(d.span_max, "length") for d in rows["dwdm"]
-                 if d.kind == "amplifier" and d.span_max is not None]
+                 if d.kind == Layer.AMPLIFIER and d.span_max is not None]
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
         self._views: dict[tuple[str, ...], Media] = {}

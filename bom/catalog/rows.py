@@ -32,6 +32,7 @@ from bom.inputs.validation import (
     suggest,
 )
 from bom.inputs.yamlio import Located
+from bom.roles import Layer
 from bom.units import magnitude, parse_quantity
 
 #: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
@@ -697,7 +698,7 @@ class Dwdm(Row):
 
     @model_validator(mode="after")
     def _pluggable(self) -> Dwdm:
-        if self.kind != "amplifier" and (self.stages != 1 or self.form_factor is not None):
+        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None):
             raise ValueError("stages and form_factor are an amplifier's")
         if self.form_factor is not None and self.rack_units:
             raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
@@ -799,12 +800,12 @@ class Catalog:
             raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key)
         return rows[row_id]
 
-    def default_switch(self, fabric: str, layer: str = "leaf") -> str | None:
+    def default_switch(self, fabric: str, layer: str = Layer.LEAF) -> str | None:
         """The switch id a fabric's layer takes when the scenario names none (None: no default)."""
         d = self.defaults.get((fabric, layer))
         return d.switch if d is not None else None
 
-    def default(self, fabric: str, layer: str = "leaf") -> str:
+    def default(self, fabric: str, layer: str = Layer.LEAF) -> str:
         """The default switch of a fabric layer the build needs one for (KeyError when there is none)."""
         return self.defaults[(fabric, layer)].switch
 

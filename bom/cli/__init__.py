@@ -12,6 +12,8 @@ from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 
+from bom.roles import FabricRole
+
 #: Plain click help (no rich boxes): flags show no "<bool>", options show what they take,
 #: and -h works as well as --help.
 _SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -520,7 +522,7 @@ def topology(
         metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>).")] = None,
-    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = "compute",
+    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = FabricRole.COMPUTE,
     site: Annotated[int, typer.Option(min=1, metavar="N", help="The site (1 = the first).")] = 1,
     max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
     catalog_dir: CatalogOpt = None,
@@ -541,7 +543,7 @@ def topology(
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
     if fabric not in model.fabrics:
-        raise BomError(f"the scenario builds no {fabric!r} fabric; it builds {', '.join(model.fabrics)}",
+        raise BomError(f"the scenario builds no '{fabric}' fabric; it builds {', '.join(model.fabrics)}",
                        key="--fabric")
     if site > model.cluster.site_count:
         raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")

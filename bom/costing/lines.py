@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
-from bom.costing.categories import Category
+from bom.costing.categories import Category, LineTier
 from bom.costing.cooling import plan
 from bom.model.cluster import ScaleUp
 from bom.model.dci import DARK_FIBRE_SKU, Dci
@@ -19,12 +19,13 @@ from bom.model.fabrics import Fabric
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
+from bom.roles import FabricRole, Layer, Tier
 from bom.units import magnitude
 
 
 @dataclass(frozen=True)
 class Line:
-    tier: str             # compute | scale-up | scale-out | scale-across
+    tier: Tier | LineTier
     fabric: str
     hop: str
     category: Category
@@ -84,7 +85,7 @@ class Line:
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
-def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: float, power_w: float,
+def _line(row: Row, tier: Tier | LineTier, fabric: str, hop: str, category: Category, qty: float, power_w: float,
           sku: str | None = None, price: float | None = None, unit: str = "each",
           description: str | None = None) -> Line:
     own = price is None    # the row's own price, so its published range applies
@@ -109,11 +110,11 @@ def compute_lines(platform: Platform, systems: int, nodes: int | None = None) ->
     typical = platform.system_power_typical_w
     if nodes is not None and nodes < platform.nodes_per_system:
         share = platform.nodes_per_system
-        line = _line(platform, "compute", "compute", "system", Category.COMPUTE, nodes, typical / share,
-                     unit="host", price=platform.price_usd / share,
+        line = _line(platform, LineTier.COMPUTE, FabricRole.COMPUTE, "system", Category.COMPUTE, nodes,
+                     typical / share, unit="host", price=platform.price_usd / share,
                      description=f"{platform.description}: {nodes} of a system's {share} hosts")
         return [replace(line, unit_power_max_w=peak / share) if peak != typical else line]
-    line = _line(platform, "compute", "compute", "system", Category.COMPUTE, systems, typical)
+    line = _line(platform, LineTier.COMPUTE, FabricRole.COMPUTE, "system", Category.COMPUTE, systems, typical)
     return [replace(line, unit_power_max_w=peak) if peak != typical else line]
 
 
@@ -224,10 +225,10 @@ def scale_up_lines(platform: Platform, up: object) -> list[Line]:
     if t is None or not up.optical_links:
         return []
     out = []
-    for part, hop, category, qty in ((t.ocs, "ocs", Category.SWITCH, up.ocs),
+    for part, hop, category, qty in ((t.ocs, Layer.OCS, Category.SWITCH, up.ocs),
                                      (t.optic, HopKind.CUBE_OCS, Category.TRANSCEIVER, up.modules),
                                      (t.fibre, HopKind.CUBE_OCS, Category.FIBRE_TRUNK, up.fibre_runs)):
-        out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
+        out.append(Line(Tier.SCALE_UP, "ici", hop, category, part.id, part.part_number, part.description,
                         part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
                         part.price_source, platform.as_of.isoformat(), part.source))
     return out
@@ -245,23 +246,24 @@ def merge(lines: Iterable[Line]) -> list[Line]:
 
 def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
     assert isinstance(dci, Dci)
-    out = [_line(dci.coherent, "scale-across", "dci", HopKind.SITE_SITE, Category.COHERENT_OPTIC, dci.modules,
-                 magnitude(dci.coherent.power, "power")),
-           _line(dci.router, "scale-across", "dci", "router", Category.DCI_SWITCH, dci.routers,
+    out = [_line(dci.coherent, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.COHERENT_OPTIC,
+                 dci.modules, magnitude(dci.coherent.power, "power")),
+           _line(dci.router, Tier.SCALE_ACROSS, FabricRole.DCI, Layer.ROUTER, Category.DCI_SWITCH, dci.routers,
                  magnitude(dci.router.power_typical, "power"))]
     for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
         if isinstance(part, Dwdm) and qty:
-            out.append(_line(part, "scale-across", "dci", HopKind.SITE_SITE, Category.DWDM, qty,
+            out.append(_line(part, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.DWDM, qty,
                              magnitude(part.power, "power")))
     if dci.patch is not None and dci.patch_cords:
         p = dci.patch
-        out.append(_line(p.row, "scale-across", "dci", HopKind.SITE_SITE, Category.PATCH_CORD, dci.patch_cords, 0.0,
-                         p.part_number, p.price_usd, description=f"{p.row.description}, {p.length_m:g} m"))
+        out.append(_line(p.row, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.PATCH_CORD,
+                         dci.patch_cords, 0.0, p.part_number, p.price_usd,
+                         description=f"{p.row.description}, {p.length_m:g} m"))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
-        out.append(Line("scale-across", "dci", HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
-                        f"Dark fibre pair lease, {dci.distance_km:g} km route", "carrier",
+        out.append(Line(Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre",
+                        DARK_FIBRE_SKU, f"Dark fibre pair lease, {dci.distance_km:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))
     return out
@@ -271,7 +273,7 @@ def fabric_switch_lines(f: Fabric, catalog: Catalog) -> list[Line]:
     """Each switch layer's switches; a modular spine or core counted part by part (a leaf is always a
     whole switch)."""
     switches = {k: catalog.get("switches", sid) for k, sid in f.switch_ids().items()}
-    fixed = {k: v for k, v in switches.items() if k == "leaf" or not getattr(v, "modular", None)}
+    fixed = {k: v for k, v in switches.items() if k == Layer.LEAF or not getattr(v, "modular", None)}
     out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[arg-type]
     for layer, row in switches.items():
         if layer not in fixed and f.switches(layer):
@@ -288,12 +290,13 @@ def placement_lines(model: object, catalog: Catalog) -> list[Line]:
     if pl is None:
         return out
     for rack_id, n in sorted(pl.rack_types().items()):
-        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", Category.RACK, n, 0.0))
-    category = {"pdu": Category.PDU, "storage": Category.STORAGE, "ufm": Category.SERVER, "mgmt": Category.SERVER}
+        out.append(_line(catalog.get("racks", rack_id), LineTier.FACILITY, "racks", "rack", Category.RACK, n, 0.0))
+    category = {Layer.PDU: Category.PDU, Layer.STORAGE: Category.STORAGE, Layer.UFM: Category.SERVER,
+                Layer.MGMT: Category.SERVER}
     for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
         if item.role in category:
             row = catalog.get("endpoints", item.catalog_id)
-            out.append(_line(row, "facility", item.role, item.role, category[item.role], n, item.power_w))
+            out.append(_line(row, LineTier.FACILITY, item.role, item.role, category[item.role], n, item.power_w))
     return out
 
 
@@ -318,5 +321,5 @@ def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
     c = plan(model, catalog)
     if c is None or not c.cdus:
         return []
-    return [_line(c.cdu, "facility", "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]
+    return [_line(c.cdu, LineTier.FACILITY, "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]
 

@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
-from bom.costing.categories import Category
+from bom.costing.categories import Category, LineTier
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import quoted
 from bom.names import switch_role
+from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -45,13 +46,11 @@ if TYPE_CHECKING:
     from bom.model.model import Model
 
 POLICIES = ("reserve", "rebuild")
-#: A fabric's switch layers, as the switch lines name their hop.
-LAYERS = ("leaf", "spine", "core")
 #: BOM lines bought with the GPUs (the share of GPUs in service).
-WITH_GPUS = ("compute", "scale-up")
+WITH_GPUS = (LineTier.COMPUTE, Tier.SCALE_UP)
 #: Facility lines bought with the racks (the share of racks in service); other facility lines
 #: (storage, UFM, management servers) are their site's from its first phase.
-WITH_RACKS = ("racks", "pdu")
+WITH_RACKS = ("racks", Layer.PDU)
 DAYS_PER_YEAR = 365.0
 
 
@@ -183,14 +182,14 @@ class RowPhases:
         for s, final in enumerate(site_nodes[-1]):
             for i in range(final):
                 k = next(k for k, counts in enumerate(site_nodes) if i < counts[s])
-                self.device[loc.where("node", s + 1, i)[4]] = k
+                self.device[loc.where(Layer.NODE, s + 1, i)[4]] = k
         # A device that takes nodes comes with its first node; the others with their site.
         self.nodes = set(self.device)
         c = COL
         ad, bd, ar, br = c["a_device"], c["b_device"], c["a_role"], c["b_role"]
         for r in rows(model, catalog=catalog):
             for dev, other, role in ((r[ad], r[bd], r[br]), (r[bd], r[ad], r[ar])):
-                if dev in self.nodes and role != "node":
+                if dev in self.nodes and role != Layer.NODE:
                     k = self.device[dev]   # type: ignore[index]
                     if self.device.get(other, k + 1) > k:   # type: ignore[arg-type]
                         self.device[other] = k   # type: ignore[index]
@@ -266,7 +265,7 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
             share = by_gpus
         elif line.fabric in WITH_RACKS:
             share = by_racks
-        elif line.category == Category.SWITCH and line.hop in LAYERS:
+        elif line.category == Category.SWITCH and line.hop in SWITCH_LAYERS:   # a switch line's hop: its layer
             share = by_devices(switch_role(line.fabric, line.hop))
         elif (line.fabric, line.hop, line.sku) in part_rows:   # the rows that carry the part
             share = _cumulative(part_rows[line.fabric, line.hop, line.sku], n)
@@ -350,7 +349,7 @@ def growth_of(fabrics: dict[str, object]) -> Callable[[str], str]:
     """A line's fabric -> its growth: a scenario fabric's own, any other line's (the GPUs, racks,
     DCI, storage appliances) the compute fabric's."""
     def pick(fabric: str) -> str:
-        spec = fabrics.get(fabric) or fabrics.get("compute")
+        spec = fabrics.get(fabric) or fabrics.get(FabricRole.COMPUTE)
         return str(getattr(spec, "growth", "reserve"))
     return pick
 
@@ -415,7 +414,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
 
     policies = {p: policy(p, lambda _fabric, p=p: p) for p in POLICIES}
     chosen_of = growth_of(fabrics)
-    used = {chosen_of(f) for f in [*fabrics, "compute"]}
+    used = {chosen_of(f) for f in [*fabrics, FabricRole.COMPUTE]}
     chosen = policies[used.pop()] if len(used) == 1 else policy("mixed", chosen_of)
     return Phases(chosen, policies, PlanPhase([p.name for p in phases], rp, chosen_of, rebuild_keys))
 

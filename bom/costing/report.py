@@ -50,6 +50,7 @@ from bom.inputs.yamlio import Located
 from bom.model.checks import Checks
 from bom.model.model import Model
 from bom.model.totals import Totals
+from bom.roles import FabricRole, Layer
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
         return {}
     shared: dict[str, float] = {}
     for line in lines:
-        if line.fabric == "dci" and line.unit == "each":
+        if line.fabric == FabricRole.DCI and line.unit == "each":
             shared[line.sku] = shared.get(line.sku, 0.0) + line.quantity
     own = _own_racks(model, lines)
     shapes = []
@@ -189,7 +190,7 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
         per: dict[str, float] = {}
         if m is None:   # every site alike: what is not between sites (DCI) nor a site's own, an even share
             for line in lines:
-                if line.fabric != "dci":
+                if line.fabric != FabricRole.DCI:
                     per[line.sku] = per.get(line.sku, 0.0) + line.quantity / count
             for o in own:
                 for sku, qty in o.items():
@@ -210,7 +211,7 @@ def _own_racks(model: Model, lines: list[Line]) -> list[dict[str, float]]:
     for sec in model.placement.own if model.placement is not None else ():
         mine: dict[str, float] = {}
         for lay in sec.layouts if sec is not None else ():
-            for cid in [lay.rack.catalog_id] + [item.catalog_id for item, _ in lay.slots if item.role == "pdu"]:
+            for cid in [lay.rack.catalog_id] + [item.catalog_id for item, _ in lay.slots if item.role == Layer.PDU]:
                 if cid in sku:
                     mine[sku[cid]] = mine.get(sku[cid], 0.0) + 1
         out.append(mine)

@@ -20,6 +20,7 @@ from bom.costing.cooling import Cooling
 from bom.costing.lines import Line
 from bom.inputs.scenario import Scenario
 from bom.model.model import Model
+from bom.roles import FabricRole
 from bom.units import magnitude
 
 #: At most this many buildings (sites.count's bound).
@@ -96,7 +97,7 @@ def site_power(model: object, lines: Sequence[object], pue: float, cooling: obje
             continue
         if x.category == Category.COMPUTE:
             compute += x.power_max_w
-        elif x.fabric == "dci":
+        elif x.fabric == FabricRole.DCI:
             between += x.power_max_w
         else:
             rest += x.power_max_w

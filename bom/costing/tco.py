@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from bom.catalog.rows import MAX_PRICE_USD
+from bom.costing.categories import Category
 from bom.errors import BomError, ScenarioError
 
 HOURS_PER_YEAR = 8760.0
@@ -289,7 +290,7 @@ POWER_BASIS: dict[str, dict[str, str]] = {
                "energy_per_year_usd": "typical", "it_power_max_kw": "maximum", "facility_power_max_kw": "maximum",
                "space_per_year": "maximum (when space is priced per kW)"},
     "lines": {
-        "compute": "typical: the platform row's power_typical where published, else power_per_system; "
+        Category.COMPUTE: "typical: the platform row's power_typical where published, else power_per_system; "
                    "maximum: power_per_system",
         "switch": "typical: the switch row's power_typical (without optics); maximum: power_max less the "
                   "optics it counts (cages x power_max_optics), where the row says what those are; "

@@ -14,6 +14,7 @@ from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Power, Q
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
+from bom.roles import FabricRole, Layer
 
 #: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
 #: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
@@ -58,7 +59,7 @@ def _ratios(value: Any) -> Fraction | LayerRatios:
 
 # A plain validator: the value is one or the other, never coerced into a Fraction afterwards.
 _LAYERS_SCHEMA = {"type": "object", "additionalProperties": False,
-                  "properties": {"leaf": _RATIO_SCHEMA, "spine": _RATIO_SCHEMA}}
+                  "properties": {Layer.LEAF: _RATIO_SCHEMA, Layer.SPINE: _RATIO_SCHEMA}}
 Ratios = Annotated[Fraction | LayerRatios, PlainValidator(_ratios),
                    WithJsonSchema({"anyOf": [*_RATIO_SCHEMA["anyOf"], _LAYERS_SCHEMA]})]
 
@@ -132,7 +133,7 @@ class FabricSpec(Model):
     def spine_ratio(self) -> Fraction | None:
         """The spines' down:up ratio when the scenario states one (three layers), else None."""
         o = self.oversubscription
-        return o.spine if isinstance(o, LayerRatios) and "spine" in o.model_fields_set else None
+        return o.spine if isinstance(o, LayerRatios) and Layer.SPINE in o.model_fields_set else None
 
     media: list[Literal["passive-copper", "active-copper", "aoc", "multimode", "smf-parallel",
                         "smf-duplex"]] | None = Field(default=None, examples=[["multimode"]])
@@ -536,22 +537,22 @@ class Scenario(Model):
         """Keys that only some fabrics take (the builders then never see them elsewhere)."""
         for name, spec in self.fabrics.items():
             given = spec.model_fields_set
-            if name != "oob" and spec.uplinks is not None:
+            if name != FabricRole.OOB and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
                            hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
-            if name in ("storage", "inband") and "rails_per_leaf" in given:
+            if name in (FabricRole.STORAGE, FabricRole.INBAND) and "rails_per_leaf" in given:
                 raise RuleError(f"rails_per_leaf is a key of the compute fabric; the {name} fabric is rail-agnostic",
                                 ("fabrics", name, "rails_per_leaf"), hint="Drop it here.")
-            if name in ("storage", "inband") and "topology" in given and spec.topology in ("rail-optimized",
-                                                                                            "rail-only"):
+            if name in (FabricRole.STORAGE, FabricRole.INBAND) and "topology" in given \
+                    and spec.topology in ("rail-optimized", "rail-only"):
                 raise RuleError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
                            ("fabrics", name, "topology"),
                            hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
-            for key in OOB_FIXED if name == "oob" else ():
+            for key in OOB_FIXED if name == FabricRole.OOB else ():
                 if key in given:
                     raise RuleError(f"{key} does not apply to the out-of-band fabric: it cables the management port "
                                "of every managed device to the management switches the platform's RA places",
-                               ("fabrics", "oob", key),
+                               ("fabrics", FabricRole.OOB, key),
                                hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
         return self
 
@@ -569,7 +570,7 @@ class Scenario(Model):
         """The routers' client ports land on a fabric the scenario builds (its protocol is the
         catalog's, checked at build)."""
         attach = self.sites.attach if self.sites is not None else "auto"
-        if attach in ("inband", "storage") and attach not in self.fabrics:
+        if attach in (FabricRole.INBAND, FabricRole.STORAGE) and attach not in self.fabrics:
             raise RuleError(f"attach: {attach} puts the DCI routers' client ports on border leaves of the {attach} "
                             f"fabric, which the scenario does not build", ("sites", "attach"),
                             hint=f"Add fabrics.{attach} (an Ethernet switch, such as {{switch: sn5600}}), or use "

@@ -28,6 +28,7 @@ from bom.links.ports import PlanMismatchError, Ports, port_names
 from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
 from bom.model.shares import split
+from bom.roles import Layer, RackKind
 from bom.topology.geometry import route, unplaced_run
 from bom.units import magnitude
 
@@ -65,7 +66,7 @@ def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, i
     for r, (kind, devs, leaves) in enumerate(racks):
         nums = list(range(first, first + leaves))
         first += leaves
-        if kind == "compute" and leaves:
+        if kind == RackKind.COMPUTE and leaves:
             groups.append(([(r, devs)] if devs else [], nums))
         else:
             pool += [(r, devs)] if devs else []
@@ -132,7 +133,7 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
 class OobNodeLeaf(Pattern[OobLinks]):
     """Every managed device's management port to its section's management switches."""
 
-    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
+    hop, lower, upper = HopKind.NODE_LEAF, Layer.NODE, Layer.LEAF
 
     @staticmethod
     def sections(view: OobLinks, k: int) -> list[tuple[int | None, list[tuple[Spot, tuple[str, int, int]]], int]]:
@@ -197,7 +198,8 @@ class OobNodeLeaf(Pattern[OobLinks]):
                     dev, d_spot = racks[r][1][cursor[r]]
                     cursor[r] += 1
                     k = ctx.kinds[route(d_spot, l_spot, ctx.fp)]
-                    yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
+                    yield from plan.emitter(k)(k, 1, "", dev, names.MGMT_PORT, names.MGMT_PORT, lf, names_[j],
+                                               names_[j - j % per])
 
 
 def site_copies(view: OobLinks, shape: int, site: int) -> list[Copy]:
@@ -225,7 +227,7 @@ def _oob_section(view: OobLinks, shape: int, n: int | None) -> OobSection:
 class OobUplinks(Pattern[OobLinks]):
     """The management switches' uplinks (one pattern per far end)."""
 
-    lower = "leaf"
+    lower = Layer.LEAF
 
     @staticmethod
     def up(view: OobLinks) -> tuple[list[str], int, str]:
@@ -242,7 +244,7 @@ class OobUplinks(Pattern[OobLinks]):
 class OobToSpines(OobUplinks):
     """Each site's management switches to its own OOB spines, round robin (:meth:`spread`)."""
 
-    hop, upper = HopKind.LEAF_SPINE, "spine"
+    hop, upper = HopKind.LEAF_SPINE, Layer.SPINE
 
     def applies(self, ctx: HopContext[OobLinks]) -> bool:
         return bool(ctx.view.oob.spines)
@@ -285,7 +287,7 @@ class OobToInband(OobUplinks):
     """No in-band fabric is built: each uplink to the site's in-band network (a stand-in device that
     stands nowhere in the placement), a port a turn."""
 
-    hop, upper = HopKind.LEAF_INBAND, "inband"
+    hop, upper = HopKind.LEAF_INBAND, Layer.INBAND
 
     def applies(self, ctx: HopContext[OobLinks]) -> bool:
         return not ctx.view.oob.spines and not ctx.view.oob.into_inband
@@ -293,7 +295,7 @@ class OobToInband(OobUplinks):
     def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
         run = unplaced_run(ctx.fp)
         for n in range(ctx.view.oob.site_leaves[ctx.shape]):
-            yield Pair((HopKind.OOB_LEAF, n), ("inband", n), ctx.view.oob.uplinks_per_leaf, run=run)
+            yield Pair((HopKind.OOB_LEAF, n), (Layer.INBAND, n), ctx.view.oob.uplinks_per_leaf, run=run)
 
     def link(self, ctx: HopContext[OobLinks]) -> Link:
         ff = self.up(ctx.view)[2]
@@ -307,7 +309,7 @@ class OobToInband(OobUplinks):
         k = ctx.kinds[unplaced_run(ctx.fp)]
         emit = plan.emitter(k)
         name = f"{names.site(ctx.site)}-inband"
-        far = ((names.site(ctx.site), "", "", "", name, "inband"), name)
+        far = ((names.site(ctx.site), "", "", "", name, Layer.INBAND), name)
         turn = 0
         for _, racks in site_copies(ctx.view, ctx.shape, ctx.site):
             for lf, _ in (lf for _, _, ls in racks for lf in ls):

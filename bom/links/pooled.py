@@ -28,6 +28,7 @@ from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks, PooledLinks
 from bom.model.hops import HopKind, endpoint_hop
 from bom.model.shares import share
+from bom.roles import Layer
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
 
@@ -48,7 +49,7 @@ def _node_names(fabric: str, ports: int, per: int) -> tuple[str, ...]:
 class PooledNodeLeaf(Pattern[PooledLinks]):
     """The nodes' ports to their block's leaf groups, plane by plane."""
 
-    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
+    hop, lower, upper = HopKind.NODE_LEAF, Layer.NODE, Layer.LEAF
 
     @staticmethod
     def leaf(fab: PooledLinks, ps: PooledShape, p: Plane, unit: int, pl: int) -> int:
@@ -59,23 +60,23 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
 
     def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
         for pl in range(ctx.view.planes):
-            for part in ctx.floor.parts("node"):
+            for part in ctx.floor.parts(Layer.NODE):
                 yield Section(part.copies, partial(self.nodes, ctx, pl, part.first, part.per_copy))
 
     def nodes(self, ctx: HopContext[PooledLinks], pl: int, first: int, per_copy: int, copy: int) -> Iterator[Pair]:
         """One copy's nodes of plane ``pl``: node by node, port by port, each port to its group's leaf."""
         fab, p, sw = ctx.view, ctx.p, ctx.switches
         ps = fab.pooled[ctx.shape]
-        ports, planes, role = fab.nic.ports, fab.planes, fab.role("leaf")
+        ports, planes, role = fab.nic.ports, fab.planes, fab.role(Layer.LEAF)
         names = partial(_node_names, fab.name, ports * planes)
         start = first + copy * per_copy
         for d in range(start, start + per_copy):
             for r in range(ports):
                 leaf = self.leaf(fab, ps, p, d * ports + r, pl)
                 if sw is None:
-                    yield Pair(("node", d), (role, leaf))
+                    yield Pair((Layer.NODE, d), (role, leaf))
                 else:
-                    yield Pair(("node", d), (role, leaf), 1, pl + 1, "", ByModule(names, r * planes + pl),
+                    yield Pair((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ByModule(names, r * planes + pl),
                                sw.leaf_down(leaf))
 
     def link(self, ctx: HopContext[PooledLinks]) -> Link:
@@ -86,7 +87,7 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
 class EndpointLeaf(Pattern[PooledLinks]):
     """One endpoint kind's ports (hop ``<role>-leaf``) over the endpoints' leaves, plane 1."""
 
-    upper = "leaf"
+    upper = Layer.LEAF
     attached = True
 
     def __init__(self, role: str) -> None:
@@ -97,7 +98,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
     @property
     def device_role(self) -> str:
         """The placement's role of the kind's devices (the OOB uplinks: the management switches)."""
-        return HopKind.OOB_LEAF if self.role == "oob" else self.role
+        return HopKind.OOB_LEAF if self.role == Layer.OOB else self.role
 
     @staticmethod
     def leaves(ps: PooledShape, p: Plane) -> int:
@@ -125,8 +126,8 @@ class EndpointLeaf(Pattern[PooledLinks]):
         found = self.kind(ctx)
         assert found is not None
         nic, ports = found
-        role, leaf_role = self.device_role, fab.role("leaf")
-        if self.role == "oob":
+        role, leaf_role = self.device_role, fab.role(Layer.LEAF)
+        if self.role == Layer.OOB:
             names = partial(lambda ups, per: ups, fab.uplink_names)
         else:
             names = partial(_node_names, fab.name, nic.ports)
@@ -191,7 +192,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
         try:
             return self.count_way(ctx, node, lo, up)
         except LimitError as far:
-            if self.role == "oob":   # the management switches stand in every block, these leaves in the middle
+            if self.role == Layer.OOB:   # the management switches stand in every block, these leaves in the middle
                 far.hint = ("The management switches' uplinks reach the in-band fabric's leaves in the "
                             "shared racks; on a site this large set fabrics.oob.uplinks: spine (each "
                             "site's own OOB spines, on 100G optics).")

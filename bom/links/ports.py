@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bom import names
 from bom.errors import LimitError
+from bom.roles import FabricRole, Layer
 from bom.topology.geometry import route
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
-OWN_ROLES = frozenset({"router", "mux", "amplifier"})
+OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER})
 
 
 class PlanMismatchError(Exception):
@@ -45,7 +46,7 @@ def node_port_names(fabric: str, cages: int, per: int) -> list[str]:
     """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
     has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
     ports = port_names(cages, per)
-    return ports if fabric == "compute" else [f"{fabric}-{n}" for n in ports]
+    return ports if fabric == FabricRole.COMPUTE else [f"{fabric}-{n}" for n in ports]
 
 
 class Ports:
@@ -207,7 +208,7 @@ class Switches:
     def __init__(self, fabric: str, planes: int, p: Plane, site: int) -> None:
         self.p, self.site, self.planes = p, site, planes
         leaf, up, spine = p.leaf, p.up, p.spine
-        self.roles = {k: names.switch_role(fabric, k) for k in ("leaf", "spine", "core")}
+        self.roles = {k: names.switch_role(fabric, k) for k in (Layer.LEAF, Layer.SPINE, Layer.CORE)}
         self.leaf_names = port_names(leaf.cages, leaf.ports_per_cage)
         # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
         # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
@@ -227,7 +228,7 @@ class Switches:
         s = self.down.get(i)
         if s is None:
             per = self.p.leaf.ports_per_cage
-            s = self.down[i] = Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
+            s = self.down[i] = Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles[Layer.LEAF], i))
         return s
 
     def leaf_up(self, i: int) -> Ports:
@@ -238,10 +239,10 @@ class Switches:
             p = self.p
             if p.leaf_uplink is None or self.native:
                 first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
-                s = Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s = Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles[Layer.LEAF], i))
                 s.below = self.leaf_down(i)
             else:
-                s = Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s = Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles[Layer.LEAF], i))
             self.up[i] = s
         return s
 
@@ -263,7 +264,7 @@ class Switches:
         s = self.spine_down.get(i)
         if s is None:
             s = self.spine_down[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
-                                            self.spine_names, (self.roles["spine"], i))
+                                            self.spine_names, (self.roles[Layer.SPINE], i))
         return s
 
     def spine_hi(self, i: int) -> Ports:
@@ -271,7 +272,7 @@ class Switches:
         if s is None:
             first = self._spine_split(i)
             s = self.spine_up[i] = Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
-                                          self.spine_names, (self.roles["spine"], i))
+                                          self.spine_names, (self.roles[Layer.SPINE], i))
             s.below = self.spine_lo(i)
         return s
 
@@ -279,7 +280,7 @@ class Switches:
         s = self.core.get(i)
         if s is None:
             s = self.core[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage, self.spine_names,
-                                      (self.roles["core"], i))
+                                      (self.roles[Layer.CORE], i))
         return s
 
     def top(self) -> tuple[str, list[int]]:
@@ -287,10 +288,10 @@ class Switches:
         numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
         p = self.p
         if p.layers == 3:
-            return self.roles["core"], [self.core[i].next if i in self.core else 0
+            return self.roles[Layer.CORE], [self.core[i].next if i in self.core else 0
                                         for i in range(p.cores * self.planes)]
         if p.layers == 2:
-            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
+            return self.roles[Layer.SPINE], [self.spine_down[i].next if i in self.spine_down else 0
                                          for i in range(p.spines * self.planes)]
-        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
+        return self.roles[Layer.LEAF], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
                                     for i in range(p.leaves * self.planes)]

@@ -343,5 +343,5 @@ class Placement:
                 return rack, Slot(u, item.height, names.device(rack.id, role, nth), role, item.catalog_id,
                                   item.power_w, item.fabric)
             left -= sec.copies * n
-        raise LimitError(f"site {site} has {index - left} devices of role {role!r}; asked for index {index}",
+        raise LimitError(f"site {site} has {index - left} devices of role '{role}'; asked for index {index}",
                          key="role")

@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bom import names
 from bom.cableplan import rows as plan
 from bom.catalog.media import port_standard
 from bom.netbox import choices
 from bom.placement.elevation import elevation_rows
+from bom.roles import Layer
 from bom.units import magnitude
 
 if TYPE_CHECKING:
@@ -32,8 +34,9 @@ if TYPE_CHECKING:
 #: Manufacturer of the device types of devices the placement does not hold.
 GENERIC_MAKER = "Generic"
 #: Device role colours (NetBox wants one); grey for roles not listed.
-ROLE_COLOURS = {"node": "4caf50", "leaf": "2196f3", "spine": "3f51b5", "core": "673ab7", "pdu": "9e9e9e",
-                "ufm": "ff9800", "mgmt": "795548", "storage": "009688", "router": "f44336", "mux": "e91e63"}
+ROLE_COLOURS = {Layer.NODE: "4caf50", Layer.LEAF: "2196f3", Layer.SPINE: "3f51b5", Layer.CORE: "673ab7",
+                Layer.PDU: "9e9e9e", Layer.UFM: "ff9800", Layer.MGMT: "795548", Layer.STORAGE: "009688",
+                Layer.ROUTER: "f44336", Layer.MUX: "e91e63"}
 
 
 def slug(text: str) -> str:
@@ -239,9 +242,7 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
 
     wire: dict[str, tuple[str, float | None]] = {}
     for name, fabric in model.fabrics.items():
-        shapes = getattr(fabric, "shapes", None)
-        ports = getattr(shapes[0][1], "leaf", None) if shapes else None
-        leaf = _catalog_row(catalog, ports.id) if ports is not None else None
+        leaf = _catalog_row(catalog, fabric.first.leaf.id) if fabric.shapes else None
         if getattr(leaf, "protocol", None) == "infiniband":
             wire[name] = ("infiniband", magnitude(leaf.lane_rate, "rate"))
     col = plan.COL
@@ -299,4 +300,4 @@ def _catalog_row_kind(catalog: Catalog | None, kind: str, cid: str) -> object | 
 
 def mgmt_only(port: str) -> bool:
     """A device's management port (``mgmt``) is NetBox's management-only interface."""
-    return port == "mgmt"
+    return port == names.MGMT_PORT

@@ -26,6 +26,7 @@ from bom.outputs.terminal import table
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 from bom.placement.elevation import HEADER, elevation_rows
+from bom.roles import Tier
 
 #: The files of a plan beside the other outputs (a build that does not write them retires old ones).
 PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
@@ -164,7 +165,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
 
 def _phased(rows: Iterator[tuple[object, ...]], phase: Phased) -> Iterator[tuple[object, ...]]:
     for r in rows:
-        p = phase.of(r) if r[plan.COL["tier"]] != "scale-up" else ""
+        p = phase.of(r) if r[plan.COL["tier"]] != Tier.SCALE_UP else ""
         if phase.only is None or p == phase.only:
             yield (*r, p)
 

@@ -20,6 +20,7 @@ from bom.model.checks import ERROR, MODEL, PLAN, WARNING, End, Violation
 from bom.model.cluster import ScaleUp
 from bom.model.sizing import Sizing
 from bom.model.totals import LinkTotals, ScaleAcrossTotals, TierTotals
+from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -92,7 +93,7 @@ def scale_across_schema() -> Schema:
            "bandwidth_gbps_per_pair": NUM, "coherent": STR, "standard": STR, "mux_demux": INT, "patch_cords": INT,
            "amplifiers": INT, "amplifiers_per_fibre_pair": INT, "inline_amplifier_sites": INT,
            "inline_amplifier_sites_per_route": INT, "dark_fibre_km": NUM, "routers": INT, "router_ports": INT,
-           "amplified": BOOL, "client_fabric": {"enum": ["compute", "inband", "storage"]},
+           "amplified": BOOL, "client_fabric": {"enum": [FabricRole.COMPUTE, FabricRole.INBAND, FabricRole.STORAGE]},
            "line_loss": null(obj({"fibre_db": NUM, "mux_demux_db": NUM, "mated_pairs": INT, "connectors_db": NUM,
                                   "loss_db": NUM, "budget_db": null(NUM), "over_budget": BOOL, "why": STR},
                                  description="One wavelength's loss from transmitter to receiver without "
@@ -111,11 +112,11 @@ def scale_across_schema() -> Schema:
 def fabric_schema() -> Schema:
     counts = {k: v for k, v in _fields(LinkTotals).items() if k not in ("links", "modules")}
     props: dict[str, Schema] = {
-        "tier": {"enum": ["scale-out", "scale-across"]}, "switch": STR, "spine_switch": null(STR),
+        "tier": {"enum": [Tier.SCALE_OUT, Tier.SCALE_ACROSS]}, "switch": STR, "spine_switch": null(STR),
         "topology": STR, "layers": INT, "planes": INT, "rate_gbps": null(NUM), "uplink_rate_gbps": null(NUM),
         "rails_per_leaf": null(INT),
-        "switches": obj({"leaf": INT, "spine": INT, "core": INT}, description="Switches over every site and plane."),
-        "site_switches": array(obj({"sites": INT, "leaf": INT, "spine": INT, "core": INT})),
+        "switches": obj(dict.fromkeys(SWITCH_LAYERS, INT), description="Switches over every site and plane."),
+        "site_switches": array(obj({"sites": INT, **dict.fromkeys(SWITCH_LAYERS, INT)})),
         "links": mapping(INT, "Links of each hop (node-leaf, leaf-spine, ..., site-site)."),
         "media": mapping(mapping(INT), "Links of each hop by medium."),
         "modules": mapping(INT, "Modules: node, switch (and ufm, endpoint; coherent and client on the DCI)."),
@@ -128,12 +129,13 @@ def fabric_schema() -> Schema:
                                      "leaf's fabric ports (all cabled), the links joining each leaf-element pair, and "
                                      "the fabric ports' capacity over the host ports' (the speedup)."),
         # the compute fabric's fabric managers
-        "ufm": obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
+        Layer.UFM: obj({"hop": STR, "ports": INT, "leaves": INT, "leaf_modules": INT, "why": STR}),
         # storage and in-band (pooled) fabrics
         "endpoint_substitutions": mapping(STR), "oversubscription": STR, "group_ports": INT, "endpoint_ports": INT,
         "border_leaves": INT,
         # out-of-band
-        "uplinks": {"enum": ["spine", "inband"]}, "uplinks_counted_in": {"enum": ["oob", "inband"]},
+        "uplinks": {"enum": [Layer.SPINE, FabricRole.INBAND]},
+        "uplinks_counted_in": {"enum": [FabricRole.OOB, FabricRole.INBAND]},
         "uplink_ports": INT, "managed_devices": INT,
         # the DCI
         "routers": INT, "coherent": STR, "standard": STR,
@@ -198,7 +200,7 @@ def _sizing() -> Schema:
 def parallelism_schema() -> Schema:
     """A job's split, tiers and traffic per step (bom/topology/parallelism.py: Parallelism; a serving job's
     from bom/topology/serving.py, its step a decode step)."""
-    tier = {"enum": ["scale-up", "scale-out", "scale-across"]}
+    tier = {"enum": [Tier.SCALE_UP, Tier.SCALE_OUT, Tier.SCALE_ACROSS]}
     traffic = obj({"dim": _said({"enum": ["tp", "cp", "ep", "pp", "dp", "dp-across"]},
                                 "The parallel dimension; dp-across: the data-parallel exchange between sites."),
                    "collective": STR, "tier": tier,
@@ -392,8 +394,8 @@ def build_schema() -> Schema:
         "requested_gpus": INT,
         "rounding": obj({"requested": INT, "built": INT, "extra": INT, "why": STR}),
         "rack_counts": mapping(INT, "Racks by kind: compute, network, management, storage."),
-        "endpoints": null(obj({"ufm": endpoint, "management_servers": endpoint,
-                               "storage": obj({"id": null(STR), "count": INT, "ports": INT, "why": STR,
+        "endpoints": null(obj({Layer.UFM: endpoint, "management_servers": endpoint,
+                               Layer.STORAGE: obj({"id": null(STR), "count": INT, "ports": INT, "why": STR,
                                               "basis": _said({"enum": ["scenario", "job", "ra", "none"]},
                                                              "What sized the storage: the scenario's count, "
                                                              "capacity or throughput; the training job's "
@@ -402,8 +404,8 @@ def build_schema() -> Schema:
         "sizing": null(_sizing()),
         "parallelism": null(parallelism_schema()),
         "fabrics": mapping({"$ref": "#/$defs/fabric"}, "Each fabric by name (compute, storage, inband, oob, dci)."),
-        "tiers": obj({"scale-up": {"$ref": "#/$defs/scale-up"}, "scale-out": {"$ref": "#/$defs/scale-out"},
-                      "scale-across": {"$ref": "#/$defs/scale-across"}}),
+        "tiers": obj({Tier.SCALE_UP: {"$ref": "#/$defs/scale-up"}, Tier.SCALE_OUT: {"$ref": "#/$defs/scale-out"},
+                      Tier.SCALE_ACROSS: {"$ref": "#/$defs/scale-across"}}),
         "lines": array(_line()),
         "totals": obj(totals, description="The cost and power totals (TCO). it_power_kw and facility_power_kw "
                       "are the typical draw (the energy cost's basis); it_power_max_kw and facility_power_max_kw "
@@ -495,8 +497,8 @@ def output_schema() -> Schema:
     return {"$schema": DRAFT, "title": "clusterbom output",
             "anyOf": [{"$ref": "#/$defs/build"}, {"$ref": "#/$defs/compare"}],
             "$defs": {"build": build_schema(), "compare": compare_schema(), "fabric": fabric_schema(),
-                      "scale-up": scale_up_schema(), "scale-out": scale_out_schema(),
-                      "scale-across": scale_across_schema()}}
+                      Tier.SCALE_UP: scale_up_schema(), Tier.SCALE_OUT: scale_out_schema(),
+                      Tier.SCALE_ACROSS: scale_across_schema()}}
 
 
 def schema_text() -> str:

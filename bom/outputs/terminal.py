@@ -23,6 +23,7 @@ from bom.model.parallelism import Parallelism
 from bom.model.sizing import LevelPower, Sizing
 from bom.outputs.writers.common import terminal_text
 from bom.outputs.writers.common import terminal_text as tt
+from bom.roles import SWITCH_LAYERS, FabricRole, Tier
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, buildings_for
 
 
@@ -333,7 +334,7 @@ def build_summary(model: object) -> str:
         t = totals.fabrics[name]
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)
         rows.append([name, f.switch_id, f.layers, f.planes,
-                     f"{t.switches['leaf']:,}/{t.switches['spine']:,}/{t.switches['core']:,}",
+                     "/".join(f"{t.switches[k]:,}" for k in SWITCH_LAYERS),
                      "/".join(f"{t.hop(h):,}" for h in hops)
                      + (f" + {t.hop(HopKind.LEAF_LEAF):,} ISL" if t.hop(HopKind.LEAF_LEAF) else ""),
                      f"{t.node_modules:,}/{t.switch_modules:,}", f"{t.copper_links:,}", f"{t.optical_links:,}"])
@@ -355,7 +356,7 @@ def build_summary(model: object) -> str:
     lines.append(f"scale-out:    {out.links:,} links, {out.modules:,} modules, {out.fibre_runs:,} "
                  f"fibre runs ({out.fibre_strands:,} lit strands), copper share "
                  f"{out.copper_share:.1%}")
-    engines = sum(t.engine_ports() for t in totals.fabrics.values() if t.tier == "scale-out")
+    engines = sum(t.engine_ports() for t in totals.fabrics.values() if t.tier == Tier.SCALE_OUT)
     if engines:   # co-packaged optics: ports without modules, lasers bought per switch
         lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
                      f"external laser modules are BOM lines)")
@@ -367,7 +368,8 @@ def build_summary(model: object) -> str:
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
                      f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d)
-                     + (f"; client links on the {d.attach} fabric's border leaves" if d.attach != "compute" else ""))
+                     + (f"; client links on the {d.attach} fabric's border leaves"
+                        if d.attach != FabricRole.COMPUTE else ""))
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)

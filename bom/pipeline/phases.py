@@ -15,6 +15,7 @@ from bom.model.checks import Checks
 from bom.model.model import Model
 from bom.pipeline.build import build_scenario
 from bom.pipeline.checks import check_design, plan_rules
+from bom.roles import FabricRole
 
 
 def phase_scenario(scenario: Scenario, index: int) -> Scenario:
@@ -116,6 +117,6 @@ def plan_phase(scenario: Scenario, src: Located, catalog: Catalog, final: Model)
     models = phase_models(scenario, src, catalog, final)
     rp = RowPhases(final, *phase_sites(models, final), catalog)
     pick = growth_of(dict(scenario.fabrics))
-    rebuilt = any(pick(f) == "rebuild" for f in [*scenario.fabrics, "compute"])
+    rebuilt = any(pick(f) == "rebuild" for f in [*scenario.fabrics, FabricRole.COMPUTE])
     own = [row_keys(m, catalog) for m in models] if rebuilt else []
     return PlanPhase([p.name for p in scenario.phases], rp, pick, own)

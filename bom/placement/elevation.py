@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bom.roles import Layer
 from bom.topology.scaleup import scale_up
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
                               item.fabric or "", round(item.power_w, 1)))
             # The scale-up tier as a per-rack summary: the links inside the rack's systems (and a
             # torus cube's optical links to its OCSes), counted as bom/topology/scaleup.py counts them.
-            up = scale_up(p, seen["node"] * p.gpus_per_node)
+            up = scale_up(p, seen[Layer.NODE] * p.gpus_per_node)
             tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w,
                     up.links + up.optical_links, up.cables)
             done = layouts[id(lay)] = (items, tail)

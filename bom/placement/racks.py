@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bom.errors import LimitError
 from bom.model.placement import Item, Layout, RackType, Section
+from bom.roles import RackKind
 
 # --- packing ---------------------------------------------------------------------------------
 
@@ -85,7 +86,7 @@ class BlockSpec:
 
 def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
     """One compute rack of ``nodes`` nodes, and the per-rack devices that did not fit it."""
-    slots = _empty("compute", rack)
+    slots = _empty(RackKind.COMPUTE, rack)
     used, power = 0, sum(i.power_w for i, _ in slots)
     for item, count in ((spec.node, nodes), *spec.in_system):
         check_fits(rack, item)
@@ -109,7 +110,7 @@ def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, 
                 power += item.power_w
         else:
             spill.append((item, count))
-    return Layout("compute", rack, tuple(slots)), spill
+    return Layout(RackKind.COMPUTE, rack, tuple(slots)), spill
 
 
 def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Section:
@@ -125,7 +126,7 @@ def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Sect
         lay, spill = cache[n]
         racks.append(lay)
         spilled += spill
-    net = pack("network", network, list(spec.network) + _merge(spilled))
+    net = pack(RackKind.NETWORK, network, list(spec.network) + _merge(spilled))
     middle = min(len(racks), spec.racks_per_row) // 2
     return Section(spec.copies, tuple(racks[:middle]) + net + tuple(racks[middle:]))
 

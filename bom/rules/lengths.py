@@ -14,6 +14,7 @@ from bom.catalog.media import END_CONNECTIONS, metres
 from bom.catalog.rows import Fibre
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
+from bom.roles import Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end
 from bom.topology.geometry import route as geometry_route
@@ -126,7 +127,7 @@ def coherent(ctx: Context) -> Iterator[Violation]:
     if d is None or d.loss is None or not d.loss.over or (d.amplifier is not None and d.amplifiers):
         return
     c = d.coherent
-    r = End("router", d.router.id, "line", c.part_number, "coherent line port")
+    r = End(Layer.ROUTER, d.router.id, "line", c.part_number, "coherent line port")
     why = " (the catalog has no DWDM amplifier row)" if d.amplifier is None else ""
     yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
                     f"{d.loss.why()}, and no amplifier is counted{why}",

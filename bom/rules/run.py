@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, rows
 from bom.model.checks import KEEP, MODEL, PLAN, Checks, RuleResult
+from bom.roles import Tier
 from bom.rules.context import Context
 from bom.rules.registry import RULES
 
@@ -71,7 +72,7 @@ class PlanRules:
 
     def rows(self, chunk: Iterable[tuple[object, ...]]) -> None:
         t = self.tier
-        feed(self.streams, (r for r in chunk if r[t] != "scale-up"))
+        feed(self.streams, (r for r in chunk if r[t] != Tier.SCALE_UP))
 
     def finish(self) -> Checks:
         for s in self.streams:

@@ -31,6 +31,7 @@ from bom.model.cluster import Cluster
 from bom.model.dci import LINE, Dci, LineLoss, site_pairs
 from bom.model.fabrics import Fabric
 from bom.model.sizing import Sizing
+from bom.roles import FabricRole, Layer
 from bom.topology.fabrics import fabric_switch, support_switch
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
@@ -80,12 +81,12 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
     pluggable amplifier takes router ports and one span only: chosen, never a default)."""
     if amplifier_id is not None:
         amp = catalog.get("dwdm", amplifier_id, key="sites.amplifier")
-        if not isinstance(amp, Dwdm) or amp.kind != "amplifier":
+        if not isinstance(amp, Dwdm) or amp.kind != Layer.AMPLIFIER:
             raise BomError(f"dwdm row {amplifier_id!r} is a {amp.kind}, not an amplifier",   # type: ignore[union-attr]
                            at=("sites", "amplifier"), key="sites.amplifier",
                            hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols.")
         return amp
-    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier" and not d.pluggable]
+    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == Layer.AMPLIFIER and not d.pluggable]
     return min(amps, key=lambda a: a.price_usd, default=None)
 
 
@@ -97,7 +98,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
-    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "mux"]
+    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == Layer.MUX]
     amp = line_amplifier(catalog, amplifier_id)
     module = choice.option.coherent
     assert module is not None
@@ -163,7 +164,7 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
     with keyed(("sites", "distance"), "sites.distance", only=LimitError):
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
-                        router_id=catalog.default("dci", "router"),
+                        router_id=catalog.default(FabricRole.DCI, Layer.ROUTER),
                         topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier)
     return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
 
@@ -177,9 +178,10 @@ def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | Non
     layer, the in-band and storage fabrics' leaves (as build_pooled will choose them)."""
     out: dict[str, Switch] = {}
     if compute is not None:
-        out["compute"] = fabric_switch(catalog, DCI_CLIENT.top_id(compute.first), ("fabrics", "compute", "switch"))
+        out[FabricRole.COMPUTE] = fabric_switch(catalog, DCI_CLIENT.top_id(compute.first),
+                                                ("fabrics", FabricRole.COMPUTE, "switch"))
     platform = catalog.platform(scenario.platform) if scenario.platform else None
-    for name in ("inband", "storage"):
+    for name in (FabricRole.INBAND, FabricRole.STORAGE):
         spec = scenario.fabrics.get(name)
         if spec is not None and platform is not None:
             out[name] = fabric_switch(catalog, spec.switch or support_switch(platform, name, catalog),
@@ -209,12 +211,12 @@ def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute:
     links = f"DCI routers' {dci.wavelength_gbps:g}G {proto} client links"
     if asked != "auto":
         if why.get(asked):
-            what = "the compute fabric's top layer" if asked == "compute" else f"the {asked} fabric's leaves"
+            what = "the compute fabric's top layer" if asked == FabricRole.COMPUTE else f"the {asked} fabric's leaves"
             raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
                              "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
                              hint=_attach_hint(proto))
         return asked
-    for name in ("compute", "inband", "storage"):
+    for name in (FabricRole.COMPUTE, FabricRole.INBAND, FabricRole.STORAGE):
         if name in why and why[name] is None:
             return name
     reasons = "; ".join(f"{name}: {w}" for name, w in why.items())

@@ -19,6 +19,7 @@ from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.model.endpoints import Endpoints
+from bom.roles import FabricRole
 from bom.units import magnitude, parse_quantity
 
 
@@ -78,7 +79,7 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
     if s is not None and all(getattr(s, k) is None for k in _SIZING_KEYS):
         storage, count, nic, why = _job_storage(scenario, catalog, platform, sites)
         return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, basis="job")
-    if s is None and "storage" in scenario.fabrics:
+    if s is None and FabricRole.STORAGE in scenario.fabrics:
         storage, count, nic, why = _ra_storage(catalog, platform, gpus, sites)
         basis, said = "ra", "the platform's reference architecture"
         need = job_capacity(scenario)
@@ -167,7 +168,7 @@ def _ra_storage(catalog: Catalog, platform: Platform, gpus: int, sites: int) -> 
     site as the RA's read guideline for the cluster's GPUs needs (whole appliances, shared over
     the sites); refused when the platform names no appliance."""
     sup = platform.support
-    row = _row(catalog, sup.storage if sup else None, ("fabrics", "storage"))
+    row = _row(catalog, sup.storage if sup else None, ("fabrics", FabricRole.STORAGE))
     if row is None or row.throughput is None or row.ports.storage is None:
         lack = "throughput" if row is not None and row.throughput is None else "storage ports"
         what = (" names no storage appliance" if row is None

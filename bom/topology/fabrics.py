@@ -13,13 +13,14 @@ from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
+from bom.roles import FabricRole, Layer, Tier
 from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
 def _nic(platform: Platform, name: str) -> NicPorts:
-    nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
-           "oob": platform.oob}[name]
+    nic = {FabricRole.COMPUTE: platform.scale_out, FabricRole.STORAGE: platform.storage,
+           FabricRole.INBAND: platform.storage, FabricRole.OOB: platform.oob}[name]
     if nic is None:
         raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
                        at=("fabrics", name), key=f"fabrics.{name}")
@@ -103,7 +104,7 @@ def check_scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) ->
                              hint="Use an Ethernet spine here, or an interface node (its fabric_element) as the "
                                   "switch.")
         return None
-    if name != "compute":
+    if name != FabricRole.COMPUTE:
         raise LimitError(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as "
                          "the compute fabric", key=f"{key}.switch", hint="Use an Ethernet leaf on this fabric.")
     if not spine.fabric_element:
@@ -121,16 +122,16 @@ def check_scheduled(name: str, spec: FabricSpec, leaf: Switch, spine: Switch) ->
 def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
     platform = cluster.platform
     nic = _nic(platform, name)
-    leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == "compute"
+    leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == FabricRole.COMPUTE
                                              else catalog.default(name)), ("fabrics", name, "switch"))
     spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
-                    ("fabrics", name, "spine" if spec.spine else "switch"))
+                    ("fabrics", name, Layer.SPINE if spec.spine else "switch"))
     shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, True)
     if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
         # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
         # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
         shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, False)
-    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+    return Fabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
 
 
 def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
@@ -138,7 +139,7 @@ def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
     catalog's default for a leaf with dedicated uplinks, else the leaf's model."""
     if leaf.uplinks is not None and leaf.uplinks.fabric_element:
         return leaf.uplinks.fabric_element
-    return (catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks else leaf.id
+    return (catalog.default_switch(name, Layer.SPINE) or leaf.id) if leaf.uplinks else leaf.id
 
 
 def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,

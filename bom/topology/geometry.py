@@ -18,6 +18,7 @@ from bom.inputs.scenario import Scenario
 from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
 from bom.model.plane import Plane
 from bom.model.shares import share
+from bom.roles import Layer
 from bom.units import magnitude
 
 #: Defaults: 600 mm racks, 1.2 m deep with a 1.2 m aisle (2.4 m row pitch); 1 m of rise at
@@ -177,12 +178,12 @@ def node_leaf_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, le
     lo: EndGroups = []
     up: EndGroups = []
     lpg = plane.leaves_per_group
-    for part in floor.parts("node"):
+    for part in floor.parts(Layer.NODE):
         nodes, leaves = Profiles(), Profiles()
         for i in range(part.first, part.first + part.per_copy):
             g, n = divmod(i, plane.group_nodes)
             fill = plane.group_nodes if g < plane.groups - 1 else plane.last_group_nodes
-            a = floor.spot("node", i)
+            a = floor.spot(Layer.NODE, i)
             for pl in range(planes):
                 for r in range(plane.node_ports):
                     leaf = (g * planes + pl) * lpg + leaf_of(plane, n, r, fill)
@@ -234,8 +235,8 @@ def leaf_spine_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, r
     for pl in range(planes):
         for pod, leaves in enumerate(pod_leaves(plane, pl, planes)):
             spines = [(pod * planes + pl) * sp + s for s in range(sp)]
-            between(fp, floor, (roles["leaf"], leaves), (roles["spine"], spines), plane.leaf_spine_per_pair, lo, up,
-                    (pl, pod))
+            between(fp, floor, (roles[Layer.LEAF], leaves), (roles[Layer.SPINE], spines), plane.leaf_spine_per_pair,
+                    lo, up, (pl, pod))
     return lo.groups(), up.groups()
 
 
@@ -248,8 +249,8 @@ def spine_core_ends(plane: Plane, fp: FloorPlan, floor: Floorish, planes: int, r
         for s in range(sp):
             spines = [(pod * planes + pl) * sp + s for pod in range(plane.pods)]
             cores = [(pl * sp + s) * cpg + c for c in range(cpg)]
-            between(fp, floor, (roles["spine"], spines), (roles["core"], cores), plane.spine_core_per_pair, lo, up,
-                    (pl, s))
+            between(fp, floor, (roles[Layer.SPINE], spines), (roles[Layer.CORE], cores), plane.spine_core_per_pair,
+                    lo, up, (pl, s))
     return lo.groups(), up.groups()
 
 

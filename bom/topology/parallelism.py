@@ -51,6 +51,7 @@ from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
 from bom.model.parallelism import Parallelism, Split, Tiers, Traffic
+from bom.roles import Tier
 
 #: BF16 weights and FP32 gradient buffer per parameter (never sharded) [B].
 WEIGHT_BYTES = 2.0
@@ -254,10 +255,10 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
 def tier_of(span: int, tiers: Tiers, gpus: int) -> str:
     """The tier a group of consecutive ranks ``span`` wide crosses."""
     if span <= tiers.domain_gpus and tiers.domain_gpus % span == 0:
-        return "scale-up"
+        return Tier.SCALE_UP
     if tiers.sites > 1 and span > gpus // tiers.sites:
-        return "scale-across"
-    return "scale-out"
+        return Tier.SCALE_ACROSS
+    return Tier.SCALE_OUT
 
 
 def place(s: Split, tiers: Tiers) -> dict[str, str]:
@@ -302,7 +303,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     dci_bytes = _dci_bytes(shape, tiers)
     dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
     if dci_bytes:
-        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", "scale-across",
+        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", Tier.SCALE_ACROSS,
                                dci_bytes, dci_s, 0.0))
     exposed = []
     for t in traffic:
@@ -320,7 +321,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
 
 
 def _bandwidth(tier: str, tiers: Tiers) -> float:
-    return tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
+    return tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
 
 
 def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # type: ignore[no-untyped-def]
@@ -348,9 +349,9 @@ def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # t
         out.append(("dp", "reduce-scatter + all-gather",
                     (local_group - 1) / local_group * params_per_gpu(shape, s) * (GRAD_BYTES + WEIGHT_BYTES)))
     for dim, collective, nbytes in out:
-        tier = placed.get(dim if dim != "dp" else "dp", "scale-out")
-        if dim == "dp" and tier == "scale-across":
-            tier = "scale-out"       # inside a site; the sites' part is its own line
+        tier = placed.get(dim if dim != "dp" else "dp", Tier.SCALE_OUT)
+        if dim == "dp" and tier == Tier.SCALE_ACROSS:
+            tier = Tier.SCALE_OUT       # inside a site; the sites' part is its own line
         yield Traffic(dim, collective, tier, nbytes, nbytes / _bandwidth(tier, tiers), 0.0)
 
 

@@ -59,6 +59,7 @@ from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
 from bom.model.parallelism import Decode, Parallelism, Split, Tiers, Traffic
+from bom.roles import Tier
 from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
@@ -370,5 +371,5 @@ def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, str], 
         out.append(("pp", "send", group_tokens * h / s.tp * ACT_BYTES))
     for dim, collective, nbytes in out:
         tier = placed[dim]
-        bps = tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
+        bps = tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
         yield Traffic(dim, collective, tier, nbytes, nbytes / bps, nbytes / bps)

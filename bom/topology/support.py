@@ -33,6 +33,7 @@ from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, Poole
 from bom.model.model import Design
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
+from bom.roles import FabricRole, Layer, RackKind, Tier
 from bom.topology.geometry import block_nodes
 from bom.topology.planes import name_fabric, plan, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
@@ -96,7 +97,7 @@ def with_ra_ratio(name: str, spec: FabricSpec, design: Design) -> FabricSpec:
 
 def _ports_of(name: str, design: Design) -> NicPorts | None:
     p = design.platform
-    return {"storage": p.storage, "inband": p.inband}[name]
+    return {FabricRole.STORAGE: p.storage, FabricRole.INBAND: p.inband}[name]
 
 
 def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -> bool:
@@ -132,7 +133,7 @@ def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -
     e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
     if not border:
         return e_units, 0, 0
-    groups = endpoint_groups([("router", None, border)], g_units, per_cage)   # type: ignore[list-item]
+    groups = endpoint_groups([(Layer.ROUTER, None, border)], g_units, per_cage)   # type: ignore[list-item]
     b_units = border if groups == math.ceil(border / g_units) else groups * g_units
     return extra_groups * g_units, groups, b_units
 
@@ -180,7 +181,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                        hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}.")
     spec = with_ra_ratio(name, spec, design)
     fp = design.floor
-    compute = design.fabrics.get("compute")
+    compute = design.fabrics.get(FabricRole.COMPUTE)
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_p = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
@@ -194,7 +195,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     for k, site in enumerate(design.cluster.sites):
         site_kinds = list(kinds)
         if oob_uplinks is not None and oob_uplinks[1][k]:
-            site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
+            site_kinds.append((Layer.OOB, oob_uplinks[0], oob_uplinks[1][k]))
         extra = sum(n for _, _, n in site_kinds)
         block = block_nodes(compute.shapes[k][1] if compute else None, fp)
         if spec.su_nodes is not None:
@@ -237,7 +238,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
                                   block_units=g_units if single else block * nic.ports,
                                   border_units=b_ports, border_groups=b_groups))
-    return PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
+    return PooledFabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, pooled=pooled,
+                        leaf_switch=leaf)
 
 
 def oob_sections(design: Design, placement: Placement, leaf: Switch,
@@ -259,7 +261,7 @@ def oob_sections(design: Design, placement: Placement, leaf: Switch,
                 continue
             racks = [lay for lay in sec.layouts]
             devices = sum(1 for lay in racks for item, _ in lay.slots if item.managed)
-            compute = [lay for lay in racks if lay.kind == "compute"]
+            compute = [lay for lay in racks if lay.kind == RackKind.COMPUTE]
             if per_rack and compute:
                 racked = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
                 need = max(math.ceil(n / down) for n in racked)
@@ -298,10 +300,10 @@ def build_oob(spec: FabricSpec, design: Design, placement: Placement, media: Med
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
     per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
-    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=design.platform.oob, sections=sections,
+    fabric = OobFabric(FabricRole.OOB, Tier.SCALE_OUT, spec, 1, [], node_ports=design.platform.oob, sections=sections,
                        per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site, uplinks_per_leaf=per_leaf,
-                       into_inband=spec.uplinks != "spine" and "inband" in design.fabrics)
-    if spec.uplinks == "spine":
+                       into_inband=spec.uplinks != Layer.SPINE and FabricRole.INBAND in design.fabrics)
+    if spec.uplinks == Layer.SPINE:
         assert spine is not None
         sp = switch_ports(spine, up_rate)
         # Each site's management switches uplink to spines in that site (never across buildings).

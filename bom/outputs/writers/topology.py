@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from bom.errors import BomError
+from bom.roles import Layer
 
 #: Rows from top to bottom; any other role stands in the last row.
-LAYERS = ("dci-router", "core", "spine", "leaf")
+LAYERS = ("dci-router", Layer.CORE, Layer.SPINE, Layer.LEAF)
 COPPER = ("passive-copper", "active-copper")
 
 

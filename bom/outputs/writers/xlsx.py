@@ -31,13 +31,15 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, asset_class
+from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
 from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
 from bom.outputs.writers.common import Formula, cell_text, is_formula_like, reproducible_zip
+from bom.roles import TIERS as LINK_TIERS
+from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
 
 USD = '#,##0.00 "USD"'
@@ -54,7 +56,8 @@ FILL = PatternFill("solid", fgColor="305496")
 WARN = Font(bold=True, color="C00000")
 WRAP = Alignment(wrap_text=True, vertical="top")
 TOP = Alignment(vertical="top")
-TIERS = ("compute", "scale-up", "scale-out", "scale-across")
+#: The tiers BOM lines stand in, the GPU systems first (the workbook's Tiers sheet and power chart).
+TIERS = (LineTier.COMPUTE, *LINK_TIERS)
 BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
 
@@ -223,7 +226,7 @@ def _inputs(wb: Workbook, r: Report) -> None:
                        ("m_job_flops_per_gpu", "Job: dense FLOP/s per GPU in its dtype", j.flops_per_gpu, "FLOP/s",
                         f"catalog: {m.platform.id} ({m.platform.source})"),
                        ("m_job_mfu", "Job: model FLOP utilisation", j.mfu, "fraction", "scenario workload: mfu")]
-    if "storage" in m.fabrics:   # the storage sizing's figures, each with where it comes from
+    if FabricRole.STORAGE in m.fabrics:   # the storage sizing's figures, each with where it comes from
         model_rows += storage_defaults(m.scenario)
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
@@ -708,9 +711,9 @@ def _tiers(wb: Workbook, r: Report) -> None:
     usd, qty, tier, cat = ref("Extended price"), ref("Qty"), ref("Tier"), ref("Category")
     for n, name in enumerate(TIERS, start=2):
         put_cell(ws, n, 1, name)
-        if name == "scale-up":
+        if name == Tier.SCALE_UP:
             values: list[Any] = [up.links, up.copper_links, None, up.modules, up.fibre_runs, up.fibre_strands]
-        elif name == "compute":
+        elif name == LineTier.COMPUTE:
             values = [0, 0, None, 0, 0, 0]
         else:
             values = [fx(f'SUMIFS(lk_links,lk_tier,A{n})'),
@@ -718,7 +721,7 @@ def _tiers(wb: Workbook, r: Report) -> None:
                          f'+SUMIFS(lk_links,lk_tier,A{n},lk_medium,"active-copper")'),
                       None, fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
                       fx(f"SUMIFS(lk_runs,lk_tier,A{n})"), fx(f"SUMIFS(lk_strands,lk_tier,A{n})")]
-            if name == "scale-across":   # the wavelengths and their coherent modules (installed, not spares)
+            if name == Tier.SCALE_ACROSS:   # the wavelengths and their coherent modules (installed, not spares)
                 values[0] = fx(f"SUMIFS(lk_links,lk_tier,A{n})+{dci.links if dci else 0}")
                 values[3] = fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
                                f"+SUMIFS({_installed(qty, tier, f'A{n}', cat, chr(34) + 'coherent optic' + chr(34))})")
