@@ -287,7 +287,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     >>> p.split, round(p.step_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
     (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)
     >>> p.tiers
-    {'tp': 'scale-up', 'dp': 'scale-across'}
+    {'tp': <Tier.SCALE_UP: 'scale-up'>, 'dp': <Tier.SCALE_ACROSS: 'scale-across'>}
 
     TP 2 is the smallest that holds the model on one stage (217 of 240 GB a GPU).
     """

@@ -318,9 +318,9 @@ def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: 
     >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
     >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
     >>> p.tiers, p.gpus, p.microbatches
-    ({'tp': 'scale-up', 'dp': 'scale-out'}, 16, 32)
+    ({'tp': <Tier.SCALE_UP: 'scale-up'>, 'dp': <Tier.SCALE_OUT: 'scale-out'>}, 16, 32)
     >>> [(t.dim, t.tier, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
-    [('tp', 'scale-up', 146.8, 326)]
+    [('tp', <Tier.SCALE_UP: 'scale-up'>, 146.8, 326)]
     >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
     >>> p.gpus, p.microbatches, [(t.dim, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
     (24, 11, [('tp', 43.3, 96)])
