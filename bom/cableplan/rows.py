@@ -66,7 +66,7 @@ from bom.catalog.load import load_catalog  # the built-in catalog, read only whe
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
-from bom.links.ports import Kind, Locator, Plan, Switches
+from bom.links.ports import Kind, Locator, RowState, Switches
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -184,8 +184,8 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
     return out
 
 
-class _Plan(Plan):
-    """A :class:`~bom.links.ports.Plan` of one model (typed for this module)."""
+class _RowState(RowState):
+    """A :class:`~bom.links.ports.RowState` of one model (typed for this module)."""
 
     model: Model
 
@@ -200,7 +200,7 @@ def _sites(view: View) -> Iterator[tuple[int, int, Plane]]:
             yield n, k, p
 
 
-def _walk(plan: _Plan, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
+def _walk(plan: _RowState, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
           tops: dict[int, Switches] | None) -> Iterator[Iterator[tuple[object, ...]]]:
     """One fabric's row generators in its family's order (chained: the code after each ``yield`` runs
     once that hop's rows are all out). A switch fabric site by site, each site's cage ranges kept in
@@ -241,7 +241,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     """
     if locator is None:
         locator = PlacementLocator(model.placement)
-    plan = _Plan(model, locator)
+    plan = _RowState(model, locator)
     plan.floors = floors(model.placement)
     plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     if catalog is None:
@@ -250,7 +250,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
-def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
+def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
     model = plan.model
     where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
     if scale_up:

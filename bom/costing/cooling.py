@@ -103,7 +103,7 @@ def cdu_row(catalog: Catalog) -> Endpoint | None:
     return min(rows, key=lambda r: (r.price_usd / magnitude(r.cooling_capacity, "power"), r.id))
 
 
-def plan(model: object, catalog: Catalog) -> Cooling | None:
+def size_cooling(model: object, catalog: Catalog) -> Cooling | None:
     """The CDUs, water and air heat of each site; None for an air-cooled platform (or a catalog with no CDU)."""
     assert isinstance(model, Model)
     p = model.platform

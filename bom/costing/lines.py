@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category, LineTier
-from bom.costing.cooling import plan
+from bom.costing.cooling import size_cooling
 from bom.model.cluster import ScaleUp
 from bom.model.dci import DARK_FIBRE_SKU, Dci
 from bom.model.fabrics import Fabric
@@ -318,7 +318,7 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
 
 def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
     """The coolant distribution units of a liquid-cooled build (bom/costing/cooling.py sizes them)."""
-    c = plan(model, catalog)
+    c = size_cooling(model, catalog)
     if c is None or not c.cdus:
         return []
     return [_line(c.cdu, LineTier.FACILITY, "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]

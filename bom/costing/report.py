@@ -15,8 +15,7 @@ from functools import cached_property
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Platform
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
-from bom.costing.cooling import Cooling
-from bom.costing.cooling import plan as cooling_plan
+from bom.costing.cooling import Cooling, size_cooling
 from bom.costing.job import Job, job_cost
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import (
@@ -287,7 +286,7 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     tco = compute_tco(basis, ins)
-    cooled = cooling_plan(model, catalog)
+    cooled = size_cooling(model, catalog)
     limits = site_limits_kw(sc)[:sites] if sc.sites is not None and sc.sites.power is not None else None
     decided = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
     power = site_power(model, base, float(ins["pue"].value), cooled, limits, decided, model.power_rounds)

@@ -26,7 +26,7 @@ from bom.roles import FabricRole, Layer, Tier
 from bom.topology.geometry import route
 
 if TYPE_CHECKING:
-    from bom.links.ports import Plan
+    from bom.links.ports import RowState
     from bom.model.dci import Dci
     from bom.model.floorplan import FloorPlan
     from bom.model.linkgroups import LinkGroup
@@ -63,7 +63,7 @@ class DciLine(LineRules, Pattern[DciView]):
         assert ctx.plan is not None
         return self.line_rows(ctx.plan, ctx.view.line, ctx.fp, ctx.view.router_names, DARK_FIBRE_SKU)
 
-    def line_port(self, plan: Plan, dci: Dci, site: int, c: int, router_names: list[str]
+    def line_port(self, plan: RowState, dci: Dci, site: int, c: int, router_names: list[str]
                   ) -> tuple[tuple[tuple[object, ...], str], str, int]:
         """The router, port and router number of a site's ``c``-th line port: past the site's client ports."""
         r, port = router_port(dci, dci.site_links(site) + c)
@@ -81,7 +81,7 @@ class DciLine(LineRules, Pattern[DciView]):
             longest = max([longest] + [route(a, b, fp).length_m for a in routers for b in muxes])
         return longest
 
-    def line_rows(self, plan: Plan, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
+    def line_rows(self, plan: RowState, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
         """Every site pair's rows (``fibre_part``: what the BOM buys per fibre pair)."""
         module = dci.coherent.part_number
         wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair

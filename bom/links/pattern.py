@@ -35,7 +35,7 @@ from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
-    from bom.links.ports import Kind, Plan, Switches
+    from bom.links.ports import Kind, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
     from bom.model.linkgroups import LinkGroup
@@ -151,7 +151,7 @@ class HopContext(Generic[V]):
     shape: int = 0
     site: int = 1
     sites: int = 1
-    plan: Plan | None = None
+    plan: RowState | None = None
     switches: Switches | None = None
     kinds: dict[Run, Kind] = field(default_factory=dict)
     #: The groups the closed form has counted so far on this fabric (a later hop may share their cages).

@@ -121,11 +121,11 @@ class Kind:
 
     @property
     def one(self) -> bool:
-        """One row per link, made by :meth:`Plan.row`."""
+        """One row per link, made by :meth:`RowState.row`."""
         return self.runs == 1 and self.bundle != 3
 
 
-class Plan:
+class RowState:
     """Counters and device places shared by every hop of one plan."""
 
     def __init__(self, model: Any, locator: Locator) -> None:

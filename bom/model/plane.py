@@ -143,9 +143,9 @@ class Plane:
         what a modular chassis must fill with line cards. A partial last pod's spines take
         fewer leaves; every spine keeps its uplinks to the cores.
 
-        >>> from bom.topology.planes import plan
-        >>> p = plan(64, 8, SwitchPorts("s", 64, 1, "osfp", 100, 400), SwitchPorts("s", 64, 1, "osfp", 100, 400),
-        ...          topology="rail-optimized", group_nodes=32)
+        >>> from bom.topology.planes import size_plane
+        >>> s = SwitchPorts("s", 64, 1, "osfp", 100, 400)
+        >>> p = size_plane(64, 8, s, s, topology="rail-optimized", group_nodes=32)
         >>> p.spines, p.port_use("spine")      # 16 leaves x 32 uplinks over 8 spines
         (8, [(8, 64)])
         """

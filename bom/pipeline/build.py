@@ -59,7 +59,7 @@ def site_power_of(model: Model, catalog: Catalog):  # type: ignore[no-untyped-de
     sc = model.scenario
     pue = float(inputs(sc.tco, sc.layout.cooling)["pue"].value)
     limits = site_limits_kw(sc)[:model.cluster.site_count] if sc.sites and sc.sites.power is not None else None
-    return site_power(model, all_lines(model, catalog), pue, cooling.plan(model, catalog), limits)
+    return site_power(model, all_lines(model, catalog), pue, cooling.size_cooling(model, catalog), limits)
 
 
 def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:

@@ -14,7 +14,7 @@ from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
 from bom.roles import FabricRole, Layer, Tier
-from bom.topology.planes import name_fabric, plan, switch_ports, uplink_ports, uplink_rates
+from bom.topology.planes import name_fabric, size_plane, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
@@ -54,12 +54,12 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
-    p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
-             layers=None if spec.layers == "auto" else int(spec.layers),
-             oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
-             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
-             min_spines=spec.min_spines, scheduled=sched is not None)
+    p = size_plane(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+                  layers=None if spec.layers == "auto" else int(spec.layers),
+                  oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
+                  leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+                  native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
+                  min_spines=spec.min_spines, scheduled=sched is not None)
     if sched is not None:
         _check_system_size(name, leaf, p)
     return p, rate

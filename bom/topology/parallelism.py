@@ -269,8 +269,8 @@ def place(s: Split, tiers: Tiers) -> dict[str, str]:
             if getattr(s, dim) > 1 or dim == "tp"}
 
 
-def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
-         given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
+def split_training(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
+                   given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
     """The split (the user's, checked, or the tool's), its tiers, and its traffic per step.
 
     The hand-worked example: the seeds' 70B pretraining job (80 layers, hidden 8,192, 64 heads, 8 KV
@@ -282,7 +282,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     1.68e12 / 1.91 s = 879 Gbit/s, three 400G wavelengths:
 
     >>> seventy = Shape(70e9, 80, 8192, 64, 8192, 16 * 2**20, kv_dim=8 * 128)
-    >>> p = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
+    >>> p = split_training("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
     ...          dci_overlap=0.5)
     >>> p.split, round(p.step_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
     (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)

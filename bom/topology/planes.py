@@ -103,13 +103,13 @@ def _largest_divisor(n: int, most: int) -> int:
     return max(d for d in range(1, max(1, min(n, most)) + 1) if n % d == 0)
 
 
-def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
-         topology: Topology, group_nodes: int, layers: int | None = None,
-         oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
-         leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
-         native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
-         spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-         scheduled: bool = False) -> Plane:
+def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
+              topology: Topology, group_nodes: int, layers: int | None = None,
+              oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
+              leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
+              native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
+              spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
+              scheduled: bool = False) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -190,12 +190,12 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     return _at_native_rate(p, pair)
 
 
-#: Keys of a fabric's spec that :func:`plan` names in its errors (relative to ``fabrics.<name>``).
+#: Keys of a fabric's spec that :func:`size_plane` names in its errors (relative to ``fabrics.<name>``).
 SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines", "oversubscription")
 
 
 def name_fabric(exc: LimitError, name: str) -> LimitError:
-    """``exc`` located at fabric ``name``: at the spec key :func:`plan` names, else the fabric."""
+    """``exc`` located at fabric ``name``: at the spec key :func:`size_plane` names, else the fabric."""
     if exc.key in SPEC_KEYS:
         exc.at, exc.key = ("fabrics", name, exc.key), f"fabrics.{name}.{exc.key}"
     exc.at = exc.at or ("fabrics", name)

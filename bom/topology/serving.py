@@ -304,8 +304,8 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
                                    if fast else "Raise tp within the domain: one sequence a replica is too slow."))
 
 
-def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
-         chip: Chip | None = None, target: float | None = None) -> Parallelism:
+def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
+                  chip: Chip | None = None, target: float | None = None) -> Parallelism:
     """The serving split (the user's, checked, or the tool's), its tiers, and its traffic per decode step.
 
     The hand-worked example (Llama 3 70B in BF16, 64 users of 32,768 tokens, H100 with 8 to a domain
@@ -316,12 +316,12 @@ def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: 
     43.3 MB, 96 us:
 
     >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
-    >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
+    >>> p = split_serving("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
     >>> p.tiers, p.gpus, p.microbatches
     ({'tp': <Tier.SCALE_UP: 'scale-up'>, 'dp': <Tier.SCALE_OUT: 'scale-out'>}, 16, 32)
     >>> [(t.dim, t.tier, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
     [('tp', <Tier.SCALE_UP: 'scale-up'>, 146.8, 326)]
-    >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
+    >>> p = split_serving("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
     >>> p.gpus, p.microbatches, [(t.dim, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
     (24, 11, [('tp', 43.3, 96)])
     """

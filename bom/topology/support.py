@@ -35,7 +35,7 @@ from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
 from bom.roles import FabricRole, Layer, RackKind, Tier
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import name_fabric, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import name_fabric, size_plane, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
@@ -224,11 +224,11 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                                                   g_units, leaf_p.ports_per_cage)
         try:
             for native in natives:   # the fastest rate at which every leaf-spine pair has whole ports
-                p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
-                         group_nodes=padded + extra + b_ports if single else g_units,
-                         layers=None if spec.layers == "auto" else int(spec.layers),
-                         oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
-                         spine_oversubscription=spec.spine_ratio)
+                p = size_plane(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
+                              group_nodes=padded + extra + b_ports if single else g_units,
+                              layers=None if spec.layers == "auto" else int(spec.layers),
+                              oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
+                              spine_oversubscription=spec.spine_ratio)
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
         except LimitError as exc:
