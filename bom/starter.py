@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from bom.catalog.rows import Catalog, Platform
+from bom.catalog.rows import Catalog, NicPorts, Platform
 from bom.errors import BomError
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.validation import suggest
@@ -54,7 +54,7 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
     if job is not None:
         job = {k: count_text(v) if k in COUNT_KEYS else v for k, v in job.items()}
     description = (f"the job {job['name']!r} on {p.id}" if job else f"{gpus or pod:,} GPUs on {p.id}")
-    fabrics, left_out = _fabrics(p), []
+    fabrics, left_out = _fabrics(p), list[tuple[FabricRole, str]]()
     while True:
         text = environment(False).get_template("starter.yaml.j2").render(
             p=p, gpus=gpus or pod, pod=pod, job=job, description=description + ", from bom init",
@@ -86,7 +86,7 @@ COUNT_KEYS = ("params", "active_params", "tokens")
 COMMENT_COLUMN = 34
 
 
-def count_text(value: object) -> object:
+def count_text(value: Any) -> Any:
     """70e9 -> "70B", 15e12 -> "15T" (what people type; bom.inputs.workload.parse_count reads it back)."""
     try:
         value = parse_count(value)
@@ -106,9 +106,9 @@ def _align(line: str) -> str:
     return f"{code.ljust(COMMENT_COLUMN - 2)}  # {comment}"
 
 
-def _fabrics(p: Platform) -> list[tuple[str, str]]:
+def _fabrics(p: Platform) -> list[tuple[FabricRole, str]]:
     """The fabrics the platform has ports for, with what each carries."""
-    def ports(n: Any) -> str:
+    def ports(n: NicPorts) -> str:
         return f"{n.ports} x {value(n.rate)} per node"
 
     out = [(FabricRole.COMPUTE, f"the GPUs' scale-out network, {ports(p.scale_out)}")]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
-#  - Python: the package and its test extras (pytest, hypothesis, ruff)
+#  - Python: the package and its test extras (pytest, hypothesis, ruff, mypy)
 #  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
 #    and lldpd (bom verify's network-namespace test, tests/verify/test_lldpd.py)
-# --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
-# 2 minutes on 2 cores); CI runs everything.
+# --fast: the tests not marked slow (doctests included), without NetBox, the catalog check, ruff or mypy (the edit
+# loop, under 2 minutes on 2 cores); CI runs everything.
 # Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
 # Debian's python3 refuses pip outside one (PEP 668).
 set -euo pipefail
@@ -51,6 +51,7 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python3 -m ruff check bom tests benchmarks
+python3 -m mypy   # pyproject.toml [tool.mypy]: bom, strict on bom/model
 # Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
 python3 -m bom.cli catalog validate --strict
 # A real NetBox for tests/netbox/test_live.py: started here (cold, about 4 minutes with the committed

@@ -39,13 +39,13 @@ def row_letters(row: int) -> str:
 
 
 @lru_cache(maxsize=65536)   # one per rack unit in use, however many ports it has
-def _prefix(site: str, row: str, rack: str, u: object) -> str | None:
+def _prefix(site: str, row: str, rack: str, u: int | str | None) -> str | None:
     if not (site.startswith("s") and row.startswith("r") and "-rk" in rack and u not in ("", None)):
         return None
     return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{int(str(u)):02d}"
 
 
-def end_label(site: str, row: str, rack: str, u: object, port: str, device: str = "") -> str:
+def end_label(site: str, row: str, rack: str, u: int | str | None, port: str, device: str = "") -> str:
     prefix = _prefix(site, row, rack, u)
     return f"{prefix or device}:{port}"
 

@@ -66,7 +66,7 @@ from bom.catalog.load import load_catalog  # the built-in catalog, read only whe
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
-from bom.links.ports import Kind, Locator, RowState, Switches
+from bom.links.ports import Kind, Locator, PlanRow, RowState, Switches
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -201,7 +201,7 @@ def _sites(view: View) -> Iterator[tuple[int, int, Plane]]:
 
 
 def _walk(plan: _RowState, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
-          tops: dict[int, Switches] | None) -> Iterator[Iterator[tuple[object, ...]]]:
+          tops: dict[int, Switches] | None) -> Iterator[Iterator[PlanRow]]:
     """One fabric's row generators in its family's order (chained: the code after each ``yield`` runs
     once that hop's rows are all out). A switch fabric site by site, each site's cage ranges kept in
     ``tops`` where the DCI routers' client links take its free ports; the other families hop by hop."""
@@ -222,16 +222,16 @@ def _walk(plan: _RowState, view: View, kind: FabricKind, kinds: dict[str, dict[R
         return
     for pattern in patterns:
         for site in pattern.plan_sites(view):
-            ctx = HopContext(view, fp, shape=view.shape_of(site), site=site, plan=plan,
-                             switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
-            if pattern.applies(ctx):
-                yield pattern.rows(ctx)
+            at = HopContext(view, fp, shape=view.shape_of(site), site=site, plan=plan,
+                            switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
+            if pattern.applies(at):
+                yield pattern.rows(at)
 
 
 # --- the plan -------------------------------------------------------------------------------
 
 def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
-         scale_up: bool = False) -> Iterator[tuple[object, ...]]:
+         scale_up: bool = False) -> Iterator[PlanRow]:
     """Every row of the plan, fabric by fabric, then scale-across (plain tuples), each fabric in its
     family's order (:data:`bom.links.registry.FAMILIES`).
 
@@ -250,7 +250,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
-def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
+def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[PlanRow]]:
     model = plan.model
     where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
     if scale_up:
@@ -328,7 +328,7 @@ class Tally:
     rows: int = 0
 
 
-def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
+def tally(plan_rows: Iterable[PlanRow]) -> Tally:
     """Aggregate rows: distinct links, modules (device cages), switches, cables, fibre, copper."""
     t = Tally()
     links: dict[str, set[str]] = defaultdict(set)
@@ -372,22 +372,22 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
             t.fibre_pairs += 1
         elif medium != "coherent" and r[c["strands"]]:
             t.fibre_runs[fabric] += 1
-            t.fibre_strands[fabric] += r[c["strands"]]   # type: ignore[operator]
+            t.fibre_strands[fabric] += r[c["strands"]]
     for fabric, b in bundles.items():
         t.cables[fabric] += len(b)
-    for key, s in cages.items():
-        t.modules[key] = len(s)
-    for key, s in devices.items():
-        t.switches[key] = len(s)
-    for fabric, s in copper.items():
-        t.copper_links[fabric] = len(s)
+    for key, ends in cages.items():
+        t.modules[key] = len(ends)
+    for key, devs in devices.items():
+        t.switches[key] = len(devs)
+    for fabric, lids in copper.items():
+        t.copper_links[fabric] = len(lids)
     t.racks, t.muxes = len(racks), len(muxes)
     return t
 
 
-def closed_form(model: Model) -> dict[str, object]:
+def closed_form(model: Model) -> dict[str, dict[str, object]]:
     """The closed form's figures in :class:`Tally`'s terms, for the checks and the CLI summary."""
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {}
     for f in model.fabrics.values():
         layers = {g.lower for g in f.groups} | {g.upper for g in f.groups}
         hops = sorted({g.hop for g in f.groups})
@@ -403,9 +403,9 @@ def closed_form(model: Model) -> dict[str, object]:
     return out
 
 
-def plan_figures(t: Tally, model: Model) -> dict[str, object]:
+def plan_figures(t: Tally, model: Model) -> dict[str, dict[str, object]]:
     """The tally in the shape of :func:`closed_form` (switch layers only, no node counts)."""
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {}
     for f in model.fabrics.values():
         n = f.name
         out[n] = {
@@ -422,8 +422,8 @@ def plan_figures(t: Tally, model: Model) -> dict[str, object]:
 def check(model: Model, t: Tally) -> list[str]:
     """Where the plan and the closed form disagree (empty when they agree)."""
     want, got = closed_form(model), plan_figures(t, model)
-    out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"   # type: ignore[index]
-           for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]   # type: ignore[index, union-attr]
+    out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"
+           for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]
     d = model.dci
     if d is not None:
         figures = {"site-site links": (d.links, t.links[FabricRole.DCI, HopKind.SITE_SITE]),

@@ -200,9 +200,9 @@ def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
         for row in rows.values():
             facts = list(_facts(row))
             for where, text, _ in texts(row):
-                if SESSION.search(text):
+                if said := SESSION.search(text):
                     yield (kind, row, where, f"{where} speaks of a lookup session, not the product: "
-                           f"{SESSION.search(text).group(0)!r} (say what the fact rests on: a document, a table, "
+                           f"{said.group(0)!r} (say what the fact rests on: a document, a table, "
                            f"a third-party figure)")
                 prefix = where.rsplit(".", 1)[0] + "." if "." in where else ""   # the block's path
                 for sentence in unverified_phrases(text):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -761,6 +762,8 @@ KINDS: dict[str, type[Row]] = {
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
     "endpoints": Endpoint, "racks": RackType,
 }
+KIND_OF: dict[type[Row], str] = {cls: kind for kind, cls in KINDS.items()}
+R = TypeVar("R", bound=Row)
 
 
 @dataclass(frozen=True)
@@ -818,6 +821,10 @@ class Catalog:
     def by_kind(self) -> dict[str, list[Row]]:
         return {k: sorted(v.values(), key=lambda r: r.id) for k, v in self.rows.items()}
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def rows_of(self, cls: type[R]) -> list[R]:
+        """Every row of ``cls``'s kind, by id."""
+        return [r for r in self.by_kind[KIND_OF[cls]] if isinstance(r, cls)]
+
+    def __iter__(self) -> Iterator[Row]:
         for rows in self.rows.values():
             yield from rows.values()

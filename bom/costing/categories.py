@@ -89,6 +89,7 @@ TABLE: dict[Category, Meaning] = {
 del C, T
 
 CATEGORIES: tuple[Category, ...] = tuple(TABLE)
+_BY_LABEL: dict[str, Meaning] = {c.value: m for c, m in TABLE.items()}   # any category string, ours or not
 #: Not network: the GPU systems, then what stands around the nodes (storage, servers, racks, PDUs).
 NOT_NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group != "network")
 NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group == "network")
@@ -105,7 +106,7 @@ def asset_class(category: str) -> str:
     >>> asset_class("compute"), asset_class("transceiver"), asset_class("rack"), asset_class("storage")
     ('gpu', 'network', 'facility', 'gpu')
     """
-    m = TABLE.get(category)  # type: ignore[call-overload]
+    m = _BY_LABEL.get(category)
     return m.asset_class if m is not None else "network"
 
 

@@ -18,6 +18,7 @@ from bom.costing.categories import COPPER, NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
+from bom.model.totals import LinkTotals, TierTotals
 from bom.roles import SUPPORT, FabricRole, Tier
 from bom.units import magnitude
 
@@ -83,7 +84,8 @@ class Generation:
                                  "domains": m.cluster.domains}
         # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
         compute = t.fabrics[FabricRole.COMPUTE]
-        per_tier = {Tier.SCALE_UP: t.scale_up, Tier.SCALE_OUT: compute, Tier.SCALE_ACROSS: t.scale_across}
+        per_tier: dict[Tier, LinkTotals | TierTotals] = {Tier.SCALE_UP: t.scale_up, Tier.SCALE_OUT: compute,
+                                                          Tier.SCALE_ACROSS: t.scale_across}
         for tier, totals in per_tier.items():
             key = tier.replace("-", "_")
             mine = [x for x in net
@@ -231,7 +233,7 @@ class Comparison:
 def variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
     # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
     fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
-               for k, f in scenario.fabrics.items()}
+               for k, f in scenario.fabric_specs.items()}
     if switch is not None:   # the entry's compute switch (platform@switch)
         compute = fabrics.get(FabricRole.COMPUTE, FabricSpec())
         fabrics[FabricRole.COMPUTE] = compute.model_copy(update={"switch": switch})

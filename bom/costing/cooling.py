@@ -100,19 +100,23 @@ def cdu_row(catalog: Catalog) -> Endpoint | None:
     rows = [r for r in catalog.rows["endpoints"].values() if isinstance(r, Endpoint) and r.role == "cdu"]
     if not rows:
         return None
-    return min(rows, key=lambda r: (r.price_usd / magnitude(r.cooling_capacity, "power"), r.id))
+    return min(rows, key=lambda r: (r.price_usd / _capacity_w(r), r.id))
 
 
-def size_cooling(model: object, catalog: Catalog) -> Cooling | None:
+def _capacity_w(cdu: Endpoint) -> float:
+    assert cdu.cooling_capacity is not None   # a CDU row has one (the Endpoint row's validator)
+    return magnitude(cdu.cooling_capacity, "power")
+
+
+def size_cooling(model: Model, catalog: Catalog) -> Cooling | None:
     """The CDUs, water and air heat of each site; None for an air-cooled platform (or a catalog with no CDU)."""
-    assert isinstance(model, Model)
     p = model.platform
     if p.cooling != "liquid":
         return None
     row = cdu_row(catalog)
     if row is None:
         return None
-    capacity = magnitude(row.cooling_capacity, "power")
+    capacity = _capacity_w(row)
     unit = magnitude(row.power, "power")
     sites = []
     for k, nodes in enumerate(model.cluster.nodes_by_site, start=1):

@@ -118,7 +118,7 @@ def compute_lines(platform: Platform, systems: int, nodes: int | None = None) ->
     return [replace(line, unit_power_max_w=peak) if peak != typical else line]
 
 
-def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
+def switch_lines(fabric: str, tier: Tier, counts: dict[Layer, int], switches: dict[Layer, Switch],
                  category: Category = Category.SWITCH) -> list[Line]:
     """Switches of each layer: the typical draw for the energy cost, the maximum less the optics it
     counts for facility sizing (optics are counted on their own lines, at their maximum); where the
@@ -144,7 +144,7 @@ def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[
     return out
 
 
-def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -> list[Line]:
+def laser_lines(sw: Switch, tier: Tier, fabric: str, layer: str, switches: int) -> list[Line]:
     """The external laser modules of ``switches`` CPO switches (none for a pluggable switch)."""
     ls = sw.laser_source
     if ls is None:
@@ -154,7 +154,7 @@ def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -
                  sw.as_of.isoformat(), ls.source)]
 
 
-def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: list[tuple[int, int]],
+def chassis_lines(fabric: str, tier: Tier, layer: Layer, switch: Switch, port_use: list[tuple[int, int]],
                   ports_per_native: float = 1.0) -> list[Line]:
     """A modular switch layer part by part: frames, fabric cards, supervisors and power supplies per
     chassis, and in each chassis the line cards its used ports fill. ``port_use`` is (chassis, ports
@@ -216,11 +216,10 @@ def group_lines(g: LinkGroup) -> list[Line]:
     return out
 
 
-def scale_up_lines(platform: Platform, up: object) -> list[Line]:
+def scale_up_lines(platform: Platform, up: ScaleUp) -> list[Line]:
     """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
     the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
     and switched domains are bought whole with their systems: no line)."""
-    assert isinstance(up, ScaleUp)
     t = platform.scale_up.torus
     if t is None or not up.optical_links:
         return []
@@ -244,8 +243,7 @@ def merge(lines: Iterable[Line]) -> list[Line]:
     return list(merged.values())
 
 
-def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
-    assert isinstance(dci, Dci)
+def dci_lines(dci: Dci, catalog: Catalog) -> list[Line]:
     out = [_line(dci.coherent, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.COHERENT_OPTIC,
                  dci.modules, magnitude(dci.coherent.power, "power")),
            _line(dci.router, Tier.SCALE_ACROSS, FabricRole.DCI, Layer.ROUTER, Category.DCI_SWITCH, dci.routers,
@@ -272,27 +270,29 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
 def fabric_switch_lines(f: Fabric, catalog: Catalog) -> list[Line]:
     """Each switch layer's switches; a modular spine or core counted part by part (a leaf is always a
     whole switch)."""
-    switches = {k: catalog.get("switches", sid) for k, sid in f.switch_ids().items()}
-    fixed = {k: v for k, v in switches.items() if k == Layer.LEAF or not getattr(v, "modular", None)}
-    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[arg-type]
+    switches: dict[Layer, Switch] = {}
+    for k, sid in f.switch_ids().items():
+        row = catalog.get("switches", sid)
+        assert isinstance(row, Switch)
+        switches[k] = row
+    fixed = {k: v for k, v in switches.items() if k == Layer.LEAF or v.modular is None}
+    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)
     for layer, row in switches.items():
         if layer not in fixed and f.switches(layer):
-            assert isinstance(row, Switch)
             out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer), f.first.spine.radix / row.ports)
     return out
 
 
-def placement_lines(model: object, catalog: Catalog) -> list[Line]:
+def placement_lines(model: Model, catalog: Catalog) -> list[Line]:
     """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
-    assert isinstance(model, Model)
     out: list[Line] = []
     pl = model.placement
     if pl is None:
         return out
     for rack_id, n in sorted(pl.rack_types().items()):
         out.append(_line(catalog.get("racks", rack_id), LineTier.FACILITY, "racks", "rack", Category.RACK, n, 0.0))
-    category = {Layer.PDU: Category.PDU, Layer.STORAGE: Category.STORAGE, Layer.UFM: Category.SERVER,
-                Layer.MGMT: Category.SERVER}
+    category: dict[str, Category] = {Layer.PDU: Category.PDU, Layer.STORAGE: Category.STORAGE,
+                                     Layer.UFM: Category.SERVER, Layer.MGMT: Category.SERVER}
     for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
         if item.role in category:
             row = catalog.get("endpoints", item.catalog_id)
@@ -300,9 +300,8 @@ def placement_lines(model: object, catalog: Catalog) -> list[Line]:
     return out
 
 
-def all_lines(model: object, catalog: Catalog) -> list[Line]:
+def all_lines(model: Model, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
-    assert isinstance(model, Model)
     lines = (compute_lines(model.platform, model.cluster.systems, model.cluster.nodes)
              + scale_up_lines(model.platform, model.scale_up))
     for f in model.fabrics.values():
@@ -316,7 +315,7 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     return merge(lines)
 
 
-def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
+def cooling_lines(model: Model, catalog: Catalog) -> list[Line]:
     """The coolant distribution units of a liquid-cooled build (bom/costing/cooling.py sizes them)."""
     c = size_cooling(model, catalog)
     if c is None or not c.cdus:

@@ -37,12 +37,13 @@ from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
 from bom.costing.categories import Category, LineTier
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import quoted
+from bom.links.ports import PlanRow
 from bom.names import switch_role
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.inputs.scenario import Phase
+    from bom.inputs.scenario import FabricSpec, Phase
     from bom.model.model import Model
 
 POLICIES = ("reserve", "rebuild")
@@ -190,9 +191,9 @@ class RowPhases:
         for r in rows(model, catalog=catalog):
             for dev, other, role in ((r[ad], r[bd], r[br]), (r[bd], r[ad], r[ar])):
                 if dev in self.nodes and role != Layer.NODE:
-                    k = self.device[dev]   # type: ignore[index]
-                    if self.device.get(other, k + 1) > k:   # type: ignore[arg-type]
-                        self.device[other] = k   # type: ignore[index]
+                    k = self.device[dev]
+                    if self.device.get(other, k + 1) > k:
+                        self.device[other] = k
 
     def of_device(self, device: str, site: str) -> int:
         if device in self.device:
@@ -200,12 +201,12 @@ class RowPhases:
         s = int(site[1:]) if site[1:].isdigit() else 1
         return self.site_phase[s - 1] if s <= len(self.site_phase) else 0
 
-    def of_row(self, r: tuple[object, ...]) -> int:
+    def of_row(self, r: PlanRow) -> int:
         c = COL
         return max(self.of_device(str(r[c["a_device"]]), str(r[c["a_site"]])),
                    self.of_device(str(r[c["b_device"]]), str(r[c["b_site"]])))
 
-    def plan(self) -> Iterator[tuple[int, tuple[object, ...]]]:
+    def plan(self) -> Iterator[tuple[int, PlanRow]]:
         """Every row of the final plan with its phase."""
         for r in rows(self.model, catalog=self.catalog):
             yield self.of_row(r), r
@@ -296,7 +297,7 @@ def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
     only the rows in service in the phases kept."""
     c = COL
     wanted = set(keep) if keep is not None else None
-    out = {}
+    out: dict[tuple[object, ...], str] = {}
     for r in rows(model, catalog=catalog):
         if wanted is not None and rp is not None and rp.of_row(r) not in wanted:
             continue
@@ -345,12 +346,17 @@ def _lines(model: Model, catalog: Catalog) -> list[Line]:
     return [quoted(x, catalog) for x in all_lines(model, catalog)]
 
 
-def growth_of(fabrics: dict[str, object]) -> Callable[[str], str]:
+def _always(policy: str) -> Callable[[str], str]:
+    """Every fabric grows by ``policy``."""
+    return lambda _fabric: policy
+
+
+def growth_of(fabrics: dict[str, FabricSpec]) -> Callable[[str], str]:
     """A line's fabric -> its growth: a scenario fabric's own, any other line's (the GPUs, racks,
     DCI, storage appliances) the compute fabric's."""
     def pick(fabric: str) -> str:
         spec = fabrics.get(fabric) or fabrics.get(FabricRole.COMPUTE)
-        return str(getattr(spec, "growth", "reserve"))
+        return spec.growth if spec is not None else "reserve"
     return pick
 
 
@@ -359,7 +365,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
          hours: float, utilisation: float, discount_rate: float = 0.0) -> Phases:
     """Both policies and the scenario's (each fabric by its ``growth``) over the phases."""
     final = models[-1]
-    fabrics = dict(final.scenario.fabrics)
+    fabrics = final.scenario.fabric_specs
     n = len(phases)
     gpus = [m.cluster.gpus for m in models]
     sites = [m.cluster.site_count for m in models]
@@ -396,7 +402,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
             if k:
                 # the links of the phase before that this one takes out or moves, fabric by fabric
                 for fab in {key[0] for key in rebuild_keys[k]} | {key[0] for key in reserve_keys[k]}:
-                    keys = rebuild_keys if pick(fab) == "rebuild" else reserve_keys
+                    keys = rebuild_keys if pick(str(fab)) == "rebuild" else reserve_keys
                     links += recabled({x: v for x, v in keys[k - 1].items() if x[0] == fab},
                                       {x: v for x, v in keys[k].items() if x[0] == fab})
             out.append(PhaseResult(ph.name, ph.date, gpus[k], sites[k], name, _items(order, ref), _items(spare, ref),
@@ -412,7 +418,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
         return Growth(name, out, installation_usd, opex_per_year_usd * (worked / full if full else 0.0), years,
                       worked, pv)
 
-    policies = {p: policy(p, lambda _fabric, p=p: p) for p in POLICIES}
+    policies = {p: policy(p, _always(p)) for p in POLICIES}
     chosen_of = growth_of(fabrics)
     used = {chosen_of(f) for f in [*fabrics, FabricRole.COMPUTE]}
     chosen = policies[used.pop()] if len(used) == 1 else policy("mixed", chosen_of)
@@ -437,7 +443,7 @@ class PlanPhase:
                     k -= 1
                 self.since[key] = k
 
-    def __call__(self, r: tuple[object, ...]) -> str:
+    def __call__(self, r: PlanRow) -> str:
         c = COL
         if self.pick(str(r[c["fabric"]])) == "rebuild":
             key = (r[c["fabric"]], r[c["hop"]], r[c["a_device"]], r[c["a_port"]], r[c["b_device"]], r[c["b_port"]])

@@ -141,14 +141,15 @@ class Report:
             "links": self.links, "dark_fibre_km": self.dark_fibre_km,
         }
         out["power_basis"] = POWER_BASIS
-        out["finance"] = {k: round(getattr(t, k), 6) for k in (
+        finance: dict[str, object] = {k: round(getattr(t, k), 6) for k in (
             "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
             "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
             "npv_usd", "usd_per_pflop_hour", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
             "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour", "lease_per_year",
             "building_capex_usd", "grid_connection_usd", "build_per_year")}
-        out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
-        out["finance"]["facility"] = "build" if t.facility_built else "lease"
+        finance["pflops_per_gpu"] = self.pflops_per_gpu
+        finance["facility"] = "build" if t.facility_built else "lease"
+        out["finance"] = finance
         out["power"] = self.power.to_json() if self.power is not None else None
         out["cooling"] = self.cooling.to_json() if self.cooling is not None else None
         out["job"] = self.job.to_json() if self.job is not None else None
@@ -237,9 +238,8 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         pflops_per_gpu=_dense_pflops(model.platform))
 
 
-def _dense_pflops(p: object) -> float:
+def _dense_pflops(p: Platform) -> float:
     """Dense FP8 per GPU [PFLOP/s], or BF16 on a chip without FP8 (TPU v4): the PFLOP-hour basis."""
-    assert isinstance(p, Platform)
     return (p.flops_per_gpu("fp8") if p.fp8_dense is not None else p.flops_per_gpu("bf16")) / 1e15
 
 

@@ -27,9 +27,9 @@ from bom.units import magnitude
 MAX_SITES = 64
 
 
-def site_limits_kw(scenario: object) -> list[float]:
+def site_limits_kw(scenario: Scenario) -> list[float]:
     """Each building's power [kW] in order (one figure for all: repeated up to the most sites)."""
-    assert isinstance(scenario, Scenario) and scenario.sites is not None and scenario.sites.power is not None
+    assert scenario.sites is not None and scenario.sites.power is not None
     power = scenario.sites.power
     if isinstance(power, list):
         return [magnitude(p, "power") / 1000.0 for p in power]
@@ -70,11 +70,10 @@ class SitesPower:
 
     def summary(self) -> str:
         """The terminal line: "power at maximum: 3 sites at 100 MW (decided by power): site 1 IT 62.1 MW, ..."."""
-        limits = {s.limit_kw for s in self.sites}
+        limits = [s.limit_kw for s in self.sites if s.limit_kw is not None]
         at = ""
-        if None not in limits:
-            at = (f" at {_mw(limits.pop())}" if len(limits) == 1 else
-                  " at " + " / ".join(_mw(s.limit_kw) for s in self.sites))   # type: ignore[arg-type]
+        if len(limits) == len(self.sites):
+            at = f" at {_mw(limits[0])}" if len(set(limits)) == 1 else " at " + " / ".join(_mw(x) for x in limits)
         each = "; ".join(f"site {s.site} IT {_mw(s.it_kw)}, facility {_mw(s.facility_kw)}" for s in self.sites)
         n = len(self.sites)
         return f"power at maximum: {n} site{'s' * (n != 1)}{at} (decided by {self.decided_by}): {each}"
@@ -84,10 +83,9 @@ def _mw(kw: float) -> str:
     return f"{kw / 1000:,.1f} MW"
 
 
-def site_power(model: object, lines: Sequence[object], pue: float, cooling: object | None,
+def site_power(model: Model, lines: Sequence[object], pue: float, cooling: object | None,
                limits: Sequence[float] | None = None, decided_by: str | None = None, rounds: int = 0) -> SitesPower:
     """Each site's IT and facility power at maximum (see the module docstring)."""
-    assert isinstance(model, Model)
     nodes = model.cluster.nodes_by_site
     total_nodes = sum(nodes) or 1
     compute = between = rest = 0.0

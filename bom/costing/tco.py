@@ -20,11 +20,13 @@ what else the TCO leaves out.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
 from bom.catalog.rows import MAX_PRICE_USD
 from bom.costing.categories import Category
 from bom.errors import BomError, ScenarioError
+from bom.inputs.scenario import Tco as TcoSpec
 
 HOURS_PER_YEAR = 8760.0
 CLASSES = ("gpu", "network", "facility")
@@ -152,7 +154,7 @@ PUE_BY_COOLING = {
 }
 
 
-def inputs(spec: object | None, cooling: object = None) -> dict[str, Input]:
+def inputs(spec: TcoSpec | None, cooling: str | Sequence[str] | None = None) -> dict[str, Input]:
     """The defaults, with every value the scenario's ``tco`` block sets (source: scenario); ``cooling``, the
     halls' (``layout.cooling``: a name or one per site), picks the default PUE when every hall is alike."""
     given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
@@ -161,9 +163,10 @@ def inputs(spec: object | None, cooling: object = None) -> dict[str, Input]:
         if given.get(f"support_{c}") is None:
             given[f"support_{c}"] = one_rate
     out = dict(DEFAULTS)
-    halls = set(cooling) if isinstance(cooling, list) else {cooling}
-    if len(halls) == 1 and next(iter(halls)) in PUE_BY_COOLING:
-        out["pue"] = PUE_BY_COOLING[next(iter(halls))]   # type: ignore[index]
+    halls = {cooling} if cooling is None or isinstance(cooling, str) else set(cooling)
+    hall = halls.pop() if len(halls) == 1 else None
+    if hall is not None and hall in PUE_BY_COOLING:
+        out["pue"] = PUE_BY_COOLING[hall]
     for name, default in DEFAULTS.items():
         value = given.get(name)
         if value is None:

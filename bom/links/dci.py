@@ -118,7 +118,7 @@ class DciClient(Pattern[DciView]):
     def applies(self, ctx: HopContext[DciView]) -> bool:
         return ctx.view.line.attach == FabricRole.COMPUTE
 
-    def layers(self, ctx: HopContext[DciView]) -> tuple[str, str]:
+    def layers(self, ctx: HopContext[DciView]) -> tuple[Layer, Layer]:
         return self.lower, Layer.CORE if ctx.view.fabric.first.layers == 3 else Layer.SPINE
 
     @staticmethod
@@ -148,7 +148,9 @@ class DciClient(Pattern[DciView]):
             free_ports = [Ports(first, top.cages - first, per, names_, (role, i)) for i, first in enumerate(firsts)]
             free = [f.free for f in free_ports]
         else:
-            layer, free = top_free(view.fabric.shapes[ctx.shape][1], view.fabric.planes)   # type: ignore[arg-type]
+            plane = view.fabric.shapes[ctx.shape][1]
+            assert plane is not None   # the client links land on a switch fabric: its shapes have planes
+            layer, free = top_free(plane, view.fabric.planes)
             role = names.switch_role(view.fabric.name, layer)
         links = dci.site_links(site)
         check_client_room(site, links, client_cages(links, per, per), sum(free), role)

@@ -18,13 +18,13 @@ site's uplinks), where a switch fabric is walked site by site.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
 from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
-from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.links.ports import Place, PlanMismatchError, Ports, port_names
 from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
 from bom.model.shares import split
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from bom.model.fabrics import OobSection
     from bom.model.placement import Placement, Rack, SiteLayout, Slot
 
-Place = tuple[tuple[object, ...], str]
 Spot = tuple[int, int]
 #: (block section number, or None for the shared racks; managed devices' and management switches'
 #: places, each with where its rack stands)
@@ -62,14 +61,14 @@ def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, i
     first = 0
     pool: list[tuple[int, int]] = []
     pool_leaves: list[int] = []
-    groups = []
-    for r, (kind, devs, leaves) in enumerate(racks):
+    groups: list[tuple[list[tuple[int, int]], list[int]]] = []
+    for r, (kind, managed, leaves) in enumerate(racks):
         nums = list(range(first, first + leaves))
         first += leaves
         if kind == RackKind.COMPUTE and leaves:
-            groups.append(([(r, devs)] if devs else [], nums))
+            groups.append(([(r, managed)] if managed else [], nums))
         else:
-            pool += [(r, devs)] if devs else []
+            pool += [(r, managed)] if managed else []
             pool_leaves += nums
     if pool:
         groups.append((pool, pool_leaves))
@@ -93,6 +92,11 @@ def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, i
                 li += 1
 
 
+def _every_copy(pairs: list[Pair]) -> Callable[[int], list[Pair]]:
+    """The same pairs in every copy of a section."""
+    return lambda copy: pairs
+
+
 def _place(site: int, rack: Rack, slot: Slot) -> tuple[Place, Spot]:
     """The device's place on a plan row, and where its rack stands."""
     return (((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
@@ -106,8 +110,8 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
     if merged:
         found = list(copies(placement, shape, site))
         if len(found) == 2 and found[-1][0] is None:
-            (n, racks), (_, shared) = found
-            yield n, racks + shared
+            (n, racks), (_, rest) = found
+            yield n, racks + rest
             return
         yield from found
         return
@@ -167,9 +171,12 @@ class OobNodeLeaf(Pattern[OobLinks]):
         """A section's racks, each rack's devices on one management switch a pair (:func:`assign`)."""
         for n, racks, times in self.sections(ctx.view, ctx.shape):
             leaves = [spot for spot, (_, _, ls) in racks for _ in range(ls)]
-            pairs = [Pair((ctx.shape, n, r, li), (ctx.shape, n, li), 1, many=devs, spots=(racks[r][0], leaves[li]))
+            # The ends are keys of the closed form's devices, found by their spots, not (role, index):
+            # the plan walks this hop's own rows.
+            pairs = [Pair((ctx.shape, n, r, li), (ctx.shape, n, li), 1,  # type: ignore[arg-type]
+                          many=devs, spots=(racks[r][0], leaves[li]))
                      for r, li, _, devs in assign([r for _, r in racks])]
-            yield Section(times, lambda copy, pairs=pairs: pairs)
+            yield Section(times, _every_copy(pairs))
 
     def link(self, ctx: HopContext[OobLinks]) -> Link:
         rj45 = cage("rj45", 1)

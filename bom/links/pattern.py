@@ -25,11 +25,12 @@ port bookkeeping when the plan walks it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from bom.errors import LimitError
+from bom.links.ports import PlanRow
 from bom.topology.geometry import Profiles, between, route
 from bom.topology.linkgroups import count_hop
 
@@ -38,10 +39,12 @@ if TYPE_CHECKING:
     from bom.links.ports import Kind, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.hops import HopKind
     from bom.model.linkgroups import LinkGroup
     from bom.model.plane import Plane
+    from bom.roles import Layer
 
-Rows = Iterator[tuple[object, ...]]
+Rows = Iterator[PlanRow]
 #: A device of the site: (role, site-local index from 0).
 Dev = tuple[str, int]
 Spot = tuple[int, int]
@@ -51,7 +54,7 @@ class PortEnd(Protocol):
     """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
     ``key`` what shares a cage at that end, ``per`` the ports one module there serves."""
 
-    def at(self, key: object, per: int) -> tuple[str, str]: ...
+    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class Fixed(NamedTuple):
@@ -60,7 +63,7 @@ class Fixed(NamedTuple):
     port: str
     cage: str
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         return self.port, self.cage
 
 
@@ -69,11 +72,11 @@ class ByModule(NamedTuple):
     there (an endpoint's 100G ports on a splitter's heads: ``names(per)``)."""
 
     names: Callable[[int], Sequence[str]]
-    index: int
+    nth: int
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         names = self.names(per)
-        i = self.index
+        i = self.nth
         return names[i], names[i - i % per]
 
 
@@ -190,9 +193,9 @@ class Pattern(Generic[V]):
     :data:`bom.model.hops.HOPS`) and define :meth:`pairs` and :meth:`link`; :meth:`applies` says
     whether a site has the hop (both consumers ask it, and only it)."""
 
-    hop: str
-    lower: str
-    upper: str
+    hop: HopKind
+    lower: Layer
+    upper: Layer
     #: An endpoint's hop on the fabric (the UFM's, storage's, management ports'): the closed form lists
     #: a fabric's own links (its nodes' and its switch layers') first, then its endpoints'.
     attached: ClassVar[bool] = False
@@ -257,7 +260,7 @@ class Pattern(Generic[V]):
         assert first is not None
         return self.unjoined(ctx, first, lo, up)
 
-    def layers(self, ctx: HopContext[V]) -> tuple[str, str]:
+    def layers(self, ctx: HopContext[V]) -> tuple[Layer, Layer]:
         """The closed form's layers at the two ends (``LinkGroup.lower`` / ``.upper``)."""
         return self.lower, self.upper
 
@@ -296,10 +299,10 @@ class Pattern(Generic[V]):
         elif isinstance(item, Mesh):
             assert item.a is not None and item.b is not None
             for i in item.lower:
-                a = item.a(i)
+                end = item.a(i)
                 for j in item.upper:
                     yield from self._rows(ctx, Pair((item.lower_role, i), (item.upper_role, j), item.per_pair,
-                                                    item.plane, "", a, item.b(j)))
+                                                    item.plane, "", end, item.b(j)))
         else:
             assert item.a is not None and item.b is not None
             k = kinds[item.run or self._route(ctx, item)]

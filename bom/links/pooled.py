@@ -93,7 +93,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
     def __init__(self, role: str) -> None:
         self.role = role
         self.hop = endpoint_hop(role)
-        self.lower = role
+        self.lower = Layer(role)
 
     @property
     def device_role(self) -> str:
@@ -185,7 +185,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
         """
         fab, e_nic = ctx.view, self.nic(ctx)
         first = self.link(ctx)[0]
-        node = PooledNodeLeaf().link(ctx)   # type: ignore[arg-type]
+        node = PooledNodeLeaf().link(ctx)
         ctx.substitutions[self.role] = (f"{e_nic.form_factor} at {first.rate_gbps:g}G: {exc.message}; counted as "
                                         f"the nodes' {fab.nic.form_factor} port at {fab.rate:g}G")
         assert ctx.media is not None

@@ -8,6 +8,7 @@ the numbering rules are described there.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,6 +25,13 @@ if TYPE_CHECKING:
 
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
 OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER})
+#: One row of the cable plan: ``bom.cableplan.rows.CableRow``'s fields by position, a plain tuple (a
+#: million-GPU plan makes hundreds of millions of them); its readers index it by column.
+PlanRow = tuple[Any, ...]
+#: A value in a plan row's column: text (a str enum prints as its value), a count or a length.
+Cell = str | int | float | None
+#: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
+Place = tuple[tuple[object, ...], str]
 
 
 class PlanMismatchError(Exception):
@@ -56,13 +64,13 @@ class Ports:
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
         self.first, self.next, self.end, self.per = first, first, first + cages, per
-        self.open: dict[object, list[int]] = {}
+        self.open: dict[Hashable, list[int]] = {}
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
         self.below: Ports | None = None   # the range before this one on the same device
         self.used = 0
 
-    def take(self, key: object) -> int:
+    def take(self, key: Hashable) -> int:
         self.used += 1
         per = self.per
         if per > 1:
@@ -90,7 +98,7 @@ class Ports:
         raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
                                 "the closed form counts more ports than the device has")
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
         the port and its cage's first port."""
         j = self.take(key)
@@ -125,6 +133,10 @@ class Kind:
         return self.runs == 1 and self.bundle != 3
 
 
+#: What makes one link's rows: (kind, plane, rail, lower end's place, port, cage, upper end's place, port, cage).
+Emit = Callable[[Kind, int | str, int | str, Place, str, str, Place, str, str], Sequence[PlanRow]]
+
+
 class RowState:
     """Counters and device places shared by every hop of one plan."""
 
@@ -156,7 +168,7 @@ class RowState:
         """The run between the ``a`` and ``b`` devices, (role, index) in ``site``, where they stand."""
         return route(self.spot(a[0], site, a[1]), self.spot(b[0], site, b[1]), fp)
 
-    def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
+    def place(self, role: str, site: int, index: int) -> Place:
         key = (role, site, index)
         p = self.places.get(key)
         if p is None:
@@ -170,25 +182,24 @@ class RowState:
         self.places = {k: v for k, v in self.places.items() if k[1] != site}
         self.spots = {k: v for k, v in self.spots.items() if k[1] != site}
 
-    def row(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-            a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-            b_cage: str) -> tuple[object, ...]:
+    def row(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+            b_port: str, b_cage: str) -> PlanRow:
         """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
         b0 = k.bundle
         bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
         return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
                 bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
 
-    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
-        return (self.row(*args),)  # type: ignore[arg-type]
+    def one_row(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+                b_port: str, b_cage: str) -> tuple[PlanRow]:
+        return (self.row(k, plane, rail, a, a_port, a_cage, b, b_port, b_cage),)
 
-    def emitter(self, k: Kind):  # type: ignore[no-untyped-def]
+    def emitter(self, k: Kind) -> Emit:
         """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
         return self.one_row if k.one else self.rows
 
-    def rows(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-             b_cage: str) -> list[tuple[object, ...]]:
+    def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+             b_port: str, b_cage: str) -> list[PlanRow]:
         """Every row of a link: one per fibre run, each run counted into its group's trunks."""
         lid = f"L{next(self.link):08d}"
         label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"

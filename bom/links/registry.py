@@ -91,6 +91,8 @@ def oob_switches(catalog: Catalog, f: OobFabric) -> tuple[Switch, Switch | None]
 
 def view_of(f: Fabric, where: Where) -> View:
     """The fabric as its hops see it."""
+    # A fabric's kind is its type's (PooledFabric.kind, OobFabric.kind): the ignores below are the
+    # type checker not narrowing a type by a class attribute.
     if f.kind == FabricKind.POOLED:
         return pooled_view(f, where)   # type: ignore[arg-type]
     if f.kind == FabricKind.OOB:
@@ -102,6 +104,7 @@ def view_of(f: Fabric, where: Where) -> View:
 
 def pooled_view(f: PooledFabric, where: Where) -> PooledLinks:
     oob = where.fabrics.get(FabricRole.OOB)
+    # The kind is the type's (OobFabric.kind), which the type checker does not narrow by.
     leaf = oob_switches(where.catalog, oob)[0] if oob is not None and oob.kind == FabricKind.OOB else None  # type: ignore[arg-type]
     return PooledLinks.of_pooled(f, where.fabrics.get(FabricRole.COMPUTE), where.fp, where.placement, leaf)
 

@@ -44,7 +44,7 @@ class View:
     devices stand."""
 
     name: str
-    tier: str
+    tier: Tier
     shapes: Sequence[tuple[int, Plane | None]]
     floors: Sequence[Floorish] = ()
     placement: Placement | None = None

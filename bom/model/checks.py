@@ -110,10 +110,9 @@ class RuleResult:
         if self.violations > self.keep:   # the common case on a big plan: only counted
             self.affected += v.count if type(v) is Violation else 1
             return
-        if type(v) is not Violation:
-            v = v()   # type: ignore[operator]
-        self.kept.append(v)   # type: ignore[arg-type]
-        self.affected += v.count   # type: ignore[union-attr]
+        kept = v if isinstance(v, Violation) else v()
+        self.kept.append(kept)
+        self.affected += kept.count
 
     @property
     def id(self) -> str:

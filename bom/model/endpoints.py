@@ -32,7 +32,8 @@ class Endpoints:
         """``row``'s ports on ``fabric`` (the appliances' storage ports are the ones the build chose)."""
         if fabric == FabricRole.STORAGE and row is self.storage:
             return self.storage_ports
-        return getattr(row.ports, fabric)
+        nic: NicPorts | None = getattr(row.ports, fabric)   # the row's ports are named after the fabrics
+        return nic
 
     def ports(self, fabric: str) -> int:
         """Ports per site on ``fabric`` (storage appliances on storage; servers on in-band)."""
@@ -44,7 +45,7 @@ class Endpoints:
 
     def kinds(self, fabric: str) -> list[tuple[str, NicPorts, int]]:
         """(role, the row's own ports on ``fabric``, ports per site) of every endpoint kind on it."""
-        out = []
+        out: list[tuple[str, NicPorts, int]] = []
         for row, n in self.management() + self.storage_rows():
             nic = self._nic(row, fabric)
             if nic is not None and n:

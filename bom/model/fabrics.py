@@ -68,7 +68,7 @@ class Fabric:
         """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
         return replace(self, groups=groups, substitutions=substitutions)
 
-    def switch_ids(self) -> dict[str, str]:
+    def switch_ids(self) -> dict[Layer, str]:
         """The catalog row of each switch layer (a layer with no switches included)."""
         p = self.first
         return {Layer.LEAF: p.leaf.id, Layer.SPINE: p.spine.id, Layer.CORE: p.spine.id}
@@ -78,11 +78,11 @@ class Fabric:
         """A scheduled (cell) fabric: its leaves' fabric ports joined to fabric elements."""
         return bool(self.shapes) and self.first.scheduled
 
-    def switches(self, layer: str) -> int:
+    def switches(self, layer: Layer) -> int:
         attr = {Layer.LEAF: "leaves", Layer.SPINE: "spines", Layer.CORE: "cores"}[layer]
         return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
 
-    def port_use(self, layer: str) -> list[tuple[int, int]]:
+    def port_use(self, layer: Layer) -> list[tuple[int, int]]:
         """(switches, ports each uses) of a spine or core layer over every site and plane."""
         return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
 
@@ -123,7 +123,7 @@ class Fabric:
     def optical_links(self) -> int:
         return self.sums.optical_links
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         """Links of each hop the fabric reports: node-leaf, leaf-spine and spine-core even when
         empty, the leaves' ISL and the UFM ports' hop only when there are any."""
         t = self.sums
@@ -153,7 +153,7 @@ class Fabric:
 
     def to_json(self) -> dict[str, object]:
         t = self.totals()
-        modules = {Layer.NODE: t.node_modules, "switch": t.switch_modules}
+        modules: dict[str, int] = {Layer.NODE: t.node_modules, "switch": t.switch_modules}
         out: dict[str, object] = {}
         if self.scheduled:
             out["scheduled"] = self.scheduled_json()
@@ -184,7 +184,7 @@ class SiteSwitches:
     spine: int
     core: int
 
-    def layer(self, name: str) -> int:
+    def layer(self, name: Layer) -> int:
         return {Layer.LEAF: self.leaf, Layer.SPINE: self.spine, Layer.CORE: self.core}[name]
 
 
@@ -272,7 +272,7 @@ class PooledFabric(Fabric):
         """The endpoint kinds on the fabric's leaves (appliances, servers, OOB uplinks)."""
         return sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone).
         return super().links_by_hop() | {endpoint_hop(role): self.hop_links(endpoint_hop(role)) for role in self.roles}
 
@@ -337,14 +337,14 @@ class OobFabric(Fabric):
     def devices(self) -> int:
         return sum(s.copies * s.devices for s in self.sections)
 
-    def switches(self, layer: str) -> int:
+    def switches(self, layer: Layer) -> int:
         return {Layer.LEAF: self.leaves, Layer.SPINE: self.spines, Layer.CORE: 0}[layer]
 
     def uplink_ports(self, leaf: Switch) -> NicPorts:
         """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
         assert leaf.uplinks is not None
         up = leaf.uplinks
-        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
+        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,
                         ports_per_cage=1)
 
     @property
@@ -355,14 +355,14 @@ class OobFabric(Fabric):
     def spine_switch_id(self) -> str | None:
         return self.spine_id
 
-    def switch_ids(self) -> dict[str, str]:
+    def switch_ids(self) -> dict[Layer, str]:
         return {Layer.LEAF: self.leaf_id} | ({Layer.SPINE: self.spine_id} if self.spine_id else {})
 
     @property
     def layers(self) -> int:
         return 2 if self.spines else 1
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE, HopKind.LEAF_INBAND)
         return {h: self.hop_links(h) for h in hops}
 
@@ -414,7 +414,7 @@ class DciFabric:
     def optical_links(self) -> int:
         return self.dci.links + self.clients.links
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         return {HopKind.SITE_SITE: self.dci.links, HopKind.FABRIC_DCI: self.clients.links}
 
     def media_by_hop(self) -> dict[str, dict[str, int]]:

@@ -209,11 +209,11 @@ class Placement:
         for shape in self.sites:
             for sec in shape.sections:
                 yield shape.count, sec
-        for sec in self.own:
-            if sec is not None:
-                yield 1, sec
+        for own in self.own:
+            if own is not None:
+                yield 1, own
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[RackKind, int]:
         """Racks by kind over the whole cluster."""
         out = dict.fromkeys(RackKind, 0)
         for sites, sec in self.all_sections():

@@ -138,7 +138,7 @@ class Plane:
     def leaf_leaf_links(self) -> int:
         return self.isl
 
-    def port_use(self, layer: str) -> list[tuple[int, int]]:
+    def port_use(self, layer: Layer) -> list[tuple[int, int]]:
         """(switches, ports each one uses) of the spine or core layer, at the layer's link rate:
         what a modular chassis must fill with line cards. A partial last pod's spines take
         fewer leaves; every spine keeps its uplinks to the cores.

@@ -97,10 +97,10 @@ class FabricTotals(LinkTotals):
 
     fabric: str = ""
     tier: Tier = Tier.SCALE_OUT
-    switches: Mapping[str, int] = field(default_factory=dict)    # leaf, spine, core
+    switches: Mapping[Layer, int] = field(default_factory=dict)    # leaf, spine, core
 
     @classmethod
-    def of(cls, fabric: str, tier: Tier, links: LinkTotals, switches: Mapping[str, int]) -> FabricTotals:
+    def of(cls, fabric: str, tier: Tier, links: LinkTotals, switches: Mapping[Layer, int]) -> FabricTotals:
         own = {f.name: getattr(links, f.name) for f in fields(LinkTotals)}
         return cls(**own, fabric=fabric, tier=tier, switches=dict(switches))
 

@@ -117,7 +117,7 @@ def _design(scenario: Scenario, catalog: Catalog, sizing: Sizing | None, media: 
 
 def _specs(scenario: Scenario) -> dict[str, FabricSpec]:
     """The scenario's fabrics, the compute fabric always among them."""
-    specs = dict(scenario.fabrics) or {FabricRole.COMPUTE: FabricSpec()}
+    specs = scenario.fabric_specs or {FabricRole.COMPUTE: FabricSpec()}
     specs.setdefault(FabricRole.COMPUTE, FabricSpec())
     return specs
 

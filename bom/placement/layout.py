@@ -11,6 +11,8 @@ go to shared racks.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
@@ -39,7 +41,7 @@ def switch_item(catalog: Catalog, sid: str, role: str, fabric: str, used_native:
     return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power") if peak is None else peak, fabric)
 
 
-def _chassis_use(catalog: Catalog, plane: Plane, layer: str) -> float | None:
+def _chassis_use(catalog: Catalog, plane: Plane, layer: Layer) -> float | None:
     """The native ports the busiest switch of a spine or core layer uses (None: not a modular chassis)."""
     row = catalog.get("switches", plane.spine.id)
     use = plane.port_use(layer)
@@ -204,12 +206,16 @@ def spread_among(items: list[tuple[Item, int]], switch: Item, n: int) -> list[tu
     return out + ([(switch, n - placed)] if placed < n else [])
 
 
-def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
+#: Devices by the rack kind of the shared racks they stand in.
+_Shared = dict[RackKind, list[tuple[Item, int]]]
+
+
+def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool
+              ) -> tuple[list[tuple[Item, Callable[[int], int]]], list[tuple[Item, int]], _Shared]:
     """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
-    block_net: list = []
+    block_net: list[tuple[Item, Callable[[int], int]]] = []
     per_rack: list[tuple[Item, int]] = []
-    shared: dict[RackKind, list[tuple[Item, int]]] = {RackKind.NETWORK: [], RackKind.MANAGEMENT: [],
-                                                      RackKind.STORAGE: []}
+    shared: _Shared = {RackKind.NETWORK: [], RackKind.MANAGEMENT: [], RackKind.STORAGE: []}
     for name, f in design.fabrics.items():
         if isinstance(f, OobFabric):
             continue
@@ -225,11 +231,11 @@ def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool):  # t
                 # ports reach it in the rack), the nodes' runs cross the hall to it on optics.
                 shared[where].append((leaf, 1))
             else:
-                block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
+                block_net.append((leaf, partial(_block_leaves, per_group=planes * plane.leaves_per_group, nodes_per=g)))
             # The endpoints' leaves, then the DCI routers' border leaves, stand in the shared racks.
             shared[where].append((leaf, planes * plane.leaves_per_group * (ps.extra_groups + ps.border_groups)))
         elif name == FabricRole.COMPUTE and rail_blocks:
-            block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
+            block_net.append((leaf, partial(_block_leaves, per_group=planes * plane.leaves_per_group, nodes_per=0)))
         else:
             per_rack.append((leaf, planes * plane.leaves_per_group))
         spine = switch_item(catalog, plane.spine.id, names.switch_role(name, Layer.SPINE), name,
@@ -240,6 +246,11 @@ def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool):  # t
     return block_net, per_rack, shared
 
 
+def _block_leaves(nodes: int, per_group: int, nodes_per: int) -> int:
+    """A block's leaves: ``per_group`` for every ``nodes_per`` of its ``nodes`` (0: for the whole block)."""
+    return per_group * (math.ceil(nodes / nodes_per) if nodes_per else 1)
+
+
 def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
     """A site whose pooled fabric is one leaf for nodes and endpoints alike, with endpoints (other
     than management switches, which stand in the blocks) in the shared racks."""
@@ -248,7 +259,8 @@ def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
     return one and any(n for role, _, n in ps.kinds if role != Layer.OOB)
 
 
-def _oob(design: Design, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
+def _oob(design: Design, catalog: Catalog, k: int
+         ) -> tuple[Item | None, list[tuple[int, int]], int, list[tuple[Item, int]]]:
     f = design.fabrics.get(FabricRole.OOB)
     if not isinstance(f, OobFabric) or k >= len(f.per_shape):
         return None, [], 0, []
@@ -262,7 +274,8 @@ def _oob(design: Design, catalog: Catalog, k: int) -> tuple[Item | None, list[tu
     return leaf, blocks, shared, spines
 
 
-def _shared(design: Design, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
+def _shared(design: Design, switches: _Shared, rack: RackType
+            ) -> list[tuple[RackKind, RackType, list[tuple[Item, int]]]]:
     ends = design.endpoints
     mgmt = [(endpoint_item(row), n) for row, n in ends.management()] if ends else []
     storage = [(endpoint_item(row), n) for row, n in ends.storage_rows()] if ends else []

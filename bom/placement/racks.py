@@ -21,7 +21,7 @@ def _fits(rack: RackType, item: Item, used_u: int, power: float) -> bool:
     return used_u + item.height <= rack.u_budget and power + item.power_w <= rack.power_budget_w
 
 
-def _empty(kind: str, rack: RackType) -> list[tuple[Item, int]]:
+def _empty(kind: RackKind, rack: RackType) -> list[tuple[Item, int]]:
     return [(rack.pdu, 0)] * rack.pdus if rack.pdu is not None else []
 
 
@@ -35,7 +35,7 @@ def check_fits(rack: RackType, item: Item) -> None:
             key="racks", hint="Raise racks.power_budget or racks.rack_units, or pick a smaller device.")
 
 
-def pack(kind: str, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
+def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
     """First-fit, in order, from U1 up: as many racks of ``rack`` as the items need."""
     out: list[Layout] = []
     slots = _empty(kind, rack)
@@ -138,7 +138,7 @@ def _merge(items: list[tuple[Item, int]]) -> list[tuple[Item, int]]:
     return list(out.items())
 
 
-def shared_sections(groups: list[tuple[str, RackType, list[tuple[Item, int]]]]) -> list[Section]:
+def shared_sections(groups: list[tuple[RackKind, RackType, list[tuple[Item, int]]]]) -> list[Section]:
     """The shared network, management and storage racks of a site."""
     out = []
     for kind, rack, items in groups:

@@ -9,14 +9,16 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
+from bom.model.linkgroups import LinkGroup
 from bom.roles import FabricRole, Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end
 
 
-def _missing(g) -> list[str]:  # type: ignore[no-untyped-def]
+def _missing(g: LinkGroup) -> list[str]:
     """What a link group lacks (or holds wrongly) of its parts."""
     o = g.choice.option
     out = []
@@ -72,14 +74,14 @@ class Rows:
     """A plan row with no cable part is a cable nobody orders."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             if not r[_PART]:
                 report(lambda: _no_part(r))
 
         self.row, self.done = row, lambda: None
 
 
-def _no_part(r: tuple[object, ...]) -> Violation:
+def _no_part(r: PlanRow) -> Violation:
     c = COL
     return Violation("complete.rows", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
                      f"the row's {r[c['cable_type']] or r[c['medium']]} has no part to order",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bom import names
-from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
+from bom.catalog.rows import GEARBOX_CAGES, Catalog, Endpoint, NicPorts, Switch
 from bom.model.fabrics import OobFabric
 from bom.model.hops import HopKind
 from bom.model.plane import SwitchPorts
@@ -153,7 +153,8 @@ class Resolver:
         e = self.model.endpoints
         if e is None:
             return None
-        row = {Layer.UFM: e.ufm, Layer.MGMT: e.mgmt, Layer.STORAGE: e.storage}.get(role)
+        rows: dict[str, Endpoint | None] = {Layer.UFM: e.ufm, Layer.MGMT: e.mgmt, Layer.STORAGE: e.storage}
+        row = rows.get(role)
         if row is None:
             return None
         own = role == Layer.STORAGE and f.name == FabricRole.STORAGE   # the appliances' ports the build chose

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, WARNING, End, Report, Rule, Violation
 from bom.model.placement import Layout
 from bom.roles import SWITCH_LAYERS, Layer, RackKind
@@ -152,8 +153,9 @@ _SIDES = (("a", COL["a_rack"], COL["a_u"], COL["a_device"]), ("b", COL["b_rack"]
 #: every device is unplaced still runs in bounded memory (and reports some devices twice).
 REMEMBER = 100_000
 #: What to change for an end that stands for a network the model does not build.
-EXTERNAL = {Layer.INBAND: "build the in-band fabric (fabrics.inband) so the management switches' uplinks land on its "
-                      "leaves, or place the site network's switch they go to"}
+EXTERNAL: dict[str, str] = {
+    Layer.INBAND: "build the in-band fabric (fabrics.inband) so the management switches' uplinks land on its leaves, "
+                  "or place the site network's switch they go to"}
 
 
 class Unplaced:
@@ -163,7 +165,7 @@ class Unplaced:
         seen: set[object] = set()
         ar, au, br, bu = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"]
 
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             if r[ar] and r[au] != "" and r[br] and r[bu] != "":
                 return
             for side, rack_i, u_i, dev_i in _SIDES:
@@ -178,7 +180,7 @@ class Unplaced:
         self.row, self.done = row, seen.clear
 
 
-def _unplaced(r: tuple[object, ...], side: str, dev: object) -> Violation:
+def _unplaced(r: PlanRow, side: str, dev: str) -> Violation:
     role = str(r[COL[side + "_role"]])
     return Violation("placement.unplaced", str(dev),
                      f"{dev} ({role}) is cabled by {r[COL['cable_id']]} and has no rack and no U",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bom import names
 from bom.cableplan.rows import COL
+from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer
 from bom.rules.context import Context
@@ -33,7 +34,7 @@ def _devices(ctx: Context, fabric: str, layer: str) -> int:
         return m.dci.routers if m.dci is not None else 0
     if layer == Layer.NODE:
         return m.cluster.nodes
-    return m.fabrics[fabric].switches(layer)
+    return m.fabrics[fabric].switches(Layer(layer))
 
 
 def count(ctx: Context) -> Iterator[Violation]:
@@ -86,10 +87,10 @@ class Unique:
     def __init__(self, ctx: Context, report: Report) -> None:
         bits: dict[object, int] = {}        # port name -> its bit
         kept: dict[object, int] = {}        # switch, router, mux -> ports used
-        state: list = [None, None, None, {}]   # type: ignore[type-arg]  # last link, fabric, site; endpoints' ports
+        state: list[Any] = [None, None, None, {}]   # last link, fabric, site; endpoints' ports
         local_roles = LOCAL_ROLES
 
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             lid = r[_LINK]
             if lid and lid == state[0]:
                 return   # another fibre run of the same link: the same two ports
@@ -126,7 +127,7 @@ class Unique:
         self.row, self.done = row, done
 
 
-def _twice(r: tuple[object, ...], a_side: bool) -> Violation:
+def _twice(r: PlanRow, a_side: bool) -> Violation:
     side = "a" if a_side else "b"
     c = COL
     dev, port = r[c[f"{side}_device"]], r[c[f"{side}_port"]]
@@ -137,7 +138,7 @@ def _twice(r: tuple[object, ...], a_side: bool) -> Violation:
                      plan_end(r, "a"), plan_end(r, "b"))
 
 
-def plan_end(r: tuple[object, ...], side: str) -> End:
+def plan_end(r: PlanRow, side: str) -> End:
     """One end of a plan row as a violation shows it."""
     c = COL
     rack, u = r[c[f"{side}_rack"]], r[c[f"{side}_u"]]

@@ -81,12 +81,13 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
     pluggable amplifier takes router ports and one span only: chosen, never a default)."""
     if amplifier_id is not None:
         amp = catalog.get("dwdm", amplifier_id, key="sites.amplifier")
-        if not isinstance(amp, Dwdm) or amp.kind != Layer.AMPLIFIER:
-            raise BomError(f"dwdm row {amplifier_id!r} is a {amp.kind}, not an amplifier",   # type: ignore[union-attr]
+        assert isinstance(amp, Dwdm)
+        if amp.kind != Layer.AMPLIFIER:
+            raise BomError(f"dwdm row {amplifier_id!r} is a {amp.kind}, not an amplifier",
                            at=("sites", "amplifier"), key="sites.amplifier",
                            hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols.")
         return amp
-    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == Layer.AMPLIFIER and not d.pluggable]
+    amps = [d for d in catalog.rows_of(Dwdm) if d.kind == Layer.AMPLIFIER and not d.pluggable]
     return min(amps, key=lambda a: a.price_usd, default=None)
 
 
@@ -151,7 +152,7 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
                              "worked out", at=("sites", "dci_bandwidth"), key="sites.dci_bandwidth",
                              hint='Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".')
         bandwidth = split.dci_gbps_needed
-    elif s.dci_bandwidth is not None:
+    elif s.dci_bandwidth is not None and s.dci_bandwidth != "auto":
         bandwidth = magnitude(s.dci_bandwidth, "rate")
     elif s.dci_fraction is not None and compute is not None and compute.node_ports is not None:
         per_site = min(site.nodes for site in cluster.sites) * compute.node_ports.ports * magnitude(
@@ -182,7 +183,7 @@ def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | Non
                                                 ("fabrics", FabricRole.COMPUTE, "switch"))
     platform = catalog.platform(scenario.platform) if scenario.platform else None
     for name in (FabricRole.INBAND, FabricRole.STORAGE):
-        spec = scenario.fabrics.get(name)
+        spec = scenario.fabric_specs.get(name)
         if spec is not None and platform is not None:
             out[name] = fabric_switch(catalog, spec.switch or support_switch(platform, name, catalog),
                                 ("fabrics", name, "switch"))
@@ -203,7 +204,7 @@ def _why_not(row: Switch, dci: Dci) -> str | None:
     return None
 
 
-def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> str:
+def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> FabricRole:
     """Which fabric takes the routers' client ports: one of the routers' own protocol and rate (an
     InfiniBand fabric reaches another building through Ethernet, never a router on an IB port)."""
     why = {name: _why_not(row, dci) for name, row in _client_switches(scenario, catalog, compute).items()}
@@ -215,7 +216,7 @@ def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute:
             raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
                              "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
                              hint=_attach_hint(proto))
-        return asked
+        return FabricRole(asked)
     for name in (FabricRole.COMPUTE, FabricRole.INBAND, FabricRole.STORAGE):
         if name in why and why[name] is None:
             return name

@@ -17,7 +17,7 @@ import math
 
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError, keyed
-from bom.inputs.scenario import Scenario
+from bom.inputs.scenario import Scenario, Storage
 from bom.model.endpoints import Endpoints
 from bom.roles import FabricRole
 from bom.units import magnitude, parse_quantity
@@ -95,9 +95,9 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
                    f"({why}); give storage: {{count: N}} or storage: {{capacity: ..., throughput: ...}} to size it "
                    "for your data")
         return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, (warning,), basis)
-    storage, count, nic, why = _storage(scenario, catalog, platform, sites)
-    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why,
-                     basis="scenario" if storage is not None else "none")
+    given, count, ports, why = _storage(scenario, catalog, platform, sites)
+    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, given, count, ports, why,
+                     basis="scenario" if given is not None else "none")
 
 
 def job_capacity(scenario: Scenario) -> tuple[float, str] | None:
@@ -154,8 +154,8 @@ def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
                        hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
     tb, how = need
     capacity = parse_quantity(f"{tb} TB", "information")
-    sized = scenario.model_copy(update={"storage": scenario.storage.model_copy(  # type: ignore[union-attr]
-        update={"capacity": capacity})})
+    assert scenario.storage is not None   # the caller's: a storage block that gives no size of its own
+    sized = scenario.model_copy(update={"storage": scenario.storage.model_copy(update={"capacity": capacity})})
     storage, count, nic, _ = _storage(sized, catalog, platform, sites)
     assert storage is not None and nic is not None and storage.capacity is not None
     per = magnitude(storage.capacity, "information") / 1000.0
@@ -205,8 +205,8 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
             update["ports"] = s.ports
         if s.rate is not None:
             update["rate"] = s.rate
-        nic = base.model_copy(update=update) if base else NicPorts(ports=s.ports, rate=s.rate,  # type: ignore[arg-type]
-                                                                   form_factor="qsfp112", ports_per_cage=1)
+        nic: NicPorts | None = base.model_copy(update=update) if base else NicPorts(
+            ports=s.ports, rate=s.rate, form_factor="qsfp112", ports_per_cage=1)
     else:
         nic = base
     if nic is None or nic.ports < 1:
@@ -217,8 +217,8 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
     return row, math.ceil(count / sites), nic, why
 
 
-def _storage_count(s: object, row: Endpoint) -> tuple[int, str]:
-    count = getattr(s, "count", None)
+def _storage_count(s: Storage, row: Endpoint) -> tuple[int, str]:
+    count = s.count
     if count is not None:
         return count, f"{count} appliances given"
     need: list[tuple[int, str]] = []

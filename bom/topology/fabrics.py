@@ -19,8 +19,9 @@ from bom.units import magnitude
 
 
 def _nic(platform: Platform, name: str) -> NicPorts:
-    nic = {FabricRole.COMPUTE: platform.scale_out, FabricRole.STORAGE: platform.storage,
-           FabricRole.INBAND: platform.storage, FabricRole.OOB: platform.oob}[name]
+    nics: dict[str, NicPorts | None] = {FabricRole.COMPUTE: platform.scale_out, FabricRole.STORAGE: platform.storage,
+                                        FabricRole.INBAND: platform.storage, FabricRole.OOB: platform.oob}
+    nic = nics[name]
     if nic is None:
         raise BomError(f"platform {platform.id!r} has no {name} network ports in the catalog",
                        at=("fabrics", name), key=f"fabrics.{name}")
@@ -159,4 +160,5 @@ def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts,
 def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
     """A non-compute fabric's switch: the platform's RA choice, else the catalog's default."""
     sup = platform.support
-    return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
+    chosen = next((sid for fabric, sid in sup.switches.items() if fabric == name), None) if sup else None
+    return chosen or catalog.default(name)

@@ -12,6 +12,8 @@ plan (each row's run between its two devices' racks).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
 from bom.inputs.scenario import Scenario
@@ -128,7 +130,7 @@ class Profiles:
     def __init__(self) -> None:
         self.devices: dict[object, list] = {}
 
-    def add(self, device: object, run: Run, ports: int, devices: int = 1) -> None:
+    def add(self, device: Hashable, run: Run, ports: int, devices: int = 1) -> None:
         """``ports`` ports of ``device`` (a class of ``devices`` alike devices) on ``run``."""
         d = self.devices.get(device)
         if d is None:
@@ -215,7 +217,7 @@ def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, 
 
 
 def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
-            per_pair: int, lo: Profiles, up: Profiles, tag: object) -> None:
+            per_pair: int, lo: Profiles, up: Profiles, tag: Hashable) -> None:
     """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
     rack by rack (devices in one rack share their runs); ``tag`` tells this set of devices from the
     others in the same racks (another plane's, another pod's)."""
@@ -271,6 +273,7 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
     rack's power budget [W] (the scenario's, else the platform's)."""
     sup = platform.support
     spec = scenario.racks
+    at: tuple[str, ...]
     if spec.power_budget is not None:
         power, at = magnitude(spec.power_budget, "power"), ("racks", "power_budget")
     elif sup is not None:

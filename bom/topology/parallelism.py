@@ -47,6 +47,7 @@ communication sits on the critical path and counts as exposed; DP hides under th
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
@@ -201,9 +202,10 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float) -> Split
     for exact in (True, False):
         cp = 1
         while cp <= shape.sequence:
-            stages = range(1, min(shape.layers, MAX_STAGES) + 1)
+            depths = range(1, min(shape.layers, MAX_STAGES) + 1)
+            stages = list(depths)
             if exact:
-                stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 else []
+                stages = [d for d in divisors(gpus // (tp * cp)) if d in depths] if gpus % (tp * cp) == 0 else []
             for pp in stages:
                 if fits(candidate := split(tp, cp, pp)):
                     return candidate
@@ -252,7 +254,7 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
 
 # --- tiers and traffic -------------------------------------------------------------------------
 
-def tier_of(span: int, tiers: Tiers, gpus: int) -> str:
+def tier_of(span: int, tiers: Tiers, gpus: int) -> Tier:
     """The tier a group of consecutive ranks ``span`` wide crosses."""
     if span <= tiers.domain_gpus and tiers.domain_gpus % span == 0:
         return Tier.SCALE_UP
@@ -261,7 +263,7 @@ def tier_of(span: int, tiers: Tiers, gpus: int) -> str:
     return Tier.SCALE_OUT
 
 
-def place(s: Split, tiers: Tiers) -> dict[str, str]:
+def place(s: Split, tiers: Tiers) -> dict[str, Tier]:
     """Each dimension's tier from its group's span in the rank order TP, CP, EP, PP, DP."""
     g = s.gpus
     spans = {"tp": s.tp, "cp": s.tp * s.cp, "ep": s.tp * s.cp * s.ep, "pp": s.tp * s.cp * s.ep * s.pp, "dp": g}
@@ -320,11 +322,11 @@ def split_training(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float
                        tiers.sites)
 
 
-def _bandwidth(tier: str, tiers: Tiers) -> float:
+def _bandwidth(tier: Tier, tiers: Tiers) -> float:
     return tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
 
 
-def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str]):  # type: ignore[no-untyped-def]
+def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, Tier]) -> Iterator[Traffic]:
     """Each dimension's bytes per GPU per step and their time on its tier."""
     stage_layers = layers_per_stage(shape, s.pp)
     tokens = shape.batch_tokens / s.dp                # one pipeline's tokens per step

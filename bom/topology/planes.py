@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import TypedDict
 
 from bom.catalog.rows import Switch
 from bom.errors import LimitError
@@ -103,6 +104,25 @@ def _largest_divisor(n: int, most: int) -> int:
     return max(d for d in range(1, max(1, min(n, most)) + 1) if n % d == 0)
 
 
+class _PlaneBase(TypedDict):
+    """A plane's fields that its layers (two or three) do not change."""
+
+    topology: Topology
+    group_nodes: int
+    groups: int
+    last_group_nodes: int
+    node_ports: int
+    leaves_per_group: int
+    leaf_down: int
+    leaf_up: int
+    leaf: SwitchPorts
+    spine: SwitchPorts
+    leaf_uplink: SwitchPorts | None
+    nodes_per_leaf: int
+    rails_per_leaf: int
+    scheduled: bool
+
+
 def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
               topology: Topology, group_nodes: int, layers: int | None = None,
               oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
@@ -173,17 +193,16 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
                               "oversubscription, or uplink_rate: downlink).")
     groups = math.ceil(nodes / group_nodes)
     last = nodes - (groups - 1) * group_nodes
-    base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
-                node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
-                leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
-                rails_per_leaf=rails, scheduled=scheduled)
+    base = _PlaneBase(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
+                      node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
+                      leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
+                      rails_per_leaf=rails, scheduled=scheduled)
     two = _two_layers(groups * per_group, up, spine.radix, least)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
     if layers in (None, 2) and two is not None and (spine_over in (None, 1) or layers == 2):
-        p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0,
-                  **base)  # type: ignore[arg-type]
+        p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0, **base)
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least)
@@ -390,7 +409,7 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
     return best[1] if best else None
 
 
-def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
+def _three_layers(base: _PlaneBase, groups: int, per_group: int, up: int, spine: SwitchPorts,
                   gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1) -> Plane:
     leaves = groups * per_group
     shape = _pod_shape(leaves, per_group, up, spine, spine_over, least)
@@ -404,4 +423,4 @@ def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: Switc
     pods = math.ceil(leaves / size)
     whole = size // per_group if size % per_group == 0 else 0
     return Plane(layers=3, pods=pods, groups_per_pod=whole, spines_per_pod=spines, cores_per_group=cores,
-                 spine_uplinks=spine_up, pod_leaves=size, **base)  # type: ignore[arg-type]
+                 spine_uplinks=spine_up, pod_leaves=size, **base)

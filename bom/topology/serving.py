@@ -55,6 +55,7 @@ sequences a replica takes; the replicas follow from the users.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
@@ -348,14 +349,15 @@ def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float
                        tokens_per_s_target=target)
 
 
-def _placed(s: Split, tiers: Tiers) -> dict[str, str]:
+def _placed(s: Split, tiers: Tiers) -> dict[str, Tier]:
     """The tier each of a replica's dimensions spans (its replicas: the tier between them)."""
     n = replica_gpus(s) * s.dp
     spans = {"tp": s.tp, "ep": s.tp * s.ep, "pp": replica_gpus(s), "dp": n}
     return {dim: tier_of(span, tiers, n) for dim, span in spans.items() if getattr(s, dim) > 1 or dim == "tp"}
 
 
-def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, str], held: int):  # type: ignore[no-untyped-def]
+def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, Tier], held: int
+             ) -> Iterator[Traffic]:
     """Each dimension's bytes per GPU per decode step and their time on its tier (all exposed)."""
     stage_layers = math.ceil(shape.layers / s.pp)
     h = shape.hidden

@@ -22,6 +22,7 @@ in-band over those uplinks, so they take no OOB port of their own.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 
@@ -39,7 +40,7 @@ from bom.topology.planes import name_fabric, size_plane, smallest_spread, switch
 from bom.units import magnitude
 
 
-def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
+def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float | Fraction) -> int:
     ports = switch_ports(leaf, rate_gbps)
     if leaf.uplinks is not None:
         return ports.radix
@@ -58,7 +59,7 @@ def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
     return g
 
 
-def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, per_cage: int) -> int:
+def endpoint_groups(kinds: Sequence[tuple[str, NicPorts | None, int]], group_ports: int, per_cage: int) -> int:
     """Leaf groups for the endpoints: each kind is spread evenly over them, and a twin-port cage
     holds one kind's module, so each kind's share is rounded up to whole cages.
 
@@ -91,13 +92,14 @@ def with_ra_ratio(name: str, spec: FabricSpec, design: Design) -> FabricSpec:
     sup = design.platform.support
     if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
         return spec
-    down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
+    down, _, up = sup.oversubscription[name].partition(":")
     return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
 
 
 def _ports_of(name: str, design: Design) -> NicPorts | None:
     p = design.platform
-    return {FabricRole.STORAGE: p.storage, FabricRole.INBAND: p.inband}[name]
+    ports: dict[str, NicPorts | None] = {FabricRole.STORAGE: p.storage, FabricRole.INBAND: p.inband}
+    return ports[name]
 
 
 def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -> bool:
@@ -133,7 +135,7 @@ def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -
     e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
     if not border:
         return e_units, 0, 0
-    groups = endpoint_groups([(Layer.ROUTER, None, border)], g_units, per_cage)   # type: ignore[list-item]
+    groups = endpoint_groups([(Layer.ROUTER, None, border)], g_units, per_cage)
     b_units = border if groups == math.ceil(border / g_units) else groups * g_units
     return extra_groups * g_units, groups, b_units
 

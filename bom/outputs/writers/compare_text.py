@@ -44,7 +44,7 @@ def _fmt(value: float, how: str) -> str:
 def _table(c: Comparison) -> list[dict[str, object]]:
     """Every metric in words, each generation's value and its change from the previous one."""
     rows = c.rows()
-    out = []
+    out: list[dict[str, object]] = []
     for m in rows[0]:
         cells = [{"text": fmt(m, r[m]), "change": change(m, r[m], rows[i - 1][m]) if i else ""}
                  for i, r in enumerate(rows)]

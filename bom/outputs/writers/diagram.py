@@ -281,7 +281,7 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
     where = "all sites" if sites > 1 else "one site"
     heading = y + 12
     extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
-    layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
+    layer_y: dict[str, float] = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
     bottom = heading + 24 + extra + len(rows) * (box_h + gap)
     for k, (name, f) in enumerate(fabrics.items()):
         bx, box_w = _column(len(fabrics), k)
@@ -324,7 +324,7 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
     return bottom
 
 
-def _unknown_hops(f: Fabric, rows: list[str]) -> list[str]:
+def _unknown_hops(f: Fabric, rows: list[Layer]) -> list[HopKind]:
     """Hops with links whose ends are not layers drawn (told in words under the heading)."""
     present = [layer for layer in rows if f.switches(layer)]
     out = []
@@ -335,7 +335,7 @@ def _unknown_hops(f: Fabric, rows: list[str]) -> list[str]:
     return out
 
 
-def _per_site(f: Fabric, layer: str, name: str) -> tuple[str, str, Any]:
+def _per_site(f: Fabric, layer: Layer, name: str) -> tuple[str, str, Any]:
     """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
     counts = sorted({s.layer(layer) for s in f.site_switches()})
     if len(counts) == 1:
@@ -375,7 +375,7 @@ def _nodes(d: Diagram, m: Model, t: Totals, y: float) -> float:
 
 
 def _legend(d: Diagram, y: float) -> float:
-    x = GUTTER
+    x: float = GUTTER
     d.texts.append(Text(x, y + 4, "legend:", size=11, weight="bold"))
     x += 60
     drawn = {w.medium for w in d.wires}

@@ -31,6 +31,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
+from bom.catalog.media import End
 from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
 from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
@@ -636,12 +637,11 @@ LINK_COLS = ["Fabric", "Tier", "Hop", "From", "To", "Bucket", "Links", "Rate Gbi
              "Cable or fibre", "Cables", "Fibre runs", "Lit strands", "Patch panels"]
 
 
-def _end(end: object) -> str:
+def _end(end: End) -> str:
     """A link end's part for the Links sheet: the module, "optical engine" (CPO), or "-"."""
-    part = getattr(end, "part", None)
-    if part is not None:
-        return str(part.part_number)
-    return "optical engine (CPO)" if getattr(end, "engine", None) is not None else "-"
+    if end.part is not None:
+        return str(end.part.part_number)
+    return "optical engine (CPO)" if end.engine is not None else "-"
 
 
 def _links(wb: Workbook, r: Report) -> None:
