@@ -21,6 +21,7 @@ TABLES = {"bom/roles.py"}
 KEYWORDS = {"at", "key", "examples", "vertical"}
 _DIMENSION = "a unit's dimension (FLOP/s), bom.units.DIMENSIONS"
 _CATALOG_FIELDS = "a catalog row's field name (checks.NOT_PROSE, _UNNAMED)"
+_TIER_KEYS = "the tiers' JSON keys (TiersJson): a TypedDict's keys, which the type checker reads only as literals"
 #: Words spelt like a role, tier or layer that are something else: (file, word) -> (how often, why).
 EXCEPTIONS: dict[tuple[str, str], tuple[int, str]] = {
     ("bom/costing/categories.py", "compute"): (3, "the BOM categories' own table: the GPU systems' category, "
@@ -31,8 +32,11 @@ EXCEPTIONS: dict[tuple[str, str], tuple[int, str]] = {
     ("bom/catalog/rows.py", "compute"): (1, _DIMENSION),
     ("bom/cli/__init__.py", "compute"): (1, _DIMENSION),
     ("bom/topology/serving.py", "compute"): (1, "what bounds a decode step: memory, compute or communication"),
-    ("bom/outputs/schema.py", "compute"): (1, "what bounds a decode step: memory, compute or communication"),
-    ("bom/outputs/schema.py", "ocs"): (1, "a field of the scale-up JSON (ScaleUp.ocs)"),
+    ("bom/model/cluster.py", "ocs"): (1, "the scale-up JSON's field ocs (how many optical circuit switches): a "
+                                        "TypedDict key"),
+    ("bom/model/totals.py", "scale-up"): (2, _TIER_KEYS),
+    ("bom/model/totals.py", "scale-out"): (2, _TIER_KEYS),
+    ("bom/model/totals.py", "scale-across"): (2, _TIER_KEYS),
     ("bom/topology/sizing.py", "node"): (2, "a sizing level (package, node, rack, domain)"),
     ("bom/topology/geometry.py", "node"): (1, "a word of a message (a system or a node)"),
     ("bom/outputs/terminal.py", "amplifier"): (1, "a word the summary counts (\"4 amplifiers\")"),

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from bom.errors import BomError
+from bom.model.records import PlanRow
 
 HALL = "A"
 
@@ -80,11 +81,11 @@ def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], 
 
     ga, gb = (operator.itemgetter(*idx) for idx in ends)
     if profile == "full":   # the plan's row as it is, then the two labels (the common case: kept cheap)
-        def full(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        def full(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
             return [(*r, end_label(*ga(r)), end_label(*gb(r))) for r in chunk]
         return header, full
 
-    def view(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    def view(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
         out = []
         for r in chunk:
             labels = {"a_label": end_label(*ga(r)), "b_label": end_label(*gb(r))}

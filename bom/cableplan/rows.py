@@ -66,7 +66,7 @@ from bom.catalog.load import load_catalog  # the built-in catalog, read only whe
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
-from bom.links.ports import Kind, Locator, PlanRow, RowState, Switches
+from bom.links.ports import Kind, Locator, RowState, Switches
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -74,6 +74,7 @@ from bom.links.views import FabricLinks, ScaleUpView, View
 from bom.model.floor import floors
 from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
+from bom.model.records import PlanRow
 from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer
 
 if TYPE_CHECKING:

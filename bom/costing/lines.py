@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from typing_extensions import TypedDict
+
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
 from bom.costing.categories import Category, LineTier
 from bom.costing.cooling import size_cooling
@@ -19,8 +21,33 @@ from bom.model.fabrics import Fabric
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
+from bom.model.records import Amount
 from bom.roles import FabricRole, Layer, Tier
 from bom.units import magnitude
+
+
+class LineJson(TypedDict):
+    """One BOM line. unit_power_w is the unit's typical draw (the energy cost's basis), unit_power_max_w its
+    maximum (facility sizing); they differ where a catalog row publishes both (a platform's power_typical
+    and power_per_system). unit_price_low_usd / unit_price_high_usd: the row's published price range
+    (null: none)."""
+
+    sku: str
+    catalog_id: str
+    description: str
+    category: Category
+    tier: Tier | LineTier
+    fabric: str
+    hop: str
+    quantity: Amount
+    unit: str
+    unit_price_usd: float
+    unit_power_w: float
+    unit_power_max_w: float
+    unit_price_low_usd: float | None
+    unit_price_high_usd: float | None
+    price_source: str
+    vendor: str
 
 
 @dataclass(frozen=True)
@@ -75,7 +102,7 @@ class Line:
         """Maximum draw of the line [W]: the facility's (power and cooling capacity, space per kW)."""
         return self.quantity * (self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> LineJson:
         return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
                 "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
                 "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,

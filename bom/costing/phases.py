@@ -37,9 +37,12 @@ from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
 from bom.costing.categories import Category, LineTier
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import quoted
-from bom.links.ports import PlanRow
+from bom.model.records import PlanRow
 from bom.names import switch_role
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
+
+#: A plan row's link: (fabric, hop, device and port at each end).
+LinkKey = tuple[str, ...]
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -292,12 +295,12 @@ def _rounded(quantity: float, share: Sequence[float], whole: bool) -> list[float
 # --- rebuild: each phase's own design -----------------------------------------------------------
 
 def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
-             rp: RowPhases | None = None) -> dict[tuple[object, ...], str]:
+             rp: RowPhases | None = None) -> dict[LinkKey, str]:
     """The plan's rows as (fabric, hop, both devices and ports) -> link id; with ``rp`` and ``keep``
     only the rows in service in the phases kept."""
     c = COL
     wanted = set(keep) if keep is not None else None
-    out: dict[tuple[object, ...], str] = {}
+    out: dict[LinkKey, str] = {}
     for r in rows(model, catalog=catalog):
         if wanted is not None and rp is not None and rp.of_row(r) not in wanted:
             continue
@@ -306,7 +309,7 @@ def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
     return out
 
 
-def installation_shares(installation_usd: float, in_service: Sequence[dict[tuple[object, ...], str]]) -> list[float]:
+def installation_shares(installation_usd: float, in_service: Sequence[dict[LinkKey, str]]) -> list[float]:
     """Each phase's share of the final build's installation: the links of the final plan it puts in
     service (rows by link id), so the phases' capex adds up to the build's and day 1 carries its own
     labour.
@@ -321,7 +324,7 @@ def installation_shares(installation_usd: float, in_service: Sequence[dict[tuple
     return [installation_usd * (counts[k] - (counts[k - 1] if k else 0)) / total for k in range(len(counts))]
 
 
-def recabled(before: dict[tuple[object, ...], str], after: dict[tuple[object, ...], str]) -> int:
+def recabled(before: dict[LinkKey, str], after: dict[LinkKey, str]) -> int:
     """Links of ``before`` with a row ``after`` does not have: they are taken out or moved."""
     return len({lid for key, lid in before.items() if key not in after})
 
@@ -433,7 +436,7 @@ class PlanPhase:
     has the row (fabric, hop, both devices and ports)."""
 
     def __init__(self, names: Sequence[str], rp: RowPhases, pick: Callable[[str], str],
-                 own: Sequence[dict[tuple[object, ...], str]] = ()) -> None:
+                 own: Sequence[dict[LinkKey, str]] = ()) -> None:
         self.names, self.rp, self.pick = list(names), rp, pick
         self.since: dict[tuple[object, ...], int] = {}
         if own:

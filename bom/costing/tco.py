@@ -23,6 +23,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
+from typing_extensions import TypedDict
+
 from bom.catalog.rows import MAX_PRICE_USD
 from bom.costing.categories import Category
 from bom.errors import BomError, ScenarioError
@@ -453,6 +455,13 @@ def moved(b: Basis, ins: dict[str, Input], what: str, factor: float) -> Tco:
     return compute_tco(b, ins)
 
 
+class SensitivityJson(TypedDict):
+    input: str
+    label: str
+    low_usd_per_gpu_hour: float
+    high_usd_per_gpu_hour: float
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     name: str
@@ -460,7 +469,7 @@ class Sensitivity:
     low: float          # cost per GPU-hour with the input at -20 %
     high: float         # ... at +20 %
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SensitivityJson:
         return {"input": self.name, "label": self.label, "low_usd_per_gpu_hour": round(self.low, 6),
                 "high_usd_per_gpu_hour": round(self.high, 6)}
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from bom.errors import LimitError
-from bom.links.ports import PlanRow
+from bom.model.records import PlanRow
 from bom.topology.geometry import Profiles, between, route
 from bom.topology.linkgroups import count_hop
 

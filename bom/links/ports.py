@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bom import names
 from bom.errors import LimitError
+from bom.model.records import PlanRow
 from bom.roles import FabricRole, Layer
 from bom.topology.geometry import route
 
@@ -25,11 +26,6 @@ if TYPE_CHECKING:
 
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
 OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER})
-#: One row of the cable plan: ``bom.cableplan.rows.CableRow``'s fields by position, a plain tuple (a
-#: million-GPU plan makes hundreds of millions of them); its readers index it by column.
-PlanRow = tuple[Any, ...]
-#: A value in a plan row's column: text (a str enum prints as its value), a count or a length.
-Cell = str | int | float | None
 #: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
 Place = tuple[tuple[object, ...], str]
 

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING
 from bom.cableplan import rows as plan
 from bom.cableplan.labels import profile_view
 from bom.errors import LimitError
-from bom.links.ports import PlanRow
+from bom.model.records import PlanRow
 from bom.outputs.publish import Output, write_all
 from bom.outputs.terminal import table
 from bom.outputs.writers.cables import write_csv

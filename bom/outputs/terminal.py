@@ -21,6 +21,7 @@ from bom.model.dci import Dci
 from bom.model.hops import HopKind
 from bom.model.model import Model
 from bom.model.parallelism import Parallelism
+from bom.model.records import Cell
 from bom.model.sizing import LevelPower, Sizing
 from bom.outputs.writers.common import terminal_text
 from bom.outputs.writers.common import terminal_text as tt
@@ -71,7 +72,7 @@ KEEP_TEXT = 12
 MIN_COLUMN = 5
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
+def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]],
           right: Sequence[bool] | None = None, width: int | None = -1) -> str:
     """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
     (default: :func:`terminal_width`; None: no limit)."""
@@ -335,7 +336,7 @@ def build_summary(model: Model) -> str:
                              + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
                                 if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
     totals = model.totals()
-    rows = []
+    rows: list[list[Cell]] = []
     for name, f in model.fabrics.items():
         t = totals.fabrics[name]
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)

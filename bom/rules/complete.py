@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
-from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
+from bom.model.records import PlanRow
 from bom.roles import FabricRole, Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from bom.cableplan.rows import COL
 from bom.catalog.media import END_CONNECTIONS, metres
 from bom.catalog.rows import Fibre
-from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
+from bom.model.records import PlanRow
 from bom.roles import Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end

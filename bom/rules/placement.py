@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 from bom import names
 from bom.cableplan.rows import COL
-from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, WARNING, End, Report, Rule, Violation
 from bom.model.placement import Layout
+from bom.model.records import PlanRow
 from bom.roles import SWITCH_LAYERS, Layer, RackKind
 from bom.rules.context import Context
 from bom.rules.ports import plan_end

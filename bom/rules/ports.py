@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from bom import names
 from bom.cableplan.rows import COL
-from bom.links.ports import PlanRow
 from bom.model.checks import ERROR, End, Report, Rule, Violation
+from bom.model.records import PlanRow
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer
 from bom.rules.context import Context
 from bom.rules.devices import UPLINKS

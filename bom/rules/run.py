@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, rows
-from bom.links.ports import PlanRow
 from bom.model.checks import KEEP, MODEL, PLAN, Checks, RuleResult
+from bom.model.records import PlanRow
 from bom.roles import Tier
 from bom.rules.context import Context
 from bom.rules.registry import RULES

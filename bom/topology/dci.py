@@ -28,7 +28,7 @@ from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.links.dci import DCI_CLIENT
 from bom.model.cluster import Cluster
-from bom.model.dci import LINE, Dci, LineLoss, site_pairs
+from bom.model.dci import LINE, Dci, DciTopology, LineLoss, site_pairs
 from bom.model.fabrics import Fabric
 from bom.model.sizing import Sizing
 from bom.roles import FabricRole, Layer
@@ -92,7 +92,7 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
 
 
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
-              wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0,
+              wavelength_gbps: float, router_id: str, topology: DciTopology = "mesh", patch_m: float = 3.0,
               amplifier_id: str | None = None) -> Dci:
     """``patch_m``: the run from a router's line port to its mux/demux (one rack); ``amplifier_id``:
     the scenario's amplifier row (``sites.amplifier``)."""

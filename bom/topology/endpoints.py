@@ -18,7 +18,7 @@ import math
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, LimitError, keyed
 from bom.inputs.scenario import Scenario, Storage
-from bom.model.endpoints import Endpoints
+from bom.model.endpoints import Endpoints, StorageBasis
 from bom.roles import FabricRole
 from bom.units import magnitude, parse_quantity
 
@@ -81,7 +81,8 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
         return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, basis="job")
     if s is None and FabricRole.STORAGE in scenario.fabrics:
         storage, count, nic, why = _ra_storage(catalog, platform, gpus, sites)
-        basis, said = "ra", "the platform's reference architecture"
+        basis: StorageBasis = "ra"
+        said = "the platform's reference architecture"
         need = job_capacity(scenario)
         if need is not None and storage.capacity is not None:
             tb, how = need

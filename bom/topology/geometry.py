@@ -16,7 +16,7 @@ from collections.abc import Hashable
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
-from bom.inputs.scenario import Scenario
+from bom.inputs.scenario import Layout, Scenario
 from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
 from bom.model.plane import Plane
 from bom.model.shares import share
@@ -30,7 +30,7 @@ DEFAULTS = {"racks_per_row": 16, "rack_width": 0.6, "row_pitch": 2.4, "rise": 1.
             "in_rack": 1.5}
 
 
-def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
+def floor_plan(platform: Platform, spec: Layout | None = None) -> FloorPlan:
     """The platform's defaults, overridden by the scenario's ``layout`` block."""
     def get(name: str, dim: str | None = None) -> float:
         value = getattr(spec, name, None) if spec is not None else None

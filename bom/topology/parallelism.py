@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.model.parallelism import Parallelism, Split, Tiers, Traffic
+from bom.model.parallelism import Dim, Parallelism, Split, Tiers, Traffic
 from bom.roles import Tier
 
 #: BF16 weights and FP32 gradient buffer per parameter (never sharded) [B].
@@ -331,7 +331,7 @@ def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, Tier]) -> I
     stage_layers = layers_per_stage(shape, s.pp)
     tokens = shape.batch_tokens / s.dp                # one pipeline's tokens per step
     h = shape.hidden
-    out: list[tuple[str, str, float]] = []
+    out: list[tuple[Dim, str, float]] = []
     if s.tp > 1:
         size = tokens / s.cp * h * ACT_BYTES
         out.append(("tp", "all-reduce", stage_layers * TP_ALL_REDUCES * 2 * (s.tp - 1) / s.tp * size))

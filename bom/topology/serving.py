@@ -59,7 +59,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.model.parallelism import Decode, Parallelism, Split, Tiers, Traffic
+from bom.model.parallelism import Bound, Decode, Dim, Parallelism, Split, Tiers, Traffic
 from bom.roles import Tier
 from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
 
@@ -154,7 +154,7 @@ def decode(shape: ServeShape, s: Split, tiers: Tiers, chip: Chip, sequences: int
     compute = 2.0 * (shape.active_params or shape.params) * sequences / (s.tp * s.ep) / chip.flops
     comm = s.pp * sum(t.seconds for t in _traffic(shape, s, tiers, _placed(s, tiers), sequences))
     step = max(read, compute, comm)
-    bound = "memory" if step == read else "compute" if step == compute else "communication"
+    bound: Bound = "memory" if step == read else "compute" if step == compute else "communication"
     return Decode(read, compute, comm, step, bound, 1.0 / step, sequences / step, chip.hbm_bps / 1e9)
 
 
@@ -362,7 +362,7 @@ def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, Tier],
     stage_layers = math.ceil(shape.layers / s.pp)
     h = shape.hidden
     group_tokens = held / s.ep          # EP ranks attend to their own sequences
-    out: list[tuple[str, str, float]] = []
+    out: list[tuple[Dim, str, float]] = []
     if s.tp > 1:
         out.append(("tp", "all-reduce", stage_layers * TP_ALL_REDUCES * 2 * (s.tp - 1) / s.tp * group_tokens * h
                     * ACT_BYTES))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bom.cableplan.rows import COL
-from bom.links.ports import Cell, PlanRow
+from bom.model.records import Cell, PlanRow
 from bom.verify.seen import Seen, device_key, port_key
 
 #: A speed within this fraction of the plan's rate is the plan's (a source rounds: FDR is 14 x 4).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bom.links.ports import Cell
+from bom.model.records import Cell
 from bom.verify.check import Problem, Verification
 
 HEADER = ("rack", "u", "device", "port", "action", "cable_id", "what to do", "part", "from", "to")

@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
-from bom.links.ports import Cell, PlanRow
+from bom.model.records import Cell, PlanRow
 from bom.outputs.writers.common import csv_writer, safe_text
 
 #: Rows handed to ``csv.writer.writerows`` at a time (and between two progress updates).

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO
 from xml.sax.saxutils import escape
 
-from bom.links.ports import Cell
+from bom.model.records import Cell
 from bom.outputs.writers.common import FIXED_DATE, is_formula_like
 
 #: Excel's rows per worksheet (the header is one of them).

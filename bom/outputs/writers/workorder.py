@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import IO
 
-from bom.links.ports import Cell
+from bom.model.records import Cell
 from bom.outputs.publish import Output
 from bom.outputs.writers.cabling_xlsx import StreamingWorkbook
 from bom.outputs.writers.common import csv_text, safe_text
