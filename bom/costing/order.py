@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bom.catalog.prices import Quote
-from bom.catalog.rows import Cable, Catalog, Fibre, Row
+from bom.catalog.rows import Catalog, Row
 from bom.costing.categories import Category
 from bom.costing.lines import Line
 from bom.inputs.scenario import SparesRule
@@ -195,7 +195,7 @@ def quoted(line: Line, catalog: Catalog) -> Line:
 
 def _family_name(row: Row, sku: str) -> bool:
     """A cable or fibre line cut to length carries its family's part number (MCP4Y10-N00x), not a SKU."""
-    return isinstance(row, Cable | Fibre) and bool(row.lengths) and sku == row.part_number
+    return bool(getattr(row, "lengths", None)) and sku == row.part_number
 
 
 def rounding_lines(lines: Sequence[Line], catalog: Catalog) -> list[Line]:
