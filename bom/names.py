@@ -20,6 +20,11 @@ are ``node``, ``ufm``, ``mgmt`` (management and head nodes), ``storage`` (storag
 
 from __future__ import annotations
 
+from bom.roles import FabricRole
+
+#: Every managed device's management port (its BMC's or the switch's RJ45), the name the plan gives it.
+MGMT_PORT = "mgmt"
+
 
 def site(s: int) -> str:
     return f"s{s}"
@@ -39,4 +44,4 @@ def port(cage: int, sub: int | None = None) -> str:
 
 def switch_role(fabric: str, layer: str) -> str:
     """The role of a switch of ``layer`` (leaf, spine, core) in ``fabric``."""
-    return layer if fabric == "compute" else f"{fabric}-{layer}"
+    return layer if fabric == FabricRole.COMPUTE else f"{fabric}-{layer}"

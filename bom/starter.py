@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from bom.catalog.rows import Catalog, Platform
+from bom.catalog.rows import Catalog, NicPorts, Platform
 from bom.errors import BomError
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.validation import suggest
@@ -21,6 +21,7 @@ from bom.outputs.terminal import value
 from bom.outputs.writers.documents import environment
 from bom.pipeline import build_scenario
 from bom.resources import data_dir
+from bom.roles import FabricRole
 
 #: The platform a starter uses when none is named: the built-in default scenario's.
 DEFAULT_PLATFORM = "gb300-nvl72"
@@ -53,13 +54,13 @@ def starter(catalog: Catalog, platform_id: str | None = None, gpus: int | None =
     if job is not None:
         job = {k: count_text(v) if k in COUNT_KEYS else v for k, v in job.items()}
     description = (f"the job {job['name']!r} on {p.id}" if job else f"{gpus or pod:,} GPUs on {p.id}")
-    fabrics, left_out = _fabrics(p), []
+    fabrics, left_out = _fabrics(p), list[tuple[FabricRole, str]]()
     while True:
         text = environment(False).get_template("starter.yaml.j2").render(
             p=p, gpus=gpus or pod, pod=pod, job=job, description=description + ", from bom init",
             platforms=sorted(catalog.rows["platforms"]), fabrics=fabrics, left_out=left_out)
         failed, why = _failing_fabric(text, catalog)
-        if failed == "compute":   # the size or the platform itself: no starter that builds
+        if failed == FabricRole.COMPUTE:   # the size or the platform itself: no starter that builds
             raise BomError(f"a starter for {description} does not build: {why.message}", key="--gpus" if gpus else
                            "--platform", hint=why.hint or "Choose another size or platform.")
         if failed is None:
@@ -76,7 +77,7 @@ def _failing_fabric(text: str, catalog: Catalog) -> tuple[str | None, Any]:
         build_scenario(parse_scenario(src), src, catalog)
     except BomError as exc:
         key = exc.key or ""
-        return (key.split(".")[1] if key.startswith("fabrics.") else "compute"), exc
+        return (key.split(".")[1] if key.startswith("fabrics.") else FabricRole.COMPUTE), exc
     return None, None
 
 
@@ -85,7 +86,7 @@ COUNT_KEYS = ("params", "active_params", "tokens")
 COMMENT_COLUMN = 34
 
 
-def count_text(value: object) -> object:
+def count_text(value: Any) -> Any:
     """70e9 -> "70B", 15e12 -> "15T" (what people type; bom.inputs.workload.parse_count reads it back)."""
     try:
         value = parse_count(value)
@@ -105,14 +106,14 @@ def _align(line: str) -> str:
     return f"{code.ljust(COMMENT_COLUMN - 2)}  # {comment}"
 
 
-def _fabrics(p: Platform) -> list[tuple[str, str]]:
+def _fabrics(p: Platform) -> list[tuple[FabricRole, str]]:
     """The fabrics the platform has ports for, with what each carries."""
-    def ports(n: Any) -> str:
+    def ports(n: NicPorts) -> str:
         return f"{n.ports} x {value(n.rate)} per node"
 
-    out = [("compute", f"the GPUs' scale-out network, {ports(p.scale_out)}")]
+    out = [(FabricRole.COMPUTE, f"the GPUs' scale-out network, {ports(p.scale_out)}")]
     if p.storage is not None:
-        out.append(("storage", f"storage, {ports(p.storage)}"))
+        out.append((FabricRole.STORAGE, f"storage, {ports(p.storage)}"))
     if p.oob is not None:
-        out.append(("oob", f"out-of-band management, {ports(p.oob)}"))
+        out.append((FabricRole.OOB, f"out-of-band management, {ports(p.oob)}"))
     return out

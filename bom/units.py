@@ -17,7 +17,7 @@ import pint
 
 from bom.errors import QuantityError
 
-ureg = pint.UnitRegistry(str(Path(__file__).with_name("units_defs.txt")), cache_folder=":auto:")
+ureg: pint.UnitRegistry = pint.UnitRegistry(str(Path(__file__).with_name("units_defs.txt")), cache_folder=":auto:")
 Q_ = ureg.Quantity
 Quantity = pint.Quantity
 
@@ -177,7 +177,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
 
 
-def _unitless(text: object, dimension: str, key: str | None) -> QuantityError:
+def _unitless(text: Any, dimension: str, key: str | None) -> QuantityError:
     """The same message for 2.25e15 in YAML and "2.25e15" on the command line: a bare number."""
     return QuantityError(f"{_short(text)} has no unit; write the {dimension} with its unit, such as "
                          f"{EXAMPLES[dimension]}.", key=key)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs the whole suite. Safe to run again.
-#  - Python: the package and its test extras (pytest, pytest-xdist, hypothesis, ruff, ...)
+#  - Python: the package and its test extras (pytest, pytest-xdist, hypothesis, ruff, mypy, ...)
 #  - Debian: LibreOffice Calc (recalculates the workbook), Chromium (renders the report), Graphviz (renders the DOT)
 #    and lldpd (bom verify's network-namespace test, tests/verify/test_lldpd.py)
-# --fast: the tests not marked slow (doctests included), without NetBox, the catalog check or ruff (the edit loop, under
-# 2 minutes on 2 cores; a test over 2 s that is not marked slow fails, tests/timeguard.py); CI runs everything.
-# Both run in parallel, one pytest-xdist worker per CPU (-n auto; `-n 0` after the other arguments runs in one process),
-# a test file to a worker (--dist loadfile: a module's fixtures are built once, and the live NetBox tests, all in
-# tests/netbox/test_live.py, run one at a time).
+# --fast: the tests not marked slow (doctests included), without NetBox, the catalog check, ruff or mypy (the edit
+# loop, under 2 minutes on 2 cores; a test over 2 s that is not marked slow fails, tests/timeguard.py); CI runs
+# everything. Both run in parallel, one pytest-xdist worker per CPU (-n auto; `-n 0` after the other arguments runs in
+# one process), a test file to a worker (--dist loadfile: a module's fixtures are built once, and the live NetBox
+# tests, all in tests/netbox/test_live.py, run one at a time).
 # Everything goes into a virtual environment (.venv, or $BOM_VENV), the README's, created here when it is missing:
 # Debian's python3 refuses pip outside one (PEP 668).
 set -euo pipefail
@@ -63,6 +63,7 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python3 -m ruff check bom tests benchmarks
+python3 -m mypy   # pyproject.toml [tool.mypy]: bom, strict on bom/model
 # Every catalog fact confirmed at its source or marked confirmed: false (exit 2 names the row).
 python3 -m bom.cli catalog validate --strict
 # A real NetBox for tests/netbox/test_live.py: this checkout's own (scripts/netbox-dir.sh), started here (cold, about

@@ -191,10 +191,10 @@ def test_no_module_calls_another_modules_private_methods() -> None:
 
 
 #: The layers, bottom up: a package imports only packages of its own layer or below (the top-level
-#: modules errors, units, names and resources are below them all). Values that cross stages live in
+#: modules errors, units, names, roles and resources are below them all). Values that cross stages live in
 #: bom.model; the stages build them; the outputs format them; the pipeline ties the stages together.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("bom", "errors", "units", "names", "resources"),
+    ("bom", "errors", "units", "names", "roles", "resources"),
     ("inputs", "catalog"),
     ("model",),
     ("topology", "links"),

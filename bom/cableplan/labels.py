@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from bom.errors import BomError
+from bom.model.records import PlanRow
 
 HALL = "A"
 
@@ -39,13 +40,13 @@ def row_letters(row: int) -> str:
 
 
 @lru_cache(maxsize=65536)   # one per rack unit in use, however many ports it has
-def _prefix(site: str, row: str, rack: str, u: object) -> str | None:
+def _prefix(site: str, row: str, rack: str, u: int | str | None) -> str | None:
     if not (site.startswith("s") and row.startswith("r") and "-rk" in rack and u not in ("", None)):
         return None
     return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{int(str(u)):02d}"
 
 
-def end_label(site: str, row: str, rack: str, u: object, port: str, device: str = "") -> str:
+def end_label(site: str, row: str, rack: str, u: int | str | None, port: str, device: str = "") -> str:
     prefix = _prefix(site, row, rack, u)
     return f"{prefix or device}:{port}"
 
@@ -80,11 +81,11 @@ def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], 
 
     ga, gb = (operator.itemgetter(*idx) for idx in ends)
     if profile == "full":   # the plan's row as it is, then the two labels (the common case: kept cheap)
-        def full(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        def full(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
             return [(*r, end_label(*ga(r)), end_label(*gb(r))) for r in chunk]
         return header, full
 
-    def view(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    def view(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
         out = []
         for r in chunk:
             labels = {"a_label": end_label(*ga(r)), "b_label": end_label(*gb(r))}

@@ -66,7 +66,7 @@ from bom.catalog.load import load_catalog  # the built-in catalog, read only whe
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
-from bom.links.ports import Kind, Locator, Plan, Switches
+from bom.links.ports import Kind, Locator, RowState, Switches
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -74,7 +74,8 @@ from bom.links.views import FabricLinks, ScaleUpView, View
 from bom.model.floor import floors
 from bom.model.floorplan import Run
 from bom.model.hops import HOPS, HopKind
-from bom.model.roles import FabricKind
+from bom.model.records import PlanRow
+from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -184,8 +185,8 @@ def _kinds(groups: list[LinkGroup], start: int) -> dict[str, dict[Run, Kind]]:
     return out
 
 
-class _Plan(Plan):
-    """A :class:`~bom.links.ports.Plan` of one model (typed for this module)."""
+class _RowState(RowState):
+    """A :class:`~bom.links.ports.RowState` of one model (typed for this module)."""
 
     model: Model
 
@@ -200,8 +201,8 @@ def _sites(view: View) -> Iterator[tuple[int, int, Plane]]:
             yield n, k, p
 
 
-def _walk(plan: _Plan, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
-          tops: dict[int, Switches] | None) -> Iterator[Iterator[tuple[object, ...]]]:
+def _walk(plan: _RowState, view: View, kind: FabricKind, kinds: dict[str, dict[Run, Kind]],
+          tops: dict[int, Switches] | None) -> Iterator[Iterator[PlanRow]]:
     """One fabric's row generators in its family's order (chained: the code after each ``yield`` runs
     once that hop's rows are all out). A switch fabric site by site, each site's cage ranges kept in
     ``tops`` where the DCI routers' client links take its free ports; the other families hop by hop."""
@@ -222,16 +223,16 @@ def _walk(plan: _Plan, view: View, kind: FabricKind, kinds: dict[str, dict[Run, 
         return
     for pattern in patterns:
         for site in pattern.plan_sites(view):
-            ctx = HopContext(view, fp, shape=view.shape_of(site), site=site, plan=plan,
-                             switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
-            if pattern.applies(ctx):
-                yield pattern.rows(ctx)
+            at = HopContext(view, fp, shape=view.shape_of(site), site=site, plan=plan,
+                            switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
+            if pattern.applies(at):
+                yield pattern.rows(at)
 
 
 # --- the plan -------------------------------------------------------------------------------
 
 def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
-         scale_up: bool = False) -> Iterator[tuple[object, ...]]:
+         scale_up: bool = False) -> Iterator[PlanRow]:
     """Every row of the plan, fabric by fabric, then scale-across (plain tuples), each fabric in its
     family's order (:data:`bom.links.registry.FAMILIES`).
 
@@ -241,7 +242,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     """
     if locator is None:
         locator = PlacementLocator(model.placement)
-    plan = _Plan(model, locator)
+    plan = _RowState(model, locator)
     plan.floors = floors(model.placement)
     plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     if catalog is None:
@@ -250,7 +251,7 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
 
 
-def _hops(plan: _Plan, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[tuple[object, ...]]]:
+def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[PlanRow]]:
     model = plan.model
     where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
     if scale_up:
@@ -303,7 +304,7 @@ def row_count(model: Model, scale_up: bool = False) -> int:
 def _layers(hop: str, b_role: str) -> tuple[str, str]:
     """The closed form's layers at the two ends of a row's hop (``LinkGroup.lower`` / ``.upper``)."""
     m = HOPS[HopKind(hop)]
-    if m.upper == "top":   # the compute fabric's top layer: the far device's role says which
+    if m.upper == Layer.TOP:   # the compute fabric's top layer: the far device's role says which
         return m.lower, b_role.rsplit("-", 1)[-1]
     return m.lower, m.upper
 
@@ -328,7 +329,7 @@ class Tally:
     rows: int = 0
 
 
-def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
+def tally(plan_rows: Iterable[PlanRow]) -> Tally:
     """Aggregate rows: distinct links, modules (device cages), switches, cables, fibre, copper."""
     t = Tally()
     links: dict[str, set[str]] = defaultdict(set)
@@ -355,9 +356,9 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
                 cages[fabric, layer].add((dev, port.split("/")[0]))
             if r[c[f"{side}_rack"]]:
                 racks.add(r[c[f"{side}_rack"]])
-            if role == "mux":
+            if role == Layer.MUX:
                 muxes.add(dev)
-        if hop == HopKind.SITE_SITE and r[c["b_role"]] == "mux":
+        if hop == HopKind.SITE_SITE and r[c["b_role"]] == Layer.MUX:
             t.mux_ports += 1
             t.patch_cords += bool(r[c["cable_part"]])
         bundle = r[c["bundle"]]
@@ -372,29 +373,29 @@ def tally(plan_rows: Iterable[tuple[object, ...]]) -> Tally:
             t.fibre_pairs += 1
         elif medium != "coherent" and r[c["strands"]]:
             t.fibre_runs[fabric] += 1
-            t.fibre_strands[fabric] += r[c["strands"]]   # type: ignore[operator]
+            t.fibre_strands[fabric] += r[c["strands"]]
     for fabric, b in bundles.items():
         t.cables[fabric] += len(b)
-    for key, s in cages.items():
-        t.modules[key] = len(s)
-    for key, s in devices.items():
-        t.switches[key] = len(s)
-    for fabric, s in copper.items():
-        t.copper_links[fabric] = len(s)
+    for key, ends in cages.items():
+        t.modules[key] = len(ends)
+    for key, devs in devices.items():
+        t.switches[key] = len(devs)
+    for fabric, lids in copper.items():
+        t.copper_links[fabric] = len(lids)
     t.racks, t.muxes = len(racks), len(muxes)
     return t
 
 
-def closed_form(model: Model) -> dict[str, object]:
+def closed_form(model: Model) -> dict[str, dict[str, object]]:
     """The closed form's figures in :class:`Tally`'s terms, for the checks and the CLI summary."""
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {}
     for f in model.fabrics.values():
         layers = {g.lower for g in f.groups} | {g.upper for g in f.groups}
         hops = sorted({g.hop for g in f.groups})
         out[f.name] = {
             "links": {h: f.hop_links(h) for h in hops if f.hop_links(h)},
             "modules": {k: f.modules_at(k) for k in sorted(layers) if f.modules_at(k)},
-            "switches": {k: f.switches(k) for k in ("leaf", "spine", "core") if f.switches(k)},
+            "switches": {k: f.switches(k) for k in SWITCH_LAYERS if f.switches(k)},
             "cables": sum(g.cables for g in f.groups),
             "fibre_runs": sum(g.fibre_runs for g in f.groups),
             "fibre_strands": sum(g.fibre_strands for g in f.groups),
@@ -403,16 +404,16 @@ def closed_form(model: Model) -> dict[str, object]:
     return out
 
 
-def plan_figures(t: Tally, model: Model) -> dict[str, object]:
+def plan_figures(t: Tally, model: Model) -> dict[str, dict[str, object]]:
     """The tally in the shape of :func:`closed_form` (switch layers only, no node counts)."""
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {}
     for f in model.fabrics.values():
         n = f.name
         out[n] = {
             "links": {h: v for (fab, h), v in sorted(t.links.items()) if fab == n},
             "modules": {k: v for (fab, k), v in sorted(t.modules.items()) if fab == n},
             "switches": {k: v for (fab, k), v in sorted(t.switches.items())
-                         if fab == n and k in ("leaf", "spine", "core")},
+                         if fab == n and k in SWITCH_LAYERS},
             "cables": t.cables[n], "fibre_runs": t.fibre_runs[n], "fibre_strands": t.fibre_strands[n],
             "copper_links": t.copper_links[n],
         }
@@ -422,17 +423,18 @@ def plan_figures(t: Tally, model: Model) -> dict[str, object]:
 def check(model: Model, t: Tally) -> list[str]:
     """Where the plan and the closed form disagree (empty when they agree)."""
     want, got = closed_form(model), plan_figures(t, model)
-    out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"   # type: ignore[index]
-           for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]   # type: ignore[index, union-attr]
+    out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"
+           for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]
     d = model.dci
     if d is not None:
-        figures = {"site-site links": (d.links, t.links["dci", HopKind.SITE_SITE]),
-                   "fabric-dci links": (sum(g.links for g in model.dci_groups), t.links["dci", HopKind.FABRIC_DCI]),
+        figures = {"site-site links": (d.links, t.links[FabricRole.DCI, HopKind.SITE_SITE]),
+                   "fabric-dci links": (sum(g.links for g in model.dci_groups),
+                                        t.links[FabricRole.DCI, HopKind.FABRIC_DCI]),
                    "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
                    "patch cords": (d.patch_cords, t.patch_cords),
                    "coherent modules": (d.modules, t.coherent),
                    "client modules": (sum(g.modules for g in model.dci_groups),
-                                      sum(v for (fab, _), v in t.modules.items() if fab == "dci"))}
+                                      sum(v for (fab, _), v in t.modules.items() if fab == FabricRole.DCI))}
         out += [f"dci {k}: closed form {a}, plan {b}" for k, (a, b) in figures.items() if a != b]
     return out
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, Catalog, Module, Platform, Row, Switch
 from bom.errors import CatalogError
+from bom.roles import FabricRole, Layer
 from bom.units import DIMENSIONS, Quantity, magnitude
 
 
@@ -65,7 +66,8 @@ def check_fabric_elements(cat: Catalog) -> None:
 
 
 #: The fabric layers the build takes a default for when the scenario names no switch.
-REQUIRED_DEFAULTS = (("storage", "leaf"), ("inband", "leaf"), ("oob", "leaf"), ("oob", "spine"), ("dci", "router"))
+REQUIRED_DEFAULTS = ((FabricRole.STORAGE, Layer.LEAF), (FabricRole.INBAND, Layer.LEAF), (FabricRole.OOB, Layer.LEAF),
+                     (FabricRole.OOB, Layer.SPINE), (FabricRole.DCI, Layer.ROUTER))
 
 def check_part_numbers(cat: Catalog) -> None:
     """A part number with a space in it is a name ("x86 2-socket management server", "MGX rack (part of
@@ -263,9 +265,9 @@ def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
             facts = list(_facts(row))
             values = list(_values(row))
             for where, text, _ in texts(row):
-                if SESSION.search(text):
+                if said := SESSION.search(text):
                     yield (kind, row, where, f"{where} speaks of a lookup session, not the product: "
-                           f"{SESSION.search(text).group(0)!r} (say what the fact rests on: a document, a table, "
+                           f"{said.group(0)!r} (say what the fact rests on: a document, a table, "
                            f"a third-party figure)")
                 if where in NOT_FACTS:
                     continue

@@ -8,6 +8,7 @@ another in one direction only: rows <- prices, checks <- load.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bom.catalog.checks import check_catalog
 from bom.catalog.prices import apply_prices
@@ -55,7 +56,7 @@ def _load_dir(catalog: Catalog, directory: Path, overlay: bool) -> None:
             catalog._keys[row.id] = (src, (kind, i))
 
 
-def _load_defaults(catalog: Catalog, rows: list[object], src: Located) -> None:
+def _load_defaults(catalog: Catalog, rows: list[Any], src: Located) -> None:
     """The defaults of one file: an overlay's replace the built-in ones of the same fabric and layer."""
     seen: dict[tuple[str, str], str] = {}
     for i, data in enumerate(rows):

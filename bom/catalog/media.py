@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from bom.catalog.rows import CPO, Cable, Catalog, Coherent, Engine, Fibre, Module, Panel, Row, Switch
+from bom.catalog.rows import CPO, Cable, Catalog, Coherent, Dwdm, Engine, Fibre, Module, Panel, Row, Switch
 from bom.errors import LimitError
 from bom.inputs.validation import suggest
+from bom.roles import Layer
 from bom.units import magnitude
 
 #: id(catalog) -> (the catalog, its lookup); the reference tells a reused id from the same catalog.
@@ -362,8 +363,9 @@ def _engine_options(switches: list[Switch], modules: list[Module], fibres: list[
                                         fixed_power_w=magnitude(m.power, "power") / m.ports,
                                         fixed_price_usd=m.price_usd / m.ports))
         kinds = ("os2",)
-        for fibre in [f for f in fibres if f.connector == e.connector and f.fibre in kinds
-                      and f.kind in ("trunk", "patch-cord")] or [None]:
+        found: list[Fibre | None] = [f for f in fibres if f.connector == e.connector and f.fibre in kinds
+                                     and f.kind in ("trunk", "patch-cord")]
+        for fibre in found or [None]:
             lit = CONNECTOR_LIT[e.connector]
             out.append(Option(e.medium, rate, lane, end, end, reach, 0.0, fibre=fibre,
                               runs_per_link=math.ceil(e.lit_strands / lit),
@@ -473,24 +475,23 @@ class Media:
     """The lookup over one catalog; build once, call :meth:`lookup` many times."""
 
     def __init__(self, catalog: Catalog, amplifier_span_m: float | None = None) -> None:
-        rows = catalog.by_kind
-        options = (_assembly_options(rows["cables"]) + _optical_options(rows["modules"], rows["fibres"],
-                                                                         rows["panels"])
-                   + _coherent_options(rows["coherent"])
-                   + _engine_options(rows["switches"], rows["modules"], rows["fibres"], rows["panels"]))
+        modules, fibres, panels = catalog.rows_of(Module), catalog.rows_of(Fibre), catalog.rows_of(Panel)
+        options = (_assembly_options(catalog.rows_of(Cable)) + _optical_options(modules, fibres, panels)
+                   + _coherent_options(catalog.rows_of(Coherent))
+                   + _engine_options(catalog.rows_of(Switch), modules, fibres, panels))
         options.sort(key=lambda o: (LADDER.index(o.medium), o.fixed_price_usd, o.name))
         self.by_rate: dict[float, list[Option]] = {}
         for o in options:
             self.by_rate.setdefault(o.rate_gbps, []).append(o)
-        spans = [magnitude(d.span_max, "length") for d in rows["dwdm"]
-                 if d.kind == "amplifier" and d.span_max is not None]
+        spans = [magnitude(d.span_max, "length") for d in catalog.rows_of(Dwdm)
+                 if d.kind == Layer.AMPLIFIER and d.span_max is not None]
         self.span_m = amplifier_span_m or min(spans, default=80_000.0)
         self._tables: dict[tuple[object, ...], _Intervals] = {}
         self._views: dict[tuple[str, ...], Media] = {}
-        self.fibres = [f for f in rows["fibres"] if isinstance(f, Fibre)]
+        self.fibres = fibres
         self._panels: dict[tuple[str, str], Panel] = {}
-        self._panel_rows = [p for p in rows["panels"] if isinstance(p, Panel)]
-        for p in sorted(rows["panels"], key=lambda p: p.price_usd, reverse=True):
+        self._panel_rows = panels
+        for p in sorted(panels, key=lambda p: p.price_usd, reverse=True):
             self._panels[(p.connector, p.medium)] = p   # the cheapest of each kind wins
 
     def restricted(self, allowed: tuple[str, ...]) -> Media:

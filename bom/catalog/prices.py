@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bom.catalog.rows import MAX_PRICE_USD, Catalog, Row
+from bom.catalog.rows import MAX_PRICE_USD, Cable, Catalog, Fibre, Row
 from bom.errors import CatalogError
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import read_input
@@ -332,10 +332,10 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
 
 def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str], strict: bool) -> None:
     """A quote for one sold length of a cable or fibre (MFP7E30-N005): that length's price."""
-    hits = [(r, i) for r in catalog for i, s in enumerate(getattr(r, "lengths", None) or [])
-            if s.part_number.lower() == q.sku.lower()]
+    sold = [r for r in catalog if isinstance(r, Cable | Fibre)]   # the rows sold by the length
+    hits = [(r, i) for r in sold for i, s in enumerate(r.lengths) if s.part_number.lower() == q.sku.lower()]
     if not hits:
-        known = [r.id for r in catalog] + [s.part_number for r in catalog for s in getattr(r, "lengths", None) or []]
+        known = [r.id for r in catalog] + [s.part_number for r in sold for s in r.lengths]
         if strict:
             raise CatalogError(suggest(q.sku, known, "sku"), where=q.where, key="sku",
                                hint="Fix the SKU, or drop --strict-prices to apply the file's other quotes.")
@@ -351,7 +351,7 @@ def _price_sold_length(catalog: Catalog, q: Quote, seen: dict[str, str], strict:
     for row, i in hits:
         kind = catalog.kind_of(row.id)
         assert kind is not None
-        lengths = list(row.lengths)  # type: ignore[attr-defined]
+        lengths = list(row.lengths)
         lengths[i] = lengths[i].model_copy(update={"price_usd": q.usd})
         catalog.rows[kind][row.id] = row.model_copy(update={"lengths": lengths})
         catalog.quotes[lengths[i].part_number] = q   # by the part number as sold: the line of that length finds it

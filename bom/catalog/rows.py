@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -32,6 +33,7 @@ from bom.inputs.validation import (
     suggest,
 )
 from bom.inputs.yamlio import Located
+from bom.roles import Layer
 from bom.units import magnitude, parse_quantity
 
 #: The dearest part we price [USD]: past it a price is a typo (and a sum of them could overflow).
@@ -697,7 +699,7 @@ class Dwdm(Row):
 
     @model_validator(mode="after")
     def _pluggable(self) -> Dwdm:
-        if self.kind != "amplifier" and (self.stages != 1 or self.form_factor is not None):
+        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None):
             raise ValueError("stages and form_factor are an amplifier's")
         if self.form_factor is not None and self.rack_units:
             raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
@@ -760,6 +762,8 @@ KINDS: dict[str, type[Row]] = {
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
     "endpoints": Endpoint, "racks": RackType,
 }
+KIND_OF: dict[type[Row], str] = {cls: kind for kind, cls in KINDS.items()}
+R = TypeVar("R", bound=Row)
 
 
 @dataclass(frozen=True)
@@ -800,12 +804,12 @@ class Catalog:
             raise CatalogError(suggest(row_id, rows, kind.rstrip("s")), key=key, where=where)
         return rows[row_id]
 
-    def default_switch(self, fabric: str, layer: str = "leaf") -> str | None:
+    def default_switch(self, fabric: str, layer: str = Layer.LEAF) -> str | None:
         """The switch id a fabric's layer takes when the scenario names none (None: no default)."""
         d = self.defaults.get((fabric, layer))
         return d.switch if d is not None else None
 
-    def default(self, fabric: str, layer: str = "leaf") -> str:
+    def default(self, fabric: str, layer: str = Layer.LEAF) -> str:
         """The default switch of a fabric layer the build needs one for (KeyError when there is none)."""
         return self.defaults[(fabric, layer)].switch
 
@@ -818,6 +822,10 @@ class Catalog:
     def by_kind(self) -> dict[str, list[Row]]:
         return {k: sorted(v.values(), key=lambda r: r.id) for k, v in self.rows.items()}
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def rows_of(self, cls: type[R]) -> list[R]:
+        """Every row of ``cls``'s kind, by id."""
+        return [r for r in self.by_kind[KIND_OF[cls]] if isinstance(r, cls)]
+
+    def __iter__(self) -> Iterator[Row]:
         for rows in self.rows.values():
             yield from rows.values()

@@ -8,9 +8,16 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Optional, ParamSpec, TypeVar, cast
 
 import typer
+
+from bom.roles import FabricRole
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Row
+    from bom.inputs.scenario import Scenario
+    from bom.inputs.yamlio import Located
 
 #: Plain click help (no rich boxes): flags show no "<bool>", options show what they take,
 #: and -h works as well as --help.
@@ -22,14 +29,15 @@ catalog_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_s
                           help="List, show and validate catalog rows.")
 app.add_typer(catalog_app, name="catalog")
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def friendly(fn: F) -> F:
+def friendly(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn every BomError into a one-paragraph message on stderr and exit code 2."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from bom.errors import BomError, redact
         from bom.outputs.writers.common import terminal_text
 
@@ -57,7 +65,7 @@ def friendly(fn: F) -> F:
                        err=True)
             raise typer.Exit(1) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 class PipeClosed(SystemExit):
@@ -67,17 +75,17 @@ class PipeClosed(SystemExit):
     """
 
 
-def pipe_safe(fn: F) -> F:
+def pipe_safe(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn a write into a closed pipe into :class:`PipeClosed`, which main() ends with exit 0."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except BrokenPipeError:
             raise PipeClosed(0) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def _version(value: bool) -> None:
@@ -222,9 +230,9 @@ def size(
     if split is not None:
         typer.echo("")
         typer.echo(text.parallelism_text(split))
-        note = text.split_note(split, result.gpus)
-        if note:
-            typer.echo(note)
+        said = text.split_note(split, result.gpus)
+        if said:
+            typer.echo(said)
 
 
 @app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")
@@ -425,10 +433,9 @@ def cables(
         profile_columns(profile, plan.FIELDS)   # an unknown profile fails before anything is built
         sc, src = load_scenario(scenario)
         catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-        phased = _phase_option(sc, src, phase)
+        with_phases = _phase_option(sc, src, phase)
         model = pipeline.build_scenario(sc, src, catalog)
-        if phased is not None:
-            phased = cabling.Phased(pipeline.plan_phase(sc, src, catalog, model), phase)
+        phased = cabling.Phased(pipeline.plan_phase(sc, src, catalog, model), phase) if with_phases else None
         rules = pipeline.plan_rules(model, catalog)
         with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
@@ -448,7 +455,7 @@ def cables(
     _wrote(result.paths)
 
 
-def _phase_option(sc, src, phase: str | None):  # type: ignore[no-untyped-def]
+def _phase_option(sc: Scenario, src: Located, phase: str | None) -> bool | None:
     """``--phase NAME`` checked against the scenario's phases; True when the plan gets a phase column."""
     from bom.errors import BomError
     from bom.inputs.validation import suggest
@@ -517,7 +524,7 @@ def topology(
         metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>).")] = None,
-    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = "compute",
+    fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = FabricRole.COMPUTE,
     site: Annotated[int, typer.Option(min=1, metavar="N", help="The site (1 = the first).")] = 1,
     max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
     catalog_dir: CatalogOpt = None,
@@ -538,7 +545,7 @@ def topology(
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
     if fabric not in model.fabrics:
-        raise BomError(f"the scenario builds no {fabric!r} fabric; it builds {', '.join(model.fabrics)}",
+        raise BomError(f"the scenario builds no '{fabric}' fabric; it builds {', '.join(model.fabrics)}",
                        key="--fabric")
     if site > model.cluster.site_count:
         raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")
@@ -573,13 +580,14 @@ def lookup(
     strict_prices: StrictPricesOpt = False,
 ) -> None:
     """The standard lookup: rate + length -> medium and part numbers, with the runners-up."""
-    from bom.catalog.media import NO_PART_HINT, Media
+    from bom.catalog.media import NO_PART_HINT, Media, Preference
     from bom.errors import BomError, LimitError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
 
     if prefer not in ("ladder", "cost", "power"):
         raise BomError(suggest(prefer, ["ladder", "cost", "power"], "preference"), key="--prefer")
+    preference = cast("Preference", prefer)   # one of them, checked above
     # "1.6 Tbit/s" is 1600.0000000000002 Gbit/s in binary floating point; the catalog's rates are whole.
     rate_g = round(_positive(rate, "rate", "Gbit/s", "--rate"), 6)
     extra = _quantity(slack, "length", "m", "--slack") or 0.0
@@ -601,7 +609,7 @@ def lookup(
         form_factor, far_form_factor = (f"{f or ''}:2" if f is None or ":" not in f else f
                                         for f in (form_factor, far_form_factor or form_factor))
     try:
-        result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, prefer, panels, True)
+        result = media.lookup(half or rate_g, length, form_factor, far_form_factor, lane, preference, panels, True)
     except LimitError as exc:
         if form_factor and exc.hint == NO_PART_HINT:
             exc.hint = "Drop --form-factor (and --far-form-factor), or add the part to a catalog overlay."
@@ -739,6 +747,7 @@ def catalog_show(row_id: Annotated[str, typer.Argument(
                  catalog_dir: CatalogOpt = None, prices: PricesOpt = None,
                  strict_prices: StrictPricesOpt = False) -> None:
     """Every field of one catalog row, and the file it came from; by part number, every row sold under it."""
+    from bom.catalog.rows import Cable, Fibre
     from bom.errors import CatalogError
     from bom.inputs.validation import suggest
     from bom.outputs import terminal as text
@@ -749,13 +758,13 @@ def catalog_show(row_id: Annotated[str, typer.Argument(
         typer.echo(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
         return
     want = row_id.strip().upper()
-    hits: list[tuple[str, object, str]] = []   # kind, row, how the part number matched
+    hits: list[tuple[str, Row, str]] = []   # kind, row, how the part number matched
     for k, rows in cat.rows.items():
         for row in rows.values():
             if row.id.upper() == want or row.part_number.upper() == want:
                 hits.append((k, row, ""))
                 continue
-            for sold in getattr(row, "lengths", None) or ():
+            for sold in row.lengths if isinstance(row, Cable | Fibre) else ():
                 if sold.part_number.upper() == want:
                     hits.append((k, row, f"{sold.part_number} is its {sold.length.to('m').magnitude:g} m sold length"))
     if not hits:

@@ -1,4 +1,4 @@
-"""BOM categories: one table of what each means (the fabric roles are :mod:`bom.model.roles`').
+"""BOM categories: one table of what each means (the fabric roles are :mod:`bom.roles`').
 
 Every consumer (the lines, the TCO, the spares, the compare metrics, the workbooks, the report)
 reads its sets from here; no category string is written anywhere else. Both enums are ``str``
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from bom.roles import Tier
 
 
 class Category(StrEnum):
@@ -41,44 +43,53 @@ class Category(StrEnum):
     DARK_FIBRE = "dark fibre"
 
 
+class LineTier(StrEnum):
+    """Where a BOM line stands besides the link tiers (:class:`bom.roles.Tier`)."""
+
+    COMPUTE = "compute"     # the GPU systems
+    FACILITY = "facility"   # what stands around the nodes: racks, PDUs, storage, servers, cooling
+    FABRIC = "fabric"       # (in the table only) the line takes its fabric's tier
+
+
 @dataclass(frozen=True)
 class Meaning:
     label: str          # what the outputs print (the enum's value)
     asset_class: str    # the TCO's: gpu | network | facility (depreciation life_<class>, support_<class>)
     group: str          # compute | site | network: which totals count it (network capex and power: network)
-    tier: str           # the tier its lines stand in: a tier name, or "fabric" (the tier of the fabric's line)
+    tier: Tier | LineTier   # the tier its lines stand in (FABRIC: the tier of the fabric's line)
     optics: bool = False   # counted in the "optics" price sensitivity and optics power
     copper: bool = False   # counted in the copper share of a fabric
     switch: bool = False   # counted in switches per GPU
 
 
-C = Category
+C, T = Category, LineTier
 #: The table. Its order is the order the outputs list categories in.
 TABLE: dict[Category, Meaning] = {
-    C.COMPUTE: Meaning(C.COMPUTE, "gpu", "compute", "compute"),
-    C.STORAGE: Meaning(C.STORAGE, "gpu", "site", "facility"),
-    C.SERVER: Meaning(C.SERVER, "gpu", "site", "facility"),
-    C.RACK: Meaning(C.RACK, "facility", "site", "facility"),
-    C.PDU: Meaning(C.PDU, "facility", "site", "facility"),
+    C.COMPUTE: Meaning(C.COMPUTE, "gpu", "compute", T.COMPUTE),
+    C.STORAGE: Meaning(C.STORAGE, "gpu", "site", T.FACILITY),
+    C.SERVER: Meaning(C.SERVER, "gpu", "site", T.FACILITY),
+    C.RACK: Meaning(C.RACK, "facility", "site", T.FACILITY),
+    C.PDU: Meaning(C.PDU, "facility", "site", T.FACILITY),
     # Coolant distribution units: facility plant, their power is the facility's, not IT's (bom/costing/cooling.py).
-    C.COOLING: Meaning(C.COOLING, "facility", "site", "facility"),
-    C.SWITCH: Meaning(C.SWITCH, "network", "network", "fabric", switch=True),
-    C.LASER_SOURCE: Meaning(C.LASER_SOURCE, "network", "network", "fabric", optics=True),
-    C.TRANSCEIVER: Meaning(C.TRANSCEIVER, "network", "network", "fabric", optics=True),
-    C.COPPER_CABLE: Meaning(C.COPPER_CABLE, "network", "network", "fabric", copper=True),
-    C.AOC: Meaning(C.AOC, "network", "network", "fabric", optics=True),
-    C.FIBRE_BREAKOUT: Meaning(C.FIBRE_BREAKOUT, "network", "network", "fabric"),
-    C.FIBRE_TRUNK: Meaning(C.FIBRE_TRUNK, "network", "network", "fabric"),
-    C.PATCH_CORD: Meaning(C.PATCH_CORD, "network", "network", "fabric"),
-    C.PATCH_PANEL: Meaning(C.PATCH_PANEL, "network", "network", "fabric"),
-    C.COHERENT_OPTIC: Meaning(C.COHERENT_OPTIC, "network", "network", "scale-across", optics=True),
-    C.DWDM: Meaning(C.DWDM, "network", "network", "scale-across"),
-    C.DCI_SWITCH: Meaning(C.DCI_SWITCH, "network", "network", "scale-across", switch=True),
-    C.DARK_FIBRE: Meaning(C.DARK_FIBRE, "network", "network", "scale-across"),
+    C.COOLING: Meaning(C.COOLING, "facility", "site", T.FACILITY),
+    C.SWITCH: Meaning(C.SWITCH, "network", "network", T.FABRIC, switch=True),
+    C.LASER_SOURCE: Meaning(C.LASER_SOURCE, "network", "network", T.FABRIC, optics=True),
+    C.TRANSCEIVER: Meaning(C.TRANSCEIVER, "network", "network", T.FABRIC, optics=True),
+    C.COPPER_CABLE: Meaning(C.COPPER_CABLE, "network", "network", T.FABRIC, copper=True),
+    C.AOC: Meaning(C.AOC, "network", "network", T.FABRIC, optics=True),
+    C.FIBRE_BREAKOUT: Meaning(C.FIBRE_BREAKOUT, "network", "network", T.FABRIC),
+    C.FIBRE_TRUNK: Meaning(C.FIBRE_TRUNK, "network", "network", T.FABRIC),
+    C.PATCH_CORD: Meaning(C.PATCH_CORD, "network", "network", T.FABRIC),
+    C.PATCH_PANEL: Meaning(C.PATCH_PANEL, "network", "network", T.FABRIC),
+    C.COHERENT_OPTIC: Meaning(C.COHERENT_OPTIC, "network", "network", Tier.SCALE_ACROSS, optics=True),
+    C.DWDM: Meaning(C.DWDM, "network", "network", Tier.SCALE_ACROSS),
+    C.DCI_SWITCH: Meaning(C.DCI_SWITCH, "network", "network", Tier.SCALE_ACROSS, switch=True),
+    C.DARK_FIBRE: Meaning(C.DARK_FIBRE, "network", "network", Tier.SCALE_ACROSS),
 }
-del C
+del C, T
 
 CATEGORIES: tuple[Category, ...] = tuple(TABLE)
+_BY_LABEL: dict[str, Meaning] = {c.value: m for c, m in TABLE.items()}   # any category string, ours or not
 #: Not network: the GPU systems, then what stands around the nodes (storage, servers, racks, PDUs).
 NOT_NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group != "network")
 NETWORK: tuple[Category, ...] = tuple(c for c, m in TABLE.items() if m.group == "network")
@@ -95,7 +106,7 @@ def asset_class(category: str) -> str:
     >>> asset_class("compute"), asset_class("transceiver"), asset_class("rack"), asset_class("storage")
     ('gpu', 'network', 'facility', 'gpu')
     """
-    m = TABLE.get(category)  # type: ignore[call-overload]
+    m = _BY_LABEL.get(category)
     return m.asset_class if m is not None else "network"
 
 

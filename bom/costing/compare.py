@@ -18,7 +18,8 @@ from bom.costing.categories import COPPER, NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.report import Report
 from bom.errors import BomError
 from bom.inputs.scenario import FabricSpec, Scenario
-from bom.model.roles import SUPPORT
+from bom.model.totals import LinkTotals, TierTotals
+from bom.roles import SUPPORT, FabricRole, Tier
 from bom.units import magnitude
 
 
@@ -66,7 +67,7 @@ class Generation:
 
     @property
     def compute_switch(self) -> str:
-        return self.report.model.fabrics["compute"].first.leaf.id
+        return self.report.model.fabrics[FabricRole.COMPUTE].first.leaf.id
 
     def metrics(self) -> dict[str, float]:
         """The figures compared across generations (computed once; the writers ask often)."""
@@ -82,11 +83,13 @@ class Generation:
         out: dict[str, float] = {"gpus": gpus, "gpus_per_domain": self.platform.gpus_per_domain,
                                  "domains": m.cluster.domains}
         # Scale-out figures are the compute fabric's (the GPUs' own tier); see SCOPES.
-        compute = t.fabrics["compute"]
-        per_tier = {"scale-up": t.scale_up, "scale-out": compute, "scale-across": t.scale_across}
+        compute = t.fabrics[FabricRole.COMPUTE]
+        per_tier: dict[Tier, LinkTotals | TierTotals] = {Tier.SCALE_UP: t.scale_up, Tier.SCALE_OUT: compute,
+                                                          Tier.SCALE_ACROSS: t.scale_across}
         for tier, totals in per_tier.items():
             key = tier.replace("-", "_")
-            mine = [x for x in net if x.tier == tier and (tier != "scale-out" or x.fabric == "compute")]
+            mine = [x for x in net
+                    if x.tier == tier and (tier != Tier.SCALE_OUT or x.fabric == FabricRole.COMPUTE)]
             usd = sum(x.price_usd for x in mine)
             copper_usd = sum(x.price_usd for x in mine if x.category in COPPER)
             out[f"{key}_links_per_gpu"] = totals.links / gpus
@@ -130,11 +133,12 @@ class Generation:
 #: fabrics, the whole network (every fabric and the DCI), or the whole cluster.
 SCOPES: dict[str, str] = {
     "gpus": "cluster", "gpus_per_domain": "platform", "domains": "cluster",
-    "scale_up_links_per_gpu": "scale-up", "scale_up_copper_share": "scale-up", "scale_up_copper_cost_share": "scale-up",
+    "scale_up_links_per_gpu": Tier.SCALE_UP, "scale_up_copper_share": Tier.SCALE_UP,
+    "scale_up_copper_cost_share": Tier.SCALE_UP,
     "scale_out_links_per_gpu": "compute fabric", "scale_out_copper_share": "compute fabric",
     "scale_out_copper_cost_share": "compute fabric",
-    "scale_across_links_per_gpu": "scale-across", "scale_across_copper_share": "scale-across",
-    "scale_across_copper_cost_share": "scale-across",
+    "scale_across_links_per_gpu": Tier.SCALE_ACROSS, "scale_across_copper_share": Tier.SCALE_ACROSS,
+    "scale_across_copper_cost_share": Tier.SCALE_ACROSS,
     "network_copper_share": "whole network", "cluster_copper_share": "whole cluster",
     "support_links_per_gpu": "storage, in-band, out-of-band",
     "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
@@ -159,7 +163,8 @@ PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour"})
 
 #: The figures of the network alone: equal in two columns, their networks are the same.
 NETWORK_METRICS = tuple(k for k, scope in SCOPES.items()
-                        if scope in ("scale-up", "compute fabric", "scale-across") and k != "scale_out_gbps_per_gpu"
+                        if scope in (Tier.SCALE_UP, "compute fabric", Tier.SCALE_ACROSS)
+                        and k != "scale_out_gbps_per_gpu"
                         ) + ("modules_per_gpu", "fibre_runs_per_gpu", "lit_strands_per_gpu", "optics_power_w_per_gpu")
 
 
@@ -228,10 +233,10 @@ class Comparison:
 def variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
     # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
     fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
-               for k, f in scenario.fabrics.items()}
+               for k, f in scenario.fabric_specs.items()}
     if switch is not None:   # the entry's compute switch (platform@switch)
-        compute = fabrics.get("compute", FabricSpec())
-        fabrics["compute"] = compute.model_copy(update={"switch": switch})
+        compute = fabrics.get(FabricRole.COMPUTE, FabricSpec())
+        fabrics[FabricRole.COMPUTE] = compute.model_copy(update={"switch": switch})
     update: dict[str, object] = {"platform": platform_id, "fabrics": fabrics, "layout": type(scenario.layout)(),
                                  "name": f"{scenario.name}-{platform_id}"}
     if gpus is not None:

@@ -17,8 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from typing_extensions import TypedDict
+
 from bom.catalog.rows import Catalog, Endpoint
 from bom.model.model import Model
+from bom.model.records import Count
 from bom.units import magnitude
 
 #: Water at 25 C: 997 kg/m^3 and 4,186 J/(kg K) (CRC Handbook of Chemistry and Physics, properties of water).
@@ -54,6 +57,33 @@ def cdus_n_plus_1(heat_w: float, capacity_w: float) -> int:
     return math.ceil(heat_w / capacity_w) + 1 if heat_w > 0 else 0
 
 
+class SiteCoolingJson(TypedDict):
+    site: Count
+    liquid_heat_kw: float
+    air_heat_kw: float
+    cdus: Count
+    cdu_power_kw: float
+    facility_water_l_per_min: float
+
+
+class CoolingJson(TypedDict):
+    """The coolant distribution units of a liquid-cooled platform, N+1 per site; the facility water flow =
+    heat / (rho c_p dT); the heat left to air (bom/costing/cooling.py)."""
+
+    cdu: str
+    cdu_capacity_kw: float
+    cdu_capacity_source: str
+    cdu_power_kw: float
+    redundancy: str
+    cdus: Count
+    cdu_power_total_kw: float
+    liquid_share: float
+    liquid_share_source: str
+    loop_dt_k: float
+    loop_dt_source: str
+    sites: list[SiteCoolingJson]
+
+
 @dataclass(frozen=True)
 class SiteCooling:
     site: int
@@ -63,7 +93,7 @@ class SiteCooling:
     cdu_power_kw: float
     water_l_min: float
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SiteCoolingJson:
         return {"site": self.site, "liquid_heat_kw": round(self.liquid_kw, 3), "air_heat_kw": round(self.air_kw, 3),
                 "cdus": self.cdus, "cdu_power_kw": round(self.cdu_power_kw, 3),
                 "facility_water_l_per_min": round(self.water_l_min, 1)}
@@ -86,7 +116,7 @@ class Cooling:
     def power_w(self) -> float:
         return self.cdus * self.unit_power_w
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> CoolingJson:
         return {"cdu": self.cdu.id, "cdu_capacity_kw": self.capacity_w / 1000.0,
                 "cdu_capacity_source": self.cdu.source, "cdu_power_kw": self.unit_power_w / 1000.0,
                 "redundancy": "N+1 per site", "cdus": self.cdus, "cdu_power_total_kw": round(self.power_w / 1000.0, 3),
@@ -100,19 +130,23 @@ def cdu_row(catalog: Catalog) -> Endpoint | None:
     rows = [r for r in catalog.rows["endpoints"].values() if isinstance(r, Endpoint) and r.role == "cdu"]
     if not rows:
         return None
-    return min(rows, key=lambda r: (r.price_usd / magnitude(r.cooling_capacity, "power"), r.id))
+    return min(rows, key=lambda r: (r.price_usd / _capacity_w(r), r.id))
 
 
-def plan(model: object, catalog: Catalog) -> Cooling | None:
+def _capacity_w(cdu: Endpoint) -> float:
+    assert cdu.cooling_capacity is not None   # a CDU row has one (the Endpoint row's validator)
+    return magnitude(cdu.cooling_capacity, "power")
+
+
+def size_cooling(model: Model, catalog: Catalog) -> Cooling | None:
     """The CDUs, water and air heat of each site; None for an air-cooled platform (or a catalog with no CDU)."""
-    assert isinstance(model, Model)
     p = model.platform
     if p.cooling != "liquid":
         return None
     row = cdu_row(catalog)
     if row is None:
         return None
-    capacity = magnitude(row.cooling_capacity, "power")
+    capacity = _capacity_w(row)
     unit = magnitude(row.power, "power")
     sites = []
     for k, nodes in enumerate(model.cluster.nodes_by_site, start=1):

@@ -18,10 +18,47 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing_extensions import TypedDict
+
 from bom.costing.tco import Tco
+from bom.model.records import Count
 from bom.model.sizing import Sizing
 
 SECONDS_PER_HOUR = 3600.0
+
+
+class JobJson(TypedDict):
+    """The training job priced: GPU-hours, wall time, energy, cost at the TCO and marginal rates."""
+
+    name: str
+    """The job's name (or its kind)."""
+    flop: float
+    """Total work [FLOP]."""
+    flops_per_gpu: float
+    """Dense FLOP/s per GPU in the job's dtype (catalog)."""
+    mfu: float
+    """Model FLOP utilisation."""
+    gpus: Count
+    """GPUs built (the job runs on all of them)."""
+    gpu_hours: float
+    """GPU-hours = flop / (flops_per_gpu x mfu) / 3600 x step_factor."""
+    wall_days: float
+    """Wall time = gpu_hours / gpus / 24 [days]."""
+    energy_mwh: float
+    """Facility energy over the wall time (IT power x PUE) [MWh]."""
+    usd_per_gpu_hour: float
+    """The TCO's cost per GPU-hour."""
+    marginal_usd_per_gpu_hour: float
+    """Energy and support per GPU-hour worked."""
+    cost_usd: float
+    """gpu_hours x usd_per_gpu_hour."""
+    marginal_cost_usd: float
+    """gpu_hours x marginal_usd_per_gpu_hour."""
+    deadline_days: float | None
+    """The deadline the job was sized for [days]."""
+    step_factor: float
+    """The split's step (compute, pipeline bubble, exposed communication) over its compute alone on every
+    GPU built (1 without a split)."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +78,7 @@ class Job:
     deadline_days: float | None  # what the job was sized for
     step_factor: float = 1.0     # the split's step over its compute alone on every GPU built (module docstring)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> JobJson:
         return {"name": self.name, "flop": self.flop, "flops_per_gpu": self.flops_per_gpu, "mfu": self.mfu,
                 "gpus": self.gpus, "gpu_hours": round(self.gpu_hours, 4), "wall_days": round(self.wall_days, 6),
                 "energy_mwh": round(self.energy_mwh, 6), "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6),

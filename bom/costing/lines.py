@@ -10,21 +10,50 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from typing_extensions import TypedDict
+
 from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
-from bom.costing.categories import Category
-from bom.costing.cooling import plan
+from bom.costing.categories import Category, LineTier
+from bom.costing.cooling import size_cooling
 from bom.model.cluster import ScaleUp
 from bom.model.dci import DARK_FIBRE_SKU, Dci
 from bom.model.fabrics import Fabric
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
+from bom.model.records import Amount
+from bom.roles import FabricRole, Layer, Tier
 from bom.units import magnitude
+
+
+class LineJson(TypedDict):
+    """One BOM line. unit_power_w is the unit's typical draw (the energy cost's basis), unit_power_max_w its
+    maximum (facility sizing); they differ where a catalog row publishes both (a platform's power_typical
+    and power_per_system). unit_price_low_usd / unit_price_high_usd: the row's published price range
+    (null: none), unit_price_range_source where each end is published."""
+
+    sku: str
+    catalog_id: str
+    description: str
+    category: Category
+    tier: Tier | LineTier
+    fabric: str
+    hop: str
+    quantity: Amount
+    unit: str
+    unit_price_usd: float
+    unit_power_w: float
+    unit_power_max_w: float
+    unit_price_low_usd: float | None
+    unit_price_high_usd: float | None
+    unit_price_range_source: str | None
+    price_source: str
+    vendor: str
 
 
 @dataclass(frozen=True)
 class Line:
-    tier: str             # compute | scale-up | scale-out | scale-across
+    tier: Tier | LineTier
     fabric: str
     hop: str
     category: Category
@@ -76,7 +105,7 @@ class Line:
         """Maximum draw of the line [W]: the facility's (power and cooling capacity, space per kW)."""
         return self.quantity * (self.unit_power_w if self.unit_power_max_w is None else self.unit_power_max_w)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> LineJson:
         return {"sku": self.sku, "catalog_id": self.catalog_id, "description": self.description,
                 "category": self.category, "tier": self.tier, "fabric": self.fabric, "hop": self.hop,
                 "quantity": int(self.quantity) if self.unit == "each" else self.quantity, "unit": self.unit,
@@ -87,7 +116,7 @@ class Line:
                 "price_source": self.price_source, "vendor": self.vendor}
 
 
-def _line(row: Row, tier: str, fabric: str, hop: str, category: Category, qty: float, power_w: float,
+def _line(row: Row, tier: Tier | LineTier, fabric: str, hop: str, category: Category, qty: float, power_w: float,
           sku: str | None = None, price: float | None = None, unit: str = "each",
           description: str | None = None) -> Line:
     own = price is None    # the row's own price, so its published range applies
@@ -113,15 +142,15 @@ def compute_lines(platform: Platform, systems: int, nodes: int | None = None) ->
     typical = platform.system_power_typical_w
     if nodes is not None and nodes < platform.nodes_per_system:
         share = platform.nodes_per_system
-        line = _line(platform, "compute", "compute", "system", Category.COMPUTE, nodes, typical / share,
-                     unit="host", price=platform.price_usd / share,
+        line = _line(platform, LineTier.COMPUTE, FabricRole.COMPUTE, "system", Category.COMPUTE, nodes,
+                     typical / share, unit="host", price=platform.price_usd / share,
                      description=f"{platform.description}: {nodes} of a system's {share} hosts")
         return [replace(line, unit_power_max_w=peak / share) if peak != typical else line]
-    line = _line(platform, "compute", "compute", "system", Category.COMPUTE, systems, typical)
+    line = _line(platform, LineTier.COMPUTE, FabricRole.COMPUTE, "system", Category.COMPUTE, systems, typical)
     return [replace(line, unit_power_max_w=peak) if peak != typical else line]
 
 
-def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[str, Switch],
+def switch_lines(fabric: str, tier: Tier, counts: dict[Layer, int], switches: dict[Layer, Switch],
                  category: Category = Category.SWITCH) -> list[Line]:
     """Switches of each layer: the typical draw for the energy cost, the maximum less the optics it
     counts for facility sizing (optics are counted on their own lines, at their maximum); where the
@@ -147,7 +176,7 @@ def switch_lines(fabric: str, tier: str, counts: dict[str, int], switches: dict[
     return out
 
 
-def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -> list[Line]:
+def laser_lines(sw: Switch, tier: Tier, fabric: str, layer: str, switches: int) -> list[Line]:
     """The external laser modules of ``switches`` CPO switches (none for a pluggable switch)."""
     ls = sw.laser_source
     if ls is None:
@@ -157,7 +186,7 @@ def laser_lines(sw: Switch, tier: str, fabric: str, layer: str, switches: int) -
                  sw.as_of.isoformat(), ls.source)]
 
 
-def chassis_lines(fabric: str, tier: str, layer: str, switch: Switch, port_use: list[tuple[int, int]],
+def chassis_lines(fabric: str, tier: Tier, layer: Layer, switch: Switch, port_use: list[tuple[int, int]],
                   ports_per_native: float = 1.0) -> list[Line]:
     """A modular switch layer part by part: frames, fabric cards, supervisors and power supplies per
     chassis, and in each chassis the line cards its used ports fill. ``port_use`` is (chassis, ports
@@ -219,19 +248,18 @@ def group_lines(g: LinkGroup) -> list[Line]:
     return out
 
 
-def scale_up_lines(platform: Platform, up: object) -> list[Line]:
+def scale_up_lines(platform: Platform, up: ScaleUp) -> list[Line]:
     """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
     the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
     and switched domains are bought whole with their systems: no line)."""
-    assert isinstance(up, ScaleUp)
     t = platform.scale_up.torus
     if t is None or not up.optical_links:
         return []
     out = []
-    for part, hop, category, qty in ((t.ocs, "ocs", Category.SWITCH, up.ocs),
+    for part, hop, category, qty in ((t.ocs, Layer.OCS, Category.SWITCH, up.ocs),
                                      (t.optic, HopKind.CUBE_OCS, Category.TRANSCEIVER, up.modules),
                                      (t.fibre, HopKind.CUBE_OCS, Category.FIBRE_TRUNK, up.fibre_runs)):
-        out.append(Line("scale-up", "ici", hop, category, part.id, part.part_number, part.description,
+        out.append(Line(Tier.SCALE_UP, "ici", hop, category, part.id, part.part_number, part.description,
                         part.vendor, qty, "each", part.price_usd, magnitude(part.power, "power"),
                         part.price_source, platform.as_of.isoformat(), part.source))
     return out
@@ -247,25 +275,25 @@ def merge(lines: Iterable[Line]) -> list[Line]:
     return list(merged.values())
 
 
-def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
-    assert isinstance(dci, Dci)
-    out = [_line(dci.coherent, "scale-across", "dci", HopKind.SITE_SITE, Category.COHERENT_OPTIC, dci.modules,
-                 magnitude(dci.coherent.power, "power")),
-           _line(dci.router, "scale-across", "dci", "router", Category.DCI_SWITCH, dci.routers,
+def dci_lines(dci: Dci, catalog: Catalog) -> list[Line]:
+    out = [_line(dci.coherent, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.COHERENT_OPTIC,
+                 dci.modules, magnitude(dci.coherent.power, "power")),
+           _line(dci.router, Tier.SCALE_ACROSS, FabricRole.DCI, Layer.ROUTER, Category.DCI_SWITCH, dci.routers,
                  magnitude(dci.router.power_typical, "power"))]
     for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
         if isinstance(part, Dwdm) and qty:
-            out.append(_line(part, "scale-across", "dci", HopKind.SITE_SITE, Category.DWDM, qty,
+            out.append(_line(part, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.DWDM, qty,
                              magnitude(part.power, "power")))
     if dci.patch is not None and dci.patch_cords:
         p = dci.patch
-        out.append(_line(p.row, "scale-across", "dci", HopKind.SITE_SITE, Category.PATCH_CORD, dci.patch_cords, 0.0,
-                         p.part_number, p.price_usd, description=f"{p.row.description}, {p.length_m:g} m"))
+        out.append(_line(p.row, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.PATCH_CORD,
+                         dci.patch_cords, 0.0, p.part_number, p.price_usd,
+                         description=f"{p.row.description}, {p.length_m:g} m"))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.
-        out.append(Line("scale-across", "dci", HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre", DARK_FIBRE_SKU,
-                        f"Dark fibre pair lease, {dci.distance_km:g} km route", "carrier",
+        out.append(Line(Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.DARK_FIBRE, "dark-fibre",
+                        DARK_FIBRE_SKU, f"Dark fibre pair lease, {dci.distance_km:g} km route", "carrier",
                         dci.dark_fibre_km, "km", 0.0, 0.0, "estimate", fibre.as_of.isoformat(),
                         "leased per km and year; see the TCO input dark_fibre"))
     return out
@@ -274,36 +302,38 @@ def dci_lines(dci: object, catalog: Catalog) -> list[Line]:
 def fabric_switch_lines(f: Fabric, catalog: Catalog) -> list[Line]:
     """Each switch layer's switches; a modular spine or core counted part by part (a leaf is always a
     whole switch)."""
-    switches = {k: catalog.get("switches", sid) for k, sid in f.switch_ids().items()}
-    fixed = {k: v for k, v in switches.items() if k == "leaf" or not getattr(v, "modular", None)}
-    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)  # type: ignore[arg-type]
+    switches: dict[Layer, Switch] = {}
+    for k, sid in f.switch_ids().items():
+        row = catalog.get("switches", sid)
+        assert isinstance(row, Switch)
+        switches[k] = row
+    fixed = {k: v for k, v in switches.items() if k == Layer.LEAF or v.modular is None}
+    out = switch_lines(f.name, f.tier, {k: f.switches(k) for k in fixed}, fixed)
     for layer, row in switches.items():
         if layer not in fixed and f.switches(layer):
-            assert isinstance(row, Switch)
             out += chassis_lines(f.name, f.tier, layer, row, f.port_use(layer), f.first.spine.radix / row.ports)
     return out
 
 
-def placement_lines(model: object, catalog: Catalog) -> list[Line]:
+def placement_lines(model: Model, catalog: Catalog) -> list[Line]:
     """Racks, PDUs and the endpoints around the nodes, as the placement holds them."""
-    assert isinstance(model, Model)
     out: list[Line] = []
     pl = model.placement
     if pl is None:
         return out
     for rack_id, n in sorted(pl.rack_types().items()):
-        out.append(_line(catalog.get("racks", rack_id), "facility", "racks", "rack", Category.RACK, n, 0.0))
-    category = {"pdu": Category.PDU, "storage": Category.STORAGE, "ufm": Category.SERVER, "mgmt": Category.SERVER}
+        out.append(_line(catalog.get("racks", rack_id), LineTier.FACILITY, "racks", "rack", Category.RACK, n, 0.0))
+    category: dict[str, Category] = {Layer.PDU: Category.PDU, Layer.STORAGE: Category.STORAGE,
+                                     Layer.UFM: Category.SERVER, Layer.MGMT: Category.SERVER}
     for item, n in sorted(pl.by_item().items(), key=lambda kv: (kv[0].role, kv[0].catalog_id)):
         if item.role in category:
             row = catalog.get("endpoints", item.catalog_id)
-            out.append(_line(row, "facility", item.role, item.role, category[item.role], n, item.power_w))
+            out.append(_line(row, LineTier.FACILITY, item.role, item.role, category[item.role], n, item.power_w))
     return out
 
 
-def all_lines(model: object, catalog: Catalog) -> list[Line]:
+def all_lines(model: Model, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
-    assert isinstance(model, Model)
     lines = (compute_lines(model.platform, model.cluster.systems, model.cluster.nodes)
              + scale_up_lines(model.platform, model.scale_up))
     for f in model.fabrics.values():
@@ -317,10 +347,10 @@ def all_lines(model: object, catalog: Catalog) -> list[Line]:
     return merge(lines)
 
 
-def cooling_lines(model: object, catalog: Catalog) -> list[Line]:
+def cooling_lines(model: Model, catalog: Catalog) -> list[Line]:
     """The coolant distribution units of a liquid-cooled build (bom/costing/cooling.py sizes them)."""
-    c = plan(model, catalog)
+    c = size_cooling(model, catalog)
     if c is None or not c.cdus:
         return []
-    return [_line(c.cdu, "facility", "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]
+    return [_line(c.cdu, LineTier.FACILITY, "cooling", "cdu", Category.COOLING, c.cdus, c.unit_power_w)]
 

@@ -13,7 +13,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from bom.catalog.rows import Catalog
+from bom.catalog.prices import Quote
+from bom.catalog.rows import Catalog, Row
 from bom.costing.categories import Category
 from bom.costing.lines import Line
 from bom.inputs.scenario import SparesRule
@@ -155,7 +156,7 @@ def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int
 
 # --- flags -----------------------------------------------------------------------------
 
-def _row(catalog: Catalog, catalog_id: str):  # type: ignore[no-untyped-def]
+def _row(catalog: Catalog, catalog_id: str) -> Row | None:
     return next((rows[catalog_id] for rows in catalog.rows.values() if catalog_id in rows), None)
 
 
@@ -179,7 +180,7 @@ def line_flags(line: Line, catalog: Catalog, on: dt.date) -> list[str]:
     return flags
 
 
-def quote_for(line: Line, catalog: Catalog):  # type: ignore[no-untyped-def]
+def quote_for(line: Line, catalog: Catalog) -> Quote | None:
     """The quote that prices a line: one for its sold length's part number, else one for its row."""
     return catalog.quotes.get(line.sku) or catalog.quotes.get(line.catalog_id)
 
@@ -192,9 +193,9 @@ def quoted(line: Line, catalog: Catalog) -> Line:
     return replace(line, price_source=q.price_source, as_of=(q.quoted_on.isoformat() if q.quoted_on else line.as_of))
 
 
-def _family_name(row: object, sku: str) -> bool:
+def _family_name(row: Row, sku: str) -> bool:
     """A cable or fibre line cut to length carries its family's part number (MCP4Y10-N00x), not a SKU."""
-    return bool(getattr(row, "lengths", None)) and sku == getattr(row, "part_number", None)
+    return bool(getattr(row, "lengths", None)) and sku == row.part_number
 
 
 def rounding_lines(lines: Sequence[Line], catalog: Catalog) -> list[Line]:

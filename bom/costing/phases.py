@@ -34,24 +34,27 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
-from bom.costing.categories import Category
+from bom.costing.categories import Category, LineTier
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import quoted
+from bom.model.records import PlanRow
 from bom.names import switch_role
+from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
+
+#: A plan row's link: (fabric, hop, device and port at each end).
+LinkKey = tuple[str, ...]
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.inputs.scenario import Phase
+    from bom.inputs.scenario import FabricSpec, Phase
     from bom.model.model import Model
 
 POLICIES = ("reserve", "rebuild")
-#: A fabric's switch layers, as the switch lines name their hop.
-LAYERS = ("leaf", "spine", "core")
 #: BOM lines bought with the GPUs (the share of GPUs in service).
-WITH_GPUS = ("compute", "scale-up")
+WITH_GPUS = (LineTier.COMPUTE, Tier.SCALE_UP)
 #: Facility lines bought with the racks (the share of racks in service); other facility lines
 #: (storage, UFM, management servers) are their site's from its first phase.
-WITH_RACKS = ("racks", "pdu")
+WITH_RACKS = ("racks", Layer.PDU)
 DAYS_PER_YEAR = 365.0
 
 
@@ -183,17 +186,17 @@ class RowPhases:
         for s, final in enumerate(site_nodes[-1]):
             for i in range(final):
                 k = next(k for k, counts in enumerate(site_nodes) if i < counts[s])
-                self.device[loc.where("node", s + 1, i)[4]] = k
+                self.device[loc.where(Layer.NODE, s + 1, i)[4]] = k
         # A device that takes nodes comes with its first node; the others with their site.
         self.nodes = set(self.device)
         c = COL
         ad, bd, ar, br = c["a_device"], c["b_device"], c["a_role"], c["b_role"]
         for r in rows(model, catalog=catalog):
             for dev, other, role in ((r[ad], r[bd], r[br]), (r[bd], r[ad], r[ar])):
-                if dev in self.nodes and role != "node":
-                    k = self.device[dev]   # type: ignore[index]
-                    if self.device.get(other, k + 1) > k:   # type: ignore[arg-type]
-                        self.device[other] = k   # type: ignore[index]
+                if dev in self.nodes and role != Layer.NODE:
+                    k = self.device[dev]
+                    if self.device.get(other, k + 1) > k:
+                        self.device[other] = k
 
     def of_device(self, device: str, site: str) -> int:
         if device in self.device:
@@ -201,12 +204,12 @@ class RowPhases:
         s = int(site[1:]) if site[1:].isdigit() else 1
         return self.site_phase[s - 1] if s <= len(self.site_phase) else 0
 
-    def of_row(self, r: tuple[object, ...]) -> int:
+    def of_row(self, r: PlanRow) -> int:
         c = COL
         return max(self.of_device(str(r[c["a_device"]]), str(r[c["a_site"]])),
                    self.of_device(str(r[c["b_device"]]), str(r[c["b_site"]])))
 
-    def plan(self) -> Iterator[tuple[int, tuple[object, ...]]]:
+    def plan(self) -> Iterator[tuple[int, PlanRow]]:
         """Every row of the final plan with its phase."""
         for r in rows(self.model, catalog=self.catalog):
             yield self.of_row(r), r
@@ -266,7 +269,7 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
             share = by_gpus
         elif line.fabric in WITH_RACKS:
             share = by_racks
-        elif line.category == Category.SWITCH and line.hop in LAYERS:
+        elif line.category == Category.SWITCH and line.hop in SWITCH_LAYERS:   # a switch line's hop: its layer
             share = by_devices(switch_role(line.fabric, line.hop))
         elif (line.fabric, line.hop, line.sku) in part_rows:   # the rows that carry the part
             share = _cumulative(part_rows[line.fabric, line.hop, line.sku], n)
@@ -292,12 +295,12 @@ def _rounded(quantity: float, share: Sequence[float], whole: bool) -> list[float
 # --- rebuild: each phase's own design -----------------------------------------------------------
 
 def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
-             rp: RowPhases | None = None) -> dict[tuple[object, ...], str]:
+             rp: RowPhases | None = None) -> dict[LinkKey, str]:
     """The plan's rows as (fabric, hop, both devices and ports) -> link id; with ``rp`` and ``keep``
     only the rows in service in the phases kept."""
     c = COL
     wanted = set(keep) if keep is not None else None
-    out = {}
+    out: dict[LinkKey, str] = {}
     for r in rows(model, catalog=catalog):
         if wanted is not None and rp is not None and rp.of_row(r) not in wanted:
             continue
@@ -306,7 +309,7 @@ def row_keys(model: Model, catalog: Catalog, keep: Iterable[int] | None = None,
     return out
 
 
-def installation_shares(installation_usd: float, in_service: Sequence[dict[tuple[object, ...], str]]) -> list[float]:
+def installation_shares(installation_usd: float, in_service: Sequence[dict[LinkKey, str]]) -> list[float]:
     """Each phase's share of the final build's installation: the links of the final plan it puts in
     service (rows by link id), so the phases' capex adds up to the build's and day 1 carries its own
     labour.
@@ -321,7 +324,7 @@ def installation_shares(installation_usd: float, in_service: Sequence[dict[tuple
     return [installation_usd * (counts[k] - (counts[k - 1] if k else 0)) / total for k in range(len(counts))]
 
 
-def recabled(before: dict[tuple[object, ...], str], after: dict[tuple[object, ...], str]) -> int:
+def recabled(before: dict[LinkKey, str], after: dict[LinkKey, str]) -> int:
     """Links of ``before`` with a row ``after`` does not have: they are taken out or moved."""
     return len({lid for key, lid in before.items() if key not in after})
 
@@ -346,12 +349,17 @@ def _lines(model: Model, catalog: Catalog) -> list[Line]:
     return [quoted(x, catalog) for x in all_lines(model, catalog)]
 
 
-def growth_of(fabrics: dict[str, object]) -> Callable[[str], str]:
+def _always(policy: str) -> Callable[[str], str]:
+    """Every fabric grows by ``policy``."""
+    return lambda _fabric: policy
+
+
+def growth_of(fabrics: dict[str, FabricSpec]) -> Callable[[str], str]:
     """A line's fabric -> its growth: a scenario fabric's own, any other line's (the GPUs, racks,
     DCI, storage appliances) the compute fabric's."""
     def pick(fabric: str) -> str:
-        spec = fabrics.get(fabric) or fabrics.get("compute")
-        return str(getattr(spec, "growth", "reserve"))
+        spec = fabrics.get(fabric) or fabrics.get(FabricRole.COMPUTE)
+        return spec.growth if spec is not None else "reserve"
     return pick
 
 
@@ -360,7 +368,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
          hours: float, utilisation: float, discount_rate: float = 0.0) -> Phases:
     """Both policies and the scenario's (each fabric by its ``growth``) over the phases."""
     final = models[-1]
-    fabrics = dict(final.scenario.fabrics)
+    fabrics = final.scenario.fabric_specs
     n = len(phases)
     gpus = [m.cluster.gpus for m in models]
     sites = [m.cluster.site_count for m in models]
@@ -397,7 +405,7 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
             if k:
                 # the links of the phase before that this one takes out or moves, fabric by fabric
                 for fab in {key[0] for key in rebuild_keys[k]} | {key[0] for key in reserve_keys[k]}:
-                    keys = rebuild_keys if pick(fab) == "rebuild" else reserve_keys
+                    keys = rebuild_keys if pick(str(fab)) == "rebuild" else reserve_keys
                     links += recabled({x: v for x, v in keys[k - 1].items() if x[0] == fab},
                                       {x: v for x, v in keys[k].items() if x[0] == fab})
             out.append(PhaseResult(ph.name, ph.date, gpus[k], sites[k], name, _items(order, ref), _items(spare, ref),
@@ -413,9 +421,9 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
         return Growth(name, out, installation_usd, opex_per_year_usd * (worked / full if full else 0.0), years,
                       worked, pv)
 
-    policies = {p: policy(p, lambda _fabric, p=p: p) for p in POLICIES}
+    policies = {p: policy(p, _always(p)) for p in POLICIES}
     chosen_of = growth_of(fabrics)
-    used = {chosen_of(f) for f in [*fabrics, "compute"]}
+    used = {chosen_of(f) for f in [*fabrics, FabricRole.COMPUTE]}
     chosen = policies[used.pop()] if len(used) == 1 else policy("mixed", chosen_of)
     return Phases(chosen, policies, PlanPhase([p.name for p in phases], rp, chosen_of, rebuild_keys))
 
@@ -428,7 +436,7 @@ class PlanPhase:
     has the row (fabric, hop, both devices and ports)."""
 
     def __init__(self, names: Sequence[str], rp: RowPhases, pick: Callable[[str], str],
-                 own: Sequence[dict[tuple[object, ...], str]] = ()) -> None:
+                 own: Sequence[dict[LinkKey, str]] = ()) -> None:
         self.names, self.rp, self.pick = list(names), rp, pick
         self.since: dict[tuple[object, ...], int] = {}
         if own:
@@ -438,7 +446,7 @@ class PlanPhase:
                     k -= 1
                 self.since[key] = k
 
-    def __call__(self, r: tuple[object, ...]) -> str:
+    def __call__(self, r: PlanRow) -> str:
         c = COL
         if self.pick(str(r[c["fabric"]])) == "rebuild":
             key = (r[c["fabric"]], r[c["hop"]], r[c["a_device"]], r[c["a_port"]], r[c["b_device"]], r[c["b_port"]])

@@ -11,14 +11,16 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Annotated, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Platform
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
-from bom.costing.cooling import Cooling
-from bom.costing.cooling import plan as cooling_plan
-from bom.costing.job import Job, job_cost
-from bom.costing.lines import Line, all_lines
+from bom.costing.cooling import Cooling, CoolingJson, size_cooling
+from bom.costing.job import Job, JobJson, job_cost
+from bom.costing.lines import Line, LineJson, all_lines
 from bom.costing.order import (
     SPARES,
     OrderLine,
@@ -30,13 +32,14 @@ from bom.costing.order import (
     split_by_site,
 )
 from bom.costing.phases import Phases
-from bom.costing.schedule import SiteSchedule, site_schedule
-from bom.costing.sitepower import SitesPower, site_limits_kw, site_power
+from bom.costing.schedule import SiteSchedule, SiteScheduleJson, site_schedule
+from bom.costing.sitepower import DecidedBy, SitesPower, SitesPowerJson, site_limits_kw, site_power
 from bom.costing.tco import (
     POWER_BASIS,
     Basis,
     Input,
     Sensitivity,
+    SensitivityJson,
     Tco,
     compute_tco,
     inputs,
@@ -46,9 +49,136 @@ from bom.costing.uncertainty import Range, draw, published_spread
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
-from bom.model.checks import Checks
-from bom.model.model import Model
+from bom.model.checks import Checks, ChecksJson
+from bom.model.model import Model, ModelJson
+from bom.model.records import Count, Date, Handwritten, Share
 from bom.model.totals import Totals
+from bom.roles import FabricRole, Layer
+
+
+class BomLineJson(LineJson):
+    asset_class: str
+    flags: list[str]
+
+
+class TotalsJson(TypedDict):
+    """The cost and power totals (TCO). it_power_kw and facility_power_kw are the typical draw (the energy
+    cost's basis); it_power_max_kw and facility_power_max_kw the maximum (facility sizing: power and
+    cooling capacity, and space per kW). budget_low_usd and budget_high_usd: the hardware with every line at
+    the ends of its catalog row's published price range (its price where none is published);
+    placeholder_usd: the part of the hardware priced by estimates with no published range."""
+
+    capex_usd: float
+    hardware_usd: float
+    network_capex_usd: float
+    installation_usd: float
+    spares_usd: float
+    storage_usd: float
+    budget_low_usd: float
+    budget_high_usd: float
+    placeholder_usd: float
+    it_power_kw: float
+    network_power_kw: float
+    facility_power_kw: float
+    opex_per_year_usd: float
+    it_power_max_kw: float
+    facility_power_max_kw: float
+    cooling_power_kw: float
+    energy_per_year_usd: float
+    tco_usd: float
+    usd_per_gpu_hour: float
+    network_capex_share: Share
+    network_power_share: Share
+    links: Count
+    dark_fibre_km: float
+
+
+class PowerBasisJson(TypedDict):
+    totals: dict[str, str]
+    """Each power total and the figure it takes: typical (the energy cost) or maximum (facility sizing)."""
+    lines: dict[str, str]
+    """What the typical and maximum figures are for each kind of BOM line."""
+
+
+class FinanceJson(TypedDict):
+    """The TCO's finance figures."""
+
+    capex_gpu_usd: float
+    capex_network_usd: float
+    capex_facility_usd: float
+    support_per_year: float
+    space_per_year: float
+    dark_fibre_per_year: float
+    depreciation_per_year: float
+    capital_charge_per_year: float
+    annual_cost_usd: float
+    npv_usd: float
+    usd_per_pflop_hour: float
+    staff_per_year: float
+    licences_per_year: float
+    insurance_tax_per_year: float
+    service_share: Share
+    gpu_hours_per_year: float
+    marginal_usd_per_gpu_hour: float
+    lease_per_year: float
+    building_capex_usd: float
+    grid_connection_usd: float
+    build_per_year: float
+    pflops_per_gpu: float
+    facility: Literal["lease", "build"]
+    """tco.facility: which of lease_per_year (space) and building_capex_usd + grid_connection_usd (capex,
+    build_per_year) the totals take."""
+
+
+class InputJson(TypedDict):
+    value: float | str
+    unit: str
+    source: str
+
+
+class BuildJson(ModelJson):
+    """A build: `bom build --json`, the written <name>.json."""
+
+    lines: list[BomLineJson]
+    """The bill of materials, one line per part and place."""
+    totals: TotalsJson
+    power_basis: PowerBasisJson
+    """Which power figure each total uses: the typical draw for the energy cost, the maximum for facility
+    sizing, and what the two are for each kind of line (bom/costing/tco.py)."""
+    finance: FinanceJson
+    power: SitesPowerJson | None
+    cooling: CoolingJson | None
+    job: JobJson | None
+    """What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for a
+    serving job or a cluster sized by gpus or nodes."""
+    range: Annotated[dict[str, object] | None, Handwritten("range")]
+    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo)."""
+    sensitivity: list[SensitivityJson]
+    """Cost per GPU-hour with each input moved by -20 % and +20 %."""
+    order: Annotated[list[dict[str, object]], Handwritten("order")]
+    """The order: one line per part number, spares included."""
+    quotes: Annotated[list[dict[str, object]], Handwritten("quote")]
+    """Quotes applied to prices."""
+    exchange_rates: dict[str, float]
+    """USD per unit of each quoted currency."""
+    warnings: list[str]
+    """What the build warns about."""
+    priced_on: Date
+    """The day quotes are checked against."""
+    order_date: Date
+    """The day the order is placed (order_date, else the day the BOM is priced for)."""
+    in_service: list[SiteScheduleJson]
+    """Each site's earliest in-service date from the order date, its parts' lead times and its racks'
+    installation (bom/costing/schedule.py)."""
+    inputs: dict[str, InputJson]
+    """The TCO inputs with their units and sources."""
+    checks: ChecksJson | None
+    """The design rules' checks: every rule run, its violations with a count, the first ones shown."""
+    phases: NotRequired[Annotated[list[dict[str, object]], Handwritten("phase")]]
+    """With the scenario's phases: each phase's order, capex, GPUs and re-cabling, each fabric by its
+    growth (bom/costing/phases.py)."""
+    growth: NotRequired[Annotated[dict[str, object], Handwritten("growth")]]
+    """With the scenario's phases: the scenario's growth and both policies side by side."""
 
 
 @dataclass(frozen=True)
@@ -116,52 +246,63 @@ class Report:
     def pflops_per_gpu(self) -> float:
         return self.basis.pflops_per_gpu if self.basis else 0.0
 
-    def to_json(self) -> dict[str, object]:
-        out = self.model.to_json()
+    def to_json(self) -> BuildJson:
         flags = {o.sku: list(o.flags) for o in self.order}
-        out["lines"] = [{**line.to_json(), "asset_class": asset_class(line.category),
-                         "flags": flags.get(line.sku, [])} for line in self.lines]
         t = self.tco
-        out["totals"] = {
-            "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
-            "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
-            "spares_usd": round(self.spares_usd, 2), "storage_usd": round(self.storage_usd, 2),
-            "budget_low_usd": round(self.budget_usd[0], 2), "budget_high_usd": round(self.budget_usd[1], 2),
-            "placeholder_usd": round(sum(x.price_usd for x in self.placeholder_lines), 2),
-            "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
-            "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
-            "it_power_max_kw": round(t.it_power_max_kw, 4),
-            "facility_power_max_kw": round(t.facility_power_max_kw, 4),
-            "cooling_power_kw": round(t.cooling_power_kw, 4),
-            "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
-            "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
-            "network_capex_share": round(t.network_capex_share, 6),
-            "network_power_share": round(t.network_power_share, 6),
-            "links": self.links, "dark_fibre_km": self.dark_fibre_km,
+        out: BuildJson = {
+            **self.model.to_json(),
+            "lines": [{**line.to_json(), "asset_class": asset_class(line.category), "flags": flags.get(line.sku, [])}
+                      for line in self.lines],
+            "totals": {
+                "capex_usd": round(t.capex_usd, 2), "hardware_usd": round(t.hardware_usd, 2),
+                "network_capex_usd": round(t.network_usd, 2), "installation_usd": round(t.installation_usd, 2),
+                "spares_usd": round(self.spares_usd, 2), "storage_usd": round(self.storage_usd, 2),
+                "budget_low_usd": round(self.budget_usd[0], 2), "budget_high_usd": round(self.budget_usd[1], 2),
+                "placeholder_usd": round(sum(x.price_usd for x in self.placeholder_lines), 2),
+                "it_power_kw": round(t.it_power_kw, 4), "network_power_kw": round(t.network_power_kw, 4),
+                "facility_power_kw": round(t.facility_power_kw, 4), "opex_per_year_usd": round(t.opex_per_year, 2),
+                "it_power_max_kw": round(t.it_power_max_kw, 4),
+                "facility_power_max_kw": round(t.facility_power_max_kw, 4),
+                "cooling_power_kw": round(t.cooling_power_kw, 4),
+                "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
+                "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
+                "network_capex_share": round(t.network_capex_share, 6),
+                "network_power_share": round(t.network_power_share, 6),
+                "links": self.links, "dark_fibre_km": self.dark_fibre_km,
+            },
+            "power_basis": {"totals": POWER_BASIS["totals"], "lines": POWER_BASIS["lines"]},
+            "finance": {
+                "capex_gpu_usd": round(t.capex_gpu_usd, 6), "capex_network_usd": round(t.capex_network_usd, 6),
+                "capex_facility_usd": round(t.capex_facility_usd, 6),
+                "support_per_year": round(t.support_per_year, 6), "space_per_year": round(t.space_per_year, 6),
+                "dark_fibre_per_year": round(t.dark_fibre_per_year, 6),
+                "depreciation_per_year": round(t.depreciation_per_year, 6),
+                "capital_charge_per_year": round(t.capital_charge_per_year, 6),
+                "annual_cost_usd": round(t.annual_cost_usd, 6), "npv_usd": round(t.npv_usd, 6),
+                "usd_per_pflop_hour": round(t.usd_per_pflop_hour, 6), "staff_per_year": round(t.staff_per_year, 6),
+                "licences_per_year": round(t.licences_per_year, 6),
+                "insurance_tax_per_year": round(t.insurance_tax_per_year, 6),
+                "service_share": round(t.service_share, 6), "gpu_hours_per_year": round(t.gpu_hours_per_year, 6),
+                "marginal_usd_per_gpu_hour": round(t.marginal_usd_per_gpu_hour, 6),
+                "lease_per_year": round(t.lease_per_year, 6), "building_capex_usd": round(t.building_capex_usd, 6),
+                "grid_connection_usd": round(t.grid_connection_usd, 6), "build_per_year": round(t.build_per_year, 6),
+                "pflops_per_gpu": self.pflops_per_gpu, "facility": "build" if t.facility_built else "lease",
+            },
+            "power": self.power.to_json() if self.power is not None else None,
+            "cooling": self.cooling.to_json() if self.cooling is not None else None,
+            "job": self.job.to_json() if self.job is not None else None,
+            "range": self.range.to_json() if self.range is not None else None,
+            "sensitivity": [s.to_json() for s in self.sensitivity],
+            "order": [o.to_json() for o in self.order],
+            "quotes": [q.to_json() for q in self.quotes],
+            "exchange_rates": dict(self.model.scenario.exchange_rates),
+            "warnings": list(self.warnings),
+            "priced_on": self.priced_on.isoformat(),
+            "order_date": self.order_date.isoformat(),
+            "in_service": [s.to_json() for s in self.schedule],
+            "inputs": {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()},
+            "checks": self.checks.to_json() if self.checks is not None else None,
         }
-        out["power_basis"] = POWER_BASIS
-        out["finance"] = {k: round(getattr(t, k), 6) for k in (
-            "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
-            "dark_fibre_per_year", "depreciation_per_year", "capital_charge_per_year", "annual_cost_usd",
-            "npv_usd", "usd_per_pflop_hour", "staff_per_year", "licences_per_year", "insurance_tax_per_year",
-            "service_share", "gpu_hours_per_year", "marginal_usd_per_gpu_hour", "lease_per_year",
-            "building_capex_usd", "grid_connection_usd", "build_per_year")}
-        out["finance"]["pflops_per_gpu"] = self.pflops_per_gpu
-        out["finance"]["facility"] = "build" if t.facility_built else "lease"
-        out["power"] = self.power.to_json() if self.power is not None else None
-        out["cooling"] = self.cooling.to_json() if self.cooling is not None else None
-        out["job"] = self.job.to_json() if self.job is not None else None
-        out["range"] = self.range.to_json() if self.range is not None else None
-        out["sensitivity"] = [s.to_json() for s in self.sensitivity]
-        out["order"] = [o.to_json() for o in self.order]
-        out["quotes"] = [q.to_json() for q in self.quotes]
-        out["exchange_rates"] = dict(self.model.scenario.exchange_rates)
-        out["warnings"] = list(self.warnings)
-        out["priced_on"] = self.priced_on.isoformat()
-        out["order_date"] = self.order_date.isoformat()
-        out["in_service"] = [s.to_json() for s in self.schedule]
-        out["inputs"] = {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()}
-        out["checks"] = self.checks.to_json() if self.checks is not None else None
         if self.phases is not None:
             out["phases"] = self.phases.to_json()
             out["growth"] = self.phases.policies_json()
@@ -180,7 +321,7 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
         return {}
     shared: dict[str, float] = {}
     for line in lines:
-        if line.fabric == "dci" and line.unit == "each":
+        if line.fabric == FabricRole.DCI and line.unit == "each":
             shared[line.sku] = shared.get(line.sku, 0.0) + line.quantity
     own = _own_racks(model, lines)
     shapes = []
@@ -188,7 +329,7 @@ def _per_site(model: Model, catalog: Catalog, lines: list[Line]) -> dict[str, tu
         per: dict[str, float] = {}
         if m is None:   # every site alike: what is not between sites (DCI) nor a site's own, an even share
             for line in lines:
-                if line.fabric != "dci":
+                if line.fabric != FabricRole.DCI:
                     per[line.sku] = per.get(line.sku, 0.0) + line.quantity / count
             for o in own:
                 for sku, qty in o.items():
@@ -209,7 +350,7 @@ def _own_racks(model: Model, lines: list[Line]) -> list[dict[str, float]]:
     for sec in model.placement.own if model.placement is not None else ():
         mine: dict[str, float] = {}
         for lay in sec.layouts if sec is not None else ():
-            for cid in [lay.rack.catalog_id] + [item.catalog_id for item, _ in lay.slots if item.role == "pdu"]:
+            for cid in [lay.rack.catalog_id] + [item.catalog_id for item, _ in lay.slots if item.role == Layer.PDU]:
                 if cid in sku:
                     mine[sku[cid]] = mine.get(sku[cid], 0.0) + 1
         out.append(mine)
@@ -236,9 +377,8 @@ def _basis(model: Model, lines: list[Line]) -> Basis:
         pflops_per_gpu=_dense_pflops(model.platform))
 
 
-def _dense_pflops(p: object) -> float:
+def _dense_pflops(p: Platform) -> float:
     """Dense FP8 per GPU [PFLOP/s], or BF16 on a chip without FP8 (TPU v4): the PFLOP-hour basis."""
-    assert isinstance(p, Platform)
     return (p.flops_per_gpu("fp8") if p.fp8_dense is not None else p.flops_per_gpu("bf16")) / 1e15
 
 
@@ -282,9 +422,9 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}
     quotes = sorted({q for rid, q in catalog.quotes.items() if rid in used}, key=lambda q: q.where)
     tco = compute_tco(basis, ins)
-    cooled = cooling_plan(model, catalog)
+    cooled = size_cooling(model, catalog)
     limits = site_limits_kw(sc)[:sites] if sc.sites is not None and sc.sites.power is not None else None
-    decided = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
+    decided: DecidedBy = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
     power = site_power(model, base, float(ins["pue"].value), cooled, limits, decided, model.power_rounds)
     order_date = sc.order_date or priced_on
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),

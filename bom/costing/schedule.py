@@ -17,11 +17,43 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from typing_extensions import TypedDict
+
 from bom.costing.categories import Category
 from bom.costing.order import OrderLine
 from bom.costing.tco import Tco, capital_recovery_factor
+from bom.model.records import Count, Date
 
 DAYS_PER_YEAR = 365.0
+
+
+class SiteScheduleJson(TypedDict):
+    """One site's earliest in-service date."""
+
+    site: Count
+    """The site (1 first)."""
+    gpus: Count
+    """Its GPUs."""
+    racks: Count
+    """Its racks."""
+    order_date: Date
+    """The day the order is placed."""
+    longest_lead_days: float
+    """The longest lead time of the parts the site takes [days]."""
+    longest_part: str
+    """The part number that arrives last (empty when no part has a lead time)."""
+    gpu_lead_days: float
+    """The GPU systems' lead time [days] (0 when unknown)."""
+    install_days: Count
+    """ceil(racks / racks installed per day)."""
+    date: Date
+    """The earliest in-service date: order date + longest lead time + install days."""
+    idle_gpu_days: float
+    """Days the GPU systems wait for the last part."""
+    idle_gpu_cost_usd: float
+    """The GPU systems' capital charge over those days (the site's share)."""
+    without_lead_time: Count
+    """The site's order lines with no lead time (left out of the dates)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +71,7 @@ class SiteSchedule:
     idle_gpu_cost_usd: float
     without_lead_time: int        # the site's order lines with no lead time (left out)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SiteScheduleJson:
         return {"site": self.site, "gpus": self.gpus, "racks": self.racks, "order_date": self.order_date.isoformat(),
                 "longest_lead_days": self.longest_lead_days, "longest_part": self.longest_part,
                 "gpu_lead_days": self.gpu_lead_days, "install_days": self.install_days,

@@ -14,25 +14,53 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 from bom.costing.categories import Category
 from bom.costing.cooling import Cooling
 from bom.costing.lines import Line
 from bom.inputs.scenario import Scenario
 from bom.model.model import Model
+from bom.model.records import Count
+from bom.roles import FabricRole
 from bom.units import magnitude
+
+#: What set the number of sites: power (sites.power), count (the scenario's) or one site.
+DecidedBy = Literal["power", "count", "one site"]
 
 #: At most this many buildings (sites.count's bound).
 MAX_SITES = 64
 
 
-def site_limits_kw(scenario: object) -> list[float]:
+def site_limits_kw(scenario: Scenario) -> list[float]:
     """Each building's power [kW] in order (one figure for all: repeated up to the most sites)."""
-    assert isinstance(scenario, Scenario) and scenario.sites is not None and scenario.sites.power is not None
+    assert scenario.sites is not None and scenario.sites.power is not None
     power = scenario.sites.power
     if isinstance(power, list):
         return [magnitude(p, "power") / 1000.0 for p in power]
     return [magnitude(power, "power") / 1000.0] * MAX_SITES
+
+
+class SitePowerJson(TypedDict):
+    site: Count
+    it_power_max_kw: float
+    facility_power_max_kw: float
+    limit_kw: float | None
+    fits: bool | None
+
+
+class SitesPowerJson(TypedDict):
+    """Each site's IT power at maximum (its nodes' share of the IT gear, an even share of the DCI gear) and
+    facility power (IT x PUE + its CDUs), against the building's power (sites.power); decided_by: power
+    when sites.power set the number of sites (bom/costing/sitepower.py)."""
+
+    decided_by: DecidedBy
+    rounds: Count
+    pue: float
+    facility_power_max_kw: float
+    sites: list[SitePowerJson]
 
 
 @dataclass(frozen=True)
@@ -46,7 +74,7 @@ class SitePower:
     def fits(self) -> bool | None:
         return None if self.limit_kw is None else self.facility_kw <= self.limit_kw * (1 + 1e-9)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SitePowerJson:
         return {"site": self.site, "it_power_max_kw": round(self.it_kw, 3),
                 "facility_power_max_kw": round(self.facility_kw, 3),
                 "limit_kw": None if self.limit_kw is None else round(self.limit_kw, 3), "fits": self.fits}
@@ -55,7 +83,7 @@ class SitePower:
 @dataclass(frozen=True)
 class SitesPower:
     sites: tuple[SitePower, ...]
-    decided_by: str          # "power": sites.power set the count; "count": the scenario's; "one site"
+    decided_by: DecidedBy
     rounds: int = 0          # builds the fixed point took (sites from power)
     pue: float = 0.0
 
@@ -63,17 +91,16 @@ class SitesPower:
     def facility_kw(self) -> float:
         return sum(s.facility_kw for s in self.sites)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SitesPowerJson:
         return {"decided_by": self.decided_by, "rounds": self.rounds, "pue": self.pue,
                 "facility_power_max_kw": round(self.facility_kw, 3), "sites": [s.to_json() for s in self.sites]}
 
     def summary(self) -> str:
         """The terminal line: "power at maximum: 3 sites at 100 MW (decided by power): site 1 IT 62.1 MW, ..."."""
-        limits = {s.limit_kw for s in self.sites}
+        limits = [s.limit_kw for s in self.sites if s.limit_kw is not None]
         at = ""
-        if None not in limits:
-            at = (f" at {_mw(limits.pop())}" if len(limits) == 1 else
-                  " at " + " / ".join(_mw(s.limit_kw) for s in self.sites))   # type: ignore[arg-type]
+        if len(limits) == len(self.sites):
+            at = f" at {_mw(limits[0])}" if len(set(limits)) == 1 else " at " + " / ".join(_mw(x) for x in limits)
         each = "; ".join(f"site {s.site} IT {_mw(s.it_kw)}, facility {_mw(s.facility_kw)}" for s in self.sites)
         n = len(self.sites)
         return f"power at maximum: {n} site{'s' * (n != 1)}{at} (decided by {self.decided_by}): {each}"
@@ -83,10 +110,10 @@ def _mw(kw: float) -> str:
     return f"{kw / 1000:,.1f} MW"
 
 
-def site_power(model: object, lines: Sequence[object], pue: float, cooling: object | None,
-               limits: Sequence[float] | None = None, decided_by: str | None = None, rounds: int = 0) -> SitesPower:
+def site_power(model: Model, lines: Sequence[Line], pue: float, cooling: Cooling | None,
+               limits: Sequence[float] | None = None, decided_by: DecidedBy | None = None,
+               rounds: int = 0) -> SitesPower:
     """Each site's IT and facility power at maximum (see the module docstring)."""
-    assert isinstance(model, Model)
     nodes = model.cluster.nodes_by_site
     total_nodes = sum(nodes) or 1
     compute = between = rest = 0.0
@@ -96,7 +123,7 @@ def site_power(model: object, lines: Sequence[object], pue: float, cooling: obje
             continue
         if x.category == Category.COMPUTE:
             compute += x.power_max_w
-        elif x.fabric == "dci":
+        elif x.fabric == FabricRole.DCI:
             between += x.power_max_w
         else:
             rest += x.power_max_w

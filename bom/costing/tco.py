@@ -20,10 +20,15 @@ what else the TCO leaves out.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
+from typing_extensions import TypedDict
+
 from bom.catalog.rows import MAX_PRICE_USD
+from bom.costing.categories import Category
 from bom.errors import BomError, ScenarioError
+from bom.inputs.scenario import Tco as TcoSpec
 
 HOURS_PER_YEAR = 8760.0
 CLASSES = ("gpu", "network", "facility")
@@ -151,7 +156,7 @@ PUE_BY_COOLING = {
 }
 
 
-def inputs(spec: object | None, cooling: object = None) -> dict[str, Input]:
+def inputs(spec: TcoSpec | None, cooling: str | Sequence[str] | None = None) -> dict[str, Input]:
     """The defaults, with every value the scenario's ``tco`` block sets (source: scenario); ``cooling``, the
     halls' (``layout.cooling``: a name or one per site), picks the default PUE when every hall is alike."""
     given = {name: getattr(spec, name, None) for name in DEFAULTS} if spec is not None else {}
@@ -160,9 +165,10 @@ def inputs(spec: object | None, cooling: object = None) -> dict[str, Input]:
         if given.get(f"support_{c}") is None:
             given[f"support_{c}"] = one_rate
     out = dict(DEFAULTS)
-    halls = set(cooling) if isinstance(cooling, list) else {cooling}
-    if len(halls) == 1 and next(iter(halls)) in PUE_BY_COOLING:
-        out["pue"] = PUE_BY_COOLING[next(iter(halls))]   # type: ignore[index]
+    halls = {cooling} if cooling is None or isinstance(cooling, str) else set(cooling)
+    hall = halls.pop() if len(halls) == 1 else None
+    if hall is not None and hall in PUE_BY_COOLING:
+        out["pue"] = PUE_BY_COOLING[hall]
     for name, default in DEFAULTS.items():
         value = given.get(name)
         if value is None:
@@ -289,7 +295,7 @@ POWER_BASIS: dict[str, dict[str, str]] = {
                "energy_per_year_usd": "typical", "it_power_max_kw": "maximum", "facility_power_max_kw": "maximum",
                "space_per_year": "maximum (when space is priced per kW)"},
     "lines": {
-        "compute": "typical: the platform row's power_typical where published, else power_per_system; "
+        Category.COMPUTE: "typical: the platform row's power_typical where published, else power_per_system; "
                    "maximum: power_per_system",
         "switch": "typical: the switch row's power_typical (without optics); maximum: power_max less the "
                   "optics it counts (cages x power_max_optics), where the row says what those are; "
@@ -449,6 +455,13 @@ def moved(b: Basis, ins: dict[str, Input], what: str, factor: float) -> Tco:
     return compute_tco(b, ins)
 
 
+class SensitivityJson(TypedDict):
+    input: str
+    label: str
+    low_usd_per_gpu_hour: float
+    high_usd_per_gpu_hour: float
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     name: str
@@ -456,7 +469,7 @@ class Sensitivity:
     low: float          # cost per GPU-hour with the input at -20 %
     high: float         # ... at +20 %
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SensitivityJson:
         return {"input": self.name, "label": self.label, "low_usd_per_gpu_hour": round(self.low, 6),
                 "high_usd_per_gpu_hour": round(self.high, 6)}
 

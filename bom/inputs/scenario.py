@@ -10,10 +10,29 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
-from bom.inputs.validation import Duration, EnergyPrice, Length, Model, Power, Qty, Rate, RuleError, ratio, validate
+from bom.inputs.validation import (
+    Duration,
+    EnergyPrice,
+    Length,
+    Length0,
+    Memory,
+    Model,
+    Money,
+    MoneyPerKmYear,
+    MoneyPerKwMonth,
+    MoneyPerPower,
+    MoneyPerYear,
+    PositivePower,
+    Power,
+    Rate,
+    RuleError,
+    ratio,
+    validate,
+)
 from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
+from bom.roles import FabricRole, Layer
 
 #: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
 #: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
@@ -58,7 +77,7 @@ def _ratios(value: Any) -> Fraction | LayerRatios:
 
 # A plain validator: the value is one or the other, never coerced into a Fraction afterwards.
 _LAYERS_SCHEMA = {"type": "object", "additionalProperties": False,
-                  "properties": {"leaf": _RATIO_SCHEMA, "spine": _RATIO_SCHEMA}}
+                  "properties": {Layer.LEAF: _RATIO_SCHEMA, Layer.SPINE: _RATIO_SCHEMA}}
 Ratios = Annotated[Fraction | LayerRatios, PlainValidator(_ratios),
                    WithJsonSchema({"anyOf": [*_RATIO_SCHEMA["anyOf"], _LAYERS_SCHEMA]})]
 
@@ -132,7 +151,7 @@ class FabricSpec(Model):
     def spine_ratio(self) -> Fraction | None:
         """The spines' down:up ratio when the scenario states one (three layers), else None."""
         o = self.oversubscription
-        return o.spine if isinstance(o, LayerRatios) and "spine" in o.model_fields_set else None
+        return o.spine if isinstance(o, LayerRatios) and Layer.SPINE in o.model_fields_set else None
 
     mlag: int | None = Field(default=None, ge=1, le=16, examples=[2])
     """Storage and in-band: the leaves in MLAG pairs, every node's and endpoint's ports dual-homed over
@@ -156,7 +175,7 @@ class Storage(Model):
     """The appliance, an ``endpoints`` catalog row; default: the platform's."""
     count: int | None = Field(default=None, ge=1, examples=[8])
     """Appliances; default: derived from ``capacity`` and ``throughput``, else the platform's."""
-    capacity: Qty("information") | None = Field(default=None, examples=["2 PB"])  # type: ignore[valid-type]
+    capacity: Memory | None = Field(default=None, examples=["2 PB"])
     """Usable capacity the appliances must hold (derives the count)."""
     throughput: Rate | None = Field(default=None, examples=["400 GB/s"])
     """Read throughput the appliances must deliver (derives the count)."""
@@ -189,7 +208,7 @@ class Management(Model):
 class Racks(Model):
     """Rack budgets (per compute rack); defaults from the platform's support row."""
 
-    power_budget: Qty("power") | None = Field(default=None, examples=["40 kW"])  # type: ignore[valid-type]
+    power_budget: PositivePower | None = Field(default=None, examples=["40 kW"])
     """Power a compute rack may draw; nodes per rack follow from it when the layout gives none."""
     rack_units: int | None = Field(default=None, ge=1, le=60, examples=[48])
     """Rack units of a rack."""
@@ -241,7 +260,7 @@ class Sites(Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _count_from_split(cls, data: object) -> object:
+    def _count_from_split(cls, data: Any) -> Any:
         if isinstance(data, dict) and "count" not in data and isinstance(data.get("split"), list):
             return {**data, "count": len(data["split"])}
         return data
@@ -278,10 +297,15 @@ class Sites(Model):
         return self.power is not None and not self.count_given
 
     @model_validator(mode="after")
-    def check_joined(self) -> Sites:
-        """Two or more sites are joined: a route length, and one way to size the DCI."""
+    def _joined(self) -> Sites:
+        self.check_joined()
+        return self
+
+    def check_joined(self) -> None:
+        """Two or more sites are joined: a route length, and one way to size the DCI (also asked of a
+        copy with another count, which pydantic does not validate again)."""
         if self.count < 2:
-            return self
+            return
         if self.distance is None:
             raise RuleError("two or more sites need the distance between them", ("distance",),
                        hint='Add distance: "40 km".')
@@ -292,7 +316,6 @@ class Sites(Model):
         if self.dci_bandwidth == "auto" and self.dci_overlap is None:
             raise RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the sites' "
                             "data-parallel exchange may take", ("dci_overlap",), hint="Add dci_overlap: 0.5.")
-        return self
 
     @property
     def dci_auto(self) -> bool:
@@ -311,9 +334,9 @@ class Layout(Model):
     """Width of one rack position."""
     row_pitch: Length | None = Field(default=None, examples=["2.4 m"])
     """Distance from one row to the next (rack depth plus aisle)."""
-    rise: Qty("length", "nonnegative") | None = Field(default=None, examples=["1 m"])  # type: ignore[valid-type]
+    rise: Length0 | None = Field(default=None, examples=["1 m"])
     """From a cage up to the overhead tray, at each end of a run."""
-    slack: Qty("length", "nonnegative") | None = Field(default=None, examples=["0.3 m"])  # type: ignore[valid-type]
+    slack: Length0 | None = Field(default=None, examples=["0.3 m"])
     """Added to every run for service loops."""
     in_rack: Length | None = Field(default=None, examples=["1.5 m"])
     """Length of a run inside one rack."""
@@ -332,7 +355,6 @@ class Layout(Model):
     air-only hall breaks the design rule ``placement.cooling``. Default: not stated (not checked)."""
 
 
-Money = Qty("money", "nonnegative")
 
 
 class Tco(Model):
@@ -348,13 +370,13 @@ class Tco(Model):
     """Share of hours the GPUs do paid work (divides the cost per GPU-hour)."""
     support: float | None = Field(default=None, ge=0, le=1, examples=[0.1])
     """Support and maintenance per year, as a fraction of the hardware cost."""
-    dark_fibre: Qty("money_per_km_year", "nonnegative") | None = Field(default=None, examples=["1500 USD/km/yr"])  # type: ignore[valid-type]
+    dark_fibre: MoneyPerKmYear | None = Field(default=None, examples=["1500 USD/km/yr"])
     """Dark fibre lease per km of route per fibre pair per year (scale-across)."""
-    space: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["6000 USD/yr"])  # type: ignore[valid-type]
+    space: MoneyPerYear | None = Field(default=None, examples=["6000 USD/yr"])
     """Space and facility per rack per year."""
-    install_link: Money | None = Field(default=None, examples=["20 USD"])  # type: ignore[valid-type]
+    install_link: Money | None = Field(default=None, examples=["20 USD"])
     """Labour to run and test one link."""
-    install_rack: Money | None = Field(default=None, examples=["2500 USD"])  # type: ignore[valid-type]
+    install_rack: Money | None = Field(default=None, examples=["2500 USD"])
     """Labour to rack, stack and power on one rack."""
     discount_rate: float | None = Field(default=None, ge=0, le=1, examples=[0.08])
     """Cost of capital (discount rate per year)."""
@@ -370,7 +392,7 @@ class Tco(Model):
     """Support per year as a fraction of the network capex."""
     support_facility: float | None = Field(default=None, ge=0, le=1, examples=[0.03])
     """Support per year as a fraction of the facility capex."""
-    colocation: Qty("money_per_kw_month", "nonnegative") | None = None  # type: ignore[valid-type]
+    colocation: MoneyPerKwMonth | None = None
     """Colocation price per kW-month (space basis kW)."""
     space_basis: Literal["rack", "kW"] | None = Field(default=None, examples=["rack"])
     """Space priced per kW of IT power (``kW``, colocation) or per rack (``rack``)."""
@@ -378,19 +400,19 @@ class Tco(Model):
     """The building: ``lease`` (default: colocation per kW-month, or space per rack) or ``build`` (capex
     per MW of critical IT load and the grid connection, charged over ``life_building``; no space lease).
     The TCO sheet shows both."""
-    build_capex: Qty("money_per_power", "nonnegative") | None = Field(default=None, examples=["11.7e6 USD/MW"])  # type: ignore[valid-type]
+    build_capex: MoneyPerPower | None = Field(default=None, examples=["11.7e6 USD/MW"])
     """With ``facility: build``: construction cost per MW of critical IT load (the IT load at its maximum)."""
-    grid_connection: Qty("money_per_power", "nonnegative") | None = Field(default=None, examples=["1e6 USD/MW"])  # type: ignore[valid-type]
+    grid_connection: MoneyPerPower | None = Field(default=None, examples=["1e6 USD/MW"])
     """With ``facility: build``: the utility grid connection per MW of facility power at its maximum."""
     life_building: float | None = Field(default=None, gt=0, le=60, examples=[20])
     """Depreciation life of a built data centre and its grid connection [years]."""
     staff_fte: float | None = Field(default=None, ge=0, le=1e5, examples=[12])
     """Operations staff [full-time equivalents] (default 0: give your own)."""
-    staff_cost: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["150000 USD/yr"])  # type: ignore[valid-type]
+    staff_cost: MoneyPerYear | None = Field(default=None, examples=["150000 USD/yr"])
     """Cost per staff FTE-year."""
-    licence_gpu: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["4500 USD/yr"])  # type: ignore[valid-type]
+    licence_gpu: MoneyPerYear | None = Field(default=None, examples=["4500 USD/yr"])
     """Software licences per GPU per year (NVIDIA AI Enterprise lists at 4,500 USD; default 0)."""
-    licence_node: Qty("money_per_year", "nonnegative") | None = Field(default=None, examples=["500 USD/yr"])  # type: ignore[valid-type]
+    licence_node: MoneyPerYear | None = Field(default=None, examples=["500 USD/yr"])
     """Software licences per GPU node per year (UFM, Base Command Manager, OS; default 0)."""
     insurance: float | None = Field(default=None, ge=0, le=1, examples=[0.005])
     """Insurance per year as a fraction of capex (default 0)."""
@@ -535,31 +557,37 @@ class Scenario(Model):
             raise ValueError("exchange_rates are USD per unit of each currency, so USD is 1; leave it out")
         return self
 
+    @property
+    def fabric_specs(self) -> dict[str, FabricSpec]:
+        """The scenario's fabrics keyed by their FabricRole (the field's keys are a Literal of strings, for
+        its error message, which a FabricRole does not index for the type checker)."""
+        return {FabricRole(k): v for k, v in self.fabrics.items()}
+
     @model_validator(mode="after")
     def _fabric_keys(self) -> Scenario:
         """Keys that only some fabrics take (the builders then never see them elsewhere)."""
         for name, spec in self.fabrics.items():
             given = spec.model_fields_set
-            if name != "oob" and spec.uplinks is not None:
+            if name != FabricRole.OOB and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
                            hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
-            if name not in ("storage", "inband") and spec.mlag is not None:
+            if name not in (FabricRole.STORAGE, FabricRole.INBAND) and spec.mlag is not None:
                 raise RuleError("mlag pairs the leaves of the storage and in-band fabrics only",
                                 ("fabrics", name, "mlag"),
                                 hint="Drop it here; the compute fabric's switch pair is topology: pair.")
-            if name in ("storage", "inband") and "rails_per_leaf" in given:
+            if name in (FabricRole.STORAGE, FabricRole.INBAND) and "rails_per_leaf" in given:
                 raise RuleError(f"rails_per_leaf is a key of the compute fabric; the {name} fabric is rail-agnostic",
                                 ("fabrics", name, "rails_per_leaf"), hint="Drop it here.")
-            if name in ("storage", "inband") and "topology" in given and spec.topology in ("rail-optimized",
-                                                                                            "rail-only"):
+            if name in (FabricRole.STORAGE, FabricRole.INBAND) and "topology" in given \
+                    and spec.topology in ("rail-optimized", "rail-only"):
                 raise RuleError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
                            ("fabrics", name, "topology"),
                            hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
-            for key in OOB_FIXED if name == "oob" else ():
+            for key in OOB_FIXED if name == FabricRole.OOB else ():
                 if key in given:
                     raise RuleError(f"{key} does not apply to the out-of-band fabric: it cables the management port "
                                "of every managed device to the management switches the platform's RA places",
-                               ("fabrics", "oob", key),
+                               ("fabrics", FabricRole.OOB, key),
                                hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
         return self
 
@@ -570,11 +598,11 @@ class Scenario(Model):
         fabric, a spine ratio with two layers. In the order the planner met them."""
         for name, spec in self.fabrics.items():
             at, layers = ("fabrics", name), None if spec.layers == "auto" else int(spec.layers)
-            if name == "compute":
+            if name == FabricRole.COMPUTE:
                 _compute_shape(spec, at, layers)
             if spec.spine_ratio is not None and spec.spine_ratio != 1 and layers == 2:
                 raise RuleError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
-                                (*at, "oversubscription", "spine"),
+                                (*at, "oversubscription", Layer.SPINE),
                                 hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
         return self
 
@@ -605,7 +633,7 @@ class Scenario(Model):
         """The routers' client ports land on a fabric the scenario builds (its protocol is the
         catalog's, checked at build)."""
         attach = self.sites.attach if self.sites is not None else "auto"
-        if attach in ("inband", "storage") and attach not in self.fabrics:
+        if attach in (FabricRole.INBAND, FabricRole.STORAGE) and attach not in self.fabrics:
             raise RuleError(f"attach: {attach} puts the DCI routers' client ports on border leaves of the {attach} "
                             f"fabric, which the scenario does not build", ("sites", "attach"),
                             hint=f"Add fabrics.{attach} (an Ethernet switch, such as {{switch: sn5600}}), or use "
@@ -614,7 +642,7 @@ class Scenario(Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _size_from_phases(cls, data: object) -> object:
+    def _size_from_phases(cls, data: Any) -> Any:
         """A scenario with phases and no size of its own is the last phase's size."""
         if not isinstance(data, dict) or any(k in data for k in ("nodes", "gpus", "workload")):
             return data

@@ -25,6 +25,7 @@ from pydantic import (
     WithJsonSchema,
     field_validator,
 )
+from pydantic_core import ErrorDetails
 
 from bom.errors import BomError, MultiError
 from bom.inputs.yamlio import Located
@@ -110,6 +111,12 @@ Attenuation = Qty("attenuation", "nonnegative")
 Duration = Qty("time")
 Frequency = Qty("frequency")
 EnergyPrice = Qty("energy_price", "nonnegative")
+PositivePower = Qty("power")
+Money = Qty("money", "nonnegative")
+MoneyPerYear = Qty("money_per_year", "nonnegative")
+MoneyPerKmYear = Qty("money_per_km_year", "nonnegative")
+MoneyPerKwMonth = Qty("money_per_kw_month", "nonnegative")
+MoneyPerPower = Qty("money_per_power", "nonnegative")
 
 
 def _field_model(annotation: Any) -> type[BaseModel] | None:
@@ -147,12 +154,12 @@ class RuleError(ValueError):
         self.hint = hint
 
 
-def _rule(err: dict[str, Any]) -> RuleError | None:
+def _rule(err: ErrorDetails) -> RuleError | None:
     found = (err.get("ctx") or {}).get("error")
     return found if isinstance(found, RuleError) else None
 
 
-def _path(err: dict[str, Any]) -> tuple[Any, ...]:
+def _path(err: ErrorDetails) -> tuple[Any, ...]:
     # Drop pydantic's union tags ("function-after[...]") from the path, never the user's own key:
     # the last part of an unknown-key error is what the file says, "[" or not.
     raw = tuple(err["loc"])
@@ -161,7 +168,7 @@ def _path(err: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(p for p in raw[:-1] if not _is_tag(p)) + last + (rule.at if rule else ())
 
 
-def _describe(err: dict[str, Any], model: type[BaseModel], src: Located,
+def _describe(err: ErrorDetails, model: type[BaseModel], src: Located,
               base: tuple[Any, ...]) -> str:
     loc = _path(err)
     key = ".".join(str(p) for p in base + loc)

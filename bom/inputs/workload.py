@@ -8,7 +8,7 @@ tokens; training memory = params x 16 bytes x 1.3 (fine-tune) or x 1.5 (pretrain
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
@@ -35,7 +35,7 @@ KIND_SPELLINGS = {"fine-tune": "finetune", "fine_tune": "finetune", "pre-train":
                   "pre_train": "pretrain"}
 
 
-def parse_count(value: object, key: str = "a count") -> float:
+def parse_count(value: Any, key: str = "a count") -> float:
     """A count as people type it: 70e9, "70B", "1.8T", "405e9", "15T" (tokens).
 
     >>> parse_count("70B"), parse_count("1.8T"), parse_count("405e9"), parse_count("8k")
@@ -146,7 +146,7 @@ class Workload(Model):
 
     @field_validator("kind", mode="before")
     @classmethod
-    def _kind(cls, value: object) -> object:
+    def _kind(cls, value: Any) -> Any:
         if isinstance(value, str):
             text = value.strip().lower()
             return KIND_SPELLINGS.get(text, text)
@@ -154,7 +154,7 @@ class Workload(Model):
 
     @field_validator("flop", mode="before")
     @classmethod
-    def _flop(cls, value: object) -> object:
+    def _flop(cls, value: Any) -> Any:
         if isinstance(value, str):
             try:
                 return float(value)

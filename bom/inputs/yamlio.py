@@ -183,6 +183,11 @@ class _Builder:
         return result
 
 
+def _line(event: yaml.Event) -> int:
+    """The 1-based line an event starts on (a parsed event always has its mark)."""
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
+
+
 def _precheck(text: str, file: str) -> None:
     """Count events and nesting before composing, so a huge or deep document costs nothing."""
     depth = 0
@@ -191,14 +196,14 @@ def _precheck(text: str, file: str) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 raise BomError(f"lists and mappings nest more than {MAX_DEPTH} deep",
-                               where=f"{file}:{event.start_mark.line + 1}")
+                               where=f"{file}:{_line(event)}")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
         elif isinstance(event, yaml.DocumentStartEvent) and n > 2:
-            raise BomError("a file holds one YAML document", where=f"{file}:{event.start_mark.line + 1}")
+            raise BomError("a file holds one YAML document", where=f"{file}:{_line(event)}")
         if n > MAX_EVENTS:
             raise BomError(f"the document has more than {MAX_EVENTS:,} values",
-                           where=f"{file}:{event.start_mark.line + 1}")
+                           where=f"{file}:{_line(event)}")
 
 
 def load_text(text: str, file: str) -> Located:

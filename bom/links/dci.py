@@ -35,6 +35,7 @@ from bom.links.ports import PlanMismatchError, Ports, port_names
 from bom.links.views import DciView, PooledLinks
 from bom.model.hops import HopKind
 from bom.model.shares import share
+from bom.roles import FabricRole, Layer
 from bom.topology.geometry import leaf_loads
 from bom.topology.planes import switch_ports
 
@@ -73,12 +74,12 @@ def top_free(plane: Plane, planes: int) -> tuple[str, list[int]]:
     ``bom.links.ports.Switches.top`` finds)."""
     per, cages = plane.spine.ports_per_cage, plane.spine.cages
     if plane.layers == 3:
-        used, layer = [plane.pods * plane.spine_core_per_pair] * (plane.cores * planes), "core"
+        used, layer = [plane.pods * plane.spine_core_per_pair] * (plane.cores * planes), Layer.CORE
     elif plane.layers == 2:
-        used = [ports for n, ports in plane.port_use("spine") for _ in range(n * planes)]
-        layer = "spine"
+        used = [ports for n, ports in plane.port_use(Layer.SPINE) for _ in range(n * planes)]
+        layer = Layer.SPINE
     else:
-        used, layer = [u for _, u in leaf_loads(plane, planes)], "leaf"
+        used, layer = [u for _, u in leaf_loads(plane, planes)], Layer.LEAF
     out = []
     for ports in used:
         taken = -(-ports // per)
@@ -112,13 +113,13 @@ class DciClient(Pattern[DciView]):
     """Router client ports to the top layer of each site's compute fabric, inside the building: a
     module's ports at a time, switch by switch, on the cages the fabric leaves free."""
 
-    hop, lower, upper = HopKind.FABRIC_DCI, "router", "spine"
+    hop, lower, upper = HopKind.FABRIC_DCI, Layer.ROUTER, Layer.SPINE
 
     def applies(self, ctx: HopContext[DciView]) -> bool:
-        return ctx.view.line.attach == "compute"
+        return ctx.view.line.attach == FabricRole.COMPUTE
 
-    def layers(self, ctx: HopContext[DciView]) -> tuple[str, str]:
-        return self.lower, "core" if ctx.view.fabric.first.layers == 3 else "spine"
+    def layers(self, ctx: HopContext[DciView]) -> tuple[Layer, Layer]:
+        return self.lower, Layer.CORE if ctx.view.fabric.first.layers == 3 else Layer.SPINE
 
     @staticmethod
     def top_id(p: Plane) -> str:
@@ -147,7 +148,9 @@ class DciClient(Pattern[DciView]):
             free_ports = [Ports(first, top.cages - first, per, names_, (role, i)) for i, first in enumerate(firsts)]
             free = [f.free for f in free_ports]
         else:
-            layer, free = top_free(view.fabric.shapes[ctx.shape][1], view.fabric.planes)   # type: ignore[arg-type]
+            plane = view.fabric.shapes[ctx.shape][1]
+            assert plane is not None   # the client links land on a switch fabric: its shapes have planes
+            layer, free = top_free(plane, view.fabric.planes)
             role = names.switch_role(view.fabric.name, layer)
         links = dci.site_links(site)
         check_client_room(site, links, client_cages(links, per, per), sum(free), role)
@@ -155,9 +158,9 @@ class DciClient(Pattern[DciView]):
         for c, i in enumerate(client_switches(free, links, per, per)):
             r, port = router_port(dci, c)
             if sw is None:
-                yield Pair(("router", r), (role, i))
+                yield Pair((Layer.ROUTER, r), (role, i))
             else:
-                yield Pair(("router", r), (role, i), 1, "", "", Fixed(router_names[port], router_names[port]),
+                yield Pair((Layer.ROUTER, r), (role, i), 1, "", "", Fixed(router_names[port], router_names[port]),
                            free_ports[i])
 
     def link(self, ctx: HopContext[DciView]) -> Link:
@@ -170,10 +173,10 @@ class DciBorder(Pattern[DciView]):
     """Router client ports to the border leaves of an Ethernet in-band or storage fabric, split evenly
     over them, on the ports the fabric's own links left free there."""
 
-    hop, lower, upper = HopKind.FABRIC_DCI, "router", "leaf"
+    hop, lower, upper = HopKind.FABRIC_DCI, Layer.ROUTER, Layer.LEAF
 
     def applies(self, ctx: HopContext[DciView]) -> bool:
-        return ctx.view.line.attach != "compute"
+        return ctx.view.line.attach != FabricRole.COMPUTE
 
     @staticmethod
     def leaves(ps: PooledShape, p: Plane) -> tuple[int, int]:
@@ -197,7 +200,7 @@ class DciBorder(Pattern[DciView]):
         assert isinstance(fab, PooledLinks) and fab.leaf_switch is not None
         p = fab.shapes[ctx.shape][1]
         assert p is not None
-        role = fab.role("leaf")
+        role = fab.role(Layer.LEAF)
         at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
         at_names = port_names(at.cages, at.ports_per_cage) if sw is not None else []
         router_names = view.router_names if sw is not None else []
@@ -205,14 +208,14 @@ class DciBorder(Pattern[DciView]):
         for c, leaf in enumerate(self.site_leaves(fab, p, site, dci)):
             r, port = router_port(dci, c)
             if sw is None:
-                yield Pair(("router", r), (role, leaf))
+                yield Pair((Layer.ROUTER, r), (role, leaf))
                 continue
             ports = free.get(leaf)
             if ports is None:
                 # The cages the fabric's own links leave below the leaf's uplinks, at the links' rate.
                 room = sw.spare(leaf)[0]
                 ports = free[leaf] = Ports(room.first, room.end - room.first, at.ports_per_cage, at_names, (role, leaf))
-            yield Pair(("router", r), (role, leaf), 1, "", "", Fixed(router_names[port], router_names[port]), ports)
+            yield Pair((Layer.ROUTER, r), (role, leaf), 1, "", "", Fixed(router_names[port], router_names[port]), ports)
 
     def link(self, ctx: HopContext[DciView]) -> Link:
         """At the wavelength's rate; the leaf port at that rate is its breakout's cage."""

@@ -14,6 +14,7 @@ from bom.links.pattern import Fixed, HopContext, Item, Link, Mesh, Pair, Pattern
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks
 from bom.model.hops import HopKind
+from bom.roles import Layer
 from bom.topology.geometry import leaf_of, pod_leaves
 
 
@@ -21,17 +22,17 @@ class NodeLeaf(Pattern[FabricLinks]):
     """Node ports to their leaves, plane by plane, a placement section's nodes at a time: every plane's
     leaves stand with the others, so a node's ports of all planes share a run."""
 
-    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
+    hop, lower, upper = HopKind.NODE_LEAF, Layer.NODE, Layer.LEAF
 
     def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
         for pl in range(ctx.view.planes):
-            for part in ctx.floor.parts("node"):
+            for part in ctx.floor.parts(Layer.NODE):
                 yield Section(part.copies, partial(self.nodes, ctx, pl, part.first, part.per_copy))
 
     def nodes(self, ctx: HopContext[FabricLinks], pl: int, first: int, per_copy: int, copy: int) -> Iterator[Pair]:
         """One copy's nodes of plane ``pl``, each rail to its leaf (:func:`~bom.topology.geometry.leaf_of`)."""
         p, fab = ctx.p, ctx.view
-        planes, lpg, role = fab.planes, p.leaves_per_group, fab.role("leaf")
+        planes, lpg, role = fab.planes, p.leaves_per_group, fab.role(Layer.LEAF)
         rails = p.topology != "tor"
         sw = ctx.switches
         if sw is not None:
@@ -45,10 +46,10 @@ class NodeLeaf(Pattern[FabricLinks]):
             for r in range(p.node_ports):
                 leaf = base + leaf_of(p, n, r, fill)
                 if sw is None:
-                    yield Pair(("node", i), (role, leaf))
+                    yield Pair((Layer.NODE, i), (role, leaf))
                     continue
                 q = r * planes + pl
-                yield Pair(("node", i), (role, leaf), 1, pl + 1, r + 1 if rails else "",
+                yield Pair((Layer.NODE, i), (role, leaf), 1, pl + 1, r + 1 if rails else "",
                            Fixed(names[q], names[q - q % node_per]), sw.leaf_down(leaf))
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:
@@ -84,13 +85,13 @@ class LeafLeaf(Pattern[FabricLinks]):
     """A switch pair's inter-switch links: they take the place of the leaf-spine hop. The j-th ISL joins
     the j-th uplink port of each switch, on the cages past their downlinks."""
 
-    hop, lower, upper = HopKind.LEAF_LEAF, "leaf", "leaf"
+    hop, lower, upper = HopKind.LEAF_LEAF, Layer.LEAF, Layer.LEAF
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
         return bool(ctx.p.isl)
 
     def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
-        p, role, sw = ctx.p, ctx.view.role("leaf"), ctx.switches
+        p, role, sw = ctx.p, ctx.view.role(Layer.LEAF), ctx.switches
         for pl in range(ctx.view.planes):
             first = pl * p.leaves_per_group          # one group: the plane's two switches
             yield Pair((role, first), (role, first + 1), p.isl, pl + 1, "",
@@ -106,7 +107,7 @@ class LeafSpine(Pattern[FabricLinks]):
     """Each leaf's uplinks spread over its pod's spines (a fabric of one leaf or a pair has none): uplink
     ``u`` of a leaf to spine ``u // links_per_pair``."""
 
-    hop, lower, upper = HopKind.LEAF_SPINE, "leaf", "spine"
+    hop, lower, upper = HopKind.LEAF_SPINE, Layer.LEAF, Layer.SPINE
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
         return ctx.p.layers > 1
@@ -117,7 +118,7 @@ class LeafSpine(Pattern[FabricLinks]):
         for pl in range(planes):
             for pod, leaves in enumerate(pod_leaves(p, pl, planes)):
                 spines = [(pod * planes + pl) * sp + s for s in range(sp)]
-                yield Mesh(fab.role("leaf"), leaves, fab.role("spine"), spines, p.leaf_spine_per_pair, pl + 1,
+                yield Mesh(fab.role(Layer.LEAF), leaves, fab.role(Layer.SPINE), spines, p.leaf_spine_per_pair, pl + 1,
                            (pl, pod), sw.leaf_up if sw else None, sw.spine_lo if sw else None)
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:
@@ -134,7 +135,7 @@ class LeafSpine(Pattern[FabricLinks]):
 class SpineCore(Pattern[FabricLinks]):
     """Three layers: spine i of every pod to core group i, pod by pod in the plan."""
 
-    hop, lower, upper = HopKind.SPINE_CORE, "spine", "core"
+    hop, lower, upper = HopKind.SPINE_CORE, Layer.SPINE, Layer.CORE
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
         return ctx.p.layers == 3
@@ -142,7 +143,7 @@ class SpineCore(Pattern[FabricLinks]):
     def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
         p, fab, sw = ctx.p, ctx.view, ctx.switches
         planes, sp, cpg = fab.planes, p.spines_per_pod, p.cores_per_group
-        spine_role, core_role = fab.role("spine"), fab.role("core")
+        spine_role, core_role = fab.role(Layer.SPINE), fab.role(Layer.CORE)
         for pl in range(planes):
             for pod in range(p.pods):
                 for s in range(sp):

@@ -22,10 +22,11 @@ from bom.links.pattern import HopContext, Item, Link, Pattern, Rows
 from bom.links.views import DciView
 from bom.model.dci import DARK_FIBRE_SKU, LineRules
 from bom.model.hops import HopKind
+from bom.roles import FabricRole, Layer, Tier
 from bom.topology.geometry import route
 
 if TYPE_CHECKING:
-    from bom.links.ports import Plan
+    from bom.links.ports import RowState
     from bom.model.dci import Dci
     from bom.model.floorplan import FloorPlan
     from bom.model.linkgroups import LinkGroup
@@ -43,7 +44,7 @@ class DciLine(LineRules, Pattern[DciView]):
     :class:`~bom.model.dci.LineRules`), no media lookup per run: :meth:`count` has no link groups, and
     the plan walks the line once, every cabled site pair (:meth:`plan_sites`)."""
 
-    hop, lower, upper = HopKind.SITE_SITE, "router", "mux"
+    hop, lower, upper = HopKind.SITE_SITE, Layer.ROUTER, Layer.MUX
     name, pair_hop = HopKind.SITE_SITE, HopKind.FIBRE_PAIR
 
     def count(self, ctx: HopContext[DciView]) -> list[LinkGroup]:
@@ -62,33 +63,33 @@ class DciLine(LineRules, Pattern[DciView]):
         assert ctx.plan is not None
         return self.line_rows(ctx.plan, ctx.view.line, ctx.fp, ctx.view.router_names, DARK_FIBRE_SKU)
 
-    def line_port(self, plan: Plan, dci: Dci, site: int, c: int, router_names: list[str]
+    def line_port(self, plan: RowState, dci: Dci, site: int, c: int, router_names: list[str]
                   ) -> tuple[tuple[tuple[object, ...], str], str, int]:
         """The router, port and router number of a site's ``c``-th line port: past the site's client ports."""
         r, port = router_port(dci, dci.site_links(site) + c)
-        return plan.place("router", site, r), router_names[port], r
+        return plan.place(Layer.ROUTER, site, r), router_names[port], r
 
     def patch_m(self, dci: Dci, placement: Placement, fp: FloorPlan) -> float:
         """The longest patch from a line port to its mux/demux channel, over every site: what the one
         cord the BOM buys must reach (a site's routers and muxes stand in its own racks)."""
         longest = fp.in_rack_m
         for site in range(1, dci.sites + 1):
-            routers = {placement.own_spot(site, "router", r) for r in range(math.ceil(
+            routers = {placement.own_spot(site, Layer.ROUTER, r) for r in range(math.ceil(
                 self.site_ports(dci.site_links(site)) / dci.router.ports))}
-            muxes = {placement.own_spot(site, "mux", m)
+            muxes = {placement.own_spot(site, Layer.MUX, m)
                      for m in range(dci.fibre_pairs_per_pair * dci.degrees[site - 1])}
             longest = max([longest] + [route(a, b, fp).length_m for a in routers for b in muxes])
         return longest
 
-    def line_rows(self, plan: Plan, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
+    def line_rows(self, plan: RowState, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
         """Every site pair's rows (``fibre_part``: what the BOM buys per fibre pair)."""
         module = dci.coherent.part_number
         wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
         rate = dci.wavelength_gbps
-        head = ("scale-across", "dci", self.name)
+        head = (Tier.SCALE_ACROSS, FabricRole.DCI, self.name)
         amp = ""
         if dci.inline_sites or dci.amplified:
-            part = dci.amplifier.part_number if dci.amplifier is not None else "amplifier"
+            part = dci.amplifier.part_number if dci.amplifier is not None else Layer.AMPLIFIER
             terminal = 2 if dci.amplified else 0
             amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
         distance = dci.distance_m
@@ -109,21 +110,21 @@ class DciLine(LineRules, Pattern[DciView]):
                                "", *head, "", "", *ra[0], pa, module, *rb[0], pb, module, "coherent", rate,
                                "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
                     continue
-                ma = plan.place("mux", a, ia * fpp + fpair)
-                mb = plan.place("mux", b, ib * fpp + fpair)
+                ma = plan.place(Layer.MUX, a, ia * fpp + fpair)
+                mb = plan.place(Layer.MUX, b, ib * fpp + fpair)
                 for w in waves:
                     lid = f"L{next(plan.link):08d}"
                     ch = mux_names[w % channels]
                     for site, c, mux, m in ((a, ca + w, ma, ia * fpp + fpair), (b, cb + w, mb, ib * fpp + fpair)):
                         r, port, n = self.line_port(plan, dci, site, c, router_names)
-                        run = plan.run(("router", n), ("mux", m), site, fp)
+                        run = plan.run((Layer.ROUTER, n), (Layer.MUX, m), site, fp)
                         # The patch from the line port to its mux channel (patch_cords counts them).
                         yield (f"C{next(plan.cable):08d}", f"{r[1]}:{port} / {mux[1]}:{ch}", lid, "", *head, "", "",
                                *r[0], port, module, *mux[0], ch, "", "coherent", rate, "lc-duplex patch",
                                patch_part, 2, run.length_m, patch_m, run.bucket, 0,
                                f"channel {w % channels + 1} of {channels}")
-                yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", "scale-across", "dci",
-                       self.pair_hop, "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
+                yield (f"C{next(plan.cable):08d}", f"{ma[1]}:line / {mb[1]}:line", "", "", Tier.SCALE_ACROSS,
+                       FabricRole.DCI, self.pair_hop, "", "", *ma[0], "line", "", *mb[0], "line", "", *pair_tail)
 
 
 DCI_LINE = DciLine()

@@ -18,16 +18,17 @@ site's uplinks), where a switch fabric is walked site by site.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
 from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
-from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.links.ports import Place, PlanMismatchError, Ports, port_names
 from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
 from bom.model.shares import split
+from bom.roles import Layer, RackKind
 from bom.topology.geometry import route, unplaced_run
 from bom.units import magnitude
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from bom.model.fabrics import OobSection
     from bom.model.placement import Placement, Rack, SiteLayout, Slot
 
-Place = tuple[tuple[object, ...], str]
 Spot = tuple[int, int]
 #: (block section number, or None for the shared racks; managed devices' and management switches'
 #: places, each with where its rack stands)
@@ -61,14 +61,14 @@ def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, i
     first = 0
     pool: list[tuple[int, int]] = []
     pool_leaves: list[int] = []
-    groups = []
-    for r, (kind, devs, leaves) in enumerate(racks):
+    groups: list[tuple[list[tuple[int, int]], list[int]]] = []
+    for r, (kind, managed, leaves) in enumerate(racks):
         nums = list(range(first, first + leaves))
         first += leaves
-        if kind == "compute" and leaves:
-            groups.append(([(r, devs)] if devs else [], nums))
+        if kind == RackKind.COMPUTE and leaves:
+            groups.append(([(r, managed)] if managed else [], nums))
         else:
-            pool += [(r, devs)] if devs else []
+            pool += [(r, managed)] if managed else []
             pool_leaves += nums
     if pool:
         groups.append((pool, pool_leaves))
@@ -92,6 +92,11 @@ def assign(racks: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, int, i
                 li += 1
 
 
+def _every_copy(pairs: list[Pair]) -> Callable[[int], list[Pair]]:
+    """The same pairs in every copy of a section."""
+    return lambda copy: pairs
+
+
 def _place(site: int, rack: Rack, slot: Slot) -> tuple[Place, Spot]:
     """The device's place on a plan row, and where its rack stands."""
     return (((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
@@ -105,8 +110,8 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
     if merged:
         found = list(copies(placement, shape, site))
         if len(found) == 2 and found[-1][0] is None:
-            (n, racks), (_, shared) = found
-            yield n, racks + shared
+            (n, racks), (_, rest) = found
+            yield n, racks + rest
             return
         yield from found
         return
@@ -132,7 +137,7 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
 class OobNodeLeaf(Pattern[OobLinks]):
     """Every managed device's management port to its section's management switches."""
 
-    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
+    hop, lower, upper = HopKind.NODE_LEAF, Layer.NODE, Layer.LEAF
 
     @staticmethod
     def sections(view: OobLinks, k: int) -> list[tuple[int | None, list[tuple[Spot, tuple[str, int, int]]], int]]:
@@ -166,9 +171,12 @@ class OobNodeLeaf(Pattern[OobLinks]):
         """A section's racks, each rack's devices on one management switch a pair (:func:`assign`)."""
         for n, racks, times in self.sections(ctx.view, ctx.shape):
             leaves = [spot for spot, (_, _, ls) in racks for _ in range(ls)]
-            pairs = [Pair((ctx.shape, n, r, li), (ctx.shape, n, li), 1, many=devs, spots=(racks[r][0], leaves[li]))
+            # The ends are keys of the closed form's devices, found by their spots, not (role, index):
+            # the plan walks this hop's own rows.
+            pairs = [Pair((ctx.shape, n, r, li), (ctx.shape, n, li), 1,  # type: ignore[arg-type]
+                          many=devs, spots=(racks[r][0], leaves[li]))
                      for r, li, _, devs in assign([r for _, r in racks])]
-            yield Section(times, lambda copy, pairs=pairs: pairs)
+            yield Section(times, _every_copy(pairs))
 
     def link(self, ctx: HopContext[OobLinks]) -> Link:
         rj45 = cage("rj45", 1)
@@ -197,7 +205,8 @@ class OobNodeLeaf(Pattern[OobLinks]):
                     dev, d_spot = racks[r][1][cursor[r]]
                     cursor[r] += 1
                     k = ctx.kinds[route(d_spot, l_spot, ctx.fp)]
-                    yield from plan.emitter(k)(k, 1, "", dev, "mgmt", "mgmt", lf, names_[j], names_[j - j % per])
+                    yield from plan.emitter(k)(k, 1, "", dev, names.MGMT_PORT, names.MGMT_PORT, lf, names_[j],
+                                               names_[j - j % per])
 
 
 def site_copies(view: OobLinks, shape: int, site: int) -> list[Copy]:
@@ -225,7 +234,7 @@ def _oob_section(view: OobLinks, shape: int, n: int | None) -> OobSection:
 class OobUplinks(Pattern[OobLinks]):
     """The management switches' uplinks (one pattern per far end)."""
 
-    lower = "leaf"
+    lower = Layer.LEAF
 
     @staticmethod
     def up(view: OobLinks) -> tuple[list[str], int, str]:
@@ -242,7 +251,7 @@ class OobUplinks(Pattern[OobLinks]):
 class OobToSpines(OobUplinks):
     """Each site's management switches to its own OOB spines, round robin (:meth:`spread`)."""
 
-    hop, upper = HopKind.LEAF_SPINE, "spine"
+    hop, upper = HopKind.LEAF_SPINE, Layer.SPINE
 
     def applies(self, ctx: HopContext[OobLinks]) -> bool:
         return bool(ctx.view.oob.spines)
@@ -285,7 +294,7 @@ class OobToInband(OobUplinks):
     """No in-band fabric is built: each uplink to the site's in-band network (a stand-in device that
     stands nowhere in the placement), a port a turn."""
 
-    hop, upper = HopKind.LEAF_INBAND, "inband"
+    hop, upper = HopKind.LEAF_INBAND, Layer.INBAND
 
     def applies(self, ctx: HopContext[OobLinks]) -> bool:
         return not ctx.view.oob.spines and not ctx.view.oob.into_inband
@@ -293,7 +302,7 @@ class OobToInband(OobUplinks):
     def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
         run = unplaced_run(ctx.fp)
         for n in range(ctx.view.oob.site_leaves[ctx.shape]):
-            yield Pair((HopKind.OOB_LEAF, n), ("inband", n), ctx.view.oob.uplinks_per_leaf, run=run)
+            yield Pair((HopKind.OOB_LEAF, n), (Layer.INBAND, n), ctx.view.oob.uplinks_per_leaf, run=run)
 
     def link(self, ctx: HopContext[OobLinks]) -> Link:
         ff = self.up(ctx.view)[2]
@@ -307,7 +316,7 @@ class OobToInband(OobUplinks):
         k = ctx.kinds[unplaced_run(ctx.fp)]
         emit = plan.emitter(k)
         name = f"{names.site(ctx.site)}-inband"
-        far = ((names.site(ctx.site), "", "", "", name, "inband"), name)
+        far = ((names.site(ctx.site), "", "", "", name, Layer.INBAND), name)
         turn = 0
         for _, racks in site_copies(ctx.view, ctx.shape, ctx.site):
             for lf, _ in (lf for _, _, ls in racks for lf in ls):

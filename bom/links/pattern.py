@@ -25,23 +25,26 @@ port bookkeeping when the plan walks it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from bom.errors import LimitError
+from bom.model.records import PlanRow
 from bom.topology.geometry import Profiles, between, route
 from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
-    from bom.links.ports import Kind, Plan, Switches
+    from bom.links.ports import Kind, Place, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
+    from bom.model.hops import HopKind
     from bom.model.linkgroups import LinkGroup
     from bom.model.plane import Plane
+    from bom.roles import Layer
 
-Rows = Iterator[tuple[object, ...]]
+Rows = Iterator[PlanRow]
 #: A device of the site: (role, site-local index from 0).
 Dev = tuple[str, int]
 Spot = tuple[int, int]
@@ -51,7 +54,7 @@ class PortEnd(Protocol):
     """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
     ``key`` what shares a cage at that end, ``per`` the ports one module there serves."""
 
-    def at(self, key: object, per: int) -> tuple[str, str]: ...
+    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class Fixed(NamedTuple):
@@ -60,7 +63,7 @@ class Fixed(NamedTuple):
     port: str
     cage: str
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         return self.port, self.cage
 
 
@@ -69,11 +72,11 @@ class ByModule(NamedTuple):
     there (an endpoint's 100G ports on a splitter's heads: ``names(per)``)."""
 
     names: Callable[[int], Sequence[str]]
-    index: int
+    nth: int
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         names = self.names(per)
-        i = self.index
+        i = self.nth
         return names[i], names[i - i % per]
 
 
@@ -159,7 +162,7 @@ class HopContext(Generic[V]):
     shape: int = 0
     site: int = 1
     sites: int = 1
-    plan: Plan | None = None
+    plan: RowState | None = None
     switches: Switches | None = None
     kinds: dict[Run, Kind] = field(default_factory=dict)
     #: The groups the closed form has counted so far on this fabric (a later hop may share their cages).
@@ -198,9 +201,9 @@ class Pattern(Generic[V]):
     :data:`bom.model.hops.HOPS`) and define :meth:`pairs` and :meth:`link`; :meth:`applies` says
     whether a site has the hop (both consumers ask it, and only it)."""
 
-    hop: str
-    lower: str
-    upper: str
+    hop: HopKind
+    lower: Layer
+    upper: Layer
     #: An endpoint's hop on the fabric (the UFM's, storage's, management ports'): the closed form lists
     #: a fabric's own links (its nodes' and its switch layers') first, then its endpoints'.
     attached: ClassVar[bool] = False
@@ -266,7 +269,7 @@ class Pattern(Generic[V]):
         assert first is not None
         return self.unjoined(ctx, first, lo, up)
 
-    def layers(self, ctx: HopContext[V]) -> tuple[str, str]:
+    def layers(self, ctx: HopContext[V]) -> tuple[Layer, Layer]:
         """The closed form's layers at the two ends (``LinkGroup.lower`` / ``.upper``)."""
         return self.lower, self.upper
 
@@ -295,23 +298,26 @@ class Pattern(Generic[V]):
         assert plan is not None
         site, kinds, fp, place, spot = ctx.site, ctx.kinds, ctx.fp, plan.place, plan.spot
         # Consecutive pairs mostly share their lower device (a node's rails): its place and spot once.
-        last: list[object] = [None, None, None]
+        last_dev: Dev | None = None
+        last_place: Place | None = None
+        last_spot: tuple[int, int] | None = None
 
         def links(pair: Pair) -> Rows:
+            nonlocal last_dev, last_place, last_spot
             a_dev, b_dev = pair.lower, pair.upper
-            if a_dev != last[0]:
-                last[:] = a_dev, place(a_dev[0], site, a_dev[1]), None
+            if a_dev != last_dev or last_place is None:
+                last_dev, last_place, last_spot = a_dev, place(a_dev[0], site, a_dev[1]), None
             run = pair.run
             if run is None:
                 if pair.spots is not None:
                     run = route(pair.spots[0], pair.spots[1], fp)
                 else:
-                    if last[2] is None:
-                        last[2] = spot(a_dev[0], site, a_dev[1])
-                    run = route(last[2], spot(b_dev[0], site, b_dev[1]), fp)   # type: ignore[arg-type]
+                    if last_spot is None:
+                        last_spot = spot(a_dev[0], site, a_dev[1])
+                    run = route(last_spot, spot(b_dev[0], site, b_dev[1]), fp)
             k = kinds[run]
-            emit = plan.emitter(k)   # type: ignore[union-attr]
-            a, b = last[1], place(b_dev[0], site, b_dev[1])
+            emit = plan.emitter(k)
+            a, b = last_place, place(b_dev[0], site, b_dev[1])
             a_end, b_end = pair.a, pair.b
             assert a_end is not None and b_end is not None
             for _ in range(pair.links):

@@ -27,6 +27,7 @@ from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern, S
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks, PooledLinks
 from bom.model.hops import HopKind, endpoint_hop
+from bom.roles import Layer
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
 
@@ -47,7 +48,7 @@ def _node_names(fabric: str, ports: int, per: int) -> tuple[str, ...]:
 class PooledNodeLeaf(Pattern[PooledLinks]):
     """The nodes' ports to their block's leaf groups, plane by plane."""
 
-    hop, lower, upper = HopKind.NODE_LEAF, "node", "leaf"
+    hop, lower, upper = HopKind.NODE_LEAF, Layer.NODE, Layer.LEAF
 
     @staticmethod
     def leaf(fab: PooledLinks, ps: PooledShape, p: Plane, unit: int, pl: int) -> int:
@@ -58,23 +59,23 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
 
     def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
         for pl in range(ctx.view.planes):
-            for part in ctx.floor.parts("node"):
+            for part in ctx.floor.parts(Layer.NODE):
                 yield Section(part.copies, partial(self.nodes, ctx, pl, part.first, part.per_copy))
 
     def nodes(self, ctx: HopContext[PooledLinks], pl: int, first: int, per_copy: int, copy: int) -> Iterator[Pair]:
         """One copy's nodes of plane ``pl``: node by node, port by port, each port to its group's leaf."""
         fab, p, sw = ctx.view, ctx.p, ctx.switches
         ps = fab.pooled[ctx.shape]
-        ports, planes, role = fab.nic.ports, fab.planes, fab.role("leaf")
+        ports, planes, role = fab.nic.ports, fab.planes, fab.role(Layer.LEAF)
         names = partial(_node_names, fab.name, ports * planes)
         start = first + copy * per_copy
         for d in range(start, start + per_copy):
             for r in range(ports):
                 leaf = self.leaf(fab, ps, p, d * ports + r, pl)
                 if sw is None:
-                    yield Pair(("node", d), (role, leaf))
+                    yield Pair((Layer.NODE, d), (role, leaf))
                 else:
-                    yield Pair(("node", d), (role, leaf), 1, pl + 1, "", ByModule(names, r * planes + pl),
+                    yield Pair((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ByModule(names, r * planes + pl),
                                sw.leaf_down(leaf))
 
     def link(self, ctx: HopContext[PooledLinks]) -> Link:
@@ -85,18 +86,18 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
 class EndpointLeaf(Pattern[PooledLinks]):
     """One endpoint kind's ports (hop ``<role>-leaf``) over the endpoints' leaves, plane 1."""
 
-    upper = "leaf"
+    upper = Layer.LEAF
     attached = True
 
     def __init__(self, role: str) -> None:
         self.role = role
         self.hop = endpoint_hop(role)
-        self.lower = role
+        self.lower = Layer(role)
 
     @property
     def device_role(self) -> str:
         """The placement's role of the kind's devices (the OOB uplinks: the management switches)."""
-        return HopKind.OOB_LEAF if self.role == "oob" else self.role
+        return HopKind.OOB_LEAF if self.role == Layer.OOB else self.role
 
     @staticmethod
     def leaves(ps: PooledShape, p: Plane) -> int:
@@ -124,8 +125,8 @@ class EndpointLeaf(Pattern[PooledLinks]):
         found = self.kind(ctx)
         assert found is not None
         nic, ports = found
-        role, leaf_role = self.device_role, fab.role("leaf")
-        if self.role == "oob":
+        role, leaf_role = self.device_role, fab.role(Layer.LEAF)
+        if self.role == Layer.OOB:
             names = partial(lambda ups, per: ups, fab.uplink_names)
         else:
             names = partial(_node_names, fab.name, nic.ports)
@@ -193,14 +194,14 @@ class EndpointLeaf(Pattern[PooledLinks]):
         """
         fab, e_nic = ctx.view, self.nic(ctx)
         first = self.link(ctx)[0]
-        node = PooledNodeLeaf().link(ctx)   # type: ignore[arg-type]
+        node = PooledNodeLeaf().link(ctx)
         ctx.substitutions[self.role] = (f"{e_nic.form_factor} at {first.rate_gbps:g}G: {exc.message}; counted as "
                                         f"the nodes' {fab.nic.form_factor} port at {fab.rate:g}G")
         assert ctx.media is not None
         try:
             return self.count_way(ctx, node, lo, up)
         except LimitError as far:
-            if self.role == "oob":   # the management switches stand in every block, these leaves in the middle
+            if self.role == Layer.OOB:   # the management switches stand in every block, these leaves in the middle
                 far.hint = ("The management switches' uplinks reach the in-band fabric's leaves in the "
                             "shared racks; on a site this large set fabrics.oob.uplinks: spine (each "
                             "site's own OOB spines, on 100G optics).")
@@ -211,14 +212,14 @@ class MlagPeer(Pattern[PooledLinks]):
     """An MLAG pair's peer links: ``mlag`` of them between the two switches of every leaf pair, on the
     cages each keeps past its downlinks (and uplinks)."""
 
-    hop, lower, upper = HopKind.MLAG_PEER, "leaf", "leaf"
+    hop, lower, upper = HopKind.MLAG_PEER, Layer.LEAF, Layer.LEAF
 
     def applies(self, ctx: HopContext[PooledLinks]) -> bool:
         return bool(ctx.view.mlag)
 
     def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
         p, fab, sw = ctx.p, ctx.view, ctx.switches
-        role, lpg = fab.role("leaf"), p.leaves_per_group
+        role, lpg = fab.role(Layer.LEAF), p.leaves_per_group
         for pl in range(fab.planes):
             for g in range(p.groups):
                 for k in range(0, lpg, 2):

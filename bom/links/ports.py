@@ -8,11 +8,14 @@ the numbering rules are described there.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bom import names
 from bom.errors import LimitError
+from bom.model.records import PlanRow
+from bom.roles import FabricRole, Layer
 from bom.topology.geometry import route
 
 if TYPE_CHECKING:
@@ -22,7 +25,9 @@ if TYPE_CHECKING:
 
 
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
-OWN_ROLES = frozenset({"router", "mux", "amplifier"})
+OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER})
+#: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
+Place = tuple[tuple[object, ...], str]
 
 
 class PlanMismatchError(Exception):
@@ -45,7 +50,7 @@ def node_port_names(fabric: str, cages: int, per: int) -> list[str]:
     """A node's ports on ``f``: ``p1/1`` on the compute fabric, ``oob-p1`` on the others (a node
     has a NIC on each fabric, so its port names carry the fabric to stay unique on the device)."""
     ports = port_names(cages, per)
-    return ports if fabric == "compute" else [f"{fabric}-{n}" for n in ports]
+    return ports if fabric == FabricRole.COMPUTE else [f"{fabric}-{n}" for n in ports]
 
 
 class Ports:
@@ -55,13 +60,13 @@ class Ports:
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
         self.first, self.next, self.end, self.per = first, first, first + cages, per
-        self.open: dict[object, list[int]] = {}
+        self.open: dict[Hashable, list[int]] = {}
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
         self.below: Ports | None = None   # the range before this one on the same device
         self.used = 0
 
-    def take(self, key: object, fill: int = 0) -> int:
+    def take(self, key: Hashable, fill: int = 0) -> int:
         """The next port for a link whose cage is shared by ``key``; ``fill``: the ports one module (or
         cable head) there serves, where fewer than the cage's (an 800G cage run as two 100G ports for a
         splitter's heads, beside cages of four 200G ports): a cage of that key holds that many."""
@@ -92,7 +97,7 @@ class Ports:
         raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
                                 "the closed form counts more ports than the device has")
 
-    def at(self, key: object, per: int) -> tuple[str, str]:
+    def at(self, key: Hashable, per: int) -> tuple[str, str]:
         """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
         the port and its cage's first port."""
         j = self.take(key, per)
@@ -123,11 +128,15 @@ class Kind:
 
     @property
     def one(self) -> bool:
-        """One row per link, made by :meth:`Plan.row`."""
+        """One row per link, made by :meth:`RowState.row`."""
         return self.runs == 1 and self.bundle != 3
 
 
-class Plan:
+#: What makes one link's rows: (kind, plane, rail, lower end's place, port, cage, upper end's place, port, cage).
+Emit = Callable[[Kind, int | str, int | str, Place, str, str, Place, str, str], Sequence[PlanRow]]
+
+
+class RowState:
     """Counters and device places shared by every hop of one plan."""
 
     def __init__(self, model: Any, locator: Locator) -> None:
@@ -158,7 +167,7 @@ class Plan:
         """The run between the ``a`` and ``b`` devices, (role, index) in ``site``, where they stand."""
         return route(self.spot(a[0], site, a[1]), self.spot(b[0], site, b[1]), fp)
 
-    def place(self, role: str, site: int, index: int) -> tuple[tuple[object, ...], str]:
+    def place(self, role: str, site: int, index: int) -> Place:
         key = (role, site, index)
         p = self.places.get(key)
         if p is None:
@@ -172,25 +181,24 @@ class Plan:
         self.places = {k: v for k, v in self.places.items() if k[1] != site}
         self.spots = {k: v for k, v in self.spots.items() if k[1] != site}
 
-    def row(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-            a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-            b_cage: str) -> tuple[object, ...]:
+    def row(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+            b_port: str, b_cage: str) -> PlanRow:
         """The one row of a link on one run (the common case: ``k.runs == 1``, no group bundle)."""
         b0 = k.bundle
         bundle = "" if b0 == 0 else f"{a[0][4]}:{a_cage}" if b0 == 1 else f"{b[0][4]}:{b_cage}"
         return (f"C{next(self.cable):08d}", f"{a[1]}:{a_port} / {b[1]}:{b_port}", f"L{next(self.link):08d}",
                 bundle, *k.head, plane, rail, *a[0], a_port, k.a_mod, *b[0], b_port, k.b_mod, *k.tail)
 
-    def one_row(self, *args: object) -> tuple[tuple[object, ...]]:
-        return (self.row(*args),)  # type: ignore[arg-type]
+    def one_row(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+                b_port: str, b_cage: str) -> tuple[PlanRow]:
+        return (self.row(k, plane, rail, a, a_port, a_cage, b, b_port, b_cage),)
 
-    def emitter(self, k: Kind):  # type: ignore[no-untyped-def]
+    def emitter(self, k: Kind) -> Emit:
         """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
         return self.one_row if k.one else self.rows
 
-    def rows(self, k: Kind, plane: int | str, rail: int | str, a: tuple[tuple[object, ...], str],
-             a_port: str, a_cage: str, b: tuple[tuple[object, ...], str], b_port: str,
-             b_cage: str) -> list[tuple[object, ...]]:
+    def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
+             b_port: str, b_cage: str) -> list[PlanRow]:
         """Every row of a link: one per fibre run, each run counted into its group's trunks."""
         lid = f"L{next(self.link):08d}"
         label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"
@@ -210,7 +218,7 @@ class Switches:
     def __init__(self, fabric: str, planes: int, p: Plane, site: int) -> None:
         self.p, self.site, self.planes = p, site, planes
         leaf, up, spine = p.leaf, p.up, p.spine
-        self.roles = {k: names.switch_role(fabric, k) for k in ("leaf", "spine", "core")}
+        self.roles = {k: names.switch_role(fabric, k) for k in (Layer.LEAF, Layer.SPINE, Layer.CORE)}
         self.leaf_names = port_names(leaf.cages, leaf.ports_per_cage)
         # Uplinks at the switch's native rate (2 x 400G downlinks on an 800G cage, 800G uplinks) are
         # the same cages at another count per cage; dedicated uplinks (an SN2201's QSFP28 ports) are
@@ -230,7 +238,7 @@ class Switches:
         s = self.down.get(i)
         if s is None:
             per = self.p.leaf.ports_per_cage
-            s = self.down[i] = Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles["leaf"], i))
+            s = self.down[i] = Ports(0, self.p.leaf.cages, per, self.leaf_names, (self.roles[Layer.LEAF], i))
         return s
 
     def leaf_up(self, i: int) -> Ports:
@@ -241,10 +249,10 @@ class Switches:
             p = self.p
             if p.leaf_uplink is None or self.native:
                 first = max(p.leaf_down // p.leaf.ports_per_cage, self.leaf_down(i).next)
-                s = Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s = Ports(first, p.up.cages - first, p.up.ports_per_cage, self.up_names, (self.roles[Layer.LEAF], i))
                 s.below = self.leaf_down(i)
             else:
-                s = Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles["leaf"], i))
+                s = Ports(0, p.up.cages, p.up.ports_per_cage, self.up_names, (self.roles[Layer.LEAF], i))
             self.up[i] = s
         return s
 
@@ -266,7 +274,7 @@ class Switches:
         s = self.spine_down.get(i)
         if s is None:
             s = self.spine_down[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage,
-                                            self.spine_names, (self.roles["spine"], i))
+                                            self.spine_names, (self.roles[Layer.SPINE], i))
         return s
 
     def spine_hi(self, i: int) -> Ports:
@@ -274,7 +282,7 @@ class Switches:
         if s is None:
             first = self._spine_split(i)
             s = self.spine_up[i] = Ports(first, self.p.spine.cages - first, self.p.spine.ports_per_cage,
-                                          self.spine_names, (self.roles["spine"], i))
+                                          self.spine_names, (self.roles[Layer.SPINE], i))
             s.below = self.spine_lo(i)
         return s
 
@@ -282,7 +290,7 @@ class Switches:
         s = self.core.get(i)
         if s is None:
             s = self.core[i] = Ports(0, self.p.spine.cages, self.p.spine.ports_per_cage, self.spine_names,
-                                      (self.roles["core"], i))
+                                      (self.roles[Layer.CORE], i))
         return s
 
     def top(self) -> tuple[str, list[int]]:
@@ -290,10 +298,10 @@ class Switches:
         numbering): cores, spines, or the leaves of a fabric of one switch or a switch pair."""
         p = self.p
         if p.layers == 3:
-            return self.roles["core"], [self.core[i].next if i in self.core else 0
+            return self.roles[Layer.CORE], [self.core[i].next if i in self.core else 0
                                         for i in range(p.cores * self.planes)]
         if p.layers == 2:
-            return self.roles["spine"], [self.spine_down[i].next if i in self.spine_down else 0
+            return self.roles[Layer.SPINE], [self.spine_down[i].next if i in self.spine_down else 0
                                          for i in range(p.spines * self.planes)]
-        return self.roles["leaf"], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
+        return self.roles[Layer.LEAF], [max(self.leaf_down(i).next, self.up[i].next if i in self.up else 0)
                                     for i in range(p.leaves * self.planes)]

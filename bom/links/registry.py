@@ -28,7 +28,7 @@ from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSp
 from bom.links.scaleup import SWITCHED, TORUS
 from bom.links.ufm import UFM_LEAF
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
-from bom.model.roles import FabricKind
+from bom.roles import FabricKind, FabricRole, Tier
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
@@ -92,6 +92,8 @@ def oob_switches(catalog: Catalog, f: OobFabric) -> tuple[Switch, Switch | None]
 
 def view_of(f: Fabric, where: Where) -> View:
     """The fabric as its hops see it."""
+    # A fabric's kind is its type's (PooledFabric.kind, OobFabric.kind): the ignores below are the
+    # type checker not narrowing a type by a class attribute.
     if f.kind == FabricKind.POOLED:
         return pooled_view(f, where)   # type: ignore[arg-type]
     if f.kind == FabricKind.OOB:
@@ -102,17 +104,18 @@ def view_of(f: Fabric, where: Where) -> View:
 
 
 def pooled_view(f: PooledFabric, where: Where) -> PooledLinks:
-    oob = where.fabrics.get("oob")
+    oob = where.fabrics.get(FabricRole.OOB)
+    # The kind is the type's (OobFabric.kind), which the type checker does not narrow by.
     leaf = oob_switches(where.catalog, oob)[0] if oob is not None and oob.kind == FabricKind.OOB else None  # type: ignore[arg-type]
-    return PooledLinks.of_pooled(f, where.fabrics.get("compute"), where.fp, where.placement, leaf)
+    return PooledLinks.of_pooled(f, where.fabrics.get(FabricRole.COMPUTE), where.fp, where.placement, leaf)
 
 
 def dci_view(dci: Dci, where: Where) -> DciView:
     """The DCI with the fabric its routers' client links land on."""
     attach = view_of(where.fabrics[dci.attach], where)
     assert isinstance(attach, FabricLinks)
-    top = DCI_CLIENT.top(where.catalog, dci, attach.first) if dci.attach == "compute" else None
-    return DciView("dci", "scale-across", attach.shapes, attach.floors, where.placement, dci, attach, top)
+    top = DCI_CLIENT.top(where.catalog, dci, attach.first) if dci.attach == FabricRole.COMPUTE else None
+    return DciView(FabricRole.DCI, Tier.SCALE_ACROSS, attach.shapes, attach.floors, where.placement, dci, attach, top)
 
 
 def count(view: View, kind: FabricKind, fp: FloorPlan, media: Media) -> tuple[list[LinkGroup], dict[str, str]]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from bom.links.pattern import HopContext, Item, Link, Pattern, Rows
 from bom.links.views import ScaleUpView
 from bom.model.hops import HopKind
+from bom.roles import Layer, Tier
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Platform, Torus
@@ -54,7 +55,7 @@ class SwitchedLinks(InDomain):
     """GPU to switch chip (or GPU to GPU without one), electrical, inside the domain."""
 
     name = hop = HopKind.GPU_NVSWITCH
-    lower, upper = "node", "nvswitch"
+    lower, upper = Layer.NODE, Layer.NVSWITCH
 
     def applies(self, ctx: HopContext[ScaleUpView]) -> bool:
         su = ctx.view.system.scale_up
@@ -82,20 +83,20 @@ class SwitchedLinks(InDomain):
         chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
         per_tray = chips // trays if trays else chips
         nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
-        head = ("scale-up", "nvlink", self.name)
+        head = (Tier.SCALE_UP, "nvlink", self.name)
         tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
         site = 0
         for shape in ctx.view.sites_nodes:
             for _ in range(shape.count):
                 site += 1
                 for n in range(shape.nodes):
-                    node = plan.place("node", site, n)
+                    node = plan.place(Layer.NODE, site, n)
                     d, local = divmod(n, nodes_per_domain)
                     for g in range(p.gpus_per_node):
                         gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
                         for lk in range(links):
                             t, chip = divmod(self.chip(lk, chips, links), per_tray)
-                            far = plan.place("nvlink-switch", site, d * trays + t) if trays else node
+                            far = plan.place(Layer.NVLINK_SWITCH, site, d * trays + t) if trays else node
                             a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
                             yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
                                    f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0],
@@ -107,7 +108,7 @@ class TorusLinks(InDomain):
     """A torus's cube faces on optics to optical circuit switches (the copper inside a cube is counted, not listed)."""
 
     name = hop = HopKind.CUBE_OCS
-    lower, upper = "node", "ocs"
+    lower, upper = Layer.NODE, Layer.OCS
 
     def applies(self, ctx: HopContext[ScaleUpView]) -> bool:
         return ctx.view.system.scale_up.torus is not None
@@ -161,8 +162,8 @@ class TorusLinks(InDomain):
         cubes_per_domain = p.gpus_per_domain // t.chips
         dims = len(t.cube)
         offsets = [sum(t.face(e) for e in range(d)) for d in range(dims)]
-        head = ("scale-up", "ici", self.name)
-        tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, "ocs")
+        head = (Tier.SCALE_UP, "ici", self.name)
+        tail = ("smf-duplex", "", "os2 lc-duplex", t.fibre.part_number, t.fibre.strands, "", "", "", 0, Layer.OCS)
         site = 0
         for shape in ctx.view.sites_nodes:
             cubes = shape.nodes // p.nodes_per_system
@@ -176,9 +177,9 @@ class TorusLinks(InDomain):
                         for k in range(t.face(d)):
                             for side in (0, 1):
                                 chip = self._chip(t, d, k, side)
-                                node = plan.place("node", site, c * p.nodes_per_system + chip // p.gpus_per_node)
+                                node = plan.place(Layer.NODE, site, c * p.nodes_per_system + chip // p.gpus_per_node)
                                 sub, port = divmod(2 * local + side, ports)
-                                ocs = plan.place("ocs", site, base + (offsets[d] + k) * per_group + sub)
+                                ocs = plan.place(Layer.OCS, site, base + (offsets[d] + k) * per_group + sub)
                                 a_port = f"tpu{chip % p.gpus_per_node + 1}-d{d + 1}{'+-'[side == 0]}"
                                 b_port = f"p{port + 1}"
                                 yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {ocs[1]}:{b_port}",

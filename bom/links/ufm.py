@@ -21,6 +21,7 @@ from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern
 from bom.links.ports import port_names
 from bom.links.views import FabricLinks, UfmLinks
 from bom.model.hops import HopKind
+from bom.roles import Layer
 from bom.topology.geometry import leaf_loads, route
 from bom.units import magnitude
 
@@ -77,7 +78,7 @@ class UfmLeaf(Pattern[FabricLinks]):
     """The UFM's ports to the compute leaves (lower end ``ufm``), a hop of their own so that
     ``node-leaf`` keeps meaning the nodes' links; their ports share the nodes' leaf cages."""
 
-    hop, lower, upper = HopKind.UFM_LEAF, "ufm", "leaf"
+    hop, lower, upper = HopKind.UFM_LEAF, Layer.UFM, Layer.LEAF
     attached = True
     #: The hop whose cages the UFM's ports fill (the cable plan's cage keys).
     shares = HopKind.NODE_LEAF
@@ -90,19 +91,19 @@ class UfmLeaf(Pattern[FabricLinks]):
         """One site's UFM ports over its leaves, one per leaf a round, the leaves nearest the first
         UFM first (:func:`spread`, leaf by leaf)."""
         loads = leaf_loads(p, planes)
-        home = floor.spot("ufm", 0)
+        home = floor.spot(Layer.UFM, 0)
         near = [route(home, floor.spot(role, i), fp).length_m for i in range(len(loads))]
         return spread(loads, p.leaf_down, p.leaf.ports_per_cage, ufm.ports, near)
 
     def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:
         """Per site shape: (leaves used, modules added) in one site, None where there is no room."""
-        return [summary(self.spread(plane, fab.planes, ufm, floor, fp, fab.role("leaf")))
+        return [summary(self.spread(plane, fab.planes, ufm, floor, fp, fab.role(Layer.LEAF)))
                 for plane, floor in zip(fab.planes_of, fab.floors, strict=True)]
 
     def _placed(self, ctx: HopContext[FabricLinks]) -> list[tuple[int, int, bool, int]]:
         ufm = ctx.view.ufm
         assert ufm is not None
-        placed = self.spread(ctx.p, ctx.view.planes, ufm, ctx.floor, ctx.fp, ctx.view.role("leaf"))
+        placed = self.spread(ctx.p, ctx.view.planes, ufm, ctx.floor, ctx.fp, ctx.view.role(Layer.LEAF))
         assert placed is not None   # the model found room (else it connects no UFM port)
         return placed
 
@@ -110,13 +111,13 @@ class UfmLeaf(Pattern[FabricLinks]):
         fab, sw = ctx.view, ctx.switches
         ufm = fab.ufm
         assert ufm is not None
-        role = fab.role("leaf")
+        role = fab.role(Layer.LEAF)
         for u, (i, _, _, _) in enumerate(self._placed(ctx)):
             d, r = divmod(u, ufm.nic.ports)
             if sw is None:
-                yield Pair(("ufm", d), (role, i))
+                yield Pair((Layer.UFM, d), (role, i))
             else:
-                yield Pair(("ufm", d), (role, i), 1, 1, "", ByModule(lambda per: _ufm_names(ufm.nic.ports, per), r),
+                yield Pair((Layer.UFM, d), (role, i), 1, 1, "", ByModule(lambda per: _ufm_names(ufm.nic.ports, per), r),
                            sw.leaf_down(i))
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:

@@ -22,6 +22,7 @@ from bom.catalog.rows import GEARBOX_CAGES
 from bom.links.ports import OWN_ROLES, port_names
 from bom.model.floor import floors
 from bom.model.shares import paired, share
+from bom.roles import Layer, Tier
 from bom.topology.geometry import block_nodes
 from bom.units import magnitude
 
@@ -44,7 +45,7 @@ class View:
     devices stand."""
 
     name: str
-    tier: str
+    tier: Tier
     shapes: Sequence[tuple[int, Plane | None]]
     floors: Sequence[Floorish] = ()
     placement: Placement | None = None
@@ -119,7 +120,7 @@ class FabricLinks(View):
 
     @property
     def roles(self) -> dict[str, str]:
-        return {layer: self.role(layer) for layer in ("leaf", "spine", "core")}
+        return {layer: self.role(layer) for layer in (Layer.LEAF, Layer.SPINE, Layer.CORE)}
 
     @property
     def first(self) -> Plane:
@@ -167,7 +168,7 @@ class PooledLinks(FabricLinks):
     def of_pooled(cls, f: PooledFabric, compute: Fabric | None, fp: FloorPlan, placement: Placement | None = None,
                   oob_leaf: Switch | None = None) -> PooledLinks:
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
-        ups = uplink_names(oob_leaf) if oob_leaf is not None and "oob" in f.roles else ()
+        ups = uplink_names(oob_leaf) if oob_leaf is not None and Layer.OOB in f.roles else ()
         return cls(f.name, f.tier, f.shapes, floors(placement) if placement else (), placement, f.planes,
                    f.node_ports, None, f.rate_gbps, f.pooled, block, f.leaf_switch, tuple(ups), f.spec.mlag or 0)
 
@@ -263,5 +264,5 @@ class ScaleUpView(View):
 
     @classmethod
     def of(cls, platform: Platform, sites: Sequence[Site]) -> ScaleUpView:
-        return cls("nvlink", "scale-up", [(s.count, None) for s in sites], (), None, platform, tuple(sites))
+        return cls("nvlink", Tier.SCALE_UP, [(s.count, None) for s in sites], (), None, platform, tuple(sites))
 

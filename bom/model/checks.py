@@ -13,13 +13,80 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from typing_extensions import TypedDict
+
+from bom.model.records import Count, PlanRow
+
 Severity = Literal["error", "warning"]
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 #: Violations kept per rule (the count covers them all).
 KEEP = 20
 #: What a rule reads: the model's closed form, the streamed cable plan.
-MODEL, PLAN = "model", "plan"
+Reads = Literal["model", "plan"]
+MODEL: Reads = "model"
+PLAN: Reads = "plan"
+
+
+class EndJson(TypedDict):
+    """One end: role, device (a plan name or a catalog id), port, module, what."""
+
+    role: str
+    device: str
+    port: str
+    module: str
+    what: str
+
+
+class ViolationJson(TypedDict):
+    """One violation: where, a one-line message, what to change, both ends, and the links, ports, devices
+    or rows it stands for (count)."""
+
+    rule: str
+    where: str
+    message: str
+    fix: str
+    a: EndJson | None
+    b: EndJson | None
+    count: Count
+
+
+class RuleJson(TypedDict):
+    """One rule: what it checks and reads, its violations, what they stand for (in unit) and the first
+    ones."""
+
+    id: str
+    """family.name: ends.protocol, lengths.route, ..."""
+    severity: Severity
+    """An error refuses a build; a warning is listed."""
+    checks: str
+    """What the rule checks, in one line."""
+    reads: list[Reads]
+    """What this run read for it: the closed form (model) and/or the streamed cable plan (plan)."""
+    violations: Count
+    """How many violations it found (all of them, not only those shown)."""
+    affected: Count
+    """The links, ports, devices, racks or rows they stand for (in unit)."""
+    unit: str
+    shown: list[ViolationJson]
+    """The first violations (at most 20)."""
+
+
+class ChecksJson(TypedDict):
+    """The design rules run on the model (a build: the closed form; `bom check`: the cable plan too). ok:
+    no error-severity violation."""
+
+    plan: bool
+    """Whether the plan's rules ran (bom check) or the closed form only (a build)."""
+    rules_run: list[str]
+    """Every rule run, in the registry's order."""
+    errors: Count
+    """Violations of error-severity rules."""
+    warnings: Count
+    """Violations of warning-severity rules."""
+    ok: bool
+    """No error-severity violation."""
+    rules: list[RuleJson]
 
 
 @dataclass(frozen=True)
@@ -37,7 +104,7 @@ class End:
         parts = [f"{self.role} {place}"] + [p for p in (self.module and f"module {self.module}", self.what) if p]
         return ", ".join(parts)
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> EndJson:
         return {"role": self.role, "device": self.device, "port": self.port, "module": self.module,
                 "what": self.what}
 
@@ -54,7 +121,7 @@ class Violation:
     b: End | None = None
     count: int = 1          # links, runs or devices it stands for
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ViolationJson:
         return {"rule": self.rule, "where": self.where, "message": self.message, "fix": self.fix,
                 "a": self.a.to_json() if self.a else None, "b": self.b.to_json() if self.b else None,
                 "count": self.count}
@@ -68,7 +135,7 @@ Report = Callable[[Violation | Callable[[], Violation]], None]
 class RowCheck(Protocol):
     """A rule's check of the streamed plan: called with every row, then once at the end."""
 
-    def row(self, r: tuple[object, ...]) -> None: ...
+    def row(self, r: PlanRow) -> None: ...
 
     def done(self) -> None: ...
 
@@ -88,7 +155,7 @@ class Rule:
         return self.id.split(".", 1)[0]
 
     @property
-    def reads(self) -> tuple[str, ...]:
+    def reads(self) -> tuple[Reads, ...]:
         return tuple(k for k, f in ((MODEL, self.closed), (PLAN, self.stream)) if f is not None)
 
 
@@ -98,7 +165,7 @@ class RuleResult:
     and the first :data:`KEEP` of them."""
 
     rule: Rule
-    read: tuple[str, ...]           # what this run read for it (the plan only when it was streamed)
+    read: tuple[Reads, ...]         # what this run read for it (the plan only when it was streamed)
     violations: int = 0
     affected: int = 0
     kept: list[Violation] = field(default_factory=list)
@@ -110,10 +177,9 @@ class RuleResult:
         if self.violations > self.keep:   # the common case on a big plan: only counted
             self.affected += v.count if type(v) is Violation else 1
             return
-        if type(v) is not Violation:
-            v = v()   # type: ignore[operator]
-        self.kept.append(v)   # type: ignore[arg-type]
-        self.affected += v.count   # type: ignore[union-attr]
+        kept = v if isinstance(v, Violation) else v()
+        self.kept.append(kept)
+        self.affected += kept.count
 
     @property
     def id(self) -> str:
@@ -127,7 +193,7 @@ class RuleResult:
     def ok(self) -> bool:
         return self.violations == 0
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> RuleJson:
         return {"id": self.id, "severity": self.severity, "checks": self.rule.checks, "reads": list(self.read),
                 "violations": self.violations, "affected": self.affected, "unit": self.rule.unit,
                 "shown": [v.to_json() for v in self.kept]}
@@ -175,6 +241,6 @@ class Checks:
                          else f"no {sev}")
         return f"{len(self.results)} design rules checked: {', '.join(parts)}."
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ChecksJson:
         return {"plan": self.plan, "rules_run": self.rules_run, "errors": self.errors, "warnings": self.warnings,
                 "ok": self.ok, "rules": [r.to_json() for r in self.results]}

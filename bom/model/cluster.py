@@ -5,9 +5,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NotRequired
 
-from bom.catalog.rows import Platform
+from typing_extensions import TypedDict
+
+from bom.catalog.rows import Platform, ScaleUpKind
 from bom.model.floorplan import FloorPlan
+from bom.model.records import Count, Share
+
+
+class RoundingJson(TypedDict):
+    """GPUs asked for, built, and why they differ."""
+
+    requested: Count
+    built: Count
+    extra: Count
+    why: str
 
 
 @dataclass(frozen=True)
@@ -47,7 +60,7 @@ class Cluster:
     def racks(self) -> int:
         return sum(s.count * math.ceil(s.nodes / self.floor.nodes_per_rack) for s in self.sites)
 
-    def rounding(self) -> dict[str, object]:
+    def rounding(self) -> RoundingJson:
         """GPUs asked for, GPUs built, and why they differ (whole nodes, whole rack systems)."""
         p = self.platform
         shape = sub_cube_slice(p, self.gpus) if self.nodes < p.nodes_per_system else None
@@ -75,11 +88,35 @@ def sub_cube_slice(platform: Platform, gpus: int) -> list[int] | None:
     return t.slice_for(gpus) if t is not None else None
 
 
+class ScaleUpJson(TypedDict):
+    """The links inside every scale-up domain (ScaleUpTotals); the torus keys on a TPU torus only."""
+
+    kind: ScaleUpKind
+    links: Count
+    copper_links: Count
+    optical_links: Count
+    modules: Count
+    fibre_runs: Count
+    fibre_strands: Count
+    cables: Count
+    domains: Count
+    gpus_per_domain: Count
+    switch_chips: Count
+    switch_trays: Count
+    copper_share: Share
+    switch: NotRequired[str]
+    ocs: NotRequired[Count]
+    ocs_ports: NotRequired[Count]
+    ocs_ports_used: NotRequired[Count]
+    ocs_groups_per_domain: NotRequired[Count]
+    cubes: NotRequired[Count]
+
+
 @dataclass(frozen=True)
 class ScaleUp:
     """The links inside every scale-up domain, by medium, and the parts they need."""
 
-    kind: str
+    kind: ScaleUpKind
     domains: int
     gpus_per_domain: int
     links: int            # electrical links: GPU to switch chip, or GPU to GPU without one
@@ -96,9 +133,9 @@ class ScaleUp:
     cubes: int = 0
     switch: str | None = None
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ScaleUpJson:
         total = self.links + self.optical_links
-        out: dict[str, object] = {
+        out: ScaleUpJson = {
             "kind": self.kind, "links": total, "copper_links": self.links, "optical_links": self.optical_links,
             "modules": self.modules, "fibre_runs": self.fibre_runs, "fibre_strands": self.fibre_strands,
             "cables": self.cables, "domains": self.domains, "gpus_per_domain": self.gpus_per_domain,
@@ -107,6 +144,6 @@ class ScaleUp:
         if self.switch:
             out["switch"] = self.switch
         if self.kind == "torus-ocs":
-            out.update(ocs=self.ocs, ocs_ports=self.ocs_ports, ocs_ports_used=self.optical_links,
-                       ocs_groups_per_domain=self.ocs_groups, cubes=self.cubes)
+            out["ocs"], out["ocs_ports"], out["ocs_ports_used"] = self.ocs, self.ocs_ports, self.optical_links
+            out["ocs_groups_per_domain"], out["cubes"] = self.ocs_groups, self.cubes
         return out

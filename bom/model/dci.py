@@ -7,9 +7,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Annotated, Literal
+
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from bom.catalog.media import Choice, Patch
 from bom.catalog.rows import Coherent, Dwdm, Switch
+from bom.model.records import Count, Share
+from bom.roles import FabricRole
 
 #: Router ports per wavelength that ends at a site: its client port and its line port.
 SITE_PORTS = 2
@@ -38,15 +44,15 @@ class LineRules:
     def modules(self, wavelengths: int) -> int:
         return ENDS * wavelengths
 
-    def muxes(self, fibre_pairs: int, mux: object | None) -> int:
+    def muxes(self, fibre_pairs: int, mux: Dwdm | None) -> int:
         return ENDS * fibre_pairs if mux is not None else 0
 
-    def patch_cords(self, wavelengths: int, mux: object | None) -> int:
+    def patch_cords(self, wavelengths: int, mux: Dwdm | None) -> int:
         """Cords from a line port to its mux/demux channel: one at each end of each wavelength
         (without a mux/demux the line port takes the dark fibre itself)."""
         return ENDS * wavelengths if mux is not None else 0
 
-    def mated_pairs(self, mux: object | None) -> int:
+    def mated_pairs(self, mux: Dwdm | None) -> int:
         """Mated pairs one wavelength passes from its transmitter to its receiver (the line's loss
         budget counts each): at both ends the module's own, and with a mux/demux its channel and line
         ports (the patch cords are the plan's ``lc-duplex patch`` rows)."""
@@ -64,6 +70,25 @@ class LineRules:
 
 
 LINE = LineRules()
+
+
+#: How the sites are joined: every pair, a ring, or a hub and its spokes.
+DciTopology = Literal["mesh", "ring", "hub"]
+
+
+class LineLossJson(TypedDict):
+    """One wavelength's loss from transmitter to receiver without amplifiers (fibre with splices, mux
+    and demux, mated pairs) against the coherent module's unamplified budget; over it, the route takes
+    a booster and a pre-amplifier each way."""
+
+    fibre_db: float
+    mux_demux_db: float
+    mated_pairs: Count
+    connectors_db: float
+    loss_db: float
+    budget_db: float | None
+    over_budget: bool
+    why: str
 
 
 @dataclass(frozen=True)
@@ -97,11 +122,45 @@ class LineLoss:
             return f"{parts}; the module has no unamplified loss budget in the catalog (its reach decides)"
         return f"{parts} {'>' if self.over else '<='} the module's unamplified budget {self.budget_db:g} dB"
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> LineLossJson:
         return {"fibre_db": round(self.fibre_db, 3), "mux_demux_db": round(self.mux_db, 3),
                 "mated_pairs": self.mated_pairs, "connectors_db": round(self.connectors_db, 3),
                 "loss_db": round(self.total_db, 3), "budget_db": self.budget_db, "over_budget": self.over,
                 "why": self.why()}
+
+
+class DciJson(TypedDict):
+    """The DCI between the sites: its site pairs, route, wavelengths, amplifiers and routers."""
+
+    links: Count
+    modules: Count
+    fibre_pairs: Count
+    wavelengths: Count
+    sites: Count
+    site_pairs: Count
+    topology: DciTopology
+    pairs: list[Annotated[list[Count], Field(min_length=2, max_length=2)]]
+    """The cabled site pairs, sites numbered from 1."""
+    wavelengths_per_pair: Count
+    fibre_pairs_per_pair: Count
+    distance_km: float
+    bandwidth_gbps_per_pair: float
+    coherent: str
+    standard: str
+    mux_demux: Count
+    patch_cords: Count
+    amplifiers: Count
+    amplifiers_per_fibre_pair: Count
+    inline_amplifier_sites: Count
+    inline_amplifier_sites_per_route: Count
+    dark_fibre_km: float
+    client_fabric: FabricRole
+    amplified: bool
+    line_loss: LineLossJson | None
+    routers: Count
+    router_ports: Count
+    copper_links: Count
+    copper_share: Share
 
 
 @dataclass(frozen=True)
@@ -119,11 +178,11 @@ class Dci:
     wavelengths_per_pair: int
     fibre_pairs_per_pair: int
     inline_sites: int              # in-line amplifier sites along one route (site pair)
-    topology: str = "mesh"
+    topology: DciTopology = "mesh"
     site_pairs: tuple[tuple[int, int], ...] = ()   # cabled pairs, sites numbered from 1
     patch: Patch | None = None     # the cord from a line port to its mux/demux channel
     loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
-    attach: str = "compute"        # the fabric whose switches take the routers' client ports
+    attach: FabricRole = FabricRole.COMPUTE   # the fabric whose switches take the routers' client ports
 
     @property
     def amplified(self) -> bool:
@@ -254,7 +313,7 @@ class Dci:
     def routers(self) -> int:
         return sum(self.site_routers(s) for s in range(1, self.sites + 1))
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DciJson:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
                 "wavelengths": self.wavelengths, "sites": self.sites, "site_pairs": self.pairs,
                 "topology": self.topology, "pairs": [list(p) for p in self.site_pairs],

@@ -10,25 +10,166 @@ told as a fabric (the JSON's ``fabrics.dci``). Frozen: a stage returns a new val
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from bom.catalog.rows import NicPorts, Switch
 from bom.inputs.scenario import FabricSpec
-from bom.model.hops import HopKind
+from bom.model.hops import HopKind, endpoint_hop
 from bom.model.linkgroups import LinkGroup
-from bom.model.plane import Plane
-from bom.model.roles import FabricKind
+from bom.model.plane import Plane, Topology
+from bom.model.records import Count
 from bom.model.shares import split
 from bom.model.totals import FabricTotals, LinkTotals, sum_groups
+from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.model.dci import Dci
 
 #: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
 UFM_HOP = HopKind.UFM_LEAF
+
+
+class UfmJson(TypedDict):
+    """The compute fabric's fabric managers: their ports on its leaves."""
+
+    hop: HopKind
+    ports: Count
+    leaves: Count
+    leaf_modules: Count
+    why: str
+
+
+class ScheduledJson(TypedDict):
+    """A scheduled fabric (Jericho3-AI interface nodes, Ramon fabric elements): each leaf's fabric ports
+    (all cabled), the links joining each leaf-element pair, and the fabric ports' capacity over the host
+    ports' (the speedup)."""
+
+    fabric_ports_per_leaf: Count
+    fabric_port_rate_gbps: float
+    links_per_pair: Count
+    speedup: float
+
+
+class SwitchesJson(TypedDict):
+    """Switches over every site and plane."""
+
+    leaf: Count
+    spine: Count
+    core: Count
+
+
+class SiteSwitchesJson(TypedDict):
+    """One site shape's switches over every plane, and how many sites have the shape."""
+
+    sites: Count
+    leaf: Count
+    spine: Count
+    core: Count
+
+
+class FabricHeadJson(TypedDict):
+    """A switch fabric's keys of its own, written first."""
+
+    scheduled: NotRequired[ScheduledJson]
+    ufm: NotRequired[UfmJson]
+    """The compute fabric's fabric managers."""
+
+
+class SwitchedFabricJson(FabricHeadJson):
+    """A switch fabric (compute): its description and totals (FabricTotals)."""
+
+    tier: Tier
+    switch: str
+    """The leaf switch's catalog id."""
+    spine_switch: str | None
+    topology: Topology
+    layers: Count
+    planes: Count
+    rate_gbps: float | None
+    uplink_rate_gbps: float | None
+    rails_per_leaf: Count | None
+    switches: SwitchesJson
+    site_switches: list[SiteSwitchesJson]
+    links: dict[HopKind, Count]
+    """Links of each hop (node-leaf, leaf-spine, ...)."""
+    media: dict[str, dict[str, Count]]
+    """Links of each hop by medium."""
+    modules: dict[str, Count]
+    """Modules: node, switch (and ufm, endpoint)."""
+    ends: dict[str, dict[str, Count]]
+    """Link ends by layer and kind (pluggable modules, optical engine ports, none)."""
+    cables: Count
+    fibre_runs: Count
+    fibre_strands: Count
+    copper_links: Count
+    optical_links: Count
+
+
+class BorderJson(TypedDict):
+    border_leaves: NotRequired[Count]
+    """Leaves of their own for the DCI routers' client ports."""
+
+
+class PooledFabricJson(SwitchedFabricJson, BorderJson):
+    """A storage or in-band fabric: leaves sized by the ports they carry."""
+
+    endpoint_substitutions: dict[str, str]
+    """Endpoint kinds whose own part is not used, and why (their ports counted as the nodes')."""
+    oversubscription: str
+    group_ports: Count
+    endpoint_ports: Count
+
+
+class OobFabricJson(TypedDict):
+    """The out-of-band management network over every managed device."""
+
+    tier: Tier
+    switch: str
+    spine_switch: str | None
+    topology: Literal["per-rack", "per-block"]
+    layers: Count
+    planes: Count
+    rate_gbps: float
+    uplinks: Literal[Layer.SPINE, FabricRole.INBAND]
+    uplinks_counted_in: Literal[FabricRole.OOB, FabricRole.INBAND]
+    """Into a built in-band fabric the uplinks are its oob-leaf hop (their links and modules counted there)."""
+    uplink_ports: Count
+    switches: SwitchesJson
+    managed_devices: Count
+    links: dict[HopKind, Count]
+    modules: dict[str, Count]
+    """Modules: node, switch."""
+    cables: Count
+    fibre_runs: Count
+    fibre_strands: Count
+    copper_links: Count
+    optical_links: Count
+
+
+class DciFabricJson(TypedDict):
+    """The scale-across DCI told as a fabric."""
+
+    tier: Tier
+    switch: str
+    """The DCI router's catalog id."""
+    routers: Count
+    coherent: str
+    standard: str
+    links: dict[HopKind, Count]
+    media: dict[str, dict[str, Count]]
+    modules: dict[str, Count]
+    """Modules: coherent and client."""
+    copper_links: Count
+    optical_links: Count
+
+
+#: One fabric of the JSON's ``fabrics``.
+FabricJson = SwitchedFabricJson | PooledFabricJson | OobFabricJson | DciFabricJson
 
 
 @dataclass(frozen=True)
@@ -38,7 +179,7 @@ class UfmPorts:
     leaf_modules: int     # modules the UFM ports add at the leaf end (0 when they share a cage)
     why: str
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> UfmJson:
         return {"hop": UFM_HOP, "ports": self.ports, "leaves": self.leaves, "leaf_modules": self.leaf_modules,
                 "why": self.why}
 
@@ -48,7 +189,7 @@ class Fabric:
     kind: ClassVar[FabricKind] = FabricKind.SWITCHED
 
     name: str
-    tier: str
+    tier: Tier
     spec: FabricSpec
     planes: int
     shapes: list[tuple[int, Plane]]           # (sites of this shape, plane of one site)
@@ -68,21 +209,21 @@ class Fabric:
         """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
         return replace(self, groups=groups, substitutions=substitutions)
 
-    def switch_ids(self) -> dict[str, str]:
+    def switch_ids(self) -> dict[Layer, str]:
         """The catalog row of each switch layer (a layer with no switches included)."""
         p = self.first
-        return {"leaf": p.leaf.id, "spine": p.spine.id, "core": p.spine.id}
+        return {Layer.LEAF: p.leaf.id, Layer.SPINE: p.spine.id, Layer.CORE: p.spine.id}
 
     @property
     def scheduled(self) -> bool:
         """A scheduled (cell) fabric: its leaves' fabric ports joined to fabric elements."""
         return bool(self.shapes) and self.first.scheduled
 
-    def switches(self, layer: str) -> int:
-        attr = {"leaf": "leaves", "spine": "spines", "core": "cores"}[layer]
+    def switches(self, layer: Layer) -> int:
+        attr = {Layer.LEAF: "leaves", Layer.SPINE: "spines", Layer.CORE: "cores"}[layer]
         return sum(n * self.planes * getattr(p, attr) for n, p in self.shapes)
 
-    def port_use(self, layer: str) -> list[tuple[int, int]]:
+    def port_use(self, layer: Layer) -> list[tuple[int, int]]:
         """(switches, ports each uses) of a spine or core layer over every site and plane."""
         return [(n * self.planes * k, used) for n, p in self.shapes for k, used in p.port_use(layer)]
 
@@ -93,7 +234,7 @@ class Fabric:
 
     def totals(self) -> FabricTotals:
         """The fabric's link totals and its switches."""
-        switches = {k: self.switches(k) for k in ("leaf", "spine", "core")}
+        switches = {k: self.switches(k) for k in SWITCH_LAYERS}
         return FabricTotals.of(self.name, self.tier, self.sums, switches)
 
     def hop_links(self, hop: str) -> int:
@@ -123,7 +264,7 @@ class Fabric:
     def optical_links(self) -> int:
         return self.sums.optical_links
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         """Links of each hop the fabric reports: node-leaf, leaf-spine and spine-core even when
         empty, the leaves' ISL and the UFM ports' hop only when there are any."""
         t = self.sums
@@ -144,31 +285,37 @@ class Fabric:
         return [SiteSwitches(n, self.planes * p.leaves, self.planes * p.spines, self.planes * p.cores)
                 for n, p in self.shapes]
 
-    def scheduled_json(self) -> dict[str, object]:
+    def scheduled_json(self) -> ScheduledJson:
         """A scheduled fabric's fabric side: every fabric port cabled, the speedup over the host ports."""
         p = self.first
         fabric = p.leaf_up * p.up.rate_gbps
         return {"fabric_ports_per_leaf": p.leaf_up, "fabric_port_rate_gbps": p.up.rate_gbps,
                 "links_per_pair": p.leaf_spine_per_pair, "speedup": round(fabric / (p.leaf_down * p.leaf.rate_gbps), 4)}
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> FabricJson:
+        return self.switched_json()
+
+    def switched_json(self) -> SwitchedFabricJson:
         t = self.totals()
-        modules = {"node": t.node_modules, "switch": t.switch_modules}
-        out: dict[str, object] = {}
+        modules: dict[str, int] = {Layer.NODE: t.node_modules, "switch": t.switch_modules}
+        head: FabricHeadJson = {}
         if self.scheduled:
-            out["scheduled"] = self.scheduled_json()
+            head["scheduled"] = self.scheduled_json()
         if self.ufm is not None:
-            out["ufm"] = self.ufm.to_json()
+            head |= FabricHeadJson(ufm=self.ufm.to_json())
             if self.ufm.ports:
-                modules["ufm"] = t.modules_at("ufm")
-        return out | {
+                modules[Layer.UFM] = t.modules_at(Layer.UFM)
+        sw = t.switches
+        return {**head,
             "tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
             "topology": self.first.topology, "layers": self.layers, "planes": self.planes,
             "rate_gbps": self.groups[0].rate_gbps if self.groups else None,
             "uplink_rate_gbps": self.first.up.rate_gbps if self.first.layers > 1 or self.first.isl else None,
             "rails_per_leaf": (self.first.rails_per_leaf
                                if self.first.topology != "tor" and not self.first.nodes_per_leaf else None),
-            "switches": dict(t.switches), "site_switches": [asdict(s) for s in self.site_switches()],
+            "switches": SwitchesJson(leaf=sw[Layer.LEAF], spine=sw[Layer.SPINE], core=sw[Layer.CORE]),
+            "site_switches": [SiteSwitchesJson(sites=s.sites, leaf=s.leaf, spine=s.spine, core=s.core)
+                              for s in self.site_switches()],
             "links": self.links_by_hop(), "media": self.media_by_hop(), "modules": modules, "ends": t.ends_json(),
             "cables": t.cables, "fibre_runs": t.fibre_runs, "fibre_strands": t.fibre_strands,
             "copper_links": t.copper_links, "optical_links": t.optical_links,
@@ -184,8 +331,8 @@ class SiteSwitches:
     spine: int
     core: int
 
-    def layer(self, name: str) -> int:
-        return {"leaf": self.leaf, "spine": self.spine, "core": self.core}[name]
+    def layer(self, name: Layer) -> int:
+        return {Layer.LEAF: self.leaf, Layer.SPINE: self.spine, Layer.CORE: self.core}[name]
 
 
 @dataclass(frozen=True)
@@ -272,26 +419,24 @@ class PooledFabric(Fabric):
         """The endpoint kinds on the fabric's leaves (appliances, servers, OOB uplinks)."""
         return sorted({role for ps in self.pooled for role, _, _ in ps.kinds})
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         # Endpoints' ports are hops of their own (node-leaf is the nodes' ports alone); an MLAG pair's peer links too.
         mlag = {HopKind.MLAG_PEER: self.hop_links(HopKind.MLAG_PEER)} if self.hop_links(HopKind.MLAG_PEER) else {}
-        return super().links_by_hop() | {f"{role}-leaf": self.hop_links(f"{role}-leaf") for role in self.roles} | mlag
+        return (super().links_by_hop() | {endpoint_hop(role): self.hop_links(endpoint_hop(role)) for role in self.roles}
+                | mlag)
 
-    def to_json(self) -> dict[str, object]:
-        out = super().to_json()
-        modules = out["modules"]
-        assert isinstance(modules, dict)
-        modules["endpoint"] = sum(self.modules_at(role) for role in self.roles)
-        out["endpoint_substitutions"] = dict(self.substitutions)
+    def to_json(self) -> PooledFabricJson:
+        base = self.switched_json()
+        base["modules"]["endpoint"] = sum(self.modules_at(role) for role in self.roles)
         r = Fraction(self.spec.leaf_ratio)
-        out["oversubscription"] = f"{r.numerator}:{r.denominator}"
         ps = self.pooled[0]
-        out.update(group_ports=ps.group_units, endpoint_ports=ps.extra_units * self.shapes[0][0]
-                   + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)))
-        if self.border_leaves:
-            # The DCI routers' client links land here (counted on the DCI, hop fabric-dci).
-            out["border_leaves"] = self.border_leaves
-        return out
+        # The DCI routers' client links land on border leaves (counted on the DCI, hop fabric-dci).
+        border: BorderJson = {"border_leaves": self.border_leaves} if self.border_leaves else {}
+        return {**base, "endpoint_substitutions": dict(self.substitutions),
+                "oversubscription": f"{r.numerator}:{r.denominator}", "group_ports": ps.group_units,
+                "endpoint_ports": ps.extra_units * self.shapes[0][0]
+                + sum(s.extra_units * n for (n, _), s in zip(self.shapes[1:], self.pooled[1:], strict=True)),
+                **border}
 
     @property
     def border_leaves(self) -> int:
@@ -338,14 +483,14 @@ class OobFabric(Fabric):
     def devices(self) -> int:
         return sum(s.copies * s.devices for s in self.sections)
 
-    def switches(self, layer: str) -> int:
-        return {"leaf": self.leaves, "spine": self.spines, "core": 0}[layer]
+    def switches(self, layer: Layer) -> int:
+        return {Layer.LEAF: self.leaves, Layer.SPINE: self.spines, Layer.CORE: 0}[layer]
 
     def uplink_ports(self, leaf: Switch) -> NicPorts:
         """One management switch's uplinks, as the in-band fabric sees them (an endpoint's ports)."""
         assert leaf.uplinks is not None
         up = leaf.uplinks
-        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,  # type: ignore[arg-type]
+        return NicPorts(ports=self.uplinks_per_leaf, rate=up.rate, form_factor=up.form_factor,
                         ports_per_cage=1)
 
     @property
@@ -356,14 +501,14 @@ class OobFabric(Fabric):
     def spine_switch_id(self) -> str | None:
         return self.spine_id
 
-    def switch_ids(self) -> dict[str, str]:
-        return {"leaf": self.leaf_id} | ({"spine": self.spine_id} if self.spine_id else {})
+    def switch_ids(self) -> dict[Layer, str]:
+        return {Layer.LEAF: self.leaf_id} | ({Layer.SPINE: self.spine_id} if self.spine_id else {})
 
     @property
     def layers(self) -> int:
         return 2 if self.spines else 1
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE, HopKind.LEAF_INBAND)
         return {h: self.hop_links(h) for h in hops}
 
@@ -371,18 +516,18 @@ class OobFabric(Fabric):
         # Patch cords are told for the whole network (copper_links, optical_links), not by hop.
         return {}
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> OobFabricJson:
         return {"tier": self.tier, "switch": self.switch_id, "spine_switch": self.spine_switch_id,
                 "topology": "per-rack" if any(s.per_rack for s in self.sections) else "per-block",
                 "layers": self.layers, "planes": 1, "rate_gbps": 1.0,
-                "uplinks": "spine" if self.spines else "inband",
+                "uplinks": Layer.SPINE if self.spines else FabricRole.INBAND,
                 # Into a built in-band fabric the uplinks are its oob-leaf hop (links and modules counted there).
-                "uplinks_counted_in": "inband" if self.into_inband else "oob",
+                "uplinks_counted_in": FabricRole.INBAND if self.into_inband else FabricRole.OOB,
                 "uplink_ports": self.leaves * self.uplinks_per_leaf,
-                "switches": {"leaf": self.leaves, "spine": self.spines, "core": 0},
+                "switches": SwitchesJson(leaf=self.leaves, spine=self.spines, core=0),
                 "managed_devices": self.devices, "links": self.links_by_hop(),
-                "modules": {"node": self.modules_at("node"),
-                            "switch": sum(self.modules_at(k) for k in ("leaf", "spine", "inband"))},
+                "modules": {Layer.NODE: self.modules_at(Layer.NODE),
+                            "switch": sum(self.modules_at(k) for k in (Layer.LEAF, Layer.SPINE, Layer.INBAND))},
                 "cables": sum(g.cables for g in self.groups),
                 "fibre_runs": sum(g.fibre_runs for g in self.groups),
                 "fibre_strands": sum(g.fibre_strands for g in self.groups),
@@ -396,7 +541,7 @@ class DciFabric:
 
     dci: Dci
     clients: LinkTotals
-    tier: str = "scale-across"
+    tier: Tier = Tier.SCALE_ACROSS
 
     @property
     def switch_id(self) -> str:
@@ -415,13 +560,13 @@ class DciFabric:
     def optical_links(self) -> int:
         return self.dci.links + self.clients.links
 
-    def links_by_hop(self) -> dict[str, int]:
+    def links_by_hop(self) -> dict[HopKind, int]:
         return {HopKind.SITE_SITE: self.dci.links, HopKind.FABRIC_DCI: self.clients.links}
 
     def media_by_hop(self) -> dict[str, dict[str, int]]:
         return {HopKind.SITE_SITE: {"coherent": self.dci.links}, **self.clients.media_json()}
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DciFabricJson:
         d = self.dci
         return {"tier": self.tier, "switch": self.switch_id, "routers": self.routers,
                 "coherent": d.coherent.id, "standard": d.coherent.standard,

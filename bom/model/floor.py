@@ -103,7 +103,7 @@ class Floor:
                 copy, local = divmod(index - p.first, p.per_copy)
                 row, pos = p.spots[local]
                 return row + copy * p.step, pos
-        raise LimitError(f"the site has {self.count(role)} devices of role {role!r}; asked for index {index}",
+        raise LimitError(f"the site has {self.count(role)} devices of role '{role}'; asked for index {index}",
                          key="role")
 
     def racks(self, role: str, first: int, count: int) -> list[tuple[Spot, int]]:

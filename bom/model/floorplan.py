@@ -39,10 +39,21 @@ class Run(NamedTuple):
 EndGroups = list[tuple[int, dict[Run, int]]]
 
 
+class Repeat(Protocol):
+    """A role's devices in one section: ``per_copy`` in each of ``copies`` copies, from index ``first``."""
+
+    @property
+    def first(self) -> int: ...
+    @property
+    def copies(self) -> int: ...
+    @property
+    def per_copy(self) -> int: ...
+
+
 class Floorish(Protocol):
     """What the ends read of the placement: where a device stands, and the parts a role's devices
     repeat in (:class:`bom.model.floor.Floor`)."""
 
     def spot(self, role: str, index: int) -> tuple[int, int]: ...
     def spots(self, role: str) -> list[tuple[int, int]]: ...
-    def parts(self, role: str) -> tuple: ...   # each with first, copies, per_copy
+    def parts(self, role: str) -> tuple[Repeat, ...]: ...

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from bom.roles import Layer, Tier
+
 
 class HopKind(StrEnum):
     GPU_NVSWITCH = "gpu-nvswitch"
@@ -33,36 +35,37 @@ class HopKind(StrEnum):
 
 @dataclass(frozen=True)
 class HopMeaning:
-    lower: str      # the layer at the lower end
-    upper: str      # the layer at the upper end ("top": the fabric's top layer, whichever it is, or a border leaf)
-    tier: str
+    lower: Layer    # the layer at the lower end
+    upper: Layer    # the layer at the upper end (TOP: the fabric's top layer, whichever it is, or a border leaf)
+    tier: Tier
     what: str
 
 
-H = HopKind
+H, L, T = HopKind, Layer, Tier
 #: The table; its order is the order hops are listed in.
 HOPS: dict[HopKind, HopMeaning] = {
-    H.GPU_NVSWITCH: HopMeaning("node", "nvswitch", "scale-up", "a GPU's NVLink to a switch chip"),
-    H.CUBE_OCS: HopMeaning("node", "ocs", "scale-up", "a torus cube face's optic to its optical circuit switch"),
-    H.NODE_LEAF: HopMeaning("node", "leaf", "scale-out", "a node's NIC port to its leaf"),
-    H.LEAF_LEAF: HopMeaning("leaf", "leaf", "scale-out", "an ISL between a switch pair's two switches"),
-    H.MLAG_PEER: HopMeaning("leaf", "leaf", "scale-out",
+    H.GPU_NVSWITCH: HopMeaning(L.NODE, L.NVSWITCH, T.SCALE_UP, "a GPU's NVLink to a switch chip"),
+    H.CUBE_OCS: HopMeaning(L.NODE, L.OCS, T.SCALE_UP, "a torus cube face's optic to its optical circuit switch"),
+    H.NODE_LEAF: HopMeaning(L.NODE, L.LEAF, T.SCALE_OUT, "a node's NIC port to its leaf"),
+    H.LEAF_LEAF: HopMeaning(L.LEAF, L.LEAF, T.SCALE_OUT, "an ISL between a switch pair's two switches"),
+    H.MLAG_PEER: HopMeaning(L.LEAF, L.LEAF, T.SCALE_OUT,
                             "an MLAG pair's peer link between its two switches (the inter-chassis bond)"),
-    H.LEAF_SPINE: HopMeaning("leaf", "spine", "scale-out", "a leaf's uplink to a spine"),
-    H.SPINE_CORE: HopMeaning("spine", "core", "scale-out", "a spine's uplink to a core"),
-    H.LEAF_INBAND: HopMeaning("leaf", "inband", "scale-out",
+    H.LEAF_SPINE: HopMeaning(L.LEAF, L.SPINE, T.SCALE_OUT, "a leaf's uplink to a spine"),
+    H.SPINE_CORE: HopMeaning(L.SPINE, L.CORE, T.SCALE_OUT, "a spine's uplink to a core"),
+    H.LEAF_INBAND: HopMeaning(L.LEAF, L.INBAND, T.SCALE_OUT,
                               "a management switch's uplink into the in-band fabric"),
-    H.STORAGE_LEAF: HopMeaning("storage", "leaf", "scale-out", "a storage appliance's port to its leaf"),
-    H.UFM_LEAF: HopMeaning("ufm", "leaf", "scale-out", "a fabric manager's port to a compute leaf"),
-    H.MGMT_LEAF: HopMeaning("mgmt", "leaf", "scale-out", "a management server's port to its leaf"),
-    H.PDU_LEAF: HopMeaning("pdu", "leaf", "scale-out", "a PDU's management port to its switch"),
-    H.OOB_LEAF: HopMeaning("oob", "leaf", "scale-out", "a management switch's uplink to an in-band leaf"),
-    H.FABRIC_DCI: HopMeaning("router", "top", "scale-across",
+    H.STORAGE_LEAF: HopMeaning(L.STORAGE, L.LEAF, T.SCALE_OUT, "a storage appliance's port to its leaf"),
+    H.UFM_LEAF: HopMeaning(L.UFM, L.LEAF, T.SCALE_OUT, "a fabric manager's port to a compute leaf"),
+    H.MGMT_LEAF: HopMeaning(L.MGMT, L.LEAF, T.SCALE_OUT, "a management server's port to its leaf"),
+    H.PDU_LEAF: HopMeaning(L.PDU, L.LEAF, T.SCALE_OUT, "a PDU's management port to its switch"),
+    H.OOB_LEAF: HopMeaning(L.OOB, L.LEAF, T.SCALE_OUT, "a management switch's uplink to an in-band leaf"),
+    H.FABRIC_DCI: HopMeaning(L.ROUTER, L.TOP, T.SCALE_ACROSS,
                              "a DCI router's client port to an Ethernet fabric: the compute fabric's top layer, "
                              "or a border leaf of the in-band or storage fabric"),
-    H.SITE_SITE: HopMeaning("router", "mux", "scale-across", "a router's coherent line port to its mux/demux"),
-    H.FIBRE_PAIR: HopMeaning("mux", "mux", "scale-across", "a fibre pair between two sites' mux/demuxes"),
+    H.SITE_SITE: HopMeaning(L.ROUTER, L.MUX, T.SCALE_ACROSS, "a router's coherent line port to its mux/demux"),
+    H.FIBRE_PAIR: HopMeaning(L.MUX, L.MUX, T.SCALE_ACROSS, "a fibre pair between two sites' mux/demuxes"),
 }
+del L, T
 
 
 def endpoint_hop(role: str) -> HopKind:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from bom.catalog.media import Choice, End
 from bom.catalog.rows import Panel
 from bom.model.floorplan import Run
+from bom.roles import Layer, Tier
 
 
 @dataclass
@@ -15,11 +16,11 @@ class LinkGroup:
     """Links of one hop that share their parts (one BOM line per part and place)."""
 
     fabric: str
-    tier: str
+    tier: Tier
     hop: str
     bucket: str
-    lower: str                 # layer names at the two ends: node, leaf, spine, core, site
-    upper: str
+    lower: Layer               # the layers at the two ends
+    upper: Layer
     rate_gbps: float
     choice: Choice
     lower_end: End

@@ -9,19 +9,65 @@ writer reads, :meth:`Model.to_json` their serialisation.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+
+from typing_extensions import TypedDict
 
 from bom.catalog.rows import Platform
 from bom.inputs.scenario import Scenario
-from bom.model.cluster import Cluster, ScaleUp
+from bom.model.cluster import Cluster, RoundingJson, ScaleUp
 from bom.model.dci import Dci
-from bom.model.endpoints import Endpoints
-from bom.model.fabrics import DciFabric, Fabric
+from bom.model.endpoints import Endpoints, EndpointsJson
+from bom.model.fabrics import DciFabric, DciFabricJson, Fabric, FabricJson
 from bom.model.floorplan import FloorPlan
 from bom.model.linkgroups import LinkGroup
+from bom.model.parallelism import ParallelismJson
 from bom.model.placement import Placement
-from bom.model.sizing import Sizing
-from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, Totals, sum_groups
+from bom.model.records import Count
+from bom.model.sizing import Sizing, SizingJson
+from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, TiersJson, Totals, sum_groups
+from bom.roles import FabricRole, RackKind, Tier
+
+
+class SiteSizeJson(TypedDict):
+    site: Count
+    nodes: Count
+    gpus: Count
+
+
+class ModelJson(TypedDict):
+    """The built model's part of a build's JSON."""
+
+    name: str
+    """The scenario's name."""
+    platform: str
+    """The platform id (catalog)."""
+    gpus: Count
+    """GPUs built."""
+    nodes: Count
+    """GPU nodes built."""
+    domains: Count
+    """Scale-up domains."""
+    racks: Count
+    """Every rack the placement builds."""
+    sites: Count
+    """Sites (2 or more: a DCI between them)."""
+    site_sizes: list[SiteSizeJson]
+    """Nodes and GPUs of each site."""
+    requested_gpus: Count
+    """GPUs asked for (before rounding to whole systems)."""
+    rounding: RoundingJson
+    """GPUs asked for, built, and why they differ."""
+    rack_counts: dict[RackKind, Count]
+    """Racks by kind: compute, network, management, storage."""
+    endpoints: EndpointsJson
+    """UFM, management and storage servers."""
+    sizing: SizingJson | None
+    parallelism: ParallelismJson | None
+    fabrics: dict[str, FabricJson | DciFabricJson]
+    """Each fabric by name (compute, storage, inband, oob, dci)."""
+    tiers: TiersJson
+    """The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals)."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +120,11 @@ class Model(Design):
         """Every fabric's totals and the three tiers', each one sum over its link groups."""
         fabrics = {k: f.totals() for k, f in self.fabrics.items()}
         clients = sum_groups(self.dci_groups)
-        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == "scale-out" for g in f.groups)
+        scale_out = sum_groups(g for f in self.fabrics.values() if f.tier == Tier.SCALE_OUT for g in f.groups)
         return Totals(fabrics=fabrics, dci_clients=clients, scale_up=ScaleUpTotals.of(self.scale_up),
                       scale_out=ScaleOutTotals.of(scale_out), scale_across=ScaleAcrossTotals.of(self.dci, clients))
 
-    def tiers(self) -> dict[str, dict[str, object]]:
+    def tiers(self) -> TiersJson:
         """The tiers' JSON (``totals().tiers_json()``)."""
         return self.totals().tiers_json()
 
@@ -92,15 +138,15 @@ class Model(Design):
         """The DCI told as a fabric (None on one site)."""
         return DciFabric(self.dci, sum_groups(self.dci_groups)) if self.dci is not None else None
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ModelJson:
         c = self.cluster
-        fabrics = {k: f.to_json() for k, f in self.fabrics.items()}
+        fabrics: dict[str, FabricJson | DciFabricJson] = {k: f.to_json() for k, f in self.fabrics.items()}
         dci = self.dci_fabric
         if dci is not None:
-            fabrics["dci"] = dci.to_json()
+            fabrics[FabricRole.DCI] = dci.to_json()
         return {"name": self.scenario.name, "platform": self.platform.id, "gpus": c.gpus,
                 "nodes": c.nodes, "domains": c.domains, "racks": self.racks, "sites": c.site_count,
-                "site_sizes": [asdict(s) for s in self.site_sizes],
+                "site_sizes": [SiteSizeJson(site=s.site, nodes=s.nodes, gpus=s.gpus) for s in self.site_sizes],
                 "requested_gpus": c.requested_gpus, "rounding": c.rounding(),
                 "rack_counts": self.placement.counts(),
                 "endpoints": self.endpoints.to_json(),

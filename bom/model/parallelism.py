@@ -4,8 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-TIERS = ("scale-up", "scale-out", "scale-across")
+from typing_extensions import TypedDict
+
+from bom.model.records import Count, Share
+from bom.roles import TIERS, Tier
+
+#: A parallel dimension; dp-across: the data-parallel exchange between sites.
+Dim = Literal["tp", "cp", "ep", "pp", "dp", "dp-across"]
+#: What sets a decode step: the longest of reading HBM, the arithmetic and the collectives.
+Bound = Literal["memory", "compute", "communication"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +30,103 @@ class Tiers:
     #: a split's DP replicas are shared out in these proportions, each site holding whole groups.
     #: Empty: ``sites`` sites of equal size, the split's GPUs as asked.
     site_gpus: tuple[int, ...] = ()
+
+
+class TrafficJson(TypedDict):
+    """One dimension's traffic per GPU per step."""
+
+    dim: Dim
+    """The parallel dimension; dp-across: the data-parallel exchange between sites."""
+    collective: str
+    tier: Tier
+    bytes_per_gpu: float
+    """Bytes one GPU sends per step (dp-across: one site; serving: per decode step)."""
+    seconds: float
+    """Their time at the tier's bandwidth per GPU (dp-across: per site pair)."""
+    exposed_s: float
+    """The part on the step's critical path (0 for DP, which hides under the backward pass; its excess is
+    in exposed_s of the whole)."""
+
+
+class DecodeJson(TypedDict):
+    """Serving: a replica's decode step (bom/topology/serving.py: decode); null in training or without the
+    platform's memory_bandwidth."""
+
+    read_s: float
+    """Reading a GPU's weights and KV cache from HBM, stage after stage [s]."""
+    compute_s: float
+    """2 FLOP per active parameter and token at the dense peak [s]."""
+    comm_s: float
+    """The replica's TP and EP collectives and PP sends, stage after stage [s]."""
+    step_s: float
+    """The decode step: the longest of the three (a lower bound) [s]."""
+    bound: Bound
+    """Which of them sets it."""
+    tokens_per_s_user: float
+    """Tokens a second each sequence gets (1 / step_s)."""
+    tokens_per_s_replica: float
+    """Tokens a second a replica gives (its sequences / step_s)."""
+    hbm_gbps: float
+    """The platform's memory bandwidth per GPU it was worked at [GB/s]."""
+
+
+class ParallelismJson(TypedDict):
+    """A job's TP, CP, EP, PP and DP split, the tier each spans, and its traffic per step (a serving job:
+    TP, EP and PP per replica, dp the replicas, traffic per decode step); null without a workload with
+    its shape."""
+
+    job: str
+    proposed: bool
+    """The tool's split (true) or the workload's own (false)."""
+    tp: Count
+    """Tensor parallelism."""
+    cp: Count
+    """Context parallelism."""
+    ep: Count
+    """Expert parallelism (training: carved out of dp; serving: part of a replica)."""
+    pp: Count
+    """Pipeline stages."""
+    dp: Count
+    """Data-parallel replicas (serving: the replicas)."""
+    gpus: Count
+    """tp x cp x pp x dp (serving: tp x ep x pp x dp)."""
+    tiers: dict[str, Tier]
+    """The tier each dimension's group spans."""
+    memory_gb: float
+    """Memory a GPU holds (serving: weights and its replica's KV cache)."""
+    memory_limit_gb: float
+    microbatches: Count
+    """Sequences one pipeline runs per step (serving: sequences a replica serves)."""
+    step_s: float
+    """A step's time: compute_s + bubble_s + exposed_s (serving: the decode step, decode.step_s; 0 without
+    the platform's memory bandwidth)."""
+    compute_s: float
+    """Training: the step's compute alone, at the job's MFU (0 serving)."""
+    bubble_s: float
+    """Training: the 1F1B pipeline's fill and drain, (pp-1)/microbatches of compute_s (0 serving)."""
+    exposed_s: float
+    """Communication on the critical path per step."""
+    dp_sites: list[Count] | None
+    """Training across sites: the DP replicas in each site, in proportion to its GPUs; null on one site or
+    serving."""
+    exposed_share: Share
+    traffic: list[TrafficJson]
+    dci_bytes_per_site: float
+    """Data-parallel bytes a site sends the others per step."""
+    dci_gbps_needed: float | None
+    """Gbit/s per site pair to move them within dci_overlap of the compute; null without sites.dci_overlap."""
+    dci_overlap: Share | None
+    sites: Count
+    """Sites the DP group is shared out over."""
+    kind: Literal["train", "serve"]
+    """A training split or a serving one."""
+    replica_gpus: Count | None
+    """Serving: a replica's tp x ep x pp GPUs; null in training."""
+    sequences_capacity: Count | None
+    """Serving: sequences a replica's KV cache holds beside its weights; null in training."""
+    decode: DecodeJson | None
+    tokens_per_s_target: float | None
+    """Serving: workload.tokens_per_s_per_user, the target the replicas were sized for; null: none."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +149,9 @@ class Split:
 class Traffic:
     """One parallel dimension's traffic per GPU per step, on the tier its group spans."""
 
-    dim: str            # tp, cp, ep, pp, dp, dp-across
+    dim: Dim
     collective: str
-    tier: str
+    tier: Tier
     bytes_per_gpu: float
     seconds: float
     exposed_s: float
@@ -60,12 +166,12 @@ class Decode:
     compute_s: float            # 2 FLOP per active parameter and token at the dense peak
     comm_s: float               # TP and EP collectives and PP sends, stage after stage
     step_s: float               # the longest of the three: one token for each of the replica's sequences
-    bound: str                  # memory | compute | communication
+    bound: Bound
     tokens_per_s_user: float    # one token a sequence a step
     tokens_per_s_replica: float
     hbm_gbps: float             # the platform's memory bandwidth per GPU [GB/s] it was worked out at
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DecodeJson:
         return {"read_s": self.read_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
                 "step_s": self.step_s, "bound": self.bound, "tokens_per_s_user": self.tokens_per_s_user,
                 "tokens_per_s_replica": self.tokens_per_s_replica, "hbm_gbps": self.hbm_gbps}
@@ -77,7 +183,7 @@ class Parallelism:
     proposed: bool              # the tool's split (True) or the user's (False)
     split: Split
     gpus: int
-    tiers: dict[str, str]       # dimension -> tier its group spans
+    tiers: dict[str, Tier]      # dimension -> tier its group spans
     memory_gb: float            # per GPU
     memory_limit_gb: float      # usable memory per GPU
     microbatches: int           # per pipeline per step
@@ -88,7 +194,8 @@ class Parallelism:
     dci_gbps_needed: float | None   # for sites.dci_overlap (Gbit/s per site pair)
     dci_overlap: float | None
     sites: int = 1
-    kind: str = "train"         # "serve": a serving split (bom/topology/serving.py); dp counts replicas,
+    # "serve": a serving split (bom/topology/serving.py); dp counts replicas,
+    kind: Literal["train", "serve"] = "train"
     replica_gpus: int = 0       # a replica's TP x EP x PP GPUs (serving)
     sequences_capacity: int = 0  # sequences a replica's KV cache holds (serving)
     decode: Decode | None = None  # serving: the decode step (None: the platform row gives no memory bandwidth)
@@ -108,7 +215,7 @@ class Parallelism:
         """Time a step's exchange between sites takes at the DCI's bandwidth (0 on one site)."""
         return sum(t.seconds for t in self.traffic if t.dim == "dp-across")
 
-    def per_tier(self) -> list[tuple[str, list[str], float, float]]:
+    def per_tier(self) -> list[tuple[Tier, list[str], float, float]]:
         """(tier, the dimensions on it as "TP 8", bytes a GPU sends a step, seconds) per tier with
         traffic, in order (scale-across: a site's bytes over the DCI; a serving split's step is a decode
         step, and its replicas are listed on their tier though they exchange nothing)."""
@@ -135,8 +242,10 @@ class Parallelism:
                 out.append((tier, dims, sum(t.bytes_per_gpu for t in lines), sum(t.seconds for t in lines)))
         return out
 
-    def to_json(self) -> dict[str, object]:
-        return {"job": self.job, "proposed": self.proposed, **self.split.as_dict(), "gpus": self.gpus,
+    def to_json(self) -> ParallelismJson:
+        s = self.split
+        return {"job": self.job, "proposed": self.proposed, "tp": s.tp, "cp": s.cp, "ep": s.ep, "pp": s.pp,
+                "dp": s.dp, "gpus": self.gpus,
                 "tiers": dict(self.tiers), "memory_gb": self.memory_gb, "memory_limit_gb": self.memory_limit_gb,
                 "microbatches": self.microbatches, "step_s": self.step_s, "compute_s": self.compute_s,
                 "bubble_s": self.bubble_s,

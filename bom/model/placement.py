@@ -33,8 +33,7 @@ from functools import cached_property
 
 from bom import names
 from bom.errors import LimitError
-
-KINDS = ("compute", "network", "management", "storage")
+from bom.roles import RackKind
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class Rack:
     site: int
     row: int
     position: int          # 1-based along its row
-    kind: str              # compute | network | management | storage
+    kind: RackKind
     u_budget: int
     power_budget_w: float
     catalog_id: str = ""
@@ -86,7 +85,7 @@ class RackType:
 class Layout:
     """One rack's contents: (item, lowest U) in packing order."""
 
-    kind: str
+    kind: RackKind
     rack: RackType
     slots: tuple[tuple[Item, int], ...]
 
@@ -142,7 +141,7 @@ class Section:
     @cached_property
     def block(self) -> bool:
         """A compute block's section (its copies hold nodes), not the shared racks'."""
-        return any(lay.kind == "compute" for lay in self.layouts)
+        return any(lay.kind == RackKind.COMPUTE for lay in self.layouts)
 
 
 @dataclass(frozen=True)
@@ -210,13 +209,13 @@ class Placement:
         for shape in self.sites:
             for sec in shape.sections:
                 yield shape.count, sec
-        for sec in self.own:
-            if sec is not None:
-                yield 1, sec
+        for own in self.own:
+            if own is not None:
+                yield 1, own
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[RackKind, int]:
         """Racks by kind over the whole cluster."""
-        out = dict.fromkeys(KINDS, 0)
+        out = dict.fromkeys(RackKind, 0)
         for sites, sec in self.all_sections():
             for lay in sec.layouts:
                 out[lay.kind] += sites * sec.copies
@@ -344,5 +343,5 @@ class Placement:
                 return rack, Slot(u, item.height, names.device(rack.id, role, nth), role, item.catalog_id,
                                   item.power_w, item.fabric)
             left -= sec.copies * n
-        raise LimitError(f"site {site} has {index - left} devices of role {role!r}; asked for index {index}",
+        raise LimitError(f"site {site} has {index - left} devices of role '{role}'; asked for index {index}",
                          key="role")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bom.roles import Layer
+
 Topology = Literal["rail-optimized", "rail-only", "tor", "pair"]
 
 
@@ -136,22 +138,22 @@ class Plane:
     def leaf_leaf_links(self) -> int:
         return self.isl
 
-    def port_use(self, layer: str) -> list[tuple[int, int]]:
+    def port_use(self, layer: Layer) -> list[tuple[int, int]]:
         """(switches, ports each one uses) of the spine or core layer, at the layer's link rate:
         what a modular chassis must fill with line cards. A partial last pod's spines take
         fewer leaves; every spine keeps its uplinks to the cores.
 
-        >>> from bom.topology.planes import plan
-        >>> p = plan(64, 8, SwitchPorts("s", 64, 1, "osfp", 100, 400), SwitchPorts("s", 64, 1, "osfp", 100, 400),
-        ...          topology="rail-optimized", group_nodes=32)
+        >>> from bom.topology.planes import size_plane
+        >>> s = SwitchPorts("s", 64, 1, "osfp", 100, 400)
+        >>> p = size_plane(64, 8, s, s, topology="rail-optimized", group_nodes=32)
         >>> p.spines, p.port_use("spine")      # 16 leaves x 32 uplinks over 8 spines
         (8, [(8, 64)])
         """
-        if layer == "spine" and self.layers >= 2:
+        if layer == Layer.SPINE and self.layers >= 2:
             full, last = divmod(self.leaves, self.pod_size)
             per_spine = [(full * self.spines_per_pod, self.pod_size * self.leaf_spine_per_pair + self.spine_up),
                          (self.spines_per_pod if last else 0, last * self.leaf_spine_per_pair + self.spine_up)]
             return [(n, used) for n, used in per_spine if n]
-        if layer == "core" and self.layers == 3:
+        if layer == Layer.CORE and self.layers == 3:
             return [(self.cores, self.pods * self.spine_core_per_pair)]
         return []

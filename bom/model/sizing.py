@@ -3,9 +3,36 @@ power: data types only (:mod:`bom.topology.sizing` sizes it)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
+
+from typing_extensions import TypedDict
 
 from bom.model.parallelism import Parallelism
+from bom.model.records import Count
+
+
+class SizingJson(TypedDict):
+    """The workload sizing (Sizing); null without a workload."""
+
+    job: str
+    accelerator: str
+    memory_gb: float
+    flop: float
+    gpus_by_memory: Count
+    gpus_by_time: Count
+    gpus: Count
+    decided_by: str
+    level: str
+    level_label: str
+    domain_gpus: Count
+    fits_in_domain: bool
+    it_power_kw: float | None
+    facility_power_kw: float | None
+    pue: float
+    flops_per_gpu: float
+    mfu: float
+    deadline_days: float | None
+    gpus_by_replicas: Count
 
 
 @dataclass(frozen=True)
@@ -58,10 +85,15 @@ class Sizing:
     #: The job's split and traffic, training or serving (a workload with its shape on a platform); its own JSON key.
     parallelism: Parallelism | None = field(default=None, compare=False)
 
-    def to_json(self) -> dict[str, object]:
-        out = asdict(replace(self, parallelism=None))
-        del out["parallelism"]
-        return out
+    def to_json(self) -> SizingJson:
+        # Every field but the split, which is the JSON's own key (parallelism).
+        return SizingJson(
+            job=self.job, accelerator=self.accelerator, memory_gb=self.memory_gb, flop=self.flop,
+            gpus_by_memory=self.gpus_by_memory, gpus_by_time=self.gpus_by_time, gpus=self.gpus,
+            decided_by=self.decided_by, level=self.level, level_label=self.level_label, domain_gpus=self.domain_gpus,
+            fits_in_domain=self.fits_in_domain, it_power_kw=self.it_power_kw,
+            facility_power_kw=self.facility_power_kw, pue=self.pue, flops_per_gpu=self.flops_per_gpu, mfu=self.mfu,
+            deadline_days=self.deadline_days, gpus_by_replicas=self.gpus_by_replicas)
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
+from typing_extensions import TypedDict
+
+from bom.model.cluster import ScaleUpJson
+from bom.model.dci import DciJson
 from bom.model.linkgroups import end_kinds
+from bom.model.records import Count, Share
+from bom.roles import SWITCH_LAYERS, Layer, Tier
 
 if TYPE_CHECKING:
     from bom.model.cluster import ScaleUp
     from bom.model.dci import Dci
     from bom.model.linkgroups import LinkGroup
 
-#: The tiers in their order in the JSON.
-TIERS = ("scale-up", "scale-out", "scale-across")
 #: The layers whose link ends are a fabric's switches (``modules.switch`` in the JSON); ``inband``
 #: is the in-band leaf end of an out-of-band switch's uplink.
-SWITCH_LAYERS = ("leaf", "spine", "core", "inband")
+SWITCH_ENDS = (*SWITCH_LAYERS, Layer.INBAND)
 
 
 @dataclass(frozen=True)
@@ -97,22 +101,65 @@ class FabricTotals(LinkTotals):
     """One fabric's link totals and its switches over every site and plane."""
 
     fabric: str = ""
-    tier: str = ""
-    switches: Mapping[str, int] = field(default_factory=dict)    # leaf, spine, core
+    tier: Tier = Tier.SCALE_OUT
+    switches: Mapping[Layer, int] = field(default_factory=dict)    # leaf, spine, core
 
     @classmethod
-    def of(cls, fabric: str, tier: str, links: LinkTotals, switches: Mapping[str, int]) -> FabricTotals:
+    def of(cls, fabric: str, tier: Tier, links: LinkTotals, switches: Mapping[Layer, int]) -> FabricTotals:
         own = {f.name: getattr(links, f.name) for f in fields(LinkTotals)}
         return cls(**own, fabric=fabric, tier=tier, switches=dict(switches))
 
     @property
     def node_modules(self) -> int:
-        return self.modules_at("node")
+        return self.modules_at(Layer.NODE)
 
     @property
     def switch_modules(self) -> int:
         """Modules at the fabric's own switches (an out-of-band uplink's in-band leaf end too)."""
-        return self.modules_at(*SWITCH_LAYERS)
+        return self.modules_at(*SWITCH_ENDS)
+
+
+class ScaleOutJson(TypedDict):
+    """Every scale-out fabric's links (ScaleOutTotals)."""
+
+    links: Count
+    ports: Count
+    modules: Count
+    cables: Count
+    fibre_runs: Count
+    fibre_strands: Count
+    copper_links: Count
+    copper_share: Share
+
+
+class OneSiteJson(TypedDict):
+    """One site: no DCI (ScaleAcrossTotals)."""
+
+    links: Count
+    modules: Count
+    fibre_pairs: Count
+    wavelengths: Count
+    copper_links: Count
+    copper_share: Share
+    fibre_runs: Count
+    fibre_strands: Count
+
+
+class ScaleAcrossJson(DciJson):
+    """Two or more sites: the DCI's description and its totals with the routers' client links
+    (ScaleAcrossTotals). copper_links is 0."""
+
+    coherent_modules: Count
+    client_links: Count
+    """The routers' client links into each site's fabric (hop fabric-dci)."""
+    client_modules: Count
+    fibre_runs: Count
+    fibre_strands: Count
+
+
+#: The three tiers' totals, by tier.
+TiersJson = TypedDict("TiersJson", {"scale-up": ScaleUpJson, "scale-out": ScaleOutJson,
+                                    "scale-across": OneSiteJson | ScaleAcrossJson})
 
 
 @dataclass(frozen=True)
@@ -134,7 +181,7 @@ class TierTotals:
     def copper_share(self) -> float:
         return self.copper_links / self.links if self.links else 0.0
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ScaleUpJson | ScaleOutJson | OneSiteJson | ScaleAcrossJson:
         raise NotImplementedError
 
 
@@ -149,12 +196,12 @@ class ScaleUpTotals(TierTotals):
         return cls(links=su.links + su.optical_links, copper_links=su.links, modules=su.modules, cables=su.cables,
                    fibre_runs=su.fibre_runs, fibre_strands=su.fibre_strands, scale_up=su)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ScaleUpJson:
         # The domain's own description (kind, domains, switch chips, OCS), its totals these.
         out = self.scale_up.to_json()
-        out.update(links=self.links, copper_links=self.copper_links, optical_links=self.optical_links,
-                   modules=self.modules, fibre_runs=self.fibre_runs, fibre_strands=self.fibre_strands,
-                   cables=self.cables, copper_share=self.copper_share)
+        out["links"], out["copper_links"], out["optical_links"] = self.links, self.copper_links, self.optical_links
+        out["modules"], out["fibre_runs"], out["fibre_strands"] = self.modules, self.fibre_runs, self.fibre_strands
+        out["cables"], out["copper_share"] = self.cables, self.copper_share
         return out
 
 
@@ -171,7 +218,7 @@ class ScaleOutTotals(TierTotals):
     def ports(self) -> int:
         return 2 * self.links
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ScaleOutJson:
         return {"links": self.links, "ports": self.ports, "modules": self.modules, "cables": self.cables,
                 "fibre_runs": self.fibre_runs, "fibre_strands": self.fibre_strands,
                 "copper_links": self.copper_links, "copper_share": self.copper_share}
@@ -206,18 +253,16 @@ class ScaleAcrossTotals(TierTotals):
         """The route length of each cabled site pair (0 on one site)."""
         return self.dci.distance_km if self.dci is not None else 0.0
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> OneSiteJson | ScaleAcrossJson:
         if self.dci is None:
             return {"links": 0, "modules": 0, "fibre_pairs": 0, "wavelengths": 0, "copper_links": 0,
                     "copper_share": 0.0, "fibre_runs": 0, "fibre_strands": 0}
         # The DCI's description (site pairs, distance, amplifiers, routers), its totals these.
-        out = self.dci.to_json()
-        out.update(links=self.links, modules=self.modules, fibre_pairs=self.fibre_pairs, distance_km=self.distance_km,
-                   wavelengths=self.wavelengths, copper_links=self.copper_links, copper_share=self.copper_share,
-                   coherent_modules=self.coherent_modules, client_links=self.client_links,
-                   client_modules=self.client_modules, fibre_runs=self.fibre_runs,
-                   fibre_strands=self.fibre_strands)
-        return out
+        return {**self.dci.to_json(), "links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,
+                "distance_km": self.distance_km, "wavelengths": self.wavelengths, "copper_links": self.copper_links,
+                "copper_share": self.copper_share, "coherent_modules": self.coherent_modules,
+                "client_links": self.client_links, "client_modules": self.client_modules,
+                "fibre_runs": self.fibre_runs, "fibre_strands": self.fibre_strands}
 
 
 @dataclass(frozen=True)
@@ -230,8 +275,10 @@ class Totals:
     scale_out: ScaleOutTotals
     scale_across: ScaleAcrossTotals
 
-    def tier(self, name: str) -> TierTotals:
-        return {"scale-up": self.scale_up, "scale-out": self.scale_out, "scale-across": self.scale_across}[name]
+    def tier(self, name: Tier) -> TierTotals:
+        tiers: dict[Tier, TierTotals] = {Tier.SCALE_UP: self.scale_up, Tier.SCALE_OUT: self.scale_out,
+                                         Tier.SCALE_ACROSS: self.scale_across}
+        return tiers[name]
 
     @property
     def network(self) -> LinkTotals:
@@ -248,5 +295,7 @@ class Totals:
         """Link ends on co-packaged optical engines over every fabric and the DCI client links."""
         return sum(f.engine_ports() for f in self.fabrics.values()) + self.dci_clients.engine_ports()
 
-    def tiers_json(self) -> dict[str, dict[str, object]]:
-        return {name: self.tier(name).to_json() for name in TIERS}
+    def tiers_json(self) -> TiersJson:
+        # The tiers in the JSON's order (TIERS').
+        return {"scale-up": self.scale_up.to_json(), "scale-out": self.scale_out.to_json(),
+                "scale-across": self.scale_across.to_json()}

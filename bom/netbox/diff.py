@@ -113,9 +113,9 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
     plan_names = set()
     missing: set[str] = set()
     for dv in inv.devices:
-        key = (sites.get(dv.site), dv.name)
-        plan_names.add(key)
-        o = by_name.get(key)
+        at = (sites.get(dv.site), dv.name)
+        plan_names.add(at)
+        o = by_name.get(at)
         if o is None:
             d.missing_devices.append(dv.name)
             missing.add(dv.name)

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING
 
 import yaml
 
+from bom.model.records import Cell
 from bom.netbox import choices
 from bom.netbox.inventory import (
     ROLE_COLOURS,
@@ -64,7 +65,7 @@ class Export:
     paths: list[Path]
 
 
-def _csv(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
+def _csv(header: tuple[str, ...], rows: list[tuple[Cell, ...]]) -> str:
     # names come from scenarios and catalog overlays, and people open these files in a spreadsheet
     return csv_text(header, rows)
 

@@ -19,10 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bom import names
 from bom.cableplan import rows as plan
 from bom.catalog.media import port_standard
+from bom.catalog.rows import Cable as CableRow
+from bom.catalog.rows import Coherent, Module, Row, Switch
 from bom.netbox import choices
 from bom.placement.elevation import elevation_rows
+from bom.roles import Layer
 from bom.units import magnitude
 
 if TYPE_CHECKING:
@@ -32,8 +36,9 @@ if TYPE_CHECKING:
 #: Manufacturer of the device types of devices the placement does not hold.
 GENERIC_MAKER = "Generic"
 #: Device role colours (NetBox wants one); grey for roles not listed.
-ROLE_COLOURS = {"node": "4caf50", "leaf": "2196f3", "spine": "3f51b5", "core": "673ab7", "pdu": "9e9e9e",
-                "ufm": "ff9800", "mgmt": "795548", "storage": "009688", "router": "f44336", "mux": "e91e63"}
+ROLE_COLOURS: dict[str, str] = {
+    Layer.NODE: "4caf50", Layer.LEAF: "2196f3", Layer.SPINE: "3f51b5", Layer.CORE: "673ab7", Layer.PDU: "9e9e9e",
+    Layer.UFM: "ff9800", Layer.MGMT: "795548", Layer.STORAGE: "009688", Layer.ROUTER: "f44336", Layer.MUX: "e91e63"}
 
 
 def slug(text: str) -> str:
@@ -164,13 +169,15 @@ def _transceivers(catalog: Catalog | None) -> dict[str, ModuleType]:
     if catalog is None:
         return out
     for m in catalog.rows.get("modules", {}).values():
-        out.setdefault(m.part_number, ModuleType(m.vendor, m.part_number, {   # type: ignore[attr-defined]
-            "form_factor": m.form_factor.upper(), "data_rate": f"{magnitude(m.port_rate, 'rate') * m.ports:g}G",  # type: ignore[attr-defined]
-            "phy": port_standard(m.port_type)}))   # type: ignore[attr-defined]
+        assert isinstance(m, Module)
+        out.setdefault(m.part_number, ModuleType(m.vendor, m.part_number, {
+            "form_factor": m.form_factor.upper(), "data_rate": f"{magnitude(m.port_rate, 'rate') * m.ports:g}G",
+            "phy": port_standard(m.port_type)}))
     for c in catalog.rows.get("coherent", {}).values():
-        out.setdefault(c.part_number, ModuleType(c.vendor, c.part_number, {   # type: ignore[attr-defined]
-            "form_factor": c.form_factor.upper(), "data_rate": f"{magnitude(c.rate, 'rate'):g}G",  # type: ignore[attr-defined]
-            "phy": c.standard}))   # type: ignore[attr-defined]
+        assert isinstance(c, Coherent)
+        out.setdefault(c.part_number, ModuleType(c.vendor, c.part_number, {
+            "form_factor": c.form_factor.upper(), "data_rate": f"{magnitude(c.rate, 'rate'):g}G",
+            "phy": c.standard}))
     return out
 
 
@@ -180,16 +187,18 @@ def _form_factors(catalog: Catalog | None) -> dict[str, tuple[str, str]]:
     if catalog is None:
         return out
     for m in catalog.rows.get("modules", {}).values():
-        out[m.part_number] = (m.form_factor, m.form_factor)   # type: ignore[attr-defined]
+        assert isinstance(m, Module)
+        out[m.part_number] = (m.form_factor, m.form_factor)
     for c in catalog.rows.get("cables", {}).values():
-        ends = (c.end_a.form_factor, c.end_b.form_factor)     # type: ignore[attr-defined]
+        assert isinstance(c, CableRow)
+        ends = (c.end_a.form_factor, c.end_b.form_factor)
         out[c.part_number] = ends
-        for sold in c.lengths:                                # type: ignore[attr-defined]
+        for sold in c.lengths:
             out[sold.part_number] = ends
     return out
 
 
-def _catalog_row(catalog: Catalog | None, cid: str) -> object | None:
+def _catalog_row(catalog: Catalog | None, cid: str) -> Row | None:
     if catalog is None:
         return None
     for kind in ("platforms", "switches", "endpoints"):
@@ -239,10 +248,8 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
 
     wire: dict[str, tuple[str, float | None]] = {}
     for name, fabric in model.fabrics.items():
-        shapes = getattr(fabric, "shapes", None)
-        ports = getattr(shapes[0][1], "leaf", None) if shapes else None
-        leaf = _catalog_row(catalog, ports.id) if ports is not None else None
-        if getattr(leaf, "protocol", None) == "infiniband":
+        leaf = _catalog_row(catalog, fabric.first.leaf.id) if fabric.shapes else None
+        if isinstance(leaf, Switch) and leaf.protocol == "infiniband":
             wire[name] = ("infiniband", magnitude(leaf.lane_rate, "rate"))
     col = plan.COL
     idx = [col[c] for c in ("a_site", "a_device", "a_role", "a_port", "a_module", "b_site", "b_device", "b_role",
@@ -291,7 +298,7 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
     return inv
 
 
-def _catalog_row_kind(catalog: Catalog | None, kind: str, cid: str) -> object | None:
+def _catalog_row_kind(catalog: Catalog | None, kind: str, cid: str) -> Row | None:
     if catalog is None:
         return None
     return catalog.rows.get(kind, {}).get(cid)
@@ -299,4 +306,4 @@ def _catalog_row_kind(catalog: Catalog | None, kind: str, cid: str) -> object | 
 
 def mgmt_only(port: str) -> bool:
     """A device's management port (``mgmt``) is NetBox's management-only interface."""
-    return port == "mgmt"
+    return port == names.MGMT_PORT

@@ -23,7 +23,7 @@ path tracing, not HTTP (benchmarks/bench_netbox_paths.py).
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -66,7 +66,7 @@ class Result:
     matched: Counter[str] = field(default_factory=Counter)
     differs: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    seconds: Counter[str] = field(default_factory=Counter)
+    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     dry_run: bool = False
 
     def differ(self, kind: str, note: str) -> None:
@@ -456,7 +456,7 @@ class Pusher:
         site_of = {d.name: d.site for d in self.inv.devices}
         installed = {int(o.id): name_of(o.module_type)
                      for o in self._read(self.nb.dcim.modules, site_id=site_ids, fields="id,module_type")}
-        payloads = []
+        payloads: list[dict[str, Any]] = []
         for (device, bay), part in self.inv.modules.items():
             dev = devices[(site_of[device], device)]
             b = bays.get((dev, bay))
@@ -477,7 +477,7 @@ class Pusher:
 
     def push_cables(self, sites: dict[str, int], devices: dict[tuple[str, str], int],
                     ifaces: dict[tuple[int, str], Any]) -> None:
-        payloads = []
+        payloads: list[dict[str, Any]] = []
         half: list[tuple[int, Any, Cable]] = []   # (cable id, the free end, plan cable)
         for c in self.cables:
             a_dev, b_dev = devices[(c.a_site, c.a_device)], devices[(c.b_site, c.b_device)]

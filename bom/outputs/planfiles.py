@@ -21,11 +21,13 @@ from typing import IO, TYPE_CHECKING
 from bom.cableplan import rows as plan
 from bom.cableplan.labels import profile_view
 from bom.errors import LimitError
+from bom.model.records import PlanRow
 from bom.outputs.publish import Output, write_all
 from bom.outputs.terminal import table
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 from bom.placement.elevation import HEADER, elevation_rows
+from bom.roles import Tier
 
 #: The files of a plan beside the other outputs (a build that does not write them retires old ones).
 PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
@@ -50,7 +52,7 @@ WIDTHS = {"cable_id": 12, "label": 44, "a_label": 22, "b_label": 22, "link_id": 
 class Phased:
     """Each row's phase (a name, bom/costing/phases.py: PlanPhase), and the one phase to list (None: all)."""
 
-    of: Callable[[tuple[object, ...]], str]
+    of: Callable[[PlanRow], str]
     only: str | None = None
 
 
@@ -91,7 +93,7 @@ def xlsx_note(rows: int) -> str:
             "so it is written as CSV only")
 
 
-def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ...]]] | None:
+def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[PlanRow]] | None:
     """The elevations (header, rows) when the model has a placement."""
     placement = getattr(model, "placement", None)
     if placement is None:
@@ -102,7 +104,7 @@ def _rack_rows(model: Model) -> tuple[tuple[str, ...], Iterator[tuple[object, ..
 
 def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog: Catalog | None,
             progress: Callable[[int], None] | None, scale_up: bool = False,
-            also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full",
+            also: Callable[[list[PlanRow]], None] | None = None, profile: str = "full",
             phase: Phased | None = None) -> tuple[int, Counter[tuple[str, str]], bool]:
     """Write the plan's files through ``open_`` (a binary file per name); the plan is made once, and
     each chunk of rows also goes to ``also`` (the plan's design rules, bom/rules/run.py: PlanRules)."""
@@ -122,7 +124,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
         # The profile's columns (bom/cableplan/labels.py): the plan's, each end's label, or a trade's subset.
         header, view = profile_view(profile, plan.FIELDS)
-        source: Iterator[tuple[object, ...]] = plan.rows(model, catalog=catalog, scale_up=scale_up)
+        source: Iterator[PlanRow] = plan.rows(model, catalog=catalog, scale_up=scale_up)
         if phase is not None:   # the row's phase rides as a last column, past the profile's
             header, view, source = (*header, "phase"), _with_phase(view), _phased(source, phase)
         at = {h: i for i, h in enumerate(header)}
@@ -133,7 +135,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         sheet = book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique) if book else None
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
-        def each(chunk: list[tuple[object, ...]]) -> None:
+        def each(chunk: list[PlanRow]) -> None:
             hops.update(map(fabric_hop, chunk))
             if also is not None:
                 also(chunk)
@@ -162,23 +164,23 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
     return rows, hops, xlsx
 
 
-def _phased(rows: Iterator[tuple[object, ...]], phase: Phased) -> Iterator[tuple[object, ...]]:
+def _phased(rows: Iterator[PlanRow], phase: Phased) -> Iterator[PlanRow]:
     for r in rows:
-        p = phase.of(r) if r[plan.COL["tier"]] != "scale-up" else ""
+        p = phase.of(r) if r[plan.COL["tier"]] != Tier.SCALE_UP else ""
         if phase.only is None or p == phase.only:
             yield (*r, p)
 
 
-def _with_phase(view: Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]]
-                ) -> Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]]:
-    def phased(chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+def _with_phase(view: Callable[[list[PlanRow]], list[PlanRow]]
+                ) -> Callable[[list[PlanRow]], list[PlanRow]]:
+    def phased(chunk: list[PlanRow]) -> list[PlanRow]:
         return [(*v, r[-1]) for v, r in zip(view([r[:-1] for r in chunk]), chunk, strict=True)]
     return phased
 
 
 def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
                 progress: Callable[[int], None] | None = None, scale_up: bool = False,
-                also: Callable[[list[tuple[object, ...]]], None] | None = None,
+                also: Callable[[list[PlanRow]], None] | None = None,
                 profile: str = "full", phase: Phased | None = None) -> tuple[Output, PlanFiles]:
     """The plan's output set (streamed) and what it holds once published (filled in as it streams)."""
     result = PlanFiles([], 0)
@@ -194,7 +196,7 @@ def plan_output(model: Model, name: str, *, catalog: Catalog | None = None,
 
 def write_plan(model: Model, out: Path, name: str, *, catalog: Catalog | None = None,
                progress: Callable[[int], None] | None = None, scale_up: bool = False,
-               also: Callable[[list[tuple[object, ...]]], None] | None = None, profile: str = "full",
+               also: Callable[[list[PlanRow]], None] | None = None, profile: str = "full",
                phase: Phased | None = None) -> PlanFiles:
     """Stream the plan (and the elevations) into ``out`` as one unit; see the module docstring.
     ``also`` sees every chunk of the plan's rows as it is written (the plan's design rules);

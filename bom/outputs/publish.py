@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import IO
 
 from bom.errors import BomError
@@ -363,7 +364,7 @@ def _signals_raise() -> Iterator[None]:
         yield
         return
 
-    def stop(signum: int, _frame: object) -> None:
+    def stop(signum: int, _frame: FrameType | None) -> None:
         raise Terminated(128 + signum)
 
     saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}

@@ -177,7 +177,7 @@ def _keys(model: type[BaseModel], prefix: str) -> list[Key]:
         if not examples and not nested:
             raise ValueError(f"{model.__name__}.{name} has no example: give Field(examples=[...])")
         # Every example of a key that takes more than one shape (a ratio, or one per layer).
-        shown = examples if kind.startswith("number, text, or a mapping") else (examples or [])[:1]
+        shown = (examples or []) if kind.startswith("number, text, or a mapping") else (examples or [])[:1]
         example = "see below" if nested else " or ".join(f"`{name}: {_yaml(e)}`" for e in shown)
         description = " ".join((field.description or "").split())
         if not description:

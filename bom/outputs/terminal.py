@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pint
 from pydantic import BaseModel
@@ -20,9 +21,11 @@ from bom.model.dci import Dci
 from bom.model.hops import HopKind
 from bom.model.model import Model
 from bom.model.parallelism import Parallelism
+from bom.model.records import Cell
 from bom.model.sizing import LevelPower, Sizing
 from bom.outputs.writers.common import terminal_text
 from bom.outputs.writers.common import terminal_text as tt
+from bom.roles import SWITCH_LAYERS, FabricRole, Tier
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, buildings_for
 
 
@@ -56,10 +59,10 @@ def _fit(widths: list[int], right: Sequence[bool], limit: int | None,
               [None if right[i] else MIN_COLUMN for i in cols]]
     for floors in stages:
         while sum(widths) + 2 * (len(widths) - 1) > limit:
-            give = [i for i in cols if floors[i] is not None and widths[i] > floors[i]]  # type: ignore[operator]
+            give = {i: widths[i] - f for i in cols if (f := floors[i]) is not None and widths[i] > f}
             if not give:
                 break
-            widths[max(give, key=lambda i: widths[i] - floors[i])] -= 1  # type: ignore[operator]
+            widths[max(give, key=give.__getitem__)] -= 1
     return widths
 
 
@@ -69,7 +72,7 @@ KEEP_TEXT = 12
 MIN_COLUMN = 5
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]],
+def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]],
           right: Sequence[bool] | None = None, width: int | None = -1) -> str:
     """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
     (default: :func:`terminal_width`; None: no limit)."""
@@ -123,13 +126,15 @@ def sizing_table(results: Sequence[Sizing]) -> str:
     return table(headers, rows, [False, True, True, True, False, False, True, True, True, True, True, False])
 
 
-def levels_table(levels: Sequence[object], building_kw: float | None) -> str:
+def levels_table(levels: Sequence[LevelPower], building_kw: float | None) -> str:
     """Each level of scale's power, and whether it fits one building ("3 buildings at 100 MW")."""
     rows = []
     for lv in levels:
-        assert isinstance(lv, LevelPower)
-        fits = "-" if lv.buildings is None else ("fits one building" if lv.buildings == 1 else
-                                                  f"{lv.buildings:,} buildings at {building_kw / 1000:,.4g} MW")
+        if lv.buildings is None or building_kw is None:   # counted only against a building's power
+            fits = "-"
+        else:
+            fits = "fits one building" if lv.buildings == 1 else \
+                f"{lv.buildings:,} buildings at {building_kw / 1000:,.4g} MW"
         rows.append([lv.label, f"{lv.gpus:,.0f}", f"{lv.it_kw / 1000:,.3f}", f"{lv.facility_kw / 1000:,.3f}", fits])
     return (table(["level", "GPUs", "IT MW", "facility MW", "buildings"], rows, [False, True, True, True, False])
             + "\nIT MW: the GPU systems at the platform's power, before the network, storage and cooling"
@@ -219,7 +224,13 @@ def split_note(p: Parallelism, sized_gpus: int) -> str | None:
             + (" (the deadline needs them)" if less else "") + ".")
 
 
-def value(v: object) -> str:
+#: A catalog row's field as :func:`value` writes it: a quantity, a nested row part, a mapping or list of
+#: them, text, a number or a date.
+CatalogValue = (BaseModel | pint.Quantity | Mapping[str, "CatalogValue"] | Sequence["CatalogValue"] | str | float
+                | dt.date | None)
+
+
+def value(v: CatalogValue) -> str:
     """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
     if isinstance(v, BaseModel):
         v = {name: getattr(v, name) for name in type(v).model_fields}
@@ -235,9 +246,8 @@ def value(v: object) -> str:
     return str(v)
 
 
-def show_row(kind: str, row: object, origin: str) -> str:
+def show_row(kind: str, row: BaseModel, origin: str) -> str:
     """Every field of one catalog row, one a line, after the file it came from."""
-    assert isinstance(row, BaseModel)
     singular = {"switches": "switch", "coherent": "coherent module", "dwdm": "DWDM part",
                 "fibres": "fibre"}.get(kind, kind.removesuffix("s"))
 
@@ -254,11 +264,10 @@ def levels_go_table(results: Sequence[Sizing]) -> str:
     return "\n".join(lines)
 
 
-def lookup_report(result: object, twin_of: float | None = None) -> str:
+def lookup_report(result: Lookup, twin_of: float | None = None) -> str:
     """The chosen link with what stands at each end and the cable or fibre between them, and the
     best option of every other medium, with why it lost. Parts are named by part number, as in the
     BOM and the cable plan. ``twin_of``: the rate asked for, carried as two links on twin-port ends."""
-    assert isinstance(result, Lookup)
     c = result.choice
     j = c.to_json()
 
@@ -303,9 +312,8 @@ def lookup_report(result: object, twin_of: float | None = None) -> str:
     return "\n".join(lines)
 
 
-def build_summary(model: object) -> str:
+def build_summary(model: Model) -> str:
     """What was built: the cluster, each fabric's switches and links, and the three tiers."""
-    assert isinstance(model, Model)
     c = model.cluster
     lines = [f"{model.scenario.name}: {c.gpus:,} GPUs on {model.platform.id} - {c.nodes:,} nodes, "
              f"{c.domains:,} scale-up domains of {model.platform.gpus_per_domain}, {model.racks:,} "
@@ -332,12 +340,12 @@ def build_summary(model: object) -> str:
                              + (f"; {p.dci_bytes_per_site / 1e9:,.0f} GB a site a step between sites"
                                 if p.dci_bytes_per_site else "") + " (bom size for the traffic per tier)")
     totals = model.totals()
-    rows = []
+    rows: list[list[Cell]] = []
     for name, f in model.fabrics.items():
         t = totals.fabrics[name]
         hops = (HopKind.NODE_LEAF, HopKind.LEAF_SPINE, HopKind.SPINE_CORE)
         rows.append([name, f.switch_id, f.layers, f.planes,
-                     f"{t.switches['leaf']:,}/{t.switches['spine']:,}/{t.switches['core']:,}",
+                     "/".join(f"{t.switches[k]:,}" for k in SWITCH_LAYERS),
                      "/".join(f"{t.hop(h):,}" for h in hops)
                      + (f" + {t.hop(HopKind.LEAF_LEAF):,} ISL" if t.hop(HopKind.LEAF_LEAF) else ""),
                      f"{t.node_modules:,}/{t.switch_modules:,}", f"{t.copper_links:,}", f"{t.optical_links:,}"])
@@ -359,7 +367,7 @@ def build_summary(model: object) -> str:
     lines.append(f"scale-out:    {out.links:,} links, {out.modules:,} modules, {out.fibre_runs:,} "
                  f"fibre runs ({out.fibre_strands:,} lit strands), copper share "
                  f"{out.copper_share:.1%}")
-    engines = sum(t.engine_ports() for t in totals.fabrics.values() if t.tier == "scale-out")
+    engines = sum(t.engine_ports() for t in totals.fabrics.values() if t.tier == Tier.SCALE_OUT)
     if engines:   # co-packaged optics: ports without modules, lasers bought per switch
         lines.append(f"              {engines:,} switch ports are co-packaged optical engines (no module; "
                      f"external laser modules are BOM lines)")
@@ -371,15 +379,15 @@ def build_summary(model: object) -> str:
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
                      f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d)
-                     + (f"; client links on the {d.attach} fabric's border leaves" if d.attach != "compute" else ""))
+                     + (f"; client links on the {d.attach} fabric's border leaves"
+                        if d.attach != FabricRole.COMPUTE else ""))
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)
 
 
-def _line_loss(d: object) -> str:
+def _line_loss(d: Dci) -> str:
     """The coherent line's unamplified loss against its module's budget, when the catalog has one."""
-    assert isinstance(d, Dci)
     loss = d.loss
     if loss is None or loss.budget_db is None:
         return ""
@@ -391,8 +399,7 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
-def totals_line(report: object) -> str:
-    assert isinstance(report, Report)
+def totals_line(report: Report) -> str:
     t = report.tco
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
@@ -400,9 +407,9 @@ def totals_line(report: object) -> str:
             + job_line(report) + in_service_line(report) + power_line(report))
 
 
-def power_line(report: object) -> str:
+def power_line(report: Report) -> str:
     """Each site's power against its building and the CDUs ("" for one site with no building power and no CDUs)."""
-    power, cooling = getattr(report, "power", None), getattr(report, "cooling", None)
+    power, cooling = report.power, report.cooling
     out = ""
     if power is not None and (len(power.sites) > 1 or power.sites[0].limit_kw is not None):
         out += "\n" + power.summary()
@@ -413,20 +420,20 @@ def power_line(report: object) -> str:
     return out
 
 
-def in_service_line(report: object) -> str:
+def in_service_line(report: Report) -> str:
     """Each site's earliest in-service date (the first few sites), "" without a schedule."""
-    sched = getattr(report, "schedule", [])
+    sched = report.schedule
     if not sched:
         return ""
     shown = "; ".join(f"site {s.site} {s.in_service} ({terminal_text(s.longest_part) or 'no lead times'} last, "
                       f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
     more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
-    return f"\nin service (ordered {getattr(report, 'order_date', '')}): {shown}{more}"
+    return f"\nin service (ordered {report.order_date}): {shown}{more}"
 
 
-def job_line(report: object) -> str:
+def job_line(report: Report) -> str:
     """The job's cost on a line of its own ("" without a training job)."""
-    j = getattr(report, "job", None)
+    j = report.job
     if j is None:
         return ""
     late = ""
@@ -439,8 +446,7 @@ def job_line(report: object) -> str:
             f"({j.marginal_cost_usd:,.0f} USD marginal: energy and support){late}")
 
 
-def compare_table(result: object) -> str:
-    assert isinstance(result, Comparison)
+def compare_table(result: Comparison) -> str:
     rows = []
     for g, m in zip(result.generations, result.rows(), strict=True):
         # "*": a whole-network or cost figure that misses a fabric this generation left out.
@@ -471,9 +477,8 @@ def compare_table(result: object) -> str:
                       + _job_table(result) + notes)
 
 
-def _job_table(result: object) -> list[str]:
+def _job_table(result: Comparison) -> list[str]:
     """The job each generation was sized for: its time and cost side by side (none without a job)."""
-    assert isinstance(result, Comparison)
     pairs = [(g, m) for g, m in zip(result.generations, result.rows(), strict=True) if "job_cost_usd" in m]
     if not pairs:
         return []
@@ -509,10 +514,9 @@ def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
     return "\n".join(out)
 
 
-def phases_table(phases: object) -> str:
+def phases_table(phases: Phases) -> str:
     """The build-out: each phase's date, GPUs, capex and re-cabling under both growth policies, and
     each policy's totals (capex, re-cabling, TCO, cost per GPU-hour)."""
-    assert isinstance(phases, Phases)
     names = list(phases.policies)
     head = f"{'phase':<14} {'date':<10} {'GPUs':>8}" + "".join(
         f" {n + ' capex USD':>22} {n + ' re-cabled':>18}" for n in names)

@@ -10,7 +10,7 @@ from bom.catalog.rows import Catalog
 from bom.costing import cooling
 from bom.costing.lines import all_lines
 from bom.costing.report import check_spares
-from bom.costing.sitepower import MAX_SITES, buildings_needed, site_limits_kw, site_power
+from bom.costing.sitepower import MAX_SITES, SitesPower, buildings_needed, site_limits_kw, site_power
 from bom.costing.tco import inputs
 from bom.errors import BomError, LimitError
 from bom.inputs.scenario import Scenario
@@ -54,12 +54,12 @@ def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:
 POWER_ROUNDS = 12
 
 
-def site_power_of(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
+def site_power_of(model: Model, catalog: Catalog) -> SitesPower:
     """Each site's IT and facility power at maximum (bom/costing/sitepower.py), from the model's BOM lines."""
     sc = model.scenario
     pue = float(inputs(sc.tco, sc.layout.cooling)["pue"].value)
     limits = site_limits_kw(sc)[:model.cluster.site_count] if sc.sites and sc.sites.power is not None else None
-    return site_power(model, all_lines(model, catalog), pue, cooling.plan(model, catalog), limits)
+    return site_power(model, all_lines(model, catalog), pue, cooling.size_cooling(model, catalog), limits)
 
 
 def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing: Sizing | None) -> Model:
@@ -74,11 +74,13 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
         power = site_power_of(model, catalog)
         over = [s for s in power.sites if not s.fits]
         if over:
+            limit = over[0].limit_kw
+            assert limit is not None   # a site over its power has a power
             need = buildings_needed(power.facility_kw, limits)
             raise LimitError(
                 f"the cluster needs {power.facility_kw / 1000:,.1f} MW of facility power (IT at its maximum x PUE "
                 f"{power.pue:g}, plus the CDUs); {len(over)} of {len(power.sites)} site(s) go over their "
-                f"{over[0].limit_kw / 1000:,.1f} MW (site {over[0].site}: {over[0].facility_kw / 1000:,.1f} MW), so "
+                f"{limit / 1000:,.1f} MW (site {over[0].site}: {over[0].facility_kw / 1000:,.1f} MW), so "
                 + (f"it needs {need} buildings of that power" if need is not None else
                    "the buildings listed cannot hold it"),
                 at=("sites", "count"), key="sites.count",

@@ -24,7 +24,7 @@ def check_design(model: Model, catalog: Catalog, plan: bool = False) -> Checks:
     return check(model, catalog, plan=plan)
 
 
-def plan_rules(model: Model, catalog: Catalog):  # type: ignore[no-untyped-def]
+def plan_rules(model: Model, catalog: Catalog) -> PlanRules:
     """The plan's design rules, to be fed the rows by a command that streams the plan anyway
     (``bom cables``): ``.rows(chunk)`` as it writes, ``.finish()`` for the checks."""
     return PlanRules(model, catalog)

@@ -9,9 +9,9 @@ from bom.errors import BomError, LimitError, MultiError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
-from bom.model.roles import SUPPORT
 from bom.pipeline.build import build_scenario
 from bom.pipeline.checks import report_of
+from bom.roles import SUPPORT
 
 
 def _generation(job: Scenario, src: Located, catalog: Catalog) -> tuple[Report, dict[str, str]]:

@@ -25,9 +25,9 @@ from bom.model.fabrics import Fabric, OobFabric
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Design, Model
 from bom.model.placement import Placement
-from bom.model.roles import DEFAULT_TOPOLOGY, FabricKind
 from bom.model.sizing import Sizing
 from bom.placement.layout import place
+from bom.roles import DEFAULT_TOPOLOGY, FabricKind, FabricRole, Layer
 from bom.topology.cluster import build_cluster, scale_up
 from bom.topology.dci import line_patch, site_dci
 from bom.topology.endpoints import build_endpoints
@@ -82,7 +82,7 @@ def _site_models(parts: dict[str, Any], catalog: Catalog) -> tuple[tuple[int, Mo
     out = []
     d: Dci | None = parts["dci"]
     # A site alone keeps the border leaves its DCI routers' client ports take in the whole campus.
-    border = d.busiest([site.count for site in c.sites]) if d is not None and d.attach != "compute" else None
+    border = d.busiest([site.count for site in c.sites]) if d is not None and d.attach != FabricRole.COMPUTE else None
     for k, site in enumerate(c.sites):
         one = parts["scenario"].model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None, "sites": None})
         try:
@@ -105,18 +105,18 @@ def _design(scenario: Scenario, catalog: Catalog, sizing: Sizing | None, media: 
     sites = scenario.sites.count if scenario.sites else 1
     split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
     cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
-    compute = build_fabric("compute", _specs(scenario)["compute"], cluster, catalog, media)
-    protocol = fabric_switch(catalog, compute.first.leaf.id, ("fabrics", "compute", "switch")).protocol
+    compute = build_fabric(FabricRole.COMPUTE, _specs(scenario)[FabricRole.COMPUTE], cluster, catalog, media)
+    protocol = fabric_switch(catalog, compute.first.leaf.id, ("fabrics", FabricRole.COMPUTE, "switch")).protocol
     endpoints = build_endpoints(scenario, catalog, platform, protocol, cluster.site_count,
                                 max(s.nodes for s in cluster.sites), cluster.gpus)
     dci = site_dci(scenario, cluster, catalog, media, compute, sizing)
-    return Design(scenario, platform, cluster, floor, {"compute": compute}, endpoints, dci, rack_power)
+    return Design(scenario, platform, cluster, floor, {FabricRole.COMPUTE: compute}, endpoints, dci, rack_power)
 
 
 def _specs(scenario: Scenario) -> dict[str, FabricSpec]:
     """The scenario's fabrics, the compute fabric always among them."""
-    specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
-    specs.setdefault("compute", FabricSpec())
+    specs = scenario.fabric_specs or {FabricRole.COMPUTE: FabricSpec()}
+    specs.setdefault(FabricRole.COMPUTE, FabricSpec())
     return specs
 
 
@@ -132,7 +132,7 @@ def _parts(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
               if dci is not None else reserve)
     # The DCI equipment stands in each site's own racks: the placement needs it.
     design, placement = _support_fabrics(design, _specs(scenario), catalog, media, border)
-    compute = design.fabrics["compute"]
+    compute = design.fabrics[FabricRole.COMPUTE]
     ufm = attach_ufm(compute, UfmLinks.of(design.endpoints), placement, floor, _explicit_ufm(scenario),
                      cluster.site_count)
     if ufm is not None:
@@ -161,7 +161,7 @@ def _support_fabrics(design: Design, specs: dict[str, FabricSpec], catalog: Cata
     out-of-band on what it holds."""
     pooled: dict[str, tuple[FabricSpec, Switch, Switch]] = {}
     borders = {border[0]: (border[1], border[2])} if border is not None else {}
-    for name in ("storage", "inband"):
+    for name in (FabricRole.STORAGE, FabricRole.INBAND):
         if name in specs:
             spec = specs[name]
             if "topology" not in spec.model_fields_set:
@@ -169,42 +169,42 @@ def _support_fabrics(design: Design, specs: dict[str, FabricSpec], catalog: Cata
             leaf = fabric_switch(catalog, spec.switch or support_switch(design.platform, name, catalog),
                                  ("fabrics", name, "switch"))
             spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
-                                  ("fabrics", name, "spine" if spec.spine else "switch"))
+                                  ("fabrics", name, Layer.SPINE if spec.spine else "switch"))
             pooled[name] = (spec, leaf, spine)
             design = design.with_fabric(build_pooled(name, spec, design, media, leaf, spine, border=borders.get(name)))
     placement = place(design, catalog)
-    if "oob" not in specs:
+    if FabricRole.OOB not in specs:
         return design, placement
-    spec = specs["oob"]
-    leaf = fabric_switch(catalog, spec.switch or support_switch(design.platform, "oob", catalog),
-                         ("fabrics", "oob", "switch"))
-    if spec.uplinks is None and "inband" not in specs:
+    spec = specs[FabricRole.OOB]
+    leaf = fabric_switch(catalog, spec.switch or support_switch(design.platform, FabricRole.OOB, catalog),
+                         ("fabrics", FabricRole.OOB, "switch"))
+    if spec.uplinks is None and FabricRole.INBAND not in specs:
         # No in-band network for the uplinks to land on: the management network's own spines join
         # its switches (else they would end at a site network the BOM does not hold).
-        built, placement = _settle_oob(design, placement, spec.model_copy(update={"uplinks": "spine"}), leaf, catalog,
-                                       media, pooled, borders)
-        oob = built.fabrics["oob"]
+        built, placement = _settle_oob(design, placement, spec.model_copy(update={"uplinks": Layer.SPINE}), leaf,
+                                       catalog, media, pooled, borders)
+        oob = built.fabrics[FabricRole.OOB]
         assert isinstance(oob, OobFabric)
         return built.with_fabric(replace(oob, note=(
             f"fabrics.oob: the scenario builds no in-band fabric for the management switches' uplinks, so they "
             f"uplink to OOB spines of their own ({oob.spine_id}). Add fabrics.inband to land them on its leaves, "
             "or set fabrics.oob.uplinks: spine to say so."))), placement
     built, placed = _settle_oob(design, placement, spec, leaf, catalog, media, pooled, borders)
-    inband = built.fabrics.get("inband")
-    oob = built.fabrics["oob"]
+    inband = built.fabrics.get(FabricRole.INBAND)
+    oob = built.fabrics[FabricRole.OOB]
     if spec.uplinks is not None or not isinstance(oob, OobFabric) or not oob.into_inband or inband is None:
         return built, placed
     # The uplinks' runs are known once the placement stands the switches: count them to see.
     where = registry.Where(placed, built.floor, built.fabrics, built.endpoints, catalog)
-    cross = with_groups(inband, where, media).substitutions.get("oob")
+    cross = with_groups(inband, where, media).substitutions.get(Layer.OOB)
     if cross is None:
         return built, placed
     # No catalog part joins the management switches' uplinks to the in-band leaves' cages over the
     # runs between them (100G QSFP28 across rows into an 800G OSFP leaf): the OOB network gets its
     # own spines, as `uplinks: spine` asks, rather than a BOM whose uplinks cannot be cabled.
-    built, placed = _settle_oob(design, placement, spec.model_copy(update={"uplinks": "spine"}), leaf, catalog, media,
-                                pooled, borders)
-    oob = built.fabrics["oob"]
+    built, placed = _settle_oob(design, placement, spec.model_copy(update={"uplinks": Layer.SPINE}), leaf, catalog,
+                                media, pooled, borders)
+    oob = built.fabrics[FabricRole.OOB]
     assert isinstance(oob, OobFabric)
     note = (f"fabrics.oob: the management switches uplink to OOB spines of their own ({oob.spine_id}), not into "
             f"the in-band leaves: no catalog part joins the two ({cross.split('; counted as')[0]}). Set "
@@ -217,8 +217,8 @@ def _settle_oob(design: Design, placement: Placement, spec: FabricSpec, leaf: Sw
                 pooled: dict[str, tuple[FabricSpec, Switch, Switch]],
                 borders: dict[str, tuple[float, list[int]]]) -> tuple[Design, Placement]:
     """The out-of-band fabric on the design's placement, the in-band leaves rebuilt for its uplinks."""
-    spine = fabric_switch(catalog, spec.spine or catalog.default("oob", "spine"), ("fabrics", "oob", "spine")) \
-        if spec.uplinks == "spine" else None
+    spine = fabric_switch(catalog, spec.spine or catalog.default(FabricRole.OOB, Layer.SPINE),
+                          ("fabrics", FabricRole.OOB, Layer.SPINE)) if spec.uplinks == Layer.SPINE else None
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
     seen: tuple[int, ...] = ()
@@ -226,12 +226,13 @@ def _settle_oob(design: Design, placement: Placement, spec: FabricSpec, leaf: Sw
         oob = build_oob(spec, design, placement, media, leaf, spine)
         design = design.with_fabric(oob)
         if oob.into_inband:
-            ib_spec, ib_leaf, ib_spine = pooled["inband"]
-            design = design.with_fabric(build_pooled("inband", ib_spec, design, media, ib_leaf, ib_spine,
+            ib_spec, ib_leaf, ib_spine = pooled[FabricRole.INBAND]
+            design = design.with_fabric(build_pooled(FabricRole.INBAND, ib_spec, design, media, ib_leaf, ib_spine,
                                                      oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves),
-                                                     border=borders.get("inband")))
+                                                     border=borders.get(FabricRole.INBAND)))
         placement = place(design, catalog)
-        state = (oob.leaves, design.fabrics["inband"].switches("leaf") if "inband" in design.fabrics else 0)
+        inband = design.fabrics.get(FabricRole.INBAND)
+        state = (oob.leaves, inband.switches(Layer.LEAF) if inband is not None else 0)
         if state == seen:
             return design, placement
         seen = state

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Catalog
-from bom.costing.phases import PlanPhase, RowPhases, grow, growth_of, row_keys
+from bom.costing.phases import Phases, PlanPhase, RowPhases, grow, growth_of, row_keys
 from bom.costing.report import Report
 from bom.costing.tco import inputs
 from bom.errors import BomError
@@ -15,6 +15,7 @@ from bom.model.checks import Checks
 from bom.model.model import Model
 from bom.pipeline.build import build_scenario
 from bom.pipeline.checks import check_design, plan_rules
+from bom.roles import FabricRole
 
 
 def phase_scenario(scenario: Scenario, index: int) -> Scenario:
@@ -50,15 +51,15 @@ def phase_models(scenario: Scenario, src: Located, catalog: Catalog, final: Mode
 
 
 def build_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Model,
-                 installation_usd: float, opex_per_year_usd: float):  # type: ignore[no-untyped-def]
+                 installation_usd: float, opex_per_year_usd: float) -> Phases:
     """The build-out (bom/costing/phases.py): each phase's order under both growth policies."""
     assert scenario.phases is not None
     models = phase_models(scenario, src, catalog, final)
     rp = RowPhases(final, *phase_sites(models, final), catalog)
     v = {k: i.value for k, i in inputs(scenario.tco).items()}
-    return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), installation_usd,  # type: ignore[arg-type]
-                opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]),  # type: ignore[arg-type]
-                float(v["discount_rate"]))  # type: ignore[arg-type]
+    return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), installation_usd,
+                opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]),
+                float(v["discount_rate"]))
 
 
 def with_phases(report: Report, scenario: Scenario, src: Located, catalog: Catalog) -> Report:
@@ -110,12 +111,12 @@ def phase_sites(models: list[Model], final: Model) -> tuple[list[list[int]], lis
     return site_nodes, site_phase
 
 
-def plan_phase(scenario: Scenario, src: Located, catalog: Catalog, final: Model):  # type: ignore[no-untyped-def]
+def plan_phase(scenario: Scenario, src: Located, catalog: Catalog, final: Model) -> PlanPhase:
     """What names each row of the final plan's phase (bom cables with phases), each fabric by its growth."""
     assert scenario.phases is not None
     models = phase_models(scenario, src, catalog, final)
     rp = RowPhases(final, *phase_sites(models, final), catalog)
-    pick = growth_of(dict(scenario.fabrics))
-    rebuilt = any(pick(f) == "rebuild" for f in [*scenario.fabrics, "compute"])
+    pick = growth_of(scenario.fabric_specs)
+    rebuilt = any(pick(f) == "rebuild" for f in [*scenario.fabrics, FabricRole.COMPUTE])
     own = [row_keys(m, catalog) for m in models] if rebuilt else []
     return PlanPhase([p.name for p in scenario.phases], rp, pick, own)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from bom.catalog.rows import Catalog
+from bom.catalog.rows import Catalog, Platform
 from bom.costing.tco import DEFAULTS, inputs
 from bom.errors import BomError, keyed
 from bom.inputs.scenario import Scenario
@@ -32,7 +32,8 @@ class SizeOverrides:
 def accelerator(catalog: Catalog, platform_id: str | None, ov: SizeOverrides) -> Accelerator:
     """The platform's accelerator (or the seed's), with the command-line overrides applied."""
     if platform_id is None:
-        acc = seed_accelerator(catalog.rows["platforms"].get(SEED_POWER_PLATFORM))  # type: ignore[arg-type]
+        seed = catalog.rows["platforms"].get(SEED_POWER_PLATFORM)
+        acc = seed_accelerator(seed if isinstance(seed, Platform) else None)
     else:
         acc = platform_accelerator(catalog.platform(platform_id))
     if ov.memory_per_gpu_gb is not None:
@@ -51,7 +52,7 @@ def size_seed_jobs(catalog: Catalog, platform_id: str | None,
     """The seed's six example jobs sized on the seed accelerator or a platform."""
     acc = accelerator(catalog, platform_id, ov)
     jobs = load_jobs(data_dir("scenarios") / "seed-jobs.yaml")
-    pue = ov.pue or DEFAULTS["pue"].value
+    pue = ov.pue or float(DEFAULTS["pue"].value)
     return [size(_with_mfu(j, ov), acc, pue) for j in jobs]
 
 
@@ -79,7 +80,7 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
             raise BomError(f"platform {pid} has no dense {dtype} figure ({catalog.platform(pid).gpu} does not run "
                            f"{dtype}), so a job in {dtype} cannot be sized on it", at=("workload", "dtype"),
                            key="workload.dtype", hint="Use bf16 (or a format the GPU runs), or another platform.")
-        pue = ov.pue or inputs(scenario.tco, scenario.layout.cooling)["pue"].value
+        pue = ov.pue or float(inputs(scenario.tco, scenario.layout.cooling)["pue"].value)
         sized = size(_with_mfu(scenario.workload, ov), acc, pue)
         if pid is not None and scenario.workload.has_shape:
             split = split_job(scenario, catalog.platform(pid), acc, sized)

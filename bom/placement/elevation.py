@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from bom.roles import Layer
 from bom.topology.scaleup import scale_up
 
 if TYPE_CHECKING:
@@ -23,11 +24,17 @@ HEADER = ("site", "row", "rack", "position", "kind", "rack_model", "u", "height"
           "scale_up_links", "scale_up_cables")
 
 
+#: A slot of a rack layout: U, height, the device name's suffix, role, part, fabric, power.
+_SlotRow = tuple[int, int, str, str, str, str, float]
+#: A rack layout's totals: U used, U budget, power, power budget, scale-up links, cables.
+_RackTotals = tuple[int, int, float, float, int, int]
+
+
 def _totals(slots: list[Slot]) -> tuple[int, float]:
     return sum(s.height for s in slots), sum(s.power_w for s in slots)
 
 
-def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
+def elevation_rows(model: Model) -> Iterator[tuple[Any, ...]]:
     """One row per occupied slot, rack by rack (bottom up), with the rack's U and power against its
     budget and its scale-up links; the same slots as ``Placement.elevation``, each rack layout
     worked out once (a campus has a few layouts and tens of thousands of racks)."""
@@ -35,19 +42,19 @@ def elevation_rows(model: Model) -> Iterator[tuple[object, ...]]:
     assert placement is not None
 
     p = model.platform
-    layouts: dict[int, tuple[list[tuple[object, ...]], tuple[object, ...]]] = {}
+    layouts: dict[int, tuple[list[_SlotRow], _RackTotals]] = {}
     for lay, rack in placement.laid_out():
         done = layouts.get(id(lay))
         if done is None:
             seen: Counter[str] = Counter()
-            items = []
+            items: list[_SlotRow] = []
             for item, u in lay.slots:
                 seen[item.role] += 1
                 items.append((u, item.height, f"-{item.role}-{seen[item.role]:02d}", item.role, item.catalog_id,
                               item.fabric or "", round(item.power_w, 1)))
             # The scale-up tier as a per-rack summary: the links inside the rack's systems (and a
             # torus cube's optical links to its OCSes), counted as bom/topology/scaleup.py counts them.
-            up = scale_up(p, seen["node"] * p.gpus_per_node)
+            up = scale_up(p, seen[Layer.NODE] * p.gpus_per_node)
             tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w,
                     up.links + up.optical_links, up.cables)
             done = layouts[id(lay)] = (items, tail)

@@ -11,6 +11,8 @@ go to shared racks.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
@@ -20,6 +22,7 @@ from bom.model.model import Design
 from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
 from bom.model.plane import Plane
 from bom.placement.racks import BlockSpec, block_section, pack, shared_sections
+from bom.roles import FabricRole, Layer, RackKind, Tier
 from bom.topology.geometry import GROUPED, block_nodes
 from bom.units import magnitude
 
@@ -37,7 +40,7 @@ def switch_item(catalog: Catalog, sid: str, role: str, fabric: str, used_native:
     return Item(role, row.id, row.rack_units, magnitude(row.power_typical, "power") if peak is None else peak, fabric)
 
 
-def _chassis_use(catalog: Catalog, plane: Plane, layer: str) -> float | None:
+def _chassis_use(catalog: Catalog, plane: Plane, layer: Layer) -> float | None:
     """The native ports the busiest switch of a spine or core layer uses (None: not a modular chassis)."""
     row = catalog.get("switches", plane.spine.id)
     use = plane.port_use(layer)
@@ -67,7 +70,7 @@ def with_pdus(catalog: Catalog, rack: RackType, pdu_id: str) -> RackType:
 
 
 def node_item(platform: Platform) -> Item:
-    return Item("node", platform.id, platform.node_rack_units, platform.node_power_w, None)
+    return Item(Layer.NODE, platform.id, platform.node_rack_units, platform.node_power_w, None)
 
 
 def place(design: Design, catalog: Catalog) -> Placement:
@@ -78,7 +81,7 @@ def place(design: Design, catalog: Catalog) -> Placement:
     compute_rack = with_pdus(catalog, rack_type(catalog, sup.rack, design.rack_power_w, spec.rack_units),
                              sup.pdu)
     net_rack = with_pdus(catalog, rack_type(catalog, sup.network_rack, None, None), sup.pdu)
-    compute = design.fabrics.get("compute")
+    compute = design.fabrics.get(FabricRole.COMPUTE)
     own = _own_sections(design, catalog, net_rack)
     per = design.floor.racks_per_row
     sites = []
@@ -100,8 +103,8 @@ def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Sect
     dci = design.dci
     if dci is None:
         return []
-    router = switch_item(catalog, dci.router.id, "router", "dci")
-    router = Item(router.role, router.catalog_id, router.height, router.power_w, "dci", managed=False)
+    router = switch_item(catalog, dci.router.id, Layer.ROUTER, FabricRole.DCI)
+    router = Item(router.role, router.catalog_id, router.height, router.power_w, FabricRole.DCI, managed=False)
     if rack.pdu is not None:
         rack = RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w,
                         Item(rack.pdu.role, rack.pdu.catalog_id, rack.pdu.height, rack.pdu.power_w, None,
@@ -111,12 +114,12 @@ def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Sect
         items = [(router, dci.site_routers(site))]
         # A pluggable amplifier stands in a router's port (its power is the router's), not in a rack.
         amps = 0 if dci.pluggable else dci.site_amplifiers(site)
-        for part, role, n in ((dci.mux, "mux", dci.site_muxes(site)), (dci.amplifier, "amplifier", amps)):
+        for part, role, n in ((dci.mux, Layer.MUX, dci.site_muxes(site)), (dci.amplifier, Layer.AMPLIFIER, amps)):
             if part is not None and n:
-                items.append((Item(role, part.id, part.rack_units, magnitude(part.power, "power"), "dci",
+                items.append((Item(role, part.id, part.rack_units, magnitude(part.power, "power"), FabricRole.DCI,
                                    managed=False), n))
         items = [(i, n) for i, n in items if n]
-        out.append(Section(1, pack("network", rack, items)) if items else None)
+        out.append(Section(1, pack(RackKind.NETWORK, rack, items)) if items else None)
     return out
 
 
@@ -134,10 +137,10 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
     trays = design.platform.scale_up.switch_trays_per_domain
     if design.platform.system == "rack" and sup.rack_device_units:
         # The system's non-node trays (NVLink switch trays, power shelves): powered within the system.
-        in_system.append((Item("nvlink-switch", design.platform.id, 1, 0.0, "scale-up",
+        in_system.append((Item(Layer.NVLINK_SWITCH, design.platform.id, 1, 0.0, Tier.SCALE_UP,
                                managed=True), trays))
         if sup.rack_device_units > trays:
-            in_system.append((Item("power-shelf", design.platform.id, 1, 0.0, None, managed=False),
+            in_system.append((Item(Layer.POWER_SHELF, design.platform.id, 1, 0.0, None, managed=False),
                               sup.rack_device_units - trays))
     block_net, per_rack, shared = _switches(design, catalog, k, rail)
     oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(design, catalog, k)
@@ -157,7 +160,7 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
                          tuple(i for i in net if i[1]), fp.racks_per_row)
         sections.append(block_section(spec, compute_rack, net_rack))
     if oob_leaf is not None:
-        shared["network"] = spread_among(shared["network"] + oob_spines, oob_leaf, oob_shared)
+        shared[RackKind.NETWORK] = spread_among(shared[RackKind.NETWORK] + oob_spines, oob_leaf, oob_shared)
     blocks = len(sections)
     first = 1 if full >= 2 else blocks          # the blocks before the shared racks
     sections += shared_sections(_shared(design, shared, net_rack))
@@ -200,39 +203,49 @@ def spread_among(items: list[tuple[Item, int]], switch: Item, n: int) -> list[tu
     return out + ([(switch, n - placed)] if placed < n else [])
 
 
-def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool):  # type: ignore[no-untyped-def]
+#: Devices by the rack kind of the shared racks they stand in.
+_Shared = dict[RackKind, list[tuple[Item, int]]]
+
+
+def _switches(design: Design, catalog: Catalog, k: int, rail_blocks: bool
+              ) -> tuple[list[tuple[Item, Callable[[int], int]]], list[tuple[Item, int]], _Shared]:
     """Leaves per block (functions of the block's nodes), per compute rack, and the shared racks' devices."""
-    block_net: list = []
+    block_net: list[tuple[Item, Callable[[int], int]]] = []
     per_rack: list[tuple[Item, int]] = []
-    shared: dict[str, list[tuple[Item, int]]] = {"network": [], "management": [], "storage": []}
+    shared: _Shared = {RackKind.NETWORK: [], RackKind.MANAGEMENT: [], RackKind.STORAGE: []}
     for name, f in design.fabrics.items():
         if isinstance(f, OobFabric):
             continue
         count, plane = f.shapes[k]
-        leaf = switch_item(catalog, plane.leaf.id, names.switch_role(name, "leaf"), name)
+        leaf = switch_item(catalog, plane.leaf.id, names.switch_role(name, Layer.LEAF), name)
         planes = f.planes
         if isinstance(f, PooledFabric):
             ps = f.pooled[k]
-            where = "storage" if name == "storage" else "management"
+            where = RackKind.STORAGE if name == FabricRole.STORAGE else RackKind.MANAGEMENT
             g = ps.group_units // (f.node_ports.ports if f.node_ports else 1)
             if _one_leaf_with_endpoints(ps, plane.leaves_per_group * planes):
                 # The site's one leaf stands with the appliances and servers it takes (their 100G
                 # ports reach it in the rack), the nodes' runs cross the hall to it on optics.
                 shared[where].append((leaf, 1))
             else:
-                block_net.append((leaf, lambda n, p=plane, q=planes, g=g: q * p.leaves_per_group * math.ceil(n / g)))
+                block_net.append((leaf, partial(_block_leaves, per_group=planes * plane.leaves_per_group, nodes_per=g)))
             # The endpoints' leaves, then the DCI routers' border leaves, stand in the shared racks.
             shared[where].append((leaf, planes * plane.leaves_per_group * (ps.extra_groups + ps.border_groups)))
-        elif name == "compute" and rail_blocks:
-            block_net.append((leaf, lambda n, p=plane, q=planes: q * p.leaves_per_group))
+        elif name == FabricRole.COMPUTE and rail_blocks:
+            block_net.append((leaf, partial(_block_leaves, per_group=planes * plane.leaves_per_group, nodes_per=0)))
         else:
             per_rack.append((leaf, planes * plane.leaves_per_group))
-        spine = switch_item(catalog, plane.spine.id, names.switch_role(name, "spine"), name,
-                            _chassis_use(catalog, plane, "spine"))
-        core = switch_item(catalog, plane.spine.id, names.switch_role(name, "core"), name,
-                           _chassis_use(catalog, plane, "core"))
-        shared["network"] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
+        spine = switch_item(catalog, plane.spine.id, names.switch_role(name, Layer.SPINE), name,
+                            _chassis_use(catalog, plane, Layer.SPINE))
+        core = switch_item(catalog, plane.spine.id, names.switch_role(name, Layer.CORE), name,
+                           _chassis_use(catalog, plane, Layer.CORE))
+        shared[RackKind.NETWORK] += [(spine, planes * plane.spines), (core, planes * plane.cores)]
     return block_net, per_rack, shared
+
+
+def _block_leaves(nodes: int, per_group: int, nodes_per: int) -> int:
+    """A block's leaves: ``per_group`` for every ``nodes_per`` of its ``nodes`` (0: for the whole block)."""
+    return per_group * (math.ceil(nodes / nodes_per) if nodes_per else 1)
 
 
 def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
@@ -240,25 +253,29 @@ def _one_leaf_with_endpoints(ps: PooledShape, leaves_per_group: int) -> bool:
     than management switches, which stand in the blocks) in the shared racks."""
     one = (leaves_per_group == 1 and not ps.extra_groups and not ps.border_groups
            and ps.node_units <= min(ps.group_units, ps.block_units or ps.node_units))
-    return one and any(n for role, _, n in ps.kinds if role != "oob")
+    return one and any(n for role, _, n in ps.kinds if role != Layer.OOB)
 
 
-def _oob(design: Design, catalog: Catalog, k: int) -> tuple[Item | None, list[tuple[int, int]], int, list]:
-    f = design.fabrics.get("oob")
+def _oob(design: Design, catalog: Catalog, k: int
+         ) -> tuple[Item | None, list[tuple[int, int]], int, list[tuple[Item, int]]]:
+    f = design.fabrics.get(FabricRole.OOB)
     if not isinstance(f, OobFabric) or k >= len(f.per_shape):
         return None, [], 0, []
-    leaf = switch_item(catalog, f.leaf_id, names.switch_role("oob", "leaf"), "oob")
-    leaf = Item(leaf.role, leaf.catalog_id, leaf.height, leaf.power_w, "oob", managed=False)
+    leaf = switch_item(catalog, f.leaf_id, names.switch_role(FabricRole.OOB, Layer.LEAF), FabricRole.OOB)
+    leaf = Item(leaf.role, leaf.catalog_id, leaf.height, leaf.power_w, FabricRole.OOB, managed=False)
     spines = []
     if f.spine_id and k < len(f.site_spines) and f.site_spines[k][1]:
-        spines = [(switch_item(catalog, f.spine_id, names.switch_role("oob", "spine"), "oob"), f.site_spines[k][1])]
+        spine = switch_item(catalog, f.spine_id, names.switch_role(FabricRole.OOB, Layer.SPINE), FabricRole.OOB)
+        spines = [(spine, f.site_spines[k][1])]
     blocks, shared = f.per_shape[k]
     return leaf, blocks, shared, spines
 
 
-def _shared(design: Design, switches: dict[str, list[tuple[Item, int]]], rack: RackType):  # type: ignore[no-untyped-def]
+def _shared(design: Design, switches: _Shared, rack: RackType
+            ) -> list[tuple[RackKind, RackType, list[tuple[Item, int]]]]:
     ends = design.endpoints
     mgmt = [(endpoint_item(row), n) for row, n in ends.management()] if ends else []
     storage = [(endpoint_item(row), n) for row, n in ends.storage_rows()] if ends else []
-    return [("network", rack, switches["network"]), ("management", rack, mgmt + switches["management"]),
-            ("storage", rack, storage + switches["storage"])]
+    return [(RackKind.NETWORK, rack, switches[RackKind.NETWORK]),
+            (RackKind.MANAGEMENT, rack, mgmt + switches[RackKind.MANAGEMENT]),
+            (RackKind.STORAGE, rack, storage + switches[RackKind.STORAGE])]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bom.errors import LimitError
 from bom.model.placement import Item, Layout, RackType, Section
+from bom.roles import RackKind
 from bom.topology.geometry import RAISE_LIMIT, binding, over_limits
 
 # --- packing ---------------------------------------------------------------------------------
@@ -21,7 +22,7 @@ def _fits(rack: RackType, item: Item, used_u: int, power: float) -> bool:
     return used_u + item.height <= rack.u_budget and power + item.power_w <= rack.power_budget_w
 
 
-def _empty(kind: str, rack: RackType) -> list[tuple[Item, int]]:
+def _empty(kind: RackKind, rack: RackType) -> list[tuple[Item, int]]:
     return [(rack.pdu, 0)] * rack.pdus if rack.pdu is not None else []
 
 
@@ -39,7 +40,7 @@ def check_fits(rack: RackType, item: Item) -> None:
             key="racks", hint=f"Raise {' and '.join(RAISE_LIMIT[k] for k in limits)}, or pick a smaller device.")
 
 
-def pack(kind: str, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
+def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
     """First-fit, in order, from U1 up: as many racks of ``rack`` as the items need."""
     out: list[Layout] = []
     slots = _empty(kind, rack)
@@ -90,7 +91,7 @@ class BlockSpec:
 
 def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
     """One compute rack of ``nodes`` nodes, and the per-rack devices that did not fit it."""
-    slots = _empty("compute", rack)
+    slots = _empty(RackKind.COMPUTE, rack)
     used, power = 0, sum(i.power_w for i, _ in slots)
     load = [(spec.node, nodes), *spec.in_system]
     for item, count in load:
@@ -110,7 +111,7 @@ def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, 
                 power += item.power_w
         else:
             spill.append((item, count))
-    return Layout("compute", rack, tuple(slots)), spill
+    return Layout(RackKind.COMPUTE, rack, tuple(slots)), spill
 
 
 def _overfull(spec: BlockSpec, rack: RackType, nodes: int, load: list[tuple[Item, int]]) -> LimitError:
@@ -141,7 +142,7 @@ def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Sect
         lay, spill = cache[n]
         racks.append(lay)
         spilled += spill
-    net = pack("network", network, list(spec.network) + _merge(spilled))
+    net = pack(RackKind.NETWORK, network, list(spec.network) + _merge(spilled))
     middle = min(len(racks), spec.racks_per_row) // 2
     return Section(spec.copies, tuple(racks[:middle]) + net + tuple(racks[middle:]))
 
@@ -153,7 +154,7 @@ def _merge(items: list[tuple[Item, int]]) -> list[tuple[Item, int]]:
     return list(out.items())
 
 
-def shared_sections(groups: list[tuple[str, RackType, list[tuple[Item, int]]]]) -> list[Section]:
+def shared_sections(groups: list[tuple[RackKind, RackType, list[tuple[Item, int]]]]) -> list[Section]:
     """The shared network, management and storage racks of a site."""
     out = []
     for kind, rack, items in groups:

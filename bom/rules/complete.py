@@ -11,11 +11,14 @@ from bom import names
 from bom.cableplan.rows import COL
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
+from bom.model.linkgroups import LinkGroup
+from bom.model.records import PlanRow
+from bom.roles import FabricRole, Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end
 
 
-def _missing(g) -> list[str]:  # type: ignore[no-untyped-def]
+def _missing(g: LinkGroup) -> list[str]:
     """What a link group lacks (or holds wrongly) of its parts."""
     o = g.choice.option
     out = []
@@ -42,24 +45,24 @@ def parts(ctx: Context) -> Iterator[Violation]:
     d = ctx.model.dci
     if d is None:
         return
-    r = End("router", d.router.id, "line", d.coherent.part_number, "coherent line port")
+    r = End(Layer.ROUTER, d.router.id, "line", d.coherent.part_number, "coherent line port")
     if d.mux is not None and d.patch is None:
         yield Violation("complete.parts", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths)",
                         "no patch cord from the line ports to their mux/demux channels",
                         "add an OS2 LC duplex patch-cord row to the fibre catalog", r,
-                        End("mux", d.mux.id, "channel"), d.patch_cords)
+                        End(Layer.MUX, d.mux.id, "channel"), d.patch_cords)
 
 
 def storage(ctx: Context) -> Iterator[Violation]:
-    f = ctx.model.fabrics.get("storage")
+    f = ctx.model.fabrics.get(FabricRole.STORAGE)
     e = ctx.model.endpoints
     if f is None or (e is not None and e.storage is not None and e.storage_count):
         return
     links = sum(g.links for g in f.groups)
-    yield Violation("complete.storage", f"storage fabric ({f.switches('leaf'):,} leaves, {links:,} links)",
+    yield Violation("complete.storage", f"storage fabric ({f.switches(Layer.LEAF):,} leaves, {links:,} links)",
                     "a storage fabric with no storage appliance on it" + (f" ({e.why})" if e is not None else ""),
                     "add a storage: block (appliance with count, or capacity and throughput), or drop "
-                    "fabrics.storage", End(names.switch_role("storage", "leaf"), f.switch_id), None, links)
+                    "fabrics.storage", End(names.switch_role(FabricRole.STORAGE, Layer.LEAF), f.switch_id), None, links)
 
 
 # --- the plan: every row names its part --------------------------------------------------------
@@ -71,14 +74,14 @@ class Rows:
     """A plan row with no cable part is a cable nobody orders."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             if not r[_PART]:
                 report(lambda: _no_part(r))
 
         self.row, self.done = row, lambda: None
 
 
-def _no_part(r: tuple[object, ...]) -> Violation:
+def _no_part(r: PlanRow) -> Violation:
     c = COL
     return Violation("complete.rows", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
                      f"the row's {r[c['cable_type']] or r[c['medium']]} has no part to order",

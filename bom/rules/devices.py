@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bom import names
-from bom.catalog.rows import GEARBOX_CAGES, Catalog, NicPorts, Switch
+from bom.catalog.rows import GEARBOX_CAGES, Catalog, Endpoint, NicPorts, Switch
 from bom.model.fabrics import OobFabric
 from bom.model.hops import HopKind
 from bom.model.plane import SwitchPorts
+from bom.roles import FabricRole, Layer
 from bom.topology.planes import uplink_ports, uplink_rates
 from bom.units import magnitude
 
@@ -77,8 +78,8 @@ def switch_device(row: Switch, ports: SwitchPorts, role: str, rate: float, fabri
     # names NDR and XDR parts by it). At a breakout rate, or behind a QSFP-DD cage (its modules
     # gearbox 8 x 50G host lanes into 4 x 100G optical ones), the catalog does not say the host lanes.
     native_lane = math.isclose(rate, native) and row.form_factor not in GEARBOX_CAGES
-    return Device(role, row.id, "router" if role == "router" else "switch", row.protocol, row.form_factor,
-                  max(1, per), tuple(sorted(radix)),
+    return Device(role, row.id, Layer.ROUTER if role == Layer.ROUTER else "switch", row.protocol,
+                  row.form_factor, max(1, per), tuple(sorted(radix)),
                   lane_gbps=magnitude(row.lane_rate, "rate") if native_lane else None,
                   population=(fabric, layer, PORTS), pool_ports=row.ports, share=row.ports / at if at else 1.0)
 
@@ -88,7 +89,7 @@ def nic_device(nic: NicPorts, role: str, part: str, planes: int = 1, protocol: s
     """A NIC or an appliance's port: ``planes`` plane ports per port at the rate split over them;
     it runs at its rate or slower (what the far end offers)."""
     rate = magnitude(nic.rate, "rate") / planes
-    return Device(role, part, "NIC" if role == "node" else "appliance port", protocol, nic.form_factor,
+    return Device(role, part, "NIC" if role == Layer.NODE else "appliance port", protocol, nic.form_factor,
                   nic.ports_per_cage * planes, (rate,), slower=True, population=population,
                   pool_ports=nic.ports * planes, note=note)
 
@@ -118,15 +119,16 @@ class Resolver:
     def fabric_end(self, f: Fabric, g: LinkGroup, lower: bool) -> Device | None:
         layer = g.lower if lower else g.upper
         p = f.first
-        if layer == "node":
+        if layer == Layer.NODE:
             if f.node_ports is None:
                 return None
-            return nic_device(f.node_ports, "node", self.model.platform.id, f.planes,
-                              population=(f.name, "node", PORTS))
-        if layer in ("leaf", "spine", "core"):
+            return nic_device(f.node_ports, Layer.NODE, self.model.platform.id, f.planes,
+                              population=(f.name, Layer.NODE, PORTS))
+        if layer in (Layer.LEAF, Layer.SPINE, Layer.CORE):
             # A leaf's links to the layer above leave by its uplink side; every other leaf end is a downlink.
-            ports = {"leaf": p.up if g.hop in (HopKind.LEAF_SPINE, HopKind.LEAF_LEAF, HopKind.MLAG_PEER) else p.leaf,
-                     "spine": p.spine, "core": p.spine}[layer]
+            upward = g.hop in (HopKind.LEAF_SPINE, HopKind.LEAF_LEAF, HopKind.MLAG_PEER)
+            ports = {Layer.LEAF: p.up if upward else p.leaf,
+                     Layer.SPINE: p.spine, Layer.CORE: p.spine}[layer]
             return switch_device(self.switch(ports.id), ports, layer, g.rate_gbps, f.name, layer)
         return self.endpoint(f, layer)
 
@@ -134,14 +136,15 @@ class Resolver:
         """An endpoint kind's port on ``f``: a fabric manager on the compute leaves, or a storage
         appliance, server or management switch uplink on a storage or in-band leaf."""
         note = f.substitutions.get(role, "")
-        if role == "oob":     # a management switch's uplinks: its own dedicated ports
-            oob = self.model.fabrics.get("oob")
+        if role == Layer.OOB:     # a management switch's uplinks: its own dedicated ports
+            oob = self.model.fabrics.get(FabricRole.OOB)
             if isinstance(oob, OobFabric):
                 leaf = self.switch(oob.leaf_id)
                 up = uplink_ports(leaf)
                 if up is not None:
-                    return Device("oob", leaf.id, "switch", leaf.protocol, up.form_factor, up.ports_per_cage,
-                                  (up.rate_gbps,), population=("oob", "leaf", UPLINKS), pool_ports=up.radix, note=note)
+                    return Device(Layer.OOB, leaf.id, "switch", leaf.protocol, up.form_factor, up.ports_per_cage,
+                                  (up.rate_gbps,), population=(FabricRole.OOB, Layer.LEAF, UPLINKS),
+                                  pool_ports=up.radix, note=note)
         nic = self.endpoint_nic(f, role)
         if nic is None:
             return None
@@ -151,24 +154,26 @@ class Resolver:
         e = self.model.endpoints
         if e is None:
             return None
-        row = {"ufm": e.ufm, "mgmt": e.mgmt, "storage": e.storage}.get(role)
+        rows: dict[str, Endpoint | None] = {Layer.UFM: e.ufm, Layer.MGMT: e.mgmt, Layer.STORAGE: e.storage}
+        row = rows.get(role)
         if row is None:
             return None
-        nic = e.storage_ports if role == "storage" and f.name == "storage" else getattr(row.ports, f.name, None)
+        own = role == Layer.STORAGE and f.name == FabricRole.STORAGE   # the appliances' ports the build chose
+        nic = e.storage_ports if own else getattr(row.ports, f.name, None)
         return (row.id, nic) if nic is not None else None
 
     # -- out-of-band ----------------------------------------------------------------------------
     def oob_end(self, f: OobFabric, g: LinkGroup, layer: str, lower: bool) -> Device | None:
-        if layer == "node":   # every managed device's management port: Ethernet, RJ45
+        if layer == Layer.NODE:   # every managed device's management port: Ethernet, RJ45
             return nic_device(f.node_ports, "managed device", "management port", protocol="ethernet") \
                 if f.node_ports is not None else None
         role = names.switch_role(f.name, layer)
-        if layer == "leaf":
+        if layer == Layer.LEAF:
             leaf = self.switch(f.leaf_id)
             # Its RJ45 ports take the devices; its uplinks (dedicated ports where it has them) the rest.
             ports = native_ports(leaf) if g.hop == HopKind.NODE_LEAF else uplink_ports(leaf) or native_ports(leaf)
             return switch_device(leaf, ports, role, g.rate_gbps, f.name, layer)
-        if layer == "spine" and f.spine_id:
+        if layer == Layer.SPINE and f.spine_id:
             spine = self.switch(f.spine_id)
             return switch_device(spine, native_ports(spine), role, g.rate_gbps, f.name, layer)
         return None   # the site's own in-band network: not part of this model
@@ -178,20 +183,21 @@ class Resolver:
         d = self.model.dci
         if d is None:
             return None
-        return switch_device(d.router, native_ports(d.router), "router", rate, "dci", "router")
+        return switch_device(d.router, native_ports(d.router), Layer.ROUTER, rate, FabricRole.DCI,
+                             Layer.ROUTER)
 
     def top(self, rate: float) -> Device | None:
         """Where the routers' client links land: the compute fabric's top layer, or the border leaves
         of the in-band or storage fabric (``Dci.attach``)."""
         d = self.model.dci
-        attach = d.attach if d is not None else "compute"
+        attach = d.attach if d is not None else FabricRole.COMPUTE
         f = self.model.fabrics.get(attach)
         if f is None or not f.shapes:
             return None
         p = f.first
-        if attach != "compute":   # border leaves: the fabric's leaf switch, its downlink side
-            return switch_device(self.switch(p.leaf.id), p.leaf, "leaf", rate, f.name, "leaf")
-        layer = {3: "core", 2: "spine"}.get(p.layers, "leaf")
+        if attach != FabricRole.COMPUTE:   # border leaves: the fabric's leaf switch, its downlink side
+            return switch_device(self.switch(p.leaf.id), p.leaf, Layer.LEAF, rate, f.name, Layer.LEAF)
+        layer = {3: Layer.CORE, 2: Layer.SPINE}.get(p.layers, Layer.LEAF)
         return switch_device(self.switch(p.spine.id), p.spine, layer, rate, f.name, layer)
 
 

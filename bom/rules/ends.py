@@ -16,6 +16,7 @@ from bom.catalog.media import port_standard
 from bom.catalog.rows import Coherent, Module
 from bom.model.checks import ERROR, WARNING, End, Rule, Violation
 from bom.model.hops import HopKind
+from bom.roles import FabricRole, Layer
 from bom.rules.context import Context, end, where
 from bom.rules.devices import PROTOCOL_NAMES, native_ports, switch_device
 from bom.units import magnitude
@@ -142,9 +143,9 @@ def _line_cage(ctx: Context) -> Iterator[Violation]:
         return
     c = d.coherent
     rate_ = magnitude(c.rate, "rate")
-    dev = switch_device(d.router, native_ports(d.router), "router", rate_, "dci", "router")
+    dev = switch_device(d.router, native_ports(d.router), Layer.ROUTER, rate_, FabricRole.DCI, Layer.ROUTER)
     if c.form_factor != dev.form_factor or not dev.runs_at(rate_):
-        r = End("router", d.router.id, "", c.part_number, dev.describe())
+        r = End(Layer.ROUTER, d.router.id, "", c.part_number, dev.describe())
         yield Violation("ends.cage", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths at {rate_:g}G)",
                         f"the coherent module {c.part_number} is {c.form_factor} at {rate_:g}G; the router's "
                         f"cage is {dev.form_factor} at {'/'.join(f'{x:g}G' for x in dev.rates)}",

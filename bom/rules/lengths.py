@@ -6,14 +6,16 @@ least as long as the route between the two racks the placement stands its ends i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from bom.cableplan.rows import COL
 from bom.catalog.media import END_CONNECTIONS, metres
 from bom.catalog.rows import Fibre
 from bom.model.checks import ERROR, End, Report, Rule, Violation
 from bom.model.hops import HopKind
+from bom.model.records import PlanRow
+from bom.roles import Layer
 from bom.rules.context import Context, end, where
 from bom.rules.ports import plan_end
 from bom.topology.geometry import route as geometry_route
@@ -126,7 +128,7 @@ def coherent(ctx: Context) -> Iterator[Violation]:
     if d is None or d.loss is None or not d.loss.over or (d.amplifier is not None and d.amplifiers):
         return
     c = d.coherent
-    r = End("router", d.router.id, "line", c.part_number, "coherent line port")
+    r = End(Layer.ROUTER, d.router.id, "line", c.part_number, "coherent line port")
     why = " (the catalog has no DWDM amplifier row)" if d.amplifier is None else ""
     yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
                     f"{d.loss.why()}, and no amplifier is counted{why}",
@@ -152,19 +154,19 @@ class Route:
     def __init__(self, ctx: Context, report: Report) -> None:
         fp = ctx.model.floor
         in_rack = fp.in_rack_m
-        places: dict[object, tuple[int, int]] = {}   # one site's racks (cleared when the plan moves on)
-        last: list = [None, None, None, None]   # type: ignore[type-arg]  # racks a and b, their route, the site
+        places: dict[str, tuple[int, int]] = {}   # one site's racks (cleared when the plan moves on)
+        last: list[Any] = [None, None, None, None]   # racks a and b, their route, the site
 
-        def place(rack: object) -> tuple[int, int]:
+        def place(rack: str) -> tuple[int, int]:
             p = places.get(rack)
             if p is None:
                 p = places[rack] = rack_place(rack)
             return p
 
-        def route(a: object, b: object) -> float:
+        def route(a: str, b: str) -> float:
             return geometry_route(place(a), place(b), fp).length_m
 
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             a, b = r[_ARACK], r[_BRACK]
             if a is last[0] and b is last[1]:
                 need = last[2]
@@ -180,7 +182,7 @@ class Route:
                 else:   # the floor plan's one rule for a run (geometry.route), between the rows' racks
                     need = geometry_route(places.get(a) or place(a), places.get(b) or place(b), fp).length_m
                 last[:] = a, b, need, site
-            if need is not None and r[_LEN] + EPS_M < need:   # type: ignore[operator]
+            if need is not None and r[_LEN] + EPS_M < need:
                 report(lambda: route_violation(r, need, place))
 
         def done() -> None:
@@ -190,13 +192,13 @@ class Route:
         self.row, self.done, self.route = row, done, route
 
 
-def rack_place(rack: object) -> tuple[int, int]:
+def rack_place(rack: str) -> tuple[int, int]:
     """(row, position) of a rack from its id (s1-r03-rk07: bom/names.py)."""
     _, row, pos = str(rack).rsplit("-", 2)
     return int(row[1:]), int(pos[2:])
 
 
-def route_violation(r: tuple[object, ...], need: float, place) -> Violation:  # type: ignore[no-untyped-def]
+def route_violation(r: PlanRow, need: float, place: Callable[[str], tuple[int, int]]) -> Violation:
     c = COL
     (ra, pa), (rb, pb) = place(r[_ARACK]), place(r[_BRACK])
     sold = r[c["sold_length_m"]]
@@ -204,7 +206,7 @@ def route_violation(r: tuple[object, ...], need: float, place) -> Violation:  # 
     how = ("within one rack" if r[_ARACK] == r[_BRACK] else
            f"{abs(ra - rb)} rows apart and {abs(pa - pb)} racks along, with the rise at both ends and slack")
     return Violation("lengths.route", f"{r[c['cable_id']]} ({r[c['fabric']]} {r[c['hop']]})",
-                     f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "  # type: ignore[arg-type]
+                     f"the run is {metres(r[_LEN])} ({r[c['bucket']]}, {sold}); the "
                      f"route from {r[_ARACK]} to {r[_BRACK]} is {metres(need)} ({how})",
                      "size the run on the route the placement gives (bom/topology/geometry.py) and buy the "
                      "sold length that covers it", plan_end(r, "a"), plan_end(r, "b"))

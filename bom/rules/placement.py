@@ -13,6 +13,8 @@ from bom import names
 from bom.cableplan.rows import COL
 from bom.model.checks import ERROR, WARNING, End, Report, Rule, Violation
 from bom.model.placement import Layout
+from bom.model.records import PlanRow
+from bom.roles import SWITCH_LAYERS, Layer, RackKind
 from bom.rules.context import Context
 from bom.rules.ports import plan_end
 from bom.units import magnitude
@@ -21,29 +23,30 @@ from bom.units import magnitude
 def bought(ctx: Context) -> Iterator[tuple[str, int, str]]:
     """(role, how many the model buys, its part) of every kind of device the placement must hold."""
     m = ctx.model
-    yield "node", m.cluster.nodes, m.platform.id
+    yield Layer.NODE, m.cluster.nodes, m.platform.id
     for f in m.fabrics.values():
-        for layer in ("leaf", "spine", "core"):
+        for layer in SWITCH_LAYERS:
             n = f.switches(layer)
             if n:
-                yield names.switch_role(f.name, layer), n, f.switch_id if layer == "leaf" else f.spine_switch_id or ""
+                part = f.switch_id if layer == Layer.LEAF else f.spine_switch_id or ""
+                yield names.switch_role(f.name, layer), n, part
     e = m.endpoints
     if e is not None:
         sites = m.cluster.site_count
-        for role, row, n in (("ufm", e.ufm, e.ufm_count), ("mgmt", e.mgmt, e.mgmt_count),
-                             ("storage", e.storage, e.storage_count)):
+        for role, row, n in ((Layer.UFM, e.ufm, e.ufm_count), (Layer.MGMT, e.mgmt, e.mgmt_count),
+                             (Layer.STORAGE, e.storage, e.storage_count)):
             if row is not None and n:
                 yield role, n * sites, row.id
     d = m.dci
     if d is not None:
-        yield "router", d.routers, d.router.id
+        yield Layer.ROUTER, d.routers, d.router.id
         if d.mux is not None:
-            yield "mux", d.muxes, d.mux.id
+            yield Layer.MUX, d.muxes, d.mux.id
         # The terminal ones (in-line amplifiers stand in huts on the routes; a pluggable one in a router).
         if d.amplifier is not None and not d.pluggable:
             n = sum(d.site_amplifiers(s) for s in range(1, d.sites + 1))
             if n:
-                yield "amplifier", n, d.amplifier.id
+                yield Layer.AMPLIFIER, n, d.amplifier.id
 
 
 def devices(ctx: Context) -> Iterator[Violation]:
@@ -112,7 +115,7 @@ def rack_power(ctx: Context) -> Iterator[Violation]:
         if lay.power_w > feed + 1e-6:
             pid = ctx.model.platform.id
             whole = f"; a {pid} system fills its rack and cannot be spread" \
-                if lay.kind == "compute" and ctx.model.platform.nodes_per_system > 1 else ""
+                if lay.kind == RackKind.COMPUTE and ctx.model.platform.nodes_per_system > 1 else ""
             yield Violation("placement.rack_power", f"{lay.kind} rack ({lay.rack.catalog_id}) x {n:,}",
                             f"the rack draws {lay.power_w / 1000:,.1f} kW, the hall feeds {feed / 1000:,.1f} kW a rack "
                             f"(layout.rack_power_limit){whole}",
@@ -150,8 +153,9 @@ _SIDES = (("a", COL["a_rack"], COL["a_u"], COL["a_device"]), ("b", COL["b_rack"]
 #: every device is unplaced still runs in bounded memory (and reports some devices twice).
 REMEMBER = 100_000
 #: What to change for an end that stands for a network the model does not build.
-EXTERNAL = {"inband": "build the in-band fabric (fabrics.inband) so the management switches' uplinks land on its "
-                      "leaves, or place the site network's switch they go to"}
+EXTERNAL: dict[str, str] = {
+    Layer.INBAND: "build the in-band fabric (fabrics.inband) so the management switches' uplinks land on its leaves, "
+                  "or place the site network's switch they go to"}
 
 
 class Unplaced:
@@ -161,7 +165,7 @@ class Unplaced:
         seen: set[object] = set()
         ar, au, br, bu = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"]
 
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             if r[ar] and r[au] != "" and r[br] and r[bu] != "":
                 return
             for side, rack_i, u_i, dev_i in _SIDES:
@@ -176,7 +180,7 @@ class Unplaced:
         self.row, self.done = row, seen.clear
 
 
-def _unplaced(r: tuple[object, ...], side: str, dev: object) -> Violation:
+def _unplaced(r: PlanRow, side: str, dev: str) -> Violation:
     role = str(r[COL[side + "_role"]])
     return Violation("placement.unplaced", str(dev),
                      f"{dev} ({role}) is cabled by {r[COL['cable_id']]} and has no rack and no U",

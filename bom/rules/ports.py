@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bom import names
 from bom.cableplan.rows import COL
 from bom.model.checks import ERROR, End, Report, Rule, Violation
+from bom.model.records import PlanRow
+from bom.roles import SWITCH_LAYERS, FabricRole, Layer
 from bom.rules.context import Context
 from bom.rules.devices import UPLINKS
 
@@ -28,11 +30,11 @@ Population = tuple[str, str, str]
 def _devices(ctx: Context, fabric: str, layer: str) -> int:
     """How many devices the model builds of one population."""
     m = ctx.model
-    if fabric == "dci":
+    if fabric == FabricRole.DCI:
         return m.dci.routers if m.dci is not None else 0
-    if layer == "node":
+    if layer == Layer.NODE:
         return m.cluster.nodes
-    return m.fabrics[fabric].switches(layer)
+    return m.fabrics[fabric].switches(Layer(layer))
 
 
 def count(ctx: Context) -> Iterator[Violation]:
@@ -44,15 +46,15 @@ def count(ctx: Context) -> Iterator[Violation]:
                 used[dev.population] += g.links * dev.share
                 seen.setdefault(dev.population, dev)
     d = ctx.model.dci
-    if d is not None and ("dci", "router", "ports") in seen:
-        used["dci", "router", "ports"] += d.modules   # a line port per coherent module
+    if d is not None and (FabricRole.DCI, Layer.ROUTER, "ports") in seen:
+        used[FabricRole.DCI, Layer.ROUTER, "ports"] += d.modules   # a line port per coherent module
     for pop, n in used.items():
         dev = seen[pop]
         devices = _devices(ctx, pop[0], pop[1])
         have = devices * dev.pool_ports
         if n > have + 1e-6:
             fabric, layer, pool = pop
-            role = names.switch_role(fabric, layer) if layer in ("leaf", "spine", "core") else layer
+            role = names.switch_role(fabric, layer) if layer in SWITCH_LAYERS else layer
             what = "dedicated uplink ports" if pool == UPLINKS else "ports"
             yield Violation("ports.count", f"{fabric} {role} ({devices:,} x {dev.part})",
                             f"the links at this layer take {n:,.6g} of its {have:,} {what} "
@@ -69,7 +71,8 @@ def count(ctx: Context) -> Iterator[Violation]:
 #: moves to the next fabric or site, so the rule's memory stays that of one site's endpoints plus
 #: every switch, router and mux (their ports are reached from other fabrics: DCI client links, OOB
 #: uplinks, management ports).
-LOCAL_ROLES = frozenset({"node", "pdu", "ufm", "mgmt", "storage", "nvlink-switch", "power-shelf"})
+LOCAL_ROLES = frozenset({Layer.NODE, Layer.PDU, Layer.UFM, Layer.MGMT, Layer.STORAGE, Layer.NVLINK_SWITCH,
+                         Layer.POWER_SHELF})
 
 _LINK, _FABRIC, _SITE = COL["link_id"], COL["fabric"], COL["a_site"]
 _AD, _AP, _AR = COL["a_device"], COL["a_port"], COL["a_role"]
@@ -84,10 +87,10 @@ class Unique:
     def __init__(self, ctx: Context, report: Report) -> None:
         bits: dict[object, int] = {}        # port name -> its bit
         kept: dict[object, int] = {}        # switch, router, mux -> ports used
-        state: list = [None, None, None, {}]   # type: ignore[type-arg]  # last link, fabric, site; endpoints' ports
+        state: list[Any] = [None, None, None, {}]   # last link, fabric, site; endpoints' ports
         local_roles = LOCAL_ROLES
 
-        def row(r: tuple[object, ...]) -> None:
+        def row(r: PlanRow) -> None:
             lid = r[_LINK]
             if lid and lid == state[0]:
                 return   # another fibre run of the same link: the same two ports
@@ -124,7 +127,7 @@ class Unique:
         self.row, self.done = row, done
 
 
-def _twice(r: tuple[object, ...], a_side: bool) -> Violation:
+def _twice(r: PlanRow, a_side: bool) -> Violation:
     side = "a" if a_side else "b"
     c = COL
     dev, port = r[c[f"{side}_device"]], r[c[f"{side}_port"]]
@@ -135,7 +138,7 @@ def _twice(r: tuple[object, ...], a_side: bool) -> Violation:
                      plan_end(r, "a"), plan_end(r, "b"))
 
 
-def plan_end(r: tuple[object, ...], side: str) -> End:
+def plan_end(r: PlanRow, side: str) -> End:
     """One end of a plan row as a violation shows it."""
     c = COL
     rack, u = r[c[f"{side}_rack"]], r[c[f"{side}_u"]]

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, rows
 from bom.model.checks import KEEP, MODEL, PLAN, Checks, RuleResult
+from bom.model.records import PlanRow
+from bom.roles import Tier
 from bom.rules.context import Context
 from bom.rules.registry import RULES
 
@@ -43,7 +45,7 @@ def check(model: Model, catalog: Catalog, plan: bool = False, keep: int = KEEP,
     return Checks(results, plan)
 
 
-def feed(streams: Sequence[RowCheck], plan_rows: Iterable[tuple[object, ...]]) -> None:
+def feed(streams: Sequence[RowCheck], plan_rows: Iterable[PlanRow]) -> None:
     """Every row to every plan rule (nothing is kept but what the rules keep)."""
     calls = [s.row for s in streams]
     if len(calls) == 4:   # the registry's four plan rules: unrolled, the calls are most of the time
@@ -66,12 +68,12 @@ class PlanRules:
     def __init__(self, model: Model, catalog: Catalog, keep: int = KEEP, rules: Iterable[Rule] = RULES) -> None:
         ctx = Context(model, catalog)
         self.results = [RuleResult(r, (PLAN,), keep=keep) for r in rules if r.stream is not None]
-        self.streams = [res.rule.stream(ctx, res.add) for res in self.results]   # type: ignore[misc]
+        self.streams = [stream(ctx, res.add) for res in self.results if (stream := res.rule.stream) is not None]
         self.tier = COL["tier"]
 
-    def rows(self, chunk: Iterable[tuple[object, ...]]) -> None:
+    def rows(self, chunk: Iterable[PlanRow]) -> None:
         t = self.tier
-        feed(self.streams, (r for r in chunk if r[t] != "scale-up"))
+        feed(self.streams, (r for r in chunk if r[t] != Tier.SCALE_UP))
 
     def finish(self) -> Checks:
         for s in self.streams:

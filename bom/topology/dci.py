@@ -28,9 +28,10 @@ from bom.errors import LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.links.dci import DCI_CLIENT
 from bom.model.cluster import Cluster
-from bom.model.dci import LINE, Dci, LineLoss, site_pairs
+from bom.model.dci import LINE, Dci, DciTopology, LineLoss, site_pairs
 from bom.model.fabrics import Fabric
 from bom.model.sizing import Sizing
+from bom.roles import FabricRole, Layer
 from bom.topology.fabrics import fabric_switch, support_switch
 from bom.topology.planes import switch_ports
 from bom.units import magnitude
@@ -80,21 +81,21 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
     pluggable amplifier takes router ports and one span only: chosen, never a default)."""
     if amplifier_id is not None:
         amp = catalog.get("dwdm", amplifier_id, key="sites.amplifier")
-        assert isinstance(amp, Dwdm) and amp.kind == "amplifier"   # the preflight's rule
+        assert isinstance(amp, Dwdm) and amp.kind == Layer.AMPLIFIER   # the preflight's rule
         return amp
-    amps = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "amplifier" and not d.pluggable]
+    amps = [d for d in catalog.rows_of(Dwdm) if d.kind == Layer.AMPLIFIER and not d.pluggable]
     return min(amps, key=lambda a: a.price_usd, default=None)
 
 
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
-              wavelength_gbps: float, router_id: str, topology: str = "mesh", patch_m: float = 3.0,
+              wavelength_gbps: float, router_id: str, topology: DciTopology = "mesh", patch_m: float = 3.0,
               amplifier_id: str | None = None) -> Dci:
     """``patch_m``: the run from a router's line port to its mux/demux (one rack); ``amplifier_id``:
     the scenario's amplifier row (``sites.amplifier``)."""
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
-    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == "mux"]
+    muxes = [d for d in catalog.by_kind["dwdm"] if isinstance(d, Dwdm) and d.kind == Layer.MUX]
     amp = line_amplifier(catalog, amplifier_id)
     module = choice.option.coherent
     assert module is not None
@@ -147,7 +148,7 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
                              "worked out", at=("sites", "dci_bandwidth"), key="sites.dci_bandwidth",
                              hint='Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".')
         bandwidth = split.dci_gbps_needed
-    elif s.dci_bandwidth is not None:
+    elif s.dci_bandwidth is not None and s.dci_bandwidth != "auto":
         bandwidth = magnitude(s.dci_bandwidth, "rate")
     else:
         # One of the two (the scenario's rule), and every platform row has compute ports (the catalog's).
@@ -158,7 +159,7 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
     with keyed(("sites", "distance"), "sites.distance", only=LimitError):
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
-                        router_id=catalog.default("dci", "router"),
+                        router_id=catalog.default(FabricRole.DCI, Layer.ROUTER),
                         topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier)
     return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
 
@@ -172,10 +173,11 @@ def _client_switches(scenario: Scenario, catalog: Catalog, compute: Fabric | Non
     layer, the in-band and storage fabrics' leaves (as build_pooled will choose them)."""
     out: dict[str, Switch] = {}
     if compute is not None:
-        out["compute"] = fabric_switch(catalog, DCI_CLIENT.top_id(compute.first), ("fabrics", "compute", "switch"))
+        out[FabricRole.COMPUTE] = fabric_switch(catalog, DCI_CLIENT.top_id(compute.first),
+                                                ("fabrics", FabricRole.COMPUTE, "switch"))
     platform = catalog.platform(scenario.platform) if scenario.platform else None
-    for name in ("inband", "storage"):
-        spec = scenario.fabrics.get(name)
+    for name in (FabricRole.INBAND, FabricRole.STORAGE):
+        spec = scenario.fabric_specs.get(name)
         if spec is not None and platform is not None:
             out[name] = fabric_switch(catalog, spec.switch or support_switch(platform, name, catalog),
                                 ("fabrics", name, "switch"))
@@ -196,7 +198,7 @@ def _why_not(row: Switch, dci: Dci) -> str | None:
     return None
 
 
-def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> str:
+def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> FabricRole:
     """Which fabric takes the routers' client ports: one of the routers' own protocol and rate (an
     InfiniBand fabric reaches another building through Ethernet, never a router on an IB port)."""
     why = {name: _why_not(row, dci) for name, row in _client_switches(scenario, catalog, compute).items()}
@@ -204,12 +206,12 @@ def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute:
     links = f"DCI routers' {dci.wavelength_gbps:g}G {proto} client links"
     if asked != "auto":
         if why.get(asked):
-            what = "the compute fabric's top layer" if asked == "compute" else f"the {asked} fabric's leaves"
+            what = "the compute fabric's top layer" if asked == FabricRole.COMPUTE else f"the {asked} fabric's leaves"
             raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
                              "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
                              hint=_attach_hint(proto))
-        return asked
-    for name in ("compute", "inband", "storage"):
+        return FabricRole(asked)
+    for name in (FabricRole.COMPUTE, FabricRole.INBAND, FabricRole.STORAGE):
         if name in why and why[name] is None:
             return name
     reasons = "; ".join(f"{name}: {w}" for name, w in why.items())

@@ -17,8 +17,9 @@ import math
 
 from bom.catalog.rows import Catalog, Endpoint, NicPorts, Platform
 from bom.errors import BomError, keyed
-from bom.inputs.scenario import Scenario
-from bom.model.endpoints import Endpoints
+from bom.inputs.scenario import Scenario, Storage
+from bom.model.endpoints import Endpoints, StorageBasis
+from bom.roles import FabricRole
 from bom.units import magnitude, parse_quantity
 
 
@@ -78,9 +79,10 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
     if s is not None and all(getattr(s, k) is None for k in _SIZING_KEYS):
         storage, count, nic, why = _job_storage(scenario, catalog, platform, sites)
         return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, basis="job")
-    if s is None and "storage" in scenario.fabrics:
+    if s is None and FabricRole.STORAGE in scenario.fabrics:
         storage, count, nic, why = _ra_storage(catalog, platform, gpus, sites)
-        basis, said = "ra", "the platform's reference architecture"
+        basis: StorageBasis = "ra"
+        said = "the platform's reference architecture"
         need = job_capacity(scenario)
         if need is not None and storage.capacity is not None:
             tb, how = need
@@ -94,9 +96,9 @@ def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
                    f"({why}); give storage: {{count: N}} or storage: {{capacity: ..., throughput: ...}} to size it "
                    "for your data")
         return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why, (warning,), basis)
-    storage, count, nic, why = _storage(scenario, catalog, platform, sites)
-    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, storage, count, nic, why,
-                     basis="scenario" if storage is not None else "none")
+    given, count, ports, why = _storage(scenario, catalog, platform, sites)
+    return Endpoints(ufm, ufm_count, mgmt, mgmt_count, given, count, ports, why,
+                     basis="scenario" if given is not None else "none")
 
 
 def job_capacity(scenario: Scenario) -> tuple[float, str] | None:
@@ -155,8 +157,8 @@ def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
                        hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
     tb, how = need
     capacity = parse_quantity(f"{tb} TB", "information")
-    sized = scenario.model_copy(update={"storage": scenario.storage.model_copy(  # type: ignore[union-attr]
-        update={"capacity": capacity})})
+    assert scenario.storage is not None   # the caller's: a storage block that gives no size of its own
+    sized = scenario.model_copy(update={"storage": scenario.storage.model_copy(update={"capacity": capacity})})
     storage, count, nic, _ = _storage(sized, catalog, platform, sites)
     assert storage is not None and nic is not None and storage.capacity is not None
     per = magnitude(storage.capacity, "information") / 1000.0
@@ -169,7 +171,7 @@ def _ra_storage(catalog: Catalog, platform: Platform, gpus: int, sites: int) -> 
     site as the RA's read guideline for the cluster's GPUs needs (whole appliances, shared over
     the sites); a platform that names none is the preflight's refusal (bom/topology/preflight.py)."""
     sup = platform.support
-    row = _row(catalog, sup.storage if sup else None, ("fabrics", "storage"))
+    row = _row(catalog, sup.storage if sup else None, ("fabrics", FabricRole.STORAGE))
     # An appliance, with a throughput and storage ports to size it by: the preflight's rule.
     assert row is not None and row.throughput is not None and row.ports.storage is not None
     need = gpus * magnitude(parse_quantity(RA_READ_PER_SU, "rate"), "rate") / RA_SU_GPUS
@@ -197,8 +199,8 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
             update["ports"] = s.ports
         if s.rate is not None:
             update["rate"] = s.rate
-        nic = base.model_copy(update=update) if base else NicPorts(ports=s.ports, rate=s.rate,  # type: ignore[arg-type]
-                                                                   form_factor="qsfp112", ports_per_cage=1)
+        nic: NicPorts | None = base.model_copy(update=update) if base else NicPorts(
+            ports=s.ports, rate=s.rate, form_factor="qsfp112", ports_per_cage=1)
     else:
         nic = base
     assert nic is not None and nic.ports >= 1
@@ -206,8 +208,8 @@ def _storage(scenario: Scenario, catalog: Catalog, platform: Platform,
     return row, math.ceil(count / sites), nic, why
 
 
-def _storage_count(s: object, row: Endpoint) -> tuple[int, str]:
-    count = getattr(s, "count", None)
+def _storage_count(s: Storage, row: Endpoint) -> tuple[int, str]:
+    count = s.count
     if count is not None:
         return count, f"{count} appliances given"
     need: list[tuple[int, str]] = []

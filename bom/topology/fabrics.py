@@ -13,13 +13,15 @@ from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
-from bom.topology.planes import SPEC_KEYS, plan, switch_ports, uplink_ports, uplink_rates
+from bom.roles import FabricRole, Layer, Tier
+from bom.topology.planes import SPEC_KEYS, size_plane, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
 def _nic(platform: Platform, name: str) -> NicPorts:
-    nic = {"compute": platform.scale_out, "storage": platform.storage, "inband": platform.storage,
-           "oob": platform.oob}[name]
+    nics: dict[str, NicPorts | None] = {FabricRole.COMPUTE: platform.scale_out, FabricRole.STORAGE: platform.storage,
+                                        FabricRole.INBAND: platform.storage, FabricRole.OOB: platform.oob}
+    nic = nics[name]
     assert nic is not None   # built for the compute fabric only, and every platform row has its ports
     return nic
 
@@ -49,12 +51,12 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     native_only = native is not None and sched is None and not media.joins(
         rate, cage(leaf_ports.form_factor, leaf_ports.ports_per_cage, True),
         cage(spine_ports.form_factor, spine_ports.ports_per_cage, True), leaf_ports.lane_gbps)
-    p = plan(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
-             layers=None if spec.layers == "auto" else int(spec.layers),
-             oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
-             leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-             native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
-             min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only)
+    p = size_plane(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+                   layers=None if spec.layers == "auto" else int(spec.layers),
+                   oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
+                   leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+                   native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
+                   min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only)
     if sched is not None:
         _check_system_size(name, leaf, p)
     return p, rate
@@ -97,16 +99,16 @@ def scheduled_native(leaf: Switch, spine: Switch) -> NativePorts | None:
 def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
     platform = cluster.platform
     nic = _nic(platform, name)
-    leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == "compute"
+    leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == FabricRole.COMPUTE
                                              else catalog.default(name)), ("fabrics", name, "switch"))
     spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
-                    ("fabrics", name, "spine" if spec.spine else "switch"))
+                    ("fabrics", name, Layer.SPINE if spec.spine else "switch"))
     shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, True)
     if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
         # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
         # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
         shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, False)
-    return Fabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+    return Fabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
 
 
 def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
@@ -114,7 +116,7 @@ def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
     catalog's default for a leaf with dedicated uplinks, else the leaf's model."""
     if leaf.uplinks is not None and leaf.uplinks.fabric_element:
         return leaf.uplinks.fabric_element
-    return (catalog.default_switch(name, "spine") or leaf.id) if leaf.uplinks else leaf.id
+    return (catalog.default_switch(name, Layer.SPINE) or leaf.id) if leaf.uplinks else leaf.id
 
 
 def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
@@ -131,4 +133,5 @@ def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts,
 def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
     """A non-compute fabric's switch: the platform's RA choice, else the catalog's default."""
     sup = platform.support
-    return (sup.switches.get(name) if sup else None) or catalog.default(name)  # type: ignore[call-overload]
+    chosen = next((sid for fabric, sid in sup.switches.items() if fabric == name), None) if sup else None
+    return chosen or catalog.default(name)

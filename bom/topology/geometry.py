@@ -12,9 +12,11 @@ plan (each row's run between its two devices' racks).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
-from bom.inputs.scenario import Scenario
+from bom.inputs.scenario import Layout, Scenario
 from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
 from bom.model.placement import RackType
 from bom.model.plane import Plane
@@ -28,7 +30,7 @@ DEFAULTS = {"racks_per_row": 16, "rack_width": 0.6, "row_pitch": 2.4, "rise": 1.
             "in_rack": 1.5}
 
 
-def floor_plan(platform: Platform, spec: object | None = None) -> FloorPlan:
+def floor_plan(platform: Platform, spec: Layout | None = None) -> FloorPlan:
     """The platform's defaults, overridden by the scenario's ``layout`` block."""
     def get(name: str, dim: str | None = None) -> float:
         value = getattr(spec, name, None) if spec is not None else None
@@ -128,7 +130,7 @@ class Profiles:
     def __init__(self) -> None:
         self.devices: dict[object, list] = {}
 
-    def add(self, device: object, run: Run, ports: int, devices: int = 1) -> None:
+    def add(self, device: Hashable, run: Run, ports: int, devices: int = 1) -> None:
         """``ports`` ports of ``device`` (a class of ``devices`` alike devices) on ``run``."""
         d = self.devices.get(device)
         if d is None:
@@ -191,7 +193,7 @@ def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, 
 
 
 def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
-            per_pair: int, lo: Profiles, up: Profiles, tags: tuple[object, object]) -> None:
+            per_pair: int, lo: Profiles, up: Profiles, tags: tuple[Hashable, Hashable]) -> None:
     """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
     rack by rack (devices in one rack share their runs). ``tags`` tell each end's set of devices from
     the others in the same racks (another plane's, another pod's): a device's ports must all be under
@@ -248,6 +250,7 @@ def rack_budget(platform: Platform, scenario: Scenario) -> tuple[float, tuple[st
     whole system still fits under it; None when neither gives one."""
     sup = platform.support
     spec = scenario.racks
+    at: tuple[str, ...]
     if spec.power_budget is not None:
         power, at = magnitude(spec.power_budget, "power"), ("racks", "power_budget")
     elif sup is not None:

@@ -12,7 +12,7 @@ from bom.model.parallelism import Parallelism, Split, Tiers
 from bom.model.sizing import Accelerator, Sizing
 from bom.topology import serving
 from bom.topology.cluster import site_systems
-from bom.topology.parallelism import Shape, plan
+from bom.topology.parallelism import Shape, split_training
 from bom.topology.serving import ServeShape
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 from bom.units import magnitude
@@ -43,12 +43,13 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
         dp = p.dp or max(1, -(-sized.gpus // (p.tp * p.cp * p.pp)))
         given = Split(p.tp, p.cp, p.ep, p.pp, dp)
     overlap = sites.dci_overlap if sites is not None else None
-    result = plan(job.label, shape, tiers, sized.gpus, acc.flops_for(job.dtype), job.mfu,
-                  acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+    result = split_training(job.label, shape, tiers, sized.gpus, acc.flops_for(job.dtype), job.mfu,
+                            acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
     if dci_bps is None and result.dci_gbps_needed is not None:
         # auto: the DCI runs at the bandwidth asked for, so its time is the overlap's share of the step
-        result = plan(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8), sized.gpus,
-                      acc.flops_for(job.dtype), job.mfu, acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+        result = split_training(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8),
+                                sized.gpus, acc.flops_for(job.dtype), job.mfu,
+                                acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
     return result
 
 
@@ -81,7 +82,7 @@ def serve_job(job: Workload, platform: Platform, acc: Accelerator) -> Parallelis
         if p.dp is None:
             # dp defaults to the replicas the users need at what the given group takes
             given = replace(given, dp=serving.replicas_for(shape, given, tiers, limit, chip, target))
-    return serving.plan(job.label, shape, tiers, limit, given, chip, target)
+    return serving.split_serving(job.label, shape, tiers, limit, given, chip, target)
 
 
 def serve_shape(job: Workload) -> ServeShape:

@@ -18,6 +18,7 @@ from collections import defaultdict
 from bom.catalog.media import Choice, End, Media, Option, fits
 from bom.model.floorplan import EndGroups, FloorPlan, Run
 from bom.model.linkgroups import LinkGroup
+from bom.roles import Layer, Tier
 
 
 def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
@@ -29,8 +30,8 @@ def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
     return o.b, o.a, heads_b, heads_a
 
 
-def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: str, hop: str, lower: str,
-              upper: str, lower_groups: EndGroups, upper_groups: EndGroups, rate_gbps: float,
+def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: Tier, hop: str, lower: Layer,
+              upper: Layer, lower_groups: EndGroups, upper_groups: EndGroups, rate_gbps: float,
               ff_lower: str, ff_upper: str, lane_gbps: float | None) -> list[LinkGroup]:
     """All link groups of one hop, counted per device group and run, never per cable."""
     chosen: dict[Run, tuple[object, Choice]] = {}

@@ -56,10 +56,12 @@ given split's DP is shared out in the sites' proportions (``dp_shares``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.model.parallelism import Parallelism, Split, Tiers, Traffic
+from bom.model.parallelism import Dim, Parallelism, Split, Tiers, Traffic
+from bom.roles import Tier
 
 #: BF16 weights and FP32 gradient buffer per parameter (never sharded) [B].
 WEIGHT_BYTES = 2.0
@@ -253,7 +255,7 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: f
         for exact in (True, False):
             cp = 1
             while cp <= shape.sequence:
-                stages = range(1, min(shape.layers, MAX_STAGES) + 1)
+                stages: Sequence[int] = range(1, min(shape.layers, MAX_STAGES) + 1)
                 if exact:
                     stages = [d for d in divisors(gpus // (tp * cp)) if d in stages] if gpus % (tp * cp) == 0 \
                         else []
@@ -329,16 +331,16 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
 
 # --- tiers and traffic -------------------------------------------------------------------------
 
-def tier_of(span: int, tiers: Tiers, gpus: int) -> str:
+def tier_of(span: int, tiers: Tiers, gpus: int) -> Tier:
     """The tier a group of consecutive ranks ``span`` wide crosses."""
     if span <= tiers.domain_gpus and tiers.domain_gpus % span == 0:
-        return "scale-up"
+        return Tier.SCALE_UP
     if tiers.sites > 1 and span > gpus // tiers.sites:
-        return "scale-across"
-    return "scale-out"
+        return Tier.SCALE_ACROSS
+    return Tier.SCALE_OUT
 
 
-def place(s: Split, tiers: Tiers) -> dict[str, str]:
+def place(s: Split, tiers: Tiers) -> dict[str, Tier]:
     """Each dimension's tier from its group's span in the rank order TP, CP, EP, PP, DP."""
     g = s.gpus
     spans = {"tp": s.tp, "cp": s.tp * s.cp, "ep": s.tp * s.cp * s.ep, "pp": s.tp * s.cp * s.ep * s.pp, "dp": g}
@@ -346,8 +348,8 @@ def place(s: Split, tiers: Tiers) -> dict[str, str]:
             if getattr(s, dim) > 1 or dim == "tp"}
 
 
-def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
-         given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
+def split_training(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
+                   given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
     """The split (the user's, checked, or the tool's), its tiers, its traffic per step, and the step.
 
     The hand-worked example: the seeds' 70B pretraining job (80 layers, hidden 8,192, 64 heads, 8 KV
@@ -359,12 +361,12 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
     1.68e12 / 1.91 s = 879 Gbit/s, three 400G wavelengths:
 
     >>> seventy = Shape(70e9, 80, 8192, 64, 8192, 16 * 2**20, kv_dim=8 * 128)
-    >>> p = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
+    >>> p = split_training("70B", seventy, Tiers(8, 900e9, 100e9, sites=2), 2048, 2.25e15, 0.4, 240e9,
     ...          dci_overlap=0.5)
     >>> p.split, round(p.compute_s, 2), round(p.dci_bytes_per_site / 1e9), round(p.dci_gbps_needed)
     (Split(tp=2, cp=1, ep=1, pp=1, dp=1024), 3.82, 210, 879)
     >>> p.tiers
-    {'tp': 'scale-up', 'dp': 'scale-across'}
+    {'tp': <Tier.SCALE_UP: 'scale-up'>, 'dp': <Tier.SCALE_ACROSS: 'scale-across'>}
 
     TP 2 is the smallest that holds the model on one stage (217 of 240 GB a GPU).
 
@@ -376,7 +378,7 @@ def plan(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: flo
 
     >>> moe = Shape(1e12, 64, 8192, 64, 4096, 8 * 2**20, active_params=40e9, experts=64, top_k=2)
     >>> gb300 = Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12, site_gpus=(288, 216))
-    >>> p = plan("moe", moe, gb300, 463, 5e15, 0.4, 244.8e9)
+    >>> p = split_training("moe", moe, gb300, 463, 5e15, 0.4, 244.8e9)
     >>> p.split, p.dp_sites, p.gpus
     (Split(tp=1, cp=1, ep=8, pp=4, dp=120), (72, 48), 480)
 
@@ -457,7 +459,7 @@ def _timing(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float) 
     dci_bytes = _dci_bytes(shape, tiers)
     if dci_bytes:
         dci_s = dci_bytes / tiers.dci_bps if tiers.dci_bps else 0.0
-        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", "scale-across",
+        traffic.append(Traffic("dp-across", "reduce-scatter + all-gather, a site's bytes", Tier.SCALE_ACROSS,
                                dci_bytes, dci_s, 0.0))
     exposed = tuple(replace(t, exposed_s=0.0 if t.dim.startswith("dp") else t.seconds) for t in traffic)
     dp_time = sum(t.seconds for t in traffic if t.dim.startswith("dp"))
@@ -470,18 +472,18 @@ def step_time(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float
     return _timing(shape, split, tiers, flops, mfu).step_s
 
 
-def _bandwidth(tier: str, tiers: Tiers) -> float:
-    return tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
+def _bandwidth(tier: Tier, tiers: Tiers) -> float:
+    return tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
 
 
-def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str],  # type: ignore[no-untyped-def]
-             site_dp: int | None = None):
+def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, Tier],
+             site_dp: int | None = None) -> Iterator[Traffic]:
     """Each dimension's bytes per GPU per step and their time on its tier; DP inside a site over the
     largest site's replicas (``site_dp``; default an even share), whose ring is the slowest."""
     stage_layers = layers_per_stage(shape, s.pp)
     tokens = shape.batch_tokens / s.dp                # one pipeline's tokens per step
     h = shape.hidden
-    out: list[tuple[str, str, float]] = []
+    out: list[tuple[Dim, str, float]] = []
     if s.tp > 1:
         size = tokens / s.cp * h * ACT_BYTES
         out.append(("tp", "all-reduce", stage_layers * TP_ALL_REDUCES * 2 * (s.tp - 1) / s.tp * size))
@@ -501,9 +503,9 @@ def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, str],  # ty
         out.append(("dp", "reduce-scatter + all-gather",
                     (local_group - 1) / local_group * params_per_gpu(shape, s) * (GRAD_BYTES + WEIGHT_BYTES)))
     for dim, collective, nbytes in out:
-        tier = placed.get(dim if dim != "dp" else "dp", "scale-out")
-        if dim == "dp" and tier == "scale-across":
-            tier = "scale-out"       # inside a site; the sites' part is its own line
+        tier = placed.get(dim if dim != "dp" else "dp", Tier.SCALE_OUT)
+        if dim == "dp" and tier == Tier.SCALE_ACROSS:
+            tier = Tier.SCALE_OUT       # inside a site; the sites' part is its own line
         yield Traffic(dim, collective, tier, nbytes, nbytes / _bandwidth(tier, tiers), 0.0)
 
 

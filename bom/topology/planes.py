@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import TypedDict
 
 from bom.catalog.rows import Switch
 from bom.errors import LimitError
@@ -107,13 +108,32 @@ def _largest_divisor(n: int, most: int) -> int:
     return max(d for d in range(1, max(1, min(n, most)) + 1) if n % d == 0)
 
 
-def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
-         topology: Topology, group_nodes: int, layers: int | None = None,
-         oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
-         leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
-         native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
-         spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-         scheduled: bool = False, peer_links: int = 0, native_only: bool = False) -> Plane:
+class _PlaneBase(TypedDict):
+    """A plane's fields that its layers (two or three) do not change."""
+
+    topology: Topology
+    group_nodes: int
+    groups: int
+    last_group_nodes: int
+    node_ports: int
+    leaves_per_group: int
+    leaf_down: int
+    leaf_up: int
+    leaf: SwitchPorts
+    spine: SwitchPorts
+    leaf_uplink: SwitchPorts | None
+    nodes_per_leaf: int
+    rails_per_leaf: int
+    scheduled: bool
+
+
+def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
+               topology: Topology, group_nodes: int, layers: int | None = None,
+               oversubscription: float | Fraction | str = 1, gpus_per_node: int = 1,
+               leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
+               native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
+               spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
+               scheduled: bool = False, peer_links: int = 0, native_only: bool = False) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -189,18 +209,17 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
                               "oversubscription, or uplink_rate: downlink).")
     groups = math.ceil(nodes / group_nodes)
     last = nodes - (groups - 1) * group_nodes
-    base = dict(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
-                node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
-                leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
-                rails_per_leaf=rails, scheduled=scheduled)
+    base = _PlaneBase(topology=topology, group_nodes=group_nodes, groups=groups, last_group_nodes=last,
+                      node_ports=node_ports, leaves_per_group=per_group, leaf_down=down, leaf_up=up,
+                      leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
+                      rails_per_leaf=rails, scheduled=scheduled)
     unit = 1
     two = _two_layers(groups * per_group, up, spine.radix, least, unit)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
     if layers in (None, 2) and two is not None and (spine_over in (None, 1) or layers == 2):
-        p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0,
-                  **base)  # type: ignore[arg-type]
+        p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0, **base)
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
@@ -224,8 +243,8 @@ def plan(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPorts, *,
     return native_p
 
 
-#: Keys of a fabric's spec that :func:`plan` names in its errors, relative to ``fabrics.<name>`` (its
-#: callers plan under ``keyed(..., below=SPEC_KEYS)``).
+#: Keys of a fabric's spec that :func:`size_plane` names in its errors, relative to ``fabrics.<name>`` (its
+#: callers size under ``keyed(..., below=SPEC_KEYS)``).
 SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines")
 
 
@@ -380,7 +399,7 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
     return best[1] if best else None
 
 
-def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: SwitchPorts,
+def _three_layers(base: _PlaneBase, groups: int, per_group: int, up: int, spine: SwitchPorts,
                   gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1) -> Plane:
     leaves = groups * per_group
     shape = _pod_shape(leaves, per_group, up, spine, spine_over, least, unit)
@@ -394,4 +413,4 @@ def _three_layers(base: dict, groups: int, per_group: int, up: int, spine: Switc
     pods = math.ceil(leaves / size)
     whole = size // per_group if size % per_group == 0 else 0
     return Plane(layers=3, pods=pods, groups_per_pod=whole, spines_per_pod=spines, cores_per_group=cores,
-                 spine_uplinks=spine_up, pod_leaves=size, **base)  # type: ignore[arg-type]
+                 spine_uplinks=spine_up, pod_leaves=size, **base)

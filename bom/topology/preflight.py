@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bom.catalog.rows import Catalog, Dwdm, Endpoint, Platform, Row, Switch
+from bom.catalog.rows import Catalog, Dwdm, Endpoint, NicPorts, Platform, Row, Switch
 from bom.errors import BomError, LimitError, keyed, one_error
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.placement import RackType
+from bom.roles import FabricRole, Layer, RackKind
 from bom.topology.fabrics import default_spine, support_switch
 from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget
 
@@ -79,19 +80,19 @@ def _scenario(found: _Found, scenario: Scenario) -> None:
     if not isinstance(platform, Platform):
         return
     _racks(found, scenario, platform)
-    specs = dict(scenario.fabrics) or {"compute": FabricSpec()}
-    specs.setdefault("compute", FabricSpec())
-    _compute(found, specs["compute"], platform)
+    specs = scenario.fabric_specs or {FabricRole.COMPUTE: FabricSpec()}
+    specs.setdefault(FabricRole.COMPUTE, FabricSpec())
+    _compute(found, specs[FabricRole.COMPUTE], platform)
     _endpoints(found, scenario, platform)
     _dci(found, scenario)
-    for name in ("storage", "inband"):
+    for name in (FabricRole.STORAGE, FabricRole.INBAND):
         if name in specs:
             _pooled(found, name, specs[name], platform)
     if platform.support is None:
         found.add(LimitError(f"platform {platform.id!r} has no support row (racks, PDUs) in the catalog",
                              key="platform"))
-    if "oob" in specs:
-        _oob(found, specs["oob"], platform, "inband" in specs)
+    if FabricRole.OOB in specs:
+        _oob(found, specs[FabricRole.OOB], platform, FabricRole.INBAND in specs)
 
 
 def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
@@ -114,7 +115,7 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
         # (bom/placement/racks.py).
         sup = platform.support
         height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
-        rack = RackType(sup.rack if sup else "compute", scenario.racks.rack_units or 48, power)
+        rack = RackType(sup.rack if sup else RackKind.COMPUTE, scenario.racks.rack_units or 48, power)
         limits = binding(rack, height, given * platform.node_power_w)
         lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
                 else RAISE_LIMIT["power"]}
@@ -131,15 +132,15 @@ def _switches(found: _Found, name: str, spec: FabricSpec, leaf_id: str) -> tuple
     leaf = found.row("switches", leaf_id, ("fabrics", name, "switch"))
     leaf = leaf if isinstance(leaf, Switch) else None
     spine_id = spec.spine or (default_spine(found.catalog, name, leaf) if leaf is not None else None)
-    spine = found.row("switches", spine_id, ("fabrics", name, "spine" if spec.spine else "switch"))
+    spine = found.row("switches", spine_id, at=("fabrics", name, Layer.SPINE if spec.spine else "switch"))
     return leaf, spine if isinstance(spine, Switch) else None
 
 
 def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
     """The compute fabric's switches, and what its topology asks of them and of the node's ports."""
-    at = ("fabrics", "compute")
-    leaf, spine = _switches(found, "compute", spec, spec.switch or platform.default_switch)
-    if leaf is not None and spine is not None and _check_scheduled(found, "compute", spec, leaf, spine):
+    at = ("fabrics", FabricRole.COMPUTE)
+    leaf, spine = _switches(found, FabricRole.COMPUTE, spec, spec.switch or platform.default_switch)
+    if leaf is not None and spine is not None and _check_scheduled(found, FabricRole.COMPUTE, spec, leaf, spine):
         _scheduled_shape(found, spec)
     node_ports = platform.scale_out.ports
     rails = spec.rails_per_leaf
@@ -178,14 +179,14 @@ def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, s
     elif up is None or not up.scheduled:
         if spine.fabric_element:
             refuse(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, and "
-                   f"{leaf.id} is not one", "spine",
+                   f"{leaf.id} is not one", Layer.SPINE,
                    "Use an Ethernet spine here, or an interface node (its fabric_element) as the switch.")
         return False
-    elif name != "compute":
+    elif name != FabricRole.COMPUTE:
         refuse(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as the compute "
                "fabric", "switch", "Use an Ethernet leaf on this fabric.")
     elif not spine.fabric_element:
-        refuse(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one", "spine",
+        refuse(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one", Layer.SPINE,
                f"Drop spine (its own, {up.fabric_element}) or name a fabric element row.")
     elif spec.uplink_rate != "native":
         refuse("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
@@ -195,7 +196,7 @@ def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, s
 
 def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
     """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
-    at = ("fabrics", "compute")
+    at = ("fabrics", FabricRole.COMPUTE)
     if spec.topology in ("pair", "rail-only"):
         found.add(LimitError(f"topology {spec.topology} has no spine layer, and a scheduled fabric's interface nodes "
                              "reach each other only through its fabric elements", at=(*at, "topology"),
@@ -216,7 +217,8 @@ def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> N
     leaf, spine = _switches(found, name, spec, spec.switch or support_switch(platform, name, found.catalog))
     if leaf is not None and spine is not None:
         _check_scheduled(found, name, spec, leaf, spine)
-    if {"storage": platform.storage, "inband": platform.inband}[name] is None:
+    ports: dict[str, NicPorts | None] = {FabricRole.STORAGE: platform.storage, FabricRole.INBAND: platform.inband}
+    if ports[name] is None:
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
         found.add(LimitError(f"platform {platform.id!r} has no {name} ports in the catalog", at=("fabrics", name),
                              key=f"fabrics.{name}",
@@ -225,12 +227,13 @@ def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> N
 
 def _oob(found: _Found, spec: FabricSpec, platform: Platform, inband: bool) -> None:
     """The management switches, and the OOB spines where they uplink to spines of their own."""
-    leaf = found.row("switches", spec.switch or support_switch(platform, "oob", found.catalog),
-                     ("fabrics", "oob", "switch"))
+    leaf = found.row("switches", spec.switch or support_switch(platform, FabricRole.OOB, found.catalog),
+                     at=("fabrics", FabricRole.OOB, "switch"))
     if isinstance(leaf, Switch):
-        _check_scheduled(found, "oob", spec, leaf, leaf)
-    if spec.uplinks == "spine" or not inband:   # no in-band fabric to land on: spines of their own
-        found.row("switches", spec.spine or found.catalog.default("oob", "spine"), ("fabrics", "oob", "spine"))
+        _check_scheduled(found, FabricRole.OOB, spec, leaf, leaf)
+    if spec.uplinks == Layer.SPINE or not inband:   # no in-band fabric to land on: spines of their own
+        spine = spec.spine or found.catalog.default(FabricRole.OOB, Layer.SPINE)
+        found.row("switches", spine, at=("fabrics", FabricRole.OOB, Layer.SPINE))
 
 
 def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
@@ -238,11 +241,11 @@ def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
     and what the storage block sizes them by."""
     sup = platform.support
     m = scenario.management
-    found.row("endpoints", m.ufm if m and m.ufm else (sup.ufm if sup else None), ("management", "ufm"))
+    found.row("endpoints", m.ufm if m and m.ufm else (sup.ufm if sup else None), at=("management", "ufm"))
     found.row("endpoints", m.server if m and m.server else (sup.mgmt if sup else None), ("management", "server"))
     s = scenario.storage
     if s is None:
-        if "storage" in scenario.fabrics:
+        if FabricRole.STORAGE in scenario.fabrics:
             _ra_storage(found, platform)
         return
     rid = s.appliance or (sup.storage if sup else None)
@@ -250,7 +253,7 @@ def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
         found.add(BomError("the storage block needs an appliance (a catalog endpoints row)", at=("storage",),
                            key="storage.appliance"))
         return
-    row = found.row("endpoints", rid, ("storage", "appliance"))
+    row = found.row("endpoints", rid, at=("storage", "appliance"))
     if not isinstance(row, Endpoint):
         return
     base = row.ports.storage
@@ -276,11 +279,11 @@ def _ra_storage(found: _Found, platform: Platform) -> None:
     """A storage fabric with no storage block takes the platform RA's appliance, sized by its throughput."""
     sup = platform.support
     rid = sup.storage if sup else None
-    row = found.row("endpoints", rid, ("fabrics", "storage"))
+    row = found.row("endpoints", rid, at=("fabrics", FabricRole.STORAGE))
     if rid is not None and not isinstance(row, Endpoint):
         return   # not an endpoints row: said
     if not isinstance(row, Endpoint) or row.throughput is None or row.ports.storage is None:
-        lack = "throughput" if row is not None and row.throughput is None else "storage ports"
+        lack = "throughput" if isinstance(row, Endpoint) and row.throughput is None else "storage ports"
         what = (" names no storage appliance" if row is None
                 else f"'s storage appliance {row.id!r} has no {lack} in the catalog to size it by")
         found.add(LimitError(f"fabrics.storage carries no storage: the scenario has no storage block and platform "
@@ -294,8 +297,8 @@ def _dci(found: _Found, scenario: Scenario) -> None:
     s = scenario.sites
     if s is None or s.amplifier is None or not (s.count > 1 or s.from_power):
         return
-    amp = found.row("dwdm", s.amplifier, ("sites", "amplifier"))
-    if amp is not None and (not isinstance(amp, Dwdm) or amp.kind != "amplifier"):
+    amp = found.row("dwdm", s.amplifier, at=("sites", "amplifier"))
+    if amp is not None and (not isinstance(amp, Dwdm) or amp.kind != Layer.AMPLIFIER):
         found.add(BomError(f"dwdm row {s.amplifier!r} is a {getattr(amp, 'kind', '')}, not an amplifier",
                            at=("sites", "amplifier"), key="sites.amplifier",
                            hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols."))

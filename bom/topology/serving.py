@@ -55,10 +55,12 @@ sequences a replica takes; the replicas follow from the users.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bom.errors import BomError, LimitError
-from bom.model.parallelism import Decode, Parallelism, Split, Tiers, Traffic
+from bom.model.parallelism import Bound, Decode, Dim, Parallelism, Split, Tiers, Traffic
+from bom.roles import Tier
 from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
@@ -152,7 +154,7 @@ def decode(shape: ServeShape, s: Split, tiers: Tiers, chip: Chip, sequences: int
     compute = 2.0 * (shape.active_params or shape.params) * sequences / (s.tp * s.ep) / chip.flops
     comm = s.pp * sum(t.seconds for t in _traffic(shape, s, tiers, _placed(s, tiers), sequences))
     step = max(read, compute, comm)
-    bound = "memory" if step == read else "compute" if step == compute else "communication"
+    bound: Bound = "memory" if step == read else "compute" if step == compute else "communication"
     return Decode(read, compute, comm, step, bound, 1.0 / step, sequences / step, chip.hbm_bps / 1e9)
 
 
@@ -303,8 +305,8 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
                                    if fast else "Raise tp within the domain: one sequence a replica is too slow."))
 
 
-def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
-         chip: Chip | None = None, target: float | None = None) -> Parallelism:
+def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
+                  chip: Chip | None = None, target: float | None = None) -> Parallelism:
     """The serving split (the user's, checked, or the tool's), its tiers, and its traffic per decode step.
 
     The hand-worked example (Llama 3 70B in BF16, 64 users of 32,768 tokens, H100 with 8 to a domain
@@ -315,12 +317,12 @@ def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: 
     43.3 MB, 96 us:
 
     >>> seventy = ServeShape(70e9, 2.0, 80, 8192, 64, 8, 327680, 32768, 64)
-    >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
+    >>> p = split_serving("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9)
     >>> p.tiers, p.gpus, p.microbatches
-    ({'tp': 'scale-up', 'dp': 'scale-out'}, 16, 32)
+    ({'tp': <Tier.SCALE_UP: 'scale-up'>, 'dp': <Tier.SCALE_OUT: 'scale-out'>}, 16, 32)
     >>> [(t.dim, t.tier, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
-    [('tp', 'scale-up', 146.8, 326)]
-    >>> p = plan("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
+    [('tp', <Tier.SCALE_UP: 'scale-up'>, 146.8, 326)]
+    >>> p = split_serving("serve 70B", seventy, Tiers(8, 450e9, 50e9), 68e9, Split(tp=4, dp=6))
     >>> p.gpus, p.microbatches, [(t.dim, round(t.bytes_per_gpu / 1e6, 1), round(t.seconds * 1e6)) for t in p.traffic]
     (24, 11, [('tp', 43.3, 96)])
     """
@@ -347,19 +349,20 @@ def plan(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: 
                        tokens_per_s_target=target)
 
 
-def _placed(s: Split, tiers: Tiers) -> dict[str, str]:
+def _placed(s: Split, tiers: Tiers) -> dict[str, Tier]:
     """The tier each of a replica's dimensions spans (its replicas: the tier between them)."""
     n = replica_gpus(s) * s.dp
     spans = {"tp": s.tp, "ep": s.tp * s.ep, "pp": replica_gpus(s), "dp": n}
     return {dim: tier_of(span, tiers, n) for dim, span in spans.items() if getattr(s, dim) > 1 or dim == "tp"}
 
 
-def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, str], held: int):  # type: ignore[no-untyped-def]
+def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, Tier], held: int
+             ) -> Iterator[Traffic]:
     """Each dimension's bytes per GPU per decode step and their time on its tier (all exposed)."""
     stage_layers = math.ceil(shape.layers / s.pp)
     h = shape.hidden
     group_tokens = held / s.ep          # EP ranks attend to their own sequences
-    out: list[tuple[str, str, float]] = []
+    out: list[tuple[Dim, str, float]] = []
     if s.tp > 1:
         out.append(("tp", "all-reduce", stage_layers * TP_ALL_REDUCES * 2 * (s.tp - 1) / s.tp * group_tokens * h
                     * ACT_BYTES))
@@ -370,5 +373,5 @@ def _traffic(shape: ServeShape, s: Split, tiers: Tiers, placed: dict[str, str], 
         out.append(("pp", "send", group_tokens * h / s.tp * ACT_BYTES))
     for dim, collective, nbytes in out:
         tier = placed[dim]
-        bps = tiers.scale_up_bps if tier == "scale-up" else tiers.scale_out_bps
+        bps = tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
         yield Traffic(dim, collective, tier, nbytes, nbytes / bps, nbytes / bps)

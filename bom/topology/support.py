@@ -22,6 +22,7 @@ in-band over those uplinks, so they take no OOB port of their own.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 
@@ -33,12 +34,13 @@ from bom.model.fabrics import Fabric, OobFabric, OobSection, PooledFabric, Poole
 from bom.model.model import Design
 from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
+from bom.roles import FabricRole, Layer, RackKind, Tier
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import SPEC_KEYS, plan, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import SPEC_KEYS, size_plane, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
-def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float) -> int:
+def leaf_down(leaf: Switch, rate_gbps: float, oversubscription: float | Fraction) -> int:
     ports = switch_ports(leaf, rate_gbps)
     if leaf.uplinks is not None:
         return ports.radix
@@ -57,7 +59,7 @@ def group_size(block: int, per_rack: int, node_ports: int, down: int) -> int:
     return g
 
 
-def endpoint_groups(kinds: list[tuple[str, NicPorts, int]], group_ports: int, per_cage: int) -> int:
+def endpoint_groups(kinds: Sequence[tuple[str, NicPorts | None, int]], group_ports: int, per_cage: int) -> int:
     """Leaf groups for the endpoints: each kind is spread evenly over them, and a twin-port cage
     holds one kind's module, so each kind's share is rounded up to whole cages.
 
@@ -90,13 +92,14 @@ def with_ra_ratio(name: str, spec: FabricSpec, design: Design) -> FabricSpec:
     sup = design.platform.support
     if "oversubscription" in spec.model_fields_set or sup is None or name not in sup.oversubscription:
         return spec
-    down, _, up = sup.oversubscription[name].partition(":")  # type: ignore[index]
+    down, _, up = sup.oversubscription[name].partition(":")
     return spec.model_copy(update={"oversubscription": Fraction(int(down), int(up))})
 
 
 def _ports_of(name: str, design: Design) -> NicPorts | None:
     p = design.platform
-    return {"storage": p.storage, "inband": p.inband}[name]
+    ports: dict[str, NicPorts | None] = {FabricRole.STORAGE: p.storage, FabricRole.INBAND: p.inband}
+    return ports[name]
 
 
 def one_leaf(spec: FabricSpec, nodes: int, block: int, ports: int, radix: int) -> bool:
@@ -132,7 +135,7 @@ def border_units(shape: PooledShape, border: int, g_units: int, per_cage: int) -
     e_units = extra if extra_groups == math.ceil(extra / g_units) else extra_groups * g_units
     if not border:
         return e_units, 0, 0
-    groups = endpoint_groups([("router", None, border)], g_units, per_cage)   # type: ignore[list-item]
+    groups = endpoint_groups([(Layer.ROUTER, None, border)], g_units, per_cage)
     b_units = border if groups == math.ceil(border / g_units) else groups * g_units
     return extra_groups * g_units, groups, b_units
 
@@ -176,7 +179,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     assert nic is not None   # a platform with no ports on this fabric: the preflight's rule
     spec = with_ra_ratio(name, spec, design)
     fp = design.floor
-    compute = design.fabrics.get("compute")
+    compute = design.fabrics.get(FabricRole.COMPUTE)
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_p = switch_ports(leaf, rate)
     uplinks = uplink_ports(leaf)
@@ -192,7 +195,7 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     for k, site in enumerate(design.cluster.sites):
         site_kinds = list(kinds)
         if oob_uplinks is not None and oob_uplinks[1][k]:
-            site_kinds.append(("oob", oob_uplinks[0], oob_uplinks[1][k]))
+            site_kinds.append((Layer.OOB, oob_uplinks[0], oob_uplinks[1][k]))
         extra = sum(n for _, _, n in site_kinds)
         block = block_nodes(compute.shapes[k][1] if compute else None, fp)
         if spec.su_nodes is not None:
@@ -222,20 +225,21 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                                                   g_units, leaf_p.ports_per_cage)
         with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
             for native in natives:   # the fastest rate at which every leaf-spine pair has whole ports
-                p = plan(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
-                         group_nodes=padded + extra + b_ports if single else g_units,
-                         layers=None if spec.layers == "auto" else int(spec.layers),
-                         oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
-                         spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0,
-                         # The slowest native rate is the last one a part joins at: no fallback past it.
-                         native_only=native is not None and native is natives[-1])
+                p = size_plane(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
+                               group_nodes=padded + extra + b_ports if single else g_units,
+                               layers=None if spec.layers == "auto" else int(spec.layers),
+                               oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
+                               spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0,
+                               # The slowest native rate is the last one a part joins at: no fallback past it.
+                               native_only=native is not None and native is natives[-1])
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
                                   block_units=g_units if single else block * nic.ports,
                                   border_units=b_ports, border_groups=b_groups))
-    return PooledFabric(name, "scale-out", spec, spec.planes, shapes, node_ports=nic, pooled=pooled, leaf_switch=leaf)
+    return PooledFabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, pooled=pooled,
+                        leaf_switch=leaf)
 
 
 def oob_sections(design: Design, placement: Placement, leaf: Switch,
@@ -257,7 +261,7 @@ def oob_sections(design: Design, placement: Placement, leaf: Switch,
                 continue
             racks = [lay for lay in sec.layouts]
             devices = sum(1 for lay in racks for item, _ in lay.slots if item.managed)
-            compute = [lay for lay in racks if lay.kind == "compute"]
+            compute = [lay for lay in racks if lay.kind == RackKind.COMPUTE]
             if per_rack and compute:
                 racked = [sum(1 for item, _ in lay.slots if item.managed) for lay in compute]
                 need = max(math.ceil(n / down) for n in racked)
@@ -296,10 +300,10 @@ def build_oob(spec: FabricSpec, design: Design, placement: Placement, media: Med
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.
     per_leaf = max(1, math.ceil(leaf.ports * magnitude(leaf.port_rate, "rate") / up_rate))
-    fabric = OobFabric("oob", "scale-out", spec, 1, [], node_ports=design.platform.oob, sections=sections,
+    fabric = OobFabric(FabricRole.OOB, Tier.SCALE_OUT, spec, 1, [], node_ports=design.platform.oob, sections=sections,
                        per_shape=per_shape, leaf_id=leaf.id, site_leaves=per_site, uplinks_per_leaf=per_leaf,
-                       into_inband=spec.uplinks != "spine" and "inband" in design.fabrics)
-    if spec.uplinks == "spine":
+                       into_inband=spec.uplinks != Layer.SPINE and FabricRole.INBAND in design.fabrics)
+    if spec.uplinks == Layer.SPINE:
         assert spine is not None
         sp = switch_ports(spine, up_rate)
         # Each site's management switches uplink to spines in that site (never across buildings).

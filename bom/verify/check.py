@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bom.cableplan.rows import COL
+from bom.model.records import Cell, PlanRow
 from bom.verify.seen import Seen, device_key, port_key
 
 #: A speed within this fraction of the plan's rate is the plan's (a source rounds: FDR is 14 x 4).
@@ -34,7 +35,7 @@ class Problem:
     """A planned cable that is not as planned, with what each end sees."""
 
     status: str                 # missing | miswired | wrong-speed
-    row: tuple[object, ...]     # the plan row
+    row: PlanRow                # the plan row
     found_a: str = ""           # what the a end sees ("" = nothing)
     found_b: str = ""
     found_rate: float | None = None
@@ -77,7 +78,7 @@ class Verification:
     miswired: list[Problem] = field(default_factory=list)
     wrong_speed: list[Problem] = field(default_factory=list)
     unexpected: list[Unexpected] = field(default_factory=list)
-    where: dict[str, tuple[str, object]] = field(default_factory=dict)   # device key -> (rack, U)
+    where: dict[str, tuple[str, Cell]] = field(default_factory=dict)     # device key -> (rack, U)
     names: dict[str, str] = field(default_factory=dict)                  # device key -> plan name
     netbox: Any = None    # bom.netbox.diff.Diff, with --netbox
 
@@ -102,7 +103,7 @@ class Verification:
         return out
 
 
-def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
+def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
     """Stream the plan's rows past ``seen``; ``fabrics``: check every cable of these whatever the coverage."""
     v = Verification()
     covered = seen.covered
@@ -114,16 +115,16 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
     at = seen.by_end.get
     where, names = v.where, v.names
     # A plan names each device on many rows and each port name on many devices: their keys once.
-    dkeys: dict[object, str] = {}
-    pkeys: dict[object, str] = {}
+    dkeys: dict[str, str] = {}
+    pkeys: dict[str, str] = {}
 
-    def dk(name: object) -> str:
+    def dk(name: str) -> str:
         k = dkeys.get(name)
         if k is None:
             k = dkeys[name] = device_key(str(name))
         return k
 
-    def pk(name: object) -> str:
+    def pk(name: str) -> str:
         k = pkeys.get(name)
         if k is None:
             k = pkeys[name] = port_key(str(name))
@@ -133,10 +134,10 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         na, nb = r[ai], r[bi]
         da, db = dkeys.get(na) or dk(na), dkeys.get(nb) or dk(nb)
         if da in named and da not in names:
-            names[da] = na                         # type: ignore[assignment]
+            names[da] = na
             where[da] = (r[ari], r[aui])
         if db in named and db not in names:
-            names[db] = nb                         # type: ignore[assignment]
+            names[db] = nb
             where[db] = (r[bri], r[bui])
         if only and r[fi] not in only:
             continue
@@ -153,7 +154,7 @@ def verify(rows: Iterable[tuple[object, ...]], seen: Seen, fabrics: Iterable[str
         if joined:
             for x in joined:
                 x.explained = True
-            want = float(r[rate_i])   # type: ignore[arg-type]
+            want = float(r[rate_i])
             # either end's report of a speed that is not the plan's makes it wrong
             tol = RATE_TOLERANCE * want
             rate = next((x.rate_gbps for x in joined if x.rate_gbps and abs(x.rate_gbps - want) > tol), None)

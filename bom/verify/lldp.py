@@ -107,7 +107,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
                        where=str(path), hint=HINT) from None
     near_dev = device_key(device)
     source = str(path)
-    pairs: set[tuple[str, str, str]] = set()
+    pairs: set[tuple[tuple[str, ...], str, str]] = set()   # (near ports, neighbour, its port)
     # A site reports over a million pairs: one flat walk over the file. The names each pair keeps
     # are shared (a device's name is on every pair that reaches it, a port name on every device):
     # interned text, and one tuple of port keys for each pair of names a port is known by.

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from bom.cableplan.rows import rows
 from bom.errors import BomError
 from bom.outputs.writers.workorder import output
+from bom.roles import FabricRole
 from bom.verify import ib as ibnet
 from bom.verify import lldp as lldpd
 from bom.verify import workorder
@@ -60,7 +61,7 @@ def _read(lldp: Path | None, ib: Path | None) -> Seen:
 
 def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[str] = ()) -> Verification:
     """The model's cable plan, streamed row by row, against ``seen``."""
-    known = set(model.fabrics) | ({"dci"} if model.dci is not None else set())
+    known = set(model.fabrics) | ({FabricRole.DCI} if model.dci is not None else set())
     for f in fabrics:
         if f not in known:
             raise BomError(f"the design has no fabric {f!r} (it has {', '.join(sorted(known))})", key="--fabric")

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bom.model.records import Cell
 from bom.verify.check import Problem, Verification
 
 HEADER = ("rack", "u", "device", "port", "action", "cable_id", "what to do", "part", "from", "to")
 PARTS_HEADER = ("action", "part", "quantity", "why")
 
 
-def _u(value: object) -> tuple[int, object]:
+def _u(value: Cell) -> tuple[int, int | str]:
     return (0, value) if isinstance(value, int) else (1, str(value))
 
 
@@ -22,9 +23,9 @@ def _modules(p: Problem) -> str:
     return " / ".join(m for m in (p.field("a_module"), p.field("b_module")) if m)
 
 
-def rows(v: Verification) -> list[tuple[object, ...]]:
+def rows(v: Verification) -> list[tuple[Cell, ...]]:
     """One row per action, sorted by rack, U, device and port."""
-    out: list[tuple[object, ...]] = []
+    out: list[tuple[Cell, ...]] = []
     for p in v.missing:
         part = p.field("cable_part")
         out.append((p.field("a_rack"), p.field("a_u"), p.field("a_device"), p.field("a_port"), "add",
@@ -53,7 +54,7 @@ def rows(v: Verification) -> list[tuple[object, ...]]:
     return out
 
 
-def parts(v: Verification) -> list[tuple[object, ...]]:
+def parts(v: Verification) -> list[tuple[Cell, ...]]:
     """The parts to order (the plan's, for cables to add or replace) and to return."""
     order: Counter[str] = Counter()
     for p in v.missing:
@@ -63,8 +64,8 @@ def parts(v: Verification) -> list[tuple[object, ...]]:
         for f in ("cable_part", "a_module", "b_module"):
             if p.field(f):
                 order[p.field(f)] += 1
-    out: list[tuple[object, ...]] = [("order", part, n, "cables to add or replace")
-                                     for part, n in sorted(order.items())]
+    out: list[tuple[Cell, ...]] = [("order", part, n, "cables to add or replace")
+                                   for part, n in sorted(order.items())]
     if v.wrong_speed:
         out.append(("return", "the cable and modules found in place", len(v.wrong_speed), "replaced: wrong speed"))
     if v.unexpected:

@@ -19,8 +19,8 @@ from bom.links.pattern import HopContext
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.views import ScaleUpView
 from bom.model.model import Model
-from bom.model.roles import FabricKind
 from bom.pipeline import build_scenario
+from bom.roles import FabricKind
 
 CASES = {
     # Rail-optimised compute with the UFM on its leaves; storage with its appliances; in-band with the

@@ -29,7 +29,7 @@ import pytest
 from bom.catalog.load import load_catalog
 from bom.model.parallelism import Split, Tiers
 from bom.topology.jobs import platform_tiers
-from bom.topology.parallelism import Shape, memory_bytes, microbatches, plan, propose
+from bom.topology.parallelism import Shape, memory_bytes, microbatches, propose, split_training
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
 # --- Llama 3 405B ------------------------------------------------------------------------------
@@ -62,7 +62,7 @@ def test_llama3_given_split_places_tp_in_the_hgx_node_and_fits(h100: Tiers, gpus
     assert split.gpus == gpus                                       # Table 4's GPUs column
     shape = llama(seq)
     # The paper's own MFU: its TFLOP/s over the H100's 989 TFLOP/s dense BF16 (Table 4: 43/41/38 %).
-    p = plan("llama3-405b", shape, h100, gpus, 989e12, tflops / 989e12, H100_USABLE, given=split)
+    p = split_training("llama3-405b", shape, h100, gpus, 989e12, tflops / 989e12, H100_USABLE, given=split)
     assert not p.proposed and p.split == split
     assert p.tiers["tp"] == "scale-up"                              # TP 8 inside the 8-GPU NVLink node
     assert p.tiers["pp"] == "scale-out" and p.tiers["dp"] == "scale-out"
@@ -82,7 +82,8 @@ def test_llama3_split_with_tp_across_nodes_is_refused(h100: Tiers) -> None:
     from bom.errors import BomError
 
     with pytest.raises(BomError, match="crosses the scale-up boundary: a domain holds 8"):
-        plan("llama3-405b", llama(8192), h100, 8192, 989e12, 0.43, H100_USABLE, given=Split(tp=16, pp=8, dp=64))
+        split_training("llama3-405b", llama(8192), h100, 8192, 989e12, 0.43, H100_USABLE,
+                       given=Split(tp=16, pp=8, dp=64))
 
 
 # (GPUs, sequence, CP): Table 4's CP column for each configuration.
@@ -127,7 +128,7 @@ def test_megatron_table_1_splits_run_on_dgx_a100(params: float, heads: int, hidd
     dp = gpus // (tp * pp)
     assert dp * tp * pp == gpus                                     # Table 1's GPUs hold whole groups
     split = Split(tp=tp, pp=pp, dp=dp)
-    p = plan("gpt", shape, A100, gpus, 312e12, 0.45, A100_USABLE, given=split)   # A100: 312 TFLOP/s BF16
+    p = split_training("gpt", shape, A100, gpus, 312e12, 0.45, A100_USABLE, given=split)   # A100: 312 TFLOP/s BF16
     assert p.tiers["tp"] == "scale-up"                              # TP within the 8-GPU server
     if pp > 1:
         assert p.tiers["pp"] == "scale-out"                         # pipeline stages across servers

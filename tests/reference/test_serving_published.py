@@ -24,7 +24,7 @@ from bom.catalog.load import load_catalog
 from bom.errors import LimitError
 from bom.model.parallelism import Split, Tiers
 from bom.topology.jobs import platform_tiers
-from bom.topology.serving import ServeShape, check, plan
+from bom.topology.serving import ServeShape, check, split_serving
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 
 H100_USABLE = 80e9 * USABLE_MEMORY_FRACTION
@@ -44,7 +44,7 @@ def llama_405b(value_bytes: float, users: int) -> ServeShape:
 
 def test_bf16_does_not_fit_one_machine_so_tp8_in_it_and_pp2_across_two(h100: Tiers) -> None:
     # Section 6.1: BF16 405B does not fit 8 H100; TP 8 inside the machine, PP 2 across two (16 GPUs).
-    p = plan("405B BF16", llama_405b(2.0, 1), h100, H100_USABLE)
+    p = split_serving("405B BF16", llama_405b(2.0, 1), h100, H100_USABLE)
     assert (p.split.tp, p.split.ep, p.split.pp, p.split.dp) == (8, 1, 2, 1)
     assert p.replica_gpus == 16                                         # "16 GPUs on two machines"
     assert p.tiers == {"tp": "scale-up", "pp": "scale-out"}             # NVLink within, the fabric across
@@ -54,7 +54,7 @@ def test_bf16_does_not_fit_one_machine_so_tp8_in_it_and_pp2_across_two(h100: Tie
 
 def test_fp8_fits_one_node_at_tp8(h100: Tiers) -> None:
     # Figure 27: "TP8 (FP8)" - "FP8 fits in one node"; at TP 4 its 405 GB would be 101 GB a GPU.
-    p = plan("405B FP8", llama_405b(1.0, 1), h100, H100_USABLE)
+    p = split_serving("405B FP8", llama_405b(1.0, 1), h100, H100_USABLE)
     assert (p.split.tp, p.split.pp, p.split.dp) == (8, 1, 1) and p.replica_gpus == 8
     assert p.tiers == {"tp": "scale-up"}
     with pytest.raises(LimitError, match="the weights alone do not fit"):
@@ -68,7 +68,7 @@ def test_the_published_splits_hold_a_batch_of_96_in_one_replica(h100: Tiers, val
     # memory a replica holds 123 (BF16: 16 x 68 GB - 810 GB = 278 GB over 2.25 GB a sequence; FP8:
     # 8 x 68 - 405 = 139 GB over 1.12 GB), so the check passes the figures' 96 and asks for a second
     # replica at 128 (the paper's GPUs run nearer their 80 GB).
-    p = plan("405B", llama_405b(value_bytes, 96), h100, H100_USABLE, given)
+    p = split_serving("405B", llama_405b(value_bytes, 96), h100, H100_USABLE, given)
     assert p.sequences_capacity == 123 and p.microbatches == 96 and p.memory_gb <= H100_USABLE / 1e9
     with pytest.raises(LimitError, match="Raise dp"):
         check(llama_405b(value_bytes, 128), given, h100, H100_USABLE)

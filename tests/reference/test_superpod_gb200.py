@@ -23,7 +23,7 @@ every spine the same number to every core of its core group (spine i of each pod
 from __future__ import annotations
 
 from bom.model.plane import SwitchPorts
-from bom.topology.planes import plan
+from bom.topology.planes import size_plane
 from tests.explicit_fabric import build
 
 QM9700 = SwitchPorts("qm9700", 64, 2, "osfp", 100.0, 400.0)
@@ -44,7 +44,7 @@ def test_gb200_16_su_does_not_over_build(catalog):
 
 
 def test_gb200_16_su_against_the_explicit_graph():
-    p = plan(2304, 4, QM9700, QM9700, topology="rail-optimized", group_nodes=144, node_blocks=True)
+    p = size_plane(2304, 4, QM9700, QM9700, topology="rail-optimized", group_nodes=144, node_blocks=True)
     g = build(2304, 4, 4, 64, 2, topology="rail-optimized", group=144, layers=3, blocks=True)
     assert (p.leaves, p.spines, p.cores) == (g.count("leaf"), g.count("spine"), g.count("core")) == (288, 320, 160)
     assert (p.leaf_spine_links, p.spine_core_links) == (g.hop("leaf-spine"), g.hop("spine-core"))

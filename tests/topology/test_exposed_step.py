@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bom.model.parallelism import Split, Tiers
-from bom.topology.parallelism import Shape, plan, propose, step_time
+from bom.topology.parallelism import Shape, propose, split_training, step_time
 
 MOE_YAML = Path(__file__).with_name("moe_504_two_sites.yaml")
 MOE = Shape(1e12, 64, 8192, 64, 4096, 8 * 2**20, active_params=40e9, experts=64, top_k=2)
@@ -57,7 +57,7 @@ def test_the_proposer_takes_the_shortest_step():
     its pipelines full (the candidates the proposer weighs), against the one taken: TP 1 x EP 8."""
     from bom.topology.parallelism import memory_bytes, microbatches
 
-    p = plan("moe", MOE, GB300, 463, 5e15, 0.4, 244.8e9)
+    p = split_training("moe", MOE, GB300, 463, 5e15, 0.4, 244.8e9)
     steps = {}
     for tp, ep in ((1, 8), (2, 4), (4, 2), (8, 1)):
         for pp in range(1, 65):
@@ -73,9 +73,9 @@ def test_the_proposer_takes_the_shortest_step():
 def test_dp_follows_the_sites_split():
     """sites.split [2, 1]: 7 racks as 5 + 2 (360 + 144 GPUs) hold 11 + 4 groups of 32."""
     tiers = Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12, site_gpus=(360, 144))
-    p = plan("moe", MOE, tiers, 463, 5e15, 0.4, 244.8e9)
+    p = split_training("moe", MOE, tiers, 463, 5e15, 0.4, 244.8e9)
     assert p.dp_sites == (88, 32) and p.split.dp == 120
-    even = plan("moe", MOE, Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12), 463, 5e15, 0.4, 244.8e9)
+    even = split_training("moe", MOE, Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12), 463, 5e15, 0.4, 244.8e9)
     assert even.dp_sites == (64, 64)            # no sizes known: an even share, as before
 
 

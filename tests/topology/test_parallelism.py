@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bom.model.parallelism import Split, Tiers
-from bom.topology.parallelism import Shape, check, plan
+from bom.topology.parallelism import Shape, check, split_training
 
 #: The seeds' 70B pretraining job (levels.go) with Llama 3 70B's shape (arXiv:2407.21783, Table 3:
 #: 80 layers, model dimension 8,192, 64 heads, 8 KV heads) and a 16M-token batch (Table 4).
@@ -122,7 +122,7 @@ NVL72 = Tiers(domain_gpus=72, scale_up_bps=900e9, scale_out_bps=100e9)
 
 
 def test_ep_stays_in_the_domain_beside_tp():
-    p = plan("moe", MOE, NVL72, 4096, 2.25e15, 0.4, 244.8e9)
+    p = split_training("moe", MOE, NVL72, 4096, 2.25e15, 0.4, 244.8e9)
     s = p.split
     assert s.tp * s.ep <= 72 and 72 % (s.tp * s.ep) == 0 and MOE.experts % s.ep == 0 and s.ep > 1
     assert p.tiers["ep"] == "scale-up"
@@ -138,8 +138,10 @@ def test_ep_past_the_domain_is_refused():
 
 def test_exposed_share_grows_as_the_dci_narrows():
     seventy = Shape(70e9, 80, 8192, 64, 8192, 2**24, kv_dim=1024)
-    wide = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2, dci_bps=10e12 / 8), 2048, 2.25e15, 0.4, 244.8e9)
-    narrow = plan("70B", seventy, Tiers(8, 900e9, 100e9, sites=2, dci_bps=400e9 / 8), 2048, 2.25e15, 0.4, 244.8e9)
+    wide = split_training("70B", seventy, Tiers(8, 900e9, 100e9, sites=2, dci_bps=10e12 / 8), 2048, 2.25e15, 0.4,
+                          244.8e9)
+    narrow = split_training("70B", seventy, Tiers(8, 900e9, 100e9, sites=2, dci_bps=400e9 / 8), 2048, 2.25e15, 0.4,
+                            244.8e9)
     assert narrow.exposed_s > wide.exposed_s
     # 210 GB over one 400G wavelength is 4.2 s, past the backward pass's 2/3 of a 3.82 s step.
     across = [t for t in narrow.traffic if t.dim == "dp-across"][0]

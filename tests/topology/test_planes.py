@@ -16,7 +16,7 @@ from bom.links.views import FabricLinks
 from bom.model.floorplan import EndGroups, FloorPlan
 from bom.model.plane import NativePorts, SwitchPorts
 from bom.topology.geometry import DEFAULTS
-from bom.topology.planes import plan, smallest_spread
+from bom.topology.planes import size_plane, smallest_spread
 from tests.explicit_fabric import build
 
 
@@ -113,9 +113,9 @@ def test_closed_form_equals_the_explicit_graph(c):
               if c["native"] and c["per_cage"] == 2 else None)
     k = 2 if native else 1
     try:
-        p = plan(c["nodes"], c["node_ports"], s, s, topology=c["topology"], group_nodes=c["group"],
-                 layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native,
-                 rails_per_leaf=c["rails"], spine_oversubscription=c["spine"])
+        p = size_plane(c["nodes"], c["node_ports"], s, s, topology=c["topology"], group_nodes=c["group"],
+                      layers=c["layers"], oversubscription=c["over"], node_blocks=c["blocks"], native=native,
+                      rails_per_leaf=c["rails"], spine_oversubscription=c["spine"])
     except LimitError:
         assume(False)
     g = build(c["nodes"], c["node_ports"], c["node_ports"], c["radix"], c["per_cage"],
@@ -181,7 +181,7 @@ def test_three_layers():
     # Spines per pod: 32 leaves x 32 uplinks over 32 down ports -> 32. Cores: every pod's
     # spine i joins core group i; 8 pods x 32 up ports over 64 -> 4 cores per group, 128.
     s = sw(64)
-    p = plan(1000, 8, s, s, topology="rail-optimized", group_nodes=32)
+    p = size_plane(1000, 8, s, s, topology="rail-optimized", group_nodes=32)
     assert p.layers == 3 and p.pods == 8 and p.leaves == 256
     assert (p.spines, p.cores) == (8 * 32, 32 * 4)
     assert p.node_leaf_links == 8000
@@ -194,7 +194,7 @@ def test_oversubscribed_tor():
     # to whole 2-port cages: 4. 10 racks: 10 ToRs x 4 = 40 uplinks; spines: the smallest
     # divisor of 4 with 10 x 4 / d <= 32 is 2.
     s = sw(32)
-    p = plan(40, 2, s, s, topology="tor", group_nodes=4, oversubscription=3.0)
+    p = size_plane(40, 2, s, s, topology="tor", group_nodes=4, oversubscription=3.0)
     assert (p.leaf_down, p.leaf_up) == (24, 4)
     assert (p.leaves, p.spines, p.layers) == (10, 2, 2)
     assert p.node_leaf_links == 80 and p.leaf_spine_links == 40
@@ -227,9 +227,9 @@ def test_two_planes(catalog):
 def test_limits():
     s = sw(8)
     with pytest.raises(LimitError, match="two layers"):
-        plan(500, 4, s, s, topology="rail-optimized", group_nodes=4, layers=2)
+        size_plane(500, 4, s, s, topology="rail-optimized", group_nodes=4, layers=2)
     with pytest.raises(LimitError, match="three layers of sw hold at most"):
-        plan(100_000, 4, s, s, topology="rail-optimized", group_nodes=4)
+        size_plane(100_000, 4, s, s, topology="rail-optimized", group_nodes=4)
 
 
 def test_four_to_three_written_as_a_decimal():
@@ -239,31 +239,31 @@ def test_four_to_three_written_as_a_decimal():
     # 26's divisors would force 13 spines: the ratio is snapped to 4:3 (bom.topology.planes.ratio).
     s = sw(128)
     for written in ("4:3", 1.333, 1.3333, Fraction(4, 3)):
-        p = plan(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=written)
+        p = size_plane(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=written)
         assert (p.leaf_up, p.leaves, p.spines) == (24, 16, 3), written
-    assert plan(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=1.3).leaf_up == 26
+    assert size_plane(256, 2, s, s, topology="tor", group_nodes=16, oversubscription=1.3).leaf_up == 26
 
 
 def test_several_rails_per_leaf_when_the_leaf_holds_them():
     # A 64-port leaf at 1:1 has 32 downlinks, so an 8-node pod of 8 rails puts 4 rails on each
     # leaf (4 x 8 = 32): 2 leaves, not 8 leaves using 8 ports each.
     s = sw(64)
-    p = plan(12, 8, s, s, topology="rail-optimized", group_nodes=32)
+    p = size_plane(12, 8, s, s, topology="rail-optimized", group_nodes=32)
     # 12 nodes < one SU of 32: the pod sets the leaves; 2 rails fit (2 x 12 = 24 <= 32), 4 do not.
     assert (p.rails_per_leaf, p.leaves, p.leaf_up) == (2, 4, 24)
-    p = plan(8, 8, s, s, topology="rail-optimized", group_nodes=32, layers=2)
+    p = size_plane(8, 8, s, s, topology="rail-optimized", group_nodes=32, layers=2)
     assert (p.rails_per_leaf, p.leaves, p.spines, p.leaf_up) == (4, 2, 1, 32)
     # A pod whose ports fit one switch is that switch (no spines): 4 nodes x 8 = 32 <= 64.
-    p = plan(4, 8, s, s, topology="rail-optimized", group_nodes=32)
+    p = size_plane(4, 8, s, s, topology="rail-optimized", group_nodes=32)
     assert (p.layers, p.leaves, p.spines, p.leaf_up) == (1, 1, 0, 0)
 
 
 def test_switch_pair_limits(bom, tmp_path):
     s = sw(64)
-    p = plan(8, 8, s, s, topology="pair", group_nodes=32)
+    p = size_plane(8, 8, s, s, topology="pair", group_nodes=32)
     assert (p.leaves, p.spines, p.isl, p.leaf_down) == (2, 0, 32, 32)
     # One port per node: the nodes split over the two switches, the ISLs carry one side's half.
-    p = plan(9, 1, s, s, topology="pair", group_nodes=32)
+    p = size_plane(9, 1, s, s, topology="pair", group_nodes=32)
     assert (p.leaves, p.leaf_down, p.isl, p.node_leaf_links) == (2, 5, 6, 9)
     # An odd number of ports and a second layer are refused before any plan (tests/topology/test_preflight.py).
     path = tmp_path / "p.yaml"
@@ -294,48 +294,48 @@ def test_open_small_pod_two_rails_per_leaf(catalog):
 
 def test_rails_per_leaf_keeps_a_leaf_per_rail_where_one_switch_would_do():
     s = sw(128)
-    one = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4)
+    one = size_plane(8, 8, s, s, topology="rail-optimized", group_nodes=4)
     assert (one.leaves, one.layers) == (1, 1)                       # 64 ports fit one switch
-    p = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=1)
+    p = size_plane(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=1)
     assert (p.leaves, p.leaves_per_group, p.rails_per_leaf, p.layers) == (16, 8, 1, 2)
     assert p.leaf_up == 4 and p.node_leaf_links == p.leaf_spine_links == 64
-    two = plan(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=2)
+    two = size_plane(8, 8, s, s, topology="rail-optimized", group_nodes=4, rails_per_leaf=2)
     assert (two.leaves, two.rails_per_leaf) == (8, 2)
 
 
 def test_rail_only_every_node_of_a_rail_on_one_leaf():
     s = sw(128)
-    p = plan(32, 8, s, s, topology="rail-only", group_nodes=32)
+    p = size_plane(32, 8, s, s, topology="rail-only", group_nodes=32)
     assert (p.leaves, p.rails_per_leaf, p.spines, p.layers, p.leaf_up) == (2, 4, 0, 1, 0)
     nodes, leaves = node_leaf_ends(p)
     assert ports(leaves) == 256 and all(sum(runs.values()) == 128 for _, runs in leaves)
-    p1 = plan(32, 8, s, s, topology="rail-only", group_nodes=32, rails_per_leaf=1)
+    p1 = size_plane(32, 8, s, s, topology="rail-only", group_nodes=32, rails_per_leaf=1)
     assert (p1.leaves, p1.spines) == (8, 0)
     with pytest.raises(LimitError, match="129 nodes are more than the 128 ports"):
-        plan(129, 8, s, s, topology="rail-only", group_nodes=32)
+        size_plane(129, 8, s, s, topology="rail-only", group_nodes=32)
     # layers: 1 on a rail-optimized fabric is the same shape.
-    assert plan(32, 8, s, s, topology="rail-optimized", group_nodes=16, layers=1) == p.__class__(
+    assert size_plane(32, 8, s, s, topology="rail-optimized", group_nodes=16, layers=1) == p.__class__(
         **{**p.__dict__, "topology": "rail-optimized"})
 
 
 def test_undersubscribed_leaf_has_more_uplinks_than_downlinks():
     s = sw(64)
-    p = plan(64, 8, s, s, topology="rail-optimized", group_nodes=16, oversubscription=Fraction(1, 2))
+    p = size_plane(64, 8, s, s, topology="rail-optimized", group_nodes=16, oversubscription=Fraction(1, 2))
     used = p.group_nodes * p.rails_per_leaf
     assert p.leaf_up == 2 * used and p.leaf_down + p.leaf_up <= 64
-    amd = plan(128, 8, sw(128), sw(128), topology="rail-optimized", group_nodes=32, oversubscription="1:1.16")
+    amd = size_plane(128, 8, sw(128), sw(128), topology="rail-optimized", group_nodes=32, oversubscription="1:1.16")
     assert (amd.leaf_up, amd.group_nodes * amd.rails_per_leaf) == (38, 32)   # 38 / 32 >= 1.16 > 36 / 32
 
 
 def test_spine_ratio_tapers_the_spines_uplinks():
     s = sw(64)
-    flat = plan(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3)
-    taper = plan(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3, spine_oversubscription=7)
+    flat = size_plane(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3)
+    taper = size_plane(512, 8, s, s, topology="rail-optimized", group_nodes=32, layers=3, spine_oversubscription=7)
     assert flat.spine_uplinks == flat.pod_size * flat.leaf_spine_per_pair            # 1:1
     assert taper.spine_uplinks * 7 == taper.pod_size * taper.leaf_spine_per_pair    # 7:1
     assert taper.spine_core_links * 6 < taper.leaf_spine_links
     # auto picks three layers for a spine ratio; two layers have no spine uplinks to set.
-    assert plan(64, 8, s, s, topology="rail-optimized", group_nodes=32, spine_oversubscription=3).layers == 3
+    assert size_plane(64, 8, s, s, topology="rail-optimized", group_nodes=32, spine_oversubscription=3).layers == 3
     # A spine ratio with layers: 2 is the scenario's refusal (tests/topology/test_preflight.py).
 
 
@@ -371,8 +371,8 @@ NATIVE = NativePorts(SwitchPorts("j3", 20, 1, "osfp", 800, 800), SwitchPorts("r3
     (36, 8, 2, 800, 10),       # one SU: every fabric port still cabled
 ])
 def test_a_scheduled_leaf_cables_every_fabric_port_spread_evenly(nodes, leaves, elements, rate, per_pair):
-    p = plan(nodes, 8, J3_HOST, R3_HALVES, topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES,
-             native=NATIVE, scheduled=True)
+    p = size_plane(nodes, 8, J3_HOST, R3_HALVES, topology="rail-optimized", group_nodes=36, leaf_uplink=J3_HALVES,
+                  native=NATIVE, scheduled=True)
     assert (p.leaves, p.spines, p.up.rate_gbps, p.leaf_spine_per_pair) == (leaves, elements, rate, per_pair)
     assert p.leaf_up * p.up.rate_gbps == 20 * 800 and p.scheduled
 

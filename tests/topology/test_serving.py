@@ -10,7 +10,7 @@ import pytest
 
 from bom.errors import BomError
 from bom.model.parallelism import Split, Tiers
-from bom.topology.serving import ServeShape, check, plan
+from bom.topology.serving import ServeShape, check, split_serving
 
 #: Llama 3 70B (arXiv:2407.21783, Table 3: 80 layers, model dimension 8,192, 64 heads, 8 KV heads
 #: of 128) in BF16 for 64 users of 32,768 tokens, the seed's serving job at BF16.
@@ -44,7 +44,8 @@ def write(tmp_path: Path, text: str) -> str:
 def test_size_prints_the_replicas_and_the_traffic(bom, tmp_path):
     r = bom("size", write(tmp_path, JOB))
     assert r.exit_code == 0, r.output
-    # The doctest's hand-worked case (bom/topology/serving.py: propose, plan): TP 8 x 2 replicas, 146.8 MB a GPU.
+    # The doctest's hand-worked case (bom/topology/serving.py: propose, split_serving): TP 8 x 2 replicas,
+    # 146.8 MB a GPU.
     assert "Serving split (proposed): TP 8 a replica (8 GPUs) x 2 replicas = 16 GPUs" in r.output
     assert any(line.split()[:4] == ["TP", "all-reduce", "scale-up", "146.80"] for line in r.output.splitlines())
     # The sizing takes the replicas' 16 GPUs, not the 13 its memory total (the weights counted once) asks.
@@ -102,7 +103,7 @@ def test_a_serving_job_without_hidden_and_heads_is_sized_as_before(bom, tmp_path
 
 def test_moe_replica_takes_ep_inside_the_domain():
     # 282 GB of BF16 weights: 4 GPUs hold 272 GB, 8 hold 544; of the 8-GPU groups, EP 8 over the 8 experts.
-    p = plan("moe", MOE, H100, 68e9)
+    p = split_serving("moe", MOE, H100, 68e9)
     assert (p.split.tp, p.split.ep, p.split.dp) == (1, 8, 1) and p.tiers["ep"] == "scale-up"
     ep = [t for t in p.traffic if t.dim == "ep"][0]
     # 56 layers x 2 all-to-alls x 7/8 x top-2 x 32/8 tokens a rank x 6,144 x 2 B.

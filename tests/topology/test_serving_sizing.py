@@ -10,7 +10,7 @@ import pytest
 
 from bom.errors import LimitError
 from bom.model.parallelism import Split, Tiers
-from bom.topology.serving import Chip, ServeShape, check, decode, plan, sequences_at
+from bom.topology.serving import Chip, ServeShape, check, decode, sequences_at, split_serving
 from tests.topology.test_serving import JOB
 
 #: The catalog's dgx-h100 as plain numbers: 8 to a domain, NVLink 4 at 450 GB/s one way, 3.35 TB/s
@@ -53,9 +53,9 @@ def test_size_and_build_take_the_replicas_gpus(bom, tmp_path, catalog):
 def test_fewest_gpus_in_all_not_the_smallest_replica():
     # TP 4 x 6 replicas = 24 GPUs against TP 8 x 2 = 16: every replica carries its 140 GB of weights, so the
     # wider group that holds 37 sequences beside them takes fewer GPUs in all.
-    p = plan("70B", SEVENTY, H100, 68e9)
+    p = split_serving("70B", SEVENTY, H100, 68e9)
     assert (p.split.tp, p.split.dp, p.gpus, p.sequences_capacity) == (8, 2, 16, 37)
-    assert plan("70B", SEVENTY, H100, 68e9, Split(tp=4, dp=6)).gpus == 24
+    assert split_serving("70B", SEVENTY, H100, 68e9, Split(tp=4, dp=6)).gpus == 24
 
 
 def test_decode_is_memory_bound_and_a_target_caps_the_sequences():
@@ -69,7 +69,7 @@ def test_decode_is_memory_bound_and_a_target_caps_the_sequences():
     assert decode(SEVENTY, Split(tp=8), H100, H100_CHIP, n).tokens_per_s_user >= 80.0
     assert decode(SEVENTY, Split(tp=8), H100, H100_CHIP, n + 1).tokens_per_s_user < 80.0
     assert n == int((12.5e-3 * 3.35e12 - 17.5e9) // (32768 * 327680 / 8))
-    p = plan("70B", SEVENTY, H100, 68e9, chip=H100_CHIP, target=80.0)
+    p = split_serving("70B", SEVENTY, H100, 68e9, chip=H100_CHIP, target=80.0)
     assert p.split.tp == 8 and p.split.dp == -(-64 // n) and p.decode is not None
     assert p.decode.tokens_per_s_user >= 80.0 and p.tokens_per_s_target == 80.0
 

@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
+from bom.model.records import Cell, PlanRow
 from bom.outputs.writers.common import csv_writer, safe_text
 
 #: Rows handed to ``csv.writer.writerows`` at a time (and between two progress updates).
@@ -22,7 +23,7 @@ CHUNK = 20_000
 _SPECIAL = frozenset(',"\r\n')
 
 
-def _plain(value: object) -> bool:
+def _plain(value: Cell) -> bool:
     return not (isinstance(value, str) and _SPECIAL.intersection(value))
 
 
@@ -43,7 +44,7 @@ class _Safe:
         self.quoted: set[object] = set()
         self.plain = False
 
-    def __call__(self, chunk: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    def __call__(self, chunk: list[PlanRow]) -> list[PlanRow]:
         self.plain = self.get is not None
         if self.get is None:
             return chunk
@@ -70,11 +71,11 @@ class _Safe:
         return chunk
 
 
-def write_csv(rows: Iterable[tuple[object, ...]], header: Sequence[str], fh: TextIO,
+def write_csv(rows: Iterable[PlanRow], header: Sequence[str], fh: TextIO,
               text_columns: Sequence[int] = (), progress: Callable[[int], None] | None = None,
-              also: Callable[[list[tuple[object, ...]]], None] | None = None,
-              view: Callable[[list[tuple[object, ...]]], list[tuple[object, ...]]] | None = None,
-              shown: Callable[[list[tuple[object, ...]]], None] | None = None) -> int:
+              also: Callable[[list[PlanRow]], None] | None = None,
+              view: Callable[[list[PlanRow]], list[PlanRow]] | None = None,
+              shown: Callable[[list[PlanRow]], None] | None = None) -> int:
     """Write ``header`` and ``rows`` to ``fh``; returns the number of rows.
 
     ``text_columns``: columns holding catalog text (made safe for spreadsheets); ``progress``

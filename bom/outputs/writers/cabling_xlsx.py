@@ -13,9 +13,10 @@ import contextlib
 import re
 import zipfile
 from collections.abc import Iterable, Sequence
-from typing import BinaryIO
+from typing import IO
 from xml.sax.saxutils import escape
 
+from bom.model.records import Cell
 from bom.outputs.writers.common import FIXED_DATE, is_formula_like
 
 #: Excel's rows per worksheet (the header is one of them).
@@ -62,9 +63,9 @@ def _text_cell(value: str, style: str = "") -> str:
     return f'<c t="inlineStr"{s}><is><t{space}>{text}</t></is></c>'
 
 
-def _cell(v: object) -> str:
+def _cell(v: Cell) -> str:
     if v.__class__ is str:
-        return _text_cell(v) if v else "<c/>"  # type: ignore[arg-type]
+        return _text_cell(v) if v else "<c/>"
     if v is None:
         return "<c/>"
     if isinstance(v, bool):
@@ -74,12 +75,12 @@ def _cell(v: object) -> str:
     return f"<c><v>{v}</v></c>"
 
 
-class _Cells(dict):
+class _Cells(dict[Cell, str]):
     """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks,
     devices, ports). Columns of one value per row (cable ids, labels) never come here: they would
     fill the cache and leave every later device and port a miss."""
 
-    def __missing__(self, v: object) -> str:
+    def __missing__(self, v: Cell) -> str:
         c = _cell(v)
         if len(self) < 200_000:
             self[v] = c
@@ -106,7 +107,7 @@ class _Sheet:
     def _write(self, text: str) -> None:
         self.fh.write(text.encode("utf-8"))
 
-    def append(self, rows: Iterable[tuple[object, ...]]) -> None:
+    def append(self, rows: Iterable[tuple[Cell, ...]]) -> None:
         cell = self.cells.__getitem__
         r = self.rows
         out = []
@@ -129,7 +130,7 @@ class _Sheet:
 class StreamingWorkbook:
     """Sheets written one after another, each row by row; ``close`` adds the workbook parts."""
 
-    def __init__(self, fh: BinaryIO) -> None:
+    def __init__(self, fh: IO[bytes]) -> None:
         self.zf = zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
         self.names: list[str] = []
         self.current: _Sheet | None = None

@@ -104,7 +104,7 @@ def csv_text(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     return buf.getvalue()
 
 
-def terminal_text(value: object) -> str:
+def terminal_text(value: str) -> str:
     """Text safe to print to a terminal: escape sequences removed, other controls shown as U+FFFD."""
     text = _ANSI.sub("", str(value))
     return _CONTROL.sub("\ufffd", text)
@@ -115,7 +115,7 @@ def visible_text(value: str) -> str:
     return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", _ANSI.sub("", value))
 
 
-def markdown_text(value: object) -> str:
+def markdown_text(value: str) -> str:
     """Text for a Markdown table cell: no controls, no line breaks, pipes and angle brackets escaped."""
     text = terminal_text(str(value).replace("\r", " ").replace("\n", " ").replace("\t", " "))
     return re.sub(r"([\\|<>`])", r"\\\1", text)

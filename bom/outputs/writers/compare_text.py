@@ -9,6 +9,7 @@ from bom.catalog.rows import CPO
 from bom.costing.compare import Comparison, Generation
 from bom.outputs.writers.compare_labels import change, fmt, label
 from bom.outputs.writers.documents import environment
+from bom.roles import FabricRole
 
 #: The charts of the comparison report: (metric, title, how to print a value).
 CHARTS = (("scale_up_copper_share", "Copper share of links: scale-up tier", "pct"),
@@ -43,7 +44,7 @@ def _fmt(value: float, how: str) -> str:
 def _table(c: Comparison) -> list[dict[str, object]]:
     """Every metric in words, each generation's value and its change from the previous one."""
     rows = c.rows()
-    out = []
+    out: list[dict[str, object]] = []
     for m in rows[0]:
         cells = [{"text": fmt(m, r[m]), "change": change(m, r[m], rows[i - 1][m]) if i else ""}
                  for i, r in enumerate(rows)]
@@ -76,7 +77,7 @@ def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str
 
 
 def _cpo(g: Generation) -> bool:
-    return g.report.model.fabrics["compute"].first.leaf.form_factor == CPO
+    return g.report.model.fabrics[FabricRole.COMPUTE].first.leaf.form_factor == CPO
 
 
 def write_compare_html(c: Comparison) -> bytes:

@@ -14,7 +14,6 @@ from openpyxl.utils import get_column_letter
 
 from bom.costing.categories import NOT_NETWORK, OPTICS, SWITCHES, Category
 from bom.costing.compare import Comparison, Generation
-from bom.model.roles import SUPPORT
 from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,
@@ -29,8 +28,8 @@ from bom.outputs.writers.xlsx import (
     put_cell,
     to_bytes,
 )
+from bom.roles import SUPPORT, TIERS, FabricRole, Tier
 
-TIERS = ("scale-up", "scale-out", "scale-across")
 #: Facts of each generation written as values at the top of its sheet (rows 2..), column B.
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
@@ -50,8 +49,9 @@ def _facts(g: Generation) -> dict[str, float]:
                              "dark_fibre_km": g.report.dark_fibre_km,
                              "scale_out_gbps_per_gpu": g.metrics()["scale_out_gbps_per_gpu"]}
     # Scale-out per-tier figures are the compute fabric's; the network figures every fabric's (SCOPES).
-    compute, network = t.fabrics["compute"], t.network
-    for tier, totals in (("scale-up", t.scale_up), ("scale-out", compute), ("scale-across", t.scale_across)):
+    compute, network = t.fabrics[FabricRole.COMPUTE], t.network
+    for tier, totals in ((Tier.SCALE_UP, t.scale_up), (Tier.SCALE_OUT, compute),
+                         (Tier.SCALE_ACROSS, t.scale_across)):
         key = tier.replace("-", "_")
         out[f"{key}_links"] = totals.links
         out[f"{key}_copper"] = totals.copper_links
@@ -163,7 +163,7 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     for t in TIERS:
         key = t.replace("-", "_")
         links, copper = fact[f"{key}_links"], fact[f"{key}_copper"]
-        fab = "" if t != "scale-out" else f',{table}[Fabric],"compute"'
+        fab = "" if t != Tier.SCALE_OUT else f',{table}[Fabric],"{FabricRole.COMPUTE}"'
         not_net = "".join(f'-SUMIFS({usd},{tier},"{t}",{cat},"{c}"{fab})' for c in NOT_NETWORK)
         net_tier = f'(SUMIFS({usd},{tier},"{t}"{fab}){not_net})'
         out[f"{key}_links_per_gpu"] = f"{links}/{gpus}"

@@ -22,12 +22,13 @@ from bom.model.fabrics import DciFabric, Fabric
 from bom.model.hops import HopKind
 from bom.model.model import Model
 from bom.model.totals import ScaleAcrossTotals, TierTotals, Totals
+from bom.roles import FabricRole, Layer, Tier
 
 WIDTH = 1240
 GUTTER = 190           # tier labels live left of this; lines start right of it
 CHAR_W = 6.6           # width of one character at 11-12 px (Helvetica-like), for layout only
 LINE_H = 15
-LAYERS = ("core", "spine", "leaf")
+LAYERS = (Layer.CORE, Layer.SPINE, Layer.LEAF)
 COPPER = ("passive-copper", "active-copper")
 
 
@@ -179,18 +180,18 @@ def _sites(d: Diagram, m: Model, across: ScaleAcrossTotals, y: float) -> float:
     # The DCI routers stand above the fabric their client links go into (the compute fabric, or the
     # in-band or storage fabric's border leaves), above the boundary those links cross.
     columns = list(m.fabrics)
-    attach = m.dci.attach if m.dci is not None else "compute"
+    attach = m.dci.attach if m.dci is not None else FabricRole.COMPUTE
     bx, box_w = _column(len(columns), columns.index(attach) if attach in columns else 0)
     ry = row_bottom + 16
-    d.boxes.append(Box(bx, ry, box_w, 40, "router", "#eadcef"))
+    d.boxes.append(Box(bx, ry, box_w, 40, Layer.ROUTER, "#eadcef"))
     _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
                                 (f"{n(fabric.routers)} x {fabric.switch_id}", "fabrics.dci.routers", fabric.routers)],
            size=11)
     bottom = ry + 40 + 40
     d.across = (ry + 40, bottom)
-    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, "scale-across", across.links, across.modules,
+    d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, Tier.SCALE_ACROSS, across.links, across.modules,
                                  across.fibre_runs))
-    _tier_label(d, bottom, "scale-across", "scale-out", across, "tiers.scale-across")
+    _tier_label(d, bottom, Tier.SCALE_ACROSS, Tier.SCALE_OUT, across, "tiers.scale-across")
     return bottom + 30
 
 
@@ -280,7 +281,7 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
     where = "all sites" if sites > 1 else "one site"
     heading = y + 12
     extra = LINE_H * max((len(_unknown_hops(f, rows)) for f in fabrics.values()), default=0)
-    layer_y = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
+    layer_y: dict[str, float] = {layer: heading + 24 + extra + i * (box_h + gap) for i, layer in enumerate(rows)}
     bottom = heading + 24 + extra + len(rows) * (box_h + gap)
     for k, (name, f) in enumerate(fabrics.items()):
         bx, box_w = _column(len(fabrics), k)
@@ -289,10 +290,10 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
         present = [layer for layer in rows if f.switches(layer)]
         if d.across is not None and m.dci is not None and name == m.dci.attach and present:
             # Into the fabric's column: its top layer's free cages, or its border leaves (said so).
-            _client_links(d, m, ex, layer_y[present[0]], "" if name == "compute" else " to border leaves")
+            _client_links(d, m, ex, layer_y[present[0]], "" if name == FabricRole.COMPUTE else " to border leaves")
         for layer in present:
             count = f.switches(layer)
-            part = f.switch_id if layer == "leaf" else f.spine_switch_id or f.switch_id
+            part = f.switch_id if layer == Layer.LEAF else f.spine_switch_id or f.switch_id
             by = layer_y[layer]
             d.boxes.append(Box(bx, by, box_w, box_h, "layer"))
             rows_ = [(f"{layer} switches", "", None),
@@ -305,7 +306,7 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
             lower, _, upper = hop.partition("-")
             if not links:
                 continue
-            if upper not in present or not (lower in present or lower == "node"):
+            if upper not in present or not (lower in present or lower == Layer.NODE):
                 words = ", ".join(t.split(" ", 1)[1] for t, _, _ in _media(f, name, hop)[1])
                 others.append((f"{plural(links, 'link')} {hop}" + (f" ({words})" if words else ""),
                                f"fabrics.{name}.links.{hop}", links))
@@ -313,7 +314,7 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
             y1 = layer_y[upper] + box_h
             y2 = layer_y[lower] if lower in present else bottom
             # The hop to the nodes crosses the scale-out boundary (40 px above them): label above it.
-            room = y2 - y1 - (48 if lower == "node" else 0)
+            room = y2 - y1 - (48 if lower == Layer.NODE else 0)
             klass, media = _media(f, name, hop)
             d.wires.append(Wire(ex, y1, ex, y2, klass, path=f"fabrics.{name}.links.{hop}"))
             label = [(f"{plural(links, 'link')} {hop}", f"fabrics.{name}.links.{hop}", links), *media]
@@ -323,18 +324,18 @@ def _fabrics(d: Diagram, m: Model, y: float) -> float:
     return bottom
 
 
-def _unknown_hops(f: Fabric, rows: list[str]) -> list[str]:
+def _unknown_hops(f: Fabric, rows: list[Layer]) -> list[HopKind]:
     """Hops with links whose ends are not layers drawn (told in words under the heading)."""
     present = [layer for layer in rows if f.switches(layer)]
     out = []
     for hop, links in f.links_by_hop().items():
         lower, _, upper = hop.partition("-")
-        if links and (upper not in present or not (lower in present or lower == "node")):
+        if links and (upper not in present or not (lower in present or lower == Layer.NODE)):
             out.append(hop)
     return out
 
 
-def _per_site(f: Fabric, layer: str, name: str) -> tuple[str, str, Any]:
+def _per_site(f: Fabric, layer: Layer, name: str) -> tuple[str, str, Any]:
     """ "each site: 32" when the sites are alike, else the range "per site: 28 to 62"."""
     counts = sorted({s.layer(layer) for s in f.site_switches()})
     if len(counts) == 1:
@@ -350,7 +351,7 @@ def _client_links(d: Diagram, m: Model, x: float, y2: float, where: str = "") ->
     links = dci.links_by_hop().get(HopKind.FABRIC_DCI, 0)
     if not links:
         return
-    klass, media = _media(dci, "dci", HopKind.FABRIC_DCI)
+    klass, media = _media(dci, FabricRole.DCI, HopKind.FABRIC_DCI)
     y1, boundary = d.across
     d.wires.append(Wire(x, y1, x, y2, klass, path="fabrics.dci.links.fabric-dci"))
     label = [(f"{n(links)} router links fabric-dci{where}", "fabrics.dci.links.fabric-dci", links), *media]
@@ -361,8 +362,8 @@ def _client_links(d: Diagram, m: Model, x: float, y2: float, where: str = "") ->
 def _nodes(d: Diagram, m: Model, t: Totals, y: float) -> float:
     out, up, c = t.scale_out, t.scale_up, m.cluster
     right = GUTTER + _span(len(m.fabrics))
-    d.boundaries.append(Boundary(y - 40, GUTTER, right, "scale-out", out.links, out.modules, out.fibre_runs))
-    _tier_label(d, y - 40, "scale-out", "scale-up", out, "tiers.scale-out")
+    d.boundaries.append(Boundary(y - 40, GUTTER, right, Tier.SCALE_OUT, out.links, out.modules, out.fibre_runs))
+    _tier_label(d, y - 40, Tier.SCALE_OUT, Tier.SCALE_UP, out, "tiers.scale-out")
     d.boxes.append(Box(GUTTER, y, right - GUTTER, 62, "nodes", "#dce8d5"))
     sites = "" if c.site_count == 1 else f" over {n(c.site_count)} sites"
     _lines(d, GUTTER + 12, y + 20, [
@@ -374,7 +375,7 @@ def _nodes(d: Diagram, m: Model, t: Totals, y: float) -> float:
 
 
 def _legend(d: Diagram, y: float) -> float:
-    x = GUTTER
+    x: float = GUTTER
     d.texts.append(Text(x, y + 4, "legend:", size=11, weight="bold"))
     x += 60
     drawn = {w.medium for w in d.wires}

@@ -100,7 +100,8 @@ def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
     for key, label, digits in (("capex", "Capex", 0), ("tco", "TCO over the period", 0),
                                ("usd_per_gpu_hour", "Cost per GPU-hour", 4)):
         p = r.range.percentiles(key)
-        out.append((label, *(f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))))
+        p10, p50, p90 = (f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))
+        out.append((label, p10, p50, p90))
     return out
 
 

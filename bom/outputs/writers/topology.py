@@ -9,14 +9,16 @@ rows, the writers print them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from bom.errors import BomError
+from bom.model.records import PlanRow
+from bom.roles import Layer
 
 #: Rows from top to bottom; any other role stands in the last row.
-LAYERS = ("dci-router", "core", "spine", "leaf")
+LAYERS = ("dci-router", Layer.CORE, Layer.SPINE, Layer.LEAF)
 COPPER = ("passive-copper", "active-copper")
 
 
@@ -46,7 +48,7 @@ class Graph:
         return [sorted(rows[k]) for k in sorted(rows)]
 
 
-def topology_graph(rows: Iterable[Sequence[object]], col: dict[str, int], name: str, site: str, fabric: str,
+def topology_graph(rows: Iterable[PlanRow], col: dict[str, int], name: str, site: str, fabric: str,
                    max_links: int) -> Graph:
     """The rows of ``fabric`` with both ends in ``site`` as a graph; past ``max_links`` runs a clear error."""
     g = Graph(name)

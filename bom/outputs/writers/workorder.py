@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import IO
 
+from bom.model.records import Cell
 from bom.outputs.publish import Output
 from bom.outputs.writers.cabling_xlsx import StreamingWorkbook
 from bom.outputs.writers.common import csv_text, safe_text
@@ -14,17 +15,17 @@ WIDTHS = {"rack": 14, "device": 24, "port": 10, "action": 9, "cable_id": 12, "wh
           "from": 30, "to": 30, "why": 28}
 
 
-def _safe(rows: Sequence[tuple[object, ...]]) -> list[tuple[object, ...]]:
+def _safe(rows: Sequence[tuple[Cell, ...]]) -> list[tuple[Cell, ...]]:
     # Device and port names come from the neighbour files: nothing in them may read as a formula.
     return [tuple(safe_text(c) if isinstance(c, str) else c for c in r) for r in rows]
 
 
-def _csv(header: Sequence[str], rows: Sequence[tuple[object, ...]]) -> bytes:
+def _csv(header: Sequence[str], rows: Sequence[tuple[Cell, ...]]) -> bytes:
     return csv_text(header, rows).encode()
 
 
-def output(name: str, header: Sequence[str], rows: Sequence[tuple[object, ...]], parts_header: Sequence[str],
-           parts: Sequence[tuple[object, ...]]) -> Output:
+def output(name: str, header: Sequence[str], rows: Sequence[tuple[Cell, ...]], parts_header: Sequence[str],
+           parts: Sequence[tuple[Cell, ...]]) -> Output:
     """``<name>-workorder.csv``, ``<name>-workorder-parts.csv`` and ``<name>-workorder.xlsx``."""
 
     def book(open_: Callable[[str], IO[bytes]]) -> None:

@@ -31,7 +31,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, asset_class
+from bom.catalog.media import End
+from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
 from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
@@ -45,6 +46,8 @@ from bom.outputs.writers.common import (
     range_source,
     reproducible_zip,
 )
+from bom.roles import TIERS as LINK_TIERS
+from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
 
 USD = '#,##0.00 "USD"'
@@ -61,7 +64,8 @@ FILL = PatternFill("solid", fgColor="305496")
 WARN = Font(bold=True, color="C00000")
 WRAP = Alignment(wrap_text=True, vertical="top")
 TOP = Alignment(vertical="top")
-TIERS = ("compute", "scale-up", "scale-out", "scale-across")
+#: The tiers BOM lines stand in, the GPU systems first (the workbook's Tiers sheet and power chart).
+TIERS = (LineTier.COMPUTE, *LINK_TIERS)
 BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
 
@@ -233,7 +237,7 @@ def _inputs(wb: Workbook, r: Report) -> None:
                        ("m_job_step_factor", "Job: step over its compute alone on every GPU built", j.step_factor,
                         "factor", "model: the split's step (compute, pipeline bubble, exposed communication) x GPUs "
                         "built / (compute x the split's GPUs); 1 without a split")]
-    if "storage" in m.fabrics:   # the storage sizing's figures, each with where it comes from
+    if FabricRole.STORAGE in m.fabrics:   # the storage sizing's figures, each with where it comes from
         model_rows += storage_defaults(m.scenario)
     inputs_sheet(wb, list(r.inputs.values()), model_rows)
     ws = wb["Inputs"]
@@ -656,12 +660,11 @@ LINK_COLS = ["Fabric", "Tier", "Hop", "From", "To", "Bucket", "Links", "Rate Gbi
              "Cable or fibre", "Cables", "Fibre runs", "Lit strands", "Patch panels"]
 
 
-def _end(end: object) -> str:
+def _end(end: End) -> str:
     """A link end's part for the Links sheet: the module, "optical engine" (CPO), or "-"."""
-    part = getattr(end, "part", None)
-    if part is not None:
-        return str(part.part_number)
-    return "optical engine (CPO)" if getattr(end, "engine", None) is not None else "-"
+    if end.part is not None:
+        return str(end.part.part_number)
+    return "optical engine (CPO)" if end.engine is not None else "-"
 
 
 def _links(wb: Workbook, r: Report) -> None:
@@ -731,9 +734,9 @@ def _tiers(wb: Workbook, r: Report) -> None:
     usd, qty, tier, cat = ref("Extended price"), ref("Qty"), ref("Tier"), ref("Category")
     for n, name in enumerate(TIERS, start=2):
         put_cell(ws, n, 1, name)
-        if name == "scale-up":
+        if name == Tier.SCALE_UP:
             values: list[Any] = [up.links, up.copper_links, None, up.modules, up.fibre_runs, up.fibre_strands]
-        elif name == "compute":
+        elif name == LineTier.COMPUTE:
             values = [0, 0, None, 0, 0, 0]
         else:
             values = [fx(f'SUMIFS(lk_links,lk_tier,A{n})'),
@@ -741,7 +744,7 @@ def _tiers(wb: Workbook, r: Report) -> None:
                          f'+SUMIFS(lk_links,lk_tier,A{n},lk_medium,"active-copper")'),
                       None, fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"),
                       fx(f"SUMIFS(lk_runs,lk_tier,A{n})"), fx(f"SUMIFS(lk_strands,lk_tier,A{n})")]
-            if name == "scale-across":   # the wavelengths and their coherent modules (installed, not spares)
+            if name == Tier.SCALE_ACROSS:   # the wavelengths and their coherent modules (installed, not spares)
                 values[0] = fx(f"SUMIFS(lk_links,lk_tier,A{n})+{dci.links if dci else 0}")
                 values[3] = fx(f"SUMIFS(lk_mod_from,lk_tier,A{n})+SUMIFS(lk_mod_to,lk_tier,A{n})"
                                f"+SUMIFS({_installed(qty, tier, f'A{n}', cat, chr(34) + 'coherent optic' + chr(34))})")
