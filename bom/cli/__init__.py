@@ -367,6 +367,9 @@ def verify(
         "$NETBOX_TOKEN or --token-file.")] = None,
     token_file: Annotated[Optional[Path], typer.Option(
         "--token-file", metavar="FILE", help="File whose first line is the NetBox API token.")] = None,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", metavar="S", help="With --netbox: seconds to wait for NetBox's answer to a read (default 120; "
+        "the status probe waits 10 at most).")] = None,
     fabric: Annotated[Optional[list[str]], typer.Option(
         "--fabric", metavar="NAME", help="Check every planned cable of this fabric (compute, storage, inband, oob, "
         "dci), covered by a source or not; repeat for several. Default: the cables with an end on a device "
@@ -391,6 +394,11 @@ def verify(
     if lldp is None and ib is None and netbox is None:
         raise BomError("nothing to check against", key="--lldp",
                        hint="Give --lldp DIR, --ib FILE or --netbox URL (or several).")
+    if netbox is not None:
+        from bom.netbox import client
+
+        client.check_url(netbox)   # a bad --url or --timeout is refused before anything is read
+        client.Timeouts.of(timeout)
     seen = run.read_sources(lldp, ib)
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
@@ -400,7 +408,9 @@ def verify(
         from bom.cli.netbox import connect
         from bom.netbox.diff import diff
 
-        result.netbox = diff(connect(netbox, None, token_file), model, catalog)
+        nb = connect(netbox, None, token_file, timeout, lambda line: _say(line, err=True))
+        with client.answers("the reads of bom verify --netbox"):
+            result.netbox = diff(nb, model, catalog)
     paths = write_all(run.work_order(result, sc.name), output or Path("reports") / sc.name)
     if as_json:
         _print_json(result.to_json())
