@@ -291,10 +291,13 @@ def build(
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
-    report = pipeline.report_of(model, catalog, checks)
-    if sc.phases:
-        step("building each phase")
-        report = pipeline.with_phases(report, sc, src, catalog)
+    from bom.inputs.validation import located
+
+    with located(src):   # the costing's keyed errors (an in-service day past the calendar) at their line
+        report = pipeline.report_of(model, catalog, checks)
+        if sc.phases:
+            step("building each phase")
+            report = pipeline.with_phases(report, sc, src, catalog)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
