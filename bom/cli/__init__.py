@@ -485,6 +485,20 @@ def cables(
     _wrote(result.paths)
 
 
+def _id_list(text: str, option: str, what: str) -> list[str]:
+    """A comma-separated list of ids, each one given: an empty item (``a,,b``, ``','``, ``dgx-h100@``)
+    is refused, not skipped (``,,,`` would otherwise be no list at all, and the command's default)."""
+    from bom.errors import BomError
+
+    items = [p.strip() for p in text.split(",")]
+    for n, item in enumerate(items, start=1):
+        if not item or any(not part.strip() for part in item.split("@")):
+            raise BomError(f"item {n} of {text!r} is empty or has an empty part: expected a {what} in every "
+                           f"item", key=option, hint=f"Give {option} a comma-separated list without empty items, "
+                                                     "e.g. dgx-h100,gb300-nvl72 or gb300-nvl72@q3450-ld.")
+    return items
+
+
 def _phase_option(sc: Scenario, src: Located, phase: str | None) -> bool | None:
     """``--phase NAME`` checked against the scenario's phases; True when the plan gets a phase column."""
     from bom.errors import BomError
@@ -525,9 +539,9 @@ def compare(
     from bom.outputs import terminal as text
     from bom.resources import data_dir
 
+    ids = _id_list(platforms, "--platforms", "platform id (or platform@switch)") if platforms is not None else None
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-    ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     from bom.inputs.validation import located
 
     with located(src):
