@@ -156,6 +156,24 @@ def json_text(data: Any, **kw: Any) -> str:
     return json_safe(json.dumps(data, ensure_ascii=False, **kw))
 
 
+#: What an export (DOT, draw.io XML, a netlab YAML) holds as U+FFFD: every control, line breaks
+#: included (each of these formats ends its lines itself), DEL, C1, the Unicode line and paragraph
+#: separators, bidirectional controls, lone surrogates and the two non-characters XML refuses.
+_NOT_IN_EXPORTS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                             "\ud800-\udfff\ufffe\uffff]")
+
+
+def export_text(value: object) -> str:
+    r"""Text for a drawing or a lab file: escape sequences removed, every control and what XML cannot
+    hold as U+FFFD (Graphviz copies a DOT tooltip into its SVG as it is, and a control makes that SVG
+    no XML).
+
+    >>> export_text("QSFP\x01-\x1b[31mDD\n\u2028x") == "QSFP\ufffd-DD\ufffd\ufffdx"
+    True
+    """
+    return _NOT_IN_EXPORTS.sub("\ufffd", _ANSI.sub("", str(value)))
+
+
 def visible_text(value: str) -> str:
     """Text for HTML and Markdown: escape sequences and controls other than tab and LF removed."""
     return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", _ANSI.sub("", value))
