@@ -20,13 +20,14 @@ import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from bom.costing.categories import asset_class
 from bom.costing.order import OrderLine
 from bom.costing.tco import CLASSES, Basis, Input, Tco, capital_recovery_factor, service_share
+
+if TYPE_CHECKING:   # numpy is imported where the draws are made: a command that draws none does not load it
+    import numpy as np
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 1
@@ -94,6 +95,8 @@ class Range:
 
     @functools.cached_property
     def _sorted(self) -> dict[str, np.ndarray]:
+        import numpy as np
+
         return {name: np.sort(getattr(self, name)) for name in ("capex", "tco", "usd_per_gpu_hour")}
 
     def percentiles(self, name: str) -> Percentiles:
@@ -103,6 +106,8 @@ class Range:
     def histogram(self, name: str = "usd_per_gpu_hour", bins: int = 20) -> list[tuple[float, float, int]]:
         """(low, high, draws) of ``bins`` equal bins from the least draw to the largest (the last bin
         takes its upper edge)."""
+        import numpy as np
+
         values = self._sorted[name]
         lo, hi = float(values[0]), float(values[-1])
         width = (hi - lo) / bins or 1.0
@@ -138,6 +143,8 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     ``currency``: the quoted currency of each part number quoted in one other than USD; ``published``:
     a part number's spread from its catalog row's published price range, which wins over the spread
     of its price_source."""
+    import numpy as np
+
     f = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     published = published or {}
     lines = [(asset_class(o.category), o.extended_usd,
@@ -200,6 +207,8 @@ BLOCK_VALUES = 1 << 22
 
 def _uniforms(seed: int) -> np.random.Generator:
     """numpy's MT19937 in the state ``random.Random(seed)`` starts in: the same stream of doubles."""
+    import numpy as np
+
     _, state, _ = random.Random(seed).getstate()
     bits = np.random.MT19937()
     bits.state = {"bit_generator": "MT19937", "state": {"key": np.array(state[:-1], dtype=np.uint32),
@@ -210,6 +219,8 @@ def _uniforms(seed: int) -> np.random.Generator:
 def _triangular(u: np.ndarray, low: float, high: float, mode: float) -> Any:
     """``random.Random.triangular(low, high, mode)`` of each uniform ``u``, with the same operations
     in the same order (so the same value to the last bit)."""
+    import numpy as np
+
     if high - low == 0:
         return np.full(len(u), low)
     c = (mode - low) / (high - low)
