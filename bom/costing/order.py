@@ -12,6 +12,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Row
@@ -91,8 +92,6 @@ def poisson_cdf(k: int, mean: float) -> float:
     if mean <= 0:
         return 1.0
     if mean > EXACT_MEAN:
-        from statistics import NormalDist
-
         return NormalDist(mean, math.sqrt(mean)).cdf(k + 0.5)
     lo = max(0, int(mean - 12 * math.sqrt(mean)) - 1)
     hi = min(k, _walk_end(mean))
@@ -114,8 +113,6 @@ def poisson_spares(mean: float, service_level: float) -> int:
     if mean <= 0:
         return 0
     if mean > EXACT_MEAN:
-        from statistics import NormalDist
-
         z = NormalDist().inv_cdf(service_level)
         return max(0, math.ceil(mean + z * math.sqrt(mean) + (z * z - 1) / 6 - 0.5))
     s = max(0, int(mean - 12 * math.sqrt(mean)) - 1)

@@ -27,7 +27,7 @@ from bom.costing.order import OrderLine
 from bom.costing.tco import CLASSES, Basis, Input, Tco, capital_recovery_factor, service_share
 
 if TYPE_CHECKING:   # numpy is imported where the draws are made: a command that draws none does not load it
-    import numpy as np
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 1
@@ -95,7 +95,7 @@ class Range:
 
     @functools.cached_property
     def _sorted(self) -> dict[str, np.ndarray]:
-        import numpy as np
+        import numpy as np  # heavy: loaded where the draws are made, not by every command
 
         return {name: np.sort(getattr(self, name)) for name in ("capex", "tco", "usd_per_gpu_hour")}
 
@@ -106,7 +106,7 @@ class Range:
     def histogram(self, name: str = "usd_per_gpu_hour", bins: int = 20) -> list[tuple[float, float, int]]:
         """(low, high, draws) of ``bins`` equal bins from the least draw to the largest (the last bin
         takes its upper edge)."""
-        import numpy as np
+        import numpy as np  # heavy: loaded where the draws are made, not by every command
 
         values = self._sorted[name]
         lo, hi = float(values[0]), float(values[-1])
@@ -143,7 +143,7 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     ``currency``: the quoted currency of each part number quoted in one other than USD; ``published``:
     a part number's spread from its catalog row's published price range, which wins over the spread
     of its price_source."""
-    import numpy as np
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
 
     f = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     published = published or {}
@@ -207,7 +207,7 @@ BLOCK_VALUES = 1 << 22
 
 def _uniforms(seed: int) -> np.random.Generator:
     """numpy's MT19937 in the state ``random.Random(seed)`` starts in: the same stream of doubles."""
-    import numpy as np
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
 
     _, state, _ = random.Random(seed).getstate()
     bits = np.random.MT19937()
@@ -219,7 +219,7 @@ def _uniforms(seed: int) -> np.random.Generator:
 def _triangular(u: np.ndarray, low: float, high: float, mode: float) -> Any:
     """``random.Random.triangular(low, high, mode)`` of each uniform ``u``, with the same operations
     in the same order (so the same value to the last bit)."""
-    import numpy as np
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
 
     if high - low == 0:
         return np.full(len(u), low)

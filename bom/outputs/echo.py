@@ -14,6 +14,7 @@ whose cells the builders pass through ``terminal_text`` themselves.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import typer
@@ -35,8 +36,6 @@ def block(text: str, err: bool = False, nl: bool = True) -> None:
 def json_data(data: Any, ascii: bool = False) -> None:
     """``data`` as indented JSON; what a terminal would act on is a \\u escape (the same JSON), and with
     ``ascii`` everything past ASCII."""
-    import json
-
     typer.echo(redact(json.dumps(data, indent=2, ensure_ascii=True) if ascii else json_text(data, indent=2)))
 
 

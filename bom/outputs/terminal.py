@@ -76,8 +76,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]],
           right: Sequence[bool] | None = None, width: int | None = -1) -> str:
     """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
     (default: :func:`terminal_width`; None: no limit)."""
-    from bom.outputs.writers.common import terminal_text as tt
-
     # a cell is one line whatever it holds (an overlay's part number, a NetBox name): by the rule of
     # every printed line, and measured as it is shown
     cells = [[tt(h) for h in headers]] + [[tt(c) for c in r] for r in rows]
@@ -109,8 +107,6 @@ def flops(value: float) -> str:
 
 def sizing_heading(accelerator: str, power_from: str | None) -> str:
     power = f"; power per GPU from {power_from}" if power_from else ""
-    from bom.outputs.writers.common import terminal_text as tt
-
     return (f"Sizing the reference example jobs on {tt(accelerator)}; usable memory "
             f"{USABLE_MEMORY_FRACTION:.0%}{power}.")
 
@@ -315,8 +311,6 @@ def lookup_report(result: Lookup, twin_of: float | None = None) -> str:
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]
-    from bom.outputs.writers.common import terminal_text as tt
-
     return "\n".join(tt(line) for line in lines)   # each one line, whatever a part number holds
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import zipfile
 from collections.abc import Iterable
@@ -151,8 +152,6 @@ def json_safe(text: str) -> str:
 
 def json_text(data: Any, **kw: Any) -> str:
     """``json.dumps(data, ensure_ascii=False, **kw)`` through :func:`json_safe`."""
-    import json
-
     return json_safe(json.dumps(data, ensure_ascii=False, **kw))
 
 
