@@ -8,8 +8,13 @@ utilisation is drawn around its value (at most 1), and the longest lead time's s
 (bom/costing/tco.py: the capital charge by asset class, support, insurance and tax on the drawn
 capex; energy, space, fibre, staff and licences as they are), so with every spread at zero each draw
 is the point TCO. Percentiles interpolate between draws like a spreadsheet's PERCENTILE
-(inclusive), so the workbook's Range sheet computes the same P10 / P50 / P90 over the same draws.
-Same seed, same figures (Python's ``random.Random``, seeded).
+(inclusive); the workbook's Range sheet holds them and the histogram as values, not the draws.
+
+The draws are numpy arrays, a block of draws at a time (a million draws run in seconds in tens of
+MB), from the uniforms Python's ``random.Random(seed)`` gives (numpy's MT19937 started in its state:
+the same 53-bit doubles), each taken where a draw-at-a-time loop took it, through the same float
+operations in the same order: the same seed gives the same figures to the last bit as that loop
+(tests/costing/test_range.py keeps it as the reference).
 
 Not drawn: energy prices, the quantities.
 """
