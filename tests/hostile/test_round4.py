@@ -425,3 +425,13 @@ def test_a_netbox_count_of_a_billion_is_not_a_memory_error(tmp_path, netbox):
             run_process(*args, timeout=60)
         assert r.code == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr[-800:]
         assert "missing device" in r.stdout
+
+
+def test_a_token_file_line_ends_at_lf_only(tmp_path, netbox, monkeypatch):
+    """A token cut at U+2028 was taken for the whole (the part before it is ASCII); now the line is the
+    whole token and refused for what it holds."""
+    monkeypatch.delenv("NETBOX_TOKEN", raising=False)
+    token = write(tmp_path, "token", "nbt_Kq7Zr2Lx9Pw4.Hs8V\u2028d3Nf6Tj1Mb5Cy0Ra\n")
+    r = verify(tmp_path, "--netbox", netbox().url, "--token-file", str(token))
+    check(r, key="--token-file")
+    assert "characters other than ASCII" in r.stderr, r.stderr
