@@ -319,7 +319,11 @@ def test_controls_stay_out_of_every_topology_export(tmp_path):
     rows = yaml.safe_load((builtin_dir() / "cables.yaml").read_text())["cables"]
     part = "MCP\x01\x1b[31m4Y10\x7f\x9b-N00A\n\u2028\ufffe\\x"
     over = tmp_path / "ov"
-    write(over, "x.yaml", yaml.safe_dump({"cables": [{**r, "part_number": part} for r in rows]}, allow_unicode=False))
+    for n, r in enumerate(rows):   # the plan names a cable by its sold length's part number
+        r["part_number"] = part + str(n)
+        for k, sold in enumerate(r.get("lengths") or []):
+            sold["part_number"] = f"{part}{n}-{k}"
+    write(over, "x.yaml", yaml.safe_dump({"cables": rows}, allow_unicode=False))
     s = write(tmp_path, "s.yaml", "name: s\nplatform: hgx-h100\nnodes: 3\ncatalogs: [ov]\n"
                                   "fabrics: {compute: {switch: sn5600, topology: pair}}\n")
     out = tmp_path / "out"
