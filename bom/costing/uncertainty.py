@@ -128,7 +128,7 @@ class Range:
                 "usd_per_gpu_hour": self.percentiles("usd_per_gpu_hour").to_json()}
 
 
-def percentile(ordered: Sequence[float], q: float) -> float:
+def percentile(ordered: Sequence[float] | np.ndarray, q: float) -> float:
     """The q-th percentile of sorted values, interpolated like PERCENTILE / PERCENTILE.INC.
 
     >>> percentile([1.0, 2.0, 3.0, 4.0], 0.1), percentile([1.0, 2.0, 3.0, 4.0], 0.5)

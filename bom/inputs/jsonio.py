@@ -91,15 +91,17 @@ def _duplicate(text: str) -> tuple[int, str]:
 
     def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, object_hook: Any,
                      object_pairs_hook: Any, memo: Any = None) -> tuple[Any, int]:
-        pairs, end = json.decoder.JSONObject(s_and_end, strict, scan_once, None, list, memo)
+        # JSONObject and py_make_scanner are the json package's own, untyped in typeshed
+        pairs, end = json.decoder.JSONObject(  # type: ignore[attr-defined]
+            s_and_end, strict, scan_once, None, list, memo)
         twice = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1]
         if twice and not found:
             found.append((_line(s_and_end[0], s_and_end[1]), twice[0]))
         return dict(pairs), end
 
     decoder = json.JSONDecoder()
-    decoder.parse_object = parse_object   # type: ignore[method-assign]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)   # type: ignore[assignment]
+    decoder.parse_object = parse_object   # type: ignore[attr-defined]  # the scanner calls it
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)   # type: ignore[attr-defined]  # pure Python
     with contextlib.suppress(ValueError, RecursionError):
         decoder.decode(text)
     return found[0] if found else (0, "?")

@@ -78,7 +78,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]],
     (default: :func:`terminal_width`; None: no limit)."""
     # a cell is one line whatever it holds (an overlay's part number, a NetBox name): by the rule of
     # every printed line, and measured as it is shown
-    cells = [[tt(h) for h in headers]] + [[tt(c) for c in r] for r in rows]
+    cells = [[tt(h) for h in headers]] + [[tt(str(c)) for c in r] for r in rows]
     right = right or [False] * len(headers)
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     data = [max((len(r[i]) for r in cells[1:]), default=0) for i in range(len(headers))]

@@ -67,7 +67,7 @@ def read(path: Path, seen: Seen) -> int:
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     counts: dict[str, int] = {}     # GUID id -> the ports its heading says it has
-    ports: set[int] = set()     # the current block's ports, each once
+    listed: set[int] = set()    # the current block's ports, each once
     count = 0                   # and how many its heading says it has
     # Lines end at LF only (CRLF too): str.splitlines would also end one at U+2028, NEL or a file
     # separator inside a node description, and the rest of the description would read as a port line.
@@ -88,19 +88,19 @@ def read(path: Path, seen: Seen) -> int:
             nodes[guid] = (kind, dev, word)
             counts[guid] = count
             blocks.append((guid, no, []))
-            ports = set()
+            listed = set()
             continue
         p = _PORT.match(line)
         if p and blocks:
             port, peer, peer_port, comment = int(p.group(1)), p.group(2), int(p.group(3)), p.group(4) or ""
-            if port in ports:
+            if port in listed:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
                                key="--ib", hint=HINT)
             if not 1 <= port <= count:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]}, a node of {count} ports (its heading "
                                f"on line {blocks[-1][1]}): expected a port from 1 to {count}", where=str(path),
                                key="--ib", hint=HINT)
-            ports.add(port)
+            listed.add(port)
             blocks[-1][2].append((port, no, peer, peer_port, comment))
             continue
         if line.startswith(("Switch", "Ca", "Rt", "[")) or not blocks:
