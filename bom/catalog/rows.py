@@ -372,16 +372,22 @@ class Platform(Row):
 
 # --- switches and media (the standard lookup's parts) --------------------------------
 
+#: The most ports a switch row may have (the largest in the catalog, a 16-slot chassis, has 576 cages and
+#: 4,608 ports broken out): a count past it is a typo, and one of 10^15 would have the build place a
+#: switch for every few of them.
+MAX_SWITCH_PORTS = 16_384
+
+
 class Breakout(Model):
     rate: Rate
-    ports: int = Field(ge=1)
+    ports: int = Field(ge=1, le=8 * MAX_SWITCH_PORTS)
 
 
 class Uplinks(Model):
     """Ports of another rate kept for uplinks (a 1G management switch's 100G ports), or a scheduled
     fabric's fabric ports (a Jericho3-AI interface node's cell links to its fabric elements)."""
 
-    ports: int = Field(ge=1)
+    ports: int = Field(ge=1, le=MAX_SWITCH_PORTS)
     rate: Rate
     form_factor: FormFactor
     ports_per_cage: int = Field(default=1, ge=1, le=8)
@@ -424,7 +430,7 @@ class LineCard(Model):
 
     part_number: str
     description: str
-    ports: int = Field(ge=1)
+    ports: int = Field(ge=1, le=MAX_SWITCH_PORTS)
     power: Power                            # typical
     power_max: Power | None = None          # the data sheet's maximum, where it gives one
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
@@ -513,9 +519,9 @@ class LaserSource(Model):
 
 class Switch(Row):
     protocol: Literal["infiniband", "ethernet"]
-    ports: int = Field(ge=1)
+    ports: int = Field(ge=1, le=MAX_SWITCH_PORTS)
     port_rate: Rate
-    cages: int = Field(ge=1)
+    cages: int = Field(ge=1, le=MAX_SWITCH_PORTS)
     form_factor: FormFactor
     ports_per_cage: int = Field(ge=1, le=8)
     lane_rate: Rate

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -33,16 +32,35 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _say(*items: object, err: bool = False) -> None:
+    """Each item as one line (bom.outputs.echo: the one rule for what a command prints)."""
+    from bom.outputs import echo
+
+    echo.lines(*items, err=err)
+
+
+def _show(text: str, err: bool = False, nl: bool = True) -> None:
+    """The tool's own text of several lines, each by the same rule."""
+    from bom.outputs import echo
+
+    echo.block(text, err=err, nl=nl)
+
+
+def _json_document(text: str) -> None:
+    from bom.outputs import echo
+
+    echo.json_document(text)
+
+
 def friendly(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn every BomError into a one-paragraph message on stderr and exit code 2."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from bom.errors import BomError, redact
-        from bom.outputs.writers.common import terminal_text
+        from bom.errors import BomError
 
         def say(text: str) -> None:   # one paragraph, no escape sequence from the input, no secret
-            typer.echo("error: " + terminal_text(redact(" ".join(text.split()))), err=True)
+            _say("error: " + " ".join(text.split()), err=True)
 
         try:
             return fn(*args, **kwargs)
@@ -60,9 +78,8 @@ def friendly(fn: Callable[P, R]) -> Callable[P, R]:
         except Exception as exc:
             if os.environ.get("BOM_DEBUG"):
                 raise
-            typer.echo(terminal_text(redact(f"internal error (a bug in clusterbom, please report it with the input): "
-                                            f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.")),
-                       err=True)
+            _say(f"internal error (a bug in clusterbom, please report it with the input): "
+                 f"{type(exc).__name__}: {exc}. Set BOM_DEBUG=1 for the traceback.", err=True)
             raise typer.Exit(1) from None
 
     return wrapper
@@ -92,7 +109,7 @@ def _version(value: bool) -> None:
     if value:
         from bom import __version__
 
-        typer.echo(f"clusterbom {__version__}")
+        _say(f"clusterbom {__version__}")
         raise typer.Exit()
 
 
@@ -111,10 +128,8 @@ def _catalog(catalog_dirs: list[Path] | None = None, prices: list[Path] | None =
 
 def _noted(catalog: Any) -> Any:
     """The catalog, its price files' warnings printed on stderr (build prints them with the report's)."""
-    from bom.outputs.writers.common import terminal_text
-
     for note in catalog.notes:
-        typer.echo(terminal_text(f"warning: {note}"), err=True)
+        _say(f"warning: {note}", err=True)
     return catalog
 
 
@@ -132,18 +147,20 @@ def _write(output: Any, out: Path, json_name: str, as_json: bool) -> list[Path] 
 
     paths = write_all(output, out)
     if as_json:
-        typer.echo(output.files[json_name].decode(), nl=False)
+        _json_document(output.files[json_name].decode())
         return None
     return paths
 
 
 def _wrote(paths: list[Path]) -> None:
     for p in paths:
-        typer.echo(f"Wrote {p}.")
+        _say(f"Wrote {p}.")
 
 
 def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    from bom.outputs import echo
+
+    echo.json_data(data)
 
 
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
@@ -200,11 +217,11 @@ def size(
                         {"jobs": [r.to_json() for r in results], "building_kw": building_kw,
                          "levels": [lv.to_json() for lv in levels]})
             return
-        typer.echo(text.sizing_heading(results[0].accelerator, None if platform else pipeline.SEED_POWER_PLATFORM))
-        typer.echo(text.sizing_table(results))
+        _show(text.sizing_heading(results[0].accelerator, None if platform else pipeline.SEED_POWER_PLATFORM))
+        _show(text.sizing_table(results))
         if levels:
-            typer.echo("")
-            typer.echo(text.levels_table(levels, building_kw))
+            _say("")
+            _show(text.levels_table(levels, building_kw))
         return
     sc, src = load_scenario(scenario)
     result = pipeline.size_scenario(sc, src, catalog, platform, ov)
@@ -219,20 +236,20 @@ def size(
         _print_json({**result.to_json(), "parallelism": split.to_json() if split else None,
                      "building_kw": building_kw, "levels": [lv.to_json() for lv in levels]})
         return
-    typer.echo(f"Sizing {sc.name} on {result.accelerator}.")
-    typer.echo(text.sizing_table([result]))
+    _say(f"Sizing {sc.name} on {result.accelerator}.")
+    _show(text.sizing_table([result]))
     if levels:
-        typer.echo("")
-        typer.echo(text.levels_table(levels, building_kw))
+        _say("")
+        _show(text.levels_table(levels, building_kw))
         note = text.job_buildings(result.gpus, result.facility_power_kw, building_kw)
         if note:
-            typer.echo(note)
+            _show(note)
     if split is not None:
-        typer.echo("")
-        typer.echo(text.parallelism_text(split))
+        _say("")
+        _show(text.parallelism_text(split))
         said = text.split_note(split, result.gpus)
         if said:
-            typer.echo(said)
+            _show(said)
 
 
 @app.command(short_help="Build a scenario: workbook, report, JSON and CSV.")
@@ -267,33 +284,36 @@ def build(
 
     def step(what: str) -> None:
         if not quiet:
-            typer.echo(f"[{time.perf_counter() - start:5.2f} s] {what}", err=True)
+            _say(f"[{time.perf_counter() - start:5.2f} s] {what}", err=True)
 
     step("loading the scenario and catalogs")
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
-    report = pipeline.report_of(model, catalog, checks)
-    if sc.phases:
-        step("building each phase")
-        report = pipeline.with_phases(report, sc, src, catalog)
+    from bom.inputs.validation import located
+
+    with located(src):   # the costing's keyed errors (an in-service day past the calendar) at their line
+        report = pipeline.report_of(model, catalog, checks)
+        if sc.phases:
+            step("building each phase")
+            report = pipeline.with_phases(report, sc, src, catalog)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        _say(f"warning: {warning}", err=True)
     if checks.failed:
-        typer.echo(f"{'warning' if checks.ok else 'error'}: {checks.summary()} They are listed in the outputs; "
+        _say(f"{'warning' if checks.ok else 'error'}: {checks.summary()} They are listed in the outputs; "
                    f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     step("done")
     if plan_note:
-        typer.echo(f"note: {plan_note} (bom cables {scenario or ''} -o DIR)".replace("  ", " "), err=True)
+        _say(f"note: {plan_note} (bom cables {scenario or ''} -o DIR)".replace("  ", " "), err=True)
     if paths is None:
         return
-    typer.echo(text.build_summary(report.model))
-    typer.echo(text.totals_line(report))
+    _show(text.build_summary(report.model))
+    _show(text.totals_line(report))
     if report.phases is not None:
-        typer.echo(text.phases_table(report.phases))
+        _show(text.phases_table(report.phases))
     _wrote(paths)
 
 
@@ -326,9 +346,9 @@ def check(
         _print_json({"name": sc.name, **checks.to_json(), **({"phases": [p.to_json() for p in phases]} if phases
                                                                else {})})
     else:
-        typer.echo(text.checks_text(checks, sc.name))
+        _show(text.checks_text(checks, sc.name))
         for p in phases:
-            typer.echo(f"phase {p.name}: reserve (the final plan's rows in service): {p.reserve.summary()} "
+            _say(f"phase {p.name}: reserve (the final plan's rows in service): {p.reserve.summary()} "
                        f"rebuild (its own design): {p.rebuild.summary()}")
     if not checks.ok or not all(p.ok for p in phases):
         raise typer.Exit(1)
@@ -350,6 +370,9 @@ def verify(
         "$NETBOX_TOKEN or --token-file.")] = None,
     token_file: Annotated[Optional[Path], typer.Option(
         "--token-file", metavar="FILE", help="File whose first line is the NetBox API token.")] = None,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", metavar="S", help="With --netbox: seconds to wait for NetBox's answer to a read (default 120; "
+        "the status probe waits 10 at most).")] = None,
     fabric: Annotated[Optional[list[str]], typer.Option(
         "--fabric", metavar="NAME", help="Check every planned cable of this fabric (compute, storage, inband, oob, "
         "dci), covered by a source or not; repeat for several. Default: the cables with an end on a device "
@@ -374,6 +397,11 @@ def verify(
     if lldp is None and ib is None and netbox is None:
         raise BomError("nothing to check against", key="--lldp",
                        hint="Give --lldp DIR, --ib FILE or --netbox URL (or several).")
+    if netbox is not None:
+        from bom.netbox import client
+
+        client.check_url(netbox)   # a bad --url or --timeout is refused before anything is read
+        client.Timeouts.of(timeout)
     seen = run.read_sources(lldp, ib)
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
@@ -383,12 +411,14 @@ def verify(
         from bom.cli.netbox import connect
         from bom.netbox.diff import diff
 
-        result.netbox = diff(connect(netbox, None, token_file), model, catalog)
+        nb = connect(netbox, None, token_file, timeout, lambda line: _say(line, err=True))
+        with client.answers("the reads of bom verify --netbox"):
+            result.netbox = diff(nb, model, catalog)
     paths = write_all(run.work_order(result, sc.name), output or Path("reports") / sc.name)
     if as_json:
         _print_json(result.to_json())
     else:
-        typer.echo("\n".join(run.lines(result)))
+        _say(*run.lines(result))
         _wrote(paths)
     if not result.match:
         raise typer.Exit(1)
@@ -443,16 +473,30 @@ def cables(
                                         phase=phased)
         checks = rules.finish()
     except KeyboardInterrupt:
-        typer.echo("interrupted: no cable plan was written (the stage is removed)", err=True)
+        _say("interrupted: no cable plan was written (the stage is removed)", err=True)
         sys.exit(130)   # SystemExit, so friendly() does not take it for a bug
     if as_json:
         _print_json({"name": sc.name, **result.to_json(), "checks": checks.to_json()})
         return
     if checks.failed and not quiet:
-        typer.echo(f"{'warning' if checks.ok else 'error'}: the plan's design rules: {checks.summary()} "
+        _say(f"{'warning' if checks.ok else 'error'}: the plan's design rules: {checks.summary()} "
                    f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
-    typer.echo(result.summary())
+    _show(result.summary())
     _wrote(result.paths)
+
+
+def _id_list(text: str, option: str, what: str) -> list[str]:
+    """A comma-separated list of ids, each one given: an empty item (``a,,b``, ``','``, ``dgx-h100@``)
+    is refused, not skipped (``,,,`` would otherwise be no list at all, and the command's default)."""
+    from bom.errors import BomError
+
+    items = [p.strip() for p in text.split(",")]
+    for n, item in enumerate(items, start=1):
+        if not item or any(not part.strip() for part in item.split("@")):
+            raise BomError(f"item {n} of {text!r} is empty or has an empty part: expected a {what} in every "
+                           f"item", key=option, hint=f"Give {option} a comma-separated list without empty items, "
+                                                     "e.g. dgx-h100,gb300-nvl72 or gb300-nvl72@q3450-ld.")
+    return items
 
 
 def _phase_option(sc: Scenario, src: Located, phase: str | None) -> bool | None:
@@ -495,9 +539,9 @@ def compare(
     from bom.outputs import terminal as text
     from bom.resources import data_dir
 
+    ids = _id_list(platforms, "--platforms", "platform id (or platform@switch)") if platforms is not None else None
     sc, src = load_scenario(scenario or data_dir("scenarios") / "compare.yaml")
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-    ids = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     from bom.inputs.validation import located
 
     with located(src):
@@ -509,10 +553,10 @@ def compare(
     for g in result.generations:
         for warning in g.report.warnings:
             if "end-of-" in warning:
-                typer.echo(f"warning: {g.platform.id}: {warning}", err=True)
+                _say(f"warning: {g.platform.id}: {warning}", err=True)
     if len(result.generations) == 1 and not quiet:
-        typer.echo("Note: one platform, so there is no previous generation to compare against.", err=True)
-    typer.echo(text.compare_table(result))
+        _say("Note: one platform, so there is no previous generation to compare against.", err=True)
+    _show(text.compare_table(result))
     _wrote(paths)
 
 
@@ -555,7 +599,7 @@ def topology(
                     f"{stem}-netlab.yml": write_netlab(g)},
                    output or Path("reports") / sc.name, "", False)
     assert paths is not None
-    typer.echo(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
+    _say(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
     _wrote(paths)
 
 
@@ -621,7 +665,7 @@ def lookup(
                                       "standard": r.option.standard,
                                       "reason": r.reason} for r in result.runners_up]})
         return
-    typer.echo(text.lookup_report(result, rate_g if half else None))
+    _show(text.lookup_report(result, rate_g if half else None))
 
 
 def _positive(text_: str | None, dimension: str, unit: str, option: str) -> float:
@@ -645,11 +689,11 @@ def schema(
     if output:
         from bom.outputs.schema import schema_text as output_text
 
-        typer.echo(output_text(), nl=False)
+        _json_document(output_text())
         return
     from bom.inputs.schema import schema_text
 
-    typer.echo(schema_text(), nl=False)
+    _json_document(schema_text())
 
 
 @app.command(short_help="Write a commented starter scenario that builds as it is.")
@@ -672,7 +716,7 @@ def init(
 
     text = starter(_catalog(), platform, gpus, workload)
     if str(file) == "-":
-        typer.echo(text, nl=False)
+        _show(text, nl=False)
         return
     if os.path.islink(file):   # never written through: a link may lead out of the folder
         raise BomError("the file is a symbolic link; bom init writes a new file, not through a link.", where=str(file),
@@ -686,7 +730,7 @@ def init(
     from bom.outputs.publish import replace_file
 
     replace_file(file, text.encode("utf-8"))
-    typer.echo(f"Wrote {file}. Build it with: bom build {file}")
+    _say(f"Wrote {file}. Build it with: bom build {file}")
 
 
 @catalog_app.command("list")
@@ -725,7 +769,7 @@ def catalog_list(
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    typer.echo(text.table(["kind", "id", "part number", "USD", "USD range", "price", "lead time", "as of", "status",
+    _show(text.table(["kind", "id", "part number", "USD", "USD range", "price", "lead time", "as of", "status",
                            "orderable", "description"], rows,
                           [False, False, False, True, False, False, True, False, False, False, False]))
 
@@ -755,7 +799,7 @@ def catalog_show(row_id: Annotated[str, typer.Argument(
     cat = _catalog(catalog_dir, prices, strict_prices)
     kind = cat.kind_of(row_id)
     if kind is not None:
-        typer.echo(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
+        _show(text.show_row(kind, cat.rows[kind][row_id], cat.origin[row_id]))
         return
     want = row_id.strip().upper()
     hits: list[tuple[str, Row, str]] = []   # kind, row, how the part number matched
@@ -776,11 +820,11 @@ def catalog_show(row_id: Annotated[str, typer.Argument(
         raise CatalogError(suggest(row_id, sorted({r.id for r in cat}), "id or part number") + tip,
                            hint="bom catalog list prints every row's id and part number.")
     if len(hits) > 1:
-        typer.echo(f"{row_id}: {len(hits)} catalog rows: {', '.join(r.id for _, r, _ in hits)}\n")
+        _say(f"{row_id}: {len(hits)} catalog rows: {', '.join(r.id for _, r, _ in hits)}", "")
     for i, (k, row, how) in enumerate(hits):
         if how:
-            typer.echo(f"{how} ({row.id}):")
-        typer.echo(("\n" if i else "") + text.show_row(k, row, cat.origin[row.id]))
+            _say(f"{how} ({row.id}):")
+        _show(("\n" if i else "") + text.show_row(k, row, cat.origin[row.id]))
 
 
 @catalog_app.command("validate")
@@ -806,7 +850,7 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         check_confirmations(cat)
     counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
     confirmed, unconfirmed = confirmation_counts(cat)
-    typer.echo(f"Catalog ok: {counts}; {confirmed} rows confirmed at their sources, "
+    _say(f"Catalog ok: {counts}; {confirmed} rows confirmed at their sources, "
                f"{unconfirmed} marked unconfirmed.")
 
 
@@ -836,7 +880,10 @@ def _told(exc: Any) -> int:
     ``message``/``show`` that every click exception has.
     """
     if type(exc).__name__ != "NoArgsIsHelpError" and isinstance(getattr(exc, "message", None), str):
-        exc.message = exc.message.rstrip()   # NoArgsIsHelpError's message is the help itself
+        from bom.outputs.writers.common import terminal_text
+
+        # click quotes the value given ("'x' is not a valid integer"): by the rule of every printed line
+        exc.message = terminal_text(exc.message.rstrip())   # NoArgsIsHelpError's message is the help itself
         if exc.message and not exc.message.endswith((".", "?", "!")):
             exc.message += "."
     exc.show()
@@ -851,7 +898,7 @@ def main() -> None:
             # Not standalone: click's usage errors come back here to be told as sentences.
             code = app(standalone_mode=False)
         except typer.Abort:
-            typer.echo("Aborted.", err=True)
+            _say("Aborted.", err=True)
             code = 1
         except TyperException as exc:
             if not hasattr(exc, "show"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -31,10 +30,10 @@ def register(parent: typer.Typer, wrap: Callable[[Callable[..., Any]], Callable[
 
 
 def _print_json(data: Any) -> None:
-    from bom.errors import redact
+    from bom.outputs import echo
 
     # ASCII escapes: a name from NetBox with an escape sequence reaches the terminal as \u001b
-    typer.echo(redact(json.dumps(data, indent=2, ensure_ascii=True)))
+    echo.json_data(data, ascii=True)
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help="Scenario YAML; none = the built-in default.")]
 UrlOpt = Annotated[str, typer.Option("--url", metavar="URL", help="NetBox address, http(s)://host[:port].")]
@@ -46,16 +45,18 @@ TimeoutOpt = Annotated[Optional[float], typer.Option(
     "the status probe waits 10 at most).")]
 
 
-def _say(line: str) -> None:
-    """A progress line on stderr: nothing from NetBox reaches the terminal as an escape or a secret."""
-    _echo(line, err=True)
+def _say(line: str, err: bool = True) -> None:
+    """One line, on stderr unless ``err`` is false (progress): nothing from NetBox reaches the terminal as
+    an escape, a line of its own or a secret."""
+    from bom.outputs import echo
+
+    echo.lines(line, err=err)
 
 
 def _echo(text: str, err: bool = False) -> None:
-    from bom.errors import redact
-    from bom.outputs.writers.common import terminal_text
+    from bom.outputs import echo
 
-    typer.echo("\n".join(terminal_text(redact(line)) for line in text.split("\n")), err=err)
+    echo.block(text, err=err)
 
 
 def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[Path] | None,
@@ -66,7 +67,7 @@ def _model(scenario: Path | None, catalog_dir: list[Path] | None, prices: list[P
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
     for note in catalog.notes:   # a price file's SKU not applied, its columns read past
-        _echo(f"warning: {note}", err=True)
+        _say(f"warning: {note}")
     return pipeline.build_scenario(sc, src, catalog), catalog
 
 
@@ -102,11 +103,11 @@ def export(
         _print_json({"name": inv.scenario, "files": [str(p) for p in result.paths], "sites": len(inv.sites),
                      "racks": len(inv.racks), "devices": len(inv.devices), "cables": inv.cables})
         return
-    typer.echo(f"{len(inv.sites)} sites, {len(inv.racks)} racks, {len(inv.device_types)} device types, "
+    _echo(f"{len(inv.sites)} sites, {len(inv.racks)} racks, {len(inv.device_types)} device types, "
                f"{len(inv.devices)} devices, {inv.cables:,} cables; import the files in their order "
                "(device types through NetBox's device type import, as YAML).")
     for p in result.paths:
-        typer.echo(f"Wrote {p}.")
+        _say(f"Wrote {p}.", err=False)
 
 
 def push(
@@ -165,6 +166,8 @@ def diff(
     if as_json:
         _print_json({"name": model.scenario.name, **result.to_json()})
     else:
-        _echo("\n".join(result.lines()))
+        from bom.outputs import echo
+
+        echo.lines(*result.lines())
     if not result.match:
         raise typer.Exit(1)

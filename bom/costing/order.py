@@ -12,6 +12,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Row
@@ -66,34 +67,66 @@ def expected_failures(installed: float, rule: SparesRule) -> float:
     return installed * rule.afr * float(rule.resupply.to("day").magnitude) / 365.0
 
 
+#: Means past which the distribution is not walked term by term (the walk takes some 50 standard
+#: deviations: 1.6e5 steps at 1e7) but taken as normal, with the skew's correction (Cornish-Fisher).
+#: A mean that large is millions of failures per resupply; the spares are then off by one at most.
+EXACT_MEAN = 1e7
+
+
+def _walk_end(mean: float) -> int:
+    """Where the walk stops whatever the sum: 40 standard deviations and 40 past the mean the Poisson
+    tail is below 1e-40 (Chernoff: exp(-t^2 / 2(mean + t/3)) at t = 40 sd + 40), nothing a float can add."""
+    return int(mean + 40 * math.sqrt(mean) + 40) + 1
+
+
 def poisson_cdf(k: int, mean: float) -> float:
     """P(X <= k) for X ~ Poisson(mean), each term in log space (no underflow at large means), from
-    12 standard deviations below the mean (the terms below add nothing a float can hold).
+    12 standard deviations below the mean (the terms below add nothing a float can hold) to k or the
+    walk's end (:func:`_walk_end`, the terms past it neither).
 
     >>> round(poisson_cdf(4, 2.0), 4), round(poisson_cdf(5, 2.0), 4), poisson_cdf(3, 0.0)
     (0.9473, 0.9834, 1.0)
+    >>> poisson_cdf(10**15, 1e30), round(poisson_cdf(10**9, 1e9), 2)
+    (0.0, 0.5)
     """
     if mean <= 0:
         return 1.0
+    if mean > EXACT_MEAN:
+        return NormalDist(mean, math.sqrt(mean)).cdf(k + 0.5)
     lo = max(0, int(mean - 12 * math.sqrt(mean)) - 1)
-    return min(1.0, sum(math.exp(i * math.log(mean) - mean - math.lgamma(i + 1)) for i in range(lo, k + 1)))
+    hi = min(k, _walk_end(mean))
+    return min(1.0, sum(math.exp(i * math.log(mean) - mean - math.lgamma(i + 1)) for i in range(lo, hi + 1)))
 
 
 def poisson_spares(mean: float, service_level: float) -> int:
     """The fewest spares s with P(failures during a resupply <= s) >= the service level.
 
+    The sum of the terms stops at the service level or where what is left of the tail can no longer
+    move the sum (a level such as 0.9999999999999999 that the float sum never reaches: the spares
+    then leave a tail below 2**-53, as close as a float tells), and never walks past :func:`_walk_end`.
+
     >>> poisson_spares(2.0, 0.95), poisson_spares(2.0, 0.98), poisson_spares(0.0, 0.99)
     (5, 5, 0)
+    >>> poisson_spares(16 * 10_000 / 365, 0.9999999999999999), poisson_spares(1e30, 0.99) - 10**30 < 3 * 10**15
+    (621, True)
     """
     if mean <= 0:
         return 0
+    if mean > EXACT_MEAN:
+        z = NormalDist().inv_cdf(service_level)
+        return max(0, math.ceil(mean + z * math.sqrt(mean) + (z * z - 1) / 6 - 0.5))
     s = max(0, int(mean - 12 * math.sqrt(mean)) - 1)
     term = math.exp(s * math.log(mean) - mean - math.lgamma(s + 1))
     total = term
-    while total < service_level:   # each next term is the last x mean / (s + 1)
+    end = _walk_end(mean)
+    while total < service_level and s < end:   # each next term is the last x mean / (s + 1)
         s += 1
         term *= mean / s
         total += term
+        # past the mode the terms fall at least as fast as mean / (s + 1): what is left is below
+        # term x mean / (s + 1 - mean)
+        if s + 1 > mean and term * mean / (s + 1 - mean) < total * 2.0 ** -53:
+            break
     return s
 
 

@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 from bom.costing.categories import Category
 from bom.costing.order import OrderLine
 from bom.costing.tco import Tco, capital_recovery_factor
+from bom.errors import BomError
 from bom.model.records import Count, Date
 
 DAYS_PER_YEAR = 365.0
@@ -88,6 +89,23 @@ def install_days(racks: int, racks_per_day: float) -> int:
     return math.ceil(racks / racks_per_day - 1e-9) if racks else 0
 
 
+def _in_service(order_date: dt.date, lead_days: int, install: int, site: int) -> dt.date:
+    """The order date moved by the longest lead time and the installation; a day past the calendar's
+    last (9999-12-31) is bad input, said with the keys that make it."""
+    try:
+        return order_date + dt.timedelta(days=lead_days + install)
+    except OverflowError:
+        raise BomError(f"site {site}'s in-service day, {_days(lead_days)} of lead time and {_days(install)} of "
+                       f"installation after the order date {order_date.isoformat()}, is past the year 9999",
+                       key="tco.install_racks_per_day" if install >= lead_days else "order_date",
+                       hint="Check tco.install_racks_per_day (racks a day, e.g. 4), order_date and the parts' "
+                            "lead times (catalog overlays and price files).") from None
+
+
+def _days(n: int) -> str:
+    return f"{n:,} days" if n < 10**9 else "more than 10^9 days"
+
+
 def _takes(o: OrderLine, site: int) -> bool:
     """Whether site ``site`` (1-based) takes part of the line (a line not split by site: every site)."""
     return o.per_site is None or o.per_site[site - 1] != 0
@@ -105,6 +123,6 @@ def site_schedule(order: Sequence[OrderLine], site: int, gpus: int, racks: int, 
     idle = max(0.0, longest - gpu_lead)
     per_day = tco.capex_gpu_usd * capital_recovery_factor(discount_rate, life_gpu) / DAYS_PER_YEAR
     cost = per_day * idle * (gpus / total_gpus if total_gpus else 0.0)
-    when = order_date + dt.timedelta(days=math.ceil(longest - 1e-9) + days)
+    when = _in_service(order_date, math.ceil(longest - 1e-9), days, site)
     return SiteSchedule(site, gpus, racks, order_date, longest, last.sku if last is not None else "", gpu_lead,
                         days, when, idle, cost, len(mine) - len(known))

@@ -8,22 +8,31 @@ utilisation is drawn around its value (at most 1), and the longest lead time's s
 (bom/costing/tco.py: the capital charge by asset class, support, insurance and tax on the drawn
 capex; energy, space, fibre, staff and licences as they are), so with every spread at zero each draw
 is the point TCO. Percentiles interpolate between draws like a spreadsheet's PERCENTILE
-(inclusive), so the workbook's Range sheet computes the same P10 / P50 / P90 over the same draws.
-Same seed, same figures (Python's ``random.Random``, seeded).
+(inclusive); the workbook's Range sheet holds them and the histogram as values, not the draws.
+
+The draws are numpy arrays, a block of draws at a time (a million draws run in seconds in tens of
+MB), from the uniforms Python's ``random.Random(seed)`` gives (numpy's MT19937 started in its state:
+the same 53-bit doubles), each taken where a draw-at-a-time loop took it, through the same float
+operations in the same order: the same seed gives the same figures to the last bit as that loop
+(tests/costing/test_range.py keeps it as the reference).
 
 Not drawn: energy prices, the quantities.
 """
 
 from __future__ import annotations
 
-import bisect
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from bom.costing.categories import asset_class
 from bom.costing.order import OrderLine
 from bom.costing.tco import CLASSES, Basis, Input, Tco, capital_recovery_factor, service_share
+
+if TYPE_CHECKING:   # numpy is imported where the draws are made: a command that draws none does not load it
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 1
@@ -79,29 +88,39 @@ class Percentiles:
         return {"p10": round(self.p10, 6), "p50": round(self.p50, 6), "p90": round(self.p90, 6)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Range:
+    """The draws, one array per figure (a million draws are 8 MB an array, not a million Python floats)."""
+
     draws: int
     seed: int
-    capex: tuple[float, ...]
-    tco: tuple[float, ...]
-    usd_per_gpu_hour: tuple[float, ...]
+    capex: np.ndarray
+    tco: np.ndarray
+    usd_per_gpu_hour: np.ndarray
+
+    @functools.cached_property
+    def _sorted(self) -> dict[str, np.ndarray]:
+        import numpy as np  # heavy: loaded where the draws are made, not by every command
+
+        return {name: np.sort(getattr(self, name)) for name in ("capex", "tco", "usd_per_gpu_hour")}
 
     def percentiles(self, name: str) -> Percentiles:
-        values = sorted(getattr(self, name))
+        values = self._sorted[name]
         return Percentiles(*(percentile(values, q) for q in (0.1, 0.5, 0.9)))
 
     def histogram(self, name: str = "usd_per_gpu_hour", bins: int = 20) -> list[tuple[float, float, int]]:
         """(low, high, draws) of ``bins`` equal bins from the least draw to the largest (the last bin
         takes its upper edge)."""
-        values = getattr(self, name)
-        lo, hi = min(values), max(values)
+        import numpy as np  # heavy: loaded where the draws are made, not by every command
+
+        values = self._sorted[name]
+        lo, hi = float(values[0]), float(values[-1])
         width = (hi - lo) / bins or 1.0
         edges = [lo + i * width for i in range(bins)] + [max(hi, lo + bins * width)]
-        counts = [0] * bins
-        for v in values:   # edges[i] <= v < edges[i + 1], the last bin closed (as the Range sheet counts)
-            counts[min(bins - 1, bisect.bisect_right(edges, v) - 1)] += 1
-        return [(edges[i], edges[i + 1], counts[i]) for i in range(bins)]
+        # edges[i] <= v < edges[i + 1], the last bin closed
+        at = np.minimum(bins - 1, np.searchsorted(np.array(edges), values, side="right") - 1)
+        counts = np.bincount(at, minlength=bins)
+        return [(edges[i], edges[i + 1], int(counts[i])) for i in range(bins)]
 
     def to_json(self) -> dict[str, object]:
         return {"draws": self.draws, "seed": self.seed,
@@ -109,7 +128,7 @@ class Range:
                 "usd_per_gpu_hour": self.percentiles("usd_per_gpu_hour").to_json()}
 
 
-def percentile(ordered: Sequence[float], q: float) -> float:
+def percentile(ordered: Sequence[float] | np.ndarray, q: float) -> float:
     """The q-th percentile of sorted values, interpolated like PERCENTILE / PERCENTILE.INC.
 
     >>> percentile([1.0, 2.0, 3.0, 4.0], 0.1), percentile([1.0, 2.0, 3.0, 4.0], 0.5)
@@ -118,8 +137,8 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     pos = (len(ordered) - 1) * q
     i = int(pos)
     if i + 1 >= len(ordered):
-        return ordered[-1]
-    return ordered[i] + (ordered[i + 1] - ordered[i]) * (pos - i)
+        return float(ordered[-1])
+    return float(ordered[i] + (ordered[i + 1] - ordered[i]) * (pos - i))
 
 
 def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], currency: dict[str, str],
@@ -129,8 +148,9 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     ``currency``: the quoted currency of each part number quoted in one other than USD; ``published``:
     a part number's spread from its catalog row's published price range, which wins over the spread
     of its price_source."""
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
+
     f = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
-    rng = random.Random(seed)
     published = published or {}
     lines = [(asset_class(o.category), o.extended_usd,
               published.get(o.sku) or SPREADS.get(o.price_source, SPREADS["estimate"]), currency.get(o.sku))
@@ -148,21 +168,74 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     # The longest lead time on the order [years]; no lead time known: no slip drawn.
     longest = max((o.lead_time_days or 0.0 for o in order), default=0.0) / 365.25
     codes = sorted({c for *_, c in lines if c})
-    tri = rng.triangular
-    capex_out, tco_out, rate_out = [], [], []
-    for _ in range(draws):
-        fx = {c: tri(FX.low, FX.high, 1.0) for c in codes}
-        cap = dict(install)
-        for cls, usd, spread, code in lines:
-            factor = tri(spread.low, spread.high, 1.0)
-            cap[cls] = cap.get(cls, 0.0) + usd * factor * (fx[code] if code else 1.0)
-        capex = sum(cap.values()) + owned
-        opex = fixed + sum(cap.get(c, 0.0) * support[c] for c in CLASSES) + capex * held
-        annual = sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + owned_charge + opex
-        util = min(1.0, f["utilisation"] * tri(UTILISATION.low, UTILISATION.high, 1.0))
-        slip = longest * tri(LEAD_TIME_SLIP.low, LEAD_TIME_SLIP.high, LEAD_TIME_SLIP.low) if longest else 0.0
-        worked = hours * util * max(0.0, 1.0 - slip / f["years"])
-        capex_out.append(capex)
-        tco_out.append(capex + f["years"] * opex)
-        rate_out.append(annual / worked if worked else 0.0)
-    return Range(draws, seed, tuple(capex_out), tuple(tco_out), tuple(rate_out))
+    fx_at = {c: i for i, c in enumerate(codes)}
+    # Each draw takes its uniforms in the order the per-draw loop of random.Random took them before
+    # (the exchange rates, every line, the utilisation, the slip), and the stream is that generator's
+    # own (MT19937 from the same seed, the same 53-bit doubles), so the same seed gives the same draws
+    # bit for bit; only now a block of draws at a time, as arrays.
+    width = len(codes) + len(lines) + 1 + (1 if longest else 0)
+    uniforms = _uniforms(seed)
+    capex_out, tco_out, rate_out = np.empty(draws), np.empty(draws), np.empty(draws)
+    block = max(1, BLOCK_VALUES // width)
+    for start in range(0, draws, block):
+        n = min(block, draws - start)
+        u = uniforms.random((n, width))
+        fx = [_triangular(u[:, k], FX.low, FX.high, 1.0) for k in range(len(codes))]
+        cap: dict[str, Any] = dict(install)
+        for j, (cls, usd, spread, code) in enumerate(lines, start=len(codes)):
+            factor = _triangular(u[:, j], spread.low, spread.high, 1.0)
+            cap[cls] = cap.get(cls, 0.0) + usd * factor * (fx[fx_at[code]] if code else 1.0)
+        capex: Any = 0
+        for v in cap.values():   # in the dict's order, one addition at a time: as sum() adds
+            capex = capex + v
+        capex = capex + owned
+        opex = fixed + _sum(cap.get(c, 0.0) * support[c] for c in CLASSES) + capex * held
+        annual = _sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + owned_charge + opex
+        k = len(codes) + len(lines)
+        util = f["utilisation"] * _triangular(u[:, k], UTILISATION.low, UTILISATION.high, 1.0)
+        util = np.where(util < 1.0, util, 1.0)                       # min(1.0, util)
+        slip = longest * _triangular(u[:, k + 1], LEAD_TIME_SLIP.low, LEAD_TIME_SLIP.high, LEAD_TIME_SLIP.low) \
+            if longest else 0.0
+        left = 1.0 - slip / f["years"]
+        worked = hours * util * np.where(left > 0.0, left, 0.0)     # max(0.0, left)
+        capex_out[start:start + n] = capex
+        tco_out[start:start + n] = capex + f["years"] * opex
+        rate = np.zeros(n)
+        np.divide(annual, worked, out=rate, where=worked != 0)
+        rate_out[start:start + n] = rate
+    return Range(draws, seed, capex_out, tco_out, rate_out)
+
+
+#: Uniforms drawn at a time (8 bytes each): 32 MB, whatever the number of draws.
+BLOCK_VALUES = 1 << 22
+
+
+def _uniforms(seed: int) -> np.random.Generator:
+    """numpy's MT19937 in the state ``random.Random(seed)`` starts in: the same stream of doubles."""
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
+
+    _, state, _ = random.Random(seed).getstate()
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": np.array(state[:-1], dtype=np.uint32),
+                                                         "pos": state[-1]}}
+    return np.random.Generator(bits)
+
+
+def _triangular(u: np.ndarray, low: float, high: float, mode: float) -> Any:
+    """``random.Random.triangular(low, high, mode)`` of each uniform ``u``, with the same operations
+    in the same order (so the same value to the last bit)."""
+    import numpy as np  # heavy: loaded where the draws are made, not by every command
+
+    if high - low == 0:
+        return np.full(len(u), low)
+    c = (mode - low) / (high - low)
+    upper = u > c
+    root = np.sqrt(np.where(upper, (1.0 - u) * (1.0 - c), u * c))
+    return np.where(upper, high + (low - high) * root, low + (high - low) * root)
+
+
+def _sum(values: Any) -> Any:
+    total: Any = 0
+    for v in values:
+        total = total + v
+    return total

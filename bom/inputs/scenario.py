@@ -7,7 +7,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
 from bom.errors import ScenarioError
 from bom.inputs.validation import (
@@ -56,6 +56,28 @@ def _oversubscription(value: Any) -> Fraction:
 _RATIO_SCHEMA = {"anyOf": [{"type": "number", "minimum": 0.25},
                            {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*$"}]}
 Oversubscription = Annotated[Fraction, BeforeValidator(_oversubscription), WithJsonSchema(_RATIO_SCHEMA)]
+
+
+#: The days a plan may name: a date outside is a typo (a year 9999 overflows the in-service dates, and
+#: phases a thousand years apart discount capex past what a float holds).
+FIRST_DAY, LAST_DAY = dt.date(1970, 1, 1), dt.date(2199, 12, 31)
+
+
+def _day(value: Any) -> Any:
+    """A date as YAML writes it (2027-01-15) or as text; a number is refused, not read as seconds since 1970."""
+    if isinstance(value, (bool, int, float)):
+        raise ValueError(f"{value!r} is a number, not a date: write the day as YYYY-MM-DD, e.g. 2027-01-15")
+    return value
+
+
+def _in_range(day: dt.date) -> dt.date:
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise ValueError(f"{day.isoformat()} is outside the days a plan may name, {FIRST_DAY.isoformat()} to "
+                         f"{LAST_DAY.isoformat()}")
+    return day
+
+
+Day = Annotated[dt.date, BeforeValidator(_day), AfterValidator(_in_range)]
 
 
 class LayerRatios(Model):
@@ -434,7 +456,7 @@ class Phase(Model):
     """The cluster's size once this phase is in service, in GPUs (as the scenario's ``gpus``)."""
     nodes: int | None = Field(default=None, ge=1, examples=[128])
     """Or in nodes (as the scenario's ``nodes``)."""
-    date: dt.date = Field(examples=["2027-03-01"])
+    date: Day = Field(examples=["2027-03-01"])
     """The day the phase's GPUs are in service (and start earning)."""
     sites: int | None = Field(default=None, ge=1, le=64, examples=[1])
     """Sites in service once this phase is (the first ones of ``sites``); default: all of them."""
@@ -528,12 +550,12 @@ class Scenario(Model):
     """Catalog overlay directories, relative to this file (see "Catalog overlays")."""
     prices: list[str] = Field(default=[], examples=[["prices.csv"]])
     """Price CSV files, relative to this file (see "Price files")."""
-    date: dt.date | None = Field(default=None, examples=["2026-12-01"])
+    date: Day | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
     uncertainty: Uncertainty = Uncertainty()
     """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (draws and seed)."""
-    order_date: dt.date | None = Field(default=None, examples=["2027-01-15"])
+    order_date: Day | None = Field(default=None, examples=["2027-01-15"])
     """The day the order is placed: each site's in-service date counts from it (the longest lead time of
     its parts, then its racks' installation); default: the day the BOM is priced for (``date``)."""
     exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default={}, examples=[{"EUR": 1.08}])

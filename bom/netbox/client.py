@@ -81,7 +81,9 @@ def read_token(token_file: Path | None) -> str:
         if not text:
             raise BomError(f"the token file {token_file} is empty", key="--token-file",
                            hint="Put the NetBox API token (nbt_<key>.<token>) on its first line.")
-        token, where = text.splitlines()[0].strip(), f"the token file {token_file}"
+        # its first line ends at LF (or CRLF) only: splitlines() would also end it at U+2028 or NEL and
+        # take a token cut there for the whole (refused below as not ASCII instead)
+        token, where = text.split("\n", 1)[0].strip(), f"the token file {token_file}"
     else:
         token, where = os.environ.get(TOKEN_ENV, "").strip(), f"${TOKEN_ENV}"
         if not token:

@@ -104,9 +104,13 @@ def diff(nb: Any, model: Model, catalog: Catalog | None) -> Diff:
     try:
         sites = {s.name: int(s.id) for s in nb.dcim.sites.filter(name=inv.sites)} if inv.sites else {}
         ids = list(sites.values())
-        have_dev = list(nb.dcim.devices.filter(site_id=ids)) if ids else []
-        have_cab = list(nb.dcim.cables.filter(site_id=ids)) if ids else []
-        have_mod = list(nb.dcim.modules.filter(site_id=ids, fields="id,device,module_bay,module_type")) if ids else []
+        # Comprehensions, not list(): list() sizes itself by the listing's len(), which is the count
+        # NetBox says (10^9 from a broken or hostile server is a MemoryError before a page is read);
+        # the pages themselves are bounded (client.MAX_PAGES, MAX_OBJECTS).
+        have_dev = [o for o in nb.dcim.devices.filter(site_id=ids)] if ids else []
+        have_cab = [o for o in nb.dcim.cables.filter(site_id=ids)] if ids else []
+        have_mod = [o for o in nb.dcim.modules.filter(site_id=ids, fields="id,device,module_bay,module_type")] \
+            if ids else []
     except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
         raise request_error(exc, "a read") from None
     by_name = {(id_of(o.site), o.name): o for o in have_dev}

@@ -184,7 +184,8 @@ class Pusher:
         if any(isinstance(v, list) and not v for v in filters.values()):
             return []
         try:
-            return list(endpoint.filter(**filters))
+            # not list(): it sizes itself by the count NetBox says, 10^9 from a broken server a MemoryError
+            return [o for o in endpoint.filter(**filters)]
         except (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException) as exc:
             raise request_error(exc, "a read") from None
 

@@ -76,7 +76,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]],
           right: Sequence[bool] | None = None, width: int | None = -1) -> str:
     """Columns padded to their widest cell; text columns clipped with "…" to fit ``width``
     (default: :func:`terminal_width`; None: no limit)."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    # a cell is one line whatever it holds (an overlay's part number, a NetBox name): by the rule of
+    # every printed line, and measured as it is shown
+    cells = [[tt(h) for h in headers]] + [[tt(str(c)) for c in r] for r in rows]
     right = right or [False] * len(headers)
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     data = [max((len(r[i]) for r in cells[1:]), default=0) for i in range(len(headers))]
@@ -105,7 +107,7 @@ def flops(value: float) -> str:
 
 def sizing_heading(accelerator: str, power_from: str | None) -> str:
     power = f"; power per GPU from {power_from}" if power_from else ""
-    return (f"Sizing the reference example jobs on {accelerator}; usable memory "
+    return (f"Sizing the reference example jobs on {tt(accelerator)}; usable memory "
             f"{USABLE_MEMORY_FRACTION:.0%}{power}.")
 
 
@@ -309,7 +311,7 @@ def lookup_report(result: Lookup, twin_of: float | None = None) -> str:
                 seen.add(medium)
     if runners:
         lines += ["passed over:", *runners]
-    return "\n".join(lines)
+    return "\n".join(tt(line) for line in lines)   # each one line, whatever a part number holds
 
 
 def build_summary(model: Model) -> str:

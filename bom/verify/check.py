@@ -24,7 +24,7 @@ from typing import Any
 
 from bom.cableplan.rows import COL
 from bom.model.records import Cell, PlanRow
-from bom.verify.seen import Seen, device_key, port_key
+from bom.verify.seen import End, Link, Seen, device_key, port_key
 
 #: A speed within this fraction of the plan's rate is the plan's (a source rounds: FDR is 14 x 4).
 RATE_TOLERANCE = 0.1
@@ -165,16 +165,42 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = ()) -> 
             continue
         for x in (*la, *lb):
             x.explained = True
-        v.miswired.append(Problem("miswired", r, ", ".join(dict.fromkeys(x.far_of(a) for x in la)),
-                                  ", ".join(dict.fromkeys(x.far_of(b) for x in lb))))
+        v.miswired.append(Problem("miswired", r, _found(la, a), _found(lb, b)))
     _unexpected(v, seen)
     return v
 
 
+#: Neighbours named in what one end of a miswired cable sees; the rest are counted (a port that sees
+#: 60,000 neighbours is a hub or a hostile file, and its line would be megabytes long).
+FOUND_NAMED = 5
+
+
+def _found(links: Iterable[Link], end: End) -> str:
+    names = list(dict.fromkeys(x.far_of(end) for x in links))
+    more = len(names) - FOUND_NAMED
+    return ", ".join(names[:FOUND_NAMED]) + (f" and {more:,} more" if more > 0 else "")
+
+
 def _unexpected(v: Verification, seen: Seen) -> None:
+    # The far ends of the explained pairs that stand at an end, per end an unexplained pair looks at:
+    # each end's pairs walked once, however many unexplained pairs share it (60,000 reports of one
+    # far port would otherwise walk 60,000 pairs each).
+    explained_far: dict[End, set[End]] = {}
+
+    def mirrored(x: Link) -> bool:
+        for e in x.far_ends():
+            far = explained_far.get(e)
+            if far is None:
+                far = explained_far[e] = {(y.far_device, p) for y in seen.at(e)
+                                          if y.explained and y.near_device == e[0] and e[1] in y.near_ports
+                                          for p in y.far_ports}
+            if far and any((x.near_device, p) in far for p in x.near_ports):
+                return True
+        return False
+
     reported: set[frozenset[str]] = set()
     for x in seen.links:
-        if x.explained or any(y.explained and y.mirrors(x) for e in x.far_ends() for y in seen.at(e)):
+        if x.explained or mirrored(x):
             continue   # accounted for, or its report from the other end is
         if x.key() in reported:
             continue

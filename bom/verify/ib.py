@@ -24,11 +24,11 @@ from bom.inputs.yamlio import read_input
 from bom.verify.seen import Link, Seen, device_key, port_key
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
-_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\](?:\([0-9a-fA-F]+\))?'
+_PORT = re.compile(r'^\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?\s+"([SHR]-[0-9a-fA-F]+)"\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?'
                    r'\s*(?:#\s*(.*))?$')
 #: Lines with nothing to check: the node's ids (``vendid=``, ``switchguid=``) and -g's chassis headings.
 _SKIP = re.compile(r"^(\w+=|Non-Chassis Nodes|Chassis\b)")
-_LINK = re.compile(r'(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$')
+_LINK = re.compile(r'(\d{1,3})x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$')
 #: Per-lane rate of each InfiniBand speed [Gbit/s] (the nominal data rate each generation is sold at).
 LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
              "NDR": 100.0, "XDR": 200.0}
@@ -53,6 +53,9 @@ def _switch_port_names(n: int) -> tuple[str, ...]:
 
 #: The largest ibnetdiscover file read.
 IB_MAX_BYTES = 1 << 30
+#: The most ports a node may say it has (a Quantum-3 switch has 144; a director chassis is listed as its
+#: switch chips).
+MAX_PORTS = 4096
 
 
 def read(path: Path, seen: Seen) -> int:
@@ -63,25 +66,41 @@ def read(path: Path, seen: Seen) -> int:
         text = read_input(path, "ibnetdiscover file", limit=IB_MAX_BYTES)
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
-    for no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+    counts: dict[str, int] = {}     # GUID id -> the ports its heading says it has
+    listed: set[int] = set()    # the current block's ports, each once
+    count = 0                   # and how many its heading says it has
+    # Lines end at LF only (CRLF too): str.splitlines would also end one at U+2028, NEL or a file
+    # separator inside a node description, and the rest of the description would read as a port line.
+    for no, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip(" \t\r")
         if not line or line.startswith("#") or _SKIP.match(line):
             continue
         m = _NODE.match(line)
         if m:
-            kind, _, guid, desc = m.groups()
+            kind, n, guid, desc = m.groups()
             dev, word = device_of(desc)
             if guid in nodes:
                 raise BomError(f"line {no}: node {guid} is listed twice", where=str(path), key="--ib", hint=HINT)
+            count = int(n) if len(n) <= 6 else MAX_PORTS + 1
+            if not 1 <= count <= MAX_PORTS:
+                raise BomError(f"line {no}: node {guid} says it has {n[:12]} ports; a node has 1 to "
+                               f"{MAX_PORTS:,}", where=str(path), key="--ib", hint=HINT)
             nodes[guid] = (kind, dev, word)
+            counts[guid] = count
             blocks.append((guid, no, []))
+            listed = set()
             continue
         p = _PORT.match(line)
         if p and blocks:
             port, peer, peer_port, comment = int(p.group(1)), p.group(2), int(p.group(3)), p.group(4) or ""
-            if any(x[0] == port for x in blocks[-1][2]):
+            if port in listed:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
                                key="--ib", hint=HINT)
+            if not 1 <= port <= count:
+                raise BomError(f"line {no}: port {port} of {blocks[-1][0]}, a node of {count} ports (its heading "
+                               f"on line {blocks[-1][1]}): expected a port from 1 to {count}", where=str(path),
+                               key="--ib", hint=HINT)
+            listed.add(port)
             blocks[-1][2].append((port, no, peer, peer_port, comment))
             continue
         if line.startswith(("Switch", "Ca", "Rt", "[")) or not blocks:
@@ -105,6 +124,9 @@ def read(path: Path, seen: Seen) -> int:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
                                where=str(path), key="--ib", hint=HINT)
             pkind, pdev, pword = nodes[peer]
+            if not 1 <= peer_port <= counts[peer]:
+                raise BomError(f"line {pno}: port {peer_port} of {peer}, a node of {counts[peer]} ports: expected a "
+                               f"port from 1 to {counts[peer]}", where=str(path), key="--ib", hint=HINT)
             speed = _LINK.search(comment)
             rate = int(speed.group(1)) * LANE_GBPS[speed.group(2)] if speed else None
             near = port_key(word) if kind != "Switch" and word else f"p{port}"

@@ -17,7 +17,6 @@ different neighbours it is what the port sees (a hub or a loop), and the check s
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bom.errors import BomError
+from bom.inputs.jsonio import parse_json
 from bom.inputs.yamlio import read_input
 from bom.verify.seen import Link, Seen, device_key
 
@@ -59,15 +59,22 @@ def _rate(port: dict[str, Any]) -> float | None:
 
 
 def _neighbours(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(local interface, its entry) in either form; raises ValueError on another shape."""
+    """(local interface, its entry) in either form; raises ValueError naming the JSON path of another shape."""
     lldp = doc.get("lldp") if isinstance(doc, dict) else None
     if lldp is None:
         raise ValueError('no "lldp" object at the top')
     if isinstance(lldp, list):   # json0
-        for block in lldp:
-            for entry in (block or {}).get("interface", []):
-                if not isinstance(entry, dict) or "name" not in entry:
-                    raise ValueError('an "interface" entry without a "name"')
+        for i, block in enumerate(lldp):
+            if not isinstance(block, dict):
+                raise ValueError(f"lldp[{i}] is {_kind(block)}, not an object with an \"interface\" list")
+            entries = block.get("interface", [])
+            if not isinstance(entries, list):
+                raise ValueError(f"lldp[{i}].interface is {_kind(entries)}, not a list of interfaces")
+            for j, entry in enumerate(entries):
+                if not isinstance(entry, dict):
+                    raise ValueError(f"lldp[{i}].interface[{j}] is {_kind(entry)}, not an interface object")
+                if "name" not in entry:
+                    raise ValueError(f'lldp[{i}].interface[{j}] is an "interface" entry without a "name"')
                 yield str(entry["name"]), entry
         return
     if not isinstance(lldp, dict):
@@ -80,6 +87,19 @@ def _neighbours(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
             if not isinstance(entry, dict):
                 raise ValueError(f'interface "{name}" is not an object')
             yield str(name), entry
+
+
+def _kind(v: Any) -> str:
+    """What a JSON value is, for a message: "the number 5", "the text 'x'", "null"."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"the value {str(v).lower()}"
+    if isinstance(v, (int, float)):
+        return f"the number {str(v)[:20]}"
+    if isinstance(v, str):
+        return f"the text {v[:20]!r}"
+    return "a list" if isinstance(v, list) else "an object"
 
 
 def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
@@ -100,11 +120,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     # As every input file: a regular file (a FIFO would block, /dev/zero never end), at most
     # LLDP_MAX_BYTES (a 512-port switch's neighbours are about 1 MB of json0).
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BomError(f"is not complete JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                       where=str(path), hint=HINT) from None
+    doc = parse_json(text, str(path), HINT)
     near_dev = device_key(device)
     source = str(path)
     pairs: set[tuple[tuple[str, ...], str, str]] = set()   # (near ports, neighbour, its port)
@@ -121,7 +137,10 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
                 shown = str(descr[0]["value"]) if descr else pid
                 name = str(entry["chassis"][0]["name"][0]["value"])
             except (KeyError, IndexError, TypeError):
-                name, ports, port = _far(entry)
+                try:
+                    name, ports, port = _far(entry)
+                except ValueError as exc:
+                    raise ValueError(f"interface {ifname!r}: {exc}") from None
                 if not ports:
                     continue
                 pid, shown = ports[0], ports[-1]

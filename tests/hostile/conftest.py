@@ -103,9 +103,9 @@ print(json.dumps({"timeout": False, "code": os.waitstatus_to_exitcode(status),
 """
 
 
-def run_process(*args: str, timeout: float = 30, cwd: Path | None = None) -> Outcome:
+def run_process(*args: str, timeout: float = 30, cwd: Path | None = None, megabytes: float = MEGABYTES) -> Outcome:
     """The CLI in a child process (for hangs and bombs): killed past ``timeout``, its peak resident
-    memory checked against the budget (an address-space cap of 1 GB keeps a bomb off the machine)."""
+    memory checked against ``megabytes`` (an address-space cap of 1 GB keeps a bomb off the machine)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
     with tempfile.TemporaryDirectory() as folder:
         out, err = Path(folder, "out"), Path(folder, "err")
@@ -120,7 +120,7 @@ def run_process(*args: str, timeout: float = 30, cwd: Path | None = None) -> Out
         result = Outcome(report["code"], out.read_bytes().decode(errors="replace"),
                          err.read_bytes().decode(errors="replace"), report["seconds"])
     peak_mb = report["peak_kb"] / 1024
-    assert peak_mb < MEGABYTES, f"{peak_mb:.0f} MB resident at peak: {args}"
+    assert peak_mb < megabytes, f"{peak_mb:.0f} MB resident at peak: {args}"
     return result
 
 

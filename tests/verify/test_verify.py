@@ -250,7 +250,7 @@ def test_netbox_in_the_same_report(bom, tmp_path, plan, monkeypatch):
         return diff.Diff(missing_cables=["s1-r01-rk01-leaf-01:p12 - s1-r01-rk01-leaf-02:p12"], plan_devices=5,
                          plan_cables=30)
 
-    monkeypatch.setattr(commands, "connect", lambda url, token, token_file: object())
+    monkeypatch.setattr(commands, "connect", lambda url, token, token_file, timeout=None, say=None: object())
     monkeypatch.setattr(diff, "diff", fake_diff)
     r, out = run(bom, tmp_path, "--lldp", str(lldp(tmp_path, plan)), "--netbox", "http://netbox.invalid")
     assert r.exit_code == 1 and seen["model"] == "eth-pod"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import zipfile
 from collections.abc import Iterable
@@ -24,7 +25,18 @@ _XML_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\uf
 #: ANSI/VT escape sequences (CSI, OSC, and two-character escapes) and every other control.
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])"
                    r"|\x9b[0-?]*[ -/]*[@-~]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: C1 controls: removed from terminal text (an 8-bit terminal takes \x9b for ESC [). NEL (\x85) is a line
+#: break and shown as one (below).
+_C1 = re.compile(r"[\x80-\x84\x86-\x9f]")
+#: What terminal text shows escaped: every other control (LF and every other line break: VT, FF, CR,
+#: the separators \x1c-\x1e, NEL, U+2028, U+2029), DEL, the bidirectional controls that reorder what
+#: follows them on screen ("Trojan Source", CVE-2021-42574) and lone surrogates (no encoding holds
+#: them). Tab stays a tab.
+_SHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                    "\ud800-\udfff]")
+#: What JSON text holds as a \u escape rather than raw (JSON needs it only for C0; the others would
+#: reach a terminal that shows the JSON raw, or fail to encode).
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 #: Excel's limit on the text of one cell.
 CELL_MAX = 32767
 
@@ -104,10 +116,61 @@ def csv_text(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     return buf.getvalue()
 
 
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    if ch in "\n\r":
+        return "\\n" if ch == "\n" else "\\r"
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+
+
 def terminal_text(value: str) -> str:
-    """Text safe to print to a terminal: escape sequences removed, other controls shown as U+FFFD."""
+    r"""One line as a terminal may show it (the one rule for every line a command prints): escape
+    sequences and C1 controls removed; line breaks, other controls, bidirectional controls and lone
+    surrogates shown escaped, so text from a file or a server never moves the cursor, sets the title,
+    starts a line of its own or reorders one.
+
+    >>> terminal_text("a\x1b]0;title\x07\x1b[2Jb\x9b31mc\ncounted: ok\u2028d\u202ee\udc80")
+    'abc\\ncounted: ok\\u2028d\\u202ee\\udc80'
+    """
     text = _ANSI.sub("", str(value))
-    return _CONTROL.sub("\ufffd", text)
+    return _SHOWN.sub(_escape, _C1.sub("", text))
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def json_safe(text: str) -> str:
+    r"""JSON text with DEL, C1 and bidirectional controls, Unicode line breaks and lone surrogates as
+    \u escapes: the same JSON, which a terminal can show and every encoding can hold.
+
+    >>> json_safe('{"a": "x\x9b\u2028\udc80"}')
+    '{"a": "x\\u009b\\u2028\\udc80"}'
+    """
+    return _JSON_RAW.sub(_json_escape, text)
+
+
+def json_text(data: Any, **kw: Any) -> str:
+    """``json.dumps(data, ensure_ascii=False, **kw)`` through :func:`json_safe`."""
+    return json_safe(json.dumps(data, ensure_ascii=False, **kw))
+
+
+#: What an export (DOT, draw.io XML, a netlab YAML) holds as U+FFFD: every control, line breaks
+#: included (each of these formats ends its lines itself), DEL, C1, the Unicode line and paragraph
+#: separators, bidirectional controls, lone surrogates and the two non-characters XML refuses.
+_NOT_IN_EXPORTS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                             "\ud800-\udfff\ufffe\uffff]")
+
+
+def export_text(value: object) -> str:
+    r"""Text for a drawing or a lab file: escape sequences removed, every control and what XML cannot
+    hold as U+FFFD (Graphviz copies a DOT tooltip into its SVG as it is, and a control makes that SVG
+    no XML).
+
+    >>> export_text("QSFP\x01-\x1b[31mDD\n\u2028x") == "QSFP\ufffd-DD\ufffd\ufffdx"
+    True
+    """
+    return _NOT_IN_EXPORTS.sub("\ufffd", _ANSI.sub("", str(value)))
 
 
 def visible_text(value: str) -> str:

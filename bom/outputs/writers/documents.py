@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import io
-import json
 from collections import Counter
 from typing import Any
 
@@ -13,7 +12,7 @@ from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.tco import NOT_INCLUDED
 from bom.outputs.planfiles import build_note
-from bom.outputs.writers.common import csv_writer, markdown_text, price_ranges, range_source, visible_text
+from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
 from bom.placement.elevation import samples
 from bom.resources import data_dir
@@ -190,7 +189,9 @@ def write_markdown(r: Report) -> bytes:
 
 
 def write_json(r: Report) -> bytes:
-    return (json.dumps(r.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
+    # C1 and bidi controls and Unicode line breaks from catalog text as \u escapes: the same JSON,
+    # which `cat` and `bom build --json` show safely
+    return (json_text(r.to_json(), indent=2) + "\n").encode()
 
 
 #: Beside the point price, the range public prices span and where it is published (blank: none, a

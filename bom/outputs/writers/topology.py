@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 
 from bom.errors import BomError
 from bom.model.records import PlanRow
+from bom.outputs.writers.common import export_text
 from bom.roles import Layer
 
 #: Rows from top to bottom; any other role stands in the last row.
@@ -61,10 +62,13 @@ def topology_graph(rows: Iterable[PlanRow], col: dict[str, int], name: str, site
                            "that large is not readable", key="--max-links",
                            hint="Draw a smaller scenario (bom init --gpus N writes one), another --fabric, or "
                                 "raise --max-links.")
+        # Every text as the exports hold it (no control, no line break): a part number from an overlay
+        # lands in a DOT tooltip, which Graphviz copies into its SVG as it is.
+        t = export_text
         for side in ("a", "b"):
-            g.devices.setdefault(str(r[c[f"{side}_device"]]), (str(r[c[f"{side}_role"]]), str(r[c[f"{side}_rack"]])))
-        g.edges.append(Edge(str(r[c["a_device"]]), str(r[c["a_port"]]), str(r[c["b_device"]]), str(r[c["b_port"]]),
-                            str(r[c["cable_id"]]), str(r[c["label"]]), str(r[c["medium"]]), str(r[c["cable_part"]])))
+            g.devices.setdefault(t(r[c[f"{side}_device"]]), (t(r[c[f"{side}_role"]]), t(r[c[f"{side}_rack"]])))
+        g.edges.append(Edge(t(r[c["a_device"]]), t(r[c["a_port"]]), t(r[c["b_device"]]), t(r[c["b_port"]]),
+                            t(r[c["cable_id"]]), t(r[c["label"]]), t(r[c["medium"]]), t(r[c["cable_part"]])))
     if not g.edges:
         raise BomError(f"the plan has no {fabric} cable runs within site {site}", key="--fabric",
                        hint="bom cables lists every fabric and site of the plan.")
@@ -170,6 +174,7 @@ def write_netlab(g: Graph) -> bytes:
         for dev in (e.a, e.b):
             used[dev] = used.get(dev, 0) + 1
             ends.append(f"  {short[dev]}: {{ifname: eth{used[dev]}}}")
-        text = f"{e.cable_id} {e.a}:{e.a_port} - {e.b}:{e.b_port}".replace('"', "'")
+        # a YAML double-quoted string: its backslash escapes are read, so a backslash is written as one
+        text = f"{e.cable_id} {e.a}:{e.a_port} - {e.b}:{e.b_port}".replace("\\", "\\\\").replace('"', "'")
         lines += [f"- {ends[0].strip()}", ends[1], f'  name: "{text}"']
     return ("\n".join(lines) + "\n").encode()

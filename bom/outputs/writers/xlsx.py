@@ -587,70 +587,59 @@ RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO 
 
 
 def _range(wb: Workbook, r: Report) -> None:
-    """The Monte Carlo's draws (bom/costing/uncertainty.py) as values, their P10 / P50 / P90 as
-    PERCENTILE formulas over them, a histogram of the cost per GPU-hour (COUNTIFS over the draws) and
-    the spreads with their sources."""
+    """The Monte Carlo's figures (bom/costing/uncertainty.py): P10 / P50 / P90 beside the point, the
+    histogram of the cost per GPU-hour and the spreads with their sources.
+
+    The percentiles and bin counts are values computed from the draws, not formulas over them: a
+    million draws as cells would be a 3-million-cell sheet that takes openpyxl minutes and gigabytes
+    to write (issue 45), for figures the draws' seed reproduces anyway."""
     rg = r.range
     if rg is None:
         return
     ws = wb.create_sheet("Range")
-    header_row(ws, ["Draw", "Capex", "TCO", "Cost per GPU-hour"], [8, 16, 16, 14])
-    for i in range(rg.draws):
-        n = i + 2
-        put_cell(ws, n, 1, i + 1)
-        put_cell(ws, n, 2, rg.capex[i], USD0)
-        put_cell(ws, n, 3, rg.tco[i], USD0)
-        put_cell(ws, n, 4, rg.usd_per_gpu_hour[i], USD4)
-    last = rg.draws + 1
-    cols = {"capex": "B", "tco": "C", "usd_per_gpu_hour": "D"}
-    put_cell(ws, 1, 6, "Figure")
-    for k, head in enumerate(("P10", "P50", "P90", "Point (TCO sheet)"), start=7):
-        put_cell(ws, 1, k, head)
-        ws.cell(1, k).font, ws.cell(1, k).fill = HEAD, FILL
-    ws.cell(1, 6).font, ws.cell(1, 6).fill = HEAD, FILL
+    header_row(ws, ["Figure", "P10", "P50", "P90", "Point (TCO sheet)"], [24, 16, 16, 16, 16])
     for j, (key, name, label, fmt) in enumerate(RANGE_FIGURES, start=2):
-        put_cell(ws, j, 6, label)
-        for k, (q, p) in enumerate(((0.1, "p10"), (0.5, "p50"), (0.9, "p90")), start=7):
-            put_cell(ws, j, k, fx(f"PERCENTILE({cols[key]}2:{cols[key]}{last},{q})"), fmt)
-            define_name(wb, f"range_{name}_{p}", f"Range!${_letter(k)}${j}")
-        put_cell(ws, j, 10, fx(name), fmt)
-    for c, w in ((6, 20), (7, 16), (8, 16), (9, 16), (10, 16)):
-        ws.column_dimensions[_letter(c)].width = w
+        put_cell(ws, j, 1, label)
+        p = rg.percentiles(key)
+        for k, (value, q) in enumerate(((p.p10, "p10"), (p.p50, "p50"), (p.p90, "p90")), start=2):
+            put_cell(ws, j, k, value, fmt)
+            define_name(wb, f"range_{name}_{q}", f"Range!${_letter(k)}${j}")
+        put_cell(ws, j, 5, fx(name), fmt)
     top = len(RANGE_FIGURES) + 3
-    put_cell(ws, top, 6, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
-                         "gives the same draws")
+    put_cell(ws, top, 1, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
+                         "gives the same draws. Percentiles interpolate between draws as PERCENTILE.INC does.")
     top += 2
-    for k, head in enumerate(("From", "To", "Draws"), start=6):
+    for k, head in enumerate(("From", "To", "Draws"), start=1):
         put_cell(ws, top, k, head)
         ws.cell(top, k).font = Font(bold=True)
     bins = rg.histogram()
-    for i, (lo, hi, _) in enumerate(bins, start=top + 1):
-        put_cell(ws, i, 6, lo, USD4)
-        put_cell(ws, i, 7, hi, USD4)
-        last_bin = i == top + len(bins)
-        upper = f'"<={hi!r}"' if last_bin else f'"<"&G{i}'
-        put_cell(ws, i, 8, fx(f'COUNTIFS(D2:D{last},">="&F{i},D2:D{last},{upper})'), COUNT)
+    for i, (lo, hi, n) in enumerate(bins, start=top + 1):
+        put_cell(ws, i, 1, lo, USD4)
+        put_cell(ws, i, 2, hi, USD4)
+        put_cell(ws, i, 3, n, COUNT)
+    put_cell(ws, top + len(bins) + 1, 1, "Each bin counts the draws from its From up to (not including) its To; "
+                                         "the last bin includes its To.")
     chart = BarChart()
     chart.title, chart.legend, chart.width, chart.height = "Cost per GPU-hour over the draws", None, 18, 8
     chart.y_axis.title, chart.x_axis.title = "draws", "USD per GPU-hour (bin from)"
-    chart.add_data(Reference(ws, min_col=8, min_row=top + 1, max_row=top + len(bins)))
-    chart.set_categories(Reference(ws, min_col=6, min_row=top + 1, max_row=top + len(bins)))
-    ws.add_chart(chart, f"L{top}")
-    spreads_at = top + len(bins) + 2
-    for k, head in enumerate(("Drawn", "Low x", "High x", "Source"), start=6):
+    chart.add_data(Reference(ws, min_col=3, min_row=top + 1, max_row=top + len(bins)))
+    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=top + len(bins)))
+    ws.add_chart(chart, f"G{top}")
+    spreads_at = top + len(bins) + 3
+    for k, head in enumerate(("Drawn", "Low x", "High x", "Source"), start=1):
         put_cell(ws, spreads_at, k, head)
         ws.cell(spreads_at, k).font = Font(bold=True)
     rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
     rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead-time slip (share of the longest)",
                                                                       LEAD_TIME_SLIP)]
     for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
-        for k, v in enumerate((what, sp.low, sp.high, sp.source), start=6):
+        for k, v in enumerate((what, sp.low, sp.high, sp.source), start=1):
             put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
     end = spreads_at + len(rows) + 2
-    put_cell(ws, end, 6, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
+    put_cell(ws, end, 1, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
                          "the TCO sheet's formulas; the lead-time slip (its mode on time) takes GPU-hours off the "
                          "period. Not drawn: energy prices, quantities.")
-    ws.print_area = f"F1:J{end}"   # the figures, histogram and spreads on paper; the draws stay on screen
+    ws.print_area = f"A1:E{end}"
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
