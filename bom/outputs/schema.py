@@ -101,7 +101,8 @@ class _Records(GenerateJsonSchema):
 
     def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
         out = super().typed_dict_schema(schema)
-        docs = field_docs(schema["cls"])
+        cls: type = schema["cls"]
+        docs = field_docs(cls)
         for name, prop in out.get("properties", {}).items():
             if name in docs:
                 prop["description"] = docs[name]
