@@ -765,7 +765,7 @@ def catalog_list(
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}",
              "" if r.price_low_usd is None else f"{_short_usd(r.price_low_usd)}-{_short_usd(r.price_high_usd)}",
              "placeholder" if r.placeholder_price else r.price_source,
-             "" if r.lead_time_days is None else f"{r.lead_time_days:,.0f} d", str(r.as_of),
+             r.lead_time_label, str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
@@ -839,10 +839,11 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
             "laser_source.notes, ...) and fail where one says a fact is unverified (estimate, assumed, not "
             "verified, not re-verified) and the row does not mark it (confirmed: false, the fact in unconfirmed), "
             "where a value equals one a sibling row marks unconfirmed, or where a text speaks of a lookup "
-            "session.")] = False,
+            "session; and refuse a row without a lead time (a dated source, an estimate by part class with its "
+            "range and basis, marked unconfirmed, or unknown with why).")] = False,
         ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
-    from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts
+    from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts, lead_time_counts
 
     cat = _catalog([directory] if directory else None, prices, strict_prices)
     check_catalog(cat)
@@ -850,8 +851,10 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         check_confirmations(cat)
     counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
     confirmed, unconfirmed = confirmation_counts(cat)
+    sourced, estimated, unknown = lead_time_counts(cat)
     _say(f"Catalog ok: {counts}; {confirmed} rows confirmed at their sources, "
-               f"{unconfirmed} marked unconfirmed.")
+         f"{unconfirmed} marked unconfirmed; lead times: {sourced} from a dated source, {estimated} estimated "
+         f"by part class, {unknown} unknown.")
 
 
 def _add_netbox() -> None:
