@@ -176,6 +176,10 @@ StrictPricesOpt = Annotated[bool, typer.Option(
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress lines on stderr; warnings and "
                                         "errors still print there, and the summary and Wrote lines on stdout "
                                         "(> /dev/null hides those).")]
+StrictDatesOpt = Annotated[bool, typer.Option(
+    "--strict-dates", help="Refuse (exit 2) a target day the parts cannot meet: the scenario's in_service, or a "
+    "phase's date, before the order date + the gating part's lead time + installation + burn-in; without it, a "
+    "warning naming the day it can be met.")]
 
 
 @app.command(short_help="GPUs a job needs and the level of scale it lands at.")
@@ -268,6 +272,7 @@ def build(
     allow_violations: Annotated[bool, typer.Option(
         "--allow-violations", help="Write the outputs even when the design breaks a design rule (a budget draft: "
         "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
+    strict_dates: StrictDatesOpt = False,
 ) -> None:
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV.
 
@@ -298,6 +303,8 @@ def build(
         if sc.phases:
             step("building each phase")
             report = pipeline.with_phases(report, sc, src, catalog)
+    if strict_dates:
+        _refuse_late(report, src)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
@@ -315,6 +322,21 @@ def build(
     if report.phases is not None:
         _show(text.phases_table(report.phases))
     _wrote(paths)
+
+
+def _refuse_late(report: Any, src: Any) -> None:
+    """--strict-dates: a target day (in_service, a phase's date) the parts cannot meet is an error (exit 2)."""
+    from bom.errors import ScenarioError
+
+    late = report.late_dates
+    if late:
+        first = late[0]
+        more = f" ({len(late) - 1} more target{'s' * (len(late) != 2)} cannot be met either)" if len(late) > 1 else ""
+        raise ScenarioError(first.message + more, where=src.where(first.key),
+                            key=".".join(str(k) for k in first.key),
+                            hint=f"Give {first.feasible} or later, order earlier (order_date), take parts that arrive "
+                                 f"sooner (bom build --prefer-available, or a quote's lead_time in a price file), or "
+                                 f"build without --strict-dates to have it as a warning.")
 
 
 @app.command(short_help="Check the design rules: can every listed link be built?")

@@ -8,7 +8,6 @@ and the tests hold the two to agree.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Literal, NotRequired
@@ -32,7 +31,15 @@ from bom.costing.order import (
     split_by_site,
 )
 from bom.costing.phases import Phases
-from bom.costing.schedule import SiteSchedule, SiteScheduleJson, site_schedule
+from bom.costing.schedule import (
+    LateDate,
+    LateDateJson,
+    SiteSchedule,
+    SiteScheduleJson,
+    late_sites,
+    site_racks,
+    site_schedule,
+)
 from bom.costing.sitepower import DecidedBy, SitesPower, SitesPowerJson, site_limits_kw, site_power
 from bom.costing.tco import (
     POWER_BASIS,
@@ -168,8 +175,11 @@ class BuildJson(ModelJson):
     order_date: Date
     """The day the order is placed (order_date, else the day the BOM is priced for)."""
     in_service: list[SiteScheduleJson]
-    """Each site's earliest in-service date from the order date, its parts' lead times and its racks'
-    installation (bom/costing/schedule.py)."""
+    """Each site's critical path and earliest in-service date from the order date, its parts' lead times,
+    its racks' installation and burn-in (bom/costing/schedule.py)."""
+    late_dates: list[LateDateJson]
+    """Every target day (in_service, a phase's date) the parts cannot meet, with the day it can be met
+    (warnings; bom build --strict-dates refuses them)."""
     inputs: dict[str, InputJson]
     """The TCO inputs with their units and sources."""
     checks: ChecksJson | None
@@ -206,6 +216,13 @@ class Report:
     @property
     def name(self) -> str:
         return self.model.scenario.name
+
+    @property
+    def late_dates(self) -> list[LateDate]:
+        """Every target day the parts cannot meet: the scenario's ``in_service`` (against each site) and each
+        phase's ``date`` (``bom build --strict-dates`` refuses them)."""
+        phases = self.phases.late if self.phases is not None else []
+        return [*late_sites(self.schedule), *phases]
 
     @cached_property
     def totals(self) -> Totals:
@@ -300,6 +317,7 @@ class Report:
             "priced_on": self.priced_on.isoformat(),
             "order_date": self.order_date.isoformat(),
             "in_service": [s.to_json() for s in self.schedule],
+            "late_dates": [p.to_json() for p in self.late_dates],
             "inputs": {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()},
             "checks": self.checks.to_json() if self.checks is not None else None,
         }
@@ -427,10 +445,11 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     decided: DecidedBy = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
     power = site_power(model, base, float(ins["pue"].value), cooled, limits, decided, model.power_rounds)
     order_date = sc.order_date or priced_on
+    schedule = _schedule(model, order, tco, ins, order_date)
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order), *catalog.notes], quotes, priced_on, sc.date or newest, checks,
-                  job=job_cost(model.sizing, model.cluster.gpus, tco),
-                  schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
+                  [*model.warnings, *_warnings(order), *schedule_warnings(schedule), *catalog.notes], quotes,
+                  priced_on, sc.date or newest, checks, job=job_cost(model.sizing, model.cluster.gpus, tco),
+                  schedule=schedule, order_date=order_date,
                   range=_range(order, basis, tco, ins, catalog, sc), power=power, cooling=cooled)
 
 
@@ -460,14 +479,18 @@ def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Inp
     v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     racks = site_racks(model)
     return [site_schedule(order, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
-                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"])
+                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"], v["burn_in_days"],
+                          model.scenario.in_service)
             for s in model.site_sizes]
 
 
-def site_racks(model: Model) -> list[int]:
-    """Racks standing in each site (its shape's sections and its own racks)."""
-    p = model.placement
-    sites = model.cluster.site_count
-    if p is None:
-        return [math.ceil(model.racks / sites)] * sites
-    return [sum(sec.copies * len(sec.layouts) for _, sec, _ in p.site_sections(i)) for i in range(1, sites + 1)]
+def schedule_warnings(schedule: list[SiteSchedule]) -> list[str]:
+    """What the dates rest on that a buyer must know: a target the parts cannot meet, parts whose lead
+    time is unknown (the date is then the earliest the known parts allow)."""
+    out = [p.message for p in late_sites(schedule)]
+    unknown = sorted({sku for s in schedule for sku in s.unknown})
+    if unknown:
+        out.append(f"{len(unknown)} part number{'s have' if len(unknown) != 1 else ' has'} no lead time (no catalog "
+                   f"row or quote gives one), so the in-service dates are the earliest the others allow: "
+                   f"{'; '.join(unknown)}")
+    return out

@@ -427,8 +427,13 @@ def in_service_line(report: Report) -> str:
     sched = report.schedule
     if not sched:
         return ""
-    shown = "; ".join(f"site {s.site} {s.in_service} ({terminal_text(s.longest_part) or 'no lead times'} last, "
-                      f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
+
+    def gate(s: object) -> str:
+        g = getattr(s, "gate", None)
+        return f"{terminal_text(g.sku)} last, {g.label}" if g is not None else "no lead time known"
+
+    shown = "; ".join(f"site {s.site} {s.in_service} ({gate(s)} + {s.install_days} d install + {s.burn_in_days} d "
+                      f"burn-in)" for s in sched[:4])
     more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
     return f"\nin service (ordered {report.order_date}): {shown}{more}"
 
