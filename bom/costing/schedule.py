@@ -190,6 +190,8 @@ class SiteScheduleJson(TypedDict):
     """The gating part's catalog id (null: no lead time known)."""
     gating_category: str | None
     """The gating part's BOM category."""
+    also_last: list[str]
+    """Other part numbers that arrive the same day as the gating part (as critical)."""
     gpu_lead_days: float | None
     """The GPU systems' lead time [days] (null when unknown)."""
     install_days: Count
@@ -239,6 +241,13 @@ class SiteSchedule:
         return gating(self.arrivals)
 
     @property
+    def also_last(self) -> list[str]:
+        """Other part numbers that arrive the same day as the gating part (as critical: the date waits for
+        each of them too)."""
+        gate = self.gate
+        return [a.sku for a in self.arrivals if gate is not None and a.sku != gate.sku and a.arrives == gate.arrives]
+
+    @property
     def parts_in(self) -> dt.date:
         """The day the site's last known part arrives."""
         return self.order_date + dt.timedelta(days=whole_days(self.longest_lead_days))
@@ -267,7 +276,7 @@ class SiteSchedule:
         return {"site": self.site, "gpus": self.gpus, "racks": self.racks, "order_date": self.order_date.isoformat(),
                 "longest_lead_days": self.longest_lead_days, "longest_part": self.longest_part,
                 "gating_catalog_id": gate.catalog_id if gate is not None else None,
-                "gating_category": gate.category if gate is not None else None,
+                "gating_category": gate.category if gate is not None else None, "also_last": self.also_last,
                 "gpu_lead_days": self.gpu_lead_days, "install_days": self.install_days,
                 "burn_in_days": self.burn_in_days, "date": self.in_service.isoformat(),
                 "target": self.target.isoformat() if self.target else None, "late": self.late,
