@@ -841,6 +841,9 @@ class Catalog:
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
     notes: list[str] = field(default_factory=list)          # price files' warnings: SKUs not applied, columns ignored
     defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
+    #: Rows a build takes another part for where one serves the same link (bom build --prefer-available):
+    #: row id -> the standard lookup's option names to take instead, first that fits (empty: any other fit).
+    substitutes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:

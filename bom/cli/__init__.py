@@ -180,6 +180,11 @@ StrictDatesOpt = Annotated[bool, typer.Option(
     "--strict-dates", help="Refuse (exit 2) a target day the parts cannot meet: the scenario's in_service, or a "
     "phase's date, before the order date + the gating part's lead time + installation + burn-in; without it, a "
     "warning naming the day it can be met.")]
+PreferAvailableOpt = Annotated[bool, typer.Option(
+    "--prefer-available", help="Where a link part gates a site's in-service date, build with the catalog's "
+    "alternates for its links that arrive sooner (another module standard, copper or an AOC for an optic, another "
+    "maker's part), the soonest then the cheapest, while the date moves in and the design rules pass; the outputs "
+    "say what was taken and what it changed.")]
 
 
 @app.command(short_help="GPUs a job needs and the level of scale it lands at.")
@@ -273,6 +278,7 @@ def build(
         "--allow-violations", help="Write the outputs even when the design breaks a design rule (a budget draft: "
         "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
     strict_dates: StrictDatesOpt = False,
+    prefer_available: PreferAvailableOpt = False,
 ) -> None:
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV.
 
@@ -294,6 +300,10 @@ def build(
     step("loading the scenario and catalogs")
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
+    preferred = None
+    if prefer_available:
+        step("building with the alternates that bring the in-service date in")
+        catalog, preferred = pipeline.prefer_available(sc, src, catalog)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
     from bom.inputs.validation import located
@@ -303,6 +313,8 @@ def build(
         if sc.phases:
             step("building each phase")
             report = pipeline.with_phases(report, sc, src, catalog)
+        step("pricing the long-lead parts' alternates")
+        report = pipeline.with_alternates(report, sc, src, catalog, preferred)
     if strict_dates:
         _refuse_late(report, src)
     files, plan_note = sets.build_output(report, catalog, step)
@@ -349,6 +361,7 @@ def check(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
+    prefer_available: PreferAvailableOpt = False,
 ) -> None:
     """Build the model (no outputs written) and run every design rule, on the closed form and on the
     cable plan streamed row by row: ends that match, ports used once, lengths and loss, placement,
@@ -361,6 +374,8 @@ def check(
 
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+    if prefer_available:   # the design bom build --prefer-available builds, checked the same way
+        catalog, _ = pipeline.prefer_available(sc, src, catalog)
     model = pipeline.build_scenario(sc, src, catalog)
     checks = pipeline.check_design(model, catalog, plan=True)
     phases = pipeline.check_phases(sc, src, catalog, model) if sc.phases else []

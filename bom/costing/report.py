@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Platform
+from bom.costing.alternates import Alternates, AlternatesJson
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
 from bom.costing.cooling import Cooling, CoolingJson, size_cooling
 from bom.costing.job import Job, JobJson, job_cost
@@ -180,6 +181,9 @@ class BuildJson(ModelJson):
     late_dates: list[LateDateJson]
     """Every target day (in_service, a phase's date) the parts cannot meet, with the day it can be met
     (warnings; bom build --strict-dates refuses them)."""
+    alternates: AlternatesJson | None
+    """The long-lead link parts and the catalog's alternates for their links, each priced by a build with
+    it (bom/costing/alternates.py); null where none were computed (bom build computes them)."""
     inputs: dict[str, InputJson]
     """The TCO inputs with their units and sources."""
     checks: ChecksJson | None
@@ -212,6 +216,7 @@ class Report:
     phases: Phases | None = None                  # the build-out in phases (bom/costing/phases.py)
     power: SitesPower | None = None               # each site's IT and facility power (bom/costing/sitepower.py)
     cooling: Cooling | None = None                # the CDUs of a liquid-cooled build (bom/costing/cooling.py)
+    alternates: Alternates | None = None          # long-lead parts' alternates (bom/costing/alternates.py)
 
     @property
     def name(self) -> str:
@@ -318,6 +323,7 @@ class Report:
             "order_date": self.order_date.isoformat(),
             "in_service": [s.to_json() for s in self.schedule],
             "late_dates": [p.to_json() for p in self.late_dates],
+            "alternates": self.alternates.to_json() if self.alternates is not None else None,
             "inputs": {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()},
             "checks": self.checks.to_json() if self.checks is not None else None,
         }

@@ -560,8 +560,39 @@ def _schedule(wb: Workbook, r: Report) -> None:
         put_cell(ws, n, 1, f"The timelines of sites {TIMELINE_SITES + 1} to {len(r.schedule)} are left out: each "
                            f"site's row at the top has its dates.")
         n += 2
+    if r.alternates is not None and r.alternates.options:
+        n = _alternates(ws, r, n) + 2
     if r.phases is not None:
         _phase_schedules(ws, r, n)
+
+
+ALTERNATE_COLS = ["Part number", "Why", "Alternate", "Standard", "Its lead time (days)", "Links taken over",
+                  "Hardware change", "TCO change", "IT power change (kW)", "Network's last part (days)",
+                  "In service (days)", "Design rules"]
+
+
+def _alternates(ws: Worksheet, r: Report, top: int) -> int:
+    """The long-lead parts' alternates, each priced by a build with it (values: bom/costing/alternates.py)."""
+    assert r.alternates is not None
+    put_cell(ws, top, 1, "Long-lead parts' alternates: each built in the part's place (changes against this build; "
+                         "negative days: sooner); bom build --prefer-available takes those that bring the date in")
+    ws.cell(top, 1).font = Font(bold=True)
+    for i, name in enumerate(ALTERNATE_COLS, start=1):
+        put_cell(ws, top + 1, i, name)
+        ws.cell(top + 1, i).font, ws.cell(top + 1, i).fill = HEAD, FILL
+    n = top + 1
+    for a in r.alternates.options:
+        n += 1
+        values: list[Any] = [a.part_number, a.why, a.label, a.standard,
+                             a.lead_time_days if a.lead_time_days is not None else "unknown", a.links,
+                             a.hardware_usd, a.tco_usd, a.it_power_kw, a.network_ready_days, a.in_service_days,
+                             "pass" if a.rules_ok else "fail"]
+        fmts = {5: "#,##0", 6: COUNT, 7: USD0, 8: USD0, 9: "#,##0.00", 10: "#,##0", 11: "#,##0"}
+        for col_no, v in enumerate(values, start=1):
+            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        if a.shortens:
+            ws.cell(n, 11).font = WARN
+    return n
 
 
 def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
