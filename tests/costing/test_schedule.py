@@ -124,12 +124,13 @@ def test_the_schedule_sheet_recalculates_to_the_json(bom, tmp_path):
 
 @pytest.mark.slow
 def test_a_two_site_schedule_recalculates_per_site_and_follows_an_edited_lead_time(bom, tmp_path):
-    """The default scenario (two sites) with lead times for its GPU systems and coherent optics; then
-    the coherent optic's lead time edited on the Order sheet moves both sites' dates."""
+    """The default scenario (two sites) with quoted lead times for its GPU systems (and the MGX racks and
+    CDUs that come with them, 52 weeks in the catalog) and its coherent optics; then the coherent optic's
+    lead time edited on the Order sheet moves both sites' dates."""
     text = (_default_text() + "order_date: 2027-01-04\nprices: [prices.csv]\n")
     (tmp_path / "s.yaml").write_text(text)
-    (tmp_path / "prices.csv").write_text("sku,price,lead_time\ngb300-nvl72,3700000,180\n"
-                                         "qdd-400g-zr-s,6000,240\n")
+    (tmp_path / "prices.csv").write_text("sku,price,lead_time\ngb300-nvl72,3700000,180\nmgx-nvl72-rack,0,180\n"
+                                         "cdu-2300,250000,180\nqdd-400g-zr-s,6000,240\n")
     r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"), "-q")
     assert r.exit_code == 0, r.stderr
     j = json.loads((tmp_path / "o" / "gb300-two-sites.json").read_text())
