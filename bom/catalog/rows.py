@@ -144,10 +144,11 @@ class Row(Model):
                 raise ValueError("an unknown lead_time has no lead_time_low / lead_time_high")
             return self
         for key, q in (("lead_time", self.lead_time), ("lead_time_low", ends[0]), ("lead_time_high", ends[1])):
-            if q is not None and not 0 <= magnitude(q, "time") <= MAX_LEAD_DAYS:
+            if q is not None and not isinstance(q, str) and not 0 <= magnitude(q, "time") <= MAX_LEAD_DAYS:
                 raise ValueError(f"{key} is between 0 and 10 years (\"12 weeks\", \"90 d\")")
-        if ends[0] is not None and self.lead_time is not None:
-            low, mid, high = (magnitude(q, "time") for q in (ends[0], self.lead_time, ends[1]))
+        mid = self.lead_time_days
+        if ends[0] is not None and ends[1] is not None and mid is not None:
+            low, high = magnitude(ends[0], "time"), magnitude(ends[1], "time")
             if not low <= mid <= high:
                 raise ValueError(f"lead_time ({self.lead_time}) is outside its range {ends[0]} to {ends[1]} "
                                  f"(lead_time_low to lead_time_high)")
@@ -156,7 +157,7 @@ class Row(Model):
     @property
     def lead_time_days(self) -> float | None:
         """Days from order to delivery (None: not stated, or unknown)."""
-        return None if self.lead_time is None or self.lead_time == UNKNOWN else magnitude(self.lead_time, "time")
+        return None if self.lead_time is None or isinstance(self.lead_time, str) else magnitude(self.lead_time, "time")
 
     @property
     def lead_time_range_days(self) -> tuple[float, float] | None:
