@@ -10,9 +10,8 @@ import json
 import pytest
 
 from bom import pipeline
-from bom.inputs.scenario import load_scenario, parse_scenario
+from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
-from bom.resources import data_dir
 
 B200 = """name: b200
 platform: dgx-b200
@@ -31,11 +30,10 @@ def _report(text, tmp_path=None, phases=False):
     return pipeline.with_phases(r, sc, src, cat) if phases else r
 
 
-def test_the_default_build_is_gated_by_the_nvl72_racks(catalog):
+def test_the_default_build_is_gated_by_the_nvl72_racks(default_report):
     """The GB300 NVL72 racks have the longest lead time on the path (52 weeks, Blackwell booked out 12
     months): each site's date is the order date + 364 d + its racks' installation + 7 d of burn-in."""
-    sc, src = load_scenario(data_dir("scenarios") / "default.yaml")
-    r = pipeline.report_of(pipeline.build_scenario(sc, src, catalog), catalog)
+    r = default_report
     for s in r.schedule:
         assert s.gate.catalog_id == "gb300-nvl72" and s.longest_part == "GB300 NVL72"
         assert s.longest_lead_days == 364 == s.gpu_lead_days and s.idle_gpu_days == 0
@@ -49,6 +47,23 @@ def test_the_default_build_is_gated_by_the_nvl72_racks(catalog):
     assert j["gating_catalog_id"] == "gb300-nvl72" and j["burn_in_days"] == 7 and j["late"] is False
     assert [a["sku"] for a in j["arrivals"]][0] == "GB300 NVL72" and j["arrivals"][-1]["lead_time_days"] is None
     assert any("DARK-FIBRE-PAIR" in w and "no lead time" in w for w in r.warnings)
+
+
+def test_the_report_shows_the_gating_chain(default_report, default_outputs):
+    """The chain in the report: the racks' 364 days, installation, burn-in, in service; the timeline's
+    gating bars (the racks and the parts that arrive with them) red; the summary's table and chain."""
+    s = default_report.schedule[0]
+    html = default_outputs[".html"].read_text()
+    part = html[html.index('<h2 id="schedule">'):]
+    assert (f'<b class="flag">GB300 NVL72 (364 d est. lead time)</b> {s.order_date} to {s.parts_in} (364 d)'
+            in part)
+    assert f"in service {s.in_service}</b>" in part and "installation (41 racks)" in part
+    timeline = part[part.index('<svg class="timeline" data-site="1"'):part.index("</svg>")]
+    assert timeline.count('data-gating="yes" data-kind="part"') == 1 + len(s.also_last)
+    assert 'data-gating="yes" data-kind="step"' in timeline and 'data-kind="unknown"' in timeline
+    md = default_outputs[".md"].read_text()
+    assert "| 1 | GB300 NVL72 | 364 d est. | 364 d | 4 | 7 |" in md
+    assert f"**GB300 NVL72 (364 d est. lead time)** {s.order_date} to {s.parts_in} (364 d)" in md
 
 
 def test_burn_in_is_an_input(tmp_path):
