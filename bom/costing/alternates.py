@@ -1,15 +1,15 @@
 """Alternates that pull the date in: for each gating or long-lead link part, the other parts the catalog
 holds for the same links, with what each changes.
 
-A long-lead part is a link part (a module, cable, AOC, fibre or coherent optic) that gates a site, that
-arrives after the GPU systems (it would gate were they sooner), or that arrives last of the network's
-parts. Its alternates are the standard lookup's other fits for the links it serves (the same rate,
-cages, lane rate, patch panels and length: another module standard, copper or an AOC for an optic,
-another maker's part; :meth:`bom.catalog.media.Media.alternatives`). Each is priced by building the
-cluster with it in the part's place where it fits (bom/pipeline/alternates.py): the changes to the
-hardware, capex, TCO, IT power, the day the network's last part arrives and the in-service date are the
-two builds' differences, spares, rounding and installation included, so they are the amounts the catalog
-implies. The data types live here; the builds are the pipeline's.
+A long-lead part is a link part (a module, cable, AOC, fibre or coherent optic) that gates a site or
+arrives after the GPU systems (it holds them idle, and would gate were they sooner). Its alternates are
+the standard lookup's other fits for the links it serves (the same rate, cages, lane rate, patch panels
+and length: another module standard, copper or an AOC for an optic, another maker's part;
+:meth:`bom.catalog.media.Media.alternatives`). Each is priced by building the cluster with it in the
+part's place where it fits (bom/pipeline/alternates.py): the changes to the hardware, capex, TCO, IT
+power, the day the network's last part arrives and the in-service date are the two builds' differences,
+spares, rounding and installation included, so they are the amounts the catalog implies. The data types
+live here; the builds are the pipeline's.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ LINK_PARTS = frozenset({Category.TRANSCEIVER, Category.COPPER_CABLE, Category.AO
 
 
 class LongLeadJson(TypedDict):
-    """A link part whose lead time matters: it gates a site, arrives after the GPU systems, or arrives last
-    of the network's parts."""
+    """A link part whose lead time matters: it gates a site or arrives after the GPU systems."""
 
     catalog_id: str
     """Its catalog row."""
@@ -58,8 +57,9 @@ class LongLead:
 
 
 def long_lead_parts(schedule: Sequence[SiteSchedule]) -> list[LongLead]:
-    """The link parts that gate a site, arrive after the GPU systems, or arrive last of the network's parts
-    (the date the network is ready), longest lead time first."""
+    """The link parts that gate a site or arrive after its GPU systems (they hold the GPUs idle, and would
+    gate were the GPUs sooner), longest lead time first. A build whose GPU systems arrive last has none:
+    their own lead time sets the date, and no link part's alternate moves it."""
     out: dict[str, LongLead] = {}
 
     def add(a: Arrival, why: str) -> None:
@@ -67,19 +67,13 @@ def long_lead_parts(schedule: Sequence[SiteSchedule]) -> list[LongLead]:
             out[a.catalog_id] = LongLead(a.catalog_id, a.sku, a.days, why)
 
     for s in schedule:
-        known = [a for a in s.arrivals if a.days is not None]
-        links = [a for a in known if a.category in LINK_PARTS]
         gate = s.gate
         if gate is not None and gate.category in LINK_PARTS:
             add(gate, f"gates site {s.site}")
-        gpu = max((a.arrives for a in known if a.category == Category.COMPUTE and a.arrives), default=None)
-        for a in links:
-            if gpu is not None and a.arrives is not None and a.arrives > gpu:
+        gpu = max((a.arrives for a in s.arrivals if a.category == Category.COMPUTE and a.arrives), default=None)
+        for a in s.arrivals:
+            if a.category in LINK_PARTS and gpu is not None and a.arrives is not None and a.arrives > gpu:
                 add(a, f"arrives after the GPU systems at site {s.site}")
-        last = max((a.arrives for a in links if a.arrives), default=None)
-        for a in links:
-            if a.arrives == last:
-                add(a, "arrives last of the network's parts")
     return sorted(out.values(), key=lambda x: (-x.lead_time_days, x.catalog_id))
 
 

@@ -428,10 +428,12 @@ def check_spares(sc: Scenario) -> None:
                                 key=f"spares.{name}")
 
 
-def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None) -> Report:
+def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None,
+                with_range: bool = True) -> Report:
     """Everything the writers need; ``checks`` the design rules run on the model (every report carries
     at least their closed form: :func:`bom.pipeline.report_of` runs it), ``today`` the day quotes are
-    checked against when the scenario gives no date."""
+    checked against when the scenario gives no date; without ``with_range`` no Monte Carlo (a build priced
+    only to compare its point figures: bom/pipeline/alternates.py)."""
     sc = model.scenario
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     sites = model.cluster.site_count
@@ -456,7 +458,8 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
                   [*model.warnings, *_warnings(order), *schedule_warnings(schedule), *catalog.notes], quotes,
                   priced_on, sc.date or newest, checks, job=job_cost(model.sizing, model.cluster.gpus, tco),
                   schedule=schedule, order_date=order_date,
-                  range=_range(order, basis, tco, ins, catalog, sc), power=power, cooling=cooled)
+                  range=_range(order, basis, tco, ins, catalog, sc) if with_range else None, power=power,
+                  cooling=cooled)
 
 
 def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,

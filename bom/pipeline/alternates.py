@@ -27,15 +27,15 @@ from bom.costing.alternates import (
     network_ready,
 )
 from bom.costing.order import lead_time_of
-from bom.costing.report import Report
+from bom.costing.report import Report, make_report
 from bom.inputs.scenario import Scenario
 from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.pipeline.build import build_scenario
-from bom.pipeline.checks import check_design, report_of
+from bom.pipeline.checks import check_design
 
 #: Alternates priced per long-lead part (the ladder's first, then the cheapest): each is a whole build.
-PER_PART = 4
+PER_PART = 3
 #: Rounds of --prefer-available at most (each replaces the parts that gate, then builds again).
 ROUNDS = 4
 
@@ -67,9 +67,11 @@ def _lead(choice: Choice, catalog: Catalog) -> tuple[float | None, bool]:
 
 
 def _report(scenario: Scenario, src: Located, catalog: Catalog) -> tuple[Report, bool]:
+    """The build's point figures (no Monte Carlo: only the point changes are compared) and whether its
+    design rules' closed form passes."""
     model = build_scenario(scenario, src, catalog)
     checks = check_design(model, catalog)
-    return report_of(model, catalog, checks), checks.ok
+    return make_report(model, catalog, checks, with_range=False), checks.ok
 
 
 def _price(base: Report, part: LongLead, alt: Choice, scenario: Scenario, src: Located, catalog: Catalog
@@ -93,14 +95,16 @@ def _price(base: Report, part: LongLead, alt: Choice, scenario: Scenario, src: L
 
 
 def _choices(model: Model, part: str, catalog: Catalog) -> list[Choice]:
-    """The other parts that serve ``part``'s links, one per set of parts ("A + B over F" and "B + A over F"
-    are one pairing), the ladder's order then price."""
+    """The other parts that serve ``part``'s links, the ladder's order then price: one per set of modules or
+    cable ("A + B over F" and "B + A over F" are one pairing, and the same modules over another fibre cable
+    another way to buy the same link: the first, the cheapest, stands for them)."""
     media = media_for(catalog)
     seen: dict[frozenset[str], Choice] = {}
     for choice in _uses(model, part):
         for alt in media.alternatives(choice):
             if part not in alt.rows:
-                seen.setdefault(alt.rows, alt)
+                fibre = alt.option.fibre.id if alt.option.fibre is not None else None
+                seen.setdefault(alt.rows - {fibre} if fibre else alt.rows, alt)
     return list(seen.values())
 
 
