@@ -342,3 +342,137 @@ def site_schedule(order: Sequence[OrderLine], site: int, gpus: int, racks: int, 
     when = _in_service(order_date, whole_days(longest), days, burn, site)
     return SiteSchedule(site, gpus, racks, order_date, longest, gate.sku if gate is not None else "", gpu_lead,
                         days, when, idle, cost, sum(1 for a in arrivals if a.days is None), burn, arrivals, target)
+
+
+def chain_text(gate: Arrival | None, order_date: dt.date, install: int, burn_in: int) -> str:
+    """How a date is made, for a message: "GB300 NVL72 arrives 364 d est. after the order of 2026-12-06, then
+    4 d of installation and 7 d of burn-in"."""
+    what = f"{gate.sku} arrives {gate.label} after the order of {order_date}" if gate is not None \
+        else f"no lead time is known past the order of {order_date}"
+    return f"{what}, then {install} d of installation and {burn_in} d of burn-in"
+
+
+def late_sites(schedule: Sequence[SiteSchedule]) -> list[LateDate]:
+    """The scenario's ``in_service`` target against each site's feasible date (one problem for the latest)."""
+    late = [s for s in schedule if s.late]
+    if not late:
+        return []
+    s = max(late, key=lambda s: s.in_service)
+    assert s.target is not None
+    unknown = f"; {len(s.unknown)} of its parts have no lead time, so it may be later still" if s.unknown else ""
+    sites = "" if len(schedule) == 1 else f" (site {s.site}, the last of {len(late)} late)"
+    return [LateDate(("in_service",), s.target, s.in_service,
+                     f"in_service {s.target} cannot be met: the cluster can be in service on {s.in_service}{sites}: "
+                     f"{chain_text(s.gate, s.order_date, s.install_days, s.burn_in_days)}{unknown}")]
+
+
+def site_racks(model: Model) -> list[int]:
+    """Racks standing in each site (its shape's sections and its own racks)."""
+    p = model.placement
+    sites = model.cluster.site_count
+    if p is None:
+        return [math.ceil(model.racks / sites)] * sites
+    return [sum(sec.copies * len(sec.layouts) for _, sec, _ in p.site_sections(i)) for i in range(1, sites + 1)]
+
+
+# --- phases --------------------------------------------------------------------------------
+
+class PhaseScheduleJson(TypedDict):
+    """A phase's critical path over what it buys; the racks it adds per site, installed side by side."""
+
+    order_date: Date
+    """The phase's order_date, else the scenario's."""
+    target: Date
+    """The phase's date."""
+    feasible: Date
+    """The earliest day its parts arrive, are installed and burnt in."""
+    late: bool
+    """Whether its date is before that day."""
+    earns_from: Date
+    """The later of the two: the day its GPUs earn from."""
+    gating_part: str | None
+    """The part number that arrives last."""
+    install_days: list[Count]
+    """Per site of the phase: its added racks / racks per day."""
+    added_racks: list[Count]
+    """Per site of the phase: the racks it adds."""
+    burn_in_days: Count
+    """Burn-in and acceptance."""
+    chain: list[StepJson]
+    """The gating chain."""
+    arrivals: list[ArrivalJson]
+    """Every part number the phase buys, the last to arrive first."""
+
+
+@dataclass(frozen=True)
+class PhaseSchedule:
+    """A phase's critical path: its own order (what it buys), installation of the racks it adds at each
+    site (sites install side by side: the longest counts), burn-in; the day it can be in service
+    against its ``date``."""
+
+    name: str
+    order_date: dt.date
+    target: dt.date
+    arrivals: tuple[Arrival, ...]
+    install_days: tuple[int, ...]    # per site of the phase: its added racks / racks per day
+    added_racks: tuple[int, ...]
+    burn_in_days: int
+
+    @property
+    def gate(self) -> Arrival | None:
+        return gating(self.arrivals)
+
+    @property
+    def parts_in(self) -> dt.date:
+        gate = self.gate
+        return self.order_date + dt.timedelta(days=whole_days(gate.days or 0.0) if gate is not None else 0)
+
+    @property
+    def feasible(self) -> dt.date:
+        """The earliest day the phase can be in service."""
+        return self.parts_in + dt.timedelta(days=max(self.install_days, default=0) + self.burn_in_days)
+
+    @property
+    def earns_from(self) -> dt.date:
+        """The phase's GPUs earn from its date, or from the day it can be in service when that is later."""
+        return max(self.target, self.feasible)
+
+    @property
+    def late(self) -> bool:
+        return self.target < self.feasible
+
+    @property
+    def chain(self) -> list[Step]:
+        installed = self.parts_in + dt.timedelta(days=max(self.install_days, default=0))
+        gate = self.gate
+        first = f"{gate.sku} ({gate.label} lead time)" if gate is not None else "no lead time known"
+        return [Step(first, self.order_date, self.parts_in),
+                Step(f"installation ({sum(self.added_racks):,} racks added)", self.parts_in, installed),
+                Step("burn-in", installed, installed + dt.timedelta(days=self.burn_in_days))]
+
+    def problem(self, index: int) -> LateDate | None:
+        if not self.late:
+            return None
+        unknown = [a.sku for a in self.arrivals if a.days is None]
+        tail = f"; {len(unknown)} of its parts have no lead time, so it may be later still" if unknown else ""
+        how = chain_text(self.gate, self.order_date, max(self.install_days, default=0), self.burn_in_days)
+        return LateDate(("phases", index, "date"), self.target, self.feasible,
+                        f"phase {self.name} dated {self.target} cannot be in service before {self.feasible}: "
+                        f"{how}{tail}; its GPUs earn from {self.feasible}")
+
+    def to_json(self) -> PhaseScheduleJson:
+        gate = self.gate
+        return {"order_date": self.order_date.isoformat(), "target": self.target.isoformat(),
+                "feasible": self.feasible.isoformat(), "late": self.late, "earns_from": self.earns_from.isoformat(),
+                "gating_part": gate.sku if gate is not None else None,
+                "install_days": list(self.install_days), "added_racks": list(self.added_racks),
+                "burn_in_days": self.burn_in_days, "chain": [s.to_json() for s in self.chain],
+                "arrivals": [a.to_json() for a in self.arrivals]}
+
+
+def phase_schedule(name: str, order_date: dt.date, target: dt.date, arrivals: Iterable[Arrival],
+                   added_racks: Sequence[int], racks_per_day: float, burn_in: float) -> PhaseSchedule:
+    return PhaseSchedule(name, order_date, target, _latest_first(arrivals),
+                         tuple(install_days(r, racks_per_day) for r in added_racks), tuple(added_racks),
+                         whole_days(burn_in))
+
