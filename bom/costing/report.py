@@ -8,6 +8,7 @@ and the tests hold the two to agree.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Literal, NotRequired
@@ -40,6 +41,7 @@ from bom.costing.schedule import (
     late_sites,
     site_racks,
     site_schedule,
+    takes,
 )
 from bom.costing.sitepower import DecidedBy, SitesPower, SitesPowerJson, site_limits_kw, site_power
 from bom.costing.tco import (
@@ -53,7 +55,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
-from bom.costing.uncertainty import Range, draw, published_spread
+from bom.costing.uncertainty import Range, RangeJson, SiteDraw, draw, published_spread
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
@@ -159,8 +161,9 @@ class BuildJson(ModelJson):
     job: JobJson | None
     """What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for a
     serving job or a cluster sized by gpus or nodes."""
-    range: Annotated[dict[str, object] | None, Handwritten("range")]
-    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo)."""
+    range: RangeJson | None
+    """The P10 / P50 / P90 range of capex, TCO, cost per GPU-hour and each site's in-service date (seeded
+    Monte Carlo)."""
     sensitivity: list[SensitivityJson]
     """Cost per GPU-hour with each input moved by -20 % and +20 %."""
     order: Annotated[list[dict[str, object]], Handwritten("order")]
@@ -458,13 +461,14 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
                   [*model.warnings, *_warnings(order), *schedule_warnings(schedule), *catalog.notes], quotes,
                   priced_on, sc.date or newest, checks, job=job_cost(model.sizing, model.cluster.gpus, tco),
                   schedule=schedule, order_date=order_date,
-                  range=_range(order, basis, tco, ins, catalog, sc) if with_range else None, power=power,
+                  range=_range(order, basis, tco, ins, catalog, sc, schedule) if with_range else None, power=power,
                   cooling=cooled)
 
 
 def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,
-           sc: Scenario) -> Range:
-    """The Monte Carlo of the TCO over the prices, exchange rates and utilisation."""
+           sc: Scenario, schedule: Sequence[SiteSchedule] = ()) -> Range:
+    """The Monte Carlo of the TCO over the prices, exchange rates, utilisation and lead times, and of each
+    site's in-service date."""
     currency = {}
     for o in order:
         q = catalog.quotes.get(o.sku) or catalog.quotes.get(o.catalog_id)
@@ -479,7 +483,17 @@ def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input]
                                       f"the catalog row's published range: {row.price_range_source}")
             if spread is not None:
                 published[o.sku] = spread
-    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed, published)
+    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed, published,
+                site_draws(order, schedule) if schedule else None)
+
+
+def site_draws(order: Sequence[OrderLine], schedule: Sequence[SiteSchedule]) -> list[SiteDraw]:
+    """Each site's lines with a lead time and the days after its last arrival, for the draws."""
+    gpus = sum(s.gpus for s in schedule)
+    return [SiteDraw(s.site, s.gpus / gpus if gpus else 1.0 / len(schedule),
+                     tuple(i for i, o in enumerate(order) if o.lead_time_days is not None and takes(o, s.site)),
+                     s.install_days + s.burn_in_days, s.order_date, (s.in_service - s.order_date).days)
+            for s in schedule]
 
 
 def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],

@@ -4,7 +4,7 @@ Two documents are described: a build's JSON (``bom build --json``, the written `
 and a comparison's (``bom compare --json``, ``<name>-compare.json``). A build's is read off its
 records (:class:`bom.costing.report.BuildJson` and the TypedDicts it holds, each declared beside the
 ``to_json`` that writes it: :mod:`bom.model.records`), so a key is declared once; the parts whose
-records are not declared yet (the order, the quotes, the uncertainty range, the phases and the
+records are not declared yet (the order, the quotes, the phases and the
 comparison) are still written here. tests/outputs/test_output_schema.py validates the JSON of several
 scenarios against it and fails when docs/output.md is stale; regenerate it with
 ``python -m bom.outputs.schema > docs/output.md``.
@@ -133,7 +133,7 @@ def _clean(s: Any, defs: dict[str, Schema], names: dict[str, str], hand: dict[st
 def record_schemas() -> dict[str, Schema]:
     """The build's sections, read off the records."""
     hand: dict[str, Callable[[], Schema]] = {
-        "order": lambda: array(_order()), "quote": lambda: array(_quote()), "range": lambda: null(_range()),
+        "order": lambda: array(_order()), "quote": lambda: array(_quote()),
         "phase": lambda: array(_phase()), "growth": _growth}
     names = {cls.__name__: name for cls, name in SECTIONS.items()}
     full = TypeAdapter(BuildJson).json_schema(schema_generator=_Records, mode="serialization")
@@ -226,16 +226,6 @@ def _growth() -> Schema:
                           "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
                           "discount_rate (what buying early costs).")
     return obj({"chosen": one, "reserve": one, "rebuild": one})
-
-
-def _range() -> Schema:
-    pct = obj({"p10": NUM, "p50": NUM, "p90": NUM})
-    return obj({"draws": _said(INT, "Monte Carlo draws (scenario uncertainty.draws)."),
-                "seed": _said(INT, "The random seed (uncertainty.seed): the same seed, the same figures."),
-                "capex_usd": pct, "tco_usd": pct, "usd_per_gpu_hour": pct},
-               description="P10 / P50 / P90 of capex, TCO and cost per GPU-hour over prices drawn by their "
-                           "price_source (AACE 18R-97 ranges), exchange rates and utilisation "
-                           "(bom/costing/uncertainty.py).")
 
 
 # --- the comparison ------------------------------------------------------------------------

@@ -161,6 +161,10 @@ def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
         p = r.range.percentiles(key)
         p10, p50, p90 = (f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))
         out.append((label, p10, p50, p90))
+    for s in r.range.in_service:   # the schedule risk: the dates beside the money
+        point = s.site.order_date + dt.timedelta(days=s.site.point_days)
+        out.append((f"In service, site {s.site.site} (lead times as they stand: {point})",
+                    str(s.date("p10")), str(s.date("p50")), str(s.date("p90"))))
     return out
 
 

@@ -38,7 +38,7 @@ from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
-from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
+from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION, Range
 from bom.outputs.writers.common import (
     Formula,
     cell_text,
@@ -753,7 +753,7 @@ def _range(wb: Workbook, r: Report) -> None:
             put_cell(ws, j, k, value, fmt)
             define_name(wb, f"range_{name}_{q}", f"Range!${_letter(k)}${j}")
         put_cell(ws, j, 5, fx(name), fmt)
-    top = len(RANGE_FIGURES) + 3
+    top = _range_dates(wb, ws, rg, len(RANGE_FIGURES) + 2) + 1
     put_cell(ws, top, 1, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
                          "gives the same draws. Percentiles interpolate between draws as PERCENTILE.INC does.")
     top += 2
@@ -778,16 +778,42 @@ def _range(wb: Workbook, r: Report) -> None:
         put_cell(ws, spreads_at, k, head)
         ws.cell(spreads_at, k).font = Font(bold=True)
     rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
-    rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead-time slip (share of the longest)",
+    rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead time without a range (share late)",
                                                                       LEAD_TIME_SLIP)]
     for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
         for k, v in enumerate((what, sp.low, sp.high, sp.source), start=1):
             put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
     end = spreads_at + len(rows) + 2
     put_cell(ws, end, 1, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
-                         "the TCO sheet's formulas; the lead-time slip (its mode on time) takes GPU-hours off the "
-                         "period. Not drawn: energy prices, quantities.")
+                         "the TCO sheet's formulas. Each order line's lead time is drawn from its row's range (the "
+                         "Order sheet's low and high, the lead time the mode), a single value up to half of it "
+                         "late (the row above); a site is in service its last drawn arrival, installation and "
+                         "burn-in after the order date, and a site later than its point date loses those days "
+                         "of GPU-hours. Not drawn: energy prices, quantities.")
     ws.print_area = f"A1:E{end}"
+
+
+def _range_dates(wb: Workbook, ws: Worksheet, rg: Range, row: int) -> int:
+    """Each site's in-service date at P10 / P50 / P90 from row ``row`` on: the drawn days (values, columns
+    G to I) after the Inputs sheet's order date, rounded up to a whole day, beside the Schedule sheet's
+    date; the last row used."""
+    if not rg.in_service:
+        return row
+    row += 1
+    for k, head in enumerate(("Days from the order: P10", "P50", "P90"), start=7):
+        put_cell(ws, row - 1, k, head)
+        ws.cell(row - 1, k).font = Font(bold=True)
+    for s in rg.in_service:
+        n = s.site.site
+        put_cell(ws, row, 1, f"In service, site {n}")
+        p = s.percentiles
+        for k, (days, q) in enumerate(((p.p10, "p10"), (p.p50, "p50"), (p.p90, "p90"))):
+            put_cell(ws, row, 7 + k, days, "0.0")
+            put_cell(ws, row, 2 + k, fx(f"in_order_date+ROUNDUP({_letter(7 + k)}{row}-1E-9,0)"), DATE)
+            define_name(wb, f"range_in_service_s{n}_{q}", f"Range!${_letter(2 + k)}${row}")
+        put_cell(ws, row, 5, fx(f"site{n}_in_service"), DATE)
+        row += 1
+    return row
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
