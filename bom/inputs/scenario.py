@@ -512,7 +512,7 @@ class Uncertainty(Model):
     """The P10 / P50 / P90 range's Monte Carlo (bom/costing/uncertainty.py: the spreads and their sources)."""
 
     draws: int = Field(default=2000, ge=100, le=1_000_000, examples=[10000])
-    """Draws of the prices, exchange rates and utilisation."""
+    """Draws of the prices, exchange rates, utilisation and lead times."""
     seed: int = Field(default=1, ge=0, examples=[2027])
     """The random seed: the same seed gives the same figures."""
 
@@ -561,7 +561,8 @@ class Scenario(Model):
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
     uncertainty: Uncertainty = Uncertainty()
-    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (draws and seed)."""
+    """The P10 / P50 / P90 range of capex, TCO, cost per GPU-hour and each site's in-service date (draws and
+    seed)."""
     order_date: Day | None = Field(default=None, examples=["2027-01-15"])
     """The day the order is placed: each site's in-service date counts from it (the longest lead time of
     its parts, then its racks' installation and burn-in); default: the day the BOM is priced for (``date``)."""

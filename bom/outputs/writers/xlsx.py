@@ -745,7 +745,7 @@ def _range(wb: Workbook, r: Report) -> None:
     if rg is None:
         return
     ws = wb.create_sheet("Range")
-    header_row(ws, ["Figure", "P10", "P50", "P90", "Point (TCO sheet)"], [24, 16, 16, 16, 16])
+    header_row(ws, ["Figure", "P10", "P50", "P90", "Point (TCO, Schedule)"], [24, 16, 16, 16, 16])
     for j, (key, name, label, fmt) in enumerate(RANGE_FIGURES, start=2):
         put_cell(ws, j, 1, label)
         p = rg.percentiles(key)
@@ -790,7 +790,7 @@ def _range(wb: Workbook, r: Report) -> None:
                          "late (the row above); a site is in service its last drawn arrival, installation and "
                          "burn-in after the order date, and a site later than its point date loses those days "
                          "of GPU-hours. Not drawn: energy prices, quantities.")
-    ws.print_area = f"A1:E{end}"
+    ws.print_area = f"A1:{'I' if rg.in_service else 'E'}{end}"
 
 
 def _range_dates(wb: Workbook, ws: Worksheet, rg: Range, row: int) -> int:
