@@ -126,3 +126,19 @@ def test_prefer_available_takes_it_and_the_design_rules_pass(bom, built, tmp_pat
     assert "mma4z00-ns-flt" not in {o["catalog_id"] for o in doc["order"]}
     checked = bom("check", str(path), "--prefer-available")
     assert checked.exit_code == 0, checked.stdout
+
+
+def test_the_gpus_waiting_on_the_optic_are_priced_and_the_alternate_ends_the_wait(built):
+    """Issue 43, item 3: the DGX H100 systems arrive at 84 days (12 weeks, The Register 2024-04-12) and
+    stand idle until the NIC optic's 112 days: 28 days of the GPU systems' capital charge, capex of the GPU
+    class x CRF(8 %, 5 years) / 365 x 28 (the TCO's own basis, one site holds every GPU). With the alternate
+    nothing arrives after the GPU systems: no wait, no idle cost."""
+    from bom.costing.tco import capital_recovery_factor
+
+    _, _, _, plain, chosen = built
+    (before,), (after,) = plain.schedule, chosen.schedule
+    assert (before.gpu_lead_days, before.longest_lead_days, before.idle_gpu_days) == (84, 112, 28)
+    want = plain.tco.capex_gpu_usd * capital_recovery_factor(0.08, 5) / 365 * 28
+    assert before.idle_gpu_cost_usd == pytest.approx(want) and want > 100_000
+    assert plain.to_json()["in_service"][0]["idle_gpu_cost_usd"] == round(want, 2)
+    assert (after.idle_gpu_days, after.idle_gpu_cost_usd) == (0, 0.0)
