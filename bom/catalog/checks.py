@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, Catalog, Module, Platform, Row, Switch
+from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, UNKNOWN, Catalog, Module, Platform, Row, Switch
 from bom.errors import CatalogError
 from bom.roles import FabricRole, Layer
 from bom.units import DIMENSIONS, Quantity, magnitude
@@ -111,7 +111,7 @@ SESSION = re.compile(r"\b(?:this|that|the\s+last|an?\s+earlier)\s+session\b", re
 NOT_PROSE = frozenset({"id", "part_number", "vendor", "price_source", "status", "form_factor", "port_type",
                        "connector", "medium", "kind", "protocol", "standard", "fibre", "role", "system",
                        "generation", "gpu", "nic", "switch", "rack", "network_rack", "pdu", "ufm", "mgmt",
-                       "storage", "default_switch", "layer", "fabric"})
+                       "storage", "default_switch", "layer", "fabric", "lead_time"})
 #: Texts about a price or a lead time, which are not facts to confirm ("estimate: ..." is their form).
 NOT_FACTS = frozenset({"price_range_source", "lead_time_source"})
 #: A sentence's clauses: list items and asides ("NOT verified: 1U, 800 W and price").
@@ -308,16 +308,71 @@ def confirmation_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
                                f"unconfirmed ({getattr(row, head)}), and this row does not mark it")
 
 
+#: A source's date: a year (2024), a month (2024-04) or a day; "undated" says the source gives none.
+_DATED = re.compile(r"\b(?:19|20)\d{2}\b|\bundated\b", re.IGNORECASE)
+#: How an estimated lead time's source begins (SCHEMA.md): what the figure rests on follows.
+_ESTIMATE = re.compile(r"^\s*estimate\b", re.IGNORECASE)
+
+
+def lead_time_problems(cat: Catalog) -> Iterator[tuple[str, Row, str, str]]:
+    """(kind, row, key, what is wrong) for every row whose lead time is missing or not stated as
+    catalogs/SCHEMA.md asks: a figure read at a source names the source and its date; an estimate
+    by part class starts its source with "estimate:", gives the range (``lead_time_low`` and
+    ``lead_time_high``) and is marked (``lead_time`` in ``unconfirmed``); ``unknown`` says why."""
+    for kind, rows in cat.rows.items():
+        for row in rows.values():
+            said = row.lead_time_source or ""
+            if row.lead_time is None:
+                yield kind, row, "lead_time", "has no lead_time"
+            elif row.lead_time == UNKNOWN:
+                if row.lead_time_estimate:
+                    yield kind, row, "unconfirmed", "marks an unknown lead_time unconfirmed: unknown is no estimate"
+            elif _ESTIMATE.match(said):
+                if not row.lead_time_estimate:
+                    yield (kind, row, "unconfirmed", "has an estimated lead_time (its source begins \"estimate\") "
+                           "that unconfirmed does not name")
+                elif row.lead_time_range_days is None:
+                    yield (kind, row, "lead_time_low", "has an estimated lead_time without its range "
+                           "(lead_time_low and lead_time_high)")
+            elif row.lead_time_estimate:
+                yield (kind, row, "lead_time_source", "marks lead_time unconfirmed but its source does not say "
+                       "what the estimate rests on (begin it with \"estimate: \")")
+            elif not _DATED.search(said):
+                yield (kind, row, "lead_time_source", f"gives a lead time read at a source that names no date: "
+                       f"{said[:80]!r}")
+
+
+def check_lead_times(cat: Catalog) -> None:
+    """Strict: every row has a lead time, stated as :func:`lead_time_problems` says."""
+    for kind, row, key, what in lead_time_problems(cat):
+        raise CatalogError(f"{kind} row {row.id!r} {what}", where=cat.where(row.id, key), key=f"{row.id}.{key}",
+                           hint="Give lead_time and lead_time_source: the figure and the document with its date; or "
+                                "an estimate by part class: lead_time, lead_time_low, lead_time_high, "
+                                "lead_time_source: \"estimate: <what it rests on>\" and lead_time in unconfirmed; "
+                                "or lead_time: unknown with why (catalogs/SCHEMA.md).")
+
+
+def lead_time_counts(cat: Catalog) -> tuple[int, int, int]:
+    """(rows whose lead time is read at a source, rows whose lead time is an estimate, rows without one
+    or with ``unknown``)."""
+    rows = list(cat)
+    estimated = sum(1 for r in rows if r.lead_time_days is not None and r.lead_time_estimate)
+    sourced = sum(1 for r in rows if r.lead_time_days is not None and not r.lead_time_estimate)
+    return sourced, estimated, len(rows) - sourced - estimated
+
+
 def check_confirmations(cat: Catalog) -> None:
     """Strict: every text of a row, at every depth, agrees with its marks: a row whose texts say a
     fact is unverified carries ``confirmed: false`` and names the fact in ``unconfirmed``, and a value
     copied from a sibling's unconfirmed one is marked too (``bom catalog validate --strict``); a
-    part number that is a name says ``orderable: false``."""
+    part number that is a name says ``orderable: false``; every row has a lead time
+    (:func:`check_lead_times`)."""
     check_part_numbers(cat)
     for kind, row, key, what in confirmation_problems(cat):
         raise CatalogError(f"{kind} row {row.id!r}: {what}", where=cat.where(row.id), key=f"{row.id}.{key}",
                            hint="Confirm the fact at a primary source and reword the text to quote it, or add "
                                 "confirmed: false and unconfirmed: [the facts] to the row.")
+    check_lead_times(cat)
 
 
 def confirmation_counts(cat: Catalog) -> tuple[int, int]:

@@ -139,6 +139,12 @@ class Option:
         return self.medium in ("passive-copper", "active-copper")
 
     @property
+    def rows(self) -> frozenset[str]:
+        """The catalog rows a link of this option buys: its modules, its cable or fibre, its coherent module."""
+        parts = (self.a.part, self.b.part, self.assembly, self.fibre, self.coherent)
+        return frozenset(p.id for p in parts if p is not None)
+
+    @property
     def standard(self) -> str:
         """The interface standard engineers check a choice by, from the catalog rows: a module's
         ``port_type`` ("800g-2xdr4" -> "800G 2xDR4"), a coherent module's ``standard`` ("OpenZR+"),
@@ -172,12 +178,20 @@ class Choice:
     amplifiers: int = 0              # in-line amplifier sites (coherent: spans - 1)
     amplified: bool = False          # past the unamplified reach: booster and pre-amp at the ends
     exact: bool = False              # depends on the exact length (cut-to-length fibre, coherent)
+    #: What the lookup was asked (rate, both cages, lane rate, patch panels): the link this choice is for,
+    #: so the parts that would also serve it can be asked again (:meth:`Media.alternatives`).
+    asked: tuple[float, str | None, str | None, float | None, int] | None = None
 
     def at(self, required_m: float) -> Choice:
         """The same parts for another required length in the same interval."""
         return Choice(self.option, required_m, self.length_m, self.part_number, self.price_usd,
                       self.power_w, self.loss_db, self.panels, self.amplifiers, self.amplified,
-                      self.exact)
+                      self.exact, self.asked)
+
+    @property
+    def rows(self) -> frozenset[str]:
+        """The catalog rows the choice buys (modules, cable, fibre, coherent module)."""
+        return self.option.rows
 
     @property
     def medium(self) -> str:
@@ -493,6 +507,10 @@ class Media:
         self._panel_rows = panels
         for p in sorted(panels, key=lambda p: p.price_usd, reverse=True):
             self._panels[(p.connector, p.medium)] = p   # the cheapest of each kind wins
+        # A build that prefers other parts for some rows (bom build --prefer-available): where a lookup
+        # would choose a part of these rows, it takes the first of the named options that fits instead
+        # (any other fit when none is named), the ranking otherwise as it is.
+        self.substitutes: dict[str, tuple[str, ...]] = dict(catalog.substitutes)
 
     def restricted(self, allowed: tuple[str, ...]) -> Media:
         """The same lookup over only the media in ``allowed`` (a scenario's fabric policy)."""
@@ -572,7 +590,39 @@ class Media:
                 table.results[i] = hit
         if isinstance(hit, LimitError):
             raise LimitError(hit.message, where=hit.where, key=hit.key, hint=hit.hint)
+        hit.choice.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
         return hit if hit.choice.required_m == length_m else Lookup(hit.choice.at(length_m))
+
+    def alternatives(self, choice: Choice) -> list[Choice]:
+        """Every other part that serves the link ``choice`` was looked up for (the same rate, cages, lane rate,
+        patch panels and length), the ladder's order then price: the runners-up the lookup passed over,
+        another module standard, copper or an AOC for an optic, another maker's part. Empty when the
+        choice does not say what it was asked (it was not looked up)."""
+        if choice.asked is None:
+            return []
+        rate, ff, far, lane, panels = choice.asked
+        candidates, _, _ = self._candidates(rate, ff, far, lane)
+        fits = [c for c in (self._fit(o, choice.required_m, panels) for o in candidates if o is not choice.option)
+                if isinstance(c, Choice)]
+        for c in fits:
+            c.asked = choice.asked
+        return sorted(fits, key=lambda c: (LADDER.index(c.medium), c.price_usd, c.option.name))
+
+    def _substitute(self, chosen: Choice, rate: float, length: float, ff: str | None, far: str | None,
+                    lane: float | None, panels: int) -> Choice:
+        """The fit the build's substitutes name for a choice that buys one of their rows (else ``chosen``)."""
+        avoided = [r for r in chosen.rows if r in self.substitutes]
+        if not avoided:
+            return chosen
+        chosen.asked = (rate, ff, far, lane, panels)
+        others = [c for c in self.alternatives(chosen) if not c.rows & set(avoided)]
+        for r in avoided:
+            for name in self.substitutes[r]:
+                hit = next((c for c in others if c.option.name == name), None)
+                if hit is not None:
+                    return hit
+        named = any(self.substitutes[r] for r in avoided)
+        return others[0] if others and not named else chosen
 
     def joins(self, rate_gbps: float, form_factor: str | None, far_form_factor: str | None,
               lane_gbps: float | None = None) -> bool:
@@ -678,6 +728,8 @@ class Media:
                "power": lambda c: (c.power_w, c.price_usd)}[preference]
         fits.sort(key=key)
         if not explain:
+            if self.substitutes:
+                return Lookup(self._substitute(fits[0], rate_gbps, length_m, form_factor, far, lane_gbps, panels))
             return Lookup(fits[0])
         runners = [Rejected(c.option, f"fits, but {_why_not(c, fits[0], preference)}") for c in fits[1:]]
         return Lookup(fits[0], tuple(runners + rejected))

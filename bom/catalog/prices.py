@@ -323,7 +323,10 @@ def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = 
             update: dict[str, object] = {"price_usd": q.usd, "price_source": q.price_source, "as_of": as_of,
                                          "price_low_usd": None, "price_high_usd": None, "price_range_source": None}
             if q.lead_time_days is not None:
-                update.update(lead_time=parse_quantity(f"{q.lead_time_days} d", "time"),
+                # The quote's lead time is the vendor's word for this order: no class estimate or range any more.
+                marks = [u for u in row.unconfirmed if u != "lead_time"]
+                update.update(lead_time=parse_quantity(f"{q.lead_time_days} d", "time"), lead_time_low=None,
+                              lead_time_high=None, unconfirmed=marks, confirmed=not marks,
                               lead_time_source=f"quote {q.quote_ref or 'without a reference'} ({q.where})")
             catalog.rows[kind][row.id] = row.model_copy(update=update)
             catalog.origin[row.id] = q.where

@@ -48,9 +48,18 @@ GEARBOX_CAGES = frozenset({"qsfp-dd"})
 #: A co-packaged-optics port: an optical engine on the switch package behind a faceplate fibre connector.
 CPO = "cpo"
 #: Fields that are bookkeeping, not facts to confirm (prices are estimates by design: price_source).
+#: A lead time is a fact to confirm (an estimate by part class is marked ``unconfirmed: [lead_time]``);
+#: its range and its source are how it is stated, as a price's range is.
 UNCONFIRMABLE = frozenset({"id", "source", "as_of", "notes", "price_usd", "price_source", "confirmed",
                            "unconfirmed", "price_per_m_usd", "price_low_usd", "price_high_usd",
-                           "price_range_source", "lead_time", "lead_time_source"})
+                           "price_range_source", "lead_time_low", "lead_time_high", "lead_time_source"})
+#: The facts whose basis their own ``*_source`` text states: an unconfirmed row marking only these
+#: needs no ``notes`` to say what they rest on.
+SELF_SOURCED = frozenset({"lead_time"})
+#: A lead time no source gives and no class estimate covers (Google sells no TPU pods): said, never 0.
+UNKNOWN = "unknown"
+#: The longest lead time a row may state [days]: past it a figure is a typo.
+MAX_LEAD_DAYS = 3650.0
 Connector = Literal["mpo12", "mpo12-apc", "mpo16-apc", "lc-duplex", "rj45"]
 
 
@@ -80,9 +89,16 @@ class Row(Model):
     avl: list[Annotated[str, Field(min_length=1, max_length=200)]] = []
     """The approved vendor list: who the buyer may order this part from (resellers, distributors);
     empty = not stated. A buyer's overlay fills it; the Order sheet and the cart show it."""
-    lead_time: Duration | None = None
-    """Days from order to delivery ("12 weeks", "90 d"); with ``lead_time_source`` (a document, or
-    "estimate: ..." saying what it rests on). Like a price, a quote replaces it (bom/catalog/prices.py)."""
+    lead_time: Duration | Literal["unknown"] | None = None
+    """Order to delivery, the planning figure ("12 weeks", "90 d"), or ``unknown``; with
+    ``lead_time_source`` (the document and its date, or "estimate: ..." saying what it rests on, the
+    row then marking ``lead_time`` unconfirmed). Like a price, a quote replaces it (bom/catalog/prices.py).
+    ``bom catalog validate --strict`` refuses a built-in row without one."""
+    lead_time_low: Duration | None = None
+    """The shortest lead time the sources give for the part or its class (with ``lead_time_high``):
+    the schedule's Monte Carlo draws each line's lead time between the two, the planning figure the mode."""
+    lead_time_high: Duration | None = None
+    """The longest lead time the sources give for the part or its class."""
     lead_time_source: str | None = None
     confirmed: bool = True
     """Whether every fact of the row was read at its source; ``false`` names them in ``unconfirmed``."""
@@ -119,13 +135,50 @@ class Row(Model):
         if (self.lead_time is None) != (self.lead_time_source is None):
             raise ValueError("lead_time goes with lead_time_source (a document, or \"estimate: ...\" saying what "
                              "it rests on), and lead_time_source with a lead_time")
-        if self.lead_time is not None and not 0 <= magnitude(self.lead_time, "time") <= 3650:
-            raise ValueError("lead_time is between 0 and 10 years (\"12 weeks\", \"90 d\")")
+        ends = (self.lead_time_low, self.lead_time_high)
+        if (ends[0] is None) != (ends[1] is None):
+            raise ValueError("lead_time_low and lead_time_high go together (the shortest and longest lead time "
+                             "the sources give)")
+        if self.lead_time == UNKNOWN:
+            if ends != (None, None):
+                raise ValueError("an unknown lead_time has no lead_time_low / lead_time_high")
+            return self
+        for key, q in (("lead_time", self.lead_time), ("lead_time_low", ends[0]), ("lead_time_high", ends[1])):
+            if q is not None and not isinstance(q, str) and not 0 <= magnitude(q, "time") <= MAX_LEAD_DAYS:
+                raise ValueError(f"{key} is between 0 and 10 years (\"12 weeks\", \"90 d\")")
+        mid = self.lead_time_days
+        if ends[0] is not None and ends[1] is not None and mid is not None:
+            low, high = magnitude(ends[0], "time"), magnitude(ends[1], "time")
+            if not low <= mid <= high:
+                raise ValueError(f"lead_time ({self.lead_time}) is outside its range {ends[0]} to {ends[1]} "
+                                 f"(lead_time_low to lead_time_high)")
         return self
 
     @property
     def lead_time_days(self) -> float | None:
-        return None if self.lead_time is None else magnitude(self.lead_time, "time")
+        """Days from order to delivery (None: not stated, or unknown)."""
+        return None if self.lead_time is None or isinstance(self.lead_time, str) else magnitude(self.lead_time, "time")
+
+    @property
+    def lead_time_range_days(self) -> tuple[float, float] | None:
+        """(shortest, longest) lead time in days the sources give, None without a range."""
+        if self.lead_time_low is None or self.lead_time_high is None:
+            return None
+        return magnitude(self.lead_time_low, "time"), magnitude(self.lead_time_high, "time")
+
+    @property
+    def lead_time_label(self) -> str:
+        """The lead time for people: "84 d", "364 d est." (an estimate by part class) or "unknown" (never
+        blank, never 0: an unknown lead time is not "arrives at once")."""
+        days = self.lead_time_days
+        if days is None:
+            return "unknown"
+        return f"{days:,.0f} d" + (" est." if self.lead_time_estimate else "")
+
+    @property
+    def lead_time_estimate(self) -> bool:
+        """Whether the lead time is an estimate (by part class) rather than read at a source."""
+        return "lead_time" in self.unconfirmed
 
     @model_validator(mode="after")
     def _unconfirmed_named(self) -> Row:
@@ -139,7 +192,8 @@ class Row(Model):
             if head not in type(self).model_fields or head in UNCONFIRMABLE:
                 raise ValueError(f"unconfirmed names {fact!r}, which is not a fact of this row "
                                  f"(facts: {', '.join(f for f in type(self).model_fields if f not in UNCONFIRMABLE)})")
-        if not self.confirmed and not self.notes:
+        # A lead time's basis is its lead_time_source; any other unconfirmed fact needs notes.
+        if not self.confirmed and not self.notes and set(self.unconfirmed) - SELF_SOURCED:
             raise ValueError("an unconfirmed row says in notes what its unconfirmed facts rest on")
         return self
 
@@ -788,6 +842,9 @@ class Catalog:
     quotes: dict[str, Any] = field(default_factory=dict)    # row id -> bom.catalog.prices.Quote
     notes: list[str] = field(default_factory=list)          # price files' warnings: SKUs not applied, columns ignored
     defaults: dict[tuple[str, str], Default] = field(default_factory=dict)   # (fabric, layer) -> default
+    #: Rows a build takes another part for where one serves the same link (bom build --prefer-available):
+    #: row id -> the standard lookup's option names to take instead, first that fits (empty: any other fit).
+    substitutes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _keys: dict[str, tuple[Located, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def where(self, row_id: str, key: str | None = None) -> str:

@@ -176,6 +176,15 @@ StrictPricesOpt = Annotated[bool, typer.Option(
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Hide the progress lines on stderr; warnings and "
                                         "errors still print there, and the summary and Wrote lines on stdout "
                                         "(> /dev/null hides those).")]
+StrictDatesOpt = Annotated[bool, typer.Option(
+    "--strict-dates", help="Refuse (exit 2) a target day the parts cannot meet: the scenario's in_service, or a "
+    "phase's date, before the order date + the gating part's lead time + installation + burn-in; without it, a "
+    "warning naming the day it can be met.")]
+PreferAvailableOpt = Annotated[bool, typer.Option(
+    "--prefer-available", help="Where a link part gates a site's in-service date, build with the catalog's "
+    "alternates for its links that arrive sooner (another module standard, copper or an AOC for an optic, another "
+    "maker's part), the soonest then the cheapest, while the date moves in and the design rules pass; the outputs "
+    "say what was taken and what it changed.")]
 
 
 @app.command(short_help="GPUs a job needs and the level of scale it lands at.")
@@ -268,6 +277,8 @@ def build(
     allow_violations: Annotated[bool, typer.Option(
         "--allow-violations", help="Write the outputs even when the design breaks a design rule (a budget draft: "
         "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
+    strict_dates: StrictDatesOpt = False,
+    prefer_available: PreferAvailableOpt = False,
 ) -> None:
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV.
 
@@ -289,6 +300,10 @@ def build(
     step("loading the scenario and catalogs")
     sc, src = load_scenario(scenario)
     catalog = pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices)
+    preferred = None
+    if prefer_available:
+        step("building with the alternates that bring the in-service date in")
+        catalog, preferred = pipeline.prefer_available(sc, src, catalog)
     step("building the model")
     model, checks = pipeline.build_checked(sc, src, catalog, allow_violations)
     from bom.inputs.validation import located
@@ -298,6 +313,10 @@ def build(
         if sc.phases:
             step("building each phase")
             report = pipeline.with_phases(report, sc, src, catalog)
+        step("pricing the long-lead parts' alternates")
+        report = pipeline.with_alternates(report, sc, src, catalog, preferred)
+    if strict_dates:
+        _refuse_late(report, src)
     files, plan_note = sets.build_output(report, catalog, step)
     paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
@@ -317,6 +336,21 @@ def build(
     _wrote(paths)
 
 
+def _refuse_late(report: Any, src: Any) -> None:
+    """--strict-dates: a target day (in_service, a phase's date) the parts cannot meet is an error (exit 2)."""
+    from bom.errors import ScenarioError
+
+    late = report.late_dates
+    if late:
+        first = late[0]
+        more = f" ({len(late) - 1} more target{'s' * (len(late) != 2)} cannot be met either)" if len(late) > 1 else ""
+        raise ScenarioError(first.message + more, where=src.where(first.key),
+                            key=".".join(str(k) for k in first.key),
+                            hint=f"Give {first.feasible} or later, order earlier (order_date), take parts that arrive "
+                                 f"sooner (bom build --prefer-available, or a quote's lead_time in a price file), or "
+                                 f"build without --strict-dates to have it as a warning.")
+
+
 @app.command(short_help="Check the design rules: can every listed link be built?")
 @friendly
 @pipe_safe
@@ -327,6 +361,7 @@ def check(
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
+    prefer_available: PreferAvailableOpt = False,
 ) -> None:
     """Build the model (no outputs written) and run every design rule, on the closed form and on the
     cable plan streamed row by row: ends that match, ports used once, lengths and loss, placement,
@@ -339,6 +374,8 @@ def check(
 
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+    if prefer_available:   # the design bom build --prefer-available builds, checked the same way
+        catalog, _ = pipeline.prefer_available(sc, src, catalog)
     model = pipeline.build_scenario(sc, src, catalog)
     checks = pipeline.check_design(model, catalog, plan=True)
     phases = pipeline.check_phases(sc, src, catalog, model) if sc.phases else []
@@ -765,7 +802,7 @@ def catalog_list(
     rows = [[k, r.id, tt(r.part_number), f"{r.price_usd:,.0f}",
              "" if r.price_low_usd is None else f"{_short_usd(r.price_low_usd)}-{_short_usd(r.price_high_usd)}",
              "placeholder" if r.placeholder_price else r.price_source,
-             "" if r.lead_time_days is None else f"{r.lead_time_days:,.0f} d", str(r.as_of),
+             r.lead_time_label, str(r.as_of),
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
@@ -839,10 +876,11 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
             "laser_source.notes, ...) and fail where one says a fact is unverified (estimate, assumed, not "
             "verified, not re-verified) and the row does not mark it (confirmed: false, the fact in unconfirmed), "
             "where a value equals one a sibling row marks unconfirmed, or where a text speaks of a lookup "
-            "session.")] = False,
+            "session; and refuse a row without a lead time (a dated source, an estimate by part class with its "
+            "range and basis, marked unconfirmed, or unknown with why).")] = False,
         ) -> None:
     """Load and check the built-in catalog (and an overlay); exit 2 on the first problem."""
-    from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts
+    from bom.catalog.checks import check_catalog, check_confirmations, confirmation_counts, lead_time_counts
 
     cat = _catalog([directory] if directory else None, prices, strict_prices)
     check_catalog(cat)
@@ -850,8 +888,10 @@ def catalog_validate(directory: Annotated[Optional[Path], typer.Argument(
         check_confirmations(cat)
     counts = ", ".join(f"{len(v)} {k}" for k, v in cat.rows.items() if v)
     confirmed, unconfirmed = confirmation_counts(cat)
+    sourced, estimated, unknown = lead_time_counts(cat)
     _say(f"Catalog ok: {counts}; {confirmed} rows confirmed at their sources, "
-               f"{unconfirmed} marked unconfirmed.")
+         f"{unconfirmed} marked unconfirmed; lead times: {sourced} from a dated source, {estimated} estimated "
+         f"by part class, {unknown} unknown.")
 
 
 def _add_netbox() -> None:

@@ -283,6 +283,9 @@ class OrderLine:
     valid_until: dt.date | None = None
     lead_time_days: float | None = None   # order to delivery (the quote's, else the catalog row's)
     lead_time_source: str = ""
+    lead_time_low_days: float | None = None    # the range the row's sources give (None: none, or a quote's)
+    lead_time_high_days: float | None = None
+    lead_time_estimate: bool = False      # an estimate by part class (the row marks lead_time unconfirmed)
     spares_basis: SparesBasis | None = None   # how the spares were counted (and their fill rate)
     rounded_up: float = 0.0               # units past installed + spares: the quote's moq and pack
     avl: tuple[str, ...] = ()             # the row's approved vendors (empty: not stated)
@@ -308,6 +311,8 @@ class OrderLine:
                 "vendor": self.vendor, "flags": list(self.flags),
                 "valid_until": self.valid_until.isoformat() if self.valid_until else None,
                 "lead_time_days": self.lead_time_days, "lead_time_source": self.lead_time_source,
+                "lead_time_low_days": self.lead_time_low_days, "lead_time_high_days": self.lead_time_high_days,
+                "lead_time_estimate": self.lead_time_estimate,
                 "spares_basis": self.spares_basis.to_json() if self.spares_basis is not None else None}
 
 
@@ -327,28 +332,50 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
         rounded = sum(x.quantity for x in group if x.fabric == SPARES and x.hop == ROUNDING)
         quote = quote_for(head, catalog)
         flags = tuple(dict.fromkeys(f for x in group for f in line_flags(x, catalog, on)))
-        days, said = lead_time(head, catalog)
+        lead = lead_time(head, catalog)
         out.append(OrderLine(sku, head.catalog_id, head.category, head.description.removesuffix(" (spare)"),
                              head.vendor, head.unit, installed, (per_site or {}).get(sku), spares,
                              head.unit_price_usd, head.price_source, head.as_of,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
-                             flags, quote.valid_until if quote else None, days, said,
+                             flags, quote.valid_until if quote else None, lead.days, lead.source,
+                             lead.low, lead.high, lead.estimate,
                              spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites)
                              if head.unit == "each" else None, rounded,
                              tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ())))
     return out
 
 
-def lead_time(line: Line, catalog: Catalog) -> tuple[float | None, str]:
-    """Days from order to delivery of a line's part and where that comes from: a quote for its sold
-    length, else its row's (a quote for the row has replaced the row's own); None when unknown."""
-    q = catalog.quotes.get(line.sku)
-    if q is not None and q.lead_time_days is not None and line.sku != line.catalog_id:
-        return q.lead_time_days, f"quote {q.quote_ref or 'without a reference'} ({q.where})"
-    row = _row(catalog, line.catalog_id)
+@dataclass(frozen=True)
+class LeadTime:
+    """A part's order-to-delivery time, where it comes from, the range its sources give and whether it
+    is an estimate by part class."""
+
+    days: float | None                  # None: unknown (never 0)
+    source: str = ""
+    low: float | None = None
+    high: float | None = None
+    estimate: bool = False
+
+
+def lead_time_of(sku: str, catalog_id: str, catalog: Catalog) -> LeadTime:
+    """A part's lead time: a quote for its sold length (``sku``), else its row's (a quote for the row has
+    replaced the row's own, its range and its estimate mark); unknown when neither gives one."""
+    q = catalog.quotes.get(sku)
+    if q is not None and q.lead_time_days is not None and sku != catalog_id:
+        return LeadTime(q.lead_time_days, f"quote {q.quote_ref or 'without a reference'} ({q.where})")
+    row = _row(catalog, catalog_id)
     if row is None or row.lead_time is None:
-        return None, ""
-    return row.lead_time_days, row.lead_time_source or ""
+        return LeadTime(None, "unknown: no catalog row or quote gives one")
+    if row.lead_time_days is None:
+        return LeadTime(None, row.lead_time_source or "unknown")
+    span = row.lead_time_range_days
+    return LeadTime(row.lead_time_days, row.lead_time_source or "", span[0] if span else None,
+                    span[1] if span else None, row.lead_time_estimate)
+
+
+def lead_time(line: Line, catalog: Catalog) -> LeadTime:
+    """Days from order to delivery of a line's part and where that comes from (:func:`lead_time_of`)."""
+    return lead_time_of(line.sku, line.catalog_id, catalog)
 
 
 def split_by_site(total: dict[str, float], shapes: Iterable[tuple[int, dict[str, float]]],

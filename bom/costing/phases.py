@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING
 from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
 from bom.costing.categories import Category, LineTier
 from bom.costing.lines import Line, all_lines
-from bom.costing.order import quoted
+from bom.costing.order import lead_time_of, quoted
+from bom.costing.schedule import Arrival, LateDate, PhaseSchedule, phase_schedule, site_racks, whole_days
+from bom.costing.tco import inputs
 from bom.model.records import PlanRow
 from bom.names import switch_role
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
@@ -96,6 +98,7 @@ class PhaseResult:
     recabled_links: int             # links of the phase before that this phase moves
     recabling_usd: float
     installation_usd: float = 0.0   # its share of the final build's installation (the links it brings)
+    schedule: PhaseSchedule | None = None   # its critical path: the day it can be in service against its date
 
     @property
     def capex_usd(self) -> float:
@@ -107,7 +110,8 @@ class PhaseResult:
                 "policy": self.policy, "capex_usd": round(self.capex_usd, 2),
                 "order": [i.to_json() for i in self.order], "made_spare": [i.to_json() for i in self.made_spare],
                 "recabled_links": self.recabled_links, "recabling_usd": round(self.recabling_usd, 2),
-                "installation_usd": round(self.installation_usd, 2)}
+                "installation_usd": round(self.installation_usd, 2),
+                "schedule": self.schedule.to_json() if self.schedule is not None else None}
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,13 @@ class Phases:
 
     def to_json(self) -> list[dict[str, object]]:
         return [p.to_json() for p in self.chosen.phases]
+
+    @property
+    def late(self) -> list[LateDate]:
+        """The phases (under the scenario's growth) dated before their parts can arrive, be installed and
+        burnt in."""
+        out = [p.schedule.problem(k) for k, p in enumerate(self.chosen.phases) if p.schedule is not None]
+        return [x for x in out if x is not None]
 
     def policies_json(self) -> dict[str, object]:
         return {"chosen": self.chosen.to_json(), **{k: g.to_json() for k, g in self.policies.items()}}
@@ -363,11 +374,41 @@ def growth_of(fabrics: dict[str, FabricSpec]) -> Callable[[str], str]:
     return pick
 
 
+def _arrivals(items: Sequence[Item], catalog: Catalog, order_date: dt.date) -> list[Arrival]:
+    """A phase's order as deliveries: each part number's lead time (bom/costing/order.py) from its order date."""
+    out: dict[str, Arrival] = {}
+    for i in items:
+        if i.sku in out:
+            continue
+        lead = lead_time_of(i.sku, i.catalog_id, catalog)
+        out[i.sku] = Arrival(i.sku, i.catalog_id, i.category, i.description, lead.days, lead.low, lead.high,
+                             lead.estimate, lead.source,
+                             order_date + dt.timedelta(days=whole_days(lead.days)) if lead.days is not None else None)
+    return list(out.values())
+
+
+def added_racks(models: Sequence[Model], sites: int) -> list[list[int]]:
+    """Per phase, the racks it adds at each site of the final build (its own design against the one before)."""
+    out, before = [], [0] * sites
+    for m in models:
+        now = site_racks(m) + [0] * (sites - m.cluster.site_count)
+        out.append([max(0, a - b) for a, b in zip(now, before, strict=True)])
+        before = [max(a, b) for a, b in zip(now, before, strict=True)]
+    return out
+
+
 def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp: RowPhases,
          install_link_usd: float, installation_usd: float, opex_per_year_usd: float, years: float,
-         hours: float, utilisation: float, discount_rate: float = 0.0) -> Phases:
-    """Both policies and the scenario's (each fabric by its ``growth``) over the phases."""
+         hours: float, utilisation: float, discount_rate: float = 0.0, order_date: dt.date | None = None) -> Phases:
+    """Both policies and the scenario's (each fabric by its ``growth``) over the phases. Each phase's
+    order, from its ``order_date`` (else ``order_date``, else the scenario's, else the day it is priced
+    for), gives the day it can be in service (bom/costing/schedule.py); a phase dated earlier earns from
+    that day."""
     final = models[-1]
+    sc = final.scenario
+    placed = order_date or sc.order_date or sc.date or dt.date.today()
+    v = {k: float(i.value) for k, i in inputs(sc.tco).items() if not isinstance(i.value, str)}
+    racks = added_racks(models, final.cluster.site_count)
     fabrics = final.scenario.fabric_specs
     n = len(phases)
     gpus = [m.cluster.gpus for m in models]
@@ -408,12 +449,18 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
                     keys = rebuild_keys if pick(str(fab)) == "rebuild" else reserve_keys
                     links += recabled({x: v for x, v in keys[k - 1].items() if x[0] == fab},
                                       {x: v for x, v in keys[k].items() if x[0] == fab})
-            out.append(PhaseResult(ph.name, ph.date, gpus[k], sites[k], name, _items(order, ref), _items(spare, ref),
-                                   links, links * install_link_usd, install[k]))
+            bought = _items(order, ref)
+            when = ph.order_date or placed
+            plan = phase_schedule(ph.name, when, ph.date, _arrivals(bought, catalog, when), racks[k][:sites[k]],
+                                  v["install_racks_per_day"], v["burn_in_days"])
+            out.append(PhaseResult(ph.name, ph.date, gpus[k], sites[k], name, bought, _items(spare, ref),
+                                   links, links * install_link_usd, install[k], plan))
             held = defaultdict(float, now)
         start = phases[0].date
+        # A phase earns from its date, or from the day its parts allow when that is later (never earlier).
+        earns = [p.schedule.earns_from if p.schedule is not None else p.date for p in out]
         worked = sum((gpus[k] - (gpus[k - 1] if k else 0)) * hours * utilisation
-                     * max(0.0, years - (ph.date - start).days / DAYS_PER_YEAR) for k, ph in enumerate(phases))
+                     * max(0.0, years - (earns[k] - start).days / DAYS_PER_YEAR) for k in range(n))
         full = gpus[-1] * hours * utilisation * years
         # Buying early costs the capital: each phase's capex at its date, discounted to the first's.
         pv = sum(p.capex_usd / (1.0 + discount_rate) ** ((p.date - start).days / DAYS_PER_YEAR)

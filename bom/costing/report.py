@@ -8,7 +8,7 @@ and the tests hold the two to agree.
 from __future__ import annotations
 
 import datetime as dt
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Literal, NotRequired
@@ -17,6 +17,7 @@ from typing_extensions import TypedDict
 
 from bom.catalog.prices import Quote
 from bom.catalog.rows import Catalog, Platform
+from bom.costing.alternates import Alternates, AlternatesJson
 from bom.costing.categories import CATEGORIES, NETWORK, OPTICS, Category, asset_class
 from bom.costing.cooling import Cooling, CoolingJson, size_cooling
 from bom.costing.job import Job, JobJson, job_cost
@@ -32,7 +33,16 @@ from bom.costing.order import (
     split_by_site,
 )
 from bom.costing.phases import Phases
-from bom.costing.schedule import SiteSchedule, SiteScheduleJson, site_schedule
+from bom.costing.schedule import (
+    LateDate,
+    LateDateJson,
+    SiteSchedule,
+    SiteScheduleJson,
+    late_sites,
+    site_racks,
+    site_schedule,
+    takes,
+)
 from bom.costing.sitepower import DecidedBy, SitesPower, SitesPowerJson, site_limits_kw, site_power
 from bom.costing.tco import (
     POWER_BASIS,
@@ -45,7 +55,7 @@ from bom.costing.tco import (
     inputs,
     sensitivity,
 )
-from bom.costing.uncertainty import Range, draw, published_spread
+from bom.costing.uncertainty import Range, RangeJson, SiteDraw, draw, published_spread
 from bom.errors import ScenarioError
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
@@ -151,8 +161,9 @@ class BuildJson(ModelJson):
     job: JobJson | None
     """What the scenario's training job costs on the cluster built for it (bom/costing/job.py); null for a
     serving job or a cluster sized by gpus or nodes."""
-    range: Annotated[dict[str, object] | None, Handwritten("range")]
-    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (seeded Monte Carlo)."""
+    range: RangeJson | None
+    """The P10 / P50 / P90 range of capex, TCO, cost per GPU-hour and each site's in-service date (seeded
+    Monte Carlo)."""
     sensitivity: list[SensitivityJson]
     """Cost per GPU-hour with each input moved by -20 % and +20 %."""
     order: Annotated[list[dict[str, object]], Handwritten("order")]
@@ -168,8 +179,14 @@ class BuildJson(ModelJson):
     order_date: Date
     """The day the order is placed (order_date, else the day the BOM is priced for)."""
     in_service: list[SiteScheduleJson]
-    """Each site's earliest in-service date from the order date, its parts' lead times and its racks'
-    installation (bom/costing/schedule.py)."""
+    """Each site's critical path and earliest in-service date from the order date, its parts' lead times,
+    its racks' installation and burn-in (bom/costing/schedule.py)."""
+    late_dates: list[LateDateJson]
+    """Every target day (in_service, a phase's date) the parts cannot meet, with the day it can be met
+    (warnings; bom build --strict-dates refuses them)."""
+    alternates: AlternatesJson | None
+    """The long-lead link parts and the catalog's alternates for their links, each priced by a build with
+    it (bom/costing/alternates.py); null where none were computed (bom build computes them)."""
     inputs: dict[str, InputJson]
     """The TCO inputs with their units and sources."""
     checks: ChecksJson | None
@@ -202,10 +219,18 @@ class Report:
     phases: Phases | None = None                  # the build-out in phases (bom/costing/phases.py)
     power: SitesPower | None = None               # each site's IT and facility power (bom/costing/sitepower.py)
     cooling: Cooling | None = None                # the CDUs of a liquid-cooled build (bom/costing/cooling.py)
+    alternates: Alternates | None = None          # long-lead parts' alternates (bom/costing/alternates.py)
 
     @property
     def name(self) -> str:
         return self.model.scenario.name
+
+    @property
+    def late_dates(self) -> list[LateDate]:
+        """Every target day the parts cannot meet: the scenario's ``in_service`` (against each site) and each
+        phase's ``date`` (``bom build --strict-dates`` refuses them)."""
+        phases = self.phases.late if self.phases is not None else []
+        return [*late_sites(self.schedule), *phases]
 
     @cached_property
     def totals(self) -> Totals:
@@ -300,6 +325,8 @@ class Report:
             "priced_on": self.priced_on.isoformat(),
             "order_date": self.order_date.isoformat(),
             "in_service": [s.to_json() for s in self.schedule],
+            "late_dates": [p.to_json() for p in self.late_dates],
+            "alternates": self.alternates.to_json() if self.alternates is not None else None,
             "inputs": {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()},
             "checks": self.checks.to_json() if self.checks is not None else None,
         }
@@ -404,10 +431,12 @@ def check_spares(sc: Scenario) -> None:
                                 key=f"spares.{name}")
 
 
-def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None) -> Report:
+def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date | None = None,
+                with_range: bool = True) -> Report:
     """Everything the writers need; ``checks`` the design rules run on the model (every report carries
     at least their closed form: :func:`bom.pipeline.report_of` runs it), ``today`` the day quotes are
-    checked against when the scenario gives no date."""
+    checked against when the scenario gives no date; without ``with_range`` no Monte Carlo (a build priced
+    only to compare its point figures: bom/pipeline/alternates.py)."""
     sc = model.scenario
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     sites = model.cluster.site_count
@@ -427,16 +456,19 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     decided: DecidedBy = "power" if model.power_rounds else ("one site" if sites == 1 and limits is None else "count")
     power = site_power(model, base, float(ins["pue"].value), cooled, limits, decided, model.power_rounds)
     order_date = sc.order_date or priced_on
+    schedule = _schedule(model, order, tco, ins, order_date)
     return Report(model, lines, ins, tco, basis, order, sensitivity(basis, ins),
-                  [*model.warnings, *_warnings(order), *catalog.notes], quotes, priced_on, sc.date or newest, checks,
-                  job=job_cost(model.sizing, model.cluster.gpus, tco),
-                  schedule=_schedule(model, order, tco, ins, order_date), order_date=order_date,
-                  range=_range(order, basis, tco, ins, catalog, sc), power=power, cooling=cooled)
+                  [*model.warnings, *_warnings(order), *schedule_warnings(schedule), *catalog.notes], quotes,
+                  priced_on, sc.date or newest, checks, job=job_cost(model.sizing, model.cluster.gpus, tco),
+                  schedule=schedule, order_date=order_date,
+                  range=_range(order, basis, tco, ins, catalog, sc, schedule) if with_range else None, power=power,
+                  cooling=cooled)
 
 
 def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], catalog: Catalog,
-           sc: Scenario) -> Range:
-    """The Monte Carlo of the TCO over the prices, exchange rates and utilisation."""
+           sc: Scenario, schedule: Sequence[SiteSchedule] = ()) -> Range:
+    """The Monte Carlo of the TCO over the prices, exchange rates, utilisation and lead times, and of each
+    site's in-service date."""
     currency = {}
     for o in order:
         q = catalog.quotes.get(o.sku) or catalog.quotes.get(o.catalog_id)
@@ -451,7 +483,17 @@ def _range(order: list[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input]
                                       f"the catalog row's published range: {row.price_range_source}")
             if spread is not None:
                 published[o.sku] = spread
-    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed, published)
+    return draw(order, basis, tco, ins, currency, sc.uncertainty.draws, sc.uncertainty.seed, published,
+                site_draws(order, schedule) if schedule else None)
+
+
+def site_draws(order: Sequence[OrderLine], schedule: Sequence[SiteSchedule]) -> list[SiteDraw]:
+    """Each site's lines with a lead time and the days after its last arrival, for the draws."""
+    gpus = sum(s.gpus for s in schedule)
+    return [SiteDraw(s.site, s.gpus / gpus if gpus else 1.0 / len(schedule),
+                     tuple(i for i, o in enumerate(order) if o.lead_time_days is not None and takes(o, s.site)),
+                     s.install_days + s.burn_in_days, s.order_date, (s.in_service - s.order_date).days)
+            for s in schedule]
 
 
 def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Input],
@@ -460,14 +502,18 @@ def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Inp
     v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     racks = site_racks(model)
     return [site_schedule(order, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
-                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"])
+                          v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"], v["burn_in_days"],
+                          model.scenario.in_service)
             for s in model.site_sizes]
 
 
-def site_racks(model: Model) -> list[int]:
-    """Racks standing in each site (its shape's sections and its own racks)."""
-    p = model.placement
-    sites = model.cluster.site_count
-    if p is None:
-        return [math.ceil(model.racks / sites)] * sites
-    return [sum(sec.copies * len(sec.layouts) for _, sec, _ in p.site_sections(i)) for i in range(1, sites + 1)]
+def schedule_warnings(schedule: list[SiteSchedule]) -> list[str]:
+    """What the dates rest on that a buyer must know: a target the parts cannot meet, parts whose lead
+    time is unknown (the date is then the earliest the known parts allow)."""
+    out = [p.message for p in late_sites(schedule)]
+    unknown = sorted({sku for s in schedule for sku in s.unknown})
+    if unknown:
+        out.append(f"{len(unknown)} part number{'s have' if len(unknown) != 1 else ' has'} no lead time (no catalog "
+                   f"row or quote gives one), so the in-service dates are the earliest the others allow: "
+                   f"{'; '.join(unknown)}")
+    return out

@@ -97,6 +97,11 @@ _DEFAULTS = (
     Input("install_racks_per_day", "Racks installed per day (per site)", 12.0, "racks per day",
           "estimate: xAI's Colossus, 100,000 H100 GPUs in racks of 64 (about 1,560 racks), was built in 122 days "
           "(xAI, 2024-09-02; NVIDIA, 2024-10-28): about 13 racks a day, the fast end of what is published"),
+    Input("burn_in_days", "Burn-in and acceptance before service", 7.0, "days",
+          "the 168-hour (7-day) burn-in campaign the strictest GPU-cluster acceptance standards demand, past the "
+          "72-hour minimum that catches infant mortality (The Definitive Guide to AI Data Centers, ch. 13.8 'GPU "
+          "Node Burn-In, Diagnostics & Stress Validation', aidatacenterguide.com, undated); counted after a site's "
+          "installation and before its in-service date"),
     Input("hours", "Hours per year", HOURS_PER_YEAR, "h", "8,760 h = 365 d x 24 h"),
     Input("staff_fte", "Operations staff", 0.0, "FTE",
           "0: no published staffing ratio holds across operators (remote hands, a managed service or an own "

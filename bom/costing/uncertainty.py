@@ -3,8 +3,18 @@
 Each order line's unit price is drawn from a triangular distribution around its price (the mode)
 whose low and high follow how good the price is (:data:`SPREADS`, by ``price_source``); a line
 quoted in another currency also takes a draw of its exchange rate (one per currency and draw); the
-utilisation is drawn around its value (at most 1), and the longest lead time's slip
-(:data:`LEAD_TIME_SLIP`: the GPUs earn that much less of the period). Each draw then runs the TCO's own formulas
+utilisation is drawn around its value (at most 1).
+
+Schedule risk: each order line's lead time is drawn too, one draw per line, independently (each part
+number comes from its own supply chain): from its catalog row's range (``lead_time_low`` to
+``lead_time_high``, triangular with the lead time as the mode: the estimates by part class and the
+sourced ranges of issue 43), else, for a single value (a dated source without a range, a quote), up to
+half of it late (:data:`LEAD_TIME_SLIP`, the mode on time); an unknown lead time is not drawn, as the
+point date leaves it out. Each site's in-service day in a draw is the order date + its latest drawn
+arrival (whole days) + its installation and burn-in (bom/costing/schedule.py), which gives the P10 /
+P50 / P90 in-service dates beside the money. A site later than its point date loses those days of
+its GPUs' service from the period (the period counts from the point date; a site ready sooner waits
+for it), which the cost per GPU-hour of the draw carries. Each draw then runs the TCO's own formulas
 (bom/costing/tco.py: the capital charge by asset class, support, insurance and tax on the drawn
 capex; energy, space, fibre, staff and licences as they are), so with every spread at zero each draw
 is the point TCO. Percentiles interpolate between draws like a spreadsheet's PERCENTILE
@@ -21,15 +31,20 @@ Not drawn: energy prices, the quantities.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypedDict
+
 from bom.costing.categories import asset_class
 from bom.costing.order import OrderLine
 from bom.costing.tco import CLASSES, Basis, Input, Tco, capital_recovery_factor, service_share
+from bom.model.records import Count, Date
 
 if TYPE_CHECKING:   # numpy is imported where the draws are made: a command that draws none does not load it
     import numpy as np  # heavy: loaded where the draws are made, not by every command
@@ -69,13 +84,26 @@ SPREADS: dict[str, Spread] = {
 }
 FX = Spread(0.95, 1.05, "estimate: EUR/USD moved between about 1.03 and 1.12 in 2024 (ECB euro foreign "
                         "exchange reference rates), about +/-4 % around its mean")
-#: How late the last part may come, as a share of the longest lead time on the order (drawn from 0,
-#: the mode, to the high end): the GPUs go into service that much later and earn that much less of
-#: the period.
-LEAD_TIME_SLIP = Spread(0.0, 0.5, "estimate: no published distribution; up to half the longest quoted lead "
+#: How late a part whose lead time is a single value (a dated source without a range, a quote) may
+#: come, as a share of that lead time (drawn from 0, the mode, to the high end). A lead time with a
+#: range is drawn from its range instead.
+LEAD_TIME_SLIP = Spread(0.0, 0.5, "estimate: no published distribution; up to half a single quoted lead "
                                   "time late (the 2023-2024 H100 server lead times moved between about 8 and 40 "
                                   "weeks, The Register 2024-04-12), most draws near on time")
+#: Days of a year, as the slip takes a late site's days off the period.
+DAYS_PER_YEAR = 365.25
 UTILISATION = Spread(0.85, 1.10, "estimate: no published spread; -15 % / +10 % around the input, at most 1")
+
+
+class PercentilesJson(TypedDict):
+    """P10 / P50 / P90 over the draws (interpolated between draws as PERCENTILE.INC)."""
+
+    p10: float
+    """One draw in ten is below it."""
+    p50: float
+    """The median."""
+    p90: float
+    """Nine draws in ten are below it."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +112,85 @@ class Percentiles:
     p50: float
     p90: float
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> PercentilesJson:
         return {"p10": round(self.p10, 6), "p50": round(self.p50, 6), "p90": round(self.p90, 6)}
+
+
+class InServiceRangeJson(TypedDict):
+    """A site's in-service date over the draws of its parts' lead times."""
+
+    site: Count
+    """The site (1-based)."""
+    point: Date
+    """The in-service date of the lead times as they stand (in_service[].date)."""
+    p10: Date
+    """The order date + the P10 of the drawn days to in service, rounded up to a whole day."""
+    p50: Date
+    """The same at P50."""
+    p90: Date
+    """The same at P90."""
+    days: PercentilesJson
+    """Order to in service [days], P10 / P50 / P90 as drawn (not rounded)."""
+    lines_drawn: Count
+    """Its order lines with a lead time (each drawn; an unknown one is left out, as the point date leaves it)."""
+
+
+@dataclass(frozen=True)
+class SiteDraw:
+    """What a site's in-service day is drawn from: the order lines it takes (by their index in the order)
+    and the days that follow the last arrival (installation and burn-in)."""
+
+    site: int
+    gpu_share: float            # its share of the cluster's GPUs: of the GPU-hours a late day takes off
+    lines: tuple[int, ...]
+    fixed_days: int
+    order_date: dt.date
+    point_days: int             # order to in service with the lead times as they stand
+
+
+@dataclass(frozen=True, eq=False)
+class InServiceDraws:
+    """A site's drawn days from order to in service, one per draw."""
+
+    site: SiteDraw
+    days: np.ndarray
+
+    @functools.cached_property
+    def percentiles(self) -> Percentiles:
+        import numpy as np  # heavy: loaded where the draws are made, not by every command
+
+        ordered = np.sort(self.days)
+        return Percentiles(*(percentile(ordered, q) for q in (0.1, 0.5, 0.9)))
+
+    def date(self, q: str) -> dt.date:
+        """The day at percentile ``q`` ("p10", "p50", "p90"): a day is in service whole, so a fraction rounds up."""
+        return self.site.order_date + dt.timedelta(days=math.ceil(getattr(self.percentiles, q) - 1e-9))
+
+    def to_json(self) -> InServiceRangeJson:
+        s = self.site
+        point = s.order_date + dt.timedelta(days=s.point_days)
+        return {"site": s.site, "point": point.isoformat(), "p10": self.date("p10").isoformat(),
+                "p50": self.date("p50").isoformat(), "p90": self.date("p90").isoformat(),
+                "days": self.percentiles.to_json(), "lines_drawn": len(s.lines)}
+
+
+class RangeJson(TypedDict):
+    """P10 / P50 / P90 of capex, TCO and cost per GPU-hour over prices drawn by their price_source (AACE
+    18R-97 ranges) or published range, exchange rates, utilisation and lead times, and of each site's
+    in-service date (bom/costing/uncertainty.py)."""
+
+    draws: Count
+    """Monte Carlo draws (scenario uncertainty.draws)."""
+    seed: int
+    """The random seed (uncertainty.seed): the same seed, the same figures."""
+    capex_usd: PercentilesJson
+    """Capex [USD]."""
+    tco_usd: PercentilesJson
+    """TCO over the period [USD]."""
+    usd_per_gpu_hour: PercentilesJson
+    """Cost per GPU-hour [USD] (a late site's days taken off its GPUs' hours)."""
+    in_service: list[InServiceRangeJson]
+    """Each site's in-service date over the lead times drawn from each row's range."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +202,7 @@ class Range:
     capex: np.ndarray
     tco: np.ndarray
     usd_per_gpu_hour: np.ndarray
+    in_service: tuple[InServiceDraws, ...] = ()
 
     @functools.cached_property
     def _sorted(self) -> dict[str, np.ndarray]:
@@ -122,10 +228,11 @@ class Range:
         counts = np.bincount(at, minlength=bins)
         return [(edges[i], edges[i + 1], int(counts[i])) for i in range(bins)]
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> RangeJson:
         return {"draws": self.draws, "seed": self.seed,
                 "capex_usd": self.percentiles("capex").to_json(), "tco_usd": self.percentiles("tco").to_json(),
-                "usd_per_gpu_hour": self.percentiles("usd_per_gpu_hour").to_json()}
+                "usd_per_gpu_hour": self.percentiles("usd_per_gpu_hour").to_json(),
+                "in_service": [s.to_json() for s in self.in_service]}
 
 
 def percentile(ordered: Sequence[float] | np.ndarray, q: float) -> float:
@@ -141,17 +248,45 @@ def percentile(ordered: Sequence[float] | np.ndarray, q: float) -> float:
     return float(ordered[i] + (ordered[i + 1] - ordered[i]) * (pos - i))
 
 
+def lead_spread(o: OrderLine) -> tuple[float, float, float] | None:
+    """(low, high, mode) a line's lead time is drawn from [days]; None for an unknown lead time (not drawn)."""
+    if o.lead_time_days is None:
+        return None
+    return lead_range(o.lead_time_days, o.lead_time_low_days, o.lead_time_high_days)
+
+
+def lead_range(days: float, low: float | None, high: float | None) -> tuple[float, float, float]:
+    """(low, high, mode) of a lead time of ``days``: its row's range with the lead time the mode, else up
+    to half a single value late (:data:`LEAD_TIME_SLIP`).
+
+    >>> lead_range(364.0, 252.0, 364.0), lead_range(84.0, None, None)
+    ((252.0, 364.0, 364.0), (84.0, 126.0, 84.0))
+    """
+    if low is not None and high is not None:
+        return min(low, days), max(high, days), days
+    return days * (1.0 + LEAD_TIME_SLIP.low), days * (1.0 + LEAD_TIME_SLIP.high), days * (1.0 + LEAD_TIME_SLIP.low)
+
+
+def one_site(order: Sequence[OrderLine], order_date: dt.date = dt.date(2026, 1, 1)) -> tuple[SiteDraw, ...]:
+    """The whole order as one site with nothing after its last arrival (no schedule given)."""
+    known = tuple(i for i, o in enumerate(order) if o.lead_time_days is not None)
+    point = max((math.ceil((order[i].lead_time_days or 0.0) - 1e-9) for i in known), default=0)
+    return (SiteDraw(1, 1.0, known, 0, order_date, point),)
+
+
 def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Input], currency: dict[str, str],
          draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
-         published: dict[str, Spread] | None = None) -> Range:
-    """``draws`` draws of the TCO with the prices, exchange rates and utilisation drawn (see the module);
-    ``currency``: the quoted currency of each part number quoted in one other than USD; ``published``:
-    a part number's spread from its catalog row's published price range, which wins over the spread
-    of its price_source."""
+         published: dict[str, Spread] | None = None, sites: Sequence[SiteDraw] | None = None) -> Range:
+    """``draws`` draws of the TCO with the prices, exchange rates, utilisation and lead times drawn (see
+    the module); ``currency``: the quoted currency of each part number quoted in one other than USD;
+    ``published``: a part number's spread from its catalog row's published price range, which wins over
+    the spread of its price_source; ``sites``: each site's lines and days after its last arrival (default:
+    the order as one site)."""
     import numpy as np  # heavy: loaded where the draws are made, not by every command
 
     f = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     published = published or {}
+    sites = tuple(sites) if sites is not None else one_site(order)
     lines = [(asset_class(o.category), o.extended_usd,
               published.get(o.sku) or SPREADS.get(o.price_source, SPREADS["estimate"]), currency.get(o.sku))
              for o in order]
@@ -165,17 +300,19 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
     owned = tco.building_capex_usd + tco.grid_connection_usd if tco.facility_built else 0.0
     owned_charge = tco.build_per_year if tco.facility_built else 0.0
     hours = basis.gpus * f["hours"] * service_share(f["ramp_months"], f["years"])
-    # The longest lead time on the order [years]; no lead time known: no slip drawn.
-    longest = max((o.lead_time_days or 0.0 for o in order), default=0.0) / 365.25
+    # The lines whose lead time is drawn, each a column after the utilisation's, in the order's order.
+    leads = [(i, days) for i, o in enumerate(order) if (days := lead_spread(o)) is not None]
+    column = {i: k for k, (i, _) in enumerate(leads)}
     codes = sorted({c for *_, c in lines if c})
     fx_at = {c: i for i, c in enumerate(codes)}
-    # Each draw takes its uniforms in the order the per-draw loop of random.Random took them before
-    # (the exchange rates, every line, the utilisation, the slip), and the stream is that generator's
-    # own (MT19937 from the same seed, the same 53-bit doubles), so the same seed gives the same draws
-    # bit for bit; only now a block of draws at a time, as arrays.
-    width = len(codes) + len(lines) + 1 + (1 if longest else 0)
+    # Each draw takes its uniforms in the order a per-draw loop of random.Random takes them (the exchange
+    # rates, every line's price, the utilisation, every drawn lead time), and the stream is that
+    # generator's own (MT19937 from the same seed, the same 53-bit doubles), so the same seed gives the
+    # same draws bit for bit as that loop (tests/costing/test_range.py); only a block of draws at a time.
+    width = len(codes) + len(lines) + 1 + len(leads)
     uniforms = _uniforms(seed)
     capex_out, tco_out, rate_out = np.empty(draws), np.empty(draws), np.empty(draws)
+    days_out = [np.empty(draws) for _ in sites]
     block = max(1, BLOCK_VALUES // width)
     for start in range(0, draws, block):
         n = min(block, draws - start)
@@ -194,16 +331,27 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
         k = len(codes) + len(lines)
         util = f["utilisation"] * _triangular(u[:, k], UTILISATION.low, UTILISATION.high, 1.0)
         util = np.where(util < 1.0, util, 1.0)                       # min(1.0, util)
-        slip = longest * _triangular(u[:, k + 1], LEAD_TIME_SLIP.low, LEAD_TIME_SLIP.high, LEAD_TIME_SLIP.low) \
-            if longest else 0.0
-        left = 1.0 - slip / f["years"]
-        worked = hours * util * np.where(left > 0.0, left, 0.0)     # max(0.0, left)
+        # Whole days, as a delivery date counts them (bom/costing/schedule.py whole_days).
+        lead = [np.ceil(_triangular(u[:, k + 1 + c], lo, hi, mode) - 1e-9) for c, (_, (lo, hi, mode)) in
+                enumerate(leads)]
+        left: Any = 0
+        for site, out in zip(sites, days_out, strict=True):
+            arrived: Any = np.zeros(n)
+            for i in site.lines:
+                arrived = np.maximum(arrived, lead[column[i]])
+            days = arrived + site.fixed_days
+            out[start:start + n] = days
+            late = days - site.point_days
+            share = 1.0 - np.where(late > 0.0, late, 0.0) / DAYS_PER_YEAR / f["years"]
+            left = left + site.gpu_share * np.where(share > 0.0, share, 0.0)
+        worked = hours * util * left
         capex_out[start:start + n] = capex
         tco_out[start:start + n] = capex + f["years"] * opex
         rate = np.zeros(n)
         np.divide(annual, worked, out=rate, where=worked != 0)
         rate_out[start:start + n] = rate
-    return Range(draws, seed, capex_out, tco_out, rate_out)
+    return Range(draws, seed, capex_out, tco_out, rate_out,
+                 tuple(InServiceDraws(site, days) for site, days in zip(sites, days_out, strict=True)))
 
 
 #: Uniforms drawn at a time (8 bytes each): 32 MB, whatever the number of draws.
@@ -239,3 +387,4 @@ def _sum(values: Any) -> Any:
     for v in values:
         total = total + v
     return total
+

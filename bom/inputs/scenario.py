@@ -442,6 +442,9 @@ class Tco(Model):
     """Property tax per year as a fraction of capex (default 0)."""
     install_racks_per_day: float | None = Field(default=None, gt=0, le=10000, examples=[4])
     """Racks a site's crews install, cable and test per day (sets the in-service dates)."""
+    burn_in_days: float | None = Field(default=None, ge=0, le=365, examples=[3])
+    """Days of burn-in and acceptance testing after a site's installation, before it is in service
+    (default 7: the 168-hour campaign of the strictest acceptance standards)."""
     ramp_months: float | None = Field(default=None, ge=0, le=360, examples=[6])
     """Deployment ramp: months from the first rack in service to the last (default 0); the GPUs earn
     from the day they are in service."""
@@ -457,7 +460,11 @@ class Phase(Model):
     nodes: int | None = Field(default=None, ge=1, examples=[128])
     """Or in nodes (as the scenario's ``nodes``)."""
     date: Day = Field(examples=["2027-03-01"])
-    """The day the phase's GPUs are in service (and start earning)."""
+    """The day the phase's GPUs are to be in service (and start earning). A day before its parts can
+    arrive, be installed and burnt in is a warning naming the day it can be (an error with
+    ``bom build --strict-dates``), and the phase earns from that day."""
+    order_date: Day | None = Field(default=None, examples=["2026-10-01"])
+    """The day this phase's order is placed (default: the scenario's ``order_date``)."""
     sites: int | None = Field(default=None, ge=1, le=64, examples=[1])
     """Sites in service once this phase is (the first ones of ``sites``); default: all of them."""
 
@@ -505,7 +512,7 @@ class Uncertainty(Model):
     """The P10 / P50 / P90 range's Monte Carlo (bom/costing/uncertainty.py: the spreads and their sources)."""
 
     draws: int = Field(default=2000, ge=100, le=1_000_000, examples=[10000])
-    """Draws of the prices, exchange rates and utilisation."""
+    """Draws of the prices, exchange rates, utilisation and lead times."""
     seed: int = Field(default=1, ge=0, examples=[2027])
     """The random seed: the same seed gives the same figures."""
 
@@ -554,10 +561,15 @@ class Scenario(Model):
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
     uncertainty: Uncertainty = Uncertainty()
-    """The P10 / P50 / P90 range of capex, TCO and cost per GPU-hour (draws and seed)."""
+    """The P10 / P50 / P90 range of capex, TCO, cost per GPU-hour and each site's in-service date (draws and
+    seed)."""
     order_date: Day | None = Field(default=None, examples=["2027-01-15"])
     """The day the order is placed: each site's in-service date counts from it (the longest lead time of
-    its parts, then its racks' installation); default: the day the BOM is priced for (``date``)."""
+    its parts, then its racks' installation and burn-in); default: the day the BOM is priced for (``date``)."""
+    in_service: Day | None = Field(default=None, examples=["2027-12-01"])
+    """The day the cluster is to be in service (a target): a day before a site's parts can arrive, be
+    installed and burnt in is a warning naming the day it can be (an error with ``bom build
+    --strict-dates``). With ``phases``, each phase's ``date`` is its target."""
     exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default={}, examples=[{"EUR": 1.08}])
     """USD per unit of each currency a price file quotes in, e.g. {EUR: 1.08}; USD is 1."""
     spares: dict[str, SparesRule] | None = Field(default=None, examples=[{"transceiver": {"fraction": 0.02,

@@ -4,7 +4,7 @@ Two documents are described: a build's JSON (``bom build --json``, the written `
 and a comparison's (``bom compare --json``, ``<name>-compare.json``). A build's is read off its
 records (:class:`bom.costing.report.BuildJson` and the TypedDicts it holds, each declared beside the
 ``to_json`` that writes it: :mod:`bom.model.records`), so a key is declared once; the parts whose
-records are not declared yet (the order, the quotes, the uncertainty range, the phases and the
+records are not declared yet (the order, the quotes, the phases and the
 comparison) are still written here. tests/outputs/test_output_schema.py validates the JSON of several
 scenarios against it and fails when docs/output.md is stale; regenerate it with
 ``python -m bom.outputs.schema > docs/output.md``.
@@ -27,6 +27,7 @@ from typing_extensions import is_typeddict
 
 from bom.costing.compare import JOB_METRICS, SCOPES
 from bom.costing.report import BuildJson
+from bom.costing.schedule import PhaseScheduleJson
 from bom.model.cluster import ScaleUpJson
 from bom.model.fabrics import DciFabricJson, OobFabricJson, PooledFabricJson, SwitchedFabricJson
 from bom.model.totals import OneSiteJson, ScaleAcrossJson, ScaleOutJson
@@ -132,7 +133,7 @@ def _clean(s: Any, defs: dict[str, Schema], names: dict[str, str], hand: dict[st
 def record_schemas() -> dict[str, Schema]:
     """The build's sections, read off the records."""
     hand: dict[str, Callable[[], Schema]] = {
-        "order": lambda: array(_order()), "quote": lambda: array(_quote()), "range": lambda: null(_range()),
+        "order": lambda: array(_order()), "quote": lambda: array(_quote()),
         "phase": lambda: array(_phase()), "growth": _growth}
     names = {cls.__name__: name for cls, name in SECTIONS.items()}
     full = TypeAdapter(BuildJson).json_schema(schema_generator=_Records, mode="serialization")
@@ -152,8 +153,14 @@ def _order() -> Schema:
                 "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
                                                    "row's lead_time; null when neither gives one."),
-                "lead_time_source": _said(STR, "Where the lead time comes from (a document, \"estimate: ...\" "
-                                               "or the quote); empty without one."),
+                "lead_time_source": _said(STR, "Where the lead time comes from (a document and its date, "
+                                               "\"estimate: ...\" saying what it rests on, or the quote); "
+                                               "\"unknown: ...\" without one."),
+                "lead_time_low_days": _said(null(NUM), "The shortest lead time the catalog row's sources give "
+                                                       "(null: no range; a quote has none)."),
+                "lead_time_high_days": _said(null(NUM), "The longest lead time the catalog row's sources give."),
+                "lead_time_estimate": _said(BOOL, "Whether the lead time is an estimate by part class (the row "
+                                                  "marks lead_time unconfirmed) rather than read at a source."),
                 "spares_basis": null(obj({
                     "method": _said({"enum": ["rule", "failure rate"]},
                                     "rule: fraction, minimum or per site; failure rate: Poisson over the "
@@ -178,10 +185,21 @@ def _said(s: Schema, text: str) -> Schema:
     return {"description": text, **s}
 
 
+def _record(cls: type) -> Schema:
+    """A record's schema written out whole, for a hand-written part that holds one."""
+    full = TypeAdapter(cls).json_schema(schema_generator=_Records, mode="serialization")
+    defs = {**full.pop("$defs", {}), cls.__name__: full}
+    return _clean(defs[cls.__name__], defs, {}, {})
+
+
+def _phase_schedule() -> Schema:
+    return _record(PhaseScheduleJson)
+
+
 def _phase() -> Schema:
     item = obj({"sku": STR, "catalog_id": STR, "description": STR, "category": STR, "fabric": STR, "quantity": COUNT,
                 "unit": STR, "unit_price_usd": NUM, "extended_usd": NUM})
-    said = {"name": "The phase's name.", "date": "The day its GPUs are in service.",
+    said = {"name": "The phase's name.", "date": "The day its GPUs are to be in service (its target).",
             "gpus": "GPUs in service once the phase is.", "sites": "Sites in service once the phase is.",
             "policy": "The growth it follows: reserve, rebuild, or mixed (each fabric its own).",
             "capex_usd": "What the phase buys (spares apart), its installation and its re-cabling labour [USD].",
@@ -190,10 +208,11 @@ def _phase() -> Schema:
             "recabled_links": "Links of the phase before that this phase takes out or moves.",
             "recabling_usd": "recabled_links x the TCO's install_link labour.",
             "installation_usd": "The phase's share of the final build's installation: the share of the final "
-                                "plan's links it puts in service [USD]."}
+                                "plan's links it puts in service [USD].",
+            "schedule": "Its critical path and the day it can be in service (bom/costing/schedule.py)."}
     props = {"name": STR, "date": DATE, "gpus": INT, "sites": INT, "policy": STR, "capex_usd": NUM,
              "order": array(item), "made_spare": array(item), "recabled_links": INT, "recabling_usd": NUM,
-             "installation_usd": NUM}
+             "installation_usd": NUM, "schedule": null(_phase_schedule())}
     return obj({k: _said(v, said[k]) for k, v in props.items()}, description="One phase of the build-out.")
 
 
@@ -207,16 +226,6 @@ def _growth() -> Schema:
                           "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
                           "discount_rate (what buying early costs).")
     return obj({"chosen": one, "reserve": one, "rebuild": one})
-
-
-def _range() -> Schema:
-    pct = obj({"p10": NUM, "p50": NUM, "p90": NUM})
-    return obj({"draws": _said(INT, "Monte Carlo draws (scenario uncertainty.draws)."),
-                "seed": _said(INT, "The random seed (uncertainty.seed): the same seed, the same figures."),
-                "capex_usd": pct, "tco_usd": pct, "usd_per_gpu_hour": pct},
-               description="P10 / P50 / P90 of capex, TCO and cost per GPU-hour over prices drawn by their "
-                           "price_source (AACE 18R-97 ranges), exchange rates and utilisation "
-                           "(bom/costing/uncertainty.py).")
 
 
 # --- the comparison ------------------------------------------------------------------------

@@ -427,10 +427,25 @@ def in_service_line(report: Report) -> str:
     sched = report.schedule
     if not sched:
         return ""
-    shown = "; ".join(f"site {s.site} {s.in_service} ({terminal_text(s.longest_part) or 'no lead times'} last, "
-                      f"{s.longest_lead_days:,.0f} d + {s.install_days} d install)" for s in sched[:4])
+
+    def gate(s: object) -> str:
+        g = getattr(s, "gate", None)
+        return f"{terminal_text(g.sku)} last, {g.label}" if g is not None else "no lead time known"
+
+    shown = "; ".join(f"site {s.site} {s.in_service} ({gate(s)} + {s.install_days} d install + {s.burn_in_days} d "
+                      f"burn-in)" for s in sched[:4])
     more = f"; {len(sched) - 4} more sites in the workbook" if len(sched) > 4 else ""
-    return f"\nin service (ordered {report.order_date}): {shown}{more}"
+    out = f"\nin service (ordered {report.order_date}): {shown}{more}"
+    alt = report.alternates
+    pref = alt.preferred if alt is not None else None
+    if pref is not None:
+        took = "; ".join(f"{terminal_text(t.part_number)} -> {terminal_text(t.labels[0])}" for t in pref.taken)
+        out += (f"\nprefer-available took {took}: in service {pref.in_service_days:+d} d, TCO "
+                f"{pref.tco_usd:+,.0f} USD, design rules {'pass' if pref.rules_ok else 'FAIL'}")
+    elif alt is not None and any(a.shortens for a in alt.options):
+        out += ("\nalternates that bring a date in are listed in the report (bom build --prefer-available takes "
+                "those that move the in-service date)")
+    return out
 
 
 def job_line(report: Report) -> str:

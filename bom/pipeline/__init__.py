@@ -10,11 +10,14 @@ Its public surface, what the CLI, ``bom init``'s starter and the tests call:
   :func:`refusal`, :func:`report_of` (:mod:`bom.pipeline.checks`);
 - the comparison: :func:`compare` (:mod:`bom.pipeline.compare`);
 - the phases: :func:`with_phases`, :func:`check_phases`, :func:`plan_phase`, :func:`phase_models`,
-  :func:`phase_sites` (:mod:`bom.pipeline.phases`).
+  :func:`phase_sites` (:mod:`bom.pipeline.phases`);
+- the alternates that pull the date in: :func:`with_alternates`, :func:`prefer_available`
+  (:mod:`bom.pipeline.alternates`).
 """
 
 from __future__ import annotations
 
+from bom.pipeline.alternates import prefer_available, with_alternates
 from bom.pipeline.build import POWER_ROUNDS, build_scenario, catalog_for, site_power_of
 from bom.pipeline.checks import REFUSAL_SHOWN, build_checked, check_design, plan_rules, refusal, report_of
 from bom.pipeline.compare import compare
@@ -42,5 +45,6 @@ __all__ = [
     "POWER_ROUNDS", "REFUSAL_SHOWN", "SEED_POWER_PLATFORM", "PhaseChecks", "SizeOverrides", "accelerator",
     "build_checked", "build_model", "build_phases", "build_scenario", "catalog_for", "check_design", "check_phases",
     "compare", "phase_models", "phase_scenario", "phase_sites", "plan_phase", "plan_rules", "refusal", "report_of",
-    "site_power_of", "size_levels", "size_scenario", "size_seed_jobs", "with_phases",
+    "site_power_of", "size_levels", "size_scenario", "size_seed_jobs", "with_phases", "prefer_available",
+    "with_alternates",
 ]

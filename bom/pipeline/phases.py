@@ -66,8 +66,9 @@ def with_phases(report: Report, scenario: Scenario, src: Located, catalog: Catal
     """The report with the scenario's build-out in phases (unchanged when it gives none)."""
     if not scenario.phases:
         return report
-    return replace(report, phases=build_phases(scenario, src, catalog, report.model, report.tco.installation_usd,
-                                               report.tco.opex_per_year))
+    phases = build_phases(scenario, src, catalog, report.model, report.tco.installation_usd, report.tco.opex_per_year)
+    # a phase dated before its parts can be in service is said with the rest (bom/costing/schedule.py)
+    return replace(report, phases=phases, warnings=[*report.warnings, *(p.message for p in phases.late)])
 
 
 @dataclass(frozen=True)

@@ -182,11 +182,13 @@ def test_budget_range_and_placeholders_in_the_build(bom, tmp_path):
 
 
 def test_catalog_list_shows_each_rows_lead_time(bom):
-    # The DGX H100 row's sourced 12 weeks (84 days); rows with none leave the column blank.
+    # The DGX H100 row's sourced 12 weeks (84 days), the GB300 NVL72's estimate by class (52 weeks,
+    # marked est.), a TPU pod's "unknown" (Google sells none): never blank, never 0.
     r = bom("catalog", "list", "--kind", "platform")
     assert r.exit_code == 0
     header, _, *rows = r.stdout.splitlines()
     assert "lead time" in header
     h100 = next(line for line in rows if " dgx-h100 " in line)
-    b200 = next(line for line in rows if " dgx-b200 " in line)
-    assert " 84 d " in h100 and " d " not in b200
+    gb300 = next(line for line in rows if " gb300-nvl72 " in line)
+    tpu = next(line for line in rows if " tpu-v4-pod " in line)
+    assert " 84 d " in h100 and " 364 d est. " in gb300 and " unknown " in tpu

@@ -30,6 +30,8 @@ modules:
     power: "8 W"
     price_usd: 500
     price_source: quote
+    lead_time: "6 weeks"
+    lead_time_source: Acme quote 2026-11
     source: Acme quote 2026-11
     as_of: 2026-11-30
 """
@@ -94,7 +96,7 @@ def test_bad_catalog_rows(bom, tmp_path, change, line, words):
 def test_duplicate_id(bom, tmp_path):
     d = overlay(tmp_path, MODULE + MODULE.replace("modules:\n", ""))
     r = bom("catalog", "validate", str(d))
-    assert r.exit_code == 2 and f"{d / 'extra.yaml'}:22" in r.stderr and "duplicate id 'my-sr4'" in r.stderr
+    assert r.exit_code == 2 and f"{d / 'extra.yaml'}:24" in r.stderr and "duplicate id 'my-sr4'" in r.stderr
 
 
 def test_price_file_with_unknown_sku(bom, tmp_path):

@@ -127,6 +127,8 @@ def test_the_gpus_earn_from_their_phase(case):
     g = report.phases.chosen
     v = {k: float(i.value) for k, i in inputs(sc.tco).items() if not isinstance(i.value, str)}
     start = sc.phases[0].date
+    # ordered early enough (the scenarios' order_date): each phase earns from its own date
+    assert all(not p.schedule.late and p.schedule.earns_from == p.date for p in g.phases)
     want = sum((m.cluster.gpus - (models[k - 1].cluster.gpus if k else 0)) * v["hours"] * v["utilisation"]
                * (v["years"] - (sc.phases[k].date - start).days / 365.0) for k, m in enumerate(models))
     assert g.gpu_hours == pytest.approx(want)

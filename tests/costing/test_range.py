@@ -4,13 +4,16 @@ Range sheet computes the same percentiles over the same draws after LibreOffice 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import math
 import time
 
 import numpy as np
 import pytest
 
 import bom.costing.uncertainty as u
+from bom.costing.report import site_draws
 from bom.costing.uncertainty import Spread, draw, percentile
 from tests.spreadsheet import errors, named_values, recalc
 
@@ -87,6 +90,12 @@ def test_the_range_sheet_recalculates_to_the_json(default_outputs, tmp_path):
     for key in ("capex_usd", "tco_usd", "usd_per_gpu_hour"):
         for p in ("p10", "p50", "p90"):
             assert v[f"range_{key}_{p}"] == pytest.approx(j[key][p], rel=1e-6), (key, p)
+    # The in-service dates: the Inputs sheet's order date + the drawn days rounded up, as the JSON's.
+    assert j["in_service"]
+    for s in j["in_service"]:
+        for p in ("p10", "p50", "p90"):
+            got = v[f"range_in_service_s{s['site']}_{p}"]
+            assert got.date().isoformat() == s[p], (s["site"], p, got)
 
 
 @pytest.mark.slow
@@ -130,29 +139,120 @@ def test_the_report_draws_a_row_with_a_published_range_from_it(default_report, m
     assert all(x.sku not in seen["published"] for x in default_report.order if x.catalog_id == "sn5600")
 
 
-def test_the_lead_time_slip_takes_gpu_hours_off_and_raises_the_rate(default_report, monkeypatch):
-    # With every other spread at none, a slip of up to half the longest lead time can only raise the
-    # cost per GPU-hour (fewer hours worked), never the capex; with no lead time known, nothing moves.
+def _no_other_spread(monkeypatch):
     one = Spread(1.0, 1.0, "none")
     monkeypatch.setattr(u, "SPREADS", {k: one for k in u.SPREADS})
     monkeypatch.setattr(u, "FX", one)
     monkeypatch.setattr(u, "UTILISATION", one)
-    t = default_report.tco
-    order = list(default_report.order)
-    assert max(o.lead_time_days or 0 for o in order) > 0
-    r = draw(order, default_report.basis, t, default_report.inputs, {}, 200, 3)
-    assert all(x == pytest.approx(t.capex_usd) for x in r.capex)
-    assert min(r.usd_per_gpu_hour) >= t.usd_per_gpu_hour * (1 - 1e-9)
-    assert max(r.usd_per_gpu_hour) > t.usd_per_gpu_hour * 1.001
+
+
+def test_a_late_site_takes_gpu_hours_off_and_raises_the_rate(default_report, monkeypatch):
+    """With every other spread at none: the default's lead times are ranges whose planning figure is the
+    long end (GB300 NVL72 36-52 weeks, 52 planned), so no draw is later than the point date and the rate
+    never moves; the same lead times as single values slip up to half late (LEAD_TIME_SLIP), so sites go
+    late and the rate only rises, never the capex; with no lead time known nothing moves."""
     import dataclasses
+
+    _no_other_spread(monkeypatch)
+    r, t = default_report, default_report.tco
+    order = list(r.order)
+    ranged = draw(order, r.basis, t, r.inputs, {}, 200, 3, None, site_draws(order, r.schedule))
+    assert all(x == pytest.approx(t.usd_per_gpu_hour) for x in ranged.usd_per_gpu_hour)
+    single = [dataclasses.replace(o, lead_time_low_days=None, lead_time_high_days=None) for o in order]
+    late = draw(single, r.basis, t, r.inputs, {}, 200, 3, None, site_draws(single, r.schedule))
+    assert all(x == pytest.approx(t.capex_usd) for x in late.capex)
+    assert min(late.usd_per_gpu_hour) >= t.usd_per_gpu_hour * (1 - 1e-9)
+    assert max(late.usd_per_gpu_hour) > t.usd_per_gpu_hour * 1.001
+    # The latest a site can be: its longest lead time half late, then installation and burn-in.
+    s = r.schedule[0]
+    assert max(late.in_service[0].days) <= math.ceil(1.5 * s.longest_lead_days) + s.install_days + s.burn_in_days
+    assert max(late.in_service[0].days) > s.longest_lead_days + s.install_days + s.burn_in_days
     none = [dataclasses.replace(o, lead_time_days=None) for o in order]
-    r = draw(none, default_report.basis, t, default_report.inputs, {}, 50, 3)
-    assert all(x == pytest.approx(t.usd_per_gpu_hour) for x in r.usd_per_gpu_hour)
+    r2 = draw(none, r.basis, t, r.inputs, {}, 50, 3, None, site_draws(none, r.schedule))
+    assert all(x == pytest.approx(t.usd_per_gpu_hour) for x in r2.usd_per_gpu_hour)
 
 
-def _loop(order, basis, tco, ins, currency, draws, seed, published):
-    """The Monte Carlo as it was before numpy (main dbe2868): one draw at a time through random.Random.
-    The vectorised draw must give the same draws bit for bit."""
+def test_lead_times_without_spread_give_the_point_in_service_date(default_report, monkeypatch):
+    """Every range at its lead time and no slip for a single value: each site's P10 = P50 = P90 = the
+    schedule's in-service date (order date + the longest lead time + installation + burn-in)."""
+    import dataclasses
+
+    monkeypatch.setattr(u, "LEAD_TIME_SLIP", Spread(0.0, 0.0, "none"))
+    r = default_report
+    order = [dataclasses.replace(o, lead_time_low_days=None, lead_time_high_days=None) for o in r.order]
+    got = draw(order, r.basis, r.tco, r.inputs, {}, 100, 5, None, site_draws(order, r.schedule))
+    for s, drawn in zip(r.schedule, got.in_service, strict=True):
+        assert [drawn.date(q) for q in ("p10", "p50", "p90")] == [s.in_service] * 3
+
+
+def _triangular_cdf(x: float, low: float, high: float, mode: float) -> float:
+    if x < low:
+        return 0.0
+    if x >= high:
+        return 1.0
+    if x <= mode:
+        return (x - low) ** 2 / ((high - low) * (mode - low))
+    return 1.0 - (high - x) ** 2 / ((high - low) * (high - mode))
+
+
+def test_a_sites_in_service_days_are_its_latest_drawn_arrival_as_the_rows_ranges_give(default_report):
+    """Each line's lead time is drawn independently from its row's range (triangular, the lead time the
+    mode) and a site waits for its last: P(days <= d) = the product over its lines of each one's triangular
+    CDF at d - installation - burn-in (whole days: a part due within day d is due on d). The drawn P10 /
+    P50 / P90 of 20,000 draws sit within two days of that product's quantiles."""
+    r = default_report
+    sites = site_draws(r.order, r.schedule)
+    got = draw(r.order, r.basis, r.tco, r.inputs, {}, 20_000, 11, None, sites)
+    for site, drawn in zip(sites, got.in_service, strict=True):
+        spreads = [u.lead_spread(r.order[i]) for i in site.lines]
+
+        def cdf(d: int, spreads=spreads, site=site) -> float:
+            return math.prod(_triangular_cdf(d - site.fixed_days, *sp) for sp in spreads)
+
+        for q, value in (("p10", drawn.percentiles.p10), ("p50", drawn.percentiles.p50),
+                         ("p90", drawn.percentiles.p90)):
+            want = next(d for d in range(0, 2000) if cdf(d) >= float(q[1:]) / 100)
+            assert abs(value - want) <= 2, (site.site, q, value, want)
+
+
+def test_the_default_in_service_range_in_the_json(default_report):
+    """The default's sites wait for their GB300 NVL72 racks (36-52 weeks, 52 planned: 252-364 d) and the
+    other long parts (CDUs 10-52 weeks); drawn, each site is in service between the racks' shortest
+    lead time + 11 d (4 d installing, 7 d burn-in) and the point date, never after it."""
+    j = default_report.to_json()
+    for s, rg in zip(j["in_service"], j["range"]["in_service"], strict=True):
+        assert rg["site"] == s["site"] and rg["point"] == s["date"]
+        p10, p50, p90 = (dt.date.fromisoformat(rg[q]) for q in ("p10", "p50", "p90"))
+        point = dt.date.fromisoformat(s["date"])
+        order_date = dt.date.fromisoformat(j["order_date"])
+        assert order_date + dt.timedelta(days=252 + 11) <= p10 <= p50 <= p90 <= point
+        assert p10 < p90 and rg["days"]["p10"] < rg["days"]["p90"]
+        assert rg["lines_drawn"] == sum(1 for a in s["arrivals"] if a["lead_time_days"] is not None)
+
+
+def test_the_same_seed_gives_the_same_dates(default_report):
+    r = default_report
+    sites = site_draws(r.order, r.schedule)
+    a, b, c = (draw(r.order, r.basis, r.tco, r.inputs, {}, 300, seed, None, sites) for seed in (3, 3, 4))
+    assert a.to_json()["in_service"] == b.to_json()["in_service"]
+    assert np.array_equal(a.in_service[0].days, b.in_service[0].days)
+    assert not np.array_equal(a.in_service[0].days, c.in_service[0].days)
+
+
+def test_the_report_and_summary_give_the_dates_beside_the_money(default_outputs, default_report):
+    html, md = default_outputs[".html"].read_text(), default_outputs[".md"].read_text()
+    for s in default_report.range.in_service:
+        dates = [str(s.date(q)) for q in ("p10", "p50", "p90")]
+        point = s.site.order_date + dt.timedelta(days=s.site.point_days)
+        label = f"In service, site {s.site.site} (lead times as they stand: {point})"
+        assert f"<tr><td>{label}</td>" + "".join(f'<td class="n">{d}</td>' for d in dates) + "</tr>" in html
+        assert f"| {label} | " + " | ".join(dates) + " |" in md
+
+
+def _loop(order, basis, tco, ins, currency, draws, seed, published, sites=None):
+    """The Monte Carlo one draw at a time through random.Random (main dbe2868's loop, with each line's lead
+    time drawn after the utilisation, issue 43). The vectorised draw must give the same draws bit for bit."""
+    import math
     import random
 
     from bom.costing.categories import asset_class
@@ -172,10 +272,11 @@ def _loop(order, basis, tco, ins, currency, draws, seed, published):
     owned = tco.building_capex_usd + tco.grid_connection_usd if tco.facility_built else 0.0
     owned_charge = tco.build_per_year if tco.facility_built else 0.0
     hours = basis.gpus * f["hours"] * service_share(f["ramp_months"], f["years"])
-    longest = max((o.lead_time_days or 0.0 for o in order), default=0.0) / 365.25
+    leads = {i: u.lead_spread(o) for i, o in enumerate(order) if o.lead_time_days is not None}
+    sites = sites or u.one_site(order)
     codes = sorted({c for *_, c in lines if c})
     tri = rng.triangular
-    out = ([], [], [])
+    out = ([], [], [], {})
     for _ in range(draws):
         fx = {c: tri(u.FX.low, u.FX.high, 1.0) for c in codes}
         cap = dict(install)
@@ -186,8 +287,14 @@ def _loop(order, basis, tco, ins, currency, draws, seed, published):
         opex = fixed + sum(cap.get(c, 0.0) * support[c] for c in CLASSES) + capex * held
         annual = sum(cap.get(c, 0.0) * crf[c] for c in CLASSES) + owned_charge + opex
         util = min(1.0, f["utilisation"] * tri(u.UTILISATION.low, u.UTILISATION.high, 1.0))
-        slip = longest * tri(u.LEAD_TIME_SLIP.low, u.LEAD_TIME_SLIP.high, u.LEAD_TIME_SLIP.low) if longest else 0.0
-        worked = hours * util * max(0.0, 1.0 - slip / f["years"])
+        lead = {i: math.ceil(tri(*spread) - 1e-9) for i, spread in leads.items()}
+        left = 0.0
+        for site in sites:
+            days = max((lead[i] for i in site.lines), default=0.0) + site.fixed_days
+            out[3].setdefault(site.site, []).append(days)
+            late = max(0.0, days - site.point_days)
+            left += site.gpu_share * max(0.0, 1.0 - late / 365.25 / f["years"])
+        worked = hours * util * left
         out[0].append(capex)
         out[1].append(capex + f["years"] * opex)
         out[2].append(annual / worked if worked else 0.0)
@@ -206,7 +313,10 @@ def test_the_vectorised_draws_are_the_per_draw_loops_bit_for_bit(default_report,
     order = list(r.order) if slip else [dataclasses.replace(o, lead_time_days=None) for o in r.order]
     currency = {o.sku: ("EUR" if i % 3 == 0 else "GBP") for i, o in enumerate(order) if i % 2 == 0} if fx else {}
     published = {order[1].sku: Spread(0.8, 1.3, "row"), order[2].sku: Spread(1.0, 1.0, "fixed")}
-    got = draw(order, r.basis, r.tco, r.inputs, currency, draws, seed, published)
-    want = _loop(order, r.basis, r.tco, r.inputs, currency, draws, seed, published)
-    for name, values in zip(("capex", "tco", "usd_per_gpu_hour"), want, strict=True):
+    sites = site_draws(order, r.schedule)
+    got = draw(order, r.basis, r.tco, r.inputs, currency, draws, seed, published, sites)
+    want = _loop(order, r.basis, r.tco, r.inputs, currency, draws, seed, published, sites)
+    for name, values in zip(("capex", "tco", "usd_per_gpu_hour"), want[:3], strict=True):
         assert np.array_equal(getattr(got, name), np.array(values)), name
+    for s in got.in_service:
+        assert np.array_equal(s.days, np.array(want[3][s.site.site])), s.site

@@ -47,22 +47,30 @@ def test_a_quote_gives_a_lead_time_and_the_catalog_row_its_own(tmp_path):
     assert by["MQM9700-NS2F"].lead_time_days == 200                    # a number of days
     assert by["MMA4Z00-NS"].lead_time_days == 70                       # "10 weeks"
     assert by["MQM9700-NS2F"].lead_time_source.startswith("quote Q-7 (")
-    assert by["MFP7E10-N005"].lead_time_days is None                   # unknown stays unknown, never 0
+    # a fibre trunk: the catalog's estimate by part class, with its range
+    trunk = by["MFP7E10-N005"]
+    assert (trunk.lead_time_days, trunk.lead_time_low_days, trunk.lead_time_high_days) == (70, 28, 70)
+    assert trunk.lead_time_estimate and trunk.lead_time_source.startswith("estimate: by part class, a fibre cable")
+    assert not by["MQM9700-NS2F"].lead_time_estimate and by["MQM9700-NS2F"].lead_time_low_days is None
     j = {o["sku"]: o for o in r.to_json()["order"]}
-    assert j["MQM9700-NS2F"]["lead_time_days"] == 200 and j["MFP7E10-N005"]["lead_time_days"] is None
+    assert j["MQM9700-NS2F"]["lead_time_days"] == 200 and j["MFP7E10-N005"]["lead_time_estimate"] is True
 
 
 def test_the_site_is_in_service_after_its_last_part_and_its_racks(tmp_path):
     """Ordered 2027-01-04; the switches arrive last at 200 days, the GPU systems at 84, so they wait
-    116 days; 576 GPUs stand in the racks the placement counts, 12 racks a day (the default):
-    in service = 2027-01-04 + 200 d + ceil(racks / 12) d. The wait costs the GPU systems' capital
-    charge: GPU capex x CRF(8 %, 5 years) / 365 x 116 days."""
+    116 days; 576 GPUs stand in the racks the placement counts, 12 racks a day (the default), then
+    7 days of burn-in (the default): in service = 2027-01-04 + 200 d + ceil(racks / 12) d + 7 d. The
+    wait costs the GPU systems' capital charge: GPU capex x CRF(8 %, 5 years) / 365 x 116 days."""
     r = _report(tmp_path)
     (s,) = r.schedule
     racks = r.model.racks
     assert (s.longest_lead_days, s.longest_part, s.gpu_lead_days) == (200, "MQM9700-NS2F", 84)
-    assert s.install_days == -(-racks // 12)
-    assert s.in_service == dt.date(2027, 1, 4) + dt.timedelta(days=200 + s.install_days)
+    assert s.install_days == -(-racks // 12) and s.burn_in_days == 7
+    assert s.in_service == dt.date(2027, 1, 4) + dt.timedelta(days=200 + s.install_days + 7)
+    assert [(c.start, c.end) for c in s.chain] == [
+        (dt.date(2027, 1, 4), dt.date(2027, 7, 23)), (dt.date(2027, 7, 23), dt.date(2027, 7, 23) + dt.timedelta(
+            days=s.install_days)), (dt.date(2027, 7, 23) + dt.timedelta(days=s.install_days), s.in_service)]
+    assert s.chain[0].what.startswith("MQM9700-NS2F (200 d lead time)") and s.gate.catalog_id == "qm9700"
     assert s.idle_gpu_days == 116
     assert s.idle_gpu_cost_usd == pytest.approx(r.tco.capex_gpu_usd * capital_recovery_factor(0.08, 5) / 365 * 116)
     assert s.without_lead_time == sum(1 for o in r.order if o.lead_time_days is None)
@@ -116,12 +124,13 @@ def test_the_schedule_sheet_recalculates_to_the_json(bom, tmp_path):
 
 @pytest.mark.slow
 def test_a_two_site_schedule_recalculates_per_site_and_follows_an_edited_lead_time(bom, tmp_path):
-    """The default scenario (two sites) with lead times for its GPU systems and coherent optics; then
-    the coherent optic's lead time edited on the Order sheet moves both sites' dates."""
+    """The default scenario (two sites) with quoted lead times for its GPU systems (and the MGX racks and
+    CDUs that come with them, 52 weeks in the catalog) and its coherent optics; then the coherent optic's
+    lead time edited on the Order sheet moves both sites' dates."""
     text = (_default_text() + "order_date: 2027-01-04\nprices: [prices.csv]\n")
     (tmp_path / "s.yaml").write_text(text)
-    (tmp_path / "prices.csv").write_text("sku,price,lead_time\ngb300-nvl72,3700000,180\n"
-                                         "qdd-400g-zr-s,6000,240\n")
+    (tmp_path / "prices.csv").write_text("sku,price,lead_time\ngb300-nvl72,3700000,180\nmgx-nvl72-rack,0,180\n"
+                                         "cdu-2300,250000,180\nqdd-400g-zr-s,6000,240\n")
     r = bom("build", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "o"), "-q")
     assert r.exit_code == 0, r.stderr
     j = json.loads((tmp_path / "o" / "gb300-two-sites.json").read_text())

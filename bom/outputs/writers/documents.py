@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import io
 from collections import Counter
@@ -72,7 +73,66 @@ def _context(r: Report) -> dict[str, Any]:
             "ranges": price_ranges(r.lines), "range_source": range_source,
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
             "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
-            "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r)}
+            "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r),
+            "timelines": _timelines(r), "phase_schedules": _phase_schedules(r)}
+
+
+#: Sites drawn as a timeline in the report (each site has its row in the table; the sites of one shape are alike).
+TIMELINE_SITES = 4
+_LABEL_W, _CHART_W, _ROW_H, _TOP = 250, 640, 15, 30
+
+
+def _timelines(r: Report) -> list[dict[str, Any]]:
+    """Each shown site's critical path as an SVG timeline's parts: a bar per part from the order date to its
+    arrival, then installation, burn-in and the in-service day; the gating chain flagged (drawn red), a tick
+    every four weeks."""
+    out = []
+    for s in r.schedule[:TIMELINE_SITES]:
+        span = max(1, (s.in_service - s.order_date).days + 7)
+        scale = _CHART_W / span
+
+        def x(day: dt.date, s: Any = s, scale: float = scale) -> float:
+            return round(_LABEL_W + (day - s.order_date).days * scale, 1)
+
+        rows: list[dict[str, Any]] = []
+        gate = s.gate
+        for a in s.arrivals:
+            if a.arrives is None:
+                rows.append({"label": a.sku, "note": "unknown lead time", "x": x(s.order_date), "w": 0.0,
+                             "gating": False, "kind": "unknown"})
+                continue
+            rows.append({"label": a.sku, "note": f"{a.label}, arrives {a.arrives}", "x": x(s.order_date),
+                         "w": round(max(1.0, x(a.arrives) - x(s.order_date)), 1),
+                         "gating": gate is not None and a.arrives == gate.arrives, "kind": "part"})
+        for step in s.chain[1:]:
+            rows.append({"label": step.what, "note": f"{step.days} d, {step.start} to {step.end}", "x": x(step.start),
+                         "w": round(max(1.0, x(step.end) - x(step.start)), 1), "gating": True, "kind": "step"})
+        for i, row in enumerate(rows):
+            row["y"] = _TOP + i * _ROW_H
+        every = 28 * max(1, -(-span // (28 * 8)))   # four weeks apart, or a multiple: at most eight labels
+        ticks = [{"x": x(s.order_date + dt.timedelta(days=d)), "label": str(s.order_date + dt.timedelta(days=d))}
+                 for d in range(0, span, every)]
+        out.append({"site": s.site, "rows": rows, "ticks": ticks, "height": _TOP + len(rows) * _ROW_H + 10,
+                    "width": _LABEL_W + _CHART_W + 20, "label_w": _LABEL_W, "done": x(s.in_service),
+                    "in_service": s.in_service, "row_h": _ROW_H})
+    return out
+
+
+def _phase_schedules(r: Report) -> list[dict[str, Any]]:
+    """Each phase's critical path under the scenario's growth, for the report and the summary."""
+    if r.phases is None:
+        return []
+    out = []
+    for p in r.phases.chosen.phases:
+        sch = p.schedule
+        if sch is None:
+            continue
+        gate = sch.gate
+        out.append({"name": p.name, "order_date": sch.order_date, "gate": gate.sku if gate else "-",
+                    "lead": gate.label if gate else "unknown", "install": max(sch.install_days, default=0),
+                    "burn_in": sch.burn_in_days, "feasible": sch.feasible, "target": sch.target, "late": sch.late,
+                    "earns_from": sch.earns_from})
+    return out
 
 
 def _phase_rows(r: Report, width: int = 40) -> list[dict[str, Any]]:
@@ -101,6 +161,10 @@ def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
         p = r.range.percentiles(key)
         p10, p50, p90 = (f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))
         out.append((label, p10, p50, p90))
+    for s in r.range.in_service:   # the schedule risk: the dates beside the money
+        point = s.site.order_date + dt.timedelta(days=s.site.point_days)
+        out.append((f"In service, site {s.site.site} (lead times as they stand: {point})",
+                    str(s.date("p10")), str(s.date("p50")), str(s.date("p90"))))
     return out
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
+from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
@@ -37,7 +38,7 @@ from bom.costing.lines import Line
 from bom.costing.order import ROUNDING, SPARES
 from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
-from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION
+from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION, Range
 from bom.outputs.writers.common import (
     Formula,
     cell_text,
@@ -501,15 +502,27 @@ def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:
 
 SCHEDULE_COLS = ["Site", "GPUs", "Racks", "Longest lead time (days)", "GPU systems' lead time (days)",
                  "Install days", "In service", "Idle GPU days", "Idle GPU cost", "Arrives last",
-                 "Lines without a lead time"]
+                 "Lines without a lead time", "Burn-in days", "Target (in_service)", "Late by (days)",
+                 "Last part arrives", "Installed"]
+#: The timeline's week columns past the order date: three years, past any lead time in the catalogs.
+TIMELINE_WEEKS_MAX = 160
+#: Sites drawn as a timeline (every site has its row above; a timeline per site past these adds
+#: rows without adding what a reader looks for: the sites of one shape are alike).
+TIMELINE_SITES = 4
+GATING = PatternFill("solid", fgColor="C00000")
+BAR = PatternFill("solid", fgColor="8EA9DB")
+MILESTONE = PatternFill("solid", fgColor="375623")
 
 
 def _schedule(wb: Workbook, r: Report) -> None:
-    """Each site's earliest in-service date (bom/costing/schedule.py) as formulas over the Order
-    sheet's lead times (a site takes a line whose quantity there is not 0; a line not split by
-    site, every site), the order date and the install rate on Inputs."""
+    """Each site's critical path (bom/costing/schedule.py) as formulas over the Order sheet's lead times (a
+    site takes a line whose quantity there is not 0; a line not split by site, every site), the order date,
+    the install rate and the burn-in on Inputs; then a timeline per site: each line from the order date to
+    its arrival, installation, burn-in and the in-service day, week by week, the gating chain in red (the
+    bars are conditional formats over the same formulas, so an edited lead time moves them); then the
+    phases' critical paths."""
     ws = wb.create_sheet("Schedule")
-    header_row(ws, SCHEDULE_COLS, [6, 10, 8, 12, 12, 9, 12, 10, 16, 22, 10])
+    header_row(ws, SCHEDULE_COLS, [6, 10, 8, 12, 12, 9, 12, 10, 16, 22, 10, 9, 12, 9, 12, 12])
     lead = f"{ORDER_TABLE}[Lead time (days)]"
     split = r.model.cluster.site_count <= 8   # the Order sheet has a column per site up to 8 sites
     for n, s in enumerate(r.schedule, start=2):
@@ -519,19 +532,154 @@ def _schedule(wb: Workbook, r: Report) -> None:
         crf_gpu = crf("in_discount_rate", "in_life_gpu")
         values: list[Any] = [s.site, s.gpus, s.racks, fx(longest), fx(gpu),
                              fx(f"IF(C{n}=0,0,ROUNDUP(C{n}/in_install_racks_per_day-1E-9,0))"),
-                             fx(f"in_order_date+ROUNDUP(D{n}-1E-9,0)+F{n}"), fx(f"MAX(0,D{n}-E{n})"),
+                             fx(f"P{n}+L{n}"), fx(f"MAX(0,D{n}-E{n})"),
                              fx(f"capex_gpu_usd*{crf_gpu}/365*H{n}*B{n}/m_gpus"),
-                             s.longest_part, s.without_lead_time]
-        fmts = {2: COUNT, 3: COUNT, 4: "#,##0.0", 5: "#,##0.0", 6: COUNT, 7: DATE, 8: "#,##0.0", 9: USD0, 11: COUNT}
+                             s.longest_part, s.without_lead_time, fx("ROUNDUP(in_burn_in_days-1E-9,0)"),
+                             s.target, fx(f'IF(M{n}="","",MAX(0,G{n}-M{n}))'),
+                             fx(f"in_order_date+ROUNDUP(D{n}-1E-9,0)"), fx(f"O{n}+F{n}")]
+        fmts = {2: COUNT, 3: COUNT, 4: "#,##0.0", 5: "#,##0.0", 6: COUNT, 7: DATE, 8: "#,##0.0", 9: USD0, 11: COUNT,
+                12: COUNT, 13: DATE, 14: COUNT, 15: DATE, 16: DATE}
         for col_no, v in enumerate(values, start=1):
             put_cell(ws, n, col_no, v, fmts.get(col_no))
         for letter, what in (("D", "longest_lead_days"), ("E", "gpu_lead_days"), ("F", "install_days"),
-                             ("G", "in_service"), ("H", "idle_gpu_days"), ("I", "idle_gpu_cost_usd")):
+                             ("G", "in_service"), ("H", "idle_gpu_days"), ("I", "idle_gpu_cost_usd"),
+                             ("L", "burn_in_days"), ("O", "parts_in"), ("P", "installed")):
             define_name(wb, f"site{s.site}_{what}", f"Schedule!${letter}${n}")
+        if s.late:
+            ws.cell(n, 14).font = WARN
     n = len(r.schedule) + 3
     put_cell(ws, n, 1, "In service = order date + the longest lead time of the site's parts + its racks / racks "
-                   "installed per day; the GPU systems that arrive first wait (their capital charge). Lead times "
-                   "are the Order sheet's (a quote's, else the catalog's); lines without one are left out.")
+                   "installed per day + the burn-in days; the part that arrives last gates the site, and the GPU "
+                   "systems that arrive first wait (their capital charge). Lead times are the Order sheet's (a "
+                   "quote's, else the catalog's: read at a dated source, or an estimate by part class); lines "
+                   "without one are left out (unknown, never 0).")
+    n += 2
+    for s in r.schedule[:TIMELINE_SITES]:
+        n = _timeline(ws, r, s, n) + 2
+    if len(r.schedule) > TIMELINE_SITES:
+        put_cell(ws, n, 1, f"The timelines of sites {TIMELINE_SITES + 1} to {len(r.schedule)} are left out: each "
+                           f"site's row at the top has its dates.")
+        n += 2
+    if r.alternates is not None and r.alternates.options:
+        n = _alternates(ws, r, n) + 2
+    if r.phases is not None:
+        _phase_schedules(ws, r, n)
+
+
+ALTERNATE_COLS = ["Part number", "Why", "Alternate", "Standard", "Its lead time (days)", "Links taken over",
+                  "Hardware change", "TCO change", "IT power change (kW)", "Network's last part (days)",
+                  "In service (days)", "Design rules"]
+
+
+def _alternates(ws: Worksheet, r: Report, top: int) -> int:
+    """The long-lead parts' alternates, each priced by a build with it (values: bom/costing/alternates.py)."""
+    assert r.alternates is not None
+    put_cell(ws, top, 1, "Long-lead parts' alternates: each built in the part's place (changes against this build; "
+                         "negative days: sooner); bom build --prefer-available takes those that bring the date in")
+    ws.cell(top, 1).font = Font(bold=True)
+    for i, name in enumerate(ALTERNATE_COLS, start=1):
+        put_cell(ws, top + 1, i, name)
+        ws.cell(top + 1, i).font, ws.cell(top + 1, i).fill = HEAD, FILL
+    n = top + 1
+    for a in r.alternates.options:
+        n += 1
+        values: list[Any] = [a.part_number, a.why, a.label, a.standard,
+                             a.lead_time_days if a.lead_time_days is not None else "unknown", a.links,
+                             a.hardware_usd, a.tco_usd, a.it_power_kw, a.network_ready_days, a.in_service_days,
+                             "pass" if a.rules_ok else "fail"]
+        fmts = {5: "#,##0", 6: COUNT, 7: USD0, 8: USD0, 9: "#,##0.00", 10: "#,##0", 11: "#,##0"}
+        for col_no, v in enumerate(values, start=1):
+            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        if a.shortens:
+            ws.cell(n, 11).font = WARN
+    return n
+
+
+def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
+    """One site's timeline from ``top``; returns its last row. Columns: part (or step), category, lead time
+    (the Order sheet's), starts, ends, on the gating chain; then a column per week from the order date."""
+    k = s.site
+    put_cell(ws, top, 1, f"Site {k}: from the order date to in service, week by week (red: the gating chain, the "
+                         f"part that arrives last, installation and burn-in; blue: the other parts)")
+    ws.cell(top, 1).font = Font(bold=True)
+    head = top + 1
+    names = ["Part number / step", "Category", "Lead time (days)", "Starts", "Ends", "Gating"]
+    for i, name in enumerate(names, start=1):
+        put_cell(ws, head, i, name)
+        ws.cell(head, i).font, ws.cell(head, i).fill = HEAD, FILL
+    span = max((x.in_service - x.order_date).days for x in r.schedule[:TIMELINE_SITES])
+    weeks = min(TIMELINE_WEEKS_MAX, span // 7 + 2)
+    first = len(names) + 1
+    for w in range(weeks):
+        put_cell(ws, head, first + w, fx(f"in_order_date+{7 * w}"), "mm-dd")
+        c = ws.cell(head, first + w)
+        c.font, c.fill = HEAD, FILL
+        c.alignment = Alignment(text_rotation=90)
+        ws.column_dimensions[_letter(first + w)].width = 3.2
+    n = head
+    lead = f"{ORDER_TABLE}[Lead time (days)]"
+    part = f"{ORDER_TABLE}[Part number]"
+    for a in s.arrivals:
+        n += 1
+        put_cell(ws, n, 1, a.sku)
+        put_cell(ws, n, 2, a.category)
+        got = f"INDEX({lead},MATCH($A{n},{part},0))"
+        put_cell(ws, n, 3, fx(f'IFERROR(IF({got}="","",{got}),"")'), "#,##0")
+        put_cell(ws, n, 4, fx("in_order_date"), DATE)
+        put_cell(ws, n, 5, fx(f'IF(C{n}="","unknown",in_order_date+ROUNDUP(C{n}-1E-9,0))'), DATE)
+        # the part that arrives last (the site's longest lead time) is on the gating chain
+        put_cell(ws, n, 6, fx(f'IF(C{n}="","",IF(ROUNDUP(C{n}-1E-9,0)=ROUNDUP(site{k}_longest_lead_days-1E-9,0),'
+                              f'"yes",""))'))
+    for what, start, end in (("Installation", f"site{k}_parts_in", f"site{k}_installed"),
+                             ("Burn-in", f"site{k}_installed", f"site{k}_in_service"),
+                             ("In service", f"site{k}_in_service", f"site{k}_in_service+1")):
+        n += 1
+        put_cell(ws, n, 1, what)
+        put_cell(ws, n, 4, fx(start), DATE)
+        put_cell(ws, n, 5, fx(end), DATE)
+        put_cell(ws, n, 6, "yes")
+        ws.cell(n, 1).font = Font(bold=True)
+    if n > head:
+        grid = f"{_letter(first)}{head + 1}:{_letter(first + weeks - 1)}{n}"
+        week = f"{_letter(first)}${head}"
+        inside = f"{week}+7>$D{head + 1},{week}<$E{head + 1},ISNUMBER($E{head + 1})"
+        ws.conditional_formatting.add(grid, FormulaRule(formula=[f'AND({inside},$F{head + 1}="yes")'], fill=GATING,
+                                                        stopIfTrue=True))
+        ws.conditional_formatting.add(grid, FormulaRule(formula=[f"AND({inside})"], fill=BAR))
+        ws.conditional_formatting.add(f"A{head + 1}:F{n}", FormulaRule(formula=[f'$F{head + 1}="yes"'], font=WARN))
+    return n
+
+
+PHASE_SCHEDULE_COLS = ["Phase", "Order date", "Gating part", "Lead time (days)", "Racks added (most at a site)",
+                       "Install days", "Burn-in days", "Can be in service", "Date (target)", "Late by (days)",
+                       "Earns from"]
+
+
+def _phase_schedules(ws: Worksheet, r: Report, top: int) -> None:
+    """Each phase's critical path under the scenario's growth (values: a phase's order is its own design's)."""
+    assert r.phases is not None
+    put_cell(ws, top, 1, "Phases: each phase's order from its order date, the racks it adds installed side by side "
+                         "at its sites, burn-in; a phase dated before it can be in service earns from that day")
+    ws.cell(top, 1).font = Font(bold=True)
+    for i, name in enumerate(PHASE_SCHEDULE_COLS, start=1):
+        put_cell(ws, top + 1, i, name)
+        ws.cell(top + 1, i).font, ws.cell(top + 1, i).fill = HEAD, FILL
+    n = top + 1
+    for p in r.phases.chosen.phases:
+        sch = p.schedule
+        if sch is None:
+            continue
+        n += 1
+        gate = sch.gate
+        values: list[Any] = [p.name, sch.order_date, gate.sku if gate else "", gate.days if gate else None,
+                             max(sch.added_racks, default=0), max(sch.install_days, default=0), sch.burn_in_days,
+                             fx(f"B{n}+ROUNDUP(D{n}-1E-9,0)+F{n}+G{n}"), sch.target, fx(f"MAX(0,H{n}-I{n})"),
+                             fx(f"MAX(H{n},I{n})")]
+        fmts = {2: DATE, 4: "#,##0", 5: COUNT, 6: COUNT, 7: COUNT, 8: DATE, 9: DATE, 10: COUNT, 11: DATE}
+        for col_no, v in enumerate(values, start=1):
+            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        if sch.late:
+            ws.cell(n, 10).font = WARN
 
 
 # --- Phases --------------------------------------------------------------------------------
@@ -597,7 +745,7 @@ def _range(wb: Workbook, r: Report) -> None:
     if rg is None:
         return
     ws = wb.create_sheet("Range")
-    header_row(ws, ["Figure", "P10", "P50", "P90", "Point (TCO sheet)"], [24, 16, 16, 16, 16])
+    header_row(ws, ["Figure", "P10", "P50", "P90", "Point (TCO, Schedule)"], [24, 16, 16, 16, 16])
     for j, (key, name, label, fmt) in enumerate(RANGE_FIGURES, start=2):
         put_cell(ws, j, 1, label)
         p = rg.percentiles(key)
@@ -605,7 +753,7 @@ def _range(wb: Workbook, r: Report) -> None:
             put_cell(ws, j, k, value, fmt)
             define_name(wb, f"range_{name}_{q}", f"Range!${_letter(k)}${j}")
         put_cell(ws, j, 5, fx(name), fmt)
-    top = len(RANGE_FIGURES) + 3
+    top = _range_dates(wb, ws, rg, len(RANGE_FIGURES) + 2) + 1
     put_cell(ws, top, 1, f"{rg.draws:,} draws, seed {rg.seed} (scenario uncertainty: draws, seed): the same seed "
                          "gives the same draws. Percentiles interpolate between draws as PERCENTILE.INC does.")
     top += 2
@@ -630,16 +778,42 @@ def _range(wb: Workbook, r: Report) -> None:
         put_cell(ws, spreads_at, k, head)
         ws.cell(spreads_at, k).font = Font(bold=True)
     rows = [(f"price ({src})", sp) for src, sp in SPREADS.items()]
-    rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead-time slip (share of the longest)",
+    rows += [("exchange rate", FX), ("utilisation", UTILISATION), ("lead time without a range (share late)",
                                                                       LEAD_TIME_SLIP)]
     for i, (what, sp) in enumerate(rows, start=spreads_at + 1):
         for k, v in enumerate((what, sp.low, sp.high, sp.source), start=1):
             put_cell(ws, i, k, v, "0.00" if isinstance(v, float) else None)
     end = spreads_at + len(rows) + 2
     put_cell(ws, end, 1, "Each price is drawn from a triangular distribution (its value the mode); each draw runs "
-                         "the TCO sheet's formulas; the lead-time slip (its mode on time) takes GPU-hours off the "
-                         "period. Not drawn: energy prices, quantities.")
-    ws.print_area = f"A1:E{end}"
+                         "the TCO sheet's formulas. Each order line's lead time is drawn from its row's range (the "
+                         "Order sheet's low and high, the lead time the mode), a single value up to half of it "
+                         "late (the row above); a site is in service its last drawn arrival, installation and "
+                         "burn-in after the order date, and a site later than its point date loses those days "
+                         "of GPU-hours. Not drawn: energy prices, quantities.")
+    ws.print_area = f"A1:{'I' if rg.in_service else 'E'}{end}"
+
+
+def _range_dates(wb: Workbook, ws: Worksheet, rg: Range, row: int) -> int:
+    """Each site's in-service date at P10 / P50 / P90 from row ``row`` on: the drawn days (values, columns
+    G to I) after the Inputs sheet's order date, rounded up to a whole day, beside the Schedule sheet's
+    date; the last row used."""
+    if not rg.in_service:
+        return row
+    row += 1
+    for k, head in enumerate(("Days from the order: P10", "P50", "P90"), start=7):
+        put_cell(ws, row - 1, k, head)
+        ws.cell(row - 1, k).font = Font(bold=True)
+    for s in rg.in_service:
+        n = s.site.site
+        put_cell(ws, row, 1, f"In service, site {n}")
+        p = s.percentiles
+        for k, (days, q) in enumerate(((p.p10, "p10"), (p.p50, "p50"), (p.p90, "p90"))):
+            put_cell(ws, row, 7 + k, days, "0.0")
+            put_cell(ws, row, 2 + k, fx(f"in_order_date+ROUNDUP({_letter(7 + k)}{row}-1E-9,0)"), DATE)
+            define_name(wb, f"range_in_service_s{n}_{q}", f"Range!${_letter(2 + k)}${row}")
+        put_cell(ws, row, 5, fx(f"site{n}_in_service"), DATE)
+        row += 1
+    return row
 
 
 # --- Links and Tiers ---------------------------------------------------------------------
