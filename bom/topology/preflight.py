@@ -18,6 +18,7 @@ run lists every fix. :func:`bom.pipeline.build_scenario` runs it before the sizi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,6 +29,8 @@ from bom.model.placement import RackType
 from bom.roles import FabricRole, Layer, RackKind
 from bom.topology.fabrics import default_spine, support_switch
 from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget
+from bom.topology.planes import port_rates, uplink_rates
+from bom.units import magnitude
 
 
 class _Found:
@@ -142,7 +145,17 @@ def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
     leaf, spine = _switches(found, FabricRole.COMPUTE, spec, spec.switch or platform.default_switch)
     if leaf is not None and spine is not None and _check_scheduled(found, FabricRole.COMPUTE, spec, leaf, spine):
         _scheduled_shape(found, spec)
+    elif leaf is not None and spine is not None:
+        _uplink_rate(found, FabricRole.COMPUTE, spec, leaf, spine, platform.scale_out)
     node_ports = platform.scale_out.ports
+    if spec.planes_by == "port" and node_ports % spec.planes:
+        found.add(LimitError(f"planes_by: port deals each NIC's ports over the {spec.planes} planes, and a "
+                             f"{platform.id} node has {node_ports} compute ports (not NICs of {spec.planes})",
+                             at=(*at, "planes_by"), key="fabrics.compute.planes_by",
+                             hint="Drop planes_by (each port split over the planes), or use planes: a divisor of "
+                                  f"{node_ports}."))
+        return
+    node_ports = node_ports * spec.port_split // spec.planes   # a node's ports in each plane
     rails = spec.rails_per_leaf
     # The planner's order: a switch pair takes no rails_per_leaf (it is read on rail fabrics only).
     if spec.topology in ("rail-optimized", "rail-only") and rails is not None:
@@ -194,6 +207,33 @@ def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, s
     return len(found.problems) == n
 
 
+def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine: Switch, nic: NicPorts) -> None:
+    """A switch-to-switch rate the scenario states: both switches have ports at it (their own, a breakout of
+    their cages, or a leaf's dedicated uplinks), and it is not below the nodes' rate (each uplink carries
+    whole downlinks)."""
+    asked = spec.uplink_gbps
+    if asked is None or leaf.fabric_element or spine.fabric_element or (leaf.uplinks and leaf.uplinks.scheduled):
+        return   # a scheduled fabric's refusal is _check_scheduled's
+    at, key = ("fabrics", name, "uplink_rate"), f"fabrics.{name}.uplink_rate"
+    rate = magnitude(nic.rate, "rate") / spec.port_split
+    if asked < rate and not math.isclose(asked, rate):
+        found.add(LimitError(f"uplink_rate {asked:g}G is below the nodes' {rate:g}G on the {name} fabric: an uplink "
+                             "carries whole downlinks", at=at, key=key,
+                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'."))
+        return
+    leaf_rates = uplink_rates(leaf) if leaf.uplinks is not None else port_rates(leaf)
+    where = "dedicated uplinks" if leaf.uplinks is not None else "ports"
+    for row, rates, what in ((leaf, leaf_rates, where), (spine, port_rates(spine), "ports")):
+        if not any(math.isclose(asked, r) for r in rates):
+            fits = [f"{r:g}G" for r in sorted(set(leaf_rates) & set(port_rates(spine)), reverse=True)
+                    if r >= rate or math.isclose(r, rate)]
+            found.add(LimitError(f"uplink_rate {asked:g}G: {row.id}'s {what} run at "
+                                 f"{', '.join(f'{r:g}' for r in rates)} Gbit/s, not {asked:g}", at=at, key=key,
+                                 hint="Use uplink_rate: native" + (f", or one of {', '.join(fits)}" if fits else "")
+                                      + "."))
+            return
+
+
 def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
     """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
     at = ("fabrics", FabricRole.COMPUTE)
@@ -215,9 +255,11 @@ def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
 def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> None:
     """A storage or in-band fabric: its switches (no scheduled fabric), and the node's ports on it."""
     leaf, spine = _switches(found, name, spec, spec.switch or support_switch(platform, name, found.catalog))
-    if leaf is not None and spine is not None:
-        _check_scheduled(found, name, spec, leaf, spine)
     ports: dict[str, NicPorts | None] = {FabricRole.STORAGE: platform.storage, FabricRole.INBAND: platform.inband}
+    if leaf is not None and spine is not None and not _check_scheduled(found, name, spec, leaf, spine):
+        nic = ports[name]
+        if nic is not None:
+            _uplink_rate(found, name, spec, leaf, spine, nic)
     if ports[name] is None:
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
         found.add(LimitError(f"platform {platform.id!r} has no {name} ports in the catalog", at=("fabrics", name),
