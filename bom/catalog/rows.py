@@ -702,11 +702,17 @@ class Dwdm(Row):
     # A pluggable amplifier's cage: it takes a router port at each end of its fibre pair and
     # no rack space, and amplifies one span only (no in-line site: no router stands in a hut).
     form_factor: str | None = None
+    # An amplifier's gain as a booster (at the sending end: it raises the launch power) and as a
+    # pre-amplifier (at the receiving end: it raises the power the receiver sees): what each adds to
+    # the line's loss budget where it stands (None: not published, the budget is not checked).
+    booster_gain: Loss | None = None
+    preamp_gain: Loss | None = None
 
     @model_validator(mode="after")
     def _pluggable(self) -> Dwdm:
-        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None):
-            raise ValueError("stages and form_factor are an amplifier's")
+        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None
+                                             or self.booster_gain is not None or self.preamp_gain is not None):
+            raise ValueError("stages, form_factor, booster_gain and preamp_gain are an amplifier's")
         if self.form_factor is not None and self.rack_units:
             raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
         return self

@@ -287,6 +287,15 @@ class Sites(Model):
     fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
     wavelength_rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+    amplifiers: Literal["both", "booster", "pre-amp"] = Field(default="both", examples=["booster"])
+    """Where an amplified route's amplifiers stand at its two ends: ``both``, a booster at the sending end
+    and a pre-amplifier at the receiving end of each direction (4 on a fibre pair); ``booster``, the
+    booster only (2: each end amplifies what it sends); ``pre-amp``, the pre-amplifier only (2: each end
+    amplifies what it receives). The line's loss budget follows: the module's unamplified budget plus the
+    gain of each stage that stands (the amplifier row's ``booster_gain``, ``preamp_gain``); a route whose
+    loss is over it is refused by ``bom check`` and ``bom build`` (rule ``lengths.coherent``). One stage
+    only on a single span: a route with in-line amplifier sites, or a two-stage pluggable line system
+    (``qdd-ols``), takes both."""
     amplifier: str | None = Field(default=None, examples=["qdd-ols"])
     """The line amplifier (a dwdm catalog row of kind amplifier) where a route is amplified; default:
     the cheapest rack-mounted one, a booster and a pre-amplifier per direction (4 on a fibre pair).

@@ -344,3 +344,9 @@ def _dci(found: _Found, scenario: Scenario) -> None:
         found.add(BomError(f"dwdm row {s.amplifier!r} is a {getattr(amp, 'kind', '')}, not an amplifier",
                            at=("sites", "amplifier"), key="sites.amplifier",
                            hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols."))
+    elif isinstance(amp, Dwdm) and amp.stages == 2 and s.amplifiers != "both":
+        found.add(LimitError(f"sites.amplifiers: {s.amplifiers} stands one amplifier stage at each end, and {amp.id} "
+                             "holds the booster and the pre-amplifier of an end in one unit",
+                             at=("sites", "amplifiers"), key="sites.amplifiers",
+                             hint="Drop sites.amplifiers (both), or name a single-stage amplifier such as "
+                                  "ncs1001-edfa."))
