@@ -87,6 +87,7 @@ class BlockSpec:
     per_rack: tuple[tuple[Item, int], ...] = ()    # per compute rack when they fit (ToR, in-rack OOB)
     network: tuple[tuple[Item, int], ...] = ()     # the block's leaves
     racks_per_row: int = 16
+    racks_per_system: int = 1   # 2: a system's racks stand side by side, never split by the network racks
 
 
 def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
@@ -144,6 +145,7 @@ def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Sect
         spilled += spill
     net = pack(RackKind.NETWORK, network, list(spec.network) + _merge(spilled))
     middle = min(len(racks), spec.racks_per_row) // 2
+    middle -= middle % spec.racks_per_system
     return Section(spec.copies, tuple(racks[:middle]) + net + tuple(racks[middle:]))
 
 

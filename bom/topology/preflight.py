@@ -28,7 +28,7 @@ from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.placement import RackType
 from bom.roles import FabricRole, Layer, RackKind
 from bom.topology.fabrics import default_spine, support_switch
-from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget
+from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget, rack_share
 from bom.topology.planes import port_rates, uplink_rates
 from bom.units import magnitude
 
@@ -104,11 +104,16 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
     if budget is None:
         return
     power, at = budget
-    per_system = platform.nodes_per_system
+    per_system = rack_share(platform)
     system_w = platform.node_power_w * per_system
     given = scenario.layout.nodes_per_rack
+    if given is not None and platform.racks_per_system > 1 and given != per_system:
+        found.add(LimitError(f"a {platform.id} system stands in {platform.racks_per_system} racks of "
+                             f"{per_system} nodes each (its scale-up domain is cabled rack to rack), not "
+                             f"{given} nodes a rack", at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
+                             hint=f"Drop layout.nodes_per_rack, or set it to {per_system}."))
     if system_w > power:
-        what = "system" if per_system > 1 else "node"
+        what = ("rack of a system" if platform.racks_per_system > 1 else "system") if per_system > 1 else "node"
         found.add(LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
                              f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
                              hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW."))
@@ -117,7 +122,8 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
         # names both; one over its height alone is the placement's to say, with the rack row's own U
         # (bom/placement/racks.py).
         sup = platform.support
-        height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
+        trays = sup.rack_device_units // platform.racks_per_system if sup else 0   # a rack's share of them
+        height = given * platform.node_rack_units + -(-given // per_system) * trays
         rack = RackType(sup.rack if sup else RackKind.COMPUTE, scenario.racks.rack_units or 48, power)
         limits = binding(rack, height, given * platform.node_power_w)
         lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
