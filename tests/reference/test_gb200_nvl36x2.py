@@ -111,3 +111,15 @@ def test_two_racks_need_the_cables_between_them(catalog) -> None:  # type: ignor
     data["scale_up"]["inter_rack"] = None
     with pytest.raises(ValueError, match="racks_per_system 2 and scale_up.inter_rack go together"):
         Platform.model_validate(data)
+
+
+def test_a_systems_racks_stand_side_by_side(catalog) -> None:  # type: ignore[no-untyped-def]
+    """16 systems (1,152 GPUs, one SU of 144 trays: 16 racks and the SU's network racks): in every row the
+    compute racks between network racks or a row's ends come in whole pairs (a system's racks are cabled)."""
+    p = _model(catalog, TEXT.replace("gpus: 144", "gpus: 1152")).placement
+    rows: dict[int, list[str]] = {}
+    for rack in sorted(p.racks(), key=lambda r: (r.row, r.position)):
+        rows.setdefault(rack.row, []).append(rack.kind)
+    lines = ["".join("c" if k == "compute" else " " for k in kinds) for kinds in rows.values()]
+    runs = [len(run) for line in lines for run in line.split()]
+    assert sum(runs) == 32 and all(n % 2 == 0 for n in runs)
