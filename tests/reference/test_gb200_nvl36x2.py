@@ -27,8 +27,10 @@ from bom.costing.lines import scale_up_lines
 from bom.errors import BomError
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
+from bom.outputs.terminal import build_summary
 from bom.pipeline.checks import check_design
 from bom.pipeline.model import build_model
+from bom.placement.elevation import HEADER, elevation_rows
 from bom.topology import preflight
 from bom.topology.scaleup import scale_up
 
@@ -123,3 +125,13 @@ def test_a_systems_racks_stand_side_by_side(catalog) -> None:  # type: ignore[no
     lines = ["".join("c" if k == "compute" else " " for k in kinds) for kinds in rows.values()]
     runs = [len(run) for line in lines for run in line.split()]
     assert sum(runs) == 32 and all(n % 2 == 0 for n in runs)
+
+
+def test_the_rack_summary_and_the_terminal_say_it(model) -> None:  # type: ignore[no-untyped-def]
+    """A rack holds half a domain: its 36 GPUs' 648 links and half the 5,184 cartridge cables; the summary
+    names the links between the racks."""
+    at = {name: i for i, name in enumerate(HEADER)}
+    compute = {(r[at["rack"]], r[at["scale_up_links"]], r[at["scale_up_cables"]])
+               for r in elevation_rows(model) if r[at["kind"]] == "compute"}
+    assert {(links, cables) for _, links, cables in compute} == {(648, 2592)} and len(compute) == 4
+    assert "+ 1,296 switch-chip links between the domains' rack pairs in 324 cables" in build_summary(model)
