@@ -292,7 +292,8 @@ def row_count(model: Model, scale_up: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
     if scale_up:
-        n += scale_up_row_count(model.platform, model.scale_up.links, model.scale_up.optical_links)
+        up = model.scale_up
+        n += scale_up_row_count(model.platform, up.links, up.optical_links, up.inter_rack_links)
     d = model.dci
     if d is not None:
         n += DCI_LINE.row_count(d)

@@ -266,6 +266,15 @@ class Torus(Model):
         return self.chips // self.cube[d]
 
 
+class InterRack(Model):
+    """A scale-up domain over two racks (GB200 NVL36x2): each rack's switch chips take its own GPUs'
+    links on the rack's cable cartridges and carry as many links to the same-numbered chip of the other
+    rack, over cables between the two racks' switch trays, ``links_per_cable`` NVLink links a cable."""
+
+    cable: ScaleUpPart
+    links_per_cable: int = Field(ge=1)
+
+
 class ScaleUp(Model):
     generation: str
     bandwidth_per_gpu: Rate
@@ -276,6 +285,7 @@ class ScaleUp(Model):
     kind: ScaleUpKind = "electrical"
     switch: str | None = None              # switched: the scale-up switch chip, as published
     torus: Torus | None = None             # torus-ocs: the cube and the parts between cubes
+    inter_rack: InterRack | None = None    # a domain over two racks: the switch-to-switch cables between them
 
     @model_validator(mode="after")
     def _kind_has_parts(self) -> ScaleUp:
@@ -285,6 +295,9 @@ class ScaleUp(Model):
             raise ValueError(f"torus is for kind torus-ocs, not {self.kind}")
         if self.kind == "switched" and not (self.switch_chips_per_domain and self.switch):
             raise ValueError("kind switched needs switch (the switch chip) and switch_chips_per_domain > 0")
+        if self.inter_rack is not None and (self.kind != "electrical" or not self.switch_chips_per_domain):
+            raise ValueError("inter_rack joins the switch chips of an electrical domain's two racks: kind "
+                             "electrical with switch_chips_per_domain > 0")
         return self
 
 
@@ -341,6 +354,9 @@ class Platform(Row):
     nodes_per_system: int = Field(ge=1)
     gpus_per_domain: int = Field(ge=1)
     nodes_per_rack: int = Field(ge=1)
+    #: Racks one system stands in: 1, or 2 for a system over two racks (GB200 NVL36x2: half its nodes,
+    #: switch trays and shelves in each, its scale-up domain joined by ``scale_up.inter_rack``).
+    racks_per_system: int = Field(default=1, ge=1, le=2)
     node_rack_units: int = Field(ge=1)
     su_nodes: int = Field(ge=1)
     memory_per_gpu: Memory
@@ -375,6 +391,21 @@ class Platform(Row):
             raise ValueError(f"a torus platform's system is one cube: gpus_per_node x nodes_per_system "
                              f"({self.gpus_per_node} x {self.nodes_per_system}) must be the cube's "
                              f"{t.chips} chips, and gpus_per_domain ({self.gpus_per_domain}) whole cubes")
+        return self
+
+    @model_validator(mode="after")
+    def _two_racks(self) -> Platform:
+        su, r = self.scale_up, self.racks_per_system
+        if (r > 1) != (su.inter_rack is not None):
+            raise ValueError("racks_per_system 2 and scale_up.inter_rack go together (a domain over two racks and "
+                             "the cables that join them)")
+        if r > 1 and (self.system != "rack" or self.nodes_per_system != r * self.nodes_per_rack
+                      or self.gpus_per_domain != self.gpus_per_system or su.switch_chips_per_domain % r
+                      or su.switch_trays_per_domain % r
+                      or su.links_per_gpu % (su.switch_chips_per_domain // r)):
+            raise ValueError(f"a system over {r} racks is a rack system of one domain, nodes_per_rack x {r} nodes, "
+                             f"its switch chips and trays shared evenly by the racks and each GPU's links spread "
+                             f"evenly over its own rack's chips")
         return self
 
     @model_validator(mode="after")
@@ -756,11 +787,17 @@ class Dwdm(Row):
     # A pluggable amplifier's cage: it takes a router port at each end of its fibre pair and
     # no rack space, and amplifies one span only (no in-line site: no router stands in a hut).
     form_factor: str | None = None
+    # An amplifier's gain as a booster (at the sending end: it raises the launch power) and as a
+    # pre-amplifier (at the receiving end: it raises the power the receiver sees): what each adds to
+    # the line's loss budget where it stands (None: not published, the budget is not checked).
+    booster_gain: Loss | None = None
+    preamp_gain: Loss | None = None
 
     @model_validator(mode="after")
     def _pluggable(self) -> Dwdm:
-        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None):
-            raise ValueError("stages and form_factor are an amplifier's")
+        if self.kind != Layer.AMPLIFIER and (self.stages != 1 or self.form_factor is not None
+                                             or self.booster_gain is not None or self.preamp_gain is not None):
+            raise ValueError("stages, form_factor, booster_gain and preamp_gain are an amplifier's")
         if self.form_factor is not None and self.rack_units:
             raise ValueError("a pluggable amplifier (form_factor) stands in a router cage: rack_units 0")
         return self

@@ -252,6 +252,13 @@ def scale_up_lines(platform: Platform, up: ScaleUp) -> list[Line]:
     """The parts the scale-up tier buys beyond the systems: a torus's optical circuit switches,
     the optic at the cube end of each optical link and the fibre run to the OCS port (electrical
     and switched domains are bought whole with their systems: no line)."""
+    ir = platform.scale_up.inter_rack
+    if ir is not None and up.inter_rack_cables:
+        # A domain over two racks: the cables between its racks' switch trays are bought on their own.
+        c = ir.cable
+        return [Line(Tier.SCALE_UP, "nvlink", HopKind.NVSWITCH_NVSWITCH, Category.COPPER_CABLE, c.id, c.part_number,
+                     c.description, c.vendor, up.inter_rack_cables, "each", c.price_usd,
+                     magnitude(c.power, "power"), c.price_source, platform.as_of.isoformat(), c.source)]
     t = platform.scale_up.torus
     if t is None or not up.optical_links:
         return []

@@ -33,6 +33,7 @@ from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
 from bom.roles import FabricRole, Layer
+from bom.units import magnitude
 
 #: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
 #: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
@@ -142,18 +143,30 @@ class FabricSpec(Model):
     Default 1, except on storage (and on in-band where the platform's RA runs storage and in-band
     as one fabric): the platform's RA ratio, 4:3 (the platform row's ``support.oversubscription``,
     with its source)."""
-    uplink_rate: Literal["native", "downlink"] = Field(default="native", examples=["downlink"])
+    uplink_rate: Literal["native", "downlink"] | Rate = Field(default="native", examples=["downlink", "400G"])
     """``native``: switch-to-switch links at the switches' own port rate (800G over 2 x 400G planes)
     where whole native ports join each pair of switches and leaf and spine have the same cage at that
     rate (a fixed leaf under a modular chassis alike); ``downlink``: at the NIC's rate. A storage or
     in-band fabric joins its switches at the NIC's rate unless no part joins two such ports (200G,
     a quarter of an 800G cage), then ``native`` takes the fastest own rate (800G, then 400G) whose
-    whole ports join every pair."""
+    whole ports join every pair. A rate (``"400G"``): every switch-to-switch link at that rate, a
+    breakout of the switches' cages where it is below their own (2 x 400G in an 800G OSFP, as Alibaba
+    HPN's 51.2T ToRs run 60 x 400G uplinks beside 200G downlinks), never below the nodes' rate: the
+    uplinks spread in whole links of it, and a fabric that cannot take them is refused."""
     su_nodes: int | None = Field(default=None, ge=1, examples=[32])
     """Nodes per scalable unit (SU): the group of nodes whose rails share one set of leaves (on the
     storage and in-band fabrics, the nodes per leaf group); default: the platform's ``su_nodes``."""
     planes: int = Field(default=1, ge=1, le=8, examples=[2])
-    """Parallel fabric planes; each node port is split over them (a port's rate / planes)."""
+    """Parallel fabric planes, each with its own leaves, spines and cores; each node port is split over
+    them (a port's rate / planes), or with ``planes_by: port`` each NIC's ports are dealt over them."""
+    planes_by: Literal["rate", "port"] = Field(default="rate", examples=["port"])
+    """Compute fabric, with ``planes``: how a node reaches the planes. ``rate``: every NIC port is split
+    over them, one link per plane at the port's rate / planes from the one cage (an 800G OSFP as 2 x
+    400G); ``port``: the NIC's ports are dealt over them, port k of each NIC to plane k at its full rate
+    from a cage of its own, so each port lands on its own ToR (dual-plane and dual-ToR: Alibaba HPN,
+    SIGCOMM 2024, a 2 x 200G NIC per GPU, port 1 to a ToR of plane 1 and port 2 to a ToR of plane 2).
+    The platform's ports are taken as NICs of ``planes`` ports each, in order: their count must be a
+    multiple of ``planes``."""
     uplinks: Literal["inband", "spine"] | None = Field(default=None, examples=["spine"])
     """Out-of-band only: the management switches' uplinks go into the in-band fabric (the RAs'
     design) unless a separate OOB spine layer (``spine``) is asked for."""
@@ -163,6 +176,17 @@ class FabricSpec(Model):
     arrive, so no installed cable moves; ``rebuild``: each phase gets the design built for its own
     size, and a later phase re-cables the links of the earlier design it does not keep
     (bom/costing/phases.py)."""
+    @property
+    def port_split(self) -> int:
+        """Links one NIC port carries, one to each plane it reaches: ``planes`` where a port's rate is split
+        over them, 1 where whole ports are dealt over them (``planes_by: port``)."""
+        return 1 if self.planes_by == "port" else self.planes
+
+    @property
+    def uplink_gbps(self) -> float | None:
+        """The switch-to-switch rate the scenario states [Gbit/s] (None: ``native`` or ``downlink``)."""
+        return None if isinstance(self.uplink_rate, str) else magnitude(self.uplink_rate, "rate")
+
     @property
     def leaf_ratio(self) -> Fraction:
         """The leaf's down:up ratio (the one ratio, or the mapping's ``leaf``)."""
@@ -263,6 +287,15 @@ class Sites(Model):
     fabric) bandwidth: nodes x ports x port rate. 0.125 is one eighth."""
     wavelength_rate: Rate | None = Field(default=None, examples=["400 Gbit/s"])
     """Rate of one coherent wavelength; default 400 Gbit/s (400ZR / OpenZR+)."""
+    amplifiers: Literal["both", "booster", "pre-amp"] = Field(default="both", examples=["booster"])
+    """Where an amplified route's amplifiers stand at its two ends: ``both``, a booster at the sending end
+    and a pre-amplifier at the receiving end of each direction (4 on a fibre pair); ``booster``, the
+    booster only (2: each end amplifies what it sends); ``pre-amp``, the pre-amplifier only (2: each end
+    amplifies what it receives). The line's loss budget follows: the module's unamplified budget plus the
+    gain of each stage that stands (the amplifier row's ``booster_gain``, ``preamp_gain``); a route whose
+    loss is over it is refused by ``bom check`` and ``bom build`` (rule ``lengths.coherent``). One stage
+    only on a single span: a route with in-line amplifier sites, or a two-stage pluggable line system
+    (``qdd-ols``), takes both."""
     amplifier: str | None = Field(default=None, examples=["qdd-ols"])
     """The line amplifier (a dwdm catalog row of kind amplifier) where a route is amplified; default:
     the cheapest rack-mounted one, a booster and a pre-amplifier per direction (4 on a fibre pair).
@@ -605,6 +638,13 @@ class Scenario(Model):
             if name != FabricRole.OOB and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
                            hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
+            if name != FabricRole.COMPUTE and spec.planes_by != "rate":
+                raise RuleError("planes_by deals a node's NIC ports over the compute fabric's planes; the other "
+                                "fabrics split a port's rate", ("fabrics", name, "planes_by"), hint="Drop it here.")
+            if spec.planes_by == "port" and spec.planes < 2:
+                raise RuleError("planes_by: port deals each NIC's ports over the planes, and this fabric has one",
+                                ("fabrics", name, "planes_by"),
+                                hint="Add planes: 2 (a NIC's two ports on two planes), or drop planes_by.")
             if name not in (FabricRole.STORAGE, FabricRole.INBAND) and spec.mlag is not None:
                 raise RuleError("mlag pairs the leaves of the storage and in-band fabrics only",
                                 ("fabrics", name, "mlag"),

@@ -36,7 +36,9 @@ class NodeLeaf(Pattern[FabricLinks]):
         rails = p.topology != "tor"
         sw = ctx.switches
         if sw is not None:
-            node_per = fab.nic.ports_per_cage * planes
+            # A node's links are numbered q = rail * planes + plane, cage by cage: a split port's planes share
+            # its cage; dealt whole (planes_by: port) the q-th link is the node's q-th port.
+            node_per = fab.node_cage_links
             names = node_port_names(fab.name, p.node_ports * planes // node_per + 1, node_per)
         start = first + copy * per_copy
         for i in range(start, start + per_copy):
@@ -61,7 +63,7 @@ class NodeLeaf(Pattern[FabricLinks]):
         rail = p.topology in ("rail-optimized", "rail-only")
         node_spread = rail or planes > 1 or any(q.leaves_per_group > 1 for q in shapes)
         leaf_spread = (rail and not all(q.nodes_per_leaf for q in shapes)) or p.node_ports * planes < 2
-        return Link(fab.rate_gbps, cage(nic.form_factor, nic.ports_per_cage * planes, node_spread),
+        return Link(fab.rate_gbps, cage(nic.form_factor, fab.node_cage_links, node_spread),
                     cage(p.leaf.form_factor, p.leaf.ports_per_cage, leaf_spread), fab.lane)
 
 

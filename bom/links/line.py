@@ -90,8 +90,10 @@ class DciLine(LineRules, Pattern[DciView]):
         amp = ""
         if dci.inline_sites or dci.amplified:
             part = dci.amplifier.part_number if dci.amplifier is not None else Layer.AMPLIFIER
-            terminal = 2 if dci.amplified else 0
+            terminal = len(dci.end_stages) if dci.amplified else 0
             amp = f"{dci.inline_sites} in-line amplifier sites, {dci.inline_sites + terminal} x {part} per pair"
+            if terminal and dci.placement != "both":
+                amp += f" ({dci.placement} only at each end)"
         distance = dci.distance_m
         pair_tail = ("smf-duplex", rate, "os2 dark fibre pair", fibre_part, 2, distance, distance, "route", 0, amp)
         mux_names = [names.port(ch + 1) for ch in range(channels)]

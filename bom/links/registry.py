@@ -25,7 +25,7 @@ from bom.links.line import DCI_LINE
 from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
 from bom.links.pattern import HopContext, Pattern, ordered
 from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
-from bom.links.scaleup import SWITCHED, TORUS
+from bom.links.scaleup import INTER_RACK, SWITCHED, TORUS
 from bom.links.ufm import UFM_LEAF
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
 from bom.roles import FabricKind, FabricRole, Tier
@@ -61,7 +61,7 @@ FAMILIES: dict[FabricKind, Family] = {
                               site_major=True),
     FabricKind.OOB: Family(lambda view: (OOB_NODE_LEAF, OOB_TO_SPINES, OOB_TO_INBAND), site_major=False),
     FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_LINE), site_major=False),
-    FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, TORUS), site_major=False),
+    FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, INTER_RACK, TORUS), site_major=False),
 }
 
 

@@ -71,9 +71,16 @@ class SwitchedLinks(InDomain):
         return bool(su.links_per_gpu and su.switch_chips_per_domain)
 
     @staticmethod
-    def chip(link: int, chips: int, links: int) -> int:
-        """The switch chip a GPU's ``link``-th link goes to (the even spread)."""
-        return link * chips // links
+    def chip(link: int, chips: int, links: int, rack: int = 0, racks: int = 1) -> int:
+        """The switch chip a GPU's ``link``-th link goes to: the even spread over the chips of the
+        GPU's own ``rack`` of the domain's ``racks`` (a domain over two racks: each rack's chips take its
+        own GPUs on its cable cartridges, :class:`InterRackLinks` joins the racks).
+
+        >>> SwitchedLinks.chip(17, 18, 18), SwitchedLinks.chip(17, 36, 18, 0, 2), SwitchedLinks.chip(0, 36, 18, 1, 2)
+        (17, 17, 18)
+        """
+        per_rack = chips // racks
+        return rack * per_rack + link * per_rack // links
 
     def rows(self, ctx: HopContext[ScaleUpView]) -> Rows:
         plan = ctx.plan
@@ -83,6 +90,7 @@ class SwitchedLinks(InDomain):
         chips, links, trays = su.switch_chips_per_domain, su.links_per_gpu, su.switch_trays_per_domain
         per_tray = chips // trays if trays else chips
         nodes_per_domain = max(1, p.gpus_per_domain // p.gpus_per_node)
+        racks, rack_gpus = p.racks_per_system, p.gpus_per_domain // p.racks_per_system
         head = (Tier.SCALE_UP, "nvlink", self.name)
         tail = ("copper", "", "in system", "", 0, "", "", "in-system", 0, "NVLink spine" if trays else "baseboard")
         site = 0
@@ -94,10 +102,12 @@ class SwitchedLinks(InDomain):
                     d, local = divmod(n, nodes_per_domain)
                     for g in range(p.gpus_per_node):
                         gpu = local * p.gpus_per_node + g      # the GPU's number in its domain
+                        rack = gpu // rack_gpus
                         for lk in range(links):
-                            t, chip = divmod(self.chip(lk, chips, links), per_tray)
+                            t, chip = divmod(self.chip(lk, chips, links, rack, racks), per_tray)
                             far = plan.place(Layer.NVLINK_SWITCH, site, d * trays + t) if trays else node
-                            a_port, b_port = f"gpu{g + 1}-nvl{lk + 1}", f"nvs{chip + 1}-p{gpu + 1}-l{lk + 1}"
+                            a_port = f"gpu{g + 1}-nvl{lk + 1}"
+                            b_port = f"nvs{chip + 1}-p{gpu % rack_gpus + 1}-l{lk + 1}"
                             yield (f"C{next(plan.cable):08d}", f"{node[1]}:{a_port} / {far[1]}:{b_port}",
                                    f"L{next(plan.link):08d}", "", *head, "", "", *node[0], a_port, "", *far[0],
                                    b_port, "", *tail)
@@ -202,12 +212,72 @@ class TorusLinks(InDomain):
         return chip
 
 
+class InterRackLinks(InDomain):
+    """A domain over two racks (GB200 NVL36x2): switch chip ``c`` of the first rack to chip ``c`` of the
+    second, one link for each of the first rack's GPU links it switches (its ports split half to its own
+    GPUs, half across), ``links_per_cable`` of them in one cable from tray to tray (the row's bundle)."""
+
+    name = hop = HopKind.NVSWITCH_NVSWITCH
+    lower, upper = Layer.NVSWITCH, Layer.NVSWITCH
+
+    def applies(self, ctx: HopContext[ScaleUpView]) -> bool:
+        return ctx.view.system.scale_up.inter_rack is not None
+
+    @staticmethod
+    def per_domain(p: Platform) -> tuple[int, int]:
+        """Links between a domain's two racks and the cables that carry them: each rack's GPU links, as
+        many as its chips switch to the other rack.
+
+        >>> from types import SimpleNamespace as N
+        >>> su = N(links_per_gpu=18, inter_rack=N(links_per_cable=4))
+        >>> InterRackLinks.per_domain(N(gpus_per_domain=72, racks_per_system=2, scale_up=su))   # NVL36x2
+        (648, 162)
+        """
+        su, ir = p.scale_up, p.scale_up.inter_rack
+        if ir is None:
+            return 0, 0
+        links = p.gpus_per_domain // p.racks_per_system * su.links_per_gpu
+        return links, -(-links // ir.links_per_cable)
+
+    def rows(self, ctx: HopContext[ScaleUpView]) -> Rows:
+        plan = ctx.plan
+        assert plan is not None
+        p: Platform = ctx.view.system
+        su, ir = p.scale_up, p.scale_up.inter_rack
+        assert ir is not None
+        chips, trays = su.switch_chips_per_domain // 2, su.switch_trays_per_domain // 2   # a rack's
+        per_tray, across = chips // trays, self.per_domain(p)[0] // chips               # a chip's ports across
+        down = p.gpus_per_domain // 2                                                    # its ports to GPUs
+        nodes_per_domain = p.gpus_per_domain // p.gpus_per_node
+        head = (Tier.SCALE_UP, "nvlink", self.name)
+        tail = ("copper", "", "rack to rack", ir.cable.part_number, 0, "", "", "in-row", 0, "")
+        site = 0
+        for shape in ctx.view.sites_nodes:
+            for _ in range(shape.count):
+                site += 1
+                for d in range(shape.nodes // nodes_per_domain):
+                    for c in range(chips):
+                        t = c // per_tray
+                        a = plan.place(Layer.NVLINK_SWITCH, site, d * 2 * trays + t)
+                        b = plan.place(Layer.NVLINK_SWITCH, site, d * 2 * trays + trays + t)
+                        for k in range(across):
+                            # The tray's cages count its chips' ports across in order, links_per_cable a cage.
+                            cage = ((c % per_tray) * across + k) // ir.links_per_cable + 1
+                            port = f"nvs{c % per_tray + 1}-p{down + k + 1}"   # the same port at both ends
+                            yield (f"C{next(plan.cable):08d}", f"{a[1]}:{port} / {b[1]}:{port}",
+                                   f"L{next(plan.link):08d}", f"{a[1]}:osfp{cage}", *head, "", "", *a[0], port,
+                                   "", *b[0], port, "", *tail)
+                plan.forget(site)
+
+
 SWITCHED = SwitchedLinks()
 TORUS = TorusLinks()
+INTER_RACK = InterRackLinks()
 
 
-def scale_up_row_count(platform: Platform, links: int, optical_links: int) -> int:
-    """Rows the scale-up patterns yield in the plan, from the closed form's counts."""
+def scale_up_row_count(platform: Platform, links: int, optical_links: int, inter_rack_links: int = 0) -> int:
+    """Rows the scale-up patterns yield in the plan, from the closed form's counts (a domain over two
+    racks adds a row per link between them)."""
     if platform.scale_up.torus is not None:
         return optical_links
-    return links if SWITCHED.listed(platform.scale_up) else 0
+    return (links if SWITCHED.listed(platform.scale_up) else 0) + inter_rack_links

@@ -104,11 +104,17 @@ class FabricLinks(View):
     node_ports: NicPorts | None = None
     ufm: UfmLinks | None = None
     rate_gbps: float = 0.0    # a node link's rate (the NIC's over the planes)
+    port_split: int = 1       # links one node NIC port carries (Fabric.port_split)
 
     @classmethod
     def of(cls, f: Fabric, placement: Placement | None = None, ufm: UfmLinks | None = None) -> FabricLinks:
         return cls(f.name, f.tier, f.shapes, floors(placement) if placement else (), placement, f.planes,
-                   f.node_ports, ufm, f.rate_gbps)
+                   f.node_ports, ufm, f.rate_gbps, f.port_split)
+
+    @property
+    def node_cage_links(self) -> int:
+        """Links one node NIC cage serves: its ports, each split over the planes where a port's rate is."""
+        return self.nic.ports_per_cage * self.port_split
 
     @property
     def plane(self) -> Plane:
@@ -170,7 +176,8 @@ class PooledLinks(FabricLinks):
         block = block_nodes(compute.shapes[0][1] if compute else None, fp)
         ups = uplink_names(oob_leaf) if oob_leaf is not None and Layer.OOB in f.roles else ()
         return cls(f.name, f.tier, f.shapes, floors(placement) if placement else (), placement, f.planes,
-                   f.node_ports, None, f.rate_gbps, f.pooled, block, f.leaf_switch, tuple(ups), f.spec.mlag or 0)
+                   f.node_ports, None, f.rate_gbps, f.port_split, pooled=f.pooled, block=block,
+                   leaf_switch=f.leaf_switch, uplink_names=tuple(ups), mlag=f.spec.mlag or 0)
 
     @property
     def rate(self) -> float:

@@ -110,6 +110,10 @@ class ScaleUpJson(TypedDict):
     ocs_ports_used: NotRequired[Count]
     ocs_groups_per_domain: NotRequired[Count]
     cubes: NotRequired[Count]
+    inter_rack_links: NotRequired[Count]
+    """A domain over two racks (GB200 NVL36x2): switch-chip links between its racks (not in ``links``)."""
+    inter_rack_cables: NotRequired[Count]
+    """The cables between the racks' switch trays that carry them (bought: the BOM's scale-up line)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,8 @@ class ScaleUp:
     ocs_groups: int = 0        # per domain: one per dimension and face position
     cubes: int = 0
     switch: str | None = None
+    inter_rack_links: int = 0  # a domain over two racks: chip to chip between them
+    inter_rack_cables: int = 0
 
     def to_json(self) -> ScaleUpJson:
         total = self.links + self.optical_links
@@ -146,4 +152,6 @@ class ScaleUp:
         if self.kind == "torus-ocs":
             out["ocs"], out["ocs_ports"], out["ocs_ports_used"] = self.ocs, self.ocs_ports, self.optical_links
             out["ocs_groups_per_domain"], out["cubes"] = self.ocs_groups, self.cubes
+        if self.inter_rack_links:
+            out["inter_rack_links"], out["inter_rack_cables"] = self.inter_rack_links, self.inter_rack_cables
         return out

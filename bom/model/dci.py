@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -76,6 +76,14 @@ LINE = LineRules()
 DciTopology = Literal["mesh", "ring", "hub"]
 
 
+#: Where an amplified route's amplifiers stand at its ends (``sites.amplifiers``).
+AmplifierPlacement = Literal["both", "booster", "pre-amp"]
+#: The stages each placement stands at one end of a fibre pair: the booster of the direction it sends,
+#: the pre-amplifier of the direction it receives.
+END_STAGES_OF: dict[str, tuple[str, ...]] = {"both": ("booster", "pre-amp"), "booster": ("booster",),
+                                             "pre-amp": ("pre-amp",)}
+
+
 class LineLossJson(TypedDict):
     """One wavelength's loss from transmitter to receiver without amplifiers (fibre with splices, mux
     and demux, mated pairs) against the coherent module's unamplified budget; over it, the route takes
@@ -89,6 +97,13 @@ class LineLossJson(TypedDict):
     budget_db: float | None
     over_budget: bool
     why: str
+    amplifiers: NotRequired[AmplifierPlacement]
+    """Where the scenario stands the amplifiers (``sites.amplifiers``), when it says."""
+    amplified_budget_db: NotRequired[float | None]
+    """The unamplified budget plus the gain of each amplifier stage that stands (None: a gain the catalog
+    does not give)."""
+    over_amplified_budget: NotRequired[bool]
+    """The loss past that budget (a single span: rule ``lengths.coherent`` refuses it)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,8 @@ class LineLoss:
     mated_pairs: int
     pair_db: float            # one mated pair
     budget_db: float | None   # the module's unamplified budget (None: the catalog gives none)
+    gain_db: float | None = None                 # the amplifier stages' gains where they stand
+    placement: AmplifierPlacement | None = None  # where the scenario stands them (None: not said, both)
 
     @property
     def connectors_db(self) -> float:
@@ -115,6 +132,22 @@ class LineLoss:
         """Past the budget: the route needs a booster and a pre-amplifier."""
         return self.budget_db is not None and self.total_db > self.budget_db + 1e-9
 
+    @property
+    def amplified_budget_db(self) -> float | None:
+        """The budget with the amplifier stages that stand: the unamplified budget plus their gains, a
+        booster's raising the launch power and a pre-amplifier's the received power (None: either unknown).
+
+        >>> LineLoss(10.0, 12.0, 6, 0.25, 11.0, 20.0, "booster").amplified_budget_db
+        31.0
+        """
+        return None if self.budget_db is None or self.gain_db is None else self.budget_db + self.gain_db
+
+    @property
+    def over_amplified(self) -> bool:
+        """Past the budget even with the amplifier stages that stand."""
+        b = self.amplified_budget_db
+        return b is not None and self.total_db > b + 1e-9
+
     def why(self) -> str:
         parts = (f"fibre {self.fibre_db:.2f} + mux/demux {self.mux_db:.2f} + {self.mated_pairs} mated pairs "
                  f"{self.connectors_db:.2f} = {self.total_db:.2f} dB")
@@ -122,11 +155,25 @@ class LineLoss:
             return f"{parts}; the module has no unamplified loss budget in the catalog (its reach decides)"
         return f"{parts} {'>' if self.over else '<='} the module's unamplified budget {self.budget_db:g} dB"
 
+    def why_amplified(self, stages: str) -> str:
+        """The loss against the budget with ``stages`` (a sentence naming them) standing."""
+        return (f"fibre {self.fibre_db:.2f} + mux/demux {self.mux_db:.2f} + {self.mated_pairs} mated pairs "
+                f"{self.connectors_db:.2f} = {self.total_db:.2f} dB {'>' if self.over_amplified else '<='} "
+                f"{self.budget_db:g} dB unamplified + {self.gain_db:g} dB of {stages} = "
+                f"{self.amplified_budget_db:g} dB")
+
     def to_json(self) -> LineLossJson:
-        return {"fibre_db": round(self.fibre_db, 3), "mux_demux_db": round(self.mux_db, 3),
-                "mated_pairs": self.mated_pairs, "connectors_db": round(self.connectors_db, 3),
-                "loss_db": round(self.total_db, 3), "budget_db": self.budget_db, "over_budget": self.over,
-                "why": self.why()}
+        out: LineLossJson = {
+            "fibre_db": round(self.fibre_db, 3), "mux_demux_db": round(self.mux_db, 3),
+            "mated_pairs": self.mated_pairs, "connectors_db": round(self.connectors_db, 3),
+            "loss_db": round(self.total_db, 3), "budget_db": self.budget_db, "over_budget": self.over,
+            "why": self.why()}
+        if self.placement is not None:
+            b = self.amplified_budget_db
+            out["amplifiers"] = self.placement
+            out["amplified_budget_db"] = None if b is None else round(b, 3)
+            out["over_amplified_budget"] = self.over_amplified
+        return out
 
 
 class DciJson(TypedDict):
@@ -183,6 +230,13 @@ class Dci:
     patch: Patch | None = None     # the cord from a line port to its mux/demux channel
     loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
     attach: FabricRole = FabricRole.COMPUTE   # the fabric whose switches take the routers' client ports
+    placement: AmplifierPlacement = "both"    # the amplifier stages at each end of an amplified route
+
+    @property
+    def end_stages(self) -> tuple[str, ...]:
+        """The amplifier stages at one end of an amplified fibre pair: the booster of the direction it
+        sends, the pre-amplifier of the one it receives, or one of them (``sites.amplifiers``)."""
+        return END_STAGES_OF[self.placement]
 
     @property
     def amplified(self) -> bool:
@@ -246,7 +300,7 @@ class Dci:
 
     @property
     def amplifiers_per_fibre_pair(self) -> int:
-        return line_amplifiers(self.inline_sites, self.amplified, self.stages)
+        return line_amplifiers(self.inline_sites, self.amplified, self.stages, len(self.end_stages))
 
     @property
     def amplifiers(self) -> int:
@@ -305,8 +359,9 @@ class Dci:
 
     def site_amplifiers(self, site: int) -> int:
         """Amplifiers at ``site`` (the in-line ones stand in huts on the routes): a booster and a
-        pre-amplifier on each amplified fibre pair that ends there."""
-        terminal = END_STAGES // self.stages if self.amplifiers_per_fibre_pair else 0
+        pre-amplifier (or the one stage ``sites.amplifiers`` stands) on each amplified fibre pair that ends
+        there."""
+        terminal = len(self.end_stages) // self.stages if self.amplifiers_per_fibre_pair else 0
         return terminal * self.fibre_pairs_per_pair * self.degrees[site - 1]
 
     @property
@@ -338,23 +393,22 @@ DIRECTIONS = 2
 TERMINAL_PER_DIRECTION = 2   # the booster at the sending end, the pre-amplifier at the receiving end
 
 
-#: Amplifier stages at one end of an amplified fibre pair: its transmit direction's booster and its
-#: receive direction's pre-amplifier (one unit when the amplifier has two stages: Cisco's QDD OLS).
-END_STAGES = 2
-
-
-def line_amplifiers(inline_sites: int, amplified: bool, stages: int = 1) -> int:
+def line_amplifiers(inline_sites: int, amplified: bool, stages: int = 1,
+                    terminal: int = TERMINAL_PER_DIRECTION) -> int:
     """Amplifiers one fibre pair takes: a stage per direction at each in-line site, and a booster and
-    a pre-amplifier per direction at the ends when the route is amplified; ``stages`` to a unit.
+    a pre-amplifier per direction at the ends when the route is amplified (``terminal`` 1: one of them,
+    ``sites.amplifiers``); ``stages`` to a unit.
 
     >>> line_amplifiers(0, True), line_amplifiers(7, True), line_amplifiers(0, False)   # 120, 600, 40 km
     (4, 18, 0)
     >>> line_amplifiers(0, True, 2)   # a bidirectional pluggable at each end (Cisco QDD OLS)
     2
+    >>> line_amplifiers(0, True, terminal=1)   # a booster only (or a pre-amplifier only) each way
+    2
     """
     if not amplified:
         return 0
-    return DIRECTIONS * (inline_sites + TERMINAL_PER_DIRECTION) // stages
+    return DIRECTIONS * (inline_sites + terminal) // stages
 
 
 def site_pairs(sites: int, topology: str = "mesh") -> tuple[tuple[int, int], ...]:

@@ -205,6 +205,11 @@ class Fabric:
     def first(self) -> Plane:
         return self.shapes[0][1]
 
+    @property
+    def port_split(self) -> int:
+        """Links one node NIC port carries, one per plane it reaches (``FabricSpec.port_split``)."""
+        return self.spec.port_split
+
     def with_groups(self, groups: list[LinkGroup], substitutions: dict[str, str]) -> Fabric:
         """The fabric with its link groups and the endpoint kinds counted as the nodes' ports, with why."""
         return replace(self, groups=groups, substitutions=substitutions)

@@ -17,6 +17,7 @@ from bom.roles import Layer, Tier
 class HopKind(StrEnum):
     GPU_NVSWITCH = "gpu-nvswitch"
     CUBE_OCS = "cube-ocs"
+    NVSWITCH_NVSWITCH = "nvswitch-nvswitch"
     NODE_LEAF = "node-leaf"
     LEAF_LEAF = "leaf-leaf"
     MLAG_PEER = "mlag-peer"
@@ -46,6 +47,8 @@ H, L, T = HopKind, Layer, Tier
 HOPS: dict[HopKind, HopMeaning] = {
     H.GPU_NVSWITCH: HopMeaning(L.NODE, L.NVSWITCH, T.SCALE_UP, "a GPU's NVLink to a switch chip"),
     H.CUBE_OCS: HopMeaning(L.NODE, L.OCS, T.SCALE_UP, "a torus cube face's optic to its optical circuit switch"),
+    H.NVSWITCH_NVSWITCH: HopMeaning(L.NVSWITCH, L.NVSWITCH, T.SCALE_UP,
+                                    "a switch chip's link to its twin in the other rack of a two-rack domain"),
     H.NODE_LEAF: HopMeaning(L.NODE, L.LEAF, T.SCALE_OUT, "a node's NIC port to its leaf"),
     H.LEAF_LEAF: HopMeaning(L.LEAF, L.LEAF, T.SCALE_OUT, "an ISL between a switch pair's two switches"),
     H.MLAG_PEER: HopMeaning(L.LEAF, L.LEAF, T.SCALE_OUT,

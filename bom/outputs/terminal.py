@@ -366,6 +366,9 @@ def build_summary(model: Model) -> str:
                      f"{copper}, {_count(up.modules, 'module')}")
     else:
         lines.append(f"{head}, {copper}, {_count(up.modules, 'module')}")
+    if su.inter_rack_links:
+        lines.append(f"              + {su.inter_rack_links:,} switch-chip links between the domains' rack pairs "
+                     f"in {_count(su.inter_rack_cables, 'cable')}")
     lines.append(f"scale-out:    {out.links:,} links, {out.modules:,} modules, {out.fibre_runs:,} "
                  f"fibre runs ({out.fibre_strands:,} lit strands), copper share "
                  f"{out.copper_share:.1%}")

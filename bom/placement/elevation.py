@@ -54,9 +54,12 @@ def elevation_rows(model: Model) -> Iterator[tuple[Any, ...]]:
                               item.fabric or "", round(item.power_w, 1)))
             # The scale-up tier as a per-rack summary: the links inside the rack's systems (and a
             # torus cube's optical links to its OCSes), counted as bom/topology/scaleup.py counts them.
-            up = scale_up(p, seen[Layer.NODE] * p.gpus_per_node)
+            # A rack holding its half of a system over two racks (NVL36x2): half the system's links and
+            # cartridge cables (the cables between the two racks are counted in the tier, not here).
+            r = p.racks_per_system
+            up = scale_up(p, seen[Layer.NODE] * p.gpus_per_node * r)
             tail = (lay.used_u, rack.u_budget, round(lay.power_w, 1), rack.power_budget_w,
-                    up.links + up.optical_links, up.cables)
+                    (up.links + up.optical_links) // r, up.cables // r)
             done = layouts[id(lay)] = (items, tail)
         items, tail = done
         head = (f"s{rack.site}", f"r{rack.row:02d}", rack.id, rack.position, rack.kind, rack.catalog_id)

@@ -134,14 +134,16 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
     sup = design.platform.support
     assert sup is not None
     in_system: list[tuple[Item, int]] = []
-    trays = design.platform.scale_up.switch_trays_per_domain
+    # A system over two racks (NVL36x2) stands half its switch trays and shelves in each.
+    share = design.platform.racks_per_system
+    trays = design.platform.scale_up.switch_trays_per_domain // share
     if design.platform.system == "rack" and sup.rack_device_units:
         # The system's non-node trays (NVLink switch trays, power shelves): powered within the system.
         in_system.append((Item(Layer.NVLINK_SWITCH, design.platform.id, 1, 0.0, Tier.SCALE_UP,
                                managed=True), trays))
-        if sup.rack_device_units > trays:
+        if sup.rack_device_units // share > trays:
             in_system.append((Item(Layer.POWER_SHELF, design.platform.id, 1, 0.0, None, managed=False),
-                              sup.rack_device_units - trays))
+                              sup.rack_device_units // share - trays))
     block_net, per_rack, shared = _switches(design, catalog, k, rail)
     oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(design, catalog, k)
     full, rest = divmod(nodes, block)
@@ -157,7 +159,7 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
             rack_items.append((oob_leaf, in_rack))
             net.append((oob_leaf, in_block))
         spec = BlockSpec(copies, n, fp.nodes_per_rack, node, tuple(in_system), tuple(i for i in rack_items if i[1]),
-                         tuple(i for i in net if i[1]), fp.racks_per_row)
+                         tuple(i for i in net if i[1]), fp.racks_per_row, share)
         sections.append(block_section(spec, compute_rack, net_rack))
     if oob_leaf is not None:
         shared[RackKind.NETWORK] = spread_among(shared[RackKind.NETWORK] + oob_spines, oob_leaf, oob_shared)

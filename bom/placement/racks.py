@@ -87,6 +87,7 @@ class BlockSpec:
     per_rack: tuple[tuple[Item, int], ...] = ()    # per compute rack when they fit (ToR, in-rack OOB)
     network: tuple[tuple[Item, int], ...] = ()     # the block's leaves
     racks_per_row: int = 16
+    racks_per_system: int = 1   # 2: a system's racks stand side by side, never split by the network racks
 
 
 def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
@@ -143,8 +144,29 @@ def block_section(spec: BlockSpec, compute: RackType, network: RackType) -> Sect
         racks.append(lay)
         spilled += spill
     net = pack(RackKind.NETWORK, network, list(spec.network) + _merge(spilled))
-    middle = min(len(racks), spec.racks_per_row) // 2
+    middle = _middle(len(racks), len(net), spec.racks_per_row, spec.racks_per_system)
     return Section(spec.copies, tuple(racks[:middle]) + net + tuple(racks[middle:]))
+
+
+def _middle(racks: int, net: int, per_row: int, per_system: int) -> int:
+    """Where the block's ``net`` network racks stand among its ``racks`` compute racks: the middle of its
+    first row; for a system over two racks (NVL36x2), the nearest place where no system's two racks are
+    split by the network racks or a row's end (its racks are cabled to each other), where there is one.
+
+    >>> _middle(16, 1, 16, 1), _middle(16, 1, 16, 2), _middle(6, 1, 16, 2)   # 16: the row holds 8 systems whole
+    (8, 16, 2)
+    """
+    ideal = min(racks, per_row) // 2
+    if per_system == 1:
+        return ideal
+
+    def whole(m: int) -> bool:
+        at = [i if i < m else i + net for i in range(racks)]
+        return m % per_system == 0 and all(at[i] // per_row == at[i + 1] // per_row
+                                            for i in range(0, racks - 1, per_system))
+
+    return next((m for d in range(racks + 1) for m in (ideal - d, ideal + d) if 0 <= m <= racks and whole(m)),
+                ideal - ideal % per_system)
 
 
 def _merge(items: list[tuple[Item, int]]) -> list[tuple[Item, int]]:

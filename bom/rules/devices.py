@@ -86,8 +86,8 @@ def switch_device(row: Switch, ports: SwitchPorts, role: str, rate: float, fabri
 
 def nic_device(nic: NicPorts, role: str, part: str, planes: int = 1, protocol: str | None = None,
                population: tuple[str, str, str] | None = None, note: str = "") -> Device:
-    """A NIC or an appliance's port: ``planes`` plane ports per port at the rate split over them;
-    it runs at its rate or slower (what the far end offers)."""
+    """A NIC or an appliance's port: ``planes`` plane ports per port at the rate split over them (1 where a
+    fabric deals whole ports over its planes); it runs at its rate or slower (what the far end offers)."""
     rate = magnitude(nic.rate, "rate") / planes
     return Device(role, part, "NIC" if role == Layer.NODE else "appliance port", protocol, nic.form_factor,
                   nic.ports_per_cage * planes, (rate,), slower=True, population=population,
@@ -122,7 +122,7 @@ class Resolver:
         if layer == Layer.NODE:
             if f.node_ports is None:
                 return None
-            return nic_device(f.node_ports, Layer.NODE, self.model.platform.id, f.planes,
+            return nic_device(f.node_ports, Layer.NODE, self.model.platform.id, f.port_split,
                               population=(f.name, Layer.NODE, PORTS))
         if layer in (Layer.LEAF, Layer.SPINE, Layer.CORE):
             # A leaf's links to the layer above leave by its uplink side; every other leaf end is a downlink.

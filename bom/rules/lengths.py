@@ -120,15 +120,26 @@ def os2_db_per_m(ctx: Context) -> float:
 def coherent(ctx: Context) -> Iterator[Violation]:
     """A coherent line whose span loss (the model's :class:`~bom.topology.dci.LineLoss`: fibre,
     mux and demux, mated pairs) is over the module's unamplified budget has its amplifiers counted:
-    an amplifier part and a count of them, the BOM's DWDM amplifier line (``dci_lines``).
+    an amplifier part and a count of them, the BOM's DWDM amplifier line (``dci_lines``); and a single
+    span's loss fits the budget its amplifier stages give (the unamplified budget plus the gain of each
+    stage ``sites.amplifiers`` stands, where the amplifier row gives them).
 
     ``Dci.amplified`` is true whenever the loss is over, so it cannot say whether amplifiers are
     counted; a catalog with no amplifier row leaves ``Dci.amplifier`` None and the BOM no line."""
     d = ctx.model.dci
-    if d is None or d.loss is None or not d.loss.over or (d.amplifier is not None and d.amplifiers):
+    if d is None or d.loss is None:
         return
     c = d.coherent
     r = End(Layer.ROUTER, d.router.id, "line", c.part_number, "coherent line port")
+    if d.amplifiers and not d.inline_sites and d.loss.over_amplified:
+        # One span: its loss against the budget with the stages that stand at its ends (sites.amplifiers).
+        stages = " and ".join({"booster": "a booster", "pre-amp": "a pre-amplifier"}[s] for s in d.end_stages)
+        yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
+                        f"{d.loss.why_amplified(stages)}: over the budget with {stages} at each end",
+                        "stand a booster and a pre-amplifier at each end (sites.amplifiers: both), or shorten the "
+                        "route", r, r, d.links)
+    if not d.loss.over or (d.amplifier is not None and d.amplifiers):
+        return
     why = " (the catalog has no DWDM amplifier row)" if d.amplifier is None else ""
     yield Violation("lengths.coherent", f"dci {HopKind.SITE_SITE} ({d.links:,} wavelengths, {d.pairs} routes)",
                     f"{d.loss.why()}, and no amplifier is counted{why}",

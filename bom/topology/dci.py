@@ -28,7 +28,7 @@ from bom.errors import LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.links.dci import DCI_CLIENT
 from bom.model.cluster import Cluster
-from bom.model.dci import LINE, Dci, DciTopology, LineLoss, site_pairs
+from bom.model.dci import END_STAGES_OF, LINE, AmplifierPlacement, Dci, DciTopology, LineLoss, site_pairs
 from bom.model.fabrics import Fabric
 from bom.model.sizing import Sizing
 from bom.roles import FabricRole, Layer
@@ -87,11 +87,27 @@ def line_amplifier(catalog: Catalog, amplifier_id: str | None) -> Dwdm | None:
     return min(amps, key=lambda a: a.price_usd, default=None)
 
 
+def stage_gain(amp: Dwdm | None, stages: tuple[str, ...]) -> float | None:
+    """What the amplifier ``stages`` standing at the ends add to a line's loss budget [dB]: the booster's gain
+    and the pre-amplifier's (None: no amplifier, or a gain its row does not give).
+
+    >>> amp = Dwdm(id="a", vendor="v", part_number="p", description="d", price_usd=1, price_source="estimate",
+    ...            source="s", as_of="2026-12-06", kind="amplifier", power="75 W", rack_units=1,
+    ...            booster_gain="20 dB", preamp_gain="24 dB")
+    >>> stage_gain(amp, ("booster", "pre-amp")), stage_gain(amp, ("booster",)), stage_gain(amp, ("pre-amp",))
+    (44.0, 20.0, 24.0)
+    """
+    gains = {"booster": amp.booster_gain, "pre-amp": amp.preamp_gain} if amp is not None else {}
+    found = [gains.get(s) for s in stages]
+    return None if any(g is None for g in found) else sum(magnitude(g, "loss") for g in found if g is not None)
+
+
 def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, bandwidth_gbps: float,
               wavelength_gbps: float, router_id: str, topology: DciTopology = "mesh", patch_m: float = 3.0,
-              amplifier_id: str | None = None) -> Dci:
+              amplifier_id: str | None = None, placement: AmplifierPlacement | None = None) -> Dci:
     """``patch_m``: the run from a router's line port to its mux/demux (one rack); ``amplifier_id``:
-    the scenario's amplifier row (``sites.amplifier``)."""
+    the scenario's amplifier row (``sites.amplifier``); ``placement``: where the scenario stands the
+    amplifiers at a route's ends (``sites.amplifiers``; None: it does not say, both)."""
     if sites < 2:
         raise LimitError("scale-across needs at least two sites", key="sites.count")
     choice = media.coherent(wavelength_gbps, distance_m)
@@ -123,9 +139,17 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
                              hint="Shorten the route to one span or drop sites.amplifier (shelf amplifiers).")
         # A pluggable line system carries at most its own channels on a fibre pair.
         channels = min(channels, amp.channels or channels)
+    where: AmplifierPlacement = placement or "both"
+    if where != "both" and choice.amplifiers:
+        raise LimitError(f"sites.amplifiers: {where} stands one amplifier stage at each end of a span, and the "
+                         f"{distance_m / 1000:g} km route has {choice.amplifiers} in-line amplifier site(s): its "
+                         "ends take a booster and a pre-amplifier", at=("sites", "amplifiers"), key="sites.amplifiers",
+                         hint="Use amplifiers: both, or a route of one span.")
+    loss = replace(loss, gain_db=stage_gain(amp, END_STAGES_OF[where]), placement=placement)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, amp, router, wavelengths,
-               LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch, loss)
+               LINE.fibre_pairs(wavelengths, channels), choice.amplifiers, topology, pairs, patch, loss,
+               placement=where)
 
 
 #: Fabric switches and the DCI router when the scenario names none: catalogs/defaults.yaml, read
@@ -160,7 +184,8 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
         dci = build_dci(catalog, media, sites=s.count, distance_m=magnitude(s.distance, "length"),
                         bandwidth_gbps=bandwidth, wavelength_gbps=wavelength,
                         router_id=catalog.default(FabricRole.DCI, Layer.ROUTER),
-                        topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier)
+                        topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier,
+                        placement=s.amplifiers if "amplifiers" in s.model_fields_set else None)
     return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
 
 

@@ -14,7 +14,7 @@ from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
 from bom.roles import FabricRole, Layer, Tier
-from bom.topology.planes import SPEC_KEYS, size_plane, switch_ports, uplink_ports, uplink_rates
+from bom.topology.planes import SPEC_KEYS, check_uplink_rate, size_plane, switch_ports, uplink_ports, uplink_rates
 from bom.units import magnitude
 
 
@@ -36,9 +36,11 @@ def fabric_switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
 def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
                leaf: Switch, spine: Switch, floor: FloorPlan, media: Media, native_ok: bool = True
                ) -> tuple[Plane, float]:
-    rate = magnitude(nic.rate, "rate") / spec.planes
+    rate = magnitude(nic.rate, "rate") / spec.port_split
+    node_ports = nic.ports * spec.port_split // spec.planes   # a node's ports (links) in each plane
     leaf_ports = switch_ports(leaf, rate)
-    uplinks = uplink_ports(leaf)
+    asked = spec.uplink_gbps
+    uplinks = uplink_ports(leaf, asked) if leaf.uplinks is not None and asked is not None else uplink_ports(leaf)
     sched = scheduled_native(leaf, spine)
     if sched is not None:   # the fabric ports at their finest bundle: the plan spreads them at it
         uplinks = uplink_ports(leaf, uplink_rates(leaf)[0])
@@ -46,12 +48,12 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     rail = spec.topology != "tor"
     group = (spec.su_nodes or platform.su_nodes) if rail else floor.nodes_per_rack
     native = (sched if native_ok else None) or _native(spec, leaf, spine, rate, uplinks is None and native_ok)
-    # No part joins two switches at the NICs' rate (200G quarters of 800G cages): they must join at their
-    # own rate, the uplinks spread in whole native links (never a fallback to a rate nothing joins).
-    native_only = native is not None and sched is None and not media.joins(
+    # No part joins two switches at the NICs' rate (200G quarters of 800G cages), or the scenario states the
+    # rate between them: they join at that rate, the uplinks spread in whole links of it (never a fallback).
+    native_only = native is not None and sched is None and (asked is not None or not media.joins(
         rate, cage(leaf_ports.form_factor, leaf_ports.ports_per_cage, True),
-        cage(spine_ports.form_factor, spine_ports.ports_per_cage, True), leaf_ports.lane_gbps)
-    p = size_plane(nodes, nic.ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+        cage(spine_ports.form_factor, spine_ports.ports_per_cage, True), leaf_ports.lane_gbps))
+    p = size_plane(nodes, node_ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
                    layers=None if spec.layers == "auto" else int(spec.layers),
                    oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
                    leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
@@ -59,7 +61,10 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
                    min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only)
     if sched is not None:
         _check_system_size(name, leaf, p)
+    if native is not None and asked is not None:
+        check_uplink_rate(name, p, asked)
     return p, rate
+
 
 
 def _check_system_size(name: str, leaf: Switch, p: Plane) -> None:
@@ -78,6 +83,9 @@ def _native(spec: FabricSpec, leaf: Switch, spine: Switch, rate: float, ok: bool
     """Switch-to-switch links at the switches' own rate when the NIC's rate is a breakout of it and
     leaf and spine have the same cage at the same native rate (a fixed leaf under a modular chassis
     spine alike; between two kinds of cage the link keeps the NIC's rate, whose parts the media has)."""
+    asked = spec.uplink_gbps
+    if asked is not None:   # the rate the scenario states (its ports at both ends: the preflight's rule)
+        return NativePorts(switch_ports(leaf, asked), switch_ports(spine, asked)) if ok and asked > rate else None
     own = magnitude(spine.port_rate, "rate")
     if not ok or spec.uplink_rate != "native" or own <= rate or leaf.form_factor != spine.form_factor \
             or not math.isclose(own, magnitude(leaf.port_rate, "rate")):

@@ -257,13 +257,18 @@ def rack_budget(platform: Platform, scenario: Scenario) -> tuple[float, tuple[st
         power, at = magnitude(sup.rack_power_budget, "power"), ()
     else:
         return None
-    system_w = platform.node_power_w * platform.nodes_per_system
+    system_w = platform.node_power_w * rack_share(platform)
     limit = scenario.layout.rack_power_limit
     if limit is not None and system_w <= magnitude(limit, "power") < power:
         # The hall feeds less than the rack could take: spread the nodes (whole systems) under its feed.
         # A system over the feed cannot be spread; the design rule placement.rack_power says so.
         power, at = magnitude(limit, "power"), ("layout", "rack_power_limit")
     return power, at
+
+
+def rack_share(platform: Platform) -> int:
+    """The nodes of one system a rack must hold whole: the system, or its rack's half of it (NVL36x2)."""
+    return platform.nodes_per_system // platform.racks_per_system
 
 
 def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
@@ -280,6 +285,9 @@ def nodes_per_rack(platform: Platform, scenario: Scenario) -> tuple[int, float]:
     u = scenario.racks.rack_units or 48
     if given is not None:
         return given, power
+    if platform.racks_per_system > 1:
+        # A system over two racks stands half in each: its racks hold nothing else.
+        return platform.nodes_per_rack, power
     systems = int(power // (platform.node_power_w * per_system))
     per_u = max(1, u // max(1, platform.node_rack_units * per_system + (sup.rack_device_units if sup else 0)))
     return max(1, min(systems, per_u)) * per_system, power

@@ -59,15 +59,19 @@ def uplink_rates(switch: Switch) -> tuple[float, ...]:
     return tuple(sorted({magnitude(u.rate, "rate"), *(magnitude(b.rate, "rate") for b in u.breakouts)}))
 
 
+def port_rates(switch: Switch) -> tuple[float, ...]:
+    """Every rate a switch's own ports run at (native, then its breakouts) [Gbit/s]."""
+    return (magnitude(switch.port_rate, "rate"), *(magnitude(b.rate, "rate") for b in switch.breakouts))
+
+
 def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
     """``switch`` at ``rate_gbps``: its native ports, or a breakout listed in the catalog."""
     native = magnitude(switch.port_rate, "rate")
     radix = switch.ports if math.isclose(native, rate_gbps) else next(
         (b.ports for b in switch.breakouts if math.isclose(magnitude(b.rate, "rate"), rate_gbps)), None)
     if radix is None:
-        rates = [native] + [magnitude(b.rate, "rate") for b in switch.breakouts]
         raise LimitError(f"switch {switch.id!r} has no {rate_gbps:g} Gbit/s ports "
-                         f"(it has {', '.join(f'{r:g}' for r in rates)} Gbit/s)",
+                         f"(it has {', '.join(f'{r:g}' for r in port_rates(switch))} Gbit/s)",
                          hint="Pick a switch whose ports or breakouts run at the NIC's rate.")
     return SwitchPorts(switch.id, radix, max(1, radix // switch.cages), switch.form_factor,
                        magnitude(switch.lane_rate, "rate"), rate_gbps)
@@ -243,9 +247,19 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
     return native_p
 
 
+def check_uplink_rate(name: str, p: Plane, asked: float) -> None:
+    """Every switch-to-switch link at the rate the scenario states: a plane whose pairs cannot take whole links
+    of it is refused (the planner spread the uplinks in units of it and found no such spread)."""
+    if (p.layers > 1 or p.isl) and not math.isclose(p.up.rate_gbps, asked):
+        raise LimitError(f"uplink_rate {asked:g}G: the {name} fabric's {p.leaves} leaves cannot spread their uplinks "
+                         f"in whole {asked:g}G links over its switches (each pair would need part of one)",
+                         key="uplink_rate", hint="Use uplink_rate: downlink (links at the nodes' rate), or another "
+                                                 "oversubscription or switch.")
+
+
 #: Keys of a fabric's spec that :func:`size_plane` names in its errors, relative to ``fabrics.<name>`` (its
 #: callers size under ``keyed(..., below=SPEC_KEYS)``).
-SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines")
+SPEC_KEYS = ("rails_per_leaf", "layers", "topology", "min_spines", "uplink_rate")
 
 
 def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topology, rails_per_leaf: int | None,

@@ -18,6 +18,7 @@ run lists every fix. :func:`bom.pipeline.build_scenario` runs it before the sizi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,7 +28,9 @@ from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.placement import RackType
 from bom.roles import FabricRole, Layer, RackKind
 from bom.topology.fabrics import default_spine, support_switch
-from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget
+from bom.topology.geometry import RAISE_LIMIT, binding, over_limits, rack_budget, rack_share
+from bom.topology.planes import port_rates, uplink_rates
+from bom.units import magnitude
 
 
 class _Found:
@@ -101,11 +104,16 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
     if budget is None:
         return
     power, at = budget
-    per_system = platform.nodes_per_system
+    per_system = rack_share(platform)
     system_w = platform.node_power_w * per_system
     given = scenario.layout.nodes_per_rack
+    if given is not None and platform.racks_per_system > 1 and given != per_system:
+        found.add(LimitError(f"a {platform.id} system stands in {platform.racks_per_system} racks of "
+                             f"{per_system} nodes each (its scale-up domain is cabled rack to rack), not "
+                             f"{given} nodes a rack", at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
+                             hint=f"Drop layout.nodes_per_rack, or set it to {per_system}."))
     if system_w > power:
-        what = "system" if per_system > 1 else "node"
+        what = ("rack of a system" if platform.racks_per_system > 1 else "system") if per_system > 1 else "node"
         found.add(LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
                              f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
                              hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW."))
@@ -114,7 +122,8 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
         # names both; one over its height alone is the placement's to say, with the rack row's own U
         # (bom/placement/racks.py).
         sup = platform.support
-        height = given * platform.node_rack_units + -(-given // per_system) * (sup.rack_device_units if sup else 0)
+        trays = sup.rack_device_units // platform.racks_per_system if sup else 0   # a rack's share of them
+        height = given * platform.node_rack_units + -(-given // per_system) * trays
         rack = RackType(sup.rack if sup else RackKind.COMPUTE, scenario.racks.rack_units or 48, power)
         limits = binding(rack, height, given * platform.node_power_w)
         lift = {**RAISE_LIMIT, "power": "layout.rack_power_limit" if at == ("layout", "rack_power_limit")
@@ -142,7 +151,17 @@ def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
     leaf, spine = _switches(found, FabricRole.COMPUTE, spec, spec.switch or platform.default_switch)
     if leaf is not None and spine is not None and _check_scheduled(found, FabricRole.COMPUTE, spec, leaf, spine):
         _scheduled_shape(found, spec)
+    elif leaf is not None and spine is not None:
+        _uplink_rate(found, FabricRole.COMPUTE, spec, leaf, spine, platform.scale_out)
     node_ports = platform.scale_out.ports
+    if spec.planes_by == "port" and node_ports % spec.planes:
+        found.add(LimitError(f"planes_by: port deals each NIC's ports over the {spec.planes} planes, and a "
+                             f"{platform.id} node has {node_ports} compute ports (not NICs of {spec.planes})",
+                             at=(*at, "planes_by"), key="fabrics.compute.planes_by",
+                             hint="Drop planes_by (each port split over the planes), or use planes: a divisor of "
+                                  f"{node_ports}."))
+        return
+    node_ports = node_ports * spec.port_split // spec.planes   # a node's ports in each plane
     rails = spec.rails_per_leaf
     # The planner's order: a switch pair takes no rails_per_leaf (it is read on rail fabrics only).
     if spec.topology in ("rail-optimized", "rail-only") and rails is not None:
@@ -194,6 +213,33 @@ def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, s
     return len(found.problems) == n
 
 
+def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine: Switch, nic: NicPorts) -> None:
+    """A switch-to-switch rate the scenario states: both switches have ports at it (their own, a breakout of
+    their cages, or a leaf's dedicated uplinks), and it is not below the nodes' rate (each uplink carries
+    whole downlinks)."""
+    asked = spec.uplink_gbps
+    if asked is None or leaf.fabric_element or spine.fabric_element or (leaf.uplinks and leaf.uplinks.scheduled):
+        return   # a scheduled fabric's refusal is _check_scheduled's
+    at, key = ("fabrics", name, "uplink_rate"), f"fabrics.{name}.uplink_rate"
+    rate = magnitude(nic.rate, "rate") / spec.port_split
+    if asked < rate and not math.isclose(asked, rate):
+        found.add(LimitError(f"uplink_rate {asked:g}G is below the nodes' {rate:g}G on the {name} fabric: an uplink "
+                             "carries whole downlinks", at=at, key=key,
+                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'."))
+        return
+    leaf_rates = uplink_rates(leaf) if leaf.uplinks is not None else port_rates(leaf)
+    where = "dedicated uplinks" if leaf.uplinks is not None else "ports"
+    for row, rates, what in ((leaf, leaf_rates, where), (spine, port_rates(spine), "ports")):
+        if not any(math.isclose(asked, r) for r in rates):
+            fits = [f"{r:g}G" for r in sorted(set(leaf_rates) & set(port_rates(spine)), reverse=True)
+                    if r >= rate or math.isclose(r, rate)]
+            found.add(LimitError(f"uplink_rate {asked:g}G: {row.id}'s {what} run at "
+                                 f"{', '.join(f'{r:g}' for r in rates)} Gbit/s, not {asked:g}", at=at, key=key,
+                                 hint="Use uplink_rate: native" + (f", or one of {', '.join(fits)}" if fits else "")
+                                      + "."))
+            return
+
+
 def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
     """A scheduled fabric's interface nodes cable every fabric port and switch through fabric elements."""
     at = ("fabrics", FabricRole.COMPUTE)
@@ -215,9 +261,11 @@ def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
 def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> None:
     """A storage or in-band fabric: its switches (no scheduled fabric), and the node's ports on it."""
     leaf, spine = _switches(found, name, spec, spec.switch or support_switch(platform, name, found.catalog))
-    if leaf is not None and spine is not None:
-        _check_scheduled(found, name, spec, leaf, spine)
     ports: dict[str, NicPorts | None] = {FabricRole.STORAGE: platform.storage, FabricRole.INBAND: platform.inband}
+    if leaf is not None and spine is not None and not _check_scheduled(found, name, spec, leaf, spine):
+        nic = ports[name]
+        if nic is not None:
+            _uplink_rate(found, name, spec, leaf, spine, nic)
     if ports[name] is None:
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
         found.add(LimitError(f"platform {platform.id!r} has no {name} ports in the catalog", at=("fabrics", name),
@@ -302,3 +350,9 @@ def _dci(found: _Found, scenario: Scenario) -> None:
         found.add(BomError(f"dwdm row {s.amplifier!r} is a {getattr(amp, 'kind', '')}, not an amplifier",
                            at=("sites", "amplifier"), key="sites.amplifier",
                            hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols."))
+    elif isinstance(amp, Dwdm) and amp.stages == 2 and s.amplifiers != "both":
+        found.add(LimitError(f"sites.amplifiers: {s.amplifiers} stands one amplifier stage at each end, and {amp.id} "
+                             "holds the booster and the pre-amplifier of an end in one unit",
+                             at=("sites", "amplifiers"), key="sites.amplifiers",
+                             hint="Drop sites.amplifiers (both), or name a single-stage amplifier such as "
+                                  "ncs1001-edfa."))

@@ -22,12 +22,17 @@ Three kinds (``ScaleUp.kind`` in the platform row):
   TPU v4 (ISCA 2023): 4x4x4 cubes, 64 cubes a pod: 144 copper links and 96 optical links a
   cube, 48 OCS groups of 128 ports, 6,144 optical links; chip links 64 x 144 + 6,144 / 2 =
   12,288 = 4,096 chips x 6 ports / 2.
+
+A domain over two racks (GB200 NVL36x2, ``scale_up.inter_rack``): each rack's switch chips take its
+own GPUs' links (GPUs x links per GPU in all, as in one rack) and as many to the same chip of the other
+rack: GPUs / 2 x links per GPU between the racks (36 x 18 = 648), ``links_per_cable`` a cable (4 NVLink
+links of 2 x 200G lanes in a 1.6T OSFP cable: 162).
 """
 
 from __future__ import annotations
 
 from bom.catalog.rows import Platform
-from bom.links.scaleup import SWITCHED, TORUS
+from bom.links.scaleup import INTER_RACK, SWITCHED, TORUS
 from bom.model.cluster import ScaleUp
 
 
@@ -48,6 +53,8 @@ def scale_up(platform: Platform, gpus: int) -> ScaleUp:
         return ScaleUp(su.kind, domains, p.gpus_per_domain, cubes * inside, 0, 0, 0, links, links, links,
                        links * t.fibre.strands, TORUS.ocs(p, t, cubes), TORUS.ocs(p, t, cubes) * (t.ocs.ports or 0),
                        groups, cubes)
+    across, cables = INTER_RACK.per_domain(p)
     return ScaleUp(su.kind, domains, p.gpus_per_domain, SWITCHED.links(su, gpus),
                    domains * su.copper_cables_per_domain, domains * su.switch_chips_per_domain,
-                   domains * su.switch_trays_per_domain, switch=su.switch)
+                   domains * su.switch_trays_per_domain, switch=su.switch, inter_rack_links=domains * across,
+                   inter_rack_cables=domains * cables)

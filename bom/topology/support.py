@@ -36,7 +36,7 @@ from bom.model.placement import Placement
 from bom.model.plane import NativePorts, Plane, SwitchPorts
 from bom.roles import FabricRole, Layer, RackKind, Tier
 from bom.topology.geometry import block_nodes
-from bom.topology.planes import SPEC_KEYS, size_plane, smallest_spread, switch_ports, uplink_ports
+from bom.topology.planes import SPEC_KEYS, check_uplink_rate, size_plane, smallest_spread, switch_ports, uplink_ports
 from bom.units import magnitude
 
 
@@ -146,7 +146,11 @@ def switch_rates(spec: FabricSpec, media: Media, leaf: Switch, spine: Switch, ra
     where a part joins two such cages at it (None); where none does (200G, a quarter of an 800G
     OSFP cage: no twin-port part runs switch to switch split 1:4) the switches' own rates above the
     nodes' that a part joins, fastest first (800G, then 400G), as ``uplink_rate: native`` joins a
-    switch fabric's. The plan takes one only where every pair has whole ports at it."""
+    switch fabric's. The plan takes one only where every pair has whole ports at it. A rate the
+    scenario states is the only one (its ports at both ends: the preflight's rule)."""
+    asked = spec.uplink_gbps
+    if asked is not None:
+        return [NativePorts(switch_ports(leaf, asked), switch_ports(spine, asked)) if asked > rate else None]
     lane = leaf_p.lane_gbps
     if spec.uplink_rate != "native" or media.joins(
             rate, cage(leaf_p.form_factor, leaf_p.ports_per_cage, True),
@@ -182,7 +186,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     compute = design.fabrics.get(FabricRole.COMPUTE)
     rate = magnitude(nic.rate, "rate") / spec.planes
     leaf_p = switch_ports(leaf, rate)
-    uplinks = uplink_ports(leaf)
+    asked = spec.uplink_gbps
+    uplinks = uplink_ports(leaf, asked) if leaf.uplinks is not None and asked is not None else uplink_ports(leaf)
     spine_p = switch_ports(spine, uplinks.rate_gbps if uplinks else rate)
     natives = switch_rates(spec, media, leaf, spine, rate, leaf_p, spine_p) if uplinks is None else [None]
     # MLAG pairs: each switch keeps its peer links' cages, and a group's ports fill a pair of them.
@@ -234,6 +239,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                                native_only=native is not None and native is natives[-1])
                 if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
                     break
+            if asked is not None and natives[0] is not None:
+                check_uplink_rate(name, p, asked)
         shapes.append((site.count, p))
         pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
                                   block_units=g_units if single else block * nic.ports,

@@ -61,6 +61,10 @@ fabrics: {compute: {}, oob: {uplinks: inband}}
 nodes: 64
 fabrics: {compute: {}, inband: {mlag: 2}, storage: {mlag: 4}}
 """,
+    # A scale-up domain over two racks: the switch chips' links between them (GB200 NVL36x2).
+    "two-rack-domain": """platform: gb200-nvl36x2
+gpus: 72
+""",
     # A TPU torus's cube faces on optical circuit switches.
     "torus": """platform: tpu-v4-pod
 gpus: 128

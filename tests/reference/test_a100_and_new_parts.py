@@ -127,4 +127,5 @@ def test_only_nvl_rack_systems_stand_in_the_mgx_nvl72_rack(catalog):
     system, so no other platform (the TPU7x pod stood in it before) is placed in it."""
     users = sorted(p.id for p in catalog.by_kind["platforms"]
                    if p.support and "mgx-nvl72-rack" in (p.support.rack, p.support.network_rack))
-    assert users == ["gb200-nvl72", "gb300-nvl72", "vr-nvl144"]
+    # GB200 NVL36x2: NVIDIA's 36x2 configuration stands in MGX racks (Multi-Node Tuning Guide).
+    assert users == ["gb200-nvl36x2", "gb200-nvl72", "gb300-nvl72", "vr-nvl144"]

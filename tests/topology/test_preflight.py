@@ -105,9 +105,11 @@ def test_the_default_and_every_reference_case_pass(catalog):
     from pathlib import Path
 
     from bom.inputs.scenario import load_scenario
+    from bom.pipeline.build import catalog_for
 
     for path in [None, *sorted((Path(__file__).parent.parent / "reference").glob("*.yaml"))]:
-        preflight.check(load_scenario(path)[0], catalog)
+        scenario, src = load_scenario(path)
+        preflight.check(scenario, catalog_for(scenario, src) if scenario.catalogs else catalog)
 
 
 def test_a_scenario_with_no_platform_is_told_what_to_add(catalog):
