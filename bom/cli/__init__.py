@@ -67,8 +67,9 @@ def friendly(fn: Callable[P, R]) -> Callable[P, R]:
         except BomError as exc:
             say(str(exc))
             raise typer.Exit(2) from None
-        except OSError as exc:
-            say(f"{exc.filename or ''}: {exc.strerror}")
+        except OSError as exc:   # strerror is None on an OSError raised without an errno (a TimeoutError)
+            where = f"{exc.filename}: " if exc.filename else ""
+            say(where + (exc.strerror or str(exc) or type(exc).__name__))
             raise typer.Exit(2) from None
         except RecursionError:
             say("the input nests too deeply to read")
