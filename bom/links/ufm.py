@@ -45,21 +45,24 @@ def leaf_room(p: Plane, planes: int) -> int:
 
 
 def top_room(p: Plane, planes: int) -> int:
-    """Ports the top layer of one site (every plane) leaves free of the fabric's own links (none in a
-    fabric of one switch or a pair: its ports are its leaves')."""
-    if p.layers < 2:
-        return 0
+    """Ports the top layer of one site (every plane) leaves free of the fabric's own links (in a fabric
+    of one switch or a pair, its switches' ports past the nodes' and the pair's links)."""
     return sum(top_free(p, planes)[1]) * p.spine.ports_per_cage
 
 
-def room(p: Plane, planes: int, ports: int) -> Layer | None:
-    """Where a site's ``ports`` UFM ports go: the leaves, the top layer, or nowhere (None)."""
-    if leaf_room(p, planes) >= ports:
-        return Layer.LEAF
-    if top_room(p, planes) >= ports:
-        return Layer.CORE if p.layers == 3 else Layer.SPINE
-    return None
+def top_layer(p: Plane) -> Layer:
+    """The layer whose free ports ``ufm-top`` takes: the cores, the spines, or a one-layer fabric's leaves."""
+    return {3: Layer.CORE, 2: Layer.SPINE}.get(p.layers, Layer.LEAF)
 
+
+def room(p: Plane, planes: int, ports: int) -> HopKind | None:
+    """The hop a site's ``ports`` UFM ports take: to the leaves' spare downlinks, to the top layer's free
+    ports, or none (None: no room)."""
+    if leaf_room(p, planes) >= ports:
+        return HopKind.UFM_LEAF
+    if top_room(p, planes) >= ports:
+        return HopKind.UFM_TOP
+    return None
 
 
 def spread_top(free: Sequence[int], per_cage: int, ports: int) -> list[int]:
@@ -135,7 +138,7 @@ class UfmLeaf(Pattern[FabricLinks]):
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
         ufm = ctx.view.ufm
-        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == Layer.LEAF
+        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_LEAF
 
     def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
                ) -> list[tuple[int, int, bool, int]] | None:
@@ -221,22 +224,32 @@ class UfmTop(Pattern[FabricLinks]):
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
         ufm = ctx.view.ufm
-        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) in (Layer.SPINE, Layer.CORE)
+        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_TOP
 
     def layers(self, ctx: HopContext[FabricLinks]) -> tuple[Layer, Layer]:
-        return self.lower, Layer.CORE if ctx.view.first.layers == 3 else Layer.SPINE
+        return self.lower, top_layer(ctx.view.first)
 
     @staticmethod
     def top_ports(sw: Switches, layer: Layer, i: int) -> Ports:
-        """The ``i``-th top switch's cage range the fabric's own links filled first."""
-        return sw.core_lo(i) if layer == Layer.CORE else sw.spine_lo(i)
+        """The ``i``-th top switch's cage range the fabric's own links filled first (a one-layer fabric's
+        switch: its cages past the nodes' and the pair's links, as the DCI's client links take them)."""
+        if layer == Layer.CORE:
+            return sw.core_lo(i)
+        if layer == Layer.SPINE:
+            return sw.spine_lo(i)
+        role, firsts = sw.top()
+        cages, per = sw.p.spine.cages, sw.p.spine.ports_per_cage
+        return Ports(firsts[i], cages - firsts[i], per, port_names(cages, per), (role, i))
 
     @staticmethod
     def plane_of(p: Plane, layer: Layer, i: int, planes: int) -> int:
-        """The 1-based plane of the ``i``-th top switch of a site (the placement's numbering)."""
+        """The 1-based plane of the ``i``-th top switch of a site (the placement's numbering; a one-layer
+        fabric's ports on plane 1, as ``ufm-leaf``'s)."""
         if layer == Layer.CORE:
             return i // (p.spines_per_pod * p.cores_per_group) + 1
-        return (i // p.spines_per_pod) % planes + 1
+        if layer == Layer.SPINE:
+            return (i // p.spines_per_pod) % planes + 1
+        return 1
 
     def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
         fab, sw, p = ctx.view, ctx.switches, ctx.p

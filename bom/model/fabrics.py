@@ -47,7 +47,7 @@ class UfmJson(TypedDict):
     leaves: Count
     """Leaves that carry one (or more)."""
     top_switches: Count
-    """Top-layer switches (spines, or cores in three layers) that carry one."""
+    """Top-layer switches (spines, cores in three layers, a one-layer fabric's switches) that carry one."""
     added_switches: Count
     """Top-layer switches the fabric has beyond its own links' need, to free ports for them."""
     leaf_modules: Count

@@ -133,7 +133,7 @@ def _no_part(r: PlanRow) -> Violation:
 
 # --- the plan: every managed device's management port is cabled ------------------------------
 
-_FABRIC, _A_PORT, _A_RACK, _A_ROLE = COL["fabric"], COL["a_port"], COL["a_rack"], COL["a_role"]
+_FABRIC, _A_PORT, _A_RACK, _A_ROLE, _A_SITE = COL["fabric"], COL["a_port"], COL["a_rack"], COL["a_role"], COL["a_site"]
 
 
 class Managed:
@@ -150,20 +150,25 @@ class Managed:
             self.row, self.done = (lambda r: None), (lambda: None)
             return
         seen: Counter[tuple[str, str]] = Counter()
+        sites: set[str] = set()   # the sites the plan cables (a phase's plan: the sites built by then)
         oob, mgmt = FabricRole.OOB, names.MGMT_PORT
 
         def row(r: PlanRow) -> None:
+            sites.add(r[_A_SITE])
             if r[_A_PORT] == mgmt and r[_FABRIC] == oob:
                 seen[r[_A_RACK], r[_A_ROLE]] += 1
 
         def done() -> None:
             for lay, rack in placement.laid_out():
+                if names.site(rack.site) not in sites:
+                    continue
                 want = Counter(item.role for item, _ in lay.slots if item.managed)
                 for role in sorted(set(want) | {k[1] for k in seen if k[0] == rack.id}):
                     got = seen.pop((rack.id, role), 0)
                     if got != want[role]:
                         report(_uncabled(rack.id, role, want[role], got))
             seen.clear()
+            sites.clear()
 
         self.row, self.done = row, done
 

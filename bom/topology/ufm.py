@@ -21,15 +21,17 @@ documents put them, in this order:
    downlinks, 576 leaf-spine cables on 4 spines of 144 ports, every port taken). (The Q3400-RA also
    has a dedicated in-band FNM port for the UFM, NVIDIA's "InfiniBand Cluster Bring-up Procedure",
    "Setting the InfiniBand Cluster Topology"; the catalog does not model it, so data ports are used.)
-3. where the top layer is full too, one top switch more per plane (the spines' count is the smallest
-   spread that leaves the ports free: :func:`bom.topology.planes.smallest_spread`'s ``spare``); more
-   than one would buy switches for a handful of management ports, so then
+3. where the top layer is full too, a top switch more per plane would free ports (the spines' count is
+   the smallest spread that leaves them free: :func:`bom.topology.planes.smallest_spread`'s ``spare``),
+   but the RAs add none: the DGX SuperPOD B300 XDR RA's spine counts (RA-11339-001 Table 3: 8 spines
+   at 2 SU, every one of their ports taken) have no switch for the UFM, so :data:`MOST_ADDED` is 0
+   and then
 4. there is no port for them: an explicit ``management.ufm_count`` is an error (build one node fewer
    per UFM port, as the RA does); the platform default buys no UFM appliance and says why (the
    warnings, the Checks sheet, the report). ``complete.managers`` refuses any model that still buys
    one off its fabric.
 
-They add links and modules, and on the top layer perhaps a switch, never leaves. Which one the build
+They add links and modules, never switches. Which one the build
 took is said in the JSON (``fabrics.compute.ufm``: ``layer``, ``why``) and in the warnings.
 """
 
@@ -40,17 +42,19 @@ import math
 from bom.catalog.media import Media, cage
 from bom.errors import LimitError
 from bom.links.dci import top_free
-from bom.links.ufm import UFM_LEAF, room, spread_top
+from bom.links.ufm import UFM_LEAF, room, spread_top, top_layer
 from bom.links.views import FabricLinks, UfmLinks
 from bom.model.fabrics import Fabric, UfmPorts
 from bom.model.floorplan import FloorPlan
+from bom.model.hops import HopKind
 from bom.model.placement import Placement
 from bom.model.plane import Plane
 from bom.roles import Layer
 from bom.units import magnitude
 
 #: Top switches a plane may add for the fabric managers' ports (more: the platform default buys none).
-MOST_ADDED = 1
+#: 0: a switch bought for a handful of management ports is what no RA does (RA-11339-001 Table 3).
+MOST_ADDED = 0
 
 
 def spare_top(p: Plane, planes: int, ports: int) -> int:
@@ -70,8 +74,9 @@ def no_room(f: Fabric, ports: int) -> str:
     top = {3: "cores", 2: "spines"}.get(p.layers)
     full = f"every one of the {p.leaves * f.planes} leaves' {p.leaf_down} downlinks per site carries a node"
     if top is not None:
-        full += (f", the {top}' ports carry the fabric's own links, and one {top[:-1]} more per plane would not "
-                 "free enough")
+        full += f", and the {top}' ports carry the fabric's own links (the RAs add no switch for the UFM)"
+    elif p.isl:
+        full += ", and their other ports carry the switch pair's links"
     return f"no port of the compute fabric is free for a site's {ports} UFM port(s): {full}"
 
 
@@ -82,13 +87,14 @@ def unplaceable(f: Fabric, ufm: UfmLinks, media: Media) -> str | None:
         where = room(p, f.planes, ufm.ports)
         if where is None:
             return no_room(f, ufm.ports)
-        switch = p.leaf if where == Layer.LEAF else p.spine
+        switch = p.leaf if where == HopKind.UFM_LEAF else p.spine
         nic = ufm.nic
         rate = min(magnitude(nic.rate, "rate"), switch.rate_gbps)
         if not media.joins(rate, cage(nic.form_factor, nic.ports_per_cage, True),
                            cage(switch.form_factor, switch.ports_per_cage, True)):
+            layer = top_layer(p) if where == HopKind.UFM_TOP else Layer.LEAF
             return (f"no catalog part joins the UFM appliance's {magnitude(nic.rate, 'rate'):g}G {nic.form_factor} "
-                    f"port to the {switch.id}'s {switch.form_factor} cage at {rate:g}G (its {where}s')")
+                    f"port to the {switch.id}'s {switch.form_factor} cage at {rate:g}G (its {layer}s')")
     return None
 
 
@@ -115,25 +121,25 @@ def attach_ufm(f: Fabric, ufm: UfmLinks | None, placement: Placement, floor: Flo
     each = UFM_LEAF.place(FabricLinks.of(f, placement), floor, ufm)
     leaves = modules = top = 0
     for (count, p), r, one in zip(f.shapes, rooms, each, strict=True):
-        if r == Layer.LEAF and one is not None:
+        if r == HopKind.UFM_LEAF and one is not None:
             leaves += count * one[0]
             modules += count * one[1]
         else:
             top += count * len(set(spread_top(top_free(p, f.planes)[1], p.spine.ports_per_cage, per_site)))
-    layers = [x for x in (Layer.LEAF if leaves else None, _top(f) if top else None) if x is not None]
+    layer = top_layer(f.first)
+    layers = list(dict.fromkeys(x for x in (Layer.LEAF if leaves else None, layer if top else None) if x))
     why = []
     if leaves:
         why.append("on spare leaf downlinks (the DGX SuperPOD RA's node slot left for the UFM)")
-    if top:
-        layer = _top(f)
-        why.append(f"on the {layer}s' free ports, as every leaf downlink carries a node (OpenSM's fat-tree routing "
-                   "takes service nodes on the top switches: its io_guid_file)")
+    if top and layer == Layer.LEAF:
+        why.append("on the switches' free ports past the nodes' downlinks and the switch pair's links")
+    elif top:
+        why.append(f"on the {layer}s' free ports, as every leaf downlink carries a node (the UFM-SDN Appliance "
+                   "manual puts an HA pair on two switches of one tier; OpenSM's fat-tree routing takes service "
+                   "nodes on the top switches: its io_guid_file)")
         if f.added_top:
             why.append(f"{f.added_top} {layer}{'s' * (f.added_top != 1)} more than the fabric's own links need, to "
                        "free those ports")
     return UfmPorts(per_site * sites, leaves, modules, "; ".join(why), layer=" and ".join(layers), top=top,
                     added=f.added_top)
 
-
-def _top(f: Fabric) -> Layer:
-    return Layer.CORE if f.first.layers == 3 else Layer.SPINE

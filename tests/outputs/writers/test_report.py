@@ -67,7 +67,7 @@ def test_json_contract(default_outputs):
     f = j["fabrics"]["compute"]
     for key in ("tier", "switch", "layers", "switches", "links", "modules", "copper_links", "optical_links"):
         assert key in f
-    assert set(f["switches"]) == {"leaf", "spine", "core"} and set(f["modules"]) == {"node", "switch"}
+    assert set(f["switches"]) == {"leaf", "spine", "core"} and set(f["modules"]) == {"node", "switch", "ufm"}
     assert set(j["tiers"]) == {"scale-up", "scale-out", "scale-across"}
     for key in ("links", "ports", "modules", "cables", "fibre_runs", "fibre_strands", "copper_links",
                 "copper_share"):
