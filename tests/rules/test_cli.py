@@ -88,6 +88,19 @@ def test_build_refuses_a_design_that_breaks_an_error_rule(bom):
         "loses 1.78 dB" in err and "--allow-violations" in err
 
 
+def test_build_refuses_to_price_a_port_as_another_kind_s(bom):
+    # The management switches' 100G QSFP28 uplinks asked into SN5600 in-band leaves: no catalog part
+    # joins them across rows, so the build would price the nodes' 200G QSFP112 module in their cage.
+    # Build says so and writes nothing (an error: a silently wrong BOM is what the tool must not make).
+    from tests.rules.test_complete import INTO_INBAND
+
+    r = bom("build", _file("into.yaml", INTO_INBAND), "-o", "out", "--quiet")
+    assert r.exit_code == 2 and not Path("out").exists()
+    err = " ".join(r.stderr.split())
+    assert ("First: complete.substitutions: inband oob ports (18 links): the oob ports are priced as the nodes' "
+            "port on the inband fabric: qsfp28 at 100G") in err
+
+
 def test_build_with_allow_violations_writes_the_checks_everywhere(bom):
     r = bom("build", _file("panels.yaml", PANELS), "-o", "out", "--quiet", "--allow-violations")
     assert r.exit_code == 0, r.output
