@@ -6,10 +6,10 @@ The warnings are the rules that flag a gap of the model, each said here: an endp
 catalog part to its leaf's cage is counted as the nodes' port on that fabric
 (``endpoint_substitutions``: a 100G QSFP28 management-switch uplink asked into an SN5600 in-band
 fabric with ``uplinks: inband``, counted as a 400G QSFP112 one), which ``ends.rate`` and
-``ends.cage`` name (and the error ``complete.substitutions`` refuses at build: issue 42); and the management switches' uplinks asked (``uplinks: inband``) into a site
-in-band network the scenario does not build end at a stand-in device with no rack
-(``placement.unplaced``). The default and
-the reference cases break none of them either. Every other rule is an error: the routes across rows, the DCI
+``ends.cage`` name (and the error ``complete.substitutions`` refuses at build: issue 42); and the
+management switches' uplinks asked (``uplinks: inband``) into a site in-band network the scenario
+does not build end at a stand-in device with no rack (``placement.unplaced``). The default and the
+reference cases break none of them either. Every other rule is an error: the routes across rows, the DCI
 routers placed and on Ethernet ports, the coherent line's loss and storage on storage fabrics were
 fixed in the model (issue 21).
 """
