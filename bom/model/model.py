@@ -119,7 +119,8 @@ class Model(Design):
         if rounding["why"] != "as requested":
             out.append(f"gpus: {rounding['requested']:,} GPUs asked, {rounding['built']:,} built: {rounding['why']}")
         e = self.endpoints
-        if e.storage is not None and e.storage_count and not e.warnings and (
+        # (The platform's default storage, basis "ra", says so in the endpoints' own warning.)
+        if e.storage is not None and e.storage_count and (
                 e.basis == "job" or (e.basis == "scenario" and not e.why.endswith("appliances given"))):
             out.append(f"storage: {e.storage_count:,} x {e.storage.id} per site, sized by "
                        f"{'the training job' if e.basis == 'job' else 'the storage block'}: {e.why}")
