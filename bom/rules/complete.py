@@ -140,8 +140,9 @@ class Managed:
     """Every device the placement stands with a management port (the placement's managed items: nodes'
     BMCs, switches, NVLink switch trays, PDUs, appliances, servers) has one row on the out-of-band
     fabric from that port, where the scenario builds one (with none, no management port is cabled by
-    choice). Counted per rack and role against the placement's layouts: memory of one count per rack
-    and role, however many rows."""
+    choice), in every site the plan cables (a phase's plan cables the sites built by then). Counted per
+    rack and role against the placement's layouts: memory of one count per rack and role, however
+    many rows."""
 
     def __init__(self, ctx: Context, report: Report) -> None:
         m = ctx.model
