@@ -80,7 +80,7 @@ def test_no_rule_at_all_is_broken_by_the_default_or_a_reference_case(path):
 
 #: Every platform of the built-in catalog (a starter each; the test below keeps the list whole).
 PLATFORMS = ("dgx-a100", "hgx-a100", "tpu-v4-pod", "dgx-h100", "hgx-h100", "mi300x-platform", "tpu-v5p-pod",
-             "dgx-b200", "gaudi3-hls3", "mi325x-platform", "gb200-nvl72", "tpu-v6e-pod", "dgx-b300",
+             "dgx-b200", "gaudi3-hls3", "mi325x-platform", "gb200-nvl72", "gb200-nvl36x2", "tpu-v6e-pod", "dgx-b300",
              "mi355x-platform", "gb300-nvl72", "tpu-ironwood-pod", "helios-mi455x", "vr-nvl144", "vr-ultra-nvl576")
 #: The built-in `bom compare` job's generations (scenarios/compare.yaml).
 GENERATIONS = ("hgx-h100", "dgx-h100", "dgx-b200", "gb200-nvl72", "dgx-b300", "gb300-nvl72", "vr-nvl144")
