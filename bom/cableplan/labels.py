@@ -5,13 +5,18 @@ The label follows the data-centre identifier format of ANSI/TIA-606-B as it is u
 location), a rack unit in it ``fs.xy-r`` and a port there ``fs.xy-r:P``. Here the floor space is
 the site number and the hall's letter (one hall per site: ``A``), the grid location the row's
 letter (``r01`` -> ``A``, ``r27`` -> ``AA``) and the rack's column along the row (``rk05`` -> ``05``),
-``r`` the device's lowest rack unit (two digits), ``P`` the plan's port. A device the placement
-does not stand in a rack keeps its name: ``s1-router-01:p3``.
+``r`` the device's lowest rack unit (two digits; a 0U device, a vertical PDU, ``0U`` and its position
+index: :func:`bom.names.unit`), ``P`` the plan's port, and for a link of several fibre runs the
+run's mark (``p37#2``, as the plan's ``label`` names it). A device the placement does not stand in a
+rack keeps its name: ``s1-router-01:p3``. So every end of the plan has a label of its own
+(``complete.labels`` checks it).
 
 >>> end_label("s1", "r03", "s1-r03-rk07", 12, "p17/2")
 '1A.C07-12:p17/2'
 >>> end_label("s2", "r28", "s2-r28-rk11", 1, "p1"), end_label("s1", "", "", "", "p3", "s1-router-01")
 ('2A.AB11-01:p1', 's1-router-01:p3')
+>>> end_label("s1", "r01", "s1-r01-rk01", 0, "mgmt", "s1-r01-rk01-pdu-03")
+'1A.A01-0U03:mgmt'
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import operator
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from bom import names
 from bom.errors import BomError
 from bom.model.records import PlanRow
 
@@ -39,16 +45,28 @@ def row_letters(row: int) -> str:
     return out
 
 
-@lru_cache(maxsize=65536)   # one per rack unit in use, however many ports it has
-def _prefix(site: str, row: str, rack: str, u: int | str | None) -> str | None:
+@lru_cache(maxsize=65536)   # one per rack unit in use (and 0U device), however many ports it has
+def _prefix(site: str, row: str, rack: str, u: int | str | None, device: str = "") -> str | None:
     if not (site.startswith("s") and row.startswith("r") and "-rk" in rack and u not in ("", None)):
         return None
-    return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{int(str(u)):02d}"
+    return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{names.unit(int(str(u)), device)}"
 
 
 def end_label(site: str, row: str, rack: str, u: int | str | None, port: str, device: str = "") -> str:
-    prefix = _prefix(site, row, rack, u)
+    # Only a 0U device's name places it (its position index); a racked device's U does.
+    prefix = _prefix(site, row, rack, u, device if u in (0, "0") else "")
     return f"{prefix or device}:{port}"
+
+
+def label_ports(label: str) -> tuple[str, str]:
+    """Each end's port as the plan's ``label`` names it: the row's port, with the run's mark on a link
+    of several fibre runs (``p37#2``).
+
+    >>> label_ports("s1-r01-rk05-33:p37#2 / s1-r05-rk02-30:p1#2")
+    ('p37#2', 'p1#2')
+    """
+    a, b = label.split(" / ", 1)
+    return a[a.index(":") + 1:], b[b.index(":") + 1:]
 
 
 #: The columns each profile prints, in order. ``full`` is every column of the plan, then both ends' labels.
@@ -76,20 +94,36 @@ def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], 
     """The profile's header and what turns a chunk of plan rows into its rows."""
     col = {f: i for i, f in enumerate(fields)}
     header = profile_columns(profile, fields)
-    ends = [tuple(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port", "device")) for s in ("a", "b")]
     picks = [col.get(h) for h in header]
-
-    ga, gb = (operator.itemgetter(*idx) for idx in ends)
+    ends = plan_labels(fields)
     if profile == "full":   # the plan's row as it is, then the two labels (the common case: kept cheap)
         def full(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
-            return [(*r, end_label(*ga(r)), end_label(*gb(r))) for r in chunk]
+            return [(*r, *ends(r)) for r in chunk]
         return header, full
 
     def view(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
         out = []
         for r in chunk:
-            labels = {"a_label": end_label(*ga(r)), "b_label": end_label(*gb(r))}
+            a, b = ends(r)
+            labels = {"a_label": a, "b_label": b}
             out.append(tuple(r[i] if i is not None else labels[h] for h, i in zip(header, picks, strict=True)))
         return out
 
     return header, view
+
+
+def plan_labels(fields: Sequence[str]) -> Callable[[PlanRow], tuple[str, str]]:
+    """What gives a plan row's two end labels (the writers' and the ``complete.labels`` rule's one way)."""
+    col = {f: i for i, f in enumerate(fields)}
+    ga, gb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port", "device")))
+              for s in ("a", "b"))
+    li, mark = col["label"], names.RUN_MARK
+
+    def ends(r: PlanRow) -> tuple[str, str]:
+        a, b = ga(r), gb(r)
+        if mark in r[li]:   # a run of a link of several: its ports as the label marks them
+            pa, pb = label_ports(r[li])
+            return end_label(a[0], a[1], a[2], a[3], pa, a[5]), end_label(b[0], b[1], b[2], b[3], pb, b[5])
+        return end_label(*a), end_label(*b)
+
+    return ends

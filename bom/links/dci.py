@@ -67,7 +67,7 @@ def check_client_room(site: int, links: int, need: int, free: int, role: str) ->
                               "put them on border leaves of an Ethernet in-band fabric (sites.attach: inband).")
 
 
-def top_free(plane: Plane, planes: int) -> tuple[str, list[int]]:
+def top_free(plane: Plane, planes: int) -> tuple[Layer, list[int]]:
     """The compute fabric's top layer in one site (every plane) and the cages each of its switches
     leaves free, in switch order: cores past the spines' links, spines past the leaves', the leaves
     of one switch or a pair past their node ports and ISLs (the closed form of what the cable plan's

@@ -100,7 +100,7 @@ def _every_copy(pairs: list[Pair]) -> Callable[[int], list[Pair]]:
 def _place(site: int, rack: Rack, slot: Slot) -> tuple[Place, Spot]:
     """The device's place on a plan row, and where its rack stands."""
     return (((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
-             f"{rack.id}-{slot.u:02d}"), (rack.row, rack.position))
+             f"{rack.id}-{names.unit(slot.u, slot.device)}"), (rack.row, rack.position))
 
 
 def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = False) -> Iterator[Copy]:

@@ -172,7 +172,7 @@ class RowState:
         p = self.places.get(key)
         if p is None:
             s, row, rack, u, device = self.locator.where(role, site, index)
-            prefix = f"{rack}-{u:02d}" if rack and isinstance(u, int) else device
+            prefix = f"{rack}-{names.unit(u, device)}" if rack and isinstance(u, int) else device
             p = self.places[key] = ((s, row, rack, u, device, role), prefix)
         return p
 
@@ -201,12 +201,15 @@ class RowState:
              b_port: str, b_cage: str) -> list[PlanRow]:
         """Every row of a link: one per fibre run, each run counted into its group's trunks."""
         lid = f"L{next(self.link):08d}"
-        label = f"{a[1]}:{a_port} / {b[1]}:{b_port}"
         out = []
-        for _ in range(k.runs):
+        for run in range(1, k.runs + 1):
             n = k.counter[0]
             k.counter[0] = n + 1
             bundle = f"B{k.gid:03d}-{n // k.per_bundle + 1:06d}" if k.bundle == 3 else ""
+            # Each run is a cable of its own: its labels name the run (the module's connector), so no
+            # two cables of the plan share a label.
+            label = (f"{a[1]}:{names.run_port(a_port, run)} / {b[1]}:{names.run_port(b_port, run)}" if k.runs > 1
+                     else f"{a[1]}:{a_port} / {b[1]}:{b_port}")
             out.append((f"C{next(self.cable):08d}", label, lid, bundle, *k.head, plane, rail, *a[0], a_port,
                         k.a_mod, *b[0], b_port, k.b_mod, *k.tail))
         return out

@@ -26,7 +26,7 @@ from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
 from bom.links.pattern import HopContext, Pattern, ordered
 from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
 from bom.links.scaleup import INTER_RACK, SWITCHED, TORUS
-from bom.links.ufm import UFM_LEAF
+from bom.links.ufm import UFM_LEAF, UFM_TOP
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
 from bom.roles import FabricKind, FabricRole, Tier
 
@@ -50,12 +50,13 @@ class Family:
     site_major: bool
 
 
-_SWITCHED = (NodeLeafRail(), NodeLeafTor(), UFM_LEAF, LeafLeaf(), LeafSpine(), SpineCore())
+_SWITCHED = (NodeLeafRail(), NodeLeafTor(), UFM_LEAF, LeafLeaf(), LeafSpine(), SpineCore(), UFM_TOP)
 # An MLAG pair's peer links take the cages past the uplinks' (the BasePOD guide's swp63-64).
 _POOLED_NODES, _POOLED_SWITCHES = PooledNodeLeaf(), (PooledLeafSpine(), PooledSpineCore(), MlagPeer())
 
 FAMILIES: dict[FabricKind, Family] = {
-    # The UFM's ports take the leaves' downlinks right after the nodes' (before the uplinks' cages).
+    # The UFM's ports take the leaves' downlinks right after the nodes' (before the uplinks' cages), or
+    # the top layer's cages past the fabric's own links.
     FabricKind.SWITCHED: Family(lambda view: _SWITCHED, site_major=True),
     FabricKind.POOLED: Family(lambda view: (_POOLED_NODES, *endpoint_patterns(view), *_POOLED_SWITCHES),
                               site_major=True),

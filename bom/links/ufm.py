@@ -1,11 +1,15 @@
-"""The UFM appliances' compute-fabric ports on the leaves' spare downlinks: hop ``ufm-leaf``.
+"""The UFM appliances' compute-fabric ports: on the leaves' spare downlinks (hop ``ufm-leaf``) or,
+in a site whose every leaf downlink carries a node, on the top layer's free ports (hop ``ufm-top``).
 
-One pattern (:mod:`bom.links.pattern`). The ports spread one per leaf a round over the leaves with
-room, the leaves with a half-used twin-port cage first (the port shares that cage's module), then
-the leaves nearest the UFM (:func:`spread`, :meth:`UfmLeaf.spread`, leaf by leaf, for both the
-closed form and the cable plan); each port on the run between the UFM's rack and its leaf's.
-Whether the UFM is connected at all, and what to say when there is no room, is the model's
-(:mod:`bom.topology.ufm`).
+Two patterns (:mod:`bom.links.pattern`), each site shape taking one of them (:func:`room`: the
+leaves where they have room for the site's ports, else the top layer). On the leaves the ports
+spread one per leaf a round over the leaves with room, the leaves with a half-used twin-port cage
+first (the port shares that cage's module), then the leaves nearest the UFM (:func:`spread`,
+:meth:`UfmLeaf.spread`, leaf by leaf, for both the closed form and the cable plan); on the top layer
+one per switch a round over the switches with free cages (:func:`spread_top`, on the cages
+:func:`bom.links.dci.top_free` finds free, the plan on each switch's own range). Each port is on
+the run between the UFM's rack and its switch's. Why they go where they go, and what to say when
+there is no room, is the model's (:mod:`bom.topology.ufm`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from bom.catalog.media import cage
 from bom.errors import LimitError, keyed
+from bom.links.dci import top_free
 from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern
-from bom.links.ports import port_names
+from bom.links.ports import PlanMismatchError, Ports, Switches, port_names
 from bom.links.views import FabricLinks, UfmLinks
 from bom.model.hops import HopKind
 from bom.roles import Layer
@@ -30,7 +35,55 @@ if TYPE_CHECKING:
     from bom.model.linkgroups import LinkGroup
     from bom.model.plane import Plane
 
-__all__ = ["UFM_LEAF", "UfmLeaf", "UfmLinks", "place_ports", "spread", "summary"]
+__all__ = ["UFM_LEAF", "UFM_TOP", "UfmLeaf", "UfmLinks", "UfmTop", "leaf_room", "place_ports", "room", "spread",
+           "spread_top", "summary", "top_room"]
+
+
+def leaf_room(p: Plane, planes: int) -> int:
+    """Downlinks the leaves of one site (every plane) leave free of nodes."""
+    return sum(p.leaf_down - used for _, used in leaf_loads(p, planes))
+
+
+def top_room(p: Plane, planes: int) -> int:
+    """Ports the top layer of one site (every plane) leaves free of the fabric's own links (in a fabric
+    of one switch or a pair, its switches' ports past the nodes' and the pair's links)."""
+    return sum(top_free(p, planes)[1]) * p.spine.ports_per_cage
+
+
+def top_layer(p: Plane) -> Layer:
+    """The layer whose free ports ``ufm-top`` takes: the cores, the spines, or a one-layer fabric's leaves."""
+    return {3: Layer.CORE, 2: Layer.SPINE}.get(p.layers, Layer.LEAF)
+
+
+def room(p: Plane, planes: int, ports: int) -> HopKind | None:
+    """The hop a site's ``ports`` UFM ports take: to the leaves' spare downlinks, to the top layer's free
+    ports, or none (None: no room)."""
+    if leaf_room(p, planes) >= ports:
+        return HopKind.UFM_LEAF
+    if top_room(p, planes) >= ports:
+        return HopKind.UFM_TOP
+    return None
+
+
+def spread_top(free: Sequence[int], per_cage: int, ports: int) -> list[int]:
+    """The top switch each of a site's ``ports`` UFM ports goes to: one per switch a round over the
+    switches with free cages (``free``, cages each leaves free; ``per_cage`` ports a cage), so the
+    appliances of an HA pair stand on different switches.
+
+    >>> spread_top([0, 2, 1], 2, 5)
+    [1, 2, 1, 2, 1]
+    """
+    left = [f * per_cage for f in free]
+    out: list[int] = []
+    i = -1
+    while len(out) < ports:
+        if not any(left):
+            raise PlanMismatchError("the top layer ran out of free ports for the UFM")
+        i = (i + 1) % len(left)
+        if left[i] > 0:
+            left[i] -= 1
+            out.append(i)
+    return out
 
 
 def spread(loads: Sequence[tuple[int, int]], down: int, per_cage: int, ports: int,
@@ -84,7 +137,8 @@ class UfmLeaf(Pattern[FabricLinks]):
     shares = HopKind.NODE_LEAF
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
-        return ctx.view.ufm is not None
+        ufm = ctx.view.ufm
+        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_LEAF
 
     def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
                ) -> list[tuple[int, int, bool, int]] | None:
@@ -138,6 +192,8 @@ class UfmLeaf(Pattern[FabricLinks]):
         opening: Counter[Run] = Counter()
         for k, site, sites in ctx.view.units():
             one = ctx.at(k, site, sites)
+            if not self.applies(one):
+                continue
             for pair, (_, _, opens, _) in zip(self.pairs(one), self._placed(one), strict=True):
                 assert isinstance(pair, Pair)
                 opening[self._route(one, pair)] += sites * opens
@@ -158,4 +214,69 @@ class UfmLeaf(Pattern[FabricLinks]):
         return parts == {g.upper_end.part.id}
 
 
+class UfmTop(Pattern[FabricLinks]):
+    """The UFM's ports to the top layer's free ports (spines; cores in three layers) in a site whose
+    every leaf downlink carries a node: one per switch a round (:func:`spread_top`), each in a cage
+    of its own past the fabric's links (lower end ``ufm``)."""
+
+    hop, lower, upper = HopKind.UFM_TOP, Layer.UFM, Layer.SPINE
+    attached = True
+
+    def applies(self, ctx: HopContext[FabricLinks]) -> bool:
+        ufm = ctx.view.ufm
+        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_TOP
+
+    def layers(self, ctx: HopContext[FabricLinks]) -> tuple[Layer, Layer]:
+        return self.lower, top_layer(ctx.view.first)
+
+    @staticmethod
+    def top_ports(sw: Switches, layer: Layer, i: int) -> Ports:
+        """The ``i``-th top switch's cage range the fabric's own links filled first (a one-layer fabric's
+        switch: its cages past the nodes' and the pair's links, as the DCI's client links take them)."""
+        if layer == Layer.CORE:
+            return sw.core_lo(i)
+        if layer == Layer.SPINE:
+            return sw.spine_lo(i)
+        role, firsts = sw.top()
+        cages, per = sw.p.spine.cages, sw.p.spine.ports_per_cage
+        return Ports(firsts[i], cages - firsts[i], per, port_names(cages, per), (role, i))
+
+    @staticmethod
+    def plane_of(p: Plane, layer: Layer, i: int, planes: int) -> int:
+        """The 1-based plane of the ``i``-th top switch of a site (the placement's numbering; a one-layer
+        fabric's ports on plane 1, as ``ufm-leaf``'s)."""
+        if layer == Layer.CORE:
+            return i // (p.spines_per_pod * p.cores_per_group) + 1
+        if layer == Layer.SPINE:
+            return (i // p.spines_per_pod) % planes + 1
+        return 1
+
+    def pairs(self, ctx: HopContext[FabricLinks]) -> Iterator[Item]:
+        fab, sw, p = ctx.view, ctx.switches, ctx.p
+        ufm = fab.ufm
+        assert ufm is not None
+        layer, free = top_free(p, fab.planes)
+        role = fab.role(layer)
+        for u, i in enumerate(spread_top(free, p.spine.ports_per_cage, ufm.ports)):
+            d, r = divmod(u, ufm.nic.ports)
+            if sw is None:
+                yield Pair((Layer.UFM, d), (role, i))
+            else:
+                yield Pair((Layer.UFM, d), (role, i), 1, self.plane_of(p, layer, i, fab.planes), "",
+                           ByModule(lambda per: _ufm_names(ufm.nic.ports, per), r), self.top_ports(sw, layer, i))
+
+    def link(self, ctx: HopContext[FabricLinks]) -> Link:
+        p, ufm = ctx.view.first, ctx.view.ufm
+        assert ufm is not None
+        nic = ufm.nic
+        return Link(min(magnitude(nic.rate, "rate"), p.spine.rate_gbps),
+                    cage(nic.form_factor, nic.ports_per_cage, True),
+                    cage(p.spine.form_factor, p.spine.ports_per_cage, True), None)
+
+    def count(self, ctx: HopContext[FabricLinks]) -> list[LinkGroup]:
+        with keyed((), "management.ufm", only=LimitError):
+            return super().count(ctx)
+
+
 UFM_LEAF = UfmLeaf()
+UFM_TOP = UfmTop()

@@ -30,16 +30,26 @@ from bom.roles import SWITCH_LAYERS, FabricKind, FabricRole, Layer, Tier
 if TYPE_CHECKING:
     from bom.model.dci import Dci
 
-#: The fabric managers' links to the compute leaves (lower end ``ufm``): a hop of their own.
-UFM_HOP = HopKind.UFM_LEAF
+#: The fabric managers' links to the compute fabric (lower end ``ufm``): hops of their own, to its leaves'
+#: spare downlinks or to its top layer's free ports (bom/topology/ufm.py).
+UFM_HOPS = (HopKind.UFM_LEAF, HopKind.UFM_TOP)
 
 
 class UfmJson(TypedDict):
-    """The compute fabric's fabric managers: their ports on its leaves."""
+    """The compute fabric's fabric managers: their ports on its leaves or its top layer."""
 
     hop: HopKind
+    """The first of their hops (ufm-leaf, else ufm-top); links counts each."""
+    layer: str
+    """Where their ports are: leaf, spine or core (both where site shapes differ: "leaf and spine"); ""
+    where none is connected."""
     ports: Count
     leaves: Count
+    """Leaves that carry one (or more)."""
+    top_switches: Count
+    """Top-layer switches (spines, cores in three layers, a one-layer fabric's switches) that carry one."""
+    added_switches: Count
+    """Top-layer switches the fabric has beyond its own links' need, to free ports for them."""
     leaf_modules: Count
     why: str
 
@@ -178,10 +188,18 @@ class UfmPorts:
     leaves: int           # leaves that carry one (or more)
     leaf_modules: int     # modules the UFM ports add at the leaf end (0 when they share a cage)
     why: str
+    layer: str = Layer.LEAF   # where they are: leaf, spine, core ("leaf and spine"; "" where none is)
+    top: int = 0          # top-layer switches that carry one
+    added: int = 0        # top-layer switches the fabric has only to free ports for them
+
+    @property
+    def hop(self) -> HopKind:
+        return HopKind.UFM_LEAF if self.leaves or not self.top else HopKind.UFM_TOP
 
     def to_json(self) -> UfmJson:
-        return {"hop": UFM_HOP, "ports": self.ports, "leaves": self.leaves, "leaf_modules": self.leaf_modules,
-                "why": self.why}
+        return {"hop": self.hop, "layer": self.layer if self.ports else "", "ports": self.ports,
+                "leaves": self.leaves, "top_switches": self.top, "added_switches": self.added,
+                "leaf_modules": self.leaf_modules, "why": self.why}
 
 
 @dataclass(frozen=True)
@@ -198,6 +216,7 @@ class Fabric:
     ufm: UfmPorts | None = None               # compute: the fabric managers' ports on the leaves
     rate_gbps: float = 0.0                    # a node link's rate (the NIC's over the planes)
     note: str = ""                            # what the build chose for the user (the report's warnings)
+    added_top: int = 0                        # compute: top switches added to free ports for the UFM
     #: Endpoint kind -> why its own part is not used (its ports counted as the nodes' on this fabric).
     substitutions: dict[str, str] = field(default_factory=dict)
 
@@ -277,8 +296,8 @@ class Fabric:
         if t.hop(HopKind.LEAF_LEAF):
             hops[HopKind.LEAF_LEAF] = t.hop(HopKind.LEAF_LEAF)
         if self.ufm is not None and self.ufm.ports:
-            # The UFM links are their own hop (node-leaf stays the nodes' links).
-            hops[UFM_HOP] = t.hop(UFM_HOP)
+            # The UFM links are their own hops (node-leaf stays the nodes' links).
+            hops.update({h: t.hop(h) for h in UFM_HOPS if t.hop(h)})
         return hops
 
     def media_by_hop(self) -> dict[str, dict[str, int]]:

@@ -26,6 +26,7 @@ class HopKind(StrEnum):
     LEAF_INBAND = "leaf-inband"
     STORAGE_LEAF = "storage-leaf"
     UFM_LEAF = "ufm-leaf"
+    UFM_TOP = "ufm-top"
     MGMT_LEAF = "mgmt-leaf"
     PDU_LEAF = "pdu-leaf"
     OOB_LEAF = "oob-leaf"
@@ -59,6 +60,9 @@ HOPS: dict[HopKind, HopMeaning] = {
                               "a management switch's uplink into the in-band fabric"),
     H.STORAGE_LEAF: HopMeaning(L.STORAGE, L.LEAF, T.SCALE_OUT, "a storage appliance's port to its leaf"),
     H.UFM_LEAF: HopMeaning(L.UFM, L.LEAF, T.SCALE_OUT, "a fabric manager's port to a compute leaf"),
+    H.UFM_TOP: HopMeaning(L.UFM, L.TOP, T.SCALE_OUT,
+                          "a fabric manager's port to the compute fabric's top layer (spine, or core in three "
+                          "layers), where no leaf downlink is free"),
     H.MGMT_LEAF: HopMeaning(L.MGMT, L.LEAF, T.SCALE_OUT, "a management server's port to its leaf"),
     H.PDU_LEAF: HopMeaning(L.PDU, L.LEAF, T.SCALE_OUT, "a PDU's management port to its switch"),
     H.OOB_LEAF: HopMeaning(L.OOB, L.LEAF, T.SCALE_OUT, "a management switch's uplink to an in-band leaf"),

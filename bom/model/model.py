@@ -108,9 +108,36 @@ class Model(Design):
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """What the build chose for the user and says so (a storage fabric's default appliances, the
-        management switches' own spines)."""
-        return self.endpoints.warnings + tuple(n for f in self.fabrics.values() if (n := f.note))
+        """What the build chose for the user and says so, the one place every writer reads it from (the
+        terminal, the workbook's Summary and Checks sheets, the report, the JSON's ``warnings``): each
+        ``why`` the JSON gives of a choice the build made (the GPUs rounded up, the storage sized, where
+        the UFM ports went or that none was bought, a port priced as another's, the coherent line
+        amplified), the defaults taken (a storage fabric's appliances) and the management switches' own
+        spines."""
+        out = list(self.endpoints.warnings)
+        rounding = self.cluster.rounding()
+        if rounding["why"] != "as requested":
+            out.append(f"gpus: {rounding['requested']:,} GPUs asked, {rounding['built']:,} built: {rounding['why']}")
+        e = self.endpoints
+        # (The platform's default storage, basis "ra", says so in the endpoints' own warning.)
+        if e.storage is not None and e.storage_count and (
+                e.basis == "job" or (e.basis == "scenario" and not e.why.endswith("appliances given"))):
+            out.append(f"storage: {e.storage_count:,} x {e.storage.id} per site, sized by "
+                       f"{'the training job' if e.basis == 'job' else 'the storage block'}: {e.why}")
+        for f in self.fabrics.values():
+            if f.ufm is not None and f.ufm.ports:
+                out.append(f"fabrics.{f.name}: the UFM appliances' {f.ufm.ports:,} ports are {f.ufm.why}")
+            elif f.ufm is not None:
+                out.append(f"fabrics.{f.name}: the UFM appliances are not on the fabric they manage: {f.ufm.why}")
+            out += [f"fabrics.{f.name}: the {role} ports are counted as the nodes' port (a substitution the "
+                    f"complete.substitutions rule refuses): {why}" for role, why in sorted(f.substitutions.items())]
+            if f.note:
+                out.append(f.note)
+        d = self.dci
+        if d is not None and d.loss is not None and (d.loss.over or d.loss.budget_db is None):
+            what = "amplified (a booster and a pre-amplifier each way)" if d.loss.over else "unamplified"
+            out.append(f"sites: the coherent line is {what}: {d.loss.why()}")
+        return tuple(out)
 
     @property
     def groups(self) -> list[LinkGroup]:

@@ -34,7 +34,7 @@ from bom.topology.endpoints import build_endpoints
 from bom.topology.fabrics import build_fabric, default_spine, fabric_switch, support_switch
 from bom.topology.geometry import floor_plan, nodes_per_rack
 from bom.topology.support import build_oob, build_pooled
-from bom.topology.ufm import attach_ufm
+from bom.topology.ufm import attach_ufm, refuse_explicit, unplaceable
 
 #: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
 SETTLE_ROUNDS = 6
@@ -105,10 +105,24 @@ def _design(scenario: Scenario, catalog: Catalog, sizing: Sizing | None, media: 
     sites = scenario.sites.count if scenario.sites else 1
     split = tuple(scenario.sites.split) if scenario.sites and scenario.sites.split else None
     cluster = build_cluster(platform, floor, gpus=gpus, nodes=scenario.nodes, sites=sites, split=split)
-    compute = build_fabric(FabricRole.COMPUTE, _specs(scenario)[FabricRole.COMPUTE], cluster, catalog, media)
-    protocol = fabric_switch(catalog, compute.first.leaf.id, ("fabrics", FabricRole.COMPUTE, "switch")).protocol
+    spec = _specs(scenario)[FabricRole.COMPUTE]
+    protocol = fabric_switch(catalog, spec.switch or platform.default_switch,
+                             ("fabrics", FabricRole.COMPUTE, "switch")).protocol
     endpoints = build_endpoints(scenario, catalog, platform, protocol, cluster.site_count,
                                 max(s.nodes for s in cluster.sites), cluster.gpus)
+    # The fabric managers' ports need a port of the fabric they manage: the compute fabric is sized
+    # with room for them where one more top switch makes it (bom/topology/ufm.py).
+    ufm = UfmLinks.of(endpoints)
+    compute = build_fabric(FabricRole.COMPUTE, spec, cluster, catalog, media, ufm.ports if ufm else 0)
+    why = unplaceable(compute, ufm, media) if ufm is not None else None
+    if ufm is not None and why is not None:
+        if _explicit_ufm(scenario):
+            raise refuse_explicit(why)
+        endpoints = replace(endpoints, ufm_count=0, warnings=(*endpoints.warnings, (
+            f"fabrics.compute: the platform's {ufm.per_site} UFM appliance{'s' * (ufm.per_site != 1)} per site "
+            f"(management.ufm_count) are not bought: {why}, and an appliance off the fabric cannot be its subnet "
+            "manager. Run the subnet manager on a managed switch, or free a port for each (one node fewer per "
+            "UFM port, as the DGX SuperPOD RA does) and set management.ufm_count.")))
     dci = site_dci(scenario, cluster, catalog, media, compute, sizing)
     return Design(scenario, platform, cluster, floor, {FabricRole.COMPUTE: compute}, endpoints, dci, rack_power)
 
@@ -133,8 +147,7 @@ def _parts(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
     # The DCI equipment stands in each site's own racks: the placement needs it.
     design, placement = _support_fabrics(design, _specs(scenario), catalog, media, border)
     compute = design.fabrics[FabricRole.COMPUTE]
-    ufm = attach_ufm(compute, UfmLinks.of(design.endpoints), placement, floor, _explicit_ufm(scenario),
-                     cluster.site_count)
+    ufm = attach_ufm(compute, UfmLinks.of(design.endpoints), placement, floor, cluster.site_count)
     if ufm is not None:
         design = design.with_fabric(replace(compute, ufm=ufm))
     # The link groups once every device stands somewhere: each run is the route between two racks.

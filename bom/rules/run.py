@@ -48,13 +48,15 @@ def check(model: Model, catalog: Catalog, plan: bool = False, keep: int = KEEP,
 def feed(streams: Sequence[RowCheck], plan_rows: Iterable[PlanRow]) -> None:
     """Every row to every plan rule (nothing is kept but what the rules keep)."""
     calls = [s.row for s in streams]
-    if len(calls) == 4:   # the registry's four plan rules: unrolled, the calls are most of the time
-        a, b, c, d = calls
+    if len(calls) == 6:   # the registry's six plan rules: unrolled, the calls are most of the time
+        a, b, c, d, e, f = calls
         for r in plan_rows:
             a(r)
             b(r)
             c(r)
             d(r)
+            e(r)
+            f(r)
     else:
         for r in plan_rows:
             for call in calls:

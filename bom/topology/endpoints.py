@@ -213,15 +213,16 @@ def _storage_count(s: Storage, row: Endpoint) -> tuple[int, str]:
     if count is not None:
         return count, f"{count} appliances given"
     need: list[tuple[int, str]] = []
-    for key, have, dim, _unit in (("capacity", row.capacity, "information", "TB"),
-                                 ("throughput", row.throughput, "rate", "GB/s")):
+    for key, have, dim, unit in (("capacity", row.capacity, "information", "TB"),
+                                ("throughput", row.throughput, "rate", "GB/s")):
         want = getattr(s, key, None)
         if want is None:
             continue
         assert have is not None
         per = magnitude(have, dim)
         n = math.ceil(magnitude(want, dim) / per - 1e-9)
-        need.append((n, f"{key} {magnitude(want, dim):g} / {per:g} per appliance -> {n}"))
+        # Said in the unit a buyer reads (TB, GB/s), as the warnings print it.
+        need.append((n, f"{key} {want.to(unit).m:,.6g} {unit} / {have.to(unit).m:,.6g} {unit} per appliance -> {n}"))
     if not need:
         raise BomError("the storage block needs count, or capacity and/or throughput",
                        at=("storage",), key="storage.count", hint="Add count: 8.")

@@ -9,12 +9,14 @@ from bom.catalog.media import Media, cage
 from bom.catalog.rows import Catalog, NicPorts, Platform, Switch
 from bom.errors import LimitError, keyed
 from bom.inputs.scenario import FabricSpec
+from bom.links.ufm import room
 from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
 from bom.model.plane import NativePorts, Plane
 from bom.roles import FabricRole, Layer, Tier
 from bom.topology.planes import SPEC_KEYS, check_uplink_rate, size_plane, switch_ports, uplink_ports, uplink_rates
+from bom.topology.ufm import added_ok, spare_top
 from bom.units import magnitude
 
 
@@ -34,8 +36,11 @@ def fabric_switch(catalog: Catalog, sid: str, path: tuple[str, ...]) -> Switch:
 
 
 def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, nodes: int,
-               leaf: Switch, spine: Switch, floor: FloorPlan, media: Media, native_ok: bool = True
-               ) -> tuple[Plane, float]:
+               leaf: Switch, spine: Switch, floor: FloorPlan, media: Media, native_ok: bool = True,
+               ufm_ports: int = 0) -> tuple[Plane, float, int]:
+    """One site's plane, the nodes' link rate and the top switches (every plane) added for the fabric
+    managers: ``ufm_ports``, the site's fabric managers' ports, for which a plane whose leaves and top
+    layer are full gets one top switch more where that frees enough (bom/topology/ufm.py)."""
     rate = magnitude(nic.rate, "rate") / spec.port_split
     node_ports = nic.ports * spec.port_split // spec.planes   # a node's ports (links) in each plane
     leaf_ports = switch_ports(leaf, rate)
@@ -53,17 +58,32 @@ def _plane_for(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, n
     native_only = native is not None and sched is None and (asked is not None or not media.joins(
         rate, cage(leaf_ports.form_factor, leaf_ports.ports_per_cage, True),
         cage(spine_ports.form_factor, spine_ports.ports_per_cage, True), leaf_ports.lane_gbps))
-    p = size_plane(nodes, node_ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
-                   layers=None if spec.layers == "auto" else int(spec.layers),
-                   oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
-                   leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
-                   native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
-                   min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only)
+
+    def size(spare: int = 0) -> Plane:
+        return size_plane(nodes, node_ports, leaf_ports, spine_ports, topology=spec.topology, group_nodes=group,
+                          layers=None if spec.layers == "auto" else int(spec.layers),
+                          oversubscription=spec.leaf_ratio, gpus_per_node=platform.gpus_per_node,
+                          leaf_uplink=uplinks, node_blocks=platform.gpus_per_domain > platform.gpus_per_node,
+                          native=native, rails_per_leaf=spec.rails_per_leaf, spine_oversubscription=spec.spine_ratio,
+                          min_spines=spec.min_spines, scheduled=sched is not None, native_only=native_only,
+                          spare_top=spare)
+
+    p = size()
+    added = 0
+    spare = spare_top(p, spec.planes, ufm_ports) if ufm_ports else 0
+    if spare:
+        try:
+            larger = size(spare)
+        except LimitError:
+            larger = p
+        if added_ok(p, larger) and room(larger, spec.planes, ufm_ports) is not None:
+            added = spec.planes * (larger.spines + larger.cores - p.spines - p.cores)
+            p = larger
     if sched is not None:
         _check_system_size(name, leaf, p)
     if native is not None and asked is not None:
         check_uplink_rate(name, p, asked)
-    return p, rate
+    return p, rate, added
 
 
 
@@ -104,19 +124,21 @@ def scheduled_native(leaf: Switch, spine: Switch) -> NativePorts | None:
     return NativePorts(native, switch_ports(spine, native.rate_gbps))
 
 
-def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media) -> Fabric:
+def build_fabric(name: str, spec: FabricSpec, cluster: Cluster, catalog: Catalog, media: Media,
+                 ufm_ports: int = 0) -> Fabric:
+    """One switch fabric; ``ufm_ports``: each site's fabric managers' ports on it (the compute fabric's)."""
     platform = cluster.platform
     nic = _nic(platform, name)
     leaf = fabric_switch(catalog, spec.switch or (platform.default_switch if name == FabricRole.COMPUTE
                                              else catalog.default(name)), ("fabrics", name, "switch"))
     spine = fabric_switch(catalog, spec.spine or default_spine(catalog, name, leaf),
                     ("fabrics", name, Layer.SPINE if spec.spine else "switch"))
-    shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, True)
+    shapes, rate, added = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, True, ufm_ports)
     if len({(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes}) > 1:
         # One fabric, one switch-to-switch rate: where some sites' pairs fill whole native ports and
         # others' do not, every site runs at the downlinks' rate (the hops count one rate per fabric).
-        shapes, rate = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, False)
-    return Fabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate)
+        shapes, rate, added = _site_planes(name, spec, platform, nic, cluster, leaf, spine, media, False, ufm_ports)
+    return Fabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, rate_gbps=rate, added_top=added)
 
 
 def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
@@ -128,14 +150,20 @@ def default_spine(catalog: Catalog, name: str, leaf: Switch) -> str:
 
 
 def _site_planes(name: str, spec: FabricSpec, platform: Platform, nic: NicPorts, cluster: Cluster, leaf: Switch,
-                 spine: Switch, media: Media, native_ok: bool) -> tuple[list[tuple[int, Plane]], float]:
+                 spine: Switch, media: Media, native_ok: bool, ufm_ports: int = 0
+                 ) -> tuple[list[tuple[int, Plane]], float, int]:
+    """Each site shape's plane, the nodes' link rate, and the top switches added over every site for the
+    fabric managers' ports."""
     shapes: list[tuple[int, Plane]] = []
     rate = 0.0
+    added = 0
     for site in cluster.sites:
         with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
-            p, rate = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, media, native_ok)
+            p, rate, more = _plane_for(name, spec, platform, nic, site.nodes, leaf, spine, cluster.floor, media,
+                                       native_ok, ufm_ports)
+        added += site.count * more
         shapes.append((site.count, p))
-    return shapes, rate
+    return shapes, rate, added
 
 
 def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:

@@ -77,10 +77,12 @@ def switch_ports(switch: Switch, rate_gbps: float) -> SwitchPorts:
                        magnitude(switch.lane_rate, "rate"), rate_gbps)
 
 
-def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1, unit: int = 1) -> int | None:
+def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1, unit: int = 1, spare: int = 0
+                    ) -> int | None:
     """Smallest d >= ``least`` dividing ``uplinks`` with sources x uplinks / d <= ports (None if none),
     each source's links to each of the d in whole ``unit``s (the switches' own rate: 4 x 200G links are
-    one 800G link).
+    one 800G link), and ``spare`` ports left free over the d (the fabric managers' ports where no leaf
+    has one free: bom/topology/ufm.py).
 
     >>> smallest_spread(32, 32, 64)   # DGX H100 SuperPOD 4 SU: 32 leaves x 32 up -> 16 spines
     16
@@ -88,10 +90,13 @@ def smallest_spread(uplinks: int, sources: int, ports: int, least: int = 1, unit
     (1, 4)
     >>> smallest_spread(24, 40, 256), smallest_spread(24, 40, 256, unit=4)   # 6 x 200G a pair, or 1 x 800G
     (4, 6)
+    >>> smallest_spread(72, 4, 144), smallest_spread(72, 4, 144, spare=4)   # 4 full Q3400 leaves; 4 UFM ports
+    (2, 3)
     """
-    need = math.ceil(sources * uplinks / ports)
+    need = math.ceil((sources * uplinks + spare) / ports)
     for d in range(max(1, need, least), uplinks + 1):
-        if uplinks % d == 0 and (uplinks // d) % unit == 0 and sources * (uplinks // d) <= ports:
+        if uplinks % d == 0 and (uplinks // d) % unit == 0 and sources * (uplinks // d) <= ports \
+                and d * ports - sources * uplinks >= spare:
             return d
     return None
 
@@ -137,7 +142,7 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
                leaf_uplink: SwitchPorts | None = None, node_blocks: bool = False,
                native: NativePorts | SwitchPorts | None = None, rails_per_leaf: int | None = None,
                spine_oversubscription: float | Fraction | str | None = None, min_spines: int | None = None,
-               scheduled: bool = False, peer_links: int = 0, native_only: bool = False) -> Plane:
+               scheduled: bool = False, peer_links: int = 0, native_only: bool = False, spare_top: int = 0) -> Plane:
     """Size one plane; ``layers`` None chooses the fewest layers that hold it.
 
     ``node_blocks``: the node is a slice of a rack-scale domain (an NVL72 tray), so a rail is a
@@ -158,6 +163,9 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
     the only rate between them: where the fewest spines leave a pair without whole native links, the
     uplinks spread in whole native links instead (the spine count chosen for it), never a fallback to the
     nodes' rate.
+    ``spare_top``: ports the top layer (spines, or cores in three layers) leaves free over and above
+    the fabric's own links (the fabric managers' ports where no leaf has a downlink free for them:
+    bom/topology/ufm.py); more top switches where the fewest leave too few.
     ``peer_links``: the leaves stand in MLAG pairs (an even number of them per group, each node's ports
     dual-homed over its pair) with this many peer links between a pair's two switches, in whole cages
     kept from each leaf's downlinks.
@@ -218,7 +226,7 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
                       leaf=leaf, spine=spine, leaf_uplink=leaf_uplink, nodes_per_leaf=blocks,
                       rails_per_leaf=rails, scheduled=scheduled)
     unit = 1
-    two = _two_layers(groups * per_group, up, spine.radix, least, unit)
+    two = _two_layers(groups * per_group, up, spine.radix, least, unit, spare_top)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
                          f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
@@ -227,12 +235,12 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
     else:
         # A spine ratio other than 1:1 asks for the taper above the pods, so three layers.
         p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
-                          unit)
+                          unit, spare_top)
     native_p = _at_native_rate(p, pair)
     unit = _native_unit(leaf_uplink or leaf, spine, pair) if native_only else 1
     if native_p is p and unit > 1 and p.layers > 1:
         # The fewest spines leave a pair with part of a native link: spread in whole native links instead.
-        two = _two_layers(groups * per_group, up, spine.radix, least, unit) if p.layers == 2 else None
+        two = _two_layers(groups * per_group, up, spine.radix, least, unit, spare_top) if p.layers == 2 else None
         if two is not None:
             p = replace(p, spines_per_pod=two)
         elif p.layers == 2 and layers == 2:
@@ -242,7 +250,7 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
                              key="layers", hint="Set layers: 3 (or auto), or use a larger switch.")
         else:
             p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
-                              unit)
+                              unit, spare_top)
         native_p = _at_native_rate(p, pair)
     return native_p
 
@@ -383,12 +391,12 @@ def _at_native_rate(p: Plane, native: NativePorts | None) -> Plane:
                    spine=native.spine)
 
 
-def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1, unit: int = 1) -> int | None:
-    return smallest_spread(up, leaves, spine_radix, least, unit)
+def _two_layers(leaves: int, up: int, spine_radix: int, least: int = 1, unit: int = 1, spare: int = 0) -> int | None:
+    return smallest_spread(up, leaves, spine_radix, least, unit, spare)
 
 
-def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
-               spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1) -> tuple[int, int, int, int] | None:
+def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts, spine_over: Fraction = Fraction(1),
+               least: int = 1, unit: int = 1, spare: int = 0) -> tuple[int, int, int, int] | None:
     """(leaves per pod, spines per pod, spine uplinks, cores per group) with the fewest spines
     and cores; on a tie whole SUs per pod, then fewer pods, then fuller pods. A spine keeps its
     ports down:up at ``spine_over`` (1:1: half each), and uplinks what its used downlinks carry at
@@ -404,7 +412,7 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
             down = size * (up // d)
             spine_up = min(up_most, _cages(down if spine_over == 1 else Fraction(down) / spine_over,
                                            math.lcm(spine.ports_per_cage, unit)))
-            cores = smallest_spread(spine_up, pods, spine.radix, unit=unit)
+            cores = smallest_spread(spine_up, pods, spine.radix, unit=unit, spare=spare)
             if cores is None:
                 continue
             key = (pods * d + d * cores, 0 if size % per_group == 0 else 1, pods, -size)
@@ -414,9 +422,10 @@ def _pod_shape(leaves: int, per_group: int, up: int, spine: SwitchPorts,
 
 
 def _three_layers(base: _PlaneBase, groups: int, per_group: int, up: int, spine: SwitchPorts,
-                  gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1) -> Plane:
+                  gpus_per_node: int, spine_over: Fraction = Fraction(1), least: int = 1, unit: int = 1,
+                  spare: int = 0) -> Plane:
     leaves = groups * per_group
-    shape = _pod_shape(leaves, per_group, up, spine, spine_over, least, unit)
+    shape = _pod_shape(leaves, per_group, up, spine, spine_over, least, unit, spare)
     if shape is None:
         # At most ``radix`` pods of ``radix / 2`` leaves (one link from each leaf to each spine).
         most = spine.radix * (spine.radix // 2) * base["group_nodes"] // per_group * gpus_per_node

@@ -43,12 +43,16 @@ def test_links_per_gpu_do_not_grow_while_the_domain_grows(by_id):
     # on SN5600 (128 x 400G, two rails per leaf) and GB300 on Q3400 (144 x 800G) fit 4,608 GPUs
     # in two layers (one node link and one leaf-spine link per GPU); GB200 on the 64-port QM9700
     # needs three, so it has more (the spine-core hop: 1.04 per GPU with a partial last pod).
-    assert links[0] == links[2] == 2.0 and 3.0 < links[1] < 3.1, links
+    # (GB300's InfiniBand adds its UFM appliances' 4 ports, on the spines' free ports: 4 / 4,608.)
+    assert links[0] == 2.0 and links[2] == 2.0 + 4 / 4608 and 3.0 < links[1] < 3.1, links
     # Vera Rubin doubles the links per GPU: each 1.6T ConnectX-9 port is two 800G planes
     # (the catalog has no 1.6T switch port). Per Tbit/s of scale-out bandwidth per GPU the
     # links do not grow: the links get fatter, not more numerous.
     per_tbps = {p: m["scale_out_links_per_gpu"] / (m["scale_out_gbps_per_gpu"] / 1000) for p, (_, m) in by_id.items()}
-    assert by_id["vr-nvl144"][1]["scale_out_links_per_gpu"] == 2 * by_id["gb300-nvl72"][1]["scale_out_links_per_gpu"]
+    # (Both add their UFM appliances' 4 ports, one link each whatever the planes.)
+    ufm = 4 / 4608
+    assert by_id["vr-nvl144"][1]["scale_out_links_per_gpu"] - ufm == pytest.approx(
+        2 * (by_id["gb300-nvl72"][1]["scale_out_links_per_gpu"] - ufm))
     assert per_tbps["vr-nvl144"] <= per_tbps["gb300-nvl72"] <= per_tbps["hgx-h100"] <= per_tbps["gb200-nvl72"]
 
 

@@ -65,6 +65,11 @@ fabrics: {compute: {}, inband: {mlag: 2}, storage: {mlag: 4}}
     "two-rack-domain": """platform: gb200-nvl36x2
 gpus: 72
 """,
+    # Rack-scale trays filling every leaf downlink: the UFM on the spines' free ports (bom/topology/ufm.py).
+    "ufm-top": """platform: gb300-nvl72
+gpus: 2304
+fabrics: {compute: {}}
+""",
     # A TPU torus's cube faces on optical circuit switches.
     "torus": """platform: tpu-v4-pod
 gpus: 128

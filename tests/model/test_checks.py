@@ -41,10 +41,10 @@ def test_the_json_of_a_violation_names_both_ends():
 
 
 def test_every_rule_is_registered_once_with_a_family_module_and_a_severity():
-    assert len(BY_ID) == len(RULES) == 21
+    assert len(BY_ID) == len(RULES) == 25
     assert {r.family for r in RULES} == {"ends", "ports", "lengths", "placement", "complete"}
     for r in RULES:
         assert r.severity in (ERROR, WARNING) and r.reads and r.checks and r.unit
         assert r.id.startswith(r.family + ".")
     assert {r.id for r in RULES if PLAN in r.reads} == {"ports.unique", "lengths.route", "placement.unplaced",
-                                                       "complete.rows"}
+                                                       "complete.rows", "complete.oob", "complete.labels"}

@@ -95,7 +95,10 @@ def test_basepod_management_side(catalog):
     assert ends["management_servers"]["count"] == 5          # RA-11127-001 V5, System Architecture
     assert m.fabrics["inband"].to_json()["switch"] == "sn4600c"   # RA-11127-001 V5 Table 1
     assert m.fabrics["oob"].to_json()["switch"] == "sn2201"       # RA-11127-001 V5 Table 1
-    assert ends["ufm"]["count"] == 2                          # stated rule: one UFM HA pair (not read in the RA)
+    # Stated rule: one UFM HA pair (not read in the RA), where the compute fabric has ports for it: 8 nodes
+    # fill the one QM9700's 64 ports, so the build buys none (the switch's own subnet manager runs it).
+    assert ends["ufm"]["count"] == 0 and any("UFM appliances per site" in w for w in m.warnings)
+    assert build(catalog, SUPPORT.format(n=7)).endpoints.to_json()["ufm"]["count"] == 2
     for name in ("inband", "oob"):                            # stated rule: the pod's ports fit one switch
         assert m.fabrics[name].to_json()["switches"] == {"leaf": 1, "spine": 0, "core": 0}, name
 

@@ -40,7 +40,8 @@ def test_gb200_16_su_does_not_over_build(catalog):
     assert j["nodes"] == 16 * 144 and f["layers"] == 3
     assert f["switches"] == {"leaf": 288, "spine": 320, "core": 160}
     assert sum(f["switches"].values()) == 768 < 992
-    assert f["links"] == {"node-leaf": 9216, "leaf-spine": 9216, "spine-core": 320 * 30}
+    # The cores' free ports take the UFM appliances' 4 ports (every leaf downlink carries a tray).
+    assert f["links"] == {"node-leaf": 9216, "leaf-spine": 9216, "spine-core": 320 * 30, "ufm-top": 4}
 
 
 def test_gb200_16_su_against_the_explicit_graph():

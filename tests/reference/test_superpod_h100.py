@@ -73,12 +73,14 @@ def test_table4_compute_and_ufm_cables(catalog, platform, su, nodes, leaves, spi
 
 
 def test_ufm_takes_no_port_when_every_leaf_port_carries_a_node(catalog):
-    # 128 nodes fill all 32 x 32 leaf downlinks: the platform default connects no UFM port and says why.
+    # 128 nodes fill all 32 x 32 leaf downlinks and the 16 spines' 64 ports: the platform default buys no
+    # UFM appliance (one off the fabric cannot be its subnet manager) and says why in the warnings.
     scenario, src = load_scenario(CASE)
-    f = build_model(scenario.model_copy(update={"nodes": 128}), src, catalog, None).to_json()["fabrics"]["compute"]
+    model = build_model(scenario.model_copy(update={"nodes": 128}), src, catalog, None)
+    f = model.to_json()["fabrics"]["compute"]
     assert f["switches"] == {"leaf": 32, "spine": 16, "core": 0}
-    assert "ufm-leaf" not in f["links"] and f["ufm"]["ports"] == 0
-    assert "no spare leaf downlink" in f["ufm"]["why"]
+    assert "ufm-leaf" not in f["links"] and "ufm-top" not in f["links"] and model.endpoints.ufm_count == 0
+    assert any("every one of the 32 leaves' 32 downlinks per site carries a node" in w for w in model.warnings)
 
 
 def test_all_multimode_with_the_ra_modules(catalog):

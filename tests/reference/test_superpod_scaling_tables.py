@@ -58,7 +58,11 @@ def test_dgx_b200_table(catalog, sus, leaf, spine, core, nl, ls, sc):
 def test_dgx_b300_xdr_table(catalog, sus, leaf, spine, nl, ls):
     f = compute(catalog, "dgx-b300", 72 * sus)
     assert f["switches"] == {"leaf": leaf, "spine": spine, "core": 0}
-    assert f["links"] == {"node-leaf": nl, "leaf-spine": ls, "spine-core": 0}
+    # The table counts no UFM cable. Where the spines keep ports free (2 x 72 leaf uplinks on 144-port
+    # spines: from 4 SU), the UFM appliances' 4 ports take them; at 2 SU every port is taken, and the
+    # build buys no UFM (bom/topology/ufm.py) rather than a spine for it.
+    ufm = {"ufm-top": 4} if spine * 144 > leaf * 72 else {}
+    assert f["links"] == {"node-leaf": nl, "leaf-spine": ls, "spine-core": 0, **ufm}
 
 
 @pytest.mark.parametrize("sus,nodes,leaf,spine,node_ufm,ls", H100)

@@ -71,7 +71,8 @@ def test_rate_an_uplink_counted_as_the_nodes_when_asked_into_inband(catalog):
 def test_rate_appliances_and_uplinks_have_parts_by_default(catalog):
     # In the rack, the UFM's and the servers' 100G QSFP28 ports take the MCP7Y60 splitter's 100GbE
     # ends; the management switches get OOB spines of their own (and a warning says why).
-    text = ("name: st\nplatform: gb300-nvl72\ngpus: 576\n"
+    # (2,304 GPUs: the UFM appliances are on the compute spines' free ports, so the build buys them.)
+    text = ("name: st\nplatform: gb300-nvl72\ngpus: 2304\n"
             "fabrics:\n  compute: {switch: q3400}\n  inband: {switch: sn5600}\n  oob: {}\n")
     model = build(text, catalog)
     assert run(model, catalog, "ends.rate").violations == 0

@@ -1,14 +1,15 @@
 """Which rules are warnings, and that no error-severity rule is broken by the default, a reference
-case or a golden scenario (so `bom build` writes every one of them).
+case or a golden scenario (so `bom build` writes every one of them); no rule at all by the default,
+a reference case, a `bom init` starter or a built-in compare generation (issue 42).
 
 The warnings are the rules that flag a gap of the model, each said here: an endpoint port with no
 catalog part to its leaf's cage is counted as the nodes' port on that fabric
 (``endpoint_substitutions``: a 100G QSFP28 management-switch uplink asked into an SN5600 in-band
 fabric with ``uplinks: inband``, counted as a 400G QSFP112 one), which ``ends.rate`` and
-``ends.cage`` name; and the management switches' uplinks asked (``uplinks: inband``) into a site
-in-band network the scenario does not build end at a stand-in device with no rack
-(``placement.unplaced``). The default and
-the reference cases break none of them either. Every other rule is an error: the routes across rows, the DCI
+``ends.cage`` name (and the error ``complete.substitutions`` refuses at build: issue 42); and the
+management switches' uplinks asked (``uplinks: inband``) into a site in-band network the scenario
+does not build end at a stand-in device with no rack (``placement.unplaced``). The default and the
+reference cases break none of them either. Every other rule is an error: the routes across rows, the DCI
 routers placed and on Ethernet ports, the coherent line's loss and storage on storage fabrics were
 fixed in the model (issue 21).
 """
@@ -72,4 +73,55 @@ def test_no_rule_at_all_is_broken_by_the_default_or_a_reference_case(path):
     # management switches get spines of their own where no part reaches the in-band leaves.
     model, catalog = _build(path)
     checks = check(model, catalog, plan=path in SMALL_PLANS)
+    assert [(r.id, r.kept[0].message) for r in checks.failed] == []
+
+
+# --- every `bom init` starter and every built-in compare generation (issue 42) -----------------
+
+#: Every platform of the built-in catalog (a starter each; the test below keeps the list whole).
+PLATFORMS = ("dgx-a100", "hgx-a100", "tpu-v4-pod", "dgx-h100", "hgx-h100", "mi300x-platform", "tpu-v5p-pod",
+             "dgx-b200", "gaudi3-hls3", "mi325x-platform", "gb200-nvl72", "gb200-nvl36x2", "tpu-v6e-pod", "dgx-b300",
+             "mi355x-platform", "gb300-nvl72", "tpu-ironwood-pod", "helios-mi455x", "vr-nvl144", "vr-ultra-nvl576")
+#: The built-in `bom compare` job's generations (scenarios/compare.yaml).
+GENERATIONS = ("hgx-h100", "dgx-h100", "dgx-b200", "gb200-nvl72", "dgx-b300", "gb300-nvl72", "vr-nvl144")
+
+
+def test_the_lists_are_the_catalog_s_platforms_and_the_compare_job_s(catalog):
+    from bom.costing.compare import default_platforms
+    from bom.resources import data_dir
+
+    assert sorted(PLATFORMS) == sorted(default_platforms(catalog))
+    assert tuple(load_scenario(data_dir("scenarios") / "compare.yaml")[0].platforms or ()) == GENERATIONS
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_no_rule_at_all_is_broken_by_a_bom_init_starter(platform, catalog):
+    from bom.inputs.scenario import parse_scenario
+    from bom.inputs.yamlio import load_text
+    from bom.starter import starter
+
+    src = load_text(starter(catalog, platform), "<bom init>")
+    checks = check(build_scenario(parse_scenario(src), src, catalog), catalog, plan=True)
+    assert [(r.id, r.kept[0].message) for r in checks.failed] == []
+
+
+def _generation(platform: str, catalog):   # type: ignore[no-untyped-def]
+    from bom.costing.compare import variant
+    from bom.pipeline.compare import _generation as built
+    from bom.resources import data_dir
+
+    job, src = load_scenario(data_dir("scenarios") / "compare.yaml")
+    return built(variant(job, platform, job.gpus, None), src, catalog)[0].model
+
+
+@pytest.mark.parametrize("platform", GENERATIONS)
+def test_no_rule_at_all_is_broken_by_a_compare_generation(platform, catalog):
+    checks = check(_generation(platform, catalog), catalog)
+    assert [(r.id, r.kept[0].message) for r in checks.failed] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", GENERATIONS)
+def test_no_rule_at_all_is_broken_on_a_compare_generation_s_plan(platform, catalog):
+    checks = check(_generation(platform, catalog), catalog, plan=True)
     assert [(r.id, r.kept[0].message) for r in checks.failed] == []

@@ -59,3 +59,56 @@ def test_each_site_places_its_own_ufm_ports(catalog):
         "nodes: 62\nsites: {count: 2, distance: \"40 km\", dci_bandwidth: \"1.6 Tbit/s\"}\n")
     f = build(catalog, text).fabrics["compute"]
     assert f.hop_links("ufm-leaf") == 2 * 4 and f.ufm.leaves == 2 * 4 and f.ufm.leaf_modules == 0
+
+
+# --- issue 42: every UFM bought is on the fabric it manages ------------------------------------
+
+def test_the_default_s_ufm_appliances_are_on_the_compute_spines(default_report):
+    # GB300 NVL72 on Q3400, 2,304 GPUs a site: the trays fill all 32 leaves' 72 downlinks, the 18
+    # spines carry 32 x 72 of their 18 x 144 ports: each site's 4 UFM ports take 4 spines' free ports
+    # (an HA pair on two switches of one tier, as the UFM-SDN Appliance manual asks).
+    model = default_report.model
+    j = model.fabrics["compute"].to_json()
+    assert j["switches"] == {"leaf": 64, "spine": 36, "core": 0}
+    assert j["links"]["ufm-top"] == 8 and "ufm-leaf" not in j["links"]
+    assert {k: j["ufm"][k] for k in ("hop", "layer", "ports", "leaves", "top_switches", "added_switches")} == {
+        "hop": "ufm-top", "layer": "spine", "ports": 8, "leaves": 0, "top_switches": 8, "added_switches": 0}
+    assert model.endpoints.ufm_count == 4
+    assert any(w.startswith("fabrics.compute: the UFM appliances' 8 ports are on the spines' free ports")
+               for w in model.warnings)
+
+
+def test_the_504_gpu_moe_build_buys_no_ufm_off_its_fabric_and_says_why(catalog):
+    # 7 racks, 4 and 3 a site: site 1's 4 Q3400 leaves and 2 spines are full (4 x 72 trays' ports, 4 x 72
+    # uplinks on 2 x 144), so no site's UFM pair has a port; before, 8 were bought with in-band links only.
+    from tests.topology.test_exposed_step import MOE_YAML, _build
+
+    m = _build(catalog, MOE_YAML.read_text())
+    assert m.endpoints.ufm_count == 0 and m.fabrics["compute"].ufm is None
+    assert [w[:88] for w in m.warnings if "UFM" in w] == [
+        "fabrics.compute: the platform's 4 UFM appliances per site (management.ufm_count) are not"]
+    assert not [g for f in m.fabrics.values() for g in f.groups if g.lower == "ufm"]
+
+
+def test_a_full_fabric_buys_no_ufm_and_says_why(catalog):
+    # 128 DGX H100 fill the 32 leaves and the 16 spines: no UFM is bought (no spine is bought for it).
+    m = build(catalog, H100 + "nodes: 128\n")
+    assert m.endpoints.ufm_count == 0 and m.fabrics["compute"].ufm is None
+    assert m.fabrics["compute"].switches("spine") == 16
+    assert [w for w in m.warnings if "UFM" in w] == [
+        "fabrics.compute: the platform's 4 UFM appliances per site (management.ufm_count) are not bought: no port "
+        "of the compute fabric is free for a site's 4 UFM port(s): every one of the 32 leaves' 32 downlinks per "
+        "site carries a node, and the spines' ports carry the fabric's own links (the RAs add no switch for the "
+        "UFM), and an appliance off the fabric cannot be its subnet manager. Run the subnet manager on a managed "
+        "switch, or free a port for each (one node fewer per UFM port, as the DGX SuperPOD RA does) and set "
+        "management.ufm_count."]
+    # The hint, applied as written: one node fewer per UFM port, and the count set.
+    again = build(catalog, H100 + "nodes: 124\nmanagement: {ufm_count: 4}\n")
+    assert again.fabrics["compute"].hop_links("ufm-leaf") == 4
+
+
+def test_a_switch_pair_takes_the_ufm_past_its_links(catalog):
+    text = ("name: b\nplatform: dgx-h100\nnodes: 7\n"
+            "fabrics: {compute: {switch: qm9700, topology: pair}, inband: {}, oob: {}}\n")
+    f = build(catalog, text).fabrics["compute"]
+    assert f.hop_links("ufm-top") == 2 and f.ufm.layer == "leaf" and f.ufm.top == 2

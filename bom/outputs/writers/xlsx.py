@@ -847,7 +847,19 @@ def _links(wb: Workbook, r: Report) -> None:
         define_name(wb, name, f"Links!${letter}$2:${letter}${last}")
 
 
-#: The Checks sheet: every rule run, then the violations it shows.
+#: The Checks sheet: every rule run, then the violations it shows and the build's warnings.
+WARNING_ROW = "build"
+
+
+def warning_parts(warning: str) -> tuple[str, str]:
+    """A warning's key (``fabrics.compute``, ``gpus``) and the warning, for a Checks row.
+
+    >>> warning_parts("fabrics.oob: the management switches uplink to spines"), warning_parts("3 parts")
+    (('fabrics.oob', 'the management switches uplink to spines'), ('', '3 parts'))
+    """
+    key, sep, rest = warning.partition(": ")
+    return (key, rest) if sep and key and all(p.isidentifier() for p in key.split(".")) else ("", warning)
+
 CHECK_COLS = ["Rule", "Severity", "Reads", "Violations", "Stand for", "Unit", "What it checks"]
 VIOLATION_COLS = ["Rule", "Severity", "Where", "What is wrong", "End A", "End B", "What to change", "Count"]
 
@@ -870,16 +882,20 @@ def _checks(wb: Workbook, r: Report) -> None:
     put_cell(ws, top, 1, checks.summary() if checks is not None else "The design rules were not run.")
     ws.cell(top, 1).font = Font(bold=True)
     top += 2
-    shown = [(res, v) for res in (checks.failed if checks is not None else []) for v in res.kept]
+    shown: list[list[object]] = [
+        [res.id, res.severity, v.where, v.message, v.a.text() if v.a else "", v.b.text() if v.b else "", v.fix,
+         v.count] for res in (checks.failed if checks is not None else []) for v in res.kept]
+    # Every warning of the build (its choices, the order's flags, the catalog's notes) is a row here too.
+    shown += [[WARNING_ROW, "warning", where, what, "", "", "", None] for where, what in map(warning_parts, r.warnings)]
     if not shown:
         return
     for i, name in enumerate(VIOLATION_COLS, start=1):
         put_cell(ws, top, i, name)
         ws.cell(top, i).font, ws.cell(top, i).fill = HEAD, FILL
-    for n, (res, v) in enumerate(shown, start=top + 1):
-        row = [res.id, res.severity, v.where, v.message, v.a.text() if v.a else "", v.b.text() if v.b else "",
-               v.fix, v.count]
+    for n, row in enumerate(shown, start=top + 1):
         for col_no, val in enumerate(row, start=1):
+            if val is None:
+                continue
             put_cell(ws, n, col_no, val, COUNT if isinstance(val, int) else None)
             ws.cell(n, col_no).alignment = WRAP
 

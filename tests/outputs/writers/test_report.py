@@ -67,7 +67,7 @@ def test_json_contract(default_outputs):
     f = j["fabrics"]["compute"]
     for key in ("tier", "switch", "layers", "switches", "links", "modules", "copper_links", "optical_links"):
         assert key in f
-    assert set(f["switches"]) == {"leaf", "spine", "core"} and set(f["modules"]) == {"node", "switch"}
+    assert set(f["switches"]) == {"leaf", "spine", "core"} and set(f["modules"]) == {"node", "switch", "ufm"}
     assert set(j["tiers"]) == {"scale-up", "scale-out", "scale-across"}
     for key in ("links", "ports", "modules", "cables", "fibre_runs", "fibre_strands", "copper_links",
                 "copper_share"):
@@ -132,3 +132,47 @@ def test_report_fits_the_window_and_racks_are_legible(bom, default_outputs, tmp_
     assert probe["wide"] == [] and probe["scroll"] <= probe["inner"], probe
     assert probe["small"] == [] and probe["spill"] == [], probe
     assert "#elevation" not in dom or 'id="elevation"' in dom
+
+
+# --- issue 42: every warning and "why" reaches the user, through one list ---------------------
+
+def _shown(md: str, html_text: str, xlsx) -> tuple[str, str, list[tuple[object, ...]]]:   # type: ignore[no-untyped-def]
+    import html as html_mod
+
+    import openpyxl
+
+    rows = list(openpyxl.load_workbook(xlsx, read_only=True)["Checks"].iter_rows(values_only=True))
+    return md.replace("\\", ""), html_mod.unescape(html_text), rows
+
+
+def test_every_warning_of_the_default_is_a_report_line_and_a_checks_row(default_report, default_outputs):
+    from bom.outputs.writers.xlsx import WARNING_ROW, warning_parts
+
+    said = default_report.model.warnings
+    # The JSON's whys of the default: where the UFM ports went, the storage defaulted, the OOB's own
+    # spines, the coherent line amplified: each a warning of the model, so of the report.
+    assert [w.split(":")[0] for w in said] == ["fabrics.storage has no storage block", "fabrics.compute",
+                                              "fabrics.oob", "sites"]
+    assert set(said) <= set(default_report.warnings)
+    assert json.loads(default_outputs[".json"].read_text())["warnings"] == default_report.warnings
+    md, html_text, rows = _shown(default_outputs[".md"].read_text(), default_outputs[".html"].read_text(),
+                                 default_outputs[".xlsx"])
+    for w in default_report.warnings:
+        where, what = warning_parts(w)
+        assert f"- {w}" in md and w in html_text, w
+        assert any(r[:4] == (WARNING_ROW, "warning", where or None, what) for r in rows), w
+
+
+def test_a_ufm_not_bought_is_said_in_the_terminal_the_checks_sheet_and_the_report(bom, tmp_path):
+    # 32 DGX H100 fill the 8 leaves and the 4 spines: the build buys no UFM and says why, everywhere.
+    (tmp_path / "full.yaml").write_text("name: full\nplatform: dgx-h100\nnodes: 32\n")
+    r = bom("build", str(tmp_path / "full.yaml"), "-o", str(tmp_path / "out"), "-q")
+    assert r.exit_code == 0, r.output
+    why = ("fabrics.compute: the platform's 4 UFM appliances per site (management.ufm_count) are not bought: no "
+           "port of the compute fabric is free for a site's 4 UFM port(s): every one of the 8 leaves' 32 downlinks")
+    assert f"warning: {why}" in r.stderr
+    out = tmp_path / "out"
+    md, html_text, rows = _shown((out / "full.md").read_text(), (out / "full.html").read_text(), out / "full.xlsx")
+    assert f"- {why}" in md and why in html_text
+    assert any(row[:3] == ("build", "warning", "fabrics.compute") and str(row[3]).startswith(why.split(": ", 1)[1])
+               for row in rows)
