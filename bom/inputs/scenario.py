@@ -311,7 +311,9 @@ class Sites(Model):
     Ethernet compute fabric's top layer; ``inband`` or ``storage``, border leaves of that Ethernet
     fabric (leaf groups of their own, uplinked to its spines, sized by the ports they carry);
     ``auto`` (default): the compute fabric when it is Ethernet, else the in-band fabric, else the
-    storage fabric, whichever is built on Ethernet switches."""
+    storage fabric, whichever is built on Ethernet switches with ports at the wavelength's rate; where
+    none is, border leaves of the DCI's own (the DCI border leaf of catalogs/defaults.yaml, SN5600),
+    standing with the routers, as many as half their ports at that rate take, said in the warnings."""
 
     @model_validator(mode="before")
     @classmethod
