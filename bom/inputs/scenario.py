@@ -22,6 +22,7 @@ from bom.inputs.validation import (
     MoneyPerKwMonth,
     MoneyPerPower,
     MoneyPerYear,
+    MultiRuleError,
     PositivePower,
     Power,
     Rate,
@@ -360,19 +361,29 @@ class Sites(Model):
 
     def check_joined(self) -> None:
         """Two or more sites are joined: a route length, and one way to size the DCI (also asked of a
-        copy with another count, which pydantic does not validate again)."""
+        copy with another count, which pydantic does not validate again). Every missing key is named at
+        once (one run, every fix)."""
         if self.count < 2:
             return
+        problems = []
         if self.distance is None:
-            raise RuleError("two or more sites need the distance between them", ("distance",),
-                       hint='Add distance: "40 km".')
-        if (self.dci_bandwidth is None) == (self.dci_fraction is None):
-            raise RuleError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
-                       "bandwidth), one of them" + (", not both" if self.dci_bandwidth is not None else ""),
-                       ("dci_bandwidth",), hint='For example dci_bandwidth: "25.6 Tbit/s" or dci_fraction: 0.125.')
+            problems.append(RuleError("two or more sites need the distance between them", ("distance",),
+                                      hint='Add distance: "40 km".', fix={("distance",): "40 km"}))
+        if self.dci_bandwidth is None and self.dci_fraction is None:
+            problems.append(RuleError(
+                "sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out bandwidth), one "
+                "of them", ("dci_bandwidth",), hint='Add dci_bandwidth: "25.6 Tbit/s" (or dci_fraction: 0.125).',
+                fix={("dci_bandwidth",): "25.6 Tbit/s"}))
+        elif self.dci_bandwidth is not None and self.dci_fraction is not None:
+            problems.append(RuleError("sites take dci_bandwidth (per site pair) or dci_fraction (of a site's "
+                                      "scale-out bandwidth), not both", ("dci_bandwidth",),
+                                      hint="Drop dci_fraction (or dci_bandwidth).", fix={("dci_fraction",): None}))
         if self.dci_bandwidth == "auto" and self.dci_overlap is None:
-            raise RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the sites' "
-                            "data-parallel exchange may take", ("dci_overlap",), hint="Add dci_overlap: 0.5.")
+            problems.append(RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the "
+                                      "sites' data-parallel exchange may take", ("dci_overlap",),
+                                      hint="Add dci_overlap: 0.5.", fix={("dci_overlap",): 0.5}))
+        if problems:
+            raise problems[0] if len(problems) == 1 else MultiRuleError(problems)
 
     @property
     def dci_auto(self) -> bool:
