@@ -3,8 +3,9 @@
 Every place the tool makes an error with a hint (tests/hints.py finds them in the source: a *site*)
 is either in :data:`CASES`, a scenario that the tool refuses there, or said why not: a module whose
 errors are not about a scenario (:data:`NOT_SCENARIO`: the catalog's files, the price files, NetBox,
-the command line's options, ...), or a site of its own (:data:`EXCLUDED`), or work left (:data:`PENDING`, which only shrinks). A new
-site with a hint fails :func:`test_every_site_is_in_the_corpus_or_said_why` until it is one or the other.
+the command line's options, ...), or a site of its own (:data:`EXCLUDED`), or work left
+(:data:`PENDING`, which only shrinks). A new site with a hint fails
+:func:`test_every_site_is_in_the_corpus_or_said_why` until it is one or the other.
 
 For each case the build is refused, the error comes from that site (or names it among its problems),
 the error carries its hint as data (``BomError.fix``: key path -> value), the fix's keys and values are
@@ -181,7 +182,8 @@ CASES: dict[str, str] = {
         GB300 + "storage: {checkpoints: 5}\n",
     'bom/inputs/scenario.py:_cooling_per_site:Give one word for every hall (cooling: {}), or one for each site.':
         GB300 + "layout: {cooling: [liquid, liquid]}\n",
-    "bom/inputs/scenario.py:_dci_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the DCI's own), or add fabrics.{} (an Ethernet switch, such as {switch: sn5600}).":
+    "bom/inputs/scenario.py:_dci_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves "
+    "of the DCI's own), or add fabrics.{} (an Ethernet switch, such as {switch: sn5600}).":
         H100 + 'fabrics: {compute: {switch: qm9700}}\n'
         'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s", attach: inband}\n',
     "bom/inputs/scenario.py:_phases_grow:Give the scenario {}: {} (the last phase's) instead of a workload.":
@@ -198,7 +200,8 @@ CASES: dict[str, str] = {
         'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n'
         "phases: [{name: a, gpus: 288, sites: 2, date: 2027-01-01}, {name: b, gpus: 432, sites: 1, "
         "date: 2027-03-01}, {name: c, gpus: 576, date: 2027-06-01}]\n",
-    "bom/inputs/scenario.py:_phases_grow:The last phase is the final build: give it {}: {}, or leave the scenario's {} out.":
+    "bom/inputs/scenario.py:_phases_grow:The last phase is the final build: give it {}: {}, or leave the "
+    "scenario's {} out.":
         GB300.replace("144", "288") + "phases: [{name: a, gpus: 72, date: 2027-01-01}, "
                                       "{name: b, gpus: 144, date: 2027-06-01}]\n",
     "bom/inputs/scenario.py:_phases_grow:Leave the last phase's sites out.":
@@ -210,9 +213,11 @@ CASES: dict[str, str] = {
         GB300 + 'sites: {count: 2, distance: "4 km", dci_bandwidth: auto, dci_overlap: 0.5}\n',
     'bom/inputs/scenario.py:_compute_shape:Drop su_nodes, or use topology: rail-optimized for scalable units.':
         H100 + "fabrics: {compute: {topology: pair, su_nodes: 4}}\n",
-    'bom/inputs/scenario.py:_compute_shape:Drop su_nodes, or use topology: rail-optimized for scalable units and spines.':
+    'bom/inputs/scenario.py:_compute_shape:Drop su_nodes, or use topology: rail-optimized for scalable units '
+    'and spines.':
         H100 + "fabrics: {compute: {topology: rail-only, su_nodes: 4}}\n",
-    'bom/inputs/scenario.py:_compute_shape:Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.':
+    'bom/inputs/scenario.py:_compute_shape:Drop min_spines, or use topology: rail-optimized (or tor) with '
+    'layers: auto or 2.':
         H100 + "fabrics: {compute: {layers: 1, min_spines: 4}}\n",
     'bom/inputs/scenario.py:_compute_shape:Drop layers, or use topology: rail-optimized for leaves and spines.':
         H100 + "fabrics: {compute: {topology: pair, layers: 2}}\n",
