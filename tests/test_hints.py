@@ -36,7 +36,7 @@ NOT_SCENARIO = {
     "bom/catalog/checks.py": "a catalog row or overlay (bom catalog validate)",
     "bom/catalog/load.py": "a catalog directory or its rows",
     "bom/catalog/prices.py": "a price file (--prices, prices:)",
-    "bom/cli/": "a command-line option (tests/test_options.py checks every option a message names)",
+    "bom/cli/": "a command-line option (tests/test_cli_options.py checks every option a message names)",
     "bom/inputs/yamlio.py": "the file's YAML itself (its syntax, its encoding): no key to set",
     "bom/netbox/": "a NetBox server, its token and its answers",
     "bom/outputs/publish.py": "the output folder (-o)",
@@ -88,7 +88,7 @@ PENDING = frozenset({
     'bom/pipeline/sizing.py:size_scenario:Add a workload: {kind: pretrain, params: 70e9, tokens: 15e12, '
     'deadline: "60 d"}.',
     'bom/pipeline/sizing.py:size_scenario:Use bf16 (or a format the GPU runs), or another platform.',
-    'bom/pipeline/sizing.py:size_scenario:Give platform (or --platform).',
+    'bom/pipeline/sizing.py:size_scenario:Give the scenario platform: ID (`bom size --platform ID` in its place).',
     'bom/placement/racks.py:check_fits:Raise {}, or pick a smaller device.',
     "bom/placement/racks.py:_overfull:Lower layout.nodes_per_rack (or leave it out to derive it from the "
     "rack's budgets), or raise {}.",

@@ -90,5 +90,5 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
         elif scenario.workload.tokens_per_s_per_user is not None:
             raise BomError("workload.tokens_per_s_per_user needs a platform: the decode step reads the weights at "
                            "its GPUs' memory bandwidth", key="workload.tokens_per_s_per_user",
-                           hint="Give platform (or --platform).")
+                           hint="Give the scenario platform: ID (`bom size --platform ID` in its place).")
         return sized
