@@ -258,7 +258,7 @@ REFUSED = [
     # On a fabric the scenario does not build (the scenario's own rule, before any build).
     ("attach-absent", ISSUE.replace("  inband: {switch: sn5600}\n", "").replace('25.6 Tbit/s"}',
                                                                               '25.6 Tbit/s", attach: inband}'), 8,
-     ["sites.attach", "does not build", "Add fabrics.inband"]),
+     ["sites.attach", "does not build", "Use attach: auto", "add fabrics.inband"]),
 ]
 
 
