@@ -225,6 +225,10 @@ CASES: dict[str, str] = {
         H100 + "fabrics: {compute: {topology: tor, rails_per_leaf: 1}}\n",
     'bom/inputs/scenario.py:_compute_shape:Drop layers, or use topology: rail-optimized for leaves and spines.#2':
         H100 + "fabrics: {compute: {topology: rail-only, layers: 3}}\n",
+    # --- the costing ------------------------------------------------------------------------------------
+    "bom/costing/schedule.py:_in_service:Check tco.install_racks_per_day (racks a day, e.g. 4), order_date (leave "
+    "it out: the day the BOM is priced for) and the parts' lead times (catalog overlays and price files).":
+        GB300 + "tco: {install_racks_per_day: 1e-6}\n",
     # --- the rules that need the catalog (bom/topology/preflight.py) ---------------------------------
     "bom/topology/preflight.py:_scenario:Add platform: {} (or one of {}).": "name: h\ngpus: 144\n",
     "bom/topology/preflight.py:_racks:Raise racks.power_budget to at least {}.":
