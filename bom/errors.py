@@ -142,6 +142,8 @@ def keyed(at: tuple[str | int, ...] | None, key: str | None = None, *, only: typ
             exc.where, exc.at = None, at
         elif exc.key is not None and exc.key in below and at is not None:
             exc.at, exc.key = (*at, exc.key), f"{key}.{exc.key}" if key is not None else exc.key
+            if exc.fix:   # relative as its key: the planner's layers is this fabric's
+                exc.fix = {(*at, *path): value for path, value in exc.fix.items()}
         else:
             exc.at = exc.at or at
         if key is not None:

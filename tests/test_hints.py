@@ -94,11 +94,7 @@ PENDING = frozenset({
     "rack's budgets), or raise {}.",
     'bom/topology/cluster.py:build_cluster:Use fewer sites or more GPUs.',
     'bom/topology/dci.py:line_patch:Add an OS2 LC duplex patch-cord row to the fibre catalog.',
-    'bom/topology/dci.py:build_dci:Check the unit of dci_bandwidth.',
-    'bom/topology/dci.py:build_dci:Shorten the route to one span or drop sites.amplifier (shelf amplifiers).',
     'bom/topology/dci.py:site_dci:Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".',
-    "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border "
-    "leaves of the DCI's own).",
     "bom/topology/dci.py:border:Name an Ethernet switch with {}G ports as the DCI border leaf in a "
     "catalog overlay's defaults.yaml (fabric: dci, layer: leaf).",
     'bom/topology/endpoints.py:_job_storage:Add count: 8, or capacity: "2 PB" and/or throughput: "400 GB/s".',
@@ -115,16 +111,7 @@ PENDING = frozenset({
     'bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.',
     'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
     "bom/topology/planes.py:switch_ports:Pick a switch whose ports or breakouts run at the NIC's rate.",
-    'bom/topology/planes.py:size_plane:Use layers: auto (leaves and spines), or on the compute fabric '
-    'topology: rail-only for rail leaves with no spine.',
-    'bom/topology/planes.py:size_plane:Use min_spines of at most {}, or more uplinks per leaf (a lower '
-    'oversubscription, or uplink_rate: downlink).',
-    'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.',
     'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.#2',
-    'bom/topology/planes.py:_rail_only:Use topology: rail-optimized with layers: auto.',
-    'bom/topology/planes.py:_rail_only:Use topology: rail-optimized (leaves and spines), a larger '
-    'switch, or fewer nodes.',
-    'bom/topology/planes.py:_rail_only:Use rails_per_leaf of at most {}, or a larger switch.',
     'bom/topology/planes.py:_group_leaves:Use rails_per_leaf of at most {}.',
     'bom/topology/planes.py:_pair:Use topology: rail-optimized (leaves and spines) for a larger pod.',
     'bom/topology/planes.py:_three_layers:Use a larger switch, more planes, or split the job over sites.',
@@ -139,10 +126,6 @@ PENDING = frozenset({
     'bom/topology/serving.py:check:Raise dp: a replica keeps {} tokens/s a user up to {} sequences.',
     'bom/topology/serving.py:split_serving:Add memory_bandwidth to the platform row (an overlay), or '
     'drop the target.',
-    'bom/topology/support.py:build_pooled:Use a divisor of {}.',
-    'bom/topology/support.py:build_oob:Use a management switch with uplinks, such as sn2201.',
-    'bom/topology/ufm.py:attach_ufm:Build one node fewer for each UFM slot (the RA removes a DGX for the '
-    'UFM), or set management.ufm_count: 0.',
     'bom/units.py:parse_quantity:Write "{}".',
 })
 
@@ -150,6 +133,11 @@ PENDING = frozenset({
 #: A small build of each kind the cases start from.
 GB300 = "name: h\nplatform: gb300-nvl72\ngpus: 144\n"
 H100 = "name: h\nplatform: dgx-h100\nnodes: 8\n"
+
+
+def dgx_h100(nodes: int) -> str:
+    return f"name: h\nplatform: dgx-h100\nnodes: {nodes}\n"
+
 
 #: Site id -> a scenario the tool refuses there.
 CASES: dict[str, str] = {
@@ -225,6 +213,34 @@ CASES: dict[str, str] = {
         H100 + "fabrics: {compute: {topology: tor, rails_per_leaf: 1}}\n",
     'bom/inputs/scenario.py:_compute_shape:Drop layers, or use topology: rail-optimized for leaves and spines.#2':
         H100 + "fabrics: {compute: {topology: rail-only, layers: 3}}\n",
+    # --- the build's stages: the fabrics' planner (bom/topology/planes.py), support fabrics, UFM, DCI -------
+    "bom/topology/planes.py:size_plane:Use layers: auto (leaves and spines), or on the compute fabric topology: "
+    "rail-only for rail leaves with no spine.": dgx_h100(64) + "fabrics: {compute: {topology: tor, layers: 1}}\n",
+    "bom/topology/planes.py:size_plane:Use min_spines of at most {}, or more uplinks per leaf (a lower "
+    "oversubscription, or uplink_rate: downlink).": dgx_h100(64) + "fabrics: {compute: {min_spines: 64}}\n",
+    "bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.":
+        dgx_h100(2048) + "fabrics: {compute: {layers: 2}}\n",
+    "bom/topology/planes.py:_rail_only:Use topology: rail-optimized with layers: auto.":
+        GB300 + "fabrics: {compute: {topology: rail-only}}\n",
+    "bom/topology/planes.py:_rail_only:Use topology: rail-optimized (leaves and spines), a larger switch, or fewer "
+    "nodes.": dgx_h100(128) + "fabrics: {compute: {topology: rail-only}}\n",
+    "bom/topology/planes.py:_rail_only:Use rails_per_leaf of at most {}, or a larger switch.":
+        dgx_h100(32) + "fabrics: {compute: {topology: rail-only, rails_per_leaf: 4}}\n",
+    "bom/topology/support.py:build_pooled:Leave su_nodes out (one leaf group a block), or use a divisor of {}.":
+        GB300 + "fabrics: {compute: {}, storage: {su_nodes: 7}}\n",
+    "bom/topology/support.py:build_oob:Use a management switch with uplinks, such as switch: sn2201.":
+        GB300 + "fabrics: {compute: {}, oob: {switch: dell-z9864f-on}}\n",
+    # The RA's 32-node SU of DGX H100 fills every leaf downlink: no port for the UFM asked for.
+    "bom/topology/ufm.py:attach_ufm:Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), or "
+    "set management.ufm_count: 0.": dgx_h100(32) + "management: {ufm_count: 2}\n",
+    'bom/topology/dci.py:build_dci:Check the unit of dci_bandwidth: a site pair\'s, such as dci_bandwidth: '
+    '"25.6 Tbit/s".': GB300 + 'sites: {count: 2, distance: "4 km", dci_bandwidth: "100 Pbit/s"}\n',
+    "bom/topology/dci.py:build_dci:Drop sites.amplifier (shelf amplifiers at the in-line sites), or shorten the "
+    "route to one span.":
+        GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifier: qdd-ols}\n',
+    "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
+    "DCI's own).": H100 + 'fabrics: {compute: {switch: qm9700}}\n'
+                          'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s", attach: compute}\n',
     # --- the costing ------------------------------------------------------------------------------------
     "bom/costing/schedule.py:_in_service:Check tco.install_racks_per_day (racks a day, e.g. 4), order_date (leave "
     "it out: the day the BOM is priced for) and the parts' lead times (catalog overlays and price files).":

@@ -125,7 +125,9 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     if wavelengths > MAX_WAVELENGTHS:
         raise LimitError(f"{bandwidth_gbps:,.6g} Gbit/s per site pair needs {wavelengths:,} wavelengths of "
                          f"{wavelength_gbps:g} Gbit/s, more than the {MAX_WAVELENGTHS:,} we build",
-                         key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
+                         key="sites.dci_bandwidth",
+                         hint='Check the unit of dci_bandwidth: a site pair\'s, such as dci_bandwidth: "25.6 Tbit/s".',
+                         fix={("sites", "dci_bandwidth"): "25.6 Tbit/s"})
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     pairs = site_pairs(sites, topology)
@@ -136,7 +138,8 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
             raise LimitError(f"amplifier {amp.id!r} plugs into the routers at the two ends of one span; the "
                              f"{distance_m / 1000:g} km route needs {choice.amplifiers} in-line amplifier site(s)",
                              at=("sites", "amplifier"), key="sites.amplifier",
-                             hint="Shorten the route to one span or drop sites.amplifier (shelf amplifiers).")
+                             hint="Drop sites.amplifier (shelf amplifiers at the in-line sites), or shorten the "
+                                  "route to one span.", fix={("sites", "amplifier"): None})
         # A pluggable line system carries at most its own channels on a fibre pair.
         channels = min(channels, amp.channels or channels)
     where: AmplifierPlacement = placement or "both"
