@@ -57,6 +57,13 @@ EXCLUDED = {
         "every storage row of the built-in catalog gives capacity and throughput; only a row of another role (a UFM "
         "appliance) reaches it, and the placement then stands none of them (not a storage device): a case needs a "
         "catalog overlay with a storage row without them",
+    "bom/topology/parallelism.py:check:Give workload.experts, or ep: 1.":
+        "the scenario's validator refuses ep without experts first (Workload: parallelism.ep needs experts)",
+    "bom/topology/serving.py:check:Give workload.experts, or ep: 1.":
+        "the scenario's validator refuses ep without experts first (Workload: parallelism.ep needs experts)",
+    "bom/topology/serving.py:check:Drop cp (or give cp: 1).":
+        "the scenario's validator refuses cp on a serving job first (Workload: parallelism.cp splits a training "
+        "sequence)",
 }
 
 #: Sites with a hint and no case yet: a scenario that reaches each and a fix its hint says are work left
@@ -104,8 +111,6 @@ PENDING = frozenset({
     'bom/topology/geometry.py:floor_plan:Set layout.racks_per_row and layout.nodes_per_rack >= 1.',
     'bom/topology/parallelism.py:propose:Check params, layers, hidden and sequence, or give workload.parallelism.',
     'bom/topology/parallelism.py:check:Give tp x ep dividing {}, and more pp or dp.',
-    'bom/topology/parallelism.py:check:Give a tp that divides heads.',
-    'bom/topology/parallelism.py:check:Give workload.experts, or ep: 1.',
     'bom/topology/parallelism.py:check:Raise batch_tokens or lower dp.',
     'bom/topology/parallelism.py:check:Give dp{} of at least {}.',
     'bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.',
@@ -118,10 +123,7 @@ PENDING = frozenset({
     'bom/topology/serving.py:propose:Lower the target, use a smaller dtype (fp8), or a platform with '
     'more memory bandwidth or a larger scale-up domain.',
     'bom/topology/serving.py:propose:Check params, dtype and context.',
-    'bom/topology/serving.py:check:Drop cp (or give cp: 1).',
     'bom/topology/serving.py:check:Give tp x ep dividing {} (pp takes the rest of a replica).',
-    'bom/topology/serving.py:check:Give a tp that divides heads.',
-    'bom/topology/serving.py:check:Give workload.experts, or ep: 1.',
     'bom/topology/serving.py:check:Raise dp (more replicas), or tp within the domain, or pp.',
     'bom/topology/serving.py:check:Raise dp: a replica keeps {} tokens/s a user up to {} sequences.',
     'bom/topology/serving.py:split_serving:Add memory_bandwidth to the platform row (an overlay), or '
@@ -133,6 +135,37 @@ PENDING = frozenset({
 #: A small build of each kind the cases start from.
 GB300 = "name: h\nplatform: gb300-nvl72\ngpus: 144\n"
 H100 = "name: h\nplatform: dgx-h100\nnodes: 8\n"
+
+
+#: A training job and a serving job with their shape (tests/topology/test_parallelism.py, test_serving.py).
+TRAIN = """name: p70
+platform: dgx-b200
+workload:
+  kind: pretrain
+  params: 70B
+  tokens: 15T
+  deadline: "60 d"
+  layers: 80
+  hidden: 8192
+  heads: 64
+  kv_heads: 8
+  head_dim: 128
+  sequence: 8192
+  batch_tokens: 16M
+"""
+SERVE = """name: s70
+platform: dgx-h100
+workload:
+  kind: serve
+  params: 70B
+  layers: 80
+  hidden: 8192
+  heads: 64
+  kv_heads: 8
+  head_dim: 128
+  users: 64
+  context: 32768
+"""
 
 
 def dgx_h100(nodes: int) -> str:
@@ -241,6 +274,11 @@ CASES: dict[str, str] = {
     "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
     "DCI's own).": H100 + 'fabrics: {compute: {switch: qm9700}}\n'
                           'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s", attach: compute}\n',
+    # --- the job's split (bom/topology/parallelism.py, serving.py) -----------------------------------------
+    "bom/topology/parallelism.py:check:Give a tp that divides heads (tp: {}).":
+        TRAIN.replace("heads: 64", "heads: 60") + "  parallelism: {tp: 8}\n",
+    "bom/topology/serving.py:check:Give a tp that divides heads (tp: {}).":
+        SERVE.replace("heads: 64", "heads: 60") + "  parallelism: {tp: 8}\n",
     # --- the costing ------------------------------------------------------------------------------------
     "bom/costing/schedule.py:_in_service:Check tco.install_racks_per_day (racks a day, e.g. 4), order_date (leave "
     "it out: the day the BOM is priced for) and the parts' lead times (catalog overlays and price files).":

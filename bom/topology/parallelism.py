@@ -282,6 +282,16 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: f
                      hint="Check params, layers, hidden and sequence, or give workload.parallelism.")
 
 
+#: Where a scenario gives its split (a fix's path).
+PARALLELISM = ("workload", "parallelism")
+
+
+def heads_tp(heads: int, tp: int) -> int:
+    """The largest TP that divides both the heads and the ``tp`` given (which divides the domain, so this
+    one does too)."""
+    return math.gcd(heads, tp)
+
+
 def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None:
     """The user's split against the platform and the model; a clear error when it cannot run."""
     where = "workload.parallelism"
@@ -291,13 +301,14 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
                        f"{tiers.domain_gpus}, and tensor and expert parallelism exchange activations every layer",
                        key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}, and more pp or dp.")
     if shape.heads % given.tp:
+        tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
-                       hint="Give a tp that divides heads.")
+                       hint=f"Give a tp that divides heads (tp: {tp}).", fix={(*PARALLELISM, "tp"): tp})
     if shape.experts and shape.experts % given.ep:
         raise BomError(f"EP {given.ep} does not divide the {shape.experts} experts", key=where)
     if given.ep > 1 and not shape.experts:
         raise BomError(f"EP {given.ep} needs a mixture-of-experts model", key=where,
-                       hint="Give workload.experts, or ep: 1.")
+                       hint="Give workload.experts, or ep: 1.", fix={(*PARALLELISM, "ep"): 1})
     if given.dp % given.ep:
         raise BomError(f"EP {given.ep} is carved out of DP and must divide dp {given.dp}", key=where)
     if given.pp > shape.layers:

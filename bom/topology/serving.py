@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from bom.errors import BomError, LimitError
 from bom.model.parallelism import Bound, Decode, Dim, Parallelism, Split, Tiers, Traffic
 from bom.roles import Tier
-from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
+from bom.topology.parallelism import ACT_BYTES, PARALLELISM, divisors, heads_tp, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
 TP_ALL_REDUCES = 2
@@ -267,7 +267,7 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
     where = "workload.parallelism"
     if given.cp > 1:
         raise BomError(f"CP {given.cp} splits a training sequence; a serving replica splits TP, EP and PP",
-                       key=where, hint="Drop cp (or give cp: 1).")
+                       key=where, hint="Drop cp (or give cp: 1).", fix={(*PARALLELISM, "cp"): None})
     if given.tp * given.ep > tiers.domain_gpus or tiers.domain_gpus % (given.tp * given.ep):
         what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
         raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
@@ -275,11 +275,12 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
                        "every layer of every token", key=where,
                        hint=f"Give tp x ep dividing {tiers.domain_gpus} (pp takes the rest of a replica).")
     if shape.heads % given.tp:
+        tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
-                       hint="Give a tp that divides heads.")
+                       hint=f"Give a tp that divides heads (tp: {tp}).", fix={(*PARALLELISM, "tp"): tp})
     if given.ep > 1 and not shape.experts:
         raise BomError(f"EP {given.ep} needs a mixture-of-experts model", key=where,
-                       hint="Give workload.experts, or ep: 1.")
+                       hint="Give workload.experts, or ep: 1.", fix={(*PARALLELISM, "ep"): 1})
     if shape.experts and shape.experts % given.ep:
         raise BomError(f"EP {given.ep} does not divide the {shape.experts} experts", key=where)
     if given.pp > shape.layers:
