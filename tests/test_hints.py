@@ -64,6 +64,12 @@ EXCLUDED = {
     "bom/topology/serving.py:check:Drop cp (or give cp: 1).":
         "the scenario's validator refuses cp on a serving job first (Workload: parallelism.cp splits a training "
         "sequence)",
+    "bom/topology/geometry.py:floor_plan:Set layout.racks_per_row and layout.nodes_per_rack >= 1.":
+        "the scenario's validators refuse either below 1 first (Field ge=1)",
+    'bom/pipeline/sizing.py:size_scenario:Add a workload: {kind: pretrain, params: 70e9, tokens: 15e12, deadline: '
+    '"60 d"}.': "bom size's: bom build sizes only a scenario with a workload",
+    "bom/pipeline/sizing.py:size_scenario:Give the scenario platform: ID (`bom size --platform ID` in its place).":
+        "bom size's: bom build refuses a scenario with no platform first (the preflight's)",
 }
 
 #: Sites with a hint and no case yet: a scenario that reaches each and a fix its hint says are work left
@@ -75,8 +81,6 @@ PENDING = frozenset({
     'switches a catalog part joins.',
     'bom/catalog/media.py:_nothing_fits:Use fewer patch panels or a shorter route.',
     'bom/catalog/media.py:_too_far:Split the route with a regeneration site or shorten it.',
-    'bom/costing/tco.py:_check_money:Give {} in {}, for example {} {}.',
-    'bom/costing/tco.py:inputs:Give a ramp under {} months, or a longer tco.years.',
     'bom/inputs/scenario.py:_phases_grow:Give every phase {}: N.',
     'bom/inputs/scenario.py:_phases_grow:List the phases smallest first, each adding to the one before.',
     'bom/inputs/scenario.py:_phases_grow:List the phases in date order.',
@@ -85,21 +89,12 @@ PENDING = frozenset({
     'the routers: a leaf oversubscription above 1:1 (for example 1.25) or a larger spine; or put them on '
     'border leaves of an Ethernet in-band fabric (sites.attach: inband).',
     "bom/links/ports.py:_full:Restrict the fabric's media to one kind (for example media: [smf-parallel]).",
-    'bom/pipeline/build.py:_sites_from_power:Give count: {}, or leave count out and the build takes as '
-    'many buildings as it needs (sites.power), or fewer GPUs.',
     'bom/pipeline/build.py:_sites_from_power:List more buildings (or more power per building), or fewer GPUs.',
     'bom/pipeline/build.py:_sites_from_power:Give sites.count.',
     'bom/pipeline/checks.py:refusal:Run `bom check` on the scenario for every violation and what to '
     'change, or build with --allow-violations for a draft that lists them.',
     'bom/pipeline/phases.py:phase_models:Make each phase at least one system larger than the one before.',
-    'bom/pipeline/sizing.py:size_scenario:Add a workload: {kind: pretrain, params: 70e9, tokens: 15e12, '
-    'deadline: "60 d"}.',
-    'bom/pipeline/sizing.py:size_scenario:Use bf16 (or a format the GPU runs), or another platform.',
-    'bom/pipeline/sizing.py:size_scenario:Give the scenario platform: ID (`bom size --platform ID` in its place).',
     'bom/placement/racks.py:check_fits:Raise {}, or pick a smaller device.',
-    "bom/placement/racks.py:_overfull:Lower layout.nodes_per_rack (or leave it out to derive it from the "
-    "rack's budgets), or raise {}.",
-    'bom/topology/cluster.py:build_cluster:Use fewer sites or more GPUs.',
     'bom/topology/dci.py:line_patch:Add an OS2 LC duplex patch-cord row to the fibre catalog.',
     'bom/topology/dci.py:site_dci:Give the workload its shape, or dci_bandwidth: "25.6 Tbit/s".',
     "bom/topology/dci.py:border:Name an Ethernet switch with {}G ports as the DCI border leaf in a "
@@ -108,10 +103,7 @@ PENDING = frozenset({
     'bom/topology/endpoints.py:_storage_count:Add count: 8.',
     'bom/topology/fabrics.py:_check_system_size:Split the cluster over sites (each site builds its own '
     'fabric), or use an Ethernet or InfiniBand fabric for a cluster this large.',
-    'bom/topology/geometry.py:floor_plan:Set layout.racks_per_row and layout.nodes_per_rack >= 1.',
     'bom/topology/parallelism.py:propose:Check params, layers, hidden and sequence, or give workload.parallelism.',
-    'bom/topology/parallelism.py:check:Give tp x ep dividing {}, and more pp or dp.',
-    'bom/topology/parallelism.py:check:Raise batch_tokens or lower dp.',
     'bom/topology/parallelism.py:check:Give dp{} of at least {}.',
     'bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.',
     'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
@@ -279,10 +271,30 @@ CASES: dict[str, str] = {
         TRAIN.replace("heads: 64", "heads: 60") + "  parallelism: {tp: 8}\n",
     "bom/topology/serving.py:check:Give a tp that divides heads (tp: {}).":
         SERVE.replace("heads: 64", "heads: 60") + "  parallelism: {tp: 8}\n",
+    "bom/topology/parallelism.py:check:Give tp x ep dividing {} (tp: {}), and more pp or dp.":
+        TRAIN + "  parallelism: {tp: 16}\n",
+    "bom/topology/parallelism.py:check:Leave dp out (the split fits it to the batch), lower it, or raise "
+    "batch_tokens.": TRAIN + "  parallelism: {tp: 8, pp: 1, dp: 4096}\n",
+    "bom/pipeline/sizing.py:size_scenario:Use dtype: bf16 (or a format the GPU runs), or another platform.":
+        'name: h\nplatform: dgx-h100\nworkload: {kind: pretrain, params: 70e9, tokens: 15e12, deadline: "60 d", '
+        "dtype: fp4}\n",
+    # --- the sites, the cluster, the racks --------------------------------------------------------------
+    "bom/pipeline/build.py:_sites_from_power:Give count: {}, or leave count out and the build takes as many "
+    "buildings as it needs (sites.power), or fewer GPUs.":
+        GB300.replace("144", "1152")
+        + 'sites: {count: 2, power: "1 MW", distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    "bom/topology/cluster.py:build_cluster:Use fewer sites (count: {}, a system each) or more GPUs.":
+        GB300 + 'sites: {count: 3, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    # The height binds (56U in a 48U rack), not the power: the placement's refusal, not the preflight's.
+    "bom/placement/racks.py:_overfull:Leave layout.nodes_per_rack out (the rack's budgets give it), lower it, or "
+    "raise {}.": H100 + 'racks: {power_budget: "200 kW"}\nlayout: {nodes_per_rack: 7}\n',
     # --- the costing ------------------------------------------------------------------------------------
     "bom/costing/schedule.py:_in_service:Check tco.install_racks_per_day (racks a day, e.g. 4), order_date (leave "
     "it out: the day the BOM is priced for) and the parts' lead times (catalog overlays and price files).":
         GB300 + "tco: {install_racks_per_day: 1e-6}\n",
+    "bom/costing/tco.py:_check_money:Give {} in {}, for example {} {}.": GB300 + 'tco: {electricity: "1e40 USD/kWh"}\n',
+    "bom/costing/tco.py:inputs:Give a ramp under {} months (ramp_months: {}), or a longer tco.years.":
+        GB300 + "tco: {ramp_months: 120, years: 5}\n",
     # --- the rules that need the catalog (bom/topology/preflight.py) ---------------------------------
     "bom/topology/preflight.py:_scenario:Add platform: {} (or one of {}).": "name: h\ngpus: 144\n",
     "bom/topology/preflight.py:_racks:Raise racks.power_budget to at least {}.":

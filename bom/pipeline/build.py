@@ -86,7 +86,8 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
                 at=("sites", "count"), key="sites.count",
                 hint=(f"Give count: {need}, or leave count out and the build takes as many buildings as it needs "
                       "(sites.power), or fewer GPUs." if need is not None else
-                      "List more buildings in sites.power, or fewer GPUs."))
+                      "List more buildings in sites.power, or fewer GPUs."),
+                fix={("sites", "count"): need} if need is not None else None)
         return model
     n, rounds = 1, 0
     while True:

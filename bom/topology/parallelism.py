@@ -299,7 +299,10 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
         what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
         raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
                        f"{tiers.domain_gpus}, and tensor and expert parallelism exchange activations every layer",
-                       key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}, and more pp or dp.")
+                       key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}" + (
+                           f" (tp: {math.gcd(given.tp, tiers.domain_gpus)})" if given.ep == 1 else "")
+                       + ", and more pp or dp.",
+                       fix={(*PARALLELISM, "tp"): math.gcd(given.tp, tiers.domain_gpus)} if given.ep == 1 else None)
     if shape.heads % given.tp:
         tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
@@ -317,7 +320,8 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
         raise BomError(f"CP {given.cp} does not divide the sequence of {shape.sequence} tokens", key=where)
     if given.dp > shape.sequences:
         raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
-                       key=where, hint="Raise batch_tokens or lower dp.")
+                       key=where, hint="Leave dp out (the split fits it to the batch), lower it, or raise "
+                                       "batch_tokens.", fix={(*PARALLELISM, "dp"): None})
     if tiers.sites > 1:
         shares = dp_shares(given.dp, given.ep, _weights(tiers))
         if not shares:
