@@ -83,7 +83,6 @@ PENDING = frozenset({
     'bom/catalog/media.py:_too_far:Split the route with a regeneration site or shorten it.',
     'bom/inputs/scenario.py:_phases_grow:Give every phase {}: N.',
     'bom/inputs/scenario.py:_phases_grow:List the phases smallest first, each adding to the one before.',
-    'bom/inputs/scenario.py:_phases_grow:List the phases in date order.',
     'bom/inputs/validation.py:cage_option:For example osfp or osfp:2.',
     'bom/links/dci.py:check_client_room:Lower dci_bandwidth, or leave ports free on the top layer for '
     'the routers: a leaf oversubscription above 1:1 (for example 1.25) or a larger spine; or put them on '
@@ -104,7 +103,6 @@ PENDING = frozenset({
     'bom/topology/fabrics.py:_check_system_size:Split the cluster over sites (each site builds its own '
     'fabric), or use an Ethernet or InfiniBand fabric for a cluster this large.',
     'bom/topology/parallelism.py:propose:Check params, layers, hidden and sequence, or give workload.parallelism.',
-    'bom/topology/parallelism.py:check:Give dp{} of at least {}.',
     'bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.',
     'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
     "bom/topology/planes.py:switch_ports:Pick a switch whose ports or breakouts run at the NIC's rate.",
@@ -116,8 +114,6 @@ PENDING = frozenset({
     'more memory bandwidth or a larger scale-up domain.',
     'bom/topology/serving.py:propose:Check params, dtype and context.',
     'bom/topology/serving.py:check:Give tp x ep dividing {} (pp takes the rest of a replica).',
-    'bom/topology/serving.py:check:Raise dp (more replicas), or tp within the domain, or pp.',
-    'bom/topology/serving.py:check:Raise dp: a replica keeps {} tokens/s a user up to {} sequences.',
     'bom/topology/serving.py:split_serving:Add memory_bandwidth to the platform row (an overlay), or '
     'drop the target.',
     'bom/units.py:parse_quantity:Write "{}".',
@@ -217,6 +213,9 @@ CASES: dict[str, str] = {
     "scenario's {} out.":
         GB300.replace("144", "288") + "phases: [{name: a, gpus: 72, date: 2027-01-01}, "
                                       "{name: b, gpus: 144, date: 2027-06-01}]\n",
+    "bom/inputs/scenario.py:_phases_grow:List the phases in date order (date: {} or later here).":
+        GB300.replace("144", "288") + "phases: [{name: a, gpus: 144, date: 2027-06-01}, "
+                                      "{name: b, gpus: 288, date: 2027-01-01}]\n",
     "bom/inputs/scenario.py:_phases_grow:Leave the last phase's sites out.":
         "name: h\nplatform: gb300-nvl72\ngpus: 288\n"
         'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n'
@@ -275,6 +274,13 @@ CASES: dict[str, str] = {
         TRAIN + "  parallelism: {tp: 16}\n",
     "bom/topology/parallelism.py:check:Leave dp out (the split fits it to the batch), lower it, or raise "
     "batch_tokens.": TRAIN + "  parallelism: {tp: 8, pp: 1, dp: 4096}\n",
+    "bom/topology/parallelism.py:check:Give dp{} of at least {} (dp: {}).":
+        TRAIN + "  parallelism: {tp: 8, pp: 4, dp: 1}\n"
+        'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    "bom/topology/serving.py:check:Raise dp (more replicas: dp: {}), or tp within the domain, or pp.":
+        SERVE + "  tokens_per_s_per_user: 30\n  parallelism: {tp: 8, dp: 1}\n",
+    "bom/topology/serving.py:check:Raise dp: a replica keeps {} tokens/s a user up to {} sequences (dp: {}).":
+        SERVE.replace("dgx-h100", "gb300-nvl72") + "  tokens_per_s_per_user: 150\n  parallelism: {tp: 8, dp: 1}\n",
     "bom/pipeline/sizing.py:size_scenario:Use dtype: bf16 (or a format the GPU runs), or another platform.":
         'name: h\nplatform: dgx-h100\nworkload: {kind: pretrain, params: 70e9, tokens: 15e12, deadline: "60 d", '
         "dtype: fp4}\n",

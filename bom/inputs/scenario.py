@@ -787,7 +787,9 @@ class Scenario(Model):
                                     hint="List the phases smallest first, each adding to the one before.")
                 if ph.date < before.date:
                     raise RuleError(f"phase {ph.name} is in service on {ph.date}, before phase {before.name} "
-                                    f"({before.date})", ("phases", i, "date"), hint="List the phases in date order.")
+                                    f"({before.date})", ("phases", i, "date"),
+                                    hint=f"List the phases in date order (date: {before.date} or later here).",
+                                    fix={("phases", i, "date"): str(before.date)})
                 if (ph.sites or sites) < (before.sites or sites):
                     keep = before.sites or sites
                     raise RuleError(f"phase {ph.name} has fewer sites than phase {before.name}",

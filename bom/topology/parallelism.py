@@ -328,7 +328,8 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
             raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
                            + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may "
                            "cross sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
-                           hint=f"Give dp{' / ep' if given.ep > 1 else ''} of at least {tiers.sites}.")
+                           hint=f"Give dp{' / ep' if given.ep > 1 else ''} of at least {tiers.sites} (dp: "
+                                f"{tiers.sites * given.ep}).", fix={(*PARALLELISM, "dp"): tiers.sites * given.ep})
         unit = given.tp * given.cp * given.pp
         over = [(i, n, g) for i, (n, g) in enumerate(zip(shares, tiers.site_gpus, strict=False), 1) if n * unit > g]
         if over:

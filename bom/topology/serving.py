@@ -289,11 +289,13 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
     need = memory_bytes(shape, given, held)
     if need > memory_limit:
         per = sequences_per_replica(shape, given, memory_limit)
+        more = -(-(shape.users or 1) // per) if per else None   # the replicas that hold every user
         raise LimitError(f"TP {given.tp}, EP {given.ep}, PP {given.pp} with {given.dp:,} replicas leaves {held:,} "
                          f"sequences a replica and {need / 1e9:.1f} GB a GPU, past the {memory_limit / 1e9:.1f} GB "
                          f"usable (a replica holds {per:,})", key=where,
-                         hint="Raise dp (more replicas), or tp within the domain, or pp."
-                         if per else "Raise tp within the domain, or pp: the weights alone do not fit.")
+                         hint=f"Raise dp (more replicas: dp: {more}), or tp within the domain, or pp."
+                         if more else "Raise tp within the domain, or pp: the weights alone do not fit.",
+                         fix={(*PARALLELISM, "dp"): more} if more else None)
     if target is not None and chip is not None and held:
         d = decode(shape, given, tiers, chip, held)
         if d.tokens_per_s_user < target:
@@ -302,8 +304,10 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
                              f"replica's {held:,} sequences {d.tokens_per_s_user:,.1f} tokens/s ({d.bound}-bound, a "
                              f"{d.step_s * 1e3:,.2f} ms decode step), short of workload.tokens_per_s_per_user "
                              f"{target:,g}", key="workload.parallelism",
-                             hint=(f"Raise dp: a replica keeps {target:,g} tokens/s a user up to {fast:,} sequences."
-                                   if fast else "Raise tp within the domain: one sequence a replica is too slow."))
+                             hint=(f"Raise dp: a replica keeps {target:,g} tokens/s a user up to {fast:,} sequences "
+                                   f"(dp: {-(-shape.users // fast)})."
+                                   if fast else "Raise tp within the domain: one sequence a replica is too slow."),
+                             fix={(*PARALLELISM, "dp"): -(-shape.users // fast)} if fast else None)
 
 
 def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,
