@@ -354,6 +354,7 @@ def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers
         most = leaf.radix * over / (over + 1) * 2 // max(1, node_ports)
         raise LimitError(f"a pair of {leaf.id} holds at most {int(most)} nodes of {node_ports} ports at "
                          f"{over.numerator}:{over.denominator}; this fabric has {nodes}",
+                         key="topology", fix={("topology",): "rail-optimized"},
                          hint="Use topology: rail-optimized (leaves and spines) for a larger pod.")
     p = Plane(topology="pair", layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
               node_ports=node_ports, leaves_per_group=2, leaf_down=down, leaf_up=0, pods=1, groups_per_pod=1,

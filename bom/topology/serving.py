@@ -273,7 +273,10 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
         raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
                        f"{tiers.domain_gpus}, and a replica's tensor and expert parallelism exchange activations "
                        "every layer of every token", key=where,
-                       hint=f"Give tp x ep dividing {tiers.domain_gpus} (pp takes the rest of a replica).")
+                       hint=f"Give tp x ep dividing {tiers.domain_gpus}" + (
+                           f" (tp: {math.gcd(given.tp, tiers.domain_gpus)})" if given.ep == 1 else "")
+                       + "; pp takes the rest of a replica.",
+                       fix={(*PARALLELISM, "tp"): math.gcd(given.tp, tiers.domain_gpus)} if given.ep == 1 else None)
     if shape.heads % given.tp:
         tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
