@@ -1,7 +1,7 @@
 """No message names an option its command lacks (issue 42, item 4: a build's error once told ``bom build``
 to use ``--form-factor``, an option of ``bom lookup`` only).
 
-Every string the package can print (its literals and f-strings' literal parts, docstrings aside) is read
+Every string the package can print (its literals and f-strings' literal parts, bare strings aside) is read
 for ``--option`` names. An option after ``bom <command>`` in the same clause is that command's; any other
 is checked against every command :data:`OWNERS` says prints the module's messages. A module that names an
 option and is not in :data:`OWNERS` fails until it says which commands print it. The commands and their
@@ -78,9 +78,8 @@ NAMED = re.compile(r"\bbom ((?:[a-z]+ ?)+)([^`);.]*)")
 
 
 def _strings(tree: ast.AST) -> list[ast.Constant]:
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
-            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
-            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    # Bare strings are documentation (docstrings, a field's docstring under it), not what a command prints.
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and id(n) not in docs and "--" in n.value]
 
@@ -137,7 +136,7 @@ def test_the_scan_finds_options() -> None:
     """The scan sees an option named bare, one named after its command, and leaves another program's."""
     found = {(m, c, o) for m, _, c, o in MENTIONS}
     assert ("bom/pipeline/checks.py", "build", "--allow-violations") in found
-    assert ("bom/inputs/scenario.py", "catalog list", "--kind") in found
+    assert ("bom/pipeline/compare.py", "catalog list", "--kind") in found
     assert ("bom/outputs/writers/topology.py", "init", "--gpus") in found
     assert not any(o == "--node-name-map" for _, _, _, o in MENTIONS)
 

@@ -112,6 +112,8 @@ PENDING = frozenset({
     'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
     "bom/topology/planes.py:switch_ports:Pick a switch whose ports or breakouts run at the NIC's rate.",
     'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.#2',
+    "bom/topology/planes.py:check_uplink_rate:Use uplink_rate: downlink (links at the nodes' rate), or "
+    "another oversubscription or switch.",
     'bom/topology/planes.py:_group_leaves:Use rails_per_leaf of at most {}.',
     'bom/topology/planes.py:_three_layers:Use a larger switch, more planes, or split the job over sites.',
     'bom/topology/serving.py:propose:Lower the target, use a smaller dtype (fp8), or a platform with '
@@ -182,7 +184,10 @@ CASES: dict[str, str] = {
         GB300 + "fabrics: {compute: {uplinks: spine}}\n",
     "bom/inputs/scenario.py:_fabric_keys:Drop it here; the compute fabric's switch pair is topology: pair.":
         GB300 + "fabrics: {compute: {mlag: 2}}\n",
-    "bom/inputs/scenario.py:_fabric_keys:Drop it here.":
+    "bom/inputs/scenario.py:_fabric_keys:Drop it here.": GB300 + "fabrics: {compute: {}, storage: {planes_by: port}}\n",
+    "bom/inputs/scenario.py:_fabric_keys:Add planes: 2 (a NIC's two ports on two planes), or drop planes_by.":
+        H100 + "fabrics: {compute: {planes_by: port}}\n",
+    "bom/inputs/scenario.py:_fabric_keys:Drop it here.#2":
         GB300 + "fabrics: {compute: {}, storage: {rails_per_leaf: 1}}\n",
     'bom/inputs/scenario.py:_fabric_keys:Use topology: tor, and su_nodes for the nodes per leaf group.':
         GB300 + "fabrics: {compute: {}, storage: {topology: rail-optimized}}\n",
@@ -267,6 +272,8 @@ CASES: dict[str, str] = {
     "bom/topology/dci.py:build_dci:Drop sites.amplifier (shelf amplifiers at the in-line sites), or shorten the "
     "route to one span.":
         GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifier: qdd-ols}\n',
+    "bom/topology/dci.py:build_dci:Use amplifiers: both, or a route of one span.":
+        GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifiers: booster}\n',
     "bom/catalog/media.py:coherent:Use 400 Gbit/s wavelengths (400ZR, ZR+).":
         GB300 + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", wavelength_rate: "100 Gbit/s"}\n',
     "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
@@ -316,6 +323,17 @@ CASES: dict[str, str] = {
         GB300 + 'racks: {power_budget: "100 kW"}\n',
     "bom/topology/preflight.py:_racks:Leave layout.nodes_per_rack out (the rack's budgets give it), lower it, or "
     "raise {}.": H100 + "layout: {nodes_per_rack: 8}\n",
+    "bom/topology/preflight.py:_racks:Drop layout.nodes_per_rack, or set it to {}.":
+        "name: h\nplatform: gb200-nvl36x2\ngpus: 144\nlayout: {nodes_per_rack: 4}\n",
+    "bom/topology/preflight.py:_compute:Drop planes_by (each port split over the planes), or use planes: a divisor "
+    "of {} (planes: {}).": H100 + "fabrics: {compute: {planes: 3, planes_by: port}}\n",
+    "bom/topology/preflight.py:_uplink_rate:Use uplink_rate: native or downlink, or a rate at least the nodes'.":
+        H100 + 'fabrics: {compute: {switch: sn5600, uplink_rate: "200G"}}\n',
+    "bom/topology/preflight.py:_uplink_rate:Use uplink_rate: native, or one of {}.":
+        H100 + 'fabrics: {compute: {switch: sn5600, uplink_rate: "1600G"}}\n',
+    "bom/topology/preflight.py:_dci:Drop sites.amplifiers (both), or name a single-stage amplifier such as "
+    "ncs1001-edfa.": GB300 + 'sites: {count: 2, distance: "60 km", dci_bandwidth: "1.6 Tbit/s", amplifier: qdd-ols, '
+                             "amplifiers: booster}\n",
     "bom/topology/preflight.py:_compute:Drop rails_per_leaf.": GB300 + "fabrics: {compute: {rails_per_leaf: 2}}\n",
     "bom/topology/preflight.py:_compute:Use a divisor of {}: rails_per_leaf: 1 is a leaf per rail.":
         H100 + "fabrics: {compute: {rails_per_leaf: 3}}\n",

@@ -147,7 +147,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
         raise LimitError(f"sites.amplifiers: {where} stands one amplifier stage at each end of a span, and the "
                          f"{distance_m / 1000:g} km route has {choice.amplifiers} in-line amplifier site(s): its "
                          "ends take a booster and a pre-amplifier", at=("sites", "amplifiers"), key="sites.amplifiers",
-                         hint="Use amplifiers: both, or a route of one span.")
+                         hint="Use amplifiers: both, or a route of one span.", fix={("sites", "amplifiers"): "both"})
     loss = replace(loss, gain_db=stage_gain(amp, END_STAGES_OF[where]), placement=placement)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, amp, router, wavelengths,

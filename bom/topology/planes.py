@@ -264,7 +264,7 @@ def check_uplink_rate(name: str, p: Plane, asked: float) -> None:
         raise LimitError(f"uplink_rate {asked:g}G: the {name} fabric's {p.leaves} leaves cannot spread their uplinks "
                          f"in whole {asked:g}G links over its switches (each pair would need part of one)",
                          key="uplink_rate", hint="Use uplink_rate: downlink (links at the nodes' rate), or another "
-                                                 "oversubscription or switch.")
+                                                 "oversubscription or switch.", fix={("uplink_rate",): "downlink"})
 
 
 #: Keys of a fabric's spec that :func:`size_plane` names in its errors, relative to ``fabrics.<name>`` (its

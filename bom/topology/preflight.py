@@ -175,11 +175,13 @@ def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
         _uplink_rate(found, FabricRole.COMPUTE, spec, leaf, spine, platform.scale_out)
     node_ports = platform.scale_out.ports
     if spec.planes_by == "port" and node_ports % spec.planes:
+        fewer = max(d for d in range(1, spec.planes) if node_ports % d == 0)   # the planes the ports deal over
         found.add(LimitError(f"planes_by: port deals each NIC's ports over the {spec.planes} planes, and a "
                              f"{platform.id} node has {node_ports} compute ports (not NICs of {spec.planes})",
                              at=(*at, "planes_by"), key="fabrics.compute.planes_by",
                              hint="Drop planes_by (each port split over the planes), or use planes: a divisor of "
-                                  f"{node_ports}."))
+                                  f"{node_ports}" + (f" (planes: {fewer})." if fewer > 1 else "."),
+                             fix={(*at, "planes"): fewer} if fewer > 1 else {(*at, "planes_by"): None}))
         return
     node_ports = node_ports * spec.port_split // spec.planes   # a node's ports in each plane
     rails = spec.rails_per_leaf
@@ -253,7 +255,8 @@ def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine
     if asked < rate and not math.isclose(asked, rate):
         found.add(LimitError(f"uplink_rate {asked:g}G is below the nodes' {rate:g}G on the {name} fabric: an uplink "
                              "carries whole downlinks", at=at, key=key,
-                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'."))
+                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'.",
+                             fix={at: "native"}))
         return
     leaf_rates = uplink_rates(leaf) if leaf.uplinks is not None else port_rates(leaf)
     where = "dedicated uplinks" if leaf.uplinks is not None else "ports"
@@ -264,7 +267,7 @@ def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine
             found.add(LimitError(f"uplink_rate {asked:g}G: {row.id}'s {what} run at "
                                  f"{', '.join(f'{r:g}' for r in rates)} Gbit/s, not {asked:g}", at=at, key=key,
                                  hint="Use uplink_rate: native" + (f", or one of {', '.join(fits)}" if fits else "")
-                                      + "."))
+                                      + ".", fix={at: "native"}))
             return
 
 
