@@ -264,8 +264,8 @@ CASES: dict[str, str] = {
         GB300 + "fabrics: {compute: {}, storage: {su_nodes: 7}}\n",
     "bom/topology/support.py:build_oob:Use a management switch with uplinks, such as switch: sn2201.":
         GB300 + "fabrics: {compute: {}, oob: {switch: dell-z9864f-on}}\n",
-    # The RA's 32-node SU of DGX H100 fills every leaf downlink: no port for the UFM asked for.
-    "bom/topology/ufm.py:attach_ufm:Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), or "
+    # The RA's 32-node SU of DGX H100 fills every leaf downlink and its spines' ports: no port for the UFM asked for.
+    "bom/topology/ufm.py:refuse_explicit:Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), or "
     "set management.ufm_count: 0.": dgx_h100(32) + "management: {ufm_count: 2}\n",
     'bom/topology/dci.py:build_dci:Check the unit of dci_bandwidth: a site pair\'s, such as dci_bandwidth: '
     '"25.6 Tbit/s".': GB300 + 'sites: {count: 2, distance: "4 km", dci_bandwidth: "100 Pbit/s"}\n',
