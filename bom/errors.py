@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import quote, unquote
+
+#: A fix: scenario key path (as ``BomError.at``) -> the value to set there; None removes the key.
+Fix = Mapping[tuple[str | int, ...], Any]
 
 
 class BomError(Exception):
@@ -14,16 +18,21 @@ class BomError(Exception):
     error in a scenario's value names its path in ``at`` (or only its ``key``) and leaves ``where``
     to :func:`bom.inputs.validation.located`, which knows the file and its lines: the stages take no
     source locations.
+
+    ``fix`` is the ``hint``'s change to the scenario in a form a tool can apply (key path -> value, None
+    removing the key), given where the hint is one such change: the hint says it in words, the fix the
+    same change as data (``tests/test_hints.py`` applies every one and builds the result).
     """
 
     def __init__(self, message: str, *, where: str | None = None, key: str | None = None,
-                 hint: str | None = None, at: tuple[str | int, ...] | None = None) -> None:
+                 hint: str | None = None, at: tuple[str | int, ...] | None = None, fix: Fix | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.where = where
         self.key = key
         self.hint = hint
         self.at = at
+        self.fix = fix
 
     def __str__(self) -> str:
         return redact(_told(self, self.where))
@@ -87,6 +96,9 @@ class MultiError(BomError):
         first = problems[0]
         # The message leaves out the places, as a comparison's note quotes it; str() gives each its own.
         super().__init__(_numbered([_told(e, None) for e in problems]), key=first.key, at=first.at)
+        # Every problem's fix at once, where each has one: one run, every change.
+        if all(e.fix for e in problems):
+            self.fix = {k: v for e in problems for k, v in (e.fix or {}).items()}
 
     def __str__(self) -> str:
         return redact(_numbered([_told(e, e.where) for e in self.problems]))
@@ -130,6 +142,8 @@ def keyed(at: tuple[str | int, ...] | None, key: str | None = None, *, only: typ
             exc.where, exc.at = None, at
         elif exc.key is not None and exc.key in below and at is not None:
             exc.at, exc.key = (*at, exc.key), f"{key}.{exc.key}" if key is not None else exc.key
+            if exc.fix:   # relative as its key: the planner's layers is this fabric's
+                exc.fix = {(*at, *path): value for path, value in exc.fix.items()}
         else:
             exc.at = exc.at or at
         if key is not None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from bom.catalog.rows import Catalog, NicPorts, Platform
+from bom.catalog.rows import DEFAULT_PLATFORM, Catalog, NicPorts, Platform
 from bom.errors import BomError
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.validation import suggest
@@ -23,8 +23,6 @@ from bom.pipeline import build_scenario
 from bom.resources import data_dir
 from bom.roles import FabricRole
 
-#: The platform a starter uses when none is named: the built-in default scenario's.
-DEFAULT_PLATFORM = "gb300-nvl72"
 KINDS = ("serve", "finetune", "pretrain")
 
 

@@ -18,7 +18,7 @@ TABLES = {"bom/roles.py"}
 #: Keyword arguments whose strings are the scenario's own spelling, not ours: an error's scenario path
 #: (``at=("storage",)``, ``key="storage.count"``: the scenario's keys) and a field's documented example
 #: (``examples=``); and openpyxl's ``Alignment(vertical="top")``.
-KEYWORDS = {"at", "key", "examples", "vertical"}
+KEYWORDS = {"at", "key", "fix", "examples", "vertical"}   # fix: a key path, as at
 _DIMENSION = "a unit's dimension (FLOP/s), bom.units.DIMENSIONS"
 _CATALOG_FIELDS = "a catalog row's field name (checks.NOT_PROSE, _UNNAMED)"
 _TIER_KEYS = "the tiers' JSON keys (TiersJson): a TypedDict's keys, which the type checker reads only as literals"

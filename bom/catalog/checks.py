@@ -67,7 +67,7 @@ def check_fabric_elements(cat: Catalog) -> None:
 
 #: The fabric layers the build takes a default for when the scenario names no switch.
 REQUIRED_DEFAULTS = ((FabricRole.STORAGE, Layer.LEAF), (FabricRole.INBAND, Layer.LEAF), (FabricRole.OOB, Layer.LEAF),
-                     (FabricRole.OOB, Layer.SPINE), (FabricRole.DCI, Layer.ROUTER))
+                     (FabricRole.OOB, Layer.SPINE), (FabricRole.DCI, Layer.ROUTER), (FabricRole.DCI, Layer.LEAF))
 
 def check_part_numbers(cat: Catalog) -> None:
     """A part number with a space in it is a name ("x86 2-socket management server", "MGX rack (part of

@@ -529,7 +529,8 @@ class Media:
         options = [o for o in self.by_rate.get(rate_gbps, ()) if o.coherent is not None]
         if not options:
             raise LimitError(f"no coherent part in the catalog runs at {rate_gbps:g} Gbit/s",
-                             key="sites.wavelength_rate", hint="Use 400 Gbit/s wavelengths (400ZR, ZR+).")
+                             key="sites.wavelength_rate", hint="Use 400 Gbit/s wavelengths (400ZR, ZR+).",
+                             fix={("sites", "wavelength_rate"): "400 Gbit/s"})
         fits = [c for c in (self._fit(o, length_m, 0) for o in options) if isinstance(c, Choice)]
         if not fits:
             raise _too_far(rate_gbps, length_m, max(options, key=lambda o: o.reach_max_m))

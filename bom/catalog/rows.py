@@ -345,6 +345,10 @@ class Support(Model):
         return self
 
 
+#: The platform a starter takes, and a hint names, when none is given: the built-in default scenario's.
+DEFAULT_PLATFORM = "gb300-nvl72"
+
+
 class Platform(Row):
     generation: str
     year: int

@@ -287,6 +287,9 @@ def dci_lines(dci: Dci, catalog: Catalog) -> list[Line]:
                  dci.modules, magnitude(dci.coherent.power, "power")),
            _line(dci.router, Tier.SCALE_ACROSS, FabricRole.DCI, Layer.ROUTER, Category.DCI_SWITCH, dci.routers,
                  magnitude(dci.router.power_typical, "power"))]
+    if dci.border is not None and dci.border_leaves:
+        out += switch_lines(FabricRole.DCI, Tier.SCALE_ACROSS, {Layer.LEAF: dci.border_leaves},
+                            {Layer.LEAF: dci.border.switch}, Category.DCI_SWITCH)
     for part, qty in ((dci.mux, dci.muxes), (dci.amplifier, dci.amplifiers)):
         if isinstance(part, Dwdm) and qty:
             out.append(_line(part, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.DWDM, qty,

@@ -280,7 +280,7 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
             share = by_gpus
         elif line.fabric in WITH_RACKS:
             share = by_racks
-        elif line.category == Category.SWITCH and line.hop in SWITCH_LAYERS:   # a switch line's hop: its layer
+        elif line.category in SWITCHES and line.hop in SWITCH_LAYERS:   # a switch line's hop: its layer
             share = by_devices(switch_role(line.fabric, line.hop))
         elif (line.fabric, line.hop, line.sku) in part_rows:   # the rows that carry the part
             share = _cumulative(part_rows[line.fabric, line.hop, line.sku], n)
@@ -294,6 +294,10 @@ def reserve_in_service(final: Model, lines: Sequence[Line], rp: RowPhases, gpus:
             share = [1.0] * n
         out.append(_rounded(line.quantity, share, line.unit == "each"))
     return out
+
+
+#: Switch lines whose hop is their layer (the DCI's own border leaves are DCI switches at its leaf layer).
+SWITCHES = (Category.SWITCH, Category.DCI_SWITCH)
 
 
 def _rounded(quantity: float, share: Sequence[float], whole: bool) -> list[float]:

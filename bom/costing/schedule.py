@@ -303,8 +303,11 @@ def _in_service(order_date: dt.date, lead_days: int, install: int, burn_in: int,
         raise BomError(f"site {site}'s in-service day, {_days(lead_days)} of lead time and {_days(install)} of "
                        f"installation after the order date {order_date.isoformat()}, is past the year 9999",
                        key="tco.install_racks_per_day" if install >= lead_days else "order_date",
-                       hint="Check tco.install_racks_per_day (racks a day, e.g. 4), order_date and the parts' "
-                            "lead times (catalog overlays and price files).") from None
+                       hint="Check tco.install_racks_per_day (racks a day, e.g. 4), order_date (leave it out: "
+                            "the day the BOM is priced for) and the parts' lead times (catalog overlays and price "
+                            "files).",
+                       fix={("tco", "install_racks_per_day"): 4} if install >= lead_days
+                       else {("order_date",): None}) from None
 
 
 def _days(n: int) -> str:

@@ -149,7 +149,8 @@ def _check_money(name: str, value: float) -> None:
     if not (math.isfinite(value) and 0 <= value <= MAX_PRICE_USD):
         raise BomError(f"{value:.3g} {_UNITS[name]} is past {MAX_PRICE_USD:.0e} USD: a typo in the number or "
                        "its unit?", key=f"tco.{name}", at=("tco", name),
-                       hint=f"Give {name} in {_UNITS[name]}, for example {DEFAULTS[name].value:g} {_UNITS[name]}.")
+                       hint=f"Give {name} in {_UNITS[name]}, for example {DEFAULTS[name].value:g} {_UNITS[name]}.",
+                       fix={("tco", name): f"{DEFAULTS[name].value:g} {_UNITS[name]}"})
 
 
 #: The PUE a hall of each cooling takes when the scenario gives none (``layout.cooling``).
@@ -188,7 +189,8 @@ def inputs(spec: TcoSpec | None, cooling: str | Sequence[str] | None = None) -> 
     if service_share(ramp, years) <= 0:
         raise ScenarioError(f"a deployment ramp of {ramp:g} months leaves no GPU-hours in {years:g} years "
                             f"(the GPUs enter service evenly over the ramp)", key="tco.ramp_months",
-                            hint=f"Give a ramp under {24 * years:g} months, or a longer tco.years.")
+                            hint=f"Give a ramp under {24 * years:g} months (ramp_months: {12 * years:g}), or a longer "
+                                 "tco.years.", fix={("tco", "ramp_months"): 12 * years})
     return out
 
 

@@ -22,6 +22,7 @@ from bom.inputs.validation import (
     MoneyPerKwMonth,
     MoneyPerPower,
     MoneyPerYear,
+    MultiRuleError,
     PositivePower,
     Power,
     Rate,
@@ -311,7 +312,9 @@ class Sites(Model):
     Ethernet compute fabric's top layer; ``inband`` or ``storage``, border leaves of that Ethernet
     fabric (leaf groups of their own, uplinked to its spines, sized by the ports they carry);
     ``auto`` (default): the compute fabric when it is Ethernet, else the in-band fabric, else the
-    storage fabric, whichever is built on Ethernet switches."""
+    storage fabric, whichever is built on Ethernet switches with ports at the wavelength's rate; where
+    none is, border leaves of the DCI's own (the DCI border leaf of catalogs/defaults.yaml, SN5600),
+    standing with the routers, as many as half their ports at that rate take, said in the warnings."""
 
     @model_validator(mode="before")
     @classmethod
@@ -335,10 +338,11 @@ class Sites(Model):
         """A list of buildings' power names each site the count gives; with no count it is where they come from."""
         if isinstance(self.power, list) and self.count_given and len(self.power) != self.count:
             raise RuleError(f"power lists {len(self.power)} buildings for count {self.count}", ("power",),
-                            hint="Give one power per site, one power for all of them, or leave count out.")
+                            hint="Leave count out (the buildings' power gives it), or give one power per site.",
+                            fix={("count",): None})
         if self.power is not None and not self.count_given and self.split is not None:
             raise RuleError("split and power without count: the buildings' power shares the cluster out", ("split",),
-                            hint="Leave split out (or give count).")
+                            hint="Leave split out (or give count).", fix={("split",): None})
         return self
 
     @property
@@ -358,19 +362,29 @@ class Sites(Model):
 
     def check_joined(self) -> None:
         """Two or more sites are joined: a route length, and one way to size the DCI (also asked of a
-        copy with another count, which pydantic does not validate again)."""
+        copy with another count, which pydantic does not validate again). Every missing key is named at
+        once (one run, every fix)."""
         if self.count < 2:
             return
+        problems = []
         if self.distance is None:
-            raise RuleError("two or more sites need the distance between them", ("distance",),
-                       hint='Add distance: "40 km".')
-        if (self.dci_bandwidth is None) == (self.dci_fraction is None):
-            raise RuleError("sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out "
-                       "bandwidth), one of them" + (", not both" if self.dci_bandwidth is not None else ""),
-                       ("dci_bandwidth",), hint='For example dci_bandwidth: "25.6 Tbit/s" or dci_fraction: 0.125.')
+            problems.append(RuleError("two or more sites need the distance between them", ("distance",),
+                                      hint='Add distance: "40 km".', fix={("distance",): "40 km"}))
+        if self.dci_bandwidth is None and self.dci_fraction is None:
+            problems.append(RuleError(
+                "sites need dci_bandwidth (per site pair) or dci_fraction (of a site's scale-out bandwidth), one "
+                "of them", ("dci_bandwidth",), hint='Add dci_bandwidth: "25.6 Tbit/s" (or dci_fraction: 0.125).',
+                fix={("dci_bandwidth",): "25.6 Tbit/s"}))
+        elif self.dci_bandwidth is not None and self.dci_fraction is not None:
+            problems.append(RuleError("sites take dci_bandwidth (per site pair) or dci_fraction (of a site's "
+                                      "scale-out bandwidth), not both", ("dci_bandwidth",),
+                                      hint="Drop dci_fraction (or dci_bandwidth).", fix={("dci_fraction",): None}))
         if self.dci_bandwidth == "auto" and self.dci_overlap is None:
-            raise RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the sites' "
-                            "data-parallel exchange may take", ("dci_overlap",), hint="Add dci_overlap: 0.5.")
+            problems.append(RuleError("dci_bandwidth: auto needs dci_overlap, the share of a training step the "
+                                      "sites' data-parallel exchange may take", ("dci_overlap",),
+                                      hint="Add dci_overlap: 0.5.", fix={("dci_overlap",): 0.5}))
+        if problems:
+            raise problems[0] if len(problems) == 1 else MultiRuleError(problems)
 
     @property
     def dci_auto(self) -> bool:
@@ -637,32 +651,39 @@ class Scenario(Model):
             given = spec.model_fields_set
             if name != FabricRole.OOB and spec.uplinks is not None:
                 raise RuleError("uplinks is a key of the out-of-band fabric only", ("fabrics", name, "uplinks"),
-                           hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.")
+                                hint="Drop it here; fabrics.oob.uplinks: spine gives OOB its own spine layer.",
+                                fix={("fabrics", name, "uplinks"): None})
             if name != FabricRole.COMPUTE and spec.planes_by != "rate":
                 raise RuleError("planes_by deals a node's NIC ports over the compute fabric's planes; the other "
-                                "fabrics split a port's rate", ("fabrics", name, "planes_by"), hint="Drop it here.")
+                                "fabrics split a port's rate", ("fabrics", name, "planes_by"), hint="Drop it here.",
+                                fix={("fabrics", name, "planes_by"): None})
             if spec.planes_by == "port" and spec.planes < 2:
                 raise RuleError("planes_by: port deals each NIC's ports over the planes, and this fabric has one",
                                 ("fabrics", name, "planes_by"),
-                                hint="Add planes: 2 (a NIC's two ports on two planes), or drop planes_by.")
+                                hint="Add planes: 2 (a NIC's two ports on two planes), or drop planes_by.",
+                                fix={("fabrics", name, "planes"): 2})
             if name not in (FabricRole.STORAGE, FabricRole.INBAND) and spec.mlag is not None:
                 raise RuleError("mlag pairs the leaves of the storage and in-band fabrics only",
                                 ("fabrics", name, "mlag"),
-                                hint="Drop it here; the compute fabric's switch pair is topology: pair.")
+                                hint="Drop it here; the compute fabric's switch pair is topology: pair.",
+                                fix={("fabrics", name, "mlag"): None})
             if name in (FabricRole.STORAGE, FabricRole.INBAND) and "rails_per_leaf" in given:
                 raise RuleError(f"rails_per_leaf is a key of the compute fabric; the {name} fabric is rail-agnostic",
-                                ("fabrics", name, "rails_per_leaf"), hint="Drop it here.")
+                                ("fabrics", name, "rails_per_leaf"), hint="Drop it here.",
+                                fix={("fabrics", name, "rails_per_leaf"): None})
             if name in (FabricRole.STORAGE, FabricRole.INBAND) and "topology" in given \
                     and spec.topology in ("rail-optimized", "rail-only"):
                 raise RuleError(f"the {name} fabric is rail-agnostic (its leaves take whole groups of nodes)",
-                           ("fabrics", name, "topology"),
-                           hint="Use topology: tor, and su_nodes for the nodes per leaf group.")
+                                ("fabrics", name, "topology"),
+                                hint="Use topology: tor, and su_nodes for the nodes per leaf group.",
+                                fix={("fabrics", name, "topology"): "tor"})
             for key in OOB_FIXED if name == FabricRole.OOB else ():
                 if key in given:
                     raise RuleError(f"{key} does not apply to the out-of-band fabric: it cables the management port "
                                "of every managed device to the management switches the platform's RA places",
-                               ("fabrics", FabricRole.OOB, key),
-                               hint="Drop the key; use uplinks: spine for a separate OOB spine layer.")
+                                    ("fabrics", FabricRole.OOB, key),
+                                    hint="Drop the key; use uplinks: spine for a separate OOB spine layer.",
+                                    fix={("fabrics", FabricRole.OOB, key): None})
         return self
 
     @model_validator(mode="after")
@@ -677,7 +698,8 @@ class Scenario(Model):
             if spec.spine_ratio is not None and spec.spine_ratio != 1 and layers == 2:
                 raise RuleError("a spine ratio sets the spines' uplinks to a core layer; two layers have none",
                                 (*at, "oversubscription", Layer.SPINE),
-                                hint="Set layers: 3 (or auto), or drop oversubscription.spine.")
+                                hint="Set layers: 3 (or auto), or drop oversubscription.spine.",
+                                fix={(*at, "layers"): 3})
         return self
 
     @model_validator(mode="after")
@@ -690,7 +712,8 @@ class Scenario(Model):
         if w is None or w.kind == "serve" or w.params is None or w.tokens is None:
             raise RuleError("the storage block gives no count, capacity or throughput, and there is no training job "
                             "(a workload with params and tokens) to size it from", ("storage", "count"),
-                            hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
+                            hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".",
+                            fix={("storage", "count"): 8})
         return self
 
     @model_validator(mode="after")
@@ -699,7 +722,8 @@ class Scenario(Model):
         cooling, sites = self.layout.cooling, self.sites.count if self.sites is not None else 1
         if isinstance(cooling, list) and len(cooling) != sites:
             raise RuleError(f"layout.cooling lists {len(cooling)} halls for {sites} site(s)", ("layout", "cooling"),
-                            hint="Give one of air or liquid for every site, or one word for all of them.")
+                            hint=f"Give one word for every hall (cooling: {cooling[0]}), or one for each site.",
+                            fix={("layout", "cooling"): cooling[0]})
         return self
 
     @model_validator(mode="after")
@@ -710,8 +734,9 @@ class Scenario(Model):
         if attach in (FabricRole.INBAND, FabricRole.STORAGE) and attach not in self.fabrics:
             raise RuleError(f"attach: {attach} puts the DCI routers' client ports on border leaves of the {attach} "
                             f"fabric, which the scenario does not build", ("sites", "attach"),
-                            hint=f"Add fabrics.{attach} (an Ethernet switch, such as {{switch: sn5600}}), or use "
-                                 "attach: auto.")
+                            hint=f"Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
+                                 f"DCI's own), or add fabrics.{attach} (an Ethernet switch, such as "
+                                 "{switch: sn5600}).", fix={("sites", "attach"): "auto"})
         return self
 
     @model_validator(mode="before")
@@ -734,9 +759,11 @@ class Scenario(Model):
         if unit is None and self.workload is None:
             return self   # no size at all: _one_size says so
         if unit is None:
+            last = self.phases[-1]
+            unit, size = ("gpus", last.gpus) if last.gpus is not None else ("nodes", last.nodes)
             raise RuleError("phases give the cluster's size in gpus or nodes, and this scenario is sized by its "
-                            "workload", ("phases",), hint="Give the scenario gpus: N (the last phase's) instead "
-                            "of a workload.")
+                            "workload", ("phases",), hint=f"Give the scenario {unit}: {size} (the last phase's) "
+                            "instead of a workload.", fix={("workload",): None, (unit,): size})
         sites = self.sites.count if self.sites is not None else 1
         seen: set[str] = set()
         for i, ph in enumerate(self.phases):
@@ -745,11 +772,13 @@ class Scenario(Model):
                                 f"scenario in {unit}", ("phases", i), hint=f"Give every phase {unit}: N.")
             if ph.name in seen:
                 raise RuleError(f"two phases are named {ph.name}", ("phases", i, "name"),
-                                hint="Give each phase a name of its own.")
+                                hint=f"Give each phase a name of its own (this one {ph.name}-{i + 1}).",
+                                fix={("phases", i, "name"): f"{ph.name}-{i + 1}"})
             seen.add(ph.name)
             if ph.sites is not None and ph.sites > sites:
                 raise RuleError(f"phase {ph.name} has {ph.sites} sites in service and the scenario builds {sites}",
-                                ("phases", i, "sites"), hint=f"Give at most {sites}, or more sites under sites:.")
+                                ("phases", i, "sites"), hint=f"Give at most {sites}, or more sites under sites:.",
+                                fix={("phases", i, "sites"): sites})
             if i:
                 before = self.phases[i - 1]
                 if getattr(ph, unit) <= getattr(before, unit):
@@ -758,19 +787,25 @@ class Scenario(Model):
                                     hint="List the phases smallest first, each adding to the one before.")
                 if ph.date < before.date:
                     raise RuleError(f"phase {ph.name} is in service on {ph.date}, before phase {before.name} "
-                                    f"({before.date})", ("phases", i, "date"), hint="List the phases in date order.")
+                                    f"({before.date})", ("phases", i, "date"),
+                                    hint=f"List the phases in date order (date: {before.date} or later here).",
+                                    fix={("phases", i, "date"): str(before.date)})
                 if (ph.sites or sites) < (before.sites or sites):
+                    keep = before.sites or sites
                     raise RuleError(f"phase {ph.name} has fewer sites than phase {before.name}",
-                                    ("phases", i, "sites"), hint="A site once in service stays in service.")
+                                    ("phases", i, "sites"), hint=f"Give it sites: {keep} (a site once in service "
+                                    "stays in service).", fix={("phases", i, "sites"): keep})
         last = self.phases[-1]
         if getattr(last, unit) != getattr(self, unit):
             raise RuleError(f"the last phase, {last.name}, has {getattr(last, unit)} {unit} and the scenario "
                             f"{getattr(self, unit)}", ("phases", len(self.phases) - 1, unit),
                             hint=f"The last phase is the final build: give it {unit}: {getattr(self, unit)}, "
-                                 f"or leave the scenario's {unit} out.")
+                                 f"or leave the scenario's {unit} out.",
+                            fix={("phases", len(self.phases) - 1, unit): getattr(self, unit)})
         if last.sites is not None and last.sites != sites:
             raise RuleError(f"the last phase, {last.name}, has {last.sites} sites and the scenario {sites}",
-                            ("phases", len(self.phases) - 1, "sites"), hint="Leave the last phase's sites out.")
+                            ("phases", len(self.phases) - 1, "sites"), hint="Leave the last phase's sites out.",
+                            fix={("phases", len(self.phases) - 1, "sites"): None})
         return self
 
     @model_validator(mode="after")
@@ -789,7 +824,8 @@ class Scenario(Model):
             raise RuleError("dci_bandwidth: auto sizes the DCI from a training job's data-parallel traffic, and "
                             "this scenario gives no training workload with its shape (params, layers, hidden, "
                             "heads, sequence, batch_tokens)", ("sites", "dci_bandwidth"),
-                            hint='Add those workload keys, or give dci_bandwidth: "25.6 Tbit/s".')
+                            hint='Give dci_bandwidth: "25.6 Tbit/s", or add those workload keys.',
+                            fix={("sites", "dci_bandwidth"): "25.6 Tbit/s"})
         return self
 
 
@@ -798,26 +834,32 @@ def _compute_shape(spec: FabricSpec, at: tuple[str, ...], layers: int | None) ->
     topology = spec.topology
     if topology == "pair" and spec.su_nodes is not None:
         raise RuleError("su_nodes has no meaning for a switch pair (two switches take every node)", (*at, "su_nodes"),
-                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units.")
+                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units.",
+                        fix={(*at, "su_nodes"): None})
     if topology == "rail-only" and spec.su_nodes is not None:
         raise RuleError("su_nodes has no meaning for a rail-only fabric (a rail's leaf takes every node)",
                         (*at, "su_nodes"),
-                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.")
+                        hint="Drop su_nodes, or use topology: rail-optimized for scalable units and spines.",
+                        fix={(*at, "su_nodes"): None})
     if spec.min_spines is not None and (topology in ("pair", "rail-only") or layers == 1):
         shape = f"topology {topology}" if topology in ("pair", "rail-only") else "layers: 1"
         raise RuleError(f"min_spines asks for a spine layer, and {shape} has none", (*at, "min_spines"),
-                        hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.")
+                        hint="Drop min_spines, or use topology: rail-optimized (or tor) with layers: auto or 2.",
+                        fix={(*at, "min_spines"): None})
     if topology == "pair" and layers not in (None, 1):
         raise RuleError("a switch pair has one layer (two switches joined by ISLs)", (*at, "layers"),
-                        hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+                        hint="Drop layers, or use topology: rail-optimized for leaves and spines.",
+                        fix={(*at, "layers"): None})
     # A pair takes no rails_per_leaf either, but the planner never read it there: it is still let be.
     if topology == "tor" and spec.rails_per_leaf is not None:
         raise RuleError(f"rails_per_leaf has no meaning for topology {topology} (its leaves take whole nodes or "
                         "racks, not rails)", (*at, "rails_per_leaf"),
-                        hint="Drop rails_per_leaf, or use topology: rail-optimized or rail-only.")
+                        hint="Drop rails_per_leaf, or use topology: rail-optimized or rail-only.",
+                        fix={(*at, "rails_per_leaf"): None})
     if topology == "rail-only" and layers not in (None, 1):
         raise RuleError(f"a rail-only fabric has one layer (rail leaves, no spine); layers is {layers}",
-                        (*at, "layers"), hint="Drop layers, or use topology: rail-optimized for leaves and spines.")
+                        (*at, "layers"), hint="Drop layers, or use topology: rail-optimized for leaves and spines.",
+                        fix={(*at, "layers"): None})
 
 
 def parse_scenario(src: Located) -> Scenario:

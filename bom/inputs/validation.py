@@ -27,7 +27,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from bom.errors import BomError, MultiError
+from bom.errors import BomError, Fix, MultiError
 from bom.inputs.yamlio import Located
 from bom.units import DIMENSIONS, EXAMPLES, parse_quantity
 
@@ -146,12 +146,24 @@ def _is_tag(part: Any) -> bool:
 
 class RuleError(ValueError):
     """A scenario rule a model validator found broken: ``at`` is the path of the offending key
-    below the model being validated, ``hint`` what to do. The error then names that key's line."""
+    below the model being validated, ``hint`` what to do and ``fix`` the same as data (key paths below
+    the model, as ``at``: :class:`bom.errors.BomError`'s ``fix``). The error then names that key's line."""
 
-    def __init__(self, message: str, at: tuple[str | int, ...] = (), hint: str | None = None) -> None:
+    def __init__(self, message: str, at: tuple[str | int, ...] = (), hint: str | None = None,
+                 fix: Fix | None = None) -> None:
         super().__init__(message)
         self.at = at
         self.hint = hint
+        self.fix = fix
+
+
+class MultiRuleError(RuleError):
+    """Several rules one validator found broken, each its own :class:`RuleError` (its key, hint and fix):
+    :func:`validate` raises them as one :class:`~bom.errors.MultiError`, so one run names every fix."""
+
+    def __init__(self, problems: list[RuleError]) -> None:
+        super().__init__("; ".join(str(p) for p in problems), problems[0].at)
+        self.problems = problems
 
 
 def _rule(err: ErrorDetails) -> RuleError | None:
@@ -197,13 +209,22 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         rule = _rule(errors[0]) if len(errors) == 1 else None
-        if rule is not None:   # one broken rule: its key and hint as a stage's error would give them
+        if rule is not None:   # broken rules: each its key and hint as a stage's error would give them
             path = base + _path(errors[0])
-            raise BomError(str(rule), where=src.where(path), key=".".join(str(p) for p in path),
-                           hint=rule.hint) from None
+            model_at = path[:len(path) - len(rule.at)]   # the validated model's own path
+            rules = rule.problems if isinstance(rule, MultiRuleError) else [rule]
+            told = [_told_rule(r, model_at, src) for r in rules]
+            raise (told[0] if len(told) == 1 else MultiError(told)) from None
         lines = [_describe(e, model, src, base) for e in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BomError(" ".join(lines) + more) from None
+
+
+def _told_rule(rule: RuleError, model_at: tuple[Any, ...], src: Located) -> BomError:
+    """A broken rule of the model at ``model_at`` as the error a stage would give: its path, line, hint, fix."""
+    path = model_at + rule.at
+    fix = {model_at + k: v for k, v in rule.fix.items()} if rule.fix else None
+    return BomError(str(rule), where=src.where(path), key=".".join(str(p) for p in path), hint=rule.hint, fix=fix)
 
 
 def locate(exc: BomError, src: Located) -> BomError:

@@ -1,9 +1,9 @@
 """Scale-across: the DCI routers' client links into each site's Ethernet fabric (hop ``fabric-dci``).
 
-Two attachments, each one pattern (:mod:`bom.links.pattern`), walked site by site. A site's router ports are its client
-ports, then its line ports, router by router (:func:`bom.links.line.router_port`); the client
+Three attachments, each one pattern (:mod:`bom.links.pattern`), walked site by site. A site's router
+ports are its client ports, then its line ports, router by router (:func:`bom.links.line.router_port`); the client
 links of a site (its wavelengths, :meth:`bom.topology.dci.Dci.site_links`) land on an Ethernet
-fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.pipeline.model`):
+fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.topology.dci`):
 
 - :class:`DciClient`, an Ethernet compute fabric: along the network row to its top layer
   (spines, cores in three layers, the switches themselves in a fabric of one switch or a pair) a
@@ -14,7 +14,9 @@ fabric, the routers' own protocol (``Dci.attach``, chosen in :mod:`bom.pipeline.
 - :class:`DciBorder`, the border leaves of an Ethernet in-band or storage fabric (an InfiniBand
   compute fabric reaches another building through Ethernet): leaf groups of their own after the
   endpoints' (:class:`~bom.model.fabrics.PooledShape` ``border_groups``, sized for the shape's
-  busiest site), each site's client links split evenly over them as an endpoint kind's are.
+  busiest site), each site's client links split evenly over them as an endpoint kind's are;
+- :class:`DciOwnBorder`, where no fabric of the scenario can take them: border leaves of the DCI's
+  own (:class:`~bom.model.dci.Border`), standing with each site's routers, the links split evenly.
 
 The line side is :mod:`bom.links.line`; the hops read the design through the
 :class:`~bom.links.views.DciView`.
@@ -31,7 +33,7 @@ from bom.catalog.rows import Switch
 from bom.errors import LimitError
 from bom.links.line import router_port
 from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern
-from bom.links.ports import PlanMismatchError, Ports, port_names
+from bom.links.ports import OWN_BORDER_ROLE, PlanMismatchError, Ports, port_names
 from bom.links.views import DciView, PooledLinks
 from bom.model.hops import HopKind
 from bom.model.shares import share
@@ -176,7 +178,7 @@ class DciBorder(Pattern[DciView]):
     hop, lower, upper = HopKind.FABRIC_DCI, Layer.ROUTER, Layer.LEAF
 
     def applies(self, ctx: HopContext[DciView]) -> bool:
-        return ctx.view.line.attach != FabricRole.COMPUTE
+        return ctx.view.line.attach in (FabricRole.INBAND, FabricRole.STORAGE)
 
     @staticmethod
     def leaves(ps: PooledShape, p: Plane) -> tuple[int, int]:
@@ -226,5 +228,47 @@ class DciBorder(Pattern[DciView]):
                     None)
 
 
+class DciOwnBorder(Pattern[DciView]):
+    """Router client ports to the DCI's own border leaves, where no fabric of the scenario can take them
+    (:class:`~bom.model.dci.Border`): each site's client links split evenly over its border leaves, which
+    stand with its routers, a leaf's links on its first cages at the wavelength's rate."""
+
+    hop, lower, upper = HopKind.FABRIC_DCI, Layer.ROUTER, Layer.LEAF
+
+    def applies(self, ctx: HopContext[DciView]) -> bool:
+        return ctx.view.line.attach == FabricRole.DCI
+
+    @staticmethod
+    def at_rate(dci: Dci) -> SwitchPorts:
+        """The border leaf's ports at the wavelength's rate."""
+        assert dci.border is not None
+        return switch_ports(dci.border.switch, dci.wavelength_gbps)
+
+    def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
+        dci, site = ctx.view.line, ctx.site
+        links, leaves = dci.site_links(site), dci.site_border_leaves(site)
+        at = self.at_rate(dci)
+        at_names = port_names(at.cages, at.ports_per_cage) if ctx.expanding else []
+        router_names = ctx.view.router_names if ctx.expanding else []
+        ports: dict[int, Ports] = {}
+        for c in range(links):
+            r, port = router_port(dci, c)
+            leaf = share(c, links, leaves)
+            if not ctx.expanding:
+                yield Pair((Layer.ROUTER, r), (OWN_BORDER_ROLE, leaf))
+                continue
+            if leaf not in ports:
+                ports[leaf] = Ports(0, at.cages, at.ports_per_cage, at_names, (OWN_BORDER_ROLE, leaf))
+            yield Pair((Layer.ROUTER, r), (OWN_BORDER_ROLE, leaf), 1, "", "",
+                       Fixed(router_names[port], router_names[port]), ports[leaf])
+
+    def link(self, ctx: HopContext[DciView]) -> Link:
+        dci = ctx.view.line
+        at = self.at_rate(dci)
+        return Link(dci.wavelength_gbps, cage(dci.router.form_factor, 1), cage(at.form_factor, at.ports_per_cage, True),
+                    None)
+
+
 DCI_CLIENT = DciClient()
 DCI_BORDER = DciBorder()
+DCI_OWN_BORDER = DciOwnBorder()

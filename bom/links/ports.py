@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from bom.model.plane import Plane
 
 
+#: The DCI's own border leaves (where no fabric of the scenario takes its routers' client links).
+OWN_BORDER_ROLE = names.switch_role(FabricRole.DCI, Layer.LEAF)
 #: The roles that stand in a site's own racks (its DCI equipment), not its shape's.
-OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER})
+OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER, OWN_BORDER_ROLE})
 #: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
 Place = tuple[tuple[object, ...], str]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bom.catalog.rows import Switch
-from bom.links.dci import DCI_BORDER, DCI_CLIENT
+from bom.links.dci import DCI_BORDER, DCI_CLIENT, DCI_OWN_BORDER
 from bom.links.fabric import LeafLeaf, LeafSpine, NodeLeafRail, NodeLeafTor, SpineCore
 from bom.links.line import DCI_LINE
 from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
@@ -61,7 +61,7 @@ FAMILIES: dict[FabricKind, Family] = {
     FabricKind.POOLED: Family(lambda view: (_POOLED_NODES, *endpoint_patterns(view), *_POOLED_SWITCHES),
                               site_major=True),
     FabricKind.OOB: Family(lambda view: (OOB_NODE_LEAF, OOB_TO_SPINES, OOB_TO_INBAND), site_major=False),
-    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_LINE), site_major=False),
+    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE), site_major=False),
     FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, INTER_RACK, TORUS), site_major=False),
 }
 
@@ -112,11 +112,14 @@ def pooled_view(f: PooledFabric, where: Where) -> PooledLinks:
 
 
 def dci_view(dci: Dci, where: Where) -> DciView:
-    """The DCI with the fabric its routers' client links land on."""
-    attach = view_of(where.fabrics[dci.attach], where)
+    """The DCI with the fabric its routers' client links land on (none: its own border leaves, the
+    sites' shapes then the compute fabric's)."""
+    own = dci.attach == FabricRole.DCI
+    attach = view_of(where.fabrics[FabricRole.COMPUTE if own else dci.attach], where)
     assert isinstance(attach, FabricLinks)
     top = DCI_CLIENT.top(where.catalog, dci, attach.first) if dci.attach == FabricRole.COMPUTE else None
-    return DciView(FabricRole.DCI, Tier.SCALE_ACROSS, attach.shapes, attach.floors, where.placement, dci, attach, top)
+    return DciView(FabricRole.DCI, Tier.SCALE_ACROSS, attach.shapes, attach.floors, where.placement, dci,
+                   None if own else attach, top)
 
 
 def count(view: View, kind: FabricKind, fp: FloorPlan, media: Media) -> tuple[list[LinkGroup], dict[str, str]]:

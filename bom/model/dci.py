@@ -211,6 +211,28 @@ class DciJson(TypedDict):
 
 
 @dataclass(frozen=True)
+class Border:
+    """The DCI's own border leaves in each site, where no fabric of the scenario can take the routers'
+    client links (an InfiniBand compute fabric and no Ethernet fabric with ports at the wavelength's
+    rate): an Ethernet switch per ``per_leaf`` client links a site brings, standing with its routers.
+
+    >>> Border(None, 64, "").leaves(64), Border(None, 64, "").leaves(65), Border(None, 64, "").leaves(0)
+    (1, 2, 0)
+    """
+
+    switch: Switch
+    #: Client links one border leaf takes: its downlink half at the wavelength's rate, in whole cages
+    #: (the other half kept for its hand-off into the site, 1:1 as a leaf of the tool's fabrics).
+    per_leaf: int
+    #: Why no fabric of the scenario takes the client links (the build's warning says it).
+    why: str
+
+    def leaves(self, links: int) -> int:
+        """Border leaves a site with ``links`` client links takes."""
+        return -(-links // self.per_leaf)
+
+
+@dataclass(frozen=True)
 class Dci:
     sites: int
     pairs: int
@@ -231,6 +253,8 @@ class Dci:
     loss: LineLoss | None = None   # one wavelength's unamplified loss and the module's budget
     attach: FabricRole = FabricRole.COMPUTE   # the fabric whose switches take the routers' client ports
     placement: AmplifierPlacement = "both"    # the amplifier stages at each end of an amplified route
+    #: The DCI's own border leaves (``attach`` is the DCI itself): None when a fabric takes the client links.
+    border: Border | None = None
 
     @property
     def end_stages(self) -> tuple[str, ...]:
@@ -367,6 +391,29 @@ class Dci:
     @property
     def routers(self) -> int:
         return sum(self.site_routers(s) for s in range(1, self.sites + 1))
+
+    def site_border_leaves(self, site: int) -> int:
+        """The DCI's own border leaves at ``site`` (from 1): as many as its client links take (0 when a
+        fabric of the scenario takes them)."""
+        return self.border.leaves(self.site_links(site)) if self.border is not None else 0
+
+    @property
+    def border_leaves(self) -> int:
+        return sum(self.site_border_leaves(s) for s in range(1, self.sites + 1))
+
+    @property
+    def note(self) -> str:
+        """The build's warning for the DCI's own border leaves ("" when a fabric takes the client links)."""
+        b = self.border
+        if b is None:
+            return ""
+        each = sorted({self.site_border_leaves(s) for s in range(1, self.sites + 1)})
+        per = f"{each[0]:,}" if len(each) == 1 else f"{each[0]:,} to {each[-1]:,}"
+        return (f"sites: {b.why}, so each site has border leaves of its own for them: {self.border_leaves:,} x "
+                f"{b.switch.id} in all ({per} a site, the DCI border leaf of catalogs/defaults.yaml), standing with "
+                f"the routers, each taking up to {b.per_leaf:,} client links on half its ports and keeping the "
+                "other half for its hand-off into the site; that hand-off (to an Ethernet network the nodes "
+                "reach, which no fabric of the scenario is) is not in the BOM.")
 
     def to_json(self) -> DciJson:
         return {"links": self.links, "modules": self.modules, "fibre_pairs": self.fibre_pairs,

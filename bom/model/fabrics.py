@@ -176,6 +176,11 @@ class DciFabricJson(TypedDict):
     """Modules: coherent and client."""
     copper_links: Count
     optical_links: Count
+    border_switch: NotRequired[str]
+    """The DCI's own border leaves' catalog id, where no fabric of the scenario takes the routers' client
+    links (client_fabric dci)."""
+    border_leaves: NotRequired[Count]
+    """The DCI's own border leaves over every site (each site's as many as its client links take)."""
 
 
 #: One fabric of the JSON's ``fabrics``.
@@ -592,8 +597,11 @@ class DciFabric:
 
     def to_json(self) -> DciFabricJson:
         d = self.dci
-        return {"tier": self.tier, "switch": self.switch_id, "routers": self.routers,
-                "coherent": d.coherent.id, "standard": d.coherent.standard,
-                "links": self.links_by_hop(), "media": self.media_by_hop(),
-                "modules": {"coherent": d.modules, "client": self.clients.modules},
-                "copper_links": self.copper_links, "optical_links": self.optical_links}
+        out: DciFabricJson = {"tier": self.tier, "switch": self.switch_id, "routers": self.routers,
+                              "coherent": d.coherent.id, "standard": d.coherent.standard,
+                              "links": self.links_by_hop(), "media": self.media_by_hop(),
+                              "modules": {"coherent": d.modules, "client": self.clients.modules},
+                              "copper_links": self.copper_links, "optical_links": self.optical_links}
+        if d.border is not None:   # only then: every other DCI's JSON keeps its bytes
+            out["border_switch"], out["border_leaves"] = d.border.switch.id, d.border_leaves
+        return out

@@ -68,7 +68,7 @@ HOPS: dict[HopKind, HopMeaning] = {
     H.OOB_LEAF: HopMeaning(L.OOB, L.LEAF, T.SCALE_OUT, "a management switch's uplink to an in-band leaf"),
     H.FABRIC_DCI: HopMeaning(L.ROUTER, L.TOP, T.SCALE_ACROSS,
                              "a DCI router's client port to an Ethernet fabric: the compute fabric's top layer, "
-                             "or a border leaf of the in-band or storage fabric"),
+                             "a border leaf of the in-band or storage fabric, or one of the DCI's own"),
     H.SITE_SITE: HopMeaning(L.ROUTER, L.MUX, T.SCALE_ACROSS, "a router's coherent line port to its mux/demux"),
     H.FIBRE_PAIR: HopMeaning(L.MUX, L.MUX, T.SCALE_ACROSS, "a fibre pair between two sites' mux/demuxes"),
 }

@@ -112,8 +112,8 @@ class Model(Design):
         terminal, the workbook's Summary and Checks sheets, the report, the JSON's ``warnings``): each
         ``why`` the JSON gives of a choice the build made (the GPUs rounded up, the storage sized, where
         the UFM ports went or that none was bought, a port priced as another's, the coherent line
-        amplified), the defaults taken (a storage fabric's appliances) and the management switches' own
-        spines."""
+        amplified), the defaults taken (a storage fabric's appliances), the management switches' own
+        spines and the DCI's own border leaves."""
         out = list(self.endpoints.warnings)
         rounding = self.cluster.rounding()
         if rounding["why"] != "as requested":
@@ -137,6 +137,8 @@ class Model(Design):
         if d is not None and d.loss is not None and (d.loss.over or d.loss.budget_db is None):
             what = "amplified (a booster and a pre-amplifier each way)" if d.loss.over else "unamplified"
             out.append(f"sites: the coherent line is {what}: {d.loss.why()}")
+        if d is not None and d.border is not None:
+            out.append(d.note)
         return tuple(out)
 
     @property

@@ -384,8 +384,9 @@ def build_summary(model: Model) -> str:
                      f"({d.topology}), {_count(across.coherent_modules, 'coherent module')}, "
                      f"{_count(across.fibre_pairs, 'fibre pair')}, {_count(d.amplifiers, 'amplifier')} "
                      f"({_count(d.amplifier_sites, 'in-line amplifier hut')})" + _line_loss(d)
-                     + (f"; client links on the {d.attach} fabric's border leaves"
-                        if d.attach != FabricRole.COMPUTE else ""))
+                     + ("" if d.attach == FabricRole.COMPUTE else
+                        f"; client links on {d.border_leaves:,} border leaves of its own ({d.border.switch.id})"
+                        if d.border is not None else f"; client links on the {d.attach} fabric's border leaves"))
     else:
         lines.append("scale-across: none (one site)")
     return "\n".join(lines)

@@ -12,9 +12,9 @@ from bom.costing.lines import all_lines
 from bom.costing.report import check_spares
 from bom.costing.sitepower import MAX_SITES, SitesPower, buildings_needed, site_limits_kw, site_power
 from bom.costing.tco import inputs
-from bom.errors import BomError, LimitError
+from bom.errors import BomError, LimitError, MultiError
 from bom.inputs.scenario import Scenario
-from bom.inputs.validation import RuleError, located
+from bom.inputs.validation import MultiRuleError, RuleError, located
 from bom.inputs.yamlio import Located
 from bom.model.model import Model
 from bom.model.sizing import Sizing
@@ -86,7 +86,8 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
                 at=("sites", "count"), key="sites.count",
                 hint=(f"Give count: {need}, or leave count out and the build takes as many buildings as it needs "
                       "(sites.power), or fewer GPUs." if need is not None else
-                      "List more buildings in sites.power, or fewer GPUs."))
+                      "List more buildings in sites.power, or fewer GPUs."),
+                fix={("sites", "count"): need} if need is not None else None)
         return model
     n, rounds = 1, 0
     while True:
@@ -120,6 +121,9 @@ def _with_sites(scenario: Scenario, n: int, limits: list[float]) -> Scenario:
     try:
         one.check_joined()   # two or more sites need their distance and DCI bandwidth: the validator's error, if not
     except RuleError as exc:
-        raise BomError(f"sites.power needs {n} buildings here, and {exc}", at=("sites", *exc.at),
-                       key="sites." + ".".join(map(str, exc.at)), hint=exc.hint) from None
+        told = [BomError(f"sites.power needs {n} buildings here, and {e}", at=("sites", *e.at),
+                         key="sites." + ".".join(map(str, e.at)), hint=e.hint,
+                         fix={("sites", *k): v for k, v in e.fix.items()} if e.fix else None)
+                for e in (exc.problems if isinstance(exc, MultiRuleError) else [exc])]
+        raise (told[0] if len(told) == 1 else MultiError(told)) from None
     return scenario.model_copy(update={"sites": one})

@@ -36,6 +36,8 @@ from bom.topology.geometry import floor_plan, nodes_per_rack
 from bom.topology.support import build_oob, build_pooled
 from bom.topology.ufm import attach_ufm, refuse_explicit, unplaceable
 
+#: The fabrics whose border leaves (leaf groups of their own) take the DCI routers' client links.
+POOLED_BORDER = (FabricRole.INBAND, FabricRole.STORAGE)
 #: Rounds of OOB switches -> racks -> PDUs -> in-band leaves before the counts must have settled.
 SETTLE_ROUNDS = 6
 
@@ -81,8 +83,9 @@ def _site_models(parts: dict[str, Any], catalog: Catalog) -> tuple[tuple[int, Mo
         return ((c.sites[0].count, None),)
     out = []
     d: Dci | None = parts["dci"]
-    # A site alone keeps the border leaves its DCI routers' client ports take in the whole campus.
-    border = d.busiest([site.count for site in c.sites]) if d is not None and d.attach != FabricRole.COMPUTE else None
+    # A site alone keeps the border leaves its DCI routers' client ports take in the whole campus (the
+    # DCI's own border leaves are the DCI's lines, shared between the sites as its routers are).
+    border = d.busiest([site.count for site in c.sites]) if d is not None and d.attach in POOLED_BORDER else None
     for k, site in enumerate(c.sites):
         one = parts["scenario"].model_copy(update={"nodes": site.nodes, "gpus": None, "workload": None, "sites": None})
         try:
@@ -143,7 +146,7 @@ def _parts(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
     design = _design(scenario, catalog, sizing, media)
     dci, cluster, floor = design.dci, design.cluster, design.floor
     border = ((dci.attach, dci.wavelength_gbps, dci.busiest([site.count for site in cluster.sites]))
-              if dci is not None else reserve)
+              if dci is not None and dci.attach in POOLED_BORDER else None if dci is not None else reserve)
     # The DCI equipment stands in each site's own racks: the placement needs it.
     design, placement = _support_fabrics(design, _specs(scenario), catalog, media, border)
     compute = design.fabrics[FabricRole.COMPUTE]

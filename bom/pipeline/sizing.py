@@ -79,7 +79,9 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
             # the weights are sized at the dtype's bytes, so a GPU without the format would hold them as bf16
             raise BomError(f"platform {pid} has no dense {dtype} figure ({catalog.platform(pid).gpu} does not run "
                            f"{dtype}), so a job in {dtype} cannot be sized on it", at=("workload", "dtype"),
-                           key="workload.dtype", hint="Use bf16 (or a format the GPU runs), or another platform.")
+                           key="workload.dtype",
+                           hint="Use dtype: bf16 (or a format the GPU runs), or another platform.",
+                           fix={("workload", "dtype"): "bf16"})
         pue = ov.pue or float(inputs(scenario.tco, scenario.layout.cooling)["pue"].value)
         sized = size(_with_mfu(scenario.workload, ov), acc, pue)
         if pid is not None and scenario.workload.has_shape:
@@ -90,5 +92,5 @@ def size_scenario(scenario: Scenario, src: Located, catalog: Catalog, platform_i
         elif scenario.workload.tokens_per_s_per_user is not None:
             raise BomError("workload.tokens_per_s_per_user needs a platform: the decode step reads the weights at "
                            "its GPUs' memory bandwidth", key="workload.tokens_per_s_per_user",
-                           hint="Give platform (or --platform).")
+                           hint="Give the scenario platform: ID (`bom size --platform ID` in its place).")
         return sized

@@ -17,6 +17,7 @@ from functools import partial
 from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
+from bom.links.ports import OWN_BORDER_ROLE
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
 from bom.model.model import Design
 from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
@@ -96,8 +97,8 @@ def place(design: Design, catalog: Catalog) -> Placement:
 
 
 def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Section | None]:
-    """Each site's own racks: its DCI routers, mux/demuxes and terminal amplifiers (a site of a
-    hub has more than a spoke of the same size), in the rows kept after the shared racks. Their
+    """Each site's own racks: its DCI routers (and their own border leaves), mux/demuxes and terminal
+    amplifiers (a site of a hub has more than a spoke of the same size), in the rows kept after the shared racks. Their
     management ports are the DCI's own (a carrier-style management network on the routers),
     not this cluster's out-of-band fabric, which counts the cluster's racks only."""
     dci = design.dci
@@ -109,9 +110,15 @@ def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Sect
         rack = RackType(rack.catalog_id, rack.u_budget, rack.power_budget_w,
                         Item(rack.pdu.role, rack.pdu.catalog_id, rack.pdu.height, rack.pdu.power_w, None,
                              managed=False), rack.pdus, rack.pdu_capacity_w)
+    border = None
+    if dci.border is not None:   # the DCI's own border leaves: its equipment, managed as its routers are
+        b = switch_item(catalog, dci.border.switch.id, OWN_BORDER_ROLE, FabricRole.DCI)
+        border = Item(b.role, b.catalog_id, b.height, b.power_w, FabricRole.DCI, managed=False)
     out: list[Section | None] = []
     for site in range(1, dci.sites + 1):
         items = [(router, dci.site_routers(site))]
+        if border is not None:
+            items.append((border, dci.site_border_leaves(site)))
         # A pluggable amplifier stands in a router's port (its power is the router's), not in a rack.
         amps = 0 if dci.pluggable else dci.site_amplifiers(site)
         for part, role, n in ((dci.mux, Layer.MUX, dci.site_muxes(site)), (dci.amplifier, Layer.AMPLIFIER, amps)):

@@ -126,7 +126,8 @@ def _overfull(spec: BlockSpec, rack: RackType, nodes: int, load: list[tuple[Item
     return LimitError(
         f"{nodes} {node.catalog_id} nodes ({node.height}U, {node.power_w:,.0f} W each) do not fit one compute "
         f"rack: {over_limits(rack, height, power)}", key="layout.nodes_per_rack",
-        hint="Lower layout.nodes_per_rack (or leave it out to derive it from the rack's budgets), or raise "
+        fix={("layout", "nodes_per_rack"): None},
+        hint="Leave layout.nodes_per_rack out (the rack's budgets give it), lower it, or raise "
              + " and ".join(RAISE_LIMIT[k] for k in limits) + ".")
 
 

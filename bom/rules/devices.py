@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.rows import GEARBOX_CAGES, Catalog, Endpoint, NicPorts, Switch
+from bom.links.ports import OWN_BORDER_ROLE
 from bom.model.fabrics import OobFabric
 from bom.model.hops import HopKind
 from bom.model.plane import SwitchPorts
@@ -187,9 +188,12 @@ class Resolver:
                              Layer.ROUTER)
 
     def top(self, rate: float) -> Device | None:
-        """Where the routers' client links land: the compute fabric's top layer, or the border leaves
-        of the in-band or storage fabric (``Dci.attach``)."""
+        """Where the routers' client links land: the compute fabric's top layer, the border leaves
+        of the in-band or storage fabric (``Dci.attach``), or the DCI's own border leaves."""
         d = self.model.dci
+        if d is not None and d.border is not None:
+            row = d.border.switch
+            return switch_device(row, native_ports(row), OWN_BORDER_ROLE, rate, FabricRole.DCI, Layer.LEAF)
         attach = d.attach if d is not None else FabricRole.COMPUTE
         f = self.model.fabrics.get(attach)
         if f is None or not f.shapes:

@@ -30,8 +30,8 @@ Population = tuple[str, str, str]
 def _devices(ctx: Context, fabric: str, layer: str) -> int:
     """How many devices the model builds of one population."""
     m = ctx.model
-    if fabric == FabricRole.DCI:
-        return m.dci.routers if m.dci is not None else 0
+    if fabric == FabricRole.DCI:   # its routers, and its own border leaves where it has them
+        return (m.dci.routers if layer == Layer.ROUTER else m.dci.border_leaves) if m.dci is not None else 0
     if layer == Layer.NODE:
         return m.cluster.nodes
     return m.fabrics[fabric].switches(Layer(layer))

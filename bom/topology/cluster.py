@@ -40,7 +40,8 @@ def build_cluster(platform: Platform, floor: FloorPlan, *, gpus: int | None = No
         systems = nodes // per_system
         if systems < sites:
             raise LimitError(f"{systems} systems cannot fill {sites} sites", key="sites.count",
-                             hint="Use fewer sites or more GPUs.")
+                             hint=f"Use fewer sites (count: {systems}, a system each) or more GPUs.",
+                             fix={("sites", "count"): systems})
         shares = site_systems(systems, split or (1.0,) * sites)
         shapes = tuple(Site(shares.count(n), n * per_system) for n in sorted(set(shares), reverse=True))
         return Cluster(platform, requested, nodes, floor, shapes, tuple(n * per_system for n in shares))

@@ -28,7 +28,7 @@ from bom.errors import LimitError, keyed
 from bom.inputs.scenario import Scenario
 from bom.links.dci import DCI_CLIENT
 from bom.model.cluster import Cluster
-from bom.model.dci import END_STAGES_OF, LINE, AmplifierPlacement, Dci, DciTopology, LineLoss, site_pairs
+from bom.model.dci import END_STAGES_OF, LINE, AmplifierPlacement, Border, Dci, DciTopology, LineLoss, site_pairs
 from bom.model.fabrics import Fabric
 from bom.model.sizing import Sizing
 from bom.roles import FabricRole, Layer
@@ -125,7 +125,9 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
     if wavelengths > MAX_WAVELENGTHS:
         raise LimitError(f"{bandwidth_gbps:,.6g} Gbit/s per site pair needs {wavelengths:,} wavelengths of "
                          f"{wavelength_gbps:g} Gbit/s, more than the {MAX_WAVELENGTHS:,} we build",
-                         key="sites.dci_bandwidth", hint="Check the unit of dci_bandwidth.")
+                         key="sites.dci_bandwidth",
+                         hint='Check the unit of dci_bandwidth: a site pair\'s, such as dci_bandwidth: "25.6 Tbit/s".',
+                         fix={("sites", "dci_bandwidth"): "25.6 Tbit/s"})
     router = catalog.get("switches", router_id, key="sites.router")
     assert isinstance(router, Switch)
     pairs = site_pairs(sites, topology)
@@ -136,7 +138,8 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
             raise LimitError(f"amplifier {amp.id!r} plugs into the routers at the two ends of one span; the "
                              f"{distance_m / 1000:g} km route needs {choice.amplifiers} in-line amplifier site(s)",
                              at=("sites", "amplifier"), key="sites.amplifier",
-                             hint="Shorten the route to one span or drop sites.amplifier (shelf amplifiers).")
+                             hint="Drop sites.amplifier (shelf amplifiers at the in-line sites), or shorten the "
+                                  "route to one span.", fix={("sites", "amplifier"): None})
         # A pluggable line system carries at most its own channels on a fibre pair.
         channels = min(channels, amp.channels or channels)
     where: AmplifierPlacement = placement or "both"
@@ -144,7 +147,7 @@ def build_dci(catalog: Catalog, media: Media, *, sites: int, distance_m: float, 
         raise LimitError(f"sites.amplifiers: {where} stands one amplifier stage at each end of a span, and the "
                          f"{distance_m / 1000:g} km route has {choice.amplifiers} in-line amplifier site(s): its "
                          "ends take a booster and a pre-amplifier", at=("sites", "amplifiers"), key="sites.amplifiers",
-                         hint="Use amplifiers: both, or a route of one span.")
+                         hint="Use amplifiers: both, or a route of one span.", fix={("sites", "amplifiers"): "both"})
     loss = replace(loss, gain_db=stage_gain(amp, END_STAGES_OF[where]), placement=placement)
     return Dci(sites, len(pairs), distance_m, bandwidth_gbps, wavelength_gbps, choice,
                channels, mux, amp, router, wavelengths,
@@ -186,7 +189,8 @@ def site_dci(scenario: Scenario, cluster: Cluster, catalog: Catalog, media: Medi
                         router_id=catalog.default(FabricRole.DCI, Layer.ROUTER),
                         topology=s.topology, patch_m=cluster.floor.in_rack_m, amplifier_id=s.amplifier,
                         placement=s.amplifiers if "amplifiers" in s.model_fields_set else None)
-    return replace(dci, attach=_attach(s.attach, dci, scenario, catalog, compute))
+    attach, own = _attach(s.attach, dci, scenario, catalog, compute)
+    return replace(dci, attach=attach, border=own)
 
 
 #: How the protocols are written in messages.
@@ -223,9 +227,12 @@ def _why_not(row: Switch, dci: Dci) -> str | None:
     return None
 
 
-def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None) -> FabricRole:
+def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute: Fabric | None
+            ) -> tuple[FabricRole, Border | None]:
     """Which fabric takes the routers' client ports: one of the routers' own protocol and rate (an
-    InfiniBand fabric reaches another building through Ethernet, never a router on an IB port)."""
+    InfiniBand fabric reaches another building through Ethernet, never a router on an IB port); where
+    none can (``auto``), border leaves of the DCI's own, as the management switches get spines of
+    their own where there is no in-band fabric."""
     why = {name: _why_not(row, dci) for name, row in _client_switches(scenario, catalog, compute).items()}
     proto = PROTOCOLS.get(dci.router.protocol, dci.router.protocol)
     links = f"DCI routers' {dci.wavelength_gbps:g}G {proto} client links"
@@ -234,20 +241,25 @@ def _attach(asked: str, dci: Dci, scenario: Scenario, catalog: Catalog, compute:
             what = "the compute fabric's top layer" if asked == FabricRole.COMPUTE else f"the {asked} fabric's leaves"
             raise LimitError(f"attach: {asked} puts the {links} on {what}, and {why[asked]}: both ends of a link "
                              "speak one protocol at one rate", at=("sites", "attach"), key="sites.attach",
-                             hint=_attach_hint(proto))
-        return FabricRole(asked)
+                             hint="Use attach: auto (an Ethernet fabric that takes them, else border leaves of "
+                                  "the DCI's own).", fix={("sites", "attach"): "auto"})
+        return FabricRole(asked), None
     for name in (FabricRole.COMPUTE, FabricRole.INBAND, FabricRole.STORAGE):
         if name in why and why[name] is None:
-            return name
+            return name, None
     reasons = "; ".join(f"{name}: {w}" for name, w in why.items())
-    ib = any(w and "InfiniBand" in w for w in why.values())
-    raise LimitError(f"no fabric of the scenario can take the {links} ({reasons})"
-                     + (f"; an InfiniBand fabric reaches another building through {proto}, on border leaves of an "
-                        f"{proto} fabric" if ib else ""),
-                     at=("sites",), key="sites.attach", hint=_attach_hint(proto))
+    return FabricRole.DCI, border(catalog, dci, f"no fabric of the scenario can take the {links} ({reasons})")
 
 
-def _attach_hint(proto: str) -> str:
-    return (f"Add an {proto} in-band fabric with 400G ports (fabrics: {{inband: {{switch: sn5600}}}}), whose "
-            f"border leaves take the routers' client ports, or use an {proto} compute switch "
-            "(fabrics.compute.switch: sn5600).")
+def border(catalog: Catalog, dci: Dci, why: str) -> Border:
+    """The DCI's own border leaves (catalogs/defaults.yaml, fabric dci, layer leaf), each taking client
+    links on half its ports at the wavelength's rate: 64 x 400G on an SN5600 (32 of its 64 cages)."""
+    row = fabric_switch(catalog, catalog.default(FabricRole.DCI, Layer.LEAF), ("sites", "attach"))
+    refused = _why_not(row, dci)
+    if refused is not None:
+        raise LimitError(f"{why}, and the DCI's default border leaf cannot either: {refused}",
+                         at=("sites", "attach"), key="sites.attach",
+                         hint=f"Name an Ethernet switch with {dci.wavelength_gbps:g}G ports as the DCI border leaf "
+                              "in a catalog overlay's defaults.yaml (fabric: dci, layer: leaf).")
+    at = switch_ports(row, dci.wavelength_gbps)
+    return Border(row, max(1, at.cages // 2) * at.ports_per_cage, why)

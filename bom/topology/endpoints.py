@@ -154,7 +154,8 @@ def _job_storage(scenario: Scenario, catalog: Catalog, platform: Platform,
         # workload, meets it here, and its caller keeps no model of that site.
         raise BomError("the storage block gives no count, capacity or throughput, and there is no training job "
                        "(a workload with params and tokens) to size it from", at=("storage",), key="storage.count",
-                       hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".")
+                       hint="Add count: 8, or capacity: \"2 PB\" and/or throughput: \"400 GB/s\".",
+                       fix={("storage", "count"): 8})
     tb, how = need
     capacity = parse_quantity(f"{tb} TB", "information")
     assert scenario.storage is not None   # the caller's: a storage block that gives no size of its own
@@ -225,6 +226,6 @@ def _storage_count(s: Storage, row: Endpoint) -> tuple[int, str]:
         need.append((n, f"{key} {want.to(unit).m:,.6g} {unit} / {have.to(unit).m:,.6g} {unit} per appliance -> {n}"))
     if not need:
         raise BomError("the storage block needs count, or capacity and/or throughput",
-                       at=("storage",), key="storage.count", hint="Add count: 8.")
+                       at=("storage",), key="storage.count", hint="Add count: 8.", fix={("storage", "count"): 8})
     n, why = max(need)
     return max(n, 1), "; ".join(w for _, w in need)

@@ -282,6 +282,16 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: f
                      hint="Check params, layers, hidden and sequence, or give workload.parallelism.")
 
 
+#: Where a scenario gives its split (a fix's path).
+PARALLELISM = ("workload", "parallelism")
+
+
+def heads_tp(heads: int, tp: int) -> int:
+    """The largest TP that divides both the heads and the ``tp`` given (which divides the domain, so this
+    one does too)."""
+    return math.gcd(heads, tp)
+
+
 def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None:
     """The user's split against the platform and the model; a clear error when it cannot run."""
     where = "workload.parallelism"
@@ -289,15 +299,19 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
         what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
         raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
                        f"{tiers.domain_gpus}, and tensor and expert parallelism exchange activations every layer",
-                       key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}, and more pp or dp.")
+                       key=where, hint=f"Give tp x ep dividing {tiers.domain_gpus}" + (
+                           f" (tp: {math.gcd(given.tp, tiers.domain_gpus)})" if given.ep == 1 else "")
+                       + ", and more pp or dp.",
+                       fix={(*PARALLELISM, "tp"): math.gcd(given.tp, tiers.domain_gpus)} if given.ep == 1 else None)
     if shape.heads % given.tp:
+        tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
-                       hint="Give a tp that divides heads.")
+                       hint=f"Give a tp that divides heads (tp: {tp}).", fix={(*PARALLELISM, "tp"): tp})
     if shape.experts and shape.experts % given.ep:
         raise BomError(f"EP {given.ep} does not divide the {shape.experts} experts", key=where)
     if given.ep > 1 and not shape.experts:
         raise BomError(f"EP {given.ep} needs a mixture-of-experts model", key=where,
-                       hint="Give workload.experts, or ep: 1.")
+                       hint="Give workload.experts, or ep: 1.", fix={(*PARALLELISM, "ep"): 1})
     if given.dp % given.ep:
         raise BomError(f"EP {given.ep} is carved out of DP and must divide dp {given.dp}", key=where)
     if given.pp > shape.layers:
@@ -306,14 +320,16 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
         raise BomError(f"CP {given.cp} does not divide the sequence of {shape.sequence} tokens", key=where)
     if given.dp > shape.sequences:
         raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
-                       key=where, hint="Raise batch_tokens or lower dp.")
+                       key=where, hint="Leave dp out (the split fits it to the batch), lower it, or raise "
+                                       "batch_tokens.", fix={(*PARALLELISM, "dp"): None})
     if tiers.sites > 1:
         shares = dp_shares(given.dp, given.ep, _weights(tiers))
         if not shares:
             raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
                            + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may "
                            "cross sites, so each site must hold whole TP x CP x EP x PP groups", key=where,
-                           hint=f"Give dp{' / ep' if given.ep > 1 else ''} of at least {tiers.sites}.")
+                           hint=f"Give dp{' / ep' if given.ep > 1 else ''} of at least {tiers.sites} (dp: "
+                                f"{tiers.sites * given.ep}).", fix={(*PARALLELISM, "dp"): tiers.sites * given.ep})
         unit = given.tp * given.cp * given.pp
         over = [(i, n, g) for i, (n, g) in enumerate(zip(shares, tiers.site_gpus, strict=False), 1) if n * unit > g]
         if over:

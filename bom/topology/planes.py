@@ -195,7 +195,7 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
         raise LimitError(f"one layer of {topology} leaves is one {leaf.id} for every node, and this fabric's "
                          f"{nodes * node_ports} ports to its leaves do not fit its {leaf.radix}", key="layers",
                          hint="Use layers: auto (leaves and spines), or on the compute fabric topology: rail-only "
-                              "for rail leaves with no spine.")
+                              "for rail leaves with no spine.", fix={("layers",): "auto"})
     spine_over = None if spine_oversubscription is None else ratio(spine_oversubscription)
     assert spine_over in (None, 1) or layers != 2   # a spine ratio needs a core layer (the scenario's rule)
     if leaf_uplink is not None:
@@ -216,7 +216,7 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
     least = min_spines or 1
     if least > up:
         raise LimitError(f"min_spines {least} spreads each leaf's uplinks over {least} spines, and a leaf here has "
-                         f"{up} (one link to each spine at most)", key="min_spines",
+                         f"{up} (one link to each spine at most)", key="min_spines", fix={("min_spines",): up},
                          hint=f"Use min_spines of at most {up}, or more uplinks per leaf (a lower "
                               "oversubscription, or uplink_rate: downlink).")
     groups = math.ceil(nodes / group_nodes)
@@ -229,7 +229,8 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
     two = _two_layers(groups * per_group, up, spine.radix, least, unit, spare_top)
     if layers == 2 and two is None:
         raise LimitError(f"two layers of {spine.id} join at most {spine.radix} leaves; this fabric "
-                         f"has {groups * per_group}", hint="Set layers: 3 (or auto), or use a larger switch.")
+                         f"has {groups * per_group}", key="layers", fix={("layers",): 3},
+                         hint="Set layers: 3 (or auto), or use a larger switch.")
     if layers in (None, 2) and two is not None and (spine_over in (None, 1) or layers == 2):
         p = Plane(layers=2, pods=1, groups_per_pod=groups, spines_per_pod=two, cores_per_group=0, **base)
     else:
@@ -247,7 +248,8 @@ def size_plane(nodes: int, node_ports: int, leaf: SwitchPorts, spine: SwitchPort
             assert pair is not None
             raise LimitError(f"two layers of {spine.id} cannot join these {groups * per_group} leaves in whole "
                              f"{pair.up.rate_gbps:g}G links (no part joins two of them at {leaf.rate_gbps:g}G)",
-                             key="layers", hint="Set layers: 3 (or auto), or use a larger switch.")
+                             key="layers", hint="Set layers: 3 (or auto), or use a larger switch.",
+                             fix={("layers",): 3})
         else:
             p = _three_layers(base, groups, per_group, up, spine, gpus_per_node, spine_over or Fraction(1), least,
                               unit, spare_top)
@@ -262,7 +264,7 @@ def check_uplink_rate(name: str, p: Plane, asked: float) -> None:
         raise LimitError(f"uplink_rate {asked:g}G: the {name} fabric's {p.leaves} leaves cannot spread their uplinks "
                          f"in whole {asked:g}G links over its switches (each pair would need part of one)",
                          key="uplink_rate", hint="Use uplink_rate: downlink (links at the nodes' rate), or another "
-                                                 "oversubscription or switch.")
+                                                 "oversubscription or switch.", fix={("uplink_rate",): "downlink"})
 
 
 #: Keys of a fabric's spec that :func:`size_plane` names in its errors, relative to ``fabrics.<name>`` (its
@@ -281,17 +283,20 @@ def _rail_only(nodes: int, node_ports: int, leaf: SwitchPorts, topology: Topolog
         # fabric one switch holds is that switch, and takes whole trays).
         raise LimitError("rail leaves with no spine need a rail per node port; a rack-scale platform's leaves "
                          "take whole trays", key="topology" if topology == "rail-only" else "layers",
-                         hint="Use topology: rail-optimized with layers: auto.")
+                         hint="Use topology: rail-optimized with layers: auto.",
+                         fix={("topology",): "rail-optimized", ("layers",): "auto"})
     fit = leaf.radix // nodes
     if fit < 1:
         raise LimitError(f"a rail-only fabric puts one rail of every node on one leaf; {nodes} nodes are more "
                          f"than the {leaf.radix} ports of {leaf.id} at {leaf.rate_gbps:g} Gbit/s",
+                         key="topology", fix={("topology",): "rail-optimized"},
                          hint="Use topology: rail-optimized (leaves and spines), a larger switch, or fewer nodes.")
     rails = rails_per_leaf or _largest_divisor(node_ports, fit)
     if rails > fit:
         raise LimitError(f"rails_per_leaf {rails} puts {rails * nodes} node ports on one {leaf.id}, which has "
                          f"{leaf.radix}", key="rails_per_leaf",
-                         hint=f"Use rails_per_leaf of at most {fit}, or a larger switch.")
+                         hint=f"Use rails_per_leaf of at most {fit}, or a larger switch.",
+                         fix={("rails_per_leaf",): fit})
     return Plane(topology=topology, layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
                  node_ports=node_ports, leaves_per_group=node_ports // rails, leaf_down=leaf.radix, leaf_up=0,
                  pods=1, groups_per_pod=1, spines_per_pod=0, cores_per_group=0, leaf=leaf, spine=leaf,
@@ -311,7 +316,7 @@ def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_
         rails = rails_per_leaf or _largest_divisor(node_ports, down // group_nodes)
         if down < rails:
             raise LimitError(f"rails_per_leaf {rails} is more than a leaf's {down} downlinks", key="rails_per_leaf",
-                             hint=f"Use rails_per_leaf of at most {down}.")
+                             hint=f"Use rails_per_leaf of at most {down}.", fix={("rails_per_leaf",): down})
         # Each leaf of a rail set takes whole nodes (all ``rails`` of their ports), down // rails of them.
         per_rail = math.ceil(group_nodes / (down // rails))
         return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
@@ -349,6 +354,7 @@ def _pair(nodes: int, node_ports: int, leaf: SwitchPorts, over: Fraction, layers
         most = leaf.radix * over / (over + 1) * 2 // max(1, node_ports)
         raise LimitError(f"a pair of {leaf.id} holds at most {int(most)} nodes of {node_ports} ports at "
                          f"{over.numerator}:{over.denominator}; this fabric has {nodes}",
+                         key="topology", fix={("topology",): "rail-optimized"},
                          hint="Use topology: rail-optimized (leaves and spines) for a larger pod.")
     p = Plane(topology="pair", layers=1, group_nodes=nodes, groups=1, last_group_nodes=nodes,
               node_ports=node_ports, leaves_per_group=2, leaf_down=down, leaf_up=0, pods=1, groups_per_pod=1,

@@ -22,8 +22,8 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bom.catalog.rows import Catalog, Dwdm, Endpoint, NicPorts, Platform, Row, Switch
-from bom.errors import BomError, LimitError, keyed, one_error
+from bom.catalog.rows import DEFAULT_PLATFORM, Catalog, Dwdm, Endpoint, NicPorts, Platform, Row, Switch
+from bom.errors import BomError, Fix, LimitError, keyed, one_error
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.placement import RackType
 from bom.roles import FabricRole, Layer, RackKind
@@ -76,8 +76,11 @@ def _scenario(found: _Found, scenario: Scenario) -> None:
     the endpoints, the DCI, the storage and in-band fabrics, the placement's rack rows, out-of-band."""
     catalog = found.catalog
     if scenario.platform is None:
+        known = sorted(catalog.rows["platforms"])
+        pick = DEFAULT_PLATFORM if DEFAULT_PLATFORM in known else known[0]
         found.add(BomError("a build needs a platform", at=(), key="platform",
-                           hint=f"Add platform: one of {', '.join(sorted(catalog.rows['platforms']))}."))
+                           hint=f"Add platform: {pick} (or one of {', '.join(k for k in known if k != pick)}).",
+                           fix={("platform",): pick}))
         return
     platform = found.row("platforms", scenario.platform, ("platform",))
     if not isinstance(platform, Platform):
@@ -111,12 +114,15 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
         found.add(LimitError(f"a {platform.id} system stands in {platform.racks_per_system} racks of "
                              f"{per_system} nodes each (its scale-up domain is cabled rack to rack), not "
                              f"{given} nodes a rack", at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
-                             hint=f"Drop layout.nodes_per_rack, or set it to {per_system}."))
+                             hint=f"Drop layout.nodes_per_rack, or set it to {per_system}.",
+                             fix={("layout", "nodes_per_rack"): None}))
     if system_w > power:
         what = ("rack of a system" if platform.racks_per_system > 1 else "system") if per_system > 1 else "node"
+        least = _least_budget(found.catalog, platform, system_w)
         found.add(LimitError(f"the rack power budget ({power / 1000:,.1f} kW) is below one {platform.id} {what} "
                              f"({system_w / 1000:,.1f} kW)", at=at, key="racks.power_budget",
-                             hint=f"Raise racks.power_budget to at least {system_w / 1000:,.1f} kW."))
+                             hint=f"Raise racks.power_budget to at least {least}.",
+                             fix={("racks", "power_budget"): least}))
     elif given is not None and given * platform.node_power_w > power:
         # The height is checked here too (the rack's U as the build takes it), so a rack over both budgets
         # names both; one over its height alone is the placement's to say, with the rack row's own U
@@ -132,8 +138,22 @@ def _racks(found: _Found, scenario: Scenario, platform: Platform) -> None:
                              f"{platform.node_power_w / 1000:,.1f} kW each) do not fit one compute rack: "
                              f"{over_limits(rack, height, given * platform.node_power_w)}",
                              at=("layout", "nodes_per_rack"), key="layout.nodes_per_rack",
-                             hint="Lower layout.nodes_per_rack, leave it out, or raise "
-                                  + " and ".join(lift[k] for k in limits) + "."))
+                             hint="Leave layout.nodes_per_rack out (the rack's budgets give it), lower it, or raise "
+                                  + " and ".join(lift[k] for k in limits) + ".",
+                             fix={("layout", "nodes_per_rack"): None}))
+
+
+def _least_budget(catalog: Catalog, platform: Platform, system_w: float) -> str:
+    """The rack budget that holds one system and the draw of the PDUs that budget needs (the placement
+    counts both: bom/placement/layout.py ``with_pdus``), rounded up to 0.1 kW."""
+    sup = platform.support
+    pdu = catalog.rows["endpoints"].get(sup.pdu) if sup else None
+    budget = system_w
+    if isinstance(pdu, Endpoint) and pdu.power_capacity is not None:
+        draw, capacity = magnitude(pdu.power, "power"), magnitude(pdu.power_capacity, "power")
+        for _ in range(3):   # more budget may need another PDU pair: settles in one or two rounds
+            budget = system_w + draw * 2 * math.ceil(budget / capacity)
+    return f"{math.ceil(budget / 100) / 10:g} kW"
 
 
 def _switches(found: _Found, name: str, spec: FabricSpec, leaf_id: str) -> tuple[Switch | None, Switch | None]:
@@ -155,11 +175,13 @@ def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
         _uplink_rate(found, FabricRole.COMPUTE, spec, leaf, spine, platform.scale_out)
     node_ports = platform.scale_out.ports
     if spec.planes_by == "port" and node_ports % spec.planes:
+        fewer = max(d for d in range(1, spec.planes) if node_ports % d == 0)   # the planes the ports deal over
         found.add(LimitError(f"planes_by: port deals each NIC's ports over the {spec.planes} planes, and a "
                              f"{platform.id} node has {node_ports} compute ports (not NICs of {spec.planes})",
                              at=(*at, "planes_by"), key="fabrics.compute.planes_by",
                              hint="Drop planes_by (each port split over the planes), or use planes: a divisor of "
-                                  f"{node_ports}."))
+                                  f"{node_ports}" + (f" (planes: {fewer})." if fewer > 1 else "."),
+                             fix={(*at, "planes"): fewer} if fewer > 1 else {(*at, "planes_by"): None}))
         return
     node_ports = node_ports * spec.port_split // spec.planes   # a node's ports in each plane
     rails = spec.rails_per_leaf
@@ -168,16 +190,18 @@ def _compute(found: _Found, spec: FabricSpec, platform: Platform) -> None:
         if platform.gpus_per_domain > platform.gpus_per_node:
             found.add(LimitError("rails_per_leaf has no meaning on a rack-scale platform: each leaf takes every port "
                                  "of whole trays", at=(*at, "rails_per_leaf"), key="fabrics.compute.rails_per_leaf",
-                                 hint="Drop rails_per_leaf."))
+                                 hint="Drop rails_per_leaf.", fix={(*at, "rails_per_leaf"): None}))
         elif rails > node_ports or node_ports % rails:
             found.add(LimitError(f"rails_per_leaf {rails} must divide the {node_ports} rails of a node (each leaf "
                                  "takes the same number of rails)", at=(*at, "rails_per_leaf"),
                                  key="fabrics.compute.rails_per_leaf",
-                                 hint=f"Use a divisor of {node_ports}: 1 is a leaf per rail."))
+                                 hint=f"Use a divisor of {node_ports}: rails_per_leaf: 1 is a leaf per rail.",
+                                 fix={(*at, "rails_per_leaf"): 1}))
     if spec.topology == "pair" and node_ports % 2 and node_ports != 1:
         found.add(LimitError(f"a switch pair takes half of every node's ports; this node has {node_ports}",
                              at=(*at, "topology"), key="fabrics.compute.topology",
-                             hint="Use topology: rail-optimized or tor for an odd number of ports."))
+                             hint="Use topology: rail-optimized or tor for an odd number of ports.",
+                             fix={(*at, "topology"): "rail-optimized"}))
 
 
 def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine: Switch) -> bool:
@@ -187,29 +211,35 @@ def _check_scheduled(found: _Found, name: str, spec: FabricSpec, leaf: Switch, s
     key = f"fabrics.{name}"
     n = len(found.problems)
 
-    def refuse(message: str, sub: str, hint: str) -> None:
-        found.add(LimitError(message, at=("fabrics", name, sub), key=f"{key}.{sub}", hint=hint))
+    def refuse(message: str, sub: str, hint: str, fix: Fix) -> None:
+        found.add(LimitError(message, at=("fabrics", name, sub), key=f"{key}.{sub}", hint=hint, fix=fix))
 
+    at = ("fabrics", name)
     up = leaf.uplinks
     if leaf.fabric_element:
+        iface = next((s.id for s in found.catalog.rows_of(Switch)
+                      if s.uplinks is not None and s.uplinks.scheduled and s.uplinks.fabric_element == leaf.id), None)
         refuse(f"{leaf.id} is a scheduled fabric's fabric element: its ports are cell links to interface nodes, "
                "none takes a host", "switch",
-               f"Use it as {key}.spine, with an interface node (a Jericho3-AI leaf) as the switch.")
+               f"Use it as {key}.spine (spine: {leaf.id}), with its interface node as the switch (switch: {iface}).",
+               {(*at, Layer.SPINE): leaf.id, (*at, "switch"): iface})
     elif up is None or not up.scheduled:
         if spine.fabric_element:
             refuse(f"{spine.id} is a fabric element: it joins only a scheduled fabric's interface nodes, and "
                    f"{leaf.id} is not one", Layer.SPINE,
-                   "Use an Ethernet spine here, or an interface node (its fabric_element) as the switch.")
+                   "Drop spine (the switch's own), or name as the switch an interface node whose fabric element "
+                   "it is.", {(*at, Layer.SPINE): None})
         return False
     elif name != FabricRole.COMPUTE:
         refuse(f"{leaf.id} is a scheduled fabric's interface node; the tool builds a scheduled fabric as the compute "
-               "fabric", "switch", "Use an Ethernet leaf on this fabric.")
+               "fabric", "switch", "Drop switch here (the platform's own for this fabric), or name an Ethernet leaf.",
+               {(*at, "switch"): None})
     elif not spine.fabric_element:
         refuse(f"{leaf.id}'s fabric ports carry cells to fabric elements; {spine.id} is not one", Layer.SPINE,
-               f"Drop spine (its own, {up.fabric_element}) or name a fabric element row.")
+               f"Drop spine (its own, {up.fabric_element}) or name a fabric element row.", {(*at, Layer.SPINE): None})
     elif spec.uplink_rate != "native":
         refuse("uplink_rate has no meaning on a scheduled fabric: its fabric ports run at their own rate",
-               "uplink_rate", "Drop uplink_rate on this fabric.")
+               "uplink_rate", "Drop uplink_rate on this fabric.", {(*at, "uplink_rate"): None})
     return len(found.problems) == n
 
 
@@ -225,7 +255,8 @@ def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine
     if asked < rate and not math.isclose(asked, rate):
         found.add(LimitError(f"uplink_rate {asked:g}G is below the nodes' {rate:g}G on the {name} fabric: an uplink "
                              "carries whole downlinks", at=at, key=key,
-                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'."))
+                             hint="Use uplink_rate: native or downlink, or a rate at least the nodes'.",
+                             fix={at: "native"}))
         return
     leaf_rates = uplink_rates(leaf) if leaf.uplinks is not None else port_rates(leaf)
     where = "dedicated uplinks" if leaf.uplinks is not None else "ports"
@@ -236,7 +267,7 @@ def _uplink_rate(found: _Found, name: str, spec: FabricSpec, leaf: Switch, spine
             found.add(LimitError(f"uplink_rate {asked:g}G: {row.id}'s {what} run at "
                                  f"{', '.join(f'{r:g}' for r in rates)} Gbit/s, not {asked:g}", at=at, key=key,
                                  hint="Use uplink_rate: native" + (f", or one of {', '.join(fits)}" if fits else "")
-                                      + "."))
+                                      + ".", fix={at: "native"}))
             return
 
 
@@ -246,16 +277,18 @@ def _scheduled_shape(found: _Found, spec: FabricSpec) -> None:
     if spec.topology in ("pair", "rail-only"):
         found.add(LimitError(f"topology {spec.topology} has no spine layer, and a scheduled fabric's interface nodes "
                              "reach each other only through its fabric elements", at=(*at, "topology"),
-                             key="fabrics.compute.topology", hint="Use topology: rail-optimized or tor."))
+                             key="fabrics.compute.topology", hint="Use topology: rail-optimized or tor.",
+                             fix={(*at, "topology"): "rail-optimized"}))
     elif spec.leaf_ratio != 1:
         found.add(LimitError("a scheduled fabric's interface node cables all its fabric ports (cells are sprayed over "
                              "every one; their surplus over the host ports is the fabric's speedup), so a leaf ratio "
                              "has no meaning", at=(*at, "oversubscription"), key="fabrics.compute.oversubscription",
-                             hint="Drop oversubscription on this fabric."))
+                             hint="Drop oversubscription on this fabric.", fix={(*at, "oversubscription"): None}))
     elif spec.layers == 1:
         found.add(LimitError("a scheduled fabric's interface nodes reach each other only through fabric elements: "
                              "it has two layers (one stage of fabric elements) or three (two stages)",
-                             at=(*at, "layers"), key="fabrics.compute.layers", hint="Use layers: auto, 2 or 3."))
+                             at=(*at, "layers"), key="fabrics.compute.layers", hint="Use layers: auto, 2 or 3.",
+                             fix={(*at, "layers"): "auto"}))
 
 
 def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> None:
@@ -270,7 +303,8 @@ def _pooled(found: _Found, name: str, spec: FabricSpec, platform: Platform) -> N
         # A limit of the platform, not a typo: a comparison leaves the fabric out with this note.
         found.add(LimitError(f"platform {platform.id!r} has no {name} ports in the catalog", at=("fabrics", name),
                              key=f"fabrics.{name}",
-                             hint=f"Add an {name} port entry to the platform row, or drop fabrics.{name}."))
+                             hint=f"Drop fabrics.{name}, or add an {name} port entry to the platform row (a catalog "
+                                  "overlay).", fix={("fabrics", name): None}))
 
 
 def _oob(found: _Found, spec: FabricSpec, platform: Platform, inband: bool) -> None:
@@ -310,9 +344,12 @@ def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
         found.add(BomError(f"appliance {row.id!r} has no storage ports in the catalog; give both ports and rate",
                            at=("storage",), key="storage.ports"))
     elif ports is None or ports < 1:
+        own = base.ports if base is not None and base.ports >= 1 else None
         found.add(LimitError(f"storage appliance {row.id!r} has no storage-fabric ports", at=("storage", "ports"),
                              key="storage.ports",
-                             hint="Give storage.ports >= 1 (ports per appliance) or another appliance."))
+                             hint=f"Leave storage.ports out (the appliance's own {own})." if own else
+                                  "Give storage.ports: 1 or more (ports per appliance), or another appliance.",
+                             fix={("storage", "ports"): None if own else 1}))
     if s.count is not None:
         return
     # No count: the capacity and throughput given size it, else the training job's capacity does.
@@ -320,7 +357,8 @@ def _endpoints(found: _Found, scenario: Scenario, platform: Platform) -> None:
     for key in sizing:
         if getattr(row, key) is None:
             found.add(BomError(f"appliance {row.id!r} has no {key} in the catalog, so a {key} cannot size it",
-                               at=("storage", key), key=f"storage.{key}", hint="Give storage.count."))
+                               at=("storage", key), key=f"storage.{key}", hint="Give storage.count: 8 (appliances).",
+                               fix={("storage", "count"): 8}))
 
 
 def _ra_storage(found: _Found, platform: Platform) -> None:
@@ -336,8 +374,9 @@ def _ra_storage(found: _Found, platform: Platform) -> None:
                 else f"'s storage appliance {row.id!r} has no {lack} in the catalog to size it by")
         found.add(LimitError(f"fabrics.storage carries no storage: the scenario has no storage block and platform "
                              f"{platform.id!r}{what}", at=("fabrics", "storage"),
-                             key="storage", hint="Add a storage block: storage: {appliance: <an endpoints row>, "
-                                                 "count: 8} (or capacity and throughput), or drop fabrics.storage."))
+                             key="storage", hint="Drop fabrics.storage, or add a storage block: storage: {appliance: "
+                                                 "<an endpoints row>, count: 8} (or capacity and throughput).",
+                             fix={("fabrics", "storage"): None}))
 
 
 def _dci(found: _Found, scenario: Scenario) -> None:
@@ -349,10 +388,11 @@ def _dci(found: _Found, scenario: Scenario) -> None:
     if amp is not None and (not isinstance(amp, Dwdm) or amp.kind != Layer.AMPLIFIER):
         found.add(BomError(f"dwdm row {s.amplifier!r} is a {getattr(amp, 'kind', '')}, not an amplifier",
                            at=("sites", "amplifier"), key="sites.amplifier",
-                           hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols."))
+                           hint="Name a dwdm row of kind amplifier, such as ncs1001-edfa or qdd-ols.",
+                           fix={("sites", "amplifier"): "ncs1001-edfa"}))
     elif isinstance(amp, Dwdm) and amp.stages == 2 and s.amplifiers != "both":
         found.add(LimitError(f"sites.amplifiers: {s.amplifiers} stands one amplifier stage at each end, and {amp.id} "
                              "holds the booster and the pre-amplifier of an end in one unit",
                              at=("sites", "amplifiers"), key="sites.amplifiers",
                              hint="Drop sites.amplifiers (both), or name a single-stage amplifier such as "
-                                  "ncs1001-edfa."))
+                                  "ncs1001-edfa.", fix={("sites", "amplifiers"): None}))

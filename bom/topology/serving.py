@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from bom.errors import BomError, LimitError
 from bom.model.parallelism import Bound, Decode, Dim, Parallelism, Split, Tiers, Traffic
 from bom.roles import Tier
-from bom.topology.parallelism import ACT_BYTES, divisors, tier_of
+from bom.topology.parallelism import ACT_BYTES, PARALLELISM, divisors, heads_tp, tier_of
 
 #: All-reduces per layer and token in a tensor-parallel forward pass (attention and MLP).
 TP_ALL_REDUCES = 2
@@ -267,19 +267,23 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
     where = "workload.parallelism"
     if given.cp > 1:
         raise BomError(f"CP {given.cp} splits a training sequence; a serving replica splits TP, EP and PP",
-                       key=where, hint="Drop cp (or give cp: 1).")
+                       key=where, hint="Drop cp (or give cp: 1).", fix={(*PARALLELISM, "cp"): None})
     if given.tp * given.ep > tiers.domain_gpus or tiers.domain_gpus % (given.tp * given.ep):
         what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
         raise BomError(f"{what} = {given.tp * given.ep} GPUs crosses the scale-up boundary: a domain holds "
                        f"{tiers.domain_gpus}, and a replica's tensor and expert parallelism exchange activations "
                        "every layer of every token", key=where,
-                       hint=f"Give tp x ep dividing {tiers.domain_gpus} (pp takes the rest of a replica).")
+                       hint=f"Give tp x ep dividing {tiers.domain_gpus}" + (
+                           f" (tp: {math.gcd(given.tp, tiers.domain_gpus)})" if given.ep == 1 else "")
+                       + "; pp takes the rest of a replica.",
+                       fix={(*PARALLELISM, "tp"): math.gcd(given.tp, tiers.domain_gpus)} if given.ep == 1 else None)
     if shape.heads % given.tp:
+        tp = heads_tp(shape.heads, given.tp)
         raise BomError(f"TP {given.tp} does not divide the {shape.heads} attention heads", key=where,
-                       hint="Give a tp that divides heads.")
+                       hint=f"Give a tp that divides heads (tp: {tp}).", fix={(*PARALLELISM, "tp"): tp})
     if given.ep > 1 and not shape.experts:
         raise BomError(f"EP {given.ep} needs a mixture-of-experts model", key=where,
-                       hint="Give workload.experts, or ep: 1.")
+                       hint="Give workload.experts, or ep: 1.", fix={(*PARALLELISM, "ep"): 1})
     if shape.experts and shape.experts % given.ep:
         raise BomError(f"EP {given.ep} does not divide the {shape.experts} experts", key=where)
     if given.pp > shape.layers:
@@ -288,11 +292,13 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
     need = memory_bytes(shape, given, held)
     if need > memory_limit:
         per = sequences_per_replica(shape, given, memory_limit)
+        more = -(-(shape.users or 1) // per) if per else None   # the replicas that hold every user
         raise LimitError(f"TP {given.tp}, EP {given.ep}, PP {given.pp} with {given.dp:,} replicas leaves {held:,} "
                          f"sequences a replica and {need / 1e9:.1f} GB a GPU, past the {memory_limit / 1e9:.1f} GB "
                          f"usable (a replica holds {per:,})", key=where,
-                         hint="Raise dp (more replicas), or tp within the domain, or pp."
-                         if per else "Raise tp within the domain, or pp: the weights alone do not fit.")
+                         hint=f"Raise dp (more replicas: dp: {more}), or tp within the domain, or pp."
+                         if more else "Raise tp within the domain, or pp: the weights alone do not fit.",
+                         fix={(*PARALLELISM, "dp"): more} if more else None)
     if target is not None and chip is not None and held:
         d = decode(shape, given, tiers, chip, held)
         if d.tokens_per_s_user < target:
@@ -301,8 +307,10 @@ def check(shape: ServeShape, given: Split, tiers: Tiers, memory_limit: float, ch
                              f"replica's {held:,} sequences {d.tokens_per_s_user:,.1f} tokens/s ({d.bound}-bound, a "
                              f"{d.step_s * 1e3:,.2f} ms decode step), short of workload.tokens_per_s_per_user "
                              f"{target:,g}", key="workload.parallelism",
-                             hint=(f"Raise dp: a replica keeps {target:,g} tokens/s a user up to {fast:,} sequences."
-                                   if fast else "Raise tp within the domain: one sequence a replica is too slow."))
+                             hint=(f"Raise dp: a replica keeps {target:,g} tokens/s a user up to {fast:,} sequences "
+                                   f"(dp: {-(-shape.users // fast)})."
+                                   if fast else "Raise tp within the domain: one sequence a replica is too slow."),
+                             fix={(*PARALLELISM, "dp"): -(-shape.users // fast)} if fast else None)
 
 
 def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float, given: Split | None = None,

@@ -208,7 +208,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
                 raise BomError(f"su_nodes {spec.su_nodes} must divide the compute block of {block} nodes "
                                f"(its leaves stand in the block's network rack)",
                                at=("fabrics", name, "su_nodes"), key=f"fabrics.{name}.su_nodes",
-                               hint=f"Use a divisor of {block}.")
+                               hint=f"Leave su_nodes out (one leaf group a block), or use a divisor of {block}.",
+                               fix={("fabrics", name, "su_nodes"): None})
             g = spec.su_nodes
         else:
             g = group_size(block, fp.nodes_per_rack, nic.ports, down)
@@ -302,7 +303,8 @@ def build_oob(spec: FabricSpec, design: Design, placement: Placement, media: Med
     if leaf.uplinks is None:
         raise BomError(f"switch {leaf.id!r} has no uplink ports for a management switch",
                        at=("fabrics", "oob", "switch"), key="fabrics.oob.switch",
-                       hint="Use a management switch with uplinks, such as sn2201.")
+                       hint="Use a management switch with uplinks, such as switch: sn2201.",
+                       fix={("fabrics", "oob", "switch"): "sn2201"})
     sections, per_shape, per_site = oob_sections(design, placement, leaf)
     up_rate = magnitude(leaf.uplinks.rate, "rate")
     # A management switch's 48 x 1G fit one 100G uplink without blocking: one per switch.

@@ -103,7 +103,7 @@ def refuse_explicit(why: str) -> LimitError:
     return LimitError(f"the UFM appliances cannot be on the compute fabric: {why}", at=("management", "ufm_count"),
                       key="management.ufm_count",
                       hint="Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), "
-                           "or set management.ufm_count: 0.")
+                           "or set management.ufm_count: 0.", fix={("management", "ufm_count"): 0})
 
 
 def attach_ufm(f: Fabric, ufm: UfmLinks | None, placement: Placement, floor: FloorPlan, sites: int) -> UfmPorts | None:

@@ -58,6 +58,59 @@ def test_rules_refuse_at_the_key(bom, tmp_path, extra, line, words, command):
     assert not (tmp_path / "out").exists()
 
 
+#: The issue's two-site GB300 scenario, every multi-site key left out.
+TWO_SITES = "sites:\n  count: 2\n"
+
+
+@pytest.mark.parametrize("command", ["size", "build", "cables"])
+def test_every_missing_multi_site_key_is_named_in_one_message(bom, tmp_path, command):
+    """One run names the distance and the DCI bandwidth, each at its place with its hint (three runs
+    on main dbe2868: an Ethernet fabric, which border leaves of the DCI's own now stand in for, then
+    the distance, then the bandwidth)."""
+    path = write(tmp_path, BASE + TWO_SITES)
+    args = [command, path] + (["-q", "-o", str(tmp_path / "out")] if command != "size" else [])
+    r = bom(*args)
+    assert r.exit_code == 2, r.output
+    err = " ".join(r.stderr.split())
+    assert err.startswith("error: 2 problems: (1) "), err
+    assert f'(1) {path}:4: sites.distance: two or more sites need the distance between them. Add distance: "40 km".' \
+        in err
+    assert (f"(2) {path}:4: sites.dci_bandwidth: sites need dci_bandwidth (per site pair) or dci_fraction (of a "
+            "site's scale-out bandwidth), one of them. Add dci_bandwidth: \"25.6 Tbit/s\" (or dci_fraction: 0.125).") \
+        in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_dci_bandwidth_auto_names_its_overlap_with_the_rest(bom, tmp_path):
+    """auto with no overlap and no distance: both in one message."""
+    r = bom("size", write(tmp_path, BASE + "sites:\n  count: 2\n  dci_bandwidth: auto\n"))
+    assert r.exit_code == 2
+    err = " ".join(r.stderr.split())
+    assert "2 problems" in err and "sites.distance" in err and "sites.dci_overlap" in err and "dci_overlap: 0.5" in err
+
+
+def test_the_fixes_applied_build(catalog):
+    """The one message's fixes (BomError.fix) applied at once: the scenario builds (border leaves of the
+    DCI's own take the routers' client links, the compute fabric being InfiniBand)."""
+    import yaml
+
+    from bom.errors import MultiError
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+
+    text = BASE + TWO_SITES
+    with pytest.raises(MultiError) as e:
+        scenario_from_text(text)
+    assert e.value.fix == {("sites", "distance"): "40 km", ("sites", "dci_bandwidth"): "25.6 Tbit/s"}
+    data = yaml.safe_load(text)
+    for path, value in e.value.fix.items():
+        data[path[0]][path[1]] = value
+    fixed = yaml.safe_dump(data)
+    model = build_scenario(scenario_from_text(fixed), load_text(fixed, "s.yaml"), catalog)
+    assert model.dci is not None and model.dci.attach == "dci" and model.dci.border_leaves == 2
+
+
 def test_one_site_needs_no_distance(bom, tmp_path):
     r = bom("build", write(tmp_path, BASE + "sites: {count: 1}\n"), "-q", "-o", str(tmp_path / "out"), "--json")
     assert r.exit_code == 0, r.stderr

@@ -51,6 +51,13 @@ gpus: 144
 fabrics: {compute: {}, inband: {}}
 sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", attach: inband}
 """,
+    # Three sites on a hub, InfiniBand compute and no Ethernet fabric: the routers on border leaves of the
+    # DCI's own, the hub's 128 client links over two of them, each spoke's 64 on one.
+    "dci-own-border": """platform: dgx-h100
+nodes: 24
+fabrics: {compute: {switch: qm9700}}
+sites: {count: 3, topology: hub, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
+""",
     # Management uplinks into a site in-band network the scenario does not build.
     "oob-inband": """platform: dgx-h100
 nodes: 8

@@ -178,12 +178,13 @@ def test_check_clean_on_the_scheduled_cases(catalog, name):
 
 def test_dci_routers_never_land_on_fabric_elements(catalog):
     """Two sites: the routers' client links cannot take a fabric element's cell ports; with no Ethernet
-    fabric of host ports to land on, the build says so and where to put them."""
+    fabric of host ports to land on, they go to border leaves of the DCI's own, and the warning says why;
+    with an in-band fabric, on its border leaves."""
     text = (f"name: t\nplatform: dgx-b200\ngpus: 512\nsites: {{count: 2, distance: 40 km, "
             f"dci_fraction: 0.05}}\nfabrics: {{compute: {{switch: {LEAF}}}}}\n")
-    with pytest.raises(BomError) as e:
-        _text(catalog, text)
-    assert e.value.key == "sites.attach" and "fabric element" in str(e.value)
+    own = _text(catalog, text)
+    assert own.dci.attach == "dci" and own.dci.border_leaves == 2 and "fabric element" in own.dci.border.why
+    assert any("fabric element" in w and "border leaves of its own" in w for w in own.warnings)
     m = _text(catalog, text.replace("}}\n", "}, inband: {}}\n"))
     assert m.dci.attach == "inband"
 

@@ -2,7 +2,8 @@
 the patterns in bom/links/dci.py): both ends of a client link speak the routers' protocol (Ethernet)
 at the wavelength's rate. An Ethernet compute fabric takes them on its top layer's free cages; an
 InfiniBand compute fabric reaches another building through Ethernet, on border leaves of the
-Ethernet in-band fabric (else of an Ethernet storage fabric), else the build is refused."""
+Ethernet in-band fabric (else of an Ethernet storage fabric), else on border leaves of the DCI's own
+(catalogs/defaults.yaml's DCI border leaf), said in the warnings, priced and cabled."""
 
 from __future__ import annotations
 
@@ -144,26 +145,120 @@ def test_a_one_leaf_in_band_fabric_takes_them_on_its_leaf(catalog):
     assert {r[C["b_role"]] for r in rows if r[C["hop"]] == "fabric-dci"} == {"inband-leaf"}
 
 
-REFUSED = [
-    # An InfiniBand compute fabric and no Ethernet fabric: refused, naming the key and what to add.
-    ("no-ethernet", ISSUE.replace("  storage: {switch: sn5600}\n  inband: {switch: sn5600}\n", ""), 7,
-     ["sites.attach", "compute: q3400 is InfiniBand", "Add an Ethernet in-band fabric",
-      "fabrics: {inband: {switch: sn5600}}", "an Ethernet compute switch"]),
-    # An InfiniBand storage fabric is no way out either.
+#: The issue's two-site DGX H100 cluster on the RA's own QM9700 InfiniBand fabric and nothing else.
+DGX_H100_QM9700 = """\
+name: dgx-h100-qm9700-two-sites
+platform: dgx-h100
+nodes: 64
+fabrics: {compute: {switch: qm9700}}
+sites: {count: 2, distance: "40 km", dci_bandwidth: "12.8 Tbit/s"}
+"""
+#: The two-site GB300 scenario with no fabric but the (InfiniBand Q3400) compute fabric.
+GB300_ALONE = """\
+name: gb300-two-sites
+platform: gb300-nvl72
+gpus: 1152
+sites: {count: 2, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}
+"""
+
+
+def _own_border(m, catalog, links_a_site: int):
+    """What every build with the DCI's own border leaves has: the catalog's default border switch, as
+    many a site as half its ports at 400G take, the client links on them in the site's own racks (the
+    closed form and the plan agree), a BOM line at the row's price and power, and the warning."""
+    from bom.costing.lines import all_lines
+
+    row = catalog.get("switches", catalog.default("dci", "leaf"))
+    assert row.id == "sn5600" and row.protocol == "ethernet"
+    d = m.dci
+    assert d.attach == "dci" and d.border.switch is row and d.to_json()["client_fabric"] == "dci"
+    # SN5600 at 400G: 128 ports in 64 twin-port cages; half the cages (32) take client links: 64 a leaf.
+    per_leaf = 64 // 2 * (128 // 64)
+    assert d.border.per_leaf == per_leaf
+    leaves = -(-links_a_site // per_leaf)
+    assert [d.site_border_leaves(s) for s in (1, 2)] == [leaves, leaves] and d.border_leaves == 2 * leaves
+    assert m.to_json()["fabrics"]["dci"]["border_switch"] == "sn5600"
+    assert m.to_json()["fabrics"]["dci"]["border_leaves"] == 2 * leaves
+    # Priced: one line of the DCI's leaves at the catalog row's price and typical power.
+    (line,) = [x for x in all_lines(m, catalog) if x.fabric == "dci" and x.hop == "leaf"]
+    assert (line.catalog_id, line.quantity, line.unit_price_usd, line.unit_power_w, line.category) == (
+        "sn5600", 2 * leaves, row.price_usd, 940.0, "DCI switch")
+    assert line.price_usd == 2 * leaves * 55_000   # catalogs/switches.yaml sn5600 price_usd
+    # Cabled: every client link a router port to a border leaf port, counted once on the DCI.
+    (g,) = m.dci_groups
+    assert (g.hop, g.lower, g.upper, g.links, g.rate_gbps) == ("fabric-dci", "router", "leaf", 2 * links_a_site, 400.0)
+    rows = check_closed_form(m, catalog)
+    client = [r for r in rows if r[C["hop"]] == "fabric-dci"]
+    assert len(client) == 2 * links_a_site and {r[C["b_role"]] for r in client} == {"dci-leaf"}
+    assert {r[C["bucket"]] for r in client} == {"in-rack"}   # the leaves stand with the routers
+    assert len({r[C["b_device"]] for r in client}) == 2 * leaves
+    # Said: the build's warning names the switch, the count and why.
+    (note,) = [w for w in m.warnings if "border leaves of its own" in w]
+    assert f"{2 * leaves} x sn5600" in note and "InfiniBand" in note and "not in the BOM" in note
+    return g
+
+
+def test_two_site_dgx_h100_on_qm9700_builds_with_border_leaves_of_its_own(catalog):
+    """The issue's case: refused before (no Ethernet fabric), and its hint (an SN5600 in-band fabric)
+    refused again (the management servers' 100G QSFP28 ports). 12.8 Tbit/s is 32 wavelengths of 400G a
+    site pair: 32 client links a site on one SN5600 a site."""
+    m = _model(DGX_H100_QM9700, catalog)
+    g = _own_border(m, catalog, 32)
+    # A QSFP-DD 400G DR4 at the router, a twin-port OSFP 2xDR4 at the leaf (two links a module).
+    assert (g.lower_end.part.part_number, g.modules_lower, g.upper_end.part.part_number, g.modules_upper) == (
+        "QDD-400G-DR4-S", 64, "MMS4X00-NS", 32)
+    assert "compute: qm9700 is InfiniBand" in m.dci.border.why
+
+
+def test_two_site_gb300_with_no_other_fabric_builds_with_border_leaves_of_its_own(catalog):
+    """64 wavelengths a site pair: 64 client links a site, one SN5600 a site (32 of its cages)."""
+    m = _model(GB300_ALONE, catalog)
+    assert list(m.fabrics) == ["compute"] and m.fabrics["compute"].first.leaf.id == "q3400"
+    g = _own_border(m, catalog, 64)
+    assert (g.modules_lower, g.modules_upper) == (128, 64)
+
+
+@pytest.mark.slow   # a build and a check with every writer: 1.5 to 1.7 s, too near the fast loop's 2 s
+@pytest.mark.parametrize("text", [DGX_H100_QM9700, GB300_ALONE], ids=["dgx-h100-qm9700", "gb300"])
+def test_they_build_and_check_clean(bom, tmp_path, text):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    r = bom("build", str(path), "-o", str(tmp_path / "out"), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "border leaves of its own" in r.stderr
+    r = bom("check", str(path))
+    assert r.exit_code == 0 and "no error, no warning" in r.output, r.output
+
+
+#: Fabrics that cannot take the routers' client links build with the DCI's own border leaves too.
+OWN = [
+    ("no-ethernet", ISSUE.replace("  storage: {switch: sn5600}\n  inband: {switch: sn5600}\n", ""),
+     "compute: q3400 is InfiniBand"),
     ("ib-storage", ISSUE.replace("  inband: {switch: sn5600}\n", "").replace("storage: {switch: sn5600}",
-                                                                           "storage: {switch: qm9700}"), 8,
-     ["sites.attach", "storage: qm9700 is InfiniBand"]),
-    # Asked explicitly on the InfiniBand compute fabric.
+                                                                            "storage: {switch: qm9700}"),
+     "storage: qm9700 is InfiniBand"),
+    # An Ethernet in-band fabric without 400G ports (DGX H100's SN4600C at 100G), and no other.
+    ("no-400g", "name: h\nplatform: dgx-h100\nnodes: 64\nfabrics: {compute: {}, inband: {}}\n"
+                'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+     "inband: sn4600c has no 400 Gbit/s ports"),
+]
+
+
+@pytest.mark.parametrize("case,text,why", OWN, ids=[c[0] for c in OWN])
+def test_no_fabric_for_them_gives_border_leaves_of_its_own(catalog, case, text, why):
+    m = _model(text, catalog)
+    assert m.dci.attach == "dci" and why in m.dci.border.why and m.dci.border_leaves == 2
+    check_closed_form(m, catalog)
+
+
+REFUSED = [
+    # Asked explicitly on the InfiniBand compute fabric: refused, with attach: auto as the way out.
     ("attach-compute", ISSUE.replace('25.6 Tbit/s"}', '25.6 Tbit/s", attach: compute}'), 9,
-     ["sites.attach", "attach: compute", "q3400 is InfiniBand", "one protocol at one rate"]),
+     ["sites.attach", "attach: compute", "q3400 is InfiniBand", "one protocol at one rate", "Use attach: auto"]),
     # On a fabric the scenario does not build (the scenario's own rule, before any build).
     ("attach-absent", ISSUE.replace("  inband: {switch: sn5600}\n", "").replace('25.6 Tbit/s"}',
                                                                               '25.6 Tbit/s", attach: inband}'), 8,
-     ["sites.attach", "does not build", "Add fabrics.inband"]),
-    # An Ethernet in-band fabric without 400G ports (DGX H100's SN4600C at 100G), and no other.
-    ("no-400g", "name: h\nplatform: dgx-h100\nnodes: 64\nfabrics: {compute: {}, inband: {}}\n"
-                'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s"}\n', 5,
-     ["sites.attach", "inband: sn4600c has no 400 Gbit/s ports"]),
+     ["sites.attach", "does not build", "Use attach: auto", "add fabrics.inband"]),
 ]
 
 

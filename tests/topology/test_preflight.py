@@ -17,38 +17,40 @@ TWO_SITES = "name: p\nplatform: gb300-nvl72\ngpus: 144\nfabrics: {compute: {}, i
 
 @pytest.mark.parametrize("text, line, words", [
     # the racks (bom/topology/geometry.py nodes_per_rack)
+    # 14.4 kW: the 14.3 kW node and the draw of the A/B pair of PDUs its rack needs (pdu-3ph-60a: 10 W each,
+    # 34.5 kW a PDU), 14,320 W rounded up to 0.1 kW.
     ("name: p\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n", 4,
      ["racks.power_budget", "the rack power budget (10.0 kW) is below one dgx-b200 node (14.3 kW)",
-      "Raise racks.power_budget to at least 14.3 kW."]),
+      "Raise racks.power_budget to at least 14.4 kW."]),
     (H100 + "racks: {power_budget: \"30 kW\"}\nlayout: {nodes_per_rack: 4}\n", 5,
      ["layout.nodes_per_rack", "4 dgx-h100 nodes per rack (8U, 10.2 kW each) do not fit one compute rack: the power "
       "binds (40,800 W over the legrand-nvidpd13 rack's 30,000 W budget)",
-      "Lower layout.nodes_per_rack, leave it out, or raise racks.power_budget."]),
+      "Leave layout.nodes_per_rack out (the rack's budgets give it), lower it, or raise racks.power_budget."]),
     # the compute fabric's rails (the planner's, bom/topology/planes.py)
     ("name: p\nplatform: gb300-nvl72\ngpus: 144\nfabrics:\n  compute: {rails_per_leaf: 1}\n", 5,
      ["fabrics.compute.rails_per_leaf", "rails_per_leaf has no meaning on a rack-scale platform",
       "Drop rails_per_leaf."]),
     (H100 + "fabrics:\n  compute: {rails_per_leaf: 3}\n", 5,
      ["fabrics.compute.rails_per_leaf", "rails_per_leaf 3 must divide the 8 rails of a node",
-      "Use a divisor of 8: 1 is a leaf per rail."]),
+      "Use a divisor of 8: rails_per_leaf: 1 is a leaf per rail."]),
     # a scheduled fabric (bom/topology/fabrics.py check_scheduled, planes.py _check_scheduled)
     (J3 + "fabrics:\n  compute: {switch: arista-7720r4-128pe}\n", 5,
      ["fabrics.compute.switch", "is a scheduled fabric's fabric element", "Use it as fabrics.compute.spine"]),
     (J3 + "fabrics:\n  compute: {}\n  storage: {switch: arista-7700r4c-38pe}\n", 6,
      ["fabrics.storage.switch", "the tool builds a scheduled fabric as the compute fabric",
-      "Use an Ethernet leaf on this fabric."]),
+      "Drop switch here (the platform's own for this fabric), or name an Ethernet leaf."]),
     (J3 + "fabrics:\n  compute:\n    switch: arista-7700r4c-38pe\n    oversubscription: \"2:1\"\n", 7,
      ["fabrics.compute.oversubscription", "the fabric's speedup), so a leaf ratio has no meaning"]),
     (J3 + "fabrics:\n  compute:\n    switch: arista-7700r4c-38pe\n    layers: 1\n", 7,
      ["fabrics.compute.layers", "reach each other only through fabric elements", "Use layers: auto, 2 or 3."]),
     # the storage appliance (bom/topology/endpoints.py)
     (H100 + "storage: {appliance: mgmt-x86-2s, count: 2}\n", 4,
-     ["storage.ports", "storage appliance 'mgmt-x86-2s' has no storage-fabric ports", "Give storage.ports >= 1"]),
+     ["storage.ports", "storage appliance 'mgmt-x86-2s' has no storage-fabric ports", "Give storage.ports: 1 or more"]),
     (H100 + "storage: {appliance: mgmt-x86-2s, count: 2, ports: 2}\n", 4,
      ["storage.ports", "appliance 'mgmt-x86-2s' has no storage ports in the catalog; give both ports and rate"]),
     (H100 + "storage:\n  appliance: mgmt-x86-2s\n  ports: 2\n  rate: 400 Gbit/s\n  capacity: 2 PB\n", 8,
      ["storage.capacity", "appliance 'mgmt-x86-2s' has no capacity in the catalog, so a capacity cannot size it",
-      "Give storage.count."]),
+      "Give storage.count: 8 (appliances)."]),
     # the DCI's amplifier (bom/topology/dci.py)
     (TWO_SITES + "sites: {count: 2, distance: 40 km, dci_bandwidth: 3.2 Tbit/s, amplifier: ncs1k-md-64-c}\n", 5,
      ["sites.amplifier", "dwdm row 'ncs1k-md-64-c' is a mux, not an amplifier", "Name a dwdm row of kind amplifier"]),
@@ -84,7 +86,7 @@ def test_a_platform_without_ports_for_two_fabrics_says_both(bom, tmp_path, catal
                 "storage: fabrics.storage carries no storage", "names no storage appliance",
                 f"{path}:6: fabrics.storage: platform 'tpu-v4-pod' has no storage ports in the catalog",
                 f"{path}:7: fabrics.inband: platform 'tpu-v4-pod' has no inband ports in the catalog",
-                "Add an inband port entry to the platform row, or drop fabrics.inband.")
+                "Drop fabrics.inband, or add an inband port entry to the platform row (a catalog overlay).")
     with pytest.raises(MultiLimitError) as e:
         preflight.check(scenario_from_text(text), catalog)
     assert isinstance(e.value, LimitError) and [p.key for p in e.value.problems] == [

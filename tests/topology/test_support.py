@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 CASES = {
     "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
-              ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.3 kW"]),
+              ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.4 kW"]),
     "zero-ports": ("name: x\nplatform: dgx-h100\nnodes: 4\nstorage: {count: 2, ports: 0}\n"
                    "fabrics: {storage: {switch: sn5600}}\n",
-                   ["storage.ports", "no storage-fabric ports", "Give storage.ports >= 1"]),
+                   ["storage.ports", "no storage-fabric ports", "Leave storage.ports out (the appliance's own 8)"]),
     "no-room": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {rack_units: 6}\n",
                 ["fits no rack", "the height binds (10U in a 6U", "the power fits",
                  "Raise racks.rack_units (a taller rack), or pick a smaller device"]),
@@ -299,7 +299,7 @@ def test_refused_when_the_platform_names_no_storage_appliance(bom, tmp_path):
     r = bom("build", str(f), "-o", str(tmp_path / "out"))
     assert r.exit_code == 2, r.output
     for words in ("fabrics.storage carries no storage", "'gb300-no-storage' names no storage appliance",
-                  "Add a storage block", f"{f}:4"):
+                  "add a storage block", f"{f}:4"):
         assert words in r.output, (words, r.output)
 
 

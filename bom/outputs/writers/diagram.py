@@ -183,12 +183,19 @@ def _sites(d: Diagram, m: Model, across: ScaleAcrossTotals, y: float) -> float:
     attach = m.dci.attach if m.dci is not None else FabricRole.COMPUTE
     bx, box_w = _column(len(columns), columns.index(attach) if attach in columns else 0)
     ry = row_bottom + 16
-    d.boxes.append(Box(bx, ry, box_w, 40, Layer.ROUTER, "#eadcef"))
-    _lines(d, bx + 8, ry + 16, [("DCI routers (all sites)", "", None),
-                                (f"{n(fabric.routers)} x {fabric.switch_id}", "fabrics.dci.routers", fabric.routers)],
-           size=11)
-    bottom = ry + 40 + 40
-    d.across = (ry + 40, bottom)
+    rows = [("DCI routers (all sites)", "", None),
+            (f"{n(fabric.routers)} x {fabric.switch_id}", "fabrics.dci.routers", fabric.routers)]
+    border = dci.border
+    if border is not None:   # no fabric takes the client links: the DCI's own border leaves stand with the routers
+        links = fabric.links_by_hop()[HopKind.FABRIC_DCI]
+        rows += [(f"and {n(dci.border_leaves)} border leaves x {border.switch.id}", "fabrics.dci.border_leaves",
+                  dci.border_leaves),
+                 (f"{n(links)} router links fabric-dci to them", "fabrics.dci.links.fabric-dci", links)]
+    box_h = 40 + (2 * LINE_H if border is not None else 0)
+    d.boxes.append(Box(bx, ry, box_w, box_h, Layer.ROUTER, "#eadcef"))
+    _lines(d, bx + 8, ry + 16, rows, size=11)
+    bottom = ry + box_h + 40
+    d.across = (ry + box_h, bottom)
     d.boundaries.append(Boundary(bottom, GUTTER, WIDTH - 10, Tier.SCALE_ACROSS, across.links, across.modules,
                                  across.fibre_runs))
     _tier_label(d, bottom, Tier.SCALE_ACROSS, Tier.SCALE_OUT, across, "tiers.scale-across")

@@ -35,6 +35,9 @@ CAMPUS_MESH = CAMPUS.replace("name: campus-4", "name: campus-4-mesh").replace(
 CAMPUS_HUB = CAMPUS.replace("name: campus-4", "name: campus-4-hub").replace(
     "split: [2, 1, 1, 1], topology: ring", "count: 4, topology: hub")
 POD = "name: small-pod\nplatform: dgx-h100\nnodes: 32\n"
+#: Two sites on InfiniBand alone: the DCI's own border leaves, told in the routers' box.
+OWN_BORDER = ("name: own-border\nplatform: dgx-h100\nnodes: 64\nfabrics: {compute: {switch: qm9700}}\n"
+              'sites: {count: 2, distance: "40 km", dci_bandwidth: "12.8 Tbit/s"}\n')
 POD_ALL = ("name: pod-8\nplatform: dgx-b200\nnodes: 8\n"
            "fabrics: {compute: {}, storage: {}, inband: {}, oob: {}}\n")
 
@@ -96,9 +99,9 @@ def _fmt(v):
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
 
 
-@pytest.mark.parametrize("text", [None, CAMPUS_MESH, CAMPUS, CAMPUS_HUB, MESH, HUB, POD_ALL, POD],
+@pytest.mark.parametrize("text", [None, CAMPUS_MESH, CAMPUS, CAMPUS_HUB, MESH, HUB, POD_ALL, POD, OWN_BORDER],
                          ids=["default", "campus-4-mesh", "campus-4-ring", "campus-4-hub", "mesh-5", "hub-12",
-                              "pod-8-all-fabrics", "pod-compute-only"])
+                              "pod-8-all-fabrics", "pod-compute-only", "own-border-leaves"])
 def test_diagram_labels_and_counts(bom, tmp_path, default_outputs, text):
     if text is None:
         html, j = default_outputs[".html"], json.loads(default_outputs[".json"].read_text())
