@@ -392,6 +392,7 @@ def _unique(fake: FakeNetBox) -> None:
     assert bays and len(bays) == len(set(bays)), "a module bay filled twice"
 
 
+@pytest.mark.slow   # three whole pushes to the fake NetBox: 2-3 s of CPU, over the fast loop's budget
 @pytest.mark.parametrize(("kind", "what", "workers"), [("dcim/interfaces", "interfaces", "1"),
                                                        ("dcim/modules", "modules", "1"),
                                                        ("dcim/interfaces", "interfaces", "4")])
