@@ -8,7 +8,7 @@ the numbering rules are described there.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,6 +20,7 @@ from bom.topology.geometry import route
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.links.pattern import PortEnd
     from bom.model.floorplan import Floorish, FloorPlan, Run
     from bom.model.plane import Plane
 
@@ -198,6 +199,28 @@ class RowState:
     def emitter(self, k: Kind) -> Emit:
         """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
         return self.one_row if k.one else self.rows
+
+    def links(self, k: Kind, count: int, plane: int | str, rail: int | str, a: Place, a_end: PortEnd, b: Place,
+              b_end: PortEnd) -> Iterator[PlanRow]:
+        """The rows of ``count`` links between two placed devices on one run, each end's port from its
+        :class:`~bom.links.pattern.PortEnd`; the common case (one row a link, no group bundle) made
+        here in one tuple a row, the rest by :meth:`rows`."""
+        a_key, a_per, b_key, b_per = k.a_key, k.a_per, k.b_key, k.b_per
+        a_at, b_at = a_end.at, b_end.at
+        if not k.one:
+            for _ in range(count):
+                ap, ac = a_at(a_key, a_per)
+                bp, bc = b_at(b_key, b_per)
+                yield from self.rows(k, plane, rail, a, ap, ac, b, bp, bc)
+            return
+        cable, link, head, tail, a_mod, b_mod = self.cable, self.link, k.head, k.tail, k.a_mod, k.b_mod
+        a0, a1, b0, b1, bundle = a[0], a[1], b[0], b[1], k.bundle
+        for _ in range(count):
+            ap, ac = a_at(a_key, a_per)
+            bp, bc = b_at(b_key, b_per)
+            yield (f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
+                   "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
+                   *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail)
 
     def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
              b_port: str, b_cage: str) -> list[PlanRow]:
