@@ -132,7 +132,9 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
         own = {"cable_id", "label", "link_id", "bundle", "a_label", "b_label"}
         unique = next((i for i, h in enumerate(header) if h not in own), len(header))
-        sheet = book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique) if book else None
+        last = next((i for i, h in enumerate(reversed(header[unique:])) if h not in own), 0)
+        sheet = (book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique, last=last)
+                 if book else None)
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
         def each(chunk: list[PlanRow]) -> None:
