@@ -229,6 +229,7 @@ def _walk(plan: _RowState, view: View, kind: FabricKind, kinds: dict[str, dict[R
                             switches=tops.get(site) if tops else None, kinds=kinds.get(pattern.hop, {}))
             if pattern.applies(at):
                 yield pattern.rows(at)
+            plan.forget(site)   # its places (the management switches' uplinks) are not read again
 
 
 # --- the plan -------------------------------------------------------------------------------
