@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
 
-#: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
-#: second of writing); past it, it says to run ``bom cables``.
-BUILD_MAX_ROWS = 100_000
+#: ``bom build`` writes the plan beside its other outputs up to this many rows (a tenth of a second
+#: of writing, CSV and workbook: a 1k-GPU pod of every fabric is 3,641 rows); past it, it says to run
+#: ``bom cables``. So a build costs the same from 1k to 1M GPUs (benchmarks/bench_process.py): at
+#: 100,000 rows a 16k-GPU build was 2.6 times a 1k one, writing its plan.
+BUILD_MAX_ROWS = 10_000
 #: Plans past this many rows show a progress bar (they take more than a moment).
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
