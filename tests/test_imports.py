@@ -204,7 +204,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("outputs",),
     ("netbox", "verify"),
     ("pipeline",),
-    ("cli", "starter"),
+    ("cli", "starter", "launch"),
 )
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 
