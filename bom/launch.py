@@ -10,7 +10,11 @@ pipe gets); a narrower terminal gets the command line's own wrapping.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+
+from bom import __version__
 
 #: ``bom --help`` (``{prog}``: the program's name as it was started).
 HELP = """\
@@ -45,23 +49,17 @@ WIDE = 80
 def answer(argv: list[str], columns: int) -> str | None:
     """What ``bom`` prints for these arguments without the command line, or None: hand them over."""
     if argv[1:] == ["--version"]:
-        from bom import __version__
-
         return f"clusterbom {__version__}\n"
     if argv[1:] in (["--help"], ["-h"]) and columns >= WIDE:
-        import os
-
         return HELP.format(prog=os.path.basename(argv[0]))
     return None
 
 
 def main() -> None:
-    import shutil
-
     # The terminal's width as click reads it (COLUMNS, else the terminal, else 80).
     text = answer(sys.argv, shutil.get_terminal_size().columns)
     if text is None:
-        from bom.cli import main as cli
+        from bom.cli import main as cli  # the command line, loaded only to run a command
 
         cli()
         return
@@ -69,15 +67,6 @@ def main() -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:   # bom --help | head -1
+        from bom.errors import stdout_closed  # only on a closed pipe
+
         stdout_closed()
-
-
-def stdout_closed() -> None:
-    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass

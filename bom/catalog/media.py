@@ -593,6 +593,7 @@ class Media:
             if won is not None:
                 exact = self._fit(won, length_m, panels)
                 assert isinstance(exact, Choice)   # it fit at another length of the same interval and step
+                exact.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
                 return Lookup(exact)
             try:
                 hit = self._lookup(rate_gbps, length_m, form_factor, far, lane_gbps, preference, panels,
@@ -601,7 +602,8 @@ class Media:
                 hit = exc
             if not isinstance(hit, LimitError):
                 if hit.choice.exact:
-                    table.exact[step] = hit.choice.option
+                    if not self.substitutes:   # a substitute is chosen from the rows the winner buys
+                        table.exact[step] = hit.choice.option
                 else:
                     table.results[i] = hit
         if isinstance(hit, LimitError):

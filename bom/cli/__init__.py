@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional, ParamSpec, TypeVar, 
 
 import typer
 
-from bom.launch import stdout_closed
+from bom.errors import stdout_closed
 from bom.roles import FabricRole
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from bom.errors import LimitError
 from bom.model.records import PlanRow
@@ -36,7 +36,7 @@ from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
-    from bom.links.ports import Kind, Place, RowState, Switches
+    from bom.links.ports import Kind, Place, PortEnd, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
     from bom.model.hops import HopKind
@@ -48,13 +48,6 @@ Rows = Iterator[PlanRow]
 #: A device of the site: (role, site-local index from 0).
 Dev = tuple[str, int]
 Spot = tuple[int, int]
-
-
-class PortEnd(Protocol):
-    """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
-    ``key`` what shares a cage at that end, ``per`` the ports one module there serves."""
-
-    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class Fixed(NamedTuple):

@@ -20,7 +20,6 @@ from bom.topology.geometry import route
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.links.pattern import PortEnd
     from bom.model.floorplan import Floorish, FloorPlan, Run
     from bom.model.plane import Plane
 
@@ -31,6 +30,14 @@ OWN_BORDER_ROLE = names.switch_role(FabricRole.DCI, Layer.LEAF)
 OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER, OWN_BORDER_ROLE})
 #: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
 Place = tuple[tuple[object, ...], str]
+
+
+class PortEnd(Protocol):
+    """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
+    ``key`` what shares a cage at that end, ``per`` the ports one module there serves (a device's
+    cages, :class:`Ports`, or a port by name, :class:`~bom.links.pattern.Fixed`)."""
+
+    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class PlanMismatchError(Exception):
@@ -101,7 +108,7 @@ class Ports:
                                 "the closed form counts more ports than the device has")
 
     def at(self, key: Hashable, per: int) -> tuple[str, str]:
-        """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
+        """The next port for a link whose cage is shared by ``key`` (a :class:`PortEnd`):
         the port and its cage's first port."""
         j = self.take(key, per)
         return self.names[j], self.names[j - j % self.per]
@@ -203,7 +210,7 @@ class RowState:
     def links(self, k: Kind, count: int, plane: int | str, rail: int | str, a: Place, a_end: PortEnd, b: Place,
               b_end: PortEnd) -> Iterator[PlanRow]:
         """The rows of ``count`` links between two placed devices on one run, each end's port from its
-        :class:`~bom.links.pattern.PortEnd`; the common case (one row a link, no group bundle) made
+        :class:`PortEnd`; the common case (one row a link, no group bundle) made
         here in one tuple a row, the rest by :meth:`rows`."""
         a_key, a_per, b_key, b_per = k.a_key, k.a_per, k.b_key, k.b_per
         a_at, b_at = a_end.at, b_end.at
