@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -149,3 +151,13 @@ def keyed(at: tuple[str | int, ...] | None, key: str | None = None, *, only: typ
         if key is not None:
             exc.key = exc.key or key
         raise
+
+
+def stdout_closed() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again (the reader of
+    a pipe went away: ``bom ... | head``)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -242,7 +242,7 @@ class Rejected:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, as Choice: one made for most lookups, never changed once returned
 class Lookup:
     choice: Choice
     runners_up: tuple[Rejected, ...] = field(default=())
@@ -407,7 +407,9 @@ def _coherent_options(rows: list[Coherent]) -> list[Option]:
 class _Intervals:
     """Lookup answers per interval between the breakpoints of a set of options."""
 
-    def __init__(self, options: tuple[Option, ...]) -> None:
+    def __init__(self, options: tuple[Option, ...], longest: Option | None) -> None:
+        self.reach = longest.reach_max_m if longest is not None else math.inf
+        self.longest = _longest(longest) if longest is not None else ""   # past it: what the error names
         points = set()
         for o in options:
             points.add(o.reach_max_m)
@@ -416,6 +418,10 @@ class _Intervals:
             points.update(s[0] for s in o.sold)
         self.breakpoints = sorted(points)
         self.results: list[Lookup | None] = [None] * (len(self.breakpoints) + 1)
+        # Answers that depend on the exact length (fibre cut past its longest stock length, coherent
+        # parts), by interval and cut step: within both, every option's fit and price are the same,
+        # so the same part wins and only its exact length is made again (Media._fit).
+        self.exact: dict[tuple[int, int], Option] = {}
 
 
 def cage(form_factor: str, ports: int, spread: bool = False) -> str:
@@ -533,7 +539,7 @@ class Media:
                              fix={("sites", "wavelength_rate"): "400 Gbit/s"})
         fits = [c for c in (self._fit(o, length_m, 0) for o in options) if isinstance(c, Choice)]
         if not fits:
-            raise _too_far(rate_gbps, length_m, max(options, key=lambda o: o.reach_max_m))
+            raise _too_far(rate_gbps, length_m, _longest(max(options, key=lambda o: o.reach_max_m)))
         return min(fits, key=lambda c: (c.price_usd, c.option.name))
 
     def patch_cord(self, fibre: str, connector: str, length_m: float) -> Patch | None:
@@ -570,25 +576,36 @@ class Media:
             return self._lookup(rate_gbps, length_m, form_factor, far_form_factor, lane_gbps,
                                 preference, panels, explain)
         far = far_form_factor or form_factor
-        candidates, _, longest = self._candidates(rate_gbps, form_factor, far, lane_gbps)
-        if longest is not None and length_m > longest.reach_max_m:
-            raise _too_far(rate_gbps, length_m, longest)
         # Between two breakpoints (reaches and sold lengths) the answer is the same part at
         # the same sold length, so it is computed once per interval, not once per query.
         group = (rate_gbps, form_factor, far, lane_gbps, preference, panels)
         table = self._tables.get(group)
         if table is None:
-            table = self._tables[group] = _Intervals(candidates)
+            candidates, _, longest = self._candidates(rate_gbps, form_factor, far, lane_gbps)
+            table = self._tables[group] = _Intervals(candidates, longest)
+        if length_m > table.reach:
+            raise _too_far(rate_gbps, length_m, table.longest)
         i = bisect.bisect_left(table.breakpoints, length_m)
         hit: Lookup | LimitError | None = table.results[i]
         if hit is None:
+            step = (i, math.ceil(length_m / CUT_STEP_M))
+            won = table.exact.get(step)
+            if won is not None:
+                exact = self._fit(won, length_m, panels)
+                assert isinstance(exact, Choice)   # it fit at another length of the same interval and step
+                exact.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
+                return Lookup(exact)
             try:
                 hit = self._lookup(rate_gbps, length_m, form_factor, far, lane_gbps, preference, panels,
                                    False)
             except LimitError as exc:
                 hit = exc
-            if not isinstance(hit, LimitError) and not hit.choice.exact:
-                table.results[i] = hit
+            if not isinstance(hit, LimitError):
+                if hit.choice.exact:
+                    if not self.substitutes:   # a substitute is chosen from the rows the winner buys
+                        table.exact[step] = hit.choice.option
+                else:
+                    table.results[i] = hit
         if isinstance(hit, LimitError):
             raise LimitError(hit.message, where=hit.where, key=hit.key, hint=hit.hint)
         hit.choice.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
@@ -705,7 +722,7 @@ class Media:
         far = far_form_factor or form_factor
         candidates, passed, longest = self._candidates(rate_gbps, form_factor, far, lane_gbps)
         if longest is not None and length_m > longest.reach_max_m:
-            raise _too_far(rate_gbps, length_m, longest)
+            raise _too_far(rate_gbps, length_m, _longest(longest))
         fits: list[Choice] = []
         rejected: list[Rejected] = list(passed) if explain else []
         for o in candidates:
@@ -762,11 +779,14 @@ def inline_sites(route_m: float, span_m: float) -> int:
     return max(0, math.ceil(round(route_m / span_m, 9)) - 1)
 
 
-def _too_far(rate: float, length: float, longest: Option) -> LimitError:
-    return LimitError(f"no single-span part reaches {metres(length)} at {rate:g} Gbit/s; the longest "
-                      f"reach available is {metres(longest.reach_max_m)} ({longest.name}, "
-                      f"{longest.medium})",
+def _too_far(rate: float, length: float, longest: str) -> LimitError:
+    """``longest``: :func:`_longest` of the longest-reaching option (made once per lookup table)."""
+    return LimitError(f"no single-span part reaches {metres(length)} at {rate:g} Gbit/s; {longest}",
                       hint="Split the route with a regeneration site or shorten it.")
+
+
+def _longest(o: Option) -> str:
+    return f"the longest reach available is {metres(o.reach_max_m)} ({o.name}, {o.medium})"
 
 
 def _why_not(c: Choice, best: Choice, preference: Preference) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional, ParamSpec, TypeVar, 
 
 import typer
 
+from bom.errors import stdout_closed
 from bom.roles import FabricRole
 
 if TYPE_CHECKING:
@@ -905,15 +906,6 @@ def _add_netbox() -> None:
 _add_netbox()
 
 
-def _stdout_closed() -> None:
-    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
 def _told(exc: Any) -> int:
     """Click's message for a bad option or argument, ended as a sentence like every other one.
 
@@ -950,7 +942,7 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except (BrokenPipeError, PipeClosed):
-        _stdout_closed()
+        stdout_closed()
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
 

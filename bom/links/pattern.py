@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from bom.errors import LimitError
 from bom.model.records import PlanRow
@@ -36,7 +36,7 @@ from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
-    from bom.links.ports import Kind, Place, RowState, Switches
+    from bom.links.ports import Kind, Place, PortEnd, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
     from bom.model.hops import HopKind
@@ -48,13 +48,6 @@ Rows = Iterator[PlanRow]
 #: A device of the site: (role, site-local index from 0).
 Dev = tuple[str, int]
 Spot = tuple[int, int]
-
-
-class PortEnd(Protocol):
-    """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
-    ``key`` what shares a cage at that end, ``per`` the ports one module there serves."""
-
-    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class Fixed(NamedTuple):
@@ -297,6 +290,7 @@ class Pattern(Generic[V]):
         plan = ctx.plan
         assert plan is not None
         site, kinds, fp, place, spot = ctx.site, ctx.kinds, ctx.fp, plan.place, plan.spot
+        make = plan.links
         # Consecutive pairs mostly share their lower device (a node's rails): its place and spot once.
         last_dev: Dev | None = None
         last_place: Place | None = None
@@ -315,15 +309,10 @@ class Pattern(Generic[V]):
                     if last_spot is None:
                         last_spot = spot(a_dev[0], site, a_dev[1])
                     run = route(last_spot, spot(b_dev[0], site, b_dev[1]), fp)
-            k = kinds[run]
-            emit = plan.emitter(k)
-            a, b = last_place, place(b_dev[0], site, b_dev[1])
             a_end, b_end = pair.a, pair.b
             assert a_end is not None and b_end is not None
-            for _ in range(pair.links):
-                ap, ac = a_end.at(k.a_key, k.a_per)
-                bp, bc = b_end.at(k.b_key, k.b_per)
-                yield from emit(k, pair.plane, pair.rail, a, ap, ac, b, bp, bc)
+            return make(kinds[run], pair.links, pair.plane, pair.rail, last_place, a_end,
+                        place(b_dev[0], site, b_dev[1]), b_end)
 
         for item in self.pairs(ctx):
             if isinstance(item, Section):
@@ -331,14 +320,23 @@ class Pattern(Generic[V]):
                     for pair in item.make(c):
                         yield from links(pair)
             elif isinstance(item, Mesh):
-                assert item.a is not None and item.b is not None
-                for i in item.lower:
-                    a_end = item.a(i)
-                    for j in item.upper:
-                        yield from links(Pair((item.lower_role, i), (item.upper_role, j), item.per_pair, item.plane,
-                                              "", a_end, item.b(j)))
+                yield from self._mesh_rows(ctx, item)
             else:
                 yield from links(item)
+
+    @staticmethod
+    def _mesh_rows(ctx: HopContext[V], item: Mesh) -> Rows:
+        """A mesh's rows, lower device by lower device: the upper devices' places and spots once."""
+        plan = ctx.plan
+        assert plan is not None and item.a is not None and item.b is not None
+        site, kinds, fp, make = ctx.site, ctx.kinds, ctx.fp, plan.links
+        lo, up = item.lower_role, item.upper_role
+        uppers = [(plan.place(up, site, j), plan.spot(up, site, j), item.b(j)) for j in item.upper]
+        per, plane = item.per_pair, item.plane
+        for i in item.lower:
+            a_end, a, a_spot = item.a(i), plan.place(lo, site, i), plan.spot(lo, site, i)
+            for b, b_spot, b_end in uppers:
+                yield from make(kinds[route(a_spot, b_spot, fp)], per, plane, "", a, a_end, b, b_end)
 
 
 def ordered(patterns: Iterable[Pattern[V]]) -> list[Pattern[V]]:

@@ -8,7 +8,7 @@ the numbering rules are described there.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +30,14 @@ OWN_BORDER_ROLE = names.switch_role(FabricRole.DCI, Layer.LEAF)
 OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER, OWN_BORDER_ROLE})
 #: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
 Place = tuple[tuple[object, ...], str]
+
+
+class PortEnd(Protocol):
+    """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
+    ``key`` what shares a cage at that end, ``per`` the ports one module there serves (a device's
+    cages, :class:`Ports`, or a port by name, :class:`~bom.links.pattern.Fixed`)."""
+
+    def at(self, key: Hashable, per: int) -> tuple[str, str]: ...
 
 
 class PlanMismatchError(Exception):
@@ -100,7 +108,7 @@ class Ports:
                                 "the closed form counts more ports than the device has")
 
     def at(self, key: Hashable, per: int) -> tuple[str, str]:
-        """The next port for a link whose cage is shared by ``key`` (a :class:`~bom.links.pattern.PortEnd`):
+        """The next port for a link whose cage is shared by ``key`` (a :class:`PortEnd`):
         the port and its cage's first port."""
         j = self.take(key, per)
         return self.names[j], self.names[j - j % self.per]
@@ -198,6 +206,28 @@ class RowState:
     def emitter(self, k: Kind) -> Emit:
         """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
         return self.one_row if k.one else self.rows
+
+    def links(self, k: Kind, count: int, plane: int | str, rail: int | str, a: Place, a_end: PortEnd, b: Place,
+              b_end: PortEnd) -> Iterator[PlanRow]:
+        """The rows of ``count`` links between two placed devices on one run, each end's port from its
+        :class:`PortEnd`; the common case (one row a link, no group bundle) made
+        here in one tuple a row, the rest by :meth:`rows`."""
+        a_key, a_per, b_key, b_per = k.a_key, k.a_per, k.b_key, k.b_per
+        a_at, b_at = a_end.at, b_end.at
+        if not k.one:
+            for _ in range(count):
+                ap, ac = a_at(a_key, a_per)
+                bp, bc = b_at(b_key, b_per)
+                yield from self.rows(k, plane, rail, a, ap, ac, b, bp, bc)
+            return
+        cable, link, head, tail, a_mod, b_mod = self.cable, self.link, k.head, k.tail, k.a_mod, k.b_mod
+        a0, a1, b0, b1, bundle = a[0], a[1], b[0], b[1], k.bundle
+        for _ in range(count):
+            ap, ac = a_at(a_key, a_per)
+            bp, bc = b_at(b_key, b_per)
+            yield (f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
+                   "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
+                   *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail)
 
     def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
              b_port: str, b_cage: str) -> list[PlanRow]:

@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
 
-#: ``bom build`` writes the plan beside its other outputs up to this many rows (about a
-#: second of writing); past it, it says to run ``bom cables``.
-BUILD_MAX_ROWS = 100_000
+#: ``bom build`` writes the plan beside its other outputs up to this many rows (a tenth of a second
+#: of writing, CSV and workbook: a 1k-GPU pod of every fabric is 3,641 rows); past it, it says to run
+#: ``bom cables``. So a build costs the same from 1k to 1M GPUs (benchmarks/bench_process.py): at
+#: 100,000 rows a 16k-GPU build was 2.6 times a 1k one, writing its plan.
+BUILD_MAX_ROWS = 10_000
 #: Plans past this many rows show a progress bar (they take more than a moment).
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
@@ -132,7 +134,9 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
         own = {"cable_id", "label", "link_id", "bundle", "a_label", "b_label"}
         unique = next((i for i, h in enumerate(header) if h not in own), len(header))
-        sheet = book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique) if book else None
+        last = next((i for i, h in enumerate(reversed(header[unique:])) if h not in own), 0)
+        sheet = (book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique, last=last)
+                 if book else None)
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
 
         def each(chunk: list[PlanRow]) -> None:

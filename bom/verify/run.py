@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bom.cableplan.rows import rows
+from bom.cableplan.rows import no_cycle_collection, rows
 from bom.errors import BomError
 from bom.outputs.writers.workorder import output
 from bom.roles import FabricRole
@@ -22,24 +20,6 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
     from bom.outputs.publish import Output
-
-
-@contextmanager
-def no_cycle_collection() -> Iterator[None]:
-    """The cycle collector off while the sources are read and the plan streamed past them.
-
-    They make millions of objects (a parsed file, a neighbour pair, a plan row) none of which is
-    part of a cycle, so reference counting frees them all the same; with the collector on, each
-    collection walks every pair kept so far and the model again: half the CPU time of reading a
-    100,000-GPU site's neighbour files (benchmarks/bench_verify.py).
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def read_sources(lldp: Path | None, ib: Path | None) -> Seen:

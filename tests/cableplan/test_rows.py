@@ -540,3 +540,31 @@ def test_sites_of_two_shapes_share_one_switch_to_switch_rate(catalog):
     check_closed_form(model, catalog)
     from bom.rules.run import check
     assert check(model, catalog).ok
+
+
+def test_a_plan_streamed_without_the_cycle_collector_leaves_it_nothing(catalog):
+    """The plan streams with the cycle collector off (:func:`plan.no_cycle_collection`): its rows and
+    the walk's state make no reference cycles, so nothing is left for the collector once the plan is
+    written (a cycle would be memory kept till the collector came back), and it is on again after."""
+    import gc
+
+    model = model_of(None, catalog)   # every family: switch fabrics, OOB, DCI client and line side
+    gc.collect()
+    assert gc.isenabled()
+    with plan.no_cycle_collection():
+        assert not gc.isenabled()
+        n = sum(1 for _ in plan.rows(model, catalog=catalog))
+    assert gc.isenabled()
+    assert n > 1000
+    assert gc.collect() == 0
+
+
+def test_the_cycle_collector_check_sees_a_cycle():
+    import gc
+
+    gc.collect()
+    with plan.no_cycle_collection():
+        a: list[object] = []
+        a.append(a)
+        del a
+    assert gc.collect() > 0

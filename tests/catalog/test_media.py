@@ -183,6 +183,31 @@ def test_interval_cache_agrees_with_a_direct_lookup(media, rate, length, ff, pan
     assert got.price_usd == pytest.approx(want.price_usd) and got.loss_db == pytest.approx(want.loss_db)
 
 
+@pytest.mark.parametrize("rate,start,pref", [(400.0, 1_950.0, "cost"), (400.0, 60_000.0, "ladder"),
+                                              (800.0, 9_000.0, "ladder"), (400.0, 159_900.0, "power")])
+def test_exact_length_answers_come_from_the_cache_as_a_direct_lookup_gives_them(catalog, rate, start, pref):
+    """Fibre cut past its longest stock length and coherent parts depend on the exact length: the
+    cache keeps the winning part per interval and cut step and makes its exact length again, which
+    is what a lookup without the cache gives (every field, amplifier sites too)."""
+    import dataclasses
+
+    from bom.catalog.media import Media
+
+    media = Media(catalog)   # its own caches
+    lengths = [start + k * 0.7 for k in range(300)]   # 30 lengths to each 10 m cut step
+    for length in lengths:
+        try:
+            want = media._lookup(rate, length, None, None, None, pref, 0, False).choice
+        except LimitError as exc:
+            with pytest.raises(LimitError, match=re.escape(str(exc))):
+                media.lookup(rate, length, preference=pref)
+            continue
+        got = media.lookup(rate, length, preference=pref).choice
+        assert got.asked == (rate, None, None, None, 0)   # what it was asked, for Media.alternatives
+        assert dataclasses.replace(got, asked=None) == want
+    assert sum(len(t.exact) for t in media._tables.values()) < len(lengths) / 10
+
+
 def test_patch_panels_match_the_medium_of_their_runs(catalog):
     # Multimode and single-mode MPO-12/APC runs share a connector but not a panel: the adapters
     # are graded for the fibre (NVIDIA structured cabling requirements, MPO MM vs MPO SM).

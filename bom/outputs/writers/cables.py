@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
+from bom.cableplan.rows import no_cycle_collection
 from bom.model.records import Cell, PlanRow
 from bom.outputs.writers.common import csv_writer, safe_text
 
@@ -89,18 +90,19 @@ def write_csv(rows: Iterable[PlanRow], header: Sequence[str], fh: TextIO,
     safe = _Safe(text_columns)
     it = iter(rows)
     n = 0
-    while chunk := list(itertools.islice(it, CHUNK)):
-        written = safe(view(chunk) if view is not None else chunk)
-        if safe.plain:
-            fh.write("\n".join([fmt % r for r in written]))
-            fh.write("\n")
-        else:
-            out.writerows(written)
-        if shown is not None:
-            shown(written)
-        if also is not None:
-            also(chunk if view is not None else written)
-        n += len(chunk)
-        if progress is not None:
-            progress(len(chunk))
+    with no_cycle_collection():   # the rows make no cycles: reference counting frees each chunk
+        while chunk := list(itertools.islice(it, CHUNK)):
+            written = safe(view(chunk) if view is not None else chunk)
+            if safe.plain:
+                fh.write("\n".join([fmt % r for r in written]))
+                fh.write("\n")
+            else:
+                out.writerows(written)
+            if shown is not None:
+                shown(written)
+            if also is not None:
+                also(chunk if view is not None else written)
+            n += len(chunk)
+            if progress is not None:
+                progress(len(chunk))
     return n

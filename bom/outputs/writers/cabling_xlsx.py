@@ -76,26 +76,33 @@ def _cell(v: Cell) -> str:
 
 
 class _Cells(dict[Cell, str]):
-    """Cell XML by value, made on first sight (most values of a plan repeat: parts, roles, racks,
-    devices, ports). Columns of one value per row (cable ids, labels) never come here: they would
-    fill the cache and leave every later device and port a miss."""
+    """One column's cell XML by value, made on first sight (most values of a plan repeat: parts,
+    roles, racks, devices, ports). A cache a column, as the values of one column are of one type: a
+    shared one would hand a rail of 5 the XML of an earlier length of 5.0 (equal keys). Columns of
+    one value per row (cable ids, labels, each end's label) never come here. Past :attr:`KEEP`
+    values a column starts again (the plan walks a site at a time, so the devices and racks of the
+    site being written are the ones that repeat); what is cached never changes what is written."""
+
+    KEEP = 50_000
 
     def __missing__(self, v: Cell) -> str:
         c = _cell(v)
-        if len(self) < 200_000:
-            self[v] = c
+        if len(self) >= self.KEEP:
+            self.clear()
+        self[v] = c
         return c
 
 
 class _Sheet:
     def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float],
-                 unique: int = 0) -> None:
+                 unique: int = 0, last: int = 0) -> None:
         info = zipfile.ZipInfo(f"xl/worksheets/sheet{index}.xml", FIXED_DATE)
         info.compress_type = zipfile.ZIP_DEFLATED
         info.external_attr = 0o644 << 16
         self.fh = zf.open(info, "w", force_zip64=True)
-        self.cells = _Cells()
         self.unique = unique   # the first columns hold a value of their own on each row
+        self.last = len(header) - last   # and the columns from here on (each end's label)
+        self.cells = [_Cells() for _ in range(unique, self.last)]
         self.rows = 1
         self.columns = len(header)
         cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
@@ -108,16 +115,14 @@ class _Sheet:
         self.fh.write(text.encode("utf-8"))
 
     def append(self, rows: Iterable[tuple[Cell, ...]]) -> None:
-        cell = self.cells.__getitem__
+        cell, cells = dict.__getitem__, self.cells   # each column's cache (its __missing__ makes a miss)
         r = self.rows
         out = []
-        u = self.unique
+        u, last = self.unique, self.last
         for row in rows:
             r += 1
-            if u:
-                out.append(f'<row r="{r}">{"".join(map(_cell, row[:u]))}{"".join(map(cell, row[u:]))}</row>')
-            else:
-                out.append(f'<row r="{r}">{"".join(map(cell, row))}</row>')
+            out.append(f'<row r="{r}">{"".join(map(_cell, row[:u]))}{"".join(map(cell, cells, row[u:last]))}'
+                       f'{"".join(map(_cell, row[last:]))}</row>')
         self.rows = r
         self._write("".join(out))
 
@@ -135,12 +140,14 @@ class StreamingWorkbook:
         self.names: list[str] = []
         self.current: _Sheet | None = None
 
-    def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0) -> _Sheet:
-        """A new sheet; ``unique``: how many leading columns hold a value of their own on each row."""
+    def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0,
+              last: int = 0) -> _Sheet:
+        """A new sheet; ``unique``: how many leading columns hold a value of their own on each row,
+        ``last`` how many trailing ones do."""
         if self.current is not None:
             self.current.close()
         self.names.append(name)
-        self.current = _Sheet(self.zf, len(self.names), header, widths, unique)
+        self.current = _Sheet(self.zf, len(self.names), header, widths, unique, last)
         return self.current
 
     def _part(self, name: str, text: str) -> None:

@@ -49,6 +49,27 @@ def test_workbook_reads_back_with_text_numbers_and_no_formulas(tmp_path):
     assert book["Racks"]["A2"].value == "s1-r01-rk01"
 
 
+def test_workbook_writes_each_number_as_its_own_column_has_it(tmp_path, monkeypatch):
+    """Cells are cached a column at a time: a length of 5.0 seen first does not turn a later rail of
+    5 (an equal key) into 5.0, and a column's cache starting again changes nothing written."""
+    import zipfile
+
+    from bom.outputs.writers import cabling_xlsx
+
+    monkeypatch.setattr(cabling_xlsx._Cells, "KEEP", 2)
+    path = tmp_path / "w.xlsx"
+    with path.open("wb") as fh:
+        wb = StreamingWorkbook(fh)
+        wb.sheet("Cabling", ("id", "length", "rail", "label"), (10,) * 4, unique=1, last=1).append(
+            [(f"C{i}", [5.0, 3.0, 4.0][i % 3], [5, 3, 4][i % 3], f"L{i}") for i in range(7)])
+        wb.close()
+    xml = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
+    assert xml.count("<c><v>5.0</v></c><c><v>5</v></c>") == 3
+    assert xml.count("<c><v>4.0</v></c><c><v>4</v></c>") == 2
+    rows = list(openpyxl.load_workbook(path)["Cabling"].iter_rows(min_row=2, values_only=True))
+    assert rows[6] == ("C6", 5.0, 5, "L6")
+
+
 @pytest.mark.slow   # starts LibreOffice
 def test_h100_plan_workbook_matches_the_csv_and_opens_in_libreoffice(catalog, tmp_path):
     sc, src = load_scenario(H100_FULL)
