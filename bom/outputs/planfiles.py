@@ -36,11 +36,12 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
 
-#: ``bom build`` writes the plan beside its other outputs up to this many rows (a tenth of a second
-#: of writing, CSV and workbook: a 1k-GPU pod of every fabric is 3,641 rows); past it, it says to run
-#: ``bom cables``. So a build costs the same from 1k to 1M GPUs (benchmarks/bench_process.py): at
-#: 100,000 rows a 16k-GPU build was 2.6 times a 1k one, writing its plan.
-BUILD_MAX_ROWS = 10_000
+#: ``bom build`` writes the plan beside its other outputs up to this many rows (the default 4,608-GPU
+#: build's 15,647 rows, under a second of writing, CSV and workbook: the README's first command gives
+#: the plan); past it, it says to run ``bom cables``, so a build of 16k GPUs (49,828 rows) to 1M costs
+#: what a 1k one does (benchmarks/bench_process.py --curve): at 100,000 rows a 16k-GPU build was 2.6
+#: times a 1k one, writing its plan.
+BUILD_MAX_ROWS = 20_000
 #: Plans past this many rows show a progress bar (they take more than a moment).
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
