@@ -218,14 +218,18 @@ def _phase() -> Schema:
 
 def _growth() -> Schema:
     one = obj({"policy": STR, "capex_usd": NUM, "recabling_usd": NUM, "installation_usd": NUM, "recabled_links": INT,
-               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "capex_pv_usd": NUM},
+               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "undiscounted_usd_per_gpu_hour": NUM,
+               "capex_pv_usd": NUM},
               description="One growth policy over every phase: its capex (the phases' capex: orders, "
                           "installation shares, re-cabling), the TCO over the period (capex + the final opex scaled "
                           "by the "
                           "GPU-hours in service), the GPU-hours worked, each phase's GPUs from its date, and "
                           "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
-                          "discount_rate (what buying early costs).")
-    return obj({"chosen": one, "reserve": one, "rebuild": one})
+                          "discount_rate (what buying early costs). usd_per_gpu_hour is levelised, as the "
+                          "totals' (every phase's capital charge, opex and GPU-hours from its date, discounted to "
+                          "the first phase); undiscounted_usd_per_gpu_hour is tco_usd over gpu_hours.")
+    basis = _said({"type": "string", "enum": ["levelised"]}, "The basis of every usd_per_gpu_hour.")
+    return obj({"chosen": one, "reserve": one, "rebuild": one, "usd_per_gpu_hour_basis": basis})
 
 
 # --- the comparison ------------------------------------------------------------------------

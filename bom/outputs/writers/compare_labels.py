@@ -34,11 +34,11 @@ METRICS: dict[str, tuple[str, str]] = {
     "network_power_share": ("Network share of IT power", "share"),
     "capex_per_gpu": ("Capex per GPU (USD)", "usd"),
     "tco_usd": ("TCO over the period (USD)", "usd"),
-    "usd_per_gpu_hour": ("Cost per GPU-hour (USD)", "usd4"),
+    "usd_per_gpu_hour": ("Cost per GPU-hour (USD, levelised)", "usd4"),
     "job_gpu_hours": ("Job: GPU-hours", "count"),
     "job_wall_days": ("Job: wall time (days)", "days"),
     "job_energy_mwh": ("Job: facility energy (MWh)", "mwh"),
-    "job_cost_usd": ("Job: cost at the cost per GPU-hour (USD)", "usd"),
+    "job_cost_usd": ("Job: cost at the cost per GPU-hour (USD, levelised)", "usd"),
     "job_marginal_cost_usd": ("Job: cost at the marginal rate, energy and support (USD)", "usd"),
 }
 

@@ -157,7 +157,7 @@ def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
         return []
     out = []
     for key, label, digits in (("capex", "Capex", 0), ("tco", "TCO over the period", 0),
-                               ("usd_per_gpu_hour", "Cost per GPU-hour", 4)):
+                               ("usd_per_gpu_hour", "Cost per GPU-hour (levelised)", 4)):
         p = r.range.percentiles(key)
         p10, p50, p90 = (f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))
         out.append((label, p10, p50, p90))
@@ -199,7 +199,9 @@ def _tco_rows(r: Report) -> list[tuple[str, str]]:
             ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
             ("NPV of the costs", usd(t.npv_usd)),
             ("Share of the period in service (deployment ramp)", pct(t.service_share)),
-            ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Cost per GPU-hour (levelised)", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Cost per GPU-hour (undiscounted: TCO over the period's GPU-hours)",
+             f"{t.undiscounted_usd_per_gpu_hour:,.4f} USD"),
             ("Marginal cost per GPU-hour (energy and support)", f"{t.marginal_usd_per_gpu_hour:,.4f} USD"),
             ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
             ("Network share of IT power", pct(t.network_power_share))] + _facility_rows(r) + _job_rows(r)
@@ -237,7 +239,7 @@ def _job_rows(r: Report) -> list[tuple[str, str]]:
     return [(f"Job {j.name}: GPU-hours", qty(j.gpu_hours, 0)),
             ("Job: wall time on every GPU built", f"{j.wall_days:,.1f} d"),
             ("Job: facility energy", f"{j.energy_mwh:,.1f} MWh"),
-            ("Job: cost at the cost per GPU-hour", f"{j.cost_usd:,.0f} USD"),
+            ("Job: cost at the cost per GPU-hour (levelised)", f"{j.cost_usd:,.0f} USD"),
             ("Job: cost at the marginal rate (energy and support)", f"{j.marginal_cost_usd:,.0f} USD")]
 
 

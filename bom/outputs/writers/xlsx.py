@@ -731,7 +731,7 @@ def _phases(wb: Workbook, r: Report) -> None:
 # --- Range ---------------------------------------------------------------------------------
 
 RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO over the period", USD0),
-                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour", USD4))
+                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour (levelised)", USD4))
 
 
 def _range(wb: Workbook, r: Report) -> None:
@@ -1033,7 +1033,10 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
      SHARE),
     ("gpu_hours_per_year", "GPU-hours worked per year (GPUs x hours x utilisation x in service)",
      "m_gpus*in_hours*in_utilisation*service_share", COUNT),
-    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("usd_per_gpu_hour", "Cost per GPU-hour (levelised: capital charge + opex per year over GPU-hours per year)",
+     "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("undiscounted_usd_per_gpu_hour", "Cost per GPU-hour (undiscounted: TCO over the period's GPU-hours)",
+     "IF(gpu_hours_per_year=0,0,tco_usd/(gpu_hours_per_year*in_years))", USD4),
     ("marginal_usd_per_gpu_hour", "Marginal cost per GPU-hour (energy and support only)",
      "(energy_per_year_usd+support_per_year_usd)/gpu_hours_per_year", USD4),
     ("usd_per_pflop_hour", "Cost per PFLOP/s-hour (dense FP8)",
@@ -1051,7 +1054,7 @@ JOB_ROWS: list[tuple[str, str, str, str]] = [
      "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600*m_job_step_factor", COUNT),
     ("job_wall_days", "Job: wall time on every GPU built (days)", "job_gpu_hours/m_gpus/24", "#,##0.00"),
     ("job_energy_mwh", "Job: facility energy (MWh)", "facility_power_kw*job_wall_days*24/1000", "#,##0.0"),
-    ("job_cost_usd", "Job: cost at the cost per GPU-hour", "job_gpu_hours*usd_per_gpu_hour", USD0),
+    ("job_cost_usd", "Job: cost at the cost per GPU-hour (levelised)", "job_gpu_hours*usd_per_gpu_hour", USD0),
     ("job_marginal_cost_usd", "Job: cost at the marginal rate (energy and support)",
      "job_gpu_hours*marginal_usd_per_gpu_hour", USD0),
 ]
@@ -1197,7 +1200,7 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Opex per year", "opex_per_year_usd", USD0),
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
-              ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
+              ("Cost per GPU-hour (levelised)", "usd_per_gpu_hour", USD4),
               ("Marginal cost per GPU-hour (energy and support)", "marginal_usd_per_gpu_hour", USD4),
               ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
               ("Network share of hardware", "network_capex_share", SHARE),
@@ -1215,7 +1218,7 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     if r.job is not None:
         totals += [(f"Job {r.job.name}: GPU-hours", "job_gpu_hours", COUNT),
                    ("  wall time (days)", "job_wall_days", "#,##0.00"), ("  energy (MWh)", "job_energy_mwh", "#,##0.0"),
-                   ("  cost at the cost per GPU-hour", "job_cost_usd", USD0),
+                   ("  cost at the cost per GPU-hour (levelised)", "job_cost_usd", USD0),
                    ("  cost at the marginal rate", "job_marginal_cost_usd", USD0)]
     row = 3
     for label, value in facts:

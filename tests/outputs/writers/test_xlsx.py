@@ -20,7 +20,7 @@ from tests.spreadsheet import errors, named_values, recalc, recalc_many
 pytestmark = pytest.mark.slow
 
 MONEY = ("hardware_usd", "network_capex_usd", "installation_usd", "capex_usd", "opex_per_year_usd",
-         "energy_per_year_usd", "tco_usd", "storage_usd", "usd_per_gpu_hour")
+         "energy_per_year_usd", "tco_usd", "storage_usd", "usd_per_gpu_hour", "undiscounted_usd_per_gpu_hour")
 POWER = ("it_power_kw", "network_power_kw", "facility_power_kw")
 FINANCE = ("npv_usd", "annual_cost_usd", "usd_per_pflop_hour", "capital_charge_per_year", "depreciation_per_year",
            "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
