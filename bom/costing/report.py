@@ -449,11 +449,12 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     sites = model.cluster.site_count
     policy = spares_policy(sc.spares)
-    lines = base + spare_lines(base, policy, sites)
+    per_site = _per_site(model, catalog, base)
+    lines = base + spare_lines(base, policy, sites, per_site)
     lines += rounding_lines(lines, catalog)   # a quote's minimum order and whole packs, after the spares
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
-    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
+    order = order_lines(lines, catalog, priced_on, per_site, policy, sites)
     ins = inputs(sc.tco, sc.layout.cooling)
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}

@@ -146,6 +146,10 @@ def record_schemas() -> dict[str, Schema]:
 def _order() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
                 "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT,
+                "spares_per_site": _said(null(array(COUNT)), "Where the spares are held, site by site: each "
+                                         "site's own Poisson spares under a failure-rate rule (its installed "
+                                         "units' failures), else its share of the installed units; the rest "
+                                         "in even shares. null: no per-site split."),
                 "rounded_up": _said(COUNT, "Units past installed + spares that the quote's minimum order (moq) "
                                            "and pack size add; in total and priced into capex."),
                 "total": COUNT, "avl": _said(array(STR), "The catalog row's approved vendors (empty: not stated)."),
