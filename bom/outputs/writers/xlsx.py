@@ -69,6 +69,8 @@ TOP = Alignment(vertical="top")
 TIERS = (LineTier.COMPUTE, *LINK_TIERS)
 BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
+#: The Order sheet's unit price says what it is: its extended price (every BOM row of the part) over the units.
+UNIT_PRICE = "Unit price (extended / total)"
 
 
 def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
@@ -218,16 +220,31 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
     ws.auto_filter.ref = f"A1:E{len(rows) + 1}"
 
 
+def _live_counts(r: Report) -> tuple[Formula | int, Formula | int]:
+    """The GPUs and nodes as formulas over the BOM's GPU systems (an edit to their quantity moves the TCO),
+    where the BOM's compute lines count whole systems; else the model's numbers."""
+    p, c = r.model.platform, r.model.cluster
+    systems = sum(x.quantity for x in r.lines if x.category == Category.COMPUTE and x.fabric != SPARES)
+    if systems * p.gpus_per_system != c.gpus or c.gpus != c.nodes * p.gpus_per_node:
+        return c.gpus, c.nodes
+    gpus = fx(f'SUMIFS({ref("Qty")},{ref("Category")},"{Category.COMPUTE}",{ref("Fabric")},"<>{SPARES}")'
+              f"*{p.gpus_per_system}")
+    return gpus, fx(f"m_gpus/{p.gpus_per_node}")
+
+
 def _inputs(wb: Workbook, r: Report) -> None:
     m = r.model
-    model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
+    gpus, nodes = _live_counts(r)
+    model_rows = [("m_gpus", "GPUs", gpus, "GPUs", "model: the BOM's GPU systems (spares apart) x GPUs per system"
+                   if isinstance(gpus, Formula) else "model"),
                   ("m_racks", "Racks", m.racks, "racks", "model: placement (compute, network, management, storage)"),
                   ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
                   ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
                    "model: scale-across"),
                   ("m_pflops_per_gpu", "Dense FP8 per GPU", r.pflops_per_gpu, "PFLOP/s",
                    f"catalog: {m.platform.id} fp8_dense ({m.platform.source})"),
-                  ("m_nodes", "GPU nodes", m.cluster.nodes, "nodes", "model")]
+                  ("m_nodes", "GPU nodes", nodes, "nodes", "model: GPUs / GPUs per node"
+                   if isinstance(nodes, Formula) else "model")]
     if r.job is not None:
         j = r.job
         model_rows += [("m_job_flop", f"Job: training work ({j.name})", j.flop, "FLOP",
@@ -407,7 +424,7 @@ def _order(wb: Workbook, r: Report) -> None:
     sites = r.model.cluster.site_count
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
-             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Price low",
+             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", UNIT_PRICE, "Price low",
                 "Price high", "Extended price", "Price source", "Price range source", "Price date", "Quote ref",
                 "Valid until", "Quote state", "Lead time (days)", "Vendor", "AVL", "Flags", "Lead time source",
                 "Spares basis"])
@@ -429,10 +446,12 @@ def _order(wb: Workbook, r: Report) -> None:
             "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
                                  f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
             "Unit": o.unit,   # each, or km (a leased dark-fibre route)
-            # an unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free
-            "Unit price": fx(f'IFERROR(1/(1/INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0))),"")'),
-            "Extended price": fx(f'IF({ORDER_TABLE}[[#This Row],[Unit price]]="","",'
-                                 f'SUMIFS({ref("Extended price")},{ref("Part number")},{part}))'),
+            # One price per line: the extended price is every BOM row's of the part, the unit price that over
+            # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
+            # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
+            UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
+                             f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
+            "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             # the range of the catalog row the BOM lines take (a quote replaces it: none then)
             "Price low": ranges.get(o.sku, (None,))[0], "Price high": ranges.get(o.sku, (None, None))[1],
@@ -445,8 +464,10 @@ def _order(wb: Workbook, r: Report) -> None:
             "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
-            values[name] = o.per_site[i] if o.per_site is not None else None
-        fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
+            # the site's build-time share of the installed units: an edit to the BOM's quantities moves it
+            values[name] = (fx(f"{ORDER_TABLE}[[#This Row],[Installed]]*{o.per_site[i]:g}/{o.installed:g}")
+                            if o.per_site is not None and o.installed else None)
+        fmts = {UNIT_PRICE: _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
                 "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
@@ -1177,6 +1198,15 @@ def _sensitivity(wb: Workbook, r: Report) -> None:
 
 # --- Summary -----------------------------------------------------------------------------
 
+#: Said on the Summary: openpyxl writes formulas without their results, so a viewer that does not calculate shows
+#: the totals blank. Storing the values would take a spreadsheet engine at build time (LibreOffice, 300 MB); the
+#: JSON and CSV beside the workbook carry every figure instead.
+CALCULATING_VIEWER = ("Totals are live formulas (they follow every edit to the BOM, Inputs and Order sheets; a figure "
+                      "marked build-time value does not). A viewer that does not calculate (a mail preview, pandas, "
+                      "a procurement portal) shows them blank: open the workbook in Excel or LibreOffice, or read "
+                      "the JSON and CSV files written beside it.")
+
+
 def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     ws = wb["Summary"]
     ws.column_dimensions["A"].width = 40
@@ -1184,12 +1214,16 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     m, c = r.model, r.model.cluster
     put_cell(ws, 1, 1, f"clusterbom: {r.name}")
     ws["A1"].font = Font(bold=True, size=14)
-    facts = [("Platform", m.platform.id), ("GPUs", c.gpus), ("Nodes", c.nodes), ("Scale-up domains", c.domains),
-             ("Racks (all kinds)", m.racks)]
-    facts += [(f"  {kind} racks", n) for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
+    put_cell(ws, 2, 1, CALCULATING_VIEWER)
+    ws.cell(2, 1).font = Font(italic=True, size=9)
+    facts: list[tuple[str, Any]] = [("Platform", m.platform.id), ("GPUs", fx("m_gpus")), ("Nodes", fx("m_nodes")),
+                                    ("Scale-up domains (build-time value)", c.domains),
+                                    ("Racks (all kinds; build-time value)", m.racks)]
+    facts += [(f"  {kind} racks (build-time value)", n)
+              for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
     rnd = c.rounding()
-    facts += [("GPUs requested", rnd["requested"]), ("GPUs built", rnd["built"]), ("GPU rounding", rnd["why"]),
-              ("Sites", c.site_count), ("Priced on", r.priced_on)]
+    facts += [("GPUs requested", rnd["requested"]), ("GPUs built (build-time value)", rnd["built"]),
+              ("GPU rounding", rnd["why"]), ("Sites", c.site_count), ("Priced on", r.priced_on)]
     if r.checks is not None:
         facts.append(("Design rules (Checks sheet)", r.checks.summary()))
     totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0),
@@ -1207,11 +1241,11 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
 
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
-    if r.range is not None:
-        totals += [("Capex P10 (Range sheet)", "range_capex_usd_p10", USD0),
-                   ("Capex P90", "range_capex_usd_p90", USD0),
-                   ("Cost per GPU-hour P10", "range_usd_per_gpu_hour_p10", USD4),
-                   ("Cost per GPU-hour P90", "range_usd_per_gpu_hour_p90", USD4)]
+    if r.range is not None:   # the Monte Carlo runs at build time: an edit here does not move them
+        totals += [("Capex P10 (build-time value, Range sheet)", "range_capex_usd_p10", USD0),
+                   ("Capex P90 (build-time value)", "range_capex_usd_p90", USD0),
+                   ("Cost per GPU-hour P10 (levelised; build-time value)", "range_usd_per_gpu_hour_p10", USD4),
+                   ("Cost per GPU-hour P90 (levelised; build-time value)", "range_usd_per_gpu_hour_p90", USD4)]
     for s in r.schedule[:8]:   # the Schedule sheet has every site
         totals += [(f"Site {s.site}: earliest in service", f"site{s.site}_in_service", DATE),
                    ("  idle GPU cost while the last part is late", f"site{s.site}_idle_gpu_cost_usd", USD0)]
@@ -1223,7 +1257,8 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     row = 3
     for label, value in facts:
         put_cell(ws, row, 1, label)
-        put_cell(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT if isinstance(value, int) else None)
+        put_cell(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT
+                 if isinstance(value, int | Formula) else None)
         row += 1
     row += 1
     for label, name, fmt in totals:
