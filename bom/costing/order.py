@@ -325,6 +325,8 @@ class OrderLine:
     rounded_up: float = 0.0               # units past installed + spares: the quote's moq and pack
     avl: tuple[str, ...] = ()             # the row's approved vendors (empty: not stated)
     spares_per_site: tuple[int, ...] | None = None   # where the spares are held (:func:`spares_by_site`)
+    currency: str = "USD"                 # the quote's currency (USD without a quote)
+    unit_price: float | None = None       # the quote's price per unit in ``currency`` (None: USD, unit_price_usd)
 
     @property
     def total(self) -> float:
@@ -341,6 +343,8 @@ class OrderLine:
                 "installed": count(self.installed),
                 "per_site": [count(x) for x in self.per_site] if self.per_site is not None else None,
                 "spares_per_site": list(self.spares_per_site) if self.spares_per_site is not None else None,
+                "currency": self.currency,
+                "unit_price": self.unit_price if self.unit_price is not None else self.unit_price_usd,
                 "spares": count(self.spares), "rounded_up": count(self.rounded_up), "total": count(self.total),
                 "avl": list(self.avl),
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
@@ -380,8 +384,17 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
                                           (per_site or {}).get(sku)) if head.unit == "each" else None, rounded,
                              tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ()),
                              spares_by_site(spares, installed, (policy or {}).get(head.category), sites,
-                                            (per_site or {}).get(sku)) if head.unit == "each" else None))
+                                            (per_site or {}).get(sku)) if head.unit == "each" else None,
+                             *_quoted_currency(quote, head)))
     return out
+
+
+def _quoted_currency(quote: Quote | None, line: Line) -> tuple[str, float | None]:
+    """The currency and price per unit the quote gave, when it prices this line (a row's quote, or the
+    quote of its sold length); USD otherwise."""
+    if quote is None or abs(quote.usd - line.unit_price_usd) > 1e-6 * max(1.0, quote.usd):
+        return "USD", None
+    return quote.currency, quote.amount
 
 
 def spares_by_site(spares: float, installed: float, rule: SparesRule | None, sites: int,

@@ -154,6 +154,9 @@ def _order() -> Schema:
                                            "and pack size add; in total and priced into capex."),
                 "total": COUNT, "avl": _said(array(STR), "The catalog row's approved vendors (empty: not stated)."),
                 "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
+                "currency": _said(STR, "The quote's currency (USD without a quote in another)."),
+                "unit_price": _said(NUM, "The price per unit in currency, as quoted (unit_price_usd converted "
+                                         "at the scenario's exchange_rates)."),
                 "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
                                                    "row's lead_time; null when neither gives one."),

@@ -286,20 +286,35 @@ def _blank(x: float | None) -> float | str:
 
 
 CART_COLS = ["vendor", "part_number", "maker", "description", "unit", "quantity", "installed", "spares",
-             "rounded_up", "unit_price_usd", "quote_ref", "avl"]
+             "rounded_up", "unit_price_usd", "currency", "unit_price", "quote_ref", "avl"]
+
+
+def cart_cols(sites: int) -> list[str]:
+    """The cart's columns: per site the units installed there and its spares (deliveries split by site)."""
+    return CART_COLS + [f"site{s}_{what}" for s in range(1, sites + 1) for what in ("installed", "spares")]
 
 
 def write_cart(r: Report) -> bytes:
     """The order as carts for the quoting tools: one block of lines per vendor (who quoted, else the
-    maker), each part number with its quantity to order (installed + spares + a quote's rounding).
+    maker), each part number with its quantity to order (installed + spares + a quote's rounding), its
+    price in USD and as quoted (currency), and per site the units installed and the spares held there
+    (blank where the order has no split; a quote's rounding is in the quantity, not a site's).
     An unpriced line (0 USD: leased, or a part the catalog has no price for) has a blank price, never 0."""
     buf = io.StringIO()
     w = csv_writer(buf)
-    w.writerow(CART_COLS)
+    sites = r.model.cluster.site_count
+    w.writerow(cart_cols(sites))
+
     def count(o: OrderLine, x: float) -> float:
         return int(x) if o.unit == "each" else x
 
     for o in sorted(r.order, key=lambda o: (o.vendor.lower(), o.sku)):
+        split: list[object] = []
+        for s in range(sites):
+            split += [count(o, o.per_site[s]) if o.per_site is not None else "",
+                      o.spares_per_site[s] if o.spares_per_site is not None else ""]
+        quoted = o.unit_price if o.unit_price is not None else o.unit_price_usd
         w.writerow([o.vendor, o.sku, o.maker, o.description, o.unit, count(o, o.total), count(o, o.installed),
-                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.quote_ref, "; ".join(o.avl)])
+                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.currency, quoted or "",
+                    o.quote_ref, "; ".join(o.avl), *split])
     return buf.getvalue().encode()

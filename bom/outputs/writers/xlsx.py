@@ -503,6 +503,36 @@ def _order(wb: Workbook, r: Report) -> None:
                    f"(BOM lines in fabric 'spares', hop '{ROUNDING}', priced into capex).")
 
 
+#: The Order sheet's columns a printed order needs (with each site's quantity, up to PRINT_SITES sites):
+#: the whole sheet's 24 columns at one page wide print unreadably small.
+PRINT_COLS = (("Part number", 20), ("Description", 44), ("Total to order", 10), ("Unit", 6),
+              (UNIT_PRICE, 13), ("Extended price", 15), ("Vendor", 12), ("Quote ref", 14), ("Lead time (days)", 11))
+PRINT_SITES = 4
+
+
+def _order_print(wb: Workbook, r: Report) -> None:
+    """The order as it prints: the Order sheet's key columns, each cell a formula on it (an edit there
+    shows here), A4 landscape one page wide with the header row on every page."""
+    order = wb["Order"]
+    head = {order.cell(1, k).value: k for k in range(1, order.max_column + 1)}
+    sites = [f"Site {i} qty" for i in range(1, r.model.cluster.site_count + 1)] if \
+        r.model.cluster.site_count <= PRINT_SITES else []
+    cols = [*PRINT_COLS[:2], *((name, 8) for name in sites if name in head), *PRINT_COLS[2:]]
+    ws = wb.create_sheet("Order (print)")
+    header_row(ws, [name for name, _ in cols], [width for _, width in cols])
+    last = order.max_row
+    for n in range(2, last + 1):
+        for i, (name, _) in enumerate(cols, start=1):
+            src = f"Order!{_letter(head[name])}{n}"
+            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), order.cell(n, head[name]).number_format)
+            ws.cell(n, i).alignment = WRAP if name in ("Part number", "Description") else TOP
+        _fit_height(ws, n, {i: str(order.cell(n, head[name]).value or "")
+                            for i, (name, _) in enumerate(cols, start=1) if name in ("Part number", "Description")})
+    ws.print_area = f"A1:{_letter(len(cols))}{last}"
+    put_cell(ws, last + 2, 1, "The Order sheet's key columns for print (formulas on it); prices, quotes, lead "
+                              "times, flags and sources in full on the Order sheet.")
+
+
 def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:
     """The lead times are inputs a buyer updates from the quotes: the Schedule sheet follows them."""
     if last < 2:
@@ -1299,6 +1329,7 @@ def workbook(r: Report) -> Workbook:
     _inputs(wb, r)
     _bom(wb, r)
     _order(wb, r)
+    _order_print(wb, r)
     _links(wb, r)
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)
