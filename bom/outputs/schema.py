@@ -25,7 +25,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 from typing_extensions import is_typeddict
 
-from bom.costing.compare import JOB_METRICS, SCOPES
+from bom.costing.compare import JOB_METRICS, PFLOP_METRICS, SCOPES
 from bom.costing.report import BuildJson
 from bom.costing.schedule import PhaseScheduleJson
 from bom.model.cluster import ScaleUpJson
@@ -242,9 +242,12 @@ def _growth() -> Schema:
 # --- the comparison ------------------------------------------------------------------------
 
 def compare_schema() -> Schema:
-    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in JOB_METRICS),
+    sometimes = (*JOB_METRICS, *(k for k in PFLOP_METRICS if not k.endswith("bf16")))
+    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in sometimes),
                   description="The compared figures (see scopes); the job's (job_*) when each generation is sized "
-                              "from the scenario's training job.")
+                              "from the scenario's training job; usd_per_pflop_hour_<dtype>, the cost per "
+                              "GPU-hour over the GPU's dense PFLOP/s at that dtype, for each dtype every "
+                              "generation's GPU has (bf16 always).")
     opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
     gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
                "note": null(STR), "kind_note": null(STR),
