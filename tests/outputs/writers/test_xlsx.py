@@ -263,8 +263,8 @@ def test_the_sensitivity_table_is_the_model_rebuilt_with_each_input_moved(defaul
 
 def test_sheets_formats_names_and_the_paper(default_outputs, default_report):
     wb = openpyxl.load_workbook(default_outputs[".xlsx"])
-    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Links", "Tiers", "TCO", "Schedule", "Range",
-                            "Sensitivity", "Checks"]
+    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Order (print)", "Links", "Tiers", "TCO", "Schedule",
+                             "Range", "Sensitivity", "Checks"]
     bom = wb["BOM"]
     assert bom.freeze_panes == "A2" and "BOM" in bom.tables and bom.tables["BOM"].totalsRowCount == 1
     ext = col("Extended price")
