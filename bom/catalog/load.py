@@ -78,10 +78,10 @@ def builtin_dir() -> Path:
 
 def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None = None,
                  base: Path | None = None, rates: dict[str, float] | None = None,
-                 strict_prices: bool = False) -> Catalog:
+                 strict_prices: bool = False, columns: dict[str, str] | None = None) -> Catalog:
     """The built-in catalog (or ``base``), then each overlay directory, then each price file
     (prices in other currencies converted at ``rates``, USD per unit; an unknown SKU refused when
-    ``strict_prices``, else a warning in ``catalog.notes``)."""
+    ``strict_prices``, else a warning in ``catalog.notes``; ``columns``: the scenario's prices.columns)."""
     catalog = Catalog()
     _load_dir(catalog, base or builtin_dir(), overlay=False)
     for directory in overlays or []:
@@ -90,6 +90,6 @@ def load_catalog(overlays: list[Path] | None = None, prices: list[Path] | None =
                                hint="--catalog takes a directory of YAML catalog files.")
         _load_dir(catalog, directory, overlay=True)
     for path in prices or []:
-        apply_prices(catalog, path, rates, strict_prices)
+        apply_prices(catalog, path, rates, strict_prices, columns)
     check_catalog(catalog)
     return catalog

@@ -18,8 +18,14 @@ A price file is a CSV with a header row. Columns (any order; only ``sku`` and a 
   part is rounded up to at least ``moq`` and to whole packs (``bom.costing.order.rounding_lines``).
 
 Headers are read in any case, with spaces or hyphens for underscores (``SKU,Price,Price_Source``).
-A column the tool does not read (``Qty``, ``Description``) is ignored with a note; one a letter or
-two from a known column (``curency``) is refused as a typo, since ignoring it would drop its value.
+Headers as vendors' quotes write them are read as their column with a note listing the mapping
+(:data:`SYNONYMS`: ``Part Number`` and ``Mfr Part #`` as ``sku``, ``Unit Price`` and ``Net Price`` as
+``price``); a scenario's ``prices.columns`` maps any other header. A unit price is the quoted price per
+unit the buyer pays (net of any discount), never ``list_price``, the price before a discount. Beside a
+``Unit Price``, a ``Net Price`` is checked, not read: per unit or x ``Qty`` (the line's extended net)
+it must be the unit price. A column the tool does not read (``Description``) is ignored with a note;
+one a letter or two from a known column (``curency``) is refused as a typo, since ignoring it would
+drop its value.
 A SKU that no catalog row sells is warned about by name and the other quotes apply; with
 ``strict`` (``--strict-prices``) it is refused.
 """
@@ -33,15 +39,41 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 from bom.catalog.rows import MAX_PRICE_USD, Cable, Catalog, Fibre, Row
 from bom.errors import CatalogError
+from bom.inputs.scenario import PriceColumn
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import read_input
 from bom.units import magnitude, parse_quantity
 
-COLUMNS = ("sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
-           "quote_ref", "vendor", "lead_time", "list_price", "discount", "moq", "pack")
+COLUMNS: tuple[str, ...] = get_args(PriceColumn)
+#: Read for a check only, never priced from: a vendor's Qty (the order's quantity is the BOM's) and a
+#: Net Price beside a Unit Price (the unit price x 1 or x Qty).
+QTY, NET = "qty", "net_price"
+#: A part number column that may be the reseller's own: the maker's, when the file has one too, is the sku.
+_RESELLER_PART = ("part_number", "part_no", "part", "pn", "item_number", "product_number", "product_code")
+#: Headers vendors' quotes use (by :func:`_key`: lower case, runs of other characters as one "_"), as the
+#: column each is read as. A maker's part number wins over a reseller's own ``Part Number``.
+SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(("mfr_part", "mfr_part_no", "mfr_part_number", "mfr_pn", "mpn", "manufacturer_part",
+                     "manufacturer_part_number", "manufacturer_part_no"), "sku"),
+    **dict.fromkeys(_RESELLER_PART, "sku"),
+    **dict.fromkeys(("unit_price", "unit_net_price", "net_unit_price", "price_each", "unit_cost", "your_price",
+                     "net_price"), "price"),
+    **dict.fromkeys(("qty", "quantity"), QTY),
+    **dict.fromkeys(("lead_time_days", "delivery", "delivery_time"), "lead_time"),
+    **dict.fromkeys(("quote", "quote_number", "quote_no", "quote_id", "quotation_number"), "quote_ref"),
+    **dict.fromkeys(("expiration_date", "expires", "valid_through", "quote_expiration", "expiry_date"),
+                    "valid_until"),
+    **dict.fromkeys(("unit_list_price", "msrp"), "list_price"),
+    **dict.fromkeys(("curr", "currency_code"), "currency"),
+}
+#: Said beside a mapping whose meaning a buyer may doubt.
+_MEANING = {"price": "the quoted price per unit, net of any discount; not list_price",
+            NET: "checked: the unit price, per unit or x Qty",
+            QTY: "checked against a net price, not an order quantity: the BOM decides how many"}
 #: A price and a list price less the discount may differ by rounding to the cent, no more.
 _AGREE = 0.005
 SOURCES = ("estimate", "list", "quote")
@@ -125,6 +157,7 @@ def _lead_time(text: str, where: str) -> float | None:
     if not text:
         return None
 
+    text = _vendor_duration(text)
     try:
         days = float(text) if re.fullmatch(r"\s*[0-9.]+\s*", text) else magnitude(parse_quantity(text, "time"), "time")
     except ValueError:   # a QuantityError is one too
@@ -133,6 +166,18 @@ def _lead_time(text: str, where: str) -> float | None:
         raise CatalogError(f"lead_time {text[:60]!r} is not a lead time", where=where, key="lead_time",
                            hint="Write days as a number (84) or a duration such as \"12 weeks\", up to 10 years.")
     return days
+
+
+def _vendor_duration(text: str) -> str:
+    """A lead time as quotes write it: "12 weeks ARO" (after receipt of order), "6-8 wks" (the longer end,
+    what a schedule must allow), "30 days".
+
+    >>> _vendor_duration("6-8 wks ARO"), _vendor_duration("12 weeks"), _vendor_duration("84")
+    ('8 weeks', '12 weeks', '84')
+    """
+    text = re.sub(r"\s*\bARO\b\.?\s*$", "", text.strip(), flags=re.IGNORECASE)
+    text = re.sub(r"^[0-9.]+\s*(?:-|–|to)\s*([0-9.]+)", r"\1", text)
+    return re.sub(r"\b(?:wks?|weeks?)\b\.?", "weeks", text, flags=re.IGNORECASE)
 
 
 def _count(text: str, where: str, key: str) -> int | None:
@@ -164,12 +209,50 @@ def _name(text: str) -> str:
     return re.sub(r"[\s-]+", "_", text.strip().lower())
 
 
-def _header(row: list[str], path: Path, notes: list[str]) -> list[str]:
-    """The column of each header cell ('' for a column read past, with a note in ``notes``)."""
+def _key(text: str) -> str:
+    """A header as vendors vary it: 'Mfr Part #', 'Part No.', 'Unit-Price' -> 'mfr_part', 'part_no', 'unit_price'."""
+    return re.sub(r"[^a-z0-9]+", "_", text.strip().lower()).strip("_")
+
+
+def _vendor_names(row: list[str], given: dict[str, str]) -> dict[int, str]:
+    """The column each vendor header is read as (by position): the scenario's ``prices.columns`` first,
+    then :data:`SYNONYMS`; beside a maker's part number a reseller's is ignored (""), beside a unit price a
+    Net Price is checked (:data:`NET`)."""
+    ours = {_key(k): v for k, v in given.items()}
+    own = {_name(c) for c in row if _name(c) in COLUMNS and _key(c) not in ours}
+    out: dict[int, str] = {}
+    for i, cell in enumerate(row):
+        key = _key(cell)
+        if key in ours:
+            out[i] = ours[key]
+        elif _name(cell) not in COLUMNS and key in SYNONYMS:
+            out[i] = SYNONYMS[key]
+    for target, weaker, instead in (("sku", _RESELLER_PART, ""), ("price", ("net_price",), NET)):
+        weak = [i for i, v in out.items() if v == target and _key(row[i]) in weaker and _key(row[i]) not in ours]
+        if weak and (target in own or any(v == target for i, v in out.items() if i not in weak)):
+            out.update(dict.fromkeys(weak, instead))
+    if NET not in out.values():   # a Qty checks a net price only: without one it is read past, as before
+        out = {i: v for i, v in out.items() if v != QTY or _key(row[i]) in ours}
+    return out
+
+
+def _header(row: list[str], path: Path, notes: list[str], given: dict[str, str] | None = None) -> list[str]:
+    """The column of each header cell ('' for a column read past, with a note in ``notes``); vendors'
+    headers (:data:`SYNONYMS`) and the scenario's ``prices.columns`` (``given``) read as their column,
+    with a note listing the mapping."""
     where = f"{path}:1"
-    names, ignored = [], []
-    for cell in row:
+    vendor = _vendor_names(row, given or {})
+    names, ignored, mapped = [], [], []
+    for i, cell in enumerate(row):
         name = _name(cell)
+        if i in vendor:
+            names.append(vendor[i])
+            if vendor[i]:
+                mapped.append(f"{cell.strip()[:60]!r} -> {vendor[i]}"
+                              + (f" ({_MEANING[vendor[i]]})" if vendor[i] in _MEANING else ""))
+            else:
+                ignored.append(f"{cell.strip()[:60]} (a reseller's part number beside the maker's)")
+            continue
         if name in COLUMNS:
             names.append(name)
             continue
@@ -177,23 +260,30 @@ def _header(row: list[str], path: Path, notes: list[str]) -> list[str]:
         if close:   # a typo of a column we read: ignoring it would drop its values silently
             raise CatalogError(f"the header has an unknown column: {suggest(cell.strip()[:60], COLUMNS, 'column')}",
                                where=where, key=cell.strip()[:60],
-                               hint=f"Rename it {close[0]}, or give it a name the tool does not read.")
+                               hint=f"Rename it {close[0]}, or map it in the scenario: prices: {{columns: "
+                                    f"{{{cell.strip()[:60]!r}: {close[0]}}}}}.")
         names.append("")
         ignored.append(cell.strip()[:60] or "(no name)")
     read = [n for n in names if n]
     if len(set(read)) != len(read):
-        raise CatalogError("the header names a column twice", where=where)
+        twice = sorted({n for n in read if read.count(n) > 1})
+        raise CatalogError(f"the header names a column twice: {', '.join(twice)}", where=where,
+                           hint="Keep one of them, or map one to another column in the scenario's prices.columns.")
     if "sku" not in read or not ({"price", "price_usd", "list_price"} & set(read)):
         raise CatalogError("the header needs sku and price (or price_usd, or list_price); optional: currency, "
                            "discount, price_source, quoted_on, valid_until, quote_ref, vendor, lead_time", where=where,
-                           hint="Is this a price file? A BOM CSV written by bom build is not.")
+                           hint="Is this a price file? A BOM CSV written by bom build is not. A vendor's header "
+                                "of another name: map it in the scenario, prices: {columns: {'Our Price': price}}.")
+    if mapped:
+        notes.append(f"{where}: vendor header{'s' if len(mapped) > 1 else ''} read as: {'; '.join(mapped)}")
     if ignored:
         notes.append(f"{where}: column{'s' if len(ignored) > 1 else ''} {', '.join(ignored)} ignored "
-                     f"(read: {', '.join(read)})")
+                     f"(read: {', '.join(n for n in read if n not in (QTY, NET))})")
     return names
 
 
-def _records(path: Path, notes: list[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _records(path: Path, notes: list[str], given: dict[str, str] | None = None
+             ) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header and (line, record) of each data row; lines count the line breaks inside quotes."""
     text = read_input(path, "price file")   # regular files only, size limit, UTF-8 with or without BOM
     try:
@@ -203,7 +293,7 @@ def _records(path: Path, notes: list[str]) -> tuple[list[str], list[tuple[int, d
     if not rows:
         raise CatalogError("the price file is empty; its first line is the header sku,price,currency,...",
                            where=f"{path}:1")
-    names = _header(rows[0], path, notes)
+    names = _header(rows[0], path, notes, given)
     out, line = [], 1 + sum(cell.count("\n") for cell in rows[0])
     for row in rows[1:]:
         line += 1
@@ -250,11 +340,13 @@ def _price(rec: dict[str, str], names: list[str], where: str) -> tuple[str, floa
     return key, amount, written
 
 
-def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = None) -> list[Quote]:
+def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = None,
+                columns: dict[str, str] | None = None) -> list[Quote]:
     """Every quote in ``path``; bad input raises CatalogError naming file:line and the column.
 
-    Columns read past are noted in ``notes``."""
-    names, records = _records(path, notes if notes is not None else [])
+    Columns read past, and vendors' headers read as ours (``columns``: the scenario's own mapping), are
+    noted in ``notes``."""
+    names, records = _records(path, notes if notes is not None else [], columns)
     out = []
     for n, rec in records:
         where = f"{path}:{n}"
@@ -263,6 +355,7 @@ def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = N
             raise CatalogError("a quote without a part number: sku is empty", where=where, key="sku",
                                hint="Give the catalog id or part number the price is for.")
         key, amount, written = _price(rec, names, where)
+        _check_net(rec, amount, where)
         code = rec.get("currency", "").upper() or written or "USD"
         if key == "price_usd" and code != "USD" or written and written != code:
             raise CatalogError(f"{key} {rec[key][:60]!r} and currency {code[:10]!r} disagree", where=where,
@@ -290,6 +383,21 @@ def read_quotes(path: Path, rates: dict[str, float], notes: list[str] | None = N
     return out
 
 
+def _check_net(rec: dict[str, str], unit: float, where: str) -> None:
+    """A Net Price beside a Unit Price is the unit price, per unit or x Qty (the line's extended net)."""
+    if not rec.get(NET):
+        return
+    net, _ = _amount(rec[NET], where, NET)
+    qty = rec.get(QTY, "")
+    count = float(qty.replace(",", "")) if re.fullmatch(r"\s*[0-9][0-9,]*(\.[0-9]+)?\s*", qty) else None
+    if abs(net - unit) <= _AGREE or count is not None and abs(net - unit * count) <= _AGREE * max(1.0, count):
+        return
+    said = f" or x qty {qty} ({unit * count:,.2f})" if count is not None else ""
+    raise CatalogError(f"net price {net:,.2f} is not the unit price {unit:,.2f}{said}", where=where, key="Net Price",
+                       hint="Give the net price per unit (or the line's extended net with its Qty), or map the "
+                            "columns in the scenario's prices.columns.")
+
+
 def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
     """The row of that id, else every row of that part number; in any case (buyers' files upper-case ids)."""
     kind = catalog.kind_of(sku)
@@ -299,14 +407,15 @@ def _rows_for(catalog: Catalog, sku: str) -> list[Row]:
     return same or [r for r in catalog if (r.part_number or "").lower() == sku.lower()]
 
 
-def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None, strict: bool = False) -> None:
+def apply_prices(catalog: Catalog, path: Path, rates: dict[str, float] | None = None, strict: bool = False,
+                 columns: dict[str, str] | None = None) -> None:
     """Replace the prices of the rows each quote names; the quote is kept in ``catalog.quotes``.
 
     A later file replaces an earlier one's price; one file pricing a row twice is refused (which
     of two quotes counts is the buyer's call, not the tool's). A SKU no row sells is a warning in
     ``catalog.notes`` (a buyer's file quotes more than one cluster takes), refused when ``strict``."""
     seen: dict[str, str] = {}
-    for q in read_quotes(path, rates or {}, catalog.notes):
+    for q in read_quotes(path, rates or {}, catalog.notes, columns):
         rows = _rows_for(catalog, q.sku)
         if not rows:
             _price_sold_length(catalog, q, seen, strict)

@@ -334,7 +334,7 @@ def build(
     _show(text.build_summary(report.model))
     _show(text.totals_line(report))
     if report.phases is not None:
-        _show(text.phases_table(report.phases))
+        _show(text.phases_table(report.phases, report.tco))
     _wrote(paths)
 
 

@@ -122,6 +122,11 @@ class Generation:
         out.update(network_capex_per_gpu=c.network_usd / gpus, network_power_w_per_gpu=c.network_power_kw * 1000 / gpus,
                    network_capex_share=c.network_capex_share, network_power_share=c.network_power_share,
                    capex_per_gpu=c.capex_usd / gpus, tco_usd=c.tco_usd, usd_per_gpu_hour=c.usd_per_gpu_hour)
+        # Cost per unit of compute: the cost per GPU-hour over the GPU's dense PFLOP/s at each dtype it has.
+        for dtype in DTYPES:
+            if getattr(self.platform, f"{dtype}_dense") is not None:
+                pflops = self.platform.flops_per_gpu(dtype) / 1e15
+                out[f"usd_per_pflop_hour_{dtype}"] = c.usd_per_gpu_hour / pflops if pflops else 0.0
         if r.job is not None:   # the job each generation was sized for: its cost and time side by side
             j = r.job
             out.update(job_gpu_hours=j.gpu_hours, job_wall_days=j.wall_days, job_energy_mwh=j.energy_mwh,
@@ -149,16 +154,21 @@ SCOPES: dict[str, str] = {
     "network_capex_per_gpu": "whole network", "network_power_w_per_gpu": "whole network",
     "network_capex_share": "whole network", "network_power_share": "whole network",
     "capex_per_gpu": "cluster", "tco_usd": "cluster", "usd_per_gpu_hour": "cluster",
+    "usd_per_pflop_hour_bf16": "cluster", "usd_per_pflop_hour_fp8": "cluster", "usd_per_pflop_hour_fp4": "cluster",
     "job_gpu_hours": "job", "job_wall_days": "job", "job_energy_mwh": "job", "job_cost_usd": "job",
     "job_marginal_cost_usd": "job",
 }
 #: The job's metrics: present when the comparison sizes each generation from the scenario's training job.
 JOB_METRICS = tuple(k for k, v in SCOPES.items() if v == "job")
+#: The dtypes a cost per dense PFLOP/s-hour is given for; a comparison shows those every column's GPU has
+#: (a TPU v4 has no FP8, a Hopper no FP4).
+DTYPES = ("bf16", "fp8", "fp4")
+PFLOP_METRICS = tuple(f"usd_per_pflop_hour_{d}" for d in DTYPES)
 
 
 #: Scopes and cluster metrics that include the storage, in-band and out-of-band fabrics.
 PARTIAL_SCOPES = frozenset({"whole network", "storage, in-band, out-of-band"})
-PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour"})
+PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour", *PFLOP_METRICS})
 
 
 #: The figures of the network alone: equal in two columns, their networks are the same.
@@ -183,7 +193,10 @@ class Comparison:
     skipped: dict[str, str]          # platform id -> why it cannot build this job
 
     def rows(self) -> list[dict[str, float]]:
-        return [g.metrics() for g in self.generations]
+        """Each generation's metrics, those every generation has (a dtype one GPU lacks is left out)."""
+        rows = [g.metrics() for g in self.generations]
+        common = set.intersection(*(set(r) for r in rows)) if rows else set()
+        return [{k: v for k, v in r.items() if k in common} for r in rows]
 
     def not_comparable(self, g: Generation) -> tuple[str, ...]:
         """``g``'s metrics that miss a fabric another column built (Generation.not_comparable)."""

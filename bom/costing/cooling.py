@@ -5,6 +5,8 @@ distribution units (CDUs) between the racks' loop and the facility water. Per si
 
 - heat to liquid [W] = the site's GPU nodes at their maximum power x the liquid share;
 - CDUs = ceil(heat to liquid / one CDU's cooling capacity) + 1 (N+1: one unit can be serviced);
+- the CDU: of the catalog's CDU rows, the one whose N+1 units over every site cost least (a one-rack
+  build takes two in-rack units, not two 2.3 MW row units; a hall the large ones), fewer units on a tie;
 - facility water flow [L/min] = heat / (rho x c_p x dT) x 1000 L/m^3 x 60 s/min;
 - heat to air [W] = the rest of the nodes' heat (fans, power shelves), for the hall's air cooling.
 
@@ -15,6 +17,7 @@ An air-cooled platform gets no plan (None) and the BOM lists no CDUs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from typing_extensions import TypedDict
@@ -125,12 +128,19 @@ class Cooling:
                 "sites": [s.to_json() for s in self.sites]}
 
 
-def cdu_row(catalog: Catalog) -> Endpoint | None:
-    """The CDU the build takes: the catalog's CDU with the lowest price per kW moved (an overlay's wins a tie)."""
+def cdu_row(catalog: Catalog, heats_w: Sequence[float] = ()) -> Endpoint | None:
+    """The CDU the build takes for each site's heat to liquid (``heats_w``): the catalog's CDU row whose N+1
+    units cost least over the sites, then the fewest units, then the row id (an overlay's row takes part
+    like the others). With no heat given, the lowest price per kW moved."""
     rows = [r for r in catalog.rows["endpoints"].values() if isinstance(r, Endpoint) and r.role == "cdu"]
     if not rows:
         return None
-    return min(rows, key=lambda r: (r.price_usd / _capacity_w(r), r.id))
+
+    def units(r: Endpoint) -> int:
+        return sum(cdus_n_plus_1(h, _capacity_w(r)) for h in heats_w)
+    if not any(heats_w):
+        return min(rows, key=lambda r: (r.price_usd / _capacity_w(r), r.id))
+    return min(rows, key=lambda r: (units(r) * r.price_usd, units(r), r.id))
 
 
 def _capacity_w(cdu: Endpoint) -> float:
@@ -143,14 +153,14 @@ def size_cooling(model: Model, catalog: Catalog) -> Cooling | None:
     p = model.platform
     if p.cooling != "liquid":
         return None
-    row = cdu_row(catalog)
+    heats = [nodes * p.node_power_w for nodes in model.cluster.nodes_by_site]
+    row = cdu_row(catalog, [h * LIQUID_SHARE for h in heats])
     if row is None:
         return None
     capacity = _capacity_w(row)
     unit = magnitude(row.power, "power")
     sites = []
-    for k, nodes in enumerate(model.cluster.nodes_by_site, start=1):
-        heat = nodes * p.node_power_w
+    for k, heat in enumerate(heats, start=1):
         liquid = heat * LIQUID_SHARE
         n = cdus_n_plus_1(liquid, capacity)
         sites.append(SiteCooling(k, liquid / 1000.0, (heat - liquid) / 1000.0, n, n * unit / 1000.0,

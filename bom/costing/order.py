@@ -47,18 +47,29 @@ def spares_policy(given: dict[str, SparesRule] | None) -> dict[str, SparesRule]:
     return {**DEFAULT_SPARES, **(given or {})}
 
 
-def spare_count(installed: float, rule: SparesRule, sites: int) -> int:
+def spare_count(installed: float, rule: SparesRule, sites: int, per_site: Sequence[float] | None = None) -> int:
     """Spares of one part = max(ceil(fraction x installed), min, per_site x sites, and with a failure
-    rate, sites x the Poisson spares of one site's share: :func:`poisson_spares`).
+    rate, each site's Poisson spares for its own installed count: :func:`site_spares`).
 
     >>> spare_count(6912, SparesRule(fraction=0.02, min=2), 2), spare_count(10, SparesRule(min=2), 2)
     (139, 2)
     >>> spare_count(64, SparesRule(per_site=1), 4), spare_count(5, SparesRule(), 1)
     (4, 0)
     """
-    by_rate = sites * poisson_spares(expected_failures(installed / sites, rule), rule.service_level or 0.0) \
-        if rule.by_failure_rate else 0
+    by_rate = sum(site_spares(installed, rule, sites, per_site)) if rule.by_failure_rate else 0
     return max(math.ceil(rule.fraction * installed - 1e-9), rule.min, rule.per_site * sites, by_rate)
+
+
+def site_spares(installed: float, rule: SparesRule, sites: int, per_site: Sequence[float] | None = None) -> list[int]:
+    """Each site's Poisson spares for the failures its own units bring during a resupply (a site's
+    pool serves its own failures: a smaller site's spares do not cover a larger one's). With no
+    per-site split (a site shape that cannot stand alone), every site takes an even share.
+
+    >>> site_spares(1000, SparesRule(afr=0.073, resupply="10 d", service_level=0.95), 2, (800, 200))
+    [4, 2]
+    """
+    shares = list(per_site) if per_site is not None and len(per_site) == sites else [installed / sites] * sites
+    return [poisson_spares(expected_failures(n, rule), rule.service_level or 0.0) for n in shares]
 
 
 def expected_failures(installed: float, rule: SparesRule) -> float:
@@ -154,22 +165,46 @@ class SparesBasis:
                 "fraction_rule_fill_rate": self.fraction_rule_fill_rate}
 
 
-def spares_basis(installed: float, spares: float, category: str, rule: SparesRule | None, sites: int) -> SparesBasis:
+def spares_basis(installed: float, spares: float, category: str, rule: SparesRule | None, sites: int,
+                 per_site: Sequence[float] | None = None) -> SparesBasis:
     """The fill rate of the spares held, and of the category's default fraction rule, when the rule
-    gives a failure rate; "rule" otherwise (no failure rate, no fill rate to state)."""
+    gives a failure rate; "rule" otherwise (no failure rate, no fill rate to state). Each site holds its
+    Poisson spares and an even share of the rest (:func:`held_by_site`); the fill rate and the failures
+    expected are the worst site's."""
     if rule is None or not rule.by_failure_rate:
         return SparesBasis("rule", None, None, None, None)
-    mean = expected_failures(installed / sites, rule)
-    level = poisson_cdf(int(spares // sites), mean) if mean > 0 else 1.0
+    shares = list(per_site) if per_site is not None and len(per_site) == sites else [installed / sites] * sites
+    means = [expected_failures(n, rule) for n in shares]
+
+    def fill(held: float) -> float:
+        pools = held_by_site(int(held), site_spares(installed, rule, sites, per_site))
+        return min(poisson_cdf(k, m) if m > 0 else 1.0 for k, m in zip(pools, means, strict=True))
+
     default = DEFAULT_SPARES.get(category)
     if default is None:
-        return SparesBasis("failure rate", mean, level, None, None)
+        return SparesBasis("failure rate", max(means), fill(spares), None, None)
     n = spare_count(installed, default, sites)
-    return SparesBasis("failure rate", mean, level, n, poisson_cdf(n // sites, mean) if mean > 0 else 1.0)
+    return SparesBasis("failure rate", max(means), fill(spares), n, fill(n))
 
 
-def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int) -> list[Line]:
-    """One spares line per part number of every category the policy spares (units only, not km)."""
+def held_by_site(spares: int, need: Sequence[int]) -> list[int]:
+    """Spares held in each site: its own need first (as far as the spares go), the rest in even whole shares.
+
+    >>> held_by_site(10, [5, 2]), held_by_site(4, [5, 2]), held_by_site(20, [0, 0])
+    ([7, 3], [4, 0], [10, 10])
+    """
+    out, left = [], spares
+    for k in need:
+        out.append(min(k, left))
+        left -= out[-1]
+    n = len(out)
+    return [x + left // n + (1 if i < left % n else 0) for i, x in enumerate(out)]
+
+
+def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int,
+                per_site: dict[str, tuple[float, ...]] | None = None) -> list[Line]:
+    """One spares line per part number of every category the policy spares (units only, not km); a
+    failure-rate rule spares each site for its own installed count (``per_site``)."""
     installed: dict[str, float] = {}
     first: dict[str, Line] = {}
     for line in lines:
@@ -179,7 +214,7 @@ def spare_lines(lines: Sequence[Line], policy: dict[str, SparesRule], sites: int
     out = []
     for sku, line in first.items():
         rule = policy.get(line.category)
-        n = spare_count(installed[sku], rule, sites) if rule else 0
+        n = spare_count(installed[sku], rule, sites, (per_site or {}).get(sku)) if rule else 0
         if n:
             out.append(replace(line, fabric=SPARES, hop=SPARES, quantity=n, unit_power_w=0.0, unit_power_max_w=None,
                                description=f"{line.description} (spare)",
@@ -289,6 +324,9 @@ class OrderLine:
     spares_basis: SparesBasis | None = None   # how the spares were counted (and their fill rate)
     rounded_up: float = 0.0               # units past installed + spares: the quote's moq and pack
     avl: tuple[str, ...] = ()             # the row's approved vendors (empty: not stated)
+    spares_per_site: tuple[int, ...] | None = None   # where the spares are held (:func:`spares_by_site`)
+    currency: str = "USD"                 # the quote's currency (USD without a quote)
+    unit_price: float | None = None       # the quote's price per unit in ``currency`` (None: USD, unit_price_usd)
 
     @property
     def total(self) -> float:
@@ -304,6 +342,9 @@ class OrderLine:
                 "description": self.description, "maker": self.maker, "unit": self.unit,
                 "installed": count(self.installed),
                 "per_site": [count(x) for x in self.per_site] if self.per_site is not None else None,
+                "spares_per_site": list(self.spares_per_site) if self.spares_per_site is not None else None,
+                "currency": self.currency,
+                "unit_price": self.unit_price if self.unit_price is not None else self.unit_price_usd,
                 "spares": count(self.spares), "rounded_up": count(self.rounded_up), "total": count(self.total),
                 "avl": list(self.avl),
                 "unit_price_usd": self.unit_price_usd, "extended_usd": round(self.extended_usd, 2),
@@ -339,10 +380,40 @@ def order_lines(lines: Sequence[Line], catalog: Catalog, on: dt.date,
                              quote.quote_ref if quote else "", (quote.vendor or head.vendor) if quote else head.vendor,
                              flags, quote.valid_until if quote else None, lead.days, lead.source,
                              lead.low, lead.high, lead.estimate,
-                             spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites)
-                             if head.unit == "each" else None, rounded,
-                             tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ())))
+                             spares_basis(installed, spares, head.category, (policy or {}).get(head.category), sites,
+                                          (per_site or {}).get(sku)) if head.unit == "each" else None, rounded,
+                             tuple(getattr(_row(catalog, head.catalog_id), "avl", None) or ()),
+                             spares_by_site(spares, installed, (policy or {}).get(head.category), sites,
+                                            (per_site or {}).get(sku)) if head.unit == "each" else None,
+                             *_quoted_currency(quote, head)))
     return out
+
+
+def _quoted_currency(quote: Quote | None, line: Line) -> tuple[str, float | None]:
+    """The currency and price per unit the quote gave, when it prices this line (a row's quote, or the
+    quote of its sold length); USD otherwise."""
+    if quote is None or abs(quote.usd - line.unit_price_usd) > 1e-6 * max(1.0, quote.usd):
+        return "USD", None
+    return quote.currency, quote.amount
+
+
+def spares_by_site(spares: float, installed: float, rule: SparesRule | None, sites: int,
+                   per_site: Sequence[float] | None) -> tuple[int, ...] | None:
+    """Where a part's spares are held: each site its own Poisson spares (a failure-rate rule) or its
+    share of the installed units, rounded down, and the rest in even whole shares (None: no per-site split).
+
+    >>> spares_by_site(10, 2016, SparesRule(afr=0.02, resupply="30 d", service_level=0.99), 2, (1584, 432))
+    (7, 3)
+    >>> spares_by_site(41, 2016, SparesRule(fraction=0.02), 2, (1584, 432))
+    (33, 8)
+    """
+    if per_site is None or len(per_site) != sites or not installed:
+        return None
+    if rule is not None and rule.by_failure_rate:
+        need = site_spares(installed, rule, sites, per_site)
+    else:
+        need = [int(spares * n / installed) for n in per_site]
+    return tuple(held_by_site(int(spares), need))
 
 
 @dataclass(frozen=True)

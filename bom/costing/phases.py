@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bom.cableplan.rows import COL, PlacementLocator, Unplaced, rows
-from bom.costing.categories import Category, LineTier
+from bom.costing.categories import Category, LineTier, asset_class
 from bom.costing.lines import Line, all_lines
 from bom.costing.order import lead_time_of, quoted
 from bom.costing.schedule import Arrival, LateDate, PhaseSchedule, phase_schedule, site_racks, whole_days
-from bom.costing.tco import inputs
+from bom.costing.tco import BASIS_NAME, CLASSES, capital_recovery_factor, inputs, levelised
 from bom.model.records import PlanRow
 from bom.names import switch_role
 from bom.roles import SWITCH_LAYERS, FabricRole, Layer, Tier
@@ -125,7 +125,7 @@ class Growth:
     years: float
     gpu_hours: float                # each phase's GPUs worked from its date to the end of the period
     capex_pv_usd: float = 0.0       # each phase's capex discounted to the first phase's date
-
+    levelised_usd_per_gpu_hour: float = 0.0   # the one basis (bom.costing.tco.GPU_HOUR_BASIS)
 
     @property
     def capex_usd(self) -> float:
@@ -141,6 +141,12 @@ class Growth:
 
     @property
     def usd_per_gpu_hour(self) -> float:
+        """On the one basis every cost per GPU-hour takes: levelised."""
+        return self.levelised_usd_per_gpu_hour
+
+    @property
+    def undiscounted_usd_per_gpu_hour(self) -> float:
+        """The other basis (bom.costing.tco.OTHER_BASIS): the TCO over the GPU-hours worked."""
         return self.tco_usd / self.gpu_hours if self.gpu_hours else 0.0
 
     def ordered(self) -> dict[str, float]:
@@ -156,7 +162,30 @@ class Growth:
                 "recabling_usd": round(self.recabling_usd, 2), "installation_usd": round(self.installation_usd, 2),
                 "recabled_links": sum(p.recabled_links for p in self.phases),
                 "tco_usd": round(self.tco_usd, 2), "gpu_hours": round(self.gpu_hours, 2),
-                "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6), "capex_pv_usd": round(self.capex_pv_usd, 2)}
+                "usd_per_gpu_hour": round(self.usd_per_gpu_hour, 6),
+                "undiscounted_usd_per_gpu_hour": round(self.undiscounted_usd_per_gpu_hour, 6),
+                "capex_pv_usd": round(self.capex_pv_usd, 2)}
+
+
+@dataclass(frozen=True)
+class Charges:
+    """What the levelised basis takes from the TCO: each asset class's life, the installation's link
+    share, the cost of capital, the deployment ramp's share in service and a yearly charge from day 1."""
+
+    lives: dict[str, float]         # life_<class> [years]
+    rate: float                     # the cost of capital
+    link_share: float = 1.0         # of the installation, the links' (network); the rest the racks' (facility)
+    in_service: float = 1.0         # the TCO's service share (the deployment ramp)
+    fixed_per_year: float = 0.0     # from day 1: a built facility's yearly charge (for the final load), the spares'
+
+    def per_year(self, phase: PhaseResult) -> float:
+        """The phase's capital charge per year: its capex by asset class x the capital recovery factor."""
+        cap = dict.fromkeys(CLASSES, 0.0)
+        for i in phase.order:
+            cap[asset_class(i.category)] += i.extended_usd
+        cap["network"] += phase.installation_usd * self.link_share + phase.recabling_usd
+        cap["facility"] += phase.installation_usd * (1.0 - self.link_share)
+        return sum(v * capital_recovery_factor(self.rate, self.lives[c]) for c, v in cap.items())
 
 
 @dataclass(frozen=True)
@@ -178,7 +207,8 @@ class Phases:
         return [x for x in out if x is not None]
 
     def policies_json(self) -> dict[str, object]:
-        return {"chosen": self.chosen.to_json(), **{k: g.to_json() for k, g in self.policies.items()}}
+        return {"chosen": self.chosen.to_json(), **{k: g.to_json() for k, g in self.policies.items()},
+                "usd_per_gpu_hour_basis": BASIS_NAME}
 
 
 # --- which phase each row and device of the final design is in service from ----------------------
@@ -403,11 +433,12 @@ def added_racks(models: Sequence[Model], sites: int) -> list[list[int]]:
 
 def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp: RowPhases,
          install_link_usd: float, installation_usd: float, opex_per_year_usd: float, years: float,
-         hours: float, utilisation: float, discount_rate: float = 0.0, order_date: dt.date | None = None) -> Phases:
+         hours: float, utilisation: float, discount_rate: float = 0.0, order_date: dt.date | None = None,
+         charges: Charges | None = None) -> Phases:
     """Both policies and the scenario's (each fabric by its ``growth``) over the phases. Each phase's
     order, from its ``order_date`` (else ``order_date``, else the scenario's, else the day it is priced
     for), gives the day it can be in service (bom/costing/schedule.py); a phase dated earlier earns from
-    that day."""
+    that day. ``charges``: the TCO's terms for the levelised cost per GPU-hour."""
     final = models[-1]
     sc = final.scenario
     placed = order_date or sc.order_date or sc.date or dt.date.today()
@@ -470,13 +501,28 @@ def grow(phases: Sequence[Phase], models: Sequence[Model], catalog: Catalog, rp:
         pv = sum(p.capex_usd / (1.0 + discount_rate) ** ((p.date - start).days / DAYS_PER_YEAR)
                                     for p in out)
         return Growth(name, out, installation_usd, opex_per_year_usd * (worked / full if full else 0.0), years,
-                      worked, pv)
+                      worked, pv, _levelised(out, gpus, earns, opex_per_year_usd, years, hours * utilisation,
+                                             charges or Charges(dict.fromkeys(CLASSES, years), discount_rate)))
 
     policies = {p: policy(p, _always(p)) for p in POLICIES}
     chosen_of = growth_of(fabrics)
     used = {chosen_of(f) for f in [*fabrics, FabricRole.COMPUTE]}
     chosen = policies[used.pop()] if len(used) == 1 else policy("mixed", chosen_of)
     return Phases(chosen, policies, PlanPhase([p.name for p in phases], rp, chosen_of, rebuild_keys))
+
+
+def _levelised(out: Sequence[PhaseResult], gpus: Sequence[int], earns: Sequence[dt.date], opex: float,
+               years: float, hours: float, ch: Charges) -> float:
+    """The phases' cost per GPU-hour on the levelised basis: each phase's capital charge from its date, its
+    GPUs' share of the final build's opex and their GPU-hours from the day they earn (``earns``)."""
+    start = out[0].date
+    steps = [(0.0, ch.fixed_per_year, 0.0)]
+    for k, p in enumerate(out):
+        added = gpus[k] - (gpus[k - 1] if k else 0)
+        steps.append(((p.date - start).days / DAYS_PER_YEAR, ch.per_year(p), 0.0))
+        steps.append(((earns[k] - start).days / DAYS_PER_YEAR, opex * added / gpus[-1],
+                      added * hours * ch.in_service))
+    return levelised(steps, ch.rate, years)
 
 
 # --- the final plan's rows by phase (bom cables --phase) -----------------------------------------

@@ -45,6 +45,7 @@ from bom.costing.schedule import (
 )
 from bom.costing.sitepower import DecidedBy, SitesPower, SitesPowerJson, site_limits_kw, site_power
 from bom.costing.tco import (
+    BASIS_NAME,
     POWER_BASIS,
     Basis,
     Input,
@@ -97,6 +98,12 @@ class TotalsJson(TypedDict):
     energy_per_year_usd: float
     tco_usd: float
     usd_per_gpu_hour: float
+    """Levelised (usd_per_gpu_hour_basis): the capital charge plus opex per year over the GPU-hours per year;
+    the one basis of every cost per GPU-hour in the outputs (phases, job, comparison, range)."""
+    usd_per_gpu_hour_basis: Literal["levelised"]
+    """The basis of every usd_per_gpu_hour, the same in every output."""
+    undiscounted_usd_per_gpu_hour: float
+    """The other basis, shown beside it: tco_usd over the GPU-hours worked in the period (no cost of capital)."""
     network_capex_share: Share
     network_power_share: Share
     links: Count
@@ -290,7 +297,8 @@ class Report:
                 "facility_power_max_kw": round(t.facility_power_max_kw, 4),
                 "cooling_power_kw": round(t.cooling_power_kw, 4),
                 "energy_per_year_usd": round(t.energy_per_year, 2), "tco_usd": round(t.tco_usd, 2),
-                "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6),
+                "usd_per_gpu_hour": round(t.usd_per_gpu_hour, 6), "usd_per_gpu_hour_basis": BASIS_NAME,
+                "undiscounted_usd_per_gpu_hour": round(t.undiscounted_usd_per_gpu_hour, 6),
                 "network_capex_share": round(t.network_capex_share, 6),
                 "network_power_share": round(t.network_power_share, 6),
                 "links": self.links, "dark_fibre_km": self.dark_fibre_km,
@@ -441,11 +449,12 @@ def make_report(model: Model, catalog: Catalog, checks: Checks, today: dt.date |
     base = [quoted(x, catalog) for x in all_lines(model, catalog)]
     sites = model.cluster.site_count
     policy = spares_policy(sc.spares)
-    lines = base + spare_lines(base, policy, sites)
+    per_site = _per_site(model, catalog, base)
+    lines = base + spare_lines(base, policy, sites, per_site)
     lines += rounding_lines(lines, catalog)   # a quote's minimum order and whole packs, after the spares
     priced_on = sc.date or today or dt.date.today()
     newest = max((r.as_of for r in catalog), default=dt.date(2026, 1, 1))
-    order = order_lines(lines, catalog, priced_on, _per_site(model, catalog, base), policy, sites)
+    order = order_lines(lines, catalog, priced_on, per_site, policy, sites)
     ins = inputs(sc.tco, sc.layout.cooling)
     basis = _basis(model, lines)
     used = {x.catalog_id for x in lines} | {x.sku for x in lines}

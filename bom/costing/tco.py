@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Final
 
 from typing_extensions import TypedDict
 
@@ -283,6 +284,44 @@ def service_share(ramp_months: float, years: float) -> float:
     return 1.0 - ramp_months / (24.0 * years)
 
 
+#: The one basis every cost per GPU-hour takes (the headline, the phases, the job's cost, the comparison,
+#: the Monte Carlo), and the other one, shown beside it where a reader may hold it up to a quote.
+BASIS_NAME: Final = "levelised"
+GPU_HOUR_BASIS = ("levelised: the capital charge (capex x the capital recovery factor over each asset class's "
+                  "life at the cost of capital) plus opex per year, over the GPU-hours worked per year; a build "
+                  "bought in phases: the costs and GPU-hours of every phase from its date, each discounted at the "
+                  "cost of capital to the first phase, one over the other")
+OTHER_BASIS = ("undiscounted: the TCO (capex + opex x years) over the GPU-hours worked in the period; no cost of "
+               "capital, so buying later looks cheaper than it is")
+
+
+def in_period_factor(rate: float, start: float, years: float) -> float:
+    """Today's value of 1 a year from year ``start`` to the period's end: (1+r)^-start x PVA(r, years - start).
+
+    >>> round(in_period_factor(0.08, 0.0, 5), 6) == round(present_value_factor(0.08, 5), 6)
+    True
+    >>> in_period_factor(0.0, 2.0, 5)
+    3.0
+    """
+    left = max(0.0, years - start)
+    return (1 + rate) ** -start * present_value_factor(rate, left) if left else 0.0
+
+
+def levelised(steps: Sequence[tuple[float, float, float]], rate: float, years: float) -> float:
+    """Cost per GPU-hour on the levelised basis (``GPU_HOUR_BASIS``) of steps (start year, cost per year,
+    GPU-hours per year), each from its start to the period's end: sum cost x F / sum hours x F, F the
+    in-period factor. One step from year 0 is the annual cost over the annual GPU-hours.
+
+    >>> levelised([(0.0, 100.0, 50.0)], 0.08, 5)
+    2.0
+    >>> round(levelised([(0.0, 100.0, 50.0), (1.0, 100.0, 50.0)], 0.0, 5), 6)
+    2.0
+    """
+    cost = sum(c * in_period_factor(rate, t, years) for t, c, _ in steps)
+    hours = sum(h * in_period_factor(rate, t, years) for t, _, h in steps)
+    return share(cost, hours)
+
+
 def share(part: float, whole: float) -> float:
     """part / whole, 0 for an empty whole.
 
@@ -360,7 +399,7 @@ class Tco:
     npv_usd: float
     service_share: float               # of the period's GPU-hours, after the deployment ramp
     gpu_hours_per_year: float          # GPUs x hours x utilisation x service share
-    usd_per_gpu_hour: float
+    usd_per_gpu_hour: float            # levelised (GPU_HOUR_BASIS)
     marginal_usd_per_gpu_hour: float   # energy and support only
     usd_per_pflop_hour: float
     network_capex_share: float
@@ -373,6 +412,7 @@ class Tco:
     grid_connection_usd: float = 0.0   # grid connection per MW x the facility power at its maximum
     build_per_year: float = 0.0        # (building + grid connection) x CRF over life_building
     facility_built: bool = False       # tco.facility: build (the building's capex in capex, no space lease)
+    undiscounted_usd_per_gpu_hour: float = 0.0   # OTHER_BASIS: the TCO over the period's GPU-hours
 
     def to_json(self) -> dict[str, float]:
         return {k: round(float(v), 6) for k, v in self.__dict__.items()}
@@ -426,7 +466,8 @@ def compute_tco(b: Basis, ins: dict[str, Input]) -> Tco:
                npv(capex, opex, r, f["years"]), in_service, worked, gpu_hour, share(energy + support, worked),
                gpu_hour / b.pflops_per_gpu if b.pflops_per_gpu else 0.0,
                share(b.network_usd, hardware), share(b.network_power_w, b.it_power_w),
-               peak_kw, facility_max_kw, cooling_kw, lease, building, grid, build_year, built)
+               peak_kw, facility_max_kw, cooling_kw, lease, building, grid, build_year, built,
+               share(capex + f["years"] * opex, worked * f["years"]))
 
 
 # --- sensitivity ---------------------------------------------------------------------

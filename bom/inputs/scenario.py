@@ -565,6 +565,34 @@ class Uncertainty(Model):
 
 
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+#: The columns a price file is read as (bom/catalog/prices.py reads them; docs/scenarios.md "Price files").
+PriceColumn = Literal["sku", "price", "price_usd", "currency", "price_source", "quoted_on", "as_of", "valid_until",
+                      "quote_ref", "vendor", "lead_time", "list_price", "discount", "moq", "pack"]
+
+
+class Prices(Model):
+    """Price files (quotes) and how their headers read."""
+
+    files: list[str] = Field(default=[], examples=[["quote-2027-01.csv"]])
+    """Price CSV files, relative to this file (see "Price files")."""
+    columns: dict[Annotated[str, Field(min_length=1, max_length=100)], PriceColumn] = Field(
+        default={}, max_length=64, examples=[{"Vendor SKU": "sku", "Our Price": "price", "Ship Days": "lead_time"}])
+    """A vendor header (any case, spaces and punctuation as written) and the column it is read as; for a
+    header the usual vendor names (Part Number, Unit Price, Net Price, Qty, Mfr Part #) do not cover.
+    Each mapping is listed in the build's warnings."""
+
+    @model_validator(mode="after")
+    def _one_column_each(self) -> Prices:
+        taken = [v for v in self.columns.values()]
+        twice = sorted({v for v in taken if taken.count(v) > 1})
+        if twice:
+            raise ValueError(f"columns maps two headers to {', '.join(twice)}; a column is read from one header")
+        return self
+
+
+def _price_files(value: Any) -> Any:
+    """``prices: [a.csv]``, the list of files alone, as ``prices: {files: [a.csv]}``."""
+    return {"files": value} if isinstance(value, list) else value
 
 
 class Scenario(Model):
@@ -602,8 +630,10 @@ class Scenario(Model):
     """Cost assumptions."""
     catalogs: list[str] = Field(default=[], examples=[["my-catalog"]])
     """Catalog overlay directories, relative to this file (see "Catalog overlays")."""
-    prices: list[str] = Field(default=[], examples=[["prices.csv"]])
-    """Price CSV files, relative to this file (see "Price files")."""
+    prices: Annotated[Prices, BeforeValidator(_price_files)] = Field(
+        default=Prices(), examples=[{"files": ["quote.csv"], "columns": {"Our Price": "price"}}])
+    """Price files and how their headers read: `{files: [...], columns: {...}}`, or the list of files alone
+    (`[prices.csv]`)."""
     date: Day | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""

@@ -25,7 +25,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 from typing_extensions import is_typeddict
 
-from bom.costing.compare import JOB_METRICS, SCOPES
+from bom.costing.compare import JOB_METRICS, PFLOP_METRICS, SCOPES
 from bom.costing.report import BuildJson
 from bom.costing.schedule import PhaseScheduleJson
 from bom.model.cluster import ScaleUpJson
@@ -146,10 +146,17 @@ def record_schemas() -> dict[str, Schema]:
 def _order() -> Schema:
     return obj({"sku": STR, "catalog_id": STR, "category": STR, "description": STR, "maker": STR, "unit": STR,
                 "installed": COUNT, "per_site": null(array(COUNT)), "spares": COUNT,
+                "spares_per_site": _said(null(array(COUNT)), "Where the spares are held, site by site: each "
+                                         "site's own Poisson spares under a failure-rate rule (its installed "
+                                         "units' failures), else its share of the installed units; the rest "
+                                         "in even shares. null: no per-site split."),
                 "rounded_up": _said(COUNT, "Units past installed + spares that the quote's minimum order (moq) "
                                            "and pack size add; in total and priced into capex."),
                 "total": COUNT, "avl": _said(array(STR), "The catalog row's approved vendors (empty: not stated)."),
                 "unit_price_usd": NUM, "extended_usd": NUM, "price_source": STR, "price_date": STR,
+                "currency": _said(STR, "The quote's currency (USD without a quote in another)."),
+                "unit_price": _said(NUM, "The price per unit in currency, as quoted (unit_price_usd converted "
+                                         "at the scenario's exchange_rates)."),
                 "quote_ref": STR, "vendor": STR, "flags": array(STR), "valid_until": null(DATE),
                 "lead_time_days": _said(null(NUM), "Days from order to delivery: the quote's, else the catalog "
                                                    "row's lead_time; null when neither gives one."),
@@ -218,22 +225,29 @@ def _phase() -> Schema:
 
 def _growth() -> Schema:
     one = obj({"policy": STR, "capex_usd": NUM, "recabling_usd": NUM, "installation_usd": NUM, "recabled_links": INT,
-               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "capex_pv_usd": NUM},
+               "tco_usd": NUM, "gpu_hours": NUM, "usd_per_gpu_hour": NUM, "undiscounted_usd_per_gpu_hour": NUM,
+               "capex_pv_usd": NUM},
               description="One growth policy over every phase: its capex (the phases' capex: orders, "
                           "installation shares, re-cabling), the TCO over the period (capex + the final opex scaled "
                           "by the "
                           "GPU-hours in service), the GPU-hours worked, each phase's GPUs from its date, and "
                           "capex_pv_usd: each phase's capex discounted to the first phase's date at the TCO's "
-                          "discount_rate (what buying early costs).")
-    return obj({"chosen": one, "reserve": one, "rebuild": one})
+                          "discount_rate (what buying early costs). usd_per_gpu_hour is levelised, as the "
+                          "totals' (every phase's capital charge, opex and GPU-hours from its date, discounted to "
+                          "the first phase); undiscounted_usd_per_gpu_hour is tco_usd over gpu_hours.")
+    basis = _said({"type": "string", "enum": ["levelised"]}, "The basis of every usd_per_gpu_hour.")
+    return obj({"chosen": one, "reserve": one, "rebuild": one, "usd_per_gpu_hour_basis": basis})
 
 
 # --- the comparison ------------------------------------------------------------------------
 
 def compare_schema() -> Schema:
-    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in JOB_METRICS),
+    sometimes = (*JOB_METRICS, *(k for k in PFLOP_METRICS if not k.endswith("bf16")))
+    metrics = obj({k: NUM for k in SCOPES}, tuple(k for k in SCOPES if k not in sometimes),
                   description="The compared figures (see scopes); the job's (job_*) when each generation is sized "
-                              "from the scenario's training job.")
+                              "from the scenario's training job; usd_per_pflop_hour_<dtype>, the cost per "
+                              "GPU-hour over the GPU's dense PFLOP/s at that dtype, for each dtype every "
+                              "generation's GPU has (bf16 always).")
     opt = {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": null(NUM)}
     gen = obj({"platform": STR, "label": STR, "switch": STR, "generation": STR, "year": INT, "system": STR,
                "note": null(STR), "kind_note": null(STR),

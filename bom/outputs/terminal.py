@@ -16,6 +16,7 @@ from bom.catalog.media import COHERENT_STANDARD, LADDER, Lookup, metres
 from bom.costing.compare import Comparison
 from bom.costing.phases import Phases
 from bom.costing.report import Report
+from bom.costing.tco import GPU_HOUR_BASIS, Tco
 from bom.model.checks import Checks
 from bom.model.dci import Dci
 from bom.model.hops import HopKind
@@ -409,7 +410,7 @@ def totals_line(report: Report) -> str:
     t = report.tco
     return (f"capex {t.capex_usd:,.0f} USD (network {t.network_capex_share:.1%}), IT power "
             f"{t.it_power_kw:,.0f} kW, facility {t.facility_power_kw:,.0f} kW, TCO {t.tco_usd:,.0f} USD "
-            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour"
+            f"over {report.inputs['years'].value:g} years, {t.usd_per_gpu_hour:.3f} USD per GPU-hour levelised"
             + job_line(report) + in_service_line(report) + power_line(report))
 
 
@@ -463,7 +464,7 @@ def job_line(report: Report) -> str:
         late = (f"; past its {j.deadline_days:,.0f}-day deadline: the step is {j.step_factor:,.2f} x its compute "
                 "at the MFU on every GPU built (bom size shows the split's bubble and exposed communication)")
     return (f"\njob {terminal_text(j.name)}: {j.gpu_hours:,.0f} GPU-hours, {j.wall_days:,.1f} days on {j.gpus:,} GPUs, "
-            f"{j.energy_mwh:,.0f} MWh, {j.cost_usd:,.0f} USD at the cost per GPU-hour "
+            f"{j.energy_mwh:,.0f} MWh, {j.cost_usd:,.0f} USD at the cost per GPU-hour (levelised) "
             f"({j.marginal_cost_usd:,.0f} USD marginal: energy and support){late}")
 
 
@@ -535,9 +536,10 @@ def checks_text(checks: Checks, name: str = "", show: int = 3) -> str:
     return "\n".join(out)
 
 
-def phases_table(phases: Phases) -> str:
+def phases_table(phases: Phases, whole: Tco | None = None) -> str:
     """The build-out: each phase's date, GPUs, capex and re-cabling under both growth policies, and
-    each policy's totals (capex, re-cabling, TCO, cost per GPU-hour)."""
+    each policy's totals (capex, re-cabling, TCO, cost per GPU-hour levelised and undiscounted), against
+    the final build bought at once (``whole``) on both bases."""
     names = list(phases.policies)
     head = f"{'phase':<14} {'date':<10} {'GPUs':>8}" + "".join(
         f" {n + ' capex USD':>22} {n + ' re-cabled':>18}" for n in names)
@@ -550,5 +552,10 @@ def phases_table(phases: Phases) -> str:
         out.append(f"{n}: capex {g.capex_usd:,.0f} USD (installation {g.installation_usd:,.0f} shared by the "
                    f"links each phase brings, re-cabling {g.recabling_usd:,.0f}, spares apart; discounted to the "
                    f"first phase {g.capex_pv_usd:,.0f}), TCO {g.tco_usd:,.0f} USD, "
-                   f"{g.gpu_hours:,.0f} GPU-hours worked, {g.usd_per_gpu_hour:.3f} USD per GPU-hour")
+                   f"{g.gpu_hours:,.0f} GPU-hours worked, {g.usd_per_gpu_hour:.3f} USD per GPU-hour levelised "
+                   f"({g.undiscounted_usd_per_gpu_hour:.3f} undiscounted)")
+    if whole is not None:
+        out.append(f"all at once on the first phase's date: {whole.usd_per_gpu_hour:.3f} USD per GPU-hour levelised "
+                   f"({whole.undiscounted_usd_per_gpu_hour:.3f} undiscounted)")
+    out.append(f"basis: {GPU_HOUR_BASIS}")
     return "\n".join(out)

@@ -29,8 +29,9 @@ def catalog_for(scenario: Scenario, src: Located, overlays: list[Path] | None = 
     the scenario file), then the command line's."""
     here = Path(src.file).parent
     dirs = [here / d for d in scenario.catalogs] + list(overlays or [])
-    files = [here / f for f in scenario.prices] + list(prices or [])
-    return load_catalog(dirs, files, rates=dict(scenario.exchange_rates), strict_prices=strict_prices)
+    files = [here / f for f in scenario.prices.files] + list(prices or [])
+    return load_catalog(dirs, files, rates=dict(scenario.exchange_rates), strict_prices=strict_prices,
+                        columns=dict(scenario.prices.columns))
 
 
 def build_scenario(scenario: Scenario, src: Located, catalog: Catalog) -> Model:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bom.catalog.rows import Catalog
-from bom.costing.phases import Phases, PlanPhase, RowPhases, grow, growth_of, row_keys
+from bom.costing.categories import asset_class
+from bom.costing.lines import Line
+from bom.costing.order import SPARES
+from bom.costing.phases import Charges, Phases, PlanPhase, RowPhases, grow, growth_of, row_keys
 from bom.costing.report import Report
-from bom.costing.tco import inputs
+from bom.costing.tco import CLASSES, Tco, capital_recovery_factor, inputs
 from bom.errors import BomError
 from bom.inputs.scenario import Scenario
 from bom.inputs.yamlio import Located
@@ -50,23 +54,31 @@ def phase_models(scenario: Scenario, src: Located, catalog: Catalog, final: Mode
     return models
 
 
-def build_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Model,
-                 installation_usd: float, opex_per_year_usd: float) -> Phases:
-    """The build-out (bom/costing/phases.py): each phase's order under both growth policies."""
+def build_phases(scenario: Scenario, src: Located, catalog: Catalog, final: Model, tco: Tco,
+                 spares: Sequence[Line] = ()) -> Phases:
+    """The build-out (bom/costing/phases.py): each phase's order under both growth policies, its cost per
+    GPU-hour on the final build's basis (``tco``), the build's ``spares`` bought with the first phase."""
     assert scenario.phases is not None
     models = phase_models(scenario, src, catalog, final)
     rp = RowPhases(final, *phase_sites(models, final), catalog)
-    v = {k: i.value for k, i in inputs(scenario.tco).items()}
-    return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), installation_usd,
-                opex_per_year_usd, float(v["years"]), float(v["hours"]), float(v["utilisation"]),
-                float(v["discount_rate"]))
+    v = {k: i.value for k, i in inputs(scenario.tco, scenario.layout.cooling).items()}
+    racks_usd = float(v["install_rack"]) * final.racks   # the installation's share the racks take
+    lives, rate = {c: float(v[f"life_{c}"]) for c in CLASSES}, float(v["discount_rate"])
+    # The phases' capex leaves the spares apart; the cost per GPU-hour takes them, as the build's does.
+    spares_per_year = sum(x.price_usd * capital_recovery_factor(rate, lives[asset_class(x.category)]) for x in spares)
+    charges = Charges(lives, rate, 1.0 - racks_usd / tco.installation_usd if tco.installation_usd else 1.0,
+                      tco.service_share, (tco.build_per_year if tco.facility_built else 0.0) + spares_per_year)
+    return grow(scenario.phases, models, catalog, rp, float(v["install_link"]), tco.installation_usd,
+                tco.opex_per_year, float(v["years"]), float(v["hours"]), float(v["utilisation"]),
+                float(v["discount_rate"]), charges=charges)
 
 
 def with_phases(report: Report, scenario: Scenario, src: Located, catalog: Catalog) -> Report:
     """The report with the scenario's build-out in phases (unchanged when it gives none)."""
     if not scenario.phases:
         return report
-    phases = build_phases(scenario, src, catalog, report.model, report.tco.installation_usd, report.tco.opex_per_year)
+    spares = [x for x in report.lines if x.fabric == SPARES]
+    phases = build_phases(scenario, src, catalog, report.model, report.tco, spares)
     # a phase dated before its parts can be in service is said with the rest (bom/costing/schedule.py)
     return replace(report, phases=phases, warnings=[*report.warnings, *(p.message for p in phases.late)])
 

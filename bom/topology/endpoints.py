@@ -47,6 +47,9 @@ BITS = 8   # the model's rates are Gbit/s; storage reads in GB/s
 # Manual, "UFM Overview"). The BasePOD RA pages read (System Architecture) do not state a UFM
 # count, so this is the stated rule, not a published figure (tests/reference/test_basepod.py).
 BASEPOD_UFM = 2
+# The same pod in GPUs: 16 DGX nodes of 8 GPUs. A site of a platform with other nodes (an NVL72's 4-GPU
+# trays: one 72-GPU rack is 18 trays) is at BasePOD size when its GPUs are, and takes the UFM pair too.
+BASEPOD_MAX_GPUS = BASEPOD_MAX_NODES * 8
 # The training job's storage: checkpoints and the tokenised dataset. A checkpoint holds the model
 # states of mixed-precision Adam less the gradients: bf16 weights 2 B + fp32 master weights, momentum
 # and variance 12 B per parameter (ZeRO, Rajbhandari et al. 2020, section 3.1: 2 + 2 + 12 = 16 B with
@@ -62,14 +65,16 @@ _SIZING_KEYS = ("count", "capacity", "throughput")
 def build_endpoints(scenario: Scenario, catalog: Catalog, platform: Platform,
                     compute_protocol: str | None, sites: int, site_nodes: int | None = None,
                     gpus: int = 0) -> Endpoints:
-    """``site_nodes``: nodes in the largest site; at BasePOD size the UFM default is one HA pair.
+    """``site_nodes``: nodes in the largest site; at BasePOD size (its nodes, or its GPUs) the UFM default is
+    one HA pair.
     ``gpus``: the cluster's, which size the storage a storage fabric gets by default."""
     sup = platform.support
     m = scenario.management
     ufm_id = m.ufm if m and m.ufm else (sup.ufm if sup else None)
     ufm = _row(catalog, ufm_id, ("management", "ufm"))
     ufm_default = sup.ufm_count if sup and compute_protocol == "infiniband" else 0
-    if site_nodes is not None and site_nodes <= BASEPOD_MAX_NODES:
+    site_gpus = site_nodes * platform.gpus_per_node if site_nodes is not None else None
+    if site_nodes is not None and (site_nodes <= BASEPOD_MAX_NODES or (site_gpus or 0) <= BASEPOD_MAX_GPUS):
         ufm_default = min(ufm_default, BASEPOD_UFM)
     ufm_count = m.ufm_count if m and m.ufm_count is not None else ufm_default
     mgmt = _row(catalog, m.server if m and m.server else (sup.mgmt if sup else None),

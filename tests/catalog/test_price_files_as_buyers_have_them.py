@@ -204,3 +204,75 @@ def test_a_bad_moq_or_pack_is_refused(tmp_path, value):
     with pytest.raises(CatalogError) as err:
         read_quotes(path, {})
     assert f"{path}:2" in str(err.value) and "pack" in str(err.value) and "whole number" in str(err.value)
+
+
+# --- quotes as vendors send them (issue 47) ---------------------------------------------------------
+
+VENDOR = (
+    "Line,Part Number,Mfr Part #,Description,Qty,Unit Price,Net Price,Lead Time,Quote #\n"
+    '1,CDW-7712345,MMS4A00-XM,"OSFP 800G 2xDR4, finned",2016,"1,150.00","2,318,400.00",6-8 wks ARO,Q-2027-114\n'
+    "2,CDW-7700001,920-9B36F-00RX-8S0,Quantum-X800 XDR switch,36,79500,79500,12 weeks,Q-2027-114\n")
+
+
+def test_a_vendor_quote_is_applied_exactly_with_the_mapping_listed(bom, tmp_path):
+    """Issue 47: `Part Number`, `Unit Price`, `Net Price`, `Qty`, `Lead Time`, `Mfr Part #` were refused
+    (and `Unit Price` suggested as list_price). The maker's part number is the sku, the unit price the
+    price (net, per unit), the net price checked (x Qty on line 1, per unit on line 2), the lead time's
+    longer end in weeks."""
+    (tmp_path / "q.csv").write_text(VENDOR)
+    (tmp_path / "s.yaml").write_text(
+        "name: vendor\nplatform: gb300-nvl72\ngpus: 576\nfabrics: {compute: {switch: q3400}}\n"
+        "date: 2026-12-02\nprices: [q.csv]\n")
+    out = tmp_path / "out"
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
+    assert r.exit_code == 0, r.stderr
+    mapping = next(x for x in r.stderr.splitlines() if "vendor headers read as" in x)
+    for said in ("'Mfr Part #' -> sku", "'Unit Price' -> price", "'Net Price' -> net_price", "'Qty' -> qty",
+                 "not list_price"):
+        assert said in mapping, said
+    assert "Part Number (a reseller's part number beside the maker's)" in r.stderr
+    assert "'Unit Price' -> list_price" not in r.stderr and "is in no catalog row" not in r.stderr
+    j = json.loads((out / "vendor.json").read_text())
+    order = {o["sku"]: o for o in j["order"]}
+    assert order["MMS4A00-XM"]["unit_price_usd"] == 1150.0 and order["MMS4A00-XM"]["lead_time_days"] == 56
+    assert order["920-9B36F-00RX-8S0"]["unit_price_usd"] == 79500.0
+    assert order["920-9B36F-00RX-8S0"]["lead_time_days"] == 84
+    assert {o["quote_ref"] for o in order.values() if o["sku"] in ("MMS4A00-XM", "920-9B36F-00RX-8S0")} == {
+        "Q-2027-114"}
+    assert order["MMS4A00-XM"]["price_source"] == "quote"
+
+
+def test_a_net_price_that_is_not_the_unit_price_is_refused(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("Mfr Part #,Qty,Unit Price,Net Price\nMMS4A00-XM,10,1150,11000\n")
+    with pytest.raises(CatalogError) as err:
+        read_quotes(path, {})
+    assert f"{path}:2" in str(err.value) and "net price 11,000.00 is not the unit price 1,150.00" in str(err.value)
+
+
+def test_a_unit_price_is_never_read_as_a_list_price(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("Part Number,Unit Price\nqm9700,31000\n")
+    notes: list[str] = []
+    q, = read_quotes(path, {}, notes)
+    assert (q.sku, q.amount) == ("qm9700", 31000)
+    assert notes == [f"{path}:1: vendor headers read as: 'Part Number' -> sku; 'Unit Price' -> price (the quoted "
+                     "price per unit, net of any discount; not list_price)"]
+
+
+def test_the_scenarios_prices_columns_map_the_rest(bom, tmp_path):
+    (tmp_path / "q.csv").write_text("Vendor Item,Our Price,Ship Days\nqm9700,31000,45\n")
+    text = "name: mapped\nplatform: dgx-h100\nnodes: 16\ndate: 2026-12-02\nprices: {files: [q.csv], columns: %s}\n"
+    (tmp_path / "s.yaml").write_text(text % '{"vendor item": sku, "Our Price": price, "SHIP DAYS": lead_time}')
+    out = tmp_path / "out"
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
+    assert r.exit_code == 0, r.stderr
+    assert "'Vendor Item' -> sku; 'Our Price' -> price" in r.stderr and "'Ship Days' -> lead_time" in r.stderr
+    switch = next(o for o in json.loads((out / "mapped.json").read_text())["order"] if o["sku"] == "MQM9700-NS2F")
+    assert switch["unit_price_usd"] == 31000 and switch["lead_time_days"] == 45
+    (tmp_path / "s.yaml").write_text(text % '{"Our Price": price, "Vendor Item": cost}')
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
+    assert r.exit_code == 2 and "prices.columns" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    (tmp_path / "s.yaml").write_text(text % '{"Our Price": price, "Vendor Item": price}')
+    r = bom("build", str(tmp_path / "s.yaml"), "-o", str(out), "-q")
+    assert r.exit_code == 2 and "two headers to price" in r.stderr, r.stderr

@@ -93,16 +93,18 @@ def test_every_comparison_figure_recalculated_equals_the_json(bom, tmp_path):
     done = recalc(out / "generations-compare.xlsx", tmp_path)
     assert errors(done) == []
     ws = openpyxl.load_workbook(done, data_only=True)["Comparison"]
-    assert [ws.cell(1, 3 + k).value for k in range(4)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72",
+    assert [ws.cell(1, 4 + k).value for k in range(4)] == ["hgx-h100", "gb200-nvl72", "gb300-nvl72",
                                                          "gb300-nvl72@q3450-ld"]
+    assert ws.cell(1, 3).value == "Scope"
     checked = 0
     for row in range(2, ws.max_row + 1):
         metric = ws.cell(row, 2).value
         if metric is None:
             break
         assert ws.cell(row, 1).value != metric   # a label in words
+        assert ws.cell(row, 3).value == j["scopes"][metric]
         for k, g in enumerate(j["generations"]):
-            assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
+            assert ws.cell(row, 4 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
             checked += 1
     assert checked == 4 * len(j["generations"][0]["metrics"])
     cpo = j["generations"][3]["metrics"]
@@ -218,10 +220,10 @@ def test_packaging_workbook_formulas_agree(packaging, tmp_path):
     from bom.outputs.writers.compare_xlsx import workbook
     wb = workbook(packaging)
     ws = wb["Comparison"]
-    assert [ws.cell(1, k).value for k in (3, 4)] == ["gb300-nvl72", "gb300-nvl72@q3450-ld"]
+    assert [ws.cell(1, k).value for k in (4, 5)] == ["gb300-nvl72", "gb300-nvl72@q3450-ld"]
     keys = [ws.cell(r, 2).value for r in range(2, ws.max_row + 1)]
     for metric in ("engine_ports_per_gpu", "laser_sources_per_gpu", "optics_power_w_per_gpu"):
-        assert metric in keys and str(ws.cell(keys.index(metric) + 2, 4).value).startswith("=")
+        assert metric in keys and str(ws.cell(keys.index(metric) + 2, 5).value).startswith("=")
 
 
 def test_packaging_html_colours_the_cpo_bar(packaging):
@@ -296,3 +298,36 @@ def test_notes_say_cages_in_words(generations, bom):
             "--far-form-factor", "osfp:4:spread")
     assert r.exit_code == 2 and "an osfp cage serving 4 ports to 4 devices" in r.stderr
     assert ":spread" not in r.stderr
+
+
+# --- cost per unit of compute and the Scope column (issue 47) ------------------------------------
+
+def test_cost_per_dense_pflop_hour_per_dtype(generations, packaging):
+    """The cost per GPU-hour over the GPU's dense PFLOP/s at each dtype (catalog bf16_dense, fp8_dense,
+    fp4_dense); a dtype one column's GPU lacks (HGX H100: no FP4) is left out of the whole comparison."""
+    for comparison, dtypes in ((generations, ("bf16", "fp8")), (packaging, ("bf16", "fp8", "fp4"))):
+        rows = comparison.rows()
+        for g, m in zip(comparison.generations, rows, strict=True):
+            for d in dtypes:
+                pflops = g.platform.flops_per_gpu(d) / 1e15
+                assert m[f"usd_per_pflop_hour_{d}"] == pytest.approx(m["usd_per_gpu_hour"] / pflops), (g.label, d)
+        assert ("usd_per_pflop_hour_fp4" in rows[0]) == ("fp4" in dtypes)
+        scopes = comparison.to_json()["scopes"]
+        assert all(scopes[f"usd_per_pflop_hour_{d}"] == "cluster" for d in dtypes)
+    h100 = next(m for g, m in zip(generations.generations, generations.rows(), strict=True)
+                if g.platform.id == "hgx-h100")
+    assert h100["usd_per_pflop_hour_fp8"] < h100["usd_per_pflop_hour_bf16"]   # FP8 twice BF16's rate
+
+
+def test_the_comparison_sheet_has_a_scope_column(packaging):
+    """The README promises a Scope column in the comparison workbook: what each figure is about."""
+    from bom.costing.compare import SCOPES
+    from bom.outputs.writers.compare_xlsx import workbook
+
+    ws = workbook(packaging)["Comparison"]
+    assert [ws.cell(1, k).value for k in (1, 2, 3)] == ["Metric", "Key", "Scope"]
+    keys = {ws.cell(r, 2).value: r for r in range(2, len(packaging.rows()[0]) + 2)}
+    assert set(keys) == set(packaging.rows()[0])
+    for key, r in keys.items():
+        assert ws.cell(r, 3).value == SCOPES[key], key
+    assert str(ws.cell(keys["usd_per_pflop_hour_fp4"], 4).value).startswith("=IF(")

@@ -179,7 +179,7 @@ def test_the_comparison_workbook_recalculates_the_job_to_the_json(bom, tmp_path)
         if metric is None:
             break
         for k, g in enumerate(j["generations"]):
-            assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
+            assert ws.cell(row, 4 + k).value == pytest.approx(g["metrics"][metric], rel=1e-4, abs=1e-9), metric
         seen.add(metric)
     assert {"job_cost_usd", "job_marginal_cost_usd", "job_wall_days", "job_energy_mwh", "usd_per_gpu_hour"} <= seen
 

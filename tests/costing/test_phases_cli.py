@@ -38,7 +38,7 @@ def test_build_json_has_the_phases(built):
                                                abs=0.05 * len(p["order"]) + 0.01)
     assert [p["gpus"] for p in doc["phases"]] == [1024, 4096]
     assert doc["phases"][-1]["gpus"] == doc["gpus"]
-    assert set(doc["growth"]) == {"chosen", "reserve", "rebuild"}
+    assert set(doc["growth"]) == {"chosen", "reserve", "rebuild", "usd_per_gpu_hour_basis"}
     assert doc["growth"]["rebuild"]["recabled_links"] > 0 == doc["growth"]["reserve"]["recabled_links"]
 
 

@@ -188,3 +188,34 @@ def test_buildings_of_different_power_are_taken_in_order_and_shared_by_power(cat
     sites = r.power.sites
     assert [s.limit_kw for s in sites] == [150_000, 100_000, 60_000] and all(s.fits for s in sites)
     assert sites[0].facility_kw > sites[1].facility_kw > sites[2].facility_kw   # in proportion to their power
+
+
+ONE_RACK = """\
+name: one-rack
+platform: gb300-nvl72
+gpus: 72
+fabrics: {compute: {switch: q3400}, inband: {switch: sn5600}}
+"""
+
+
+def test_a_one_rack_build_gets_overheads_sized_to_its_load(catalog, tmp_path, default_report):
+    """Issue 47: a 72-GPU GB300 build got two 2.3 MW CDUs (500 kUSD for 113 kW to liquid, an effective
+    PUE of 1.63) and the SuperPOD's 4 UFM appliances. The rule: the CDU row whose N+1 units cost least
+    (two 300 kW in-rack units here; the 2.3 MW row for the default's 32 racks a site); the UFM HA pair of
+    a BasePOD for a site of at most a BasePOD's GPUs (16 DGX nodes, 128 GPUs). The management servers stay
+    the BasePOD RA's five (RA-11127-001 V5: five even for 2 nodes)."""
+    r = _report(ONE_RACK, tmp_path, catalog)
+    c = r.cooling
+    assert c is not None and c.cdu.id == "cdu-300" and c.cdus == 2
+    liquid = c.sites[0].liquid_kw
+    assert 100 < liquid < 300 and c.cdus == math.ceil(liquid / 300) + 1
+    cdu = next(x for x in r.lines if x.category == "CDU")
+    big = next(x for x in catalog if x.id == "cdu-2300")
+    assert cdu.price_usd < 2 * big.price_usd                 # cheaper than the two large units it replaces
+    t = r.tco
+    assert t.facility_power_kw / t.it_power_kw < 1.25 * 1.05  # PUE plus the pumps, not 1.63
+    ends = r.model.endpoints.to_json()
+    assert ends["ufm"]["count"] == 2 and ends["management_servers"]["count"] == 5
+    # A hall keeps the large units and the SuperPOD's UFMs.
+    assert default_report.cooling is not None and default_report.cooling.cdu.id == "cdu-2300"
+    assert default_report.model.endpoints.to_json()["ufm"]["count"] == 4

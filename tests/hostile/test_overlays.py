@@ -96,5 +96,5 @@ def test_compare_with_long_platform_ids_points_each_column_at_its_own_sheet(tmp_
     ws = wb["Comparison"]
     row = next(r for r in range(2, ws.max_row + 1) if ws.cell(r, 2).value == "tco_usd")   # A: label, B: key
     for k, g in enumerate(generations):
-        assert ws.cell(row, 3 + k).value == pytest.approx(g["metrics"]["tco_usd"], rel=1e-6), g["platform"]
+        assert ws.cell(row, 4 + k).value == pytest.approx(g["metrics"]["tco_usd"], rel=1e-6), g["platform"]
     assert generations[0]["metrics"]["tco_usd"] != pytest.approx(generations[1]["metrics"]["tco_usd"], rel=1e-3)

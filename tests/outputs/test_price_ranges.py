@@ -46,7 +46,7 @@ def test_bom_sheet_shows_the_range_beside_the_point_price(built):
 
 def test_order_sheet_shows_the_range_per_part_number(built):
     head, rows = _rows(openpyxl.load_workbook(built / "h100.xlsx")["Order"])
-    at = head.index("Unit price")
+    at = head.index("Unit price (extended / total)")
     assert head[at + 1:at + 3] == ["Price low", "Price high"]
     dgx = next(r for r in rows if r["Part number"] == "DGXH-G640F+P2EDI36")
     assert (dgx["Price low"], dgx["Price high"]) == (270_000, 375_000) and "SemiAnalysis" in dgx["Price range source"]

@@ -61,8 +61,9 @@ def test_energy_takes_the_typical_and_sizing_the_maximum(build):
     assert t["it_power_max_kw"] - t["it_power_kw"] == pytest.approx(RACKS * (MAX_W - TYPICAL_W) / 1000)
     pue, hours, price = inputs["pue"], inputs["hours"], inputs["electricity"]
     # Issue 27: the CDUs' pumps are facility power on top of IT x PUE: 8 racks x 142 kW x 0.85 to liquid
-    # = 966 kW, one 2,300 kW CDU + 1 (N+1) at 25 kW each (the cdu-2300 row's figures, marked unconfirmed).
-    assert t["cooling_power_kw"] == pytest.approx(2 * 25)
+    # = 966 kW. Issue 47: the CDU row whose N+1 units cost least: 4 in-rack 300 kW units + 1 at 3 kW each
+    # (5 x 60,000 USD against 2 x 250,000 for the 2,300 kW row; both rows' figures marked unconfirmed).
+    assert t["cooling_power_kw"] == pytest.approx(5 * 3)
     assert t["facility_power_kw"] == pytest.approx(t["it_power_kw"] * pue + t["cooling_power_kw"])
     assert t["facility_power_max_kw"] == pytest.approx(t["it_power_max_kw"] * pue + t["cooling_power_kw"])
     assert t["energy_per_year_usd"] == pytest.approx(t["facility_power_kw"] * hours * price, rel=1e-6)

@@ -34,11 +34,14 @@ METRICS: dict[str, tuple[str, str]] = {
     "network_power_share": ("Network share of IT power", "share"),
     "capex_per_gpu": ("Capex per GPU (USD)", "usd"),
     "tco_usd": ("TCO over the period (USD)", "usd"),
-    "usd_per_gpu_hour": ("Cost per GPU-hour (USD)", "usd4"),
+    "usd_per_gpu_hour": ("Cost per GPU-hour (USD, levelised)", "usd4"),
+    "usd_per_pflop_hour_bf16": ("Cost per dense BF16 PFLOP/s-hour (USD, levelised)", "usd4"),
+    "usd_per_pflop_hour_fp8": ("Cost per dense FP8 PFLOP/s-hour (USD, levelised)", "usd4"),
+    "usd_per_pflop_hour_fp4": ("Cost per dense FP4 PFLOP/s-hour (USD, levelised)", "usd4"),
     "job_gpu_hours": ("Job: GPU-hours", "count"),
     "job_wall_days": ("Job: wall time (days)", "days"),
     "job_energy_mwh": ("Job: facility energy (MWh)", "mwh"),
-    "job_cost_usd": ("Job: cost at the cost per GPU-hour (USD)", "usd"),
+    "job_cost_usd": ("Job: cost at the cost per GPU-hour (USD, levelised)", "usd"),
     "job_marginal_cost_usd": ("Job: cost at the marginal rate, energy and support (USD)", "usd"),
 }
 

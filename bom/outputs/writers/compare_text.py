@@ -19,7 +19,7 @@ CHARTS = (("scale_up_copper_share", "Copper share of links: scale-up tier", "pct
           ("optics_power_w_per_gpu", "Optics power per GPU (W: pluggables, AOCs, CPO lasers)", "num1"),
           ("network_capex_per_gpu", "Network capex per GPU (USD, whole network)", "num0"),
           ("network_power_w_per_gpu", "Network power per GPU (W, whole network)", "num0"),
-          ("usd_per_gpu_hour", "Cost per GPU-hour (USD)", "num3"))
+          ("usd_per_gpu_hour", "Cost per GPU-hour (USD, levelised)", "num3"))
 #: Bar colours: switches with pluggable cages, co-packaged-optics switches, and a figure that misses a
 #: fabric the other columns have (not comparable).
 COLOURS = {"pluggable": "#305496", "cpo": "#2e8b57", "partial": "#b8bec8"}

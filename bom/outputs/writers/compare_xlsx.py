@@ -13,7 +13,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from bom.costing.categories import NOT_NETWORK, OPTICS, SWITCHES, Category
-from bom.costing.compare import Comparison, Generation
+from bom.costing.compare import DTYPES, SCOPES, Comparison, Generation
 from bom.outputs.writers.compare_labels import XLSX_FORMATS, kind, label
 from bom.outputs.writers.xlsx import (
     COUNT,
@@ -34,11 +34,13 @@ from bom.roles import SUPPORT, TIERS, FabricRole, Tier
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
          "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
-         "lit_strands", "engine_ports", "nodes", "job_gpu_hours")
+         "lit_strands", "engine_ports", "nodes", "job_gpu_hours", "pflops_bf16", "pflops_fp8", "pflops_fp4")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
 COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "energy",
          "support", "opex", "annual_cost", "gpu_hours_per_year", "it_max_w", "cool_w", "owned")
 BOM_TOP = len(FACTS) + len(COSTS) + 4
+#: The Comparison sheet's first generation column: after Metric, Key and Scope.
+FIRST_GEN_COL = 4
 
 
 def _facts(g: Generation) -> dict[str, float]:
@@ -64,6 +66,8 @@ def _facts(g: Generation) -> dict[str, float]:
     out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
     out["nodes"] = m.cluster.nodes
     out["job_gpu_hours"] = g.report.job.gpu_hours if g.report.job is not None else 0.0
+    for d in DTYPES:   # dense PFLOP/s per GPU at each dtype (0: the GPU has none)
+        out[f"pflops_{d}"] = g.platform.flops_per_gpu(d) / 1e15 if getattr(g.platform, f"{d}_dense") else 0.0
     return out
 
 
@@ -198,6 +202,9 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     out["usd_per_gpu_hour"] = f"{cost['annual_cost']}/{cost['gpu_hours_per_year']}"
     job = fact["job_gpu_hours"]   # the job's metrics, when the comparison sizes each generation from one
     out["job_gpu_hours"] = job
+    for d in DTYPES:
+        pf = fact[f"pflops_{d}"]
+        out[f"usd_per_pflop_hour_{d}"] = f"IF({pf}=0,0,{out['usd_per_gpu_hour']}/{pf})"
     out["job_wall_days"] = f"{job}/{gpus}/24"
     out["job_energy_mwh"] = f"({cost['it_w']}/1000*in_pue+{cost['cool_w']}/1000)*{job}/{gpus}/1000"
     out["job_cost_usd"] = f"{job}*{out['usd_per_gpu_hour']}"
@@ -219,21 +226,25 @@ def workbook(c: Comparison) -> Workbook:
               for i, (g, name) in enumerate(zip(c.generations, names, strict=True), start=1)]
     metrics = list(c.rows()[0])
     n_gen = len(sheets)
-    header_row(ws, ["Metric", "Key"] + [g.label for g in c.generations], [44, 10] + [18] * n_gen)
+    # Scope: what each figure is about (the compute fabric, the whole network, the cluster: SCOPES).
+    header_row(ws, ["Metric", "Key", "Scope"] + [g.label for g in c.generations], [44, 10, 16] + [18] * n_gen)
+    first = FIRST_GEN_COL
     for i, metric in enumerate(metrics, start=2):
         put_cell(ws, i, 1, label(metric))
         put_cell(ws, i, 2, metric)
-        for j, (sheet, table) in enumerate(sheets, start=3):
+        put_cell(ws, i, 3, str(SCOPES[metric]))
+        for j, (sheet, table) in enumerate(sheets, start=first):
             put_cell(ws, i, j, fx(_metric_formulas(sheet, table)[metric]), XLSX_FORMATS[kind(metric)])
-        define_name(wb, f"cmp_{metric}", f"Comparison!$C${i}:${_col(n_gen + 2)}${i}")
+        define_name(wb, f"cmp_{metric}", f"Comparison!${_col(first)}${i}:${_col(n_gen + first - 1)}${i}")
     delta_top = len(metrics) + 3
     put_cell(ws, delta_top, 1, "Change against the previous generation (per cent; percentage points for shares)")
     ws.cell(delta_top, 1).font = Font(bold=True)
     for i, metric in enumerate(metrics, start=delta_top + 1):
         put_cell(ws, i, 1, label(metric))
         put_cell(ws, i, 2, metric)
+        put_cell(ws, i, 3, str(SCOPES[metric]))
         row = metrics.index(metric) + 2
-        for j in range(4, n_gen + 3):
+        for j in range(first + 1, n_gen + first):
             cur, prev = f"{_col(j)}{row}", f"{_col(j - 1)}{row}"
             if kind(metric) == "share":
                 put_cell(ws, i, j, fx(f"({cur}-{prev})*100"), '+0.0" pp";-0.0" pp"')
@@ -253,9 +264,9 @@ def workbook(c: Comparison) -> Workbook:
         r = metrics.index(metric) + 2
         chart = BarChart()
         chart.title, chart.legend, chart.width, chart.height = title, None, 16, 8
-        chart.add_data(Reference(ws, min_col=3, max_col=n_gen + 2, min_row=r), from_rows=True)
-        chart.set_categories(Reference(ws, min_col=3, max_col=n_gen + 2, min_row=1))
-        ws.add_chart(chart, f"{_col(n_gen + 4)}{2 + 18 * k}")
+        chart.add_data(Reference(ws, min_col=first, max_col=n_gen + first - 1, min_row=r), from_rows=True)
+        chart.set_categories(Reference(ws, min_col=first, max_col=n_gen + first - 1, min_row=1))
+        ws.add_chart(chart, f"{_col(n_gen + first + 1)}{2 + 18 * k}")
     for sheet in wb.worksheets:
         paper_setup(sheet, f"{c.name} comparison")
     return wb

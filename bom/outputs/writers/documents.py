@@ -157,7 +157,7 @@ def _range_rows(r: Report) -> list[tuple[str, str, str, str]]:
         return []
     out = []
     for key, label, digits in (("capex", "Capex", 0), ("tco", "TCO over the period", 0),
-                               ("usd_per_gpu_hour", "Cost per GPU-hour", 4)):
+                               ("usd_per_gpu_hour", "Cost per GPU-hour (levelised)", 4)):
         p = r.range.percentiles(key)
         p10, p50, p90 = (f"{v:,.{digits}f} USD" for v in (p.p10, p.p50, p.p90))
         out.append((label, p10, p50, p90))
@@ -199,7 +199,9 @@ def _tco_rows(r: Report) -> list[tuple[str, str]]:
             ("TCO (capex + years x opex, undiscounted)", usd(t.tco_usd)),
             ("NPV of the costs", usd(t.npv_usd)),
             ("Share of the period in service (deployment ramp)", pct(t.service_share)),
-            ("Cost per GPU-hour", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Cost per GPU-hour (levelised)", f"{t.usd_per_gpu_hour:,.4f} USD"),
+            ("Cost per GPU-hour (undiscounted: TCO over the period's GPU-hours)",
+             f"{t.undiscounted_usd_per_gpu_hour:,.4f} USD"),
             ("Marginal cost per GPU-hour (energy and support)", f"{t.marginal_usd_per_gpu_hour:,.4f} USD"),
             ("Cost per PFLOP/s-hour (dense FP8)", f"{t.usd_per_pflop_hour:,.4f} USD"),
             ("Network share of IT power", pct(t.network_power_share))] + _facility_rows(r) + _job_rows(r)
@@ -237,7 +239,7 @@ def _job_rows(r: Report) -> list[tuple[str, str]]:
     return [(f"Job {j.name}: GPU-hours", qty(j.gpu_hours, 0)),
             ("Job: wall time on every GPU built", f"{j.wall_days:,.1f} d"),
             ("Job: facility energy", f"{j.energy_mwh:,.1f} MWh"),
-            ("Job: cost at the cost per GPU-hour", f"{j.cost_usd:,.0f} USD"),
+            ("Job: cost at the cost per GPU-hour (levelised)", f"{j.cost_usd:,.0f} USD"),
             ("Job: cost at the marginal rate (energy and support)", f"{j.marginal_cost_usd:,.0f} USD")]
 
 
@@ -284,20 +286,35 @@ def _blank(x: float | None) -> float | str:
 
 
 CART_COLS = ["vendor", "part_number", "maker", "description", "unit", "quantity", "installed", "spares",
-             "rounded_up", "unit_price_usd", "quote_ref", "avl"]
+             "rounded_up", "unit_price_usd", "currency", "unit_price", "quote_ref", "avl"]
+
+
+def cart_cols(sites: int) -> list[str]:
+    """The cart's columns: per site the units installed there and its spares (deliveries split by site)."""
+    return CART_COLS + [f"site{s}_{what}" for s in range(1, sites + 1) for what in ("installed", "spares")]
 
 
 def write_cart(r: Report) -> bytes:
     """The order as carts for the quoting tools: one block of lines per vendor (who quoted, else the
-    maker), each part number with its quantity to order (installed + spares + a quote's rounding).
+    maker), each part number with its quantity to order (installed + spares + a quote's rounding), its
+    price in USD and as quoted (currency), and per site the units installed and the spares held there
+    (blank where the order has no split; a quote's rounding is in the quantity, not a site's).
     An unpriced line (0 USD: leased, or a part the catalog has no price for) has a blank price, never 0."""
     buf = io.StringIO()
     w = csv_writer(buf)
-    w.writerow(CART_COLS)
+    sites = r.model.cluster.site_count
+    w.writerow(cart_cols(sites))
+
     def count(o: OrderLine, x: float) -> float:
         return int(x) if o.unit == "each" else x
 
     for o in sorted(r.order, key=lambda o: (o.vendor.lower(), o.sku)):
+        split: list[object] = []
+        for s in range(sites):
+            split += [count(o, o.per_site[s]) if o.per_site is not None else "",
+                      o.spares_per_site[s] if o.spares_per_site is not None else ""]
+        quoted = o.unit_price if o.unit_price is not None else o.unit_price_usd
         w.writerow([o.vendor, o.sku, o.maker, o.description, o.unit, count(o, o.total), count(o, o.installed),
-                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.quote_ref, "; ".join(o.avl)])
+                    count(o, o.spares), count(o, o.rounded_up), o.unit_price_usd or "", o.currency, quoted or "",
+                    o.quote_ref, "; ".join(o.avl), *split])
     return buf.getvalue().encode()

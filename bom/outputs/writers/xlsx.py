@@ -69,6 +69,8 @@ TOP = Alignment(vertical="top")
 TIERS = (LineTier.COMPUTE, *LINK_TIERS)
 BOM_TABLE = "BOM"
 ORDER_TABLE = "Orders"
+#: The Order sheet's unit price says what it is: its extended price (every BOM row of the part) over the units.
+UNIT_PRICE = "Unit price (extended / total)"
 
 
 def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
@@ -218,16 +220,31 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
     ws.auto_filter.ref = f"A1:E{len(rows) + 1}"
 
 
+def _live_counts(r: Report) -> tuple[Formula | int, Formula | int]:
+    """The GPUs and nodes as formulas over the BOM's GPU systems (an edit to their quantity moves the TCO),
+    where the BOM's compute lines count whole systems; else the model's numbers."""
+    p, c = r.model.platform, r.model.cluster
+    systems = sum(x.quantity for x in r.lines if x.category == Category.COMPUTE and x.fabric != SPARES)
+    if systems * p.gpus_per_system != c.gpus or c.gpus != c.nodes * p.gpus_per_node:
+        return c.gpus, c.nodes
+    gpus = fx(f'SUMIFS({ref("Qty")},{ref("Category")},"{Category.COMPUTE}",{ref("Fabric")},"<>{SPARES}")'
+              f"*{p.gpus_per_system}")
+    return gpus, fx(f"m_gpus/{p.gpus_per_node}")
+
+
 def _inputs(wb: Workbook, r: Report) -> None:
     m = r.model
-    model_rows = [("m_gpus", "GPUs", m.cluster.gpus, "GPUs", "model"),
+    gpus, nodes = _live_counts(r)
+    model_rows = [("m_gpus", "GPUs", gpus, "GPUs", "model: the BOM's GPU systems (spares apart) x GPUs per system"
+                   if isinstance(gpus, Formula) else "model"),
                   ("m_racks", "Racks", m.racks, "racks", "model: placement (compute, network, management, storage)"),
                   ("m_links", "Links (scale-out and scale-across)", r.links, "links", "model: link groups"),
                   ("m_dark_fibre_km", "Dark fibre (route km of fibre pairs)", r.dark_fibre_km, "km",
                    "model: scale-across"),
                   ("m_pflops_per_gpu", "Dense FP8 per GPU", r.pflops_per_gpu, "PFLOP/s",
                    f"catalog: {m.platform.id} fp8_dense ({m.platform.source})"),
-                  ("m_nodes", "GPU nodes", m.cluster.nodes, "nodes", "model")]
+                  ("m_nodes", "GPU nodes", nodes, "nodes", "model: GPUs / GPUs per node"
+                   if isinstance(nodes, Formula) else "model")]
     if r.job is not None:
         j = r.job
         model_rows += [("m_job_flop", f"Job: training work ({j.name})", j.flop, "FLOP",
@@ -407,7 +424,7 @@ def _order(wb: Workbook, r: Report) -> None:
     sites = r.model.cluster.site_count
     site_cols = [f"Site {i} qty" for i in range(1, sites + 1)] if sites <= 8 else []
     names = (["Part number", "Description", "Category", "Maker"] + site_cols
-             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", "Unit price", "Price low",
+             + ["Installed", "Spares", "Rounded up", "Total to order", "Unit", UNIT_PRICE, "Price low",
                 "Price high", "Extended price", "Price source", "Price range source", "Price date", "Quote ref",
                 "Valid until", "Quote state", "Lead time (days)", "Vendor", "AVL", "Flags", "Lead time source",
                 "Spares basis"])
@@ -429,10 +446,12 @@ def _order(wb: Workbook, r: Report) -> None:
             "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
                                  f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
             "Unit": o.unit,   # each, or km (a leased dark-fibre route)
-            # an unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free
-            "Unit price": fx(f'IFERROR(1/(1/INDEX({ref("Unit price")},MATCH({part},{ref("Part number")},0))),"")'),
-            "Extended price": fx(f'IF({ORDER_TABLE}[[#This Row],[Unit price]]="","",'
-                                 f'SUMIFS({ref("Extended price")},{ref("Part number")},{part}))'),
+            # One price per line: the extended price is every BOM row's of the part, the unit price that over
+            # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
+            # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
+            UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
+                             f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
+            "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             # the range of the catalog row the BOM lines take (a quote replaces it: none then)
             "Price low": ranges.get(o.sku, (None,))[0], "Price high": ranges.get(o.sku, (None, None))[1],
@@ -445,8 +464,10 @@ def _order(wb: Workbook, r: Report) -> None:
             "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
             "Flags": "; ".join(o.flags)}
         for i, name in enumerate(site_cols):
-            values[name] = o.per_site[i] if o.per_site is not None else None
-        fmts = {"Unit price": _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
+            # the site's build-time share of the installed units: an edit to the BOM's quantities moves it
+            values[name] = (fx(f"{ORDER_TABLE}[[#This Row],[Installed]]*{o.per_site[i]:g}/{o.installed:g}")
+                            if o.per_site is not None and o.installed else None)
+        fmts = {UNIT_PRICE: _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
                 "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
@@ -480,6 +501,36 @@ def _order(wb: Workbook, r: Report) -> None:
                    "they are BOM lines in fabric 'spares', priced into capex. Generic parts need the vendor's SKU. "
                    f"Rounded up: the units a quote's minimum order (moq) and pack size add past installed + spares "
                    f"(BOM lines in fabric 'spares', hop '{ROUNDING}', priced into capex).")
+
+
+#: The Order sheet's columns a printed order needs (with each site's quantity, up to PRINT_SITES sites):
+#: the whole sheet's 24 columns at one page wide print unreadably small.
+PRINT_COLS = (("Part number", 20), ("Description", 44), ("Total to order", 10), ("Unit", 6),
+              (UNIT_PRICE, 13), ("Extended price", 15), ("Vendor", 12), ("Quote ref", 14), ("Lead time (days)", 11))
+PRINT_SITES = 4
+
+
+def _order_print(wb: Workbook, r: Report) -> None:
+    """The order as it prints: the Order sheet's key columns, each cell a formula on it (an edit there
+    shows here), A4 landscape one page wide with the header row on every page."""
+    order = wb["Order"]
+    head = {order.cell(1, k).value: k for k in range(1, order.max_column + 1)}
+    sites = [f"Site {i} qty" for i in range(1, r.model.cluster.site_count + 1)] if \
+        r.model.cluster.site_count <= PRINT_SITES else []
+    cols = [*PRINT_COLS[:2], *((name, 8) for name in sites if name in head), *PRINT_COLS[2:]]
+    ws = wb.create_sheet("Order (print)")
+    header_row(ws, [name for name, _ in cols], [width for _, width in cols])
+    last = order.max_row
+    for n in range(2, last + 1):
+        for i, (name, _) in enumerate(cols, start=1):
+            src = f"Order!{_letter(head[name])}{n}"
+            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), order.cell(n, head[name]).number_format)
+            ws.cell(n, i).alignment = WRAP if name in ("Part number", "Description") else TOP
+        _fit_height(ws, n, {i: str(order.cell(n, head[name]).value or "")
+                            for i, (name, _) in enumerate(cols, start=1) if name in ("Part number", "Description")})
+    ws.print_area = f"A1:{_letter(len(cols))}{last}"
+    put_cell(ws, last + 2, 1, "The Order sheet's key columns for print (formulas on it); prices, quotes, lead "
+                              "times, flags and sources in full on the Order sheet.")
 
 
 def _lead_time_input(ws: Worksheet, column: int, last: int) -> None:
@@ -731,7 +782,7 @@ def _phases(wb: Workbook, r: Report) -> None:
 # --- Range ---------------------------------------------------------------------------------
 
 RANGE_FIGURES = (("capex", "capex_usd", "Capex", USD0), ("tco", "tco_usd", "TCO over the period", USD0),
-                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour", USD4))
+                 ("usd_per_gpu_hour", "usd_per_gpu_hour", "Cost per GPU-hour (levelised)", USD4))
 
 
 def _range(wb: Workbook, r: Report) -> None:
@@ -1033,7 +1084,10 @@ TCO_ROWS: list[tuple[str, str, str, str]] = [
      SHARE),
     ("gpu_hours_per_year", "GPU-hours worked per year (GPUs x hours x utilisation x in service)",
      "m_gpus*in_hours*in_utilisation*service_share", COUNT),
-    ("usd_per_gpu_hour", "Cost per GPU-hour", "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("usd_per_gpu_hour", "Cost per GPU-hour (levelised: capital charge + opex per year over GPU-hours per year)",
+     "annual_cost_usd/gpu_hours_per_year", USD4),
+    ("undiscounted_usd_per_gpu_hour", "Cost per GPU-hour (undiscounted: TCO over the period's GPU-hours)",
+     "IF(gpu_hours_per_year=0,0,tco_usd/(gpu_hours_per_year*in_years))", USD4),
     ("marginal_usd_per_gpu_hour", "Marginal cost per GPU-hour (energy and support only)",
      "(energy_per_year_usd+support_per_year_usd)/gpu_hours_per_year", USD4),
     ("usd_per_pflop_hour", "Cost per PFLOP/s-hour (dense FP8)",
@@ -1051,7 +1105,7 @@ JOB_ROWS: list[tuple[str, str, str, str]] = [
      "m_job_flop/(m_job_flops_per_gpu*m_job_mfu)/3600*m_job_step_factor", COUNT),
     ("job_wall_days", "Job: wall time on every GPU built (days)", "job_gpu_hours/m_gpus/24", "#,##0.00"),
     ("job_energy_mwh", "Job: facility energy (MWh)", "facility_power_kw*job_wall_days*24/1000", "#,##0.0"),
-    ("job_cost_usd", "Job: cost at the cost per GPU-hour", "job_gpu_hours*usd_per_gpu_hour", USD0),
+    ("job_cost_usd", "Job: cost at the cost per GPU-hour (levelised)", "job_gpu_hours*usd_per_gpu_hour", USD0),
     ("job_marginal_cost_usd", "Job: cost at the marginal rate (energy and support)",
      "job_gpu_hours*marginal_usd_per_gpu_hour", USD0),
 ]
@@ -1174,6 +1228,15 @@ def _sensitivity(wb: Workbook, r: Report) -> None:
 
 # --- Summary -----------------------------------------------------------------------------
 
+#: Said on the Summary: openpyxl writes formulas without their results, so a viewer that does not calculate shows
+#: the totals blank. Storing the values would take a spreadsheet engine at build time (LibreOffice, 300 MB); the
+#: JSON and CSV beside the workbook carry every figure instead.
+CALCULATING_VIEWER = ("Totals are live formulas (they follow every edit to the BOM, Inputs and Order sheets; a figure "
+                      "marked build-time value does not). A viewer that does not calculate (a mail preview, pandas, "
+                      "a procurement portal) shows them blank: open the workbook in Excel or LibreOffice, or read "
+                      "the JSON and CSV files written beside it.")
+
+
 def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     ws = wb["Summary"]
     ws.column_dimensions["A"].width = 40
@@ -1181,12 +1244,16 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
     m, c = r.model, r.model.cluster
     put_cell(ws, 1, 1, f"clusterbom: {r.name}")
     ws["A1"].font = Font(bold=True, size=14)
-    facts = [("Platform", m.platform.id), ("GPUs", c.gpus), ("Nodes", c.nodes), ("Scale-up domains", c.domains),
-             ("Racks (all kinds)", m.racks)]
-    facts += [(f"  {kind} racks", n) for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
+    put_cell(ws, 2, 1, CALCULATING_VIEWER)
+    ws.cell(2, 1).font = Font(italic=True, size=9)
+    facts: list[tuple[str, Any]] = [("Platform", m.platform.id), ("GPUs", fx("m_gpus")), ("Nodes", fx("m_nodes")),
+                                    ("Scale-up domains (build-time value)", c.domains),
+                                    ("Racks (all kinds; build-time value)", m.racks)]
+    facts += [(f"  {kind} racks (build-time value)", n)
+              for kind, n in (m.placement.counts() if m.placement else {}).items() if n]
     rnd = c.rounding()
-    facts += [("GPUs requested", rnd["requested"]), ("GPUs built", rnd["built"]), ("GPU rounding", rnd["why"]),
-              ("Sites", c.site_count), ("Priced on", r.priced_on)]
+    facts += [("GPUs requested", rnd["requested"]), ("GPUs built (build-time value)", rnd["built"]),
+              ("GPU rounding", rnd["why"]), ("Sites", c.site_count), ("Priced on", r.priced_on)]
     if r.checks is not None:
         facts.append(("Design rules (Checks sheet)", r.checks.summary()))
     totals = [("Capex", "capex_usd", USD0), ("  of it spares", "spares_usd", USD0),
@@ -1197,30 +1264,31 @@ def _summary(wb: Workbook, r: Report, first: int, tiers_at: int) -> None:
               ("Opex per year", "opex_per_year_usd", USD0),
               ("Cost per year (capital charge + opex)", "annual_cost_usd", USD0),
               ("TCO (undiscounted)", "tco_usd", USD0), ("NPV of the costs", "npv_usd", USD0),
-              ("Cost per GPU-hour", "usd_per_gpu_hour", USD4),
+              ("Cost per GPU-hour (levelised)", "usd_per_gpu_hour", USD4),
               ("Marginal cost per GPU-hour (energy and support)", "marginal_usd_per_gpu_hour", USD4),
               ("Cost per PFLOP/s-hour (dense FP8)", "usd_per_pflop_hour", USD4),
               ("Network share of hardware", "network_capex_share", SHARE),
 
               ("Scale-out copper share (links)", "tier_scale_out_copper_share", SHARE),
               ("Order total (BOM with spares)", "order_total_usd", USD0)]
-    if r.range is not None:
-        totals += [("Capex P10 (Range sheet)", "range_capex_usd_p10", USD0),
-                   ("Capex P90", "range_capex_usd_p90", USD0),
-                   ("Cost per GPU-hour P10", "range_usd_per_gpu_hour_p10", USD4),
-                   ("Cost per GPU-hour P90", "range_usd_per_gpu_hour_p90", USD4)]
+    if r.range is not None:   # the Monte Carlo runs at build time: an edit here does not move them
+        totals += [("Capex P10 (build-time value, Range sheet)", "range_capex_usd_p10", USD0),
+                   ("Capex P90 (build-time value)", "range_capex_usd_p90", USD0),
+                   ("Cost per GPU-hour P10 (levelised; build-time value)", "range_usd_per_gpu_hour_p10", USD4),
+                   ("Cost per GPU-hour P90 (levelised; build-time value)", "range_usd_per_gpu_hour_p90", USD4)]
     for s in r.schedule[:8]:   # the Schedule sheet has every site
         totals += [(f"Site {s.site}: earliest in service", f"site{s.site}_in_service", DATE),
                    ("  idle GPU cost while the last part is late", f"site{s.site}_idle_gpu_cost_usd", USD0)]
     if r.job is not None:
         totals += [(f"Job {r.job.name}: GPU-hours", "job_gpu_hours", COUNT),
                    ("  wall time (days)", "job_wall_days", "#,##0.00"), ("  energy (MWh)", "job_energy_mwh", "#,##0.0"),
-                   ("  cost at the cost per GPU-hour", "job_cost_usd", USD0),
+                   ("  cost at the cost per GPU-hour (levelised)", "job_cost_usd", USD0),
                    ("  cost at the marginal rate", "job_marginal_cost_usd", USD0)]
     row = 3
     for label, value in facts:
         put_cell(ws, row, 1, label)
-        put_cell(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT if isinstance(value, int) else None)
+        put_cell(ws, row, 2, value, DATE if isinstance(value, dt.date) else COUNT
+                 if isinstance(value, int | Formula) else None)
         row += 1
     row += 1
     for label, name, fmt in totals:
@@ -1261,6 +1329,7 @@ def workbook(r: Report) -> Workbook:
     _inputs(wb, r)
     _bom(wb, r)
     _order(wb, r)
+    _order_print(wb, r)
     _links(wb, r)
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)

@@ -13,14 +13,15 @@ import pytest
 
 from bom.costing.categories import OPTICS
 from bom.costing.tco import SENSITIVITY, compute_tco
-from bom.outputs.writers.xlsx import BOM_COLS
+from bom.outputs.writers.xlsx import BOM_COLS, UNIT_PRICE
 from tests.spreadsheet import errors, named_values, recalc, recalc_many
 
 #: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
 pytestmark = pytest.mark.slow
 
 MONEY = ("hardware_usd", "network_capex_usd", "installation_usd", "capex_usd", "opex_per_year_usd",
-         "energy_per_year_usd", "tco_usd", "storage_usd", "usd_per_gpu_hour")
+         "energy_per_year_usd", "tco_usd", "storage_usd", "undiscounted_usd_per_gpu_hour",
+         "usd_per_gpu_hour")
 POWER = ("it_power_kw", "network_power_kw", "facility_power_kw")
 FINANCE = ("npv_usd", "annual_cost_usd", "usd_per_pflop_hour", "capital_charge_per_year", "depreciation_per_year",
            "capex_gpu_usd", "capex_network_usd", "capex_facility_usd", "support_per_year", "space_per_year",
@@ -209,7 +210,7 @@ def test_every_order_total_is_the_bom_plus_spares(recalculated_file, recalculate
             assert sum(sites) == pytest.approx(installed.get(sku, 0)), sku
         first = next(k for k in range(2, last) if bom.cell(k, col("Part number")).value == sku)
         assert order.cell(r, c["Unit"]).value == bom.cell(first, col("Unit")).value, sku   # each, or km
-        if order.cell(r, c["Unit price"]).value in (None, ""):   # unpriced: blank, never 0, and listed
+        if order.cell(r, c[UNIT_PRICE]).value in (None, ""):   # unpriced: blank, never 0, and listed
             assert money[sku] == 0 and order.cell(r, c["Extended price"]).value in (None, ""), sku
             assert any(sku in str(order.cell(k, 1).value) for k in range(2, order.max_row + 1)
                        if str(order.cell(k, 1).value).startswith("Unpriced")), sku
@@ -262,8 +263,8 @@ def test_the_sensitivity_table_is_the_model_rebuilt_with_each_input_moved(defaul
 
 def test_sheets_formats_names_and_the_paper(default_outputs, default_report):
     wb = openpyxl.load_workbook(default_outputs[".xlsx"])
-    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Links", "Tiers", "TCO", "Schedule", "Range",
-                            "Sensitivity", "Checks"]
+    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Order (print)", "Links", "Tiers", "TCO", "Schedule",
+                             "Range", "Sensitivity", "Checks"]
     bom = wb["BOM"]
     assert bom.freeze_panes == "A2" and "BOM" in bom.tables and bom.tables["BOM"].totalsRowCount == 1
     ext = col("Extended price")
@@ -341,3 +342,82 @@ def test_tco_rows_grow_with_their_formulas(default_outputs):
         assert ws.cell(r, 3).alignment.wrap_text
         lines = -(-len(ws.cell(r, 3).value) // int(1.2 * width))
         assert (ws.row_dimensions[r].height or 15) >= 14 * lines, (r, ws.cell(r, 3).value)
+
+
+def test_an_edited_workbook_keeps_every_order_and_summary_figure_right(default_outputs, default_report, tmp_path):
+    """Issue 47: the Order sheet's unit price was the first BOM row's while its extended price summed every
+    row (2,000 x 7,051 against 16,475,500 once one row's price was edited), the per-site quantities and
+    m_gpus were constants. Edited with openpyxl (one system more, one BOM row of a part repriced) and
+    recalculated by LibreOffice: unit x total = extended on every Order line, the sites add up to the
+    installed units, the GPUs follow the systems, and every Summary total is its named cell's value."""
+    src = default_outputs[".xlsx"]
+    wb = openpyxl.load_workbook(src)
+    ws = wb["BOM"]
+    last = int(ws.tables["BOM"].ref.split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    rows = range(2, last)
+    gpu = next(r for r in rows if ws.cell(r, col("Category")).value == "compute")
+    systems = ws.cell(gpu, col("Qty")).value
+    ws.cell(gpu, col("Qty")).value = systems + 1
+    by_sku: dict[str, list[int]] = {}
+    for r in rows:
+        by_sku.setdefault(ws.cell(r, col("Part number")).value, []).append(r)
+    sku, repriced = next((k, v) for k, v in by_sku.items()
+                         if len(v) > 1 and ws.cell(v[0], col("Unit price")).value)
+    ws.cell(repriced[-1], col("Unit price")).value = 2 * ws.cell(repriced[-1], col("Unit price")).value
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    done = recalc(edited, tmp_path)
+    assert errors(done) == []
+    values = named_values(done)
+    per_system = default_report.model.platform.gpus_per_system
+    assert values["m_gpus"] == (systems + 1) * per_system
+    assert values["m_nodes"] == values["m_gpus"] / default_report.model.platform.gpus_per_node
+    out = openpyxl.load_workbook(done, data_only=True)
+    bom, order, summary = out["BOM"], out["Order"], out["Summary"]
+    money: dict[str, float] = {}
+    for r in rows:
+        k = bom.cell(r, col("Part number")).value
+        money[k] = money.get(k, 0.0) + bom.cell(r, col("Extended price")).value
+    head = [x.value for x in order[1]]
+    c = {name: head.index(name) + 1 for name in head}
+    sites = [k for k in head if k.startswith("Site ")]
+    assert sites
+    seen = 0
+    for r in range(2, order.max_row + 1):
+        k = order.cell(r, 1).value
+        if k not in money:
+            continue
+        ext, unit = order.cell(r, c["Extended price"]).value, order.cell(r, c[UNIT_PRICE]).value
+        total, installed = order.cell(r, c["Total to order"]).value, order.cell(r, c["Installed"]).value
+        if money[k]:
+            assert ext == pytest.approx(money[k]) and unit * total == pytest.approx(ext), k
+        split = [order.cell(r, c[s]).value for s in sites]
+        if split[0] is not None:
+            assert sum(split) == pytest.approx(installed), k
+        seen += 1
+    assert seen == len(money)
+    gpu_row = next(r for r in range(2, order.max_row + 1) if order.cell(r, c["Category"]).value == "compute")
+    assert order.cell(gpu_row, c["Installed"]).value == systems + 1
+    sku_row = next(r for r in range(2, order.max_row + 1) if order.cell(r, 1).value == sku)
+    assert order.cell(sku_row, c["Extended price"]).value == pytest.approx(money[sku])
+    # The Summary: every figure a formula's recalculated value, or labelled a build-time value.
+    src_summary = openpyxl.load_workbook(edited)["Summary"]
+    checked = 0
+    for r in range(3, src_summary.max_row + 1):
+        label, formula = src_summary.cell(r, 1).value, src_summary.cell(r, 2).value
+        if not isinstance(label, str) or formula is None:
+            continue
+        if isinstance(formula, str) and formula.startswith("="):
+            name = formula[1:]
+            if name in values:
+                assert summary.cell(r, 2).value == values[name], label
+                checked += 1
+        elif isinstance(formula, int | float) and not isinstance(formula, bool):
+            assert "build-time value" in label or label in ("GPUs requested", "Sites"), label
+    assert checked >= 12
+    assert summary.cell(r_of(src_summary, "GPUs"), 2).value == (systems + 1) * per_system
+    assert "calculat" in str(src_summary.cell(2, 1).value)
+
+
+def r_of(ws, label):
+    return next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
