@@ -808,9 +808,14 @@ def catalog_list(
              r.status if r.status == "active" else f"{r.status} {r.status_date}",
              "SKU" if r.orderable else "generic", tt(r.description)[:50]]
             for k in KINDS if kind in (None, k) for r in cat.by_kind[k]]
-    _show(text.table(["kind", "id", "part number", "USD", "USD range", "price", "lead time", "as of", "status",
-                           "orderable", "description"], rows,
-                          [False, False, False, True, False, False, True, False, False, False, False]))
+    headers = ["kind", "id", "part number", "USD", "USD range", "price", "lead time", "as of", "status",
+               "orderable", "description"]
+    right = [False, False, False, True, False, False, True, False, False, False, False]
+    width = text.terminal_width()
+    # Eleven columns of five characters and the numbers pass 80: on a narrow terminal the dates go.
+    keep = [i for i, h in enumerate(headers)
+            if width is None or width >= 100 or h not in ("as of", "orderable")]
+    _show(text.table([headers[i] for i in keep], [[r[i] for i in keep] for r in rows], [right[i] for i in keep]))
 
 
 def _short_usd(usd: float | None) -> str:
