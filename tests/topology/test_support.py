@@ -366,3 +366,29 @@ def test_a_storage_block_with_no_size_and_no_job_is_refused(bom, tmp_path):
     assert r.exit_code == 2
     assert "no training job" in r.output and "storage" in r.output
     assert not (tmp_path / "out").exists()
+
+
+# 1,872 GB300 GPUs (26 NVL72 racks) in a site of two compute blocks and one of one. The trays' 200G
+# storage ports (NCP table 'GB200/GB300 Components') are a quarter of an SN5600 cage, and no part joins
+# two switches split 1:4, so the leaves and spines join at their own rate (switch_rates): 800G fills
+# every leaf-spine pair of the larger site (5 leaves of 27 x 800G over 3 spines: 9 a pair) but not the
+# smaller's (4 leaves of 27 x 800G over 2 spines: 13.5 a pair), which takes 400G.
+TWO_SHAPES = ("name: t\nplatform: gb300-nvl72\ngpus: 1872\n"
+              "fabrics: {compute: {switch: q3400}, storage: {switch: sn5600}}\n"
+              "sites: {split: [2, 1], topology: ring, distance: \"2 km\", dci_bandwidth: \"3.2 Tbit/s\"}\n")
+
+
+def test_a_pooled_fabric_joins_leaves_and_spines_at_one_rate_over_its_sites(catalog):
+    # The hops and the rules count a fabric at its first site shape's switch-to-switch rate, so the
+    # planner takes one rate for every site: where 800G left the smaller site's links counted as
+    # 800G ports on its 400G cages, its spines took 351 of their 320 ports and the plan ran out of cages.
+    from bom.pipeline import check_design
+    from tests.cableplan.test_rows import check_closed_form
+
+    m = _build(catalog, TWO_SHAPES)
+    f = m.fabrics["storage"]
+    assert [(n, p.layers, p.up.rate_gbps, p.spine.rate_gbps) for n, p in f.shapes] == [
+        (1, 2, 400.0, 400.0), (1, 2, 400.0, 400.0)]
+    assert {g.rate_gbps for g in _hop(f, "leaf-spine")} == {400.0}
+    assert check_design(m, catalog).errors == 0
+    check_closed_form(m, catalog)   # the plan places every link the closed form counts
