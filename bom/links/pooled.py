@@ -212,7 +212,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
                 ctx.substitutions[self.role], key="fabrics.oob.uplinks", at=("fabrics", "oob", "uplinks"),
                 hint="The management switches' uplinks reach the in-band fabric's leaves in the shared "
                      "racks; on a site this large set fabrics.oob.uplinks: spine (each site's own OOB "
-                     "spines, on 100G optics).") from far
+                     "spines, on 100G optics).", fix={("fabrics", "oob", "uplinks"): "spine"}) from far
 
 
 class UplinksUnjoinedError(LimitError):

@@ -251,9 +251,9 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
             two = {(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes if p.layers > 1}
             if len(two) < 2 and not any(math.isclose(p.spine.rate_gbps, rate) for _, p in shapes if p.layers > 1):
                 break
-        p = shapes[0][1]
         if asked is not None and natives[0] is not None:
-            check_uplink_rate(name, p, asked)
+            for _, p in shapes:
+                check_uplink_rate(name, p, asked)
     pooled = [ps for _, _, ps in sites]
     return PooledFabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, pooled=pooled,
                         leaf_switch=leaf)
