@@ -264,6 +264,12 @@ CASES: dict[str, str] = {
         GB300 + "fabrics: {compute: {}, storage: {su_nodes: 7}}\n",
     "bom/topology/support.py:build_oob:Use a management switch with uplinks, such as switch: sn2201.":
         GB300 + "fabrics: {compute: {}, oob: {switch: dell-z9864f-on}}\n",
+    # The far management switches' 100G uplinks run 50.3 m to the in-band leaves (a rack a row); neither their own
+    # part nor the nodes' 200G one in their place reaches (tests/topology/test_support.py).
+    "bom/links/pooled.py:unjoined:The management switches' uplinks reach the in-band fabric's leaves in the shared "
+    "racks; on a site this large set fabrics.oob.uplinks: spine (each site's own OOB spines, on 100G optics).":
+        "name: h\nplatform: gb300-nvl72\ngpus: 2304\nlayout: {racks_per_row: 1}\n"
+        "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: inband}}\n",
     # The RA's 32-node SU of DGX H100 fills every leaf downlink and its spines' ports: no port for the UFM asked for.
     "bom/topology/ufm.py:refuse_explicit:Build one node fewer for each UFM slot (the RA removes a DGX for the UFM), or "
     "set management.ufm_count: 0.": dgx_h100(32) + "management: {ufm_count: 2}\n",

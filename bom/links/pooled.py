@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bom.catalog.media import cage
 from bom.errors import LimitError
@@ -201,11 +201,28 @@ class EndpointLeaf(Pattern[PooledLinks]):
         try:
             return self.count_way(ctx, node, lo, up)
         except LimitError as far:
-            if self.role == Layer.OOB:   # the management switches stand in every block, these leaves in the middle
-                far.hint = ("The management switches' uplinks reach the in-band fabric's leaves in the "
-                            "shared racks; on a site this large set fabrics.oob.uplinks: spine (each "
-                            "site's own OOB spines, on 100G optics).")
-            raise
+            if self.role != Layer.OOB:
+                raise
+            # The management switches stand in every block, these leaves in the middle: neither the
+            # uplinks' own part nor the nodes' reaches. Said at the uplinks' own rate, not the stand-in's.
+            raise UplinksUnjoinedError(
+                f"the management switches' {e_nic.form_factor} uplinks at {first.rate_gbps:g}G reach no "
+                f"in-band leaf: {exc.message}; nor does the nodes' {fab.nic.form_factor} port at "
+                f"{fab.rate:g}G that would stand in for them: {far.message}",
+                ctx.substitutions[self.role], key="fabrics.oob.uplinks", at=("fabrics", "oob", "uplinks"),
+                hint="The management switches' uplinks reach the in-band fabric's leaves in the shared "
+                     "racks; on a site this large set fabrics.oob.uplinks: spine (each site's own OOB "
+                     "spines, on 100G optics).", fix={("fabrics", "oob", "uplinks"): "spine"}) from far
+
+
+class UplinksUnjoinedError(LimitError):
+    """No part joins the management switches' uplinks to the in-band leaves, not even the nodes' part
+    counted in their place: ``substitution`` says why their own part does not (the build then gives
+    them OOB spines of their own unless the scenario asks for ``uplinks: inband``)."""
+
+    def __init__(self, message: str, substitution: str, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.substitution = substitution
 
 
 class MlagPeer(Pattern[PooledLinks]):

@@ -18,6 +18,7 @@ from bom.inputs.validation import located
 from bom.inputs.yamlio import Located
 from bom.links import registry
 from bom.links.line import DCI_LINE
+from bom.links.pooled import UplinksUnjoinedError
 from bom.links.views import UfmLinks
 from bom.model.cluster import Cluster
 from bom.model.dci import Dci
@@ -212,7 +213,10 @@ def _support_fabrics(design: Design, specs: dict[str, FabricSpec], catalog: Cata
         return built, placed
     # The uplinks' runs are known once the placement stands the switches: count them to see.
     where = registry.Where(placed, built.floor, built.fabrics, built.endpoints, catalog)
-    cross = with_groups(inband, where, media).substitutions.get(Layer.OOB)
+    try:
+        cross = with_groups(inband, where, media).substitutions.get(Layer.OOB)
+    except UplinksUnjoinedError as exc:   # not even the nodes' part, counted in their place, reaches
+        cross = exc.substitution
     if cross is None:
         return built, placed
     # No catalog part joins the management switches' uplinks to the in-band leaves' cages over the

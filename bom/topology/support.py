@@ -195,8 +195,8 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
     down = (leaf_down(leaf, rate, spec.leaf_ratio) - reserve) * (2 if spec.mlag else 1)
     ends = design.endpoints
     kinds = ends.kinds(name) if ends else []
-    shapes: list[tuple[int, Plane]] = []
-    pooled: list[PooledShape] = []
+    # Per site shape: its count, (leaf units, units per leaf group) for the planner, its leaf groups.
+    sites: list[tuple[int, tuple[int, int], PooledShape]] = []
     for k, site in enumerate(design.cluster.sites):
         site_kinds = list(kinds)
         if oob_uplinks is not None and oob_uplinks[1][k]:
@@ -229,23 +229,32 @@ def build_pooled(name: str, spec: FabricSpec, design: Design, media: Media, leaf
         # the DCI routers' border leaves.
         e_units, b_groups, b_units = border_units(replace(shape, extra_groups=extra_groups), 0 if single else b_ports,
                                                   g_units, leaf_p.ports_per_cage)
-        with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
-            for native in natives:   # the fastest rate at which every leaf-spine pair has whole ports
-                p = size_plane(padded + e_units + b_units, 1, leaf_p, spine_p, topology="tor",
-                               group_nodes=padded + extra + b_ports if single else g_units,
-                               layers=None if spec.layers == "auto" else int(spec.layers),
-                               oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
-                               spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0,
-                               # The slowest native rate is the last one a part joins at: no fallback past it.
-                               native_only=native is not None and native is natives[-1])
-                if p.layers < 2 or not math.isclose(p.spine.rate_gbps, rate):
-                    break
-            if asked is not None and natives[0] is not None:
+        sizing = (padded + e_units + b_units, padded + extra + b_ports if single else g_units)
+        sites.append((site.count, sizing, PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
+                                                      block_units=g_units if single else block * nic.ports,
+                                                      border_units=b_ports, border_groups=b_groups)))
+
+    def plane(sizing: tuple[int, int], native: NativePorts | None) -> Plane:
+        units, group_nodes = sizing
+        return size_plane(units, 1, leaf_p, spine_p, topology="tor", group_nodes=group_nodes,
+                          layers=None if spec.layers == "auto" else int(spec.layers),
+                          oversubscription=spec.leaf_ratio, leaf_uplink=uplinks, native=native,
+                          spine_oversubscription=spec.spine_ratio, peer_links=spec.mlag or 0,
+                          # The slowest native rate is the last one a part joins at: no fallback past it.
+                          native_only=native is not None and native is natives[-1])
+
+    with keyed(("fabrics", name), f"fabrics.{name}", only=LimitError, below=SPEC_KEYS):
+        for native in natives:
+            # One fabric, one switch-to-switch rate (the hops and the rules count the first site
+            # shape's): the fastest at which every site's leaf-spine pairs have whole ports.
+            shapes = [(count, plane(sizing, native)) for count, sizing, _ in sites]
+            two = {(p.up.rate_gbps, p.spine.rate_gbps) for _, p in shapes if p.layers > 1}
+            if len(two) < 2 and not any(math.isclose(p.spine.rate_gbps, rate) for _, p in shapes if p.layers > 1):
+                break
+        if asked is not None and natives[0] is not None:
+            for _, p in shapes:
                 check_uplink_rate(name, p, asked)
-        shapes.append((site.count, p))
-        pooled.append(PooledShape(node_units, extra, g_units, extra_groups, site_kinds,
-                                  block_units=g_units if single else block * nic.ports,
-                                  border_units=b_ports, border_groups=b_groups))
+    pooled = [ps for _, _, ps in sites]
     return PooledFabric(name, Tier.SCALE_OUT, spec, spec.planes, shapes, node_ports=nic, pooled=pooled,
                         leaf_switch=leaf)
 

@@ -500,11 +500,12 @@ def test_endpoint_leaves_hold_each_kind_in_whole_cages(catalog):
     # and UFM ports on 43 in-band endpoint leaves by ports; the leaves taking one more port of each
     # kind needed more twin-port cages than they have, so the plan refused a design the closed form
     # counted. The endpoint leaves are now sized in whole cages per kind (support.endpoint_groups).
-    # (17,000 GPUs: the GB300 trays' in-band ports run at 200G since they carry NVIDIA's 2 x 200G, and
-    # the far management switches' uplinks to the in-band leaves in the middle of the hall pass the
-    # 50 m of the catalog's longest 200G part from about 20,000 GPUs (52 m); the build refuses that with
-    # fabrics.oob.uplinks: spine as its hint.)
-    text = ("name: e\nplatform: gb300-nvl72\ngpus: 17000\n"
+    # (36,000 GPUs: at 50,400 the far management switches' uplinks are 130 m from the in-band leaves in
+    # the middle of the hall, past every part the catalog has from an SN2201 to an SN5600. At 36,000 no
+    # part joins them either, so they take OOB spines of their own, even where the in-band nodes' 200G
+    # part, which would stand in for their 100G ones, reaches no farther than 50 m: tests/topology/
+    # test_support.py::test_oob_uplinks_no_part_reaches_get_spines_of_their_own.)
+    text = ("name: e\nplatform: gb300-nvl72\ngpus: 36000\n"
             "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {}}\n")
     check_closed_form(_model(text, catalog), catalog)
 

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bom.errors import LimitError
+
 CASES = {
     "power": ("name: x\nplatform: dgx-b200\nnodes: 4\nracks: {power_budget: \"10 kW\"}\n",
               ["rack power budget", "below one dgx-b200 node", "Raise racks.power_budget to at least 14.4 kW"]),
@@ -366,3 +368,59 @@ def test_a_storage_block_with_no_size_and_no_job_is_refused(bom, tmp_path):
     assert r.exit_code == 2
     assert "no training job" in r.output and "storage" in r.output
     assert not (tmp_path / "out").exists()
+
+
+# 1,872 GB300 GPUs (26 NVL72 racks) in a site of two compute blocks and one of one. The trays' 200G
+# storage ports (NCP table 'GB200/GB300 Components') are a quarter of an SN5600 cage, and no part joins
+# two switches split 1:4, so the leaves and spines join at their own rate (switch_rates): 800G fills
+# every leaf-spine pair of the larger site (5 leaves of 27 x 800G over 3 spines: 9 a pair) but not the
+# smaller's (4 leaves of 27 x 800G over 2 spines: 13.5 a pair), which takes 400G.
+TWO_SHAPES = ("name: t\nplatform: gb300-nvl72\ngpus: 1872\n"
+              "fabrics: {compute: {switch: q3400}, storage: {switch: sn5600}}\n"
+              "sites: {split: [2, 1], topology: ring, distance: \"2 km\", dci_bandwidth: \"3.2 Tbit/s\"}\n")
+
+
+def test_a_pooled_fabric_joins_leaves_and_spines_at_one_rate_over_its_sites(catalog):
+    # The hops and the rules count a fabric at its first site shape's switch-to-switch rate, so the
+    # planner takes one rate for every site: where 800G left the smaller site's links counted as
+    # 800G ports on its 400G cages, its spines took 351 of their 320 ports and the plan ran out of cages.
+    from bom.pipeline import check_design
+    from tests.cableplan.test_rows import check_closed_form
+
+    m = _build(catalog, TWO_SHAPES)
+    f = m.fabrics["storage"]
+    assert [(n, p.layers, p.up.rate_gbps, p.spine.rate_gbps) for n, p in f.shapes] == [
+        (1, 2, 400.0, 400.0), (1, 2, 400.0, 400.0)]
+    assert {g.rate_gbps for g in _hop(f, "leaf-spine")} == {400.0}
+    assert check_design(m, catalog).errors == 0
+    check_closed_form(m, catalog)   # the plan places every link the closed form counts
+
+
+# 2,304 GB300 GPUs a rack a row: the far management switches' uplinks run 50.3 m to the in-band
+# leaves in the shared racks. Their own 100G QSFP28 part fits no SN5600 cage split for the trays'
+# 200G in-band ports, and the nodes' 200G part that would be counted in their place reaches 50 m at
+# most (multimode: the catalog lists no 200G single-mode part).
+LONG_HALL = ("name: s\nplatform: gb300-nvl72\ngpus: 2304\nlayout: {racks_per_row: 1}\n"
+             "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {%s}}\n")
+
+
+def test_oob_uplinks_no_part_reaches_get_spines_of_their_own(catalog):
+    # Regression: the build's probe of whether a part joins the uplinks to the in-band leaves was
+    # refused by the stand-in's reach ("no single-span part reaches 50.3 m at 200 Gbit/s"), so a
+    # default scenario failed from about 20,000 GPUs a hall, said at a rate the uplinks never run at.
+    from bom.pipeline import check_design
+
+    m = _build(catalog, LONG_HALL % "")
+    oob = m.fabrics["oob"]
+    assert oob.spine_id == "sn4600c" and oob.spines > 0 and m.fabrics["inband"].hop_links("oob-leaf") == 0
+    assert "qsfp28 at 100G" in oob.note and "200" not in oob.note.split("not into")[1]
+    assert check_design(m, catalog).errors == 0
+    # Asked into the in-band leaves, refused at the key to change; the hint applied as written builds.
+    with pytest.raises(LimitError) as e:
+        _build(catalog, LONG_HALL % "uplinks: inband")
+    assert e.value.key == "fabrics.oob.uplinks"
+    assert "qsfp28 uplinks at 100G reach no in-band leaf" in e.value.message
+    assert "reaches 50.3 m at 200 Gbit/s" in e.value.message
+    assert "set fabrics.oob.uplinks: spine" in e.value.hint
+    asked = _build(catalog, LONG_HALL % "uplinks: spine")
+    assert asked.fabrics["oob"].spines == oob.spines and check_design(asked, catalog).errors == 0
