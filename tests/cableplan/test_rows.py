@@ -95,7 +95,9 @@ def check_invariants(model, rows, catalog) -> None:
     for name, f in model.fabrics.items():
         # Every node port the design cables appears once (one row per run of its link).
         runs = max(1, max((g.choice.option.runs_per_link for g in f.groups if g.hop == "node-leaf"), default=1))
-        ports = 1 if not f.shapes else f.node_ports.ports * f.planes   # out-of-band: the BMC port
+        # out-of-band: the BMC port; a port's rate split over the planes is a link in each, a port dealt
+        # to a plane (planes_by: port) one link
+        ports = 1 if not f.shapes else f.node_ports.ports * f.port_split
         assert set(node_ports[name].values()) <= {ports * runs}, name
         assert len(node_ports[name]) == model.cluster.nodes, name
     check_lengths(model, rows)
