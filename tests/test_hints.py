@@ -273,6 +273,9 @@ CASES: dict[str, str] = {
         GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifier: qdd-ols}\n',
     "bom/topology/dci.py:build_dci:Use amplifiers: both, or a route of one span.":
         GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifiers: booster}\n',
+    "bom/topology/preflight.py:_wavelength:Use {} Gbit/s wavelengths (wavelength_rate: {} Gbit/s), the router's "
+    "client rate; or give a catalog overlay whose dci-router default has {}G ports.":
+        GB300 + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", wavelength_rate: "800 Gbit/s"}\n',
     "bom/catalog/media.py:coherent:Use 400 Gbit/s wavelengths (400ZR, ZR+).":
         GB300 + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", wavelength_rate: "100 Gbit/s"}\n',
     "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
