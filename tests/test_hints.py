@@ -108,7 +108,6 @@ PENDING = frozenset({
     'bom/topology/fabrics.py:_check_system_size:Split the cluster over sites (each site builds its own '
     'fabric), or use an Ethernet or InfiniBand fabric for a cluster this large.',
     'bom/topology/parallelism.py:propose:Check params, layers, hidden and sequence, or give workload.parallelism.',
-    'bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.',
     'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
     "bom/topology/planes.py:switch_ports:Pick a switch whose ports or breakouts run at the NIC's rate.",
     'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.#2',
@@ -280,6 +279,9 @@ CASES: dict[str, str] = {
         GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifier: qdd-ols}\n',
     "bom/topology/dci.py:build_dci:Use amplifiers: both, or a route of one span.":
         GB300 + 'sites: {count: 2, distance: "200 km", dci_bandwidth: "1.6 Tbit/s", amplifiers: booster}\n',
+    "bom/topology/preflight.py:_wavelength:Use {} Gbit/s wavelengths (wavelength_rate: {} Gbit/s), the router's "
+    "client rate; or give a catalog overlay whose dci-router default has {}G ports.":
+        GB300 + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", wavelength_rate: "800 Gbit/s"}\n',
     "bom/catalog/media.py:coherent:Use 400 Gbit/s wavelengths (400ZR, ZR+).":
         GB300 + 'sites: {count: 2, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", wavelength_rate: "100 Gbit/s"}\n',
     "bom/topology/dci.py:_attach:Use attach: auto (an Ethernet fabric that takes them, else border leaves of the "
@@ -294,6 +296,9 @@ CASES: dict[str, str] = {
         TRAIN + "  parallelism: {tp: 16}\n",
     "bom/topology/parallelism.py:check:Leave dp out (the split fits it to the batch), lower it, or raise "
     "batch_tokens.": TRAIN + "  parallelism: {tp: 8, pp: 1, dp: 4096}\n",
+    "bom/topology/parallelism.py:check:Lower dp (or leave it out to fill each site), or give more GPUs.":
+        TRAIN + "  parallelism: {tp: 8, pp: 4, dp: 44}\n"
+        'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',
     "bom/topology/parallelism.py:check:Give dp{} of at least {} (dp: {}).":
         TRAIN + "  parallelism: {tp: 8, pp: 4, dp: 1}\n"
         'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',

@@ -79,8 +79,9 @@ class Parallelism(Model):
     pp: int = Field(default=1, ge=1, le=4096, examples=[16])
     """Pipeline parallelism: stages the layers are split into."""
     dp: int | None = Field(default=None, ge=1, le=10**9, examples=[64])
-    """Data parallelism: replicas of the model; default: the job's GPUs over TP x CP x PP (serving: the
-    replicas the users need at the sequences each holds)."""
+    """Data parallelism: replicas of the model; default: the job's GPUs over TP x CP x PP, over several
+    sites the whole TP x CP x EP x PP groups each site holds (serving: the replicas the users need at
+    the sequences each holds)."""
 
 
 class Workload(Model):

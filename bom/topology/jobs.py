@@ -12,7 +12,7 @@ from bom.model.parallelism import Parallelism, Split, Tiers
 from bom.model.sizing import Accelerator, Sizing
 from bom.topology import serving
 from bom.topology.cluster import site_systems
-from bom.topology.parallelism import Shape, split_training
+from bom.topology.parallelism import Shape, sites_dp, split_training
 from bom.topology.serving import ServeShape
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 from bom.units import magnitude
@@ -40,7 +40,7 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
     given = None
     if job.parallelism is not None:
         p = job.parallelism
-        dp = p.dp or max(1, -(-sized.gpus // (p.tp * p.cp * p.pp)))
+        dp = p.dp or sites_dp(p.tp, p.cp, p.ep, p.pp, tiers) or max(1, -(-sized.gpus // (p.tp * p.cp * p.pp)))
         given = Split(p.tp, p.cp, p.ep, p.pp, dp)
     overlap = sites.dci_overlap if sites is not None else None
     result = split_training(job.label, shape, tiers, sized.gpus, acc.flops_for(job.dtype), job.mfu,

@@ -49,8 +49,9 @@ step is shortest. ``mfu`` is then the compute's own efficiency, not a whole step
 
 Sites of unequal size (whole systems in proportion to ``sites.split``, or an odd count of systems
 over two sites) hold DP replicas in proportion to their GPUs, each site whole TP x CP x EP x PP
-groups: the proposer fills each site with as many groups as its GPUs hold (``site_replicas``), a
-given split's DP is shared out in the sites' proportions (``dp_shares``).
+groups: the proposer fills each site with as many groups as its GPUs hold (``site_replicas``, summed by
+``sites_dp``, also a given split's dp when it is left out), a given split's DP is shared out in
+proportion to the groups each site holds (``dp_shares``), so the proposer's DP goes back as it was filled.
 """
 
 from __future__ import annotations
@@ -198,6 +199,15 @@ def site_replicas(unit: int, ep: int, site_gpus: tuple[int, ...]) -> tuple[int, 
     return tuple(g // unit * ep for g in site_gpus)
 
 
+def sites_dp(tp: int, cp: int, ep: int, pp: int, tiers: Tiers) -> int | None:
+    """The DP that fills each site with as many whole TP x CP x EP x PP groups as it holds (at least 1);
+    None where the sites' GPUs are not known (one site, or a platform the cluster stage rounds otherwise).
+    The proposer's DP, and a given split's when it leaves dp out."""
+    if not tiers.site_gpus:
+        return None
+    return max(1, sum(site_replicas(tp * cp * ep * pp, ep, tiers.site_gpus)))
+
+
 def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: float = 1e15,
             mfu: float = 0.4) -> Split:
     """The tool's split for at least ``gpus`` GPUs (Narayanan et al. 2021, takeaways 1 and 2: tensor
@@ -235,8 +245,8 @@ def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: f
 
     def split(tp: int, cp: int, pp: int) -> Split:
         ep = ep_for(tp)
-        if tiers.site_gpus:
-            return Split(tp, cp, ep, pp, max(1, sum(site_replicas(tp * cp * ep * pp, ep, tiers.site_gpus))))
+        if (filled := sites_dp(tp, cp, ep, pp, tiers)) is not None:
+            return Split(tp, cp, ep, pp, filled)
         dp = max(1, math.ceil(gpus / (tp * cp * pp)))
         step = ep * tiers.sites    # whole EP groups, and the rest of DP shared out over the sites
         return Split(tp, cp, ep, pp, math.ceil(dp / step) * step)
@@ -323,7 +333,7 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
                        key=where, hint="Leave dp out (the split fits it to the batch), lower it, or raise "
                                        "batch_tokens.", fix={(*PARALLELISM, "dp"): None})
     if tiers.sites > 1:
-        shares = dp_shares(given.dp, given.ep, _weights(tiers))
+        shares = dp_shares(given.dp, given.ep, _weights(tiers, given))
         if not shares:
             raise BomError(f"DP {given.dp} does not share out over {tiers.sites} sites"
                            + (f" after EP {given.ep}" if given.ep > 1 else "") + ": only data parallelism may "
@@ -334,10 +344,11 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
         over = [(i, n, g) for i, (n, g) in enumerate(zip(shares, tiers.site_gpus, strict=False), 1) if n * unit > g]
         if over:
             i, n, g = over[0]
-            raise BomError(f"DP {given.dp} shares out over the sites in proportion to their GPUs "
+            raise BomError(f"DP {given.dp} shares out over the sites in proportion to the groups they hold "
                            f"({' + '.join(str(x) for x in shares)}), and site {i}'s {n} replicas of {unit} GPUs "
                            f"take {n * unit:,}, past the {g:,} it builds", key=where,
-                           hint="Lower dp (or leave it out to fill each site), or give more GPUs.")
+                           hint="Lower dp (or leave it out to fill each site), or give more GPUs.",
+                           fix={(*PARALLELISM, "dp"): None})
     need = memory_bytes(shape, given)
     if need > memory_limit:
         raise LimitError(f"TP {given.tp}, CP {given.cp}, PP {given.pp}, DP {given.dp} leaves {need / 1e9:.1f} GB "
@@ -460,9 +471,14 @@ class _Timing:
         return self.compute_s + self.bubble_s + self.exposed_s
 
 
-def _weights(tiers: Tiers) -> tuple[float, ...]:
-    """The sites' sizes as DP shares them: their GPUs, else equal."""
-    return tuple(float(g) for g in tiers.site_gpus) if len(tiers.site_gpus) == tiers.sites else (1.0,) * tiers.sites
+def _weights(tiers: Tiers, s: Split) -> tuple[float, ...]:
+    """The sites' sizes as DP shares them: the replicas of ``s``'s groups each holds (so a DP that fills
+    every site, the proposer's, goes back as it was filled, and no site's share passes what it holds
+    while DP is at most their sum), else their GPUs (no site holds a group), else equal."""
+    if len(tiers.site_gpus) != tiers.sites:
+        return (1.0,) * tiers.sites
+    held = site_replicas(s.tp * s.cp * s.ep * s.pp, s.ep, tiers.site_gpus)
+    return tuple(float(n) for n in (held if sum(held) else tiers.site_gpus))
 
 
 def _timing(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float) -> _Timing:
@@ -470,7 +486,7 @@ def _timing(shape: Shape, split: Split, tiers: Tiers, flops: float, mfu: float) 
     compute = shape.step_flop / (split.gpus * flops * mfu)
     # The 1F1B pipeline's fill and drain: (PP-1)/m of the compute idle (Narayanan et al. 2021, 2.2.1).
     bubble = compute * (split.pp - 1) / microbatches(shape, split)
-    shares = dp_shares(split.dp, split.ep, _weights(tiers)) or (split.dp,)
+    shares = dp_shares(split.dp, split.ep, _weights(tiers, split)) or (split.dp,)
     traffic = list(_traffic(shape, split, tiers, place(split, tiers), max(shares)))
     dci_bytes = _dci_bytes(shape, tiers)
     if dci_bytes:

@@ -22,7 +22,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bom.catalog.rows import DEFAULT_PLATFORM, Catalog, Dwdm, Endpoint, NicPorts, Platform, Row, Switch
+from bom.catalog.rows import DEFAULT_PLATFORM, Catalog, Coherent, Dwdm, Endpoint, NicPorts, Platform, Row, Switch
 from bom.errors import BomError, Fix, LimitError, keyed, one_error
 from bom.inputs.scenario import FabricSpec, Scenario
 from bom.model.placement import RackType
@@ -91,6 +91,7 @@ def _scenario(found: _Found, scenario: Scenario) -> None:
     _compute(found, specs[FabricRole.COMPUTE], platform)
     _endpoints(found, scenario, platform)
     _dci(found, scenario)
+    _wavelength(found, scenario)
     for name in (FabricRole.STORAGE, FabricRole.INBAND):
         if name in specs:
             _pooled(found, name, specs[name], platform)
@@ -377,6 +378,30 @@ def _ra_storage(found: _Found, platform: Platform) -> None:
                              key="storage", hint="Drop fabrics.storage, or add a storage block: storage: {appliance: "
                                                  "<an endpoints row>, count: 8} (or capacity and throughput).",
                              fix={("fabrics", "storage"): None}))
+
+
+def _wavelength(found: _Found, scenario: Scenario) -> None:
+    """The DCI router has ports at the wavelength's rate: each wavelength comes from a line pluggable in
+    one of its cages and reaches a fabric over a client port of its at that rate."""
+    s = scenario.sites
+    if s is None or s.wavelength_rate is None or s.count < 2:
+        return
+    rate = magnitude(s.wavelength_rate, "rate")
+    router = found.row("switches", found.catalog.default(FabricRole.DCI, Layer.ROUTER), at=("sites", "wavelength_rate"))
+    if not isinstance(router, Switch) or any(math.isclose(r, rate) for r in port_rates(router)):
+        return
+    lit = {magnitude(c.rate, "rate") for c in found.catalog.rows_of(Coherent)}
+    works = sorted((r for r in set(port_rates(router)) if r in lit), reverse=True)
+    rates = ", ".join(f"{r:g}" for r in dict.fromkeys(port_rates(router)))
+    found.add(LimitError(f"wavelength_rate {rate:g} Gbit/s: the DCI router {router.id} (catalogs/defaults.yaml, "
+                         f"dci-router) has no {rate:g} Gbit/s port for the wavelength's line pluggable or its "
+                         f"client link to a fabric (its ports run at {rates} Gbit/s)",
+                         at=("sites", "wavelength_rate"), key="sites.wavelength_rate",
+                         hint=(f"Use {works[0]:g} Gbit/s wavelengths (wavelength_rate: {works[0]:g} Gbit/s), the "
+                               f"router's client rate; or give a catalog overlay whose dci-router default has "
+                               f"{rate:g}G ports." if works else
+                               f"Give a catalog overlay whose dci-router default has {rate:g}G ports."),
+                         fix={("sites", "wavelength_rate"): f"{works[0]:g} Gbit/s"} if works else None))
 
 
 def _dci(found: _Found, scenario: Scenario) -> None:

@@ -61,9 +61,13 @@ def test_superpod_a100_140_by_port_arithmetic(catalog):
     assert f["links"]["leaf-spine"] == 56 * 20
     # 1,120 spine uplinks need a third layer: a 40-port spine gives 20 up, 56 x 20 = 1,120 core ports.
     assert f["layers"] == 3 and f["links"]["spine-core"] == 1120
-    # Every compute link is an HDR assembly with QSFP56 heads: no module bought (DAC or AOC).
-    assert f["modules"] == {"node": 0, "switch": 0}
-    assert f["copper_links"] + f["optical_links"] == 3 * 1120
+    # Every compute link is an HDR assembly with QSFP56 heads: no module bought (DAC or AOC), the UFM
+    # appliances' HDR ports' neither (ufm-appliance-hdr); every leaf downlink carries a node, so the HA
+    # pair's 2 ports are on two cores' free ports (the spines' 1,120 uplinks take 1,120 of the 40 cores'
+    # 1,600 ports).
+    assert set(f["modules"].values()) == {0}
+    assert f["links"]["ufm-top"] == 2 and f["ufm"]["layer"] == "core"
+    assert f["copper_links"] + f["optical_links"] == 3 * 1120 + 2
 
 
 def test_superpod_a100_140_parts_and_check(bom, tmp_path):

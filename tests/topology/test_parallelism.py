@@ -182,7 +182,8 @@ def test_a_split_whose_replicas_overfill_a_site_is_refused(bom, tmp_path):
     85 + 84 nodes, 680 + 672 GPUs; 44 replicas of 32 GPUs go 22 + 22, and site 1's take 704."""
     r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 44}\n" + TWO_SITES))
     assert r.exit_code == 2, r.output
-    assert "DP 44 shares out over the sites in proportion to their GPUs (22 + 22), and site 1's 22 replicas " \
+    assert "DP 44 shares out over the sites in proportion to the groups they hold (22 + 22), and site 1's 22 " \
+           "replicas " \
            "of 32 GPUs take 704, past the 680 it builds" in r.output
     r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 1}\n" + TWO_SITES))
     assert r.exit_code == 2 and "DP 1 does not share out over 2 sites" in r.output
@@ -194,6 +195,43 @@ def test_an_odd_dp_shares_out_over_two_sites(bom, tmp_path):
     r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4, dp: 33}\n" + TWO_SITES), "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["parallelism"]["dp_sites"] == [17, 16]
+
+
+def test_dp_left_out_fills_each_site_of_two_unequal(bom, tmp_path):
+    """1,351 GPUs of DGX B200 are 680 + 672 over two sites: each holds 21 pipelines of 32 GPUs. With dp
+    left out the job's GPUs over TP x PP gave 43 = 22 + 21, which the site-share check refused (site 1's 22
+    take 704 of its 680); now dp fills each site's whole groups, 42 = 21 + 21."""
+    r = bom("size", write(tmp_path, JOB + "  parallelism: {tp: 8, pp: 4}\n" + TWO_SITES), "--json")
+    assert r.exit_code == 0, r.output
+    p = json.loads(r.stdout)["parallelism"]
+    assert (p["dp"], p["dp_sites"], p["proposed"]) == (42, [21, 21], False)
+
+
+def test_the_moe_two_site_split_with_dp_left_out_is_the_proposer_s(catalog):
+    """The 504-GPU MoE job (288 + 216 GPUs): its proposed split TP 1 x EP 8 x PP 4 given back without dp
+    was refused (dp 463 / 4 = 116, which EP 8 does not divide); now it is the proposer's DP 120 = 72 + 48."""
+    from tests.topology.test_exposed_step import MOE_YAML, _build
+
+    text = MOE_YAML.read_text().replace("  experts_per_token: 2\n",
+                                        "  experts_per_token: 2\n  parallelism: {tp: 1, ep: 8, pp: 4}\n")
+    p = _build(catalog, text).sizing.parallelism
+    assert p is not None and (p.split.dp, p.dp_sites) == (120, (72, 48))
+
+
+@pytest.mark.parametrize("site_gpus", [(936, 216), (1008, 72), (1368, 432)])
+def test_the_proposer_s_split_passes_its_own_site_check(site_gpus):
+    """The 1T MoE on GB300 NVL72 domains of 72, two sites of unequal size: the proposer fills each site
+    with its whole groups; the shares (and the check of the same split given back) were in proportion
+    to the sites' GPUs and put more groups in the smaller site than it holds (936 + 216 GPUs: 58 + 12
+    replicas proposed, 56 + 14 shared, site 2's 14 x 16 = 224 GPUs past its 216)."""
+    from bom.topology.parallelism import propose, site_replicas
+
+    moe = Shape(1e12, 64, 8192, 64, 4096, 8 * 2**20, active_params=40e9, experts=64, top_k=2)
+    tiers = Tiers(72, 900e9, 100e9, sites=2, dci_bps=3.2e12, site_gpus=site_gpus)
+    s = propose(moe, sum(site_gpus), tiers, 244.8e9)
+    check(moe, s, tiers, 244.8e9)
+    p = split_training("moe", moe, tiers, sum(site_gpus), 5e15, 0.4, 244.8e9, given=s)
+    assert p.dp_sites == site_replicas(s.tp * s.cp * s.ep * s.pp, s.ep, site_gpus)
 
 
 def test_a_model_no_split_holds_is_refused_quickly():

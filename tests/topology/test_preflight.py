@@ -54,6 +54,13 @@ TWO_SITES = "name: p\nplatform: gb300-nvl72\ngpus: 144\nfabrics: {compute: {}, i
     # the DCI's amplifier (bom/topology/dci.py)
     (TWO_SITES + "sites: {count: 2, distance: 40 km, dci_bandwidth: 3.2 Tbit/s, amplifier: ncs1k-md-64-c}\n", 5,
      ["sites.amplifier", "dwdm row 'ncs1k-md-64-c' is a mux, not an amplifier", "Name a dwdm row of kind amplifier"]),
+    # the DCI router's ports at the wavelength's rate (was a generic "no 800 Gbit/s part ... qsfp-dd cage
+    # ... osfp cage" at the client link, keyed to nothing the scenario says)
+    (TWO_SITES + "sites: {count: 2, distance: 40 km, dci_bandwidth: 3.2 Tbit/s, wavelength_rate: 800 Gbit/s}\n", 5,
+     ["sites.wavelength_rate", "the DCI router cisco-8201-32fh (catalogs/defaults.yaml, dci-router) has no 800 "
+      "Gbit/s port", "(its ports run at 400, 100 Gbit/s)",
+      "Use 400 Gbit/s wavelengths (wavelength_rate: 400 Gbit/s), the router's client rate; or give a catalog "
+      "overlay whose dci-router default has 800G ports."]),
     # out-of-band spines of their own
     (H100 + "fabrics:\n  compute: {}\n  oob: {uplinks: spine, spine: sn2202}\n", 6,
      ["fabrics.oob.spine", "'sn2202'", "Did you mean"]),
@@ -91,6 +98,20 @@ def test_a_platform_without_ports_for_two_fabrics_says_both(bom, tmp_path, catal
         preflight.check(scenario_from_text(text), catalog)
     assert isinstance(e.value, LimitError) and [p.key for p in e.value.problems] == [
         "storage", "fabrics.storage", "fabrics.inband"]
+
+
+@pytest.mark.slow
+def test_an_800g_wavelength_builds_with_an_800g_router(bom, tmp_path):
+    """The hint's other half (its fix, 400G wavelengths, is tests/test_hints.py's case): a catalog overlay
+    whose DCI router has 800G ports (here an SN5600's OSFP cages, the 800G coherent pluggable's) builds."""
+    text = TWO_SITES + "sites: {count: 2, distance: 40 km, dci_bandwidth: 3.2 Tbit/s, wavelength_rate: %s}\n"
+    overlay = tmp_path / "cat"
+    overlay.mkdir()
+    (overlay / "defaults.yaml").write_text("defaults:\n  - {id: dci-router-800, fabric: dci, layer: router, "
+                                           "switch: sn5600, source: an 800G router for the test}\n")
+    r = bom("build", write(tmp_path, text % "800 Gbit/s"), "-q", "-o", str(tmp_path / "b"),
+            "--catalog", str(overlay))
+    assert r.exit_code == 0, r.output
 
 
 def test_a_limit_and_a_typo_are_not_a_limit(catalog):

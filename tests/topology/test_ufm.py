@@ -112,3 +112,17 @@ def test_a_switch_pair_takes_the_ufm_past_its_links(catalog):
             "fabrics: {compute: {switch: qm9700, topology: pair}, inband: {}, oob: {}}\n")
     f = build(catalog, text).fabrics["compute"]
     assert f.hop_links("ufm-top") == 2 and f.ufm.layer == "leaf" and f.ufm.top == 2
+
+
+# --- an HDR fabric's UFM on an HDR port -------------------------------------------------------
+
+@pytest.mark.parametrize("extra", ["", "management: {ufm_count: 2}\n"])
+def test_the_dgx_a100_s_ufm_is_on_its_hdr_fabric(catalog, extra):
+    # 18 DGX A100 on 8 QM8700 leaves: the leaves have spare downlinks, and the A100 platforms' UFM
+    # appliance has an HDR QSFP56 port for them. Before, the platform's UFM was the NDR appliance 3.1
+    # (a 400G OSFP port): the default bought none (no part joins it to a QSFP56 cage) and an explicit
+    # ufm_count was refused.
+    m = build(catalog, "name: a\nplatform: dgx-a100\ngpus: 144\n" + extra)
+    f = m.fabrics["compute"]
+    assert m.endpoints.ufm_count == 2 and f.hop_links("ufm-leaf") == 2 and f.ufm.leaves == 2
+    assert not [w for w in m.warnings if "not bought" in w]
