@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
@@ -354,6 +354,14 @@ class Sites(Model):
     def from_power(self) -> bool:
         """The number of sites comes from the buildings' power (``power`` with no ``count``)."""
         return self.power is not None and not self.count_given
+
+    #: The keys that join sites (the DCI): one site has nothing to join.
+    JOINING: ClassVar[tuple[str, ...]] = ("topology", "distance", "dci_bandwidth", "dci_overlap", "dci_fraction",
+                                          "wavelength_rate", "amplifier", "attach")
+
+    def unused_on_one_site(self) -> list[str]:
+        """The joining keys the scenario gives, which a build on one site does not use."""
+        return [k for k in self.JOINING if k in self.model_fields_set]
 
     @model_validator(mode="after")
     def _joined(self) -> Sites:
