@@ -355,13 +355,12 @@ class Sites(Model):
         """The number of sites comes from the buildings' power (``power`` with no ``count``)."""
         return self.power is not None and not self.count_given
 
-    #: The keys that join sites (the DCI): one site has nothing to join.
-    JOINING: ClassVar[tuple[str, ...]] = ("topology", "distance", "dci_bandwidth", "dci_overlap", "dci_fraction",
-                                          "wavelength_rate", "amplifier", "attach")
+    #: The keys that say how many buildings and how large; every other key joins sites (the DCI).
+    SIZING: ClassVar[tuple[str, ...]] = ("count", "split", "power")
 
     def unused_on_one_site(self) -> list[str]:
-        """The joining keys the scenario gives, which a build on one site does not use."""
-        return [k for k in self.JOINING if k in self.model_fields_set]
+        """The keys that join sites the scenario gives, which a build on one site does not use."""
+        return [k for k in type(self).model_fields if k not in self.SIZING and k in self.model_fields_set]
 
     @model_validator(mode="after")
     def _joined(self) -> Sites:
