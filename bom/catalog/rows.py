@@ -318,7 +318,7 @@ FRONT_ROLES = (Layer.NODE, Layer.NVLINK_SWITCH, Layer.POWER_SHELF)
 class FrontBlock(Model):
     """A run of one kind of tray in a rack-scale system's published front view."""
 
-    role: Layer      # node (compute trays), nvlink-switch or power-shelf
+    role: str        # a layer of FRONT_ROLES: node (compute trays), nvlink-switch or power-shelf
     count: int = Field(ge=1)
 
     @model_validator(mode="after")
