@@ -324,7 +324,7 @@ class FrontBlock(Model):
     @model_validator(mode="after")
     def _a_tray(self) -> FrontBlock:
         if self.role not in FRONT_ROLES:
-            raise ValueError(f"front: role {self.role!r} is not one of {', '.join(FRONT_ROLES)}")
+            raise ValueError(f"front_view: role {self.role!r} is not one of {', '.join(FRONT_ROLES)}")
         return self
 
 
@@ -351,14 +351,15 @@ class Support(Model):
     #: A rack-scale system's trays as its maker publishes the rack's front view, bottom up (NVL72:
     #: power shelves, 8 compute trays, the 9 NVLink switch trays, 10 compute trays, power shelves);
     #: empty: the compute trays from U1, then the switch trays and shelves above them.
-    front: list[FrontBlock] = Field(default_factory=list)
-    front_source: str | None = None        # where the front view is published (with front)
+    front_view: list[FrontBlock] = Field(default_factory=list)
+    front_view_source: str | None = None   # where the front view is published (with front_view)
     source: str
 
     @model_validator(mode="after")
     def _front_has_source(self) -> Support:
-        if bool(self.front) != bool(self.front_source):
-            raise ValueError("front and front_source go together (the rack's published front view and where it is)")
+        if bool(self.front_view) != bool(self.front_view_source):
+            raise ValueError("front_view and front_view_source go together (the rack's published front view and "
+                             "where it is)")
         return self
 
     @model_validator(mode="after")
@@ -444,14 +445,14 @@ class Platform(Row):
     def _front_counts(self) -> Platform:
         """A published front view holds the rack's compute trays, switch trays and shelves, each once."""
         sup = self.support
-        if sup is None or not sup.front:
+        if sup is None or not sup.front_view:
             return self
         trays = self.scale_up.switch_trays_per_domain
         want = {Layer.NODE: self.nodes_per_rack, Layer.NVLINK_SWITCH: trays,
                 Layer.POWER_SHELF: max(sup.rack_device_units - trays, 0)}
-        got = {r: sum(b.count for b in sup.front if b.role == r) for r in want}
+        got = {r: sum(b.count for b in sup.front_view if b.role == r) for r in want}
         if got != want:
-            raise ValueError("support.front counts " + ", ".join(f"{got[r]} {r}" for r in want) + "; the row has "
+            raise ValueError("support.front_view counts " + ", ".join(f"{got[r]} {r}" for r in want) + "; the row has "
                              + ", ".join(f"{want[r]} {r}" for r in want) + " (nodes_per_rack, "
                              "switch_trays_per_domain, rack_device_units less the switch trays)")
         return self

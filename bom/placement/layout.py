@@ -151,7 +151,7 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
         if sup.rack_device_units // share > trays:
             in_system.append((Item(Layer.POWER_SHELF, design.platform.id, 1, 0.0, None, managed=False),
                               sup.rack_device_units // share - trays))
-    front = tuple((b.role, b.count) for b in sup.front) if in_system else ()
+    front = tuple((b.role, b.count) for b in sup.front_view) if in_system else ()
     block_net, per_rack, shared = _switches(design, catalog, k, rail)
     oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(design, catalog, k)
     full, rest = divmod(nodes, block)
