@@ -61,7 +61,8 @@ FAMILIES: dict[FabricKind, Family] = {
     FabricKind.POOLED: Family(lambda view: (_POOLED_NODES, *endpoint_patterns(view), *_POOLED_SWITCHES),
                               site_major=True),
     FabricKind.OOB: Family(lambda view: (OOB_NODE_LEAF, OOB_TO_SPINES, OOB_TO_INBAND), site_major=False),
-    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE, AMPLIFIER_PATCH), site_major=False),
+    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE, AMPLIFIER_PATCH),
+                           site_major=False),
     FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, INTER_RACK, TORUS), site_major=False),
 }
 
