@@ -134,6 +134,12 @@ LAYERS: dict[Layer, LayerMeaning] = {
 }
 del L
 
+#: The servers among the devices at a link's end: a management port of theirs (``mgmt``) is their
+#: BMC's, a controller with a NIC of its own that the server's operating system never sees (its
+#: lldpd lists the host's NICs, ibnetdiscover its HCAs), where a switch's management port is its
+#: own operating system's (its lldpd runs there too).
+SERVERS: frozenset[Layer] = frozenset({Layer.NODE, Layer.UFM, Layer.MGMT, Layer.STORAGE})
+
 #: A fabric's switch layers, bottom up.
 SWITCH_LAYERS: tuple[Layer, ...] = tuple(k for k, m in LAYERS.items() if m.switch)
 

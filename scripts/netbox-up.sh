@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings up a throw-away NetBox for the live tests (tests/netbox/test_live.py):
 # PostgreSQL and Redis private to this run on 127.0.0.1 only, NetBox 4.7.3 from PyPI in its own
-# Python 3.12 venv (the product stays on 3.11), a superuser and a v2 API token.
+# venv on a Python 3.12 or later (find_python below; the product stays on 3.11), a superuser and a v2 API token.
 # Idempotent: a second run with the NetBox still answering only prints the state file.
 # The slow part of a cold start is `netbox migrate` (~12 min CPU); the database dump committed at
 # tests/netbox/fixtures/netbox-4.7.3.dump (written by the first migrate) restores in seconds.
@@ -10,7 +10,6 @@ set -euo pipefail
 
 NETBOX_VERSION=4.7.3
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
-PY312=${BOM_NETBOX_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}
 VENV=${BOM_NETBOX_VENV:-$HOME/.cache/clusterbom/netbox-$NETBOX_VERSION}
 # This checkout's own folder (scripts/netbox-dir.sh): another checkout's NetBox is never found,
 # reused or stopped from here. The state file names the checkout (NETBOX_CHECKOUT) and the live
@@ -50,9 +49,41 @@ if ((${#missing[@]})); then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# --- the Python NetBox needs: 3.12 or later (NetBox 4.5 dropped 3.10 and 3.11) -------------------
+# In order: $BOM_NETBOX_PYTHON; a python3.12+ on the PATH; Debian's own (Debian 13 ships python3.13:
+# installed here with its venv module when apt has it); a pyenv-installed 3.12+. Debian 12's only
+# Python is 3.11, and PyPI serves no interpreter: there the live tests cannot run (say so, exit 3).
+py_ok() { "$1" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; }
+find_python() {
+    local c
+    if [[ -n ${BOM_NETBOX_PYTHON:-} ]]; then echo "$BOM_NETBOX_PYTHON"; return; fi
+    for c in python3.14 python3.13 python3.12 python3; do
+        c=$(command -v "$c" 2>/dev/null) && py_ok "$c" && { echo "$c"; return; }
+    done
+    if [[ $(id -u) = 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        apt-get update -qq >/dev/null 2>&1 || true
+        for c in python3.14 python3.13 python3.12; do
+            if apt-cache show "$c-venv" >/dev/null 2>&1; then
+                say "apt-get install $c $c-venv (Debian's Python for NetBox)"
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$c" "$c-venv" >/dev/null
+                py_ok "/usr/bin/$c" && { echo "/usr/bin/$c"; return; }
+            fi
+        done
+    fi
+    for c in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python; do
+        [[ -x $c ]] && py_ok "$c" && { echo "$c"; return; }
+    done
+    return 1
+}
+
 # --- NetBox in its own venv ---------------------------------------------------------------------
 if ! "$VENV/bin/netbox" version 2>/dev/null | grep -q "$NETBOX_VERSION"; then
-    say "creating venv $VENV with netbox==$NETBOX_VERSION"
+    PY312=$(find_python) || {
+        say "NetBox $NETBOX_VERSION needs Python 3.12 or later: none on the PATH, in apt (Debian 12 has 3.11 only)"
+        say "or in pyenv; give one with BOM_NETBOX_PYTHON=/path/to/python3.12"
+        exit 3
+    }
+    say "creating venv $VENV with netbox==$NETBOX_VERSION on $PY312 ($("$PY312" --version 2>&1))"
     "$PY312" -m venv "$VENV"
     "$VENV/bin/pip" install -q "netbox==$NETBOX_VERSION" 2>&1 | grep -v "^WARNING: Location" || true
     "$VENV/bin/netbox" version >/dev/null

@@ -343,6 +343,7 @@ class Tally:
     copper_links: Counter[str] = field(default_factory=Counter)
     fibre_pairs: int = 0
     patch_cords: int = 0        # bought cords from a line port to its mux/demux channel
+    amplifier_cords: int = 0    # bought cords from a terminal amplifier to its mux/demux line port
     coherent: int = 0
     mux_ports: int = 0
     muxes: int = 0
@@ -382,6 +383,8 @@ def tally(plan_rows: Iterable[PlanRow]) -> Tally:
         if hop == HopKind.SITE_SITE and r[c["b_role"]] == Layer.MUX:
             t.mux_ports += 1
             t.patch_cords += bool(r[c["cable_part"]])
+        elif hop == HopKind.MUX_AMPLIFIER:
+            t.amplifier_cords += bool(r[c["cable_part"]])
         bundle = r[c["bundle"]]
         if bundle:
             bundles[fabric].add(bundle)
@@ -453,6 +456,7 @@ def check(model: Model, t: Tally) -> list[str]:
                                         t.links[FabricRole.DCI, HopKind.FABRIC_DCI]),
                    "fibre pairs": (d.fibre_pairs, t.fibre_pairs), "mux/demux": (d.muxes, t.muxes),
                    "patch cords": (d.patch_cords, t.patch_cords),
+                   "amplifier patch cords": (d.amplifier_patch_cords, t.amplifier_cords),
                    "coherent modules": (d.modules, t.coherent),
                    "client modules": (sum(g.modules for g in model.dci_groups),
                                       sum(v for (fab, _), v in t.modules.items() if fab == FabricRole.DCI))}

@@ -311,6 +311,23 @@ class NicPorts(Model):
     ports_per_cage: int = Field(ge=1, le=2)
 
 
+#: The devices of a rack-scale system a published front view stacks.
+FRONT_ROLES = (Layer.NODE, Layer.NVLINK_SWITCH, Layer.POWER_SHELF)
+
+
+class FrontBlock(Model):
+    """A run of one kind of tray in a rack-scale system's published front view."""
+
+    role: str        # a layer of FRONT_ROLES: node (compute trays), nvlink-switch or power-shelf
+    count: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _a_tray(self) -> FrontBlock:
+        if self.role not in FRONT_ROLES:
+            raise ValueError(f"front_view: role {self.role!r} is not one of {', '.join(FRONT_ROLES)}")
+        return self
+
+
 class Support(Model):
     """The platform's reference-architecture defaults for everything around the nodes."""
 
@@ -331,7 +348,19 @@ class Support(Model):
     # The RA's leaf down:up ratio ("4:3") for storage and in-band when the scenario gives none.
     oversubscription: dict[Literal["storage", "inband"], str] = Field(default_factory=dict)
     oversubscription_source: str | None = None
+    #: A rack-scale system's trays as its maker publishes the rack's front view, bottom up (NVL72:
+    #: power shelves, 8 compute trays, the 9 NVLink switch trays, 10 compute trays, power shelves);
+    #: empty: the compute trays from U1, then the switch trays and shelves above them.
+    front_view: list[FrontBlock] = Field(default_factory=list)
+    front_view_source: str | None = None   # where the front view is published (with front_view)
     source: str
+
+    @model_validator(mode="after")
+    def _front_has_source(self) -> Support:
+        if bool(self.front_view) != bool(self.front_view_source):
+            raise ValueError("front_view and front_view_source go together (the rack's published front view and "
+                             "where it is)")
+        return self
 
     @model_validator(mode="after")
     def _ratios(self) -> Support:
@@ -410,6 +439,22 @@ class Platform(Row):
             raise ValueError(f"a system over {r} racks is a rack system of one domain, nodes_per_rack x {r} nodes, "
                              f"its switch chips and trays shared evenly by the racks and each GPU's links spread "
                              f"evenly over its own rack's chips")
+        return self
+
+    @model_validator(mode="after")
+    def _front_counts(self) -> Platform:
+        """A published front view holds the rack's compute trays, switch trays and shelves, each once."""
+        sup = self.support
+        if sup is None or not sup.front_view:
+            return self
+        trays = self.scale_up.switch_trays_per_domain
+        want = {Layer.NODE: self.nodes_per_rack, Layer.NVLINK_SWITCH: trays,
+                Layer.POWER_SHELF: max(sup.rack_device_units - trays, 0)}
+        got = {r: sum(b.count for b in sup.front_view if b.role == r) for r in want}
+        if got != want:
+            raise ValueError("support.front_view counts " + ", ".join(f"{got[r]} {r}" for r in want) + "; the row has "
+                             + ", ".join(f"{want[r]} {r}" for r in want) + " (nodes_per_rack, "
+                             "switch_trays_per_domain, rack_device_units less the switch trays)")
         return self
 
     @model_validator(mode="after")

@@ -414,8 +414,8 @@ def verify(
         "the status probe waits 10 at most).")] = None,
     fabric: Annotated[Optional[list[str]], typer.Option(
         "--fabric", metavar="NAME", help="Check every planned cable of this fabric (compute, storage, inband, oob, "
-        "dci), covered by a source or not; repeat for several. Default: the cables with an end on a device "
-        "a source covers.")] = None,
+        "dci), and only those: one no source sees is missing; repeat for several. Default: every cable with an "
+        "end a source can see (a server's BMC port is seen by none: not checked).")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the work order (default: reports/<name>).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,

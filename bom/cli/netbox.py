@@ -88,16 +88,29 @@ def export(
     scenario: ScenarioArg = None,
     output: Annotated[Optional[Path], typer.Option(
         "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>/netbox).")] = None,
+    netbox_version: Annotated[Optional[str], typer.Option(
+        "--netbox-version", metavar="X.Y.Z", help="The NetBox release the files are for (default: the tested "
+        "one): before 4.6.9 an InfiniBand port takes its generation's type, NetBox having no 4X types.")] = None,
     as_json: JsonOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Write the plan as NetBox import files, numbered in the order to import them."""
+    from bom.errors import BomError
+    from bom.netbox import choices
     from bom.netbox import export as ex
 
+    version = None
+    if netbox_version is not None:
+        version = choices.release(netbox_version)
+        if version is None or not choices.version_ok(netbox_version):
+            lo, hi = choices.SUPPORTED
+            raise BomError(f"{netbox_version!r} is not a NetBox release clusterbom supports", key="--netbox-version",
+                           hint=f"Give a release from {lo[0]}.{lo[1]}.0 up to before {hi[0]}.{hi[1]}, e.g. "
+                                f"--netbox-version {choices.TESTED_VERSION}.")
     model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
-    result = ex.export(model, catalog, output or Path("reports") / model.scenario.name / "netbox")
+    result = ex.export(model, catalog, output or Path("reports") / model.scenario.name / "netbox", version)
     inv = result.inventory
     if as_json:
         _print_json({"name": inv.scenario, "files": [str(p) for p in result.paths], "sites": len(inv.sites),

@@ -299,6 +299,10 @@ def dci_lines(dci: Dci, catalog: Catalog) -> list[Line]:
         out.append(_line(p.row, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.SITE_SITE, Category.PATCH_CORD,
                          dci.patch_cords, 0.0, p.part_number, p.price_usd,
                          description=f"{p.row.description}, {p.length_m:g} m"))
+        if dci.amplifier_patch_cords:   # the same cord, from each terminal amplifier to its mux/demux
+            out.append(_line(p.row, Tier.SCALE_ACROSS, FabricRole.DCI, HopKind.MUX_AMPLIFIER, Category.PATCH_CORD,
+                             dci.amplifier_patch_cords, 0.0, p.part_number, p.price_usd,
+                             description=f"{p.row.description}, {p.length_m:g} m"))
     fibre = next((f for f in catalog.by_kind["fibres"] if isinstance(f, Fibre) and f.fibre == "os2"), None)
     if fibre is not None and dci.dark_fibre_km:
         # Leased, not bought: zero capex; the TCO prices it per km and year.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PlainValidator, WithJsonSchema, model_validator
 
@@ -354,6 +354,13 @@ class Sites(Model):
     def from_power(self) -> bool:
         """The number of sites comes from the buildings' power (``power`` with no ``count``)."""
         return self.power is not None and not self.count_given
+
+    #: The keys that say how many buildings and how large; every other key joins sites (the DCI).
+    SIZING: ClassVar[tuple[str, ...]] = ("count", "split", "power")
+
+    def unused_on_one_site(self) -> list[str]:
+        """The keys that join sites the scenario gives, which a build on one site does not use."""
+        return [k for k in type(self).model_fields if k not in self.SIZING and k in self.model_fields_set]
 
     @model_validator(mode="after")
     def _joined(self) -> Sites:

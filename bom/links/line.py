@@ -78,7 +78,10 @@ class DciLine(LineRules, Pattern[DciView]):
                 self.site_ports(dci.site_links(site)) / dci.router.ports))}
             muxes = {placement.own_spot(site, Layer.MUX, m)
                      for m in range(dci.fibre_pairs_per_pair * dci.degrees[site - 1])}
-            longest = max([longest] + [route(a, b, fp).length_m for a in routers for b in muxes])
+            # the terminal amplifiers' cords to the muxes' line ports are the same cord
+            amps = {placement.own_spot(site, Layer.AMPLIFIER, a)
+                    for a in range(self.terminal_units(dci) * len(muxes))}
+            longest = max([longest] + [route(a, b, fp).length_m for a in routers | amps for b in muxes])
         return longest
 
     def line_rows(self, plan: RowState, dci: Dci, fp: FloorPlan, router_names: list[str], fibre_part: str) -> Rows:
@@ -130,3 +133,62 @@ class DciLine(LineRules, Pattern[DciView]):
 
 
 DCI_LINE = DciLine()
+
+
+class AmplifierPatch(LineRules, Pattern[DciView]):
+    """The terminal amplifiers' patch cords (hop ``mux-amplifier``): at each end of each amplified fibre
+    pair, every rack-mounted amplifier unit there (a booster and a pre-amplifier, or one unit of both
+    stages) is patched to the fibre pair's mux/demux line port, on the line port's own fibre: the
+    booster takes the transmit fibre (``line/1``), the pre-amplifier gives the receive fibre
+    (``line/2``); the route row stays mux to mux (the leased dark fibre pair the amplifiers stand in).
+    Counted by :meth:`LineRules.amplifier_patch_cords` (the BOM's cords, the JSON's
+    ``amplifier_patch_cords``); the amplifiers are the model's (:attr:`bom.model.dci.Dci.amplifiers`,
+    standing where the placement's own sections put them, unit ``m * units + k`` beside mux ``m``)."""
+
+    hop, lower, upper = HopKind.MUX_AMPLIFIER, Layer.MUX, Layer.AMPLIFIER
+    name = HopKind.MUX_AMPLIFIER
+
+    def applies(self, ctx: HopContext[DciView]) -> bool:
+        return self.terminal_units(ctx.view.line) > 0
+
+    def count(self, ctx: HopContext[DciView]) -> list[LinkGroup]:
+        return []   # the Dci's figure (amplifier_patch_cords), as the line's own cords
+
+    def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
+        raise NotImplementedError("the cords are counted by LineRules and walked by rows()")
+
+    def link(self, ctx: HopContext[DciView]) -> Link:
+        raise NotImplementedError("the cord is the Dci's patch")
+
+    def plan_sites(self, view: DciView) -> tuple[int, ...]:
+        return (1,)
+
+    def rows(self, ctx: HopContext[DciView]) -> Rows:
+        assert ctx.plan is not None
+        plan, dci, fp = ctx.plan, ctx.view.line, ctx.fp
+        units = self.terminal_units(dci)
+        head = (Tier.SCALE_ACROSS, FabricRole.DCI, self.name)
+        part, sold = (dci.patch.part_number, dci.patch.length_m) if dci.patch is not None else ("", "")
+        wpp, channels, fpp = dci.wavelengths_per_pair, dci.channels, dci.fibre_pairs_per_pair
+        # the stages standing at each end, as sites.amplifiers says: the booster on the mux/demux's transmit
+        # fibre (line/1), the pre-amplifier on its receive fibre (line/2); one unit of both on line/1
+        ends = [(f"line/{STAGE_PORT[s]}", STAGE_TEXT[s]) for s in dci.end_stages] if units == len(dci.end_stages) \
+            else [("line/1", "booster and pre-amplifier")]
+        for site in range(1, dci.sites + 1):
+            for m in range(dci.site_muxes(site)):
+                mux = plan.place(Layer.MUX, site, m)
+                rate = len(self.waves(wpp, channels, m % fpp)) * dci.wavelength_gbps   # what the fibre pair carries
+                for k, (port, what) in enumerate(ends):
+                    a = m * units + k
+                    amp = plan.place(Layer.AMPLIFIER, site, a)
+                    run = plan.run((Layer.MUX, m), (Layer.AMPLIFIER, a), site, fp)
+                    yield (f"C{next(plan.cable):08d}", f"{mux[1]}:{port} / {amp[1]}:p1", "", "", *head, "", "",
+                           *mux[0], port, "", *amp[0], "p1", "", "smf-duplex", rate, "lc-duplex patch", part, 2,
+                           run.length_m, sold, run.bucket, 0, what)
+
+
+#: The mux/demux line port's fibre each amplifier stage is patched to, and what the plan row says of it.
+STAGE_PORT = {"booster": 1, "pre-amp": 2}
+STAGE_TEXT = {"booster": "booster (transmit)", "pre-amp": "pre-amplifier (receive)"}
+
+AMPLIFIER_PATCH = AmplifierPatch()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from bom.catalog.rows import Switch
 from bom.links.dci import DCI_BORDER, DCI_CLIENT, DCI_OWN_BORDER
 from bom.links.fabric import LeafLeaf, LeafSpine, NodeLeafRail, NodeLeafTor, SpineCore
-from bom.links.line import DCI_LINE
+from bom.links.line import AMPLIFIER_PATCH, DCI_LINE
 from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
 from bom.links.pattern import HopContext, Pattern, ordered
 from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
@@ -61,7 +61,8 @@ FAMILIES: dict[FabricKind, Family] = {
     FabricKind.POOLED: Family(lambda view: (_POOLED_NODES, *endpoint_patterns(view), *_POOLED_SWITCHES),
                               site_major=True),
     FabricKind.OOB: Family(lambda view: (OOB_NODE_LEAF, OOB_TO_SPINES, OOB_TO_INBAND), site_major=False),
-    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE), site_major=False),
+    FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE, AMPLIFIER_PATCH),
+                           site_major=False),
     FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, INTER_RACK, TORUS), site_major=False),
 }
 

@@ -64,8 +64,24 @@ class LineRules:
 
     def row_count(self, dci: Dci) -> int:
         """The plan's line-side rows: a wavelength's row on its own fibre pair, or with a mux/demux a
-        patch at each end per wavelength and a row per fibre pair."""
-        return dci.wavelengths if dci.mux is None else ENDS * dci.wavelengths + dci.fibre_pairs
+        patch at each end per wavelength and a row per fibre pair; and the terminal amplifiers' cords."""
+        line = dci.wavelengths if dci.mux is None else ENDS * dci.wavelengths + dci.fibre_pairs
+        return line + self.amplifier_patch_cords(dci)
+
+    def terminal_units(self, dci: Dci) -> int:
+        """Rack-mounted amplifier units at one end of one fibre pair (a booster and a pre-amplifier, the one
+        stage ``sites.amplifiers`` stands, or one unit of both stages); 0 without a mux/demux for them to
+        stand beside, or when they plug into the routers' ports (a pluggable line system is the router
+        port's module, no cord)."""
+        if dci.mux is None or dci.pluggable or not dci.amplifiers_per_fibre_pair:
+            return 0
+        return len(dci.end_stages) // dci.stages
+
+    def amplifier_patch_cords(self, dci: Dci) -> int:
+        """Cords from each terminal amplifier unit to its fibre pair's mux/demux line port: one a unit,
+        at both ends of every fibre pair (the in-line amplifiers stand in huts on the route, which the
+        dark fibre lease covers)."""
+        return ENDS * dci.fibre_pairs * self.terminal_units(dci)
 
 
 
@@ -196,6 +212,10 @@ class DciJson(TypedDict):
     standard: str
     mux_demux: Count
     patch_cords: Count
+    amplifier_patch_cords: Count
+    """Cords from each rack-mounted terminal amplifier to its fibre pair's mux/demux line port (hop
+    mux-amplifier): a booster and a pre-amplifier, or one unit of both, at both ends of every amplified
+    fibre pair; 0 for a pluggable line system (it is a router port's module) or an unamplified line."""
     amplifiers: Count
     amplifiers_per_fibre_pair: Count
     inline_amplifier_sites: Count
@@ -301,6 +321,10 @@ class Dci:
     @property
     def patch_cords(self) -> int:
         return LINE.patch_cords(self.wavelengths, self.mux)
+
+    @property
+    def amplifier_patch_cords(self) -> int:
+        return LINE.amplifier_patch_cords(self)
 
     @property
     def routes(self) -> int:
@@ -423,7 +447,8 @@ class Dci:
                 "fibre_pairs_per_pair": self.fibre_pairs_per_pair,
                 "distance_km": self.distance_km, "bandwidth_gbps_per_pair": self.bandwidth_gbps,
                 "coherent": self.coherent.id, "standard": self.coherent.standard,
-                "mux_demux": self.muxes, "patch_cords": self.patch_cords, "amplifiers": self.amplifiers,
+                "mux_demux": self.muxes, "patch_cords": self.patch_cords,
+                "amplifier_patch_cords": self.amplifier_patch_cords, "amplifiers": self.amplifiers,
                 "amplifiers_per_fibre_pair": self.amplifiers_per_fibre_pair,
                 "inline_amplifier_sites": self.amplifier_sites,
                 "inline_amplifier_sites_per_route": self.inline_sites,

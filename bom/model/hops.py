@@ -33,6 +33,7 @@ class HopKind(StrEnum):
     FABRIC_DCI = "fabric-dci"
     SITE_SITE = "site-site"
     FIBRE_PAIR = "fibre-pair"
+    MUX_AMPLIFIER = "mux-amplifier"
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ HOPS: dict[HopKind, HopMeaning] = {
                              "a border leaf of the in-band or storage fabric, or one of the DCI's own"),
     H.SITE_SITE: HopMeaning(L.ROUTER, L.MUX, T.SCALE_ACROSS, "a router's coherent line port to its mux/demux"),
     H.FIBRE_PAIR: HopMeaning(L.MUX, L.MUX, T.SCALE_ACROSS, "a fibre pair between two sites' mux/demuxes"),
+    H.MUX_AMPLIFIER: HopMeaning(L.MUX, L.AMPLIFIER, T.SCALE_ACROSS,
+                                "a terminal amplifier's patch cord to its fibre pair's mux/demux line port"),
 }
 del L, T
 

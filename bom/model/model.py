@@ -113,7 +113,8 @@ class Model(Design):
         ``why`` the JSON gives of a choice the build made (the GPUs rounded up, the storage sized, where
         the UFM ports went or that none was bought, a port priced as another's, the coherent line
         amplified), the defaults taken (a storage fabric's appliances), the management switches' own
-        spines and the DCI's own border leaves."""
+        spines, the DCI's own border leaves and the
+        site keys one building leaves unused."""
         out = list(self.endpoints.warnings)
         rounding = self.cluster.rounding()
         if rounding["why"] != "as requested":
@@ -139,7 +140,21 @@ class Model(Design):
             out.append(f"sites: the coherent line is {what}: {d.loss.why()}")
         if d is not None and d.border is not None:
             out.append(d.note)
+        out += self._one_building()
         return tuple(out)
+
+    def _one_building(self) -> tuple[str, ...]:
+        """``sites.power`` found the cluster fits one building: the keys that join sites join nothing."""
+        sites = self.scenario.sites
+        if sites is None or not sites.from_power or self.cluster.site_count != 1:
+            return ()
+        unused = sites.unused_on_one_site()
+        if not unused:
+            return ()
+        keys = " and ".join(f"sites.{k}" for k in unused)
+        return (f"sites.power puts the cluster in one building, so {keys} "
+                f"{'is' if len(unused) == 1 else 'are'} not used (no second site to join); give sites.count "
+                "to build on more sites",)
 
     @property
     def groups(self) -> list[LinkGroup]:

@@ -99,6 +99,53 @@ def cable_type(plan_type: str) -> str:
     return "smf" if "lc-duplex" in plan_type else ""
 
 
+#: Interface types newer than the oldest release the push accepts (4.5.0), with the first release that
+#: has them. 1.6T OSFP: 4.5.6 (netbox-community/netbox #21480, in the v4.5.6 tag's dcim/choices.py,
+#: absent from v4.5.5's). InfiniBand 4X: 4.6.9 (release notes v4.6.9, "#21387 - Add InfiniBand 4X
+#: interface types"; absent from v4.6.8's and v4.7.0-beta1's choices). InfiniBand 2X: after 4.7.0
+#: (#23041, merged 2026-09-11, after 4.7.0's release on 2026-09-02) and in 4.7.3 (the tested
+#: release, tests/netbox/test_choices.py); the release between that first had them is not read,
+#: so they are taken from 4.7.3.
+FIRST_RELEASE: dict[str, tuple[int, int, int]] = {
+    "1.6tbase-x-osfp1600": (4, 5, 6),
+    **{f"infiniband-{g}-4x": (4, 6, 9) for g in ("edr", "hdr", "ndr", "xdr")},
+    **{f"infiniband-{g}-2x": (4, 7, 3) for g in ("hdr", "ndr", "xdr")},
+}
+
+
+def release(version: str) -> tuple[int, int, int] | None:
+    """A NetBox release as numbers (``4.7.3-Docker-3.4`` -> (4, 7, 3)); None when it is not one.
+
+    >>> release("4.7.3-Docker-3.4"), release("4.6"), release("garbage")
+    ((4, 7, 3), (4, 6, 0), None)
+    """
+    try:
+        parts = [int(x) for x in version.split("-")[0].split(".")[:3]]
+    except ValueError:
+        return None
+    if len(parts) < 2:
+        return None
+    return (parts + [0])[0], parts[1], (parts + [0, 0])[2]
+
+
+def for_release(interface: str, version: tuple[int, int, int]) -> str:
+    """The interface type a NetBox of ``version`` takes for ``interface``: the type itself where the
+    release has it; before that, an InfiniBand 4X or 2X port its generation's own type (NetBox's
+    older InfiniBand choices, one per generation) and any other type ``other``.
+
+    >>> for_release("infiniband-ndr-4x", (4, 7, 3)), for_release("infiniband-ndr-4x", (4, 6, 8))
+    ('infiniband-ndr-4x', 'infiniband-ndr')
+    >>> for_release("infiniband-xdr-2x", (4, 6, 9)), for_release("1.6tbase-x-osfp1600", (4, 5, 0))
+    ('infiniband-xdr', 'other')
+    """
+    first = FIRST_RELEASE.get(interface)
+    if first is None or version >= first:
+        return interface
+    if interface.startswith("infiniband-"):
+        return interface.rsplit("-", 1)[0]
+    return "other"
+
+
 def version_ok(version: str) -> bool:
     """Whether a NetBox release (``4.7.3``, ``4.7.3-Docker-3.4``) is one the push supports.
 

@@ -374,7 +374,14 @@ def connect(url: str, token: str, timeout: float | None = None, say: Callable[[s
         raise BomError(f"NetBox at {shown(url)} runs release {version[:40] or 'unknown'}, which clusterbom does "
                        "not support", key="--url", hint=f"Use NetBox {lo[0]}.{lo[1]} or later before "
                                                         f"{hi[0]}.{hi[1]} (tested with {choices.TESTED_VERSION}).")
+    nb.clusterbom_release = choices.release(version)   # the interface types the push sends follow it
     return nb
+
+
+def release_of(nb: Any) -> tuple[int, int, int]:
+    """The release of the NetBox :func:`connect` reached (the tested one for a stand-in without it)."""
+    found = getattr(nb, "clusterbom_release", None)
+    return found if isinstance(found, tuple) else choices.release(choices.TESTED_VERSION) or (4, 7, 3)
 
 
 def request_error(exc: Exception, what: str, session: Any = None) -> BomError:

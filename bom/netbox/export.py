@@ -34,6 +34,9 @@ from bom.netbox.inventory import (
 from bom.outputs.publish import Output, write_all
 from bom.outputs.writers.common import csv_text, csv_writer
 
+#: The release the files are for unless told (the tested one).
+TESTED = choices.release(choices.TESTED_VERSION) or (4, 7, 3)
+
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
@@ -128,9 +131,11 @@ def texts(inv: Inventory) -> dict[str, str]:
     }
 
 
-def export_output(model: Model, catalog: Catalog | None) -> tuple[Output, list[Inventory]]:
+def export_output(model: Model, catalog: Catalog | None, version: tuple[int, int, int] | None = None
+                  ) -> tuple[Output, list[Inventory]]:
     """The import files as an output set: the cables stream while the inventory is collected, the
-    other files follow from it; the inventory lands in the returned list once the set is written."""
+    other files follow from it; the inventory lands in the returned list once the set is written.
+    ``version``: the NetBox release the files are for (default: the tested one)."""
     collected: list[Inventory] = []
 
     def write(open_: Callable[[str], IO[bytes]]) -> None:
@@ -143,6 +148,7 @@ def export_output(model: Model, catalog: Catalog | None) -> tuple[Output, list[I
             w.writerow(cable_row(c, tag))
 
         inv = collect(model, catalog, on_cable)
+        inv.for_release(version or TESTED)
         cables.flush()
         cables.detach()
         for name, text in texts(inv).items():
@@ -152,8 +158,10 @@ def export_output(model: Model, catalog: Catalog | None) -> tuple[Output, list[I
     return Output(streams=[(tuple(FILES), write)], what="the NetBox files"), collected
 
 
-def export(model: Model, catalog: Catalog | None, out: Path) -> Export:
-    """Write the files into ``out`` as one unit (nothing changes there unless every file is complete)."""
-    output, collected = export_output(model, catalog)
+def export(model: Model, catalog: Catalog | None, out: Path, version: tuple[int, int, int] | None = None
+           ) -> Export:
+    """Write the files into ``out`` as one unit (nothing changes there unless every file is complete),
+    for the NetBox release ``version`` (default: the tested one)."""
+    output, collected = export_output(model, catalog, version)
     paths = write_all(output, out)
     return Export(collected[0], sorted(paths))

@@ -162,6 +162,13 @@ class Inventory:
     def interfaces_used(self) -> int:
         return 2 * self.cables
 
+    def for_release(self, version: tuple[int, int, int]) -> None:
+        """Every interface type as a NetBox of ``version`` names it (:func:`bom.netbox.choices.for_release`):
+        the InfiniBand 4X and 2X types and the 1.6T OSFP type are newer than some releases the push takes."""
+        for t in self.device_types.values():
+            for n, ty in t.interfaces.items():
+                t.interfaces[n] = choices.for_release(ty, version)
+
 
 def _transceivers(catalog: Catalog | None) -> dict[str, ModuleType]:
     """Part number -> its module type, for the pluggable and coherent modules of the catalog."""
@@ -198,6 +205,42 @@ def _form_factors(catalog: Catalog | None) -> dict[str, tuple[str, str]]:
     return out
 
 
+#: A rack-scale system's trays that are not its compute trays: each its own device type.
+SYSTEM_TRAYS = (Layer.NVLINK_SWITCH, Layer.POWER_SHELF)
+
+
+def type_model(cid: str, role: str) -> str:
+    """The device type of a placed device: its catalog row's, or for a rack-scale system's NVLink switch
+    tray or power shelf (which the placement lists under the system's row) one of its own.
+
+    >>> type_model("gb300-nvl72", "node"), type_model("gb300-nvl72", "nvlink-switch")
+    ('gb300-nvl72', 'gb300-nvl72-nvlink-switch')
+    """
+    return f"{cid}-{role}" if role in SYSTEM_TRAYS else cid
+
+
+def switch_cage(row: Row | None, port: str) -> str | None:
+    """A switch port's cage form factor, as the switch is built (its cages, then its dedicated uplink
+    cages, :mod:`bom.cableplan.rows`' numbering): what NetBox types the port by, whatever module or
+    cable head the plan puts in it (an SN5600's OSFP cage holding a 400G split, a DAC to QSFP112).
+    None: not a switch's numbered port (a node's NIC port, ``mgmt``), typed by what the plan puts there.
+
+    >>> from types import SimpleNamespace as S
+    >>> sw = Switch.model_construct(cages=64, form_factor="osfp", uplinks=S(form_factor="qsfp28"))
+    >>> switch_cage(sw, "p3/2"), switch_cage(sw, "p65"), switch_cage(sw, "mgmt"), switch_cage(None, "p1")
+    ('osfp', 'qsfp28', None, None)
+    """
+    m = _CAGE.fullmatch(cage_of(port))
+    if not isinstance(row, Switch) or m is None or row.form_factor == "cpo":
+        return None
+    if int(m.group(1)) <= row.cages:
+        return row.form_factor
+    return row.uplinks.form_factor if row.uplinks is not None else None
+
+
+_CAGE = re.compile(r"p(\d+)")
+
+
 def _catalog_row(catalog: Catalog | None, cid: str) -> Row | None:
     if catalog is None:
         return None
@@ -229,16 +272,18 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
                 racks_seen.add(str(rack_))
                 rrow = _catalog_row_kind(catalog, "racks", str(rack_model))
                 inv.racks.append(Rack(str(rack_), site, str(row_), int(getattr(rrow, "rack_units", 48))))
-            if cid not in types:
+            tmodel = type_model(str(cid), str(role))
+            if tmodel not in types:
                 crow = _catalog_row(catalog, str(cid))
                 maker = getattr(crow, "vendor", GENERIC_MAKER)
                 part = getattr(crow, "part_number", "") if getattr(crow, "orderable", False) else ""
-                types[str(cid)] = DeviceType(maker, str(cid), int(height), part if len(part) <= 50 else "")
+                part = part if tmodel == cid and len(part) <= 50 else ""   # a tray is not the system's SKU
+                types[tmodel] = DeviceType(maker, tmodel, int(height), part)
                 makers.setdefault(maker, None)
             roles.setdefault(str(role), None)
-            inv.devices.append(Device(str(device), site, str(role), str(cid), str(rack_), str(row_),
+            inv.devices.append(Device(str(device), site, str(role), tmodel, str(rack_), str(row_),
                                       int(u) if int(height) > 0 else None))
-            model_of[str(device)] = str(cid)
+            model_of[str(device)] = tmodel
             placed.add(str(device))
         inv.locations = list(rows_seen)
     forms = _form_factors(catalog)
@@ -280,7 +325,8 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
                 makers.setdefault(mtype.manufacturer, None)
                 inv.modules[(device, bay)] = module
         if port not in ifs:
-            ff = forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side]
+            ff = switch_cage(_catalog_row(catalog, dtype), port) or \
+                (forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side])
             protocol, lane = wire.get(fabric, ("ethernet", None))
             ifs[port] = choices.interface_type(rate, ff, protocol, lane)
 

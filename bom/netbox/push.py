@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from bom.errors import BomError
 from bom.netbox import choices
-from bom.netbox.client import POOL, request_error
+from bom.netbox.client import POOL, release_of, request_error
 from bom.netbox.inventory import (
     ROLE_COLOURS,
     TRANSCEIVER_PROFILE,
@@ -540,4 +540,5 @@ def plan_objects(model: Model, catalog: Catalog | None) -> tuple[Inventory, list
 def push(nb: Any, model: Model, catalog: Catalog | None, *, dry_run: bool = False, batch: int = BATCH,
          workers: int = WORKERS, say: Callable[[str], None] | None = None) -> Result:
     inv, cables = plan_objects(model, catalog)
+    inv.for_release(release_of(nb))   # InfiniBand 4X and 2X ports as the server's release names them
     return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, workers=workers, say=say).run()

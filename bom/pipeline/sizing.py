@@ -15,7 +15,14 @@ from bom.inputs.yamlio import Located
 from bom.model.sizing import Accelerator, LevelPower, Sizing
 from bom.resources import data_dir
 from bom.topology.jobs import split_job
-from bom.topology.sizing import level_powers, platform_accelerator, seed_accelerator, size, with_replicas
+from bom.topology.sizing import (
+    level_powers,
+    platform_accelerator,
+    seed_accelerator,
+    seed_name,
+    size,
+    with_replicas,
+)
 
 #: The seed gives no power; its 288 GB accelerator is B300-class, so power comes from here.
 SEED_POWER_PLATFORM = "dgx-b300"
@@ -36,11 +43,16 @@ def accelerator(catalog: Catalog, platform_id: str | None, ov: SizeOverrides) ->
         acc = seed_accelerator(seed if isinstance(seed, Platform) else None)
     else:
         acc = platform_accelerator(catalog.platform(platform_id))
+    said = []   # the name says what the job is sized at, the command line's figures included
     if ov.memory_per_gpu_gb is not None:
         acc = replace(acc, memory_gb=ov.memory_per_gpu_gb)
+        said.append(f"{ov.memory_per_gpu_gb:,g} GB")
     if ov.flops_per_gpu is not None:
         acc = replace(acc, flops={k: ov.flops_per_gpu for k in acc.flops})
-    return acc
+        said.append(f"{ov.flops_per_gpu / 1e15:,g} PFLOP/s")
+    if platform_id is None:
+        return replace(acc, name=seed_name(acc.memory_gb, acc.flops["bf16"]))
+    return replace(acc, name=f"{acc.name} at {' and '.join(said)} a GPU") if said else acc
 
 
 def _with_mfu(job: Workload, ov: SizeOverrides) -> Workload:

@@ -151,6 +151,7 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
         if sup.rack_device_units // share > trays:
             in_system.append((Item(Layer.POWER_SHELF, design.platform.id, 1, 0.0, None, managed=False),
                               sup.rack_device_units // share - trays))
+    front = tuple((b.role, b.count) for b in sup.front_view) if in_system else ()
     block_net, per_rack, shared = _switches(design, catalog, k, rail)
     oob_leaf, oob_blocks, oob_shared, oob_spines = _oob(design, catalog, k)
     full, rest = divmod(nodes, block)
@@ -166,7 +167,7 @@ def _site_sections(design: Design, catalog: Catalog, k: int, nodes: int, compute
             rack_items.append((oob_leaf, in_rack))
             net.append((oob_leaf, in_block))
         spec = BlockSpec(copies, n, fp.nodes_per_rack, node, tuple(in_system), tuple(i for i in rack_items if i[1]),
-                         tuple(i for i in net if i[1]), fp.racks_per_row, share)
+                         tuple(i for i in net if i[1]), fp.racks_per_row, share, front)
         sections.append(block_section(spec, compute_rack, net_rack))
     if oob_leaf is not None:
         shared[RackKind.NETWORK] = spread_among(shared[RackKind.NETWORK] + oob_spines, oob_leaf, oob_shared)

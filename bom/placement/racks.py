@@ -88,13 +88,16 @@ class BlockSpec:
     network: tuple[tuple[Item, int], ...] = ()     # the block's leaves
     racks_per_row: int = 16
     racks_per_system: int = 1   # 2: a system's racks stand side by side, never split by the network racks
+    #: The system's published front view, bottom up, by role ((node, 8), (nvlink-switch, 9), ...);
+    #: empty: the nodes from U1, then ``in_system``.
+    front: tuple[tuple[str, int], ...] = ()
 
 
 def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, list[tuple[Item, int]]]:
     """One compute rack of ``nodes`` nodes, and the per-rack devices that did not fit it."""
     slots = _empty(RackKind.COMPUTE, rack)
     used, power = 0, sum(i.power_w for i, _ in slots)
-    load = [(spec.node, nodes), *spec.in_system]
+    load = _stack(spec, nodes)
     for item, count in load:
         check_fits(rack, item)
         for _ in range(count):
@@ -113,6 +116,23 @@ def _compute_rack(spec: BlockSpec, rack: RackType, nodes: int) -> tuple[Layout, 
         else:
             spill.append((item, count))
     return Layout(RackKind.COMPUTE, rack, tuple(slots)), spill
+
+
+def _stack(spec: BlockSpec, nodes: int) -> list[tuple[Item, int]]:
+    """A compute rack's nodes and system trays bottom up: in the published front view's order where
+    there is one (an NVL72's compute trays below and above its switch trays), a rack of fewer nodes
+    filling its node blocks from the bottom; what the view does not hold goes on top."""
+    if not spec.front:
+        return [(spec.node, nodes), *spec.in_system]
+    left = {spec.node.role: nodes} | {item.role: n for item, n in spec.in_system}
+    items = {spec.node.role: spec.node} | {item.role: item for item, _ in spec.in_system}
+    out: list[tuple[Item, int]] = []
+    for role, count in spec.front:
+        take = min(count, left.get(role, 0))
+        if take:
+            out.append((items[role], take))
+            left[role] -= take
+    return out + [(items[r], n) for r, n in left.items() if n]
 
 
 def _overfull(spec: BlockSpec, rack: RackType, nodes: int, load: list[tuple[Item, int]]) -> LimitError:

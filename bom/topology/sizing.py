@@ -38,9 +38,18 @@ SEED_FLOPS = 2.25e15
 
 def seed_accelerator(power_from: Platform | None = None) -> Accelerator:
     """The seed's accelerator; power per GPU borrowed from ``power_from`` when given."""
-    name = "the reference accelerator (288 GB, 2.25 PFLOP/s)"
     power = power_from.power_per_gpu_w if power_from else None
-    return Accelerator(name, SEED_MEMORY_GB, {"bf16": SEED_FLOPS}, power, 72, SEED_LEVELS)
+    return Accelerator(seed_name(SEED_MEMORY_GB, SEED_FLOPS), SEED_MEMORY_GB, {"bf16": SEED_FLOPS}, power, 72,
+                       SEED_LEVELS)
+
+
+def seed_name(memory_gb: float, flops: float) -> str:
+    """The seed's accelerator named by the memory and FLOP/s it is sized at (the command line may change them).
+
+    >>> seed_name(288.0, 2.25e15), seed_name(80.0, 1e15)
+    ('the reference accelerator (288 GB, 2.25 PFLOP/s)', 'the reference accelerator (80 GB, 1 PFLOP/s)')
+    """
+    return f"the reference accelerator ({memory_gb:,g} GB, {flops / 1e15:,g} PFLOP/s)"
 
 
 def platform_levels(p: Platform) -> tuple[Level, ...]:

@@ -115,6 +115,7 @@ def read(path: Path, seen: Seen) -> int:
             raise BomError(f"line {no}: node {guid} has no description to name its device", where=str(path),
                            key="--ib", hint=HINT)
         seen.covered.add(device_key(dev))
+        seen.infiniband.add(device_key(dev))
     links = 0
     source = str(path)
     for guid, _, ports in blocks:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bom.cableplan.rows import no_cycle_collection, rows
+from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.outputs.writers.workorder import output
 from bom.roles import FabricRole
@@ -46,7 +47,15 @@ def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[s
         if f not in known:
             raise BomError(f"the design has no fabric {f!r} (it has {', '.join(sorted(known))})", key="--fabric")
     with no_cycle_collection():
-        return verify(rows(model, catalog=catalog), seen, fabrics)
+        return verify(rows(model, catalog=catalog), seen, fabrics, infiniband(model, catalog))
+
+
+def infiniband(model: Model, catalog: Catalog) -> set[str]:
+    """The fabrics whose leaves are InfiniBand switches (the ports ibnetdiscover can see)."""
+    switches = catalog.rows.get("switches", {})
+    return {name for name, fabric in model.fabrics.items()
+            if fabric.shapes and isinstance(leaf := switches.get(fabric.first.leaf.id), Switch)
+            and leaf.protocol == "infiniband"}
 
 
 def work_order(v: Verification, name: str) -> Output:
@@ -71,6 +80,6 @@ def lines(v: Verification, limit: int = 50) -> list[str]:
         out += [f"netbox: {x}" for x in v.netbox.lines(limit)]
     out.append(f"{v.ok:,} ok, {len(v.missing):,} missing, {len(v.miswired):,} miswired, "
                f"{len(v.wrong_speed):,} wrong speed, {len(v.unexpected):,} unexpected; "
-               f"{v.not_checked:,} planned cables on devices no source covers were not checked"
+               f"{v.not_checked:,} planned cables whose ends no source can see were not checked"
                + ("; everything matches the plan" if v.match else ""))
     return out

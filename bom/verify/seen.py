@@ -95,6 +95,8 @@ class Seen:
     #: lists (a device only named as someone's neighbour may have other ports no one saw). Known
     #: before any pair is added.
     covered: set[str] = field(default_factory=set)
+    #: The devices ibnetdiscover lists: it sees their InfiniBand ports, and no other port of theirs.
+    infiniband: set[str] = field(default_factory=set)
     port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
     device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
     port_names: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)   # see ports_of

@@ -96,7 +96,7 @@ def test_an_lldp_neighbour_name_never_reaches_the_terminal_raw(tmp_path):
     r = verify(tmp_path, "--lldp", str(d))
     check(r, code=1)
     shown_clean(r.stdout, r.stderr)
-    summary = [line for line in r.stdout.split("\n") if "planned cables on devices" in line]
+    summary = [line for line in r.stdout.split("\n") if "were not checked" in line]
     assert len(summary) == 1 and "everything matches" not in summary[0], r.stdout
     assert "evil\\n0 missing" in r.stdout, r.stdout   # the line break is shown, not taken
     j = verify(tmp_path, "--lldp", str(d), "--json")

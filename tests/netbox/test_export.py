@@ -203,3 +203,73 @@ def test_transceivers_are_modules_in_module_bays(exported):
     assert want and modules == want
     for (device, bay), part in modules.items():
         assert bay in bays[dtype[device]] and part in mtypes
+
+
+def _types(out: Path) -> dict[str, dict[str, str]]:
+    return {d["model"]: {i["name"]: i["type"] for i in d.get("interfaces", [])}
+            for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text(encoding="utf-8"))}
+
+
+def test_nvl72_switch_trays_and_power_shelves_are_their_own_device_types(tmp_path, catalog):
+    """A 504-GPU GB300 build (7 racks): 126 compute trays of type gb300-nvl72 with a compute tray's ports,
+    63 NVLink switch trays and 56 power shelves of their own types (they were 119 more gb300-nvl72
+    devices, each with the compute tray's ports and module bays)."""
+    path = tmp_path / "s.yaml"
+    path.write_text("name: nvl504\nplatform: gb300-nvl72\ngpus: 504\nfabrics:\n  compute: {}\n  oob: {}\n")
+    model = pipeline.build_scenario(*load_scenario(path), catalog)
+    export(model, catalog, tmp_path / "nb")
+    devices = Counter(r["device_type"] for r in _read(tmp_path / "nb" / "07-devices.csv"))
+    assert (devices["gb300-nvl72"], devices["gb300-nvl72-nvlink-switch"], devices["gb300-nvl72-power-shelf"]) == \
+        (126, 63, 56)
+    types = _types(tmp_path / "nb")
+    assert Counter(types["gb300-nvl72"].values()) == {"infiniband-xdr-4x": 4, "1000base-t": 1}
+    assert types["gb300-nvl72-nvlink-switch"] == {"mgmt": "1000base-t"}   # its BMC on the OOB network
+    assert types["gb300-nvl72-power-shelf"] == {}
+    docs = {d["model"]: d for d in yaml.safe_load_all((tmp_path / "nb" / "06-device-types.yaml").read_text())}
+    assert "module-bays" not in docs["gb300-nvl72-nvlink-switch"] and "part_number" not in docs[
+        "gb300-nvl72-power-shelf"]
+
+
+def test_switch_ports_are_typed_by_their_cage(tmp_path):
+    """The SN5600's OSFP cages are OSFP interfaces whatever the plan puts in them: its ports to the
+    DGX H100's BlueField-3 (QSFP112 at the far end) were 400gbase-x-qsfp112."""
+    model, cat = _model("two-site.yaml")
+    export(model, cat, tmp_path)
+    sn5600 = _types(tmp_path)["sn5600"]
+    assert {t for n, t in sn5600.items() if n != "mgmt"} == {"400gbase-x-osfp"}
+    assert _types(tmp_path)["dgx-h100"]["storage-p1"] == "400gbase-x-qsfp112"   # the node's own cage
+
+
+@pytest.mark.parametrize("version, want", [(None, "infiniband-ndr-4x"), ("4.7.3", "infiniband-ndr-4x"),
+                                           ("4.6.9", "infiniband-ndr-4x"), ("4.6.8", "infiniband-ndr"),
+                                           ("4.5.0", "infiniband-ndr")])
+def test_infiniband_types_follow_the_netbox_release(bom, tmp_path, version, want):
+    """NetBox has InfiniBand 4X types from 4.6.9 on: files for an older release (still accepted, 4.5 and
+    later) give the port its generation's type, which that release has."""
+    args = ("--netbox-version", version) if version else ()
+    r = bom("netbox", "export", str(HERE / "pod8.yaml"), "-o", str(tmp_path), *args)
+    assert r.exit_code == 0, r.output
+    qm = _types(tmp_path)["qm9700"]
+    assert {t for n, t in qm.items() if n != "mgmt"} == {want}
+
+
+def test_an_unsupported_release_is_refused(bom, tmp_path):
+    r = bom("netbox", "export", str(HERE / "pod8.yaml"), "-o", str(tmp_path), "--netbox-version", "4.4.9")
+    assert r.exit_code == 2 and "--netbox-version" in r.stderr and "4.7.3" in r.stderr
+
+
+def test_push_names_the_types_as_the_servers_release_does():
+    """The push takes the release the status probe read (client.connect keeps it on the API object)."""
+    from bom.netbox.client import release_of
+    from bom.netbox.push import plan_objects
+
+    model, cat = _model("pod8.yaml")
+
+    class Old:
+        clusterbom_release = (4, 6, 8)
+
+    assert release_of(object()) == (4, 7, 3) and release_of(Old()) == (4, 6, 8)
+    inv, _ = plan_objects(model, cat)
+    inv.for_release(release_of(Old()))
+    assert set(inv.device_types["qm9700"].interfaces.values()) == {"infiniband-ndr", "1000base-t"}
+    assert all(choices.release(v) for v in ("4.5.0", choices.TESTED_VERSION))

@@ -234,3 +234,42 @@ def test_a_device_type_with_other_interfaces_is_refused_before_anything_is_creat
     finally:
         dt.delete()
 
+
+
+def test_an_nvl72_rack_reads_back_with_its_trays_own_types_and_4x_ports(nb, st, run, tmp_path):
+    """One GB300 NVL72 rack pushed into NetBox 4.7.3: its 9 NVLink switch trays and 8 power shelves are
+    devices of their own types (not gb300-nvl72 with a compute tray's ports), the compute trays and
+    the Q3400's ports are InfiniBand XDR 4X (the server's release has the 4X types), the diff matches."""
+    scenario = tmp_path / "nvl.yaml"
+    scenario.write_text("name: nb-nvl72\nplatform: gb300-nvl72\ngpus: 72\nfabrics:\n  compute: {}\n  oob: {}\n")
+    _, inv, _ = _plan(scenario)
+    live.purge(nb, inv.sites)
+    try:
+        _nvl72_reads_back(nb, run, scenario, inv)
+    finally:
+        live.clean(nb, st)   # its XDR UFM and Q3400 types are not the NDR pod's: an empty NetBox after it
+
+
+def _nvl72_reads_back(nb, run, scenario, inv) -> None:  # type: ignore[no-untyped-def]
+    from bom.netbox import choices
+
+    r = run("push", scenario, "--json")
+    assert r.exit_code == 0, r.output
+    version = choices.release(str(nb.status()["netbox-version"]))
+    assert version is not None and version >= choices.FIRST_RELEASE["infiniband-xdr-4x"]
+    ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+    held = {}
+    for d in nb.dcim.devices.filter(site_id=ids):
+        held[d.device_type.model] = held.get(d.device_type.model, 0) + 1
+    assert (held["gb300-nvl72"], held["gb300-nvl72-nvlink-switch"], held["gb300-nvl72-power-shelf"]) == (18, 9, 8)
+    # (the Q3400's ports to the UFM are 400G halves of its cages: NetBox 4.7.3 has the XDR 2X type too)
+    def types(model: str) -> set[str]:
+        dt = nb.dcim.device_types.get(model=model)
+        return {t.type.value for t in nb.dcim.interface_templates.filter(device_type_id=dt.id)}
+
+    assert types("gb300-nvl72") == {"infiniband-xdr-4x", "1000base-t"}
+    assert types("gb300-nvl72-nvlink-switch") == {"1000base-t"}
+    assert "infiniband-xdr-4x" in types("q3400") <= {"infiniband-xdr-4x", "infiniband-xdr-2x", "1000base-t"}
+    assert not list(nb.dcim.interface_templates.filter(
+        device_type_id=nb.dcim.device_types.get(model="gb300-nvl72-power-shelf").id))
+    assert run("diff", scenario).exit_code == 0

@@ -20,8 +20,10 @@ fabrics: {compute: {}, inband: {switch: sn5600}}
 """
 
 
-def model(catalog, distance):
+def model(catalog, distance, amplifier=None):
     text = BASE.replace("DIST", distance)
+    if amplifier:
+        text = text.replace('dci_bandwidth: "25.6 Tbit/s"', f'dci_bandwidth: "12.8 Tbit/s", amplifier: {amplifier}')
     return build_model(scenario_from_text(text), load_text(text, "s.yaml"), catalog, None)
 
 
@@ -172,7 +174,10 @@ def test_line_ports_are_patched_to_their_mux_channels_with_bought_cords(catalog)
     assert d.patch is not None and d.patch.row.fibre == "os2" and d.patch.row.connector == "lc-duplex"
     assert d.patch.length_m >= m.floor.in_rack_m
     cords = [x for x in dci_lines(d, catalog) if x.category == Category.PATCH_CORD]
-    assert [(x.sku, x.quantity) for x in cords] == [(d.patch.part_number, 128)]
+    # and the same cord from each of the 2 terminal amplifiers at both ends of the 1 amplified fibre pair
+    assert d.amplified and d.fibre_pairs == 1 and d.amplifier_patch_cords == 4
+    assert [(x.sku, x.hop, x.quantity) for x in cords] == [(d.patch.part_number, "site-site", 128),
+                                                           (d.patch.part_number, "mux-amplifier", 4)]
     c = plan.COL
     rows = [r for r in plan.rows(m, catalog=catalog) if r[c["hop"]] == "site-site" and r[c["b_role"]] == "mux"]
     assert len(rows) == 128 and {r[c["cable_part"]] for r in rows} == {d.patch.part_number}
@@ -235,3 +240,39 @@ def test_the_default_line_counts_its_amplifiers(default_report, catalog):
         True, 4, 4, 0)
     edfa = [x for x in default_report.lines if x.category == Category.DWDM and x.catalog_id == "ncs1001-edfa"]
     assert sum(x.quantity for x in edfa if x.fabric == "dci") == 4
+
+
+def test_terminal_amplifiers_are_patched_to_their_mux_line_port(catalog):
+    """A 120 km route is amplified: at both ends of each fibre pair a booster (the mux/demux's transmit
+    fibre, line/1) and a pre-amplifier (its receive fibre, line/2), rack-mounted beside the mux/demux,
+    each patched to it with the line's own OS2 LC cord: plan rows of hop mux-amplifier, one per
+    amplifier the placement stands, as many as the BOM buys and the JSON counts."""
+    from bom.cableplan import rows as plan
+    from bom.costing.lines import dci_lines
+
+    m = model(catalog, "120 km")
+    d = m.dci
+    assert d.amplified and not d.pluggable and d.mux is not None
+    c = plan.COL
+    all_rows = list(plan.rows(m, catalog=catalog))
+    cords = [r for r in all_rows if r[c["hop"]] == "mux-amplifier"]
+    terminal = sum(d.site_amplifiers(s) for s in range(1, d.sites + 1))
+    assert len(cords) == d.amplifier_patch_cords == terminal == 2 * 2 * d.fibre_pairs > 0
+    assert {(r[c["a_role"]], r[c["b_role"]]) for r in cords} == {("mux", "amplifier")}
+    assert {r[c["a_port"]] for r in cords} == {"line/1", "line/2"} and {r[c["b_port"]] for r in cords} == {"p1"}
+    # every amplifier in the racks has its cord, once
+    amps = {r[c["b_device"]] for r in cords}
+    placed = {s.device for r in m.placement.racks() for s in m.placement.elevation(r) if s.role == "amplifier"}
+    assert amps == placed and len(amps) == len(cords)
+    assert {r[c["cable_part"]] for r in cords} == {d.patch.part_number}
+    assert all(r[c["length_m"]] <= r[c["sold_length_m"]] for r in cords)
+    line = [x for x in dci_lines(d, catalog) if x.hop == "mux-amplifier"]
+    assert [x.quantity for x in line] == [d.amplifier_patch_cords]
+    assert m.dci.to_json()["amplifier_patch_cords"] == len(cords)
+    assert plan.check(m, plan.tally(all_rows)) == []
+
+
+def test_a_pluggable_line_system_needs_no_cord(catalog):
+    """Cisco's QDD OLS plugs into a router port: no rack amplifier, no cord."""
+    m = model(catalog, "120 km", amplifier="qdd-ols")
+    assert m.dci.pluggable and m.dci.amplifier_patch_cords == 0

@@ -276,3 +276,67 @@ def test_a_fifo_or_a_device_among_the_files_is_refused_not_read(bom, tmp_path, p
     assert r.exit_code == 2 and "not a regular file" in r.stderr
     r = bom("verify", str(ETH), "--ib", "/dev/zero", "-o", str(tmp_path / "out"))
     assert r.exit_code == 2 and "is not a file" in r.stderr and "Traceback" not in r.output
+
+
+ETH_OOB = HERE / "scenarios" / "eth-pod-oob.yaml"
+IB_OOB = HERE / "scenarios" / "ib-pod-oob.yaml"
+
+
+def _plan_of(path: Path, catalog) -> list:
+    sc, src = load_scenario(path)
+    return list(rows(pipeline.build_scenario(sc, src, catalog), catalog=catalog))
+
+
+def test_host_only_lldp_leaves_the_bmc_cables_not_checked_not_missing(bom, tmp_path, catalog):
+    """Only the hosts' lldpd files, as a host's lldpd writes them: it lists the host's NICs and never
+    its BMC port (a controller of its own). Each node's BMC cable to the management switch is seen by
+    no source: not checked, where it was reported missing; the compute links the hosts see are ok."""
+    plan = _plan_of(ETH_OOB, catalog)
+    bmc = [r[COL["cable_id"]] for r in plan if r[COL["a_role"]] == "node" and r[COL["a_port"]] == "mgmt"]
+    assert len(bmc) == 3
+    built = nb.built(plan)
+    hosts = {dev: [e for e in items if e["name"] != "mgmt"] for dev, items in built.items() if "-node-" in dev}
+    nb.write(tmp_path / "lldp", hosts)
+    r = bom("verify", str(ETH_OOB), "--lldp", str(tmp_path / "lldp"), "-o", str(tmp_path / "out"), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    compute = sum(r[COL["fabric"]] == "compute" and "node" in (r[COL["a_role"]], r[COL["b_role"]]) for r in plan)
+    assert out["missing"] == [] and out["miswired"] == [] and out["unexpected"] == []
+    assert (out["ok"], out["not_checked"]) == (compute, len(plan) - compute)
+    # a cable a host does see stays checked: one node's compute link left out is missing
+    gone = next(r[COL["cable_id"]] for r in plan if r[COL["a_role"]] == "node" and r[COL["fabric"]] == "compute")
+    hosts = {dev: [e for e in items if e["name"] != "mgmt"]
+             for dev, items in nb.built(plan, omit=[gone]).items() if "-node-" in dev}
+    nb.write(tmp_path / "lldp2", hosts)
+    r = bom("verify", str(ETH_OOB), "--lldp", str(tmp_path / "lldp2"), "-o", str(tmp_path / "out"), "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["missing"] == [gone]
+    # --fabric oob checks them all the same: no source saw the BMC cables, so they are missing
+    r = bom("verify", str(ETH_OOB), "--lldp", str(tmp_path / "lldp"), "--fabric", "oob", "-o",
+            str(tmp_path / "out"), "--json")
+    out = json.loads(r.stdout)
+    assert r.exit_code == 1 and set(bmc) <= set(out["missing"])
+
+
+def test_a_bmc_seen_by_the_host_is_checked(bom, tmp_path, catalog):
+    """A host whose lldpd does report a neighbour on its management port (a BMC sharing a NIC, NC-SI):
+    what it reports is checked, a wrong neighbour there is miswired."""
+    plan = _plan_of(ETH_OOB, catalog)
+    built = nb.built(plan, swap=[r[COL["cable_id"]] for r in plan if r[COL["a_port"]] == "mgmt"
+                                 and r[COL["a_role"]] == "node"][:2])
+    nb.write(tmp_path / "lldp", {dev: items for dev, items in built.items() if "-node-" in dev})
+    r = bom("verify", str(ETH_OOB), "--lldp", str(tmp_path / "lldp"), "-o", str(tmp_path / "out"), "--json")
+    out = json.loads(r.stdout)
+    assert r.exit_code == 1 and len(out["miswired"]) == 2 and out["missing"] == []
+
+
+def test_ibnetdiscover_sees_only_infiniband_ports(bom, tmp_path):
+    """ibnetdiscover lists the HCAs and switches: the nodes' BMC cables and the leaf's Ethernet
+    management port are seen by no source (not checked, where they were missing)."""
+    text = (FIX / "ib-pod.ibnetdiscover").read_text()
+    # ib-pod-oob's placement puts the UFM servers in the second rack of row 2
+    ib = tmp_path / "pod.ibnetdiscover"
+    ib.write_text(text.replace("s1-r02-rk01-ufm", "s1-r02-rk02-ufm"))
+    r = bom("verify", str(IB_OOB), "--ib", str(ib), "-o", str(tmp_path / "out"), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert (out["ok"], out["missing"], out["not_checked"]) == (18, [], 28)
