@@ -57,11 +57,9 @@ def test_build_prints_the_phases_side_by_side(built):
     assert f"{doc['phases'][0]['capex_usd']:,.0f}" in stdout
 
 
-@pytest.mark.slow   # the 16-SU plan in full: about 65,000 rows
+@pytest.mark.slow   # the 16-SU plan in full: 12,288 rows
 def test_the_plan_has_a_phase_column(built, bom, tmp_path):
-    """Every plan of a phased scenario has a phase column (this one is past what bom build writes)."""
-    _, _, out = built
-    assert not (out / "b200-4su-16su-cables.csv").exists()
+    """Every plan of a phased scenario has a phase column (bom cables writes it whatever its size)."""
     assert bom("cables", B200, "-o", str(tmp_path), "-q", "--profile", "procurement").exit_code == 0
     with (tmp_path / "b200-4su-16su-cables.csv").open() as fh:
         phases = {r["phase"] for r in csv.DictReader(fh)}
