@@ -599,6 +599,53 @@ def compare(
     _wrote(paths)
 
 
+@app.command(short_help="What changes between two designs: parts, money, power, devices, cables.")
+@friendly
+@pipe_safe
+def diff(
+    old: Annotated[str, typer.Argument(metavar="OLD", help="A scenario, a build's <name>.json, or REV:PATH (a "
+                                       "scenario at a git revision, e.g. HEAD~1:scenarios/default.yaml).")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The same kinds as OLD.")],
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Also write the diff's files (JSON, Markdown, workbook) there.")] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Compare two designs: the order delta (buy and return, priced, with lead times), money by category and
+    the TCO, power and cooling, copper share and modules per GPU, design rules newly broken, devices added,
+    removed and moved, cables added, removed, re-patched and replaced. Exit 0 when the designs are the same,
+    1 when they differ, 2 on bad input."""
+    import json
+
+    from bom.outputs import diff_text
+    from bom.pipeline import diff as diffing
+
+    def step(what: str) -> None:
+        if not quiet:
+            _say(what, err=True)
+
+    step(f"reading {old}")
+    a = diffing.load_side(old, "OLD", catalog_dir, prices)
+    step(f"reading {new}")
+    b = diffing.load_side(new, "NEW", catalog_dir, prices)
+    d = diffing.diff_sides(a, b, progress=step)
+    paths = None
+    if output is not None:
+        from bom.outputs import sets
+        from bom.outputs.publish import write_all
+
+        paths = write_all(sets.diff_output(d, a.doc, b.doc), output)
+    if as_json:
+        _json_document(json.dumps(d.to_json(), indent=2))
+    else:
+        _show(diff_text.summary(d))
+        if paths:
+            _wrote(paths)
+    raise typer.Exit(0 if d.same else 1)
+
+
 @app.command(short_help="One fabric of one site as Graphviz DOT, draw.io XML and a netlab topology.")
 @friendly
 @pipe_safe

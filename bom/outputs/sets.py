@@ -9,7 +9,8 @@ cable plan when it is small (:func:`bom.outputs.planfiles.for_build`), rendered 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, for_build
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.costing.compare import Comparison
     from bom.costing.report import Report
+    from bom.diff.result import Diff
 
 
 def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
@@ -54,3 +56,10 @@ def render_comparison(result: Comparison) -> dict[str, bytes]:
 
 def compare_output(result: Comparison) -> Output:
     return Output(render_comparison(result), what="the comparison")
+
+
+def diff_output(d: Diff, old: Mapping[str, object], new: Mapping[str, object]) -> Output:
+    """``bom diff -o``: the diff's JSON, named after the two builds."""
+    a, b = str(old.get("name", "old")), str(new.get("name", "new"))
+    name = f"{a}-diff" if a == b else f"{a}-vs-{b}-diff"
+    return Output({f"{name}.json": (json.dumps(d.to_json(), indent=2) + "\n").encode()}, what="the diff")
