@@ -11,7 +11,8 @@ and site by site: :mod:`bom.links.registry`), so the two streams are walked side
 section (fabric, hop, near site): a row waits only for its partner in the other stream's same section,
 and a section's unmatched rows are settled as soon as both streams have left it. What is held at once
 is the rows not yet matched: the rows that differ within the sections being walked, plus the rows of a
-section only one plan has until the other stream passes it (``held_max`` says how many). A
+section only one plan has until the other stream leaves it, or to the end when the other plan never
+enters it (a fabric or hop only one design has: its rows; ``held_max`` says how many). A
 million-GPU plan against itself with a parameter that moves no cable holds one row of each.
 """
 
@@ -30,6 +31,8 @@ Section = tuple[object, ...]
 #: A change: (action, the old plan's row or None, the new plan's row or None).
 Move = tuple[str, PlanRow | None, PlanRow | None]
 Sink = Callable[[Move], None]
+#: A plan's device name -> the device it is (names carry racks; a rack may change between designs).
+Resolve = Callable[[str], object]
 
 ACTIONS = ("add", "remove", "move", "replace")
 _C = COL
@@ -40,6 +43,10 @@ _PARTS = tuple(_C[k] for k in ("a_module", "b_module", "medium", "rate_gbps", "c
                                "sold_length_m"))
 _A_SITE = _C["a_site"]
 _LINE = (HopKind.SITE_SITE, HopKind.FIBRE_PAIR)
+
+
+def _logical(r: PlanRow, resolve: Resolve) -> Key:
+    return r[_C["fabric"]], r[_C["hop"]], resolve(str(r[_C["a_device"]])), r[_C["a_port"]]
 
 
 def key(r: PlanRow) -> Key:
@@ -112,8 +119,13 @@ class _Side:
         return before, now in self.left
 
 
-def merge(old: Iterable[PlanRow], new: Iterable[PlanRow], sink: Sink | None = None) -> CableChanges:
-    """The two plans merged by near end; every change handed to ``sink`` (in the merge's order)."""
+def merge(old: Iterable[PlanRow], new: Iterable[PlanRow], sink: Sink | None = None,
+          logical: tuple[Resolve, Resolve] | None = None) -> CableChanges:
+    """The two plans merged by near end; every change handed to ``sink`` (in the merge's order).
+
+    ``logical``: each plan's device name -> the device (bom.diff.devices.Logical); a section's rows left
+    unmatched by name are then paired by their near device and port, each a move with both ends (a
+    device whose rack changes takes its cables along)."""
     out = CableChanges()
     a, b = _Side(old), _Side(new)
     held = 0
@@ -127,12 +139,19 @@ def merge(old: Iterable[PlanRow], new: Iterable[PlanRow], sink: Sink | None = No
 
     def settle(s: Section) -> None:
         nonlocal held
-        for r in a.waiting.pop(s, {}).values():
+        gone, came = a.waiting.pop(s, {}), b.waiting.pop(s, {})
+        held -= len(gone) + len(came)
+        if logical is not None and gone and came:
+            by_device = {_logical(r, logical[1]): r for r in came.values()}
+            for k, r in list(gone.items()):
+                n = by_device.pop(_logical(r, logical[0]), None)
+                if n is not None:
+                    emit("move", r, n)
+                    del gone[k], came[key(n)]
+        for r in gone.values():
             emit("remove", r, None)
-            held -= 1
-        for r in b.waiting.pop(s, {}).values():
+        for r in came.values():
             emit("add", None, r)
-            held -= 1
 
     def take(me: _Side, other: _Side, old_side: bool) -> None:
         nonlocal held
@@ -181,13 +200,12 @@ def apply(old: Iterable[PlanRow], moves: Iterable[Move]) -> list[PlanRow]:
     """The old plan with the moves applied (rows by near end): the new plan's rows (a check of the move
     list; it holds a plan, so for tests and small plans)."""
     rows = {key(r): r for r in old}
-    for action, o, n in moves:
-        if action == "remove":
-            assert o is not None
+    moves = list(moves)
+    for _, o, _ in moves:   # every row taken out first: a moved row may take a near end another one leaves
+        if o is not None:
             del rows[key(o)]
-        else:
-            assert n is not None
-            if action != "add":
-                assert o is not None and key(o) in rows
+    for _, _, n in moves:
+        if n is not None:
+            assert key(n) not in rows
             rows[key(n)] = n
     return list(rows.values())

@@ -96,3 +96,23 @@ def merge(old: Iterator[Placed], new: Iterator[Placed]) -> DeviceChanges:
 
 def not_compared() -> DeviceChanges:
     return DeviceChanges(compared=False)
+
+
+class Logical:
+    """A device's name (its rack, role and place in the rack) -> its logical identity (site, role, index),
+    for pairing the cables of a device whose rack changes. Built on first use, from the placement: it holds
+    a name per placed device (a plan's devices, not its rows), and only a diff whose devices move needs it;
+    an unplaced device (a DCI router) keeps its name."""
+
+    def __init__(self, placement: Placement) -> None:
+        self.placement = placement
+        self.known: dict[str, tuple[int, str, int]] | None = None
+
+    def __call__(self, name: str) -> object:
+        if self.known is None:
+            self.known = {}
+            nth: dict[tuple[str, str], int] = {}
+            for site, role, index, rack, _, _ in placed(self.placement):
+                n = nth[rack, role] = nth.get((rack, role), 0) + 1
+                self.known[names.device(rack, role, n)] = (site, role, index)
+        return self.known.get(name, name)
