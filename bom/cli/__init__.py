@@ -671,13 +671,15 @@ def diff(
     a = diffing.load_side(old, "OLD", catalog_dir, prices)
     step(f"reading {new}")
     b = diffing.load_side(new, "NEW", catalog_dir, prices)
-    d = diffing.diff_sides(a, b, progress=step)
+    moves: list[Any] = []   # the work order's changes, held only when it is written (-o)
+    d = diffing.diff_sides(a, b, moves.append if output is not None else None, progress=step)
     paths = None
     if output is not None:
         from bom.outputs import sets
         from bom.outputs.publish import write_all
 
-        paths = write_all(sets.diff_output(d, a.doc, b.doc), output)
+        step("writing the diff")
+        paths = write_all(sets.diff_output(d, a.doc, b.doc, moves), output)
     if as_json:
         _json_document(json.dumps(d.to_json(), indent=2))
     else:

@@ -11,22 +11,12 @@ import pytest
 
 from bom.diff.result import diff_docs
 from bom.pipeline.diff import diff_sides, load_side
-from bom.resources import data_dir
-
-DEFAULT = data_dir("scenarios") / "default.yaml"
 
 
-@pytest.fixture(scope="module")
-def cpo_case(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cpo")
-    text = DEFAULT.read_text()
-    assert "switch: q3400" in text
-    cpo = folder / "cpo.yaml"
-    cpo.write_text(text.replace("switch: q3400", "switch: q3450-ld", 1))
-    old, new = load_side(str(DEFAULT), "OLD"), load_side(str(cpo), "NEW")
-    (folder / "old.json").write_text(json.dumps(old.doc))
-    (folder / "new.json").write_text(json.dumps(new.doc))
-    return old, new, diff_sides(old, new), folder
+@pytest.fixture()
+def cpo_case(cpo_diff):
+    old, new, d, _, folder = cpo_diff   # tests/conftest.py: built once a session
+    return old, new, d, folder
 
 
 def _fig(figs, name):
