@@ -653,6 +653,7 @@ def diff(
     quiet: QuietOpt = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Compare two designs: the order delta (buy and return, priced, with lead times), money by category and
     the TCO, power and cooling, copper share and modules per GPU, design rules newly broken, devices added,
@@ -668,9 +669,9 @@ def diff(
             _say(what, err=True)
 
     step(f"reading {old}")
-    a = diffing.load_side(old, "OLD", catalog_dir, prices)
+    a = diffing.load_side(old, "OLD", catalog_dir, prices, strict_prices)
     step(f"reading {new}")
-    b = diffing.load_side(new, "NEW", catalog_dir, prices)
+    b = diffing.load_side(new, "NEW", catalog_dir, prices, strict_prices)
     moves: list[Any] = []   # the work order's changes, held only when it is written (-o)
     d = diffing.diff_sides(a, b, moves.append if output is not None else None, progress=step)
     paths = None

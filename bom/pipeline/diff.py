@@ -76,9 +76,10 @@ def _json_side(path: Path, role: str) -> Side:
     return Side(str(path), doc)
 
 
-def _scenario_side(src: Located, label: str, overlays: list[Path] | None, prices: list[Path] | None) -> Side:
+def _scenario_side(src: Located, label: str, overlays: list[Path] | None, prices: list[Path] | None,
+                   strict_prices: bool) -> Side:
     scenario = parse_scenario(src)
-    catalog = catalog_for(scenario, src, overlays, prices)
+    catalog = catalog_for(scenario, src, overlays, prices, strict_prices)
     model, checks = build_checked(scenario, src, catalog, allow_violations=True)
     with located(src):
         report = report_of(model, catalog, checks)
@@ -86,15 +87,16 @@ def _scenario_side(src: Located, label: str, overlays: list[Path] | None, prices
     return Side(label, json.loads(write_json(report)), model, catalog)
 
 
-def load_side(spec: str, role: str, overlays: list[Path] | None = None, prices: list[Path] | None = None) -> Side:
+def load_side(spec: str, role: str, overlays: list[Path] | None = None, prices: list[Path] | None = None,
+              strict_prices: bool = False) -> Side:
     """A side from its argument: a build's JSON, a scenario, or ``rev:path`` (a scenario at a git revision)."""
     path = Path(spec)
     if not path.exists() and ":" in spec and not spec.startswith(":"):
         text, file = _git_show(spec, role)
-        return _scenario_side(load_text(text, file), spec, overlays, prices)
+        return _scenario_side(load_text(text, file), spec, overlays, prices, strict_prices)
     if path.suffix.lower() == ".json":
         return _json_side(path, role)
-    return _scenario_side(load_file(path, "scenario file"), spec, overlays, prices)
+    return _scenario_side(load_file(path, "scenario file"), spec, overlays, prices, strict_prices)
 
 
 def diff_sides(old: Side, new: Side, sink: cables.Sink | None = None,
