@@ -13,13 +13,14 @@ and a section's unmatched rows are settled as soon as both streams have left it.
 is the rows not yet matched: the rows that differ within the sections being walked, plus the rows of a
 section only one plan has until the other stream leaves it, or to the end when the other plan never
 enters it (a fabric or hop only one design has: its rows; ``held_max`` says how many). A
-million-GPU plan against itself with a parameter that moves no cable holds one row of each.
+million-GPU plan against itself with a parameter that moves no cable holds none but each stream's current row.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from bom.cableplan.rows import COL
 from bom.diff.records import CablesJson
@@ -49,22 +50,24 @@ def _logical(r: PlanRow, resolve: Resolve) -> Key:
     return r[_C["fabric"]], r[_C["hop"]], resolve(str(r[_C["a_device"]])), r[_C["a_port"]]
 
 
-def key(r: PlanRow) -> Key:
-    return tuple(r[i] for i in _KEY)
+key: Callable[[PlanRow], Key] = itemgetter(*_KEY)
+_far = itemgetter(*_FAR)
+_parts = itemgetter(*_PARTS)
+_site_section = itemgetter(_C["fabric"], _C["hop"], _A_SITE)
+_HOP, _FABRIC = _C["hop"], _C["fabric"]
 
 
 def _section(r: PlanRow) -> Section:
     # the line side's rows go span by span and wavelength by wavelength, each at both sites' muxes, its
     # fibre pairs between them: the whole line (a few thousand rows at most) is one section
-    hop = r[_C["hop"]]
-    return (r[_C["fabric"]], "line", "") if hop in _LINE else (r[_C["fabric"]], hop, r[_A_SITE])
+    return (r[_FABRIC], "line", "") if r[_HOP] in _LINE else _site_section(r)
 
 
 def classify(old: PlanRow, new: PlanRow) -> str | None:
     """The change between two rows of one near end (None: the same cable in the same ports)."""
-    if any(old[i] != new[i] for i in _FAR):
+    if _far(old) != _far(new):
         return "move"
-    if any(old[i] != new[i] for i in _PARTS):
+    if _parts(old) != _parts(new):
         return "replace"
     return None
 
@@ -97,12 +100,9 @@ class _Side:
     def __init__(self, rows: Iterable[PlanRow]) -> None:
         self.it: Iterator[PlanRow] = iter(rows)
         self.row: PlanRow | None = next(self.it, None)
+        self.section: Section | None = _section(self.row) if self.row is not None else None
         self.left: set[Section] = set()
         self.waiting: dict[Section, dict[Key, PlanRow]] = {}
-
-    @property
-    def section(self) -> Section | None:
-        return _section(self.row) if self.row is not None else None
 
     def passed(self, s: Section | None) -> bool:
         return self.row is None or s in self.left
@@ -110,8 +110,11 @@ class _Side:
     def advance(self) -> tuple[Section | None, bool]:
         """The next row; the section left (if the stream left one) and whether it came back to one."""
         before = self.section
-        self.row = next(self.it, None)
-        now = self.section
+        self.row = r = next(self.it, None)
+        # most rows stay in their section: its fabric and hop are the same objects, the site an equal text
+        now = self.section = None if r is None else before if (
+            before is not None and r[_HOP] is before[1] and r[_FABRIC] is before[0] and r[_A_SITE] == before[2]
+        ) else _section(r)
         if now == before:
             return None, False
         if before is not None:
@@ -179,9 +182,28 @@ def merge(old: Iterable[PlanRow], new: Iterable[PlanRow], sink: Sink | None = No
             for sec in [x for x in (*me.waiting, *other.waiting) if other.passed(x)]:
                 settle(sec)
 
+    def pair(o: PlanRow, n: PlanRow) -> None:
+        """Both heads at one near end (identical plans walk here only): no row waits."""
+        change = classify(o, n)
+        if change is None:
+            out.same_rows += 1
+        else:
+            emit(change, o, n)
+        for me, other in ((a, b), (b, a)):
+            left, back = me.advance()
+            out.reentered += back
+            if left is not None and other.passed(left):
+                settle(left)
+        if a.row is None or b.row is None:
+            for sec in [x for x in (*a.waiting, *b.waiting) if a.passed(x) and b.passed(x)]:
+                settle(sec)
+
     while a.row is not None or b.row is not None:
         sa, sb = a.section, b.section
         if a.row is not None and b.row is not None and sa == sb:
+            if key(a.row) == key(b.row):
+                pair(a.row, b.row)
+                continue
             take(a, b, True)
             take(b, a, False)
         elif a.row is not None and b.passed(sa):

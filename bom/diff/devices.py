@@ -22,14 +22,15 @@ Placed = tuple[int, str, int, str, int, str]
 SHOWN = 50
 
 
-def placed(placement: Placement) -> Iterator[Placed]:
-    """Every placed device as (site, role, index, rack, U, catalog id), sorted by (site, role, index)."""
+def placed(placement: Placement, only: tuple[int, str] | None = None) -> Iterator[Placed]:
+    """Every placed device as (site, role, index, rack, U, catalog id), sorted by (site, role, index);
+    ``only``: the devices of one (site, role)."""
     per = placement.racks_per_row
     sites = sum(shape.count for shape in placement.sites)
-    for site in range(1, sites + 1):
+    for site in range(1, sites + 1) if only is None else (only[0],) if only[0] <= sites else ():
         sections = placement.site_sections(site)
         roles = sorted({item.role for _, sec, _ in sections for lay in sec.layouts for item, _ in lay.slots})
-        for role in roles:
+        for role in roles if only is None else [r for r in roles if r == only[1]]:
             index = 0
             for _, sec, start in sections:
                 spots = sec.where(role)
@@ -98,21 +99,33 @@ def not_compared() -> DeviceChanges:
     return DeviceChanges(compared=False)
 
 
+def _site_role(name: str) -> tuple[int, str] | None:
+    """(site, role) of a placed device's name (bom/names.py: ``s<site>-r<row>-rk<pos>-<role>-<n>``)."""
+    parts = name.split("-")
+    if len(parts) < 5 or not parts[1].startswith("r") or not parts[2].startswith("rk") or not parts[0][1:].isdigit():
+        return None
+    return int(parts[0][1:]), "-".join(parts[3:-1])
+
+
 class Logical:
     """A device's name (its rack, role and place in the rack) -> its logical identity (site, role, index),
-    for pairing the cables of a device whose rack changes. Built on first use, from the placement: it holds
-    a name per placed device (a plan's devices, not its rows), and only a diff whose devices move needs it;
-    an unplaced device (a DCI router) keeps its name."""
+    for pairing the cables of a device whose rack changes. Built a site's role at a time on first use, from
+    the placement: it holds a name per device of the roles whose cables are left unmatched (not a plan's
+    rows), and only a diff whose devices move needs it; an unplaced device (a DCI router) keeps its name."""
 
     def __init__(self, placement: Placement) -> None:
         self.placement = placement
-        self.known: dict[str, tuple[int, str, int]] | None = None
+        self.known: dict[tuple[int, str], dict[str, tuple[int, str, int]]] = {}
 
     def __call__(self, name: str) -> object:
-        if self.known is None:
-            self.known = {}
-            nth: dict[tuple[str, str], int] = {}
-            for site, role, index, rack, _, _ in placed(self.placement):
-                n = nth[rack, role] = nth.get((rack, role), 0) + 1
-                self.known[names.device(rack, role, n)] = (site, role, index)
-        return self.known.get(name, name)
+        at = _site_role(name)
+        if at is None:
+            return name
+        found = self.known.get(at)
+        if found is None:
+            found = self.known[at] = {}
+            nth: dict[str, int] = {}
+            for site, role, index, rack, _, _ in placed(self.placement, at):
+                n = nth[rack] = nth.get(rack, 0) + 1
+                found[names.device(rack, role, n)] = (site, role, index)
+        return found.get(name, name)

@@ -101,7 +101,8 @@ class CablesJson(TypedDict):
     moved_links: Count
     """Links of the old plan with a row taken out or moved (bom build's recabled_links, for a phase)."""
     held_max: Count
-    """The most rows held at once while merging (the memory bound: rows not yet matched)."""
+    """The most rows held at once while merging, beside each plan's current row (the memory bound: rows not
+    yet matched)."""
 
 
 class DiffJson(TypedDict):
