@@ -541,7 +541,7 @@ def _write_moves(scenario: Path | None, output: Path | None, phase: str | None, 
     from bom.inputs.validation import located
     from bom.outputs.publish import write_all
     from bom.outputs.writers.workorder import output as work_order
-    from bom.pipeline.diff import phase_moves
+    from bom.pipeline.moves import phase_moves
 
     if phase is None:
         raise BomError("--moves needs --phase NAME", key="--moves",

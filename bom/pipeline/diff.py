@@ -12,11 +12,10 @@ from typing import Any
 
 from bom.cableplan.rows import COL, rows
 from bom.catalog.rows import Catalog
-from bom.costing.phases import growth_of
 from bom.diff import cables, devices
 from bom.diff.result import Diff, diff_docs
 from bom.errors import BomError
-from bom.inputs.scenario import Scenario, parse_scenario
+from bom.inputs.scenario import parse_scenario
 from bom.inputs.validation import located
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.model.model import Model
@@ -24,7 +23,7 @@ from bom.model.records import PlanRow
 from bom.outputs.writers.documents import write_json
 from bom.pipeline.build import catalog_for
 from bom.pipeline.checks import build_checked, report_of
-from bom.pipeline.phases import phase_models, with_phases
+from bom.pipeline.phases import with_phases
 
 FABRIC = COL["fabric"]
 #: Keys every build JSON has (a JSON without them is not one: refused, not read as zeros).
@@ -110,30 +109,9 @@ def diff_sides(old: Side, new: Side, sink: cables.Sink | None = None,
     progress("comparing the placements")
     d.devices = devices.merge(devices.placed(old.model.placement), devices.placed(new.model.placement))
     progress("comparing the cable plans")
-    d.cables = cables.merge(old.plan(), new.plan(), sink, _logical(old.model, new.model))
+    d.cables = cables.merge(old.plan(), new.plan(), sink, logical(old.model, new.model))
     return d
 
 
-def _logical(old: Model, new: Model) -> tuple[cables.Resolve, cables.Resolve]:
+def logical(old: Model, new: Model) -> tuple[cables.Resolve, cables.Resolve]:
     return devices.Logical(old.placement), devices.Logical(new.placement)
-
-
-def phase_moves(scenario: Scenario, src: Located, catalog: Catalog, final: Model, phase: str,
-                sink: cables.Sink) -> cables.CableChanges:
-    """The move list of phase ``phase`` under ``growth: rebuild``: the plan of the phase before's design
-    against the plan of its own, fabric by fabric as each grows (a fabric grown by reserve moves no
-    installed cable: its rows are the phase's own, bom cables --phase)."""
-    assert scenario.phases is not None
-    names = [p.name for p in scenario.phases]
-    k = names.index(phase)
-    if k == 0:
-        raise BomError(f"phase {phase} is the first: there is no design before it to move cables from",
-                       key="--phase", hint=f"Give a later phase ({', '.join(names[1:]) or 'none'}), or drop --moves "
-                                           "for the rows this phase installs.")
-    models = phase_models(scenario, src, catalog, final)
-    pick = growth_of(scenario.fabric_specs)
-
-    def rebuilt(m: Model) -> Iterator[PlanRow]:
-        return (r for r in rows(m, catalog=catalog) if pick(str(r[FABRIC])) == "rebuild")
-
-    return cables.merge(rebuilt(models[k - 1]), rebuilt(models[k]), sink, _logical(models[k - 1], models[k]))

@@ -17,7 +17,7 @@ from bom.cableplan.rows import COL, FIELDS, rows
 from bom.diff import cables
 from bom.inputs.scenario import load_scenario
 from bom.pipeline import report_of
-from bom.pipeline.diff import phase_moves
+from bom.pipeline.moves import phase_moves
 
 B200 = Path(__file__).parents[1] / "costing" / "scenarios" / "b200-4su-16su.yaml"
 #: Numbering of a plan (a row's id, its link's, its bundle's): not what is cabled.
