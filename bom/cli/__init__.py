@@ -640,7 +640,7 @@ def compare(
     _wrote(paths)
 
 
-@app.command(short_help="What changes between two designs: parts, money, power, devices, cables.")
+@app.command(short_help="What changes between two designs: parts, money, power, cables.")
 @friendly
 @pipe_safe
 def diff(
