@@ -138,3 +138,25 @@ def _work_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(scope="session")
+def cpo_diff(tmp_path_factory):
+    """bom diff's case, built once: the default against the default on co-packaged-optics compute switches
+    (q3450-ld, catalogs/switches-cpo.yaml): (old side, new side, diff, its moves, a folder with both
+    builds' JSON as old.json and new.json)."""
+    import json
+
+    from bom.pipeline.diff import diff_sides, load_side
+    from bom.resources import data_dir
+
+    folder = tmp_path_factory.mktemp("cpo")
+    text = (data_dir("scenarios") / "default.yaml").read_text()
+    assert "switch: q3400" in text
+    (folder / "cpo.yaml").write_text(text.replace("switch: q3400", "switch: q3450-ld", 1))
+    old = load_side(str(data_dir("scenarios") / "default.yaml"), "OLD")
+    new = load_side(str(folder / "cpo.yaml"), "NEW")
+    (folder / "old.json").write_text(json.dumps(old.doc))
+    (folder / "new.json").write_text(json.dumps(new.doc))
+    moves: list = []
+    return old, new, diff_sides(old, new, moves.append), moves, folder

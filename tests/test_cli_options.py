@@ -50,6 +50,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "bom/outputs/writers/xlsx.py": ("build",),
     "bom/pipeline/checks.py": ("build",),   # refusal: build_checked, bom build's only
     "bom/pipeline/compare.py": ("compare",),
+    "bom/pipeline/diff.py": ("diff",),
+    "bom/pipeline/moves.py": ("cables",),   # bom cables --phase NAME --moves
     "bom/pipeline/sizing.py": ("size", *MODEL),   # build_scenario sizes a scenario with a workload
     "bom/starter.py": ("init",),
     "bom/verify/": ("verify",),

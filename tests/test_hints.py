@@ -44,6 +44,8 @@ NOT_SCENARIO = {
     "bom/verify/": "bom verify's sources (LLDP, ibnetdiscover)",
     "bom/starter.py": "bom init's options (--platform, --gpus, --workload)",
     "bom/pipeline/compare.py": "bom compare's --platforms",
+    "bom/pipeline/diff.py": "bom diff's arguments (a build's JSON, REV:PATH)",
+    "bom/pipeline/moves.py": "bom cables --moves' --phase",
     "bom/costing/compare.py": "bom compare's --gpus",
 }
 

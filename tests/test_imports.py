@@ -201,6 +201,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("placement",),
     ("costing", "cableplan"),
     ("rules",),
+    ("diff",),
     ("outputs",),
     ("netbox", "verify"),
     ("pipeline",),

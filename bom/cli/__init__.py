@@ -484,6 +484,10 @@ def cables(
     phase: Annotated[Optional[str], typer.Option(
         "--phase", metavar="NAME", help="With the scenario's phases: list only the rows this phase installs "
         "(every plan of a phased scenario has a phase column).")] = None,
+    moves: Annotated[bool, typer.Option(
+        "--moves", help="With --phase: write the phase's move list instead (under growth: rebuild, the plan of the "
+        "phase before against this phase's: each cable to move, add or take out, port to port, and the parts to "
+        "order and return), as <name>-<phase>-moves-workorder.csv, -workorder-parts.csv and .xlsx.")] = False,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
@@ -496,6 +500,9 @@ def cables(
     from bom.inputs.scenario import load_scenario
     from bom.outputs import planfiles as cabling
 
+    if moves:
+        _write_moves(scenario, output, phase, as_json, catalog_dir, prices, strict_prices)
+        return
     try:
         from bom.cableplan.labels import profile_columns
 
@@ -522,6 +529,40 @@ def cables(
                    f"bom check {scenario or ''} prints each with what to change.".replace("  ", " "), err=True)
     _show(result.summary())
     _wrote(result.paths)
+
+
+def _write_moves(scenario: Path | None, output: Path | None, phase: str | None, as_json: bool,
+                 catalog_dir: list[Path] | None, prices: list[Path] | None, strict_prices: bool) -> None:
+    """bom cables --phase NAME --moves: the phase's move list through the work-order writer."""
+    from bom import pipeline
+    from bom.diff import workorder
+    from bom.errors import BomError
+    from bom.inputs.scenario import load_scenario
+    from bom.inputs.validation import located
+    from bom.outputs.publish import write_all
+    from bom.outputs.writers.workorder import output as work_order
+    from bom.pipeline.moves import phase_moves
+
+    if phase is None:
+        raise BomError("--moves needs --phase NAME", key="--moves",
+                       hint="Give the phase whose move list to write: bom cables SCENARIO --phase NAME --moves.")
+    sc, src = load_scenario(scenario)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+    _phase_option(sc, src, phase)
+    with located(src):
+        final = pipeline.build_scenario(sc, src, catalog)
+        got: list[Any] = []
+        changes = phase_moves(sc, src, catalog, final, phase, got.append)
+    name = f"{sc.name}-{phase}-moves"
+    paths = write_all(work_order(name, workorder.HEADER, list(workorder.rows(got)), workorder.PARTS_HEADER,
+                                 workorder.parts(got)), output or Path("reports") / sc.name)
+    if as_json:
+        _print_json({"name": sc.name, "phase": phase, "cables": changes.to_json(), "files": [str(p) for p in paths]})
+        return
+    c = changes.to_json()
+    _say(f"phase {phase}: {c['moved']:,} cables to move, {c['added']:,} to add, {c['removed']:,} to take out, "
+         f"{c['replaced']:,} to replace ({c['moved_links']:,} links of the phase before moved or taken out)")
+    _wrote(paths)
 
 
 def _id_list(text: str, option: str, what: str) -> list[str]:
@@ -597,6 +638,56 @@ def compare(
         _say("Note: one platform, so there is no previous generation to compare against.", err=True)
     _show(text.compare_table(result))
     _wrote(paths)
+
+
+@app.command(short_help="What changes between two designs: parts, money, power, cables.")
+@friendly
+@pipe_safe
+def diff(
+    old: Annotated[str, typer.Argument(metavar="OLD", help="A scenario, a build's <name>.json, or REV:PATH (a "
+                                       "scenario at a git revision, e.g. HEAD~1:scenarios/default.yaml).")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The same kinds as OLD.")],
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Also write the diff's files (JSON, Markdown, workbook) there.")] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
+) -> None:
+    """Compare two designs: the order delta (buy and return, priced, with lead times), money by category and
+    the TCO, power and cooling, copper share and modules per GPU, design rules newly broken, devices added,
+    removed and moved, cables added, removed, re-patched and replaced. Exit 0 when the designs are the same,
+    1 when they differ, 2 on bad input."""
+    import json
+
+    from bom.outputs import diff_text
+    from bom.pipeline import diff as diffing
+
+    def step(what: str) -> None:
+        if not quiet:
+            _say(what, err=True)
+
+    step(f"reading {old}")
+    a = diffing.load_side(old, "OLD", catalog_dir, prices, strict_prices)
+    step(f"reading {new}")
+    b = diffing.load_side(new, "NEW", catalog_dir, prices, strict_prices)
+    moves: list[Any] = []   # the work order's changes, held only when it is written (-o)
+    d = diffing.diff_sides(a, b, moves.append if output is not None else None, progress=step)
+    paths = None
+    if output is not None:
+        from bom.outputs import sets
+        from bom.outputs.publish import write_all
+
+        step("writing the diff")
+        paths = write_all(sets.diff_output(d, a.doc, b.doc, moves), output)
+    if as_json:
+        _json_document(json.dumps(d.to_json(), indent=2))
+    else:
+        _show(diff_text.summary(d))
+        if paths:
+            _wrote(paths)
+    raise typer.Exit(0 if d.same else 1)
 
 
 @app.command(short_help="One fabric of one site as Graphviz DOT, draw.io XML and a netlab topology.")

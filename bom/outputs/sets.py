@@ -9,19 +9,25 @@ cable plan when it is small (:func:`bom.outputs.planfiles.for_build`), rendered 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from bom.diff import workorder
+from bom.diff.cables import Move
 from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, for_build
 from bom.outputs.publish import Output
+from bom.outputs.writers.common import csv_text
 from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
 from bom.outputs.writers.compare_xlsx import write_compare_xlsx
+from bom.outputs.writers.diff import write_diff_markdown, write_diff_xlsx
 from bom.outputs.writers.registry import writers
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.costing.compare import Comparison
     from bom.costing.report import Report
+    from bom.diff.result import Diff
 
 
 def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
@@ -54,3 +60,18 @@ def render_comparison(result: Comparison) -> dict[str, bytes]:
 
 def compare_output(result: Comparison) -> Output:
     return Output(render_comparison(result), what="the comparison")
+
+
+def diff_output(d: Diff, old: Mapping[str, object], new: Mapping[str, object],
+                moves: Sequence[Move] = ()) -> Output:
+    """``bom diff -o``: the diff's JSON, Markdown and workbook (Summary, Order delta, Work order), and the
+    work order's CSVs (the cables, the parts to order and return), named after the two builds."""
+    a, b = str(old.get("name", "old")), str(new.get("name", "new"))
+    name = f"{a}-diff" if a == b else f"{a}-vs-{b}-diff"
+    work = list(workorder.rows(moves))
+    return Output({f"{name}.json": (json.dumps(d.to_json(), indent=2) + "\n").encode(),
+                   f"{name}.md": write_diff_markdown(d),
+                   f"{name}.xlsx": write_diff_xlsx(d, work),
+                   f"{name}-workorder.csv": csv_text(workorder.HEADER, work).encode(),
+                   f"{name}-workorder-parts.csv": csv_text(workorder.PARTS_HEADER, workorder.parts(moves)).encode()},
+                  what="the diff")

@@ -11,6 +11,9 @@ Its public surface, what the CLI, ``bom init``'s starter and the tests call:
 - the comparison: :func:`compare` (:mod:`bom.pipeline.compare`);
 - the phases: :func:`with_phases`, :func:`check_phases`, :func:`plan_phase`, :func:`phase_models`,
   :func:`phase_sites` (:mod:`bom.pipeline.phases`);
+- the diff of two designs: :func:`~bom.pipeline.diff.load_side`, :func:`~bom.pipeline.diff.diff_sides`
+  (:mod:`bom.pipeline.diff`), and a phase's move list, :func:`~bom.pipeline.moves.phase_moves`
+  (:mod:`bom.pipeline.moves`), imported from their modules (only bom diff and bom cables --moves use them);
 - the alternates that pull the date in: :func:`with_alternates`, :func:`prefer_available`
   (:mod:`bom.pipeline.alternates`).
 """
