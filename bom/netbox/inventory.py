@@ -325,10 +325,12 @@ def collect(model: Model, catalog: Catalog | None, on_cable: Callable[[Cable], N
                 makers.setdefault(mtype.manufacturer, None)
                 inv.modules[(device, bay)] = module
         if port not in ifs:
-            ff = switch_cage(_catalog_row(catalog, dtype), port) or \
-                (forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side])
+            cage = switch_cage(_catalog_row(catalog, dtype), port)
+            ff = cage or (forms.get(module, (None, None))[side] if module else forms.get(part, (None, None))[side])
             protocol, lane = wire.get(fabric, ("ethernet", None))
-            ifs[port] = choices.interface_type(rate, ff, protocol, lane)
+            # The fabric's lane rate is its switches'; an endpoint's port keeps its own NIC's (a UFM's NDR
+            # port on an XDR fabric is NDR 4X, one device type whatever fabric it joins).
+            ifs[port] = choices.interface_type(rate, ff, protocol, lane if cage else None)
 
     for r in plan.rows(model, catalog=catalog):
         (a_site, a_dev, a_role, a_port, a_mod, b_site, b_dev, b_role, b_port, b_mod, rate, ctype, part, sold,
