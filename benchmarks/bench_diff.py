@@ -22,9 +22,10 @@ import os
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from benchmarks.bench_plan import _Clock
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -97,19 +98,6 @@ def run_case(name: str) -> dict[str, object]:
         out["same"] = j["same"]
     out["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return out
-
-
-class _Clock:
-    """(wall, CPU) seconds since the last lap."""
-
-    def __init__(self) -> None:
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-
-    def lap(self) -> tuple[float, float]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        out = (round(wall - self.wall, 2), round(cpu - self.cpu, 2))
-        self.wall, self.cpu = wall, cpu
-        return out
 
 
 def main() -> None:
