@@ -44,12 +44,17 @@ HARNESS = textwrap.dedent("""\
     for name in ("rename", "replace", "link", "unlink", "rmdir"):
         setattr(os, name, wrap(getattr(os, name)))
     o._exchange = wrap(o._exchange)
+    def hold():
+        # Short sleeps, not one long one: a signal the kernel hands to OpenBLAS's thread (numpy
+        # comes in with pint) sets Python's flag without waking the main thread from a long sleep.
+        for _ in range(6000):
+            time.sleep(0.1)
     if pause:
         write = o._write_file
         def slow(path, data):
             if path.name.endswith(".md"):
                 open(pause, "w").close()
-                time.sleep(600)   # held here until the test's signal arrives
+                hold()   # held here until the test's signal arrives
             write(path, data)
         o._write_file = slow
     held = os.environ.get("PAUSE_IN_STREAM")
@@ -58,7 +63,7 @@ HARNESS = textwrap.dedent("""\
         def slow_open(path):
             if path.name.endswith("-racks.csv"):
                 open(held, "w").close()
-                time.sleep(600)
+                hold()
             return open_new(path)
         o._open_new = slow_open
     if os.environ.get("WRITE_FROM"):   # the writer alone, on a rendered set (no build: quicker)

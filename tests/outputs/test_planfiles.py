@@ -110,6 +110,10 @@ def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
 
 #: Runs ``bom cables`` with the plan's row generator held after its first rows: it touches the file
 #: named by $PAUSE_IN_PLAN and waits there, so a signal sent then lands while the plan streams.
+#: It waits in short sleeps: the process has a second OS thread (OpenBLAS's, numpy comes in with
+#: pint), and a SIGINT the kernel hands to that thread sets Python's flag without waking the main
+#: thread from one long sleep (the test once timed out so); a running plan checks the flag between
+#: bytecodes, as these short sleeps do.
 PAUSE_HARNESS = """\
 import os, sys, time
 import bom.cableplan.rows as plan
@@ -118,7 +122,8 @@ def held(*a, **k):
     for i, row in enumerate(rows(*a, **k)):
         if i == 1000:
             open(os.environ["PAUSE_IN_PLAN"], "w").close()
-            time.sleep(600)
+            for _ in range(6000):
+                time.sleep(0.1)
         yield row
 plan.rows = held
 sys.argv = ["bom"] + sys.argv[1:]
