@@ -83,9 +83,44 @@ def network_ready(schedule: Sequence[SiteSchedule]) -> dt.date | None:
     return max(days, default=None)
 
 
-class AlternateJson(TypedDict):
+class ChangeJson(TypedDict):
+    """What a build changes against another, each the new less the old."""
+
+    hardware_usd: float
+    """Change of the hardware (spares included) [USD]."""
+    capex_usd: float
+    """Change of capex [USD]."""
+    tco_usd: float
+    """Change of the TCO over the period [USD]."""
+    it_power_kw: float
+    """Change of the IT power, typical [kW]."""
+    network_ready_days: int
+    """Change of the day the network's last part arrives [days]."""
+    in_service_days: int
+    """Change of the latest site's in-service date [days]."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a build changes against another, each the new less the old: an alternate's build against
+    this one, or the --prefer-available build against the build without it."""
+
+    hardware_usd: float
+    capex_usd: float
+    tco_usd: float
+    it_power_kw: float
+    network_ready_days: int      # the day the network's last part arrives
+    in_service_days: int         # the latest site's in-service date
+
+    def to_json(self) -> ChangeJson:
+        return {"hardware_usd": round(self.hardware_usd, 2), "capex_usd": round(self.capex_usd, 2),
+                "tco_usd": round(self.tco_usd, 2), "it_power_kw": round(self.it_power_kw, 4),
+                "network_ready_days": self.network_ready_days, "in_service_days": self.in_service_days}
+
+
+class AlternateJson(ChangeJson):
     """Another part for a long-lead part's links, priced by building with it in the part's place: each
-    change is the build with it less this build."""
+    change is the build with it less this build (in the JSON after ``where``)."""
 
     part: str
     """The long-lead part's catalog id."""
@@ -111,18 +146,6 @@ class AlternateJson(TypedDict):
     """The part's links in this build."""
     where: list[str]
     """The link classes it takes over: fabric, hop, bucket."""
-    hardware_usd: float
-    """Change of the hardware (spares included) [USD]."""
-    capex_usd: float
-    """Change of capex [USD]."""
-    tco_usd: float
-    """Change of the TCO over the period [USD]."""
-    it_power_kw: float
-    """Change of the IT power, typical [kW]."""
-    network_ready_days: int
-    """Change of the day the network's last part arrives [days]."""
-    in_service_days: int
-    """Change of the latest site's in-service date [days]."""
     in_service: Date
     """The latest site's in-service date with it."""
     rules_ok: bool
@@ -147,29 +170,23 @@ class Alternate:
     links: int                   # the part's links it takes over (where it fits)
     of_links: int                # the part's links in the build
     where: tuple[str, ...]       # the link classes (fabric hop, bucket) it takes over
-    hardware_usd: float          # changes, the build with it less the build without
-    capex_usd: float
-    tco_usd: float
-    it_power_kw: float
-    network_ready_days: int      # the day the network's last part arrives
-    in_service_days: int         # the latest site's in-service date
+    change: Change               # the build with it less the build without
     in_service: dt.date          # the latest site's in-service date with it
     rules_ok: bool               # the design rules' closed form still passes
 
     @property
     def shortens(self) -> bool:
         """Whether it brings the in-service date, or else the network's last arrival, in."""
-        return self.in_service_days < 0 or (self.in_service_days == 0 and self.network_ready_days < 0)
+        c = self.change
+        return c.in_service_days < 0 or (c.in_service_days == 0 and c.network_ready_days < 0)
 
     def to_json(self) -> AlternateJson:
         return {"part": self.part, "part_number": self.part_number, "why": self.why, "option": self.option,
                 "label": self.label, "standard": self.standard, "medium": self.medium,
                 "lead_time_days": self.lead_time_days, "lead_time_estimate": self.lead_time_estimate,
                 "links": self.links, "of_links": self.of_links, "where": list(self.where),
-                "hardware_usd": round(self.hardware_usd, 2), "capex_usd": round(self.capex_usd, 2),
-                "tco_usd": round(self.tco_usd, 2), "it_power_kw": round(self.it_power_kw, 4),
-                "network_ready_days": self.network_ready_days, "in_service_days": self.in_service_days,
-                "in_service": self.in_service.isoformat(), "rules_ok": self.rules_ok, "shortens": self.shortens}
+                **self.change.to_json(), "in_service": self.in_service.isoformat(), "rules_ok": self.rules_ok,
+                "shortens": self.shortens}
 
 
 class TakenJson(TypedDict):
@@ -199,23 +216,12 @@ class Taken:
                 "labels": list(self.labels)}
 
 
-class PreferredJson(TypedDict):
-    """What bom build --prefer-available took, and what it changed against the build without it."""
+class PreferredJson(ChangeJson):
+    """What bom build --prefer-available took, and what it changed against the build without it (in the
+    JSON after ``taken``)."""
 
     taken: list[TakenJson]
     """The parts replaced."""
-    hardware_usd: float
-    """Change of the hardware [USD]."""
-    capex_usd: float
-    """Change of capex [USD]."""
-    tco_usd: float
-    """Change of the TCO [USD]."""
-    it_power_kw: float
-    """Change of the IT power, typical [kW]."""
-    network_ready_days: int
-    """Change of the day the network's last part arrives [days]."""
-    in_service_days: int
-    """Change of the latest site's in-service date [days]."""
     rules_ok: bool
     """Whether the design rules' closed form passes."""
 
@@ -225,19 +231,11 @@ class Preferred:
     """What bom build --prefer-available took, and what that changed against the build without it."""
 
     taken: list[Taken]
-    hardware_usd: float
-    capex_usd: float
-    tco_usd: float
-    it_power_kw: float
-    network_ready_days: int
-    in_service_days: int
+    change: Change
     rules_ok: bool
 
     def to_json(self) -> PreferredJson:
-        return {"taken": [t.to_json() for t in self.taken], "hardware_usd": round(self.hardware_usd, 2),
-                "capex_usd": round(self.capex_usd, 2), "tco_usd": round(self.tco_usd, 2),
-                "it_power_kw": round(self.it_power_kw, 4), "network_ready_days": self.network_ready_days,
-                "in_service_days": self.in_service_days, "rules_ok": self.rules_ok}
+        return {"taken": [t.to_json() for t in self.taken], **self.change.to_json(), "rules_ok": self.rules_ok}
 
 
 class AlternatesJson(TypedDict):

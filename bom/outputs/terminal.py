@@ -445,8 +445,8 @@ def in_service_line(report: Report) -> str:
     pref = alt.preferred if alt is not None else None
     if pref is not None:
         took = "; ".join(f"{terminal_text(t.part_number)} -> {terminal_text(t.labels[0])}" for t in pref.taken)
-        out += (f"\nprefer-available took {took}: in service {pref.in_service_days:+d} d, TCO "
-                f"{pref.tco_usd:+,.0f} USD, design rules {'pass' if pref.rules_ok else 'FAIL'}")
+        out += (f"\nprefer-available took {took}: in service {pref.change.in_service_days:+d} d, TCO "
+                f"{pref.change.tco_usd:+,.0f} USD, design rules {'pass' if pref.rules_ok else 'FAIL'}")
     elif alt is not None and any(a.shortens for a in alt.options):
         out += ("\nalternates that bring a date in are listed in the report (bom build --prefer-available takes "
                 "those that move the in-service date)")

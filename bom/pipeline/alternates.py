@@ -20,6 +20,7 @@ from bom.costing.alternates import (
     LINK_PARTS,
     Alternate,
     Alternates,
+    Change,
     LongLead,
     Preferred,
     Taken,
@@ -87,11 +88,7 @@ def _price(base: Report, part: LongLead, alt: Choice, scenario: Scenario, src: L
                                 if any(c.option.name == name for c in [g.choice, *g.runs.values()])))
     lead, estimate = _lead(alt, catalog)
     return Alternate(part.catalog_id, part.sku, part.why, name, alt.option.label, alt.option.standard, alt.medium,
-                     lead, estimate, before - left, before, where, r.tco.hardware_usd - base.tco.hardware_usd,
-                     r.tco.capex_usd - base.tco.capex_usd, r.tco.tco_usd - base.tco.tco_usd,
-                     r.tco.it_power_kw - base.tco.it_power_kw,
-                     _days(network_ready(r.schedule), network_ready(base.schedule)), _days(_latest(r), _latest(base)),
-                     _latest(r), ok)
+                     lead, estimate, before - left, before, where, _change(r, base), _latest(r), ok)
 
 
 def _choices(model: Model, part: str, catalog: Catalog) -> list[Choice]:
@@ -176,8 +173,11 @@ def prefer_available(scenario: Scenario, src: Located, catalog: Catalog) -> tupl
         taken += found
     if not taken:
         return catalog, None
-    return cat, Preferred(taken, base.tco.hardware_usd - plain.tco.hardware_usd,
-                          base.tco.capex_usd - plain.tco.capex_usd, base.tco.tco_usd - plain.tco.tco_usd,
-                          base.tco.it_power_kw - plain.tco.it_power_kw,
-                          _days(network_ready(base.schedule), network_ready(plain.schedule)),
-                          _days(_latest(base), _latest(plain)), ok)
+    return cat, Preferred(taken, _change(base, plain), ok)
+
+
+def _change(new: Report, old: Report) -> Change:
+    """``new`` less ``old``: money, power, and the days the network's last part and the latest site move."""
+    return Change(new.tco.hardware_usd - old.tco.hardware_usd, new.tco.capex_usd - old.tco.capex_usd,
+                  new.tco.tco_usd - old.tco.tco_usd, new.tco.it_power_kw - old.tco.it_power_kw,
+                  _days(network_ready(new.schedule), network_ready(old.schedule)), _days(_latest(new), _latest(old)))

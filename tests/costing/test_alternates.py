@@ -85,7 +85,7 @@ def test_the_nic_optic_gates_and_its_alternates_are_listed(built):
     assert acme.links == acme.of_links == 256 and acme.where == ("compute node-leaf in-row",)
     assert acme.rules_ok and acme.shortens
     j = plain.to_json()["alternates"]
-    assert any(o["option"] == ALT and o["in_service_days"] == acme.in_service_days for o in j["options"])
+    assert any(o["option"] == ALT and o["in_service_days"] == acme.change.in_service_days for o in j["options"])
 
 
 def test_the_alternate_moves_the_date_and_the_tco_by_the_amounts_the_catalog_implies(built):
@@ -96,22 +96,22 @@ def test_the_alternate_moves_the_date_and_the_tco_by_the_amounts_the_catalog_imp
     acme = next(a for a in plain.alternates.options if a.option == ALT)
     (before,), (after,) = plain.schedule, chosen.schedule
     assert after.longest_lead_days == 84 and after.gate.days == 84
-    assert (after.in_service - before.in_service).days == -28 == acme.in_service_days
+    assert (after.in_service - before.in_service).days == -28 == acme.change.in_service_days
     old = next(o for o in plain.order if o.catalog_id == "mma4z00-ns-flt")
     new = next(o for o in chosen.order if o.catalog_id == "acme-sr4-flt")
     assert (new.installed, new.spares) == (old.installed, old.spares)
     flt, sub = cat.get("modules", "mma4z00-ns-flt"), cat.get("modules", "acme-sr4-flt")
     d_usd = old.total * (sub.price_usd - flt.price_usd)                   # 1,450 - 1,300 USD a module
     d_w = old.installed * (13.0 - 15.0)                                    # the modules installed draw power
-    assert acme.hardware_usd == pytest.approx(d_usd) == chosen.tco.hardware_usd - plain.tco.hardware_usd
+    assert acme.change.hardware_usd == pytest.approx(d_usd) == chosen.tco.hardware_usd - plain.tco.hardware_usd
     b = plain.basis
     net = {**b.capex_by_class, "network": b.capex_by_class["network"] + d_usd}
     want = compute_tco(dataclasses.replace(b, capex_by_class=net, network_usd=b.network_usd + d_usd,
                                            optics_usd=b.optics_usd + d_usd, it_power_w=b.it_power_w + d_w,
                                            network_power_w=b.network_power_w + d_w,
                                            it_power_max_w=b.it_power_max_w + d_w), plain.inputs)
-    assert acme.tco_usd == pytest.approx(want.tco_usd - plain.tco.tco_usd)
-    assert acme.it_power_kw == pytest.approx(d_w / 1000)
+    assert acme.change.tco_usd == pytest.approx(want.tco_usd - plain.tco.tco_usd)
+    assert acme.change.it_power_kw == pytest.approx(d_w / 1000)
 
 
 def test_prefer_available_takes_it_and_the_design_rules_pass(bom, built, tmp_path):

@@ -636,8 +636,8 @@ def _alternates(ws: Worksheet, r: Report, top: int) -> int:
         n += 1
         values: list[Any] = [a.part_number, a.why, a.label, a.standard,
                              a.lead_time_days if a.lead_time_days is not None else "unknown", a.links,
-                             a.hardware_usd, a.tco_usd, a.it_power_kw, a.network_ready_days, a.in_service_days,
-                             "pass" if a.rules_ok else "fail"]
+                             a.change.hardware_usd, a.change.tco_usd, a.change.it_power_kw,
+                             a.change.network_ready_days, a.change.in_service_days, "pass" if a.rules_ok else "fail"]
         fmts = {5: "#,##0", 6: COUNT, 7: USD0, 8: USD0, 9: "#,##0.00", 10: "#,##0", 11: "#,##0"}
         for col_no, v in enumerate(values, start=1):
             put_cell(ws, n, col_no, v, fmts.get(col_no))
