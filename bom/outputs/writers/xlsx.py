@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openpyxl import Workbook
@@ -113,6 +113,20 @@ def header_row(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: 
     ws.freeze_panes = f"A{top + 1}"
     ws.print_title_rows = f"{top}:{top}"
     paper_setup(ws)
+
+
+def head_cells(ws: Worksheet, row: int, names: Sequence[str]) -> None:
+    """A table's header cells from column A in ``row``, for a table below a sheet's first (no widths, no
+    frozen pane: :func:`header_row` is the sheet's own header)."""
+    for i, name in enumerate(names, start=1):
+        put_cell(ws, row, i, name)
+        ws.cell(row, i).font, ws.cell(row, i).fill = HEAD, FILL
+
+
+def put_row(ws: Worksheet, row: int, values: Sequence[Any], formats: Mapping[int, str]) -> None:
+    """``values`` from column A in ``row``, each with its column's number format (columns from 1)."""
+    for col_no, v in enumerate(values, start=1):
+        put_cell(ws, row, col_no, v, formats.get(col_no))
 
 
 def paper_setup(ws: Worksheet, title: str | None = None) -> None:
@@ -590,8 +604,7 @@ def _schedule(wb: Workbook, r: Report) -> None:
                              fx(f"in_order_date+ROUNDUP(D{n}-1E-9,0)"), fx(f"O{n}+F{n}")]
         fmts = {2: COUNT, 3: COUNT, 4: "#,##0.0", 5: "#,##0.0", 6: COUNT, 7: DATE, 8: "#,##0.0", 9: USD0, 11: COUNT,
                 12: COUNT, 13: DATE, 14: COUNT, 15: DATE, 16: DATE}
-        for col_no, v in enumerate(values, start=1):
-            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        put_row(ws, n, values, fmts)
         for letter, what in (("D", "longest_lead_days"), ("E", "gpu_lead_days"), ("F", "install_days"),
                              ("G", "in_service"), ("H", "idle_gpu_days"), ("I", "idle_gpu_cost_usd"),
                              ("L", "burn_in_days"), ("O", "parts_in"), ("P", "installed")):
@@ -628,9 +641,7 @@ def _alternates(ws: Worksheet, r: Report, top: int) -> int:
     put_cell(ws, top, 1, "Long-lead parts' alternates: each built in the part's place (changes against this build; "
                          "negative days: sooner); bom build --prefer-available takes those that bring the date in")
     ws.cell(top, 1).font = Font(bold=True)
-    for i, name in enumerate(ALTERNATE_COLS, start=1):
-        put_cell(ws, top + 1, i, name)
-        ws.cell(top + 1, i).font, ws.cell(top + 1, i).fill = HEAD, FILL
+    head_cells(ws, top + 1, ALTERNATE_COLS)
     n = top + 1
     for a in r.alternates.options:
         n += 1
@@ -639,8 +650,7 @@ def _alternates(ws: Worksheet, r: Report, top: int) -> int:
                              a.change.hardware_usd, a.change.tco_usd, a.change.it_power_kw,
                              a.change.network_ready_days, a.change.in_service_days, "pass" if a.rules_ok else "fail"]
         fmts = {5: "#,##0", 6: COUNT, 7: USD0, 8: USD0, 9: "#,##0.00", 10: "#,##0", 11: "#,##0"}
-        for col_no, v in enumerate(values, start=1):
-            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        put_row(ws, n, values, fmts)
         if a.shortens:
             ws.cell(n, 11).font = WARN
     return n
@@ -655,9 +665,7 @@ def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
     ws.cell(top, 1).font = Font(bold=True)
     head = top + 1
     names = ["Part number / step", "Category", "Lead time (days)", "Starts", "Ends", "Gating"]
-    for i, name in enumerate(names, start=1):
-        put_cell(ws, head, i, name)
-        ws.cell(head, i).font, ws.cell(head, i).fill = HEAD, FILL
+    head_cells(ws, head, names)
     span = max((x.in_service - x.order_date).days for x in r.schedule[:TIMELINE_SITES])
     weeks = min(TIMELINE_WEEKS_MAX, span // 7 + 2)
     first = len(names) + 1
@@ -712,9 +720,7 @@ def _phase_schedules(ws: Worksheet, r: Report, top: int) -> None:
     put_cell(ws, top, 1, "Phases: each phase's order from its order date, the racks it adds installed side by side "
                          "at its sites, burn-in; a phase dated before it can be in service earns from that day")
     ws.cell(top, 1).font = Font(bold=True)
-    for i, name in enumerate(PHASE_SCHEDULE_COLS, start=1):
-        put_cell(ws, top + 1, i, name)
-        ws.cell(top + 1, i).font, ws.cell(top + 1, i).fill = HEAD, FILL
+    head_cells(ws, top + 1, PHASE_SCHEDULE_COLS)
     n = top + 1
     for p in r.phases.chosen.phases:
         sch = p.schedule
@@ -727,8 +733,7 @@ def _phase_schedules(ws: Worksheet, r: Report, top: int) -> None:
                              fx(f"B{n}+ROUNDUP(D{n}-1E-9,0)+F{n}+G{n}"), sch.target, fx(f"MAX(0,H{n}-I{n})"),
                              fx(f"MAX(H{n},I{n})")]
         fmts = {2: DATE, 4: "#,##0", 5: COUNT, 6: COUNT, 7: COUNT, 8: DATE, 9: DATE, 10: COUNT, 11: DATE}
-        for col_no, v in enumerate(values, start=1):
-            put_cell(ws, n, col_no, v, fmts.get(col_no))
+        put_row(ws, n, values, fmts)
         if sch.late:
             ws.cell(n, 10).font = WARN
 
@@ -754,8 +759,7 @@ def _phases(wb: Workbook, r: Report) -> None:
             values: list[Any] = [p.name, p.date, p.gpus, i.fabric, i.sku, i.description, i.category, i.quantity,
                                  i.unit, i.unit_price_usd, fx(f"H{n}*J{n}")]
             fmts = {2: DATE, 3: COUNT, 8: COUNT if i.unit == "each" else "#,##0.0", 10: USD0, 11: USD0}
-            for col_no, v in enumerate(values, start=1):
-                put_cell(ws, n, col_no, v, fmts.get(col_no))
+            put_row(ws, n, values, fmts)
             n += 1
         total_install = r.phases.chosen.installation_usd
         put_cell(ws, n, 1, p.name)
@@ -940,9 +944,7 @@ def _checks(wb: Workbook, r: Report) -> None:
     shown += [[WARNING_ROW, "warning", where, what, "", "", "", None] for where, what in map(warning_parts, r.warnings)]
     if not shown:
         return
-    for i, name in enumerate(VIOLATION_COLS, start=1):
-        put_cell(ws, top, i, name)
-        ws.cell(top, i).font, ws.cell(top, i).fill = HEAD, FILL
+    head_cells(ws, top, VIOLATION_COLS)
     for n, row in enumerate(shown, start=top + 1):
         for col_no, val in enumerate(row, start=1):
             if val is None:
