@@ -37,6 +37,7 @@ Commands:
   diff      What changes between two designs: parts, money, power, cables.
   topology  One fabric of one site as Graphviz DOT, draw.io XML and a netlab
             topology.
+  export    The plan for acceptance tests, schedulers and simulators.
   lookup    Rate and length -> standard, medium and part numbers.
   schema    Print the JSON Schema of a scenario file (or of the output JSON).
   init      Write a commented starter scenario that builds as it is.

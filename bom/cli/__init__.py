@@ -733,6 +733,39 @@ def topology(
     _wrote(paths)
 
 
+@app.command("export", short_help="The plan for acceptance tests, schedulers and simulators.")
+@friendly
+@pipe_safe
+def export_(
+    kind: Annotated[str, typer.Argument(
+        metavar="KIND", help="anta (an ANTA test catalog per Ethernet fabric), cvt (the point-to-point workbook "
+        "NVIDIA's cable validation tool reads), expected-topology (every tier's links with each fibre run's "
+        "receive-power window, JSON), slurm (topology.conf: tree and block), k8s (node labels), simai (a SimAI "
+        "topology and workload).")],
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the files (default: reports/<name>).")] = None,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
+) -> None:
+    """Write the plan as the files of KIND, each from the cable plan's rows (the same devices, ports and
+    cables as bom cables writes)."""
+    from bom import pipeline
+    from bom.inputs.scenario import load_scenario
+    from bom.pipeline import exports
+
+    exports.check_kind(kind)   # before anything is built
+    sc, src = load_scenario(scenario)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+    model = pipeline.build_scenario(sc, src, catalog)
+    files = exports.export(kind, model, catalog, sc.name)
+    paths = _write(files, output or Path("reports") / sc.name, "", False)
+    assert paths is not None
+    _wrote(paths)
+
+
 @app.command(short_help="Rate and length -> standard, medium and part numbers.")
 @friendly
 @pipe_safe

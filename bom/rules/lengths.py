@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from bom.catalog.media import Choice
     from bom.model.floorplan import Run
     from bom.model.linkgroups import LinkGroup
+    from bom.model.model import Model
 
 #: Loss kept in reserve under a module's budget: a repair splice (0.3 dB, TIA-568 allows 0.3 per
 #: fusion splice) and the connectors' wear over the cable's life.
@@ -93,6 +94,54 @@ def fibre_loss(c: Choice) -> float:
     own two and two per patch panel it passes)."""
     o = c.option
     return o.attenuation_db_per_m * c.length_m + (END_CONNECTIONS + c.panels) * o.loss_per_pair_db
+
+
+#: A run's receive-power window below its transmitter's launch power [dB]: the loss it is expected to
+#: have, the most its modules' budget allows less the margin, and what the window was taken from.
+Window = tuple[float, float, str]
+
+
+def receive_window(c: Choice) -> Window | None:
+    """The window the ``lengths.loss`` rule holds a fibre run to, as a receiver sees it: the run's
+    expected loss (:func:`fibre_loss`) and the budget less :data:`LOSS_MARGIN_DB`. None for a run with
+    no fibre of its own to lose light in (copper, an active cable's sealed fibre, the coherent line,
+    whose window is :func:`line_window`)."""
+    o = c.option
+    if o.fibre is None or o.coherent is not None:
+        return None
+    return fibre_loss(c), o.loss_budget_db - LOSS_MARGIN_DB, "modules' loss budget less the margin"
+
+
+def line_window(model: Model) -> Window | None:
+    """The coherent line's window: one wavelength's unamplified loss (the model's ``LineLoss``) against
+    the module's budget with the amplifier stages that stand (the ``lengths.coherent`` rule's)."""
+    d = model.dci
+    if d is None or d.loss is None or d.loss.budget_db is None:
+        return None
+    amplified = d.amplifiers and d.loss.amplified_budget_db is not None
+    top = d.loss.amplified_budget_db if amplified else d.loss.budget_db
+    assert top is not None
+    return d.loss.total_db, top, ("coherent budget with its amplifier stages" if amplified
+                                  else "coherent module's unamplified budget")
+
+
+#: How a plan row names its run's parts: fabric, hop, a module, b module, cable part, sold length, panels.
+RunKey = tuple[str, str, str, str, str, "float | str", int]
+
+
+def run_windows(model: Model) -> dict[RunKey, Window]:
+    """Every fibre run's window, keyed as the plan's rows name the run's parts (:data:`RunKey`), so a
+    row finds the window of the link group it came from."""
+    out: dict[RunKey, Window] = {}
+    for g in model.groups:
+        a = g.lower_end.part.part_number if g.lower_end.part is not None else ""
+        b = g.upper_end.part.part_number if g.upper_end.part is not None else ""
+        for c in g.runs.values():
+            w = receive_window(c)
+            if w is not None:
+                out[(g.fabric, g.hop, a, b, c.part_number or "", c.length_m if c.part_number else "",
+                     c.panels if g.panel is not None else 0)] = w
+    return out
 
 
 def loss(ctx: Context) -> Iterator[Violation]:

@@ -1,0 +1,70 @@
+"""``bom export KIND``: the plan for the tools that test and run the cluster, each file made by its writer
+from the cable plan generator's rows (never a wiring of its own). Imported from its module (only
+``bom export`` uses it)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bom.cableplan import rows as plan
+from bom.catalog.rows import Switch
+from bom.errors import BomError
+from bom.links.line import DCI_LINE
+from bom.outputs.writers import acceptance
+from bom.roles import FabricRole
+from bom.rules.lengths import line_window, run_windows
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog
+    from bom.model.model import Model
+
+
+def infiniband(model: Model, catalog: Catalog) -> set[str]:
+    """The fabrics whose leaves are InfiniBand switches."""
+    switches = catalog.rows.get("switches", {})
+    return {name for name, fabric in model.fabrics.items()
+            if fabric.shapes and isinstance(leaf := switches.get(fabric.first.leaf.id), Switch)
+            and leaf.protocol == "infiniband"}
+
+
+def _anta(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    ethernet = (set(model.fabrics) - infiniband(model, catalog)) | ({FabricRole.DCI} if model.dci else set())
+    cats = acceptance.anta_catalogs(plan.rows(model, catalog=catalog), plan.COL, ethernet)
+    if not cats:
+        raise BomError("the design has no Ethernet switch for ANTA to test (every fabric is InfiniBand)",
+                       key="KIND", hint="bom export cvt writes the InfiniBand fabrics' cable-validation file.")
+    return {f"{name}-{fabric}-anta.yml": text for fabric, text in sorted(cats.items())}
+
+
+def _cvt(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    fh = io.BytesIO()
+    acceptance.write_cvt(plan.rows(model, catalog=catalog), plan.COL, infiniband(model, catalog), fh)
+    return {f"{name}-cvt-p2p.xlsx": fh.getvalue()}
+
+
+def _expected(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    fh = io.BytesIO()
+    links = acceptance.expected_links(plan.rows(model, catalog=catalog, scale_up=True), plan.COL,
+                                      run_windows(model), line_window(model), DCI_LINE.pair_hop)
+    acceptance.write_expected(name, links, fh)
+    return {f"{name}-expected-topology.json": fh.getvalue()}
+
+
+#: KIND -> what writes its files (name -> bytes) from the built model.
+KINDS: dict[str, Callable[[Model, Catalog, str], dict[str, bytes]]] = {
+    "anta": _anta, "cvt": _cvt, "expected-topology": _expected,
+}
+
+
+def check_kind(kind: str) -> None:
+    """Refuse an export KIND there is none of (before anything is built)."""
+    if kind not in KINDS:
+        raise BomError(f"no export named {kind!r}", key="KIND", hint=f"Use one of: {', '.join(KINDS)}.")
+
+
+def export(kind: str, model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    """The files of one export KIND."""
+    check_kind(kind)
+    return KINDS[kind](model, catalog, name)
