@@ -53,6 +53,7 @@ command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)      # renders bom topology's DOT in its test
 command -v lldpd >/dev/null 2>&1 || need+=(lldpd)
+command -v slurmctld >/dev/null 2>&1 || need+=(slurm-wlm)   # slurmctld reads bom export slurm's topology.conf
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${need[*]} for the workbook, report and LLDP tests" >&2

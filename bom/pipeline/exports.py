@@ -12,7 +12,7 @@ from bom.cableplan import rows as plan
 from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.links.line import DCI_LINE
-from bom.outputs.writers import acceptance
+from bom.outputs.writers import acceptance, scheduler
 from bom.roles import FabricRole
 from bom.rules.lengths import line_window, run_windows
 
@@ -52,9 +52,29 @@ def _expected(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
     return {f"{name}-expected-topology.json": fh.getvalue()}
 
 
+def _tree(model: Model, catalog: Catalog) -> scheduler.Tree:
+    if FabricRole.COMPUTE not in model.fabrics:
+        raise BomError("the design has no compute fabric for a scheduler's topology", key="KIND",
+                       hint="Give the scenario a compute fabric (fabrics: {compute: {}}).")
+    return scheduler.tree_of(plan.rows(model, catalog=catalog, scale_up=True), plan.COL, FabricRole.COMPUTE)
+
+
+def _slurm(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    t = _tree(model, catalog)
+    files = {f"{name}-topology-tree.conf": scheduler.slurm_tree(t, name)}
+    block = scheduler.slurm_block(t, name)
+    if block is not None:
+        files[f"{name}-topology-block.conf"] = block
+    return files
+
+
+def _k8s(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    return {f"{name}-k8s-node-labels.yaml": scheduler.k8s_labels(_tree(model, catalog), name)}
+
+
 #: KIND -> what writes its files (name -> bytes) from the built model.
 KINDS: dict[str, Callable[[Model, Catalog, str], dict[str, bytes]]] = {
-    "anta": _anta, "cvt": _cvt, "expected-topology": _expected,
+    "anta": _anta, "cvt": _cvt, "expected-topology": _expected, "slurm": _slurm, "k8s": _k8s,
 }
 
 
