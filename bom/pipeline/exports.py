@@ -12,9 +12,10 @@ from bom.cableplan import rows as plan
 from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.links.line import DCI_LINE
-from bom.outputs.writers import acceptance, scheduler
+from bom.outputs.writers import acceptance, scheduler, twin
 from bom.roles import FabricRole
 from bom.rules.lengths import line_window, run_windows
+from bom.topology.jobs import platform_tiers
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
@@ -72,9 +73,28 @@ def _k8s(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
     return {f"{name}-k8s-node-labels.yaml": scheduler.k8s_labels(_tree(model, catalog), name)}
 
 
+def _simai(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
+    if FabricRole.COMPUTE not in model.fabrics:
+        raise BomError("the design has no compute fabric for a simulator's network", key="KIND",
+                       hint="Give the scenario a compute fabric (fabrics: {compute: {}}).")
+    platform = model.cluster.platform
+    up = platform.scale_up
+    # One NVLink link's rate one way: the GPU's scale-up bandwidth (the parallelism stage's, one direction)
+    # over its links.
+    nvlink_gbps = platform_tiers(platform).scale_up_bps * 8 / 1e9 / up.links_per_gpu if up.links_per_gpu else 0.0
+    net = twin.net_of(plan.rows(model, catalog=catalog, scale_up=True), plan.COL, FabricRole.COMPUTE,
+                      platform.gpus_per_node, nvlink_gbps)
+    files = {f"{name}-simai-topo.txt": twin.simai_topology(net, platform.gpus_per_domain, platform.id)}
+    split = model.sizing.parallelism if model.sizing else None
+    if split is not None and split.kind == "train":
+        files[f"{name}-simai-workload.txt"] = twin.simai_workload(split)
+    return files
+
+
 #: KIND -> what writes its files (name -> bytes) from the built model.
 KINDS: dict[str, Callable[[Model, Catalog, str], dict[str, bytes]]] = {
     "anta": _anta, "cvt": _cvt, "expected-topology": _expected, "slurm": _slurm, "k8s": _k8s,
+    "simai": _simai,
 }
 
 

@@ -508,6 +508,16 @@ def _bandwidth(tier: Tier, tiers: Tiers) -> float:
     return tiers.scale_up_bps if tier == Tier.SCALE_UP else tiers.scale_out_bps
 
 
+def dp_group(s: Split, experts: bool, local_dp: int) -> int:
+    """The ranks of one site's data-parallel gradient exchange: its DP replicas (over EP's when the model
+    has experts, whose weights EP already splits) times CP.
+
+    >>> dp_group(Split(tp=8, ep=4, dp=16, cp=2), True, 8)
+    4
+    """
+    return max(1, local_dp // (s.ep if experts else 1) * s.cp)
+
+
 def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, Tier],
              site_dp: int | None = None) -> Iterator[Traffic]:
     """Each dimension's bytes per GPU per step and their time on its tier; DP inside a site over the
@@ -529,8 +539,7 @@ def _traffic(shape: Shape, s: Split, tiers: Tiers, placed: dict[str, Tier],
                     * h * ACT_BYTES))
     if s.pp > 1:
         out.append(("pp", "send/receive", 2 * tokens / s.cp * h / s.tp * ACT_BYTES))
-    local_dp = site_dp if site_dp is not None else s.dp // tiers.sites
-    local_group = max(1, local_dp // (s.ep if shape.experts else 1) * s.cp)
+    local_group = dp_group(s, bool(shape.experts), site_dp if site_dp is not None else s.dp // tiers.sites)
     if local_group > 1:
         out.append(("dp", "reduce-scatter + all-gather",
                     (local_group - 1) / local_group * params_per_gpu(shape, s) * (GRAD_BYTES + WEIGHT_BYTES)))
