@@ -760,8 +760,7 @@ def export_(
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
-    files = exports.export(kind, model, catalog, sc.name)
-    paths = _write(files, output or Path("reports") / sc.name, "", False)
+    paths = _write(exports.export(kind, model, catalog, sc.name), output or Path("reports") / sc.name, "", False)
     assert paths is not None
     _wrote(paths)
 

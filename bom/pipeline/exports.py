@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from bom.cableplan import rows as plan
 from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.links.line import DCI_LINE
+from bom.outputs.publish import Output
 from bom.outputs.writers import acceptance, scheduler, twin
 from bom.roles import FabricRole
 from bom.rules.lengths import line_window, run_windows
@@ -39,18 +40,26 @@ def _anta(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
     return {f"{name}-{fabric}-anta.yml": text for fabric, text in sorted(cats.items())}
 
 
-def _cvt(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
-    fh = io.BytesIO()
-    acceptance.write_cvt(plan.rows(model, catalog=catalog), plan.COL, infiniband(model, catalog), fh)
-    return {f"{name}-cvt-p2p.xlsx": fh.getvalue()}
+def _cvt(model: Model, catalog: Catalog, name: str) -> Output:
+    fname, ib = f"{name}-cvt-p2p.xlsx", infiniband(model, catalog)
+
+    def write(open_: Callable[[str], IO[bytes]]) -> None:
+        acceptance.write_cvt(plan.rows(model, catalog=catalog), plan.COL, ib, open_(fname))
+
+    return Output(streams=[((fname,), write)], what="the CVT workbook")
 
 
-def _expected(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
-    fh = io.BytesIO()
-    links = acceptance.expected_links(plan.rows(model, catalog=catalog, scale_up=True), plan.COL,
-                                      run_windows(model), line_window(model), DCI_LINE.pair_hop)
-    acceptance.write_expected(name, links, fh)
-    return {f"{name}-expected-topology.json": fh.getvalue()}
+def _expected(model: Model, catalog: Catalog, name: str) -> Output:
+    """Streamed into the publisher's stage a link at a time: the plan with its scale-up rows is the
+    longest file a design has (82,944 NVLink rows of the default's 98,595)."""
+    fname = f"{name}-expected-topology.json"
+
+    def write(open_: Callable[[str], IO[bytes]]) -> None:
+        links = acceptance.expected_links(plan.rows(model, catalog=catalog, scale_up=True), plan.COL,
+                                          run_windows(model), line_window(model), DCI_LINE.pair_hop)
+        acceptance.write_expected(name, links, open_(fname))
+
+    return Output(streams=[((fname,), write)], what="the expected topology")
 
 
 def _tree(model: Model, catalog: Catalog) -> scheduler.Tree:
@@ -91,8 +100,8 @@ def _simai(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
     return files
 
 
-#: KIND -> what writes its files (name -> bytes) from the built model.
-KINDS: dict[str, Callable[[Model, Catalog, str], dict[str, bytes]]] = {
+#: KIND -> what writes its files from the built model: rendered (name -> bytes) or streamed (an Output).
+KINDS: dict[str, Callable[[Model, Catalog, str], Output | dict[str, bytes]]] = {
     "anta": _anta, "cvt": _cvt, "expected-topology": _expected, "slurm": _slurm, "k8s": _k8s,
     "simai": _simai,
 }
@@ -104,7 +113,25 @@ def check_kind(kind: str) -> None:
         raise BomError(f"no export named {kind!r}", key="KIND", hint=f"Use one of: {', '.join(KINDS)}.")
 
 
-def export(kind: str, model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
-    """The files of one export KIND."""
+def export(kind: str, model: Model, catalog: Catalog, name: str) -> Output:
+    """The files of one export KIND, for the one publisher (bom.outputs.publish.write_all)."""
     check_kind(kind)
-    return KINDS[kind](model, catalog, name)
+    out = KINDS[kind](model, catalog, name)
+    return out if isinstance(out, Output) else Output(dict(out), what=f"the {kind} export")
+
+
+def rendered(output: Output) -> dict[str, bytes]:
+    """Every file of an output in memory, its streams written into buffers (for a reader that wants bytes)."""
+    files = dict(output.files)
+    bufs: dict[str, io.BytesIO] = {}
+    declared = {n for names, _ in output.streams for n in names}
+
+    def open_(name: str) -> IO[bytes]:
+        assert name in declared and name not in bufs
+        bufs[name] = io.BytesIO()
+        return bufs[name]
+
+    for _, write in output.streams:
+        write(open_)
+    return files | {n: b.getvalue() for n, b in bufs.items()}
+

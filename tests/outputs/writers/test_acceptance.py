@@ -27,6 +27,10 @@ def _built(path):
     return sc.name, pipeline.build_scenario(sc, src, cat), cat
 
 
+def _files(kind, model, cat, name):
+    return exports.rendered(exports.export(kind, model, cat, name))
+
+
 @pytest.fixture(scope="module")
 def two_site():
     return _built(TWO_SITE)
@@ -47,7 +51,7 @@ def _switch_ends(rows, fabrics):
 def _check_anta(name, model, cat, tmp_path, least_switches=0):
     from anta.catalog import AntaCatalog
 
-    files = exports.export("anta", model, cat, name)
+    files = _files("anta", model, cat, name)
     ethernet = (set(model.fabrics) - exports.infiniband(model, cat)) | ({"dci"} if model.dci else set())
     expected = _switch_ends(plan.rows(model, catalog=cat), ethernet)
     seen = set()
@@ -77,7 +81,7 @@ def test_anta_catalogs_of_the_default_load_278_oob_switches(default_report, cata
 
 def test_anta_takes_the_transceiver_the_plan_puts_in_each_cage(two_site):
     name, model, cat = two_site
-    text = exports.export("anta", model, cat, name)[f"{name}-storage-anta.yml"].decode()
+    text = _files("anta", model, cat, name)[f"{name}-storage-anta.yml"].decode()
     c = plan.COL
     row = next(r for r in plan.rows(model, catalog=cat) if r[c["fabric"]] == "storage" and r[c["b_module"]])
     port = acceptance.eos_port(row[c["b_port"]])
@@ -89,7 +93,7 @@ def test_cvt_workbook_agrees_with_the_plan_row_for_row(two_site):
     from openpyxl import load_workbook
 
     name, model, cat = two_site
-    book = load_workbook(io.BytesIO(exports.export("cvt", model, cat, name)[f"{name}-cvt-p2p.xlsx"]),
+    book = load_workbook(io.BytesIO(_files("cvt", model, cat, name)[f"{name}-cvt-p2p.xlsx"]),
                          read_only=True)
     c = plan.COL
     rows = list(plan.rows(model, catalog=cat))
@@ -115,7 +119,7 @@ def test_cvt_workbook_agrees_with_the_plan_row_for_row(two_site):
 
 def test_expected_topology_agrees_with_the_plan_row_for_row_on_every_tier(two_site):
     name, model, cat = two_site
-    doc = json.loads(exports.export("expected-topology", model, cat, name)[f"{name}-expected-topology.json"])
+    doc = json.loads(_files("expected-topology", model, cat, name)[f"{name}-expected-topology.json"])
     c = plan.COL
     rows = list(plan.rows(model, catalog=cat, scale_up=True))
     links = doc["links"]
@@ -132,7 +136,7 @@ def test_expected_topology_agrees_with_the_plan_row_for_row_on_every_tier(two_si
 
 def test_every_fibre_run_has_its_receive_window_from_the_loss_rule(two_site):
     name, model, cat = two_site
-    doc = json.loads(exports.export("expected-topology", model, cat, name)[f"{name}-expected-topology.json"])
+    doc = json.loads(_files("expected-topology", model, cat, name)[f"{name}-expected-topology.json"])
     fibre = ("multimode", "smf-parallel", "smf-duplex")
     windows = [(link, link["rx_window"]) for link in doc["links"]]
     for link, w in windows:

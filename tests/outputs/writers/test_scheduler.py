@@ -44,7 +44,7 @@ def _files(path, kind):
     sc, src = load_scenario(path)
     cat = pipeline.catalog_for(sc, src, None, None)
     model = pipeline.build_scenario(sc, src, cat)
-    return sc.name, model, cat, exports.export(kind, model, cat, sc.name)
+    return sc.name, model, cat, exports.rendered(exports.export(kind, model, cat, sc.name))
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +126,10 @@ VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 
 def test_k8s_labels_are_valid_and_follow_the_tree(nvl):
-    name, model, cat, files = nvl
-    labels = yaml.safe_load(exports.export("k8s", model, cat, name)[f"{name}-k8s-node-labels.yaml"])["nodes"]
-    entries = _entries(files[f"{name}-topology-tree.conf"].decode())
+    name, model, cat, tree = nvl
+    files = exports.rendered(exports.export("k8s", model, cat, name))
+    labels = yaml.safe_load(files[f"{name}-k8s-node-labels.yaml"])["nodes"]
+    entries = _entries(tree[f"{name}-topology-tree.conf"].decode())
     leaf_of = {n: sw for sw, (kind, names) in entries.items() if kind == "Nodes" for n in names}
     assert set(labels) == set(leaf_of)
     for node, lab in labels.items():

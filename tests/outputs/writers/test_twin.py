@@ -70,7 +70,7 @@ def _built(path):
     sc, src = load_scenario(path)
     cat = pipeline.catalog_for(sc, src, None, None)
     model = pipeline.build_scenario(sc, src, cat)
-    return sc.name, model, exports.export("simai", model, cat, sc.name)
+    return sc.name, model, exports.rendered(exports.export("simai", model, cat, sc.name))
 
 
 @pytest.fixture(scope="module")
