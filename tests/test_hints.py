@@ -46,6 +46,7 @@ NOT_SCENARIO = {
     "bom/pipeline/compare.py": "bom compare's --platforms",
     "bom/pipeline/diff.py": "bom diff's arguments (a build's JSON, REV:PATH)",
     "bom/pipeline/moves.py": "bom cables --moves' --phase",
+    "bom/pipeline/exports.py": "bom export's KIND (another kind, for what the design has)",
     "bom/costing/compare.py": "bom compare's --gpus",
 }
 

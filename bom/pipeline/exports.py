@@ -65,7 +65,7 @@ def _expected(model: Model, catalog: Catalog, name: str) -> Output:
 def _tree(model: Model, catalog: Catalog) -> scheduler.Tree:
     if FabricRole.COMPUTE not in model.fabrics:
         raise BomError("the design has no compute fabric for a scheduler's topology", key="KIND",
-                       hint="Give the scenario a compute fabric (fabrics: {compute: {}}).")
+                       hint="bom export anta, cvt or expected-topology write the fabrics this design has.")
     return scheduler.tree_of(plan.rows(model, catalog=catalog, scale_up=True), plan.COL, FabricRole.COMPUTE)
 
 
@@ -85,7 +85,7 @@ def _k8s(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
 def _simai(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
     if FabricRole.COMPUTE not in model.fabrics:
         raise BomError("the design has no compute fabric for a simulator's network", key="KIND",
-                       hint="Give the scenario a compute fabric (fabrics: {compute: {}}).")
+                       hint="bom export anta, cvt or expected-topology write the fabrics this design has.")
     platform = model.cluster.platform
     up = platform.scale_up
     # One NVLink link's rate one way: the GPU's scale-up bandwidth (the parallelism stage's, one direction)

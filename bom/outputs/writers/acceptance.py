@@ -28,6 +28,7 @@ import yaml
 
 from bom.model.records import PlanRow
 from bom.names import MGMT_PORT
+from bom.outputs.writers.cabling_xlsx import StreamingWorkbook
 from bom.roles import SWITCH_LAYERS, Layer
 from bom.rules.lengths import RunKey, Window
 
@@ -168,22 +169,26 @@ def cvt_rows(rows: Iterable[PlanRow], col: dict[str, int],
 
 
 def write_cvt(rows: Iterable[PlanRow], col: dict[str, int], infiniband: set[str], fh: IO[bytes]) -> Counter[str]:
-    """The P2P workbook, one sheet per fabric, streamed (openpyxl's write-only mode); the rows per sheet."""
-    from openpyxl import Workbook  # the workbook library, loaded only to write one
-
-    wb = Workbook(write_only=True)
-    sheets: dict[str, Any] = {}
+    """The P2P workbook, a sheet per fabric, streamed (the plan's own streaming workbook: the rows come
+    fabric after fabric); the rows per sheet."""
+    book = StreamingWorkbook(fh)
     counts: Counter[str] = Counter()
-    for sheet, row in cvt_rows(rows, col, infiniband):
-        ws = sheets.get(sheet)
-        if ws is None:
-            ws = sheets[sheet] = wb.create_sheet(sheet[:31])
-            ws.append(CVT_HEADER)
-        ws.append(row)
-        counts[sheet] += 1
-    if not sheets:
-        wb.create_sheet("empty").append(CVT_HEADER)
-    wb.save(fh)
+    sheet, current = None, None
+    try:
+        for fabric, row in cvt_rows(rows, col, infiniband):
+            if fabric != current:
+                current = fabric
+                name = fabric if fabric not in counts else f"{fabric} {len(book.names) + 1}"
+                sheet = book.sheet(name[:31], CVT_HEADER, [14, 6, 26, 8, 12, 14, 6, 26, 8, 12, 12, 9, 16, 16, 12, 12])
+            assert sheet is not None
+            sheet.append((row,))
+            counts[fabric] += 1
+        if sheet is None:
+            book.sheet("empty", CVT_HEADER, [12] * len(CVT_HEADER))
+        book.close()
+    except BaseException:
+        book.abort()
+        raise
     return counts
 
 
