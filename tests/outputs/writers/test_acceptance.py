@@ -90,9 +90,12 @@ def test_anta_takes_the_transceiver_the_plan_puts_in_each_cage(two_site):
 
 
 def test_cvt_workbook_agrees_with_the_plan_row_for_row(two_site):
+    _check_cvt(*two_site)
+
+
+def _check_cvt(name, model, cat):
     from openpyxl import load_workbook
 
-    name, model, cat = two_site
     book = load_workbook(io.BytesIO(_files("cvt", model, cat, name)[f"{name}-cvt-p2p.xlsx"]),
                          read_only=True)
     c = plan.COL
@@ -118,7 +121,18 @@ def test_cvt_workbook_agrees_with_the_plan_row_for_row(two_site):
 
 
 def test_expected_topology_agrees_with_the_plan_row_for_row_on_every_tier(two_site):
-    name, model, cat = two_site
+    _check_expected(*two_site, {"nvlink", "compute", "storage", "oob", "dci"})
+
+
+@pytest.mark.slow
+def test_the_defaults_cvt_and_expected_topology_agree_with_its_plan(default_report, catalog):
+    """The default design: 15,651 scale-out and DCI rows in the workbook, 98,595 links with NVLink."""
+    _check_cvt("gb300-two-sites", default_report.model, catalog)
+    _check_expected("gb300-two-sites", default_report.model, catalog,
+                    {"nvlink", "compute", "storage", "inband", "oob", "dci"})
+
+
+def _check_expected(name, model, cat, fabrics):
     doc = json.loads(_files("expected-topology", model, cat, name)[f"{name}-expected-topology.json"])
     c = plan.COL
     rows = list(plan.rows(model, catalog=cat, scale_up=True))
@@ -131,7 +145,7 @@ def test_expected_topology_agrees_with_the_plan_row_for_row_on_every_tier(two_si
     assert doc["counts"] == dict(sorted(Counter(f"{r[c['tier']]}/{r[c['fabric']]}/{r[c['hop']]}"
                                                 for r in rows).items()))
     assert {link["tier"] for link in links} == {"scale-up", "scale-out", "scale-across"}
-    assert {link["fabric"] for link in links} == {"nvlink", "compute", "storage", "oob", "dci"}
+    assert {link["fabric"] for link in links} == fabrics
 
 
 def test_every_fibre_run_has_its_receive_window_from_the_loss_rule(two_site):

@@ -153,12 +153,23 @@ def _free_port() -> int:
 def test_slurmctld_reads_the_tree_and_scontrol_shows_it(two_site, tmp_path):
     """Slurm 22.05 (Debian 12's) parses topology/tree; topology/block came in 23.11, so the block file is
     checked against topology.conf(5)'s grammar above, not by this Slurm."""
+    name, _, _, files = two_site
+    _slurmctld(files[f"{name}-topology-tree.conf"].decode(), tmp_path)
+
+
+@pytest.mark.slow
+def test_slurmctld_reads_the_defaults_tree(default_report, catalog, tmp_path):
+    """The default design: 1,152 GB300 trays under 64 leaves, 2 spine groups and the DCI routers."""
+    files = exports.rendered(exports.export("slurm", default_report.model, catalog, "gb300-two-sites"))
+    entries = _slurmctld(files["gb300-two-sites-topology-tree.conf"].decode(), tmp_path)
+    assert sum(len(names) for kind, names in entries.values() if kind == "Nodes") == 1152
+
+
+def _slurmctld(tree, tmp_path):
     if not shutil.which("slurmctld") or not shutil.which("scontrol"):
         if os.environ.get("CI") == "true":
             pytest.fail("slurmctld is not installed (scripts/test.sh installs slurm-wlm)")
         pytest.skip("slurmctld is not installed (Debian: slurm-wlm)")
-    name, _, _, files = two_site
-    tree = files[f"{name}-topology-tree.conf"].decode()
     (tmp_path / "topology.conf").write_text(tree)
     entries = _entries(tree)
     nodes = [n for kind, names in entries.values() if kind == "Nodes" for n in names]
@@ -203,3 +214,4 @@ def test_slurmctld_reads_the_tree_and_scontrol_shows_it(two_site, tmp_path):
         else:
             assert sorted(expand(re.search(r"Switches=(\S+)", line)[1])) == sorted(names)
     assert "error: topology" not in log.lower()
+    return entries

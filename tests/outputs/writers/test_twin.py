@@ -138,3 +138,14 @@ def test_a_dgx_twin_keeps_nvlink_in_the_node_and_names_its_gpu(tmp_path):
     # NVLink 4: 900 GB/s a GPU both ways, 3,600 Gbit/s one way; 8 x 400G ConnectX-7 ports, one a GPU
     assert {tuple(v) for v in _per_gpu(topo).values()} == {(3600.0, 400.0)}
     assert f"{name}-simai-workload.txt" not in files   # the scenario sizes no job's split
+
+
+@pytest.mark.slow
+def test_the_defaults_twin_reads_as_simai_reads_it(default_report, catalog):
+    """The default design, 4,608 GB300 GPUs in two buildings (no workload: the topology alone)."""
+    model = default_report.model
+    files = exports.rendered(exports.export("simai", model, catalog, "gb300-two-sites"))
+    assert set(files) == {"gb300-two-sites-simai-topo.txt"}
+    topo = read_topology(files["gb300-two-sites-simai-topo.txt"].decode())
+    assert topo["node_type"].count(0) == model.cluster.gpus == 4608
+    assert {tuple(v) for v in _per_gpu(topo).values()} == {(7200.0, 800.0)}
