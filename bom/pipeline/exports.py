@@ -88,6 +88,10 @@ def _simai(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:
                        hint="bom export anta, cvt or expected-topology write the fabrics this design has.")
     platform = model.cluster.platform
     up = platform.scale_up
+    if up.kind == "torus-ocs":
+        raise BomError(f"SimAI puts a scale-up domain's GPUs on NVSwitch chips; {platform.id}'s chips form a torus "
+                       "through optical circuit switches, which its network cannot hold", key="KIND",
+                       hint="bom export expected-topology lists the torus's links.")
     # One NVLink link's rate one way: the GPU's scale-up bandwidth (the parallelism stage's, one direction)
     # over its links.
     nvlink_gbps = platform_tiers(platform).scale_up_bps * 8 / 1e9 / up.links_per_gpu if up.links_per_gpu else 0.0

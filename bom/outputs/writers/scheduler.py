@@ -158,6 +158,17 @@ K8S_KEYS = ("network.topology.nvidia.com/accelerator", "network.topology.nvidia.
             "network.topology.nvidia.com/spine", "network.topology.nvidia.com/datacenter")
 
 
+def label_value(text: str) -> str:
+    """A Kubernetes label value: at most 63 of letters, digits, ``-``, ``_`` and ``.``, alphanumeric at both
+    ends (a scenario's name may hold anything).
+
+    >>> label_value("GB300 pod #2 "), label_value("x" * 70) == "x" * 63
+    ('GB300-pod--2', True)
+    """
+    out = re.sub(r"[^A-Za-z0-9_.-]", "-", text)[:63]
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", out)
+
+
 def k8s_labels(t: Tree, name: str) -> bytes:
     """Each node's labels: the well-known ``topology.kubernetes.io/region`` (the cluster) and ``zone`` (its
     site), its NVLink domain and the tree's switch entries above it, leaf to core, under Topograph's keys."""
@@ -165,7 +176,7 @@ def k8s_labels(t: Tree, name: str) -> bytes:
     domain = {node: b for b, members in domains(t).items() for node in members}
     nodes: dict[str, dict[str, str]] = {}
     for node in sorted(t.site):
-        labels = {"topology.kubernetes.io/region": name, "topology.kubernetes.io/zone": t.site[node]}
+        labels = {"topology.kubernetes.io/region": label_value(name), "topology.kubernetes.io/zone": t.site[node]}
         if node in domain:
             labels[K8S_KEYS[0]] = domain[node]
         cur = node

@@ -10,6 +10,8 @@ from the cable plan's rows: a GPU's NVLink links to each switch chip (the scale-
 per-link rate, its NIC ports to its leaves, the leaves' uplinks to spines and cores, each at the row's rate,
 parallel rows between two ends summed into one link (the oversubscription and the planes are the rows').
 A link's delay is its run's propagation, :data:`NS_PER_M` a metre; a link inside a system takes none.
+A platform whose plan lists no scale-up links (AMD's xGMI mesh inside a node) has no NVSwitch in the twin:
+its GPUs meet at their leaves there.
 
 The workload file is the one ``Workload::initialize_workload`` reads (astra-sim/workload/Workload.cc), the
 format AICB writes: ``HYBRID_TRANSFORMER_FWD_IN_BCKWD`` with the split's TP (``model_parallel_NPU_group``),
@@ -37,6 +39,8 @@ NS_PER_M = 4.9
 #: SimAI's GPU types (common.h: A100, A800, H100, H800; any other is NONE), by the platform's GPU.
 GPU_TYPES = ("A100", "A800", "H100", "H800")
 _SWITCHES = (Layer.LEAF, Layer.SPINE, Layer.CORE)
+#: Where a GPU's NVLink ends: a switch chip in its node (HGX, DGX) or in a rack's switch tray (NVL72).
+_NVSWITCHES = (Layer.NVSWITCH, Layer.NODE, Layer.NVLINK_SWITCH)
 
 
 @dataclass
@@ -68,7 +72,7 @@ def net_of(rows: Iterable[PlanRow], col: dict[str, int], fabric: str, gpus_per_n
     for r in rows:
         a, b, a_role, b_role = r[c["a_device"]], r[c["b_device"]], r[c["a_role"]], r[c["b_role"]]
         ns = float(r[c["length_m"]] or 0) * NS_PER_M
-        if r[c["tier"]] == Tier.SCALE_UP and a_role == Layer.NODE:
+        if r[c["tier"]] == Tier.SCALE_UP and a_role == Layer.NODE and b_role in _NVSWITCHES:
             gpu, chip = (a, r[c["a_port"]].split("-")[0]), (b, r[c["b_port"]].split("-")[0])
             if gpu not in seen_gpu:
                 seen_gpu.add(gpu)

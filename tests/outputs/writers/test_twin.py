@@ -149,3 +149,13 @@ def test_the_defaults_twin_reads_as_simai_reads_it(default_report, catalog):
     topo = read_topology(files["gb300-two-sites-simai-topo.txt"].decode())
     assert topo["node_type"].count(0) == model.cluster.gpus == 4608
     assert {tuple(v) for v in _per_gpu(topo).values()} == {(7200.0, 800.0)}
+
+
+def test_a_torus_is_refused_with_the_export_that_lists_it(tmp_path):
+    from bom.errors import BomError
+
+    path = tmp_path / "tpu.yaml"
+    path.write_text("name: t\nplatform: tpu-v4-pod\ngpus: 64\nfabrics:\n  compute: {}\n")
+    with pytest.raises(BomError) as e:
+        _built(path)
+    assert "optical circuit switches" in e.value.message and "expected-topology" in (e.value.hint or "")
