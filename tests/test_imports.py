@@ -205,6 +205,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("outputs",),
     ("netbox", "verify"),
     ("pipeline",),
+    ("sweep",),
     ("cli", "starter", "launch"),
 )
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -640,6 +640,78 @@ def compare(
     _wrote(paths)
 
 
+@app.command(short_help="Build every design of a sweep; the Pareto frontier of the results.")
+@friendly
+@pipe_safe
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(
+        metavar="SWEEP", help="Sweep YAML: base scenario, axes, constraints, objectives (docs/sweeps.md).")],
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Folder for the results file and the outputs (default: "
+        "reports/<name>); a stopped sweep run again with the same folder resumes.")] = None,
+    workers: Annotated[Optional[int], typer.Option(
+        min=1, max=256, metavar="N", help="Local worker processes (default: one per CPU); 1 builds in this "
+        "process.")] = None,
+    dask: Annotated[Optional[str], typer.Option(
+        "--dask", metavar="ADDRESS", help="Run on the Dask distributed scheduler at ADDRESS (tcp://host:8786) "
+        "instead of local processes; needs pip install 'clusterbom[dask]'.")] = None,
+    point: Annotated[Optional[str], typer.Option(
+        "--point", metavar="ID", help="Print the scenario of one point (p0007) for bom build, and build "
+        "nothing.")] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Build every combination of the axes' values from the base scenario (each through bom build's
+    pipeline), keep the designs a constraint or rule refuses with the reason, and write every design's
+    figures (CSV, JSON), a workbook and an HTML report with the Pareto frontier over the objectives.
+    The results are appended to <name>-sweep-results.jsonl as they finish: Ctrl-C stops after the designs
+    in flight, and the same command resumes. Exit 130 when stopped."""
+    import os
+
+    from bom import sweep as sweeping
+    from bom.outputs import sets
+    from bom.outputs.planfiles import progress_bar
+
+    prep = sweeping.prepare(sweep_file)
+    if point is not None:
+        _show(_point_yaml(prep, point), nl=False)
+        return
+    out = output or Path("reports") / prep.sweep.name
+    from bom.outputs.publish import check_writable
+
+    check_writable(out)
+    n = workers or os.cpu_count() or 1
+    with progress_bar(len(prep.points), not quiet and not as_json, "designs", 1) as progress:
+        done = sweeping.run(prep, out, n, dask, progress)
+    if done.stopped:
+        _say(f"Stopped: {len(done.journal.done):,} of {len(prep.points):,} designs done ({done.computed:,} "
+             f"this run), in {done.journal.path}. Run the same command again to build the rest.", err=True)
+        raise typer.Exit(130)
+    doc = sweeping.result(prep, done.journal.done, done.journal.date)
+    scenarios = {pid: _point_yaml(prep, pid) for pid in doc["frontier"]}
+    paths = _write(sets.sweep_output(doc, scenarios), out, f"{prep.sweep.name}-sweep.json", as_json)
+    if paths is None:
+        return
+    c = doc["counts"]
+    if not quiet:
+        _say(f"{c['points']:,} designs ({done.computed:,} built now, {done.resumed:,} read back): "
+             f"{c['feasible']:,} feasible, {c['infeasible']:,} refused, {c['frontier']:,} on the frontier "
+             f"({', '.join(doc['frontier'][:10])}{', ...' if len(doc['frontier']) > 10 else ''}).")
+    _wrote(paths)
+
+
+def _point_yaml(prep: Any, pid: str) -> str:
+    from bom.errors import BomError
+    from bom.inputs.validation import suggest
+    from bom.sweep.grid import scenario_yaml
+
+    found = {p.id: p for p in prep.points}
+    if pid not in found:
+        raise BomError(suggest(pid, found, "point"), key="--point",
+                       hint=f"Give a point id from p0000 to {prep.points[-1].id}.")
+    return scenario_yaml(found[pid], prep.sweep.name)
+
+
 @app.command(short_help="What changes between two designs: parts, money, power, cables.")
 @friendly
 @pipe_safe

@@ -2,4 +2,5 @@
 
 from bom.cli import main
 
-main()
+if __name__ == "__main__":   # not in a `bom sweep` worker, which spawns with this module as its main
+    main()

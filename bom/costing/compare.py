@@ -243,9 +243,15 @@ class Comparison:
                 "skipped": self.skipped}
 
 
+#: The fabric keys a platform's own defaults fill when a comparison (or a sweep's platform axis) moves a job to
+#: another platform: its switch and scalable unit (the scenario's floor plan, ``layout``, goes back to the defaults
+#: too).
+PLATFORM_OWNED = ("switch", "su_nodes")
+
+
 def variant(scenario: Scenario, platform_id: str, gpus: int | None, switch: str | None = None) -> Scenario:
     # Each generation's own switches (its platform's defaults on every fabric) and SU; set keys only.
-    fabrics = {k: f.model_copy(update={key: None for key in ("switch", "su_nodes") if key in f.model_fields_set})
+    fabrics = {k: f.model_copy(update={key: None for key in PLATFORM_OWNED if key in f.model_fields_set})
                for k, f in scenario.fabric_specs.items()}
     if switch is not None:   # the entry's compute switch (platform@switch)
         compute = fabrics.get(FabricRole.COMPUTE, FabricSpec())

@@ -246,16 +246,18 @@ def build_note(model: Model) -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar on stderr for plans past :data:`PROGRESS_ROWS` rows (stdout stays clean)."""
-    if not enabled or total < PROGRESS_ROWS:
+def progress_bar(total: int, enabled: bool, label: str = "cable plan",
+                 least: int = PROGRESS_ROWS) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on stderr for ``total`` items from ``least`` up (a plan's rows: past
+    :data:`PROGRESS_ROWS`; a sweep's designs), stdout kept clean."""
+    if not enabled or total < least:
         yield None
         return
     # lazy: rich draws a bar only on a plan past 200,000 rows
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("cable plan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("rows", total=total)
         yield lambda n: bar.advance(task, n)

@@ -22,12 +22,14 @@ from bom.outputs.writers.compare_text import write_compare_html, write_compare_j
 from bom.outputs.writers.compare_xlsx import write_compare_xlsx
 from bom.outputs.writers.diff import write_diff_markdown, write_diff_xlsx
 from bom.outputs.writers.registry import writers
+from bom.outputs.writers.sweep import write_sweep_csv, write_sweep_html, write_sweep_json, write_sweep_xlsx
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.costing.compare import Comparison
     from bom.costing.report import Report
     from bom.diff.result import Diff
+    from bom.model.sweep import SweepJson
 
 
 def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
@@ -75,3 +77,15 @@ def diff_output(d: Diff, old: Mapping[str, object], new: Mapping[str, object],
                    f"{name}-workorder.csv": csv_text(workorder.HEADER, work).encode(),
                    f"{name}-workorder-parts.csv": csv_text(workorder.PARTS_HEADER, workorder.parts(moves)).encode()},
                   what="the diff")
+
+
+def sweep_output(doc: SweepJson, scenarios: Mapping[str, str]) -> Output:
+    """``bom sweep``: every design (CSV, JSON), the workbook (Sweep, Points, Frontier), the report with the
+    frontier plotted, and the frontier's scenario files (``scenarios``: point id -> YAML)."""
+    name = f"{doc['sweep']}-sweep"
+    files = {f"{name}.csv": write_sweep_csv(doc), f"{name}.json": write_sweep_json(doc),
+             f"{name}.xlsx": write_sweep_xlsx(doc), f"{name}.html": write_sweep_html(doc)}
+    files.update({f"{doc['sweep']}-{pid}.yaml": text.encode() for pid, text in scenarios.items()})
+    # A design that left the frontier since the last run: its scenario file leaves with the swap.
+    retire = tuple(f"{doc['sweep']}-{p['id']}.yaml" for p in doc["points"] if p["id"] not in scenarios)
+    return Output(files, retire=retire, what="the sweep")

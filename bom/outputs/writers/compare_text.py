@@ -36,7 +36,8 @@ class Bar:
     colour: str = COLOURS["pluggable"]
 
 
-def _fmt(value: float, how: str) -> str:
+def fmt_value(value: float, how: str) -> str:
+    """A chart's value as it prints: ``pct`` a share, ``numN`` with N decimals (the sweep's plot too)."""
     return {"pct": f"{value:.1%}", "num0": f"{value:,.0f}", "num1": f"{value:,.1f}", "num2": f"{value:,.2f}",
             "num3": f"{value:,.3f}"}[how]
 
@@ -68,7 +69,7 @@ def charts(c: Comparison, width: int = 520, height: int = 180) -> list[tuple[str
     for metric, title, how in CHARTS:
         values = [r[metric] for r in rows]
         top = max(values) or 1.0
-        bars = [Bar(g.label, v, _fmt(v, how) + (" *" if metric in c.not_comparable(g) else ""), i * step,
+        bars = [Bar(g.label, v, fmt_value(v, how) + (" *" if metric in c.not_comparable(g) else ""), i * step,
                     (height - 60) * v / top, (g.platform.id, g.compute_switch, str(g.platform.year)),
                     COLOURS["partial" if metric in c.not_comparable(g) else "cpo" if _cpo(g) else "pluggable"])
                 for i, (g, v) in enumerate(zip(c.generations, values, strict=True))]
