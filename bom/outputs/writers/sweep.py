@@ -118,6 +118,8 @@ def _frontier_sheet(wb: Workbook, doc: SweepJson) -> None:
 
 #: The plot's size and its margins [px].
 WIDTH, HEIGHT = 640, 400
+#: The mark of a design built but refused (a constraint, a design rule).
+REFUSED = "#c0504d"
 LEFT, RIGHT, TOP, BOTTOM = 78, 20, 34, 56
 
 
@@ -128,6 +130,7 @@ class Dot:
     y: float
     frontier: bool
     title: str
+    refused: bool = False
 
 
 @dataclass
@@ -147,6 +150,23 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [first + i * step for i in range(int(math.ceil((hi - first) / step)) + 1)]
 
 
+def _tick_text(v: float, step: float, how: str) -> str:
+    """A tick's label with the decimals its step needs (2.5, not 2.500), a share as per cent."""
+    if how == "pct":
+        return f"{v:.{max(0, -math.floor(math.log10(step * 100) + 1e-9))}%}"
+    return f"{v:,.{max(0, -math.floor(math.log10(step) + 1e-9))}f}"
+
+
+def staircase(front: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The frontier as the steps it is: from each design across to the next one's x at its own y, then to
+    the next (``front`` best first by x). Between two designs nothing better than the first's y is built, so
+    a straight line would draw designs that do not exist."""
+    out = front[:1]
+    for (_, y), (nx, ny) in zip(front, front[1:], strict=False):
+        out += [(nx, y), (nx, ny)]
+    return out
+
+
 def plot_axes(doc: SweepJson) -> tuple[str, str]:
     """The figures on x and y: the first two objectives (one objective: against capex, or TCO)."""
     names = [o["figure"] for o in doc["objectives"]]
@@ -158,7 +178,8 @@ def plot_axes(doc: SweepJson) -> tuple[str, str]:
 def scatter(doc: SweepJson) -> dict[str, Any]:
     """The frontier plot: every feasible design a dot, the frontier's joined as a step line."""
     xk, yk = plot_axes(doc)
-    pts = [(p, p["figures"]) for p in doc["points"] if p["feasible"] and p["figures"]]
+    goals = {o["figure"]: o["goal"] for o in doc["objectives"]}
+    pts = [(p, p["figures"]) for p in doc["points"] if p["figures"]]
     pts = [(p, f) for p, f in pts if isinstance(f.get(xk), (int, float)) and isinstance(f.get(yk), (int, float))]
     if not pts:
         return {"dots": [], "xticks": [], "yticks": [], "line": "", "xlabel": "", "ylabel": "", "empty": True}
@@ -175,14 +196,21 @@ def scatter(doc: SweepJson) -> dict[str, Any]:
 
     xhow, yhow = FIGURES[xk][1], FIGURES[yk][1]
     dots = [Dot(p["id"], sx(x), sy(y), p["frontier"], f"{p['id']}: {_over(p)}; {FIGURES[xk][0]} "
-                f"{fmt_value(x, xhow)}, {FIGURES[yk][0]} {fmt_value(y, yhow)}")
+                f"{fmt_value(x, xhow)}, {FIGURES[yk][0]} {fmt_value(y, yhow)}"
+                + ("" if p["feasible"] else f"; refused by {p['refused_by']}"), not p["feasible"])
             for (p, _), x, y in zip(pts, xs, ys, strict=True)]
-    front = sorted((d for d in dots if d.frontier), key=lambda d: (d.x, -d.y))
-    line = " ".join(f"{d.x},{d.y}" for d in front)
-    return {"dots": sorted(dots, key=lambda d: d.frontier), "front": front, "line": line,
-            "xticks": [Tick(sx(v), fmt_value(v, xhow)) for v in xt],
-            "yticks": [Tick(sy(v), fmt_value(v, yhow)) for v in yt],
-            "xlabel": FIGURES[xk][0], "ylabel": FIGURES[yk][0], "empty": False,
+    xsign = -1 if goals.get(xk) == "max" else 1
+    front = sorted((d for d in dots if d.frontier), key=lambda d: (xsign * d.x, d.y))
+    line = " ".join(f"{x},{y}" for x, y in staircase([(d.x, d.y) for d in front]))
+    # The better corner: left or right by the x objective's goal, down or up by the y one's (screen y grows down).
+    better_x = LEFT + 8 if goals.get(xk, "min") == "min" else WIDTH - RIGHT - 8
+    better_y = HEIGHT - BOTTOM - 8 if goals.get(yk, "min") == "min" else TOP + 8
+    return {"dots": sorted(dots, key=lambda d: (d.frontier, not d.refused)), "front": front, "line": line,
+            "xticks": [Tick(sx(v), _tick_text(v, xt[1] - xt[0], xhow)) for v in xt],
+            "yticks": [Tick(sy(v), _tick_text(v, yt[1] - yt[0], yhow)) for v in yt],
+            "xlabel": FIGURES[xk][0] + (" (higher is better)" if goals.get(xk) == "max" else ""),
+            "ylabel": FIGURES[yk][0] + (" (higher is better)" if goals.get(yk) == "max" else ""), "empty": False,
+            "better": (better_x, better_y), "refused": any(d.refused for d in dots),
             "x0": LEFT, "x1": WIDTH - RIGHT, "y0": TOP, "y1": HEIGHT - BOTTOM}
 
 
@@ -200,7 +228,7 @@ def write_sweep_html(doc: SweepJson) -> bytes:
     shown = [k for k in FIGURES if k not in ("usd_per_useful_gpu_hour",)]
     refused = [p for p in doc["points"] if not p["feasible"]]
     return environment(True).get_template("sweep.html.j2").render(
-        doc=doc, plot=scatter(doc), width=WIDTH, height=HEIGHT, colours=COLOURS, front=front,
+        doc=doc, plot=scatter(doc), width=WIDTH, height=HEIGHT, colours=COLOURS, refused_colour=REFUSED, front=front,
         figures=[(k, FIGURES[k][0]) for k in shown], fmt=_cell, refused=refused[:200],
         more_refused=max(0, len(refused) - 200), over=_over).encode()
 
