@@ -47,6 +47,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     # write_all (bom/cli _write, verify), write_plan (cables), the NetBox export's files.
     "bom/outputs/publish.py": ("build", "verify", "cables", "compare", "topology", "netbox export"),
     "bom/outputs/writers/topology.py": ("topology",),
+    "bom/outputs/writers/sweep.py": ("sweep",),   # each design's rebuild command: bom sweep --point
     "bom/outputs/writers/xlsx.py": ("build",),
     "bom/pipeline/checks.py": ("build",),   # refusal: build_checked, bom build's only
     "bom/pipeline/compare.py": ("compare",),

@@ -48,6 +48,8 @@ NOT_SCENARIO = {
     "bom/pipeline/moves.py": "bom cables --moves' --phase",
     "bom/pipeline/exports.py": "bom export's KIND (another kind, for what the design has)",
     "bom/costing/compare.py": "bom compare's --gpus",
+    "bom/inputs/sweep.py": "a sweep file's axes (bom sweep), not a scenario's keys",
+    "bom/sweep/": "a sweep file's axes and its results file (bom sweep); a point's own errors are the scenario's",
 }
 
 #: Sites of a scenario's errors that no case here reaches or whose hint is not one change of the scenario.

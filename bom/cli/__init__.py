@@ -656,8 +656,8 @@ def sweep(
         "--dask", metavar="ADDRESS", help="Run on the Dask distributed scheduler at ADDRESS (tcp://host:8786) "
         "instead of local processes; needs pip install 'clusterbom[dask]'.")] = None,
     point: Annotated[Optional[str], typer.Option(
-        "--point", metavar="ID", help="Print the scenario of one point (p0007) for bom build, and build "
-        "nothing.")] = None,
+        "--point", metavar="ID", help="Print the scenario of one point (p0007) for bom build, priced on the "
+        "day of the results in the output folder (-o), and build nothing.")] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -673,10 +673,12 @@ def sweep(
     from bom.outputs.planfiles import progress_bar
 
     prep = sweeping.prepare(sweep_file)
-    if point is not None:
-        _show(_point_yaml(prep, point), nl=False)
-        return
     out = output or Path("reports") / prep.sweep.name
+    if point is not None:   # priced on the day of the sweep's results, when there are some
+        from bom.sweep.journal import dated
+
+        _show(_point_yaml(prep, point, dated(prep.results_file(out))), nl=False)
+        return
     from bom.outputs.publish import check_writable
 
     check_writable(out)
@@ -688,19 +690,18 @@ def sweep(
              f"this run), in {done.journal.path}. Run the same command again to build the rest.", err=True)
         raise typer.Exit(130)
     doc = sweeping.result(prep, done.journal.done, done.journal.date)
-    scenarios = {pid: _point_yaml(prep, pid) for pid in doc["frontier"]}
+    scenarios = {pid: _point_yaml(prep, pid, done.journal.date) for pid in doc["frontier"]}
     paths = _write(sets.sweep_output(doc, scenarios), out, f"{prep.sweep.name}-sweep.json", as_json)
     if paths is None:
         return
     c = doc["counts"]
-    if not quiet:
-        _say(f"{c['points']:,} designs ({done.computed:,} built now, {done.resumed:,} read back): "
-             f"{c['feasible']:,} feasible, {c['infeasible']:,} refused, {c['frontier']:,} on the frontier "
-             f"({', '.join(doc['frontier'][:10])}{', ...' if len(doc['frontier']) > 10 else ''}).")
+    _say(f"{c['points']:,} designs ({done.computed:,} built now, {done.resumed:,} read back): "
+         f"{c['feasible']:,} feasible, {c['infeasible']:,} refused, {c['frontier']:,} on the frontier "
+         f"({', '.join(doc['frontier'][:10])}{', ...' if len(doc['frontier']) > 10 else ''}).")
     _wrote(paths)
 
 
-def _point_yaml(prep: Any, pid: str) -> str:
+def _point_yaml(prep: Any, pid: str, date: Any = None) -> str:
     from bom.errors import BomError
     from bom.inputs.validation import suggest
     from bom.sweep.grid import scenario_yaml
@@ -709,7 +710,7 @@ def _point_yaml(prep: Any, pid: str) -> str:
     if pid not in found:
         raise BomError(suggest(pid, found, "point"), key="--point",
                        hint=f"Give a point id from p0000 to {prep.points[-1].id}.")
-    return scenario_yaml(found[pid], prep.sweep.name)
+    return scenario_yaml(found[pid], prep.sweep.name, date)
 
 
 @app.command(short_help="What changes between two designs: parts, money, power, cables.")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from bom.errors import BomError
 from bom.inputs.scenario import Day, Scenario
-from bom.inputs.validation import Model, Money, PositivePower, suggest, validate
+from bom.inputs.validation import Model, Money, PositivePower, RuleError, suggest, validate
 from bom.inputs.yamlio import Located, load_file
 
 #: The figures a design can be ranked by: name -> (the better direction, what it is). Every one is a
@@ -30,6 +30,7 @@ OBJECTIVES: dict[str, tuple[Literal["min", "max"], str]] = {
     "tco_usd": ("min", "total cost of ownership (USD)"),
     "facility_mw": ("min", "facility power at maximum (MW)"),
     "copper_share": ("max", "copper share of every link of the cluster"),
+    "gpus": ("max", "GPUs built (the most a budget or a power limit buys)"),
 }
 #: Objectives whose figure no stage on this branch computes yet: refused with why (the hook for issue 48).
 PENDING = {"usd_per_useful_gpu_hour": "the cost per useful GPU-hour needs the failure model (expected "
@@ -133,7 +134,10 @@ class Sweep(Model):
     @classmethod
     def _keys(cls, axes: dict[str, Any]) -> dict[str, Any]:
         for key in axes:
-            check_key(key)
+            try:
+                check_key(key)
+            except ValueError as exc:   # named at the axis' own line
+                raise RuleError(str(exc), (key,)) from None
         return axes
 
     @field_validator("objectives")
@@ -171,16 +175,16 @@ def check_key(key: str) -> None:
     while i < len(parts):
         part = parts[i]
         if model is None:
-            raise ValueError(f"{key}: {'.'.join(parts[:i])} takes a value, not keys under it")
+            raise ValueError(f"{'.'.join(parts[:i])} takes a value, not keys under it")
         fields = model.model_fields
         if part not in fields:
-            raise ValueError(f"{key}: {suggest(part, fields, 'scenario key')} Allowed here: {', '.join(fields)}")
+            raise ValueError(suggest(part, fields, "scenario key"))
         annotation = fields[part].annotation
         names = _mapping_keys(annotation)
         if names is not None and i + 1 < len(parts):   # a mapping of named entries (fabrics: compute, ...)
             i += 1
             if names and parts[i] not in names:
-                raise ValueError(f"{key}: {suggest(parts[i], names, part)} Allowed: {', '.join(names)}")
+                raise ValueError(suggest(parts[i], names, part))
         model = _model_in(annotation)
         i += 1
 

@@ -56,7 +56,7 @@ def prepare(path: Path) -> Prepared:
     base = base_of(sweep, src)
     with located(base):
         catalog = catalog_for(parse_scenario(base), base)
-    pts = points(sweep, base, catalog)
+    pts = points(sweep, src, base, catalog)
     blob = json.dumps({"sweep": src.data, "base": base.data, "version": __version__}, sort_keys=True, default=str)
     return Prepared(sweep, src, base, pts, hashlib.sha256(blob.encode()).hexdigest())
 

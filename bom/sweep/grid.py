@@ -8,6 +8,7 @@ base, by the scenario's own validators: a bad value names its axis and what is a
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import itertools
 import json
 from collections.abc import Mapping
@@ -28,8 +29,9 @@ from bom.resources import data_dir
 from bom.roles import FabricRole
 
 #: Scenario keys that hold paths of files, relative to the scenario file (made absolute in a point, whose
-#: scenario may be written elsewhere).
-PATH_KEYS = (("catalogs",), ("prices", "files"))
+#: scenario may be written elsewhere; an axis' paths are relative to the sweep file). ``prices`` may be the
+#: list of files alone.
+PATH_KEYS = ("catalogs", "prices.files", "prices")
 
 
 def base_of(sweep: Sweep, src: Located) -> Located:
@@ -48,12 +50,20 @@ def base_of(sweep: Sweep, src: Located) -> Located:
 
 
 def _absolute_paths(data: dict[str, Any], here: Path) -> None:
-    for path in PATH_KEYS:
+    for key in PATH_KEYS:
+        *up, last = key.split(".")
         node: Any = data
-        for part in path[:-1]:
+        for part in up:
             node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and isinstance(node.get(path[-1]), list):
-            node[path[-1]] = [str((here / p).resolve()) if isinstance(p, str) else p for p in node[path[-1]]]
+        if isinstance(node, dict) and last in node:
+            node[last] = _absolute(node[last], here)
+
+
+def _absolute(value: Any, here: Path) -> Any:
+    """A list of paths made absolute from ``here`` (anything else as it is: the validators say what is wrong)."""
+    if not isinstance(value, list):
+        return value
+    return [str((here / p).resolve()) if isinstance(p, str) else p for p in value]
 
 
 def with_overrides(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,39 +96,46 @@ def _set(data: dict[str, Any], path: list[str], value: Any) -> None:
     node[path[-1]] = copy.deepcopy(value)
 
 
-def points(sweep: Sweep, base: Located, catalog: Catalog) -> list[Point]:
-    """Every combination of the axes' values (the first axis slowest), each value checked first."""
+def points(sweep: Sweep, src: Located, base: Located, catalog: Catalog) -> list[Point]:
+    """Every combination of the axes' values (the first axis slowest), each value checked first (an error
+    at its line of the sweep file ``src``)."""
     axes = sweep.axis_values()
+    here = Path(src.file).parent
+    axes = {k: [_absolute(v, here) for v in vs] if k in PATH_KEYS else vs for k, vs in axes.items()}
     for key, values in axes.items():
         for i, value in enumerate(values):
-            _check_value(key, i, value, base, catalog)
+            _check_value(key, i, value, base, catalog, src.where(("axes", key, i)))
     keys = list(axes)
     combos = (dict(zip(keys, combo, strict=True)) for combo in itertools.product(*axes.values()))
     return [Point(n, over, with_overrides(base.data, over)) for n, over in enumerate(combos)]
 
 
-def _check_value(key: str, i: int, value: Any, base: Located, catalog: Catalog) -> None:
+def _check_value(key: str, i: int, value: Any, base: Located, catalog: Catalog, where: str) -> None:
     """One axis value alone on the base must make a valid scenario (the catalog's ids for ``platform``)."""
-    at = f"axes.{key}[{i}]"
+    at = f"axes.{key}.{i}"
     if key == "platform":
         pid, switch = parse_entry(str(value))
         if pid not in catalog.rows["platforms"]:
-            raise BomError(suggest(pid, catalog.rows["platforms"], "platform"), key=at,
+            raise BomError(suggest(pid, catalog.rows["platforms"], "platform"), key=at, where=where,
                            hint="Name a platform from `bom catalog list --kind platform`, or platform@switch.")
         if switch is not None and switch not in catalog.rows["switches"]:
             raise BomError(suggest(switch, catalog.rows["switches"], "switch") + f" (in {value!r})", key=at,
+                           where=where,
                            hint="Write platform@switch with a switch id from `bom catalog list --kind switches`.")
-    try:
-        parse_scenario(Located(with_overrides(base.data, {key: value}), base.file, base.lines))
+    try:   # every line of the scenario is the value's own (its errors are told at the sweep file's line)
+        parse_scenario(Located(with_overrides(base.data, {key: value}), where.rpartition(":")[0] or where,
+                               {(): int(where.rpartition(":")[2] or 0)}))
     except BomError as exc:
-        raise BomError(f"the value {value!r} does not make a valid scenario: {exc.message}", key=at,
+        raise BomError(f"the value {value!r} does not make a valid scenario: {exc.message}", key=at, where=where,
                        hint=exc.hint or "Give a value the scenario key takes (docs/scenarios.md).") from None
 
 
-def scenario_yaml(point: Point, name: str) -> str:
+def scenario_yaml(point: Point, name: str, date: dt.date | None = None) -> str:
     """The point's scenario as a file ``bom build`` builds: the base's keys with the overrides, named after
-    the sweep and the point."""
+    the sweep and the point, priced on the sweep's ``date`` (unless the base pins its own): the row's figures."""
     data = {**point.scenario, "name": f"{name}-{point.id}"}
+    if date is not None and "date" not in data:
+        data["date"] = date
     head = "".join(f"#   {k}: {json.dumps(v, default=str)}\n" for k, v in point.overrides.items())
     return f"# bom sweep {name}, point {point.id}:\n{head}" + yaml.safe_dump(data, sort_keys=False,
                                                                               allow_unicode=True)

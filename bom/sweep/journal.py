@@ -56,6 +56,16 @@ class Journal:
         self.fh.close()
 
 
+def dated(path: Path) -> dt.date | None:
+    """The day of the results file at ``path`` (its designs' pricing day), None when there is none."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            header = json.loads(fh.readline())
+        return dt.date.fromisoformat(header["date"]) if header.get("journal") == MAGIC else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 def _read(path: Path, fingerprint: str, points: int) -> tuple[dt.date, dict[int, PointJson], int]:
     """The header's date, the finished designs and the length of the file's whole lines."""
     data = path.read_bytes()

@@ -41,8 +41,13 @@ def rebuild(doc: SweepJson, point: PointJson) -> str:
     return f"bom sweep {shlex.quote(doc['file'])} --point {pid} > {pid}.yaml && bom build {pid}.yaml"
 
 
+#: Before an axis' key in a column's name: the value set (``axis:gpus``), not the figure built (``gpus``).
+AXIS = "axis:"
+
+
 def header(doc: SweepJson) -> list[str]:
-    return ["id", "feasible", "frontier", "refused_by", "reason", *doc["axes"], *FIGURES, "rebuild"]
+    return ["id", "feasible", "frontier", "refused_by", "reason", *(AXIS + k for k in doc["axes"]), *FIGURES,
+            "rebuild"]
 
 
 def _value(v: Any) -> Any:
@@ -55,9 +60,10 @@ def rows(doc: SweepJson, only: set[str] | None = None) -> list[list[Any]]:
         if only is not None and p["id"] not in only:
             continue
         f: dict[str, Any] = dict(p["figures"] or {})
-        out.append([p["id"], p["feasible"], p["frontier"], p["refused_by"] or "", p["reason"] or "",
-                    *(_value(p["overrides"].get(k)) for k in doc["axes"]), *(_value(f.get(k)) for k in FIGURES),
-                    rebuild(doc, p)])
+        row = [p["id"], p["feasible"], p["frontier"], p["refused_by"] or "", p["reason"] or "",
+               *(_value(p["overrides"].get(k)) for k in doc["axes"]), *(_value(f.get(k)) for k in FIGURES),
+               rebuild(doc, p)]
+        out.append(row)
     return out
 
 
