@@ -55,6 +55,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "bom/pipeline/moves.py": ("cables",),   # bom cables --phase NAME --moves
     "bom/pipeline/sizing.py": ("size", *MODEL),   # build_scenario sizes a scenario with a workload
     "bom/starter.py": ("init",),
+    "bom/sweep/": ("sweep",),
     "bom/verify/": ("verify",),
 }
 

@@ -132,7 +132,7 @@ class Sweep(Model):
 
     @field_validator("axes")
     @classmethod
-    def _keys(cls, axes: dict[str, Any]) -> dict[str, Any]:
+    def _axis_keys(cls, axes: dict[str, Any]) -> dict[str, Any]:
         for key in axes:
             try:
                 check_key(key)

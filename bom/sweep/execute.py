@@ -16,6 +16,7 @@ from multiprocessing import get_context
 from types import FrameType
 from typing import Any
 
+from bom.errors import BomError
 from bom.model.sweep import Point, PointJson
 from bom.sweep.evaluate import Context, evaluate
 
@@ -94,8 +95,11 @@ def evaluate_on(point: Point, ctx: Context) -> PointJson:
 
 def run_dask(ctx: Context, todo: Sequence[Point], address: Any, record: Record, stop: Stop, tag: str) -> None:
     """On the Dask cluster at ``address`` (a scheduler address, or a Cluster object in the tests)."""
-    # lazy: dask.distributed loads only for --dask
-    from distributed import Client, as_completed
+    try:
+        from distributed import Client, as_completed  # lazy: dask.distributed only for --dask (an optional extra)
+    except ImportError:
+        raise BomError("--dask needs dask.distributed, which is not installed", key="--dask",
+                       hint="pip install 'clusterbom[dask]' (on this machine and on the cluster's workers).") from None
 
     with Client(address) as client:
         shared = client.scatter(ctx, broadcast=True)

@@ -47,3 +47,21 @@ def test_the_figures_are_the_reports(write, tmp_path, catalog) -> None:
     assert f["usd_per_useful_gpu_hour"] is None   # the hook for the failure model (issue 48)
     assert 0 < f["it_mw"] < f["facility_mw"] and 0 < f["copper_share"] < 1 and f["in_service"] is not None
     assert f["tco_usd"] > f["capex_usd"] > 0 and f["check_errors"] == 0
+
+
+def test_each_limit_names_itself_and_the_figure_against_it() -> None:
+    import datetime as dt
+
+    from bom.inputs.sweep import Constraints
+    from bom.sweep.evaluate import broken_limit
+
+    f = {"capex_usd": 5e6, "facility_mw": 2.5, "in_service": "2027-12-19", "deadline_met": False, "job_days": 61.5,
+         "deadline_days": 60.0}
+    assert broken_limit(f, Constraints()) is None  # type: ignore[arg-type]
+    assert broken_limit(f, Constraints(facility_power="2 MW")) == (  # type: ignore[arg-type]
+        "constraints.facility_power", "facility power 2.50 MW over the limit 2.00 MW")
+    assert broken_limit(f, Constraints(in_service=dt.date(2027, 12, 1))) == (  # type: ignore[arg-type]
+        "constraints.in_service", "in service on 2027-12-19, after 2027-12-01")
+    assert broken_limit(f, Constraints(in_service=dt.date(2027, 12, 19))) is None  # type: ignore[arg-type]
+    assert broken_limit(f, Constraints(deadline_met=True)) == (  # type: ignore[arg-type]
+        "constraints.deadline_met", "the job takes 61.5 days, past its 60-day deadline")

@@ -42,7 +42,8 @@ def test_one_process_two_processes_and_a_local_cluster_write_the_same_bytes(writ
     assert _files(path, tmp_path / "two", workers=2) == here
     cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
     try:
-        assert _files(path, tmp_path / "dask", dask=cluster) == here
+        # The scheduler's address, as --dask ADDRESS gives it.
+        assert _files(path, tmp_path / "dask", dask=cluster.scheduler_address) == here
     finally:
         cluster.close()
     assert sorted(here) == ["small-p0002.yaml", "small-p0005.yaml", "small-p0008.yaml", "small-p0011.yaml",
