@@ -70,11 +70,28 @@ def _in_worker(point: Point) -> PointJson:
     return evaluate(_WORKER["ctx"], point)
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """The workers start as the points are handed out: with SIGINT ignored then, they inherit it ignored (an
+    ignored signal stays ignored across exec, and Python then installs no handler), so a Ctrl-C to the
+    terminal's process group cannot stop one while it imports, before its initializer runs."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:   # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_local(ctx: Context, todo: Sequence[Point], workers: int, record: Record, stop: Stop) -> None:
     """On ``workers`` processes (spawned: each imports the package and reads its catalog once)."""
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_worker_init,
                              initargs=(ctx,)) as pool:
-        pending: set[Future[PointJson]] = {pool.submit(_in_worker, p) for p in todo}
+        with _sigint_ignored():
+            pending: set[Future[PointJson]] = {pool.submit(_in_worker, p) for p in todo}
         try:
             while pending and not stop.asked:
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)

@@ -78,3 +78,21 @@ def test_the_plot_draws_the_frontier_as_its_steps_and_marks_refused_designs(doc)
 
 def test_a_staircase_turns_at_the_next_designs_x() -> None:
     assert staircase([(1, 9), (2, 5), (4, 1)]) == [(1, 9), (2, 9), (2, 5), (4, 5), (4, 1)]
+
+
+@pytest.mark.slow   # starts Chromium
+def test_the_report_renders_in_chromium_with_the_plot(doc, tmp_path) -> None:
+    import subprocess
+
+    from tests.outputs.writers.test_report import FLAGS, chromium
+
+    html = tmp_path / "s-sweep.html"
+    html.write_bytes(sweep_output(doc, {}).files["s-sweep.html"])
+    shot = tmp_path / "sweep.png"
+    run = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+                          "--window-size=1100,1100", html.as_uri()], capture_output=True, text=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 20_000, run.stderr[-2000:]
+    assert "Uncaught" not in run.stderr and "CONSOLE" not in run.stderr
+    dom = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={tmp_path / 'profile2'}", "--dump-dom",
+                          html.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count('class="front"') == 3 and '<svg class="frontier"' in dom
