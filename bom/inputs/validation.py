@@ -199,7 +199,8 @@ def _describe(err: ErrorDetails, model: type[BaseModel], src: Located,
     rule = _rule(err)
     if rule and rule.hint:
         msg = msg.rstrip(".") + ". " + rule.hint
-    return f"{where}: {key}: {msg}" + ("" if msg.endswith(".") else ".")
+    head = f"{where}: {key}" if key else where   # a rule over the whole file has no key to name
+    return f"{head}: {msg}" + ("" if msg.endswith(".") else ".")
 
 
 def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] = ()) -> Any:

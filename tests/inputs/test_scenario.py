@@ -132,3 +132,13 @@ def test_bad_oversubscription(bom, tmp_path, written, words):
     assert r.exit_code == 2 and "oversubscription" in r.output and "s.yaml:6" in r.output
     for w in words:
         assert w in r.output
+
+
+def test_a_rule_over_the_whole_file_is_told_without_an_empty_key() -> None:
+    from bom.errors import BomError
+    from bom.inputs.scenario import scenario_from_text
+
+    with pytest.raises(BomError) as e:
+        scenario_from_text('name: x\nplatform: gb300-nvl72\ngpus: 72\nworkload: {kind: pretrain, params: 70e9, '
+                           'tokens: 15e12, deadline: "60 d"}\n', "both.yaml")
+    assert str(e.value).startswith("both.yaml:1: give exactly one of nodes, gpus or workload")
