@@ -9,6 +9,7 @@ second SIGINT stops at once.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -111,7 +112,7 @@ def evaluate_on(point: Point, ctx: Context) -> PointJson:
 
 
 def run_dask(ctx: Context, todo: Sequence[Point], address: Any, record: Record, stop: Stop, tag: str) -> None:
-    """On the Dask cluster at ``address`` (a scheduler address, or a Cluster object in the tests)."""
+    """On the Dask cluster at ``address`` (a scheduler address, or a Cluster object)."""
     try:
         from distributed import Client, as_completed  # lazy: dask.distributed only for --dask (an optional extra)
     except ImportError:
@@ -120,12 +121,17 @@ def run_dask(ctx: Context, todo: Sequence[Point], address: Any, record: Record, 
 
     with Client(address) as client:
         shared = client.scatter(ctx, broadcast=True)
-        futures = client.map(evaluate_on, list(todo), ctx=shared, key=[f"sweep-{tag}-{p.id}" for p in todo])
-        left = set(futures)
-        for f in as_completed(futures):
-            left.discard(f)
+
+        def submit(p: Point) -> Any:
+            return client.submit(evaluate_on, p, ctx=shared, key=f"sweep-{tag}-{p.id}")
+
+        # A window of designs in flight, two per worker thread: a stop then waits for those and records them,
+        # and cancels nothing (a Dask task cancelled while it runs still runs: it would be built twice).
+        points = iter(todo)
+        window = 2 * max(1, sum(client.nthreads().values()))
+        flight = as_completed([submit(p) for p in itertools.islice(points, window)])
+        for f in flight:
             record(f.result())
-            if stop.asked:
-                # Tasks already running on a worker may finish unrecorded: the next run builds them again.
-                client.cancel(list(left))
-                break
+            nxt = None if stop.asked else next(points, None)
+            if nxt is not None:
+                flight.add(submit(nxt))

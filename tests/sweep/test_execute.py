@@ -56,12 +56,29 @@ def _rows(results: Path) -> list[str]:
 
 @pytest.mark.slow   # a real sweep in a child process, stopped and resumed (about 10 s)
 def test_a_sweep_stopped_by_sigint_resumes_and_builds_nothing_twice(write, tmp_path) -> None:
+    out, trace = tmp_path / "out", tmp_path / "trace"
+    _stop_and_resume(write, out, trace, ["--workers", "2"])
+
+
+@pytest.mark.slow   # a Dask LocalCluster and a sweep on it in a child process, stopped and resumed
+def test_a_sweep_on_dask_stopped_by_sigint_resumes_and_builds_nothing_twice(write, tmp_path, monkeypatch) -> None:
+    from distributed import LocalCluster
+
+    out, trace = tmp_path / "out", tmp_path / "trace"
+    monkeypatch.setenv(TRACE_ENV, str(trace))   # the cluster's workers build, and trace, the designs
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    try:
+        _stop_and_resume(write, out, trace, ["--dask", cluster.scheduler_address])
+    finally:
+        cluster.close()
+
+
+def _stop_and_resume(write, out: Path, trace: Path, how: list[str]) -> None:  # type: ignore[no-untyped-def]
     path = write(sweep_text("  gpus: {start: 1152, stop: 4608, step: 288}\n"
                             "  fabrics.compute.oversubscription: [1, 2, 4]\n"))
-    out, trace = tmp_path / "out", tmp_path / "trace"
     results = out / "small-sweep-results.jsonl"
     env = {**os.environ, TRACE_ENV: str(trace), "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "bom.cli", "sweep", str(path), "-o", str(out), "--workers", "2", "-q"]
+    cmd = [sys.executable, "-m", "bom.cli", "sweep", str(path), "-o", str(out), *how, "-q"]
     child = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
