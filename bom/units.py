@@ -10,12 +10,25 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
-import pint
+# pint.compat imports dask.base when dask is installed (for dask arrays of quantities, which this
+# package never makes): 0.1-0.4 s and jinja2 on every command of an install with the `dask` extra
+# (bom sweep --dask). It asks importlib.util.find_spec("dask"), which answers None for a None entry
+# in sys.modules; the entry is gone once pint is in, so the sweep imports dask as usual. This module
+# is the one place pint is imported (tests/test_units.py holds both).
+_HIDE_DASK = "dask" not in sys.modules and "pint" not in sys.modules
+if _HIDE_DASK:
+    sys.modules["dask"] = None  # type: ignore[assignment]
+try:
+    import pint
+finally:
+    if _HIDE_DASK:
+        del sys.modules["dask"]
 
-from bom.errors import QuantityError
+from bom.errors import QuantityError  # noqa: E402  (after pint, see above)
 
 ureg: pint.UnitRegistry = pint.UnitRegistry(str(Path(__file__).with_name("units_defs.txt")), cache_folder=":auto:")
 Q_ = ureg.Quantity

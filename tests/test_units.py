@@ -58,3 +58,26 @@ def test_not_a_quantity(bad):
 def test_decibels_add_linearly():
     total = parse_quantity("0.4 dB/km", "attenuation") * Q_(2, "km") + parse_quantity("0.35 dB", "loss")
     assert math.isclose(total.to("dB").magnitude, 1.15)
+
+
+def test_pint_comes_in_without_dask_and_only_through_bom_units():
+    """pint imports dask.base when dask is installed (0.1-0.4 s and jinja2 on every command); bom.units
+    hides it while pint loads, and dask still imports afterwards (bom sweep --dask)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, importlib.util, bom.units; print('dask' in sys.modules, "
+            "importlib.util.find_spec('dask') is not None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported, installed = out.stdout.split()
+    assert imported == "False"
+    if installed == "True":   # the [test] extra has it: it must still import after pint
+        out = subprocess.run([sys.executable, "-c", "import bom.units, dask.base; print('ok')"],
+                             capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "ok"
+    root = Path(__file__).resolve().parents[1] / "bom"
+    importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                       if any(line.strip() in ("import pint", "from pint import") or line.startswith("from pint ")
+                              for line in p.read_text().splitlines()))
+    assert importers == ["units.py"]

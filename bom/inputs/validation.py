@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Annotated, Any
 
-import pint
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -29,7 +28,7 @@ from pydantic_core import ErrorDetails
 
 from bom.errors import BomError, Fix, MultiError
 from bom.inputs.yamlio import Located
-from bom.units import DIMENSIONS, EXAMPLES, parse_quantity
+from bom.units import DIMENSIONS, EXAMPLES, Quantity, parse_quantity
 
 
 class Model(BaseModel):
@@ -80,7 +79,7 @@ def _kinds(model: type[BaseModel], name: str | None) -> frozenset[type]:
 
 
 def _quantity(dimension: str, minimum: str) -> Any:
-    def check(value: Any) -> pint.Quantity:
+    def check(value: Any) -> Quantity:
         q = parse_quantity(value, dimension)
         if minimum == "positive" and not q.magnitude > 0:
             raise ValueError(f"{value!r} must be greater than zero")
@@ -92,7 +91,7 @@ def _quantity(dimension: str, minimum: str) -> Any:
               "x-dimension": dimension, "x-unit": DIMENSIONS[dimension][1],
               "examples": [EXAMPLES[dimension].split('"')[1]],
               "description": f"A {dimension} with its unit, such as {EXAMPLES[dimension]}."}
-    return Annotated[pint.Quantity, BeforeValidator(check), WithJsonSchema(schema)]
+    return Annotated[Quantity, BeforeValidator(check), WithJsonSchema(schema)]
 
 
 def Qty(dimension: str, minimum: str = "positive") -> Any:  # noqa: N802 - reads as a type

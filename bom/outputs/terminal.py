@@ -9,7 +9,6 @@ import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 
-import pint
 from pydantic import BaseModel
 
 from bom.catalog.media import COHERENT_STANDARD, LADDER, Lookup, metres
@@ -28,6 +27,7 @@ from bom.outputs.writers.common import terminal_text
 from bom.outputs.writers.common import terminal_text as tt
 from bom.roles import SWITCH_LAYERS, FabricRole, Tier
 from bom.topology.sizing import USABLE_MEMORY_FRACTION, buildings_for
+from bom.units import Quantity
 
 
 def terminal_width() -> int | None:
@@ -229,7 +229,7 @@ def split_note(p: Parallelism, sized_gpus: int) -> str | None:
 
 #: A catalog row's field as :func:`value` writes it: a quantity, a nested row part, a mapping or list of
 #: them, text, a number or a date.
-CatalogValue = (BaseModel | pint.Quantity | Mapping[str, "CatalogValue"] | Sequence["CatalogValue"] | str | float
+CatalogValue = (BaseModel | Quantity | Mapping[str, "CatalogValue"] | Sequence["CatalogValue"] | str | float
                 | dt.date | None)
 
 
@@ -237,7 +237,7 @@ def value(v: CatalogValue) -> str:
     """A catalog value as a person writes it: "800 Gbit/s", not ``<Quantity(800.0, ...)>``."""
     if isinstance(v, BaseModel):
         v = {name: getattr(v, name) for name in type(v).model_fields}
-    if isinstance(v, pint.Quantity):
+    if isinstance(v, Quantity):
         unit = f"{v.units:~C}".replace("flop", "FLOP")
         return f"{v.magnitude:,.6g} {unit}" if unit else f"{v.magnitude:,.6g}"
     if isinstance(v, dict):
