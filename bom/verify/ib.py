@@ -21,17 +21,17 @@ from pathlib import Path
 
 from bom.errors import BomError, keyed
 from bom.inputs.yamlio import read_input
+from bom.names import IB_LANE_GBPS, ib_port_names
+from bom.verify.hcamap import HcaMap
 from bom.verify.seen import Link, Seen, device_key, port_key
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
-_PORT = re.compile(r'^\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?\s+"([SHR]-[0-9a-fA-F]+)"\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?'
-                   r'\s*(?:#\s*(.*))?$')
+_PORT = re.compile(r'^\[(\d{1,9})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([SHR]-[0-9a-fA-F]+)"'
+                   r'\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?\s*(?:#\s*(.*))?$')
 #: Lines with nothing to check: the node's ids (``vendid=``, ``switchguid=``) and -g's chassis headings.
 _SKIP = re.compile(r"^(\w+=|Non-Chassis Nodes|Chassis\b)")
-_LINK = re.compile(r'(\d{1,3})x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$')
-#: Per-lane rate of each InfiniBand speed [Gbit/s] (the nominal data rate each generation is sold at).
-LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
-             "NDR": 100.0, "XDR": 200.0}
+_LINK = re.compile(r'(\d{1,3})x(' + "|".join(sorted(IB_LANE_GBPS, key=len, reverse=True)) + r')\s*$')
+LANE_GBPS = IB_LANE_GBPS
 HINT = "Give --ib the text ibnetdiscover prints (ibnetdiscover > fabric.txt), with node descriptions " \
        "that name the plan's devices (--node-name-map)."
 
@@ -47,10 +47,6 @@ def device_of(description: str) -> tuple[str, str]:
     return first, words[1] if len(words) > 1 else ""
 
 
-def _switch_port_names(n: int) -> tuple[str, ...]:
-    return (f"p{n}", f"p{(n + 1) // 2}_{(n - 1) % 2 + 1}")
-
-
 #: The largest ibnetdiscover file read.
 IB_MAX_BYTES = 1 << 30
 #: The most ports a node may say it has (a Quantum-3 switch has 144; a director chassis is listed as its
@@ -58,8 +54,9 @@ IB_MAX_BYTES = 1 << 30
 MAX_PORTS = 4096
 
 
-def read(path: Path, seen: Seen) -> int:
-    """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links."""
+def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
+    """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links.
+    ``hcas``: the HCA map, which names a host's HCAs (``host mlx5_0``) after the plan's ports."""
     # As every input file: a regular file (never a FIFO or a device, which would block or never end),
     # at most IB_MAX_BYTES (ibnetdiscover writes about 100 bytes a link: a million links is 100 MB).
     with keyed(None, "--ib"):
@@ -67,6 +64,7 @@ def read(path: Path, seen: Seen) -> int:
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     counts: dict[str, int] = {}     # GUID id -> the ports its heading says it has
+    port_guids: dict[str, list[int]] = {}   # GUID id -> the port GUIDs its block lists
     listed: set[int] = set()    # the current block's ports, each once
     count = 0                   # and how many its heading says it has
     # Lines end at LF only (CRLF too): str.splitlines would also end one at U+2028, NEL or a file
@@ -92,7 +90,9 @@ def read(path: Path, seen: Seen) -> int:
             continue
         p = _PORT.match(line)
         if p and blocks:
-            port, peer, peer_port, comment = int(p.group(1)), p.group(2), int(p.group(3)), p.group(4) or ""
+            port, peer, peer_port, comment = int(p.group(1)), p.group(3), int(p.group(4)), p.group(5) or ""
+            if p.group(2):
+                port_guids.setdefault(blocks[-1][0], []).append(int(p.group(2), 16))
             if port in listed:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
                                key="--ib", hint=HINT)
@@ -109,6 +109,8 @@ def read(path: Path, seen: Seen) -> int:
     if not blocks:
         raise BomError("holds no Switch or Ca block (is it ibnetdiscover's output, complete?)", where=str(path),
                        key="--ib", hint=HINT)
+    if hcas is not None:
+        _mapped(nodes, port_guids, hcas)
     for guid, no, _ in blocks:    # every node is covered: each link is listed from both its ends
         dev = nodes[guid][1]
         if not dev:
@@ -131,11 +133,21 @@ def read(path: Path, seen: Seen) -> int:
             speed = _LINK.search(comment)
             rate = int(speed.group(1)) * LANE_GBPS[speed.group(2)] if speed else None
             near = port_key(word) if kind != "Switch" and word else f"p{port}"
-            near_names = (near,) if kind != "Switch" else _switch_port_names(port)
+            near_names = (near,) if kind != "Switch" else ib_port_names(port)
             far_names = (port_key(pword),) if pkind != "Switch" and pword else \
-                (f"p{peer_port}",) if pkind != "Switch" else _switch_port_names(peer_port)
+                (f"p{peer_port}",) if pkind != "Switch" else ib_port_names(peer_port)
             seen.add(Link(device_key(dev), near_names, device_key(pdev), far_names,
                           dev, word if kind != "Switch" and word else f"[{port}]",
                           pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]", source, rate))
             links += 1
     return links
+
+
+def _mapped(nodes: dict[str, tuple[str, str, str]], port_guids: dict[str, list[int]], hcas: HcaMap) -> None:
+    """Each CA the map knows (by its node or a port GUID, or its host and HCA name) named as the plan's port."""
+    for gid, (kind, dev, word) in nodes.items():
+        if kind != "Ca":
+            continue
+        end = hcas.find(dev, word, (int(gid[2:], 16), *port_guids.get(gid, ())))
+        if end is not None:
+            nodes[gid] = (kind, *end)
