@@ -752,7 +752,7 @@ def topology(
 
         net, more = ibsim_files(model, catalog, stem, site, fabric)
         files.update(more)
-        said.append(f"{stem}.ibnet: {net.switches:,} switches, {net.hcas:,} HCAs, {net.links:,} links")
+        said.append(f"{stem}.ibnet: {net.counts}")
     paths = _write(files, output or Path("reports") / sc.name, "", False)
     assert paths is not None
     _say(*said)

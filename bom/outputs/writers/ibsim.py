@@ -78,6 +78,12 @@ class IbsimNet:
     links: int = 0
 
     @property
+    def counts(self) -> str:
+        s, h, n = self.switches, self.hcas, self.links
+        return (f"{s:,} switch{'es' if s != 1 else ''}, {h:,} HCA{'s' if h != 1 else ''}, "
+                f"{n:,} link{'s' if n != 1 else ''}")
+
+    @property
     def switches(self) -> int:
         return sum(n.switch for n in self.nodes.values())
 
@@ -167,8 +173,7 @@ def write_net(net: IbsimNet) -> bytes:
 
     flags = [f"-{o} {n}" for o, n, cap in (("N", len(net.nodes), IBSIM_NODES), ("S", net.switches, IBSIM_SWITCHES),
                                              ("P", net.ports, IBSIM_PORTS)) if n > cap]
-    out = [f"# {net.name}: {net.switches:,} switches, {net.hcas:,} HCAs, {net.links:,} links; written by "
-           "clusterbom (bom topology --format ibsim).",
+    out = [f"# {net.name}: {net.counts}; written by clusterbom (bom topology --format ibsim).",
            "# ibnetdiscover's topology format, as ibsim reads it: ibsim -s " + " ".join([*flags, "FILE"]) +
            ", then ibsim-run ibnetdiscover.",
            "# GUIDs are derived from the plan's names; each HCA is '<host> mlx5_<n>' (the -hca-map.csv says "
