@@ -149,11 +149,35 @@ def _ident(text: str, limit: int = NETLAB_NAME) -> str:
     return (out if out[:1].isalpha() else f"n{out}")[:limit]
 
 
+#: netlab's defaults (netsim/defaults/const.yml and addressing.yml, netlab 26.10): node ids up to 150; each
+#: node's management address is its id + 100 in 192.168.121.0/24, its loopback and router id the id-th
+#: address of 10.0.0.0/24.
+NETLAB_MAX_ID, NETLAB_MGMT_START, NETLAB_SLASH24 = 150, 100, 254
+#: What a larger lab takes instead: management and loopbacks from a /16 (65,534 addresses).
+NETLAB_SLASH16 = 65534
+
+
+def _netlab_limits(nodes: int) -> list[str]:
+    """The settings a lab of ``nodes`` needs past netlab's defaults (none for a lab within them: its file
+    stays as it was): the highest node id, and /16 pools for the addresses netlab numbers by node id."""
+    if nodes + NETLAB_MGMT_START > NETLAB_SLASH16:
+        raise BomError(f"{nodes:,} devices are more than netlab's management network can number (a /16 from "
+                       f"address {NETLAB_MGMT_START})", key="--max-links",
+                       hint="Draw a smaller scenario (bom init --gpus N writes one) or another --fabric.")
+    out = [f"defaults.const.MAX_NODE_ID: {nodes}"] if nodes > NETLAB_MAX_ID else []
+    if nodes + NETLAB_MGMT_START > NETLAB_SLASH24:
+        out.append("addressing.mgmt.ipv4: 192.168.0.0/16")
+    if nodes > NETLAB_SLASH24:
+        out += ["addressing.loopback.ipv4: 10.0.0.0/16", "addressing.router_id.ipv4: 10.0.0.0/16"]
+    return out
+
+
 def write_netlab(g: Graph) -> bytes:
     """A netlab topology (``netlab create`` makes a containerlab lab of it): switches as FRR, everything else
     as Linux, each cable run a link between ``ethN`` interfaces numbered per device in plan order. netlab
     names are short identifiers, so each node's plan name and each link's cable id and ports ride along
-    (a comment, the link's ``name``)."""
+    (a comment, the link's ``name``). A lab past netlab's defaults (150 nodes) carries the settings it
+    needs (:func:`_netlab_limits`)."""
     short: dict[str, str] = {}
     count: dict[str, int] = {}
     for row in g.layers():
@@ -162,7 +186,8 @@ def write_netlab(g: Graph) -> bytes:
             count[role] = count.get(role, 0) + 1
             short[name] = f"{role}{count[role]}"
     lines = [f"# {g.name}: written by clusterbom (bom topology); netlab create makes a containerlab lab of it.",
-             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux", "nodes:"]
+             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux", *_netlab_limits(len(short)),
+             "nodes:"]
     for name, ident in short.items():
         role = g.devices[name][0]
         switch = role in LAYERS or role.endswith(("-leaf", "-spine", "-core"))
