@@ -4,6 +4,7 @@ against the cable plan it is drawn from."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -175,3 +176,89 @@ def test_netlab_limits_follow_the_device_count():
     assert len(_netlab_limits(255)) == 4 and len(_netlab_limits(65_434)) == 4
     with pytest.raises(BomError):
         _netlab_limits(65_435)
+
+
+def _text_boxes(svg: str) -> list[tuple[float, float, float, float, str]]:
+    """Each SVG text's box, its width estimated from Helvetica's average glyph (0.55 em)."""
+    ns = "{http://www.w3.org/2000/svg}"
+    out = []
+    for t in ET.fromstring(svg).iter(f"{ns}text"):
+        text = "".join(t.itertext())
+        size = float(t.get("font-size", "14"))
+        w, x, y = 0.55 * size * len(text), float(t.get("x", "0")), float(t.get("y", "0"))
+        x0 = {"middle": x - w / 2, "end": x - w}.get(t.get("text-anchor", "start"), x)
+        out.append((x0, y - 0.75 * size, x0 + w, y + 0.2 * size, text))
+    return sorted(out)
+
+
+def _overlapping(svg: str) -> list[tuple[str, str]]:
+    boxes = _text_boxes(svg)
+    found = []
+    for i, (_, y0, x1, y1, a) in enumerate(boxes):
+        for bx0, by0, _, by1, b in boxes[i + 1:]:
+            if bx0 >= x1:
+                break
+            if by0 < y1 and y0 < by1:
+                found.append((a, b))
+    return found
+
+
+def test_dot_stands_layers_and_racks_in_clusters_and_ports_in_cells(tmp_path, bom):
+    """Each layer a cluster of one rank, each rack a cluster inside it, each device's ports cells of its box, each
+    cable run an edge between two port cells, each cell one cable's end."""
+    r = bom("topology", str(OOB), "-o", str(tmp_path), "--format", "dot")
+    assert r.exit_code == 0, r.output
+    dot = (tmp_path / "oob-104-compute-s1.dot").read_text()
+    runs = _plan_runs("compute", "s1", OOB)
+    layers = re.findall(r'subgraph cluster_layer\d+ \{\n    label="([^"]+)"', dot)
+    assert layers == ["spine: 16", "leaf: 32", "node, ufm: 108"]
+    assert dot.count("rank=same") == len(layers)
+    devices = {d for a, _, b, _ in runs for d in (a, b)}
+    boxed = re.findall(r'^      "([^"]+)" \[label=<', dot, re.M)
+    assert sorted(boxed) == sorted(devices)     # each device once, inside a rack's cluster
+    edges = re.findall(r'^  "([^"]+)":([ud]\d+):[ns] -- "([^"]+)":([ud]\d+):[ns] ', dot, re.M)
+    assert len(edges) == len(runs)
+    cells = [(a, p) for a, pa, b, pb in edges for p in ((a, pa), (b, pb))]
+    assert len(set(cells)) == 2 * len(runs)     # every port cell ends one cable
+    assert "taillabel" not in dot and "headlabel" not in dot
+
+
+@pytest.mark.slow
+def test_dot_of_a_large_fabric_renders_without_overlapping_labels(tmp_path, bom):
+    """156 devices and 1,860 cable runs: Graphviz draws it with no warning, every device, cable and port on it,
+    and no two texts overlap (before the ports stood in the boxes: 3,841 overlapping pairs on a 134-device SU)."""
+    dot = shutil.which("dot")
+    if dot is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Graphviz (dot) is missing: scripts/test.sh installs Debian's graphviz")
+        pytest.skip("Graphviz (dot) is not installed")
+    r = bom("topology", str(OOB), "-o", str(tmp_path), "--format", "dot")
+    assert r.exit_code == 0, r.output
+    svg = subprocess.run([dot, "-Tsvg", str(tmp_path / "oob-104-compute-s1.dot")], capture_output=True, text=True,
+                         timeout=300)
+    assert svg.returncode == 0 and not svg.stderr.strip(), svg.stderr[-2000:]
+    runs = _plan_runs("compute", "s1", OOB)
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(svg.stdout)
+    groups = {g.get("class"): [] for g in root.iter(f"{ns}g")}
+    for g in root.iter(f"{ns}g"):
+        groups[g.get("class")].append(g.find(f"{ns}title").text if g.find(f"{ns}title") is not None else "")
+    assert set(groups["node"]) == {d for a, _, b, _ in runs for d in (a, b)}
+    assert len(groups["edge"]) == len(runs)
+    assert sum(1 for t in groups["cluster"] if t.startswith("cluster_layer") and "_rack" not in t) == 3
+    texts = {"".join(t.itertext()) for t in root.iter(f"{ns}text")}
+    assert {p for _, p, _, _ in runs} | {p for _, _, _, p in runs} <= texts
+    assert _overlapping(svg.stdout) == []
+
+
+def test_a_fabric_s_own_switches_stand_in_its_layers_rows():
+    """storage-leaf is the storage fabric's leaf row; the compute spines seen on the OOB fabric (their management
+    ports) stand with the other endpoints, below the OOB's own leaves."""
+    from bom.outputs.writers.topology import LAYERS, Graph
+    from bom.roles import Layer
+
+    storage, oob, compute = Graph("s", fabric="storage"), Graph("o", fabric="oob"), Graph("c")
+    assert storage.row("storage-leaf") == LAYERS.index(Layer.LEAF) and storage.row("leaf") == len(LAYERS)
+    assert oob.row("oob-spine") == LAYERS.index(Layer.SPINE) and oob.row("spine") == len(LAYERS)
+    assert compute.row("core") == LAYERS.index(Layer.CORE) and compute.row("node") == len(LAYERS)
+    assert compute.row("dci-router") == 0
