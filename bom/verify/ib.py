@@ -64,7 +64,7 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     counts: dict[str, int] = {}     # GUID id -> the ports its heading says it has
-    port_guids: dict[str, list[int]] = {}   # GUID id -> the port GUIDs its block lists
+    port_guids: dict[tuple[str, int], int] = {}   # (GUID id, port) -> the port's GUID, as its block lists it
     listed: set[int] = set()    # the current block's ports, each once
     count = 0                   # and how many its heading says it has
     # Lines end at LF only (CRLF too): str.splitlines would also end one at U+2028, NEL or a file
@@ -92,7 +92,7 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
         if p and blocks:
             port, peer, peer_port, comment = int(p.group(1)), p.group(3), int(p.group(4)), p.group(5) or ""
             if p.group(2):
-                port_guids.setdefault(blocks[-1][0], []).append(int(p.group(2), 16))
+                port_guids[blocks[-1][0], port] = int(p.group(2), 16)
             if port in listed:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
                                key="--ib", hint=HINT)
@@ -109,8 +109,7 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
     if not blocks:
         raise BomError("holds no Switch or Ca block (is it ibnetdiscover's output, complete?)", where=str(path),
                        key="--ib", hint=HINT)
-    if hcas is not None:
-        _mapped(nodes, port_guids, hcas)
+    mapped = _mapped(nodes, blocks, port_guids, hcas) if hcas is not None else {}
     for guid, no, _ in blocks:    # every node is covered: each link is listed from both its ends
         dev = nodes[guid][1]
         if not dev:
@@ -121,12 +120,14 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
     links = 0
     source = str(path)
     for guid, _, ports in blocks:
-        kind, dev, word = nodes[guid]
+        kind = nodes[guid][0]
         for port, pno, peer, peer_port, comment in ports:
             if peer not in nodes:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
                                where=str(path), key="--ib", hint=HINT)
-            pkind, pdev, pword = nodes[peer]
+            dev, word = mapped.get((guid, port)) or nodes[guid][1:]
+            pkind = nodes[peer][0]
+            pdev, pword = mapped.get((peer, peer_port)) or nodes[peer][1:]
             if not 1 <= peer_port <= counts[peer]:
                 raise BomError(f"line {pno}: port {peer_port} of {peer}, a node of {counts[peer]} ports: expected a "
                                f"port from 1 to {counts[peer]}", where=str(path), key="--ib", hint=HINT)
@@ -143,11 +144,22 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
     return links
 
 
-def _mapped(nodes: dict[str, tuple[str, str, str]], port_guids: dict[str, list[int]], hcas: HcaMap) -> None:
-    """Each CA the map knows (by its node or a port GUID, or its host and HCA name) named as the plan's port."""
-    for gid, (kind, dev, word) in nodes.items():
+def _mapped(nodes: dict[str, tuple[str, str, str]], blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]],
+            port_guids: dict[tuple[str, int], int], hcas: HcaMap) -> dict[tuple[str, int], tuple[str, str]]:
+    """(CA, port) -> the plan's (device, port) the map gives it: by the port's GUID (each port of a dual-port
+    HCA its own), else the node's GUID, else its host and HCA name. A mapped CA is its plan device's."""
+    out: dict[tuple[str, int], tuple[str, str]] = {}
+    for gid, _, ports in blocks:
+        kind, dev, word = nodes[gid]
         if kind != "Ca":
             continue
-        end = hcas.find(dev, word, (int(gid[2:], 16), *port_guids.get(gid, ())))
-        if end is not None:
-            nodes[gid] = (kind, *end)
+        node_guid = int(gid[2:], 16)
+        for port, *_ in ports:
+            own = port_guids.get((gid, port))
+            end = hcas.find(dev, word, (node_guid,) if own is None else (own, node_guid))
+            if end is not None:
+                out[gid, port] = end
+        found = [out[gid, port] for port, *_ in ports if (gid, port) in out]
+        if found:
+            nodes[gid] = (kind, found[0][0], word)
+    return out

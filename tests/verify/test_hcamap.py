@@ -3,6 +3,7 @@ refused naming its file, line and field."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,29 @@ def test_the_cli_refuses_a_map_without_ib_or_a_bad_map(bom, tmp_path):
     ib = Path(__file__).parent / "fixtures" / "ib-pod.ibnetdiscover"
     r = bom("verify", str(scenario), "--ib", str(ib), "--hca-map", str(f), "-o", str(tmp_path / "o"))
     assert r.exit_code == 2 and f"{f}:3" in r.output and "is also on line 2" in r.output
+
+
+DUAL = """\
+switchguid=0x20efe18df069b02(20efe18df069b02)
+Switch\t64 "S-020efe18df069b02"\t\t# "MF0;s1-r01-rk01-leaf-01:MQM9700/U1" enhanced port 0 lid 1 lmc 0
+[1]\t"H-1070fd0300ab1200"[1](1070fd0300ab1200)\t\t# "dgx-017 mlx5_0" lid 2 4xNDR
+[2]\t"H-1070fd0300ab1200"[2](1070fd0300ab1201)\t\t# "dgx-017 mlx5_0" lid 3 4xNDR
+
+caguid=0x1070fd0300ab1200
+Ca\t2 "H-1070fd0300ab1200"\t\t# "dgx-017 mlx5_0"
+[1](1070fd0300ab1200)\t"S-020efe18df069b02"[1]\t\t# lid 2 lmc 0 "MF0;s1-r01-rk01-leaf-01:MQM9700/U1" lid 1 4xNDR
+[2](1070fd0300ab1201)\t"S-020efe18df069b02"[2]\t\t# lid 3 lmc 0 "MF0;s1-r01-rk01-leaf-01:MQM9700/U1" lid 1 4xNDR
+"""
+
+
+def test_each_port_of_a_dual_port_hca_by_its_own_guid(bom, tmp_path):
+    """One HCA of two ports on a host not named after the plan: each port's GUID names its plan port."""
+    scenario = Path(__file__).parent / "scenarios" / "ib-pod.yaml"
+    (tmp_path / "found.txt").write_text(DUAL)
+    f = _map(tmp_path, HEAD + "s1-r01-rk02-node-01,p1/1,,,0x1070fd0300ab1200\n"
+                              "s1-r01-rk02-node-01,p1/2,,,0x1070fd0300ab1201\n")
+    r = bom("verify", str(scenario), "--ib", str(tmp_path / "found.txt"), "--hca-map", str(f), "-o",
+            str(tmp_path / "o"), "--json")
+    got = json.loads(r.stdout)
+    assert got["ok"] == 2 and got["miswired"] == [] and got["unexpected"] == []
+    assert "C00000001" not in got["missing"] and "C00000002" not in got["missing"] and len(got["missing"]) == 16
