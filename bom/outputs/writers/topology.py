@@ -210,22 +210,31 @@ def _ident(text: str, limit: int = NETLAB_NAME) -> str:
 #: node's management address is its id + 100 in 192.168.121.0/24, its loopback and router id the id-th
 #: address of 10.0.0.0/24.
 NETLAB_MAX_ID, NETLAB_MGMT_START, NETLAB_SLASH24 = 150, 100, 254
+#: Links with a host on them are LANs, each a /24 of 172.16.0.0/16: 256 of them; as /29s, 8,192 in the /16
+#: and 131,072 in 172.16.0.0/12.
+NETLAB_LANS, NETLAB_LANS_16, NETLAB_LANS_12 = 256, 8192, 131072
 #: What a larger lab takes instead: management and loopbacks from a /16 (65,534 addresses).
 NETLAB_SLASH16 = 65534
 
 
-def _netlab_limits(nodes: int) -> list[str]:
+def _netlab_limits(nodes: int, host_links: int = 0) -> list[str]:
     """The settings a lab of ``nodes`` needs past netlab's defaults (none for a lab within them: its file
-    stays as it was): the highest node id, and /16 pools for the addresses netlab numbers by node id."""
-    if nodes + NETLAB_MGMT_START > NETLAB_SLASH16:
-        raise BomError(f"{nodes:,} devices are more than netlab's management network can number (a /16 from "
-                       f"address {NETLAB_MGMT_START})", key="--max-links",
+    stays as it was): the highest node id, /16 pools for the addresses netlab numbers by node id, and smaller
+    LAN prefixes for more than 256 links with a Linux host on them (netlab makes each such link a LAN, a /24
+    of 172.16.0.0/16 by default)."""
+    if nodes + NETLAB_MGMT_START > NETLAB_SLASH16 or host_links > NETLAB_LANS_12:
+        raise BomError(f"{nodes:,} devices and {host_links:,} host links are more than netlab's address pools "
+                       "can number here", key="--max-links",
                        hint="Draw a smaller scenario (bom init --gpus N writes one) or another --fabric.")
     out = [f"defaults.const.MAX_NODE_ID: {nodes}"] if nodes > NETLAB_MAX_ID else []
     if nodes + NETLAB_MGMT_START > NETLAB_SLASH24:
         out.append("addressing.mgmt.ipv4: 192.168.0.0/16")
     if nodes > NETLAB_SLASH24:
         out += ["addressing.loopback.ipv4: 10.0.0.0/16", "addressing.router_id.ipv4: 10.0.0.0/16"]
+    if host_links > NETLAB_LANS:
+        out.append("addressing.lan.prefix: 29")
+    if host_links > NETLAB_LANS_16:
+        out.append("addressing.lan.ipv4: 172.16.0.0/12")
     return out
 
 
@@ -242,13 +251,14 @@ def write_netlab(g: Graph) -> bytes:
             role = _ident(g.devices[name][0], NETLAB_NAME - 4)
             count[role] = count.get(role, 0) + 1
             short[name] = f"{role}{count[role]}"
+    switch = {name for name in short
+              if (role := g.devices[name][0]) in LAYERS or role.endswith(("-leaf", "-spine", "-core"))}
+    host_links = sum(1 for e in g.edges if e.a not in switch or e.b not in switch)
     lines = [f"# {g.name}: written by clusterbom (bom topology); netlab create makes a containerlab lab of it.",
-             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux", *_netlab_limits(len(short)),
-             "nodes:"]
+             f"name: {_ident(g.name)}", "provider: clab", "defaults.device: linux",
+             *_netlab_limits(len(short), host_links), "nodes:"]
     for name, ident in short.items():
-        role = g.devices[name][0]
-        switch = role in LAYERS or role.endswith(("-leaf", "-spine", "-core"))
-        lines.append(f"  {ident}: {{device: {'frr' if switch else 'linux'}}}   # {name}")
+        lines.append(f"  {ident}: {{device: {'frr' if name in switch else 'linux'}}}   # {name}")
     lines.append("links:")
     used: dict[str, int] = {}
     for e in g.edges:

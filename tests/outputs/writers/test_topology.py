@@ -174,8 +174,11 @@ def test_netlab_limits_follow_the_device_count():
     assert _netlab_limits(150) == [] and _netlab_limits(154) == ["defaults.const.MAX_NODE_ID: 154"]
     assert _netlab_limits(155)[1:] == ["addressing.mgmt.ipv4: 192.168.0.0/16"]
     assert len(_netlab_limits(255)) == 4 and len(_netlab_limits(65_434)) == 4
-    with pytest.raises(BomError):
-        _netlab_limits(65_435)
+    assert _netlab_limits(100, 256) == [] and _netlab_limits(100, 257) == ["addressing.lan.prefix: 29"]
+    assert _netlab_limits(100, 8193)[-1] == "addressing.lan.ipv4: 172.16.0.0/12"
+    for nodes, hosts in ((65_435, 0), (100, 131_073)):
+        with pytest.raises(BomError):
+            _netlab_limits(nodes, hosts)
 
 
 def _text_boxes(svg: str) -> list[tuple[float, float, float, float, str]]:
