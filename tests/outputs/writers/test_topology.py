@@ -20,7 +20,8 @@ from bom.inputs.scenario import load_scenario
 from tests.paths import TESTS
 
 SCENARIO = TESTS / "netbox" / "scenarios" / "two-site.yaml"   # leaves, a spine, UFM; two sites
-OOB = Path(__file__).parent / "scenarios" / "oob-104.yaml"     # a 298-device OOB fabric
+OOB = Path(__file__).parent / "scenarios" / "oob-104.yaml"     # a 156-device compute fabric, a 298-device OOB
+OOB112 = Path(__file__).parent / "scenarios" / "oob-112.yaml"  # a 314-device OOB, 290 links with a host
 
 
 def _plan_runs(fabric: str, site: str, scenario: Path = SCENARIO) -> list[tuple[str, str, str, str]]:
@@ -147,25 +148,27 @@ def test_netlab_topology_is_accepted_by_netlab(drawn, tmp_path):
 
 @pytest.mark.slow
 def test_netlab_takes_a_lab_past_its_defaults(tmp_path):
-    """A 298-device OOB fabric, past netlab's 150 node ids, its /24 management subnet from .100 and its /24 of
-    loopbacks (a management switch is node 262): the export says what netlab needs, and netlab makes the lab.
-    Measured here: netlab create took under a minute wall (about 20 CPU s) on a shared 2-core machine."""
+    """A 314-device OOB fabric, past netlab's 150 node ids, its /24 management subnet from .100, its /24 of
+    loopbacks and its 256 /24 LANs (a link with a host on it is a LAN to netlab): the export says what netlab
+    needs, and netlab makes the lab. Measured here: about a minute wall (about 25 CPU s) on a shared 2-core
+    machine; oob-104's compute fabric (156 devices, 1,860 links, 832 with a host) took 3.6 minutes (69 CPU s)."""
     from typer.testing import CliRunner
 
     from bom.cli import app
 
-    r = CliRunner().invoke(app, ["topology", str(OOB), "-o", str(tmp_path / "o"), "--fabric", "oob", "--format",
+    r = CliRunner().invoke(app, ["topology", str(OOB112), "-o", str(tmp_path / "o"), "--fabric", "oob", "--format",
                                  "netlab"])
     assert r.exit_code == 0, r.output
-    text = (tmp_path / "o" / "oob-104-oob-s1-netlab.yml").read_text()
-    assert "oob-104-oob-s1: 298 devices" in r.output
+    text = (tmp_path / "o" / "oob-112-oob-s1-netlab.yml").read_text()
+    assert "oob-112-oob-s1: 314 devices" in r.output
     assert [line for line in text.splitlines() if line.startswith(("defaults.const", "addressing"))] == \
-        ["defaults.const.MAX_NODE_ID: 298", "addressing.mgmt.ipv4: 192.168.0.0/16",
-            "addressing.loopback.ipv4: 10.0.0.0/16", "addressing.router_id.ipv4: 10.0.0.0/16"]
+        ["defaults.const.MAX_NODE_ID: 314", "addressing.mgmt.ipv4: 192.168.0.0/16",
+         "addressing.loopback.ipv4: 10.0.0.0/16", "addressing.router_id.ipv4: 10.0.0.0/16",
+         "addressing.lan.prefix: 29"]
     clab = _netlab_create(text.encode(), tmp_path)
-    _same_lab(clab, _plan_runs("oob", "s1", OOB))
+    _same_lab(clab, _plan_runs("oob", "s1", OOB112))
     mgmt = [n["mgmt-ipv4"] for n in clab["topology"]["nodes"].values()]
-    assert len(set(mgmt)) == 298 and max(mgmt, key=lambda a: tuple(map(int, a.split(".")))) == "192.168.1.142"
+    assert len(set(mgmt)) == 314 and max(mgmt, key=lambda a: tuple(map(int, a.split(".")))) == "192.168.1.158"
 
 
 def test_netlab_limits_follow_the_device_count():
