@@ -109,7 +109,8 @@ def _box(name: str, role: str, rack: str, up: list[str], down: list[str]) -> str
     second = f"{role}, {rack}" if rack else role
     title = f'<TR><TD COLSPAN="{width}"><B>{escape(name)}</B><BR/>{escape(second)}</TD></TR>'
     rows = "".join([*_cells(up, "u"), title, *_cells(down, "d")])
-    return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="ROUNDED">{rows}</TABLE>>'
+    return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="ROUNDED" BGCOLOR="white">' \
+           f'{rows}</TABLE>>'
 
 
 def write_dot(g: Graph) -> bytes:
@@ -130,8 +131,10 @@ def write_dot(g: Graph) -> bytes:
         ends[b][b_side].append(b_port)
         lines.append((a, f'd{len(ends[a]["d"]) - 1}', b, f'{b_side}{len(ends[b][b_side]) - 1}', e))
     out = [f"graph {_q(g.name)} {{",
+           # edges drawn first, under the boxes: a cable leaving a cell of a box's upper port rows is not drawn
+           # across the port names below it
            "  graph [rankdir=TB, newrank=true, nodesep=0.2, ranksep=1.4, fontname=Helvetica, fontsize=12, "
-           "labeljust=l];",
+           "labeljust=l, outputorder=edgesfirst];",
            "  node [shape=plaintext, fontname=Helvetica, fontsize=9];",
            "  edge [fontname=Helvetica, fontsize=7];"]
     for i, row in enumerate(layers):
