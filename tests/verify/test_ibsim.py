@@ -68,6 +68,8 @@ def discover(net: Path, tmp: Path) -> Path:
                                env=env, timeout=120)
         assert found.returncode == 0, found.stderr[-2000:]
     finally:
+        assert sim.stdin is not None
+        sim.stdin.close()     # ibsim's console: closed, as its process ends
         sim.terminate()
         try:
             sim.wait(timeout=10)
