@@ -33,7 +33,7 @@ _SKIP = re.compile(r"^(\w+=|Non-Chassis Nodes|Chassis\b)")
 _LINK = re.compile(r'(\d{1,3})x(' + "|".join(sorted(IB_LANE_GBPS, key=len, reverse=True)) + r')\s*$')
 LANE_GBPS = IB_LANE_GBPS
 HINT = "Give --ib the text ibnetdiscover prints (ibnetdiscover > fabric.txt), with node descriptions " \
-       "that name the plan's devices (--node-name-map)."
+       "that name the plan's devices (--node-name-map), and --hca-map MAP for hosts' HCAs named mlx5_N."
 
 
 def device_of(description: str) -> tuple[str, str]:
@@ -120,14 +120,16 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
     links = 0
     source = str(path)
     for guid, _, ports in blocks:
-        kind = nodes[guid][0]
+        kind, node_dev, node_word = nodes[guid]
         for port, pno, peer, peer_port, comment in ports:
             if peer not in nodes:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
                                where=str(path), key="--ib", hint=HINT)
-            dev, word = mapped.get((guid, port)) or nodes[guid][1:]
-            pkind = nodes[peer][0]
-            pdev, pword = mapped.get((peer, peer_port)) or nodes[peer][1:]
+            pkind, pdev, pword = nodes[peer]
+            dev, word = node_dev, node_word
+            if mapped:   # a mapped HCA port is named by the map, each port its own
+                dev, word = mapped.get((guid, port), (dev, word))
+                pdev, pword = mapped.get((peer, peer_port), (pdev, pword))
             if not 1 <= peer_port <= counts[peer]:
                 raise BomError(f"line {pno}: port {peer_port} of {peer}, a node of {counts[peer]} ports: expected a "
                                f"port from 1 to {counts[peer]}", where=str(path), key="--ib", hint=HINT)
