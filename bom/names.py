@@ -68,3 +68,29 @@ def run_port(port_name: str, run: int) -> str:
 def switch_role(fabric: str, layer: str) -> str:
     """The role of a switch of ``layer`` (leaf, spine, core) in ``fabric``."""
     return layer if fabric == FabricRole.COMPUTE else f"{fabric}-{layer}"
+
+
+#: InfiniBand's speed names and the rate of one lane at each [Gbit/s]: the nominal data rate each
+#: generation is sold at (ibnetdiscover prints a link's active width and speed as ``4xNDR``).
+IB_LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
+                "NDR": 100.0, "XDR": 200.0}
+
+
+def ib_port_number(name: str, per_cage: int) -> int | None:
+    """The port number an InfiniBand switch reports for the plan's port ``name`` (None: not a switch
+    port's name): ``p<n>`` on single-port cages, cage and port ``p<c>/<k>`` on cages of ``per_cage``
+    ports, numbered cage by cage (``n = per_cage (c-1) + k``: an NDR or XDR switch's twin-port OSFP).
+
+    >>> ib_port_number("p8/2", 2), ib_port_number("p17", 1), ib_port_number("mgmt", 1)
+    (16, 17, None)
+    """
+    cage, _, sub = name[1:].partition("/")
+    if not name.startswith("p") or not cage.isdigit() or not (sub.isdigit() or not sub):
+        return None
+    return per_cage * (int(cage) - 1) + (int(sub) if sub else 1)
+
+
+def ib_port_names(n: int) -> tuple[str, str]:
+    """The plan's names of an InfiniBand switch's port ``n`` (:func:`ib_port_number` read back): ``p<n>``
+    on single-port cages, ``p<c>_<k>`` (``p<c>/<k>`` as the verify's port keys write it) on twin-port cages."""
+    return f"p{n}", f"p{(n + 1) // 2}_{(n - 1) % 2 + 1}"

@@ -54,9 +54,11 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)      # renders bom topology's DOT in its test
 command -v lldpd >/dev/null 2>&1 || need+=(lldpd)
 command -v slurmctld >/dev/null 2>&1 || need+=(slurm-wlm)   # slurmctld reads bom export slurm's topology.conf
+command -v ibsim >/dev/null 2>&1 || need+=(ibsim-utils)              # simulates bom topology's ibsim net file
+{ command -v ibnetdiscover || [ -x /usr/sbin/ibnetdiscover ]; } >/dev/null 2>&1 || need+=(infiniband-diags)  # bom verify --ib
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${need[*]} for the workbook, report and LLDP tests" >&2
+    echo "installing ${need[*]} for the workbook, report, LLDP and InfiniBand tests" >&2
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else

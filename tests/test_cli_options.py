@@ -46,12 +46,14 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "bom/netbox/client.py": ("netbox push", "netbox diff"),
     # write_all (bom/cli _write, verify), write_plan (cables), the NetBox export's files.
     "bom/outputs/publish.py": ("build", "verify", "cables", "compare", "topology", "netbox export"),
+    "bom/outputs/writers/ibsim.py": ("topology",),
     "bom/outputs/writers/topology.py": ("topology",),
     "bom/outputs/writers/sweep.py": ("sweep",),   # each design's rebuild command: bom sweep --point
     "bom/outputs/writers/xlsx.py": ("build",),
     "bom/pipeline/checks.py": ("build",),   # refusal: build_checked, bom build's only
     "bom/pipeline/compare.py": ("compare",),
     "bom/pipeline/diff.py": ("diff",),
+    "bom/pipeline/ibsim.py": ("topology",),
     "bom/pipeline/moves.py": ("cables",),   # bom cables --phase NAME --moves
     "bom/pipeline/sizing.py": ("size", *MODEL),   # build_scenario sizes a scenario with a workload
     "bom/starter.py": ("init",),

@@ -41,6 +41,8 @@ NOT_SCENARIO = {
     "bom/netbox/": "a NetBox server, its token and its answers",
     "bom/outputs/publish.py": "the output folder (-o)",
     "bom/outputs/writers/topology.py": "bom topology's options (--fabric, --site, --max-links)",
+    "bom/outputs/writers/ibsim.py": "bom topology --format ibsim's --fabric and the plan's InfiniBand ports",
+    "bom/pipeline/ibsim.py": "bom topology's --format and --fabric",
     "bom/verify/": "bom verify's sources (LLDP, ibnetdiscover)",
     "bom/starter.py": "bom init's options (--platform, --gpus, --workload)",
     "bom/pipeline/compare.py": "bom compare's --platforms",

@@ -404,6 +404,9 @@ def verify(
         "neighbors, one per device, named after the plan's device.")] = None,
     ib: Annotated[Optional[Path], typer.Option(
         "--ib", metavar="FILE", help="ibnetdiscover's output, node descriptions naming the plan's devices.")] = None,
+    hca_map: Annotated[Optional[Path], typer.Option(
+        "--hca-map", metavar="MAP", help="With --ib: which HCA (mlx5_N or GUID) of a host is which plan port, the "
+        "CSV bom topology --format ibsim writes as a template.")] = None,
     netbox: Annotated[Optional[str], typer.Option(
         "--netbox", metavar="URL", help="Also compare NetBox with the plan (bom netbox diff), token from "
         "$NETBOX_TOKEN or --token-file.")] = None,
@@ -436,12 +439,15 @@ def verify(
     if lldp is None and ib is None and netbox is None:
         raise BomError("nothing to check against", key="--lldp",
                        hint="Give --lldp DIR, --ib FILE or --netbox URL (or several).")
+    if hca_map is not None and ib is None:
+        raise BomError("--hca-map names the HCAs of an ibnetdiscover file", key="--hca-map",
+                       hint="Give --ib FILE with it.")
     if netbox is not None:
         from bom.netbox import client
 
         client.check_url(netbox)   # a bad --url or --timeout is refused before anything is read
         client.Timeouts.of(timeout)
-    seen = run.read_sources(lldp, ib)
+    seen = run.read_sources(lldp, ib, hca_map)
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
@@ -774,6 +780,9 @@ def topology(
     fabric: Annotated[str, typer.Option(metavar="NAME", help="compute, storage, inband or oob.")] = FabricRole.COMPUTE,
     site: Annotated[int, typer.Option(min=1, metavar="N", help="The site (1 = the first).")] = 1,
     max_links: Annotated[int, typer.Option(min=1, metavar="N", help="Refuse a drawing of more cable runs.")] = 2000,
+    formats: Annotated[Optional[list[str]], typer.Option(
+        "--format", metavar="NAME", help="dot, drawio, netlab or ibsim (an InfiniBand fabric's ibsim net file and "
+        "its HCA map); repeat for several. Default: dot, drawio and netlab.")] = None,
     catalog_dir: CatalogOpt = None,
     prices: PricesOpt = None,
     strict_prices: StrictPricesOpt = False,
@@ -781,13 +790,19 @@ def topology(
     """Write one fabric of one site as <name>-<fabric>-s<N>.dot (Graphviz: dot -Tsvg FILE > FILE.svg),
     .drawio (draw.io / diagrams.net) and -netlab.yml (netlab create makes a containerlab lab of it, to
     emulate the fabric): every device of the fabric's cable plan a box, in rows by layer, every cable run
-    an edge with the port at each end on it."""
+    an edge with the port at each end on it. --format ibsim writes an InfiniBand fabric as .ibnet (ibsim -s
+    FILE simulates it; ibnetdiscover's format) and -hca-map.csv (which HCA, mlx5_N or GUID, is which plan
+    port: fill it in and give it to bom verify --ib FILE --hca-map MAP)."""
     from bom import pipeline
     from bom.cableplan import rows as plan
     from bom.errors import BomError
     from bom.inputs.scenario import load_scenario
     from bom.outputs.writers.topology import topology_graph, write_dot, write_drawio, write_netlab
 
+    kinds = list(dict.fromkeys(formats or ("dot", "drawio", "netlab")))
+    for k in kinds:
+        if k not in ("dot", "drawio", "netlab", "ibsim"):
+            raise BomError(f"no format {k!r}", key="--format", hint="Give dot, drawio, netlab or ibsim.")
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
     model = pipeline.build_scenario(sc, src, catalog)
@@ -797,12 +812,23 @@ def topology(
     if site > model.cluster.site_count:
         raise BomError(f"the scenario has {model.cluster.site_count} site(s), not {site}", key="--site")
     stem = f"{sc.name}-{fabric}-s{site}"
-    g = topology_graph(plan.rows(model, catalog=catalog), plan.COL, stem, f"s{site}", fabric, max_links)
-    paths = _write({f"{stem}.dot": write_dot(g), f"{stem}.drawio": write_drawio(g),
-                    f"{stem}-netlab.yml": write_netlab(g)},
-                   output or Path("reports") / sc.name, "", False)
+    files: dict[str, bytes] = {}
+    said: list[str] = []
+    if {"dot", "drawio", "netlab"} & set(kinds):
+        g = topology_graph(plan.rows(model, catalog=catalog), plan.COL, stem, f"s{site}", fabric, max_links)
+        drawn = {"dot": (".dot", write_dot), "drawio": (".drawio", write_drawio),
+                 "netlab": ("-netlab.yml", write_netlab)}
+        files.update({f"{stem}{suffix}": write(g) for k, (suffix, write) in drawn.items() if k in kinds})
+        said.append(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
+    if "ibsim" in kinds:
+        from bom.pipeline.ibsim import ibsim_files
+
+        net, more = ibsim_files(model, catalog, stem, site, fabric)
+        files.update(more)
+        said.append(f"{stem}.ibnet: {net.counts}")
+    paths = _write(files, output or Path("reports") / sc.name, "", False)
     assert paths is not None
-    _say(f"{stem}: {len(g.devices):,} devices, {len(g.edges):,} cable runs")
+    _say(*said)
     _wrote(paths)
 
 

@@ -14,6 +14,8 @@ Its public surface, what the CLI, ``bom init``'s starter and the tests call:
 - the diff of two designs: :func:`~bom.pipeline.diff.load_side`, :func:`~bom.pipeline.diff.diff_sides`
   (:mod:`bom.pipeline.diff`), and a phase's move list, :func:`~bom.pipeline.moves.phase_moves`
   (:mod:`bom.pipeline.moves`), imported from their modules (only bom diff and bom cables --moves use them);
+- an InfiniBand fabric as ibsim's net file and its HCA map: :func:`~bom.pipeline.ibsim.ibsim_files`
+  (:mod:`bom.pipeline.ibsim`), imported from its module (only bom topology --format ibsim uses it);
 - the alternates that pull the date in: :func:`with_alternates`, :func:`prefer_available`
   (:mod:`bom.pipeline.alternates`).
 """

@@ -21,19 +21,19 @@ from pathlib import Path
 
 from bom.errors import BomError, keyed
 from bom.inputs.yamlio import read_input
+from bom.names import IB_LANE_GBPS, ib_port_names
+from bom.verify.hcamap import HcaMap
 from bom.verify.seen import Link, Seen, device_key, port_key
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
-_PORT = re.compile(r'^\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?\s+"([SHR]-[0-9a-fA-F]+)"\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?'
-                   r'\s*(?:#\s*(.*))?$')
+_PORT = re.compile(r'^\[(\d{1,9})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([SHR]-[0-9a-fA-F]+)"'
+                   r'\[(\d{1,9})\](?:\([0-9a-fA-F]+\))?\s*(?:#\s*(.*))?$')
 #: Lines with nothing to check: the node's ids (``vendid=``, ``switchguid=``) and -g's chassis headings.
 _SKIP = re.compile(r"^(\w+=|Non-Chassis Nodes|Chassis\b)")
-_LINK = re.compile(r'(\d{1,3})x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$')
-#: Per-lane rate of each InfiniBand speed [Gbit/s] (the nominal data rate each generation is sold at).
-LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
-             "NDR": 100.0, "XDR": 200.0}
+_LINK = re.compile(r'(\d{1,3})x(' + "|".join(sorted(IB_LANE_GBPS, key=len, reverse=True)) + r')\s*$')
+LANE_GBPS = IB_LANE_GBPS
 HINT = "Give --ib the text ibnetdiscover prints (ibnetdiscover > fabric.txt), with node descriptions " \
-       "that name the plan's devices (--node-name-map)."
+       "that name the plan's devices (--node-name-map), and --hca-map MAP for hosts' HCAs named mlx5_N."
 
 
 def device_of(description: str) -> tuple[str, str]:
@@ -47,10 +47,6 @@ def device_of(description: str) -> tuple[str, str]:
     return first, words[1] if len(words) > 1 else ""
 
 
-def _switch_port_names(n: int) -> tuple[str, ...]:
-    return (f"p{n}", f"p{(n + 1) // 2}_{(n - 1) % 2 + 1}")
-
-
 #: The largest ibnetdiscover file read.
 IB_MAX_BYTES = 1 << 30
 #: The most ports a node may say it has (a Quantum-3 switch has 144; a director chassis is listed as its
@@ -58,8 +54,9 @@ IB_MAX_BYTES = 1 << 30
 MAX_PORTS = 4096
 
 
-def read(path: Path, seen: Seen) -> int:
-    """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links."""
+def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
+    """Add every link of the topology file ``path`` to ``seen``; returns how many lines were links.
+    ``hcas``: the HCA map, which names a host's HCAs (``host mlx5_0``) after the plan's ports."""
     # As every input file: a regular file (never a FIFO or a device, which would block or never end),
     # at most IB_MAX_BYTES (ibnetdiscover writes about 100 bytes a link: a million links is 100 MB).
     with keyed(None, "--ib"):
@@ -67,6 +64,7 @@ def read(path: Path, seen: Seen) -> int:
     nodes: dict[str, tuple[str, str, str]] = {}     # GUID id -> (kind, device, port word)
     blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]] = []
     counts: dict[str, int] = {}     # GUID id -> the ports its heading says it has
+    port_guids: dict[tuple[str, int], int] = {}   # (GUID id, port) -> the port's GUID, as its block lists it
     listed: set[int] = set()    # the current block's ports, each once
     count = 0                   # and how many its heading says it has
     # Lines end at LF only (CRLF too): str.splitlines would also end one at U+2028, NEL or a file
@@ -92,7 +90,9 @@ def read(path: Path, seen: Seen) -> int:
             continue
         p = _PORT.match(line)
         if p and blocks:
-            port, peer, peer_port, comment = int(p.group(1)), p.group(2), int(p.group(3)), p.group(4) or ""
+            port, peer, peer_port, comment = int(p.group(1)), p.group(3), int(p.group(4)), p.group(5) or ""
+            if p.group(2):
+                port_guids[blocks[-1][0], port] = int(p.group(2), 16)
             if port in listed:
                 raise BomError(f"line {no}: port {port} of {blocks[-1][0]} is listed twice", where=str(path),
                                key="--ib", hint=HINT)
@@ -109,6 +109,7 @@ def read(path: Path, seen: Seen) -> int:
     if not blocks:
         raise BomError("holds no Switch or Ca block (is it ibnetdiscover's output, complete?)", where=str(path),
                        key="--ib", hint=HINT)
+    mapped = _mapped(nodes, blocks, port_guids, hcas) if hcas is not None else {}
     for guid, no, _ in blocks:    # every node is covered: each link is listed from both its ends
         dev = nodes[guid][1]
         if not dev:
@@ -119,23 +120,48 @@ def read(path: Path, seen: Seen) -> int:
     links = 0
     source = str(path)
     for guid, _, ports in blocks:
-        kind, dev, word = nodes[guid]
+        kind, node_dev, node_word = nodes[guid]
         for port, pno, peer, peer_port, comment in ports:
             if peer not in nodes:
                 raise BomError(f"line {pno}: the peer {peer} has no block of its own (a truncated file?)",
                                where=str(path), key="--ib", hint=HINT)
             pkind, pdev, pword = nodes[peer]
+            dev, word = node_dev, node_word
+            if mapped:   # a mapped HCA port is named by the map, each port its own
+                dev, word = mapped.get((guid, port), (dev, word))
+                pdev, pword = mapped.get((peer, peer_port), (pdev, pword))
             if not 1 <= peer_port <= counts[peer]:
                 raise BomError(f"line {pno}: port {peer_port} of {peer}, a node of {counts[peer]} ports: expected a "
                                f"port from 1 to {counts[peer]}", where=str(path), key="--ib", hint=HINT)
             speed = _LINK.search(comment)
             rate = int(speed.group(1)) * LANE_GBPS[speed.group(2)] if speed else None
             near = port_key(word) if kind != "Switch" and word else f"p{port}"
-            near_names = (near,) if kind != "Switch" else _switch_port_names(port)
+            near_names = (near,) if kind != "Switch" else ib_port_names(port)
             far_names = (port_key(pword),) if pkind != "Switch" and pword else \
-                (f"p{peer_port}",) if pkind != "Switch" else _switch_port_names(peer_port)
+                (f"p{peer_port}",) if pkind != "Switch" else ib_port_names(peer_port)
             seen.add(Link(device_key(dev), near_names, device_key(pdev), far_names,
                           dev, word if kind != "Switch" and word else f"[{port}]",
                           pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]", source, rate))
             links += 1
     return links
+
+
+def _mapped(nodes: dict[str, tuple[str, str, str]], blocks: list[tuple[str, int, list[tuple[int, int, str, int, str]]]],
+            port_guids: dict[tuple[str, int], int], hcas: HcaMap) -> dict[tuple[str, int], tuple[str, str]]:
+    """(CA, port) -> the plan's (device, port) the map gives it: by the port's GUID (each port of a dual-port
+    HCA its own), else the node's GUID, else its host and HCA name. A mapped CA is its plan device's."""
+    out: dict[tuple[str, int], tuple[str, str]] = {}
+    for gid, _, ports in blocks:
+        kind, dev, word = nodes[gid]
+        if kind != "Ca":
+            continue
+        node_guid = int(gid[2:], 16)
+        for port, *_ in ports:
+            own = port_guids.get((gid, port))
+            end = hcas.find(dev, word, (node_guid,) if own is None else (own, node_guid))
+            if end is not None:
+                out[gid, port] = end
+        found = [out[gid, port] for port, *_ in ports if (gid, port) in out]
+        if found:
+            nodes[gid] = (kind, found[0][0], word)
+    return out

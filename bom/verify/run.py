@@ -11,9 +11,9 @@ from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.outputs.writers.workorder import output
 from bom.roles import FabricRole
+from bom.verify import hcamap, workorder
 from bom.verify import ib as ibnet
 from bom.verify import lldp as lldpd
-from bom.verify import workorder
 from bom.verify.check import Verification, verify
 from bom.verify.seen import Seen
 
@@ -23,20 +23,21 @@ if TYPE_CHECKING:
     from bom.outputs.publish import Output
 
 
-def read_sources(lldp: Path | None, ib: Path | None) -> Seen:
-    """Every neighbour pair the sources saw (exit 2 naming the file on bad input)."""
+def read_sources(lldp: Path | None, ib: Path | None, hca_map: Path | None = None) -> Seen:
+    """Every neighbour pair the sources saw (exit 2 naming the file on bad input); ``hca_map`` names the
+    HCAs ibnetdiscover lists after the plan's ports."""
     with no_cycle_collection():
-        return _read(lldp, ib)
+        return _read(lldp, ib, hca_map)
 
 
-def _read(lldp: Path | None, ib: Path | None) -> Seen:
+def _read(lldp: Path | None, ib: Path | None, hca_map: Path | None) -> Seen:
     seen = Seen()
     if lldp is not None:
         lldpd.read_dir(lldp, seen)
     if ib is not None:
         if not ib.is_file():
             raise BomError("is not a file", where=str(ib), key="--ib", hint=ibnet.HINT)
-        ibnet.read(ib, seen)
+        ibnet.read(ib, seen, hcamap.read(hca_map) if hca_map is not None else None)
     return seen
 
 
