@@ -9,26 +9,19 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from bom.cableplan import rows as plan
-from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.links.line import DCI_LINE
 from bom.outputs.publish import Output
 from bom.outputs.writers import acceptance, scheduler, twin
 from bom.roles import FabricRole
 from bom.rules.lengths import line_window, run_windows
+from bom.topology.fabrics import infiniband
 from bom.topology.jobs import platform_tiers
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
     from bom.model.model import Model
 
-
-def infiniband(model: Model, catalog: Catalog) -> set[str]:
-    """The fabrics whose leaves are InfiniBand switches."""
-    switches = catalog.rows.get("switches", {})
-    return {name for name, fabric in model.fabrics.items()
-            if fabric.shapes and isinstance(leaf := switches.get(fabric.first.leaf.id), Switch)
-            and leaf.protocol == "infiniband"}
 
 
 def _anta(model: Model, catalog: Catalog, name: str) -> dict[str, bytes]:

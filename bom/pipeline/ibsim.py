@@ -10,8 +10,8 @@ from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.names import switch_role
 from bom.outputs.writers.ibsim import IbsimNet, SwitchKind, hca_map, ibsim_net, write_net
+from bom.topology.fabrics import infiniband
 from bom.units import magnitude
-from bom.verify.run import infiniband
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog

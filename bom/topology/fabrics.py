@@ -13,6 +13,7 @@ from bom.links.ufm import room
 from bom.model.cluster import Cluster
 from bom.model.fabrics import Fabric
 from bom.model.floorplan import FloorPlan
+from bom.model.model import Model
 from bom.model.plane import NativePorts, Plane
 from bom.roles import FabricRole, Layer, Tier
 from bom.topology.planes import SPEC_KEYS, check_uplink_rate, size_plane, switch_ports, uplink_ports, uplink_rates
@@ -171,3 +172,12 @@ def support_switch(platform: Platform, name: str, catalog: Catalog) -> str:
     sup = platform.support
     chosen = next((sid for fabric, sid in sup.switches.items() if fabric == name), None) if sup else None
     return chosen or catalog.default(name)
+
+
+def infiniband(model: Model, catalog: Catalog) -> set[str]:
+    """The fabrics whose leaves are InfiniBand switches: the ports ibnetdiscover sees, the fabrics an ibsim net
+    file, a CVT file's InfiniBand sheet and ``bom verify --ib`` take (ANTA takes the others)."""
+    switches = catalog.rows.get("switches", {})
+    return {name for name, fabric in model.fabrics.items()
+            if fabric.shapes and isinstance(leaf := switches.get(fabric.first.leaf.id), Switch)
+            and leaf.protocol == "infiniband"}

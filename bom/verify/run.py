@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bom.cableplan.rows import no_cycle_collection, rows
-from bom.catalog.rows import Switch
 from bom.errors import BomError
 from bom.outputs.writers.workorder import output
 from bom.roles import FabricRole
+from bom.topology.fabrics import infiniband
 from bom.verify import hcamap, workorder
 from bom.verify import ib as ibnet
 from bom.verify import lldp as lldpd
@@ -50,13 +50,6 @@ def verify_model(model: Model, catalog: Catalog, seen: Seen, fabrics: Iterable[s
     with no_cycle_collection():
         return verify(rows(model, catalog=catalog), seen, fabrics, infiniband(model, catalog))
 
-
-def infiniband(model: Model, catalog: Catalog) -> set[str]:
-    """The fabrics whose leaves are InfiniBand switches (the ports ibnetdiscover can see)."""
-    switches = catalog.rows.get("switches", {})
-    return {name for name, fabric in model.fabrics.items()
-            if fabric.shapes and isinstance(leaf := switches.get(fabric.first.leaf.id), Switch)
-            and leaf.protocol == "infiniband"}
 
 
 def work_order(v: Verification, name: str) -> Output:
