@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import sources
+
 PKG = Path(__file__).resolve().parents[1] / "bom"
 
 
@@ -47,7 +49,7 @@ def _scan(module: str) -> tuple[set[str], list[str]]:
     deps: set[str] = set()
     private: list[str] = []
     aliases: dict[str, str] = {}     # local name -> bom module it is bound to
-    tree = ast.parse(MODULES[module].read_text())
+    tree = sources.tree(MODULES[module])
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             source = _absolute(module, node)
@@ -163,7 +165,7 @@ def _private_members() -> dict[str, set[str]]:
     """Private methods and attributes each module's classes define (``def _x`` in a class body)."""
     out: dict[str, set[str]] = {}
     for m, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(sources.tree(path)):
             if isinstance(node, ast.ClassDef):
                 out[m] = out.get(m, set()) | {
                     f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -178,7 +180,7 @@ def _foreign_private_uses() -> list[str]:
     for m, path in MODULES.items():
         mine = members.get(m, set())
         others = set().union(*(v for k, v in members.items() if k != m)) - mine
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(sources.tree(path)):
             if (isinstance(node, ast.Attribute) and node.attr in others
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
                 out.append(f"{m}:{node.lineno} uses {node.attr}")
@@ -244,8 +246,8 @@ def _function_imports() -> list[tuple[str, int, str, str]]:
     """(module, line, imported module, the comment on or above it) of every import inside a function."""
     out = []
     for module, path in MODULES.items():
-        lines = path.read_text().splitlines()
-        for node in ast.walk(ast.parse("\n".join(lines))):
+        lines = sources.text(path).splitlines()
+        for node in ast.walk(sources.tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for sub in ast.walk(node):
                     if isinstance(sub, (ast.Import, ast.ImportFrom)):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bom.model.hops import HOPS
 from bom.roles import LAYERS, ROLES, SWITCH_LAYERS, TIERS, FabricRole, Layer, Tier
+from tests import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = frozenset(str(m) for enum in (FabricRole, Tier, Layer) for m in enum)
@@ -53,23 +54,25 @@ EXCEPTIONS: dict[tuple[str, str], tuple[int, str]] = {
 }
 
 
-def literals(src: str) -> list[tuple[int, str]]:
+def literals(src: str | ast.Module) -> list[tuple[int, str]]:
     """(line, value) of every string constant that is a role, tier or layer, outside docstrings and
     other bare strings (documentation), ``Literal[...]`` types (a pydantic field's allowed values:
     with enum members its error message would print ``<FabricRole.COMPUTE: 'compute'>``) and the
     keywords above."""
-    tree = ast.parse(src)
+    tree = ast.parse(src) if isinstance(src, str) else src
     skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+    found: list[ast.Constant] = []
+    for node in ast.walk(tree):   # one walk: this runs over every module's every node
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and node.value in VALUES:
+                found.append(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             skip.add(id(node.value))
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
             skip |= {id(n) for n in ast.walk(node.slice)}
         elif isinstance(node, ast.keyword) and node.arg in KEYWORDS:
             skip |= {id(n) for n in ast.walk(node.value)}
-    return sorted((n.lineno, n.value) for n in ast.walk(tree)
-                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in VALUES
-                  and id(n) not in skip)
+    return sorted((n.lineno, n.value) for n in found if id(n) not in skip)
 
 
 def test_the_scan_sees_a_role_string() -> None:
@@ -86,7 +89,7 @@ def test_no_role_tier_or_layer_string_outside_the_table() -> None:
         rel = p.relative_to(ROOT).as_posix()
         if rel in TABLES:
             continue
-        for line, value in literals(p.read_text()):
+        for line, value in literals(sources.tree(p)):
             found[rel, value] += 1
             where.setdefault((rel, value), []).append(line)
     unexpected = {f"{k[0]}:{where[k]} {k[1]!r}": n for k, n in found.items() if n != EXCEPTIONS.get(k, (0, ""))[0]}
