@@ -54,6 +54,8 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "money_per_km_year": ("[currency] / [length] / [time]", "USD/km/yr"),
     "money_per_kw_month": ("[currency] / [power] / [time]", "USD/kW/month"),
     "money_per_power": ("[currency] / [power]", "USD/MW"),
+    "voltage": ("[power] / [current]", "V"),
+    "current": ("[current]", "A"),
 }
 
 _DIMS = {name: ureg.Quantity(1, unit).dimensionality for name, (_, unit) in DIMENSIONS.items()}
@@ -76,6 +78,8 @@ EXAMPLES: dict[str, str] = {
     "money_per_km_year": '"1500 USD/km/yr"',
     "money_per_kw_month": '"184 USD/kW/month"',
     "money_per_power": '"11.7e6 USD/MW"',
+    "voltage": '"415 V"',
+    "current": '"60 A"',
 }
 
 # pint reads "b" as barn and "Gb" as gilbert; refuse those spellings with a suggestion

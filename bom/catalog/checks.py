@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, UNKNOWN, Catalog, Module, Platform, Row, Switch
+from bom.catalog.rows import DEFAULTS, UNCONFIRMABLE, UNKNOWN, Catalog, Dwdm, Endpoint, Module, Platform, Row, Switch
 from bom.errors import CatalogError
 from bom.roles import FabricRole, Layer
 from bom.units import DIMENSIONS, Quantity, magnitude
@@ -361,6 +361,39 @@ def lead_time_counts(cat: Catalog) -> tuple[int, int, int]:
     return sourced, estimated, len(rows) - sourced - estimated
 
 
+def supplies_problems(cat: Catalog) -> Iterator[tuple[str, Row, str]]:
+    """(kind, row, what is missing) for every built-in row that stands in a rack and draws power but
+    says nothing of how it takes it: the power plan (bom/links/power.py) cords every supply. Not
+    asked of a floor-standing CDU (fed by the facility), a passive mux (0 W), a pluggable amplifier
+    (powered by its router's cage) or a PDU (its ``outlets`` block is its input)."""
+    for kind, rows in cat.rows.items():
+        for row in rows.values():
+            if isinstance(row, Endpoint):
+                if row.role == "pdu" and row.outlets is None:
+                    yield kind, row, "outlets"
+                elif row.role not in ("pdu", "cdu") and row.supplies is None:
+                    yield kind, row, "supplies"
+            elif isinstance(row, Dwdm):
+                if row.supplies is None and row.form_factor is None and magnitude(row.power, "power") > 0:
+                    yield kind, row, "supplies"
+            elif isinstance(row, (Switch, Platform)) and row.supplies is None:
+                yield kind, row, "supplies"
+            elif isinstance(row, Platform) and row.system == "rack" and row.shelf_supplies is None \
+                    and row.supplies is not None and row.supplies.inlet == "busbar":
+                yield kind, row, "shelf_supplies"
+
+
+def check_supplies(cat: Catalog) -> None:
+    """Strict: every built-in row that draws power in a rack says how (:func:`supplies_problems`)."""
+    for kind, row, key in supplies_problems(cat):
+        raise CatalogError(f"{kind} row {row.id!r} has no {key}: the power plan cannot cord it",
+                           where=cat.where(row.id), key=f"{row.id}.{key}",
+                           hint=f"Add {key}: {{count: 2, rating: \"1.1 kW\", inlet: c14, redundancy: \"1+1\", "
+                                "source: \"...\"}} from the data sheet (or its class estimate, marked unconfirmed)."
+                           if key != "outlets" else "Add outlets: the PDU's phases, voltage, current, outlets, banks "
+                                                    "and breaker (catalogs/SCHEMA.md).")
+
+
 def check_confirmations(cat: Catalog) -> None:
     """Strict: every text of a row, at every depth, agrees with its marks: a row whose texts say a
     fact is unverified carries ``confirmed: false`` and names the fact in ``unconfirmed``, and a value
@@ -373,6 +406,7 @@ def check_confirmations(cat: Catalog) -> None:
                            hint="Confirm the fact at a primary source and reword the text to quote it, or add "
                                 "confirmed: false and unconfirmed: [the facts] to the row.")
     check_lead_times(cat)
+    check_supplies(cat)
 
 
 def confirmation_counts(cat: Catalog) -> tuple[int, int]:

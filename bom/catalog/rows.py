@@ -21,6 +21,7 @@ from bom.errors import CatalogError
 from bom.inputs.validation import (
     Attenuation,
     Compute,
+    Current,
     Duration,
     Frequency,
     Length,
@@ -30,6 +31,7 @@ from bom.inputs.validation import (
     Model,
     Power,
     Rate,
+    Voltage,
     suggest,
 )
 from bom.inputs.yamlio import Located
@@ -207,6 +209,88 @@ class Row(Model):
 #: ``torus-ocs``: cubes of chips on copper, a torus across cubes through optical circuit switches,
 #: so the tier itself has optics, fibre and switches to buy (TPU v4 and successors).
 ScaleUpKind = Literal["electrical", "switched", "torus-ocs"]
+
+
+#: How a device takes its power: an IEC 60320 inlet for a cord from a rack PDU's outlet (C14 takes a
+#: C13 outlet's cord, C20 a C19's), a DC busbar behind a rack-scale system's trays (no cord: the rack's
+#: power shelves feed it), or a three-phase whip from the rack's feed (a rack-scale system's power
+#: shelf, as an Open Rack shelf is "fed with a single AC cord whip").
+Inlet = Literal["c14", "c20", "busbar", "whip"]
+#: The PDU outlet each cord inlet takes (the whip lands on the feed itself, the busbar on no outlet).
+OUTLET_FOR: dict[str, str] = {"c14": "c13", "c20": "c19"}
+
+
+class Supplies(Model):
+    """A device's power supplies as its maker publishes them: how many, each one's rating, the inlet
+    each takes its cord on, and how many of them carry the device (``redundancy`` "N+M": N carry it,
+    M are spare; N+N when N equals M, the scheme that survives losing one of two feeds)."""
+
+    count: int = Field(ge=1, le=64)
+    rating: Power
+    inlet: Inlet
+    redundancy: str = Field(pattern=r"^\d+\+\d+$", examples=["1+1", "4+2"])
+    source: str
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> Supplies:
+        if self.needed + self.spare != self.count:
+            raise ValueError(f"redundancy {self.redundancy!r} is {self.needed + self.spare} supplies; count is "
+                             f"{self.count} (N+M must add up to count)")
+        if self.needed < 1:
+            raise ValueError(f"redundancy {self.redundancy!r}: at least one supply carries the device")
+        return self
+
+    @property
+    def needed(self) -> int:
+        """N: the supplies that carry the device."""
+        return int(self.redundancy.split("+")[0])
+
+    @property
+    def spare(self) -> int:
+        """M: the supplies past N."""
+        return int(self.redundancy.split("+")[1])
+
+    @property
+    def n_plus_n(self) -> bool:
+        """Whether half the supplies carry the device (two feeds, each able to carry it alone)."""
+        return self.needed == self.spare
+
+    @property
+    def rating_w(self) -> float:
+        return magnitude(self.rating, "power")
+
+
+class PduOutlets(Model):
+    """A rack PDU's electrical build: its input, its outlets by type, its banks (each a branch breaker
+    on one phase) and the share of a rating a continuous load may take."""
+
+    phases: Literal[1, 3]
+    voltage: Voltage                                    # line-to-line input voltage ("415 V")
+    current: Current                                    # input rating per phase ("60 A")
+    outlet_voltage: Voltage                             # what one outlet gives (line to neutral on a wye PDU)
+    outlets: dict[Literal["c13", "c19"], int]           # outlets by type, whole PDU
+    banks: int = Field(ge=1, le=24)                     # breaker banks, spread evenly over the phases
+    bank_breaker: Current                               # each bank's branch breaker ("20 A")
+    continuous: float = Field(gt=0, le=1)               # share of a rating a continuous load may take
+    continuous_source: str
+    source: str
+
+    @model_validator(mode="after")
+    def _banks_on_phases(self) -> PduOutlets:
+        if self.banks % self.phases:
+            raise ValueError(f"{self.banks} banks do not spread evenly over {self.phases} phases")
+        for kind, n in self.outlets.items():
+            if n % self.banks:
+                raise ValueError(f"{n} {kind} outlets do not spread evenly over {self.banks} banks")
+        return self
+
+    def amps(self, key: str) -> float:
+        """A current field in A."""
+        return magnitude(getattr(self, key), "current")
+
+    def volts(self, key: str) -> float:
+        """A voltage field in V."""
+        return magnitude(getattr(self, key), "voltage")
 
 
 class ScaleUpPart(Model):
@@ -412,6 +496,12 @@ class Platform(Row):
     inband: NicPorts | None = None       # in-band management ports (their own rate and cage)
     default_switch: str
     support: Support | None = None       # what the platform's RA puts around the nodes
+    #: One node's (a rack-scale system's compute tray's) power supplies; a tray on the rack's DC
+    #: busbar says ``inlet: busbar`` (no cord: the power shelves feed it).
+    supplies: Supplies | None = None
+    #: A rack-scale system's power shelf's AC input (each shelf placed in the rack takes these): the
+    #: whips from the rack's feeds that carry the whole rack.
+    shelf_supplies: Supplies | None = None
     #: What the system's heat needs of the hall: ``liquid`` (direct-to-chip, a coolant loop at the
     #: rack) or ``air``; None where no source says (the cooling rule then says nothing).
     cooling: Literal["air", "liquid"] | None = None
@@ -676,6 +766,7 @@ class Switch(Row):
     # The published system power includes the laser modules: the BOM shows their share on the laser
     # line and the rest on the switch line, so the total stays the published figure.
     power_includes_lasers: bool = True
+    supplies: Supplies | None = None     # its power supplies (2 PSU bays, 1+1)
     fabric_element: bool = Field(default=False, examples=[True])
     """A scheduled fabric's fabric element (Ramon3, ``true``): every port is a cell link to an interface
     node's fabric ports; it takes no hosts and stands only as the spine (or core)."""
@@ -798,6 +889,20 @@ class Fibre(Row):
         return self
 
 
+class PowerCord(Row):
+    """A power cord sold in lengths: from a PDU outlet to a device's inlet (``c13-c14``, ``c19-c20``),
+    or a three-phase whip from a rack's feed to a power shelf (``whip``)."""
+
+    kind: Literal["c13-c14", "c19-c20", "whip"]
+    rating: Current                          # what the cord carries
+    lengths: list[SoldLength] = Field(min_length=1)
+
+    @property
+    def inlet(self) -> str:
+        """The device inlet the cord's far end takes (``c14``, ``c20``, ``whip``)."""
+        return self.kind.rsplit("-", 1)[-1]
+
+
 class Panel(Row):
     connector: Connector
     medium: Literal["multimode", "single-mode"]   # the fibre its adapters are graded for
@@ -841,6 +946,7 @@ class Dwdm(Row):
     # the line's loss budget where it stands (None: not published, the budget is not checked).
     booster_gain: Loss | None = None
     preamp_gain: Loss | None = None
+    supplies: Supplies | None = None     # a racked unit's power supplies (a passive mux has none)
 
     @model_validator(mode="after")
     def _pluggable(self) -> Dwdm:
@@ -876,6 +982,14 @@ class Endpoint(Row):
     throughput: Rate | None = None          # storage: read throughput per appliance
     power_capacity: Power | None = None     # pdu: what one PDU delivers
     cooling_capacity: Power | None = None   # cdu: the heat one coolant distribution unit moves to facility water
+    supplies: Supplies | None = None        # its power supplies (a PDU's input is its ``outlets`` block)
+    outlets: PduOutlets | None = None       # pdu: its input, outlets, banks and breakers
+
+    @model_validator(mode="after")
+    def _pdu_outlets(self) -> Endpoint:
+        if self.outlets is not None and self.role != "pdu":
+            raise ValueError("outlets is a PDU's (role: pdu)")
+        return self
 
     @model_validator(mode="after")
     def _cdu_capacity(self) -> Endpoint:
@@ -906,7 +1020,7 @@ DEFAULTS = "defaults"
 KINDS: dict[str, type[Row]] = {
     "platforms": Platform, "switches": Switch, "modules": Module, "cables": Cable,
     "fibres": Fibre, "panels": Panel, "coherent": Coherent, "dwdm": Dwdm,
-    "endpoints": Endpoint, "racks": RackType,
+    "endpoints": Endpoint, "racks": RackType, "power": PowerCord,
 }
 KIND_OF: dict[type[Row], str] = {cls: kind for kind, cls in KINDS.items()}
 R = TypeVar("R", bound=Row)

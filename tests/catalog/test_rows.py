@@ -9,6 +9,7 @@ import pytest
 from bom.catalog.load import load_catalog
 from bom.catalog.rows import KINDS
 from bom.errors import CatalogError
+from bom.units import magnitude
 
 MODULE = """\
 modules:
@@ -206,3 +207,76 @@ def test_default_switches_come_from_the_catalog(catalog, tmp_path):
                                      "    switch: sn9999\n    source: our design\n")
     with pytest.raises(CatalogError, match="sn9999"):
         load_catalog([d])
+
+
+# --- power: supplies, a PDU's outlets, power cords (issue 48) ---------------------------------
+
+def test_supplies_read_as_published(catalog):
+    """The DGX H100's six 3.3 kW supplies, 4+2 (its user guide, the row's notes): N+M, not N+N; the
+    Q3400's eight C20 inlets (devicetype-library Q3400-RA.yaml)."""
+    dgx = catalog.platform("dgx-h100").supplies
+    assert dgx is not None
+    assert (dgx.count, dgx.rating_w, dgx.inlet, dgx.needed, dgx.spare, dgx.n_plus_n) == (6, 3300.0, "c20", 4, 2, False)
+    q3400 = catalog.get("switches", "q3400").supplies
+    assert (q3400.count, q3400.inlet, q3400.n_plus_n) == (8, "c20", True)
+    nvl = catalog.platform("gb300-nvl72")
+    assert nvl.supplies.inlet == "busbar" and nvl.shelf_supplies.inlet == "whip"
+
+
+def test_pdu_outlets_and_cords(catalog):
+    """The rack PDU's build: 415 V 3-phase 60 A, 240 V at an outlet, 12 banks of 20 A; 415 x 60 x
+    sqrt(3) x 0.8 = 34.5 kW, the row's power_capacity; the cords' ratings are IEC 60320-1's."""
+    pdu = catalog.get("endpoints", "pdu-3ph-60a")
+    o = pdu.outlets
+    assert (o.phases, o.volts("voltage"), o.amps("current"), o.volts("outlet_voltage")) == (3, 415.0, 60.0, 240.0)
+    assert (o.outlets, o.banks, o.amps("bank_breaker"), o.continuous) == ({"c13": 36, "c19": 12}, 12, 20.0, 0.8)
+    assert 415 * 60 * 3 ** 0.5 * o.continuous == pytest.approx(34_500, rel=1e-3)
+    cords = {r.id: r for r in catalog.rows["power"].values()}
+    assert {c.kind: c.inlet for c in cords.values()} == {"c13-c14": "c14", "c19-c20": "c20", "whip": "whip"}
+    assert [magnitude(c.rating, "current") for c in cords.values()] == [10.0, 16.0, 60.0]
+
+
+@pytest.mark.parametrize(("supplies", "words"), [
+    ('{count: 2, rating: "1 kW", inlet: c14, redundancy: "2+1", source: s}', "must add up to count"),
+    ('{count: 2, rating: "1 kW", inlet: c15, redundancy: "1+1", source: s}', "inlet"),
+    ('{count: 2, rating: "1 kW", inlet: c14, redundancy: "one", source: s}', "redundancy"),
+])
+def test_bad_supplies(bom, tmp_path, supplies, words):
+    text = SWITCH_ROW.replace("SUPPLIES", supplies)
+    r = bom("catalog", "validate", str(overlay(tmp_path, text)))
+    assert r.exit_code == 2 and words in r.stderr, r.stderr
+
+
+def test_strict_refuses_a_row_without_supplies(bom, tmp_path):
+    """A built-in row that stands in a rack and draws power says how it takes it."""
+    text = SWITCH_ROW.replace("    supplies: SUPPLIES\n", "")
+    d = overlay(tmp_path, text)
+    assert bom("catalog", "validate", str(d)).exit_code == 0      # an overlay's row still loads
+    r = bom("catalog", "validate", "--strict", str(d))
+    assert r.exit_code == 2 and "'my-switch' has no supplies" in r.stderr and "Add supplies:" in r.stderr, r.stderr
+
+
+SWITCH_ROW = """\
+switches:
+  - id: my-switch
+    vendor: Acme
+    part_number: ACME-1
+    description: a switch
+    protocol: ethernet
+    ports: 32
+    port_rate: "400 Gbit/s"
+    cages: 32
+    form_factor: osfp
+    ports_per_cage: 1
+    lane_rate: "100 Gbit/s"
+    power_typical: "500 W"
+    power_max: "900 W"
+    rack_units: 1
+    supplies: SUPPLIES
+    price_usd: 1000
+    price_source: quote
+    lead_time: "6 weeks"
+    lead_time_source: Acme quote 2026-11
+    source: Acme quote 2026-11
+    as_of: 2026-11-30
+"""
