@@ -76,6 +76,7 @@ class FabricKind(StrEnum):
     OOB = "oob"             # the management network over every managed device
     DCI = "dci"             # the routers' client links and the coherent line between sites
     SCALE_UP = "scale-up"   # inside every scale-up domain
+    POWER = "power"         # the power cords from each rack's PDUs to every device's supplies (no link tier)
 
 
 class Layer(StrEnum):
@@ -101,6 +102,7 @@ class Layer(StrEnum):
     AMPLIFIER = "amplifier"
     NVLINK_SWITCH = "nvlink-switch"
     POWER_SHELF = "power-shelf"
+    SUPPLY = "supply"
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ LAYERS: dict[Layer, LayerMeaning] = {
     L.AMPLIFIER: LayerMeaning("a DCI line amplifier"),
     L.NVLINK_SWITCH: LayerMeaning("an NVLink switch tray of a rack-scale system"),
     L.POWER_SHELF: LayerMeaning("a rack-scale system's power shelf"),
+    L.SUPPLY: LayerMeaning("a powered device at its power supply's inlet (a power cord's far end)"),
 }
 del L
 
@@ -151,3 +154,14 @@ class RackKind(StrEnum):
     NETWORK = "network"         # switches
     MANAGEMENT = "management"   # fabric managers and management servers
     STORAGE = "storage"         # storage appliances
+
+
+class Feed(StrEnum):
+    """A rack's two power feeds: each PDU hangs on one, and a device's supplies are split over both."""
+
+    A = "A"
+    B = "B"
+
+
+#: The feeds in the order a rack's PDUs take them (the first PDU feed A, the second B, ...).
+FEEDS: tuple[Feed, ...] = (Feed.A, Feed.B)

@@ -69,6 +69,7 @@ from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
 from bom.links.ports import Kind, Locator, RowState, Switches
+from bom.links.power import Plans, PowerView, parts_of
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -252,13 +253,14 @@ def no_cycle_collection() -> Iterator[None]:
 
 
 def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None = None,
-         scale_up: bool = False) -> Iterator[PlanRow]:
+         scale_up: bool = False, power: bool = False) -> Iterator[PlanRow]:
     """Every row of the plan, fabric by fabric, then scale-across (plain tuples), each fabric in its
     family's order (:data:`bom.links.registry.FAMILIES`).
 
     ``locator``: where devices stand (default: the model's placement); ``catalog``: the one the
     model was built with (the management switches' ports; default: the built-in catalog);
-    ``scale_up``: every GPU's NVLink links too (else they stay a per-rack summary).
+    ``scale_up``: every GPU's NVLink links too (else they stay a per-rack summary); ``power``: the power
+    cords last, a row per cord (fabric and tier ``power``: bom/links/power.py), as ``bom cables`` writes.
     """
     if locator is None:
         locator = PlacementLocator(model.placement)
@@ -268,10 +270,10 @@ def rows(model: Model, locator: Locator | None = None, catalog: Catalog | None =
     if catalog is None:
         catalog = load_catalog()
     plan.catalog = catalog
-    return itertools.chain.from_iterable(_hops(plan, catalog, scale_up))
+    return itertools.chain.from_iterable(_hops(plan, catalog, scale_up, power))
 
 
-def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterator[PlanRow]]:
+def _hops(plan: _RowState, catalog: Catalog, scale_up: bool, power: bool) -> Iterator[Iterator[PlanRow]]:
     model = plan.model
     where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
     if scale_up:
@@ -285,6 +287,10 @@ def _hops(plan: _RowState, catalog: Catalog, scale_up: bool) -> Iterator[Iterato
         yield from _walk(plan, view_of(f, where), f.kind, kinds, tops if f.name == attach else None)
     if model.dci is not None:
         yield from _walk(plan, dci_view(model.dci, where), FabricKind.DCI, _kinds(model.dci_groups, start), tops)
+    if power and model.power is not None and model.platform.support is not None:
+        # The power cords last: every rack of every site, a row per cord (bom/links/power.py).
+        view = PowerView.of(model.placement, Plans(parts_of(catalog, model.platform.support.pdu)))
+        yield from _walk(plan, view, FabricKind.POWER, {}, None)
 
 
 class PlacementLocator:
@@ -308,7 +314,7 @@ def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRo
     return map(CableRow._make, rows(model, locator))
 
 
-def row_count(model: Model, scale_up: bool = False) -> int:
+def row_count(model: Model, scale_up: bool = False, power: bool = False) -> int:
     """How many rows the plan has, from the closed form (no row is made)."""
     n = sum(g.links * max(1, g.choice.option.runs_per_link) for g in model.groups)
     if scale_up:
@@ -317,6 +323,8 @@ def row_count(model: Model, scale_up: bool = False) -> int:
     d = model.dci
     if d is not None:
         n += DCI_LINE.row_count(d)
+    if power and model.power is not None:
+        n += model.power.cord_count
     return n
 
 
@@ -444,8 +452,9 @@ def plan_figures(t: Tally, model: Model) -> dict[str, dict[str, object]]:
     return out
 
 
-def check(model: Model, t: Tally) -> list[str]:
-    """Where the plan and the closed form disagree (empty when they agree)."""
+def check(model: Model, t: Tally, power: bool = False) -> list[str]:
+    """Where the plan and the closed form disagree (empty when they agree); ``power``: the plan has the
+    power cords (:func:`rows`' ``power``)."""
     want, got = closed_form(model), plan_figures(t, model)
     out = [f"{fab}.{k}: closed form {v!r}, plan {got[fab][k]!r}"
            for fab, fig in want.items() for k, v in fig.items() if got[fab][k] != v]
@@ -461,6 +470,10 @@ def check(model: Model, t: Tally) -> list[str]:
                    "client modules": (sum(g.modules for g in model.dci_groups),
                                       sum(v for (fab, _), v in t.modules.items() if fab == FabricRole.DCI))}
         out += [f"dci {k}: closed form {a}, plan {b}" for k, (a, b) in figures.items() if a != b]
+    if power and model.power is not None:
+        cords = model.power.cord_count
+        plan = {"cords": t.links[FabricKind.POWER, HopKind.PDU_SUPPLY], "cables": t.cables[FabricKind.POWER]}
+        out += [f"power {k}: closed form {cords}, plan {v}" for k, v in plan.items() if v != cords]
     return out
 
 

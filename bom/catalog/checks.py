@@ -369,9 +369,9 @@ def supplies_problems(cat: Catalog) -> Iterator[tuple[str, Row, str]]:
     for kind, rows in cat.rows.items():
         for row in rows.values():
             if isinstance(row, Endpoint):
-                if row.role == "pdu" and row.outlets is None:
+                if row.role == Layer.PDU and row.outlets is None:
                     yield kind, row, "outlets"
-                elif row.role not in ("pdu", "cdu") and row.supplies is None:
+                elif row.role not in (Layer.PDU, "cdu") and row.supplies is None:
                     yield kind, row, "supplies"
             elif isinstance(row, Dwdm):
                 if row.supplies is None and row.form_factor is None and magnitude(row.power, "power") > 0:

@@ -987,7 +987,7 @@ class Endpoint(Row):
 
     @model_validator(mode="after")
     def _pdu_outlets(self) -> Endpoint:
-        if self.outlets is not None and self.role != "pdu":
+        if self.outlets is not None and self.role != Layer.PDU:
             raise ValueError("outlets is a PDU's (role: pdu)")
         return self
 

@@ -261,6 +261,18 @@ class Racks(Model):
     """Rack units of a rack."""
 
 
+class Feeds(Model):
+    """The power distribution the racks hang on (the power plan, bom/links/power.py): each rack's A and
+    B feeds on its row's A-side and B-side distribution (a busway or remote power panel), each row side
+    on its site's UPS A or B (2N). Without a rating the plan sizes the distribution to the load it
+    reports; with one, a load over it breaks the design rule ``power.feed``."""
+
+    row_capacity: PositivePower | None = Field(default=None, examples=["460 kW"])
+    """What one row's A (or B) distribution carries continuously; default: not given (sized to the load)."""
+    ups_capacity: PositivePower | None = Field(default=None, examples=["2 MW"])
+    """What one site's UPS A (or B) carries; default: not given (sized to the load)."""
+
+
 class Sites(Model):
     """Buildings the cluster is shared over, and the wavelengths that join them (scale-across)."""
 
@@ -631,6 +643,8 @@ class Scenario(Model):
     """Management and head nodes, UFM appliances (platform RA defaults)."""
     racks: Racks = Racks()
     """Rack budgets (U and power) and kinds; default: the platform's rack."""
+    feeds: Feeds = Feeds()
+    """The power distribution the racks' A and B feeds hang on (rows, UPS) and its ratings."""
     layout: Layout = Layout()
     """The floor plan."""
     tco: Tco = Tco()

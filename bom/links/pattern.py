@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from bom.errors import LimitError
 from bom.model.records import PlanRow
+from bom.roles import Tier
 from bom.topology.geometry import Profiles, between, route
 from bom.topology.linkgroups import count_hop
 
@@ -268,7 +269,7 @@ class Pattern(Generic[V]):
 
     def count_way(self, ctx: HopContext[V], way: Link, lo: EndGroups, up: EndGroups) -> list[LinkGroup]:
         """The link groups of both ends at one way's rate and cages (:func:`count_hop`)."""
-        assert ctx.media is not None
+        assert ctx.media is not None and isinstance(ctx.view.tier, Tier)   # a link tier: the power family counts none
         lower, upper = self.layers(ctx)
         return count_hop(ctx.media, ctx.fp, fabric=ctx.view.name, tier=ctx.view.tier, hop=self.hop,
                          lower=lower, upper=upper, lower_groups=lo, upper_groups=up,

@@ -25,6 +25,7 @@ from bom.links.line import AMPLIFIER_PATCH, DCI_LINE
 from bom.links.oob import OOB_NODE_LEAF, OOB_TO_INBAND, OOB_TO_SPINES
 from bom.links.pattern import HopContext, Pattern, ordered
 from bom.links.pooled import MlagPeer, PooledLeafSpine, PooledNodeLeaf, PooledSpineCore, endpoint_patterns
+from bom.links.power import PDU_SUPPLY
 from bom.links.scaleup import INTER_RACK, SWITCHED, TORUS
 from bom.links.ufm import UFM_LEAF, UFM_TOP
 from bom.links.views import DciView, FabricLinks, OobLinks, PooledLinks, UfmLinks, View
@@ -64,6 +65,8 @@ FAMILIES: dict[FabricKind, Family] = {
     FabricKind.DCI: Family(lambda view: (DCI_CLIENT, DCI_BORDER, DCI_OWN_BORDER, DCI_LINE, AMPLIFIER_PATCH),
                            site_major=False),
     FabricKind.SCALE_UP: Family(lambda view: (SWITCHED, INTER_RACK, TORUS), site_major=False),
+    # Every rack's supplies on its PDUs (its closed form: bom.links.power.power_plan).
+    FabricKind.POWER: Family(lambda view: (PDU_SUPPLY,), site_major=False),
 }
 
 

@@ -22,7 +22,7 @@ from bom.catalog.rows import GEARBOX_CAGES
 from bom.links.ports import OWN_ROLES, port_names
 from bom.model.floor import floors
 from bom.model.shares import paired, share
-from bom.roles import Layer, Tier
+from bom.roles import FabricKind, Layer, Tier
 from bom.topology.geometry import block_nodes
 from bom.units import magnitude
 
@@ -45,7 +45,7 @@ class View:
     devices stand."""
 
     name: str
-    tier: Tier
+    tier: Tier | FabricKind   # a link tier, or the power family's own label (bom/links/power.py)
     shapes: Sequence[tuple[int, Plane | None]]
     floors: Sequence[Floorish] = ()
     placement: Placement | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bom.roles import Layer, Tier
+from bom.roles import FabricKind, Layer, Tier
 
 
 class HopKind(StrEnum):
@@ -34,13 +34,14 @@ class HopKind(StrEnum):
     SITE_SITE = "site-site"
     FIBRE_PAIR = "fibre-pair"
     MUX_AMPLIFIER = "mux-amplifier"
+    PDU_SUPPLY = "pdu-supply"
 
 
 @dataclass(frozen=True)
 class HopMeaning:
     lower: Layer    # the layer at the lower end
     upper: Layer    # the layer at the upper end (TOP: the fabric's top layer, whichever it is, or a border leaf)
-    tier: Tier
+    tier: Tier | FabricKind   # a link tier, or the power plan's own label (its cords are in no link tier)
     what: str
 
 
@@ -74,6 +75,9 @@ HOPS: dict[HopKind, HopMeaning] = {
     H.FIBRE_PAIR: HopMeaning(L.MUX, L.MUX, T.SCALE_ACROSS, "a fibre pair between two sites' mux/demuxes"),
     H.MUX_AMPLIFIER: HopMeaning(L.MUX, L.AMPLIFIER, T.SCALE_ACROSS,
                                 "a terminal amplifier's patch cord to its fibre pair's mux/demux line port"),
+    H.PDU_SUPPLY: HopMeaning(L.PDU, L.SUPPLY, FabricKind.POWER,
+                             "a power cord from a PDU's outlet to a device's supply (or a whip from a rack feed's "
+                             "circuit to a power shelf)"),
 }
 del L, T
 

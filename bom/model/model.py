@@ -23,6 +23,7 @@ from bom.model.floorplan import FloorPlan
 from bom.model.linkgroups import LinkGroup
 from bom.model.parallelism import ParallelismJson
 from bom.model.placement import Placement
+from bom.model.power import PowerPlan
 from bom.model.records import Count
 from bom.model.sizing import Sizing, SizingJson
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, TiersJson, Totals, sum_groups
@@ -100,6 +101,9 @@ class Model(Design):
     site_models: tuple[tuple[int, Model | None], ...] | None   # (sites, a site's model; None: all alike)
     #: Builds it took to settle the number of sites from sites.power (0: the scenario gave the count).
     power_rounds: int
+    #: The power plan's closed form: every rack's supplies on its PDUs' outlets, the loads on its
+    #: phases, banks, PDUs and feeds, the cords by part (bom/links/power.py).
+    power: PowerPlan | None = None
 
     @property
     def racks(self) -> int:

@@ -27,7 +27,7 @@ from bom.outputs.terminal import table
 from bom.outputs.writers.cables import write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 from bom.placement.elevation import HEADER, elevation_rows
-from bom.roles import Tier
+from bom.roles import FabricKind, Tier
 
 #: The files of a plan beside the other outputs (a build that does not write them retires old ones).
 PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
@@ -111,7 +111,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             phase: Phased | None = None) -> tuple[int, Counter[tuple[str, str]], bool]:
     """Write the plan's files through ``open_`` (a binary file per name); the plan is made once, and
     each chunk of rows also goes to ``also`` (the plan's design rules, bom/rules/run.py: PlanRules)."""
-    total = plan.row_count(model, scale_up)
+    total = plan.row_count(model, scale_up, power=True)
     xlsx = fits_workbook(total)
     hops: Counter[tuple[str, str]] = Counter()
     texts: list[io.TextIOWrapper] = []
@@ -127,7 +127,8 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         # Cable id, label, link id and bundle are (nearly) one per row: not worth caching as cells.
         # The profile's columns (bom/cableplan/labels.py): the plan's, each end's label, or a trade's subset.
         header, view = profile_view(profile, plan.FIELDS)
-        source: Iterator[PlanRow] = plan.rows(model, catalog=catalog, scale_up=scale_up)
+        # The power cords close the plan (bom/links/power.py); the plan's design rules read the links only.
+        source: Iterator[PlanRow] = plan.rows(model, catalog=catalog, scale_up=scale_up, power=True)
         if phase is not None:   # the row's phase rides as a last column, past the profile's
             header, view, source = (*header, "phase"), _with_phase(view), _phased(source, phase)
         at = {h: i for i, h in enumerate(header)}
@@ -139,11 +140,13 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         sheet = (book.sheet("Cabling", header, [WIDTHS.get(f, 11) for f in header], unique=unique, last=last)
                  if book else None)
         fabric_hop = operator.itemgetter(plan.COL["fabric"], plan.COL["hop"])
+        fabric = plan.COL["fabric"]
 
         def each(chunk: list[PlanRow]) -> None:
             hops.update(map(fabric_hop, chunk))
-            if also is not None:
-                also(chunk)
+            if also is not None:   # the power cords come last
+                also([r for r in chunk if r[fabric] != FabricKind.POWER]
+                     if chunk and chunk[-1][fabric] == FabricKind.POWER else chunk)
 
         rows = write_csv(source, header, cables, texts_at,
                          progress, each, view, sheet.append if sheet is not None else None)

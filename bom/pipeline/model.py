@@ -19,6 +19,7 @@ from bom.inputs.yamlio import Located
 from bom.links import registry
 from bom.links.line import DCI_LINE
 from bom.links.pooled import UplinksUnjoinedError
+from bom.links.power import power_plan
 from bom.links.views import UfmLinks
 from bom.model.cluster import Cluster
 from bom.model.dci import Dci
@@ -160,10 +161,12 @@ def _parts(scenario: Scenario, catalog: Catalog, sizing: Sizing | None,
     if dci is not None and dci.mux is not None:
         # The line ports' patch cords reach the mux/demuxes where the site's own racks stand them.
         dci = replace(dci, patch=line_patch(media, DCI_LINE.patch_m(dci, placement, floor)))
+    sup = design.platform.support
+    assert sup is not None   # the placement stood every rack with its PDUs
     return dict(scenario=scenario, platform=design.platform, cluster=cluster, floor=floor, fabrics=fabrics,
                 endpoints=design.endpoints, dci=dci, rack_power_w=design.rack_power_w, sizing=sizing,
                 scale_up=scale_up(cluster), dci_groups=_dci_groups(dci, where, scenario.sites, media),
-                placement=placement)
+                placement=placement, power=power_plan(placement, catalog, sup.pdu, scenario.feeds))
 
 
 def _explicit_ufm(scenario: Scenario) -> bool:

@@ -18,9 +18,10 @@ from bom import names
 from bom.catalog.rows import Catalog, Endpoint, Platform, Switch
 from bom.catalog.rows import RackType as RackRow
 from bom.links.ports import OWN_BORDER_ROLE
+from bom.links.power import parts_of, pdus_needed
 from bom.model.fabrics import Fabric, OobFabric, PooledFabric, PooledShape
 from bom.model.model import Design
-from bom.model.placement import Item, Placement, RackType, Section, SiteLayout
+from bom.model.placement import Item, Layout, Placement, RackType, Section, SiteLayout
 from bom.model.plane import Plane
 from bom.placement.racks import BlockSpec, block_section, pack, shared_sections
 from bom.roles import FabricRole, Layer, RackKind, Tier
@@ -87,13 +88,33 @@ def place(design: Design, catalog: Catalog) -> Placement:
     per = design.floor.racks_per_row
     sites = []
     first = 0
+    fit = _outlets(catalog, sup.pdu)
+    own = [fit(sec) if sec is not None else None for sec in own]
     for k, site in enumerate(design.cluster.sites):
         sections, order = _site_sections(design, catalog, k, site.nodes, compute, compute_rack, net_rack)
+        sections = [fit(sec) for sec in sections]
         mine = [sec for sec in own[first:first + site.count] if sec is not None]
         reserve = max((sec.rows(per) for sec in mine), default=0)
         sites.append(SiteLayout(site.count, tuple(sections), order, reserve))
         first += site.count
     return Placement(tuple(sites), per, tuple(own))
+
+
+def _outlets(catalog: Catalog, pdu_id: str) -> Callable[[Section], Section]:
+    """A section whose racks stand as many PDUs as their devices' supplies need outlets on
+    (:func:`bom.links.power.pdus_needed`), where that is more than their power budget needs."""
+    parts = parts_of(catalog, pdu_id)
+
+    def fit(sec: Section) -> Section:
+        layouts = []
+        for lay in sec.layouts:
+            pdus = [item for item, _ in lay.slots if item.role == Layer.PDU]
+            more = pdus_needed(lay, parts) - len(pdus)
+            if more > 0 and pdus:
+                lay = Layout(lay.kind, lay.rack, ((pdus[0], 0),) * more + lay.slots)
+            layouts.append(lay)
+        return sec if layouts == list(sec.layouts) else Section(sec.copies, tuple(layouts))
+    return fit
 
 
 def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Section | None]:

@@ -25,7 +25,8 @@ SCENARIOS += [REFERENCE / "superpod_h100_4su.yaml"]
 
 def test_every_hop_has_one_meaning() -> None:
     assert list(HOPS) == list(HopKind)
-    assert {m.tier for m in HOPS.values()} == {"scale-up", "scale-out", "scale-across"}
+    # The power cords (bom/links/power.py) are in no link tier: their own label, the power family's.
+    assert {m.tier for m in HOPS.values()} == {"scale-up", "scale-out", "scale-across", "power"}
 
 
 def test_no_hop_string_outside_the_table() -> None:

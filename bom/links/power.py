@@ -1,0 +1,465 @@
+"""The power plan's hop: a PDU outlet to a device supply (hop ``pdu-supply``), one pattern.
+
+One rule, :func:`rack_plan`, says how a rack layout's devices take their power, and both consumers
+read it: the closed form (:func:`power_plan`: every layout's plan once, times the racks that have it)
+and the cable plan (:meth:`PduSupply.rows`: every rack of a site, a row per cord).
+
+The rule, in order:
+
+- the rack's PDUs (in slot order) alternate between its feeds: the first on A, the second on B, ...;
+- a rack-scale system's power shelves (supplies ``inlet: whip``) each take a three-phase whip on a PDU's
+  whole circuit of their own, the first shelf on A, the second on B, ...; in such a rack every other
+  device takes the shelves' DC busbar (the NVL72 Enterprise RA: the in-rack management switches "on DC
+  power"), so its power is the shelves';
+- every other device's supplies alternate between the feeds (supply 1 on A, supply 2 on B, ...), so
+  an N+N device keeps N supplies when a feed is lost; each supply takes a free outlet of its inlet's
+  type (C14: a C13 outlet, C20: a C19) on its feed's PDUs, on the phase that carries least so far
+  (phase balance), the lowest PDU, then bank, breaking ties;
+- a supply for which no outlet of its type is left on its feed is not cabled (``RackPower.short``, the
+  rule ``power.outlets``).
+
+Loads: each device's maximum (its placement power) shared evenly over its supplies; with the other feed
+lost, over the supplies on the surviving feed. A whip carries its rack's busbar power shared over the
+shelves (with a feed lost, over the shelves of the surviving feed), evenly on its three phases (a
+three-phase shelf's phases are intrinsically balanced: GE's Open Rack V2.0 shelf specification).
+
+Cord lengths: a 0U PDU's outlets spread evenly along the rack's height; a cord reaches from its
+outlet's height to its device's U (1U = 44.45 mm, EIA-310) plus :data:`REAR_REACH` across the rack's
+rear; the sold length is the shortest that reaches. A whip drops :data:`WHIP_DROP` from the overhead
+feed to the top of the rack, then down to its shelf.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bom import names
+from bom.catalog.rows import OUTLET_FOR, Dwdm, Endpoint, Platform, PowerCord, Supplies, Switch
+from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
+from bom.links.views import View
+from bom.model.hops import HopKind
+from bom.model.linkgroups import LinkGroup
+from bom.model.power import Cord, Hang, Load, PowerPlan, RackGroup, RackPower
+from bom.roles import FEEDS, FabricKind, Feed, Layer
+from bom.units import magnitude
+
+if TYPE_CHECKING:
+    from bom.catalog.rows import Catalog, PduOutlets
+    from bom.inputs.scenario import Feeds
+    from bom.model.placement import Item as PlacedItem
+    from bom.model.placement import Layout, Placement, Rack, Slot
+    from bom.model.placement import Section as PlacedSection
+
+#: One rack unit [m] (EIA-310: 1.75 in).
+RACK_UNIT_M = 0.04445
+#: From a 0U PDU in the rack's rear side channel across to a device's inlet [m]: the model's allowance
+#: (half a 1.2 m deep rack's width and depth, rounded up).
+REAR_REACH = 0.6
+#: From the overhead feed's tap-off down to the top of the rack [m]: the model's allowance.
+WHIP_DROP = 1.0
+#: The power shelves' inlet: a three-phase whip on a feed circuit of its own.
+WHIP = "whip"
+BUSBAR = "busbar"
+PHASE_NAMES = ("L1", "L2", "L3")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What the rule reads from the catalog: each placed device's supplies, the PDU's build and the
+    power cords by the inlet they reach."""
+
+    supplies: Callable[[PlacedItem], Supplies | None]
+    pdu: PduOutlets
+    cords: dict[str, PowerCord]        # inlet (c14, c20, whip) -> the cord row
+
+
+def parts_of(catalog: Catalog, pdu_id: str) -> Parts:
+    """The catalog's supplies, the PDU row's outlets and the power cords."""
+    pdu = catalog.get("endpoints", pdu_id)
+    assert isinstance(pdu, Endpoint) and pdu.outlets is not None   # catalog validate --strict holds it
+    cords = {r.inlet: r for r in catalog.rows_of(PowerCord)}
+
+    def supplies(item: PlacedItem) -> Supplies | None:
+        kind = catalog.kind_of(item.catalog_id)
+        row = catalog.rows[kind][item.catalog_id] if kind else None
+        if isinstance(row, Platform):
+            return row.shelf_supplies if item.role == Layer.POWER_SHELF else row.supplies
+        if isinstance(row, (Switch, Endpoint, Dwdm)):
+            return row.supplies
+        return None
+
+    return Parts(supplies, pdu.outlets, cords)
+
+
+@dataclass
+class _Pdu:
+    """One PDU's outlets left, by bank and type, and what each phase carries so far."""
+
+    feed: Feed
+    free: list[dict[str, list[int]]]            # per bank: type -> outlet numbers left
+    whip: bool = False
+
+
+def _pdus(n: int, o: PduOutlets) -> list[_Pdu]:
+    """The rack's ``n`` PDUs: alternating feeds; each bank's outlets numbered C13s then C19s, bank by bank."""
+    per_bank: dict[str, int] = {kind: count // o.banks for kind, count in sorted(o.outlets.items())}
+    width = sum(per_bank.values())
+    out = []
+    for i in range(n):
+        banks = []
+        for b in range(o.banks):
+            at, free = b * width, {}
+            for kind, count in per_bank.items():
+                free[kind] = list(range(at, at + count))
+                at += count
+            banks.append(free)
+        out.append(_Pdu(FEEDS[i % len(FEEDS)], banks))
+    return out
+
+
+def _length(o: PduOutlets, outlet: int, u: int, rack_u: int) -> float:
+    """The cord's reach from the outlet's height on a 0U PDU to the device's U."""
+    total = sum(o.outlets.values())
+    at = 1 + outlet * (rack_u - 1) / max(total - 1, 1)
+    return round(REAR_REACH + abs(u - at) * RACK_UNIT_M, 3)
+
+
+def _sold(cord: PowerCord, need: float) -> tuple[str, float]:
+    """The shortest sold length that reaches (the longest where none does: rule ``power.outlets`` has no
+    say over length; the plan's row shows both)."""
+    sold = sorted(cord.lengths, key=lambda s: magnitude(s.length, "length"))
+    for s in sold:
+        if magnitude(s.length, "length") >= need - 1e-9:
+            return s.part_number, magnitude(s.length, "length")
+    return sold[-1].part_number, magnitude(sold[-1].length, "length")
+
+
+@dataclass
+class _Rack:
+    """The rule's working state for one rack layout."""
+
+    parts: Parts
+    rack_u: int
+    pdus: list[_Pdu]
+    phase_load: defaultdict[tuple[int, int], float] = field(default_factory=lambda: defaultdict(float))
+    bank_load: defaultdict[tuple[int, int], float] = field(default_factory=lambda: defaultdict(float))
+    placed: list[tuple[int, int, int, int, int, Feed, str, float]] = field(default_factory=list)
+    short: list[tuple[int, int]] = field(default_factory=list)
+
+    def whip(self, slot: int, nth: int) -> None:
+        """A power shelf's whip on a PDU circuit of its feed that nothing else takes."""
+        feed = FEEDS[nth % len(FEEDS)]
+        for i, p in enumerate(self.pdus):
+            if p.feed == feed and not p.whip:
+                p.whip = True
+                self.placed.append((slot, 0, i, -1, -1, feed, WHIP, 0.0))
+                return
+        self.short.append((slot, 0))
+
+    def cord(self, slot: int, supply: int, inlet: str, load_w: float) -> None:
+        feed = FEEDS[supply % len(FEEDS)]
+        kind = OUTLET_FOR[inlet]
+        o = self.parts.pdu
+        best: tuple[float, float, int, int] | None = None
+        for i, p in enumerate(self.pdus):
+            if p.feed != feed or p.whip:
+                continue
+            for b, free in enumerate(p.free):
+                if free.get(kind):
+                    key = (self.phase_load[i, b % o.phases], self.bank_load[i, b], i, b)
+                    best = key if best is None or key < best else best
+        if best is None:
+            self.short.append((slot, supply))
+            return
+        _, _, i, b = best
+        outlet = self.pdus[i].free[b][kind].pop(0)
+        self.phase_load[i, b % o.phases] += load_w
+        self.bank_load[i, b] += load_w
+        self.placed.append((slot, supply, i, outlet, b, feed, inlet, load_w))
+
+
+def rack_plan(lay: Layout, parts: Parts) -> RackPower:
+    """One rack layout's power plan (the rule; module docstring)."""
+    slots = lay.slots
+    n_pdus = sum(1 for item, _ in slots if item.role == Layer.PDU)
+    st = _Rack(parts, lay.rack.u_budget, _pdus(n_pdus, parts.pdu))
+    specs = [parts.supplies(item) if item.role != Layer.PDU else None for item, _ in slots]
+    shelves = [s for s, sp in enumerate(specs) if sp is not None and sp.inlet == WHIP]
+    # A device that draws nothing (a passive mux) needs no supply; one that draws and says none is unknown.
+    unknown = tuple(s for s, (item, _) in enumerate(slots)
+                    if item.role != Layer.PDU and specs[s] is None and item.power_w > 0)
+    # In a rack of power shelves every other device rides the shelves' busbar.
+    busbar_w = sum(item.power_w for (item, _), sp in zip(slots, specs, strict=True)
+                   if sp is not None and ((bool(shelves) and sp.inlet != WHIP) or sp.inlet == BUSBAR))
+    for nth, s in enumerate(shelves):
+        st.whip(s, nth)
+    for s, (item, _) in enumerate(slots):
+        sp = specs[s]
+        if sp is None or shelves or sp.inlet in (BUSBAR, WHIP):
+            continue
+        for k in range(sp.count):
+            st.cord(s, k, sp.inlet, item.power_w / sp.count)
+    return _finish(lay, parts, st, specs, shelves, busbar_w, unknown)
+
+
+def _finish(lay: Layout, parts: Parts, st: _Rack, specs: list[Supplies | None], shelves: list[int],
+            busbar_w: float, unknown: tuple[int, ...]) -> RackPower:
+    """The cords with their loads both ways, and the loads on every phase, bank, PDU and feed."""
+    o = parts.pdu
+    by_device: dict[int, Counter[Feed]] = defaultdict(Counter)
+    for slot, _, _, _, _, feed, _, _ in st.placed:
+        by_device[slot][feed] += 1
+    shelves_on: Counter[Feed] = Counter(feed for _, _, _, _, _, feed, inlet, _ in st.placed if inlet == WHIP)
+    cords: list[Cord] = []
+    for slot, supply, pdu, outlet, bank, feed, inlet, load in st.placed:
+        item, u = lay.slots[slot]
+        on = by_device[slot][feed]
+        if inlet == WHIP:
+            load, failover = busbar_w / max(len(shelves), 1), busbar_w / shelves_on[feed]
+            need = round(WHIP_DROP + (lay.rack.u_budget - u) * RACK_UNIT_M, 3)
+        else:
+            failover = item.power_w / on
+            need = _length(o, outlet, u, lay.rack.u_budget)
+        cord = parts.cords[inlet]
+        pn, sold = _sold(cord, need)
+        phase = -1 if inlet == WHIP else bank % o.phases
+        cords.append(Cord(pdu, outlet, bank, phase, feed, slot, supply, cord.id, cord.kind, pn, need, sold, load,
+                          failover))
+    down = _down(specs, by_device, shelves, shelves_on, busbar_w)
+    return _loads(tuple(cords), lay, parts, st, specs, by_device, unknown, down)
+
+
+def _down(specs: list[Supplies | None], by_device: dict[int, Counter[Feed]], shelves: list[int],
+          shelves_on: Counter[Feed], busbar_w: float) -> tuple[tuple[Feed, int], ...]:
+    """(feed lost, device slot) of every device that losing the feed leaves with fewer supplies than it
+    needs (N of N+M), or, on a rack's busbar, whose surviving shelves carry less than the busbar's draw."""
+    out = []
+    shelf = specs[shelves[0]] if shelves else None
+    for lost in FEEDS:
+        left_w = sum(n for f, n in shelves_on.items() if f != lost) * (shelf.rating_w if shelf else 0.0)
+        for s, sp in enumerate(specs):
+            if sp is None or s in shelves:
+                continue
+            if shelves or sp.inlet == BUSBAR:
+                if left_w < busbar_w - 1e-6:
+                    out.append((lost, s))
+            elif s in by_device and sum(v for f, v in by_device[s].items() if f != lost) < sp.needed:
+                out.append((lost, s))
+    return tuple(out)
+
+
+def _loads(cords: tuple[Cord, ...], lay: Layout, parts: Parts, st: _Rack, specs: list[Supplies | None],
+           by_device: dict[int, Counter[Feed]], unknown: tuple[int, ...],
+           down: tuple[tuple[Feed, int], ...]) -> RackPower:
+    o = parts.pdu
+    volts, cont = o.volts("outlet_voltage"), o.continuous
+    phase_rating = volts * o.amps("current") * cont
+    bank_rating = volts * o.amps("bank_breaker") * cont
+    phase: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    bank: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for c in cords:
+        if c.phase < 0:   # a whip: its three phases alike
+            for ph in range(o.phases):
+                phase[c.pdu, ph][0] += c.load_w / o.phases
+                phase[c.pdu, ph][1] += c.failover_w / o.phases
+        else:
+            phase[c.pdu, c.phase][0] += c.load_w
+            phase[c.pdu, c.phase][1] += c.failover_w
+            bank[c.pdu, c.bank][0] += c.load_w
+            bank[c.pdu, c.bank][1] += c.failover_w
+    n = len(st.pdus)
+    phases = tuple(Load(i, -1, ph, st.pdus[i].feed, phase[i, ph][0], phase[i, ph][1], phase_rating)
+                   for i in range(n) for ph in range(o.phases))
+    banks = tuple(Load(i, b, b % o.phases, st.pdus[i].feed, bank[i, b][0], bank[i, b][1], bank_rating)
+                  for i in range(n) for b in range(o.banks) if (i, b) in bank)
+    pdus = tuple(Load(i, -1, -1, st.pdus[i].feed, sum(phase[i, ph][0] for ph in range(o.phases)),
+                      sum(phase[i, ph][1] for ph in range(o.phases)), phase_rating * o.phases) for i in range(n))
+    feeds = tuple(Load(-1, -1, -1, f, sum(p.normal_w for p in pdus if p.feed == f),
+                       sum(p.failover_w for p in pdus if p.feed == f),
+                       sum(p.rating_w for p in pdus if p.feed == f)) for f in FEEDS)
+    one_feed = tuple(s for s, sp in enumerate(specs)
+                     if sp is not None and sp.spare and sp.count > 1 and len(by_device.get(s, ())) == 1)
+    draw = sum(item.power_w for item, _ in lay.slots)
+    return RackPower(cords, phases, banks, pdus, feeds, draw, tuple(st.short), one_feed, down, unknown)
+
+
+def pdus_needed(lay: Layout, parts: Parts) -> int:
+    """The PDUs a rack layout's devices need for their outlets (both feeds alike, so twice the busier
+    feed's): a power shelf's whip takes a PDU's whole circuit; the cords of each outlet type fill whole
+    PDUs. The placement stands at least these (and as many as its power budget needs)."""
+    o = parts.pdu
+    specs = [parts.supplies(item) for item, _ in lay.slots if item.role != Layer.PDU]
+    shelves = sum(1 for sp in specs if sp is not None and sp.inlet == WHIP)
+    need: Counter[str] = Counter()
+    if not shelves:
+        for sp in specs:
+            if sp is not None and sp.inlet in OUTLET_FOR:
+                need[OUTLET_FOR[sp.inlet]] += -(-sp.count // len(FEEDS))
+    have: dict[str, int] = {str(k): v for k, v in o.outlets.items()}
+    per_feed = -(-shelves // len(FEEDS)) + max((-(-n // have[kind]) if have.get(kind) else n
+                                               for kind, n in need.items()), default=0)
+    return per_feed * len(FEEDS)
+
+
+# --- the closed form --------------------------------------------------------------------------
+
+class Plans:
+    """Each rack layout's plan, made once (layouts are frozen and equal racks share them)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self._by: dict[Layout, RackPower] = {}
+
+    def __call__(self, lay: Layout) -> RackPower:
+        p = self._by.get(lay)
+        if p is None:
+            p = self._by[lay] = rack_plan(lay, self.parts)
+        return p
+
+
+def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds) -> PowerPlan:
+    """The closed form: every layout's plan once, times the racks that have it (work per section), and
+    each row side's load (work per rack: a row's racks are few)."""
+    parts = parts_of(catalog, pdu_id)
+    plans = Plans(parts)
+    groups: dict[Layout, int] = Counter()
+    for sites, sec in placement.all_sections():
+        for lay in sec.layouts:
+            if any(item.role == Layer.PDU for item, _ in lay.slots):
+                groups[lay] += sites * sec.copies
+    cords: Counter[tuple[str, str, float]] = Counter()
+    out = []
+    for lay, racks in groups.items():
+        p = plans(lay)
+        for c in p.cords:
+            cords[c.part, c.part_number, c.sold_m] += racks
+        out.append(RackGroup(lay.kind, racks, p))
+    o = parts.pdu
+    return PowerPlan(tuple(out), tuple(sorted(cords.items())), _hangs(placement, plans, feeds), o.continuous,
+                     o.continuous_source)
+
+
+def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]:
+    """Each row's A and B sides and the site UPS each hangs on (the distribution model: module docstring
+    of bom.model.power)."""
+    rating = magnitude(feeds.row_capacity, "power") if feeds.row_capacity is not None else 0.0
+    loads: dict[tuple[int, int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for lay, rack in placement.laid_out():
+        if not any(item.role == Layer.PDU for item, _ in lay.slots):
+            continue
+        for f in plans(lay).feeds:
+            acc = loads[rack.site, rack.row, f.feed]
+            acc[0] += 1
+            acc[1] += f.normal_w
+            acc[2] += f.failover_w
+    return tuple(Hang(site, row, int(n), feed, f"{names.site(site)}-ups-{feed}", normal, failover, rating)
+                 for (site, row, feed), (n, normal, failover) in sorted(loads.items()))
+
+
+# --- the pattern --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PowerView(View):
+    """The racks as the power plan sees them: the placement and each layout's plan."""
+
+    plans: Plans | None = None
+
+    @classmethod
+    def of(cls, placement: Placement, plans: Plans) -> PowerView:
+        return cls(FabricKind.POWER, FabricKind.POWER, [(s.count, None) for s in placement.sites], (), placement,
+                   plans)
+
+    @property
+    def plan(self) -> Plans:
+        assert self.plans is not None
+        return self.plans
+
+
+def outlet_name(c: Cord) -> str:
+    """A PDU outlet's port name (``o07``; a whip's end on the PDU's circuit: ``circuit``)."""
+    return "circuit" if c.outlet < 0 else f"o{c.outlet + 1:02d}"
+
+
+def supply_name(c: Cord, role: str) -> str:
+    """A device supply's port name (``psu1``; a power shelf's AC input: ``ac1``)."""
+    return f"{'ac' if role == Layer.POWER_SHELF else 'psu'}{c.supply + 1}"
+
+
+class PduSupply(Pattern[PowerView]):
+    """Every device supply of every rack on a PDU outlet of its feed (:func:`rack_plan`)."""
+
+    hop, lower, upper = HopKind.PDU_SUPPLY, Layer.PDU, Layer.SUPPLY
+
+    def applies(self, ctx: HopContext[PowerView]) -> bool:
+        return ctx.view.placement is not None
+
+    def plan_sites(self, view: PowerView) -> Iterator[int]:
+        assert view.placement is not None
+        return iter(range(1, sum(s.count for s in view.placement.sites) + 1))
+
+    def pairs(self, ctx: HopContext[PowerView]) -> Iterator[Item]:
+        """Each section of the site a :class:`Section`: every copy's racks alike, a pair a cord (the PDU and
+        the device by their slot in the rack, the outlet and supply named as the plan names them)."""
+        view = ctx.view
+        placement = view.placement
+        assert placement is not None
+        per = placement.racks_per_row
+        for _, sec, start in placement.site_sections(ctx.site):
+            def make(copy: int, sec: PlacedSection = sec, start: int = start) -> list[Pair]:
+                out = []
+                for n, lay in enumerate(sec.layouts):
+                    spot = sec.spot(start, copy, n, per)
+                    for c in view.plan(lay).cords:
+                        role = lay.slots[c.device][0].role
+                        out.append(Pair((Layer.PDU, c.pdu), (role, c.device), 1, c.feed,
+                                        PHASE_NAMES[c.phase] if c.phase >= 0 else "",
+                                        Fixed(outlet_name(c), outlet_name(c)),
+                                        Fixed(supply_name(c, role), supply_name(c, role)), (spot, spot)))
+                return out
+            yield Section(sec.copies, make)
+
+    def link(self, ctx: HopContext[PowerView]) -> Link:
+        """No media lookup: a cord is chosen by its inlet (:func:`rack_plan`)."""
+        return Link(0.0, "", "", None)
+
+    def count(self, ctx: HopContext[PowerView]) -> list[LinkGroup]:
+        """Power cords are no link groups: their closed form is :func:`power_plan`."""
+        return []
+
+    def rows(self, ctx: HopContext[PowerView]) -> Rows:
+        """Every rack of the site in row order, a row per cord."""
+        plan, view = ctx.plan, ctx.view
+        placement = view.placement
+        assert plan is not None and placement is not None
+        shape = placement.sites[view.shape_of(ctx.site)]
+        site = names.site(ctx.site)
+        for _, _, lay, rack in placement.site_racks(ctx.site, shape):
+            p = view.plan(lay)
+            if not p.cords:
+                continue
+            slots = list(placement.elevation(rack))
+            pdu_slots = [s for s in slots if s.role == Layer.PDU]
+            for c in p.cords:
+                yield _row(plan.cable, plan.link, site, rack, pdu_slots[c.pdu], slots[c.device], c)
+
+
+def _row(cable: Iterator[int], link: Iterator[int], site: str, rack: Rack, pdu: Slot, dev: Slot, c: Cord) -> tuple:
+    """One plan row: the PDU's outlet to the device's supply, the feed in the plane column and the phase
+    in the rail column, the bank in ``via``."""
+    row = f"r{rack.row:02d}"
+    a_port, b_port = outlet_name(c), supply_name(c, dev.role)
+    a_pre = f"{rack.id}-{names.unit(pdu.u, pdu.device)}"
+    b_pre = f"{rack.id}-{names.unit(dev.u, dev.device)}"
+    return (f"C{next(cable):08d}", f"{a_pre}:{a_port} / {b_pre}:{b_port}", f"L{next(link):08d}", "",
+            FabricKind.POWER, FabricKind.POWER, HopKind.PDU_SUPPLY, c.feed,
+            PHASE_NAMES[c.phase] if c.phase >= 0 else "",
+            site, row, rack.id, pdu.u, pdu.device, pdu.role, a_port, "",
+            site, row, rack.id, dev.u, dev.device, dev.role, b_port, "",
+            FabricKind.POWER, 0.0, c.kind, c.part_number, 0, c.length_m, c.sold_m, "in-rack", 0,
+            f"bank {c.bank + 1}" if c.bank >= 0 else "")
+
+
+PDU_SUPPLY = PduSupply()
