@@ -226,10 +226,15 @@ class Supplies(Model):
     M are spare; N+N when N equals M, the scheme that survives losing one of two feeds)."""
 
     count: int = Field(ge=1, le=64)
+    """How many supplies the device has (one cord each)."""
     rating: Power
+    """One supply's rated output."""
     inlet: Inlet
+    """Where its cord lands: ``c14`` (a C13 outlet's cord), ``c20`` (a C19's), ``busbar`` (no cord), ``whip``."""
     redundancy: str = Field(pattern=r"^\d+\+\d+$", examples=["1+1", "4+2"])
+    """N+M: N supplies carry the device, M are spare (N + M = count)."""
     source: str
+    """Where the facts are published (or what a class estimate rests on)."""
 
     @model_validator(mode="after")
     def _adds_up(self) -> Supplies:
@@ -265,15 +270,25 @@ class PduOutlets(Model):
     on one phase) and the share of a rating a continuous load may take."""
 
     phases: Literal[1, 3]
-    voltage: Voltage                                    # line-to-line input voltage ("415 V")
-    current: Current                                    # input rating per phase ("60 A")
-    outlet_voltage: Voltage                             # what one outlet gives (line to neutral on a wye PDU)
-    outlets: dict[Literal["c13", "c19"], int]           # outlets by type, whole PDU
-    banks: int = Field(ge=1, le=24)                     # breaker banks, spread evenly over the phases
-    bank_breaker: Current                               # each bank's branch breaker ("20 A")
-    continuous: float = Field(gt=0, le=1)               # share of a rating a continuous load may take
+    """Input phases."""
+    voltage: Voltage
+    """The input's line-to-line voltage ("415 V")."""
+    current: Current
+    """The input's rating per phase ("60 A")."""
+    outlet_voltage: Voltage
+    """What one outlet gives (line to neutral on a wye PDU: "240 V")."""
+    outlets: dict[Literal["c13", "c19"], int]
+    """Outlets by type over the whole PDU."""
+    banks: int = Field(ge=1, le=24)
+    """Breaker banks, spread evenly over the phases (bank b on phase b mod phases)."""
+    bank_breaker: Current
+    """Each bank's branch breaker ("20 A")."""
+    continuous: float = Field(gt=0, le=1)
+    """The share of a rating a continuous load may take (0.8: NEC 210.20(A))."""
     continuous_source: str
+    """Where that share is published."""
     source: str
+    """Where the PDU's build is published (or what a class estimate rests on)."""
 
     @model_validator(mode="after")
     def _banks_on_phases(self) -> PduOutlets:
@@ -894,8 +909,11 @@ class PowerCord(Row):
     or a three-phase whip from a rack's feed to a power shelf (``whip``)."""
 
     kind: Literal["c13-c14", "c19-c20", "whip"]
-    rating: Current                          # what the cord carries
+    """Its two ends: outlet to inlet (``c13-c14``, ``c19-c20``), or a three-phase ``whip``."""
+    rating: Current
+    """The current the cord and its couplers carry (IEC 60320: C13/C14 10 A, C19/C20 16 A)."""
     lengths: list[SoldLength] = Field(min_length=1)
+    """The lengths it is sold in, each with its part number."""
 
     @property
     def inlet(self) -> str:

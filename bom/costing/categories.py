@@ -27,6 +27,7 @@ class Category(StrEnum):
     SERVER = "server"
     RACK = "rack"
     PDU = "PDU"
+    POWER_CORD = "power cord"
     COOLING = "CDU"
     SWITCH = "switch"
     LASER_SOURCE = "laser source"
@@ -70,6 +71,8 @@ TABLE: dict[Category, Meaning] = {
     C.SERVER: Meaning(C.SERVER, "gpu", "site", T.FACILITY),
     C.RACK: Meaning(C.RACK, "facility", "site", T.FACILITY),
     C.PDU: Meaning(C.PDU, "facility", "site", T.FACILITY),
+    # A PDU outlet's cord to a device supply, a power shelf's whip (bom/links/power.py): the PDUs' class.
+    C.POWER_CORD: Meaning(C.POWER_CORD, "facility", "site", T.FACILITY),
     # Coolant distribution units: facility plant, their power is the facility's, not IT's (bom/costing/cooling.py).
     C.COOLING: Meaning(C.COOLING, "facility", "site", T.FACILITY),
     C.SWITCH: Meaning(C.SWITCH, "network", "network", T.FABRIC, switch=True),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from typing_extensions import TypedDict
 
-from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, Row, Switch
+from bom.catalog.rows import Cable, Catalog, Coherent, Dwdm, Fibre, Module, Platform, PowerCord, Row, Switch
 from bom.costing.categories import Category, LineTier
 from bom.costing.cooling import size_cooling
 from bom.model.cluster import ScaleUp
@@ -22,7 +22,7 @@ from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.model import Model
 from bom.model.records import Amount
-from bom.roles import FabricRole, Layer, Tier
+from bom.roles import FabricKind, FabricRole, Layer, Tier
 from bom.units import magnitude
 
 
@@ -346,6 +346,21 @@ def placement_lines(model: Model, catalog: Catalog) -> list[Line]:
     return out
 
 
+def power_lines(model: Model, catalog: Catalog) -> list[Line]:
+    """The power plan's cords and whips by part and sold length (bom/links/power.py: power_plan)."""
+    if model.power is None:
+        return []
+    out = []
+    for (part, pn, sold), n in model.power.cords:
+        row = catalog.get("power", part)
+        assert isinstance(row, PowerCord)
+        price = next((s.price_usd for s in row.lengths if s.part_number == pn and s.price_usd is not None),
+                     row.price_usd)
+        out.append(_line(row, LineTier.FACILITY, FabricKind.POWER, HopKind.PDU_SUPPLY, Category.POWER_CORD, n, 0.0,
+                         sku=pn, price=price, description=f"{row.description}, {sold:g} m"))
+    return out
+
+
 def all_lines(model: Model, catalog: Catalog) -> list[Line]:
     """Every BOM line of a built model."""
     lines = (compute_lines(model.platform, model.cluster.systems, model.cluster.nodes)
@@ -353,6 +368,7 @@ def all_lines(model: Model, catalog: Catalog) -> list[Line]:
     for f in model.fabrics.values():
         lines += fabric_switch_lines(f, catalog)
     lines += placement_lines(model, catalog)
+    lines += power_lines(model, catalog)
     for g in model.groups:
         lines += group_lines(g)
     if model.dci is not None:

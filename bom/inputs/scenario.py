@@ -265,7 +265,7 @@ class Feeds(Model):
     """The power distribution the racks hang on (the power plan, bom/links/power.py): each rack's A and
     B feeds on its row's A-side and B-side distribution (a busway or remote power panel), each row side
     on its site's UPS A or B (2N). Without a rating the plan sizes the distribution to the load it
-    reports; with one, a load over it breaks the design rule ``power.feed``."""
+    reports; with one, a load over it breaks the design rule ``power.distribution``."""
 
     row_capacity: PositivePower | None = Field(default=None, examples=["460 kW"])
     """What one row's A (or B) distribution carries continuously; default: not given (sized to the load)."""

@@ -280,10 +280,8 @@ def _loads(cords: tuple[Cord, ...], lay: Layout, parts: Parts, st: _Rack, specs:
     feeds = tuple(Load(-1, -1, -1, f, sum(p.normal_w for p in pdus if p.feed == f),
                        sum(p.failover_w for p in pdus if p.feed == f),
                        sum(p.rating_w for p in pdus if p.feed == f)) for f in FEEDS)
-    one_feed = tuple(s for s, sp in enumerate(specs)
-                     if sp is not None and sp.spare and sp.count > 1 and len(by_device.get(s, ())) == 1)
     draw = sum(item.power_w for item, _ in lay.slots)
-    return RackPower(cords, phases, banks, pdus, feeds, draw, tuple(st.short), one_feed, down, unknown)
+    return RackPower(cords, phases, banks, pdus, feeds, draw, tuple(st.short), down, unknown)
 
 
 def pdus_needed(lay: Layout, parts: Parts) -> int:
@@ -336,7 +334,8 @@ def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds
         p = plans(lay)
         for c in p.cords:
             cords[c.part, c.part_number, c.sold_m] += racks
-        out.append(RackGroup(lay.kind, racks, p))
+        out.append(RackGroup(lay.kind, lay.rack.catalog_id, racks, p,
+                             tuple((item.role, item.catalog_id) for item, _ in lay.slots)))
     o = parts.pdu
     return PowerPlan(tuple(out), tuple(sorted(cords.items())), _hangs(placement, plans, feeds), o.continuous,
                      o.continuous_source)

@@ -23,11 +23,12 @@ from bom.model.floorplan import FloorPlan
 from bom.model.linkgroups import LinkGroup
 from bom.model.parallelism import ParallelismJson
 from bom.model.placement import Placement
-from bom.model.power import PowerPlan
+from bom.model.power import PowerJson, PowerPlan
 from bom.model.records import Count
 from bom.model.sizing import Sizing, SizingJson
 from bom.model.totals import ScaleAcrossTotals, ScaleOutTotals, ScaleUpTotals, TiersJson, Totals, sum_groups
 from bom.roles import FabricRole, RackKind, Tier
+from bom.units import magnitude
 
 
 class SiteSizeJson(TypedDict):
@@ -69,6 +70,9 @@ class ModelJson(TypedDict):
     """Each fabric by name (compute, storage, inband, oob, dci)."""
     tiers: TiersJson
     """The three tiers' totals (Totals: ScaleUpTotals, ScaleOutTotals, ScaleAcrossTotals)."""
+    power_plan: PowerJson | None
+    """The power plan (bom/links/power.py): cords by part and length, each rack layout's feed and phase
+    loads, each site UPS's load (issue 48)."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +204,13 @@ class Model(Design):
                 "endpoints": self.endpoints.to_json(),
                 "sizing": self.sizing.to_json() if self.sizing else None,
                 "parallelism": self.sizing.parallelism.to_json() if self.sizing and self.sizing.parallelism else None,
-                "fabrics": fabrics, "tiers": self.tiers()}
+                "fabrics": fabrics, "tiers": self.tiers(), "power_plan": self._power_json()}
+
+    def _power_json(self) -> PowerJson | None:
+        if self.power is None:
+            return None
+        ups = self.scenario.feeds.ups_capacity
+        return self.power.to_json(magnitude(ups, "power") if ups is not None else 0.0)
 
 
 @dataclass(frozen=True)

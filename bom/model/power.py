@@ -21,7 +21,8 @@ hangs on (:class:`Hang`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+
+from typing_extensions import TypedDict
 
 from bom.model.records import Count
 from bom.roles import Feed, RackKind
@@ -81,12 +82,21 @@ class RackPower:
     draw_w: float                # what the rack's devices draw (their maximum)
     #: (device slot, supply) of each supply no outlet of its feed was left for.
     short: tuple[tuple[int, int], ...] = ()
-    #: Device slots whose redundant supplies all landed on one feed.
-    one_feed: tuple[int, ...] = ()
     #: Device slots that losing a feed (A, then B) leaves with fewer supplies than they need (N of N+M).
     down: tuple[tuple[Feed, int], ...] = ()
     #: Device slots whose catalog row states no supplies (an overlay's row): not on the plan.
     unknown: tuple[int, ...] = ()
+
+    def feeds_of(self) -> dict[int, set[object]]:
+        """Each cabled device slot's feeds (its cords'), whatever rule placed them."""
+        out: dict[int, set[object]] = {}
+        for c in self.cords:
+            out.setdefault(c.device, set()).add(c.feed)
+        return out
+
+    def supplies_of(self, slot: int) -> int:
+        """The cords a device slot takes."""
+        return sum(1 for c in self.cords if c.device == slot)
 
 
 @dataclass(frozen=True)
@@ -173,8 +183,20 @@ class RackGroup:
     """The racks of one layout over the cluster and their power plan."""
 
     kind: RackKind
+    rack: str                              # the rack's catalog row
     racks: int
     plan: RackPower
+    slots: tuple[tuple[str, str], ...]     # each slot's (role, catalog row): what a device slot is
+
+    def device(self, slot: int) -> str:
+        """A slot's device as a person finds it: "the 3rd leaf (q3400)"."""
+        role, row = self.slots[slot]
+        nth = sum(1 for r, _ in self.slots[:slot + 1] if r == role)
+        return f"{role} {nth} ({row})"
+
+    @property
+    def where(self) -> str:
+        return f"{self.kind} rack ({self.rack}) x {self.racks:,}"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,9 @@ def test_cables_command_writes_plan_elevations_and_workbook(bom, tmp_path):
     assert names == ["superpod-h100-4su-cables.csv", "superpod-h100-4su-cables.xlsx", "superpod-h100-4su-racks.csv"]
     with (tmp_path / "superpod-h100-4su-cables.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 2044 and list(rows[0]) == [*plan.FIELDS, "a_label", "b_label"]
+    # 2,044 links and, last, the 876 power cords of the racks' PDUs (issue 48: bom/links/power.py)
+    assert len(rows) == 2044 + 876 and list(rows[0]) == [*plan.FIELDS, "a_label", "b_label"]
+    assert sum(r["fabric"] == "power" for r in rows) == 876 and rows[-1]["hop"] == "pdu-supply"
     first = rows[0]
     # The first DGX in the SU's first rack at U1; rail 1 to leaf 1 in the network rack in the middle of the row.
     assert (first["a_device"], first["a_u"], first["a_port"]) == ("s1-r01-rk01-node-01", "1", "p1/1")
@@ -36,15 +38,16 @@ def test_cables_command_writes_plan_elevations_and_workbook(bom, tmp_path):
     assert first["label"] == "s1-r01-rk01-01:p1/1 / s1-r01-rk05-01:p1/1"
     # each end's TIA-606 label: site 1 hall A, row A, rack column 01 / 05, the U, the port
     assert (first["a_label"], first["b_label"]) == ("1A.A01-01:p1/1", "1A.A05-01:p1/1")
-    assert len({r["cable_id"] for r in rows}) == 2044
-    assert "2,044 rows" in r.stdout and "Wrote" in r.stdout
+    assert len({r["cable_id"] for r in rows}) == 2920
+    assert "2,920 rows" in r.stdout and "Wrote" in r.stdout
 
 
 def test_json_summary_on_stdout_only(bom, tmp_path):
     r = bom("cables", str(H100), "-o", str(tmp_path), "--json")
     j = json.loads(r.stdout)
-    assert j["rows"] == 2044 and j["xlsx"] is True
-    assert j["rows_per_hop"] == {"compute/leaf-spine": 1024, "compute/node-leaf": 1016, "compute/ufm-leaf": 4}
+    assert j["rows"] == 2044 + 876 and j["xlsx"] is True
+    assert j["rows_per_hop"] == {"compute/leaf-spine": 1024, "compute/node-leaf": 1016, "compute/ufm-leaf": 4,
+                                 "power/pdu-supply": 876}
 
 
 def test_output_on_an_existing_file(bom, tmp_path):
@@ -194,7 +197,8 @@ def test_build_writes_the_plan_of_small_pods_and_pairs(bom, tmp_path, compute):
     assert "no cable plan" not in r.stderr
     with (tmp_path / "o" / "pod-cables.csv").open(newline="") as fh:
         hops = {row["hop"] for row in csv.DictReader(fh)}
-    assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"})
+    # the links, then the racks' power cords (issue 48)
+    assert hops == ({"node-leaf", "leaf-leaf"} if "pair" in compute else {"node-leaf"}) | {"pdu-supply"}
     assert (tmp_path / "o" / "pod-racks.csv").is_file()
 
 
@@ -205,6 +209,7 @@ def test_cable_plan_profiles(bom, tmp_path, profile):
     import openpyxl
 
     from bom.cableplan.labels import PROFILES, row_letters
+    from bom.names import unit
 
     full = tmp_path / "full"
     assert bom("cables", str(H100), "-o", str(full), "-q").exit_code == 0
@@ -221,8 +226,10 @@ def test_cable_plan_profiles(bom, tmp_path, profile):
     for w in whole:
         for side in ("a", "b"):
             if w[f"{side}_u"]:
+                # a 0U device (a vertical PDU, a power cord's near end) is 0U and its place beside the rack
+                u = unit(int(w[f"{side}_u"]), w[f"{side}_device"])
                 want = (f"{w[f'{side}_site'][1:]}A.{row_letters(int(w[f'{side}_row'][1:]))}"
-                        f"{w[f'{side}_rack'].rsplit('-rk', 1)[1]}-{int(w[f'{side}_u']):02d}:{w[f'{side}_port']}")
+                        f"{w[f'{side}_rack'].rsplit('-rk', 1)[1]}-{u}:{w[f'{side}_port']}")
                 assert w[f"{side}_label"] == want
     # every port end labelled once: no two cable ends share a label
     ends = [w[f"{s}_label"] for w in whole for s in ("a", "b")]

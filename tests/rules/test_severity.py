@@ -27,7 +27,13 @@ from bom.rules.registry import RULES
 from bom.rules.run import check
 from tests.paths import ROOT
 
-WARNINGS = {"ends.rate", "ends.cage", "placement.unplaced"}
+WARNINGS = {"ends.rate", "ends.cage", "placement.unplaced", "power.feed_loss", "power.unknown"}
+#: A warning the default and the GB300 NVL72 cases break, on purpose, each a finding of the power plan
+#: (issue 48): a GB300 NVL72 rack's published maximum (142 kW, the NVL72 Enterprise RA) and its two
+#: management switches over the four power shelves left with a feed lost is 35.55 kW a shelf's whip,
+#: over its 60 A 415 V circuit's 34.56 kW at 80 % (and the shelves' 33 kW); NVIDIA's power capping on a
+#: shelf's or feed's loss is not modelled. A GB200 NVL72 (132 kW: 33 kW a shelf) passes.
+FINDINGS = {("gb300-nvl72", "power.feed_loss")}
 #: The default, the reference cases and the golden scenarios that build (campus-1m is refused at build).
 CASES = [None, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "reference").glob("*.yaml")),
          *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "golden" / "scenarios").glob("*.yaml")
@@ -73,7 +79,7 @@ def test_no_rule_at_all_is_broken_by_the_default_or_a_reference_case(path):
     # management switches get spines of their own where no part reaches the in-band leaves.
     model, catalog = _build(path)
     checks = check(model, catalog, plan=path in SMALL_PLANS)
-    assert [(r.id, r.kept[0].message) for r in checks.failed] == []
+    assert [(r.id, r.kept[0].message) for r in checks.failed if (model.platform.id, r.id) not in FINDINGS] == []
 
 
 # --- every `bom init` starter and every built-in compare generation (issue 42) -----------------

@@ -50,6 +50,7 @@ from bom.outputs.writers.common import (
 from bom.roles import TIERS as LINK_TIERS
 from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
+from bom.units import magnitude
 
 USD = '#,##0.00 "USD"'
 USD0 = '#,##0 "USD"'
@@ -902,6 +903,61 @@ def _links(wb: Workbook, r: Report) -> None:
         define_name(wb, name, f"Links!${letter}$2:${letter}${last}")
 
 
+#: The Power sheet's first table: each rack layout's feeds with their headroom (bom/links/power.py).
+POWER_COLS = ("Rack kind", "Rack model", "Racks", "PDUs", "Cords", "Draw kW", "Feed A kW", "Feed A, B lost kW",
+              "Feed B kW", "Feed B, A lost kW", "Feed rating kW", "Headroom kW", "Worst phase share")
+#: Its second: each PDU's phases (normal, the other feed lost) against the phase's continuous rating.
+PDU_PHASE_COLS = ("Rack kind", "Rack model", "PDU", "Feed", "Phase", "Load W", "Other feed lost W", "Rating W",
+              "Headroom W", "Share")
+
+
+def _power(wb: Workbook, r: Report) -> None:
+    """Per rack layout: its feeds, PDUs, phase loads and headroom (live formulas over the loads), then
+    each site UPS; the ratings at the PDU row's continuous share."""
+    plan = r.model.power
+    if plan is None:
+        return
+    ws = wb.create_sheet("Power")
+    header_row(ws, POWER_COLS, [11, 16, 8, 7, 8, 9, 9, 11, 9, 11, 10, 11, 10])
+    n = 1
+    for n, g in enumerate(plan.groups, start=2):
+        a, b = g.plan.feeds
+        worst = max((ld.worst_w / ld.rating_w for ld in g.plan.phases if ld.rating_w), default=0.0)
+        row = [str(g.kind), g.rack, g.racks, len(g.plan.pdus), len(g.plan.cords), round(g.plan.draw_w / 1000, 3),
+               round(a.normal_w / 1000, 3), round(a.failover_w / 1000, 3), round(b.normal_w / 1000, 3),
+               round(b.failover_w / 1000, 3), round(a.rating_w / 1000, 3), fx(f"K{n}-MAX(G{n}:J{n})"), round(worst, 4)]
+        for c, v in enumerate(row, start=1):
+            put_cell(ws, n, c, v, COUNT if isinstance(v, int) else SHARE if c == 13 else None)
+    put_cell(ws, n + 1, 1, "Total")
+    put_cell(ws, n + 1, 3, fx(f"SUM(C2:C{n})"), COUNT)
+    put_cell(ws, n + 1, 5, fx(f"SUMPRODUCT(C2:C{n},E2:E{n})"), COUNT)
+    define_name(wb, "power_cords", f"Power!$E${n + 1}")
+    top = n + 3
+    header_row(ws, PDU_PHASE_COLS, [11, 16, 6, 6, 6, 9, 11, 9, 10, 8], top=top)
+    at = top
+    for g in plan.groups:
+        for ld in g.plan.phases:
+            at += 1
+            row = [str(g.kind), g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
+                   round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
+                   fx(f"MAX(F{at}:G{at})/H{at}")]
+            for c, v in enumerate(row, start=1):
+                put_cell(ws, at, c, v, SHARE if c == 10 else COUNT if c in (3, 6, 7, 8, 9) else None)
+    ws.freeze_panes = "A2"
+    at += 2
+    for c, name in enumerate(("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"), start=1):
+        put_cell(ws, at, c, name)
+        ws.cell(row=at, column=c).font = Font(bold=True)
+    ups = r.model.scenario.feeds.ups_capacity
+    for name, (rows, normal, failover, _) in plan.ups().items():
+        at += 1
+        for c, v in enumerate((name, rows, round(normal / 1000, 1), round(failover / 1000, 1),
+                               round(magnitude(ups, "power") / 1000, 1) if ups is not None else "sized to load"),
+                              start=1):
+            put_cell(ws, at, c, v)
+    put_cell(ws, at + 2, 1, f"Loads: {plan.to_json()['basis']}.")
+
+
 #: The Checks sheet: every rule run, then the violations it shows and the build's warnings.
 WARNING_ROW = "build"
 
@@ -1333,6 +1389,7 @@ def workbook(r: Report) -> Workbook:
     _order(wb, r)
     _order_print(wb, r)
     _links(wb, r)
+    _power(wb, r)
     _tiers(wb, r)
     first, tiers_at = _tco(wb, r)
     _schedule(wb, r)
