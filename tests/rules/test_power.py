@@ -14,7 +14,7 @@ from bom.links.power import power_plan
 from bom.model.power import RackGroup
 from bom.roles import Feed, RackKind
 from bom.rules.power import RULES
-from tests.rules.cases import build, messages, run
+from tests.rules.cases import messages, run
 
 IDS = [r.id for r in RULES]
 #: The rack PDU row (catalogs/endpoints.yaml) with its input and outlets changed by ``changes``.
