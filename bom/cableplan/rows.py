@@ -293,6 +293,18 @@ def _hops(plan: _RowState, catalog: Catalog, scale_up: bool, power: bool) -> Ite
         yield from _walk(plan, view, FabricKind.POWER, {}, None)
 
 
+def power_rows(model: Model, catalog: Catalog | None = None, locator: Locator | None = None) -> Iterator[PlanRow]:
+    """The power cords alone (the rows :func:`rows` ends with under ``power``), cable ids from 1."""
+    if model.power is None or model.platform.support is None:
+        return iter(())
+    plan = _RowState(model, locator or PlacementLocator(model.placement))
+    plan.floors = floors(model.placement)
+    plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
+    cat = catalog if catalog is not None else load_catalog()
+    view = PowerView.of(model.placement, Plans(parts_of(cat, model.platform.support.pdu)))
+    return itertools.chain.from_iterable(_walk(plan, view, FabricKind.POWER, {}, None))
+
+
 class PlacementLocator:
     """Devices where the placement (bom/placement/racks.py) stands them; roles it does not place (DCI
     routers and muxes) keep unplaced names."""

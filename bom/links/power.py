@@ -103,19 +103,31 @@ class _Pdu:
     whip: bool = False
 
 
+def outlet_layout(o: PduOutlets) -> list[tuple[int, str, int, int]]:
+    """A PDU's outlets as (number from 0, type, bank, phase): bank by bank, each bank's C13s then C19s,
+    bank b on phase b mod phases (the rule's and NetBox's outlet names alike).
+
+    >>> from types import SimpleNamespace as S
+    >>> outlet_layout(S(outlets={"c19": 3, "c13": 3}, banks=3, phases=3))[:3]
+    [(0, 'c13', 0, 0), (1, 'c19', 0, 0), (2, 'c13', 1, 1)]
+    """
+    per_bank: dict[str, int] = {str(kind): count // o.banks for kind, count in sorted(o.outlets.items())}
+    out, at = [], 0
+    for b in range(o.banks):
+        for kind, count in per_bank.items():
+            for _ in range(count):
+                out.append((at, kind, b, b % o.phases))
+                at += 1
+    return out
+
+
 def _pdus(n: int, o: PduOutlets) -> list[_Pdu]:
-    """The rack's ``n`` PDUs: alternating feeds; each bank's outlets numbered C13s then C19s, bank by bank."""
-    per_bank: dict[str, int] = {kind: count // o.banks for kind, count in sorted(o.outlets.items())}
-    width = sum(per_bank.values())
+    """The rack's ``n`` PDUs, alternating feeds, each with every outlet of :func:`outlet_layout` free."""
     out = []
     for i in range(n):
-        banks = []
-        for b in range(o.banks):
-            at, free = b * width, {}
-            for kind, count in per_bank.items():
-                free[kind] = list(range(at, at + count))
-                at += count
-            banks.append(free)
+        banks: list[dict[str, list[int]]] = [{} for _ in range(o.banks)]
+        for number, kind, bank, _ in outlet_layout(o):
+            banks[bank].setdefault(kind, []).append(number)
         out.append(_Pdu(FEEDS[i % len(FEEDS)], banks))
     return out
 

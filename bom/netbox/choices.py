@@ -14,6 +14,15 @@ SUPPORTED = ((4, 5), (5, 0))   # from, below
 
 STATUS = "planned"             # sites, locations, racks, devices and cables alike
 LENGTH_UNIT = "m"
+#: A power port's (inlet's) type by the catalog's inlet, a power outlet's by its kind (NetBox's
+#: PowerPortTypeChoices / PowerOutletTypeChoices values). A whip, and a PDU's own 415 V 60 A input, is
+#: IEC 60309 3P+N+E 6h (a wye PDU's five-pin plug).
+POWER_PORT_TYPES = {"c14": "iec-60320-c14", "c20": "iec-60320-c20", "whip": "iec-60309-3p-n-e-6h"}
+POWER_OUTLET_TYPES = {"c13": "iec-60320-c13", "c19": "iec-60320-c19", "whip": "iec-60309-3p-n-e-6h"}
+#: A power feed (NetBox PowerFeed): what a rack feed's circuit is.
+FEED_SUPPLY, FEED_PHASE = "ac", "three-phase"
+FEED_TYPES = {"A": "primary", "B": "redundant"}
+FEED_LEGS = ("A", "B", "C")
 FACE = "front"
 
 #: The catalog's cage form factors in NetBox's interface type names.

@@ -31,6 +31,8 @@ from bom.netbox.inventory import (
     mgmt_only,
     slug,
 )
+from bom.netbox.power import CABLE_HEADER as POWER_CABLE_HEADER
+from bom.netbox.power import FEED_HEADER, PowerObjects, power_objects
 from bom.outputs.publish import Output, write_all
 from bom.outputs.writers.common import csv_text, csv_writer
 
@@ -56,6 +58,10 @@ FILES: dict[str, str] = {
     # built-in Transceiver profile): after the devices, whose types carry the bays.
     "09-module-types.yaml": "/dcim/module-types/import/",
     "10-modules.csv": "/dcim/modules/import/",
+    # The power plan (bom/netbox/power.py): a panel per row side, a feed per PDU, then the power cables.
+    "11-power-panels.csv": "/dcim/power-panels/import/",
+    "12-power-feeds.csv": "/dcim/power-feeds/import/",
+    "13-power-cables.csv": "/dcim/cables/import/",
 }
 CABLE_HEADER = ("side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
                 "side_b_type", "side_b_name", "type", "status", "length", "length_unit", "label", "description",
@@ -91,6 +97,12 @@ def device_types_yaml(inv: Inventory) -> str:
                                  for n, ty in t.interfaces.items()]
         if t.module_bays:
             doc["module-bays"] = [bay_fields(b) for b in t.module_bays]
+        if t.power_ports:
+            doc["power-ports"] = [{"name": n, "type": ty, **({"maximum_draw": w} if w else {})}
+                                  for n, (ty, w) in t.power_ports.items()]
+        if t.power_outlets:
+            doc["power-outlets"] = [{"name": n, "type": ty, "power_port": port, **({"feed_leg": leg} if leg else {})}
+                                    for n, (ty, port, leg) in t.power_outlets.items()]
         docs.append(doc)
     return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True)
 
@@ -103,10 +115,11 @@ def module_types_yaml(inv: Inventory) -> str:
     return yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True) if docs else ""
 
 
-def texts(inv: Inventory) -> dict[str, str]:
-    """Every file but the cables, as text."""
+def texts(inv: Inventory, power: PowerObjects | None = None) -> dict[str, str]:
+    """Every file but the cables, as text (the power plan's when ``power`` is given)."""
     tag = slug(inv.tag)
     p = choices.STATUS
+    pw = power or PowerObjects()
     return {
         "00-tags.csv": _csv(("name", "slug", "color", "weight", "description"),   # 4.7's form wants a weight
                             [(inv.tag, tag, "607d8b", 1000, f"clusterbom scenario {inv.scenario}")]),
@@ -128,6 +141,10 @@ def texts(inv: Inventory) -> dict[str, str]:
         "09-module-types.yaml": module_types_yaml(inv),
         "10-modules.csv": _csv(("device", "module_bay", "module_type", "status", "tags"),
                                [(dev, bay, mtype, p, tag) for (dev, bay), mtype in inv.modules.items()]),
+        "11-power-panels.csv": _csv(("site", "location", "name", "tags"),
+                                    [(site, loc, name, tag) for (site, name), loc in pw.panels.items()]),
+        "12-power-feeds.csv": _csv(FEED_HEADER, pw.feeds),
+        "13-power-cables.csv": _csv(POWER_CABLE_HEADER, pw.cables),
     }
 
 
@@ -151,7 +168,8 @@ def export_output(model: Model, catalog: Catalog | None, version: tuple[int, int
         inv.for_release(version or TESTED)
         cables.flush()
         cables.detach()
-        for name, text in texts(inv).items():
+        power = power_objects(model, catalog, inv) if catalog is not None else None
+        for name, text in texts(inv, power).items():
             open_(name).write(text.encode("utf-8"))
         collected.append(inv)
 

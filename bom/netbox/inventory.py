@@ -58,6 +58,10 @@ class DeviceType:
     part_number: str
     interfaces: dict[str, str] = field(default_factory=dict, compare=False)   # name -> NetBox type
     module_bays: dict[str, None] = field(default_factory=dict, compare=False)  # cages holding a transceiver
+    #: Power ports (its supplies, a PDU's input): name -> (NetBox type, maximum draw W); power outlets (a
+    #: PDU's): name -> (type, the power port it draws on, feed leg). bom/netbox/power.py fills them.
+    power_ports: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
+    power_outlets: dict[str, tuple[str, str, str]] = field(default_factory=dict, compare=False)
 
     @property
     def slug(self) -> str:

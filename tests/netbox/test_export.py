@@ -273,3 +273,68 @@ def test_push_names_the_types_as_the_servers_release_does():
     inv.for_release(release_of(Old()))
     assert set(inv.device_types["qm9700"].interfaces.values()) == {"infiniband-ndr", "1000base-t"}
     assert all(choices.release(v) for v in ("4.5.0", choices.TESTED_VERSION))
+
+
+# --- the power plan as NetBox models it (issue 48) ----------------------------------------------
+
+#: NetBox 4.x's choice values the power files use (dcim.choices: PowerPortTypeChoices,
+#: PowerOutletTypeChoices, PowerFeedTypeChoices, PowerFeedSupplyChoices, PowerFeedPhaseChoices,
+#: PowerOutletFeedLegChoices, CableTypeChoices.TYPE_POWER).
+NETBOX_POWER = {"port": {"iec-60320-c14", "iec-60320-c20", "iec-60309-3p-n-e-6h"},
+                "outlet": {"iec-60320-c13", "iec-60320-c19", "iec-60309-3p-n-e-6h"},
+                "feed_type": {"primary", "redundant"}, "supply": {"ac"}, "phase": {"three-phase"},
+                "leg": {"A", "B", "C"}}
+
+
+def _power_types(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, dict]]]:
+    docs = list(yaml.safe_load_all((out / "06-device-types.yaml").read_text()))
+    ports = {d["model"]: {p["name"]: p["type"] for p in d.get("power-ports", [])} for d in docs}
+    outlets = {d["model"]: {o["name"]: o for o in d.get("power-outlets", [])} for d in docs}
+    return ports, outlets
+
+
+def test_power_cords_are_power_cables_between_outlets_and_ports(exported, catalog):
+    """Every cord of the plan is a power cable from a PDU's power outlet to a device's power port, both
+    on their device types; every PDU has a feed on its row side's panel (A primary, B redundant), cabled
+    to its input port."""
+    model, _, out = exported
+    rows = _read(out / "13-power-cables.csv")
+    cords = [r for r in rows if r["side_a_type"] == "dcim.poweroutlet"]
+    want = [(r[plan.COL["a_device"]], r[plan.COL["a_port"]], r[plan.COL["b_device"]], r[plan.COL["b_port"]])
+            for r in plan.power_rows(model, catalog)]
+    assert [(r["side_a_device"], r["side_a_name"], r["side_b_device"], r["side_b_name"]) for r in cords] == want
+    assert len(cords) == model.power.cord_count > 0 and {r["type"] for r in rows} == {"power"}
+    ports, outlets = _power_types(out)
+    devices = {d["name"]: d["device_type"] for d in _read(out / "07-devices.csv")}
+    for r in cords:
+        assert r["side_b_type"] == "dcim.powerport" and r["side_b_name"] in ports[devices[r["side_b_device"]]]
+        assert r["side_a_name"] in outlets[devices[r["side_a_device"]]]
+    feeds = _read(out / "12-power-feeds.csv")
+    pdus = [d for d in _read(out / "07-devices.csv") if d["role"] == "pdu"]
+    assert len(feeds) == len(pdus) and {f["type"] for f in feeds} == NETBOX_POWER["feed_type"]
+    assert {(f["supply"], f["phase"], f["voltage"], f["amperage"], f["max_utilization"]) for f in feeds} == {
+        ("ac", "three-phase", "415", "60", "80")}
+    panels = {r["name"] for r in _read(out / "11-power-panels.csv")}
+    to_pdus = [r for r in rows if r["side_a_type"] == "dcim.powerfeed"]
+    assert {r["side_a_power_panel"] for r in to_pdus} == panels == {f["power_panel"] for f in feeds}
+    assert sorted(r["side_b_device"] for r in to_pdus) == sorted(d["name"] for d in pdus)
+    assert {r["side_b_name"] for r in to_pdus} == {"input"}
+
+
+def test_power_templates_are_netboxs(exported):
+    """The PDU's type: its 415 V 60 A input (IEC 60309 3P+N+E 6h), 24 C13 and 24 C19 outlets on it, each on
+    its bank's phase (feed legs A, B, C, 16 each), and its whole circuit; a DGX H100's six C20 inlets at
+    3.3 kW (its user guide, catalogs/platforms.yaml)."""
+    _, _, out = exported
+    ports, outlets = _power_types(out)
+    pdu = outlets["pdu-3ph-60a"]
+    assert ports["pdu-3ph-60a"] == {"input": "iec-60309-3p-n-e-6h"}
+    assert Counter(o["type"] for o in pdu.values()) == {"iec-60320-c13": 24, "iec-60320-c19": 24,
+                                                         "iec-60309-3p-n-e-6h": 1}
+    assert Counter(o.get("feed_leg") for o in pdu.values()) == {"A": 16, "B": 16, "C": 16, None: 1}
+    assert {o["power_port"] for o in pdu.values()} == {"input"}
+    for t in ports.values():
+        assert set(t.values()) <= NETBOX_POWER["port"]
+    docs = {d["model"]: d for d in yaml.safe_load_all((out / "06-device-types.yaml").read_text())}
+    assert [(p["name"], p["type"], p["maximum_draw"]) for p in docs["dgx-h100"]["power-ports"]] == [
+        (f"psu{k}", "iec-60320-c20", 3300) for k in range(1, 7)]

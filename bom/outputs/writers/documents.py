@@ -12,6 +12,7 @@ from bom.costing.categories import CATEGORIES
 from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.tco import NOT_INCLUDED
+from bom.model.power import imbalance
 from bom.outputs.planfiles import build_note
 from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
@@ -74,7 +75,28 @@ def _context(r: Report) -> dict[str, Any]:
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
             "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
             "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r),
-            "timelines": _timelines(r), "phase_schedules": _phase_schedules(r)}
+            "timelines": _timelines(r), "phase_schedules": _phase_schedules(r), "power_plan": _power_plan(r)}
+
+
+def _power_plan(r: Report) -> dict[str, Any] | None:
+    """The power plan's section: per rack layout its feeds, headroom and worst phase; each site UPS."""
+    plan = r.model.power
+    if plan is None:
+        return None
+    kw = "{:,.1f}".format
+    racks = []
+    for g in plan.groups:
+        p = g.plan
+        worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
+        a = p.feeds[0]
+        racks.append({"kind": g.kind, "rack": g.rack, "racks": g.racks, "pdus": len(p.pdus), "cords": len(p.cords),
+                      "draw": kw(p.draw_w / 1000), "feed": kw(a.normal_w / 1000), "lost": kw(a.failover_w / 1000),
+                      "rating": kw(a.rating_w / 1000),
+                      "headroom": kw(min(f.headroom_w for f in p.feeds) / 1000), "worst": pct(worst),
+                      "imbalance": pct(imbalance(p)), "down": len({s for _, s in p.down})})
+    ups = [{"name": name, "rows": rows, "load": kw(normal / 1000), "lost": kw(failover / 1000)}
+           for name, (rows, normal, failover, _) in plan.ups().items()]
+    return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.to_json()["basis"]}
 
 
 #: Sites drawn as a timeline in the report (each site has its row in the table; the sites of one shape are alike).
