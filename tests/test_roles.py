@@ -39,6 +39,7 @@ EXCEPTIONS: dict[tuple[str, str], tuple[int, str]] = {
     ("bom/model/totals.py", "scale-out"): (2, _TIER_KEYS),
     ("bom/model/totals.py", "scale-across"): (2, _TIER_KEYS),
     ("bom/topology/sizing.py", "node"): (2, "a sizing level (package, node, rack, domain)"),
+    ("bom/netbox/power.py", "supply"): (1, "NetBox's power feed field supply (AC or DC): a CSV column"),
     ("bom/topology/preflight.py", "node"): (1, "a word of a message (a system or a node)"),
     ("bom/inputs/scenario.py", "storage"): (1, "the storage block's key (storage.count), not the fabric"),
     ("bom/outputs/terminal.py", "amplifier"): (1, "a word the summary counts (\"4 amplifiers\")"),

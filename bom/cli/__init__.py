@@ -519,7 +519,7 @@ def cables(
         model = pipeline.build_scenario(sc, src, catalog)
         phased = cabling.Phased(pipeline.plan_phase(sc, src, catalog, model), phase) if with_phases else None
         rules = pipeline.plan_rules(model, catalog)
-        with cabling.progress_bar(plan.row_count(model, scale_up), not quiet) as progress:
+        with cabling.progress_bar(plan.row_count(model, scale_up, power=True), not quiet) as progress:
             result = cabling.write_plan(model, output or Path("reports") / sc.name, sc.name, catalog=catalog,
                                         progress=progress, scale_up=scale_up, also=rules.rows, profile=profile,
                                         phase=phased)

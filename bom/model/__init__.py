@@ -4,6 +4,7 @@ Public surface: :class:`bom.model.model.Design` and :class:`~bom.model.model.Mod
 (:mod:`.fabrics`), planes (:mod:`.plane`), cluster (:mod:`.cluster`), DCI (:mod:`.dci`), endpoints
 (:mod:`.endpoints`), placement and floor (:mod:`.placement`, :mod:`.floor`), floor plan and runs
 (:mod:`.floorplan`), link groups (:mod:`.linkgroups`), sizing and parallelism (:mod:`.sizing`,
-:mod:`.parallelism`), the design rules' results (:mod:`.checks`), typed totals (:mod:`.totals`), and
+:mod:`.parallelism`), the design rules' results (:mod:`.checks`), typed totals (:mod:`.totals`), the
+power plan (:mod:`.power`), and
 the tables of hops (:mod:`.hops`) and fabric roles (:mod:`.roles`).
 """

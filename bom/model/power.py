@@ -223,6 +223,12 @@ class PowerPlan:
             out[h.ups] = (rows + 1, normal + h.normal_w, failover + h.failover_w, 0.0)
         return out
 
+    @property
+    def basis(self) -> str:
+        """What the loads and ratings are."""
+        return (f"each device's maximum shared evenly over its supplies; ratings at {self.continuous:.0%} "
+                f"continuous ({self.continuous_source.split(':')[0]})")
+
     def to_json(self, ups_rating_w: float = 0.0) -> PowerJson:
         racks: list[RackPowerJson] = []
         for g in self.groups:
@@ -234,8 +240,7 @@ class PowerPlan:
                                      "failover_kw": round(f.failover_w / 1000, 3),
                                      "rating_kw": round(f.rating_w / 1000, 3)} for f in p.feeds],
                           "worst_phase_share": round(worst, 4), "phase_imbalance": round(imbalance(p), 4)})
-        return {"basis": (f"each device's maximum shared evenly over its supplies; ratings at {self.continuous:.0%} "
-                          f"continuous ({self.continuous_source.split(':')[0]})"),
+        return {"basis": self.basis,
                 "cords": [{"part": part, "part_number": pn, "length_m": sold, "count": n}
                           for (part, pn, sold), n in self.cords],
                 "racks": racks,

@@ -224,7 +224,7 @@ def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Ph
               ) -> tuple[dict[str, bytes], str]:
     """The plan's files for ``bom build`` (rendered in memory, written with the other outputs) when
     the plan has at most :data:`BUILD_MAX_ROWS` rows; else none, and what to run instead."""
-    rows = plan.row_count(model)
+    rows = plan.row_count(model, power=True)
     if rows > BUILD_MAX_ROWS:
         return {}, (f"the cable plan has {rows:,} rows, more than bom build writes ({BUILD_MAX_ROWS:,}): "
                     f"run bom cables for it")
@@ -243,7 +243,7 @@ def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Ph
 
 def build_note(model: Model) -> dict[str, object]:
     """What the report says about the plan: its size, and whether ``bom build`` wrote it."""
-    rows = plan.row_count(model)
+    rows = plan.row_count(model, power=True)
     return {"rows": rows, "in_build": rows <= BUILD_MAX_ROWS, "xlsx": fits_workbook(rows),
             "threshold": BUILD_MAX_ROWS, "name": model.scenario.name}
 

@@ -41,8 +41,8 @@ def test_the_json_of_a_violation_names_both_ends():
 
 
 def test_every_rule_is_registered_once_with_a_family_module_and_a_severity():
-    assert len(BY_ID) == len(RULES) == 25
-    assert {r.family for r in RULES} == {"ends", "ports", "lengths", "placement", "complete"}
+    assert len(BY_ID) == len(RULES) == 31   # 25, and the power plan's 6 (issue 48)
+    assert {r.family for r in RULES} == {"ends", "ports", "lengths", "placement", "power", "complete"}
     for r in RULES:
         assert r.severity in (ERROR, WARNING) and r.reads and r.checks and r.unit
         assert r.id.startswith(r.family + ".")

@@ -20,7 +20,7 @@ def test_check_a_clean_design_exits_0(bom):
     r = bom("check", _file("clean.yaml", CLEAN))
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("Design rules for clean (the closed form and the cable plan):")
-    assert r.stdout.rstrip().endswith("25 design rules checked: no error, no warning.")
+    assert r.stdout.rstrip().endswith("31 design rules checked: no error, no warning.")
 
 
 def test_check_warnings_print_and_exit_0(bom):
@@ -31,7 +31,7 @@ def test_check_warnings_print_and_exit_0(bom):
     assert "  s1-inband: s1-inband (inband) is cabled by C" in out
     assert "      b: inband s1-inband:up1, no rack" in out
     assert "      change: build the in-band fabric (fabrics.inband) so the management switches' uplinks land" in out
-    assert out.rstrip().endswith("25 design rules checked: no error, 1 warning in 1 rule.")
+    assert out.rstrip().endswith("31 design rules checked: no error, 1 warning in 1 rule.")
 
 
 def test_check_a_two_site_design_exits_0(bom):
@@ -39,7 +39,7 @@ def test_check_a_two_site_design_exits_0(bom):
     # lossy line amplified: every rule passes on the closed form and the plan.
     r = bom("check", _file("two.yaml", TWO_SITES))
     assert r.exit_code == 0, r.output
-    assert r.stdout.rstrip().endswith("25 design rules checked: no error, no warning.")
+    assert r.stdout.rstrip().endswith("31 design rules checked: no error, no warning.")
 
 
 def test_check_an_error_exits_1_with_both_ends_and_what_to_change(bom):
@@ -71,7 +71,7 @@ def test_check_json(bom):
     assert r.exit_code == 1
     doc = json.loads(r.stdout)
     assert doc["name"] == "panels" and doc["plan"] is True and doc["ok"] is False and doc["errors"] == 3
-    assert len(doc["rules_run"]) == 25
+    assert len(doc["rules_run"]) == 31   # with the power plan's 6 rules (issue 48)
     loss = next(x for x in doc["rules"] if x["id"] == "lengths.loss")
     assert loss["violations"] == 3 and loss["reads"] == ["model"]
     assert (loss["shown"][0]["a"]["device"], loss["shown"][0]["b"]["device"]) == ("dgx-h100", "qm9700")
@@ -104,7 +104,7 @@ def test_build_refuses_to_price_a_port_as_another_kind_s(bom):
 def test_build_with_allow_violations_writes_the_checks_everywhere(bom):
     r = bom("build", _file("panels.yaml", PANELS), "-o", "out", "--quiet", "--allow-violations")
     assert r.exit_code == 0, r.output
-    assert "error: 19 design rules checked: 3 errors in 1 rule, no warning." in r.stderr
+    assert "error: 25 design rules checked: 3 errors in 1 rule, no warning." in r.stderr
     doc = json.loads(Path("out/panels.json").read_text())
     assert doc["checks"]["errors"] == 3 and doc["checks"]["plan"] is False
     assert "lengths.route" not in doc["checks"]["rules_run"]        # a build runs the closed form only

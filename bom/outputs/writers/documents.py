@@ -83,7 +83,8 @@ def _power_plan(r: Report) -> dict[str, Any] | None:
     plan = r.model.power
     if plan is None:
         return None
-    kw = "{:,.1f}".format
+    def kw(w: float) -> str:
+        return qty(w, 1)   # "2" not "2.0"
     racks = []
     for g in plan.groups:
         p = g.plan
@@ -96,7 +97,7 @@ def _power_plan(r: Report) -> dict[str, Any] | None:
                       "imbalance": pct(imbalance(p)), "down": len({s for _, s in p.down})})
     ups = [{"name": name, "rows": rows, "load": kw(normal / 1000), "lost": kw(failover / 1000)}
            for name, (rows, normal, failover, _) in plan.ups().items()]
-    return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.to_json()["basis"]}
+    return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.basis}
 
 
 #: Sites drawn as a timeline in the report (each site has its row in the table; the sites of one shape are alike).

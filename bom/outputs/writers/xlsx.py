@@ -907,8 +907,8 @@ def _links(wb: Workbook, r: Report) -> None:
 POWER_COLS = ("Rack kind", "Rack model", "Racks", "PDUs", "Cords", "Draw kW", "Feed A kW", "Feed A, B lost kW",
               "Feed B kW", "Feed B, A lost kW", "Feed rating kW", "Headroom kW", "Worst phase share")
 #: Its second: each PDU's phases (normal, the other feed lost) against the phase's continuous rating.
-PDU_PHASE_COLS = ("Rack kind", "Rack model", "PDU", "Feed", "Phase", "Load W", "Other feed lost W", "Rating W",
-              "Headroom W", "Share")
+PDU_PHASE_COLS = ("Rack kind", "Rack model", "PDU no.", "Feed", "Phase", "Load W", "Other feed lost W",
+                  "Rating W", "Headroom W", "Share")
 
 
 def _power(wb: Workbook, r: Report) -> None:
@@ -955,7 +955,7 @@ def _power(wb: Workbook, r: Report) -> None:
                                round(magnitude(ups, "power") / 1000, 1) if ups is not None else "sized to load"),
                               start=1):
             put_cell(ws, at, c, v)
-    put_cell(ws, at + 2, 1, f"Loads: {plan.to_json()['basis']}.")
+    put_cell(ws, at + 2, 1, f"Loads: {plan.basis}.")
 
 
 #: The Checks sheet: every rule run, then the violations it shows and the build's warnings.
