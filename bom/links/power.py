@@ -200,9 +200,11 @@ def rack_plan(lay: Layout, parts: Parts) -> RackPower:
     st = _Rack(parts, lay.rack.u_budget, _pdus(n_pdus, parts.pdu))
     specs = [parts.supplies(item) if item.role != Layer.PDU else None for item, _ in slots]
     shelves = [s for s, sp in enumerate(specs) if sp is not None and sp.inlet == WHIP]
-    # A device that draws nothing (a passive mux) needs no supply; one that draws and says none is unknown.
-    unknown = tuple(s for s, (item, _) in enumerate(slots)
-                    if item.role != Layer.PDU and specs[s] is None and item.power_w > 0)
+    # A device that draws nothing (a passive mux) needs no supply; one that draws and says none is unknown,
+    # and so is one on a busbar no power shelf of its rack feeds (the system's power stands elsewhere).
+    unknown = tuple(s for s, ((item, _), sp) in enumerate(zip(slots, specs, strict=True))
+                    if item.role != Layer.PDU and item.power_w > 0
+                    and (sp is None or (sp.inlet == BUSBAR and not shelves)))
     # In a rack of power shelves every other device rides the shelves' busbar.
     busbar_w = sum(item.power_w for (item, _), sp in zip(slots, specs, strict=True)
                    if sp is not None and ((bool(shelves) and sp.inlet != WHIP) or sp.inlet == BUSBAR))

@@ -188,9 +188,13 @@ def unknown(ctx: Context) -> Iterator[Violation]:
         return
     for g in plan.groups:
         for s in g.plan.unknown:
+            sp = _supplies(ctx, g, s)
+            why = ("takes a busbar no power shelf of its rack feeds" if sp is not None
+                   else "its catalog row states no supplies")
             yield Violation("power.unknown", g.where,
-                            f"{g.device(s)} draws power and its catalog row states no supplies: it is not on the "
-                            "power plan", "give the row supplies (catalogs/SCHEMA.md, Power)",
+                            f"{g.device(s)} draws power and {why}: it is not on the power plan",
+                            "give the row supplies (catalogs/SCHEMA.md, Power), or its rack the power shelves that "
+                            "feed its busbar (support.front_view)",
                             End(g.slots[s][0], g.slots[s][1]), None, g.racks)
 
 
@@ -209,5 +213,6 @@ RULES = (
          "each row's A and B distribution and each site UPS within feeds.row_capacity and feeds.ups_capacity",
          closed=distribution),
     Rule("power.unknown", WARNING, "racks",
-         "every device that draws power states its supplies (else it is left off the power plan)", closed=unknown),
+         "every device that draws power states its supplies, and a busbar has its rack's power shelves (else the "
+         "device is left off the power plan)", closed=unknown),
 )
