@@ -913,7 +913,7 @@ PDU_PHASE_COLS = ("Rack kind", "Rack model", "PDU no.", "Feed", "Phase", "Load W
 
 def _power(wb: Workbook, r: Report) -> None:
     """Per rack layout: its feeds, PDUs, phase loads and headroom (live formulas over the loads), then
-    each site UPS; the ratings at the PDU row's continuous share."""
+    each PDU's phases and each site UPS; the ratings at the PDU row's continuous share."""
     plan = r.model.power
     if plan is None:
         return
@@ -923,38 +923,34 @@ def _power(wb: Workbook, r: Report) -> None:
     for n, g in enumerate(plan.groups, start=2):
         a, b = g.plan.feeds
         worst = max((ld.worst_w / ld.rating_w for ld in g.plan.phases if ld.rating_w), default=0.0)
-        row = [str(g.kind), g.rack, g.racks, len(g.plan.pdus), len(g.plan.cords), round(g.plan.draw_w / 1000, 3),
-               round(a.normal_w / 1000, 3), round(a.failover_w / 1000, 3), round(b.normal_w / 1000, 3),
-               round(b.failover_w / 1000, 3), round(a.rating_w / 1000, 3), fx(f"K{n}-MAX(G{n}:J{n})"), round(worst, 4)]
-        for c, v in enumerate(row, start=1):
-            put_cell(ws, n, c, v, COUNT if isinstance(v, int) else SHARE if c == 13 else None)
-    put_cell(ws, n + 1, 1, "Total")
-    put_cell(ws, n + 1, 3, fx(f"SUM(C2:C{n})"), COUNT)
-    put_cell(ws, n + 1, 5, fx(f"SUMPRODUCT(C2:C{n},E2:E{n})"), COUNT)
+        kw = [round(w / 1000, 3) for w in (g.plan.draw_w, a.normal_w, a.failover_w, b.normal_w, b.failover_w,
+                                           a.rating_w)]
+        put_row(ws, n, [str(g.kind), g.rack, g.racks, len(g.plan.pdus), len(g.plan.cords), *kw,
+                        fx(f"K{n}-MAX(G{n}:J{n})"), round(worst, 4)], {3: COUNT, 4: COUNT, 5: COUNT, 13: SHARE})
+    put_row(ws, n + 1, ["Total", "", fx(f"SUM(C2:C{n})"), "", fx(f"SUMPRODUCT(C2:C{n},E2:E{n})")], {3: COUNT, 5: COUNT})
     define_name(wb, "power_cords", f"Power!$E${n + 1}")
-    top = n + 3
-    header_row(ws, PDU_PHASE_COLS, [11, 16, 6, 6, 6, 9, 11, 9, 10, 8], top=top)
+    _power_phases(ws, r, n + 3)
+
+
+def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
+    """Each PDU's phases against their rating (headroom and share as formulas), then each site UPS."""
+    plan = r.model.power
+    assert plan is not None
+    head_cells(ws, top, PDU_PHASE_COLS)
     at = top
     for g in plan.groups:
         for ld in g.plan.phases:
             at += 1
-            row = [str(g.kind), g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
-                   round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
-                   fx(f"MAX(F{at}:G{at})/H{at}")]
-            for c, v in enumerate(row, start=1):
-                put_cell(ws, at, c, v, SHARE if c == 10 else COUNT if c in (3, 6, 7, 8, 9) else None)
-    ws.freeze_panes = "A2"
+            put_row(ws, at, [str(g.kind), g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
+                             round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
+                             fx(f"MAX(F{at}:G{at})/H{at}")], {**dict.fromkeys((3, 6, 7, 8, 9), COUNT), 10: SHARE})
     at += 2
-    for c, name in enumerate(("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"), start=1):
-        put_cell(ws, at, c, name)
-        ws.cell(row=at, column=c).font = Font(bold=True)
+    head_cells(ws, at, ("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"))
     ups = r.model.scenario.feeds.ups_capacity
     for name, (rows, normal, failover, _) in plan.ups().items():
         at += 1
-        for c, v in enumerate((name, rows, round(normal / 1000, 1), round(failover / 1000, 1),
-                               round(magnitude(ups, "power") / 1000, 1) if ups is not None else "sized to load"),
-                              start=1):
-            put_cell(ws, at, c, v)
+        put_row(ws, at, [name, rows, round(normal / 1000, 1), round(failover / 1000, 1),
+                         round(magnitude(ups, "power") / 1000, 1) if ups is not None else "sized to load"], {})
     put_cell(ws, at + 2, 1, f"Loads: {plan.basis}.")
 
 

@@ -263,8 +263,8 @@ def test_the_sensitivity_table_is_the_model_rebuilt_with_each_input_moved(defaul
 
 def test_sheets_formats_names_and_the_paper(default_outputs, default_report):
     wb = openpyxl.load_workbook(default_outputs[".xlsx"])
-    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Order (print)", "Links", "Tiers", "TCO", "Schedule",
-                             "Range", "Sensitivity", "Checks"]
+    assert wb.sheetnames == ["Summary", "Inputs", "BOM", "Order", "Order (print)", "Links", "Power", "Tiers", "TCO",
+                             "Schedule", "Range", "Sensitivity", "Checks"]
     bom = wb["BOM"]
     assert bom.freeze_panes == "A2" and "BOM" in bom.tables and bom.tables["BOM"].totalsRowCount == 1
     ext = col("Extended price")
@@ -294,6 +294,24 @@ def test_sheets_formats_names_and_the_paper(default_outputs, default_report):
     p = wb.properties
     assert p.created.date() == default_report.document_date and p.created.year > 2000
     assert "BOM" in p.title and p.subject and p.description
+
+
+def test_the_power_sheet_is_the_power_plan(default_outputs, default_report):
+    """Per rack layout its feeds and headroom (a formula), the total cords (a formula the cords add up to),
+    then every PDU phase's load, rating and headroom (formulas)."""
+    wb = openpyxl.load_workbook(default_outputs[".xlsx"])
+    ws, plan = wb["Power"], default_report.model.power
+    groups = len(plan.groups)
+    assert [ws.cell(n, 3).value for n in range(2, groups + 2)] == [g.racks for g in plan.groups]
+    assert ws.cell(2, 12).value == "=K2-MAX(G2:J2)"
+    total = groups + 2
+    assert ws.cell(total, 5).value == f"=SUMPRODUCT(C2:C{total - 1},E2:E{total - 1})"
+    assert sum(ws.cell(n, 3).value * ws.cell(n, 5).value for n in range(2, total)) == plan.cord_count == 1488
+    top = total + 2
+    assert ws.cell(top, 3).value == "PDU no." and ws.cell(top + 1, 9).value == f"=H{top + 1}-MAX(F{top + 1}:G{top + 1})"
+    phases = sum(len(g.plan.phases) for g in plan.groups)
+    assert ws.cell(top + phases, 10).value == f"=MAX(F{top + phases}:G{top + phases})/H{top + phases}"
+    assert "power_cords" in wb.defined_names
 
 
 def test_the_bom_prints_one_page_wide(default_outputs, tmp_path):
