@@ -13,7 +13,7 @@ from bom import pipeline
 from bom.cableplan import rows as plan
 from bom.inputs.scenario import load_scenario
 from bom.netbox import choices
-from bom.netbox.export import CABLE_HEADER, FILES, export
+from bom.netbox.export import CABLE_HEADER, FILES, POWER_FILES, export
 from bom.placement.elevation import elevation_rows
 
 HERE = Path(__file__).parent / "scenarios"
@@ -40,8 +40,8 @@ def exported(request, tmp_path_factory):
 
 def test_files_in_import_order(exported):
     _, result, out = exported
-    assert [p.name for p in result.paths] == list(FILES)
-    assert sorted(p.name for p in out.iterdir()) == list(FILES)   # no temporary file left behind
+    assert [p.name for p in result.paths] == [*FILES, *POWER_FILES]
+    assert sorted(p.name for p in out.iterdir()) == [*FILES, *POWER_FILES]   # no temporary file left behind
 
 
 def test_cables_are_the_plan_rows(exported):
