@@ -82,14 +82,17 @@ def parts_of(catalog: Catalog, pdu_id: str) -> Parts:
     assert isinstance(pdu, Endpoint) and pdu.outlets is not None   # catalog validate --strict holds it
     cords = {r.inlet: r for r in catalog.rows_of(PowerCord)}
 
+    known: dict[tuple[str, str], Supplies | None] = {}
+
     def supplies(item: PlacedItem) -> Supplies | None:
-        kind = catalog.kind_of(item.catalog_id)
-        row = catalog.rows[kind][item.catalog_id] if kind else None
-        if isinstance(row, Platform):
-            return row.shelf_supplies if item.role == Layer.POWER_SHELF else row.supplies
-        if isinstance(row, (Switch, Endpoint, Dwdm)):
-            return row.supplies
-        return None
+        key = (item.role, item.catalog_id)
+        if key not in known:   # a catalog row's kind is looked up once, not per slot
+            kind = catalog.kind_of(item.catalog_id)
+            row = catalog.rows[kind][item.catalog_id] if kind else None
+            known[key] = ((row.shelf_supplies if item.role == Layer.POWER_SHELF else row.supplies)
+                          if isinstance(row, Platform)
+                          else row.supplies if isinstance(row, (Switch, Endpoint, Dwdm)) else None)
+        return known[key]
 
     return Parts(supplies, pdu.outlets, cords)
 
