@@ -165,3 +165,45 @@ class Feed(StrEnum):
 
 #: The feeds in the order a rack's PDUs take them (the first PDU feed A, the second B, ...).
 FEEDS: tuple[Feed, ...] = (Feed.A, Feed.B)
+
+
+class FaultElement(StrEnum):
+    """An element class whose failure `bom faults` follows (bom/faults): what it cuts off, breaks and stalls."""
+
+    GPU = "gpu"
+    NODE = "node"
+    SUPPLY = "device supply"
+    PDU = "pdu"
+    FEED = "feed"
+    RACK = "rack"
+    CDU = "cdu"
+    LEAF = "leaf"
+    SPINE = "spine"
+    CORE = "core"
+    PLANE = "plane"
+    TRUNK = "trunk"
+    ROUTER = "router"
+    DCI_ROUTE = "dci route"
+    AMPLIFIER = "amplifier"
+    SITE = "site"
+
+
+#: What each element class is, as the faults table says it.
+FAULT_ELEMENTS: dict[FaultElement, str] = {
+    FaultElement.GPU: "one accelerator",
+    FaultElement.NODE: "a GPU node (its board, CPUs, memory, NICs, drives)",
+    FaultElement.SUPPLY: "one power supply of a device fed from both sides",
+    FaultElement.PDU: "one rack PDU (one side, A or B)",
+    FaultElement.FEED: "one of a rack's two feeds (all the PDUs of one side)",
+    FaultElement.RACK: "a whole rack (both feeds, or the rack itself)",
+    FaultElement.CDU: "one coolant distribution unit (N+1 per site)",
+    FaultElement.LEAF: "a compute fabric leaf",
+    FaultElement.SPINE: "a compute fabric spine",
+    FaultElement.CORE: "a compute fabric core switch",
+    FaultElement.PLANE: "a whole plane of a multi-plane compute fabric",
+    FaultElement.TRUNK: "the fibre trunk from a block's network rack to the spines (all its leaf uplinks)",
+    FaultElement.ROUTER: "a DCI router",
+    FaultElement.DCI_ROUTE: "the fibre route between two sites (every fibre pair on it)",
+    FaultElement.AMPLIFIER: "an amplifier on a DCI route (its route goes dark)",
+    FaultElement.SITE: "a whole site",
+}

@@ -202,7 +202,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("topology", "links"),
     ("placement",),
     ("costing", "cableplan"),
-    ("rules",),
+    ("rules", "faults"),
     ("diff",),
     ("outputs",),
     ("netbox", "verify"),

@@ -719,6 +719,48 @@ def _point_yaml(prep: Any, pid: str, date: Any = None) -> str:
     return scenario_yaml(found[pid], prep.sweep.name, date)
 
 
+@app.command(short_help="What breaks when something breaks: failure domains, goodput, redundancy.")
+@friendly
+@pipe_safe
+def faults(
+    scenario: Annotated[Optional[Path], typer.Argument(
+        metavar="[SCENARIO]", help="Scenario YAML; none = the built-in default.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", metavar="DIR", help="Also write <name>-faults.json, .md and .xlsx into this folder.")] = None,
+    as_json: JsonOpt = False,
+    catalog_dir: CatalogOpt = None,
+    prices: PricesOpt = None,
+    strict_prices: StrictPricesOpt = False,
+    allow_violations: Annotated[bool, typer.Option(
+        "--allow-violations", help="Read a design that breaks a design rule (as bom build --allow-violations).")
+    ] = False,
+) -> None:
+    """Build the scenario and say what each element's failure does (device supply, PDU, feed, rack, CDU, leaf,
+    spine, core, plane, trunk, DCI route and amplifier, router, site): the GPUs cut off, the scale-up domains
+    broken, the bisection lost and the parallel groups of the sized job that stall, worst first; the job's
+    expected interruptions a day from published failure rates, its goodput (Young's optimal checkpoint
+    interval) and cost per useful GPU-hour; and each redundancy option's capex and gain."""
+    from bom import pipeline
+    from bom.inputs.scenario import load_scenario
+    from bom.outputs import sets
+    from bom.outputs.faults_text import faults_text
+
+    sc, src = load_scenario(scenario)
+    catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
+    data = pipeline.faults_of(sc, src, catalog, allow_violations).to_json()
+    if output is not None:
+        paths = _write(sets.faults_output(data), output, f"{sc.name}-faults.json", as_json)
+        if paths is None:
+            return
+    elif as_json:
+        _print_json(data)
+        return
+    else:
+        paths = []
+    _show(faults_text(data))
+    _wrote(paths)
+
+
 @app.command(short_help="What changes between two designs: parts, money, power, cables.")
 @friendly
 @pipe_safe

@@ -574,6 +574,29 @@ class SparesRule(Model):
         return self.afr is not None
 
 
+class Faults(Model):
+    """The job's checkpoints and restarts, for its goodput (`bom faults`; bom/faults/goodput.py). The defaults
+    are planning estimates, not published figures: give your own."""
+
+    checkpoint_write: Duration = Field(default="60 s", validate_default=True, examples=["30 s"])
+    """Time the job stops to write one checkpoint (delta in Young's model)."""
+    checkpoint_interval: Duration | Literal["auto"] = Field(default="auto", validate_default=True, examples=["30 min"])
+    """Time between checkpoints; auto: Young's optimum, sqrt(2 x checkpoint_write x the mean time between
+    interruptions)."""
+    restart: Duration = Field(default="10 min", validate_default=True, examples=["5 min"])
+    """From an interruption to training again: detection, rescheduling and loading the last checkpoint."""
+    repair: Duration = Field(default="4 h", validate_default=True, examples=["24 h"])
+    """Until failed hardware is replaced: the job runs without the failed node's replicas (or a spine's links)
+    until then, unless a hot spare takes its place."""
+    spare_service_level: float = Field(default=0.99, gt=0, lt=1, examples=[0.999])
+    """Hot spares: the probability that the failures during one repair time do not outnumber them (Poisson)."""
+
+    def seconds(self, key: str) -> float:
+        """A time key in seconds (checkpoint_interval auto: 0)."""
+        value = getattr(self, key)
+        return 0.0 if value == "auto" else float(value.to("s").magnitude)
+
+
 class Uncertainty(Model):
     """The P10 / P50 / P90 range's Monte Carlo (bom/costing/uncertainty.py: the spreads and their sources)."""
 
@@ -658,6 +681,8 @@ class Scenario(Model):
     date: Day | None = Field(default=None, examples=["2026-12-01"])
     """The day the BOM is priced for: quotes past valid_until are flagged against it (default today),
     and the workbook's document date (default: the newest catalog as_of)."""
+    faults: Faults = Faults()
+    """Checkpoints, restarts and repairs: the job's goodput under failures (`bom faults`)."""
     uncertainty: Uncertainty = Uncertainty()
     """The P10 / P50 / P90 range of capex, TCO, cost per GPU-hour and each site's in-service date (draws and
     seed)."""

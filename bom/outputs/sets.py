@@ -21,6 +21,7 @@ from bom.outputs.writers.common import csv_text
 from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
 from bom.outputs.writers.compare_xlsx import write_compare_xlsx
 from bom.outputs.writers.diff import write_diff_markdown, write_diff_xlsx
+from bom.outputs.writers.faults import write_faults_markdown, write_faults_xlsx
 from bom.outputs.writers.registry import writers
 from bom.outputs.writers.sweep import write_sweep_csv, write_sweep_html, write_sweep_json, write_sweep_xlsx
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from bom.costing.report import Report
     from bom.diff.result import Diff
     from bom.model.sweep import SweepJson
+    from bom.faults.result import FaultsJson
 
 
 def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
@@ -89,3 +91,12 @@ def sweep_output(doc: SweepJson, scenarios: Mapping[str, str]) -> Output:
     # A design that left the frontier since the last run: its scenario file leaves with the swap.
     retire = tuple(f"{doc['sweep']}-{p['id']}.yaml" for p in doc["points"] if p["id"] not in scenarios)
     return Output(files, retire=retire, what="the sweep")
+
+
+def faults_output(j: FaultsJson) -> Output:
+    """``bom faults -o``: the faults JSON, Markdown (the report section) and workbook (Faults, Interruptions,
+    Redundancy), named ``<name>-faults.*``."""
+    name = f"{j['name']}-faults"
+    return Output({f"{name}.json": (json.dumps(j, indent=2) + "\n").encode(),
+                   f"{name}.md": write_faults_markdown(j),
+                   f"{name}.xlsx": write_faults_xlsx(j)}, what="the failure domains")
