@@ -35,6 +35,8 @@ Commands:
   cables    Write the cable plan and the rack elevations.
   compare   Build one job on each platform generation and compare.
   sweep     Build every design of a sweep; the Pareto frontier of the results.
+  faults    What breaks when something breaks: failure domains, goodput,
+            redundancy.
   diff      What changes between two designs: parts, money, power, cables.
   topology  One fabric of one site as Graphviz DOT, draw.io XML and a netlab
             topology.

@@ -51,6 +51,8 @@ class Generation:
     note: str | None
     left_out: tuple[str, ...] = ()     # non-compute fabrics this generation could not build
     switch: str | None = None          # the compute switch the entry named (None: the platform's default)
+    #: bom/faults' figures, beside the copper share (the pipeline reads them: the faults stage is above this one).
+    reliability: tuple[tuple[str, float], ...] = ()
 
     @property
     def label(self) -> str:
@@ -102,6 +104,7 @@ class Generation:
         up = t.scale_up
         all_links = up.links + network.links
         out["cluster_copper_share"] = (up.copper_links + network.copper_links) / all_links if all_links else 0.0
+        out.update(self.reliability)
         out["support_links_per_gpu"] = t.fabric_links(SUPPORT) / gpus
         # The whole network includes a scale-up tier's own optics (a TPU torus's cube-to-OCS links).
         out["modules_per_gpu"] = (network.modules + up.modules) / gpus
@@ -145,6 +148,7 @@ SCOPES: dict[str, str] = {
     "scale_across_links_per_gpu": Tier.SCALE_ACROSS, "scale_across_copper_share": Tier.SCALE_ACROSS,
     "scale_across_copper_cost_share": Tier.SCALE_ACROSS,
     "network_copper_share": "whole network", "cluster_copper_share": "whole cluster",
+    "interruptions_per_day": "cluster", "goodput": "cluster", "usd_per_useful_gpu_hour": "cluster",
     "support_links_per_gpu": "storage, in-band, out-of-band",
     "modules_per_gpu": "whole network", "fibre_runs_per_gpu": "whole network", "lit_strands_per_gpu": "whole network",
     "switches_per_gpu": "whole network", "support_switches_per_gpu": "storage, in-band, out-of-band",
@@ -168,7 +172,8 @@ PFLOP_METRICS = tuple(f"usd_per_pflop_hour_{d}" for d in DTYPES)
 
 #: Scopes and cluster metrics that include the storage, in-band and out-of-band fabrics.
 PARTIAL_SCOPES = frozenset({"whole network", "storage, in-band, out-of-band"})
-PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour", *PFLOP_METRICS})
+PARTIAL_METRICS = frozenset({"capex_per_gpu", "tco_usd", "usd_per_gpu_hour", "usd_per_useful_gpu_hour",
+                             *PFLOP_METRICS})
 
 
 #: The figures of the network alone: equal in two columns, their networks are the same.

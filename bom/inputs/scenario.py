@@ -34,7 +34,7 @@ from bom.inputs.workload import Workload
 from bom.inputs.yamlio import Located, load_file, load_text
 from bom.resources import data_dir
 from bom.roles import FabricRole, Layer
-from bom.units import magnitude
+from bom.units import magnitude, parse_quantity
 
 #: The most uplinks per downlink a layer may have (1:4, the JVD lab's "heavily overprovisioned" leaf);
 #: below it a ratio is a typo (0.1 for 10:1), and the leaf keeps a downlink for every four uplinks.
@@ -574,27 +574,36 @@ class SparesRule(Model):
         return self.afr is not None
 
 
-class Faults(Model):
-    """The job's checkpoints and restarts, for its goodput (`bom faults`; bom/faults/goodput.py). The defaults
-    are planning estimates, not published figures: give your own."""
+#: faults' times when a key is left out: planning estimates, not published figures (their docstrings say so).
+FAULTS_DEFAULTS = {"checkpoint_write": "60 s", "restart": "10 min", "repair": "4 h"}
 
-    checkpoint_write: Duration = Field(default="60 s", validate_default=True, examples=["30 s"])
-    """Time the job stops to write one checkpoint (delta in Young's model)."""
-    checkpoint_interval: Duration | Literal["auto"] = Field(default="auto", validate_default=True, examples=["30 min"])
+
+class Faults(Model):
+    """The job's checkpoints, restarts and repairs, for its goodput (`bom faults`; bom/faults/goodput.py). The
+    defaults are planning estimates, not published figures: give your own."""
+
+    checkpoint_write: Duration | None = Field(default=None, examples=["30 s"])
+    """Time the job stops to write one checkpoint (delta in Young's model); default 60 s."""
+    checkpoint_interval: Duration | Literal["auto"] = Field(default="auto", examples=["30 min"])
     """Time between checkpoints; auto: Young's optimum, sqrt(2 x checkpoint_write x the mean time between
     interruptions)."""
-    restart: Duration = Field(default="10 min", validate_default=True, examples=["5 min"])
-    """From an interruption to training again: detection, rescheduling and loading the last checkpoint."""
-    repair: Duration = Field(default="4 h", validate_default=True, examples=["24 h"])
+    restart: Duration | None = Field(default=None, examples=["5 min"])
+    """From an interruption to training again: detection, rescheduling and loading the last checkpoint;
+    default 10 min."""
+    repair: Duration | None = Field(default=None, examples=["24 h"])
     """Until failed hardware is replaced: the job runs without the failed node's replicas (or a spine's links)
-    until then, unless a hot spare takes its place."""
+    until then, unless a hot spare takes its place; default 4 h."""
     spare_service_level: float = Field(default=0.99, gt=0, lt=1, examples=[0.999])
     """Hot spares: the probability that the failures during one repair time do not outnumber them (Poisson)."""
 
     def seconds(self, key: str) -> float:
-        """A time key in seconds (checkpoint_interval auto: 0)."""
+        """A time key in seconds, its default where left out (checkpoint_interval auto: 0)."""
         value = getattr(self, key)
-        return 0.0 if value == "auto" else float(value.to("s").magnitude)
+        if value == "auto":
+            return 0.0
+        if value is None:
+            return float(parse_quantity(FAULTS_DEFAULTS[key], "time").to("s").magnitude)
+        return float(value.to("s").magnitude)
 
 
 class Uncertainty(Model):

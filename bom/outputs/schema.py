@@ -29,6 +29,7 @@ from bom.costing.compare import JOB_METRICS, PFLOP_METRICS, SCOPES
 from bom.costing.report import BuildJson
 from bom.costing.schedule import PhaseScheduleJson
 from bom.diff.records import DiffJson
+from bom.faults.result import FaultsJson
 from bom.model.cluster import ScaleUpJson
 from bom.model.fabrics import DciFabricJson, OobFabricJson, PooledFabricJson, SwitchedFabricJson
 from bom.model.sweep import SweepJson
@@ -282,15 +283,23 @@ def sweep_schema() -> Schema:
     return out
 
 
+def faults_schema() -> Schema:
+    """``bom faults --json``, read off its records (bom/faults/result.py)."""
+    full = TypeAdapter(FaultsJson).json_schema(schema_generator=_Records, mode="serialization")
+    defs = {**full.pop("$defs", {}), FaultsJson.__name__: full}
+    out: Schema = _clean(defs[FaultsJson.__name__], defs, {}, {})
+    return out
+
+
 def output_schema() -> Schema:
-    """The four documents: a build, a comparison, a diff or a sweep (``$defs/build``, ``$defs/compare``,
-    ``$defs/diff``, ``$defs/sweep``)."""
+    """The five documents: a build, a comparison, a diff, a sweep or a faults report (``$defs/build``,
+    ``$defs/compare``, ``$defs/diff``, ``$defs/sweep``, ``$defs/faults``)."""
     sections = record_schemas()
     return {"$schema": DRAFT, "title": "clusterbom output",
             "anyOf": [{"$ref": "#/$defs/build"}, {"$ref": "#/$defs/compare"}, {"$ref": "#/$defs/diff"},
-                      {"$ref": "#/$defs/sweep"}],
+                      {"$ref": "#/$defs/sweep"}, {"$ref": "#/$defs/faults"}],
             "$defs": {"build": sections.pop("build"), "compare": compare_schema(), "diff": diff_schema(),
-                      "sweep": sweep_schema(), **sections}}
+                      "sweep": sweep_schema(), "faults": faults_schema(), **sections}}
 
 
 def schema_text() -> str:
@@ -345,8 +354,9 @@ def output_reference() -> str:
              "`bom build --json` prints (and `bom build` writes as `<name>.json`) a build; `bom compare --json` "
              "prints (and `bom compare` writes as `<name>-compare.json`) a comparison; `bom diff --json` prints "
              "(and `bom diff -o DIR` writes as `<old>-vs-<new>-diff.json`) a diff; `bom sweep --json` prints (and "
-             "`bom sweep` writes as `<name>-sweep.json`) a sweep. `bom schema --output` "
-             "prints the JSON Schema (draft 2020-12) of the four; this page is generated from it. Objects are "
+             "`bom sweep` writes as `<name>-sweep.json`) a sweep; `bom faults --json` prints (and `bom faults -o DIR` "
+             "writes as `<name>-faults.json`) a faults report. `bom schema --output` "
+             "prints the JSON Schema (draft 2020-12) of the five; this page is generated from it. Objects are "
              "closed: a key not listed here is not written.", ""]
     for name, d in s["$defs"].items():
         parts += [f"## {name}", "", " ".join(d.get("description", "").split()), "",

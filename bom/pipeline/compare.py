@@ -6,6 +6,7 @@ from bom.catalog.rows import Catalog
 from bom.costing.compare import Comparison, Generation, default_platforms, parse_entry, variant
 from bom.costing.report import Report
 from bom.errors import BomError, LimitError, MultiError
+from bom.faults import analyse
 from bom.inputs.scenario import Scenario
 from bom.inputs.validation import suggest
 from bom.inputs.yamlio import Located
@@ -32,6 +33,14 @@ def _generation(job: Scenario, src: Located, catalog: Catalog) -> tuple[Report, 
                 raise
             left_out.update(drop)
             job = job.model_copy(update={"fabrics": {k: f for k, f in job.fabrics.items() if k not in drop}})
+
+
+def _reliability(report: Report) -> tuple[tuple[str, float], ...]:
+    """bom faults' figures for the comparison, beside the copper share: interruptions a day, goodput, and the
+    cost of a useful GPU-hour."""
+    g = analyse(report).to_json()["goodput"]
+    return (("interruptions_per_day", g["interruptions_per_day"]), ("goodput", g["goodput"]),
+            ("usd_per_useful_gpu_hour", g["usd_per_useful_gpu_hour"]))
 
 
 def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[str] | None = None,
@@ -66,7 +75,7 @@ def compare(scenario: Scenario, src: Located, catalog: Catalog, platforms: list[
             notes.append(f"{asked:,} GPUs asked; {pid} is bought in whole {p.system}s of {p.gpus_per_system} GPUs, "
                          f"so {built:,} are built")
         notes += [f"no {k} fabric (its whole-network figures leave it out): {why}" for k, why in left_out.items()]
-        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch))
+        gens.append(Generation(p, report, "; ".join(notes) or None, tuple(left_out), switch, _reliability(report)))
     # Over the years: columns run by the platform's year (the catalog's), as named within a year.
     gens.sort(key=lambda g: g.platform.year)
     if not gens:

@@ -34,7 +34,8 @@ from bom.roles import SUPPORT, TIERS, FabricRole, Tier
 FACTS = ("gpus", "gpus_per_domain", "domains", "racks", "links_install", "dark_fibre_km", "scale_out_gbps_per_gpu",
          "scale_up_links", "scale_up_copper", "scale_out_links", "scale_out_copper", "scale_across_links",
          "scale_across_copper", "network_links", "network_copper", "support_links", "modules", "fibre_runs",
-         "lit_strands", "engine_ports", "nodes", "job_gpu_hours", "pflops_bf16", "pflops_fp8", "pflops_fp4")
+         "lit_strands", "engine_ports", "nodes", "job_gpu_hours", "pflops_bf16", "pflops_fp8", "pflops_fp4",
+         "interruptions_per_day", "goodput")
 #: Cost figures of each generation as formulas over its BOM table and the Inputs (below the facts).
 COSTS = ("hardware", "network", "it_w", "net_w", "capex_gpu", "capex_network", "capex_facility", "capex", "energy",
          "support", "opex", "annual_cost", "gpu_hours_per_year", "it_max_w", "cool_w", "owned")
@@ -66,6 +67,8 @@ def _facts(g: Generation) -> dict[str, float]:
     out["engine_ports"] = round(g.metrics()["engine_ports_per_gpu"] * m.cluster.gpus)
     out["nodes"] = m.cluster.nodes
     out["job_gpu_hours"] = g.report.job.gpu_hours if g.report.job is not None else 0.0
+    out["interruptions_per_day"] = g.metrics()["interruptions_per_day"]   # bom/faults' (no formula: its model)
+    out["goodput"] = g.metrics()["goodput"]
     for d in DTYPES:   # dense PFLOP/s per GPU at each dtype (0: the GPU has none)
         out[f"pflops_{d}"] = g.platform.flops_per_gpu(d) / 1e15 if getattr(g.platform, f"{d}_dense") else 0.0
     return out
@@ -200,6 +203,9 @@ def _metric_formulas(sheet: str, table: str) -> dict[str, str]:
     out["capex_per_gpu"] = f"{cost['capex']}/{gpus}"
     out["tco_usd"] = f"{cost['capex']}+in_years*{cost['opex']}"
     out["usd_per_gpu_hour"] = f"{cost['annual_cost']}/{cost['gpu_hours_per_year']}"
+    out["interruptions_per_day"] = fact["interruptions_per_day"]
+    out["goodput"] = fact["goodput"]
+    out["usd_per_useful_gpu_hour"] = f"IF({fact['goodput']}=0,0,{out['usd_per_gpu_hour']}/{fact['goodput']})"
     job = fact["job_gpu_hours"]   # the job's metrics, when the comparison sizes each generation from one
     out["job_gpu_hours"] = job
     for d in DTYPES:
