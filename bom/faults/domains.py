@@ -164,13 +164,16 @@ def _leaf_ranks(s: Shape, leaves: int) -> np.ndarray:
     if p is None or not leaves or s.fabric is None or s.fabric.planes > 1:
         return NONE
     per_port = max(1, s.gpus_per_node // max(p.node_ports, 1))
-    if p.nodes_per_leaf or p.topology == "tor":
-        nodes = p.nodes_per_leaf or p.group_nodes
-        return s.nodes(0, min(leaves, p.leaves_per_group) * nodes // max(p.leaves_per_group, 1) or nodes)
+    leaves = min(leaves, p.leaves_per_group)
+    if p.nodes_per_leaf:    # each leaf takes every port of its nodes
+        return s.nodes(0, min(leaves * p.nodes_per_leaf, p.group_nodes))
+    if p.topology == "tor":   # the rack's leaves share each node's ports
+        share = -(-s.gpus_per_node * leaves // max(p.leaves_per_group, 1))
+        return s.nodes(0, p.group_nodes, np.arange(share))
     out = []
     rail_nodes = p.rail_leaf_nodes
     per_rail = max(p.leaves_per_rail, 1)
-    for i in range(min(leaves, p.leaves_per_group)):
+    for i in range(leaves):
         rail, block = divmod(i, per_rail)
         first_port = rail * p.rails_per_leaf
         local = np.arange(first_port * per_port, (first_port + p.rails_per_leaf) * per_port)
