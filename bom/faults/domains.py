@@ -116,7 +116,6 @@ def _racks(model: Model, s: Shape) -> list[Domain]:
     """Each distinct rack layout's rack, and the supplies, PDUs and feeds of every rack."""
     kinds: Counter[tuple[RackKind, int, int, int, int]] = Counter()
     pdus = feeds = supplies = 0
-    single = 0
     for sites, sec in model.placement.all_sections():
         for lay in sec.layouts:
             n = sites * sec.copies
@@ -127,7 +126,6 @@ def _racks(model: Model, s: Shape) -> list[Domain]:
             feeds += n * power.feeds
             devices = sum(1 for item, _ in lay.slots if item.role != Layer.PDU)
             supplies += n * devices * max(power.feeds, 1)
-            single += 0 if power.dual_fed else n
     out = []
     for (kind, nodes, leaves, spines, cores), n in sorted(kinds.items()):
         if not (nodes or leaves or spines or cores):
