@@ -29,8 +29,8 @@ from bom.roles import FabricRole, FaultElement, Layer, Tier
 class Option:
     name: str
     built: bool              # the base build already has it
-    units: int               # what it adds (spare nodes, spare spines, B-side PDUs)
-    capex_usd: float
+    units: int               # what it adds (spare nodes, spare spines, B-side PDUs, planes)
+    capex_usd: float | None  # None: the option could not be built here (why says so)
     loss_avoided: float | None   # goodput it gains (None: no failure rate to price it by)
     why: str
 
@@ -89,7 +89,7 @@ def spare_spine(report: Report, rows: list[Interruptions], spine: Domain, repair
     if f is None or not f.switches(Layer.SPINE):
         return None
     spines = f.switches(Layer.SPINE)
-    link_rate = next((r.rate.per_unit_day for r in rows if r.rate.part == "link"), None) or 0.0
+    link_rate = _link_rate(rows)
     p = f.first
     per_spine_links = p.leaf_spine_links / max(p.spines, 1) + p.spine_up
     k = sum(n * f.planes * q.pods for n, q in f.shapes)
@@ -102,6 +102,27 @@ def spare_spine(report: Report, rows: list[Interruptions], spine: Domain, repair
                   "links' parts; without it the fabric runs without a failed spine's links until it is repaired")
 
 
+def _link_rate(rows: list[Interruptions]) -> float:
+    return next((r.rate.per_unit_day for r in rows if r.rate.part == "link"), None) or 0.0
+
+
+def dual_plane(report: Report, rows: list[Interruptions], leaf: Domain, repair_days: float,
+               priced: tuple[float | None, str]) -> Option | None:
+    """A second plane of the compute fabric (each NIC port split over two planes, ``planes: 2``): a leaf's loss
+    then cuts no GPU. ``priced``: the capex the two-plane build adds (None: it cannot be built) and why."""
+    f = report.model.fabrics.get(FabricRole.COMPUTE)
+    if f is None or f.planes > 1 or not leaf.gpus_cut:
+        return None
+    p = f.first
+    leaves = f.switches(Layer.LEAF)
+    per_leaf_links = p.node_leaf_links / max(p.leaves, 1) + p.leaf_up
+    loss = _link_rate(rows) * per_leaf_links * leaves * repair_days * replica_share(leaf, report.model.cluster.gpus)
+    capex, why = priced
+    return Option("dual-plane NICs", False, 2, capex, loss,
+                  f"the compute fabric on two planes (planes: 2, rebuilt and priced: {why}); without it a leaf's loss "
+                  "leaves the job without its GPUs' replicas until it is repaired")
+
+
 def dual_feeds(report: Report, domains: list[Domain]) -> Option:
     pdus = _price(report, lambda x: x.category == Category.PDU)
     feeds = sum(d.count for d in domains if d.element == FaultElement.FEED)
@@ -111,9 +132,16 @@ def dual_feeds(report: Report, domains: list[Domain]) -> Option:
 
 
 def options(report: Report, rows: list[Interruptions], domains: list[Domain], repair_days: float,
-            level: float) -> list[Option]:
+            level: float, planes: tuple[float | None, str] | None = None) -> list[Option]:
+    """Every option the build can take: dual feeds (built), a spare spine, dual-plane NICs (with ``planes``, the
+    two-plane rebuild's added capex and why), hot-spare nodes."""
     by = {d.element: d for d in domains}
     out = [dual_feeds(report, domains)]
+    leaf = by.get(FaultElement.LEAF)
+    if leaf is not None and planes is not None:
+        plane = dual_plane(report, rows, leaf, repair_days, planes)
+        if plane is not None:
+            out.append(plane)
     spine = by.get(FaultElement.SPINE)
     if spine is not None:
         o = spare_spine(report, rows, spine, repair_days)

@@ -102,7 +102,8 @@ class RedundancyJson(TypedDict):
     built: bool
     """The base build already has it (its capex is in the build's)."""
     units: Count
-    capex_usd: float
+    capex_usd: float | None
+    """What it adds to the capex (null: it could not be built here; why says so)."""
     goodput: Share | None
     """The goodput with the option (null: no failure rate to price its gain by)."""
     goodput_gain: Share | None
@@ -179,8 +180,9 @@ class Faults:
             g = usd = None
         else:
             g = min(self.base.share, self.goodput + o.loss_avoided)
-            usd = self.useful_usd(g, 0.0 if o.built else o.capex_usd)
-        return {"option": o.name, "built": o.built, "units": o.units, "capex_usd": round(o.capex_usd, 2),
+            usd = self.useful_usd(g, 0.0 if o.built else o.capex_usd) if o.capex_usd is not None else None
+        return {"option": o.name, "built": o.built, "units": o.units,
+                "capex_usd": round(o.capex_usd, 2) if o.capex_usd is not None else None,
                 "goodput": round(g, 6) if g is not None else None,
                 "goodput_gain": round(g - self.goodput, 6) if g is not None else None,
                 "usd_per_useful_gpu_hour": round(usd, 6) if usd is not None else None,
@@ -206,8 +208,10 @@ def _row_json(r: Interruptions) -> InterruptionJson:
             "over_54_days": round(r.per_day * PAPER_DAYS, 3), "source": r.rate.source}
 
 
-def analyse(report: Report) -> Faults:
-    """The report's build under failures: its failure domains, interruptions, goodput and redundancy options."""
+def analyse(report: Report, planes: tuple[float | None, str] | None = None) -> Faults:
+    """The report's build under failures: its failure domains, interruptions, goodput and redundancy options
+    (``planes``: what a two-plane compute fabric adds to the capex, None where it cannot be built, and why;
+    None: not priced, the option left out)."""
     m = report.model
     spec = m.scenario.faults
     cdus = report.cooling.cdus if report.cooling is not None else 0
@@ -217,7 +221,7 @@ def analyse(report: Report) -> Faults:
     base = goodput(per_day, spec.seconds("checkpoint_write"), spec.seconds("restart"),
                    spec.seconds("checkpoint_interval") or None)
     repair_days = spec.seconds("repair") / SECONDS_PER_DAY
-    opts = options(report, rows, domains, repair_days, spec.spare_service_level)
+    opts = options(report, rows, domains, repair_days, spec.spare_service_level, planes)
     degraded = sum(o.loss_avoided for o in opts if o.loss_avoided is not None and not o.built)
     return Faults(report, domains, rows, base, degraded, spec.seconds("repair"), opts)
 

@@ -51,7 +51,8 @@ def faults_text(j: FaultsJson) -> str:
            table(["element", "what", "count", "GPUs cut", "domains", "bisection", "split", "groups stalled"], rows,
                  [False, False, True, True, True, True, False, False]), ""]
     out += summary_lines(j)
-    opts = [(o["option"], "built" if o["built"] else "", o["units"], f"{o['capex_usd']:,.0f}",
+    opts = [(o["option"], "built" if o["built"] else "", o["units"],
+             "n/a" if o["capex_usd"] is None else f"{o['capex_usd']:,.0f}",
              "n/a" if o["goodput_gain"] is None else f"{o['goodput_gain']:+.3%}",
              "n/a" if o["usd_per_useful_gpu_hour_change"] is None else f"{o['usd_per_useful_gpu_hour_change']:+.4f}")
             for o in j["redundancy"]]

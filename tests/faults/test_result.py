@@ -37,7 +37,7 @@ def test_goodput_and_the_cost_of_a_useful_gpu_hour(rail_json) -> None:   # type:
     g = j["goodput"]
     assert g["interruptions_per_day"] == pytest.approx(j["unexpected_per_day"])
     assert 0 < g["goodput"] <= g["checkpoint_and_restart"] < 1
-    assert g["goodput"] == pytest.approx(g["checkpoint_and_restart"] - g["degraded_loss"], abs=1e-6)
+    assert g["goodput"] == pytest.approx(g["checkpoint_and_restart"] - g["degraded_loss"], abs=2e-6)
     assert g["usd_per_useful_gpu_hour"] == pytest.approx(g["usd_per_gpu_hour"] / g["goodput"], rel=1e-5)
     assert g["job_days_with_failures"] == pytest.approx(g["job_days"] / g["goodput"], rel=1e-4)
 
@@ -45,14 +45,17 @@ def test_goodput_and_the_cost_of_a_useful_gpu_hour(rail_json) -> None:   # type:
 def test_redundancy_priced(rail_json) -> None:   # type: ignore[no-untyped-def]
     j, _, _ = rail_json
     by = {o["option"]: o for o in j["redundancy"]}
-    assert set(by) == {"dual feeds", "spare spine", "hot-spare nodes"}
+    assert set(by) == {"dual feeds", "dual-plane NICs", "spare spine", "hot-spare nodes"}
+    # DGX H100 on QM9700: no 200G part splits a 400G port over two planes, so the option is not priced.
+    plane = by["dual-plane NICs"]
+    assert plane["capex_usd"] is None and "not buildable" in plane["why"] and plane["goodput_gain"] > 0
     feeds = by["dual feeds"]
     assert feeds["built"] and feeds["goodput"] is None and feeds["capex_usd"] > 0
     spares = by["hot-spare nodes"]
     assert not spares["built"] and spares["units"] >= 1 and spares["capex_usd"] > 0
     # A node lost takes one of the 33 replicas for the repair time: the spare gives that back.
     assert spares["goodput_gain"] > 0 and spares["goodput"] == pytest.approx(
-        j["goodput"]["goodput"] + spares["goodput_gain"], abs=1e-6)
+        j["goodput"]["goodput"] + spares["goodput_gain"], abs=2e-6)
     assert spares["usd_per_useful_gpu_hour"] is not None
 
 

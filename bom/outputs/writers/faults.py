@@ -41,7 +41,8 @@ def write_faults_markdown(j: FaultsJson) -> bytes:
     for o in j["redundancy"]:
         def num(v: float | None, f: str) -> str:
             return "n/a" if v is None else format(v, f)
-        out.append(f"| {o['option']} | {'yes' if o['built'] else 'no'} | {o['units']:,} | {o['capex_usd']:,.0f} | "
+        out.append(f"| {o['option']} | {'yes' if o['built'] else 'no'} | {o['units']:,} | "
+                   f"{num(o['capex_usd'], ',.0f')} | "
                    f"{num(o['goodput'], '.4%')} | {num(o['goodput_gain'], '+.4%')} | "
                    f"{num(o['usd_per_useful_gpu_hour'], '.4f')} | {num(o['usd_per_useful_gpu_hour_change'], '+.4f')} | "
                    f"{m(o['why'])} |")
