@@ -145,7 +145,9 @@ def _generation_sheet(wb: Workbook, g: Generation, title: str, i: int) -> tuple[
     for c in (1, 2):
         ws.cell(1, c).font = Font(bold=True)
     fact = {name: f"$B${n}" for n, name in enumerate(FACTS, start=2)}
-    for n, (name, value) in enumerate(_facts(g).items(), start=2):
+    values = _facts(g)
+    for n, name in enumerate(FACTS, start=2):   # in FACTS' order: the formulas point at these rows
+        value = values[name]
         put_cell(ws, n, 1, name)
         put_cell(ws, n, 2, value, COUNT if float(value).is_integer() else "0.000")
     for n, (name, formula) in enumerate(_cost_formulas(table, fact).items(), start=len(FACTS) + 2):
