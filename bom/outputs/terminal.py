@@ -476,12 +476,11 @@ def compare_table(result: Comparison) -> str:
         rows.append([g.label, f"{m['gpus']:,.0f}", f"{m['gpus_per_domain']:.0f}",
                      f"{m['scale_out_links_per_gpu']:.2f}", f"{m['scale_up_copper_share']:.1%}",
                      f"{m['scale_out_copper_share']:.1%}", f"{m['cluster_copper_share']:.1%}",
-                     f"{m['goodput']:.1%}", f"{m['modules_per_gpu']:.2f}{star['modules_per_gpu']}",
+                     f"{m['modules_per_gpu']:.2f}{star['modules_per_gpu']}",
                      f"{m['optics_power_w_per_gpu']:,.1f}{star['optics_power_w_per_gpu']}",
                      f"{m['network_capex_per_gpu']:,.0f}{star['network_capex_per_gpu']}",
                      f"{m['network_power_w_per_gpu']:,.0f}{star['network_power_w_per_gpu']}",
-                     f"{m['usd_per_gpu_hour']:.3f}{star['usd_per_gpu_hour']}",
-                     f"{m['usd_per_useful_gpu_hour']:.3f}{star['usd_per_useful_gpu_hour']}"])
+                     f"{m['usd_per_gpu_hour']:.3f}{star['usd_per_gpu_hour']}"])
     width = shutil.get_terminal_size().columns
     notes = [f"{g.label}: {g.note}" for g in result.generations if g.note]
     notes += [f"{pid}: not built: {why}" for pid, why in result.skipped.items()]
@@ -489,15 +488,13 @@ def compare_table(result: Comparison) -> str:
     scope = ("copper is the share of links on copper: scale-up (the NVLink or other scale-up tier), "
              "scale-out (the compute fabric) and all (every link of the cluster); compute links: the compute "
              "fabric's; pluggables, USD, W: every fabric and the DCI (storage, in-band and OOB links per GPU are "
-             "in the JSON and the workbook); goodput: the share of a job's time left after its expected "
-             "interruptions (bom faults), and the cost per GPU-hour over it.")
+             "in the JSON and the workbook).")
     if any(result.not_comparable(g) for g in result.generations):
         scope += (" *: not comparable with the other columns: this generation could not build every fabric "
                   "the others have (see its note), so its whole-network and cost figures leave that fabric out.")
     return "\n".join([table(["platform", "GPUs", "domain", "compute links/GPU", "copper scale-up",
-                              "copper scale-out", "copper all", "goodput", "pluggables/GPU", "optics W/GPU",
-                              "network USD/GPU", "network W/GPU", "USD/GPU-h", "USD/useful GPU-h"], rows,
-                             [False] + [True] * 13),
+                              "copper scale-out", "copper all", "pluggables/GPU", "optics W/GPU",
+                              "network USD/GPU", "network W/GPU", "USD/GPU-h"], rows, [False] + [True] * 11),
                        "\n".join(textwrap.wrap(scope, width, initial_indent="  ", subsequent_indent="  "))]
                       + _job_table(result) + notes)
 
