@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from bom.costing.compare import Comparison
     from bom.costing.report import Report
     from bom.diff.result import Diff
-    from bom.model.sweep import SweepJson
     from bom.faults.result import FaultsJson
+    from bom.model.sweep import SweepJson
 
 
 def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> dict[str, bytes]:
