@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bom.faults.groups import Stalled, stalled
-from bom.faults.power import rack_power
+from bom.faults.power import feed_loss, rack_power
 from bom.model.fabrics import Fabric
 from bom.model.model import Model
 from bom.model.parallelism import Split
@@ -135,13 +135,31 @@ def _racks(model: Model, s: Shape) -> list[Domain]:
                                           (cores, Layer.CORE)) if k]
         out.append(s.cut(E.RACK, f"{kind} rack of {', '.join(held)}", n,
                          np.unique(ranks), _bisection(s, leaves, spines, cores)))
+    return out + _power(model, s, supplies, pdus, feeds)
+
+
+def _power(model: Model, s: Shape, supplies: int, pdus: int, feeds: int) -> list[Domain]:
+    """A supply, a PDU and a feed lost: the power plan's nodes short of supplies with one feed down (a PDU's
+    loss taken as its feed's, a bound), else the placement's A/B pairs (every device on both feeds)."""
+    plan = feed_loss(model)
+    down = NONE
     why = "dual-fed: every device has a supply on the other feed"
+    if plan is not None:
+        supplies, pdus = plan.supplies, plan.pdus
+        if plan.nodes_down:
+            down = s.nodes(0, plan.nodes_down)
+            why = (f"the power plan leaves {plan.nodes_down} node{'s' * (plan.nodes_down != 1)} of a rack short of "
+                   "supplies with one feed lost (a PDU taken as its feed: a bound)")
+        else:
+            why = "the power plan: every device keeps the supplies it needs on the other feed"
+    out = []
     if supplies:
-        out.append(s.cut(E.SUPPLY, "device supply (one of A/B)", supplies, NONE, why=why))
+        out.append(s.cut(E.SUPPLY, "device supply (one of A/B)", supplies, NONE,
+                         why="N+M or A/B: the device's other supplies carry it"))
     if pdus:
-        out.append(s.cut(E.PDU, "rack PDU", pdus, NONE, why=why))
+        out.append(s.cut(E.PDU, "rack PDU", pdus, down, why=why))
     if feeds:
-        out.append(s.cut(E.FEED, "rack feed (A or B)", feeds, NONE, why=why))
+        out.append(s.cut(E.FEED, "rack feed (A or B)", feeds, down, why=why))
     return out
 
 

@@ -52,17 +52,36 @@ def _one(domains: list[Domain], element: FaultElement) -> Domain:
     return found[0]
 
 
-def test_losing_one_feed_of_a_dual_fed_rack_cuts_off_nothing(rail) -> None:   # type: ignore[no-untyped-def]
-    m, domains = rail
+#: AMD Instinct MI300X nodes, whose supplies the power plan splits so that either feed carries every device.
+DUAL_FED = """name: faults-dual-fed
+platform: mi300x-platform
+gpus: 256
+fabrics:
+  compute: {}
+"""
+
+
+def test_losing_one_feed_of_a_dual_fed_rack_cuts_off_nothing(catalog) -> None:   # type: ignore[no-untyped-def]
+    m = _model(DUAL_FED, catalog)
+    assert m.power is not None and all(not g.plan.down for g in m.power.groups)   # the plan: dual-fed
+    domains = fault_domains(m)
     feed, pdu = _one(domains, E.FEED), _one(domains, E.PDU)
     for d in (feed, pdu):
-        assert d.gpus_cut == 0 and d.domains_broken == 0 and d.bisection_lost == 0
-        assert not d.interrupts and d.stalled is not None and d.stalled.names() == ""
-    # Every rack with PDUs has its two feeds: 2 a rack, and the whole rack (both feeds) cuts its 4 nodes.
-    racks = sum(n for k, n in m.placement.counts().items())
-    assert feed.count == 2 * racks
-    whole = [d for d in domains if d.element == E.RACK and d.what == "compute rack of 4 nodes"]
-    assert len(whole) == 1 and whole[0].gpus_cut == 4 * 8 and whole[0].interrupts
+        assert d.gpus_cut == 0 and d.domains_broken == 0 and d.bisection_lost == 0 and not d.interrupts
+    # Every rack has its two feeds, and the whole rack (both feeds) cuts its nodes.
+    assert feed.count == 2 * sum(m.placement.counts().values())
+    rack = [d for d in domains if d.element == E.RACK and d.what.startswith("compute rack")]
+    assert rack and all(d.gpus_cut > 0 and d.interrupts for d in rack)
+
+
+def test_a_feed_cuts_the_nodes_the_power_plan_leaves_short(rail) -> None:   # type: ignore[no-untyped-def]
+    # DGX H100: six supplies, four needed (4+2), three on each feed: the power plan's rack of four nodes is
+    # left short of supplies by either feed, so the feed's loss cuts the rack's 32 GPUs and names their groups.
+    m, domains = rail
+    assert m.power is not None
+    feed = _one(domains, E.FEED)
+    assert feed.gpus_cut == 4 * 8 and feed.interrupts and "short of supplies" in feed.why
+    assert feed.stalled is not None and feed.stalled.groups["tp"] == (4, 66)
 
 
 def test_the_power_function_is_the_placements_a_b_pairs() -> None:
