@@ -24,7 +24,7 @@ from bom.inputs.yamlio import Located, load_file
 #: field of a point's figures (bom/model/sweep.py: FiguresJson).
 OBJECTIVES: dict[str, tuple[Literal["min", "max"], str]] = {
     "usd_per_gpu_hour": ("min", "cost per GPU-hour (USD, the TCO levelised)"),
-    "usd_per_useful_gpu_hour": ("min", "cost per useful GPU-hour (USD; needs the failure model of issue 48)"),
+    "usd_per_useful_gpu_hour": ("min", "cost per useful GPU-hour (USD: per GPU-hour over bom faults' goodput)"),
     "job_days": ("min", "the job's wall-clock days (a workload with a training job)"),
     "capex_usd": ("min", "capital cost (USD)"),
     "tco_usd": ("min", "total cost of ownership (USD)"),
@@ -32,9 +32,6 @@ OBJECTIVES: dict[str, tuple[Literal["min", "max"], str]] = {
     "copper_share": ("max", "copper share of every link of the cluster"),
     "gpus": ("max", "GPUs built (the most a budget or a power limit buys)"),
 }
-#: Objectives whose figure no stage on this branch computes yet: refused with why (the hook for issue 48).
-PENDING = {"usd_per_useful_gpu_hour": "the cost per useful GPU-hour needs the failure model (expected "
-                                      "interruptions and lost work, issue 48), which this version does not have"}
 
 #: Values one sweep may make (the product of its axes).
 MAX_POINTS = 100_000
@@ -99,8 +96,6 @@ class Objective(Model):
     def _known(cls, value: str) -> str:
         if value not in OBJECTIVES:
             raise ValueError(f"{suggest(value, OBJECTIVES, 'objective')} Allowed: {', '.join(OBJECTIVES)}")
-        if value in PENDING:
-            raise ValueError(PENDING[value])
         return value
 
     @property

@@ -32,7 +32,8 @@ class FiguresJson(TypedDict):
     usd_per_gpu_hour: float
     """Cost per GPU-hour, the TCO levelised [USD]."""
     usd_per_useful_gpu_hour: float | None
-    """Cost per useful GPU-hour: none until the failure model (issue 48) gives the useful share."""
+    """Cost per useful GPU-hour: the cost per GPU-hour over bom faults' goodput (expected interruptions,
+    checkpoints and restarts of the cluster's failure rates)."""
     facility_mw: float
     """Facility power at maximum (IT x PUE, plus the CDUs) [MW]."""
     it_mw: float

@@ -16,6 +16,7 @@ from bom.catalog.rows import Catalog
 from bom.costing.compare import Generation
 from bom.costing.report import Report
 from bom.errors import BomError, MultiError
+from bom.faults import analyse
 from bom.inputs.scenario import Scenario, parse_scenario
 from bom.inputs.sweep import Constraints
 from bom.inputs.validation import located
@@ -113,7 +114,8 @@ def figures_of(report: Report) -> FiguresJson:
     return {"platform": m.cluster.platform.id, "compute_switch": gen.compute_switch,
             "gpus": m.cluster.gpus, "sites": m.cluster.site_count,
             "capex_usd": round(tco.capex_usd, 2), "tco_usd": round(tco.tco_usd, 2),
-            "usd_per_gpu_hour": round(tco.usd_per_gpu_hour, 6), "usd_per_useful_gpu_hour": None,
+            "usd_per_gpu_hour": round(tco.usd_per_gpu_hour, 6),
+            "usd_per_useful_gpu_hour": round(analyse(report).to_json()["goodput"]["usd_per_useful_gpu_hour"], 6),
             "facility_mw": round(tco.facility_power_max_kw / 1000, 6),
             "it_mw": round(tco.it_power_max_kw / 1000, 6),
             "copper_share": round(metrics["cluster_copper_share"], 6),

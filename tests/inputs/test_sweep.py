@@ -48,12 +48,12 @@ def test_a_range_gives_its_values_with_the_unit() -> None:
         Range(start=3, stop=1, step=1).values()
 
 
-def test_objectives_take_names_or_goals_and_refuse_the_pending_one(tmp_path) -> None:
+def test_objectives_take_names_or_goals(tmp_path) -> None:
     sweep, _ = _load(tmp_path, "name: s\naxes: {gpus: [72]}\nobjectives: [capex_usd, {figure: copper_share, "
                                "goal: min}]\n")
     assert [(o.figure, o.direction) for o in sweep.ranked()] == [("capex_usd", "min"), ("copper_share", "min")]
-    with pytest.raises(BomError, match="failure model"):
-        _load(tmp_path, "name: s\naxes: {gpus: [72]}\nobjectives: [usd_per_useful_gpu_hour]\n")
+    useful, _ = _load(tmp_path, "name: s\naxes: {gpus: [72]}\nobjectives: [usd_per_useful_gpu_hour]\n")
+    assert [(o.figure, o.direction) for o in useful.ranked()] == [("usd_per_useful_gpu_hour", "min")]
     with pytest.raises(BomError, match="Allowed: " + ", ".join(OBJECTIVES)):
         _load(tmp_path, "name: s\naxes: {gpus: [72]}\nobjectives: [cost]\n")
 

@@ -44,7 +44,8 @@ def test_the_figures_are_the_reports(write, tmp_path, catalog) -> None:
     doc = _doc(write, tmp_path, sweep_text("  gpus: [288]\n"))
     f: FiguresJson = doc["points"][0]["figures"]
     assert (f["platform"], f["compute_switch"], f["gpus"], f["sites"]) == ("gb300-nvl72", "q3400", 288, 1)
-    assert f["usd_per_useful_gpu_hour"] is None   # the hook for the failure model (issue 48)
+    # bom faults' figure: the cost per GPU-hour over the goodput, which a 288-GPU cluster keeps above 90 %
+    assert f["usd_per_gpu_hour"] < f["usd_per_useful_gpu_hour"] < f["usd_per_gpu_hour"] / 0.9
     assert 0 < f["it_mw"] < f["facility_mw"] and 0 < f["copper_share"] < 1 and f["in_service"] is not None
     assert f["tco_usd"] > f["capex_usd"] > 0 and f["check_errors"] == 0
 
