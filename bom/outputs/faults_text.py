@@ -30,8 +30,8 @@ def summary_lines(j: FaultsJson) -> list[str]:
     g = j["goodput"]
     out = [f"{j['unexpected_per_day']:.3f} unexpected interruptions a day"
            + (f" (one every {g['mtbi_hours']:.2f} h)" if g["mtbi_hours"] else "")
-           + f"; goodput {g['goodput']:.2%} (checkpoints and restarts {g['checkpoint_and_restart']:.2%}, running short "
-           f"until repairs {g['degraded_loss']:.2%})."]
+           + f"; goodput {g['goodput']:.2%} ({g['checkpoint_and_restart']:.2%} after checkpoints, redone work and "
+           f"restarts, less {g['degraded_loss']:.2%} running short until repairs)."]
     if g["checkpoint_interval_s"]:
         out.append(f"Checkpoint every {g['checkpoint_interval_s'] / 60:.1f} min ({g['checkpoint_write_s']:.0f} s to "
                    f"write), restart {g['restart_s'] / 60:.1f} min, repair {g['repair_s'] / 3600:.1f} h.")
@@ -45,17 +45,18 @@ def summary_lines(j: FaultsJson) -> list[str]:
 
 def faults_text(j: FaultsJson) -> str:
     """The worst failure domains, the interruptions' summary and the redundancy options, for the terminal."""
-    rows = [(d["element"], d["what"], d["count"], d["gpus_cut"], d["domains_broken"], f"{d['bisection_lost']:.2%}",
+    rows = [(d["element"], d["what"], f"{d['count']:,}", f"{d['gpus_cut']:,}", f"{d['domains_broken']:,}",
+             f"{d['bisection_lost']:.2%}",
              "yes" if d["sites_split"] else "", stalled_text(d)) for d in j["domains"][:SHOWN]]
     out = [f"{j['name']}: {j['gpus']:,} GPUs", "",
            table(["element", "what", "count", "GPUs cut", "domains", "bisection", "split", "groups stalled"], rows,
                  [False, False, True, True, True, True, False, False]), ""]
     out += summary_lines(j)
-    opts = [(o["option"], "built" if o["built"] else "", o["units"],
+    opts = [(o["option"], "yes" if o["built"] else "", o["units"],
              "n/a" if o["capex_usd"] is None else f"{o['capex_usd']:,.0f}",
              "n/a" if o["goodput_gain"] is None else f"{o['goodput_gain']:+.3%}",
              "n/a" if o["usd_per_useful_gpu_hour_change"] is None else f"{o['usd_per_useful_gpu_hour_change']:+.4f}")
             for o in j["redundancy"]]
-    out += ["", table(["redundancy", "", "units", "capex USD", "goodput", "USD/useful GPU-h"], opts,
+    out += ["", table(["redundancy", "in design", "units", "capex USD", "goodput", "USD/useful GPU-h"], opts,
                       [False, False, True, True, True, True])]
     return "\n".join(out)
