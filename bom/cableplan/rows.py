@@ -315,10 +315,10 @@ class PlacementLocator:
 
     def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
         try:
-            rack, slot = self.placement.locate(role, site, index)
+            row, rack, u, device = self.placement.names_of(role, site, index)
         except LimitError:
             return self.unplaced.where(role, site, index)
-        return names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device
+        return names.site(site), f"r{row:02d}", rack, u, device
 
 
 def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRow]:

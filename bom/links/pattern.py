@@ -25,6 +25,7 @@ port bookkeeping when the plan walks it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from bom.roles import Layer
 
 Rows = Iterator[PlanRow]
+#: Rows a pattern makes before handing them on (a section copy is made whole, so a batch may be more).
+BATCH = 4096
 #: A device of the site: (role, site-local index from 0).
 Dev = tuple[str, int]
 Spot = tuple[int, int]
@@ -287,57 +290,42 @@ class Pattern(Generic[V]):
         return range(1, sum(count for count, _ in view.shapes) + 1)
 
     def rows(self, ctx: HopContext[V]) -> Rows:
-        """The hop's rows in the walked site: every pair of every copy, every link, each end's port."""
-        plan = ctx.plan
-        assert plan is not None
-        site, kinds, fp, place, spot = ctx.site, ctx.kinds, ctx.fp, plan.place, plan.spot
-        make = plan.links
-        # Consecutive pairs mostly share their lower device (a node's rails): its place and spot once.
-        last_dev: Dev | None = None
-        last_place: Place | None = None
-        last_spot: tuple[int, int] | None = None
+        """The hop's rows in the walked site: every pair of every copy, every link, each end's port.
+        Made a section copy (or a mesh, or a run of single pairs) at a time into one list, handed on
+        by a C-level chain: no generator step per row."""
+        return itertools.chain.from_iterable(self._batches(ctx))
 
-        def links(pair: Pair) -> Rows:
-            nonlocal last_dev, last_place, last_spot
-            a_dev, b_dev = pair.lower, pair.upper
-            if a_dev != last_dev or last_place is None:
-                last_dev, last_place, last_spot = a_dev, place(a_dev[0], site, a_dev[1]), None
-            run = pair.run
-            if run is None:
-                if pair.spots is not None:
-                    run = route(pair.spots[0], pair.spots[1], fp)
-                else:
-                    if last_spot is None:
-                        last_spot = spot(a_dev[0], site, a_dev[1])
-                    run = route(last_spot, spot(b_dev[0], site, b_dev[1]), fp)
-            a_end, b_end = pair.a, pair.b
-            assert a_end is not None and b_end is not None
-            return make(kinds[run], pair.links, pair.plane, pair.rail, last_place, a_end,
-                        place(b_dev[0], site, b_dev[1]), b_end)
-
+    def _batches(self, ctx: HopContext[V]) -> Iterator[list[PlanRow]]:
+        out: list[PlanRow] = []
         for item in self.pairs(ctx):
             if isinstance(item, Section):
                 for c in range(item.copies):
-                    for pair in item.make(c):
-                        yield from links(pair)
+                    self._pair_rows(ctx, item.make(c), out)
+                    if len(out) >= BATCH:
+                        yield out
+                        out = []
             elif isinstance(item, Mesh):
-                yield from self._mesh_rows(ctx, item)
+                self._mesh_rows(ctx, item, out)
             else:
-                yield from links(item)
+                self._pair_rows(ctx, (item,), out)
+            if len(out) >= BATCH:
+                yield out
+                out = []
+        if out:
+            yield out
 
     @staticmethod
-    def _mesh_rows(ctx: HopContext[V], item: Mesh) -> Rows:
-        """A mesh's rows, lower device by lower device: the upper devices' places and spots once."""
+    def _pair_rows(ctx: HopContext[V], pairs: Iterable[Pair], out: list[PlanRow]) -> None:
+        plan = ctx.plan
+        assert plan is not None
+        plan.pair_rows(out, pairs, ctx.site, ctx.kinds, ctx.fp)
+
+    @staticmethod
+    def _mesh_rows(ctx: HopContext[V], item: Mesh, out: list[PlanRow]) -> None:
         plan = ctx.plan
         assert plan is not None and item.a is not None and item.b is not None
-        site, kinds, fp, make = ctx.site, ctx.kinds, ctx.fp, plan.links
-        lo, up = item.lower_role, item.upper_role
-        uppers = [(plan.place(up, site, j), plan.spot(up, site, j), item.b(j)) for j in item.upper]
-        per, plane = item.per_pair, item.plane
-        for i in item.lower:
-            a_end, a, a_spot = item.a(i), plan.place(lo, site, i), plan.spot(lo, site, i)
-            for b, b_spot, b_end in uppers:
-                yield from make(kinds[route(a_spot, b_spot, fp)], per, plane, "", a, a_end, b, b_end)
+        plan.mesh_rows(out, (item.lower_role, item.lower, item.a), (item.upper_role, item.upper, item.b), item.per_pair,
+                       item.plane, ctx.site, ctx.kinds, ctx.fp)
 
 
 def ordered(patterns: Iterable[Pattern[V]]) -> list[Pattern[V]]:

@@ -8,7 +8,7 @@ the numbering rules are described there.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -66,7 +66,7 @@ def node_port_names(fabric: str, cages: int, per: int) -> list[str]:
 class Ports:
     """One side of a device's cages (downlinks, uplinks, DCI), handed out a link group at a time."""
 
-    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below", "used")
+    __slots__ = ("first", "next", "end", "per", "open", "names", "what", "below")
 
     def __init__(self, first: int, cages: int, per: int, names_: list[str], what: tuple[str, int]) -> None:
         self.first, self.next, self.end, self.per = first, first, first + cages, per
@@ -74,13 +74,11 @@ class Ports:
         self.names = names_    # indexed by port number on this device (cage * per + sub)
         self.what = what
         self.below: Ports | None = None   # the range before this one on the same device
-        self.used = 0
 
     def take(self, key: Hashable, fill: int = 0) -> int:
         """The next port for a link whose cage is shared by ``key``; ``fill``: the ports one module (or
         cable head) there serves, where fewer than the cage's (an 800G cage run as two 100G ports for a
         splitter's heads, beside cages of four 200G ports): a cage of that key holds that many."""
-        self.used += 1
         per = self.per
         if per > 1:
             o = self.open.get(key)
@@ -107,11 +105,26 @@ class Ports:
         raise PlanMismatchError(f"{role} {index + 1} would need a cage past its {self.end} in the cable plan: "
                                 "the closed form counts more ports than the device has")
 
-    def at(self, key: Hashable, per: int) -> tuple[str, str]:
-        """The next port for a link whose cage is shared by ``key`` (a :class:`PortEnd`):
-        the port and its cage's first port."""
-        j = self.take(key, per)
-        return self.names[j], self.names[j - j % self.per]
+    def at(self, key: Hashable, fill: int) -> tuple[str, str]:
+        """The next port for a link whose cage is shared by ``key`` (a :class:`PortEnd`): the port and
+        its cage's first port. :meth:`take` written out (one call a link end: the plan's hot path)."""
+        per, names_ = self.per, self.names
+        if per > 1:
+            o = self.open.get(key)
+            if o is not None:
+                n = o[1]
+                if n < (fill if 0 < fill < per else per):
+                    o[1] = n + 1
+                    first = o[0] * per
+                    return names_[first + n], names_[first]
+        c = self.next
+        if c >= self.end:
+            self._full()
+        self.next = c + 1
+        if per > 1:
+            self.open[key] = [c, 1]
+        j = c * per
+        return names_[j], names_[j]
 
     @property
     def free(self) -> int:
@@ -135,11 +148,11 @@ class Kind:
     bundle: int                  # 0 own cable, 1 lower cage, 2 upper cage, 3 group count
     per_bundle: int = 1
     counter: list[int] = field(default_factory=lambda: [0])
+    #: One row per link, made by :meth:`RowState.row` (or the hot loops' copy of it).
+    one: bool = field(init=False)
 
-    @property
-    def one(self) -> bool:
-        """One row per link, made by :meth:`RowState.row`."""
-        return self.runs == 1 and self.bundle != 3
+    def __post_init__(self) -> None:
+        self.one = self.runs == 1 and self.bundle != 3
 
 
 #: What makes one link's rows: (kind, plane, rail, lower end's place, port, cage, upper end's place, port, cage).
@@ -207,10 +220,90 @@ class RowState:
         """What makes a link's rows (a sequence): ``row`` wrapped, or ``rows`` for several runs."""
         return self.one_row if k.one else self.rows
 
-    def links(self, k: Kind, count: int, plane: int | str, rail: int | str, a: Place, a_end: PortEnd, b: Place,
-              b_end: PortEnd) -> Iterator[PlanRow]:
-        """The rows of ``count`` links between two placed devices on one run, each end's port from its
-        :class:`PortEnd`; the common case (one row a link, no group bundle) made
+    def pair_rows(self, out: list[PlanRow], pairs: Iterable[Any], site: int, kinds: dict[Run, Kind],
+                  fp: FloorPlan) -> None:
+        """The rows of a section copy's :class:`~bom.links.pattern.Pair` s appended to ``out``: each lower
+        device's place and spot once for its consecutive pairs (a node's rails), the common link (one
+        row, no group bundle) made here in one tuple, the rest by :meth:`add`."""
+        place, spot, add, cable, link = self.place, self.spot, self.add, self.cable, self.link
+        append = out.append
+        last_dev = None
+        a0: tuple[object, ...] = ()
+        a1 = ""
+        a: Place | None = None
+        a_spot: tuple[int, int] | None = None
+        # The upper devices' places and spots, and the kinds by the two spots, once per call.
+        uppers: dict[tuple[str, int], Place] = {}
+        up_spots: dict[tuple[str, int], tuple[int, int]] = {}
+        by_spots: dict[tuple[tuple[int, int], tuple[int, int]], Kind] = {}
+        for lower, upper, count, plane, rail, a_end, b_end, spots, _many, run in pairs:
+            if lower != last_dev or a is None:
+                last_dev, a, a_spot = lower, place(lower[0], site, lower[1]), None
+                a0, a1 = a
+            b = uppers.get(upper)
+            if b is None:
+                b = uppers[upper] = place(upper[0], site, upper[1])
+            if run is not None:
+                k = kinds[run]
+            elif spots is not None:
+                k = kinds[route(spots[0], spots[1], fp)]
+            else:
+                if a_spot is None:
+                    a_spot = spot(lower[0], site, lower[1])
+                b_spot = up_spots.get(upper)
+                if b_spot is None:
+                    b_spot = up_spots[upper] = spot(upper[0], site, upper[1])
+                k = by_spots.get((a_spot, b_spot))   # type: ignore[assignment]
+                if k is None:
+                    k = by_spots[a_spot, b_spot] = kinds[route(a_spot, b_spot, fp)]
+            if count != 1 or not k.one:
+                add(out, k, count, plane, rail, a, a_end, b, b_end)
+                continue
+            ap, ac = a_end.at(k.a_key, k.a_per)
+            bp, bc = b_end.at(k.b_key, k.b_per)
+            b0, b1 = b
+            bundle = k.bundle
+            append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
+                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
+                    *k.head, plane, rail, *a0, ap, k.a_mod, *b0, bp, k.b_mod, *k.tail))
+
+    def mesh_rows(self, out: list[PlanRow], lower: tuple[str, Iterable[int], Callable[[int], PortEnd]],
+                  upper: tuple[str, Iterable[int], Callable[[int], PortEnd]], per: int, plane: int | str,
+                  site: int, kinds: dict[Run, Kind], fp: FloorPlan) -> None:
+        """A mesh's rows (every lower device to every upper device, ``per`` links a pair) appended to
+        ``out``, lower device by lower device: the upper devices' places and spots once."""
+        place, spot, cable, link = self.place, self.spot, self.cable, self.link
+        append = out.append
+        lo, lower_ids, a_of = lower
+        up, upper_ids, b_of = upper
+        uppers = [(place(up, site, j), spot(up, site, j), b_of(j)) for j in upper_ids]
+        # The kinds of a lower device's runs to every upper device, once per spot (a rack's leaves).
+        by_spot: dict[tuple[int, int], list[Kind]] = {}
+        for i in lower_ids:
+            a_end, a, a_spot = a_of(i), place(lo, site, i), spot(lo, site, i)
+            a0, a1 = a
+            a_at = a_end.at
+            ks = by_spot.get(a_spot)
+            if ks is None:
+                ks = by_spot[a_spot] = [kinds[route(a_spot, b_spot, fp)] for _, b_spot, _ in uppers]
+            for k, (b, _, b_end) in zip(ks, uppers):
+                if not k.one:
+                    self.add(out, k, per, plane, "", a, a_end, b, b_end)
+                    continue
+                a_key, a_per, b_key, b_per, bundle, head, tail = k.a_key, k.a_per, k.b_key, k.b_per, k.bundle, k.head, k.tail
+                a_mod, b_mod, b_at = k.a_mod, k.b_mod, b_end.at
+                b0, b1 = b
+                for _ in range(per):
+                    ap, ac = a_at(a_key, a_per)
+                    bp, bc = b_at(b_key, b_per)
+                    append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
+                            "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
+                            *head, plane, "", *a0, ap, a_mod, *b0, bp, b_mod, *tail))
+
+    def add(self, out: list[PlanRow], k: Kind, count: int, plane: int | str, rail: int | str, a: Place,
+            a_end: PortEnd, b: Place, b_end: PortEnd) -> None:
+        """Append the rows of ``count`` links between two placed devices on one run to ``out``, each
+        end's port from its :class:`PortEnd`; the common case (one row a link, no group bundle) made
         here in one tuple a row, the rest by :meth:`rows`."""
         a_key, a_per, b_key, b_per = k.a_key, k.a_per, k.b_key, k.b_per
         a_at, b_at = a_end.at, b_end.at
@@ -218,16 +311,17 @@ class RowState:
             for _ in range(count):
                 ap, ac = a_at(a_key, a_per)
                 bp, bc = b_at(b_key, b_per)
-                yield from self.rows(k, plane, rail, a, ap, ac, b, bp, bc)
+                out += self.rows(k, plane, rail, a, ap, ac, b, bp, bc)
             return
         cable, link, head, tail, a_mod, b_mod = self.cable, self.link, k.head, k.tail, k.a_mod, k.b_mod
         a0, a1, b0, b1, bundle = a[0], a[1], b[0], b[1], k.bundle
+        append = out.append
         for _ in range(count):
             ap, ac = a_at(a_key, a_per)
             bp, bc = b_at(b_key, b_per)
-            yield (f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
-                   "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
-                   *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail)
+            append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
+                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
+                    *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail))
 
     def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
              b_port: str, b_cage: str) -> list[PlanRow]:

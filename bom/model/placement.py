@@ -106,6 +106,7 @@ class Section:
     layouts: tuple[Layout, ...]
     counts: Counter[str] = field(default_factory=Counter, compare=False)   # devices of each role a copy
     _where: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, compare=False)
+    _nth: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         for lay in self.layouts:
@@ -136,6 +137,15 @@ class Section:
         if out is None:
             out = self._where[role] = tuple((r, s) for r, lay in enumerate(self.layouts)
                                             for s, (item, _) in enumerate(lay.slots) if item.role == role)
+        return out
+
+    def nth(self, role: str) -> tuple[int, ...]:
+        """Each device of ``role`` in one copy (in :meth:`where`'s order): its number among its rack's
+        devices of that role, from 1 (what its name carries)."""
+        out = self._nth.get(role)
+        if out is None:
+            out = self._nth[role] = tuple(sum(1 for i, _ in self.layouts[r].slots[:s + 1] if i.role == role)
+                                          for r, s in self.where(role))
         return out
 
     @cached_property
@@ -202,6 +212,8 @@ class Placement:
     sites: tuple[SiteLayout, ...]
     racks_per_row: int
     own: tuple[Section | None, ...] = ()   # each site's own racks (its DCI equipment), site 1 first
+    #: :meth:`site_sections` by site, made on first use (the cable plan locates every device).
+    _sections: dict[int, list[tuple[int, Section, int]]] = field(default_factory=dict, compare=False, repr=False)
 
     # -- counts, closed form ------------------------------------------------------------
     def all_sections(self) -> Iterator[tuple[int, Section]]:
@@ -330,18 +342,35 @@ class Placement:
 
     def locate(self, role: str, site: int, index: int) -> tuple[Rack, Slot]:
         """The rack and slot of the ``index``-th (0-based) device of ``role`` in ``site`` (1-based)."""
+        sec, first, copy, local = self._find(role, site, index)
+        offset, slot_no = sec.where(role)[local]
+        lay = sec.layouts[offset]
+        rack = self._rack(site, sec.spot(first, copy, offset, self.racks_per_row), lay)
+        item, u = lay.slots[slot_no]
+        return rack, Slot(u, item.height, names.device(rack.id, role, sec.nth(role)[local]), role, item.catalog_id,
+                          item.power_w, item.fabric)
+
+    def names_of(self, role: str, site: int, index: int) -> tuple[int, str, int, str]:
+        """What :meth:`locate` says of a device, as the cable plan names it: its rack's row, the rack's
+        id, its U and its name (no rack or slot made: the plan names every device)."""
+        sec, first, copy, local = self._find(role, site, index)
+        offset, slot_no = sec.where(role)[local]
+        row, pos = sec.spot(first, copy, offset, self.racks_per_row)
+        rack = names.rack(site, row, pos)
+        return row, rack, sec.layouts[offset].slots[slot_no][1], names.device(rack, role, sec.nth(role)[local])
+
+    def _find(self, role: str, site: int, index: int) -> tuple[Section, int, int, int]:
+        """The section of ``site`` the ``index``-th device of ``role`` stands in, its first place, the
+        copy and the device's index in a copy."""
         left = index
-        for _, sec, first in self.site_sections(site):
+        sections = self._sections.get(site)
+        if sections is None:
+            sections = self._sections[site] = self.site_sections(site)
+        for _, sec, first in sections:
             n = sec.per_copy(role)
             if left < sec.copies * n:
                 copy, local = divmod(left, n)
-                offset, slot_no = sec.where(role)[local]
-                lay = sec.layouts[offset]
-                rack = self._rack(site, sec.spot(first, copy, offset, self.racks_per_row), lay)
-                item, u = lay.slots[slot_no]
-                nth = sum(1 for i, _ in lay.slots[:slot_no + 1] if i.role == role)
-                return rack, Slot(u, item.height, names.device(rack.id, role, nth), role, item.catalog_id,
-                                  item.power_w, item.fabric)
+                return sec, first, copy, local
             left -= sec.copies * n
         raise LimitError(f"site {site} has {index - left} devices of role '{role}'; asked for index {index}",
                          key="role")
