@@ -151,8 +151,12 @@ class Kind:
     #: One row per link, made by :meth:`RowState.row` (or the hot loops' copy of it).
     one: bool = field(init=False)
 
+    #: The row's last fields (the far end's module, then :attr:`tail`), made once.
+    post: tuple[object, ...] = field(init=False)
+
     def __post_init__(self) -> None:
         self.one = self.runs == 1 and self.bundle != 3
+        self.post = (self.b_mod, *self.tail)
 
 
 #: What makes one link's rows: (kind, plane, rail, lower end's place, port, cage, upper end's place, port, cage).
@@ -265,7 +269,7 @@ class RowState:
             bundle = k.bundle
             append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
                     "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
-                    *k.head, plane, rail, *a0, ap, k.a_mod, *b0, bp, k.b_mod, *k.tail))
+                    *k.head, plane, rail, *a0, ap, k.a_mod, *b0, bp, *k.post))
 
     def mesh_rows(self, out: list[PlanRow], lower: tuple[str, Iterable[int], Callable[[int], PortEnd]],
                   upper: tuple[str, Iterable[int], Callable[[int], PortEnd]], per: int, plane: int | str,
@@ -286,19 +290,24 @@ class RowState:
             ks = by_spot.get(a_spot)
             if ks is None:
                 ks = by_spot[a_spot] = [kinds[route(a_spot, b_spot, fp)] for _, b_spot, _ in uppers]
-            for k, (b, _, b_end) in zip(ks, uppers):
+            # Each kind's fields up to the near end's port, once per lower device.
+            pre: dict[int, tuple[object, ...]] = {}
+            for k, (b, _, b_end) in zip(ks, uppers, strict=True):
                 if not k.one:
                     self.add(out, k, per, plane, "", a, a_end, b, b_end)
                     continue
-                a_key, a_per, b_key, b_per, bundle, head, tail = k.a_key, k.a_per, k.b_key, k.b_per, k.bundle, k.head, k.tail
-                a_mod, b_mod, b_at = k.a_mod, k.b_mod, b_end.at
+                a_key, a_per, b_key, b_per, bundle, post = k.a_key, k.a_per, k.b_key, k.b_per, k.bundle, k.post
+                a_mod, b_at = k.a_mod, b_end.at
+                head = pre.get(k.gid)
+                if head is None:
+                    head = pre[k.gid] = (*k.head, plane, "", *a0)
                 b0, b1 = b
                 for _ in range(per):
                     ap, ac = a_at(a_key, a_per)
                     bp, bc = b_at(b_key, b_per)
                     append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
                             "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
-                            *head, plane, "", *a0, ap, a_mod, *b0, bp, b_mod, *tail))
+                            *head, ap, a_mod, *b0, bp, *post))
 
     def add(self, out: list[PlanRow], k: Kind, count: int, plane: int | str, rail: int | str, a: Place,
             a_end: PortEnd, b: Place, b_end: PortEnd) -> None:
