@@ -38,7 +38,7 @@ from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
     from bom.catalog.media import Media
-    from bom.links.ports import Kind, Place, PortEnd, RowState, Switches
+    from bom.links.ports import Kind, PortEnd, RowState, Switches
     from bom.links.views import View
     from bom.model.floorplan import EndGroups, Floorish, FloorPlan, Run
     from bom.model.hops import HopKind
