@@ -130,7 +130,7 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
     ari, aui, bri, bui, fi, rate_i = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"], COL["fabric"], \
         COL["rate_gbps"]
     aro, bro = COL["a_role"], COL["b_role"]
-    at = seen.by_end.get
+    find, joins, rates, explained = seen.find, seen.joins, seen.rates, seen.explained
     where, names = v.where, v.names
     # A plan names each device on many rows and each port name on many devices: their keys once.
     dkeys: dict[str, str] = {}
@@ -164,7 +164,7 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
             continue
         pa, pb = r[api], r[bpi]
         a, b = (da, pkeys.get(pa) or pk(pa)), (db, pkeys.get(pb) or pk(pb))
-        la, lb = at(a, ()), at(b, ())
+        la, lb = find(a), find(b)
         if not la and not lb:
             # asked only here, of a cable nothing was seen on: the rows that match cost nothing more
             if not only and not (visible(da, pa, r[aro], r[fi]) or visible(db, pb, r[bro], r[fi])):
@@ -172,22 +172,23 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
             else:
                 v.missing.append(Problem("missing", r))
             continue
-        joined = [x for x in (*la, *lb) if x.joins(a, b)]
+        joined = [i for i in (*la, *lb) if joins(i, a, b)]
         if joined:
-            for x in joined:
-                x.explained = True
+            for i in joined:
+                explained[i] = 1
             want = float(r[rate_i])
             # either end's report of a speed that is not the plan's makes it wrong
             tol = RATE_TOLERANCE * want
-            rate = next((x.rate_gbps for x in joined if x.rate_gbps and abs(x.rate_gbps - want) > tol), None)
+            rate = next((x for i in joined if (x := rates[i]) and abs(x - want) > tol), None)
             if rate is not None:
                 v.wrong_speed.append(Problem("wrong-speed", r, found_rate=rate))
             else:
                 v.ok += 1
             continue
-        for x in (*la, *lb):
-            x.explained = True
-        v.miswired.append(Problem("miswired", r, _found(la, a), _found(lb, b)))
+        for i in (*la, *lb):
+            explained[i] = 1
+        v.miswired.append(Problem("miswired", r, _found([Link(seen, i) for i in la], a),
+                                  _found([Link(seen, i) for i in lb], b)))
     _unexpected(v, seen)
     return v
 
@@ -221,8 +222,11 @@ def _unexpected(v: Verification, seen: Seen) -> None:
         return False
 
     reported: set[frozenset[str]] = set()
-    for x in seen.links:
-        if x.explained or mirrored(x):
+    for i, done in enumerate(seen.explained):
+        if done:
+            continue
+        x = Link(seen, i)
+        if mirrored(x):
             continue   # accounted for, or its report from the other end is
         if x.key() in reported:
             continue

@@ -23,7 +23,7 @@ from bom.errors import BomError, keyed
 from bom.inputs.yamlio import read_input
 from bom.names import IB_LANE_GBPS, ib_port_names
 from bom.verify.hcamap import HcaMap
-from bom.verify.seen import Link, Seen, device_key, port_key
+from bom.verify.seen import Seen, device_key, port_key
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
 _PORT = re.compile(r'^\[(\d{1,9})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([SHR]-[0-9a-fA-F]+)"'
@@ -139,9 +139,9 @@ def read(path: Path, seen: Seen, hcas: HcaMap | None = None) -> int:
             near_names = (near,) if kind != "Switch" else ib_port_names(port)
             far_names = (port_key(pword),) if pkind != "Switch" and pword else \
                 (f"p{peer_port}",) if pkind != "Switch" else ib_port_names(peer_port)
-            seen.add(Link(device_key(dev), near_names, device_key(pdev), far_names,
-                          dev, word if kind != "Switch" and word else f"[{port}]",
-                          pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]", source, rate))
+            seen.add((device_key(dev), near_names), (device_key(pdev), far_names),
+                     (dev, word if kind != "Switch" and word else f"[{port}]",
+                      pdev, pword if pkind != "Switch" and pword else f"[{peer_port}]"), source, rate)
             links += 1
     return links
 

@@ -26,7 +26,7 @@ from typing import Any
 from bom.errors import BomError
 from bom.inputs.jsonio import parse_json
 from bom.inputs.yamlio import read_input
-from bom.verify.seen import Link, Seen, device_key
+from bom.verify.seen import Seen, device_key
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
@@ -120,14 +120,24 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     # As every input file: a regular file (a FIFO would block, /dev/zero never end), at most
     # LLDP_MAX_BYTES (a 512-port switch's neighbours are about 1 MB of json0).
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
-    doc = parse_json(text, str(path), HINT)
-    near_dev = device_key(device)
-    source = str(path)
+    found = _pairs(parse_json(text, str(path), HINT), path, seen)
+    del text
+    near_dev, source = device_key(device), str(path)
+    ends, add, intern = seen.port_names, seen.add, sys.intern
+    for near, ifname, pid, shown, name, rate in found:
+        add((near_dev, near), (seen.device_key(name), ends.get((pid, shown)) or seen.ports_of(pid, shown)),
+            (device, intern(ifname), intern(name), intern(shown)), source, rate)
+
+
+def _pairs(doc: Any, path: Path, seen: Seen) -> list[tuple[tuple[str, ...], str, str, str, str, float | None]]:
+    """(near port keys, local interface, neighbour's port id, its port as shown, neighbour, speed) of
+    each neighbour in the file, each checked."""
+    out = []
     pairs: set[tuple[tuple[str, ...], str, str]] = set()   # (near ports, neighbour, its port)
     # A site reports over a million pairs: one flat walk over the file. The names each pair keeps
     # are shared (a device's name is on every pair that reaches it, a port name on every device):
     # interned text, and one tuple of port keys for each pair of names a port is known by.
-    ends, add, intern = seen.port_names, seen.add, sys.intern
+    ends = seen.port_names
     try:
         for ifname, entry in _neighbours(doc):
             try:   # json0 as lldpd writes it (most files); anything else takes the general path
@@ -153,11 +163,10 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
                 raise BomError(f"lists port {ifname} twice with the same neighbour {name} port {shown}",
                                where=str(path), hint=HINT)
             pairs.add(pair)
-            add(Link(near_dev, near, seen.device_key(name), ends.get((pid, shown)) or seen.ports_of(pid, shown),
-                     device, intern(ifname), intern(name), intern(shown), source,
-                     _rate(port) if "auto-negotiation" in port else None))
+            out.append((near, ifname, pid, shown, name, _rate(port) if "auto-negotiation" in port else None))
     except ValueError as exc:
         raise BomError(f"is not lldpcli's neighbour JSON: {exc}", where=str(path), hint=HINT) from None
+    return out
 
 
 def read_dir(folder: Path, seen: Seen) -> int:

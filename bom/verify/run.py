@@ -38,6 +38,7 @@ def _read(lldp: Path | None, ib: Path | None, hca_map: Path | None) -> Seen:
         if not ib.is_file():
             raise BomError("is not a file", where=str(ib), key="--ib", hint=ibnet.HINT)
         ibnet.read(ib, seen, hcamap.read(hca_map) if hca_map is not None else None)
+    seen.read()
     return seen
 
 
