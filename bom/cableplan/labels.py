@@ -24,6 +24,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from bom import names
 from bom.errors import BomError
@@ -118,12 +119,31 @@ def plan_labels(fields: Sequence[str]) -> Callable[[PlanRow], tuple[str, str]]:
     ga, gb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port", "device")))
               for s in ("a", "b"))
     li, mark = col["label"], names.RUN_MARK
+    # Each device's label prefix once (a device ends many rows), from its place: (site, row, rack, U, device).
+    wa, wb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "device")))
+              for s in ("a", "b"))
+    pa_i, pb_i = col["a_port"], col["b_port"]
+    prefixes: dict[tuple[object, ...], str] = {}
+
+    def prefix(at: tuple[Any, ...]) -> str:
+        p = prefixes.get(at)
+        if p is None:
+            if len(prefixes) >= _PREFIXES:
+                prefixes.clear()
+            site, row, rack, u, device = at
+            p = prefixes[at] = str(_prefix(site, row, rack, u, device if u in (0, "0") else "") or device)
+        return p
 
     def ends(r: PlanRow) -> tuple[str, str]:
-        a, b = ga(r), gb(r)
         if mark in r[li]:   # a run of a link of several: its ports as the label marks them
+            a, b = ga(r), gb(r)
             pa, pb = label_ports(r[li])
             return end_label(a[0], a[1], a[2], a[3], pa, a[5]), end_label(b[0], b[1], b[2], b[3], pb, b[5])
-        return end_label(*a), end_label(*b)
+        at, bt = wa(r), wb(r)
+        return f"{prefixes.get(at) or prefix(at)}:{r[pa_i]}", f"{prefixes.get(bt) or prefix(bt)}:{r[pb_i]}"
 
     return ends
+
+
+#: Device label prefixes :func:`plan_labels` keeps (a site's devices; it starts again past them).
+_PREFIXES = 65536

@@ -75,6 +75,32 @@ def _cell(v: Cell) -> str:
     return f"<c><v>{v}</v></c>"
 
 
+#: A first character or a last that :func:`_text_cell` does not write as it is (between the \x00s
+#: :func:`_texts` puts around each value).
+_EDGES = re.compile("\x00[=+\\-@ \uff1d\uff0b\uff0d\uff20]| \x00")
+
+
+def _texts(values: list[Cell]) -> list[str]:
+    """The cells of a column's values, as :func:`_cell` makes each: where all are plain text (a
+    plan's ids and labels), checked as one string and written as they are."""
+    if not values or set(map(type, values)) != {str}:
+        return list(map(_cell, values))
+    text = "".join(values)   # type: ignore[arg-type]
+    if (not text.isprintable() or "&" in text or "<" in text or ">" in text
+            or _EDGES.search("\x00" + "\x00".join(values) + "\x00")):   # type: ignore[arg-type]
+        return list(map(_cell, values))
+    return [f'<c t="inlineStr"><is><t>{v}</t></is></c>' if v else "<c/>" for v in values]
+
+
+def _joined(columns: list[list[str]], rows: int) -> list[str]:
+    """Each row's cells of ``columns``, joined."""
+    if not columns:
+        return [""] * rows
+    if len(columns) == 1:
+        return columns[0]
+    return list(map("".join, zip(*columns, strict=True)))
+
+
 class _Cells(dict[Cell, str]):
     """One column's cell XML by value, made on first sight (most values of a plan repeat: parts,
     roles, racks, devices, ports). A cache a column, as the values of one column are of one type: a
@@ -116,15 +142,16 @@ class _Sheet:
 
     def append(self, rows: Iterable[tuple[Cell, ...]]) -> None:
         cell, cells = dict.__getitem__, self.cells   # each column's cache (its __missing__ makes a miss)
+        rows = rows if isinstance(rows, list) else list(rows)
+        u, last, n = self.unique, self.last, self.columns
+        # The columns of a value of its own a row (ids, labels) are made a column of a chunk at a time.
+        heads = _joined([_texts([row[j] for row in rows]) for j in range(u)], len(rows))
+        tails = _joined([_texts([row[j] for row in rows]) for j in range(last, n)], len(rows))
         r = self.rows
-        out = []
-        u, last = self.unique, self.last
-        for row in rows:
-            r += 1
-            out.append(f'<row r="{r}">{"".join(map(_cell, row[:u]))}{"".join(map(cell, cells, row[u:last]))}'
-                       f'{"".join(map(_cell, row[last:]))}</row>')
-        self.rows = r
-        self._write("".join(out))
+        self._write("".join([f'<row r="{i}">{h}{"".join(map(cell, cells, row[u:last]))}{t}</row>'
+                             for i, h, row, t in zip(range(r + 1, r + 1 + len(rows)), heads, rows, tails,
+                                                     strict=True)]))
+        self.rows = r + len(rows)
 
     def close(self) -> None:
         last = _column(self.columns - 1)
