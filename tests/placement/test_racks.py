@@ -37,6 +37,8 @@ def test_locate_agrees_with_the_elevations(catalog):
         for i in (0, 1, len(seen[role]) // 2, len(seen[role]) - 1):
             rack, slot = p.locate(role, 1, i)
             assert (rack.id, slot.device) == seen[role][i], (role, i)
+            # The cable plan's naming, without a rack or slot made, says the same.
+            assert p.names_of(role, 1, i) == (rack.row, rack.id, slot.u, slot.device), (role, i)
     # Node 32 is the first node of the second SU (32 nodes per SU).
     assert p.locate("node", 1, 32)[0].id != p.locate("node", 1, 31)[0].id
     # A storage rack for the storage fabric's 2 default appliances (the scenario gives no storage block;

@@ -106,3 +106,18 @@ def test_text_that_needs_quoting_goes_through_the_csv_module():
     out = io.StringIO()
     write_csv(iter(rows), ("id", "via", "n"), out, text_columns=(1,))
     assert list(csv.reader(io.StringIO(out.getvalue())))[1:] == [[a, b, str(c)] for a, b, c in rows]
+
+
+def test_a_column_of_plain_text_is_written_as_each_cell_would_be():
+    """The workbook's per-row columns (ids, labels) are checked a chunk's column at a time: any value
+    that is not plain text as it is (a formula-like start, a trailing space, markup, a control
+    character, an enum, a number) sends the whole column through the per-cell path, so the cells
+    are the same either way."""
+    from bom.outputs.writers.cabling_xlsx import _cell, _texts
+    from bom.roles import FabricRole
+
+    columns = [["C00000001", "C00000002"], ["s1-r01:p1 / s1-r02:p2", ""], ["a", "=1+1"], ["a", "-x"],
+               ["b ", "c"], ["a&b", "c"], ["x\x01", "y"], ["\uff1dq", "r"], [FabricRole.COMPUTE, "z"], [1, "2"], []]
+    for values in columns:
+        assert _texts(values) == [_cell(v) for v in values], values
+    assert _texts(["C1", ""]) == ['<c t="inlineStr"><is><t>C1</t></is></c>', "<c/>"]
