@@ -163,6 +163,11 @@ class Kind:
 Emit = Callable[[Kind, int | str, int | str, Place, str, str, Place, str, str], Sequence[PlanRow]]
 
 
+#: The device places a plan keeps between sites (about 15 MB): a site of 100,000 GPUs of every fabric
+#: is placed once, not once per fabric and hop family.
+KEEP_PLACES = 50_000
+
+
 class RowState:
     """Counters and device places shared by every hop of one plan."""
 
@@ -204,9 +209,11 @@ class RowState:
         return p
 
     def forget(self, site: int) -> None:
-        """Drop the places of a finished site (a campus never holds all its devices at once)."""
-        self.places = {k: v for k, v in self.places.items() if k[1] != site}
-        self.spots = {k: v for k, v in self.spots.items() if k[1] != site}
+        """A site is finished: past :data:`KEEP_PLACES` places, drop them all (a campus never holds all
+        its devices at once; below, the next fabric or hop family of a site finds its devices placed)."""
+        if len(self.places) >= KEEP_PLACES:
+            self.places = {}
+            self.spots = {}
 
     def row(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
             b_port: str, b_cage: str) -> PlanRow:
