@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bom.catalog.load import load_catalog
+from tests.rules.test_severity import FINDINGS
 
 #: Subprocesses, a spreadsheet engine, a browser or generated inputs: left out of the fast loop.
 pytestmark = pytest.mark.slow
@@ -25,8 +26,10 @@ def test_init_builds_for_every_platform(bom, tmp_path, platform):
     assert b.exit_code == 0, b.stderr
     doc = json.loads(b.stdout)
     assert doc["platform"] == platform
-    # A README example: no design rule broken, warnings included (issue 21).
-    assert (doc["checks"]["errors"], doc["checks"]["warnings"]) == (0, 0), doc["checks"]
+    # A README example: no design rule broken, warnings included (issue 21), but the platform's findings
+    # (tests/rules/test_severity.py: a rack-scale system's draw past one feed at its maximum).
+    broken = {(platform, r["id"]) for r in doc["checks"]["rules"] if r["violations"]}
+    assert doc["checks"]["errors"] == 0 and broken <= FINDINGS, doc["checks"]
 
 
 @pytest.mark.parametrize("kind", ["serve", "fine-tune", "pretrain"])
