@@ -115,7 +115,6 @@ PENDING = frozenset({
     'bom/topology/fabrics.py:_check_system_size:Split the cluster over sites (each site builds its own '
     'fabric), or use an Ethernet or InfiniBand fabric for a cluster this large.',
     'bom/topology/parallelism.py:propose:Check params, layers, hidden and sequence, or give workload.parallelism.',
-    'bom/topology/parallelism.py:check:Raise pp (or tp within the domain, or cp for long sequences).',
     "bom/topology/planes.py:switch_ports:Pick a switch whose ports or breakouts run at the NIC's rate.",
     'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.#2',
     "bom/topology/planes.py:check_uplink_rate:Use uplink_rate: downlink (links at the nodes' rate), or "
@@ -165,6 +164,11 @@ workload:
   users: 64
   context: 32768
 """
+
+
+#: Llama 3 405B's shape (arXiv:2407.21783 Table 3) on DGX H100 at TP 8 and one stage: 318 GB a GPU.
+L405 = TRAIN.replace("dgx-b200", "dgx-h100").replace("70B", "405B").replace("layers: 80", "layers: 126") \
+    .replace("hidden: 8192", "hidden: 16384").replace("heads: 64", "heads: 128")
 
 
 def dgx_h100(nodes: int) -> str:
@@ -309,6 +313,12 @@ CASES: dict[str, str] = {
     "bom/topology/parallelism.py:check:Give dp{} of at least {} (dp: {}).":
         TRAIN + "  parallelism: {tp: 8, pp: 4, dp: 1}\n"
         'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tbit/s"}\n',
+    # dp left out: the 17,774 GPUs the deadline needs make DP 2,222 at TP 8 x PP 1, past 16M / 8,192 = 1,953
+    # sequences; PP 5 is the first whose DP fits the batch and whose share fits 68 GB.
+    "bom/topology/parallelism.py:check:Raise pp (pp: {}), or raise batch_tokens.":
+        L405 + "  parallelism: {tp: 8, pp: 1}\n",
+    "bom/topology/parallelism.py:check:Raise pp (pp: {}), or tp within the domain, or cp for long sequences.":
+        L405 + "  parallelism: {tp: 8, pp: 1, dp: 64}\n",
     "bom/topology/serving.py:check:Raise dp (more replicas: dp: {}), or tp within the domain, or pp.":
         SERVE + "  tokens_per_s_per_user: 30\n  parallelism: {tp: 8, dp: 1}\n",
     "bom/topology/serving.py:check:Raise dp: a replica keeps {} tokens/s a user up to {} sequences (dp: {}).":

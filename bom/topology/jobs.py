@@ -12,7 +12,7 @@ from bom.model.parallelism import Parallelism, Split, Tiers
 from bom.model.sizing import Accelerator, Sizing
 from bom.topology import serving
 from bom.topology.cluster import site_systems
-from bom.topology.parallelism import Shape, sites_dp, split_training
+from bom.topology.parallelism import Shape, left_out_dp, split_training
 from bom.topology.serving import ServeShape
 from bom.topology.sizing import USABLE_MEMORY_FRACTION
 from bom.units import magnitude
@@ -38,18 +38,19 @@ def split_job(scenario: Scenario, platform: Platform, acc: Accelerator, sized: S
     tiers = replace(platform_tiers(platform, count, dci_bps, acc.domain_gpus),
                     site_gpus=site_gpus(platform, sized.gpus, count, sites.split if sites is not None else None))
     given = None
+    left_out = job.parallelism is not None and job.parallelism.dp is None
     if job.parallelism is not None:
         p = job.parallelism
-        dp = p.dp or sites_dp(p.tp, p.cp, p.ep, p.pp, tiers) or max(1, -(-sized.gpus // (p.tp * p.cp * p.pp)))
+        dp = p.dp or left_out_dp(p.tp, p.cp, p.ep, p.pp, tiers, sized.gpus)
         given = Split(p.tp, p.cp, p.ep, p.pp, dp)
     overlap = sites.dci_overlap if sites is not None else None
     result = split_training(job.label, shape, tiers, sized.gpus, acc.flops_for(job.dtype), job.mfu,
-                            acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+                            acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap, left_out)
     if dci_bps is None and result.dci_gbps_needed is not None:
         # auto: the DCI runs at the bandwidth asked for, so its time is the overlap's share of the step
         result = split_training(job.label, shape, replace(tiers, dci_bps=result.dci_gbps_needed * 1e9 / 8),
                                 sized.gpus, acc.flops_for(job.dtype), job.mfu,
-                                acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap)
+                                acc.memory_gb * 1e9 * USABLE_MEMORY_FRACTION, given, overlap, left_out)
     return result
 
 

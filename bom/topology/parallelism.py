@@ -208,6 +208,24 @@ def sites_dp(tp: int, cp: int, ep: int, pp: int, tiers: Tiers) -> int | None:
     return max(1, sum(site_replicas(tp * cp * ep * pp, ep, tiers.site_gpus)))
 
 
+def left_out_dp(tp: int, cp: int, ep: int, pp: int, tiers: Tiers, gpus: int) -> int:
+    """A given split's DP when it leaves dp out: each site filled (:func:`sites_dp`), else the sized
+    ``gpus`` over whole TP x CP x PP groups."""
+    return sites_dp(tp, cp, ep, pp, tiers) or max(1, -(-gpus // (tp * cp * pp)))
+
+
+def _more_pp(shape: Shape, given: Split, tiers: Tiers, memory_limit: float, gpus: int | None) -> int | None:
+    """The fewest stages past ``given.pp`` (at most one layer a stage) with which a GPU's memory holds its
+    share and DP stays within the batch's sequences; ``gpus`` set when the split left dp out (DP then
+    shrinks as the stages grow). None when no PP does."""
+    for pp in range(given.pp + 1, shape.layers + 1):
+        dp = given.dp if gpus is None else left_out_dp(given.tp, given.cp, given.ep, pp, tiers, gpus)
+        s = replace(given, pp=pp, dp=dp)
+        if s.dp <= shape.sequences and memory_bytes(shape, s) <= memory_limit:
+            return pp
+    return None
+
+
 def propose(shape: Shape, gpus: int, tiers: Tiers, memory_limit: float, flops: float = 1e15,
             mfu: float = 0.4) -> Split:
     """The tool's split for at least ``gpus`` GPUs (Narayanan et al. 2021, takeaways 1 and 2: tensor
@@ -302,8 +320,9 @@ def heads_tp(heads: int, tp: int) -> int:
     return math.gcd(heads, tp)
 
 
-def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None:
-    """The user's split against the platform and the model; a clear error when it cannot run."""
+def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float, gpus: int | None = None) -> None:
+    """The user's split against the platform and the model; a clear error when it cannot run. ``gpus``:
+    the sized GPUs, set when the split left dp out (its DP is then theirs over the groups, not the user's)."""
     where = "workload.parallelism"
     if given.tp * given.ep > tiers.domain_gpus or tiers.domain_gpus % (given.tp * given.ep):
         what = f"TP {given.tp}" + (f" x EP {given.ep}" if given.ep > 1 else "")
@@ -329,9 +348,16 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
     if given.cp > 1 and shape.sequence % given.cp:
         raise BomError(f"CP {given.cp} does not divide the sequence of {shape.sequence} tokens", key=where)
     if given.dp > shape.sequences:
-        raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
-                       key=where, hint="Leave dp out (the split fits it to the batch), lower it, or raise "
-                                       "batch_tokens.", fix={(*PARALLELISM, "dp"): None})
+        if gpus is None:
+            raise BomError(f"DP {given.dp} is more replicas than the batch's {shape.sequences:,} sequences",
+                           key=where, hint="Leave dp out (the split fits it to the batch), lower it, or raise "
+                                           "batch_tokens.", fix={(*PARALLELISM, "dp"): None})
+        pp = _more_pp(shape, given, tiers, memory_limit, gpus)
+        raise BomError(f"the {gpus:,} GPUs the job needs make DP {given.dp} at TP {given.tp} x CP {given.cp} x PP "
+                       f"{given.pp} (dp left out), more replicas than the batch's {shape.sequences:,} sequences",
+                       key=where, hint=(f"Raise pp (pp: {pp}), or raise batch_tokens." if pp else
+                                        "Raise batch_tokens, or give a smaller job more time."),
+                       fix={(*PARALLELISM, "pp"): pp} if pp else None)
     if tiers.sites > 1:
         shares = dp_shares(given.dp, given.ep, _weights(tiers, given))
         if not shares:
@@ -353,7 +379,10 @@ def check(shape: Shape, given: Split, tiers: Tiers, memory_limit: float) -> None
     if need > memory_limit:
         raise LimitError(f"TP {given.tp}, CP {given.cp}, PP {given.pp}, DP {given.dp} leaves {need / 1e9:.1f} GB "
                          f"a GPU, past the {memory_limit / 1e9:.1f} GB usable", key=where,
-                         hint="Raise pp (or tp within the domain, or cp for long sequences).")
+                         hint=(f"Raise pp (pp: {pp}), or tp within the domain, or cp for long sequences." if
+                               (pp := _more_pp(shape, given, tiers, memory_limit, gpus)) else
+                               "Raise tp within the domain, or cp for long sequences, or use a GPU with more "
+                               "memory."), fix={(*PARALLELISM, "pp"): pp} if pp else None)
 
 
 # --- tiers and traffic -------------------------------------------------------------------------
@@ -376,7 +405,8 @@ def place(s: Split, tiers: Tiers) -> dict[str, Tier]:
 
 
 def split_training(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float, mfu: float, memory_limit: float,
-                   given: Split | None = None, dci_overlap: float | None = None) -> Parallelism:
+                   given: Split | None = None, dci_overlap: float | None = None,
+                   dp_left_out: bool = False) -> Parallelism:
     """The split (the user's, checked, or the tool's), its tiers, its traffic per step, and the step.
 
     The hand-worked example: the seeds' 70B pretraining job (80 layers, hidden 8,192, 64 heads, 8 KV
@@ -440,7 +470,7 @@ def split_training(job: str, shape: Shape, tiers: Tiers, gpus: int, flops: float
     161.8
     """
     if given is not None:
-        check(shape, given, tiers, memory_limit)
+        check(shape, given, tiers, memory_limit, gpus if dp_left_out else None)
         split = given
     else:
         split = propose(shape, gpus, tiers, memory_limit, flops, mfu)
