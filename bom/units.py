@@ -174,7 +174,7 @@ def parse_quantity(text: Any, dimension: str, key: str | None = None) -> pint.Qu
             raise QuantityError(
                 f"{text!r} is not a spelling we read: write bits as 'bit' and rates with '/s' "
                 "(in pint's usual registry 'b' is barn and 'Gb' gilbert).",
-                key=key, hint=f'Write "{suggestion}".')
+                key=key, hint=f'Write "{suggestion}".', fix={(): suggestion})
         q = _read(text, dimension, key)
     if not isinstance(q, pint.Quantity) or q.dimensionless:
         raise _unitless(text, dimension, key)

@@ -126,7 +126,6 @@ PENDING = frozenset({
     'bom/topology/serving.py:propose:Check params, dtype and context.',
     'bom/topology/serving.py:split_serving:Add memory_bandwidth to the platform row (an overlay), or '
     'drop the target.',
-    'bom/units.py:parse_quantity:Write "{}".',
 })
 
 
@@ -328,6 +327,9 @@ CASES: dict[str, str] = {
     "bom/pipeline/sizing.py:size_scenario:Use dtype: bf16 (or a format the GPU runs), or another platform.":
         'name: h\nplatform: dgx-h100\nworkload: {kind: pretrain, params: 70e9, tokens: 15e12, deadline: "60 d", '
         "dtype: fp4}\n",
+    # --- a quantity's spelling (bom/units.py), told at its key --------------------------------------
+    'bom/units.py:parse_quantity:Write "{}".':
+        GB300 + 'sites: {count: 2, distance: "4 km", dci_bandwidth: "1.6 Tb/s"}\n',
     # --- the sites, the cluster, the racks --------------------------------------------------------------
     "bom/pipeline/build.py:_sites_from_power:Give count: {}, or leave count out and the build takes as many "
     "buildings as it needs (sites.power), or fewer GPUs.":

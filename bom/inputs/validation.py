@@ -182,7 +182,7 @@ def _path(err: ErrorDetails) -> tuple[Any, ...]:
 
 
 def _describe(err: ErrorDetails, model: type[BaseModel], src: Located,
-              base: tuple[Any, ...]) -> str:
+              base: tuple[Any, ...], also: list[str] | None = None) -> str:
     loc = _path(err)
     key = ".".join(str(p) for p in base + loc)
     where = src.where(base + loc)
@@ -193,7 +193,7 @@ def _describe(err: ErrorDetails, model: type[BaseModel], src: Located,
         return f"{where}: {key}: unknown key.{tip} Allowed keys: {', '.join(allowed)}."
     if err["type"] == "missing":
         return f"{where}: {key}: this key is required but missing."
-    msg = str(err["msg"]).removeprefix("Value error, ")
+    msg = _also(str(err["msg"]).removeprefix("Value error, "), also)
     if err["type"] != "value_error" and not isinstance(err.get("input"), (dict, list)):
         shown = repr(err.get("input"))
         msg += f" (got {shown if len(shown) <= 80 else shown[:80] + '...'})"
@@ -217,9 +217,45 @@ def validate(model: type[Model], data: Any, src: Located, base: tuple[Any, ...] 
             rules = rule.problems if isinstance(rule, MultiRuleError) else [rule]
             told = [_told_rule(r, model_at, src) for r in rules]
             raise (told[0] if len(told) == 1 else MultiError(told)) from None
-        lines = [_describe(e, model, src, base) for e in errors[:3]]
+        errors, words = _one_branch(errors)
+        if len(errors) == 1 and (one := _told_quantity(errors[0], words, src, base)) is not None:
+            raise one from None
+        lines = [_describe(e, model, src, base, words.get(_path(e))) for e in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BomError(" ".join(lines) + more) from None
+
+
+def _error_of(err: ErrorDetails) -> BomError | None:
+    found = (err.get("ctx") or {}).get("error")
+    return found if isinstance(found, BomError) else None
+
+
+def _one_branch(errors: list[ErrorDetails]) -> tuple[list[ErrorDetails], dict[tuple[Any, ...], list[str]]]:
+    """A key that takes a quantity or a word ("auto") fails on both branches of its union; the quantity's
+    error (what is wrong with the text) is the one error of that key, and the words the other branch takes
+    (key path -> words) are said with it ("... or 'auto'")."""
+    said = {_path(e) for e in errors if e["type"] != "literal_error"}
+    words: dict[tuple[Any, ...], list[str]] = {}
+    for e in errors:
+        if _path(e) in said and e["type"] == "literal_error":
+            words.setdefault(_path(e), []).append(str((e.get("ctx") or {}).get("expected", "")))
+    return [e for e in errors if _path(e) not in said or e["type"] != "literal_error"], words
+
+
+def _also(msg: str, words: list[str] | None) -> str:
+    return f"{msg.rstrip('.')}; or {' or '.join(words)}." if words else msg
+
+
+def _told_quantity(err: ErrorDetails, words: dict[tuple[Any, ...], list[str]], src: Located,
+                   base: tuple[Any, ...]) -> BomError | None:
+    """A quantity's own error (its hint and fix, the fix's path below this key) at the key's place."""
+    found = _error_of(err)
+    if found is None or not found.fix:
+        return None
+    path = base + _path(err)
+    return BomError(_also(found.message, words.get(_path(err))), where=src.where(path),
+                    key=".".join(str(p) for p in path), hint=found.hint,
+                    fix={path + k: v for k, v in found.fix.items()})
 
 
 def _told_rule(rule: RuleError, model_at: tuple[Any, ...], src: Located) -> BomError:

@@ -142,3 +142,22 @@ def test_a_rule_over_the_whole_file_is_told_without_an_empty_key() -> None:
         scenario_from_text('name: x\nplatform: gb300-nvl72\ngpus: 72\nworkload: {kind: pretrain, params: 70e9, '
                            'tokens: 15e12, deadline: "60 d"}\n', "both.yaml")
     assert str(e.value).startswith("both.yaml:1: give exactly one of nodes, gpus or workload")
+
+
+@pytest.mark.parametrize("written,words", [
+    ("atuo", "cannot read 'atuo' as a rate"),
+    ('"-3 Tbit/s"', "must be greater than zero"),
+    ('"1.6 Tb/s"', "is not a spelling we read"),
+])
+def test_a_quantity_or_a_word_is_one_error_that_names_both(written: str, words: str) -> None:
+    """dci_bandwidth takes a rate or 'auto': a bad value fails both of pydantic's branches; the rate's error
+    is the one said, with the word it also takes, not a second "Input should be 'auto'"."""
+    from bom.errors import BomError
+    from bom.inputs.scenario import scenario_from_text
+
+    with pytest.raises(BomError) as e:
+        scenario_from_text('name: x\nplatform: gb300-nvl72\ngpus: 144\n'
+                           f'sites: {{count: 2, distance: "4 km", dci_bandwidth: {written}}}\n', "s.yaml")
+    said = str(e.value)
+    assert said.startswith("s.yaml:4: sites.dci_bandwidth: ") and words in said, said
+    assert "; or 'auto'" in said and "Input should be" not in said and said.count("s.yaml") == 1, said
