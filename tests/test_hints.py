@@ -119,7 +119,6 @@ PENDING = frozenset({
     'bom/topology/planes.py:size_plane:Set layers: 3 (or auto), or use a larger switch.#2',
     "bom/topology/planes.py:check_uplink_rate:Use uplink_rate: downlink (links at the nodes' rate), or "
     "another oversubscription or switch.",
-    'bom/topology/planes.py:_group_leaves:Use rails_per_leaf of at most {}.',
     'bom/topology/planes.py:_three_layers:Use a larger switch, more planes, or split the job over sites.',
     'bom/topology/serving.py:propose:Lower the target, use a smaller dtype (fp8), or a platform with '
     'more memory bandwidth or a larger scale-up domain.',
@@ -265,6 +264,10 @@ CASES: dict[str, str] = {
         GB300 + "fabrics: {compute: {topology: rail-only}}\n",
     "bom/topology/planes.py:_rail_only:Use topology: rail-optimized (leaves and spines), a larger switch, or fewer "
     "nodes.": dgx_h100(128) + "fabrics: {compute: {topology: rail-only}}\n",
+    # cisco-8201-32fh at 1:4 keeps 6 of its 32 ports down: 6 rails do not divide a DGX's 8, 4 does.
+    "bom/topology/planes.py:_group_leaves:Use rails_per_leaf of at most {} that divides the node's {} rails "
+    "(rails_per_leaf: {}).":
+        dgx_h100(64) + "fabrics: {compute: {rails_per_leaf: 8, switch: cisco-8201-32fh, oversubscription: 0.25}}\n",
     "bom/topology/planes.py:_pair:Use topology: rail-optimized (leaves and spines) for a larger pod.":
         dgx_h100(64) + "fabrics: {compute: {topology: pair}}\n",
     "bom/topology/planes.py:_rail_only:Use rails_per_leaf of at most {}, or a larger switch.":

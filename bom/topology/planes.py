@@ -315,8 +315,11 @@ def _group_leaves(topology: Topology, node_blocks: bool, group_nodes: int, node_
         # unless the scenario states the rails a leaf takes (rails_per_leaf: 1, the JVDs' stripes).
         rails = rails_per_leaf or _largest_divisor(node_ports, down // group_nodes)
         if down < rails:
+            # It must also divide the node's rails (the preflight's rule): the largest such within the downlinks.
+            most = _largest_divisor(node_ports, down)
             raise LimitError(f"rails_per_leaf {rails} is more than a leaf's {down} downlinks", key="rails_per_leaf",
-                             hint=f"Use rails_per_leaf of at most {down}.", fix={("rails_per_leaf",): down})
+                             hint=f"Use rails_per_leaf of at most {down} that divides the node's {node_ports} rails "
+                                  f"(rails_per_leaf: {most}).", fix={("rails_per_leaf",): most})
         # Each leaf of a rail set takes whole nodes (all ``rails`` of their ports), down // rails of them.
         per_rail = math.ceil(group_nodes / (down // rails))
         return node_ports // rails * per_rail, math.ceil(group_nodes / per_rail) * rails, 0, rails
