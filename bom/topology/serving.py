@@ -337,7 +337,8 @@ def split_serving(job: str, shape: ServeShape, tiers: Tiers, memory_limit: float
     if target is not None and chip is None:
         raise LimitError("workload.tokens_per_s_per_user needs the platform's memory bandwidth per GPU, and its "
                          "catalog row gives none", key="workload.tokens_per_s_per_user",
-                         hint="Add memory_bandwidth to the platform row (an overlay), or drop the target.")
+                         hint="Add memory_bandwidth to the platform row (an overlay), or drop the target.",
+                         fix={("workload", "tokens_per_s_per_user"): None})
     if given is not None:
         check(shape, given, tiers, memory_limit, chip, target)
         split = given
