@@ -325,9 +325,9 @@ CASES: dict[str, str] = {
         SERVE.replace("dgx-h100", "gb300-nvl72") + "  tokens_per_s_per_user: 150\n  parallelism: {tp: 8, dp: 1}\n",
     "bom/topology/serving.py:check:Give tp x ep dividing {} (tp: {}); pp takes the rest of a replica.":
         SERVE + "  parallelism: {tp: 16}\n",
-    # Helios MI455X's row gives no memory bandwidth (AMD's figure not read at its source yet).
+    # Vera Rubin Ultra NVL576's row gives no memory bandwidth (no per-GPU figure found at a source).
     "bom/topology/serving.py:split_serving:Add memory_bandwidth to the platform row (an overlay), or drop the "
-    "target.": SERVE.replace("dgx-h100", "helios-mi455x") + "  tokens_per_s_per_user: 30\n",
+    "target.": SERVE.replace("dgx-h100", "vr-ultra-nvl576") + "  tokens_per_s_per_user: 30\n",
     "bom/pipeline/sizing.py:size_scenario:Use dtype: bf16 (or a format the GPU runs), or another platform.":
         'name: h\nplatform: dgx-h100\nworkload: {kind: pretrain, params: 70e9, tokens: 15e12, deadline: "60 d", '
         "dtype: fp4}\n",
