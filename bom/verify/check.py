@@ -130,7 +130,7 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
     ari, aui, bri, bui, fi, rate_i = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"], COL["fabric"], \
         COL["rate_gbps"]
     aro, bro = COL["a_role"], COL["b_role"]
-    find, joins, rates, explained = seen.find, seen.joins, seen.rates, seen.explained
+    find, joins, rate_of, explained = seen.find, seen.joins, seen.rate, seen.explained
     where, names = v.where, v.names
     # A plan names each device on many rows and each port name on many devices: their keys once.
     dkeys: dict[str, str] = {}
@@ -179,7 +179,7 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
             want = float(r[rate_i])
             # either end's report of a speed that is not the plan's makes it wrong
             tol = RATE_TOLERANCE * want
-            rate = next((x for i in joined if (x := rates[i]) and abs(x - want) > tol), None)
+            rate = next((x for i in joined if (x := rate_of(i)) and abs(x - want) > tol), None)
             if rate is not None:
                 v.wrong_speed.append(Problem("wrong-speed", r, found_rate=rate))
             else:

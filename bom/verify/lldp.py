@@ -26,7 +26,7 @@ from typing import Any
 from bom.errors import BomError
 from bom.inputs.jsonio import parse_json
 from bom.inputs.yamlio import read_input
-from bom.verify.seen import Seen, device_key
+from bom.verify.seen import Seen, port_key
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
@@ -122,11 +122,17 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
     found = _pairs(parse_json(text, str(path), HINT), path, seen)
     del text
-    near_dev, source = device_key(device), str(path)
-    ends, add, intern = seen.port_names, seen.add, sys.intern
+    near_dev, source = seen.device_key(device), str(path)
+    cell, append, keys, intern = seen.cell, seen.append, seen.ports_of, sys.intern
+    reporter = cell((near_dev, intern(device), source))
     for near, ifname, pid, shown, name, rate in found:
-        add((near_dev, near), (seen.device_key(name), ends.get((pid, shown)) or seen.ports_of(pid, shown)),
-            (device, intern(ifname), intern(name), intern(shown)), source, rate)
+        # the far port's shared keys are its shown name's; its id, where another name (a host's MAC),
+        # is its own (never a cell: a site has one for each host port)
+        shared = keys(shown, shown)
+        alias = None if pid == shown else port_key(pid)
+        append(reporter, cell((near, ifname)), cell((seen.device_key(name), intern(name))), cell((shared, shown)),
+               0 if rate is None else cell((type(rate), rate)), None if alias == shared[0] else alias)
+    seen.done(near_dev)
 
 
 def _pairs(doc: Any, path: Path, seen: Seen) -> list[tuple[tuple[str, ...], str, str, str, str, float | None]]:
@@ -178,7 +184,7 @@ def read_dir(folder: Path, seen: Seen) -> int:
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
     for path in files:   # every device's file known first: a pair is indexed by the end that reports it
-        dev = device_key(path.stem)
+        dev = seen.device_key(path.stem)
         if dev in seen.files:
             raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
                            where=str(path), hint="Keep one file per device.")

@@ -9,11 +9,14 @@ number, the plan's a cage and port): every alias is indexed, and a planned end m
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 End = tuple[str, str]   # (device key, port key)
+#: A device's ports: port key -> the pair seen there or pairs (a list while added to, then a tuple).
+Ports = dict[str, int | list[int] | tuple[int, ...]]
 
 
 def device_key(name: str) -> str:
@@ -27,7 +30,7 @@ def port_key(name: str) -> str:
 class Link:
     """One neighbour pair as one source reports it: ``near`` sees ``far``, each end by any of its names.
     A view of the pair's row in :class:`Seen`'s columns (made when asked: a 100,000-GPU site reports
-    about a million pairs, and :class:`Seen` holds them as shared references, not one object each).
+    about a million pairs, and :class:`Seen` holds them as numbers in arrays, not one object each).
 
     Names as the source writes them are kept for the report (``near_shown``, ``shown``) and joined
     only when asked.
@@ -38,48 +41,51 @@ class Link:
     def __init__(self, seen: Seen, i: int) -> None:
         self.seen, self.i = seen, i
 
+    def _cell(self, column: array[int]) -> Any:
+        return self.seen.cells[column[self.i]]
+
     @property
     def near_device(self) -> str:
-        return self.seen.reporters[self.i][0]
+        return self._cell(self.seen.reporter)[0]
 
     @property
     def near_name(self) -> str:
-        return self.seen.reporters[self.i][1]
+        return self._cell(self.seen.reporter)[1]
 
     @property
     def source(self) -> str:
         """The file it came from."""
-        return self.seen.reporters[self.i][2]
+        return self._cell(self.seen.reporter)[2]
 
     @property
     def near_ports(self) -> tuple[str, ...]:
         """Port keys: every name the near port is known by."""
-        return self.seen.nears[self.i][0]
+        return self._cell(self.seen.near)[0]
 
     @property
     def near_port(self) -> str:
-        return self.seen.nears[self.i][1]
+        return self._cell(self.seen.near)[1]
 
     @property
     def far_device(self) -> str:
-        return self.seen.fars[self.i][0]
+        return self._cell(self.seen.far)[0]
 
     @property
     def far_name(self) -> str:
-        return self.seen.fars[self.i][1]
+        return self._cell(self.seen.far)[1]
 
     @property
     def far_ports(self) -> tuple[str, ...]:
-        return self.seen.far_ports[self.i][0]
+        return self.seen.far_keys(self.i)
 
     @property
     def far_port(self) -> str:
-        return self.seen.far_ports[self.i][1]
+        return self._cell(self.seen.far_port)[1]
 
     @property
     def rate_gbps(self) -> float | None:
         """The link's speed, where the source says it."""
-        return self.seen.rates[self.i]
+        return self.seen.rate(self.i)
 
     @property
     def explained(self) -> bool:
@@ -127,25 +133,43 @@ class Link:
         return frozenset((self.near_shown.lower(), self.shown.lower()))
 
 
+def _column() -> array[int]:
+    return array("i")
+
+
+#: An alias's bytes: text as Python holds it (a lone surrogate from a JSON escape included).
+_UTF8 = ("utf-8", "surrogatepass")
+
+
 @dataclass
 class Seen:
     """Every neighbour pair of every source, indexed by each of its ends (the plan is streamed past it).
 
-    A pair is a row of columns, each cell a reference to a value many pairs share (the reporting
-    file, the near port's names, the far device's, the far port's, the speed): about a tenth of a
-    pair held as an object of its own (``bom verify`` at 100,000 GPUs: benchmarks/bench_verify.py).
+    A pair is a row of columns of numbers, each a cell in :attr:`cells` that many pairs share (the
+    reporting file, the near port's names, the far device, the far port's shared names, the speed),
+    with the one name of its own a far port may have (a host's MAC as its LLDP port id) as bytes in
+    :attr:`alias_text`: about 30 bytes a pair (``bom verify`` at 100,000 GPUs holds about 900,000:
+    benchmarks/bench_verify.py).
     """
 
-    reporters: list[tuple[str, str, str]] = field(default_factory=list)   # (near device key, its name, source)
-    nears: list[tuple[tuple[str, ...], str]] = field(default_factory=list)   # (near port keys, its name)
-    fars: list[tuple[str, str]] = field(default_factory=list)           # (far device key, its name)
-    far_ports: list[tuple[tuple[str, ...], str]] = field(default_factory=list)   # (far port keys, shown)
-    rates: list[float | None] = field(default_factory=list)
+    #: Each shared value once; a column holds its place here (0: no value).
+    cells: list[Any] = field(default_factory=lambda: [None])
+    reporter: array[int] = field(default_factory=_column)   # (near device key, its name, source)
+    near: array[int] = field(default_factory=_column)       # (near port keys, its name)
+    far: array[int] = field(default_factory=_column)        # (far device key, its name)
+    far_port: array[int] = field(default_factory=_column)   # (far port keys but the alias, shown)
+    rates: array[int] = field(default_factory=_column)      # (type, speed) or 0
+    #: Pair i's alias: ``alias_text[alias_end[i]:alias_end[i + 1]]``, empty for none, else a marker
+    #: byte and the name's key (its own, such as a MAC: never shared, so never a cell).
+    alias_end: array[int] = field(default_factory=lambda: array("I", [0]))
+    alias_text: bytearray = field(default_factory=bytearray)
     explained: bytearray = field(default_factory=bytearray)
     #: device key -> port key -> the pair (its row, less the device's first row in :attr:`first`:
     #: a device's own file's pairs are rows in a run, so nearly every one is a small number Python
-    #: keeps once) or pairs seen at that end
-    by_end: dict[str, dict[str, int | list[int]]] = field(default_factory=dict)
+    #: keeps once) or pairs seen at that end. Once a device's pairs are all in (its file read), its
+    #: mapping is shared with every device whose ports and rows are laid out alike (:attr:`layouts`):
+    #: a site's nodes are a few layouts.
+    by_end: dict[str, Ports] = field(default_factory=dict)
     first: dict[str, int] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)     # device key -> the file that reported it
     devices: set[str] = field(default_factory=set)          # every device key a source names
@@ -158,46 +182,69 @@ class Seen:
     port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
     device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
     port_names: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)   # see ports_of
-    #: Each shared cell once (a tuple of the columns' values -> itself).
-    shared: dict[object, object] = field(default_factory=dict)
+    #: A cell -> its place in :attr:`cells` (while reading).
+    places: dict[object, int] = field(default_factory=dict)
+    #: The devices whose port mapping is their own (still being added to); a layout -> its shared mapping.
+    open: set[str] = field(default_factory=set)
+    layouts: dict[tuple[object, ...], Ports] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        return len(self.reporters)
+        return len(self.reporter)
 
     @property
     def links(self) -> list[Link]:
         """Every pair, in the order added (a view of each)."""
-        return [Link(self, i) for i in range(len(self.reporters))]
+        return [Link(self, i) for i in range(len(self.reporter))]
 
-    def _one(self, value: Any) -> Any:
-        return self.shared.setdefault(value, value)
+    def cell(self, value: object) -> int:
+        """``value``'s place in :attr:`cells`, added once."""
+        at = self.places.get(value)
+        if at is None:
+            at = self.places[value] = len(self.cells)
+            self.cells.append(value)
+        return at
 
     def add(self, near: tuple[str, tuple[str, ...]], far: tuple[str, tuple[str, ...]],
-            names: tuple[str, str, str, str], source: str, rate: float | None = None) -> None:
+            names: tuple[str, str, str, str], source: str, rate: float | None = None, alias: str | None = None
+            ) -> None:
         """Add a pair: ``near`` and ``far`` (device key, port keys), ``names`` the near device, its
-        port, the far device and its port as the source writes them. Indexed by its near end, and
-        by its far end when no source covers the far device (a device that reports its own ports is
-        looked up by what it reports)."""
+        port, the far device and its port as the source writes them; ``alias``: one more key of the
+        far port, its own (a host's MAC). Indexed by its near end, and by its far end when no source
+        covers the far device (a device that reports its own ports is looked up by what it reports)."""
         (near_dev, near_ports), (far_dev, far_ports) = near, far
         near_name, near_port, far_name, far_port = names
-        one, i = self._one, len(self.reporters)
-        self.reporters.append(one((near_dev, near_name, source)))
-        self.nears.append(one((near_ports, near_port)))
-        self.fars.append(one((far_dev, far_name)))
-        self.far_ports.append(one((far_ports, far_port)))
-        self.rates.append(None if rate is None else one((type(rate), rate))[1])
+        cell = self.cell
+        self.append(cell((near_dev, near_name, source)), cell((near_ports, near_port)), cell((far_dev, far_name)),
+                    cell((far_ports, far_port)), 0 if rate is None else cell((type(rate), rate)), alias)
+
+    def append(self, reporter: int, near: int, far: int, far_port: int, rate: int, alias: str | None) -> None:
+        """Add a pair by its cells' places (:meth:`add`)."""
+        i, cells = len(self.reporter), self.cells
+        self.reporter.append(reporter)
+        self.near.append(near)
+        self.far.append(far)
+        self.far_port.append(far_port)
+        self.rates.append(rate)
+        if alias is not None:
+            self.alias_text += b"\x01" + alias.encode(*_UTF8)
+        self.alias_end.append(len(self.alias_text))
         self.explained.append(0)
+        near_dev, far_dev = cells[reporter][0], cells[far][0]
         self.devices.add(near_dev)
         self.devices.add(far_dev)
-        self._index(near_dev, near_ports, i)
+        self._index(near_dev, cells[near][0], i)
         if far_dev not in self.covered:
-            self._index(far_dev, far_ports, i)
+            self._index(far_dev, cells[far_port][0] if alias is None else (alias, *cells[far_port][0]), i)
 
     def _index(self, device: str, ports: tuple[str, ...], i: int) -> None:
         at = self.by_end.get(device)
         if at is None:
             at = self.by_end[device] = {}
             self.first[device] = i
+            self.open.add(device)
+        elif device not in self.open:   # a shared layout: this device's own again
+            at = self.by_end[device] = {p: list(x) if isinstance(x, tuple) else x for p, x in at.items()}
+            self.open.add(device)
         i -= self.first[device]
         for p in ports:
             was = at.get(p)
@@ -206,7 +253,19 @@ class Seen:
             elif isinstance(was, list):
                 was.append(i)
             else:
-                at[p] = [was, i]
+                at[p] = [was, i] if isinstance(was, int) else [*was, i]
+
+    def done(self, device: str) -> None:
+        """``device``'s pairs are in (until more come): its mapping shared with the devices laid out alike."""
+        if device not in self.open:
+            return
+        self.open.discard(device)
+        at = self.by_end[device]
+        layout = tuple((p, tuple(x) if isinstance(x, list) else x) for p, x in at.items())
+        shared = self.layouts.get(layout)
+        if shared is None:
+            shared = self.layouts[layout] = dict(layout)
+        self.by_end[device] = shared
 
     def find(self, end: End) -> Sequence[int]:
         """The pairs seen at ``end`` (their rows), in the order added."""
@@ -220,21 +279,46 @@ class Seen:
         return (first + got,) if isinstance(got, int) else [first + i for i in got]
 
     def read(self) -> None:
-        """Reading is over: drop what only reading looks up (the names' keys, the shared cells' table)."""
-        for cache in (self.port_keys, self.device_keys, self.port_names, self.shared):
+        """Reading is over: every mapping shared, and what only reading looks up dropped (the names'
+        keys, the cells' places, the layouts' table)."""
+        for device in list(self.open):
+            self.done(device)
+        for cache in (self.port_keys, self.device_keys, self.port_names, self.places, self.layouts):
             cache.clear()
+
+    def alias(self, i: int) -> str | None:
+        """Pair ``i``'s far port's name of its own, if any."""
+        a, b = self.alias_end[i], self.alias_end[i + 1]
+        return self.alias_text[a + 1:b].decode(*_UTF8) if b > a else None
+
+    def far_keys(self, i: int) -> tuple[str, ...]:
+        """Every key the far port of pair ``i`` is known by (its alias first)."""
+        keys = self.cells[self.far_port[i]][0]
+        alias = self.alias(i)
+        return keys if alias is None else (alias, *keys)
+
+    def rate(self, i: int) -> float | None:
+        c = self.rates[i]
+        return self.cells[c][1] if c else None
 
     def joins(self, i: int, a: End, b: End) -> bool:
         """Whether pair ``i`` is the cable from ``a`` to ``b`` (either way round)."""
-        nd, fd, np, fp = self.reporters[i][0], self.fars[i][0], self.nears[i][0], self.far_ports[i][0]
-        return (a[0] == nd and a[1] in np and b[0] == fd and b[1] in fp) or \
-            (b[0] == nd and b[1] in np and a[0] == fd and a[1] in fp)
+        cells = self.cells
+        nd, fd = cells[self.reporter[i]][0], cells[self.far[i]][0]
+        if a[0] == nd and b[0] == fd and a[1] in cells[self.near[i]][0] and self._far_is(i, b[1]):
+            return True
+        return b[0] == nd and a[0] == fd and b[1] in cells[self.near[i]][0] and self._far_is(i, a[1])
+
+    def _far_is(self, i: int, port: str) -> bool:
+        """Whether ``port`` is a key of pair ``i``'s far port (the alias decoded only past the shared ones)."""
+        return port in self.cells[self.far_port[i]][0] or port == self.alias(i)
 
     def device_key(self, name: str) -> str:
-        """:func:`device_key`, each name once."""
+        """:func:`device_key`, each name once (and each key one string)."""
         k = self.device_keys.get(name)
         if k is None:
-            k = self.device_keys[name] = device_key(name)
+            k = device_key(name)
+            k = self.device_keys[name] = self.device_keys.setdefault(k, k)
         return k
 
     def ports_of(self, first: str, last: str) -> tuple[str, ...]:
