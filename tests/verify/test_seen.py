@@ -1,0 +1,84 @@
+"""The index of neighbour pairs: columns of numbers, a far port's own name as bytes, shared port mappings.
+
+What each pair answers must not depend on how it is held (a cell shared, an alias decoded, a mapping
+shared with another device and made a device's own again when it is added to).
+"""
+
+from __future__ import annotations
+
+from bom.verify.seen import Seen
+
+
+def _host_pair(seen: Seen, near: str, port: str, far: str, far_port: str, mac: str | None) -> None:
+    seen.add((near, (port,)), (far, (far_port,)), (near, port, far, far_port), f"{near}.json", None, mac)
+
+
+def test_a_pair_reads_back_what_was_added():
+    seen = Seen()
+    seen.covered |= {"leaf-1"}
+    _host_pair(seen, "leaf-1", "p1_1", "node-1", "eth0", "e6:3a:05:71:ad:f8")
+    seen.add(("leaf-1", ("p3", "p2_1")), ("spine-1", ("p7", "p4_1")), ("Leaf-1", "[3]", "Spine-1", "[7]"),
+             "fabric.txt", 400.0)
+    seen.read()
+    host, ib = seen.links
+    assert (host.near_device, host.near_ports, host.far_device, host.far_ports, host.shown, host.rate_gbps) == \
+        ("leaf-1", ("p1_1",), "node-1", ("e6:3a:05:71:ad:f8", "eth0"), "node-1:eth0", None)
+    assert (ib.near_shown, ib.far_ports, ib.shown, ib.source, ib.rate_gbps) == \
+        ("Leaf-1:[3]", ("p7", "p4_1"), "Spine-1:[7]", "fabric.txt", 400.0)
+    # a speed given as a whole number stays one (its cell is not the float's)
+    seen2 = Seen()
+    seen2.add(("a", ("p1",)), ("b", ("p1",)), ("a", "p1", "b", "p1"), "f", 400.0)
+    seen2.add(("a", ("p2",)), ("b", ("p2",)), ("a", "p2", "b", "p2"), "f", 400)
+    assert [type(x.rate_gbps) for x in seen2.links] == [float, int]
+
+
+def test_an_alias_is_any_text_and_an_empty_one_is_a_name():
+    """A far port's own name is kept exactly: a lone surrogate (a JSON escape can make one), and "" (a
+    port id lldpd sent empty is a name, not no name)."""
+    seen = Seen()
+    for i, mac in enumerate(("\ud800x", "", None, "é-1")):
+        _host_pair(seen, "leaf-1", f"p{i}", "node-1", f"eth{i}", mac)
+    assert [x.far_ports for x in seen.links] == [("\ud800x", "eth0"), ("", "eth1"), ("eth2",), ("é-1", "eth3")]
+
+
+def test_an_uncovered_far_device_is_found_by_each_of_its_names():
+    """node-1 has no file of its own: its pairs are found at its end, by its MAC as by its interface name."""
+    seen = Seen()
+    seen.covered |= {"leaf-1"}
+    _host_pair(seen, "leaf-1", "p1_1", "node-1", "eth0", "e6:3a:05:71:ad:f8")
+    seen.read()
+    assert list(seen.find(("node-1", "eth0"))) == list(seen.find(("node-1", "e6:3a:05:71:ad:f8"))) == [0]
+    assert seen.joins(0, ("node-1", "e6:3a:05:71:ad:f8"), ("leaf-1", "p1_1"))
+    assert seen.joins(0, ("leaf-1", "p1_1"), ("node-1", "eth0"))
+    assert not seen.joins(0, ("leaf-1", "p1_1"), ("node-1", "eth1"))
+
+
+def test_devices_laid_out_alike_share_one_mapping_and_part_when_one_is_added_to():
+    seen = Seen()
+    seen.covered |= {"node-1", "node-2"}
+    for node in ("node-1", "node-2"):
+        for port in ("eth0", "eth1"):
+            _host_pair(seen, node, port, "leaf-1", f"p-{node}-{port}", None)
+        seen.done(node)
+    assert seen.by_end["node-1"] is seen.by_end["node-2"]
+    # a second neighbour on node-1's eth0 (a hub), after its file: node-1's own again, node-2's unchanged
+    _host_pair(seen, "node-1", "eth0", "leaf-2", "p9", None)
+    seen.read()
+    assert seen.by_end["node-1"] is not seen.by_end["node-2"]
+    assert list(seen.find(("node-1", "eth0"))) == [0, 4] and list(seen.find(("node-2", "eth0"))) == [2]
+    assert list(seen.find(("node-2", "eth1"))) == [3] and list(seen.find(("node-1", "eth1"))) == [1]
+    # and a third, once node-1's mapping (with its list of two) is shared again
+    _host_pair(seen, "node-1", "eth0", "leaf-3", "p9", None)
+    assert list(seen.find(("node-1", "eth0"))) == [0, 4, 5]
+
+
+def test_reading_keeps_no_per_port_table():
+    """What reading looked up is dropped once read: the cells' places, the names' keys, the layouts."""
+    seen = Seen()
+    seen.covered |= {"leaf-1"}
+    for i in range(3):
+        _host_pair(seen, "leaf-1", f"p{i}", f"node-{i}", "eth0", f"02:00:00:00:00:0{i}")
+    seen.read()
+    assert not (seen.places or seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open)
+    # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells)
+    assert len(seen.cells) == 1 + 1 + 3 + 3 + 1
