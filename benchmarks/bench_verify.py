@@ -130,7 +130,7 @@ def case(name: str, tmp: Path) -> None:
     right = sorted(v["missing"]) == sorted(n["omitted"]) and sorted(v["miswired"]) == sorted(n["swapped"])
     print(f"  found exactly the swaps and omissions: {right}; verify's peak within the writer's: "
           f"{v['peak_mb'] <= p['peak_mb']}")
-    print(f"  recorded (CHANGELOG, issue 26): {RECORDED[name]}")
+    print(f"  recorded (CHANGELOG, issues 26 and 46): {RECORDED[name]}")
 
 
 def main() -> None:
