@@ -36,7 +36,7 @@ from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern
 from bom.links.ports import OWN_BORDER_ROLE, PlanMismatchError, Ports, port_names
 from bom.links.views import DciView, PooledLinks
 from bom.model.hops import HopKind
-from bom.model.shares import share
+from bom.model.shares import runs, share
 from bom.roles import FabricRole, Layer
 from bom.topology.geometry import leaf_loads
 from bom.topology.planes import switch_ports
@@ -192,9 +192,14 @@ class DciBorder(Pattern[DciView]):
         """The border leaf (site index, plane 1) of each of a site's client links: split evenly over
         its shape's border leaves."""
         first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], p)
-        links, lpg = dci.site_links(site), p.leaves_per_group
-        return [(first + j // lpg) * fab.planes * lpg + j % lpg
-                for j in (share(c, links, leaves) for c in range(links))]
+        links = dci.site_links(site)
+        return [self.leaf(fab, p, first, share(c, links, leaves)) for c in range(links)]
+
+    @staticmethod
+    def leaf(fab: PooledLinks, p: Plane, first: int, j: int) -> int:
+        """The site index (plane 1) of the ``j``-th border leaf, the groups from ``first`` on."""
+        lpg = p.leaves_per_group
+        return (first + j // lpg) * fab.planes * lpg + j % lpg
 
     def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
         view, site, sw = ctx.view, ctx.site, ctx.switches
@@ -203,15 +208,17 @@ class DciBorder(Pattern[DciView]):
         p = fab.shapes[ctx.shape][1]
         assert p is not None
         role = fab.role(Layer.LEAF)
+        if sw is None:   # the closed form: a router's links to one leaf as one pair (the plan's split, by runs)
+            first, leaves = self.leaves(fab.pooled[fab.shape_of(site)], p)
+            for n, j, r in runs(dci.site_links(site), leaves, dci.router.ports):
+                yield Pair((Layer.ROUTER, r), (role, self.leaf(fab, p, first, j)), n)
+            return
         at = switch_ports(fab.leaf_switch, dci.wavelength_gbps)   # the leaf's ports at the links' rate
         at_names = port_names(at.cages, at.ports_per_cage) if sw is not None else []
         router_names = view.router_names if sw is not None else []
         free: dict[int, Ports] = {}
         for c, leaf in enumerate(self.site_leaves(fab, p, site, dci)):
             r, port = router_port(dci, c)
-            if sw is None:
-                yield Pair((Layer.ROUTER, r), (role, leaf))
-                continue
             ports = free.get(leaf)
             if ports is None:
                 # The cages the fabric's own links leave below the leaf's uplinks, at the links' rate.
@@ -247,16 +254,17 @@ class DciOwnBorder(Pattern[DciView]):
     def pairs(self, ctx: HopContext[DciView]) -> Iterator[Item]:
         dci, site = ctx.view.line, ctx.site
         links, leaves = dci.site_links(site), dci.site_border_leaves(site)
+        if not ctx.expanding:   # the closed form: a router's links to one leaf as one pair
+            for n, leaf, r in runs(links, leaves, dci.router.ports):
+                yield Pair((Layer.ROUTER, r), (OWN_BORDER_ROLE, leaf), n)
+            return
         at = self.at_rate(dci)
-        at_names = port_names(at.cages, at.ports_per_cage) if ctx.expanding else []
-        router_names = ctx.view.router_names if ctx.expanding else []
+        at_names = port_names(at.cages, at.ports_per_cage)
+        router_names = ctx.view.router_names
         ports: dict[int, Ports] = {}
         for c in range(links):
             r, port = router_port(dci, c)
             leaf = share(c, links, leaves)
-            if not ctx.expanding:
-                yield Pair((Layer.ROUTER, r), (OWN_BORDER_ROLE, leaf))
-                continue
             if leaf not in ports:
                 ports[leaf] = Ports(0, at.cages, at.ports_per_cage, at_names, (OWN_BORDER_ROLE, leaf))
             yield Pair((Layer.ROUTER, r), (OWN_BORDER_ROLE, leaf), 1, "", "",

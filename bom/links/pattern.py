@@ -134,6 +134,27 @@ class Tags(NamedTuple):
     upper: object
 
 
+def _joined(items: Iterator[Item]) -> Iterator[Item]:
+    """The pairs with each run of consecutive pairs between the same two devices as one pair of their
+    links (a router's client links to one border leaf): the closed form adds a device's ports per run,
+    so one pair of ``n`` links counts as ``n`` pairs of one, with one route looked up."""
+    last: Pair | None = None
+    for item in items:
+        if last is not None:
+            if (isinstance(item, Pair) and item.lower == last.lower and item.upper == last.upper
+                    and item.many == last.many and item.spots == last.spots and item.run == last.run):
+                last = last._replace(links=last.links + item.links)
+                continue
+            yield last
+            last = None
+        if isinstance(item, Pair):
+            last = item
+        else:
+            yield item
+    if last is not None:
+        yield last
+
+
 class Link(NamedTuple):
     """The lookup's key for a hop: rate, the cage at each end, the lane rate."""
 
@@ -226,7 +247,7 @@ class Pattern(Generic[V]):
             if not self.applies(one):
                 continue
             a, b = Profiles(), Profiles()
-            for item in self.pairs(one):
+            for item in _joined(self.pairs(one)):
                 self._add(one, item, a, b, 1)
             lo += a.groups(sites)
             up += b.groups(sites)

@@ -327,11 +327,17 @@ class Plans:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self._by: dict[Layout, RackPower] = {}
+        #: By the layout object first: hashing a layout hashes every slot (racks of a section share one).
+        self._ids: dict[int, tuple[Layout, RackPower]] = {}
 
     def __call__(self, lay: Layout) -> RackPower:
+        hit = self._ids.get(id(lay))
+        if hit is not None:
+            return hit[1]
         p = self._by.get(lay)
         if p is None:
             p = self._by[lay] = rack_plan(lay, self.parts)
+        self._ids[id(lay)] = (lay, p)   # the layout kept, so its id is not reused
         return p
 
 
@@ -363,11 +369,13 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
     of bom.model.power)."""
     rating = magnitude(feeds.row_capacity, "power") if feeds.row_capacity is not None else 0.0
     loads: dict[tuple[int, int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for lay, rack in placement.laid_out():
-        if not any(item.role == Layer.PDU for item, _ in lay.slots):
-            continue
-        for f in plans(lay).feeds:
-            acc = loads[rack.site, rack.row, f.feed]
+    fed: dict[int, tuple[Load, ...]] = {}   # by layout object: a section's racks share theirs
+    for site, row, lay in placement.rack_rows():
+        feeds_of = fed.get(id(lay))
+        if feeds_of is None:
+            feeds_of = fed[id(lay)] = plans(lay).feeds if any(item.role == Layer.PDU for item, _ in lay.slots) else ()
+        for f in feeds_of:
+            acc = loads[site, row, f.feed]
             acc[0] += 1
             acc[1] += f.normal_w
             acc[2] += f.failover_w

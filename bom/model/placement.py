@@ -309,19 +309,38 @@ class Placement:
         """(section number in ``shape``, copy, layout, rack) of every rack of ``site`` (of ``shape``),
         in row order."""
         per = self.racks_per_row
+        for k, sec, start in self._standing(site, shape):
+            for copy in range(sec.copies):
+                for n, lay in enumerate(sec.layouts):
+                    yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
+
+    def rack_rows(self) -> Iterator[tuple[int, int, Layout]]:
+        """(site, row, layout) of every rack in :meth:`laid_out`'s order, no :class:`Rack` made: what a
+        sum over every rack by row reads (a row's racks in the same order, so its sums are the same
+        floats)."""
+        per = self.racks_per_row
+        site = 0
+        for shape in self.sites:
+            for _ in range(shape.count):
+                site += 1
+                for _k, sec, start in self._standing(site, shape):
+                    stride = sec.stride(per)
+                    for copy in range(sec.copies):
+                        at = start + copy * stride
+                        for n, lay in enumerate(sec.layouts):
+                            yield site, (at + n) // per + 1, lay
+
+    def _standing(self, site: int, shape: SiteLayout) -> list[tuple[int, Section, int]]:
+        """(section number in ``shape``, section, first place) of every section of ``site``, in the order
+        they stand on the floor: the site's own racks in the rows kept after the shared racks."""
         found = {k: (sec, start) for k, sec, start in self.site_sections(site, shape)}
         own = len(shape.sections)
         standing = list(shape.standing)
-        # The site's own racks stand in the rows kept after the shared racks.
         at = next((i for i, k in enumerate(standing) if shape.sections[k].block and i
                    and not shape.sections[standing[i - 1]].block), len(standing))
         if own in found:
             standing.insert(at, own)
-        for k in standing:
-            sec, start = found[k]
-            for copy in range(sec.copies):
-                for n, lay in enumerate(sec.layouts):
-                    yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
+        return [(k, *found[k]) for k in standing]
 
     def _layout(self, rack: Rack) -> Layout:
         per = self.racks_per_row

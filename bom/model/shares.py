@@ -35,3 +35,22 @@ def paired(unit: int, total: int, parts: int) -> int:
     [0, 1, 0, 1, 2, 3, 2, 3]
     """
     return 2 * share(unit // 2, -(-total // 2), parts // 2) + unit % 2
+
+
+def runs(total: int, parts: int, block: int) -> list[tuple[int, int, int]]:
+    """(units, part, block) of each run of consecutive units, of ``total`` split over ``parts`` as
+    :func:`share` does, that one part and one block of ``block`` units take (a site's client links by
+    border leaf and router): work per part and block, not per unit.
+
+    >>> runs(10, 4, 4)
+    [(3, 0, 0), (1, 1, 0), (2, 1, 1), (2, 2, 1), (2, 3, 2)]
+    """
+    out = []
+    at = 0
+    for part, size in enumerate(size for size, n in split(total, parts) for _ in range(n)):
+        end = at + size
+        while at < end:
+            stop = min(end, (at // block + 1) * block)
+            out.append((stop - at, part, at // block))
+            at = stop
+    return out
