@@ -407,9 +407,12 @@ def _coherent_options(rows: list[Coherent]) -> list[Option]:
 class _Intervals:
     """Lookup answers per interval between the breakpoints of a set of options."""
 
-    def __init__(self, options: tuple[Option, ...], longest: Option | None) -> None:
+    def __init__(self, options: tuple[Option, ...], longest: Option | None,
+                 asked: tuple[float, str | None, str | None, float | None, int]) -> None:
         self.reach = longest.reach_max_m if longest is not None else math.inf
         self.longest = _longest(longest) if longest is not None else ""   # past it: what the error names
+        self.asked = asked   # what every answer of the table was asked (Choice.asked)
+        self.too_far = _too_far_tail(asked[0], self.longest)   # made once: a lookup past reach is common
         points = set()
         for o in options:
             points.add(o.reach_max_m)
@@ -422,6 +425,16 @@ class _Intervals:
         # parts), by interval and cut step: within both, every option's fit and price are the same,
         # so the same part wins and only its exact length is made again (Media._fit).
         self.exact: dict[tuple[int, int], Option] = {}
+        # Intervals only coherent parts reach (every other option's reach ends at or below the interval):
+        # a coherent part's fit and price do not change inside an interval, so neither does the winner,
+        # whatever the cut step (a metro run is one lookup per interval, not per 10 m).
+        shortest = [o.reach_max_m for o in options if o.coherent is None]
+        self.coherent_only = [i > 0 and all(r <= self.breakpoints[i - 1] for r in shortest)
+                              for i in range(len(self.results))]
+
+    def step(self, i: int, length_m: float) -> tuple[int, int]:
+        """The key of :attr:`exact` for ``length_m`` in interval ``i``."""
+        return (i, 0) if self.coherent_only[i] else (i, math.ceil(length_m / CUT_STEP_M))
 
 
 def cage(form_factor: str, ports: int, spread: bool = False) -> str:
@@ -582,18 +595,19 @@ class Media:
         table = self._tables.get(group)
         if table is None:
             candidates, _, longest = self._candidates(rate_gbps, form_factor, far, lane_gbps)
-            table = self._tables[group] = _Intervals(candidates, longest)
+            table = self._tables[group] = _Intervals(candidates, longest,
+                                                     (rate_gbps, form_factor, far, lane_gbps, panels))
         if length_m > table.reach:
-            raise _too_far(rate_gbps, length_m, table.longest)
+            raise LimitError(f"no single-span part reaches {metres(length_m)}{table.too_far}", hint=TOO_FAR_HINT)
         i = bisect.bisect_left(table.breakpoints, length_m)
         hit: Lookup | LimitError | None = table.results[i]
         if hit is None:
-            step = (i, math.ceil(length_m / CUT_STEP_M))
+            step = table.step(i, length_m)
             won = table.exact.get(step)
             if won is not None:
                 exact = self._fit(won, length_m, panels)
                 assert isinstance(exact, Choice)   # it fit at another length of the same interval and step
-                exact.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
+                exact.asked = table.asked
                 return Lookup(exact)
             try:
                 hit = self._lookup(rate_gbps, length_m, form_factor, far, lane_gbps, preference, panels,
@@ -608,8 +622,9 @@ class Media:
                     table.results[i] = hit
         if isinstance(hit, LimitError):
             raise LimitError(hit.message, where=hit.where, key=hit.key, hint=hit.hint)
-        hit.choice.asked = (rate_gbps, form_factor, far, lane_gbps, panels)
-        return hit if hit.choice.required_m == length_m else Lookup(hit.choice.at(length_m))
+        choice = hit.choice
+        choice.asked = table.asked
+        return hit if choice.required_m == length_m else Lookup(choice.at(length_m))
 
     def alternatives(self, choice: Choice) -> list[Choice]:
         """Every other part that serves the link ``choice`` was looked up for (the same rate, cages, lane rate,
@@ -781,8 +796,15 @@ def inline_sites(route_m: float, span_m: float) -> int:
 
 def _too_far(rate: float, length: float, longest: str) -> LimitError:
     """``longest``: :func:`_longest` of the longest-reaching option (made once per lookup table)."""
-    return LimitError(f"no single-span part reaches {metres(length)} at {rate:g} Gbit/s; {longest}",
-                      hint="Split the route with a regeneration site or shorten it.")
+    return LimitError(f"no single-span part reaches {metres(length)}{_too_far_tail(rate, longest)}", hint=TOO_FAR_HINT)
+
+
+def _too_far_tail(rate: float, longest: str) -> str:
+    """What :func:`_too_far` says after the length."""
+    return f" at {rate:g} Gbit/s; {longest}"
+
+
+TOO_FAR_HINT = "Split the route with a regeneration site or shorten it."
 
 
 def _longest(o: Option) -> str:
