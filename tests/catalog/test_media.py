@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 
@@ -367,3 +368,21 @@ def test_lookup_names_parts_by_part_number(bom, catalog):
         words = set(re.findall(r"[\w.+-]+", out))
         assert not ids & words, f"{rate} {reach}: catalog ids in the lookup: {sorted(ids & words)}"
     assert "MMS4A00-XM-FLT" in bom("lookup", "--rate", "800G", "--reach", "30 m").output
+
+
+def test_an_interval_only_coherent_parts_reach_keeps_one_winner_whatever_the_cut_step(catalog):
+    """Past every fibre and cable option's reach only coherent parts fit, at a fixed price: the cache keeps
+    one winner per interval (not one per 10 m cut step) and still gives what a direct lookup gives."""
+    import dataclasses
+
+    from bom.catalog.media import Media
+
+    media = Media(catalog)
+    lengths = [50_000.0 + k * 37.3 for k in range(200)]   # 7.5 km: 746 cut steps
+    for length in lengths:
+        want = media._lookup(400.0, length, None, None, None, "ladder", 0, False).choice
+        got = media.lookup(400.0, length).choice
+        assert want.option.coherent is not None and dataclasses.replace(got, asked=None) == want
+    table = media._tables[(400.0, None, None, None, "ladder", 0)]
+    spanned = {bisect.bisect_left(table.breakpoints, x) for x in lengths}
+    assert len(table.exact) == len(spanned) < 5
