@@ -145,11 +145,24 @@ def _length(o: PduOutlets, outlet: int, u: int, rack_u: int) -> float:
 def _sold(cord: PowerCord, need: float) -> tuple[str, float]:
     """The shortest sold length that reaches (the longest where none does: rule ``power.outlets`` has no
     say over length; the plan's row shows both)."""
-    sold = sorted(cord.lengths, key=lambda s: magnitude(s.length, "length"))
-    for s in sold:
-        if magnitude(s.length, "length") >= need - 1e-9:
-            return s.part_number, magnitude(s.length, "length")
-    return sold[-1].part_number, magnitude(sold[-1].length, "length")
+    sold = _lengths(cord)
+    for pn, length in sold:
+        if length >= need - 1e-9:
+            return pn, length
+    return sold[-1]
+
+
+#: Each cord row's sold lengths, shortest first, in metres (by the row object: a rack layout's plan reads
+#: them per cord).
+_SOLD: dict[int, tuple[PowerCord, tuple[tuple[str, float], ...]]] = {}
+
+
+def _lengths(cord: PowerCord) -> tuple[tuple[str, float], ...]:
+    hit = _SOLD.get(id(cord))
+    if hit is None or hit[0] is not cord:
+        sold = sorted(((s.part_number, magnitude(s.length, "length")) for s in cord.lengths), key=lambda s: s[1])
+        hit = _SOLD[id(cord)] = (cord, tuple(sold))
+    return hit[1]
 
 
 @dataclass
