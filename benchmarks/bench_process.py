@@ -6,7 +6,10 @@ cable plan is past the size ``bom build`` writes, so the build says to run ``bom
 ``python3 -m bom.cli build`` process; the figure is the best of ``--runs`` of its CPU time (user +
 system of the child, which the other processes on a shared machine do not inflate) and of its wall
 clock.
-Run: python3 -m benchmarks.bench_process [--runs 5]
+Run: python3 -m benchmarks.bench_process [--runs 5] [--curve] [--against OTHER_CHECKOUT]
+
+``--against DIR`` runs each case in this checkout and in ``DIR`` (another clone or worktree: main)
+alternately, ``--runs`` pairs, and prints the median CPU of each (a shared machine's load moves both alike).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,20 +38,46 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(label: str, runs: int, tmp: Path) -> tuple[float, float]:
-    """(best CPU seconds, best wall seconds) of ``runs`` builds of one case."""
+def _case(label: str, tmp: Path) -> Path:
     path = tmp / f"{label.split()[0]}.yaml"
     path.write_text(BASE + FABRICS + SIZES[label])
-    cpu, wall = float("inf"), float("inf")
+    return path
+
+
+def build_once(path: Path, out: Path, root: Path = ROOT) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one ``bom build`` process of the checkout at ``root``."""
+    before, t0 = _child_cpu(), time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(out), "--quiet"],
+                          cwd=root, capture_output=True, text=True, env=dict(os.environ))
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        raise SystemExit(f"{path.name} ({root}): bom build exited {proc.returncode}: {proc.stderr.strip()}")
+    return _child_cpu() - before, wall
+
+
+def run(label: str, runs: int, tmp: Path) -> tuple[float, float]:
+    """(best CPU seconds, best wall seconds) of ``runs`` builds of one case."""
+    path = _case(label, tmp)
+    got = [build_once(path, tmp / f"out{i}") for i in range(runs)]
+    return min(c for c, _ in got), min(w for _, w in got)
+
+
+def against(labels: list[str], runs: int, other: Path, tmp: Path) -> None:
+    """Each case built in this checkout and in ``other`` alternately; the median CPU of each."""
+    here: dict[str, list[float]] = {label: [] for label in labels}
+    there: dict[str, list[float]] = {label: [] for label in labels}
     for i in range(runs):
-        before, t0 = _child_cpu(), time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(tmp / f"out{i}"),
-                               "--quiet"], cwd=ROOT, capture_output=True, text=True, env=dict(os.environ))
-        wall = min(wall, time.perf_counter() - t0)
-        cpu = min(cpu, _child_cpu() - before)
-        if proc.returncode:
-            raise SystemExit(f"{label}: bom build exited {proc.returncode}: {proc.stderr.strip()}")
-    return cpu, wall
+        for label in labels:
+            path = _case(label, tmp)
+            first, second = ((ROOT, here), (other, there)) if i % 2 == 0 else ((other, there), (ROOT, here))
+            for root, into in (first, second):
+                into[label].append(build_once(path, tmp / "out", root)[0])
+    base_here, base_there = statistics.median(here[labels[0]]), statistics.median(there[labels[0]])
+    for label in labels:
+        a, b = statistics.median(here[label]), statistics.median(there[label])
+        print(f"{label:24} this {a:6.2f} s ({a / base_here:.2f}x)   other {b:6.2f} s ({b / base_there:.2f}x)   "
+              f"this/other {a / b:.2f}")
+    print(f"medians of {runs} CPU s, alternated; this: {ROOT}, other: {other}; load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
@@ -55,8 +85,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--curve", action="store_true",
                     help="every size from 1k to 1M GPUs (issue 46: flat, no step where the build writes its plan)")
+    ap.add_argument("--against", type=Path, metavar="DIR", help="another checkout to alternate with (main)")
     args = ap.parse_args()
     labels = [k for k in SIZES if k != "1 rack (72 GPUs)"] if args.curve else list(CASES)
+    if args.against is not None:
+        with tempfile.TemporaryDirectory() as d:
+            against(labels, args.runs, args.against.resolve(), Path(d))
+        return
     with tempfile.TemporaryDirectory() as d:
         got = {label: run(label, args.runs, Path(d)) for label in labels}
     for label, (cpu, wall) in got.items():
