@@ -598,7 +598,7 @@ class Media:
             table = self._tables[group] = _Intervals(candidates, longest,
                                                      (rate_gbps, form_factor, far, lane_gbps, panels))
         if length_m > table.reach:
-            raise LimitError(f"no single-span part reaches {metres(length_m)}{table.too_far}", hint=TOO_FAR_HINT)
+            raise _too_far(rate_gbps, length_m, table.longest, table.too_far)
         i = bisect.bisect_left(table.breakpoints, length_m)
         hit: Lookup | LimitError | None = table.results[i]
         if hit is None:
@@ -794,17 +794,16 @@ def inline_sites(route_m: float, span_m: float) -> int:
     return max(0, math.ceil(round(route_m / span_m, 9)) - 1)
 
 
-def _too_far(rate: float, length: float, longest: str) -> LimitError:
-    """``longest``: :func:`_longest` of the longest-reaching option (made once per lookup table)."""
-    return LimitError(f"no single-span part reaches {metres(length)}{_too_far_tail(rate, longest)}", hint=TOO_FAR_HINT)
+def _too_far(rate: float, length: float, longest: str, tail: str | None = None) -> LimitError:
+    """``longest``: :func:`_longest` of the longest-reaching option (made once per lookup table); ``tail``:
+    :func:`_too_far_tail` of the two, where the lookup table made it once."""
+    return LimitError(f"no single-span part reaches {metres(length)}{tail or _too_far_tail(rate, longest)}",
+                      hint="Split the route with a regeneration site or shorten it.")
 
 
 def _too_far_tail(rate: float, longest: str) -> str:
     """What :func:`_too_far` says after the length."""
     return f" at {rate:g} Gbit/s; {longest}"
-
-
-TOO_FAR_HINT = "Split the route with a regeneration site or shorten it."
 
 
 def _longest(o: Option) -> str:
