@@ -158,3 +158,20 @@ def test_rack_scale_shelves_take_whips(models) -> None:  # type: ignore[no-untyp
     on_busbar = {s for s, (item, _) in enumerate(lay.slots) if item.role not in (Layer.PDU, Layer.POWER_SHELF)}
     assert len(on_busbar) == 18 + 9 + 2 and set(rack.down) == {(f, s) for f in Feed for s in on_busbar}
     assert max(ld.failover_w for ld in rack.pdus) > 34_560
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_row_sides_are_every_rack_summed_in_row_order(name, models, catalog) -> None:  # type: ignore[no-untyped-def]
+    """The closed form's row sides (summed from the sections' arithmetic, ``Placement.rack_rows``) are every
+    rack's feeds, rack by rack as the placement lays them out, to the last bit of each float."""
+    model = models[name]
+    pl, plans = model.placement, Plans(parts_of(catalog, model.platform.support.pdu))
+    assert [(s, r, id(lay)) for s, r, lay in pl.rack_rows()] == [(k.site, k.row, id(lay)) for lay, k in pl.laid_out()]
+    want: dict[tuple[int, int, Feed], list[float]] = {}
+    for lay, rack in pl.laid_out():
+        if any(item.role == Layer.PDU for item, _ in lay.slots):
+            for f in plans(lay).feeds:
+                acc = want.setdefault((rack.site, rack.row, f.feed), [0, 0.0, 0.0])
+                acc[0], acc[1], acc[2] = acc[0] + 1, acc[1] + f.normal_w, acc[2] + f.failover_w
+    got = {(h.site, h.row, h.feed): [h.racks, h.normal_w, h.failover_w] for h in model.power.hangs}
+    assert got == {k: want[k] for k in sorted(want)} and len(got) > 1
