@@ -12,7 +12,10 @@ if [[ ${NETBOX_CHECKOUT:-} != "$REPO" ]]; then
     echo "netbox-down: $STATE belongs to ${NETBOX_CHECKOUT:-an older or unknown checkout}, not $REPO: left alone" >&2
     exit 1
 fi
-if [[ -n ${WEB_PID:-} ]]; then kill -- "-$WEB_PID" 2>/dev/null || kill "$WEB_PID" 2>/dev/null; fi
+# each started with setsid: its process group is the server and what it forked (gunicorn's workers)
+for pid in ${WEB_PID:-} ${RQ_PID:-}; do
+    kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null
+done
 [[ -n ${REDIS_PID:-} ]] && kill "$REDIS_PID" 2>/dev/null
 if [[ -d $DIR/pg ]]; then
     runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$DIR/pg" -m fast -w stop >/dev/null 2>&1 \

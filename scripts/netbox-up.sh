@@ -6,7 +6,21 @@
 # The slow part of a cold start is `netbox migrate` (~12 min CPU); the database dump committed at
 # tests/netbox/fixtures/netbox-4.7.3.dump (written by the first migrate) restores in seconds.
 # Recipe and measurements: ../shared/reference/tooling-notes.md "A real NetBox on these machines".
+#
+# Which server (BOM_NETBOX_SERVER):
+#   runserver (the default, what the live tests and CI use): Django's development server, one process, no
+#             RQ worker; the quickest to start (CI's time goes to the live tests already).
+#   gunicorn  as sites run NetBox (its contrib/gunicorn.py and netbox-rq.service): gunicorn with
+#             BOM_NETBOX_GUNICORN_WORKERS workers (default 2n+1 for n cores, NetBox's advice) of 3 threads,
+#             a 120 s request timeout, and the RQ worker (`netbox rqworker high default low`) that runs
+#             scripts and other background jobs. The app is loaded once before the fork (--preload): one
+#             Django start instead of one per worker.
 set -euo pipefail
+SERVER=${BOM_NETBOX_SERVER:-runserver}
+case $SERVER in
+    runserver | gunicorn) ;;
+    *) echo "netbox-up: BOM_NETBOX_SERVER is '$SERVER'; give runserver (the default) or gunicorn" >&2; exit 2 ;;
+esac
 
 NETBOX_VERSION=4.7.3
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -177,9 +191,32 @@ print('TOKEN=nbt_' + t.key + '.' + t.token)
 [[ -n $TOKEN ]] || { say "could not create the API token; see $DIR/nbshell.log"; exit 1; }
 
 # --- the server ------------------------------------------------------------------------------------
-NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" runserver "127.0.0.1:$WEBPORT" --noreload \
-    >"$DIR/web.log" 2>&1 < /dev/null &
-WEB_PID=$!
+RQ_PID=
+if [[ $SERVER = gunicorn ]]; then
+    GWORKERS=${BOM_NETBOX_GUNICORN_WORKERS:-$((2 * $(nproc) + 1))}
+    # NetBox's contrib/gunicorn.py, on this run's port and worker count
+    cat > "$DIR/gunicorn.py" <<GCONF
+bind = '127.0.0.1:$WEBPORT'
+workers = $GWORKERS
+threads = 3
+timeout = 120
+max_requests = 5000
+max_requests_jitter = 500
+preload_app = True
+pidfile = '$DIR/gunicorn.pid'
+# gunicorn 23+ opens a control socket, by default one per user ($HOME/.gunicorn): this run's own
+control_socket = '$DIR/gunicorn.ctl'
+GCONF
+    NETBOX_ROOT=$NETBOX_ROOT setsid "$VENV/bin/gunicorn" --config "$DIR/gunicorn.py" netbox.wsgi \
+        >"$DIR/web.log" 2>&1 < /dev/null &
+    WEB_PID=$!
+    NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" rqworker high default low >"$DIR/rq.log" 2>&1 < /dev/null &
+    RQ_PID=$!
+else
+    NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" runserver "127.0.0.1:$WEBPORT" --noreload \
+        >"$DIR/web.log" 2>&1 < /dev/null &
+    WEB_PID=$!
+fi
 URL=http://127.0.0.1:$WEBPORT
 cat > "$STATE" <<STATE
 NETBOX_CHECKOUT=$REPO
@@ -193,12 +230,15 @@ NETBOX_ROOT=$NETBOX_ROOT
 PG_PID=$PG_PID
 REDIS_PID=$REDIS_PID
 WEB_PID=$WEB_PID
+RQ_PID=$RQ_PID
+NETBOX_SERVER=$SERVER
 BOM_NETBOX_DIR=$DIR
 STATE
 chmod 600 "$STATE"
 for _ in $(seq 180); do
-    if curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/api/status/" 2>/dev/null; then
-        say "up at $URL in ${SECONDS} s (state in $STATE)"
+    if curl -fsS -o "$DIR/status.json" -H "Authorization: Bearer $TOKEN" "$URL/api/status/" 2>/dev/null &&
+        { [[ $SERVER = runserver ]] || grep -q '"rq-workers-running": *[1-9]' "$DIR/status.json"; }; then
+        say "up at $URL ($SERVER) in ${SECONDS} s (state in $STATE)"
         echo "$STATE"
         exit 0
     fi
