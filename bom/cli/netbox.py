@@ -133,6 +133,12 @@ def push(
     workers: Annotated[int, typer.Option(min=1, max=16, metavar="N", help=(
         "List POSTs in flight at once (1-16). More help only when NetBox runs several worker "
         "processes and its database has cores to spare."))] = 4,
+    path: Annotated[str, typer.Option("--path", metavar="auto|script|list", help=(
+        "How objects are created: auto (the clusterbom_bulk script run by NetBox's RQ worker when the server "
+        "offers it, else list POSTs), script (only the script) or list (only list POSTs)."))] = "auto",
+    install_script: Annotated[bool, typer.Option("--install-script", help=(
+        "Upload the clusterbom_bulk script to NetBox first when it lacks this version (the token's user "
+        "needs to add script modules)."))] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     timeout: TimeoutOpt = None,
@@ -141,15 +147,20 @@ def push(
     strict_prices: StrictPricesOpt = False,
 ) -> None:
     """Push the plan into NetBox: create what is missing in batches, match what is there, report what differs."""
+    from bom.errors import BomError
     from bom.netbox import client
     from bom.netbox import push as pu
+    from bom.netbox import script as nbscript
 
+    if path not in nbscript.PATHS:
+        raise BomError(f"--path {path!r} is not a push path", key="--path",
+                       hint="Give --path auto (the default), --path script or --path list.")
     say = None if quiet else _say
     nb = connect(url, token, token_file, timeout, say)
     model, catalog = _model(scenario, catalog_dir, prices, strict_prices)
     with client.answers("the push"):
         result = pu.push(nb, model, catalog, dry_run=dry_run, batch=batch, workers=workers,
-                           say=None if as_json else say)
+                           say=None if as_json else say, path=path, install_script=install_script)
     if as_json:
         _print_json({"name": model.scenario.name, **result.to_json()})
         return

@@ -375,6 +375,8 @@ def connect(url: str, token: str, timeout: float | None = None, say: Callable[[s
                        "not support", key="--url", hint=f"Use NetBox {lo[0]}.{lo[1]} or later before "
                                                         f"{hi[0]}.{hi[1]} (tested with {choices.TESTED_VERSION}).")
     nb.clusterbom_release = choices.release(version)   # the interface types the push sends follow it
+    workers = status.get("rq-workers-running") if isinstance(status, dict) else None
+    nb.clusterbom_rq_workers = workers if isinstance(workers, int) else 0   # the script path needs one
     return nb
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from bom.errors import BomError
 from bom.netbox import choices
+from bom.netbox import script as nbscript
 from bom.netbox.client import POOL, release_of, request_error
 from bom.netbox.inventory import (
     ROLE_COLOURS,
@@ -55,6 +56,11 @@ BATCH = 250
 #: 4: the fastest measured (benchmarks/bench_netbox_paths.py: 0.259 s per cable against 0.319 with one).
 WORKERS = 4
 MAX_WORKERS = POOL
+#: Tries of a list POST that PostgreSQL aborted to break a deadlock: with several in flight on a NetBox
+#: of several processes (gunicorn), two batches of modules or cables lock rows of the same devices in
+#: other orders (measured: modules of one pod, 5 in flight). The aborted batch was one transaction,
+#: rolled back whole, so sending it again never makes anything twice.
+DEADLOCK_TRIES = 4
 KINDS = ("tags", "sites", "locations", "racks", "manufacturers", "device roles", "device types",
          "interface templates", "module bay templates", "module types", "devices", "interfaces", "module bays",
          "modules", "cables", "cable ends")
@@ -68,6 +74,8 @@ class Result:
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     dry_run: bool = False
+    #: how the push created its larger kinds: "list" (list POSTs) or "script" (bom/netbox/script.py)
+    path: str = "list"
 
     def differ(self, kind: str, note: str) -> None:
         self.differs[kind] += 1
@@ -88,8 +96,8 @@ class Result:
         return "\n".join(out)
 
     def to_json(self) -> dict[str, object]:
-        return {"dry_run": self.dry_run, "created": dict(self.created), "matched": dict(self.matched),
-                "differs": dict(self.differs), "notes": self.notes,
+        return {"dry_run": self.dry_run, "path": self.path, "created": dict(self.created),
+                "matched": dict(self.matched), "differs": dict(self.differs), "notes": self.notes,
                 "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
 
 
@@ -115,13 +123,18 @@ class _Ids:
 
 class Pusher:
     def __init__(self, nb: Any, inv: Inventory, cables: list[Cable], *, dry_run: bool = False, batch: int = BATCH,
-                 workers: int = WORKERS, say: Callable[[str], None] | None = None) -> None:
+                 workers: int = WORKERS, say: Callable[[str], None] | None = None,
+                 script: nbscript.Runner | None = None,
+                 choose: Callable[[], nbscript.Runner | None] | None = None) -> None:
         self.nb, self.inv, self.cables, self.dry, self.batch = nb, inv, cables, dry_run, max(1, batch)
         self.workers = min(max(1, workers), MAX_WORKERS)
         self.r = Result(dry_run=dry_run)
         self.ids = _Ids()
         self.say = say or (lambda _m: None)
         self.tag_ref: list[Any] = []
+        # the server-side path (bom/netbox/script.py), chosen when a kind first has enough objects for it
+        self.script = script
+        self.choose = choose
 
     # -- helpers ------------------------------------------------------------------------------------
     def _create(self, kind: str, endpoint: Any, payloads: list[dict[str, Any]]) -> list[int]:
@@ -133,6 +146,8 @@ class Pusher:
         self.r.created[kind] += len(payloads)
         if self.dry:
             return [self.ids.fake() for _ in payloads]
+        if len(payloads) >= nbscript.MIN_OBJECTS and self._runner() is not None:
+            return self._by_script(kind, payloads)
         import pynetbox  # lazy: the optional netbox extra
         import requests  # lazy: the optional netbox extra
 
@@ -144,8 +159,16 @@ class Pusher:
         t0 = time.perf_counter()
 
         def post(chunk: list[dict[str, Any]]) -> list[int]:
-            got = endpoint.create(chunk if self.batch > 1 else chunk[0])
-            return [m.id for m in (got if isinstance(got, list) else [got])]
+            for attempt in range(1, DEADLOCK_TRIES + 1):
+                try:
+                    got = endpoint.create(chunk if self.batch > 1 else chunk[0])
+                    return [m.id for m in (got if isinstance(got, list) else [got])]
+                except pynetbox.RequestError as exc:
+                    if attempt == DEADLOCK_TRIES or not deadlocked(exc):
+                        raise
+                    self.say(f"{kind}: PostgreSQL broke a deadlock between two list POSTs; sending the batch again")
+                    time.sleep(0.5 * attempt)
+            raise AssertionError("unreachable")
 
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             queue = iter(range(len(chunks)))
@@ -176,6 +199,31 @@ class Pusher:
             self.r.created[kind] -= len(payloads) - done_n
             raise request_error(failed, f"creating {kind}") from None
         return [i for ids in made for i in ids or []]
+
+    def _runner(self) -> nbscript.Runner | None:
+        if self.choose is not None:
+            self.script, self.choose = self.choose(), None
+            self.r.path = "script" if self.script is not None else "list"
+        return self.script
+
+    def _by_script(self, kind: str, payloads: list[dict[str, Any]]) -> list[int]:
+        """``payloads`` through the server's script, a job of nbscript.BATCH at a time: each job one
+        transaction, so NetBox holds whole jobs and the count says how many."""
+        assert self.script is not None
+        done = [0]
+
+        def progress(n: int) -> None:
+            done[0] += n
+            self.say(f"{kind}: {done[0]:,} of {len(payloads):,} created (NetBox's RQ worker)")
+
+        t0 = time.perf_counter()
+        try:
+            return self.script.create(kind, payloads, progress)
+        except BomError:
+            self.r.created[kind] -= len(payloads) - done[0]
+            raise
+        finally:
+            self.r.seconds[kind] += time.perf_counter() - t0
 
     def _read(self, endpoint: Any, **filters: Any) -> list[Any]:
         import pynetbox  # lazy: the optional netbox extra
@@ -531,14 +579,45 @@ class Pusher:
                 raise request_error(exc, "completing a cable") from None
 
 
+def deadlocked(exc: Exception) -> bool:
+    """Whether NetBox refused a request because PostgreSQL aborted its transaction to break a deadlock."""
+    req = getattr(exc, "req", None)
+    if req is None or getattr(req, "status_code", None) != 500:
+        return False
+    try:
+        return "deadlock detected" in str(req.text)
+    except (AttributeError, UnicodeDecodeError):
+        return False
+
+
 def plan_objects(model: Model, catalog: Catalog | None) -> tuple[Inventory, list[Cable]]:
     cables: list[Cable] = []
     inv = collect(model, catalog, cables.append)
     return inv, cables
 
 
+def choose_path(nb: Any, path: str, install: bool, say: Callable[[str], None]) -> nbscript.Runner | None:
+    """The script's runner when the server offers the script path (and ``path`` allows it), else None:
+    list POSTs. With ``install`` the script is uploaded first when the server lacks this version."""
+    if path == "list":
+        return None
+    offer, rec = nbscript.offer(nb)
+    if install and offer.version != nbscript.VERSION:
+        nbscript.install(nb, rec)
+        offer, rec = nbscript.offer(nb)
+    how, why = nbscript.choose(path, offer)
+    say(f"push path: {why}")
+    return nbscript.Runner(nb, say) if how == "script" else None
+
+
 def push(nb: Any, model: Model, catalog: Catalog | None, *, dry_run: bool = False, batch: int = BATCH,
-         workers: int = WORKERS, say: Callable[[str], None] | None = None) -> Result:
+         workers: int = WORKERS, say: Callable[[str], None] | None = None, path: str = "list",
+         install_script: bool = False) -> Result:
+    """``path``: ``auto`` (the fastest the server offers), ``script`` or ``list`` (bom/netbox/script.py)."""
     inv, cables = plan_objects(model, catalog)
     inv.for_release(release_of(nb))   # InfiniBand 4X and 2X ports as the server's release names them
-    return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, workers=workers, say=say).run()
+    def choose() -> nbscript.Runner | None:
+        return choose_path(nb, path, install_script, say or (lambda _m: None))
+
+    return Pusher(nb, inv, cables, dry_run=dry_run, batch=batch, workers=workers, say=say,
+                  choose=None if dry_run else choose).run()

@@ -15,10 +15,11 @@ against one NetBox.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,44 @@ def clean(nb: Any, st: dict[str, str]) -> None:
             ep.delete(ids)
     if tags:
         nb.extras.tags.delete([t.id for t in tags])
+
+
+@contextlib.contextmanager
+def rq_worker(st: Mapping[str, str]) -> Iterator[None]:
+    """NetBox's RQ worker for the script path: the one netbox-up.sh started (BOM_NETBOX_SERVER=gunicorn),
+    else one started here on the server's own configuration and stopped by its PID afterwards (the
+    default runserver NetBox has none). Skips when this checkout did not start the NetBox (no venv or
+    root to start one from)."""
+    import subprocess
+    import time
+
+    import pytest
+
+    from bom.netbox import client
+
+    def running() -> int:
+        nb = client.connect(st["NETBOX_URL"], st["NETBOX_TOKEN"])
+        return int(nb.clusterbom_rq_workers)
+
+    if running():
+        yield
+        return
+    if not st.get("NETBOX_VENV") or not st.get("NETBOX_ROOT"):
+        pytest.skip("the NetBox has no RQ worker and this checkout did not start it (no venv to start one from)")
+    proc = subprocess.Popen([f"{st['NETBOX_VENV']}/bin/netbox", "rqworker", "high", "default", "low"],
+                            env={**os.environ, "NETBOX_ROOT": st["NETBOX_ROOT"]}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180   # a Django start: 15-20 s on an idle machine
+        while not running():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("NetBox's RQ worker did not start (netbox rqworker)")
+            time.sleep(2)
+        yield
+    finally:
+        proc.terminate()   # by its PID: only the worker started here
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -152,6 +152,35 @@ def test_push_reads_back_as_planned_and_a_second_push_creates_nothing(nb, run, s
     assert run("diff", scenario).exit_code == 0
 
 
+def test_the_script_path_makes_the_same_objects_with_their_change_records(nb, st, run, tmp_path):
+    """The clusterbom_bulk script (uploaded through the API, run by NetBox's RQ worker as the token's
+    user) makes the pod's modules and cables: read back as planned, tagged, each with its change record
+    by that user; a second push matches everything (bom/netbox/script.py)."""
+    scenario = tmp_path / "script.yaml"
+    scenario.write_text(POD.read_text().replace("name: nb-pod8", "name: nb-script"))
+    model, inv, cables = _plan(scenario)
+    live.purge(nb, inv.sites)
+    with live.rq_worker(st):
+        r = run("push", scenario, "--path", "script", "--install-script", "--json")
+        assert r.exit_code == 0, r.output
+        first = json.loads(r.stdout)
+        assert first["path"] == "script"
+        assert first["created"]["cables"] == len(cables) and first["created"]["modules"] == len(inv.modules)
+        assert _counts(nb, inv) == _want(model, inv) and _modules(nb, inv) == inv.modules
+        ids = [s.id for s in nb.dcim.sites.filter(name=inv.sites)]
+        made = [c.id for c in nb.dcim.cables.filter(site_id=ids, tag=inv.tag)]
+        assert len(made) == len(cables)
+        changes = list(nb.core.object_changes.filter(changed_object_type="dcim.cable", action="create",
+                                                     changed_object_id=made))
+        assert len(changes) == len(cables)
+        assert {c.user_name for c in changes} == {st.get("NETBOX_USER", "bom-admin")}
+        again = json.loads(run("push", scenario, "--path", "script", "--json").stdout)
+        assert again["path"] == "script" and sum(again["created"].values()) == 0
+        assert again["matched"]["cables"] == len(cables)
+    assert run("diff", scenario).exit_code == 0
+    live.purge(nb, inv.sites)
+
+
 def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):
     model, inv, cables = _plan(POD)
     if run("diff", POD).exit_code != 0:
