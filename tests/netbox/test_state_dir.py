@@ -169,22 +169,30 @@ def _sleeper() -> subprocess.Popen[bytes]:
 @pytest.mark.parametrize("mine", [False, True], ids=["another-checkouts-left-alone", "this-checkouts-stopped"])
 def test_netbox_down_stops_only_this_checkouts_netbox(tmp_path, mine):
     folder = tmp_path / "nb"
-    proc = _sleeper()
+    proc, rq = _sleeper(), _sleeper()   # the web server and (BOM_NETBOX_SERVER=gunicorn) the RQ worker
     try:
         path = write_state(folder, live.CHECKOUT if mine else "/elsewhere/clusterbom", "http://127.0.0.1:9")
-        path.write_text(path.read_text() + f"WEB_PID={proc.pid}\nREDIS_PID={proc.pid}\n")
+        path.write_text(path.read_text() + f"WEB_PID={proc.pid}\nREDIS_PID={proc.pid}\nRQ_PID={rq.pid}\n")
         r = subprocess.run(["bash", str(SCRIPTS / "netbox-down.sh")], capture_output=True, text=True, timeout=60,
                            env={**os.environ, "BOM_NETBOX_DIR": str(folder)})
         if mine:
             assert r.returncode == 0, r.stderr
-            assert proc.wait(timeout=10) != 0 and not folder.exists()
+            assert proc.wait(timeout=10) != 0 and rq.wait(timeout=10) != 0 and not folder.exists()
         else:
             assert r.returncode == 1 and "belongs to /elsewhere/clusterbom" in r.stderr, r.stderr
-            assert proc.poll() is None and path.is_file()
+            assert proc.poll() is None and rq.poll() is None and path.is_file()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+        for p in (proc, rq):
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+
+def test_netbox_up_refuses_a_server_it_does_not_know_before_starting_anything(tmp_path):
+    r = subprocess.run(["bash", str(SCRIPTS / "netbox-up.sh")], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "BOM_NETBOX_DIR": str(tmp_path / "nb"), "BOM_NETBOX_SERVER": "uwsgi"})
+    assert r.returncode == 2 and "give runserver (the default) or gunicorn" in r.stderr, r.stderr
+    assert not (tmp_path / "nb").exists()
 
 
 @pytest.mark.slow   # a pytest of its own over the live module: about 3 s (the checks above are the fast loop's)
