@@ -112,12 +112,14 @@ class Offer:
     version: str = ""
     runnable: bool = False
     rq_workers: int = 0
+    visible: bool = True   # False: NetBox refused the token's user a look at its scripts (HTTP 403)
 
 
 def choose(path: str, offer: Offer) -> tuple[str, str]:
     """The push's path, ``script`` or ``list``, and why. ``auto`` takes the script when the server offers it
     whole; ``script`` insists (a BomError saying what is missing); ``list`` never uses it."""
-    missing = ("the clusterbom_bulk script is not installed (bom netbox push --install-script uploads it)"
+    missing = ("the token's user may not read NetBox's scripts" if not offer.visible else
+               "the clusterbom_bulk script is not installed (bom netbox push --install-script uploads it)"
                if not offer.version else
                f"the installed clusterbom_bulk script is version {offer.version}, this clusterbom's is {VERSION} "
                "(--install-script replaces it)" if offer.version != VERSION else
@@ -153,8 +155,8 @@ def _json(nb: Any, method: str, path: str, what: str, ok: tuple[int, ...] = (200
     from bom.netbox.client import describe, request_error
 
     resp = nb.http_session.request(method, _url(nb, path), headers=_headers(nb), **kw)
-    if resp.status_code == 404 and 404 in ok:
-        return None
+    if resp.status_code in (403, 404) and resp.status_code in ok:
+        return resp.status_code   # refused a look, or absent: the caller's to read
     if resp.status_code not in ok:
         raise request_error(_RefusedError(resp), what)
     try:
@@ -174,8 +176,10 @@ class _RefusedError(Exception):
 
 def offer(nb: Any) -> tuple[Offer, Any]:
     """What this server offers, and the script's record (None when it is not installed)."""
-    rec = _json(nb, "GET", f"extras/scripts/{NAME}/", "reading the clusterbom_bulk script", ok=(200, 404))
+    rec = _json(nb, "GET", f"extras/scripts/{NAME}/", "reading the clusterbom_bulk script", ok=(200, 403, 404))
     workers = int(getattr(nb, "clusterbom_rq_workers", 0) or 0)
+    if rec == 403:   # the token's user may not see scripts
+        return Offer(rq_workers=workers, visible=False), None
     if not isinstance(rec, dict):
         return Offer(rq_workers=workers), None
     return Offer(version_of(str(rec.get("description") or "")), bool(rec.get("is_executable")), workers), rec

@@ -180,3 +180,33 @@ def test_a_batch_postgresql_aborted_to_break_a_deadlock_is_sent_again(monkeypatc
     with pytest.raises(BomError):   # a deadlock every time: refused after DEADLOCK_TRIES
         Pusher(None, Inventory(scenario="s"), [])._create(  # type: ignore[arg-type]
             "modules", Deadlocking(times=pu.DEADLOCK_TRIES), [{}])
+
+
+class Looking:
+    """NetBox answering the script's read with ``status``."""
+
+    base_url, token, clusterbom_rq_workers = "http://netbox.invalid/api", "nbt_a.b", 1
+
+    def __init__(self, status: int, body: Any = None) -> None:
+        self.http_session = self
+        self.status, self.body = status, body
+
+    def request(self, method: str, url: str, **kw: Any) -> Answer:
+        return Answer(self.status, self.body)
+
+
+@pytest.mark.parametrize(("status", "body", "why"), [
+    (404, {"detail": "Not found."}, "not installed"),
+    (403, {"detail": "no"}, "may not read"),
+    (200, {"id": 3, "description": "clusterbom bulk create, version 0", "is_executable": True}, "version 0"),
+])
+def test_what_the_server_offers_is_read_from_the_script_and_auto_falls_back(status, body, why):
+    offer, _ = nbscript.offer(Looking(status, body))
+    how, said = nbscript.choose("auto", offer)
+    assert how == "list" and why in said
+
+
+def test_a_current_runnable_script_with_a_worker_is_taken():
+    body = {"id": 3, "description": f"clusterbom bulk create, version {nbscript.VERSION}", "is_executable": True}
+    offer, rec = nbscript.offer(Looking(200, body))
+    assert offer == WHOLE and rec == body and nbscript.choose("auto", offer)[0] == "script"
