@@ -44,6 +44,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
                               "netbox push", "netbox diff"),
     "bom/costing/compare.py": ("compare",),
     "bom/netbox/client.py": ("netbox push", "netbox diff"),
+    "bom/netbox/script.py": ("netbox push",),   # the push's paths: --path, --install-script
     # write_all (bom/cli _write, verify), write_plan (cables), the NetBox export's files.
     "bom/outputs/publish.py": ("build", "verify", "cables", "compare", "topology", "netbox export"),
     "bom/outputs/writers/ibsim.py": ("topology",),

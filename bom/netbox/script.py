@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bom.errors import BomError, redact
+from bom.netbox.client import describe, request_error
 
 #: Bumped when SOURCE changes: a server holding another version gets this one (install) or is not used.
 VERSION = "1"
@@ -152,8 +153,6 @@ def _headers(nb: Any) -> dict[str, str]:
 
 
 def _json(nb: Any, method: str, path: str, what: str, ok: tuple[int, ...] = (200, 201), **kw: Any) -> Any:
-    from bom.netbox.client import describe, request_error
-
     resp = nb.http_session.request(method, _url(nb, path), headers=_headers(nb), **kw)
     if resp.status_code in (403, 404) and resp.status_code in ok:
         return resp.status_code   # refused a look, or absent: the caller's to read
