@@ -74,8 +74,9 @@ class Result:
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     dry_run: bool = False
-    #: how the push created its larger kinds: "list" (list POSTs) or "script" (bom/netbox/script.py)
-    path: str = "list"
+    #: how the push created its kinds of nbscript.MIN_OBJECTS or more: "list" (list POSTs) or "script"
+    #: (bom/netbox/script.py); None when it created none (the server's offer is then never read)
+    path: str | None = None
 
     def differ(self, kind: str, note: str) -> None:
         self.differs[kind] += 1

@@ -138,7 +138,22 @@ def test_the_pusher_sends_many_objects_through_the_script_and_a_few_by_list_post
     assert p._create("cables", ep, [{}] * nbscript.MIN_OBJECTS) == list(range(nbscript.MIN_OBJECTS))
     assert p._create("sites", ep, [{}] * 2) == [0, 1]
     assert runner.kinds == [("cables", nbscript.MIN_OBJECTS)] and len(ep.posts) == 1
+    assert p.r.path is None   # given a runner, not a choice: the push sets the path when it chooses
     assert p.r.created == {"cables": nbscript.MIN_OBJECTS, "sites": 2}
+
+
+def test_the_path_is_chosen_once_when_a_kind_first_has_enough_objects():
+    asked: list[int] = []
+    runner, ep = FakeRunner(), Endpoint()
+    p = Pusher(None, Inventory(scenario="s"), [], choose=lambda: asked.append(1) or runner)  # type: ignore[arg-type]
+    p._create("sites", ep, [{}] * 2)
+    assert asked == [] and p.r.path is None   # a few objects: list POSTs, the offer not read
+    p._create("cables", ep, [{}] * nbscript.MIN_OBJECTS)
+    p._create("modules", ep, [{}] * nbscript.MIN_OBJECTS)
+    assert asked == [1] and p.r.path == "script" and [k for k, _ in runner.kinds] == ["cables", "modules"]
+    q = Pusher(None, Inventory(scenario="s"), [], choose=lambda: None)  # type: ignore[arg-type]
+    q._create("cables", ep, [{}] * nbscript.MIN_OBJECTS)
+    assert q.r.path == "list" and len(ep.posts) == 2
 
 
 def _refused(status: int, text: str) -> Exception:
