@@ -101,6 +101,30 @@ def _joined(columns: list[list[str]], rows: int) -> list[str]:
     return list(map("".join, zip(*columns, strict=True)))
 
 
+class SharedStrings(dict[str, int]):
+    """The workbook's repeated text, each value once by first use (xl/sharedStrings.xml): a cell of a
+    part number or a device name is its index, not its text, and the sheet's XML a third smaller
+    (less to join, encode and deflate). The columns of a value of its own a row stay inline strings,
+    so what is held is the distinct values of the others (devices, racks, ports, parts)."""
+
+    def cell(self, value: str) -> str:
+        i = self.get(value)
+        if i is None:
+            i = self[value] = len(self)
+        # A value that looks like a formula is stored as text with a quote prefix (style 2).
+        return f'<c t="s" s="2"><v>{i}</v></c>' if is_formula_like(value) else f'<c t="s"><v>{i}</v></c>'
+
+    def xml(self) -> str:
+        return (f'{_HEAD}<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+                f'uniqueCount="{len(self)}">{"".join(map(_item, self))}</sst>')
+
+
+def _item(value: str) -> str:
+    text = escape(_ILLEGAL.sub("\ufffd", value)[:32767])
+    space = ' xml:space="preserve"' if text != text.strip() else ""
+    return f"<si><t{space}>{text}</t></si>"
+
+
 class _Cells(dict[Cell, str]):
     """One column's cell XML by value, made on first sight (most values of a plan repeat: parts,
     roles, racks, devices, ports). A cache a column, as the values of one column are of one type: a
@@ -111,8 +135,12 @@ class _Cells(dict[Cell, str]):
 
     KEEP = 50_000
 
+    def __init__(self, strings: SharedStrings) -> None:
+        super().__init__()
+        self.strings = strings
+
     def __missing__(self, v: Cell) -> str:
-        c = _cell(v)
+        c = self.strings.cell(str(v)) if isinstance(v, str) and v else _cell(v)
         if len(self) >= self.KEEP:
             self.clear()
         self[v] = c
@@ -132,11 +160,11 @@ def _info(name: str, zf: zipfile.ZipFile) -> zipfile.ZipInfo:
 
 class _Sheet:
     def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float],
-                 unique: int = 0, last: int = 0) -> None:
+                 strings: SharedStrings, unique: int = 0, last: int = 0) -> None:
         self.fh = zf.open(_info(f"xl/worksheets/sheet{index}.xml", zf), "w", force_zip64=True)
         self.unique = unique   # the first columns hold a value of their own on each row
         self.last = len(header) - last   # and the columns from here on (each end's label)
-        self.cells = [_Cells() for _ in range(unique, self.last)]
+        self.cells = [_Cells(strings) for _ in range(unique, self.last)]
         self.rows = 1
         self.columns = len(header)
         cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
@@ -173,6 +201,7 @@ class StreamingWorkbook:
     def __init__(self, fh: IO[bytes]) -> None:
         self.zf = zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
         self.names: list[str] = []
+        self.strings = SharedStrings()
         self.current: _Sheet | None = None
 
     def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0,
@@ -182,7 +211,7 @@ class StreamingWorkbook:
         if self.current is not None:
             self.current.close()
         self.names.append(name)
-        self.current = _Sheet(self.zf, len(self.names), header, widths, unique, last)
+        self.current = _Sheet(self.zf, len(self.names), header, widths, self.strings, unique, last)
         return self.current
 
     def _part(self, name: str, text: str) -> None:
@@ -201,17 +230,17 @@ class StreamingWorkbook:
             self.current.close()
             self.current = None
         n = len(self.names)
-        sheet_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
-        overrides = "".join(f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{sheet_type}"/>'
+        part = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+        overrides = "".join(f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{part}.worksheet+xml"/>'
                             for i in range(1, n + 1))
+        if self.strings:
+            overrides += f'<Override PartName="/xl/sharedStrings.xml" ContentType="{part}.sharedStrings+xml"/>'
         self._part("[Content_Types].xml", _HEAD + (
             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
             '<Default Extension="xml" ContentType="application/xml"/>'
-            '<Override PartName="/xl/workbook.xml" '
-            'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-            '<Override PartName="/xl/styles.xml" '
-            'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
+            f'<Override PartName="/xl/workbook.xml" ContentType="{part}.sheet.main+xml"/>'
+            f'<Override PartName="/xl/styles.xml" ContentType="{part}.styles+xml"/>'
             f'{overrides}</Types>'))
         rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
         self._part("_rels/.rels", _HEAD + (
@@ -222,8 +251,12 @@ class StreamingWorkbook:
         self._part("xl/workbook.xml", f"{_HEAD}<workbook {_NS}><sheets>{sheets}</sheets></workbook>")
         rels = "".join(f'<Relationship Id="rId{i}" Type="{rel}/worksheet" Target="worksheets/sheet{i}.xml"/>'
                        for i in range(1, n + 1))
+        if self.strings:
+            rels += f'<Relationship Id="rId{n + 2}" Type="{rel}/sharedStrings" Target="sharedStrings.xml"/>'
         self._part("xl/_rels/workbook.xml.rels", _HEAD + (
             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
             f'{rels}<Relationship Id="rId{n + 1}" Type="{rel}/styles" Target="styles.xml"/></Relationships>'))
+        if self.strings:
+            self._part("xl/sharedStrings.xml", self.strings.xml())
         self._part("xl/styles.xml", _STYLES)
         self.zf.close()

@@ -70,6 +70,32 @@ def test_workbook_writes_each_number_as_its_own_column_has_it(tmp_path, monkeypa
     assert rows[6] == ("C6", 5.0, 5, "L6")
 
 
+def test_repeated_text_is_written_once_and_each_id_inline(tmp_path):
+    """The columns that repeat hold an index into xl/sharedStrings.xml (each value once, in the order
+    first met); a value that looks like a formula keeps its quote prefix (style 2); text with spaces
+    or markup reads back as it was; the columns of a value of their own a row stay inline strings."""
+    import zipfile
+
+    path = tmp_path / "w.xlsx"
+    with path.open("wb") as fh:
+        wb = StreamingWorkbook(fh)
+        wb.sheet("Cabling", ("id", "part", "via", "n"), (10,) * 4, unique=1).append(
+            [(f"C{i}", "MFP7E30-N005", ["=1+1", " pad ", "a & <b>"][i % 3], i) for i in range(6)])
+        wb.sheet("Racks", ("part",), (10,)).append([("MFP7E30-N005",), ("x\x01",)])
+        wb.close()
+    zf = zipfile.ZipFile(path)
+    xml, shared = (zf.read(f"xl/{p}.xml").decode() for p in ("worksheets/sheet1", "sharedStrings"))
+    assert shared.count("<si>") == 5 and shared.count("MFP7E30-N005") == 1
+    assert '<t xml:space="preserve"> pad </t>' in shared and "a &amp; &lt;b&gt;" in shared
+    assert xml.count('<c t="s" s="2"><v>1</v></c>') == 2 and '<c t="inlineStr"><is><t>C5</t></is></c>' in xml
+    book = openpyxl.load_workbook(path)
+    rows = list(book["Cabling"].iter_rows(min_row=2, values_only=True))
+    assert rows[:3] == [("C0", "MFP7E30-N005", "=1+1", 0), ("C1", "MFP7E30-N005", " pad ", 1),
+                        ("C2", "MFP7E30-N005", "a & <b>", 2)]
+    assert book["Cabling"]["C2"].data_type == "s" and book["Cabling"]["C2"].quotePrefix
+    assert [c.value for c in book["Racks"]["A"]] == ["part", "MFP7E30-N005", "x\ufffd"]
+
+
 @pytest.mark.slow   # starts LibreOffice
 def test_h100_plan_workbook_matches_the_csv_and_opens_in_libreoffice(catalog, tmp_path):
     sc, src = load_scenario(H100_FULL)
