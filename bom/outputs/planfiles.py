@@ -154,7 +154,9 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         if racks is not None:
             header, rack_rows = racks
             # The workbook's Racks sheet takes each chunk the CSV writer takes (one zip write a chunk).
-            rack_sheet = book.sheet("Racks", header, [14] * len(header)) if book is not None else None
+            # A device is on one row of the elevations: its name is not worth sharing or caching.
+            rack_sheet = (book.sheet("Racks", header, [14] * len(header), own=(header.index("device"),))
+                          if book is not None else None)
             write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10),
                       also=rack_sheet.append if rack_sheet is not None else None)
         for t in texts:

@@ -2,9 +2,11 @@
 
 openpyxl's write-only mode makes a cell object per value (about 50,000 cells a second here,
 so a 35-column plan of a million rows would take over ten minutes); a plan sheet needs none of
-its features, so this writes the SpreadsheetML itself: inline strings, numbers, a bold frozen
-header row with a filter, column widths, fixed zip dates (byte-identical output). openpyxl and
-LibreOffice read it back (tests/writers/test_cables.py). Only formatting: rows come from the plan.
+its features, so this writes the SpreadsheetML itself: shared strings for the columns that repeat,
+inline strings for those of a value of their own a row (ids, labels), numbers, a bold frozen
+header row with a filter, column widths, fixed zip dates (byte-identical output), each chunk of
+rows as one template of its own columns. openpyxl and LibreOffice read it back
+(tests/outputs/writers/test_cables.py). Only formatting: rows come from the plan.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import re
 import zipfile
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import IO
 from xml.sax.saxutils import escape
 
@@ -84,25 +87,34 @@ def _cell(v: Cell) -> str:
 _EDGES = re.compile("\x00[=+\\-@ \uff1d\uff0b\uff0d\uff20]| \x00")
 
 
+def _plain(values: list[Cell]) -> bool:
+    """Are all of ``values`` text that :func:`_text_cell` writes as it is (checked as one string)?"""
+    if not values or set(map(type, values)) != {str}:
+        return False
+    text = "".join(values)   # type: ignore[arg-type]
+    return not (not text.isprintable() or "&" in text or "<" in text or ">" in text
+                or _EDGES.search("\x00" + "\x00".join(values) + "\x00"))   # type: ignore[arg-type]
+
+
 def _texts(values: list[Cell]) -> list[str]:
     """The cells of a column's values, as :func:`_cell` makes each: where all are plain text (a
     plan's ids and labels), checked as one string and written as they are."""
-    if not values or set(map(type, values)) != {str}:
-        return list(map(_cell, values))
-    text = "".join(values)   # type: ignore[arg-type]
-    if (not text.isprintable() or "&" in text or "<" in text or ">" in text
-            or _EDGES.search("\x00" + "\x00".join(values) + "\x00")):   # type: ignore[arg-type]
+    if not _plain(values):
         return list(map(_cell, values))
     return [f'<c t="inlineStr"><is><t>{v}</t></is></c>' if v else "<c/>" for v in values]
 
 
-def _joined(columns: list[list[str]], rows: int) -> list[str]:
-    """Each row's cells of ``columns``, joined."""
-    if not columns:
-        return [""] * rows
-    if len(columns) == 1:
-        return columns[0]
-    return list(map("".join, zip(*columns, strict=True)))
+_INLINE = '<c t="inlineStr"><is><t>%s</t></is></c>'
+
+
+def _slot(values: list[Cell]) -> tuple[str, list[Cell] | None]:
+    """A column of a value of its own a row in a row's template: a cell around each value where all are
+    plain text, no value where all are empty (``<c/>``), else each value's cell."""
+    if not any(values) and set(map(type, values)) == {str}:
+        return "<c/>", None
+    if all(values) and _plain(values):
+        return _INLINE, values
+    return "%s", _texts(values)   # type: ignore[return-value]
 
 
 class SharedStrings(dict[str, int]):
@@ -133,8 +145,8 @@ class _Cells(dict[Cell, str]):
     """One column's cell XML by value, made on first sight (most values of a plan repeat: parts,
     roles, racks, devices, ports). A cache a column, as the values of one column are of one type: a
     shared one would hand a rail of 5 the XML of an earlier length of 5.0 (equal keys). Columns of
-    one value per row (cable ids, labels, each end's label) never come here. Past :attr:`KEEP`
-    values a column starts again (the plan walks a site at a time, so the devices and racks of the
+    one value per row (cable ids, labels, each end's label, an elevation's device) never come here.
+    Past :attr:`KEEP` values a column starts again (the plan walks a site at a time, so the devices and racks of the
     site being written are the ones that repeat); what is cached never changes what is written."""
 
     KEEP = 50_000
@@ -164,15 +176,23 @@ def _info(name: str) -> zipfile.ZipInfo:
 
 class _Sheet:
     def __init__(self, zf: zipfile.ZipFile, index: int, header: Sequence[str], widths: Sequence[float],
-                 strings: SharedStrings, unique: int = 0, last: int = 0) -> None:
+                 strings: SharedStrings, own: frozenset[int] = frozenset()) -> None:
         self.fh = zf.open(_info(f"xl/worksheets/sheet{index}.xml"), "w", force_zip64=True)
         # The sheet deflated by ISA-L (same format, 5x zlib's speed at level 1 on plan XML, 6 % bigger):
         # at 100k GPUs deflate was a third of the workbook's cost. The zip entry, its CRC and sizes stay
         # zipfile's; the small parts keep zlib.
         self.fh._compressor = isal_zlib.compressobj(LEVEL, isal_zlib.DEFLATED, -15)   # type: ignore[attr-defined]
-        self.unique = unique   # the first columns hold a value of their own on each row
-        self.last = len(header) - last   # and the columns from here on (each end's label)
-        self.cells = [_Cells(strings) for _ in range(unique, self.last)]
+        # The columns of a value of their own a row (ids, labels), each alone, and the runs of the others
+        # between them ((start, end), each column with its cache).
+        self.parts: list[int | tuple[int, int]] = []
+        for j in range(len(header)):
+            if j in own:
+                self.parts.append(j)
+            elif self.parts and isinstance(self.parts[-1], tuple):
+                self.parts[-1] = (self.parts[-1][0], j + 1)
+            else:
+                self.parts.append((j, j + 1))
+        self.cells = [_Cells(strings) for _ in header]
         self.rows = 1
         self.columns = len(header)
         cols = "".join(f'<col min="{i}" max="{i}" width="{w}" customWidth="1"/>' for i, w in enumerate(widths, 1))
@@ -185,17 +205,23 @@ class _Sheet:
         self.fh.write(text.encode("utf-8"))
 
     def append(self, rows: Iterable[tuple[Cell, ...]]) -> None:
-        cell, cells = dict.__getitem__, self.cells   # each column's cache (its __missing__ makes a miss)
         rows = rows if isinstance(rows, list) else list(rows)
-        u, last, n = self.unique, self.last, self.columns
-        # The columns of a value of its own a row (ids, labels) are made a column of a chunk at a time.
-        heads = _joined([_texts([row[j] for row in rows]) for j in range(u)], len(rows))
-        tails = _joined([_texts([row[j] for row in rows]) for j in range(last, n)], len(rows))
-        r = self.rows
-        self._write("".join([f'<row r="{i}">{h}{"".join(map(cell, cells, row[u:last]))}{t}</row>'
-                             for i, h, row, t in zip(range(r + 1, r + 1 + len(rows)), heads, rows, tails,
-                                                     strict=True)]))
+        if not rows:
+            return
+        # A template of the chunk's rows: a column of a value of its own a row gives it a slot (its text
+        # where all is plain), a run of the others a slot for their cached cells, joined a row at a time.
+        slots = [_slot(list(map(itemgetter(p), rows))) if isinstance(p, int) else ("%s", self._run(rows, *p))
+                 for p in self.parts]
+        row, r = '<row r="%d">' + "".join(t for t, _ in slots) + "</row>", self.rows
+        self._write("".join(map(row.__mod__, zip(range(r + 1, r + 1 + len(rows)),
+                                                 *(v for _, v in slots if v is not None), strict=True))))
         self.rows = r + len(rows)
+
+    def _run(self, rows: list[tuple[Cell, ...]], start: int, end: int) -> list[str]:
+        """Each row's cells of columns ``start`` to ``end``, from each column's cache (its __missing__
+        makes a miss)."""
+        cell, cells = dict.__getitem__, self.cells[start:end]
+        return ["".join(map(cell, cells, row[start:end])) for row in rows]
 
     def close(self) -> None:
         last = _column(self.columns - 1)
@@ -213,13 +239,16 @@ class StreamingWorkbook:
         self.current: _Sheet | None = None
 
     def sheet(self, name: str, header: Sequence[str], widths: Sequence[float], unique: int = 0,
-              last: int = 0) -> _Sheet:
+              last: int = 0, own: Iterable[int] = ()) -> _Sheet:
         """A new sheet; ``unique``: how many leading columns hold a value of their own on each row,
-        ``last`` how many trailing ones do."""
+        ``last`` how many trailing ones do, ``own`` which others do (0-based). Those are written as
+        inline strings; the others' text is shared (held once each, and cached as cells)."""
         if self.current is not None:
             self.current.close()
         self.names.append(name)
-        self.current = _Sheet(self.zf, len(self.names), header, widths, self.strings, unique, last)
+        n = len(header)
+        mine = frozenset([*range(unique), *range(n - last, n), *own])
+        self.current = _Sheet(self.zf, len(self.names), header, widths, self.strings, mine)
         return self.current
 
     def _part(self, name: str, text: str) -> None:

@@ -96,6 +96,29 @@ def test_repeated_text_is_written_once_and_each_id_inline(tmp_path):
     assert [c.value for c in book["Racks"]["A"]] == ["part", "MFP7E30-N005", "x\ufffd"]
 
 
+def test_columns_of_their_own_anywhere_read_back_as_each_cell_would(tmp_path):
+    """A chunk is one template: a column of a value of its own a row (first, last or between shared
+    ones, as an elevation's device) is a slot of its plain text, a ``<c/>`` where all of it is empty,
+    else each value's own cell (a formula-like start, markup, a number, an empty one among others)."""
+    import zipfile
+
+    from bom.outputs.writers.cabling_xlsx import _cell
+
+    rows = [(f"C{i}", "leaf", f"dev-{i}", ["", "x"][i % 2], ["=1", "a<b", 3, ""][i % 4], "", "p1") for i in range(8)]
+    path = tmp_path / "w.xlsx"
+    with path.open("wb") as fh:
+        wb = StreamingWorkbook(fh)
+        wb.sheet("S", ("id", "role", "device", "some", "mixed", "none", "port"), (10,) * 7, unique=1, last=1,
+                 own=(2, 3, 4, 5)).append(rows)
+        wb.close()
+    xml = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
+    assert ('<row r="2"><c t="inlineStr"><is><t>C0</t></is></c><c t="s"><v>0</v></c>'
+            f'<c t="inlineStr"><is><t>dev-0</t></is></c><c/>{_cell("=1")}<c/><c t="inlineStr"><is><t>p1</t></is></c>'
+            "</row>") in xml
+    back = list(openpyxl.load_workbook(path)["S"].iter_rows(min_row=2, values_only=True))
+    assert back == [tuple(v if v != "" else None for v in r) for r in rows]
+
+
 @pytest.mark.slow   # starts LibreOffice
 def test_h100_plan_workbook_matches_the_csv_and_opens_in_libreoffice(catalog, tmp_path):
     sc, src = load_scenario(H100_FULL)
