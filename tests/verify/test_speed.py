@@ -8,8 +8,11 @@ own process, are the benchmark's (python3 -m benchmarks.bench_verify 100k) and t
 there verifying takes 0.6 to 0.7 times the plan's CPU time (0.9 to 1.5 before the change). At
 16k GPUs the two are about even, before the change and after (the plan's writers cost less a row
 at this size), so this test does not tell the two apart: it checks the benchmark's steps find
-exactly what was changed, and holds verifying to half as much again as writing, which a gross
-slip (a walk over every pair per file, a plan held whole) fails and the machine's load does not.
+exactly what was changed, and holds verifying to twice the writing, which a gross slip (a walk
+over every pair per file, a plan held whole) fails and the machine's load does not. (The bound was
+1.5x until the plan's workbook was deflated at its own level and by ISA-L, issue 46: writing the
+plan's files at this size went 1.98 -> 1.54 CPU s, verifying did not change, and the ratio sat at
+1.2-1.4x with 1.6x at a load of 10.)
 """
 
 from __future__ import annotations
@@ -28,4 +31,4 @@ def test_16k_gpus_verified_within_the_time_of_writing_the_plan(tmp_path):
     assert sorted(found["miswired"]) == sorted(made["swapped"])         # type: ignore[arg-type]
     assert found["ok"] == made["rows"] - 30 and found["unexpected"] == 0
     # CPU seconds (the wall clock counts the other processes' turns on a shared machine)
-    assert found["s"][1] <= 1.5 * plan["s"][1], (found["s"], plan["s"])     # type: ignore[index]
+    assert found["s"][1] <= 2.0 * plan["s"][1], (found["s"], plan["s"])     # type: ignore[index]
