@@ -312,13 +312,49 @@ class PlacementLocator:
     def __init__(self, placement: Placement) -> None:
         self.placement = placement
         self.unplaced = Unplaced()
+        self._spans: dict[tuple[str, int], list[_Span]] = {}
 
     def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
-        try:
-            row, rack, u, device = self.placement.names_of(role, site, index)
-        except LimitError:
-            return self.unplaced.where(role, site, index)
-        return names.site(site), f"r{row:02d}", rack, u, device
+        """What :meth:`Placement.names_of` says, from each section's devices worked out once for its
+        copies (a copy of a block stands whole rows after the last: the same positions, U and numbers,
+        its rows shifted), not a section search per device."""
+        spans = self._spans.get((role, site))
+        if spans is None:
+            spans = self._spans[role, site] = _spans(self.placement, role, site)
+        for first, end, per_copy, rows, devices in spans:
+            if index < end:
+                copy, local = divmod(index - first, per_copy)
+                row, pos, u, nth = devices[local]
+                row += copy * rows
+                rack = names.rack(site, row, pos)
+                return names.site(site), f"r{row:02d}", rack, u, names.device(rack, role, nth)
+        return self.unplaced.where(role, site, index)
+
+
+#: A section's devices of one role in one site: (its first index, the index past its last, devices a
+#: copy, rows from one copy to the next, each device of a copy's (row, position, U, number in its rack)).
+_Span = tuple[int, int, int, int, list[tuple[int, int, int, int]]]
+
+
+def _spans(placement: Placement, role: str, site: int) -> list[_Span]:
+    """Every section of ``site`` holding devices of ``role``, in the placement's numbering order
+    (:meth:`Placement.names_of`: its rows and positions from :meth:`Section.spot`, the one rule)."""
+    out: list[_Span] = []
+    first, per = 0, placement.racks_per_row
+    try:
+        sections = placement.site_sections(site)
+    except LimitError:   # no such site: its devices keep unplaced names
+        return out
+    for _, sec, start in sections:
+        n = sec.per_copy(role)
+        if not n:
+            continue
+        devices = [(*sec.spot(start, 0, offset, per), sec.layouts[offset].slots[slot][1], nth)
+                   for (offset, slot), nth in zip(sec.where(role), sec.nth(role), strict=True)]
+        rows = sec.stride(per) // per if sec.copies > 1 else 0
+        out.append((first, first + sec.copies * n, n, rows, devices))
+        first += sec.copies * n
+    return out
 
 
 def cable_rows(model: Model, locator: Locator | None = None) -> Iterator[CableRow]:

@@ -40,6 +40,8 @@ class NodeLeaf(Pattern[FabricLinks]):
             # its cage; dealt whole (planes_by: port) the q-th link is the node's q-th port.
             node_per = fab.node_cage_links
             names = node_port_names(fab.name, p.node_ports * planes // node_per + 1, node_per)
+            # Every node of the copy names its r-th port alike: one end per rail, not one per row.
+            ends = [Fixed(names[q], names[q - q % node_per]) for q in (r * planes + pl for r in range(p.node_ports))]
         start = first + copy * per_copy
         for i in range(start, start + per_copy):
             g, n = divmod(i, p.group_nodes)
@@ -50,9 +52,8 @@ class NodeLeaf(Pattern[FabricLinks]):
                 if sw is None:
                     yield Pair((Layer.NODE, i), (role, leaf))
                     continue
-                q = r * planes + pl
-                yield Pair((Layer.NODE, i), (role, leaf), 1, pl + 1, r + 1 if rails else "",
-                           Fixed(names[q], names[q - q % node_per]), sw.leaf_down(leaf))
+                yield Pair((Layer.NODE, i), (role, leaf), 1, pl + 1, r + 1 if rails else "", ends[r],
+                           sw.leaf_down(leaf))
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:
         # Whether a cage's ports reach one far device (then one copper head may serve them all). One

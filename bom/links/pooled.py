@@ -68,6 +68,7 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
         ps = fab.pooled[ctx.shape]
         ports, planes, role = fab.nic.ports, fab.planes, fab.role(Layer.LEAF)
         names = partial(_node_names, fab.name, ports * planes)
+        ends = [ByModule(names, r * planes + pl) for r in range(ports)]   # alike on every node
         start = first + copy * per_copy
         for d in range(start, start + per_copy):
             for r in range(ports):
@@ -75,8 +76,7 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
                 if sw is None:
                     yield Pair((Layer.NODE, d), (role, leaf))
                 else:
-                    yield Pair((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ByModule(names, r * planes + pl),
-                               sw.leaf_down(leaf))
+                    yield Pair((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ends[r], sw.leaf_down(leaf))
 
     def link(self, ctx: HopContext[PooledLinks]) -> Link:
         fab = ctx.view

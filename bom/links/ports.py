@@ -158,6 +158,12 @@ class Kind:
         self.one = self.runs == 1 and self.bundle != 3
         self.post = (self.b_mod, *self.tail)
 
+    def next_bundle(self) -> str:
+        """The group bundle of the next run (``bundle == 3``: a splitter's or trunk's runs, counted)."""
+        n = self.counter[0]
+        self.counter[0] = n + 1
+        return f"B{self.gid:03d}-{n // self.per_bundle + 1:06d}"
+
 
 #: What makes one link's rows: (kind, plane, rail, lower end's place, port, cage, upper end's place, port, cage).
 Emit = Callable[[Kind, int | str, int | str, Place, str, str, Place, str, str], Sequence[PlanRow]]
@@ -267,7 +273,7 @@ class RowState:
                 k = by_spots.get((a_spot, b_spot))   # type: ignore[assignment]
                 if k is None:
                     k = by_spots[a_spot, b_spot] = kinds[route(a_spot, b_spot, fp)]
-            if count != 1 or not k.one:
+            if count != 1 or k.runs != 1:
                 add(out, k, count, plane, rail, a, a_end, b, b_end)
                 continue
             ap, ac = a_end.at(k.a_key, k.a_per)
@@ -275,8 +281,8 @@ class RowState:
             b0, b1 = b
             bundle = k.bundle
             append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
-                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
-                    *k.head, plane, rail, *a0, ap, k.a_mod, *b0, bp, *k.post))
+                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}" if bundle == 2
+                    else k.next_bundle(), *k.head, plane, rail, *a0, ap, k.a_mod, *b0, bp, *k.post))
 
     def mesh_rows(self, out: list[PlanRow], lower: tuple[str, Iterable[int], Callable[[int], PortEnd]],
                   upper: tuple[str, Iterable[int], Callable[[int], PortEnd]], per: int, plane: int | str,
@@ -323,7 +329,7 @@ class RowState:
         here in one tuple a row, the rest by :meth:`rows`."""
         a_key, a_per, b_key, b_per = k.a_key, k.a_per, k.b_key, k.b_per
         a_at, b_at = a_end.at, b_end.at
-        if not k.one:
+        if k.runs != 1:
             for _ in range(count):
                 ap, ac = a_at(a_key, a_per)
                 bp, bc = b_at(b_key, b_per)
@@ -336,8 +342,8 @@ class RowState:
             ap, ac = a_at(a_key, a_per)
             bp, bc = b_at(b_key, b_per)
             append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
-                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
-                    *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail))
+                    "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}" if bundle == 2
+                    else k.next_bundle(), *head, plane, rail, *a0, ap, a_mod, *b0, bp, b_mod, *tail))
 
     def rows(self, k: Kind, plane: int | str, rail: int | str, a: Place, a_port: str, a_cage: str, b: Place,
              b_port: str, b_cage: str) -> list[PlanRow]:

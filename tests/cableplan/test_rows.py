@@ -571,3 +571,27 @@ def test_the_cycle_collector_check_sees_a_cycle():
         a.append(a)
         del a
     assert gc.collect() > 0
+
+
+def test_placement_locator_names_every_device_as_the_placement_does():
+    """The plan's locator works each section's devices out once for all its copies: it names every
+    device of every role and site (blocks of several rows, the shared racks, each site's own DCI racks)
+    as :meth:`Placement.names_of` does, and past the last one as an unplaced device."""
+    c = {"platform": "gb200-nvl72", "nodes": 109, "switch": None, "topology": "tor", "layers": 3, "over": 2,
+         "su": None, "planes": 1, "storage": True, "oob": True, "per_rack": None, "per_row": 2,
+         "sites": (2, "2 km", "1.6 Tbit/s"), "inband": True}
+    text = scenario_text(c)
+    placement = build_model(scenario_from_text(text), load_text(text, "p.yaml"), _catalog(), None).placement
+    loc, seen = plan.PlacementLocator(placement), 0
+    for site in (1, 2):
+        sections = placement.site_sections(site)
+        assert any(sec.copies > 1 for _, sec, _ in sections) and len(sections) > 2   # copies, shared and own racks
+        for role in sorted({r for _, sec, _ in sections for r in sec.counts}):
+            total = sum(sec.copies * sec.per_copy(role) for _, sec, _ in sections)
+            for i in range(total):
+                row, rack, u, device = placement.names_of(role, site, i)
+                assert loc.where(role, site, i) == (f"s{site}", f"r{row:02d}", rack, u, device)
+                seen += 1
+            assert loc.where(role, site, total) == plan.Unplaced().where(role, site, total)
+    assert loc.where("node", 3, 0) == plan.Unplaced().where("node", 3, 0)
+    assert seen > 200
