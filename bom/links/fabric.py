@@ -17,6 +17,8 @@ from bom.model.hops import HopKind
 from bom.roles import Layer
 from bom.topology.geometry import leaf_of, pod_leaves
 
+new_pair = tuple.__new__
+
 
 class NodeLeaf(Pattern[FabricLinks]):
     """Node ports to their leaves, plane by plane, a placement section's nodes at a time: every plane's
@@ -52,8 +54,9 @@ class NodeLeaf(Pattern[FabricLinks]):
                 if sw is None:
                     yield Pair((Layer.NODE, i), (role, leaf))
                     continue
-                yield Pair((Layer.NODE, i), (role, leaf), 1, pl + 1, r + 1 if rails else "", ends[r],
-                           sw.leaf_down(leaf))
+                # Made as the tuple it is (a Pair's __new__ is a Python call: a tenth of a node's row).
+                yield new_pair(Pair, ((Layer.NODE, i), (role, leaf), 1, pl + 1, r + 1 if rails else "", ends[r],
+                                      sw.leaf_down(leaf), None, 1, None))
 
     def link(self, ctx: HopContext[FabricLinks]) -> Link:
         # Whether a cage's ports reach one far device (then one copper head may serve them all). One

@@ -30,6 +30,8 @@ OWN_BORDER_ROLE = names.switch_role(FabricRole.DCI, Layer.LEAF)
 OWN_ROLES = frozenset({Layer.ROUTER, Layer.MUX, Layer.AMPLIFIER, OWN_BORDER_ROLE})
 #: A device's place on a plan row: (site, row, rack, U, device, role), and its labels' prefix.
 Place = tuple[tuple[object, ...], str]
+#: A link's end as the plan names it: (port, its cage's first port).
+End = tuple[str, str]
 
 
 class PortEnd(Protocol):
@@ -125,6 +127,26 @@ class Ports:
             self.open[key] = [c, 1]
         j = c * per
         return names_[j], names_[j]
+
+    def many(self, key: Hashable, fill: int, n: int) -> list[tuple[str, str]]:
+        """:meth:`at` ``n`` times in one call (a mesh's links between one pair of switches)."""
+        per, names_, out = self.per, self.names, []
+        room = fill if 0 < fill < per else per
+        o = self.open.get(key) if per > 1 else None
+        for _ in range(n):
+            if o is not None and o[1] < room:
+                first = o[0] * per
+                out.append((names_[first + o[1]], names_[first]))
+                o[1] += 1
+                continue
+            c = self.next
+            if c >= self.end:
+                self._full()
+            self.next = c + 1
+            if per > 1:
+                o = self.open[key] = [c, 1]
+            out.append((names_[c * per], names_[c * per]))
+        return out
 
     @property
     def free(self) -> int:
@@ -248,31 +270,42 @@ class RowState:
         a0: tuple[object, ...] = ()
         a1 = ""
         a: Place | None = None
-        a_spot: tuple[int, int] | None = None
-        # The upper devices' places and spots, and the kinds by the two spots, once per call.
+        a_spot: tuple[int, int] = (0, 0)
+        # The upper devices' places and spots, and the kinds by the two spots, once per call; each upper
+        # device's place and kind by the lower device's spot, so a row of a placed pair takes one lookup.
         uppers: dict[tuple[str, int], Place] = {}
         up_spots: dict[tuple[str, int], tuple[int, int]] = {}
         by_spots: dict[tuple[tuple[int, int], tuple[int, int]], Kind] = {}
+        by_a: dict[tuple[int, int], dict[tuple[str, int], tuple[Place, Kind]]] = {}
+        near: dict[tuple[str, int], tuple[Place, Kind]] | None = None
         for lower, upper, count, plane, rail, a_end, b_end, spots, _many, run in pairs:
             if lower != last_dev or a is None:
-                last_dev, a, a_spot = lower, place(lower[0], site, lower[1]), None
+                last_dev, a, near = lower, place(lower[0], site, lower[1]), None
                 a0, a1 = a
-            b = uppers.get(upper)
-            if b is None:
-                b = uppers[upper] = place(upper[0], site, upper[1])
-            if run is not None:
-                k = kinds[run]
-            elif spots is not None:
-                k = kinds[route(spots[0], spots[1], fp)]
-            else:
-                if a_spot is None:
+            if run is None and spots is None:
+                if near is None:
                     a_spot = spot(lower[0], site, lower[1])
-                b_spot = up_spots.get(upper)
-                if b_spot is None:
-                    b_spot = up_spots[upper] = spot(upper[0], site, upper[1])
-                k = by_spots.get((a_spot, b_spot))   # type: ignore[assignment]
-                if k is None:
-                    k = by_spots[a_spot, b_spot] = kinds[route(a_spot, b_spot, fp)]
+                    near = by_a.get(a_spot)
+                    if near is None:
+                        near = by_a[a_spot] = {}
+                e = near.get(upper)
+                if e is None:
+                    b = uppers.get(upper)
+                    if b is None:
+                        b = uppers[upper] = place(upper[0], site, upper[1])
+                    b_spot = up_spots.get(upper)
+                    if b_spot is None:
+                        b_spot = up_spots[upper] = spot(upper[0], site, upper[1])
+                    k = by_spots.get((a_spot, b_spot))
+                    if k is None:
+                        k = by_spots[a_spot, b_spot] = kinds[route(a_spot, b_spot, fp)]
+                    e = near[upper] = (b, k)
+                b, k = e
+            else:
+                b = uppers.get(upper)
+                if b is None:
+                    b = uppers[upper] = place(upper[0], site, upper[1])
+                k = kinds[run if run is not None else route(spots[0], spots[1], fp)]
             if count != 1 or k.runs != 1:
                 add(out, k, count, plane, rail, a, a_end, b, b_end)
                 continue
@@ -296,10 +329,12 @@ class RowState:
         uppers = [(place(up, site, j), spot(up, site, j), b_of(j)) for j in upper_ids]
         # The kinds of a lower device's runs to every upper device, once per spot (a rack's leaves).
         by_spot: dict[tuple[int, int], list[Kind]] = {}
+        all_ports = all(isinstance(e, Ports) for _, _, e in uppers)
         for i in lower_ids:
             a_end, a, a_spot = a_of(i), place(lo, site, i), spot(lo, site, i)
             a0, a1 = a
             a_at = a_end.at
+            many = all_ports and isinstance(a_end, Ports)
             ks = by_spot.get(a_spot)
             if ks is None:
                 ks = by_spot[a_spot] = [kinds[route(a_spot, b_spot, fp)] for _, b_spot, _ in uppers]
@@ -315,9 +350,14 @@ class RowState:
                 if head is None:
                     head = pre[k.gid] = (*k.head, plane, "", *a0)
                 b0, b1 = b
-                for _ in range(per):
-                    ap, ac = a_at(a_key, a_per)
-                    bp, bc = b_at(b_key, b_per)
+                if per == 1:
+                    ends: Iterable[tuple[End, End]] = ((a_at(a_key, a_per), b_at(b_key, b_per)),)
+                elif many:   # each end's ports taken in one call
+                    assert isinstance(a_end, Ports) and isinstance(b_end, Ports)
+                    ends = zip(a_end.many(a_key, a_per, per), b_end.many(b_key, b_per, per), strict=True)
+                else:
+                    ends = [(a_at(a_key, a_per), b_at(b_key, b_per)) for _ in range(per)]
+                for (ap, ac), (bp, bc) in ends:
                     append((f"C{next(cable):08d}", f"{a1}:{ap} / {b1}:{bp}", f"L{next(link):08d}",
                             "" if bundle == 0 else f"{a0[4]}:{ac}" if bundle == 1 else f"{b0[4]}:{bc}",
                             *head, ap, a_mod, *b0, bp, *post))

@@ -17,7 +17,7 @@ from bom.model.records import Cell, PlanRow
 from bom.outputs.writers.common import csv_writer, safe_text
 
 #: Rows handed to ``csv.writer.writerows`` at a time (and between two progress updates).
-CHUNK = 20_000
+CHUNK = 4096
 
 
 #: What makes the csv module quote a field (then the row goes through ``csv.writer``).
