@@ -76,12 +76,13 @@ def floor(model: object, catalog: object, out: Path) -> float:
     import itertools
 
     from bom.cableplan import rows as plan
+    from bom.outputs.writers.cables import CHUNK
 
     spent = 0.0
     with open(out, "w", newline="", encoding="utf-8") as fh:
         rows, w = plan.rows(model, catalog=catalog), csv.writer(fh, lineterminator="\n")  # type: ignore[arg-type]
         w.writerow(plan.FIELDS)
-        while chunk := list(itertools.islice(rows, 20_000)):
+        while chunk := list(itertools.islice(rows, CHUNK)):
             t = time.process_time()
             w.writerows(chunk)
             spent += time.process_time() - t

@@ -17,6 +17,7 @@ from bom.model.hops import HopKind
 from bom.roles import Layer
 from bom.topology.geometry import leaf_of, pod_leaves
 
+#: A :class:`Pair` made from a tuple of its ten fields in one C call (the node-leaf hops make one a row).
 new_pair = tuple.__new__
 
 

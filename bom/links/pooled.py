@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bom.catalog.media import cage
 from bom.errors import LimitError
-from bom.links.fabric import LeafSpine, SpineCore
+from bom.links.fabric import LeafSpine, SpineCore, new_pair
 from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern, Section
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks, PooledLinks
@@ -76,7 +76,9 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
                 if sw is None:
                     yield Pair((Layer.NODE, d), (role, leaf))
                 else:
-                    yield Pair((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ends[r], sw.leaf_down(leaf))
+                    # Made as the tuple it is (a Pair's __new__ is a Python call per row).
+                    yield new_pair(Pair, ((Layer.NODE, d), (role, leaf), 1, pl + 1, "", ends[r], sw.leaf_down(leaf),
+                                          None, 1, None))
 
     def link(self, ctx: HopContext[PooledLinks]) -> Link:
         fab = ctx.view
