@@ -88,9 +88,37 @@ def scenarios(draw):
     return json.dumps(text)
 
 
+def _shared_uplinks(plane, catalog):
+    """A leaf's uplinks counted in its own ports at the nodes' rate, where they share its cages: at a
+    native rate above the nodes' one uplink takes k of them (a GB200 storage leaf's 34 x 400G uplinks
+    are 68 of an SN5600's 256 x 200G ports; ``plane.leaf_up`` counts 34). None where the switch row
+    has dedicated ``uplinks`` of their own, not among its radix."""
+    if plane.leaf_uplink is not None and catalog.get("switches", plane.leaf.id).uplinks is not None:
+        return None
+    return plane.leaf_up * plane.up.rate_gbps / plane.leaf.rate_gbps
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_properties(catalog, text):
+    check_properties(catalog, text)
+
+
+# Storage leaves whose uplinks run at a native rate above the nodes' 200G (no part splits an 800G cage
+# 1:4 switch to switch): 289 GB200 GPUs (90 trays, 180 storage ports on two leaves of 90) with 40
+# appliances (34 x 400G uplinks a leaf) and with 10 (17 x 800G); the fill property once read them as
+# 34 and 17 of the leaf's 256 ports (124 and 107 of 256, under half) instead of 68 (158 of 256).
+# Always checked, as a plain test: as hypothesis @examples they cost 1.5 s of CPU each, hypothesis
+# printing every explicit example's arguments, the catalog among them (a 5.8 MB repr).
+@pytest.mark.parametrize("racks_per_row, appliances", [(4, 40), (8, 10)])
+def test_properties_with_native_rate_uplinks(catalog, racks_per_row, appliances):
+    text = {"name": "p", "platform": "gb200-nvl72", "gpus": 289, "layout": {"racks_per_row": racks_per_row},
+            "fabrics": {"compute": {}, "oob": {"switch": "sn2201"}, "storage": {"switch": "sn5600"}},
+            "storage": {"count": appliances}}
+    check_properties(catalog, json.dumps(text))
+
+
+def check_properties(catalog, text):
     try:
         m = _build(text, catalog)
     except LimitError as exc:
@@ -117,8 +145,11 @@ def test_properties(catalog, text):
                 assert -(-s.devices // leaves) <= catalog.get("switches", f.leaf_id).ports
             continue
         for _, plane in f.shapes:
-            down = plane.leaf_down if plane.leaf_uplink is None else plane.leaf.radix
-            assert plane.leaf_up <= (plane.leaf.radix - down if plane.leaf_uplink is None else plane.leaf_uplink.radix)
+            shared = _shared_uplinks(plane, catalog)
+            if shared is None:
+                assert plane.leaf_uplink is not None and plane.leaf_up <= plane.leaf_uplink.radix
+            else:
+                assert plane.leaf_down + shared <= plane.leaf.radix, (name, plane.leaf_down, plane.leaf_up)
             assert plane.leaves * plane.leaf_up <= plane.spines * plane.spine.radix
         # Every storage / in-band leaf of the nodes uses at least half its ports (its nodes' ports and
         # the uplinks they take) unless its block's nodes are fewer than one leaf holds; a partial
@@ -128,6 +159,8 @@ def test_properties(catalog, text):
         if isinstance(f, PooledFabric):
             for (_, plane), ps in zip(f.shapes, f.pooled, strict=True):
                 rest = ps.node_units % (ps.block_units or ps.node_units)   # the partial block's ports
+                shared = _shared_uplinks(plane, catalog)
+                up = plane.leaf_up if shared is None else shared
                 if ps.node_units <= plane.leaf_down * plane.leaves_per_group:
                     continue                     # all the nodes' ports fit one leaf group
                 for fill, _ in ps.node_fills():
@@ -135,7 +168,7 @@ def test_properties(catalog, text):
                         continue
                     down = -(-fill // plane.leaves_per_group)
                     if fill == ps.group_units:
-                        assert 2 * (down + plane.leaf_up) >= plane.leaf.radix, (name, fill, plane.leaf_up)
+                        assert 2 * (down + up) >= plane.leaf.radix, (name, fill, plane.leaf_up, up)
                     else:
                         # A partial block too big for one leaf group is shared evenly over the fewest groups
                         # that hold it: each leaf then carries at least half its downlinks (865 GB200 GPUs:
