@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import textwrap
+import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
+from openpyxl.writer.excel import ExcelWriter
 
 from bom.catalog.media import End
 from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
@@ -47,6 +49,7 @@ from bom.outputs.writers.common import (
     range_source,
     reproducible_zip,
 )
+from bom.outputs.writers.sheetxml import fast_cells
 from bom.roles import TIERS as LINK_TIERS
 from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
@@ -1414,7 +1417,9 @@ def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str =
     p.category = "bill of materials"
     wb.calculation = CalcProperties(fullCalcOnLoad=True)
     buf = io.BytesIO()
-    wb.save(buf)
+    # Stored, not deflated: reproducible_zip deflates every entry once (wb.save deflated them twice).
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED, allowZip64=True) as archive, fast_cells():
+        ExcelWriter(wb, archive).save()
     return reproducible_zip(buf.getvalue(), when.strftime("%Y-%m-%dT%H:%M:%SZ"))
 
 
