@@ -84,10 +84,14 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         cell.value = "=" + value
     elif isinstance(value, str):
         text = cell_text(value)
-        cell.value = text
+        # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
+        # capped it (the setter's own check was a regular expression over every text cell).
+        cell._value = text
         cell.data_type = "s"      # a string cell even when it starts with "="
         if is_formula_like(text):
             cell.quotePrefix = True   # and stays text when someone edits it in Excel
+    elif type(value) in (int, float):   # not bool, not a subclass: what the setter makes a number cell
+        cell._value, cell.data_type = value, "n"
     else:
         cell.value = value
     if fmt:
