@@ -13,7 +13,7 @@ def main() -> None:
     from bom.inputs.scenario import load_scenario
     from bom.outputs.writers.compare_text import write_compare_html, write_compare_json
     from bom.outputs.writers.compare_xlsx import write_compare_xlsx
-    from bom.pipeline import compare
+    from bom.pipeline.compare import compare
     from bom.resources import data_dir
 
     catalog = load_catalog()

@@ -621,8 +621,9 @@ def compare(
     """Build the same job on each platform generation and compare copper share, optics and cost per GPU."""
     from bom import pipeline
     from bom.inputs.scenario import load_scenario
-    from bom.outputs import sets
+    from bom.outputs import commandsets
     from bom.outputs import terminal as text
+    from bom.pipeline.compare import compare as generations
     from bom.resources import data_dir
 
     ids = _id_list(platforms, "--platforms", "platform id (or platform@switch)") if platforms is not None else None
@@ -631,8 +632,8 @@ def compare(
     from bom.inputs.validation import located
 
     with located(src):
-        result = pipeline.compare(sc, src, catalog, ids, gpus)
-    paths = _write(sets.compare_output(result), output or Path("reports") / sc.name,
+        result = generations(sc, src, catalog, ids, gpus)
+    paths = _write(commandsets.compare_output(result), output or Path("reports") / sc.name,
                    f"{sc.name}-compare.json", as_json)
     if paths is None:
         return
@@ -675,7 +676,7 @@ def sweep(
     import os
 
     from bom import sweep as sweeping
-    from bom.outputs import sets
+    from bom.outputs import commandsets
     from bom.outputs.planfiles import progress_bar
 
     prep = sweeping.prepare(sweep_file)
@@ -697,7 +698,7 @@ def sweep(
         raise typer.Exit(130)
     doc = sweeping.result(prep, done.journal.done, done.journal.date)
     scenarios = {pid: _point_yaml(prep, pid, done.journal.date) for pid in doc["frontier"]}
-    paths = _write(sets.sweep_output(doc, scenarios), out, f"{prep.sweep.name}-sweep.json", as_json)
+    paths = _write(commandsets.sweep_output(doc, scenarios), out, f"{prep.sweep.name}-sweep.json", as_json)
     if paths is None:
         return
     c = doc["counts"]
@@ -742,14 +743,15 @@ def faults(
     interval) and cost per useful GPU-hour; and each redundancy option's capex and gain."""
     from bom import pipeline
     from bom.inputs.scenario import load_scenario
-    from bom.outputs import sets
+    from bom.outputs import commandsets
     from bom.outputs.faults_text import faults_text
+    from bom.pipeline.faults import faults_of
 
     sc, src = load_scenario(scenario)
     catalog = _noted(pipeline.catalog_for(sc, src, catalog_dir, prices, strict_prices))
-    data = pipeline.faults_of(sc, src, catalog, allow_violations).to_json()
+    data = faults_of(sc, src, catalog, allow_violations).to_json()
     if output is not None:
-        paths = _write(sets.faults_output(data), output, f"{sc.name}-faults.json", as_json)
+        paths = _write(commandsets.faults_output(data), output, f"{sc.name}-faults.json", as_json)
         if paths is None:
             return
     elif as_json:
@@ -797,11 +799,11 @@ def diff(
     d = diffing.diff_sides(a, b, moves.append if output is not None else None, progress=step)
     paths = None
     if output is not None:
-        from bom.outputs import sets
+        from bom.outputs import commandsets
         from bom.outputs.publish import write_all
 
         step("writing the diff")
-        paths = write_all(sets.diff_output(d, a.doc, b.doc, moves), output)
+        paths = write_all(commandsets.diff_output(d, a.doc, b.doc, moves), output)
     if as_json:
         _json_document(json.dumps(d.to_json(), indent=2))
     else:

@@ -8,8 +8,9 @@ Its public surface, what the CLI, ``bom init``'s starter and the tests call:
   (:mod:`bom.pipeline.sizing`);
 - the design rules and the report: :func:`check_design`, :func:`plan_rules`, :func:`build_checked`,
   :func:`refusal`, :func:`report_of` (:mod:`bom.pipeline.checks`);
-- the comparison: :func:`compare` (:mod:`bom.pipeline.compare`);
-- the failure domains and goodput: :func:`faults_of` (:mod:`bom.pipeline.faults`);
+- the comparison, :func:`~bom.pipeline.compare.compare` (:mod:`bom.pipeline.compare`), and the failure domains
+  and goodput, :func:`~bom.pipeline.faults.faults_of` (:mod:`bom.pipeline.faults`), imported from their modules
+  (only bom compare, bom faults and bom sweep use them: a build loads neither);
 - the phases: :func:`with_phases`, :func:`check_phases`, :func:`plan_phase`, :func:`phase_models`,
   :func:`phase_sites` (:mod:`bom.pipeline.phases`);
 - the diff of two designs: :func:`~bom.pipeline.diff.load_side`, :func:`~bom.pipeline.diff.diff_sides`
@@ -26,8 +27,6 @@ from __future__ import annotations
 from bom.pipeline.alternates import prefer_available, with_alternates
 from bom.pipeline.build import POWER_ROUNDS, build_scenario, catalog_for, site_power_of
 from bom.pipeline.checks import REFUSAL_SHOWN, build_checked, check_design, plan_rules, refusal, report_of
-from bom.pipeline.compare import compare
-from bom.pipeline.faults import faults_of
 from bom.pipeline.model import build_model
 from bom.pipeline.phases import (
     PhaseChecks,
@@ -51,7 +50,7 @@ from bom.pipeline.sizing import (
 __all__ = [
     "POWER_ROUNDS", "REFUSAL_SHOWN", "SEED_POWER_PLATFORM", "PhaseChecks", "SizeOverrides", "accelerator",
     "build_checked", "build_model", "build_phases", "build_scenario", "catalog_for", "check_design", "check_phases",
-    "compare", "phase_models", "phase_scenario", "phase_sites", "plan_phase", "plan_rules", "refusal", "report_of",
+    "phase_models", "phase_scenario", "phase_sites", "plan_phase", "plan_rules", "refusal", "report_of",
     "site_power_of", "size_levels", "size_scenario", "size_seed_jobs", "with_phases", "prefer_available",
-    "with_alternates", "faults_of",
+    "with_alternates",
 ]

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 
 from bom.inputs.scenario import load_scenario
-from bom.pipeline import compare
+from bom.pipeline.compare import compare
 from bom.resources import data_dir
 from tests.spreadsheet import errors, recalc
 
@@ -189,7 +189,7 @@ def test_each_metric_says_what_it_is_about(by_id, generations):
 def packaging(catalog):
     from bom.inputs.scenario import scenario_from_text
     from bom.inputs.yamlio import load_text
-    from bom.pipeline import compare
+    from bom.pipeline.compare import compare
 
     text = "name: packaging\ngpus: 576\nfabrics:\n  compute: {}\n"
     return compare(scenario_from_text(text), load_text(text, "packaging.yaml"), catalog,

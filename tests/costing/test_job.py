@@ -17,7 +17,8 @@ import pytest
 from bom.costing.tco import Basis, compute_tco, inputs
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
-from bom.pipeline import build_scenario, compare, report_of
+from bom.pipeline import build_scenario, report_of
+from bom.pipeline.compare import compare
 from tests.spreadsheet import errors, named_values, recalc
 
 JOB = """name: job-h100

@@ -11,7 +11,8 @@ from bom.inputs.scenario import load_scenario
 from bom.outputs.schema import output_reference, output_schema
 from bom.outputs.writers.compare_text import write_compare_json
 from bom.outputs.writers.documents import write_json
-from bom.pipeline import build_scenario, compare, report_of
+from bom.pipeline import build_scenario, report_of
+from bom.pipeline.compare import compare
 from bom.resources import data_dir
 from tests.paths import ROOT
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from bom import pipeline
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
+from bom.pipeline.faults import faults_of
 
 HPN = Path(__file__).resolve().parents[1] / "reference" / "hpn_dual_plane.yaml"
 
@@ -17,7 +18,7 @@ def test_dual_plane_nics_are_priced_by_the_two_plane_build(catalog) -> None:   #
         "    layers: 2 ", "    layers: auto ").replace("catalogs: [hpn]", f"catalogs: [{HPN.parent / 'hpn'}]")
     src = load_text(text, str(HPN))
     sc = parse_scenario(src)
-    one = pipeline.faults_of(sc, src, pipeline.catalog_for(sc, src))
+    one = faults_of(sc, src, pipeline.catalog_for(sc, src))
     plane = next(o for o in one.options if o.name == "dual-plane NICs")
     assert plane.capex_usd is not None and f"capex {plane.capex_usd:+,.0f} USD" in plane.why
     assert plane.loss_avoided is not None and plane.loss_avoided > 0

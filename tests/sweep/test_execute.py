@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bom import sweep
-from bom.outputs.sets import sweep_output
+from bom.outputs.commandsets import sweep_output
 from bom.sweep.evaluate import TRACE_ENV
 from bom.sweep.grid import scenario_yaml
 from tests.sweep.conftest import GRID, sweep_text

@@ -173,9 +173,15 @@ def export_text(value: object) -> str:
     return _NOT_IN_EXPORTS.sub("\ufffd", _ANSI.sub("", str(value)))
 
 
+#: The controls HTML and Markdown text does not keep (an escape sequence starts with one of them).
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def visible_text(value: str) -> str:
     """Text for HTML and Markdown: escape sequences and controls other than tab and LF removed."""
-    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", _ANSI.sub("", value))
+    if _INVISIBLE.search(value) is None:   # nearly every value: no escape sequence either (ESC, CSI are here)
+        return value
+    return _INVISIBLE.sub("\ufffd", _ANSI.sub("", value))
 
 
 def markdown_text(value: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import textwrap
+import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
+from openpyxl.writer.excel import ExcelWriter
 
 from bom.catalog.media import End
 from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
@@ -47,6 +49,7 @@ from bom.outputs.writers.common import (
     range_source,
     reproducible_zip,
 )
+from bom.outputs.writers.sheetxml import fast_cells
 from bom.roles import TIERS as LINK_TIERS
 from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
@@ -81,10 +84,14 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         cell.value = "=" + value
     elif isinstance(value, str):
         text = cell_text(value)
-        cell.value = text
+        # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
+        # capped it (the setter's own check was a regular expression over every text cell).
+        cell._value = text
         cell.data_type = "s"      # a string cell even when it starts with "="
         if is_formula_like(text):
             cell.quotePrefix = True   # and stays text when someone edits it in Excel
+    elif type(value) in (int, float):   # not bool, not a subclass: what the setter makes a number cell
+        cell._value, cell.data_type = value, "n"
     else:
         cell.value = value
     if fmt:
@@ -1414,7 +1421,9 @@ def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str =
     p.category = "bill of materials"
     wb.calculation = CalcProperties(fullCalcOnLoad=True)
     buf = io.BytesIO()
-    wb.save(buf)
+    # Stored, not deflated: reproducible_zip deflates every entry once (wb.save deflated them twice).
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED, allowZip64=True) as archive, fast_cells():
+        ExcelWriter(wb, archive).save()
     return reproducible_zip(buf.getvalue(), when.strftime("%Y-%m-%dT%H:%M:%SZ"))
 
 

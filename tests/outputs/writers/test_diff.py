@@ -9,8 +9,8 @@ import json
 import openpyxl
 import pytest
 
+from bom.outputs.commandsets import diff_output
 from bom.outputs.publish import write_all
-from bom.outputs.sets import diff_output
 from bom.outputs.writers.diff import WORK_ORDER_ROWS
 from tests.spreadsheet import errors, named_values, recalc
 

@@ -13,8 +13,8 @@ import pytest
 from openpyxl import load_workbook
 
 from bom.model.sweep import PointJson, SweepJson, sweep_json
+from bom.outputs.commandsets import sweep_output
 from bom.outputs.schema import output_schema
-from bom.outputs.sets import sweep_output
 from bom.outputs.writers.sweep import staircase
 
 

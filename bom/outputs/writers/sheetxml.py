@@ -1,0 +1,85 @@
+"""openpyxl's worksheet cells written as XML text, byte for byte as openpyxl's own writer writes them.
+
+openpyxl serialises every cell through an element tree (an ``Element`` per cell, its ``<is>``, ``<t>``,
+``<f>`` and ``<v>`` children, each walked by et_xmlfile's namespace-aware serialiser): about 15 us a
+cell, most of a large BOM workbook's save (the million-GPU campus's 20,000 cells against the 1k build's
+7,000: the cells are what grows with the number of sites and parts). :func:`fast_cells` swaps in one
+f-string per cell for the cells a BOM workbook holds (numbers, booleans, text, our formulas, empty
+styled cells) and hands every other cell (dates, rich text, array formulas, hyperlinks, errors) to
+openpyxl's writer. ``tests/outputs/writers/test_sheetxml.py`` holds the two byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import openpyxl.worksheet._writer as sheet_writer  # the module whose per-cell writer is swapped
+from openpyxl.compat import safe_string
+
+#: openpyxl's own per-cell writer, for the cells :func:`_write_cell` leaves to it.
+_OWN = sheet_writer.write_cell
+
+
+def _escape(text: str) -> str:
+    """ElementTree's escaping of element text (``_escape_cdata``): ``&``, ``<`` and ``>``."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _text(value: str) -> str:
+    """An inline string's ``<t>``: ``xml:space="preserve"`` where openpyxl's ``whitespace`` sets it (text
+    with leading or trailing white space that is not all white space)."""
+    stripped = value.strip()
+    if stripped and stripped != value:
+        return f'<is><t xml:space="preserve">{_escape(value)}</t></is>'
+    return f"<is><t>{_escape(value)}</t></is>"
+
+
+def cell_xml(cell: Any, styled: bool) -> str | None:
+    """The ``<c>`` element openpyxl writes for ``cell``, or None for a cell left to openpyxl."""
+    kind, value = cell.data_type, cell._value
+    if kind not in "snbf" or cell.hyperlink is not None:
+        return None
+    head = f'<c r="{cell.coordinate}" s="{cell.style_id}"' if styled else f'<c r="{cell.coordinate}"'
+    if kind == "s":
+        if not isinstance(value, str):
+            return None   # rich text
+        head += ' t="inlineStr"'
+    elif kind != "f":
+        head += f' t="{kind}"'
+    if value is None or value == "":
+        return head + " />"
+    if kind == "f":
+        if not isinstance(value, str):
+            return None   # array and data-table formulas
+        formula = value[1:]
+        return f"{head}><f>{_escape(formula)}</f><v /></c>" if formula else f"{head}><f /><v /></c>"
+    if kind == "s":
+        return f"{head}>{_text(value)}</c>"
+    text = safe_string(value)
+    return f"{head}><v>{_escape(text)}</v></c>" if text else f"{head}><v /></c>"
+
+
+def _write_cell(xf: Any, worksheet: Any, cell: Any, styled: bool | None = None) -> None:
+    xml = cell_xml(cell, bool(styled))
+    if xml is None:
+        _OWN(xf, worksheet, cell, styled)
+    else:
+        xf._file(xml)   # et_xmlfile's raw write: the text is the serialised element
+
+
+@contextmanager
+def fast_cells() -> Iterator[None]:
+    """openpyxl's worksheets saved inside this block write their cells through :func:`cell_xml`."""
+    sheet_writer.write_cell = _write_cell
+    try:
+        yield
+    finally:
+        sheet_writer.write_cell = _OWN

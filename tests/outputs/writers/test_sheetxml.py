@@ -1,0 +1,76 @@
+"""The fast cell writer writes the bytes openpyxl's own writer writes: on a workbook of every kind of cell
+(hostile text, white space, formulas, numbers at their edges, dates and hyperlinks left to openpyxl) and on
+the default build's BOM workbook, every part of the package compared."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+import zipfile
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font
+from openpyxl.writer.excel import ExcelWriter
+
+from bom.outputs.writers import xlsx
+from bom.outputs.writers.sheetxml import cell_xml, fast_cells
+from bom.outputs.writers.xlsx import fx, put_cell
+
+TEXTS = ("plain", " lead", "trail ", "  ", "\tx", "a & b < c > d", "&amp;", "x\ny", "=1+1", "+3", "-", "@SUM(A1)",
+         "é ü ß 中文 \u2028", "\"quoted\" 'single'", "]]>", "<t>", "ends\n", "\u00a0nbsp", "x" * 300)
+NUMBERS = (0, 1, -1, 10**15, 2**62, 0.1, 1 / 3, -2.5e-300, 1e300, math.nan, math.inf, -math.inf, True, False)
+
+
+def _parts(wb: Workbook, fast: bool) -> dict[str, bytes]:
+    wb.properties.created = wb.properties.modified = dt.datetime(2027, 1, 1)   # not the clock
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as archive:
+        if fast:
+            with fast_cells():
+                ExcelWriter(wb, archive).save()
+        else:
+            ExcelWriter(wb, archive).save()
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    return {name: z.read(name) for name in z.namelist()}
+
+
+def _every_kind() -> Workbook:
+    wb = Workbook()
+    ws = wb.active
+    for n, text in enumerate(TEXTS, start=1):
+        put_cell(ws, n, 1, text)
+        put_cell(ws, n, 2, text, "0.0%")
+    for n, value in enumerate(NUMBERS, start=1):
+        ws.cell(n, 3).value = value
+        put_cell(ws, n, 4, value, '#,##0 "USD"')
+    for n, formula in enumerate(("SUM(C1:C5)", 'IF(A1="x","<&>",1)', "", "BOM[Extended price]"), start=1):
+        put_cell(ws, n, 5, fx(formula))
+    ws.cell(1, 6).font = Font(bold=True)             # styled, no value
+    ws.cell(2, 6).alignment = Alignment(wrap_text=True)
+    ws.cell(3, 6).value = ""
+    ws.cell(1, 7).value = dt.date(2027, 3, 1)        # left to openpyxl: a date
+    ws.cell(2, 7).value = dt.datetime(2027, 3, 1, 12, 30)
+    ws.cell(3, 7).value = "link"
+    ws.cell(3, 7).hyperlink = "https://example.com/?a=1&b=2"
+    ws.cell(4, 7).value = "#N/A"
+    ws.cell(4, 7).data_type = "e"
+    ws.row_dimensions[2].height = 30
+    return wb
+
+
+def test_every_kind_of_cell_as_openpyxl_writes_it() -> None:
+    assert _parts(_every_kind(), True) == _parts(_every_kind(), False)
+
+
+def test_the_default_builds_workbook_as_openpyxl_writes_it(default_report) -> None:
+    # Two workbooks: a second save of one workbook writes its tables' relations again.
+    assert _parts(xlsx.workbook(default_report), True) == _parts(xlsx.workbook(default_report), False)
+
+
+def test_left_to_openpyxl() -> None:
+    ws = _every_kind().active
+    assert cell_xml(ws.cell(1, 7), False) is None   # a date
+    assert cell_xml(ws.cell(3, 7), False) is None   # a hyperlink
+    assert cell_xml(ws.cell(4, 7), False) is None   # an error
+    assert cell_xml(ws.cell(2, 1), False) == '<c r="A2" t="inlineStr"><is><t xml:space="preserve"> lead</t></is></c>'
