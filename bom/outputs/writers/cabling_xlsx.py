@@ -218,7 +218,17 @@ class _Sheet:
         self._write(f'{_HEAD}<worksheet {_NS}>{top}<cols>{cols}</cols><sheetData><row r="1">{head}</row>')
 
     def _write(self, text: str) -> None:
-        self.fh.write(text.encode("utf-8"))
+        """What zipfile's handle does on a write (its sizes, CRC and deflated bytes, which
+        test_every_part_is_deflated_at_the_workbooks_level reads back), the CRC by ISA-L: zlib's took
+        0.1 CPU s of a 100k-GPU plan's 340 MB of XML, ISA-L's a fifth of that."""
+        data, fh = text.encode("utf-8"), self.fh
+        if fh.closed:
+            raise ValueError("I/O operation on closed file.")
+        fh._file_size += len(data)   # type: ignore[attr-defined]
+        fh._crc = isal_zlib.crc32(data, fh._crc)   # type: ignore[attr-defined]
+        data = fh._compressor.compress(data)   # type: ignore[attr-defined]
+        fh._compress_size += len(data)   # type: ignore[attr-defined]
+        fh._fileobj.write(data)   # type: ignore[attr-defined]
 
     def append(self, rows: Iterable[tuple[Cell, ...]]) -> None:
         rows = rows if isinstance(rows, list) else list(rows)
