@@ -5,7 +5,8 @@ so a 35-column plan of a million rows would take over ten minutes); a plan sheet
 its features, so this writes the SpreadsheetML itself: shared strings for the columns that repeat,
 inline strings for those of a value of their own a row (ids, labels), numbers, a bold frozen
 header row with a filter, column widths, fixed zip dates (byte-identical output), each chunk of
-rows as one template of its own columns. openpyxl and LibreOffice read it back
+rows made a column at a time (a column of one value in the chunk is one cell of every row's text),
+rows and cells without their optional references. openpyxl and LibreOffice read it back
 (tests/outputs/writers/test_cables.py). Only formatting: rows come from the plan.
 """
 
@@ -134,18 +135,18 @@ def _joined(pieces: list[Piece], n: int) -> str:
 
 
 def _one(values: tuple[Cell, ...]) -> bool:
-    """Does a column hold one value throughout? Equal text is one whatever its type (one cell in the
-    column's cache too); equal numbers only of one type (5 and 5.0 are two cells)."""
+    """Does a column of a chunk hold one value throughout? Its cell is then the one its column's cache
+    holds for that value (a cache a column: a rail of 5 is not a length of 5.0), as each row's would be."""
     first = values[0]
     # The ends first: most columns that vary differ there, and then the count is not made.
-    return (first == values[-1] and values.count(first) == len(values)
-            and (first.__class__ is str or len(set(map(type, values))) == 1))
+    return first == values[-1] and values.count(first) == len(values)
 
 
 class SharedStrings(dict[str, int]):
-    """The workbook's repeated text, each value once by first use (xl/sharedStrings.xml): a cell of a
-    part number or a device name is its index, not its text, and the sheet's XML a third smaller
-    (less to join, encode and deflate). The columns of a value of its own a row stay inline strings,
+    """The workbook's repeated text, each value once by first use (a chunk's columns of one value
+    first, then the others left to right) in xl/sharedStrings.xml: a cell of a part number or a
+    device name is its index, not its text, and the sheet's XML a third smaller (less to join,
+    encode and deflate). The columns of a value of its own a row stay inline strings,
     so what is held is the distinct values of the others (devices, racks, ports, parts)."""
 
     def cell(self, value: str) -> str:
