@@ -70,6 +70,29 @@ def test_workbook_writes_each_number_as_its_own_column_has_it(tmp_path, monkeypa
     assert rows[6] == ("C6", 5.0, 5, "L6")
 
 
+def test_a_chunk_column_of_one_value_is_one_cell_and_rows_follow_each_other(tmp_path):
+    """A chunk is written a column at a time: a column of one value in it is that value's cell on every
+    row, from the column's own cache (a rail of 5 beside a length of 5.0 stays 5); rows carry no
+    number, so each chunk's rows follow the last (openpyxl reads them at the rows written to)."""
+    import zipfile
+
+    path = tmp_path / "w.xlsx"
+    with path.open("wb") as fh:
+        wb = StreamingWorkbook(fh)
+        sheet = wb.sheet("Cabling", ("id", "hop", "length", "rail"), (10,) * 4, unique=1)
+        sheet.append([(f"C{i}", "node-leaf", 5.0, 5) for i in range(3)])
+        sheet.append([(f"C{i}", "node-leaf", 5.0, [5, 3][i % 2]) for i in range(3, 7)])
+        wb.close()
+    xml = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
+    assert xml.count("<row>") == 7 and '<row r="' not in xml.split("</row>", 1)[1]
+    assert xml.count('<c t="s"><v>0</v></c><c><v>5.0</v></c><c><v>5</v></c>') == 5
+    rows = list(openpyxl.load_workbook(path)["Cabling"].iter_rows(min_row=2))
+    assert [(r[0].row, r[0].value) for r in rows] == [(i + 2, f"C{i}") for i in range(7)]
+    assert [(r[1].value, r[2].value, r[3].value) for r in rows] == [("node-leaf", 5.0, [5, 3][i % 2] if i > 2 else 5)
+                                                                 for i in range(7)]
+    assert {type(r[2].value) for r in rows} == {float} and {type(r[3].value) for r in rows} == {int}
+
+
 def test_repeated_text_is_written_once_and_each_id_inline(tmp_path):
     """The columns that repeat hold an index into xl/sharedStrings.xml (each value once, in the order
     first met); a value that looks like a formula keeps its quote prefix (style 2); text with spaces
@@ -112,7 +135,7 @@ def test_columns_of_their_own_anywhere_read_back_as_each_cell_would(tmp_path):
                  own=(2, 3, 4, 5)).append(rows)
         wb.close()
     xml = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
-    assert ('<row r="2"><c t="inlineStr"><is><t>C0</t></is></c><c t="s"><v>0</v></c>'
+    assert ('<row><c t="inlineStr"><is><t>C0</t></is></c><c t="s"><v>0</v></c>'
             f'<c t="inlineStr"><is><t>dev-0</t></is></c><c/>{_cell("=1")}<c/><c t="inlineStr"><is><t>p1</t></is></c>'
             "</row>") in xml
     back = list(openpyxl.load_workbook(path)["S"].iter_rows(min_row=2, values_only=True))
