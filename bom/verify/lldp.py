@@ -122,16 +122,20 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
     found = _pairs(parse_json(text, str(path), HINT), path, seen)
     del text
+    device = sys.intern(device)
     near_dev, source = seen.device_key(device), str(path)
-    cell, append, keys, intern = seen.cell, seen.append, seen.ports_of, sys.intern
-    reporter = cell((near_dev, intern(device), source))
+    append, keys, intern = seen.append, seen.ports_of, sys.intern
+    near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
+    reporter = seen.reporter.cell((near_dev, device, source))
     for near, ifname, pid, shown, name, rate in found:
         # the far port's shared keys are its shown name's; its id, where another name (a host's MAC),
         # is its own (never a cell: a site has one for each host port)
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
-        append(reporter, cell((near, ifname)), cell((seen.device_key(name), intern(name))), cell((shared, shown)),
-               0 if rate is None else cell((type(rate), rate)), None if alias == shared[0] else alias)
+        name = intern(name)   # before its key, which is the name itself where it is its own key
+        append(reporter, near_cell((near, ifname)), far_cell((seen.device_key(name), name)),
+               port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
+               None if alias == shared[0] else alias)
     seen.done(near_dev)
 
 
@@ -184,7 +188,7 @@ def read_dir(folder: Path, seen: Seen) -> int:
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
     for path in files:   # every device's file known first: a pair is indexed by the end that reports it
-        dev = seen.device_key(path.stem)
+        dev = seen.device_key(sys.intern(path.stem))
         if dev in seen.files:
             raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
                            where=str(path), hint="Keep one file per device.")

@@ -79,6 +79,24 @@ def test_reading_keeps_no_per_port_table():
     for i in range(3):
         _host_pair(seen, "leaf-1", f"p{i}", f"node-{i}", "eth0", f"02:00:00:00:00:0{i}")
     seen.read()
-    assert not (seen.places or seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open)
-    # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells)
-    assert len(seen.cells) == 1 + 1 + 3 + 3 + 1
+    assert not (seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open)
+    assert not any(c.places for c in seen.columns)
+    # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells),
+    # no speed; each column's table starts with its "no value"
+    assert [len(c.cells) - 1 for c in seen.columns] == [1, 3, 3, 1, 0]
+
+
+def test_a_column_widens_when_a_place_does_not_fit():
+    """Places start a byte each and widen to two, then four, keeping every place before."""
+    seen = Seen()
+    for i in range(70_000):
+        seen.add(("a", ("p",)), (f"d{i}", ("q",)), ("a", "p", f"d{i}", "q"), "f")
+    assert (seen.near.at.typecode, seen.far.at.typecode, seen.rates.at.typecode) == ("B", "i", "B")
+    assert [seen.far[i][0] for i in (0, 255, 256, 65_535, 69_999)] == ["d0", "d255", "d256", "d65535", "d69999"]
+
+
+def test_a_device_s_key_is_its_name_where_the_name_is_its_own_key():
+    seen = Seen()
+    name = "".join(["node", "-1"])
+    assert seen.device_key(name) is name
+    assert seen.device_key(" Node-1") == "node-1" and seen.device_key(" Node-1") is name
