@@ -27,6 +27,7 @@ from bom.errors import BomError
 from bom.inputs.jsonio import parse_json
 from bom.inputs.yamlio import read_input
 from bom.verify.seen import Seen, port_key
+from bom.verify.seen import far_cell as as_far
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
@@ -133,7 +134,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
         name = intern(name)   # before its key, which is the name itself where it is its own key
-        append(reporter, near_cell((near, ifname)), far_cell((seen.device_key(name), name)),
+        append(reporter, near_cell((near, ifname)), far_cell(as_far(seen.device_key(name), name)),
                port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
                None if alias == shared[0] else alias)
     seen.done(near_dev)

@@ -66,11 +66,12 @@ class Link:
 
     @property
     def far_device(self) -> str:
-        return self.seen.far[self.i][0]
+        return _key(self.seen.far[self.i])
 
     @property
     def far_name(self) -> str:
-        return self.seen.far[self.i][1]
+        c = self.seen.far[self.i]
+        return c if c.__class__ is str else c[1]
 
     @property
     def far_ports(self) -> tuple[str, ...]:
@@ -131,6 +132,15 @@ class Link:
         return frozenset((self.near_shown.lower(), self.shown.lower()))
 
 
+def far_cell(key: str, name: str) -> str | tuple[str, str]:
+    """A far device's cell: its name alone where the name is its key (a plan's names are), else both."""
+    return name if key == name else (key, name)
+
+
+def _key(cell: str | tuple[str, str]) -> str:
+    return cell if cell.__class__ is str else cell[0]
+
+
 #: Array type codes, narrowest first: a column widens to the next when a place does not fit.
 _WIDER = {"B": "H", "H": "i", "i": "q"}
 
@@ -188,7 +198,7 @@ class Seen:
 
     reporter: Column = field(default_factory=Column)   # (near device key, its name, source)
     near: Column = field(default_factory=Column)       # (near port keys, its name)
-    far: Column = field(default_factory=Column)        # (far device key, its name)
+    far: Column = field(default_factory=Column)        # (far device key, its name), or the name: far_cell
     far_port: Column = field(default_factory=Column)   # (far port keys but the alias, shown)
     rates: Column = field(default_factory=Column)      # (type, speed)
     #: The pairs whose far port has a name of its own (a host's MAC: never shared, so never a cell), in
@@ -259,7 +269,7 @@ class Seen:
         (near_dev, near_ports), (far_dev, far_ports) = near, far
         near_name, near_port, far_name, far_port = names
         self.append(self.reporter.cell((near_dev, near_name, source)), self.near.cell((near_ports, near_port)),
-                    self.far.cell((far_dev, far_name)), self.far_port.cell((far_ports, far_port)),
+                    self.far.cell(far_cell(far_dev, far_name)), self.far_port.cell((far_ports, far_port)),
                     0 if rate is None else self.rates.cell((type(rate), rate)), alias)
 
     def append(self, reporter: int, near: int, far: int, far_port: int, rate: int, alias: str | None) -> None:
@@ -275,7 +285,7 @@ class Seen:
             self.aliased.append(i)
             self.alias_end.append(len(self.alias_text))
         self.explained.append(0)
-        near_dev, far_dev = self.reporter.cells[reporter][0], self.far.cells[far][0]
+        near_dev, far_dev = self.reporter.cells[reporter][0], _key(self.far.cells[far])
         paired, number = self.paired, self.number
         paired[number(near_dev)] = 1
         paired[number(far_dev)] = 1
@@ -356,7 +366,7 @@ class Seen:
 
     def joins(self, i: int, a: End, b: End) -> bool:
         """Whether pair ``i`` is the cable from ``a`` to ``b`` (either way round)."""
-        nd, fd = self.reporter[i][0], self.far[i][0]
+        nd, fd = self.reporter[i][0], _key(self.far[i])
         if a[0] == nd and b[0] == fd and a[1] in self.near[i][0] and self._far_is(i, b[1]):
             return True
         return b[0] == nd and a[0] == fd and b[1] in self.near[i][0] and self._far_is(i, a[1])

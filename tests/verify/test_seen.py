@@ -6,7 +6,7 @@ shared with another device and made a device's own again when it is added to).
 
 from __future__ import annotations
 
-from bom.verify.seen import Seen
+from bom.verify.seen import Column, Link, Seen
 
 
 def _host_pair(seen: Seen, near: str, port: str, far: str, far_port: str, mac: str | None) -> None:
@@ -88,11 +88,17 @@ def test_reading_keeps_no_per_port_table():
 
 def test_a_column_widens_when_a_place_does_not_fit():
     """Places start a byte each and widen to two, then four, keeping every place before."""
+    column = Column()
+    types = []
+    for place in (0, 255, 256, 65_535, 65_536, 3):
+        column.append(place)
+        types.append(column.at.typecode)
+    assert types == ["B", "B", "H", "H", "i", "i"] and list(column.at) == [0, 255, 256, 65_535, 65_536, 3]
     seen = Seen()
-    for i in range(70_000):
+    for i in range(300):
         seen.add(("a", ("p",)), (f"d{i}", ("q",)), ("a", "p", f"d{i}", "q"), "f")
-    assert (seen.near.at.typecode, seen.far.at.typecode, seen.rates.at.typecode) == ("B", "i", "B")
-    assert [seen.far[i][0] for i in (0, 255, 256, 65_535, 69_999)] == ["d0", "d255", "d256", "d65535", "d69999"]
+    assert (seen.near.at.typecode, seen.far.at.typecode, seen.rates.at.typecode) == ("B", "H", "B")
+    assert [Link(seen, i).far_device for i in (0, 254, 255, 299)] == ["d0", "d254", "d255", "d299"]
 
 
 def test_a_device_s_key_is_its_name_where_the_name_is_its_own_key():
