@@ -285,6 +285,6 @@ def _unexpected(v: Verification, seen: Seen) -> None:
         v.unexpected.append(Unexpected(f"{x.near_shown} - {x.shown}", x.source, why,
                                        x.near_device if x.near_device in v.placed else
                                        x.far_device if x.far_device in v.placed else ""))
-    for dev, path in sorted(seen.files.items()):
+    for dev in sorted(seen.files):
         if dev not in v.placed and not seen.named(dev):
-            v.unexpected.append(Unexpected(f"{dev}: no neighbour", path, f"{dev} is not in the plan", ""))
+            v.unexpected.append(Unexpected(f"{dev}: no neighbour", seen.file(dev), f"{dev} is not in the plan", ""))

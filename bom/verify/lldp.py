@@ -124,7 +124,11 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     found = _pairs(parse_json(text, str(path), HINT), path, seen)
     del text
     device = sys.intern(device)
-    near_dev, source = seen.device_key(device), str(path)
+    near_dev = seen.device_key(device)
+    # the device's own file: its path is made when shown (Seen.file), not held a file
+    source: str | None = str(path)
+    if near_dev in seen.files and seen.file(near_dev) == source:
+        source = None
     append, keys, intern = seen.append, seen.ports_of, sys.intern
     near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
     reporter = seen.reporter.cell((near_dev, device, source))
@@ -188,12 +192,18 @@ def read_dir(folder: Path, seen: Seen) -> int:
     files = sorted(folder.glob("*.json"), key=str)   # as Paths sort here, without their slow comparisons
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
+    if seen.folder is None:
+        seen.folder = folder
+    same = seen.folder == folder
     for path in files:   # every device's file known first: a pair is indexed by the end that reports it
-        dev = seen.device_key(sys.intern(path.stem))
+        stem = sys.intern(path.stem)
+        dev = seen.device_key(stem)
         if dev in seen.files:
-            raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
+            raise BomError(f"is a second file for device {path.stem} (the first: {seen.file(dev)})",
                            where=str(path), hint="Keep one file per device.")
-        seen.files[dev] = str(path)
+        seen.files[dev] = stem
+        if not same or path.name != f"{stem}.json":
+            seen.odd_files[dev] = str(path)
         seen.covered.add(dev)
     for path in files:
         read_file(path, path.stem, seen)

@@ -13,6 +13,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 End = tuple[str, str]   # (device key, port key)
@@ -53,7 +54,8 @@ class Link:
     @property
     def source(self) -> str:
         """The file it came from."""
-        return self.seen.reporter[self.i][2]
+        device, _, source = self.seen.reporter[self.i]
+        return self.seen.file(device) if source is None else source
 
     @property
     def near_ports(self) -> tuple[str, ...]:
@@ -196,7 +198,8 @@ class Seen:
     about 900,000: benchmarks/bench_verify.py).
     """
 
-    reporter: Column = field(default_factory=Column)   # (near device key, its name, source)
+    #: (near device key, its name, source: None for the device's own LLDP file, :meth:`file`)
+    reporter: Column = field(default_factory=Column)
     near: Column = field(default_factory=Column)       # (near port keys, its name)
     far: Column = field(default_factory=Column)        # (far device key, its name), or the name: far_cell
     far_port: Column = field(default_factory=Column)   # (far port keys but the alias, shown)
@@ -219,7 +222,11 @@ class Seen:
     ids: dict[str, int] = field(default_factory=dict)
     first: array[int] = field(default_factory=lambda: array("q"))   # by number: the device's first row
     paired: bytearray = field(default_factory=bytearray)             # by number: 1 if a pair names it
-    files: dict[str, str] = field(default_factory=dict)     # device key -> the file that reported it
+    #: device key -> the LLDP file that reported it, as its name less ".json" in :attr:`folder` (the
+    #: device's name as the file gives it: no path held per file; :meth:`file`), or in :attr:`odd_files`
+    files: dict[str, str] = field(default_factory=dict)
+    folder: Path | None = None
+    odd_files: dict[str, str] = field(default_factory=dict)   # device key -> a file's path not so named
     #: The devices whose every port a source reports: an LLDP file's device, each node ibnetdiscover
     #: lists (a device only named as someone's neighbour may have other ports no one saw). Known
     #: before any pair is added.
@@ -244,6 +251,11 @@ class Seen:
     @property
     def columns(self) -> tuple[Column, ...]:
         return (self.reporter, self.near, self.far, self.far_port, self.rates)
+
+    def file(self, device: str) -> str:
+        """The path of ``device``'s LLDP file."""
+        odd = self.odd_files.get(device)
+        return odd if odd is not None else str(Path(self.folder or ".", f"{self.files[device]}.json"))
 
     def named(self, device: str) -> bool:
         """Whether a pair names ``device`` (at either end)."""
