@@ -185,6 +185,25 @@ class Column:
 
 #: An alias's bytes: text as Python holds it (a lone surrogate from a JSON escape included).
 _UTF8 = ("utf-8", "surrogatepass")
+#: The first byte of a MAC held as its 6 bytes (never a byte of UTF-8 text): a host port's alias is its
+#: MAC as lldpd writes it, 17 characters.
+_MAC = 0xFE
+
+
+def _packed(alias: str) -> bytes:
+    """An alias as held: a MAC (lower-case, colons, as it reads back exactly) in 7 bytes, else its text."""
+    if len(alias) == 17:
+        try:
+            raw = bytes.fromhex(alias.replace(":", ""))
+        except ValueError:
+            raw = b""
+        if len(raw) == 6 and raw.hex(":") == alias:
+            return bytes((_MAC,)) + raw
+    return alias.encode(*_UTF8)
+
+
+def _unpacked(held: bytes | bytearray) -> str:
+    return held[1:].hex(":") if held and held[0] == _MAC else held.decode(*_UTF8)
 
 
 @dataclass
@@ -194,7 +213,7 @@ class Seen:
     A pair is a row of columns (:class:`Column`), each a place in its column's table of values that
     many pairs share (the reporting file, the near port's names, the far device, the far port's shared
     names, the speed), with the one name of its own a far port may have (a host's MAC as its LLDP port
-    id) as bytes in :attr:`alias_text`: about 15 bytes a pair (``bom verify`` at 100,000 GPUs holds
+    id) as bytes in :attr:`alias_text` (a MAC as its 6): about 12 bytes a pair (``bom verify`` at 100,000 GPUs holds
     about 900,000: benchmarks/bench_verify.py).
     """
 
@@ -293,7 +312,7 @@ class Seen:
         self.far_port.append(far_port)
         self.rates.append(rate)
         if alias is not None:
-            self.alias_text += alias.encode(*_UTF8)
+            self.alias_text += _packed(alias)
             self.aliased.append(i)
             self.alias_end.append(len(self.alias_text))
         self.explained.append(0)
@@ -365,7 +384,7 @@ class Seen:
         k = bisect_left(self.aliased, i)
         if k == len(self.aliased) or self.aliased[k] != i:
             return None
-        return self.alias_text[self.alias_end[k - 1] if k else 0:self.alias_end[k]].decode(*_UTF8)
+        return _unpacked(self.alias_text[self.alias_end[k - 1] if k else 0:self.alias_end[k]])
 
     def far_keys(self, i: int) -> tuple[str, ...]:
         """Every key the far port of pair ``i`` is known by (its alias first)."""
@@ -378,14 +397,19 @@ class Seen:
 
     def joins(self, i: int, a: End, b: End) -> bool:
         """Whether pair ``i`` is the cable from ``a`` to ``b`` (either way round)."""
-        nd, fd = self.reporter[i][0], _key(self.far[i])
-        if a[0] == nd and b[0] == fd and a[1] in self.near[i][0] and self._far_is(i, b[1]):
+        # the columns read directly: this runs for every pair at a planned cable's ends
+        reporter, far, near = self.reporter, self.far, self.near
+        nd, fd = reporter.cells[reporter.at[i]][0], far.cells[far.at[i]]
+        if fd.__class__ is not str:
+            fd = fd[0]
+        if a[0] == nd and b[0] == fd and a[1] in near.cells[near.at[i]][0] and self._far_is(i, b[1]):
             return True
-        return b[0] == nd and a[0] == fd and b[1] in self.near[i][0] and self._far_is(i, a[1])
+        return b[0] == nd and a[0] == fd and b[1] in near.cells[near.at[i]][0] and self._far_is(i, a[1])
 
     def _far_is(self, i: int, port: str) -> bool:
         """Whether ``port`` is a key of pair ``i``'s far port (the alias decoded only past the shared ones)."""
-        return port in self.far_port[i][0] or port == self.alias(i)
+        far_port = self.far_port
+        return port in far_port.cells[far_port.at[i]][0] or port == self.alias(i)
 
     def device_key(self, name: str) -> str:
         """:func:`device_key`, each name once (and each key one string: the name's own where it is its

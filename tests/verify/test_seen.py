@@ -41,6 +41,17 @@ def test_an_alias_is_any_text_and_an_empty_one_is_a_name():
     assert [x.far_ports for x in seen.links] == [("\ud800x", "eth0"), ("", "eth1"), ("eth2",), ("é-1", "eth3")]
 
 
+def test_a_mac_is_held_in_seven_bytes_and_reads_back_as_written():
+    """A MAC as lldpd writes it (lower case, colons) is packed; any other spelling is kept as text."""
+    seen = Seen()
+    macs = ("e6:3a:05:71:ad:f8", "E6:3A:05:71:AD:F8", "e6-3a-05-71-ad-f8", "e6:3a:05:71:ad:fg", "e6:3a:05:71:adf8:",
+            " e6:3a:05:71:ad:f", "fe:ff:00:00:00:01")
+    for i, mac in enumerate(macs):
+        _host_pair(seen, "leaf-1", f"p{i}", "node-1", f"eth{i}", mac)
+    assert [x.far_ports[0] for x in seen.links] == list(macs)
+    assert len(seen.alias_text) == 7 + 17 + 17 + 17 + 17 + 17 + 7
+
+
 def test_an_uncovered_far_device_is_found_by_each_of_its_names():
     """node-1 has no file of its own: its pairs are found at its end, by its MAC as by its interface name."""
     seen = Seen()
