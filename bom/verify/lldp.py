@@ -17,8 +17,9 @@ different neighbours it is what the port sees (a hub or a loop), and the check s
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -123,13 +124,13 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
     found = _pairs(parse_json(text, str(path), HINT), path, seen)
     del text
-    device = sys.intern(device)
+    device = seen.text(device)
     near_dev = seen.device_key(device)
     # the device's own file: its path is made when shown (Seen.file), not held a file
     source: str | None = str(path)
     if near_dev in seen.files and seen.file(near_dev) == source:
         source = None
-    append, keys, intern = seen.append, seen.ports_of, sys.intern
+    append, keys, once = seen.append, seen.ports_of, seen.text
     near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
     reporter = seen.reporter.cell((near_dev, device, source))
     for near, ifname, pid, shown, name, rate in found:
@@ -137,7 +138,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
         # is its own (never a cell: a site has one for each host port)
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
-        name = intern(name)   # before its key, which is the name itself where it is its own key
+        name = once(name)   # before its key, which is the name itself where it is its own key
         append(reporter, near_cell((near, ifname)), far_cell(as_far(seen.device_key(name), name)),
                port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
                None if alias == shared[0] else alias)
@@ -189,22 +190,39 @@ def read_dir(folder: Path, seen: Seen) -> int:
     if not folder.is_dir():
         raise BomError("is not a folder", where=str(folder), key="--lldp",
                        hint="Give --lldp the folder of <device>.json files (lldpcli -f json0 show neighbors).")
-    files = sorted(folder.glob("*.json"), key=str)   # as Paths sort here, without their slow comparisons
+    files = _names(folder)
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
     if seen.folder is None:
         seen.folder = folder
     same = seen.folder == folder
-    for path in files:   # every device's file known first: a pair is indexed by the end that reports it
-        stem = sys.intern(path.stem)
+    for name in files:   # every device's file known first: a pair is indexed by the end that reports it
+        stem = seen.text(_stem(name))
         dev = seen.device_key(stem)
         if dev in seen.files:
-            raise BomError(f"is a second file for device {path.stem} (the first: {seen.file(dev)})",
-                           where=str(path), hint="Keep one file per device.")
+            raise BomError(f"is a second file for device {stem} (the first: {seen.file(dev)})",
+                           where=str(folder / name), hint="Keep one file per device.")
         seen.files[dev] = stem
-        if not same or path.name != f"{stem}.json":
-            seen.odd_files[dev] = str(path)
+        if not same or name != f"{stem}.json":
+            seen.odd_files[dev] = str(folder / name)
         seen.covered.add(dev)
-    for path in files:
-        read_file(path, path.stem, seen)
+    for name in files:
+        read_file(folder / name, _stem(name), seen)
     return len(files)
+
+
+def _names(folder: Path) -> list[str]:
+    """The names ``folder.glob("*.json")`` finds, in the order of their paths, without a ``Path`` each
+    held at once (a site has 60,000 files: pathlib interns each name, and Python's table of interned
+    text keeps the size it grew to)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name for e in entries if fnmatch.fnmatchcase(e.name, "*.json"))
+    except PermissionError:   # as glob: a folder it may not list holds no file
+        return []
+
+
+def _stem(name: str) -> str:
+    """``Path(name).stem``: the name less its last suffix (a name's leading dot starts none)."""
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name

@@ -253,6 +253,8 @@ class Seen:
     #: The devices ibnetdiscover lists: it sees their InfiniBand ports, and no other port of theirs.
     infiniband: set[str] = field(default_factory=set)
     port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
+    #: Each device name once (while reading: sys.intern's table would keep its size for good).
+    texts: dict[str, str] = field(default_factory=dict)
     device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
     port_names: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)   # see ports_of
     #: The devices whose port mapping is their own (still being added to); a layout -> its shared mapping.
@@ -373,7 +375,7 @@ class Seen:
         keys, the cells' places, the layouts' table)."""
         for device in list(self.open):
             self.done(device)
-        caches: list[dict[Any, Any]] = [self.port_keys, self.device_keys, self.port_names, self.layouts]
+        caches: list[dict[Any, Any]] = [self.port_keys, self.device_keys, self.port_names, self.layouts, self.texts]
         for cache in caches + [c.places for c in self.columns]:
             cache.clear()
         for device in self.covered:   # numbered too: the check places every device a source names or covers
@@ -410,6 +412,10 @@ class Seen:
         """Whether ``port`` is a key of pair ``i``'s far port (the alias decoded only past the shared ones)."""
         far_port = self.far_port
         return port in far_port.cells[far_port.at[i]][0] or port == self.alias(i)
+
+    def text(self, name: str) -> str:
+        """``name``, one string for each text (:attr:`texts`)."""
+        return self.texts.setdefault(name, name)
 
     def device_key(self, name: str) -> str:
         """:func:`device_key`, each name once (and each key one string: the name's own where it is its

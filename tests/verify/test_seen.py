@@ -90,7 +90,7 @@ def test_reading_keeps_no_per_port_table():
     for i in range(3):
         _host_pair(seen, "leaf-1", f"p{i}", f"node-{i}", "eth0", f"02:00:00:00:00:0{i}")
     seen.read()
-    assert not (seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open)
+    assert not (seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open or seen.texts)
     assert not any(c.places for c in seen.columns)
     # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells),
     # no speed; each column's table starts with its "no value"
