@@ -117,8 +117,9 @@ def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     return name, names, port
 
 
-def read_file(path: Path, device: str, seen: Seen) -> None:
-    """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``."""
+def read_file(path: Path, device: str, seen: Seen, own: bool = False) -> None:
+    """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``; ``own``: ``path`` is the file
+    :attr:`Seen.files` names for the device (:func:`read_dir`)."""
     # As every input file: a regular file (a FIFO would block, /dev/zero never end), at most
     # LLDP_MAX_BYTES (a 512-port switch's neighbours are about 1 MB of json0).
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
@@ -127,10 +128,12 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
     device = seen.text(device)
     near_dev = seen.device_key(device)
     # the device's own file: its path is made when shown (Seen.file), not held a file
-    source: str | None = str(path)
-    if near_dev in seen.files and seen.file(near_dev) == source:
-        source = None
-    append, keys, once = seen.append, seen.ports_of, seen.text
+    source: str | None = None
+    if not own:
+        source = str(path)
+        if near_dev in seen.files and seen.file(near_dev) == source:
+            source = None
+    append, keys, once = seen.append, seen.ports_of, seen.texts.setdefault
     near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
     reporter = seen.reporter.cell((near_dev, device, source))
     for near, ifname, pid, shown, name, rate in found:
@@ -138,7 +141,7 @@ def read_file(path: Path, device: str, seen: Seen) -> None:
         # is its own (never a cell: a site has one for each host port)
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
-        name = once(name)   # before its key, which is the name itself where it is its own key
+        name = once(name, name)   # before its key, which is the name itself where it is its own key
         append(reporter, near_cell((near, ifname)), far_cell(as_far(seen.device_key(name), name)),
                port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
                None if alias == shared[0] else alias)
@@ -207,7 +210,7 @@ def read_dir(folder: Path, seen: Seen) -> int:
             seen.odd_files[dev] = str(folder / name)
         seen.covered.add(dev)
     for name in files:
-        read_file(folder / name, _stem(name), seen)
+        read_file(folder / name, _stem(name), seen, own=True)
     return len(files)
 
 

@@ -145,6 +145,7 @@ def _key(cell: str | tuple[str, str]) -> str:
 
 #: Array type codes, narrowest first: a column widens to the next when a place does not fit.
 _WIDER = {"B": "H", "H": "i", "i": "q"}
+_LIMIT = {"B": 0xFF, "H": 0xFFFF, "i": 0x7FFFFFFF, "q": 0x7FFFFFFFFFFFFFFF}
 
 
 class Column:
@@ -173,6 +174,8 @@ class Column:
         if at is None:
             at = self.places[value] = len(self.cells)
             self.cells.append(value)
+            if at > _LIMIT[self.at.typecode]:   # widened before the place is appended (Seen.append)
+                self.at = array(_WIDER[self.at.typecode], self.at)
         return at
 
     def append(self, place: int) -> None:
@@ -306,22 +309,25 @@ class Seen:
                     0 if rate is None else self.rates.cell((type(rate), rate)), alias)
 
     def append(self, reporter: int, near: int, far: int, far_port: int, rate: int, alias: str | None) -> None:
-        """Add a pair by its cells' places in each column (:meth:`add`)."""
+        """Add a pair by its cells' places in each column (:meth:`add`; each place from its column's
+        :meth:`Column.cell`, which widens the column to hold it)."""
         i = len(self.explained)
-        self.reporter.append(reporter)
-        self.near.append(near)
-        self.far.append(far)
-        self.far_port.append(far_port)
-        self.rates.append(rate)
+        self.reporter.at.append(reporter)   # the arrays' own appends: a pair is read in a few microseconds
+        self.near.at.append(near)
+        self.far.at.append(far)
+        self.far_port.at.append(far_port)
+        self.rates.at.append(rate)
         if alias is not None:
             self.alias_text += _packed(alias)
             self.aliased.append(i)
             self.alias_end.append(len(self.alias_text))
         self.explained.append(0)
         near_dev, far_dev = self.reporter.cells[reporter][0], _key(self.far.cells[far])
-        paired, number = self.paired, self.number
-        paired[number(near_dev)] = 1
-        paired[number(far_dev)] = 1
+        ids, paired = self.ids, self.paired
+        n = ids.get(near_dev)
+        paired[self.number(near_dev) if n is None else n] = 1
+        n = ids.get(far_dev)
+        paired[self.number(far_dev) if n is None else n] = 1
         self._index(near_dev, self.near.cells[near][0], i)
         if far_dev not in self.covered:
             ports = self.far_port.cells[far_port][0]

@@ -109,6 +109,11 @@ def test_a_column_widens_when_a_place_does_not_fit():
     for i in range(300):
         seen.add(("a", ("p",)), (f"d{i}", ("q",)), ("a", "p", f"d{i}", "q"), "f")
     assert (seen.near.at.typecode, seen.far.at.typecode, seen.rates.at.typecode) == ("B", "H", "B")
+    assert seen.far.cell("another") == 301 and seen.far.at.typecode == "H"
+    big = Column()
+    for i in range(65_535):   # places 1 to 65,535 (0 is "no value")
+        big.cell(i)
+    assert big.at.typecode == "H" and big.cell("one more") == 65_536 and big.at.typecode == "i"
     assert [Link(seen, i).far_device for i in (0, 254, 255, 299)] == ["d0", "d254", "d255", "d299"]
 
 
