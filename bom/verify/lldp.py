@@ -28,7 +28,6 @@ from bom.errors import BomError
 from bom.inputs.jsonio import parse_json
 from bom.inputs.yamlio import read_input
 from bom.verify.seen import Seen, port_key
-from bom.verify.seen import far_cell as as_far
 
 #: The speed in a MAU type lldpd reports (``100GbaseCR4``, ``10GigBaseLR``, ``1000BaseTFD``).
 _MAU = re.compile(r"(\d+(?:\.\d+)?)\s*(G|Gig|M)?\s*base", re.IGNORECASE)
@@ -133,7 +132,7 @@ def read_file(path: Path, device: str, seen: Seen, own: bool = False) -> None:
         source = str(path)
         if near_dev in seen.files and seen.file(near_dev) == source:
             source = None
-    append, keys, once = seen.append, seen.ports_of, seen.texts.setdefault
+    append, keys, once, device_key = seen.append, seen.ports_of, seen.texts.setdefault, seen.device_key
     near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
     reporter = seen.reporter.cell((near_dev, device, source))
     for near, ifname, pid, shown, name, rate in found:
@@ -142,7 +141,8 @@ def read_file(path: Path, device: str, seen: Seen, own: bool = False) -> None:
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
         name = once(name, name)   # before its key, which is the name itself where it is its own key
-        append(reporter, near_cell((near, ifname)), far_cell(as_far(seen.device_key(name), name)),
+        key = device_key(name)
+        append(reporter, near_cell((near, ifname)), far_cell(name if key == name else (key, name)),   # far_cell
                port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
                None if alias == shared[0] else alias)
     seen.done(near_dev)
