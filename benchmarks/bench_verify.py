@@ -10,6 +10,10 @@ Each run is its own process (its peak memory, ``ru_maxrss``, is its own): the pl
 files read, the plan streamed past them, the work order written: what ``bom verify`` does after
 the build). Times are wall / CPU seconds. Run: python3 -m benchmarks.bench_verify [16k] [100k]
 
+One step alone, its figures as JSON (the neighbour files written once, then each run on them):
+``--child-neighbours SIZE DIR``, ``--child-plan SIZE OUT``, ``--child-verify SIZE DIR OUT``, and
+``--child-trace SIZE DIR OUT``: the top allocation sites at verify's peak (tracemalloc; slow).
+
 Each run prints, under its own figures, the ones recorded for the speed and memory changes (RECORDED;
 CHANGELOG, issues 26 and 46).
 """
@@ -34,7 +38,9 @@ RECORDED = {
     "100k": "before: verify 31.98 s (reading 21.15), 976 MB; write 28.81 s, 301 MB (1.11x). "
             "after: verify 23.93 s (reading 13.06), 669 MB; write 33.71 s (0.71x). "
             "Issue 46 (load 10-15, medians of 3, main 8b786ea and the change alternated): verify 13.41 -> "
-            "12.11 s (reading 9.55 -> 8.43), peak 313 -> 217 MB; write 11.63 s, 271 MB",
+            "12.11 s (reading 9.55 -> 8.43), peak 313 -> 217 MB; write 11.63 s, 271 MB. "
+            "Round six (load 7-9, medians of 3, main 67e188b and the change alternated): verify 15.00 -> 16.39 s "
+            "(reading 10.42 -> 12.17), peak 218 -> 169 MB; write 9.71 s, 184 MB",
 }
 
 
@@ -107,6 +113,44 @@ def verify(case: str, lldp: Path, out: Path) -> dict[str, object]:
             "not_checked": j["not_checked"]}
 
 
+def trace(case: str, lldp: Path, out: Path, top: int = 25) -> dict[str, object]:
+    """What verify holds at its peak: the top allocation sites (tracemalloc, by line) at the point of
+    the plan's stream where the most is traced (checked every 5,000 rows), the traced memory after each
+    step. Slow (tracemalloc: 5 to 10 times the CPU), and its figures are Python's allocations, not RSS."""
+    import tracemalloc
+    from collections.abc import Iterator
+
+    from bom.cableplan.rows import no_cycle_collection, rows
+    from bom.model.records import PlanRow
+    from bom.topology.fabrics import infiniband
+    from bom.verify import check, run
+
+    tracemalloc.start()
+    model, catalog = _model(case)
+    steps = {"model": tracemalloc.get_traced_memory()[0]}
+    seen = run.read_sources(lldp, None)
+    steps["read"] = tracemalloc.get_traced_memory()[0]
+    best: list[object] = [0, None, 0]   # traced bytes, snapshot, row
+
+    def watched() -> Iterator[PlanRow]:
+        for n, row in enumerate(rows(model, catalog=catalog)):
+            if n % 5000 == 0:
+                now = tracemalloc.get_traced_memory()[0]
+                if now > best[0] + (2 << 20):   # type: ignore[operator]
+                    best[:] = [now, tracemalloc.take_snapshot(), n]
+            yield row
+    with no_cycle_collection():
+        check.verify(watched(), seen, (), infiniband(model, catalog))
+    steps["verified"], steps["peak"] = tracemalloc.get_traced_memory()
+    snap = best[1]
+    assert isinstance(snap, tracemalloc.Snapshot)
+    stats = snap.statistics("lineno")
+    return {"traced_mb": {k: round(v / 2**20, 1) for k, v in steps.items()}, "at_row": best[2],
+            "at_peak_mb": round(sum(x.size for x in stats) / 2**20, 1),
+            "top": [(round(x.size / 2**20, 2), x.count, f"{x.traceback[0].filename.split('/')[-1]}:"
+                     f"{x.traceback[0].lineno}") for x in stats[:top]]}
+
+
 def _child(*args: str) -> dict[str, object]:
     out = subprocess.run([sys.executable, "-m", "benchmarks.bench_verify", *args], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])
@@ -136,7 +180,8 @@ def case(name: str, tmp: Path) -> None:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
         what, name, args = sys.argv[1], sys.argv[2], [Path(a) for a in sys.argv[3:]]
-        fn = {"--child-neighbours": neighbours, "--child-plan": write_plan, "--child-verify": verify}[what]
+        fn = {"--child-neighbours": neighbours, "--child-plan": write_plan, "--child-verify": verify,
+              "--child-trace": trace}[what]
         print(json.dumps(fn(name, *args)))
         return
     names = sys.argv[1:] or list(_cases())

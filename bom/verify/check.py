@@ -33,6 +33,8 @@ from bom.names import MGMT_PORT
 from bom.roles import SERVERS
 from bom.verify.seen import End, Link, Seen, device_key, port_key
 
+#: The plan's device names whose keys are kept at a time while it streams.
+DEVICE_KEYS = 4096
 #: A speed within this fraction of the plan's rate is the plan's (a source rounds: FDR is 14 x 4).
 RATE_TOLERANCE = 0.1
 
@@ -75,6 +77,48 @@ class Unexpected:
         return {"found": self.found, "source": self.source, "why": self.why}
 
 
+class Placed:
+    """The plan's devices among those a source names or covers: each one's name in the plan and its rack
+    and U (what places an unexpected pair in the work order), by its number in :attr:`Seen.ids
+    <bom.verify.seen.Seen.ids>`. Held as the plan streams past (100,000 GPUs: 60,000 devices): a byte,
+    a rack and a U each, the rack's text once, a name only where it is not its key."""
+
+    def __init__(self, ids: dict[str, int] | None = None) -> None:
+        self.ids: dict[str, int] = {} if ids is None else ids
+        n = len(self.ids)
+        self.state = bytearray(n)               # 0: not in the plan; 1: named as its key; 2: in other
+        self.racks: list[Cell] = [None] * n
+        self.us: list[Cell] = [None] * n
+        self.other: dict[int, str] = {}         # number -> the plan's name, where it is not the key
+        self.rack_text: dict[Cell, Cell] = {}   # each rack's text once
+
+    def put(self, n: int, name: str, key: str, rack: Cell, u: Cell) -> None:
+        """Device number ``n`` is the plan's ``name`` (its key ``key``), in ``rack`` at ``u``."""
+        if name == key:
+            self.state[n] = 1
+        else:
+            self.state[n] = 2
+            self.other[n] = name
+        self.racks[n] = self.rack_text.setdefault(rack, rack)
+        self.us[n] = u
+
+    def __contains__(self, key: object) -> bool:
+        n = self.ids.get(key) if isinstance(key, str) else None
+        return n is not None and n < len(self.state) and self.state[n] != 0
+
+    def name(self, key: str) -> str:
+        """The plan's name of the device ``key`` (the key itself if not in the plan)."""
+        n = self.ids.get(key)
+        return self.other.get(n, key) if n is not None else key
+
+    def where(self, key: str) -> tuple[Cell, Cell]:
+        """Its (rack, U) in the plan, ("", "") if not in the plan."""
+        if key not in self:
+            return "", ""
+        n = self.ids[key]
+        return self.racks[n], self.us[n]
+
+
 @dataclass
 class Verification:
     """What ``bom verify`` found."""
@@ -85,8 +129,7 @@ class Verification:
     miswired: list[Problem] = field(default_factory=list)
     wrong_speed: list[Problem] = field(default_factory=list)
     unexpected: list[Unexpected] = field(default_factory=list)
-    where: dict[str, tuple[str, Cell]] = field(default_factory=dict)     # device key -> (rack, U)
-    names: dict[str, str] = field(default_factory=dict)                  # device key -> plan name
+    placed: Placed = field(default_factory=Placed)     # the sources' devices in the plan: name, rack, U
     netbox: Any = None    # bom.netbox.diff.Diff, with --netbox
 
     @property
@@ -124,22 +167,27 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
         if device not in covered or (port == MGMT_PORT and role in SERVERS):
             return False
         return device not in ib_only or fabric in ib_fabrics
-    named = seen.covered | seen.devices   # the devices to place by rack and U and to know as the plan's
     only = set(fabrics)
     ai, bi, api, bpi = COL["a_device"], COL["b_device"], COL["a_port"], COL["b_port"]
     ari, aui, bri, bui, fi, rate_i = COL["a_rack"], COL["a_u"], COL["b_rack"], COL["b_u"], COL["fabric"], \
         COL["rate_gbps"]
     aro, bro = COL["a_role"], COL["b_role"]
     find, joins, rate_of, explained = seen.find, seen.joins, seen.rate, seen.explained
-    where, names = v.where, v.names
-    # A plan names each device on many rows and each port name on many devices: their keys once.
+    for d in covered:   # every device a source names or covers is numbered (Seen.read does it too)
+        seen.number(d)
+    ids = seen.ids
+    placed = v.placed = Placed(ids)
+    state, put = placed.state, placed.put
+    # A plan names each device on many rows and each port name on many devices: their keys once (the
+    # devices' only while near: a plan names a device on rows close together, and holding every
+    # device's key would be a second copy of the sources' names).
     dkeys: dict[str, str] = {}
     pkeys: dict[str, str] = {}
 
     def dk(name: str) -> str:
-        k = dkeys.get(name)
-        if k is None:
-            k = dkeys[name] = device_key(str(name))
+        if len(dkeys) >= DEVICE_KEYS:
+            dkeys.clear()
+        k = dkeys[name] = device_key(str(name))
         return k
 
     def pk(name: str) -> str:
@@ -151,12 +199,12 @@ def verify(rows: Iterable[PlanRow], seen: Seen, fabrics: Iterable[str] = (), inf
     for r in rows:
         na, nb = r[ai], r[bi]
         da, db = dkeys.get(na) or dk(na), dkeys.get(nb) or dk(nb)
-        if da in named and da not in names:
-            names[da] = na
-            where[da] = (r[ari], r[aui])
-        if db in named and db not in names:
-            names[db] = nb
-            where[db] = (r[bri], r[bui])
+        n = ids.get(da)
+        if n is not None and not state[n]:
+            put(n, na, da, r[ari], r[aui])
+        n = ids.get(db)
+        if n is not None and not state[n]:
+            put(n, nb, db, r[bri], r[bui])
         if only and r[fi] not in only:
             continue
         if not only and da not in covered and db not in covered:
@@ -231,12 +279,12 @@ def _unexpected(v: Verification, seen: Seen) -> None:
         if x.key() in reported:
             continue
         reported.add(x.key())
-        strangers = [d for d in (x.near_device, x.far_device) if d not in v.names]
+        strangers = [d for d in (x.near_device, x.far_device) if d not in v.placed]
         why = (f"{' and '.join(strangers)} {'is' if len(strangers) == 1 else 'are'} not in the plan" if strangers
                else "the plan has no cable on these ports")
         v.unexpected.append(Unexpected(f"{x.near_shown} - {x.shown}", x.source, why,
-                                       x.near_device if x.near_device in v.names else
-                                       x.far_device if x.far_device in v.names else ""))
-    for dev, path in sorted(seen.files.items()):
-        if dev not in v.names and dev not in seen.devices:
-            v.unexpected.append(Unexpected(f"{dev}: no neighbour", path, f"{dev} is not in the plan", ""))
+                                       x.near_device if x.near_device in v.placed else
+                                       x.far_device if x.far_device in v.placed else ""))
+    for dev in sorted(seen.files):
+        if dev not in v.placed and not seen.named(dev):
+            v.unexpected.append(Unexpected(f"{dev}: no neighbour", seen.file(dev), f"{dev} is not in the plan", ""))

@@ -17,8 +17,9 @@ different neighbours it is what the port sees (a hub or a loop), and the check s
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,23 +116,35 @@ def _far(entry: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     return name, names, port
 
 
-def read_file(path: Path, device: str, seen: Seen) -> None:
-    """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``."""
+def read_file(path: Path, device: str, seen: Seen, own: bool = False) -> None:
+    """Add what ``device``'s lldpd saw (the file ``path``) to ``seen``; ``own``: ``path`` is the file
+    :attr:`Seen.files` names for the device (:func:`read_dir`)."""
     # As every input file: a regular file (a FIFO would block, /dev/zero never end), at most
     # LLDP_MAX_BYTES (a 512-port switch's neighbours are about 1 MB of json0).
     text = read_input(path, "LLDP file", limit=LLDP_MAX_BYTES)
     found = _pairs(parse_json(text, str(path), HINT), path, seen)
     del text
-    near_dev, source = seen.device_key(device), str(path)
-    cell, append, keys, intern = seen.cell, seen.append, seen.ports_of, sys.intern
-    reporter = cell((near_dev, intern(device), source))
+    device = seen.text(device)
+    near_dev = seen.device_key(device)
+    # the device's own file: its path is made when shown (Seen.file), not held a file
+    source: str | None = None
+    if not own:
+        source = str(path)
+        if near_dev in seen.files and seen.file(near_dev) == source:
+            source = None
+    append, keys, once, device_key = seen.append, seen.ports_of, seen.texts.setdefault, seen.device_key
+    near_cell, far_cell, port_cell, rate_cell = seen.near.cell, seen.far.cell, seen.far_port.cell, seen.rates.cell
+    reporter = seen.reporter.cell((near_dev, device, source))
     for near, ifname, pid, shown, name, rate in found:
         # the far port's shared keys are its shown name's; its id, where another name (a host's MAC),
         # is its own (never a cell: a site has one for each host port)
         shared = keys(shown, shown)
         alias = None if pid == shown else port_key(pid)
-        append(reporter, cell((near, ifname)), cell((seen.device_key(name), intern(name))), cell((shared, shown)),
-               0 if rate is None else cell((type(rate), rate)), None if alias == shared[0] else alias)
+        name = once(name, name)   # before its key, which is the name itself where it is its own key
+        key = device_key(name)
+        append(reporter, near_cell((near, ifname)), far_cell(name if key == name else (key, name)),   # far_cell
+               port_cell((shared, shown)), 0 if rate is None else rate_cell((type(rate), rate)),
+               None if alias == shared[0] else alias)
     seen.done(near_dev)
 
 
@@ -180,16 +193,39 @@ def read_dir(folder: Path, seen: Seen) -> int:
     if not folder.is_dir():
         raise BomError("is not a folder", where=str(folder), key="--lldp",
                        hint="Give --lldp the folder of <device>.json files (lldpcli -f json0 show neighbors).")
-    files = sorted(folder.glob("*.json"), key=str)   # as Paths sort here, without their slow comparisons
+    files = _names(folder)
     if not files:
         raise BomError("holds no <device>.json file", where=str(folder), key="--lldp", hint=HINT)
-    for path in files:   # every device's file known first: a pair is indexed by the end that reports it
-        dev = seen.device_key(path.stem)
+    if seen.folder is None:
+        seen.folder = folder
+    same = seen.folder == folder
+    for name in files:   # every device's file known first: a pair is indexed by the end that reports it
+        stem = seen.text(_stem(name))
+        dev = seen.device_key(stem)
         if dev in seen.files:
-            raise BomError(f"is a second file for device {path.stem} (the first: {seen.files[dev]})",
-                           where=str(path), hint="Keep one file per device.")
-        seen.files[dev] = str(path)
+            raise BomError(f"is a second file for device {stem} (the first: {seen.file(dev)})",
+                           where=str(folder / name), hint="Keep one file per device.")
+        seen.files[dev] = stem
+        if not same or name != f"{stem}.json":
+            seen.odd_files[dev] = str(folder / name)
         seen.covered.add(dev)
-    for path in files:
-        read_file(path, path.stem, seen)
+    for name in files:
+        read_file(folder / name, _stem(name), seen, own=True)
     return len(files)
+
+
+def _names(folder: Path) -> list[str]:
+    """The names ``folder.glob("*.json")`` finds, in the order of their paths, without a ``Path`` each
+    held at once (a site has 60,000 files: pathlib interns each name, and Python's table of interned
+    text keeps the size it grew to)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name for e in entries if fnmatch.fnmatchcase(e.name, "*.json"))
+    except PermissionError:   # as glob: a folder it may not list holds no file
+        return []
+
+
+def _stem(name: str) -> str:
+    """``Path(name).stem``: the name less its last suffix (a name's leading dot starts none)."""
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name

@@ -10,8 +10,10 @@ number, the plan's a cage and port): every alias is indexed, and a planned end m
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 End = tuple[str, str]   # (device key, port key)
@@ -41,38 +43,37 @@ class Link:
     def __init__(self, seen: Seen, i: int) -> None:
         self.seen, self.i = seen, i
 
-    def _cell(self, column: array[int]) -> Any:
-        return self.seen.cells[column[self.i]]
-
     @property
     def near_device(self) -> str:
-        return self._cell(self.seen.reporter)[0]
+        return self.seen.reporter[self.i][0]
 
     @property
     def near_name(self) -> str:
-        return self._cell(self.seen.reporter)[1]
+        return self.seen.reporter[self.i][1]
 
     @property
     def source(self) -> str:
         """The file it came from."""
-        return self._cell(self.seen.reporter)[2]
+        device, _, source = self.seen.reporter[self.i]
+        return self.seen.file(device) if source is None else source
 
     @property
     def near_ports(self) -> tuple[str, ...]:
         """Port keys: every name the near port is known by."""
-        return self._cell(self.seen.near)[0]
+        return self.seen.near[self.i][0]
 
     @property
     def near_port(self) -> str:
-        return self._cell(self.seen.near)[1]
+        return self.seen.near[self.i][1]
 
     @property
     def far_device(self) -> str:
-        return self._cell(self.seen.far)[0]
+        return _key(self.seen.far[self.i])
 
     @property
     def far_name(self) -> str:
-        return self._cell(self.seen.far)[1]
+        c = self.seen.far[self.i]
+        return c if c.__class__ is str else c[1]
 
     @property
     def far_ports(self) -> tuple[str, ...]:
@@ -80,7 +81,7 @@ class Link:
 
     @property
     def far_port(self) -> str:
-        return self._cell(self.seen.far_port)[1]
+        return self.seen.far_port[self.i][1]
 
     @property
     def rate_gbps(self) -> float | None:
@@ -133,35 +134,103 @@ class Link:
         return frozenset((self.near_shown.lower(), self.shown.lower()))
 
 
-def _column() -> array[int]:
-    return array("i")
+def far_cell(key: str, name: str) -> str | tuple[str, str]:
+    """A far device's cell: its name alone where the name is its key (a plan's names are), else both."""
+    return name if key == name else (key, name)
+
+
+def _key(cell: str | tuple[str, str]) -> str:
+    return cell if cell.__class__ is str else cell[0]
+
+
+#: Array type codes, narrowest first: a column widens to the next when a place does not fit.
+_WIDER = {"B": "H", "H": "i", "i": "q"}
+_LIMIT = {"B": 0xFF, "H": 0xFFFF, "i": 0x7FFFFFFF, "q": 0x7FFFFFFFFFFFFFFF}
+
+
+class Column:
+    """One column of the pairs: each pair's place (a number in an array as narrow as the places need)
+    in a table of the values the pairs share (:attr:`cells`, each value once; 0: no value). A column's
+    own table keeps its places small: a site's port names are a few hundred (two bytes a pair), its
+    speeds a few (one byte)."""
+
+    __slots__ = ("cells", "places", "at")
+
+    def __init__(self) -> None:
+        self.cells: list[Any] = [None]
+        self.places: dict[object, int] = {}   # a value -> its place in cells (while reading)
+        self.at: array[int] = array("B")
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, i: int) -> Any:
+        """Pair ``i``'s value."""
+        return self.cells[self.at[i]]
+
+    def cell(self, value: object) -> int:
+        """``value``'s place in :attr:`cells`, added once."""
+        at = self.places.get(value)
+        if at is None:
+            at = self.places[value] = len(self.cells)
+            self.cells.append(value)
+            if at > _LIMIT[self.at.typecode]:   # widened before the place is appended (Seen.append)
+                self.at = array(_WIDER[self.at.typecode], self.at)
+        return at
+
+    def append(self, place: int) -> None:
+        try:
+            self.at.append(place)
+        except OverflowError:   # the first place past this type's range: every place one size up
+            self.at = array(_WIDER[self.at.typecode], self.at)
+            self.append(place)
 
 
 #: An alias's bytes: text as Python holds it (a lone surrogate from a JSON escape included).
 _UTF8 = ("utf-8", "surrogatepass")
+#: The first byte of a MAC held as its 6 bytes (never a byte of UTF-8 text): a host port's alias is its
+#: MAC as lldpd writes it, 17 characters.
+_MAC = 0xFE
+
+
+def _packed(alias: str) -> bytes:
+    """An alias as held: a MAC (lower-case, colons, as it reads back exactly) in 7 bytes, else its text."""
+    if len(alias) == 17:
+        try:
+            raw = bytes.fromhex(alias.replace(":", ""))
+        except ValueError:
+            raw = b""
+        if len(raw) == 6 and raw.hex(":") == alias:
+            return bytes((_MAC,)) + raw
+    return alias.encode(*_UTF8)
+
+
+def _unpacked(held: bytes | bytearray) -> str:
+    return held[1:].hex(":") if held and held[0] == _MAC else held.decode(*_UTF8)
 
 
 @dataclass
 class Seen:
     """Every neighbour pair of every source, indexed by each of its ends (the plan is streamed past it).
 
-    A pair is a row of columns of numbers, each a cell in :attr:`cells` that many pairs share (the
-    reporting file, the near port's names, the far device, the far port's shared names, the speed),
-    with the one name of its own a far port may have (a host's MAC as its LLDP port id) as bytes in
-    :attr:`alias_text`: about 30 bytes a pair (``bom verify`` at 100,000 GPUs holds about 900,000:
-    benchmarks/bench_verify.py).
+    A pair is a row of columns (:class:`Column`), each a place in its column's table of values that
+    many pairs share (the reporting file, the near port's names, the far device, the far port's shared
+    names, the speed), with the one name of its own a far port may have (a host's MAC as its LLDP port
+    id) as bytes in :attr:`alias_text` (a MAC as its 6): about 12 bytes a pair (``bom verify`` at 100,000 GPUs holds
+    about 900,000: benchmarks/bench_verify.py).
     """
 
-    #: Each shared value once; a column holds its place here (0: no value).
-    cells: list[Any] = field(default_factory=lambda: [None])
-    reporter: array[int] = field(default_factory=_column)   # (near device key, its name, source)
-    near: array[int] = field(default_factory=_column)       # (near port keys, its name)
-    far: array[int] = field(default_factory=_column)        # (far device key, its name)
-    far_port: array[int] = field(default_factory=_column)   # (far port keys but the alias, shown)
-    rates: array[int] = field(default_factory=_column)      # (type, speed) or 0
-    #: Pair i's alias: ``alias_text[alias_end[i]:alias_end[i + 1]]``, empty for none, else a marker
-    #: byte and the name's key (its own, such as a MAC: never shared, so never a cell).
-    alias_end: array[int] = field(default_factory=lambda: array("I", [0]))
+    #: (near device key, its name, source: None for the device's own LLDP file, :meth:`file`)
+    reporter: Column = field(default_factory=Column)
+    near: Column = field(default_factory=Column)       # (near port keys, its name)
+    far: Column = field(default_factory=Column)        # (far device key, its name), or the name: far_cell
+    far_port: Column = field(default_factory=Column)   # (far port keys but the alias, shown)
+    rates: Column = field(default_factory=Column)      # (type, speed)
+    #: The pairs whose far port has a name of its own (a host's MAC: never shared, so never a cell), in
+    #: the order added, and where each one's text ends in :attr:`alias_text`: the alias of
+    #: ``aliased[k]`` is ``alias_text[alias_end[k - 1]:alias_end[k]]`` (from 0 for the first).
+    aliased: array[int] = field(default_factory=lambda: array("I"))
+    alias_end: array[int] = field(default_factory=lambda: array("Q"))
     alias_text: bytearray = field(default_factory=bytearray)
     explained: bytearray = field(default_factory=bytearray)
     #: device key -> port key -> the pair (its row, less the device's first row in :attr:`first`:
@@ -170,9 +239,16 @@ class Seen:
     #: mapping is shared with every device whose ports and rows are laid out alike (:attr:`layouts`):
     #: a site's nodes are a few layouts.
     by_end: dict[str, Ports] = field(default_factory=dict)
-    first: dict[str, int] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)     # device key -> the file that reported it
-    devices: set[str] = field(default_factory=set)          # every device key a source names
+    #: Every device a source names (a pair's end) or covers, numbered in the order met: the number
+    #: places it in :attr:`first` and :attr:`paired` (and in the check's table of the plan's devices).
+    ids: dict[str, int] = field(default_factory=dict)
+    first: array[int] = field(default_factory=lambda: array("q"))   # by number: the device's first row
+    paired: bytearray = field(default_factory=bytearray)             # by number: 1 if a pair names it
+    #: device key -> the LLDP file that reported it, as its name less ".json" in :attr:`folder` (the
+    #: device's name as the file gives it: no path held per file; :meth:`file`), or in :attr:`odd_files`
+    files: dict[str, str] = field(default_factory=dict)
+    folder: Path | None = None
+    odd_files: dict[str, str] = field(default_factory=dict)   # device key -> a file's path not so named
     #: The devices whose every port a source reports: an LLDP file's device, each node ibnetdiscover
     #: lists (a device only named as someone's neighbour may have other ports no one saw). Known
     #: before any pair is added.
@@ -180,29 +256,44 @@ class Seen:
     #: The devices ibnetdiscover lists: it sees their InfiniBand ports, and no other port of theirs.
     infiniband: set[str] = field(default_factory=set)
     port_keys: dict[str, str] = field(default_factory=dict)     # a name -> its port_key, each name once
+    #: Each device name once (while reading: sys.intern's table would keep its size for good).
+    texts: dict[str, str] = field(default_factory=dict)
     device_keys: dict[str, str] = field(default_factory=dict)   # a name -> its device_key
     port_names: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)   # see ports_of
-    #: A cell -> its place in :attr:`cells` (while reading).
-    places: dict[object, int] = field(default_factory=dict)
     #: The devices whose port mapping is their own (still being added to); a layout -> its shared mapping.
     open: set[str] = field(default_factory=set)
     layouts: dict[tuple[object, ...], Ports] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        return len(self.reporter)
+        return len(self.explained)
 
     @property
     def links(self) -> list[Link]:
         """Every pair, in the order added (a view of each)."""
-        return [Link(self, i) for i in range(len(self.reporter))]
+        return [Link(self, i) for i in range(len(self))]
 
-    def cell(self, value: object) -> int:
-        """``value``'s place in :attr:`cells`, added once."""
-        at = self.places.get(value)
-        if at is None:
-            at = self.places[value] = len(self.cells)
-            self.cells.append(value)
-        return at
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return (self.reporter, self.near, self.far, self.far_port, self.rates)
+
+    def file(self, device: str) -> str:
+        """The path of ``device``'s LLDP file."""
+        odd = self.odd_files.get(device)
+        return odd if odd is not None else str(Path(self.folder or ".", f"{self.files[device]}.json"))
+
+    def named(self, device: str) -> bool:
+        """Whether a pair names ``device`` (at either end)."""
+        n = self.ids.get(device)
+        return n is not None and n < len(self.paired) and bool(self.paired[n])
+
+    def number(self, device: str) -> int:
+        """``device``'s number (:attr:`ids`), given it when first met."""
+        n = self.ids.get(device)
+        if n is None:
+            n = self.ids[device] = len(self.ids)
+            self.first.append(-1)
+            self.paired.append(0)
+        return n
 
     def add(self, near: tuple[str, tuple[str, ...]], far: tuple[str, tuple[str, ...]],
             names: tuple[str, str, str, str], source: str, rate: float | None = None, alias: str | None = None
@@ -213,39 +304,46 @@ class Seen:
         covers the far device (a device that reports its own ports is looked up by what it reports)."""
         (near_dev, near_ports), (far_dev, far_ports) = near, far
         near_name, near_port, far_name, far_port = names
-        cell = self.cell
-        self.append(cell((near_dev, near_name, source)), cell((near_ports, near_port)), cell((far_dev, far_name)),
-                    cell((far_ports, far_port)), 0 if rate is None else cell((type(rate), rate)), alias)
+        self.append(self.reporter.cell((near_dev, near_name, source)), self.near.cell((near_ports, near_port)),
+                    self.far.cell(far_cell(far_dev, far_name)), self.far_port.cell((far_ports, far_port)),
+                    0 if rate is None else self.rates.cell((type(rate), rate)), alias)
 
     def append(self, reporter: int, near: int, far: int, far_port: int, rate: int, alias: str | None) -> None:
-        """Add a pair by its cells' places (:meth:`add`)."""
-        i, cells = len(self.reporter), self.cells
-        self.reporter.append(reporter)
-        self.near.append(near)
-        self.far.append(far)
-        self.far_port.append(far_port)
-        self.rates.append(rate)
+        """Add a pair by its cells' places in each column (:meth:`add`; each place from its column's
+        :meth:`Column.cell`, which widens the column to hold it)."""
+        i = len(self.explained)
+        self.reporter.at.append(reporter)   # the arrays' own appends: a pair is read in a few microseconds
+        self.near.at.append(near)
+        self.far.at.append(far)
+        self.far_port.at.append(far_port)
+        self.rates.at.append(rate)
         if alias is not None:
-            self.alias_text += b"\x01" + alias.encode(*_UTF8)
-        self.alias_end.append(len(self.alias_text))
+            self.alias_text += _packed(alias)
+            self.aliased.append(i)
+            self.alias_end.append(len(self.alias_text))
         self.explained.append(0)
-        near_dev, far_dev = cells[reporter][0], cells[far][0]
-        self.devices.add(near_dev)
-        self.devices.add(far_dev)
-        self._index(near_dev, cells[near][0], i)
+        near_dev, far_dev = self.reporter.cells[reporter][0], _key(self.far.cells[far])
+        ids, paired = self.ids, self.paired
+        n = ids.get(near_dev)
+        paired[self.number(near_dev) if n is None else n] = 1
+        n = ids.get(far_dev)
+        paired[self.number(far_dev) if n is None else n] = 1
+        self._index(near_dev, self.near.cells[near][0], i)
         if far_dev not in self.covered:
-            self._index(far_dev, cells[far_port][0] if alias is None else (alias, *cells[far_port][0]), i)
+            ports = self.far_port.cells[far_port][0]
+            self._index(far_dev, ports if alias is None else (alias, *ports), i)
 
     def _index(self, device: str, ports: tuple[str, ...], i: int) -> None:
         at = self.by_end.get(device)
+        n = self.ids[device]
         if at is None:
             at = self.by_end[device] = {}
-            self.first[device] = i
+            self.first[n] = i
             self.open.add(device)
         elif device not in self.open:   # a shared layout: this device's own again
             at = self.by_end[device] = {p: list(x) if isinstance(x, tuple) else x for p, x in at.items()}
             self.open.add(device)
-        i -= self.first[device]
+        i -= self.first[n]
         for p in ports:
             was = at.get(p)
             if was is None:
@@ -275,7 +373,7 @@ class Seen:
         got = at.get(end[1])
         if got is None:
             return ()
-        first = self.first[end[0]]
+        first = self.first[self.ids[end[0]]]
         return (first + got,) if isinstance(got, int) else [first + i for i in got]
 
     def read(self) -> None:
@@ -283,41 +381,56 @@ class Seen:
         keys, the cells' places, the layouts' table)."""
         for device in list(self.open):
             self.done(device)
-        for cache in (self.port_keys, self.device_keys, self.port_names, self.places, self.layouts):
+        caches: list[dict[Any, Any]] = [self.port_keys, self.device_keys, self.port_names, self.layouts, self.texts]
+        for cache in caches + [c.places for c in self.columns]:
             cache.clear()
+        for device in self.covered:   # numbered too: the check places every device a source names or covers
+            self.number(device)
 
     def alias(self, i: int) -> str | None:
         """Pair ``i``'s far port's name of its own, if any."""
-        a, b = self.alias_end[i], self.alias_end[i + 1]
-        return self.alias_text[a + 1:b].decode(*_UTF8) if b > a else None
+        k = bisect_left(self.aliased, i)
+        if k == len(self.aliased) or self.aliased[k] != i:
+            return None
+        return _unpacked(self.alias_text[self.alias_end[k - 1] if k else 0:self.alias_end[k]])
 
     def far_keys(self, i: int) -> tuple[str, ...]:
         """Every key the far port of pair ``i`` is known by (its alias first)."""
-        keys = self.cells[self.far_port[i]][0]
+        keys = self.far_port[i][0]
         alias = self.alias(i)
         return keys if alias is None else (alias, *keys)
 
     def rate(self, i: int) -> float | None:
-        c = self.rates[i]
-        return self.cells[c][1] if c else None
+        return self.rates[i][1] if self.rates.at[i] else None
 
     def joins(self, i: int, a: End, b: End) -> bool:
         """Whether pair ``i`` is the cable from ``a`` to ``b`` (either way round)."""
-        cells = self.cells
-        nd, fd = cells[self.reporter[i]][0], cells[self.far[i]][0]
-        if a[0] == nd and b[0] == fd and a[1] in cells[self.near[i]][0] and self._far_is(i, b[1]):
+        # the columns read directly: this runs for every pair at a planned cable's ends
+        reporter, far, near = self.reporter, self.far, self.near
+        nd, fd = reporter.cells[reporter.at[i]][0], far.cells[far.at[i]]
+        if fd.__class__ is not str:
+            fd = fd[0]
+        if a[0] == nd and b[0] == fd and a[1] in near.cells[near.at[i]][0] and self._far_is(i, b[1]):
             return True
-        return b[0] == nd and a[0] == fd and b[1] in cells[self.near[i]][0] and self._far_is(i, a[1])
+        return b[0] == nd and a[0] == fd and b[1] in near.cells[near.at[i]][0] and self._far_is(i, a[1])
 
     def _far_is(self, i: int, port: str) -> bool:
         """Whether ``port`` is a key of pair ``i``'s far port (the alias decoded only past the shared ones)."""
-        return port in self.cells[self.far_port[i]][0] or port == self.alias(i)
+        far_port = self.far_port
+        return port in far_port.cells[far_port.at[i]][0] or port == self.alias(i)
+
+    def text(self, name: str) -> str:
+        """``name``, one string for each text (:attr:`texts`)."""
+        return self.texts.setdefault(name, name)
 
     def device_key(self, name: str) -> str:
-        """:func:`device_key`, each name once (and each key one string)."""
+        """:func:`device_key`, each name once (and each key one string: the name's own where it is its
+        key, as a plan's lower-case names are)."""
         k = self.device_keys.get(name)
         if k is None:
             k = device_key(name)
+            if k == name:
+                k = name
             k = self.device_keys[name] = self.device_keys.setdefault(k, k)
         return k
 

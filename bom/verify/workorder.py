@@ -46,8 +46,8 @@ def rows(v: Verification) -> list[tuple[Cell, ...]]:
                     f"{p.field('rate_gbps'):g} Gbit/s: fit the plan's cable" +
                     (f" and modules {_modules(p)}" if _modules(p) else ""), p.field("cable_part"), "", p.end("b")))
     for u in v.unexpected:
-        rack, unit = v.where.get(u.device, ("", ""))
-        dev = v.names.get(u.device, u.device)
+        rack, unit = v.placed.where(u.device)
+        dev = v.placed.name(u.device)
         out.append((rack, unit, dev, "", "remove", "", f"{u.found}: {u.why}; remove it (or correct the plan)",
                     "", u.found, ""))
     out.sort(key=lambda r: (str(r[0]), _u(r[1]), str(r[2]), str(r[3])))

@@ -6,7 +6,7 @@ shared with another device and made a device's own again when it is added to).
 
 from __future__ import annotations
 
-from bom.verify.seen import Seen
+from bom.verify.seen import Column, Link, Seen
 
 
 def _host_pair(seen: Seen, near: str, port: str, far: str, far_port: str, mac: str | None) -> None:
@@ -39,6 +39,17 @@ def test_an_alias_is_any_text_and_an_empty_one_is_a_name():
     for i, mac in enumerate(("\ud800x", "", None, "é-1")):
         _host_pair(seen, "leaf-1", f"p{i}", "node-1", f"eth{i}", mac)
     assert [x.far_ports for x in seen.links] == [("\ud800x", "eth0"), ("", "eth1"), ("eth2",), ("é-1", "eth3")]
+
+
+def test_a_mac_is_held_in_seven_bytes_and_reads_back_as_written():
+    """A MAC as lldpd writes it (lower case, colons) is packed; any other spelling is kept as text."""
+    seen = Seen()
+    macs = ("e6:3a:05:71:ad:f8", "E6:3A:05:71:AD:F8", "e6-3a-05-71-ad-f8", "e6:3a:05:71:ad:fg", "e6:3a:05:71:adf8:",
+            " e6:3a:05:71:ad:f", "fe:ff:00:00:00:01")
+    for i, mac in enumerate(macs):
+        _host_pair(seen, "leaf-1", f"p{i}", "node-1", f"eth{i}", mac)
+    assert [x.far_ports[0] for x in seen.links] == list(macs)
+    assert len(seen.alias_text) == 7 + 17 + 17 + 17 + 17 + 17 + 7
 
 
 def test_an_uncovered_far_device_is_found_by_each_of_its_names():
@@ -79,6 +90,35 @@ def test_reading_keeps_no_per_port_table():
     for i in range(3):
         _host_pair(seen, "leaf-1", f"p{i}", f"node-{i}", "eth0", f"02:00:00:00:00:0{i}")
     seen.read()
-    assert not (seen.places or seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open)
-    # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells)
-    assert len(seen.cells) == 1 + 1 + 3 + 3 + 1
+    assert not (seen.port_keys or seen.device_keys or seen.port_names or seen.layouts or seen.open or seen.texts)
+    assert not any(c.places for c in seen.columns)
+    # three pairs: one reporter, three near ports, three far devices, one far port (its MACs are no cells),
+    # no speed; each column's table starts with its "no value"
+    assert [len(c.cells) - 1 for c in seen.columns] == [1, 3, 3, 1, 0]
+
+
+def test_a_column_widens_when_a_place_does_not_fit():
+    """Places start a byte each and widen to two, then four, keeping every place before."""
+    column = Column()
+    types = []
+    for place in (0, 255, 256, 65_535, 65_536, 3):
+        column.append(place)
+        types.append(column.at.typecode)
+    assert types == ["B", "B", "H", "H", "i", "i"] and list(column.at) == [0, 255, 256, 65_535, 65_536, 3]
+    seen = Seen()
+    for i in range(300):
+        seen.add(("a", ("p",)), (f"d{i}", ("q",)), ("a", "p", f"d{i}", "q"), "f")
+    assert (seen.near.at.typecode, seen.far.at.typecode, seen.rates.at.typecode) == ("B", "H", "B")
+    assert seen.far.cell("another") == 301 and seen.far.at.typecode == "H"
+    big = Column()
+    for i in range(65_535):   # places 1 to 65,535 (0 is "no value")
+        big.cell(i)
+    assert big.at.typecode == "H" and big.cell("one more") == 65_536 and big.at.typecode == "i"
+    assert [Link(seen, i).far_device for i in (0, 254, 255, 299)] == ["d0", "d254", "d255", "d299"]
+
+
+def test_a_device_s_key_is_its_name_where_the_name_is_its_own_key():
+    seen = Seen()
+    name = "".join(["node", "-1"])
+    assert seen.device_key(name) is name
+    assert seen.device_key(" Node-1") == "node-1" and seen.device_key(" Node-1") is name
