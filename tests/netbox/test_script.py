@@ -113,6 +113,35 @@ def test_a_refused_job_is_one_message_with_netboxs_reason():
     assert "exists" in str(e.value) and "errored" in str(e.value)
 
 
+class SlowServer(Server):
+    """A job that runs ``seconds`` of the caller's clock: polls before then see it running."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = [0.0], seconds
+        self.polls: list[dict[str, Any]] = []
+
+    def request(self, method: str, url: str, **kw: Any) -> Answer:
+        answer = super().request(method, url, **kw)
+        if method == "GET":
+            self.polls.append(kw.get("params") or {})
+            if self.clock[0] < self.seconds:
+                return Answer(200, {"id": 1, "status": {"value": "running"}})
+        return answer
+
+
+def test_a_long_job_is_polled_ever_less_often_for_its_status_alone_and_read_whole_once():
+    server = SlowServer(seconds=120.0)
+    def sleep(s: float) -> None:
+        server.clock[0] += s
+
+    runner = nbscript.Runner(Api(server), lambda _m: None, sleep=sleep)
+    assert runner.create("cables", [{"n": i} for i in range(5)], lambda _n: None) == list(range(100, 105))
+    # 0.5 s polls would be 240 requests over two minutes; growing by 1.5x to 5 s: under 35, at most 5 s late
+    assert len(server.polls) < 35 and server.clock[0] < 120 + nbscript.POLL_MAX
+    assert server.polls[:-1] == [{"fields": "id,status"}] * (len(server.polls) - 1) and server.polls[-1] == {}
+
+
 class Endpoint:
     def __init__(self) -> None:
         self.posts: list[Any] = []
