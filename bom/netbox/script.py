@@ -249,9 +249,11 @@ def offer(nb: Any) -> tuple[Offer, Any]:
 def install(nb: Any, rec: Any = None) -> None:
     """Upload the script (or replace an installed one of another version) through the REST API."""
     files = {"file": (f"{MODULE}.py", source().encode(), "text/x-python")}
-    if isinstance(rec, dict) and isinstance(rec.get("module"), dict) and rec["module"].get("id"):
-        _json(nb, "PUT", f"extras/scripts/upload/{int(rec['module']['id'])}/", "replacing the clusterbom_bulk script",
-              files=files)
+    module = rec.get("module") if isinstance(rec, dict) else None
+    # NetBox 4.7 names the script's module by its id; a nested record ({"id": ...}) is read too
+    module = module.get("id") if isinstance(module, dict) else module
+    if isinstance(module, int) and not isinstance(module, bool) and module > 0:
+        _json(nb, "PUT", f"extras/scripts/upload/{module}/", "replacing the clusterbom_bulk script", files=files)
     else:
         _json(nb, "POST", "extras/scripts/upload/", "uploading the clusterbom_bulk script", files=files)
 

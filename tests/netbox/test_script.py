@@ -71,6 +71,8 @@ class Server:
 
     def request(self, method: str, url: str, **kw: Any) -> Answer:
         self.calls.append((method, url))
+        if "/scripts/upload/" in url:
+            return Answer(201 if method == "POST" else 200, {"id": 7})
         if method == "POST":
             data = kw["json"]["data"]
             items = json.loads(data["items"])
@@ -140,6 +142,18 @@ def test_a_long_job_is_polled_ever_less_often_for_its_status_alone_and_read_whol
     # 0.5 s polls would be 240 requests over two minutes; growing by 1.5x to 5 s: under 35, at most 5 s late
     assert len(server.polls) < 35 and server.clock[0] < 120 + nbscript.POLL_MAX
     assert server.polls[:-1] == [{"fields": "id,status"}] * (len(server.polls) - 1) and server.polls[-1] == {}
+
+
+@pytest.mark.parametrize("module", [7, {"id": 7}])
+def test_an_installed_script_of_another_version_is_replaced_in_its_module(module):
+    """NetBox 4.7's script record names its module by id (``"module": 7``): a POST of the same file name is
+    refused ("already exists"), so the upload replaces module 7."""
+    server = Server()
+    nbscript.install(Api(server), {"id": 1, "module": module, "description": "clusterbom bulk create, version 1"})
+    assert server.calls == [("PUT", "http://netbox.invalid/api/extras/scripts/upload/7/")]
+    server.calls.clear()
+    nbscript.install(Api(server), None)
+    assert server.calls == [("POST", "http://netbox.invalid/api/extras/scripts/upload/")]
 
 
 class Endpoint:
