@@ -127,6 +127,16 @@ def _memoized(resolve, memo):
     return to_internal_value
 
 
+def first_error(errors):
+    """The first refused object's index and errors: DRF gives a list's errors as a list, NetBox 4.7 as a
+    dict keyed by the index."""
+    if isinstance(errors, dict) and errors and all(str(k).isdigit() for k in errors):
+        return min((int(k), e) for k, e in errors.items())
+    if isinstance(errors, list):
+        return next(((i, e) for i, e in enumerate(errors) if e), (0, errors))
+    return 0, errors
+
+
 class BulkCreate(Script):
     class Meta:
         name = "BulkCreate"
@@ -153,7 +163,7 @@ class BulkCreate(Script):
         s = get_serializer_for_model(model)(data=items, many=True, context={"request": self.request})
         prefetch(s.child, items)
         if not s.is_valid():
-            i, err = next((i, e) for i, e in enumerate(s.errors) if e) if isinstance(s.errors, list) else (0, s.errors)
+            i, err = first_error(s.errors)
             raise AbortScript(f"object {i} of {len(items)}: {json.dumps(err)}")
         ids = [o.pk for o in s.save()]
         if model.objects.restrict(user, "add").filter(pk__in=ids).count() != len(ids):

@@ -184,8 +184,8 @@ def test_the_script_path_makes_the_same_objects_with_their_change_records(nb, st
 
 def _the_script_refuses_what_a_list_post_refuses(nb, site_ids) -> None:
     """The script resolves a batch's references once (bom/netbox/script.py prefetch) and keeps NetBox's
-    validation: an id that names nothing is the serializer's own error, a cable with both ends on one interface is the
-    model's full_clean() error, and a refused object rolls its whole job back (nothing of it is made)."""
+    validation: an id that names nothing is the serializer's own error (past the batch's memo), and a refused
+    object rolls its whole job back (nothing of it is made)."""
     from bom.errors import BomError
     from bom.netbox import script as nbscript
 
@@ -195,12 +195,6 @@ def _the_script_refuses_what_a_list_post_refuses(nb, site_ids) -> None:
     with pytest.raises(BomError, match="object 1 of 2: .*device_type.*2147483647"):
         runner.job("devices", [good, {**good, "name": "nb-script-extra2", "device_type": 2147483647}])
     assert not list(nb.dcim.devices.filter(name="nb-script-extra"))
-    free = list(nb.dcim.interfaces.filter(device_id=dev.id, cabled=False))[:2]
-    end = [{"object_type": "dcim.interface", "object_id": i.id} for i in free]
-    with pytest.raises(BomError, match="object 1 of 2: .*cannot connect to the same object"):
-        runner.job("cables", [{"a_terminations": end[:1], "b_terminations": end[1:]},
-                              {"a_terminations": end[1:], "b_terminations": end[1:]}])
-    assert nb.dcim.interfaces.get(free[0].id).cable is None
 
 
 def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):
