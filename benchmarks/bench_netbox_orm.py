@@ -211,19 +211,58 @@ def inside(st: dict[str, str], code: str, **names: str | int) -> dict:
     return json.loads(line.removeprefix("RESULT="))
 
 
+#: The push with each HTTP request timed (requests.Session.request, which pynetbox and the script's client
+#: call): the longest ones go to the file $BENCH_REQUESTS, to hold against gunicorn's worker timeout.
+TIMED = r'''
+import atexit, json, os, sys, threading, time
+import requests
+from urllib.parse import urlsplit
+took, lock, send = [], threading.Lock(), requests.Session.request
+
+
+def request(self, method, url, *a, **kw):
+    t0 = time.perf_counter()
+    try:
+        return send(self, method, url, *a, **kw)
+    finally:
+        body = kw.get("json")
+        n = len(body) if isinstance(body, list) else 1
+        with lock:
+            took.append((time.perf_counter() - t0, method, urlsplit(url).path, n))
+
+
+requests.Session.request = request
+atexit.register(lambda: open(os.environ["BENCH_REQUESTS"], "w").write(json.dumps(sorted(took)[-5:][::-1])))
+from bom.cli import main
+sys.argv = ["bom", *sys.argv[1:]]
+main()
+'''
+
+
 def push(st: dict[str, str], scenario: Path, path: str, workers: int) -> dict:
-    env = {**os.environ, "NETBOX_TOKEN": st["NETBOX_TOKEN"], "PYTHONPATH": str(ROOT)}
+    fd, took = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = {**os.environ, "NETBOX_TOKEN": st["NETBOX_TOKEN"], "PYTHONPATH": str(ROOT), "BENCH_REQUESTS": took}
     c0, t0 = server_cpu(st), time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "bom.cli", "netbox", "push", str(scenario), "--url", st["NETBOX_URL"],
+    r = subprocess.run([sys.executable, "-c", TIMED, "netbox", "push", str(scenario), "--url", st["NETBOX_URL"],
                         "--path", path, "--install-script", "--workers", str(workers), "--json", "-q"],
                        capture_output=True, text=True, cwd=ROOT, env=env)
     if r.returncode:
         raise SystemExit(r.stderr)
     out = json.loads(r.stdout)
     out["wall"] = time.perf_counter() - t0
+    out["longest"] = json.loads(Path(took).read_text() or "[]")
+    os.unlink(took)
     settle(st)
     out["server_cpu"] = server_cpu(st) - c0
     return out
+
+
+def timeout(st: dict[str, str]) -> str:
+    """gunicorn's worker timeout as netbox-up.sh wrote it in the run's gunicorn.py ('-' under runserver)."""
+    conf = Path(st.get("BOM_NETBOX_DIR", "")) / "gunicorn.py"
+    lines = conf.read_text().splitlines() if conf.is_file() else []
+    return next((x.split("=")[1].strip() for x in lines if x.startswith("timeout")), "-")
 
 
 def orm(st: dict[str, str], site: str, tag: str) -> dict:
@@ -274,6 +313,8 @@ def main() -> None:
                       + ", ".join(f"{k} {made.get(k, 0):,} in {secs.get(k, 0):.1f} s "
                                   f"({secs.get(k, 0) / max(made.get(k, 0), 1):.3f} s each)" for k in KINDS),
                       flush=True)
+                print(f"round {rnd + 1}, --path {p}: longest requests (gunicorn's worker timeout {timeout(st)} s): "
+                      + "; ".join(f"{m} {u} ({n} objects) {t:.1f} s" for t, m, u, n in r["longest"]), flush=True)
                 for k in KINDS:
                     if made.get(k):
                         rates[p][k].append(secs[k] / made[k])

@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 
 #: Objects per list POST: a cable takes NetBox about 0.25 s, so a batch is about a minute.
 BATCH = 250
+#: Kinds whose list POST must be smaller: one POST is one request to one gunicorn worker, killed past its
+#: timeout (NetBox's contrib/gunicorn.py: 120 s) with its transaction. A device with its components takes
+#: NetBox 0.39-0.64 s (benchmarks/bench_netbox_orm.py, load 11): 250 of them 100-160 s, 50 of them 20-32 s.
+BATCH_CAP = {"devices": 50}
 #: List POSTs in flight at once (``--workers``), and the most the HTTP session's connection pool holds.
 #: 4: the fastest measured (benchmarks/bench_netbox_paths.py: 0.259 s per cable against 0.319 with one).
 WORKERS = 4
@@ -153,7 +157,8 @@ class Pusher:
         import requests  # lazy: the optional netbox extra
 
         errors = (pynetbox.RequestError, pynetbox.ContentError, requests.exceptions.RequestException)
-        chunks = [payloads[i:i + self.batch] for i in range(0, len(payloads), self.batch)]
+        size = min(self.batch, BATCH_CAP.get(kind, self.batch))
+        chunks = [payloads[i:i + size] for i in range(0, len(payloads), size)]
         made: list[list[int] | None] = [None] * len(chunks)
         failed: Exception | None = None
         done_n = 0
@@ -162,7 +167,7 @@ class Pusher:
         def post(chunk: list[dict[str, Any]]) -> list[int]:
             for attempt in range(1, DEADLOCK_TRIES + 1):
                 try:
-                    got = endpoint.create(chunk if self.batch > 1 else chunk[0])
+                    got = endpoint.create(chunk if size > 1 else chunk[0])
                     return [m.id for m in (got if isinstance(got, list) else [got])]
                 except pynetbox.RequestError as exc:
                     if attempt == DEADLOCK_TRIES or not deadlocked(exc):

@@ -29,7 +29,7 @@ from bom.errors import BomError, redact
 from bom.netbox.client import describe, request_error
 
 #: Bumped when SOURCE changes: a server holding another version gets this one (install) or is not used.
-VERSION = "1"
+VERSION = "2"
 MODULE = "clusterbom_bulk"
 NAME = f"{MODULE}.BulkCreate"
 #: The kinds the push creates and their models (``app_label.model``); the script refuses any other model.
@@ -46,9 +46,13 @@ MIN_OBJECTS = 50
 #: Objects per job: one transaction each (a refused object rolls back its job only); about 1,000 cables
 #: take NetBox a few minutes, well inside JOB_TIMEOUT.
 BATCH = 1000
-#: Seconds NetBox gives one job (the script's Meta.job_timeout) and between polls of a running job.
+#: Seconds NetBox gives one job (the script's Meta.job_timeout); between polls of a running job, the first and
+#: the longest: each poll is a request NetBox serves while the job runs (a job of 1,000 cables takes minutes),
+#: so the wait grows by POLL_GROWTH up to POLL_MAX (at most POLL_MAX late, a few per cent of such a job).
 JOB_TIMEOUT = 7200
 POLL_S = 0.5
+POLL_GROWTH = 1.5
+POLL_MAX = 5.0
 PATHS = ("auto", "script", "list")
 
 SOURCE = '''"""clusterbom's bulk create (clusterbom VERSION __VERSION__): one list of objects of one model, created
@@ -58,10 +62,79 @@ import json
 
 from django.apps import apps
 from extras.scripts import Script, StringVar, TextVar
+from netbox.api.serializers import BaseModelSerializer
+from netbox.api.serializers.generic import GenericObjectSerializer
+from rest_framework.serializers import ListSerializer
 from utilities.api import get_serializer_for_model
 from utilities.exceptions import AbortScript
 
 MODELS = __MODELS__
+
+
+def _nested(field):
+    """The serializer that resolves one reference of this field, or None: a nested model serializer
+    (by id), a list of them (tags), a list of generic references (a cable's terminations)."""
+    one = field.child if isinstance(field, ListSerializer) else field
+    if isinstance(one, GenericObjectSerializer) or (isinstance(one, BaseModelSerializer) and one.nested):
+        return one
+    return None
+
+
+def _key(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict) else value
+
+
+def _refs(value):
+    return value if isinstance(value, list) else [value]
+
+
+def prefetch(child, items):
+    """Resolve the batch's references once: every id a nested field names is read in one query per model
+    (in_bulk, as the serializer's own get(pk=...) reads it), a generic reference's type once; each field
+    then answers a repeated reference from its memo. What the memo lacks (a reference by attributes, an
+    id that does not exist) goes to the serializer's own lookup, with its own errors."""
+    for name, field in child.fields.items():
+        one = _nested(field) if not field.read_only else None
+        if one is None:
+            continue
+        memo = {}
+        refs = [r for item in items if isinstance(item, dict) and item.get(name) is not None
+                for r in _refs(item[name])]
+        if isinstance(one, GenericObjectSerializer):
+            by_type = {}
+            for r in refs:
+                if isinstance(r, dict) and isinstance(r.get("object_id"), int):
+                    by_type.setdefault(str(r.get("object_type")), []).append(r["object_id"])
+            for label, pks in by_type.items():
+                try:
+                    model = one.fields["object_type"].to_internal_value(label).model_class()
+                except Exception:
+                    continue   # the serializer says what is wrong with it
+                for pk, obj in model.objects.in_bulk(pks).items():
+                    memo[_key({"object_type": label, "object_id": pk})] = obj
+        else:
+            pks = {r for r in refs if isinstance(r, int) and not isinstance(r, bool)}
+            memo.update(one.Meta.model.objects.all().in_bulk(pks))
+        one.to_internal_value = _memoized(one.to_internal_value, memo)
+
+
+def _memoized(resolve, memo):
+    def to_internal_value(data):
+        try:
+            return memo[_key(data)]
+        except (KeyError, TypeError):
+            return resolve(data)
+    return to_internal_value
+
+
+def first_error(errors):
+    """The first refused object's index and errors: DRF gives a list's errors as a list, NetBox 4.7 as a
+    dict keyed by the index."""
+    if isinstance(errors, dict) and errors and all(str(k).isdigit() for k in errors):
+        return min((int(k), e) for k, e in errors.items())
+    if isinstance(errors, list):
+        return next(((i, e) for i, e in enumerate(errors) if e), (0, errors))
+    return 0, errors
 
 
 class BulkCreate(Script):
@@ -86,14 +159,13 @@ class BulkCreate(Script):
         if not user.has_perm(perm):
             raise AbortScript(f"user {user} may not add {model._meta.verbose_name_plural} ({perm})")
         items = json.loads(data["items"])
-        serializer = get_serializer_for_model(model)
-        context = {"request": self.request}
-        ids = []
-        for i, item in enumerate(items):
-            s = serializer(data=item, context=context)
-            if not s.is_valid():
-                raise AbortScript(f"object {i} of {len(items)}: {json.dumps(s.errors)}")
-            ids.append(s.save().pk)
+        # many=True as the list POST does: the model serializer's fields are built once, not per object
+        s = get_serializer_for_model(model)(data=items, many=True, context={"request": self.request})
+        prefetch(s.child, items)
+        if not s.is_valid():
+            i, err = first_error(s.errors)
+            raise AbortScript(f"object {i} of {len(items)}: {json.dumps(err)}")
+        ids = [o.pk for o in s.save()]
         if model.objects.restrict(user, "add").filter(pk__in=ids).count() != len(ids):
             raise AbortScript(f"user {user}'s permissions do not allow some of these {model._meta.verbose_name_plural}")
         return json.dumps({"run": data["run_id"], "ids": ids})
@@ -187,9 +259,11 @@ def offer(nb: Any) -> tuple[Offer, Any]:
 def install(nb: Any, rec: Any = None) -> None:
     """Upload the script (or replace an installed one of another version) through the REST API."""
     files = {"file": (f"{MODULE}.py", source().encode(), "text/x-python")}
-    if isinstance(rec, dict) and isinstance(rec.get("module"), dict) and rec["module"].get("id"):
-        _json(nb, "PUT", f"extras/scripts/upload/{int(rec['module']['id'])}/", "replacing the clusterbom_bulk script",
-              files=files)
+    module = rec.get("module") if isinstance(rec, dict) else None
+    # NetBox 4.7 names the script's module by its id; a nested record ({"id": ...}) is read too
+    module = module.get("id") if isinstance(module, dict) else module
+    if isinstance(module, int) and not isinstance(module, bool) and module > 0:
+        _json(nb, "PUT", f"extras/scripts/upload/{module}/", "replacing the clusterbom_bulk script", files=files)
     else:
         _json(nb, "POST", "extras/scripts/upload/", "uploading the clusterbom_bulk script", files=files)
 
@@ -220,12 +294,13 @@ class Runner:
         return self.wait(kind, int(job["id"]), run_id, len(chunk))
 
     def wait(self, kind: str, job_id: int, run_id: str, n: int) -> list[int]:
-        while True:
-            job = _json(self.nb, "GET", f"core/jobs/{job_id}/", f"reading the script's job for {kind}")
-            status = str((job.get("status") or {}).get("value", job.get("status")) if isinstance(job, dict) else "")
-            if status in ("completed", "errored", "failed"):
-                break
-            self.sleep(POLL_S)
+        what, delay = f"reading the script's job for {kind}", POLL_S
+        # polls ask for the status alone (NetBox's ?fields=); the job's data (log, output) is read once, at the end
+        while _status(_json(self.nb, "GET", f"core/jobs/{job_id}/", what, params={"fields": "id,status"})) not in DONE:
+            self.sleep(delay)
+            delay = min(delay * POLL_GROWTH, POLL_MAX)
+        job = _json(self.nb, "GET", f"core/jobs/{job_id}/", what)
+        status = _status(job)
         data = job.get("data") or {}
         out = _output(data.get("output") if isinstance(data, dict) else None)
         if status != "completed" or out is None:
@@ -238,6 +313,13 @@ class Runner:
                            "time by someone else)", key="netbox",
                            hint="Push again: what exists is matched, never created twice.")
         return [int(i) for i in out["ids"]]
+
+
+DONE = ("completed", "errored", "failed")
+
+
+def _status(job: Any) -> str:
+    return str((job.get("status") or {}).get("value", job.get("status")) if isinstance(job, dict) else "")
 
 
 def _output(text: Any) -> dict[str, Any] | None:

@@ -177,8 +177,24 @@ def test_the_script_path_makes_the_same_objects_with_their_change_records(nb, st
         again = json.loads(run("push", scenario, "--path", "script", "--json").stdout)
         assert again["path"] is None and sum(again["created"].values()) == 0   # nothing to choose a path for
         assert again["matched"]["cables"] == len(cables)
+        _the_script_refuses_what_a_list_post_refuses(nb, ids)
     assert run("diff", scenario).exit_code == 0
     live.purge(nb, inv.sites)
+
+
+def _the_script_refuses_what_a_list_post_refuses(nb, site_ids) -> None:
+    """The script resolves a batch's references once (bom/netbox/script.py prefetch) and keeps NetBox's
+    validation: an id that names nothing is the serializer's own error (past the batch's memo), and a refused
+    object rolls its whole job back (nothing of it is made)."""
+    from bom.errors import BomError
+    from bom.netbox import script as nbscript
+
+    runner = nbscript.Runner(nb, lambda _: None)
+    dev = next(iter(nb.dcim.devices.filter(site_id=site_ids)))
+    good = {"name": "nb-script-extra", "role": dev.role.id, "device_type": dev.device_type.id, "site": dev.site.id}
+    with pytest.raises(BomError, match="object 1 of 2: .*device_type.*2147483647"):
+        runner.job("devices", [good, {**good, "name": "nb-script-extra2", "device_type": 2147483647}])
+    assert not list(nb.dcim.devices.filter(name="nb-script-extra"))
 
 
 def test_diff_names_exactly_what_was_deleted_and_a_push_restores_it(nb, run):

@@ -71,6 +71,8 @@ class Server:
 
     def request(self, method: str, url: str, **kw: Any) -> Answer:
         self.calls.append((method, url))
+        if "/scripts/upload/" in url:
+            return Answer(201 if method == "POST" else 200, {"id": 7})
         if method == "POST":
             data = kw["json"]["data"]
             items = json.loads(data["items"])
@@ -111,6 +113,47 @@ def test_a_refused_job_is_one_message_with_netboxs_reason():
     with pytest.raises(BomError) as e:
         runner.create("devices", [{"name": "x"}], lambda _n: None)
     assert "exists" in str(e.value) and "errored" in str(e.value)
+
+
+class SlowServer(Server):
+    """A job that runs ``seconds`` of the caller's clock: polls before then see it running."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = [0.0], seconds
+        self.polls: list[dict[str, Any]] = []
+
+    def request(self, method: str, url: str, **kw: Any) -> Answer:
+        answer = super().request(method, url, **kw)
+        if method == "GET":
+            self.polls.append(kw.get("params") or {})
+            if self.clock[0] < self.seconds:
+                return Answer(200, {"id": 1, "status": {"value": "running"}})
+        return answer
+
+
+def test_a_long_job_is_polled_ever_less_often_for_its_status_alone_and_read_whole_once():
+    server = SlowServer(seconds=120.0)
+    def sleep(s: float) -> None:
+        server.clock[0] += s
+
+    runner = nbscript.Runner(Api(server), lambda _m: None, sleep=sleep)
+    assert runner.create("cables", [{"n": i} for i in range(5)], lambda _n: None) == list(range(100, 105))
+    # 0.5 s polls would be 240 requests over two minutes; growing by 1.5x to 5 s: under 35, at most 5 s late
+    assert len(server.polls) < 35 and server.clock[0] < 120 + nbscript.POLL_MAX
+    assert server.polls[:-1] == [{"fields": "id,status"}] * (len(server.polls) - 1) and server.polls[-1] == {}
+
+
+@pytest.mark.parametrize("module", [7, {"id": 7}])
+def test_an_installed_script_of_another_version_is_replaced_in_its_module(module):
+    """NetBox 4.7's script record names its module by id (``"module": 7``): a POST of the same file name is
+    refused ("already exists"), so the upload replaces module 7."""
+    server = Server()
+    nbscript.install(Api(server), {"id": 1, "module": module, "description": "clusterbom bulk create, version 1"})
+    assert server.calls == [("PUT", "http://netbox.invalid/api/extras/scripts/upload/7/")]
+    server.calls.clear()
+    nbscript.install(Api(server), None)
+    assert server.calls == [("POST", "http://netbox.invalid/api/extras/scripts/upload/")]
 
 
 class Endpoint:
