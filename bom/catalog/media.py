@@ -424,7 +424,7 @@ class _Intervals:
         # Answers that depend on the exact length (fibre cut past its longest stock length, coherent
         # parts), by interval and cut step: within both, every option's fit and price are the same,
         # so the same part wins and only its exact length is made again (Media._fit).
-        self.exact: dict[tuple[int, int], Option] = {}
+        self.exact: dict[tuple[int, int], Option | Choice] = {}
         # Intervals only coherent parts reach (every other option's reach ends at or below the interval):
         # a coherent part's fit and price do not change inside an interval, so neither does the winner,
         # whatever the cut step (a metro run is one lookup per interval, not per 10 m).
@@ -605,6 +605,8 @@ class Media:
             step = table.step(i, length_m)
             won = table.exact.get(step)
             if won is not None:
+                if isinstance(won, Choice):   # a fibre cut: the step's sold length, price and loss
+                    return Lookup(won.at(length_m))
                 exact = self._fit(won, length_m, panels)
                 assert isinstance(exact, Choice)   # it fit at another length of the same interval and step
                 exact.asked = table.asked
@@ -617,7 +619,10 @@ class Media:
             if not isinstance(hit, LimitError):
                 if hit.choice.exact:
                     if not self.substitutes:   # a substitute is chosen from the rows the winner buys
-                        table.exact[step] = hit.choice.option
+                        won_at = hit.choice
+                        # A coherent part's span and amplifiers follow the exact length; a fibre cut's
+                        # parts are the same over its whole cut step, so the step keeps the choice.
+                        table.exact[step] = won_at.option if won_at.option.coherent is not None else won_at
                 else:
                     table.results[i] = hit
         if isinstance(hit, LimitError):
