@@ -165,6 +165,7 @@ class Link(NamedTuple):
 
 
 V = TypeVar("V", bound="View")
+T = TypeVar("T")
 
 
 @dataclass
@@ -206,6 +207,17 @@ class HopContext(Generic[V]):
 
     def at(self, shape: int, site: int, sites: int) -> HopContext[V]:
         return replace(self, shape=shape, site=site, sites=sites)
+
+    def per_shape(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make()`` gives for the walked site's shape (``key`` says what it is): worked out once
+        per shape while the plan walks its sites (every site of a shape alike), each time otherwise."""
+        if self.plan is None:
+            return make()
+        memo = self.plan.memo
+        k = (key, self.view.name, self.shape)
+        if k not in memo:
+            memo[k] = make()
+        return memo[k]  # type: ignore[return-value]  # what make() gave for this key
 
     def spot(self, dev: Dev) -> Spot:
         """Where a device of the walked site stands (the plan's own cache while it walks)."""

@@ -216,6 +216,7 @@ class RowState:
         self.spots: dict[tuple[str, int, int], tuple[int, int]] = {}
         self.floors: tuple[Floorish, ...] = ()
         self.shape_of: list[int] = []   # site (from 1) -> its shape's index, at [site - 1]
+        self.memo: dict[Hashable, object] = {}   # what a hop works out once per site shape (HopContext.per_shape)
         # A locator that places a section copy's devices at a time says so (PlacementLocator.place).
         bulk = getattr(locator, "place", None)
         self._locate: Callable[[str, int, int], Place] = bulk if bulk is not None else (
