@@ -64,17 +64,24 @@ class Fixed(NamedTuple):
         return self.port, self.cage
 
 
-class ByModule(NamedTuple):
-    """The ``index``-th port of a device whose port names depend on the ports one module serves
-    there (an endpoint's 100G ports on a splitter's heads: ``names(per)``)."""
+class ByModule:
+    """The ``nth`` port of a device whose port names depend on the ports one module serves
+    there (an endpoint's 100G ports on a splitter's heads: ``names(per)``); each ``per``'s answer
+    worked out once (a pattern hands the same end to every node of a section)."""
 
-    names: Callable[[int], Sequence[str]]
-    nth: int
+    __slots__ = ("_at", "names", "nth")
+
+    def __init__(self, names: Callable[[int], Sequence[str]], nth: int) -> None:
+        self.names, self.nth = names, nth
+        self._at: dict[int, tuple[str, str]] = {}
 
     def at(self, key: Hashable, per: int) -> tuple[str, str]:
-        names = self.names(per)
-        i = self.nth
-        return names[i], names[i - i % per]
+        out = self._at.get(per)
+        if out is None:
+            names = self.names(per)
+            i = self.nth
+            out = self._at[per] = (names[i], names[i - i % per])
+        return out
 
 
 class Pair(NamedTuple):
