@@ -68,7 +68,7 @@ from bom.catalog.load import load_catalog  # the built-in catalog, read only whe
 from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
-from bom.links.ports import Kind, Locator, RowState, Switches
+from bom.links.ports import Kind, Locator, Place, RowState, Switches, place_of
 from bom.links.power import Plans, PowerView, parts_of
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
@@ -313,22 +313,51 @@ class PlacementLocator:
         self.placement = placement
         self.unplaced = Unplaced()
         self._spans: dict[tuple[str, int], list[_Span]] = {}
+        # Per role, the run of one section copy's devices last placed: (site, first index, their places).
+        self._run: dict[str, tuple[int, int, list[Place]]] = {}
 
     def where(self, role: str, site: int, index: int) -> tuple[str, str, str, int | str, str]:
-        """What :meth:`Placement.names_of` says, from each section's devices worked out once for its
-        copies (a copy of a block stands whole rows after the last: the same positions, U and numbers,
-        its rows shifted), not a section search per device."""
+        """What :meth:`Placement.names_of` says (the first five columns of :meth:`place`)."""
+        (s, row, rack, u, device, _), _ = self.place(role, site, index)
+        return s, row, rack, u, device   # type: ignore[return-value]  # a place's columns as where gave them
+
+    def place(self, role: str, site: int, index: int) -> Place:
+        """The device's place on a plan row (:func:`~bom.links.ports.place_of`), from each section's devices
+        worked out once for its copies (a copy of a block stands whole rows after the last: the same
+        positions, U and numbers, its rows shifted), not a section search per device; the devices of a
+        copy (up to :data:`RUN` of them) placed together, each rack named once."""
+        run = self._run.get(role)
+        if run is not None and run[0] == site and 0 <= index - run[1] < len(run[2]):
+            return run[2][index - run[1]]
         spans = self._spans.get((role, site))
         if spans is None:
             spans = self._spans[role, site] = _spans(self.placement, role, site)
         for first, end, per_copy, rows, devices in spans:
             if index < end:
                 copy, local = divmod(index - first, per_copy)
-                row, pos, u, nth = devices[local]
-                row += copy * rows
-                rack = names.rack(site, row, pos)
-                return names.site(site), f"r{row:02d}", rack, u, names.device(rack, role, nth)
-        return self.unplaced.where(role, site, index)
+                lo = local - local % RUN
+                places = _copy_places(role, site, copy * rows, devices[lo:lo + RUN])
+                self._run[role] = (site, index - local + lo, places)
+                return places[local - lo]
+        return place_of(self.unplaced.where(role, site, index), role)
+
+
+#: The most devices of one section copy :meth:`PlacementLocator.place` places together.
+RUN = 1024
+
+
+def _copy_places(role: str, site: int, shift: int, devices: list[tuple[int, int, int, int]]) -> list[Place]:
+    """The places of a copy's ``devices`` (row, position, U, number in its rack), their rows ``shift``
+    past the first copy's."""
+    s, out = names.site(site), []
+    racks: dict[tuple[int, int], tuple[str, str]] = {}
+    for row, pos, u, nth in devices:
+        row += shift
+        r = racks.get((row, pos))
+        if r is None:
+            r = racks[row, pos] = (f"r{row:02d}", names.rack(site, row, pos))
+        out.append(place_of((s, r[0], r[1], u, names.device(r[1], role, nth)), role))
+    return out
 
 
 #: A section's devices of one role in one site: (its first index, the index past its last, devices a

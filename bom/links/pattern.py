@@ -64,17 +64,24 @@ class Fixed(NamedTuple):
         return self.port, self.cage
 
 
-class ByModule(NamedTuple):
-    """The ``index``-th port of a device whose port names depend on the ports one module serves
-    there (an endpoint's 100G ports on a splitter's heads: ``names(per)``)."""
+class ByModule:
+    """The ``nth`` port of a device whose port names depend on the ports one module serves
+    there (an endpoint's 100G ports on a splitter's heads: ``names(per)``); each ``per``'s answer
+    worked out once (a pattern hands the same end to every node of a section)."""
 
-    names: Callable[[int], Sequence[str]]
-    nth: int
+    __slots__ = ("_at", "names", "nth")
+
+    def __init__(self, names: Callable[[int], Sequence[str]], nth: int) -> None:
+        self.names, self.nth = names, nth
+        self._at: dict[int, tuple[str, str]] = {}
 
     def at(self, key: Hashable, per: int) -> tuple[str, str]:
-        names = self.names(per)
-        i = self.nth
-        return names[i], names[i - i % per]
+        out = self._at.get(per)
+        if out is None:
+            names = self.names(per)
+            i = self.nth
+            out = self._at[per] = (names[i], names[i - i % per])
+        return out
 
 
 class Pair(NamedTuple):
@@ -165,6 +172,7 @@ class Link(NamedTuple):
 
 
 V = TypeVar("V", bound="View")
+T = TypeVar("T")
 
 
 @dataclass
@@ -206,6 +214,17 @@ class HopContext(Generic[V]):
 
     def at(self, shape: int, site: int, sites: int) -> HopContext[V]:
         return replace(self, shape=shape, site=site, sites=sites)
+
+    def per_shape(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make()`` gives for the walked site's shape (``key`` says what it is): worked out once
+        per shape while the plan walks its sites (every site of a shape alike), each time otherwise."""
+        if self.plan is None:
+            return make()
+        memo = self.plan.memo
+        k = (key, self.view.name, self.shape)
+        if k not in memo:
+            memo[k] = make()
+        return memo[k]  # type: ignore[return-value]  # what make() gave for this key
 
     def spot(self, dev: Dev) -> Spot:
         """Where a device of the walked site stands (the plan's own cache while it walks)."""

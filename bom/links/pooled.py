@@ -57,22 +57,42 @@ class PooledNodeLeaf(Pattern[PooledLinks]):
         g, u, fill = ps.node_group(unit)
         return (g * fab.planes + pl) * p.leaves_per_group + fab.spread(u, fill, p.leaves_per_group)
 
+    def leaves(self, fab: PooledLinks, ps: PooledShape, p: Plane, pl: int, start: int, stop: int,
+               block: list[int]) -> list[int]:
+        """:meth:`leaf` of node ports ``[start, stop)``: in a full block (:meth:`PooledShape.blocks`) its
+        ports' leaves are the first block's (``block``, made on first use) past the block's groups."""
+        full, units, groups = ps.blocks()
+        if not block:
+            block += [self.leaf(fab, ps, p, v, pl) for v in range(units if full else 0)]
+        step, out, u = groups * fab.planes * p.leaves_per_group, [], start
+        while u < stop:
+            b, v = divmod(u, units)
+            end = min(stop, u - v + units)
+            out += ([b * step + leaf for leaf in block[v:v + end - u]] if b < full
+                    else [self.leaf(fab, ps, p, w, pl) for w in range(u, end)])
+            u = end
+        return out
+
     def pairs(self, ctx: HopContext[PooledLinks]) -> Iterator[Item]:
         for pl in range(ctx.view.planes):
+            block: list[int] = []   # the first block's ports' leaves, for every copy of the plane
             for part in ctx.floor.parts(Layer.NODE):
-                yield Section(part.copies, partial(self.nodes, ctx, pl, part.first, part.per_copy))
+                yield Section(part.copies, partial(self.nodes, ctx, pl, part.first, part.per_copy, block))
 
-    def nodes(self, ctx: HopContext[PooledLinks], pl: int, first: int, per_copy: int, copy: int) -> Iterator[Pair]:
-        """One copy's nodes of plane ``pl``: node by node, port by port, each port to its group's leaf."""
+    def nodes(self, ctx: HopContext[PooledLinks], pl: int, first: int, per_copy: int, block: list[int],
+              copy: int) -> Iterator[Pair]:
+        """One copy's nodes of plane ``pl``: node by node, port by port, each port to its group's leaf
+        (:meth:`leaves`; ``block`` as there)."""
         fab, p, sw = ctx.view, ctx.p, ctx.switches
         ps = fab.pooled[ctx.shape]
         ports, planes, role = fab.nic.ports, fab.planes, fab.role(Layer.LEAF)
         names = partial(_node_names, fab.name, ports * planes)
         ends = [ByModule(names, r * planes + pl) for r in range(ports)]   # alike on every node
         start = first + copy * per_copy
+        leaves = iter(self.leaves(fab, ps, p, pl, start * ports, (start + per_copy) * ports, block))
         for d in range(start, start + per_copy):
             for r in range(ports):
-                leaf = self.leaf(fab, ps, p, d * ports + r, pl)
+                leaf = next(leaves)
                 if sw is None:
                     yield Pair((Layer.NODE, d), (role, leaf))
                 else:

@@ -34,6 +34,13 @@ Place = tuple[tuple[object, ...], str]
 End = tuple[str, str]
 
 
+def place_of(where: tuple[str, str, str, int | str, str], role: str) -> Place:
+    """A device's place on a plan row from where it stands (:meth:`Locator.where`): its six columns, and its
+    labels' prefix (rack and U, or the device's name where it has no rack unit)."""
+    s, row, rack, u, device = where
+    return (s, row, rack, u, device, role), f"{rack}-{names.unit(u, device)}" if rack and isinstance(u, int) else device
+
+
 class PortEnd(Protocol):
     """How the plan names one end's port of one link: ``at(key, per)`` -> (port, its cage's first port),
     ``key`` what shares a cage at that end, ``per`` the ports one module there serves (a device's
@@ -209,18 +216,21 @@ class RowState:
         self.spots: dict[tuple[str, int, int], tuple[int, int]] = {}
         self.floors: tuple[Floorish, ...] = ()
         self.shape_of: list[int] = []   # site (from 1) -> its shape's index, at [site - 1]
+        self.memo: dict[Hashable, object] = {}   # what a hop works out once per site shape (HopContext.per_shape)
+        # A locator that places a section copy's devices at a time says so (PlacementLocator.place).
+        bulk = getattr(locator, "place", None)
+        self._locate: Callable[[str, int, int], Place] = bulk if bulk is not None else (
+            lambda role, site, index: place_of(locator.where(role, site, index), role))
 
     def spot(self, role: str, site: int, index: int) -> tuple[int, int]:
         """Where the device stands (row, position): the floor of the site's shape, or the site's own
         racks for its DCI equipment."""
+        if role not in OWN_ROLES:   # the floor keeps its devices' spots (every site of its shape)
+            return self.floors[self.shape_of[site - 1]].spot(role, index)
         key = (role, site, index)
         s = self.spots.get(key)
         if s is None:
-            if role in OWN_ROLES:
-                s = self.model.placement.own_spot(site, role, index)
-            else:
-                s = self.floors[self.shape_of[site - 1]].spot(role, index)
-            self.spots[key] = s
+            s = self.spots[key] = self.model.placement.own_spot(site, role, index)
         return s
 
     def run(self, a: tuple[str, int], b: tuple[str, int], site: int, fp: FloorPlan) -> Run:
@@ -231,9 +241,7 @@ class RowState:
         key = (role, site, index)
         p = self.places.get(key)
         if p is None:
-            s, row, rack, u, device = self.locator.where(role, site, index)
-            prefix = f"{rack}-{names.unit(u, device)}" if rack and isinstance(u, int) else device
-            p = self.places[key] = ((s, row, rack, u, device, role), prefix)
+            p = self.places[key] = self._locate(role, site, index)
         return p
 
     def forget(self, site: int) -> None:

@@ -122,6 +122,12 @@ def summary(placed: list[tuple[int, int, bool, int]] | None) -> tuple[int, int] 
     return (sum(take for _, take, _, rnd in placed if rnd == 0), sum(take for _, take, opens, _ in placed if opens))
 
 
+def _room(ctx: HopContext[FabricLinks]) -> HopKind | None:
+    """The hop the walked site's UFM ports take (:func:`room`; None: no UFM, or no room)."""
+    ufm = ctx.view.ufm
+    return None if ufm is None else ctx.per_shape("ufm-room", lambda: room(ctx.p, ctx.view.planes, ufm.ports))
+
+
 @lru_cache(maxsize=64)
 def _ufm_names(ports: int, per: int) -> tuple[str, ...]:
     return tuple(port_names(-(-ports // per), per))
@@ -137,8 +143,7 @@ class UfmLeaf(Pattern[FabricLinks]):
     shares = HopKind.NODE_LEAF
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
-        ufm = ctx.view.ufm
-        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_LEAF
+        return _room(ctx) == HopKind.UFM_LEAF
 
     def spread(self, p: Plane, planes: int, ufm: UfmLinks, floor: Floorish, fp: FloorPlan, role: str
                ) -> list[tuple[int, int, bool, int]] | None:
@@ -157,7 +162,8 @@ class UfmLeaf(Pattern[FabricLinks]):
     def _placed(self, ctx: HopContext[FabricLinks]) -> list[tuple[int, int, bool, int]]:
         ufm = ctx.view.ufm
         assert ufm is not None
-        placed = self.spread(ctx.p, ctx.view.planes, ufm, ctx.floor, ctx.fp, ctx.view.role(Layer.LEAF))
+        placed = ctx.per_shape("ufm-spread", lambda: self.spread(ctx.p, ctx.view.planes, ufm, ctx.floor, ctx.fp,
+                                                                 ctx.view.role(Layer.LEAF)))
         assert placed is not None   # the model found room (else it connects no UFM port)
         return placed
 
@@ -223,8 +229,7 @@ class UfmTop(Pattern[FabricLinks]):
     attached = True
 
     def applies(self, ctx: HopContext[FabricLinks]) -> bool:
-        ufm = ctx.view.ufm
-        return ufm is not None and room(ctx.p, ctx.view.planes, ufm.ports) == HopKind.UFM_TOP
+        return _room(ctx) == HopKind.UFM_TOP
 
     def layers(self, ctx: HopContext[FabricLinks]) -> tuple[Layer, Layer]:
         return self.lower, top_layer(ctx.view.first)

@@ -385,6 +385,16 @@ class PooledShape:
         full, rest = divmod(self.node_units, block)
         return full, block, -(-block // self.group_units), rest
 
+    def blocks(self) -> tuple[int, int, int]:
+        """(full blocks, node ports of one, leaf groups of one): the node port ``v`` of full block ``b``
+        is in group ``b`` x groups + the group of ``v`` (:meth:`node_group`), at the same place in it.
+
+        >>> PooledShape(80 + 2 * 144, 0, 72, 0, block_units=144).blocks()
+        (2, 144, 2)
+        """
+        full, block, parts, _ = self._parts()
+        return full, block, parts
+
     def node_fills(self) -> list[tuple[int, int]]:
         """(ports, groups) of the nodes' leaf groups: each block's ports shared evenly over as many
         groups as it needs, the full blocks' and then the partial block's (a partial block of 40

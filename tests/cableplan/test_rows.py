@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from bom import names
 from bom.cableplan import rows as plan
 from bom.errors import BomError
 from bom.inputs.scenario import load_scenario, scenario_from_text
@@ -582,7 +583,7 @@ def test_placement_locator_names_every_device_as_the_placement_does():
          "sites": (2, "2 km", "1.6 Tbit/s"), "inband": True}
     text = scenario_text(c)
     placement = build_model(scenario_from_text(text), load_text(text, "p.yaml"), _catalog(), None).placement
-    loc, seen = plan.PlacementLocator(placement), 0
+    loc, seen, named = plan.PlacementLocator(placement), 0, {}
     for site in (1, 2):
         sections = placement.site_sections(site)
         assert any(sec.copies > 1 for _, sec, _ in sections) and len(sections) > 2   # copies, shared and own racks
@@ -591,7 +592,15 @@ def test_placement_locator_names_every_device_as_the_placement_does():
             for i in range(total):
                 row, rack, u, device = placement.names_of(role, site, i)
                 assert loc.where(role, site, i) == (f"s{site}", f"r{row:02d}", rack, u, device)
+                named[role, site, i] = loc.where(role, site, i)
                 seen += 1
             assert loc.where(role, site, total) == plan.Unplaced().where(role, site, total)
     assert loc.where("node", 3, 0) == plan.Unplaced().where("node", 3, 0)
     assert seen > 200
+    # A copy's devices are placed together (PlacementLocator.RUN at most): asked in any order, across
+    # roles and sites, each device's place is the same, its label's prefix its rack and U.
+    again = plan.PlacementLocator(placement)
+    for role, site, i in sorted(named, key=lambda k: (-k[2], k[1], k[0])):
+        (s, row, rack, u, device, r), prefix = again.place(role, site, i)
+        assert (s, row, rack, u, device) == named[role, site, i] and r == role
+        assert prefix == (f"{rack}-{names.unit(u, device)}" if isinstance(u, int) else device)

@@ -137,3 +137,28 @@ def _all_patterns(model: Model, catalog):  # type: ignore[no-untyped-def]
     yield from FAMILIES[FabricKind.SCALE_UP].patterns(None)
     yield from FAMILIES[FabricKind.DCI].patterns(None)
     yield from FAMILIES[FabricKind.OOB].patterns(None)
+
+
+def test_per_shape_is_worked_out_once_per_shape_in_a_plan() -> None:
+    """What a hop works out per site shape (the UFM's spread) is made once per key, fabric and shape
+    while the plan walks its sites, and every time in the closed form (no plan to keep it)."""
+    from types import SimpleNamespace
+    from typing import Any
+
+    made: list[int] = []
+
+    def make(shape: int) -> int:
+        made.append(shape)
+        return shape * 10
+
+    view: Any = SimpleNamespace(name="compute")
+    walk: Any = SimpleNamespace(memo={})
+    for shape in (0, 0, 1, 0, 1):
+        ctx: Any = HopContext(view, None, shape=shape, plan=walk)
+        assert ctx.per_shape("k", lambda s=shape: make(s)) == shape * 10
+    assert made == [0, 1]
+    other: Any = HopContext(SimpleNamespace(name="inband"), None, shape=0, plan=walk)
+    assert other.per_shape("k", lambda: make(5)) == 50 and made == [0, 1, 5]
+    closed: Any = HopContext(view, None, shape=0)
+    assert closed.per_shape("k", lambda: make(0)) == 0 and closed.per_shape("k", lambda: make(0)) == 0
+    assert made == [0, 1, 5, 0, 0]
