@@ -30,6 +30,10 @@ NEW = SMALL.replace("nodes: 16", "nodes: 32")
 #: Runs the CLI with the file operations of bom.outputs.publish wrapped: SIGKILL before the KILL_AT-th one.
 HARNESS = textwrap.dedent("""\
     import os, signal, sys, time
+    # As a shell starts bom: Ctrl-C is Python's KeyboardInterrupt, whatever the test runner ignores
+    # (an ignored SIGINT is inherited, and Python then installs no handler).
+    inherited = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import bom.outputs.publish as o
     count = [0]
     at = int(os.environ.get("KILL_AT", "0"))
@@ -53,7 +57,7 @@ HARNESS = textwrap.dedent("""\
         write = o._write_file
         def slow(path, data):
             if path.name.endswith(".md"):
-                open(pause, "w").close()
+                open(pause, "w").write(f"SIGINT inherited: {inherited}")
                 hold()   # held here until the test's signal arrives
             write(path, data)
         o._write_file = slow
@@ -62,7 +66,7 @@ HARNESS = textwrap.dedent("""\
         open_new = o._open_new
         def slow_open(path):
             if path.name.endswith("-racks.csv"):
-                open(held, "w").close()
+                open(held, "w").write(f"SIGINT inherited: {inherited}")
                 hold()
             return open_new(path)
         o._open_new = slow_open
@@ -172,7 +176,10 @@ def test_interrupt_while_writing_removes_the_stage(tmp_path, sets, sig):
             time.sleep(0.02)
         assert leftovers(tmp_path), "the stage exists while writing"
         p.send_signal(sig)
-        p.communicate(timeout=120)
+        try:
+            p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit 120 s after {sig.name} ({flag.read_text()})")
     finally:
         if p.poll() is None:
             p.kill()
@@ -196,7 +203,10 @@ def test_sigterm_while_bom_cables_streams_leaves_nothing(tmp_path, sets):
                 time.sleep(0.02)
             assert leftovers(tmp_path), "the stage exists while streaming"
             p.send_signal(sig)
-            p.communicate(timeout=120)
+            try:
+                p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"no exit 120 s after {sig.name} ({flag.read_text()})")
         finally:
             if p.poll() is None:
                 p.kill()

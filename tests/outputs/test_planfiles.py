@@ -118,13 +118,17 @@ def test_a_folder_where_a_plan_file_goes_writes_nothing(bom, tmp_path):
 #: thread from one long sleep (the test once timed out so); a running plan checks the flag between
 #: bytecodes, as these short sleeps do.
 PAUSE_HARNESS = """\
-import os, sys, time
+import os, signal, sys, time
+# As a shell starts bom: Ctrl-C is Python's KeyboardInterrupt. A child inherits an ignored SIGINT (and
+# Python then installs no handler), so a test runner that ignores it would make this test wait in vain.
+inherited = signal.getsignal(signal.SIGINT)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import bom.cableplan.rows as plan
 rows = plan.rows
 def held(*a, **k):
     for i, row in enumerate(rows(*a, **k)):
         if i == 1000:
-            open(os.environ["PAUSE_IN_PLAN"], "w").close()
+            open(os.environ["PAUSE_IN_PLAN"], "w").write(f"SIGINT inherited: {inherited}")
             for _ in range(6000):
                 time.sleep(0.1)
         yield row
@@ -153,7 +157,10 @@ def test_sigint_exits_130_and_leaves_no_file(tmp_path):
         staged = [f for st in tmp_path.glob(".out.clusterbom-*") if st.is_dir() for f in st.iterdir()]
         assert staged, "the plan does not stream into a stage"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit 120 s after SIGINT ({flag.read_text()})")
     finally:
         if proc.poll() is None:
             proc.kill()
