@@ -241,13 +241,13 @@ def test_a_body_that_drips_or_never_ends_is_cut_off(netbox, scenario, tmp_path, 
 
 
 def test_a_slow_read_says_it_is_waiting(netbox, scenario, tmp_path, monkeypatch):
-    monkeypatch.setattr(client, "PROGRESS_S", 0.2)
+    monkeypatch.setattr(client, "PROGRESS_S", 0.1)
     slow = []
 
     def hook(call, fake):
         if lists(call) and not slow:
             slow.append(call)
-            time.sleep(1.0)
+            time.sleep(0.5)   # five progress periods: short, as the fast loop's 2 s a test wants
         return None
 
     r = push(netbox(hook), scenario)
