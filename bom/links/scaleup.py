@@ -250,12 +250,16 @@ class InterRackLinks(InDomain):
         down = p.gpus_per_domain // 2                                                    # its ports to GPUs
         nodes_per_domain = p.gpus_per_domain // p.gpus_per_node
         head = (Tier.SCALE_UP, "nvlink", self.name)
-        tail = ("copper", "", "rack to rack", ir.cable.part_number, 0, "", "", "in-row", 0, "")
         site = 0
         for shape in ctx.view.sites_nodes:
             for _ in range(shape.count):
                 site += 1
                 for d in range(shape.nodes // nodes_per_domain):
+                    # The route between the domain's two racks (the floor plan's one rule for a run): the
+                    # generic cable is sold by no published length, so the row has no sold length.
+                    run = plan.run((Layer.NVLINK_SWITCH, d * 2 * trays), (Layer.NVLINK_SWITCH, d * 2 * trays + trays),
+                                   site, ctx.fp)
+                    tail = ("copper", "", "rack to rack", ir.cable.part_number, 0, run.length_m, "", run.bucket, 0, "")
                     for c in range(chips):
                         t = c // per_tray
                         a = plan.place(Layer.NVLINK_SWITCH, site, d * 2 * trays + t)

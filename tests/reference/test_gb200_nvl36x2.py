@@ -31,7 +31,9 @@ from bom.outputs.terminal import build_summary
 from bom.pipeline.checks import check_design
 from bom.pipeline.model import build_model
 from bom.placement.elevation import HEADER, elevation_rows
+from bom.rules.lengths import rack_place
 from bom.topology import preflight
+from bom.topology.geometry import route
 from bom.topology.scaleup import scale_up
 
 TEXT = """name: nvl36x2
@@ -98,6 +100,23 @@ def test_the_plan_cables_each_domain_rack_to_rack(model, catalog) -> None:  # ty
     ends = Counter((r[c[f"{s}_device"]], r[c[f"{s}_port"]]) for r in across for s in "ab")
     ends.update((r[c["b_device"]], r[c["b_port"]]) for r in gpu)
     assert max(ends.values()) == 1
+
+
+def test_a_cable_between_the_racks_runs_the_route_between_them(catalog) -> None:  # type: ignore[no-untyped-def]
+    """Each row between a system's racks has the floor plan's run between them (bom/topology/geometry.py
+    route: the rise at both ends, the racks along the row, the slack): side by side, a rack width apart.
+    The generic cable has no published lengths, so no sold length; the plan's route rule passes."""
+    m = _model(catalog, TEXT.replace("gpus: 144", "gpus: 1152"))
+    c = plan.COL
+    across = [r for r in plan.rows(m, catalog=catalog, scale_up=True) if r[c["hop"]] == "nvswitch-nvswitch"]
+    assert len(across) == 16 * 648
+    fp = m.floor
+    for r in across[::97]:
+        a, b = rack_place(r[c["a_rack"]]), rack_place(r[c["b_rack"]])
+        assert a[0] == b[0] and abs(a[1] - b[1]) == 1   # side by side (test_a_systems_racks_stand_side_by_side)
+        assert r[c["length_m"]] == route(a, b, fp).length_m == round(fp.run(0, fp.rack_width_m), 3)
+        assert (r[c["bucket"]], r[c["sold_length_m"]]) == ("in-row", "")
+    assert not check_design(m, catalog, plan=True).failed
 
 
 def test_nodes_per_rack_is_half_a_system(catalog) -> None:  # type: ignore[no-untyped-def]
