@@ -15,6 +15,9 @@
 #             a 120 s request timeout, and the RQ worker (`netbox rqworker high default low`) that runs
 #             scripts and other background jobs. The app is loaded once before the fork (--preload): one
 #             Django start instead of one per worker.
+#   BOM_NETBOX_ACCOUNT=<file> (gunicorn only; benchmarks/bench_netbox_account.py): the accounting hooks of
+#             benchmarks/bench_netbox_hooks.py loaded into gunicorn (CPU per request) and the RQ worker (CPU per
+#             job and per forked work horse), one JSON line per event appended to <file>. Off by default.
 set -euo pipefail
 SERVER=${BOM_NETBOX_SERVER:-runserver}
 case $SERVER in
@@ -207,10 +210,16 @@ pidfile = '$DIR/gunicorn.pid'
 # gunicorn 23+ opens a control socket, by default one per user ($HOME/.gunicorn): this run's own
 control_socket = '$DIR/gunicorn.ctl'
 GCONF
+    RQ_ARGS=()
+    if [[ -n ${BOM_NETBOX_ACCOUNT:-} ]]; then
+        export BOM_NETBOX_ACCOUNT PYTHONPATH=$REPO/benchmarks${PYTHONPATH:+:$PYTHONPATH}
+        echo "from bench_netbox_hooks import pre_request, post_request  # noqa: F401" >> "$DIR/gunicorn.py"
+        RQ_ARGS=(--worker-class bench_netbox_hooks.AccountingWorker)
+    fi
     NETBOX_ROOT=$NETBOX_ROOT setsid "$VENV/bin/gunicorn" --config "$DIR/gunicorn.py" netbox.wsgi \
         >"$DIR/web.log" 2>&1 < /dev/null &
     WEB_PID=$!
-    NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" rqworker high default low >"$DIR/rq.log" 2>&1 < /dev/null &
+    NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" rqworker high default low "${RQ_ARGS[@]}" >"$DIR/rq.log" 2>&1 < /dev/null &
     RQ_PID=$!
 else
     NETBOX_ROOT=$NETBOX_ROOT setsid "${NB[@]}" runserver "127.0.0.1:$WEBPORT" --noreload \
