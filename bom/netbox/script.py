@@ -53,6 +53,11 @@ JOB_TIMEOUT = 7200
 POLL_S = 0.5
 POLL_GROWTH = 1.5
 POLL_MAX = 5.0
+#: A job of a kind the runner has seen is first polled at this share of the time the last one took per object
+#: (its jobs are alike: a batch of the same model), then every 2 % of that time (POLL_S to POLL_MAX): a few
+#: polls a job instead of one every POLL_MAX seconds (each poll is a request NetBox serves; polls were 2 % of
+#: a push's server CPU in benchmarks/bench_netbox_account.py).
+FIRST_POLL_SHARE = 0.9
 PATHS = ("auto", "script", "list")
 
 SOURCE = '''"""clusterbom's bulk create (clusterbom VERSION __VERSION__): one list of objects of one model, created
@@ -271,8 +276,10 @@ def install(nb: Any, rec: Any = None) -> None:
 class Runner:
     """Creates one kind's objects through the script, BATCH at a time, one job after another; their ids in order."""
 
-    def __init__(self, nb: Any, say: Callable[[str], None], sleep: Callable[[float], None] = time.sleep) -> None:
-        self.nb, self.say, self.sleep = nb, say, sleep
+    def __init__(self, nb: Any, say: Callable[[str], None], sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.nb, self.say, self.sleep, self.clock = nb, say, sleep, clock
+        self.rate: dict[str, float] = {}   # kind -> seconds a job of it took per object, the last one
 
     def create(self, kind: str, payloads: list[dict[str, Any]], done: Callable[[int], None]) -> list[int]:
         ids: list[int] = []
@@ -284,6 +291,12 @@ class Runner:
         return ids
 
     def job(self, kind: str, chunk: list[dict[str, Any]]) -> list[int]:
+        t0 = self.clock()
+        ids = self._job(kind, chunk)
+        self.rate[kind] = (self.clock() - t0) / max(1, len(chunk))
+        return ids
+
+    def _job(self, kind: str, chunk: list[dict[str, Any]]) -> list[int]:
         run_id = uuid.uuid4().hex
         body = {"data": {"model_label": MODELS[kind], "items": json.dumps(chunk), "run_id": run_id}, "commit": True}
         started = _json(self.nb, "POST", f"extras/scripts/{NAME}/", f"starting the script for {kind}", json=body)
@@ -295,6 +308,10 @@ class Runner:
 
     def wait(self, kind: str, job_id: int, run_id: str, n: int) -> list[int]:
         what, delay = f"reading the script's job for {kind}", POLL_S
+        if kind in self.rate:   # first poll near when the job should end, then every 2 % of its time
+            expected = self.rate[kind] * n
+            self.sleep(max(POLL_S, FIRST_POLL_SHARE * expected))
+            delay = min(POLL_MAX, max(POLL_S, expected / 50))
         # polls ask for the status alone (NetBox's ?fields=); the job's data (log, output) is read once, at the end
         while _status(_json(self.nb, "GET", f"core/jobs/{job_id}/", what, params={"fields": "id,status"})) not in DONE:
             self.sleep(delay)

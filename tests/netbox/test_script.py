@@ -144,6 +144,43 @@ def test_a_long_job_is_polled_ever_less_often_for_its_status_alone_and_read_whol
     assert server.polls[:-1] == [{"fields": "id,status"}] * (len(server.polls) - 1) and server.polls[-1] == {}
 
 
+class TimedServer(Server):
+    """Each job runs ``per_object`` seconds of the caller's clock per object, from its start."""
+
+    def __init__(self, per_object: float) -> None:
+        super().__init__()
+        self.clock, self.per_object = [0.0], per_object
+        self.ends: dict[int, float] = {}
+        self.polls: list[int] = []
+
+    def request(self, method: str, url: str, **kw: Any) -> Answer:
+        answer = super().request(method, url, **kw)
+        if method == "POST":
+            self.ends[len(self.jobs)] = self.clock[0] + self.per_object * len(json.loads(kw["json"]["data"]["items"]))
+        elif kw.get("params"):
+            job = int(url.rstrip("/").rsplit("/", 1)[1])
+            self.polls.append(job)
+            if self.clock[0] < self.ends[job]:
+                return Answer(200, {"id": job, "status": {"value": "running"}})
+        return answer
+
+
+def test_a_kinds_next_job_is_first_polled_near_when_the_last_ones_rate_says_it_ends(monkeypatch):
+    monkeypatch.setattr(nbscript, "BATCH", 1000)
+    server = TimedServer(per_object=0.25)   # 1,000 cables: 250 s a job
+    def sleep(s: float) -> None:
+        server.clock[0] += s
+
+    runner = nbscript.Runner(Api(server), lambda _m: None, sleep=sleep, clock=lambda: server.clock[0])
+    ids = runner.create("cables", [{"n": i} for i in range(3000)], lambda _n: None)
+    assert ids == list(range(100, 3100))
+    first, later = server.polls.count(1), [server.polls.count(j) for j in (2, 3)]
+    # the first job polls every POLL_MAX seconds past its start (about 55 polls); the next ones sleep 90 % of
+    # the last job's time first, then poll every 2 % of it (5 s): a handful each, and at most POLL_MAX late
+    assert first > 40 and max(later) <= 7
+    assert server.clock[0] < 3 * (250 + nbscript.POLL_MAX)
+
+
 @pytest.mark.parametrize("module", [7, {"id": 7}])
 def test_an_installed_script_of_another_version_is_replaced_in_its_module(module):
     """NetBox 4.7's script record names its module by id (``"module": 7``): a POST of the same file name is
