@@ -94,7 +94,7 @@ def roles(st: dict[str, str], before: dict, after: dict, clients: Clients, pg: i
         g = group_of.get(c)
         if g is None:   # exited before a snapshot saw it: a horse's (the RQ worker's children exit per job)
             return "rq"
-        return "web" if g == web else "rq" if g == rq else "other"
+        return "web" if g == web else "rq" if g == rq or (after.get(c) or before[c])[0] == rq else "other"
 
     for p in allp:
         ppid, pgid = (after.get(p) or before[p])[:2]
@@ -105,6 +105,8 @@ def roles(st: dict[str, str], before: dict, after: dict, clients: Clients, pg: i
         elif p == rq:
             out["RQ worker (parent)"] += delta(p, 2)
             out["RQ horses (forked, reaped)"] += delta(p, 3)
+        elif ppid == rq and pgid != rq:   # a horse still running (rq forks it into its own process group)
+            out["RQ horses (forked, running)"] += delta(p, 2)
         elif pgid == rq:
             out["RQ other children (scheduler)"] += delta(p, 2)
         elif p == pg:
@@ -241,15 +243,44 @@ def main() -> None:
                                  f"{o[k].get('pg', 0):.1f}, RQ {o[k].get('rq', 0):.1f} s" for k in KINDS)
                      + f", {o['changes']:,} change records; whole nbshell run", oby, orecs, ochild)
                 ratios[p].append(cpu_push / cpu_orm)
+                job = by_kind(recs)
                 for k in KINDS:
-                    if o[k]["n"]:
-                        per["orm"][k].append(o[k]["cpu"] / o[k]["n"])
+                    if o[k]["n"] and made.get(k):
+                        per["orm wall"][k].append(o[k]["wall"] / o[k]["n"])
+                        per[f"{p} wall"][k].append(secs[k] / made[k])
+                        print(f"  {k}: the script job's CPU {job.get(k, 0) / made[k]:.3f} s each against the ORM's "
+                              f"own {o[k].get('own', 0) / o[k]['n']:.3f} (without PostgreSQL); wall "
+                              f"{secs[k] / made[k]:.3f} against {o[k]['wall'] / o[k]['n']:.3f} s each", flush=True)
                 print(f"round {rnd + 1}, --path {p}: whole push {cpu_push:.1f} s of server CPU against the ORM's "
                       f"{cpu_orm:.1f} s: {cpu_push / cpu_orm:.2f}x", flush=True)
         bo.inside(st, bo.EMPTY, SITE=site)
     for p, v in ratios.items():
         print(f"--path {p}: whole push / ORM, server CPU: {', '.join(f'{x:.2f}' for x in v)} "
               f"(median {sorted(v)[len(v) // 2]:.2f}x)")
+    extrapolate({w: {k: sorted(x)[len(x) // 2] for k, x in kr.items()} for w, kr in per.items()})
+
+
+def by_kind(recs: list[dict[str, Any]]) -> dict[str, float]:
+    """The script jobs' horse CPU by the kind they made (the hooks name a job's model)."""
+    from bom.netbox.script import MODELS
+
+    kind = {m: k for k, m in MODELS.items()}
+    out: dict[str, float] = defaultdict(float)
+    for r in recs:
+        if r["src"] == "horse" and r["func"].startswith("ScriptJob.") and " " in r["func"]:
+            out[kind.get(r["func"].split(" ", 1)[1], "?")] += r["cpu"]
+    return out
+
+
+def extrapolate(med: dict[str, dict[str, float]]) -> None:
+    """16k and 100k GPUs at the median wall seconds per object of each kind measured (at the load measured)."""
+    from benchmarks.bench_netbox_paths import BIG, counts
+
+    with tempfile.TemporaryDirectory() as d:
+        for label, text in BIG.items():
+            n = counts(text, Path(d))
+            print(f"{label}: " + ", ".join(f"{n[k]:,} {k}" for k in KINDS) + "; " + ", ".join(
+                f"{w} {sum(n[k] * r.get(k, 0.0) for k in KINDS) / 3600:.1f} h" for w, r in med.items()))
 
 
 if __name__ == "__main__":

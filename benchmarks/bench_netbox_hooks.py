@@ -51,7 +51,12 @@ def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
 def _name(job: Any) -> str:
     """The job's class and function: NetBox's jobs are all a JobRunner's ``handle`` (ScriptJob, SearchCacheJob)."""
     owner = getattr(getattr(job, "instance", None), "__name__", "")
-    return f"{owner}.{job.func_name}" if owner else str(job.func_name)
+    name = f"{owner}.{job.func_name}" if owner else str(job.func_name)
+    try:   # a script job's model (clusterbom_bulk's model_label): the kind it creates
+        label = job.kwargs["data"]["model_label"]
+    except (KeyError, TypeError, AttributeError):
+        return name
+    return f"{name} {label}"
 
 
 def __getattr__(name: str) -> Any:

@@ -103,7 +103,7 @@ def others():
         pid, ppid, pgid = int(p), int(f[1]), int(f[2])
         whole = pid == PG or pgid == RQ
         ticks = int(f[11]) + int(f[12]) + ((int(f[13]) + int(f[14])) if whole else 0)
-        if pgid == RQ:
+        if pgid == RQ or ppid == RQ:   # a running horse: rq forks it into a process group of its own
             rq += ticks
         elif pid == PG or ppid == PG:
             pg += ticks
@@ -175,7 +175,7 @@ def server_cpu(st: dict[str, str]) -> float:
     """CPU seconds of the server's processes: gunicorn's and the RQ worker's process groups, PostgreSQL's
     postmaster and its backends (with what exited children used: RQ's work horses, closed backends)."""
     groups = {int(st[k]) for k in ("WEB_PID", "RQ_PID") if st.get(k)}
-    pg = int(st.get("PG_PID") or 0)
+    pg, rq = int(st.get("PG_PID") or 0), int(st.get("RQ_PID") or 0)
     total = 0
     for p in Path("/proc").iterdir():
         if not p.name.isdigit():
@@ -185,7 +185,9 @@ def server_cpu(st: dict[str, str]) -> float:
         except OSError:
             continue
         pid, ppid, pgid = int(p.name), int(f[1]), int(f[2])
-        if pgid in groups or pid == pg or ppid == pg:
+        # ppid == RQ: a running horse (rq forks each into a process group of its own; reaped, it counts in the
+        # worker's children's CPU)
+        if pgid in groups or pid == pg or ppid == pg or (rq and ppid == rq):
             total += _ticks(pid, pid in groups or pid == pg)
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -198,18 +200,22 @@ def settle(st: dict[str, str]) -> None:
         return
     last = -1
     while True:
-        now = sum(_ticks(int(p.name), True) for p in Path("/proc").iterdir() if p.name.isdigit() and _pgid(p) == rq)
+        # the worker's group and its running horse (in a process group of its own, the worker its parent)
+        now = sum(_ticks(int(p.name), True) for p in Path("/proc").iterdir()
+                  if p.name.isdigit() and rq in _pgid(p))
         if now == last:
             return
         last = now
         time.sleep(3)
 
 
-def _pgid(p: Path) -> int:
+def _pgid(p: Path) -> tuple[int, int]:
+    """(process group, parent) of a process, (0, 0) when it is gone."""
     try:
-        return int((p / "stat").read_text().rpartition(")")[2].split()[2])
+        f = (p / "stat").read_text().rpartition(")")[2].split()
+        return int(f[2]), int(f[1])
     except (OSError, IndexError, ValueError):
-        return 0
+        return 0, 0
 
 
 def inside(st: dict[str, str], code: str, **names: str | int) -> dict:
