@@ -13,8 +13,9 @@ it was), inside NetBox's change-logging context with a request of the token's us
    Each mode runs in a savepoint rolled back after it, so every mode starts from the same state.
 3. the top functions by own time per mode and kind are printed (``--top N``).
 
-The search-cache jobs NetBox queues on commit never run here (rolled back): both paths queue the same
-ones, one per object (bench_netbox_orm counts them in the RQ worker's CPU).
+The search-cache jobs NetBox queues on commit never run here (rolled back). NetBox 4.7 coalesces them: one
+job per transaction (netbox/search/deferred.py), one per object only in autocommit (a deletion outside a
+transaction); the push queues one per script job, the ORM loop one (bench_netbox_account counts them).
 Run: BOM_NETBOX_DIR=... python3 -m benchmarks.bench_netbox_profile [--nodes 16] [--modes script,orm]
 [--rounds 3] [--top 25]; a mode ``script@REF`` runs the script as git REF of this checkout has it
 (``script@main``); ``--top 0`` times without cProfile (its overhead is about 2x).
