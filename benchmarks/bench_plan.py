@@ -56,7 +56,8 @@ def run_case(name: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         clock.lap()
         with open(Path(tmp) / "c.csv", "w", newline="", encoding="utf-8") as fh:
-            write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, fh, cabling.TEXT_COLUMNS)
+            write_csv(plan.rows(model, catalog=catalog), plan.FIELDS, fh, cabling.TEXT_COLUMNS,
+                      repeats=plan.REPEATS)
         t_csv = clock.lap()
         files = cabling.write_plan(model, Path(tmp) / "out", "bench", catalog=catalog)
         t_cables = clock.lap()

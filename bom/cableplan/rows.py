@@ -134,6 +134,16 @@ class CableRow(NamedTuple):
 
 FIELDS: tuple[str, ...] = CableRow._fields
 COL = {name: i for i, name in enumerate(FIELDS)}
+#: The columns a link group fixes for its every row on one floor-plan run (``Kind.tail``: medium to via),
+#: shared by the rows of a section: a writer formats them once per distinct value.
+REPEATS = (COL["medium"], len(FIELDS))
+
+
+def repeats_in(header: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where :data:`REPEATS`' columns stand together in ``header`` (a profile's), else None."""
+    start, end = REPEATS
+    at = header.index(FIELDS[start]) if FIELDS[start] in header else -1
+    return (at, at + end - start) if at >= 0 and header[at:at + end - start] == FIELDS[start:end] else None
 
 
 class Unplaced:

@@ -149,7 +149,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
                      if chunk and chunk[-1][fabric] == FabricKind.POWER else chunk)
 
         rows = write_csv(source, header, cables, texts_at,
-                         progress, each, view, sheet.append if sheet is not None else None)
+                         progress, each, view, sheet.append if sheet is not None else None, plan.repeats_in(header))
         racks = _rack_rows(model)
         if racks is not None:
             header, rack_rows = racks

@@ -222,3 +222,28 @@ def test_every_part_is_deflated_at_the_workbooks_level(tmp_path):
             name, extra = int.from_bytes(raw.read(2), "little"), int.from_bytes(raw.read(2), "little")
             raw.seek(name + extra, 1)
             assert raw.read(info.compress_size) == expected, info.filename
+
+
+@pytest.mark.parametrize("repeats", [(2, 5), (2, 4), (1, 2)])
+def test_shared_columns_formatted_once_write_what_csv_writer_writes(repeats, monkeypatch):
+    """The columns rows share are formatted once per distinct value (``repeats``), with what stands after
+    them formatted per row; the bytes are csv.writer's, also past the cache's size (it starts again)."""
+    from bom.outputs.writers import cables
+
+    monkeypatch.setattr(cables._Lines, "KEEP", 3)
+    rows = [(f"C{i}", HopKind.NODE_LEAF, 800.0, i % 7, "" if i % 2 else "x", 4.7 * (i % 5)) for i in range(9000)]
+    out, want = io.StringIO(), io.StringIO()
+    write_csv(iter(rows), ("id", "hop", "rate", "n", "via", "m"), out, repeats=repeats)
+    w = csv.writer(want, lineterminator="\n")
+    w.writerow(("id", "hop", "rate", "n", "via", "m"))
+    w.writerows(rows)
+    assert out.getvalue() == want.getvalue()
+
+
+def test_the_plans_shared_columns_stand_together_in_the_full_profile_only():
+    from bom.cableplan.labels import profile_columns
+
+    assert plan.repeats_in(plan.FIELDS) == plan.REPEATS
+    full = profile_columns("full", plan.FIELDS)
+    assert plan.repeats_in(full) == plan.REPEATS and len(full) > plan.REPEATS[1]
+    assert plan.repeats_in(profile_columns("installer", plan.FIELDS)) is None
