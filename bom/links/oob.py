@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 from bom import names
 from bom.catalog.media import cage
 from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
-from bom.links.ports import Place, PlanMismatchError, Ports, port_names
+from bom.links.ports import Kind, Place, PlanMismatchError, Ports, port_names
 from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
+from bom.model.records import PlanRow
 from bom.model.shares import split
 from bom.roles import Layer, RackKind
 from bom.topology.geometry import route, unplaced_run
@@ -184,12 +185,17 @@ class OobNodeLeaf(Pattern[OobLinks]):
 
     def rows(self, ctx: HopContext[OobLinks]) -> Rows:
         """Each copy's managed devices over its management switches (:func:`assign`), device by
-        device, where the placement stands them."""
+        device, where the placement stands them: a copy's rows made into one list (no generator step
+        a row), each run's kind found once per (device rack, switch rack)."""
+        return itertools.chain.from_iterable(self._copies(ctx))
+
+    def _copies(self, ctx: HopContext[OobLinks]) -> Iterator[list[PlanRow]]:
         plan, view = ctx.plan, ctx.view
         assert plan is not None and view.placement is not None
         leaf = view.switch
         names_ = port_names(leaf.cages, leaf.ports_per_cage)
-        per = leaf.ports_per_cage
+        per, mgmt, kinds, fp = leaf.ports_per_cage, names.MGMT_PORT, ctx.kinds, ctx.fp
+        by_spots: dict[tuple[Spot, Spot], Kind] = {}
         for n, racks in site_copies(view, ctx.shape, ctx.site):
             sec = _oob_section(view, ctx.shape, n)
             leaves = [lf for _, _, ls in racks for lf in ls]
@@ -198,15 +204,22 @@ class OobNodeLeaf(Pattern[OobLinks]):
                 raise PlanMismatchError(f"a section has {devs} managed devices and {len(leaves)} management "
                                         f"switches; the OOB fabric counts {sec.devices} and "
                                         f"{sec.per_rack * sec.racks + sec.block}")
+            out: list[PlanRow] = []
             cursor = [0] * len(racks)
             for r, li, j0, n_devs in assign([(kind, len(ds), len(ls)) for kind, ds, ls in racks]):
                 lf, l_spot = leaves[li]
+                on = racks[r][1]
                 for j in range(j0, j0 + n_devs):
-                    dev, d_spot = racks[r][1][cursor[r]]
+                    dev, d_spot = on[cursor[r]]
                     cursor[r] += 1
-                    k = ctx.kinds[route(d_spot, l_spot, ctx.fp)]
-                    yield from plan.emitter(k)(k, 1, "", dev, names.MGMT_PORT, names.MGMT_PORT, lf, names_[j],
-                                               names_[j - j % per])
+                    k = by_spots.get((d_spot, l_spot))
+                    if k is None:
+                        k = by_spots[d_spot, l_spot] = kinds[route(d_spot, l_spot, fp)]
+                    if k.one:
+                        out.append(plan.row(k, 1, "", dev, mgmt, mgmt, lf, names_[j], names_[j - j % per]))
+                    else:
+                        out += plan.rows(k, 1, "", dev, mgmt, mgmt, lf, names_[j], names_[j - j % per])
+            yield out
 
 
 def site_copies(view: OobLinks, shape: int, site: int) -> list[Copy]:
