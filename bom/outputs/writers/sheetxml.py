@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from xml.etree.ElementTree import _escape_attrib  # type: ignore[attr-defined]  # et_xmlfile's own escaping
 
 import openpyxl.worksheet._writer as sheet_writer  # the module whose per-cell writer is swapped
 from openpyxl.compat import safe_string
 
 #: openpyxl's own per-cell writer, for the cells :func:`_write_cell` leaves to it.
 _OWN = sheet_writer.write_cell
+#: openpyxl's own writer of a sheet's rows (``<sheetData>``), for a sheet with comments.
+_OWN_ROWS = sheet_writer.WorksheetWriter.write_rows
 
 
 def _escape(text: str) -> str:
@@ -75,11 +78,50 @@ def _write_cell(xf: Any, worksheet: Any, cell: Any, styled: bool | None = None) 
         xf._file(xml)   # et_xmlfile's raw write: the text is the serialised element
 
 
+def _row_start(row_idx: int, dims: Any) -> str:
+    """A ``<row>``'s start tag: its number, then its dimension's attributes as openpyxl adds them."""
+    attrs = {"r": f"{row_idx}"}
+    attrs.update(dims.get(row_idx, {}))
+    return "<row" + "".join(f' {k}="{_escape_attrib(v)}"' for k, v in attrs.items()) + ">"
+
+
+def _write_rows(writer: Any) -> None:
+    """``WorksheetWriter.write_rows`` as text: the ``<sheetData>`` element openpyxl writes, each row's start
+    and end tag and its cells written once as a string, not one element-tree call per row and per cell
+    (a cell :func:`cell_xml` leaves to openpyxl is written by openpyxl's writer in its place)."""
+    ws = writer.ws
+    if any(cell._comment is not None for cell in ws._cells.values()):
+        _OWN_ROWS(writer)   # the comments are collected while the rows are written
+        return
+    xf = writer.xf.send(True)
+    dims, out = ws.row_dimensions, ["<sheetData>"]
+    for row_idx, row in writer.rows():
+        out.append(_row_start(row_idx, dims))
+        for cell in row:
+            styled = cell.has_style
+            if cell._value is None and not styled:
+                continue
+            xml = cell_xml(cell, styled)
+            if xml is None:
+                xf._file("".join(out))
+                out.clear()
+                _OWN(xf, ws, cell, styled)
+            else:
+                out.append(xml)
+        out.append("</row>")
+    out.append("</sheetData>")
+    xf._file("".join(out))
+    writer.xf.send(None)   # control back to the sheet's writer
+
+
 @contextmanager
 def fast_cells() -> Iterator[None]:
-    """openpyxl's worksheets saved inside this block write their cells through :func:`cell_xml`."""
+    """openpyxl's worksheets saved inside this block write their rows and cells as text (:func:`_write_rows`,
+    :func:`cell_xml`)."""
     sheet_writer.write_cell = _write_cell
+    sheet_writer.WorksheetWriter.write_rows = _write_rows
     try:
         yield
     finally:
         sheet_writer.write_cell = _OWN
+        sheet_writer.WorksheetWriter.write_rows = _OWN_ROWS

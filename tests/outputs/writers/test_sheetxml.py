@@ -1,5 +1,6 @@
 """The fast cell writer writes the bytes openpyxl's own writer writes: on a workbook of every kind of cell
-(hostile text, white space, formulas, numbers at their edges, dates and hyperlinks left to openpyxl) and on
+(hostile text, white space, formulas, numbers at their edges, dates and hyperlinks left to openpyxl, rows
+with dimensions and no cells, an empty sheet, a sheet with a comment) and on
 the default build's BOM workbook, every part of the package compared."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import math
 import zipfile
 
 from openpyxl import Workbook
+from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font
 from openpyxl.writer.excel import ExcelWriter
 
@@ -56,11 +58,25 @@ def _every_kind() -> Workbook:
     ws.cell(4, 7).value = "#N/A"
     ws.cell(4, 7).data_type = "e"
     ws.row_dimensions[2].height = 30
+    ws.row_dimensions[3].hidden = True
+    ws.row_dimensions[40].height = 12                # a row with no cells: written empty
+    ws.cell(41, 1)                                    # a cell with no value and no style: left out
+    wb.create_sheet("Empty")                          # no rows at all
+    return wb
+
+
+def _with_comment() -> Workbook:
+    wb = _every_kind()
+    wb.active.cell(5, 1).comment = Comment("a note", "clusterbom")   # openpyxl's writer collects comments
     return wb
 
 
 def test_every_kind_of_cell_as_openpyxl_writes_it() -> None:
     assert _parts(_every_kind(), True) == _parts(_every_kind(), False)
+
+
+def test_a_sheet_with_a_comment_as_openpyxl_writes_it() -> None:
+    assert _parts(_with_comment(), True) == _parts(_with_comment(), False)
 
 
 def test_the_default_builds_workbook_as_openpyxl_writes_it(default_report) -> None:
