@@ -163,25 +163,21 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
     else:
         cell.value = value
     if quote or fmt or align is not None or font is not None or fill is not None:
-        if cell._style is None or not any(cell._style):
-            cell._style = StyleArray(_styles(ws.parent).array(fmt, quote, align, font, fill))
-        else:   # a cell styled before: the descriptors change its style in place
-            _restyle(cell, fmt, quote, align, font, fill)
+        given = _styles(ws.parent).array(fmt, quote, align, font, fill)
+        style = cell._style
+        if style is None or not any(style):
+            cell._style = StyleArray(given)
+        else:   # styled before (a date's format): the fields given change in place, as the descriptors do
+            for field, wanted in ((_QUOTE, quote), (_NUMBER_FORMAT, bool(fmt)), (_ALIGNMENT, align is not None),
+                                  (_FONT, font is not None), (_FILL, fill is not None)):
+                if wanted:
+                    style[field] = given[field]
     return cell
 
 
-def _restyle(cell: Cell, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
-             fill: PatternFill | None) -> None:
-    if quote:
-        cell.quotePrefix = True
-    if fmt:
-        cell.number_format = fmt
-    if align is not None:
-        cell.alignment = align
-    if font is not None:
-        cell.font = font
-    if fill is not None:
-        cell.fill = fill
+#: Fields of openpyxl's style array (``StyleArray``: fontId, fillId, borderId, numFmtId, protectionId,
+#: alignmentId, pivotButton, quotePrefix, xfId).
+_FONT, _FILL, _NUMBER_FORMAT, _ALIGNMENT, _QUOTE = 0, 1, 3, 5, 7
 
 
 def fx(formula: str) -> Formula:
@@ -322,8 +318,7 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
     rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in inputs] + list(model_rows)
     for n, (name, label, value, unit, source) in enumerate(rows, start=2):
         for col, v in enumerate((label, value, unit, source, name), start=1):
-            put_cell(ws, n, col, v)
-        ws.cell(n, 4).alignment = WRAP
+            put_cell(ws, n, col, v, align=WRAP if col == 4 else None)
         _fit_height(ws, n, {4: str(source)})
         if name.startswith("in_"):
             _input_cell(ws, dvs, f"B{n}", name[3:])
