@@ -143,7 +143,13 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
              align: Alignment | None = None, font: Font | None = None, fill: PatternFill | None = None) -> Cell:
     """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula; with the
     number format, alignment, font and fill given (the cell's style, once per distinct combination)."""
-    cell = ws._cells.get((row, col)) or ws._get_cell(row, col)
+    cell = ws._cells.get((row, col))
+    if cell is None:   # openpyxl's _get_cell and _add_cell, without their calls
+        if not 0 < row < 1048577 or col < 1:
+            ws.cell(row=row, column=col)   # raises openpyxl's own error
+        cell = ws._cells[(row, col)] = Cell(ws, row, col)
+        if row > ws._current_row:
+            ws._current_row = row
     quote = False
     if isinstance(value, Formula):
         text = "=" + value
@@ -237,7 +243,10 @@ def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
     lines = 1
     for c, text in texts.items():
-        width = ws.column_dimensions[_letter(c)].width or 10
+        letter = _letter(c)
+        # the dimension as it is (a lookup by [] binds it again, through openpyxl's descriptors, every row)
+        dim = ws.column_dimensions.get(letter) or ws.column_dimensions[letter]
+        width = dim.width or 10
         # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
         # column loses the end of most lines: a count by characters alone came out a line short).
         lines = max(lines, _wrapped_lines(text, max(1, int(width * 1.1))))

@@ -10,6 +10,7 @@ import io
 import math
 import zipfile
 
+import pytest
 from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font
@@ -90,3 +91,37 @@ def test_left_to_openpyxl() -> None:
     assert cell_xml(ws.cell(3, 7), False) is None   # a hyperlink
     assert cell_xml(ws.cell(4, 7), False) is None   # an error
     assert cell_xml(ws.cell(2, 1), False) == '<c r="A2" t="inlineStr"><is><t xml:space="preserve"> lead</t></is></c>'
+
+
+def _styled(fast: bool) -> Workbook:
+    """Cells styled through put_cell's resolved styles (fast) or openpyxl's descriptors, in the same order:
+    shared objects, equal objects made apart, a date (styled by its value first), a cell styled twice."""
+    wb = Workbook()
+    ws = wb.active
+    cells = [(1, 1, "head", None, xlsx.HEAD_ALIGN, xlsx.HEAD, xlsx.FILL), (1, 2, 3.5, xlsx.USD, xlsx.TOP, None, None),
+             (2, 1, "=text", None, xlsx.WRAP, None, None), (2, 2, 7, xlsx.COUNT, None, Font(bold=True), None),
+             (3, 1, dt.date(2027, 5, 1), xlsx.DATE, xlsx.TOP, None, None), (3, 2, 1, "0.000 \"x\"", None, None, None),
+             (4, 1, "x", None, Alignment(vertical="top"), Font(bold=True), None), (4, 2, 2, xlsx.USD, None, None, None),
+             (1, 1, "again", xlsx.SHARE, xlsx.WRAP, xlsx.WARN, None)]
+    for row, col, value, fmt, align, font, fill in cells:
+        if fast:
+            put_cell(ws, row, col, value, fmt, align=align, font=font, fill=fill)
+            continue
+        put_cell(ws, row, col, value, fmt)
+        cell = ws.cell(row, col)
+        for name, got in (("alignment", align), ("font", font), ("fill", fill)):
+            if got is not None:
+                setattr(cell, name, got)
+    return wb
+
+
+def test_resolved_styles_are_the_descriptors() -> None:
+    fast, slow = _styled(True), _styled(False)
+    assert [tuple(c._style) for c in fast.active._cells.values()] == [
+        tuple(c._style) for c in slow.active._cells.values()]
+    assert _parts(fast, True) == _parts(slow, False)
+
+
+def test_a_cell_outside_the_sheet_is_refused() -> None:
+    with pytest.raises(ValueError, match="Row"):
+        put_cell(Workbook().active, 0, 1, "x")
