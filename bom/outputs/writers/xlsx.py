@@ -98,44 +98,45 @@ class _Styles:
     of the workbook's lists, added in the same order as the descriptors add them (the first cell that
     takes them), so the file's bytes are the descriptors'."""
 
-    def __init__(self, wb: Workbook) -> None:
-        self.wb = wb
+    def __init__(self) -> None:
         self.arrays: dict[tuple[str | None, bool, int, int, int], tuple[StyleArray, tuple[Any, ...]]] = {}
 
-    def array(self, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
+    def array(self, wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
               fill: PatternFill | None) -> StyleArray:
         key = (fmt, quote, id(align), id(font), id(fill))
         got = self.arrays.get(key)
         if got is None:
-            got = self.arrays[key] = (self._resolve(fmt, quote, align, font, fill), (align, font, fill))
+            got = self.arrays[key] = (_resolve(wb, fmt, quote, align, font, fill), (align, font, fill))
         return got[0]
 
-    def _resolve(self, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
-                 fill: PatternFill | None) -> StyleArray:
-        """The array openpyxl's descriptors make (``styleable.py``: StyleDescriptor, NumberFormatDescriptor)."""
-        style, wb = StyleArray(), self.wb
-        if quote:
-            style.quotePrefix = 1
-        if fmt:
-            builtin = BUILTIN_FORMATS_REVERSE.get(fmt)
-            style.numFmtId = builtin if builtin is not None else (
-                wb._number_formats.add(fmt) + BUILTIN_FORMATS_MAX_SIZE)
-        if align is not None:
-            style.alignmentId = wb._alignments.add(align)
-        if font is not None:
-            style.fontId = wb._fonts.add(font)
-        if fill is not None:
-            style.fillId = wb._fills.add(fill)
-        return style
+
+def _resolve(wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
+             fill: PatternFill | None) -> StyleArray:
+    """The array openpyxl's descriptors make (``styleable.py``: StyleDescriptor, NumberFormatDescriptor)."""
+    style = StyleArray()
+    if quote:
+        style.quotePrefix = 1
+    if fmt:
+        builtin = BUILTIN_FORMATS_REVERSE.get(fmt)
+        style.numFmtId = builtin if builtin is not None else (
+            wb._number_formats.add(fmt) + BUILTIN_FORMATS_MAX_SIZE)
+    if align is not None:
+        style.alignmentId = wb._alignments.add(align)
+    if font is not None:
+        style.fontId = wb._fonts.add(font)
+    if fill is not None:
+        style.fillId = wb._fills.add(fill)
+    return style
 
 
+#: Each workbook's styles while it lives (a _Styles holds no reference to its workbook, so the entry goes with it).
 _STYLES: weakref.WeakKeyDictionary[Workbook, _Styles] = weakref.WeakKeyDictionary()
 
 
 def _styles(wb: Workbook) -> _Styles:
     got = _STYLES.get(wb)
     if got is None:
-        got = _STYLES[wb] = _Styles(wb)
+        got = _STYLES[wb] = _Styles()
     return got
 
 
@@ -169,7 +170,8 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
     else:
         cell.value = value
     if quote or fmt or align is not None or font is not None or fill is not None:
-        given = _styles(ws.parent).array(fmt, quote, align, font, fill)
+        wb = ws.parent
+        given = _styles(wb).array(wb, fmt, quote, align, font, fill)
         style = cell._style
         if style is None or not any(style):
             cell._style = StyleArray(given)

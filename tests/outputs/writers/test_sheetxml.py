@@ -6,8 +6,10 @@ the default build's BOM workbook, every part of the package compared."""
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import io
 import math
+import weakref
 import zipfile
 
 import pytest
@@ -125,3 +127,12 @@ def test_resolved_styles_are_the_descriptors() -> None:
 def test_a_cell_outside_the_sheet_is_refused() -> None:
     with pytest.raises(ValueError, match="Row"):
         put_cell(Workbook().active, 0, 1, "x")
+
+
+def test_a_workbook_is_freed_with_its_styles() -> None:
+    gc.collect()   # the workbooks other tests dropped
+    wb = _styled(True)
+    gone, held = weakref.ref(wb), len(xlsx._STYLES)
+    del wb
+    gc.collect()
+    assert gone() is None and len(xlsx._STYLES) == held - 1
