@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import gc
 import io
 import textwrap
 import weakref
@@ -1520,4 +1521,10 @@ def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str =
 
 
 def write_xlsx(r: Report) -> bytes:
-    return to_bytes(workbook(r), f"{r.name}: BOM, order and TCO", r.document_date)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return to_bytes(workbook(r), f"{r.name}: BOM, order and TCO", r.document_date)
+    finally:
+        if was:
+            gc.enable()
