@@ -76,7 +76,6 @@ FILL = PatternFill("solid", fgColor="305496")
 WARN = Font(bold=True, color="C00000")
 WRAP = Alignment(wrap_text=True, vertical="top")
 TOP = Alignment(vertical="top")
-BOLD = Font(bold=True)
 #: A header cell's alignment (header_row) and a timeline's week (turned, in a narrow column).
 HEAD_ALIGN = Alignment(wrap_text=True, vertical="center")
 ROTATED = Alignment(text_rotation=90)
