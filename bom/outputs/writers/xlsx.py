@@ -20,7 +20,6 @@ import functools
 import gc
 import io
 import textwrap
-import weakref
 import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -129,14 +128,16 @@ def _resolve(wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None
     return style
 
 
-#: Each workbook's styles while it lives (a _Styles holds no reference to its workbook, so the entry goes with it).
-_STYLES: weakref.WeakKeyDictionary[Workbook, _Styles] = weakref.WeakKeyDictionary()
+#: The workbook attribute that holds its styles: they live and go with it (a weak map's callbacks ran in
+#: the collector, where a Ctrl-C's KeyboardInterrupt was "ignored", and so lost).
+_STYLES = "_clusterbom_styles"
 
 
 def _styles(wb: Workbook) -> _Styles:
-    got = _STYLES.get(wb)
+    got: _Styles | None = getattr(wb, _STYLES, None)
     if got is None:
-        got = _STYLES[wb] = _Styles()
+        got = _Styles()
+        setattr(wb, _STYLES, got)
     return got
 
 
