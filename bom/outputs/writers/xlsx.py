@@ -16,6 +16,8 @@ LibreOffice and Excel both evaluate every construct used here (checked by the te
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import gc
 import io
 import textwrap
 import zipfile
@@ -23,9 +25,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.styles.cell_style import StyleArray
+from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE, BUILTIN_FORMATS_REVERSE
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.properties import CalcProperties
@@ -42,6 +47,7 @@ from bom.costing.report import Report
 from bom.costing.tco import CLASSES, NOT_INCLUDED, SENSITIVITY
 from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION, Range
 from bom.outputs.writers.common import (
+    CELL_MAX,
     Formula,
     cell_text,
     is_formula_like,
@@ -69,6 +75,9 @@ FILL = PatternFill("solid", fgColor="305496")
 WARN = Font(bold=True, color="C00000")
 WRAP = Alignment(wrap_text=True, vertical="top")
 TOP = Alignment(vertical="top")
+#: A header cell's alignment (header_row) and a timeline's week (turned, in a narrow column).
+HEAD_ALIGN = Alignment(wrap_text=True, vertical="center")
+ROTATED = Alignment(text_rotation=90)
 #: The tiers BOM lines stand in, the GPU systems first (the workbook's Tiers sheet and power chart).
 TIERS = (LineTier.COMPUTE, *LINK_TIERS)
 BOM_TABLE = "BOM"
@@ -77,25 +86,107 @@ ORDER_TABLE = "Orders"
 UNIT_PRICE = "Unit price (extended / total)"
 
 
-def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None) -> None:
-    """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula."""
-    cell = ws.cell(row=row, column=col)
+class _Styles:
+    """One workbook's cell styles, each distinct combination (number format, quote prefix, alignment, font,
+    fill) resolved once to openpyxl's style array, then copied into each cell that takes it.
+
+    openpyxl's per-cell descriptors look every font, fill and alignment up in the workbook's lists by
+    value: a hash of every field of the object, its colours' too, per cell (a third of the workbook's
+    time at 1M GPUs). The objects are keyed here by identity and kept alive beside their array, so an
+    id is never reused while the workbook is built; equal objects made apart resolve to the same entries
+    of the workbook's lists, added in the same order as the descriptors add them (the first cell that
+    takes them), so the file's bytes are the descriptors'."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[tuple[str | None, bool, int, int, int], tuple[StyleArray, tuple[Any, ...]]] = {}
+
+    def array(self, wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
+              fill: PatternFill | None) -> StyleArray:
+        key = (fmt, quote, id(align), id(font), id(fill))
+        got = self.arrays.get(key)
+        if got is None:
+            got = self.arrays[key] = (_resolve(wb, fmt, quote, align, font, fill), (align, font, fill))
+        return got[0]
+
+
+def _resolve(wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
+             fill: PatternFill | None) -> StyleArray:
+    """The array openpyxl's descriptors make (``styleable.py``: StyleDescriptor, NumberFormatDescriptor)."""
+    style = StyleArray()
+    if quote:
+        style.quotePrefix = 1
+    if fmt:
+        builtin = BUILTIN_FORMATS_REVERSE.get(fmt)
+        style.numFmtId = builtin if builtin is not None else (
+            wb._number_formats.add(fmt) + BUILTIN_FORMATS_MAX_SIZE)
+    if align is not None:
+        style.alignmentId = wb._alignments.add(align)
+    if font is not None:
+        style.fontId = wb._fonts.add(font)
+    if fill is not None:
+        style.fillId = wb._fills.add(fill)
+    return style
+
+
+#: The workbook attribute that holds its styles: they live and go with it (a weak map's callbacks ran in
+#: the collector, where a Ctrl-C's KeyboardInterrupt was "ignored", and so lost).
+_STYLES = "_clusterbom_styles"
+
+
+def _styles(wb: Workbook) -> _Styles:
+    got: _Styles | None = getattr(wb, _STYLES, None)
+    if got is None:
+        got = _Styles()
+        setattr(wb, _STYLES, got)
+    return got
+
+
+def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, *,
+             align: Alignment | None = None, font: Font | None = None, fill: PatternFill | None = None) -> Cell:
+    """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula; with the
+    number format, alignment, font and fill given (the cell's style, once per distinct combination)."""
+    cell = ws._cells.get((row, col))
+    if cell is None:   # openpyxl's _get_cell and _add_cell, without their calls
+        if not 0 < row < 1048577 or col < 1:
+            ws.cell(row=row, column=col)   # raises openpyxl's own error
+        cell = ws._cells[(row, col)] = Cell(ws, row, col)
+        if row > ws._current_row:
+            ws._current_row = row
+    quote = False
     if isinstance(value, Formula):
-        cell.value = "=" + value
+        text = "=" + value
+        if len(text) > 1 and len(text) <= CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(text):
+            cell._value, cell.data_type = text, "f"   # what the setter stores for a formula it accepts
+        else:
+            cell.value = text
     elif isinstance(value, str):
         text = cell_text(value)
         # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
         # capped it (the setter's own check was a regular expression over every text cell).
         cell._value = text
         cell.data_type = "s"      # a string cell even when it starts with "="
-        if is_formula_like(text):
-            cell.quotePrefix = True   # and stays text when someone edits it in Excel
+        quote = is_formula_like(text)   # and stays text when someone edits it in Excel
     elif type(value) in (int, float):   # not bool, not a subclass: what the setter makes a number cell
         cell._value, cell.data_type = value, "n"
     else:
         cell.value = value
-    if fmt:
-        cell.number_format = fmt
+    if quote or fmt or align is not None or font is not None or fill is not None:
+        wb = ws.parent
+        given = _styles(wb).array(wb, fmt, quote, align, font, fill)
+        style = cell._style
+        if style is None or not any(style):
+            cell._style = StyleArray(given)
+        else:   # styled before (a date's format): the fields given change in place, as the descriptors do
+            for field, wanted in ((_QUOTE, quote), (_NUMBER_FORMAT, bool(fmt)), (_ALIGNMENT, align is not None),
+                                  (_FONT, font is not None), (_FILL, fill is not None)):
+                if wanted:
+                    style[field] = given[field]
+    return cell
+
+
+#: Fields of openpyxl's style array (``StyleArray``: fontId, fillId, borderId, numFmtId, protectionId,
+#: alignmentId, pivotButton, quotePrefix, xfId).
+_FONT, _FILL, _NUMBER_FORMAT, _ALIGNMENT, _QUOTE = 0, 1, 3, 5, 7
 
 
 def fx(formula: str) -> Formula:
@@ -112,10 +203,7 @@ def _date(iso: str | None) -> dt.date | None:
 
 def header_row(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
     for i, (name, width) in enumerate(zip(names, widths, strict=True), start=1):
-        put_cell(ws, top, i, name)
-        c = ws.cell(row=top, column=i)
-        c.font, c.fill = HEAD, FILL
-        c.alignment = Alignment(wrap_text=True, vertical="center")
+        c = put_cell(ws, top, i, name, align=HEAD_ALIGN, font=HEAD, fill=FILL)
         ws.column_dimensions[c.column_letter].width = width
     ws.row_dimensions[top].height = 30   # two lines: wrapped headers are not cut on paper
     ws.freeze_panes = f"A{top + 1}"
@@ -127,8 +215,7 @@ def head_cells(ws: Worksheet, row: int, names: Sequence[str]) -> None:
     """A table's header cells from column A in ``row``, for a table below a sheet's first (no widths, no
     frozen pane: :func:`header_row` is the sheet's own header)."""
     for i, name in enumerate(names, start=1):
-        put_cell(ws, row, i, name)
-        ws.cell(row, i).font, ws.cell(row, i).fill = HEAD, FILL
+        put_cell(ws, row, i, name, font=HEAD, fill=FILL)
 
 
 def put_row(ws: Worksheet, row: int, values: Sequence[Any], formats: Mapping[int, str]) -> None:
@@ -159,11 +246,21 @@ def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
     lines = 1
     for c, text in texts.items():
-        width = ws.column_dimensions[_letter(c)].width or 10
+        letter = _letter(c)
+        # the dimension as it is (a lookup by [] binds it again, through openpyxl's descriptors, every row)
+        dim = ws.column_dimensions.get(letter) or ws.column_dimensions[letter]
+        width = dim.width or 10
         # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
         # column loses the end of most lines: a count by characters alone came out a line short).
-        lines = max(lines, len(textwrap.wrap(text, max(1, int(width * 1.1)), break_long_words=True)))
+        lines = max(lines, _wrapped_lines(text, max(1, int(width * 1.1))))
     ws.row_dimensions[row].height = 14 * min(lines, 6)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrapped_lines(text: str, width: int) -> int:
+    """Lines of ``text`` wrapped at ``width`` characters; once per text and width (a part's description
+    comes back in every site's BOM and order lines)."""
+    return len(textwrap.wrap(text, width, break_long_words=True))
 
 
 def _money(value: float) -> str:
@@ -233,8 +330,7 @@ def inputs_sheet(wb: Workbook, inputs: Sequence[Any], model_rows: Sequence[tuple
     rows = [(f"in_{i.name}", i.label, i.value, i.unit, i.source) for i in inputs] + list(model_rows)
     for n, (name, label, value, unit, source) in enumerate(rows, start=2):
         for col, v in enumerate((label, value, unit, source, name), start=1):
-            put_cell(ws, n, col, v)
-        ws.cell(n, 4).alignment = WRAP
+            put_cell(ws, n, col, v, align=WRAP if col == 4 else None)
         _fit_height(ws, n, {4: str(source)})
         if name.startswith("in_"):
             _input_cell(ws, dvs, f"B{n}", name[3:])
@@ -355,6 +451,7 @@ _RANGE = ("Price low", "Price high", "Price range source")
 _AFTER_NUMBER = {"Asset class"}
 _INDENT = Alignment(horizontal="left", vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
+_BOM_ALIGN = {name: WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP for name in BOM_COLS}
 
 
 def col(name: str) -> int:
@@ -395,8 +492,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
         for c, name in enumerate(BOM_COLS, start=1):
-            put_cell(ws, n, c, values[name], fmts.get(name))
-            ws.cell(n, c).alignment = WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP
+            put_cell(ws, n, c, values[name], fmts.get(name), align=_BOM_ALIGN[name])
         _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -439,6 +535,10 @@ def _bom(wb: Workbook, r: Report) -> None:
 
 
 # --- Order -------------------------------------------------------------------------------
+
+_ORDER_WRAPPED = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
+_ORDER_ALIGN = {**dict.fromkeys(_ORDER_WRAPPED, WRAP), "Price source": _INDENT}
+
 
 def _order(wb: Workbook, r: Report) -> None:
     """One line per part number; quantities and money are formulas over the BOM table."""
@@ -493,12 +593,9 @@ def _order(wb: Workbook, r: Report) -> None:
                 "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
         for name, v in values.items():
             put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
-                "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)") else None))
-        wrapped = ("Part number", "Description", "Category", "Flags")   # as the BOM: printed whole
-        for name in names:
-            ws.cell(n, c[name]).alignment = (WRAP if name in wrapped else _INDENT if name == "Price source"
-                                             else TOP)
-        _fit_height(ws, n, {c[k]: str(values[k]) for k in wrapped})
+                "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)") else None),
+                align=_ORDER_ALIGN.get(name, TOP))
+        _fit_height(ws, n, {c[k]: str(values[k]) for k in _ORDER_WRAPPED})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
     # BOM rows a person adds by hand with a new part number have no order line above: this line
@@ -546,8 +643,8 @@ def _order_print(wb: Workbook, r: Report) -> None:
     for n in range(2, last + 1):
         for i, (name, _) in enumerate(cols, start=1):
             src = f"Order!{_letter(head[name])}{n}"
-            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), order.cell(n, head[name]).number_format)
-            ws.cell(n, i).alignment = WRAP if name in ("Part number", "Description") else TOP
+            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), order.cell(n, head[name]).number_format,
+                     align=WRAP if name in ("Part number", "Description") else TOP)
         _fit_height(ws, n, {i: str(order.cell(n, head[name]).value or "")
                             for i, (name, _) in enumerate(cols, start=1) if name in ("Part number", "Description")})
     ws.print_area = f"A1:{_letter(len(cols))}{last}"
@@ -678,10 +775,7 @@ def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
     weeks = min(TIMELINE_WEEKS_MAX, span // 7 + 2)
     first = len(names) + 1
     for w in range(weeks):
-        put_cell(ws, head, first + w, fx(f"in_order_date+{7 * w}"), "mm-dd")
-        c = ws.cell(head, first + w)
-        c.font, c.fill = HEAD, FILL
-        c.alignment = Alignment(text_rotation=90)
+        put_cell(ws, head, first + w, fx(f"in_order_date+{7 * w}"), "mm-dd", align=ROTATED, font=HEAD, fill=FILL)
         ws.column_dimensions[_letter(first + w)].width = 3.2
     n = head
     lead = f"{ORDER_TABLE}[Lead time (days)]"
@@ -1008,8 +1102,7 @@ def _checks(wb: Workbook, r: Report) -> None:
         for col_no, val in enumerate(row, start=1):
             if val is None:
                 continue
-            put_cell(ws, n, col_no, val, COUNT if isinstance(val, int) else None)
-            ws.cell(n, col_no).alignment = WRAP
+            put_cell(ws, n, col_no, val, COUNT if isinstance(val, int) else None, align=WRAP)
 
 
 def _installed(*criteria: str) -> str:
@@ -1428,4 +1521,14 @@ def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str =
 
 
 def write_xlsx(r: Report) -> bytes:
-    return to_bytes(workbook(r), f"{r.name}: BOM, order and TCO", r.document_date)
+    """The BOM workbook's bytes, made with the cycle collector paused (back as it was after): the tens of
+    thousands of cells a large build's workbook allocates set off a full pass over the whole model (about
+    0.06 G instructions of a million-GPU build, none at 1k); the workbook's own cycles (a cell's sheet, a
+    sheet's workbook) are freed by the next collection after it."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return to_bytes(workbook(r), f"{r.name}: BOM, order and TCO", r.document_date)
+    finally:
+        if was:
+            gc.enable()

@@ -1,15 +1,20 @@
 """The fast cell writer writes the bytes openpyxl's own writer writes: on a workbook of every kind of cell
-(hostile text, white space, formulas, numbers at their edges, dates and hyperlinks left to openpyxl) and on
+(hostile text, white space, formulas, numbers at their edges, dates and hyperlinks left to openpyxl, rows
+with dimensions and no cells, an empty sheet, a sheet with a comment) and on
 the default build's BOM workbook, every part of the package compared."""
 
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import io
 import math
+import weakref
 import zipfile
 
+import pytest
 from openpyxl import Workbook
+from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font
 from openpyxl.writer.excel import ExcelWriter
 
@@ -56,11 +61,25 @@ def _every_kind() -> Workbook:
     ws.cell(4, 7).value = "#N/A"
     ws.cell(4, 7).data_type = "e"
     ws.row_dimensions[2].height = 30
+    ws.row_dimensions[3].hidden = True
+    ws.row_dimensions[40].height = 12                # a row with no cells: written empty
+    ws.cell(41, 1)                                    # a cell with no value and no style: left out
+    wb.create_sheet("Empty")                          # no rows at all
+    return wb
+
+
+def _with_comment() -> Workbook:
+    wb = _every_kind()
+    wb.active.cell(5, 1).comment = Comment("a note", "clusterbom")   # openpyxl's writer collects comments
     return wb
 
 
 def test_every_kind_of_cell_as_openpyxl_writes_it() -> None:
     assert _parts(_every_kind(), True) == _parts(_every_kind(), False)
+
+
+def test_a_sheet_with_a_comment_as_openpyxl_writes_it() -> None:
+    assert _parts(_with_comment(), True) == _parts(_with_comment(), False)
 
 
 def test_the_default_builds_workbook_as_openpyxl_writes_it(default_report) -> None:
@@ -74,3 +93,45 @@ def test_left_to_openpyxl() -> None:
     assert cell_xml(ws.cell(3, 7), False) is None   # a hyperlink
     assert cell_xml(ws.cell(4, 7), False) is None   # an error
     assert cell_xml(ws.cell(2, 1), False) == '<c r="A2" t="inlineStr"><is><t xml:space="preserve"> lead</t></is></c>'
+
+
+def _styled(fast: bool) -> Workbook:
+    """Cells styled through put_cell's resolved styles (fast) or openpyxl's descriptors, in the same order:
+    shared objects, equal objects made apart, a date (styled by its value first), a cell styled twice."""
+    wb = Workbook()
+    ws = wb.active
+    cells = [(1, 1, "head", None, xlsx.HEAD_ALIGN, xlsx.HEAD, xlsx.FILL), (1, 2, 3.5, xlsx.USD, xlsx.TOP, None, None),
+             (2, 1, "=text", None, xlsx.WRAP, None, None), (2, 2, 7, xlsx.COUNT, None, Font(bold=True), None),
+             (3, 1, dt.date(2027, 5, 1), xlsx.DATE, xlsx.TOP, None, None), (3, 2, 1, "0.000 \"x\"", None, None, None),
+             (4, 1, "x", None, Alignment(vertical="top"), Font(bold=True), None), (4, 2, 2, xlsx.USD, None, None, None),
+             (1, 1, "again", xlsx.SHARE, xlsx.WRAP, xlsx.WARN, None)]
+    for row, col, value, fmt, align, font, fill in cells:
+        if fast:
+            put_cell(ws, row, col, value, fmt, align=align, font=font, fill=fill)
+            continue
+        put_cell(ws, row, col, value, fmt)
+        cell = ws.cell(row, col)
+        for name, got in (("alignment", align), ("font", font), ("fill", fill)):
+            if got is not None:
+                setattr(cell, name, got)
+    return wb
+
+
+def test_resolved_styles_are_the_descriptors() -> None:
+    fast, slow = _styled(True), _styled(False)
+    assert [tuple(c._style) for c in fast.active._cells.values()] == [
+        tuple(c._style) for c in slow.active._cells.values()]
+    assert _parts(fast, True) == _parts(slow, False)
+
+
+def test_a_cell_outside_the_sheet_is_refused() -> None:
+    with pytest.raises(ValueError, match="Row"):
+        put_cell(Workbook().active, 0, 1, "x")
+
+
+def test_a_workbook_is_freed_with_its_styles() -> None:
+    wb = _styled(True)
+    gone = weakref.ref(wb)
+    del wb
+    gc.collect()
+    assert gone() is None
