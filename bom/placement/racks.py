@@ -56,12 +56,26 @@ def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple
                 # A new rack takes its first device unchecked (check_fits said one fits an empty rack).
                 k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
                 k += 1
+                full = (count - 1) // k
+                if full:
+                    # Racks the item fills alone are alike (first-fit never goes back to a closed rack): one
+                    # layout for all of them, made once, not device by device.
+                    out.extend([Layout(kind, rack, (*slots, *_stacked(item, 0, k)))] * full)
+                    count -= full * k
+                    k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
+                    k += 1
+            slots.extend(_stacked(item, used, k))
             h = item.height
-            slots.extend((item, used + 1 + i * h if h else 0) for i in range(k))
             used, power, count = used + k * h, power_after, count - k
     if len(slots) > len(_empty(kind, rack)):
         out.append(Layout(kind, rack, tuple(slots)))
     return tuple(out)
+
+
+def _stacked(item: Item, used: int, k: int) -> list[tuple[Item, int]]:
+    """``k`` of ``item`` one above another from ``used`` U up (0U devices at 0)."""
+    h = item.height
+    return [(item, used + 1 + i * h) for i in range(k)] if h else [(item, 0)] * k
 
 
 def _room(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:
