@@ -176,6 +176,8 @@ class _Rack:
     bank_load: defaultdict[tuple[int, int], float] = field(default_factory=lambda: defaultdict(float))
     placed: list[tuple[int, int, int, int, int, Feed, str, float]] = field(default_factory=list)
     short: list[tuple[int, int]] = field(default_factory=list)
+    #: :meth:`banks` by (feed, outlet type).
+    open: dict[tuple[Feed, str], list[tuple[int, int, list[int]]]] = field(default_factory=dict)
 
     def whip(self, slot: int, nth: int) -> None:
         """A power shelf's whip on a PDU circuit of its feed that nothing else takes."""
@@ -187,18 +189,27 @@ class _Rack:
                 return
         self.short.append((slot, 0))
 
+    def banks(self, feed: Feed, kind: str) -> list[tuple[int, int, list[int]]]:
+        """(PDU, bank, its free outlets of ``kind``) on ``feed``'s PDUs that no whip takes, in PDU and bank
+        order (the cords come after the whips: rack_plan)."""
+        found = self.open.get((feed, kind))
+        if found is None:
+            found = self.open[feed, kind] = [(i, b, free[kind]) for i, p in enumerate(self.pdus)
+                                             if p.feed == feed and not p.whip
+                                             for b, free in enumerate(p.free) if kind in free]
+        return found
+
     def cord(self, slot: int, supply: int, inlet: str, load_w: float) -> None:
         feed = FEEDS[supply % len(FEEDS)]
         kind = OUTLET_FOR[inlet]
         o = self.parts.pdu
+        phases, phase_load, bank_load = o.phases, self.phase_load, self.bank_load
         best: tuple[float, float, int, int] | None = None
-        for i, p in enumerate(self.pdus):
-            if p.feed != feed or p.whip:
-                continue
-            for b, free in enumerate(p.free):
-                if free.get(kind):
-                    key = (self.phase_load[i, b % o.phases], self.bank_load[i, b], i, b)
-                    best = key if best is None or key < best else best
+        for i, b, left in self.banks(feed, kind):
+            if left:
+                key = (phase_load[i, b % phases], bank_load[i, b], i, b)
+                if best is None or key < best:
+                    best = key
         if best is None:
             self.short.append((slot, supply))
             return
