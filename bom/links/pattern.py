@@ -28,12 +28,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from bom.errors import LimitError
 from bom.model.records import PlanRow
 from bom.roles import Tier
-from bom.topology.geometry import Profiles, between, route
+from bom.topology.geometry import Profiles, between, by_spot, route
 from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
@@ -233,6 +233,52 @@ class HopContext(Generic[V]):
         return self.view.spot(self.shape, self.site, dev[0], dev[1])
 
 
+class _Adder:
+    """One site shape's pairs added to its two ends: each pair on the run between where its devices
+    stand, a section's first copy for all its copies. A device's place and the run between two places
+    are looked up once per walk (a switch takes many pairs; many pairs join the same two racks)."""
+
+    __slots__ = ("a", "b", "ctx", "runs", "sets", "spots")
+
+    def __init__(self, ctx: HopContext[Any], a: Profiles, b: Profiles) -> None:
+        self.ctx, self.a, self.b = ctx, a, b
+        self.spots: dict[Dev, Spot] = {}
+        self.runs: dict[tuple[Spot, Spot], Run] = {}
+        self.sets: dict[tuple[str, tuple[int, ...]], dict[Spot, int]] = {}
+
+    def spot(self, dev: Dev) -> Spot:
+        s = self.spots.get(dev)
+        if s is None:
+            s = self.spots[dev] = self.ctx.spot(dev)
+        return s
+
+    def racks(self, role: str, devices: Sequence[int]) -> dict[Spot, int]:
+        """A mesh end's devices by rack (a core group meets spine ``s`` of every pod: the same set)."""
+        key = (role, tuple(devices))
+        out = self.sets.get(key)
+        if out is None:
+            out = self.sets[key] = by_spot(self.ctx.floor, role, devices)
+        return out
+
+    def __call__(self, item: Item, copies: int) -> None:
+        if isinstance(item, Pair):
+            run = item.run
+            if run is None:
+                spots = item.spots or (self.spot(item.lower), self.spot(item.upper))
+                run = self.runs.get(spots)
+                if run is None:
+                    run = self.runs[spots] = route(spots[0], spots[1], self.ctx.fp)
+            self.a.add(item.lower, run, item.links, copies * item.many)
+            self.b.add(item.upper, run, item.links * item.many, copies)
+        elif isinstance(item, Mesh):
+            tags = item.tag if isinstance(item.tag, Tags) else (item.tag, item.tag)
+            between(self.ctx.fp, self.racks(item.lower_role, item.lower), self.racks(item.upper_role, item.upper),
+                    item.per_pair, self.a, self.b, tags)
+        else:
+            for pair in item.make(0):
+                self(pair, copies * item.copies)
+
+
 class Pattern(Generic[V]):
     """One hop's pattern. Subclasses set ``hop``, ``lower`` and ``upper`` (the layers at its two ends,
     :data:`bom.model.hops.HOPS`) and define :meth:`pairs` and :meth:`link`; :meth:`applies` says
@@ -266,8 +312,9 @@ class Pattern(Generic[V]):
             if not self.applies(one):
                 continue
             a, b = Profiles(), Profiles()
+            add = _Adder(one, a, b)
             for item in _joined(self.pairs(one)):
-                self._add(one, item, a, b, 1)
+                add(item, 1)
             lo += a.groups(sites)
             up += b.groups(sites)
         return lo, up
@@ -276,19 +323,6 @@ class Pattern(Generic[V]):
     def _route(ctx: HopContext[V], item: Pair) -> Run:
         spots = item.spots or (ctx.spot(item.lower), ctx.spot(item.upper))
         return route(spots[0], spots[1], ctx.fp)
-
-    def _add(self, ctx: HopContext[V], item: Item, a: Profiles, b: Profiles, copies: int) -> None:
-        if isinstance(item, Pair):
-            run = item.run or self._route(ctx, item)
-            a.add(item.lower, run, item.links, copies * item.many)
-            b.add(item.upper, run, item.links * item.many, copies)
-        elif isinstance(item, Mesh):
-            tags = item.tag if isinstance(item.tag, Tags) else (item.tag, item.tag)
-            between(ctx.fp, ctx.floor, (item.lower_role, list(item.lower)), (item.upper_role, list(item.upper)),
-                    item.per_pair, a, b, tags)
-        else:
-            for pair in item.make(0):
-                self._add(ctx, pair, a, b, copies * item.copies)
 
     def count(self, ctx: HopContext[V]) -> list[LinkGroup]:
         """The hop's link groups over every site (the closed form): the first of :meth:`link`'s ways

@@ -176,6 +176,8 @@ class _Rack:
     bank_load: defaultdict[tuple[int, int], float] = field(default_factory=lambda: defaultdict(float))
     placed: list[tuple[int, int, int, int, int, Feed, str, float]] = field(default_factory=list)
     short: list[tuple[int, int]] = field(default_factory=list)
+    #: :meth:`banks` by (feed, outlet type).
+    open: dict[tuple[Feed, str], list[tuple[int, int, list[int]]]] = field(default_factory=dict)
 
     def whip(self, slot: int, nth: int) -> None:
         """A power shelf's whip on a PDU circuit of its feed that nothing else takes."""
@@ -187,18 +189,27 @@ class _Rack:
                 return
         self.short.append((slot, 0))
 
+    def banks(self, feed: Feed, kind: str) -> list[tuple[int, int, list[int]]]:
+        """(PDU, bank, its free outlets of ``kind``) on ``feed``'s PDUs that no whip takes, in PDU and bank
+        order (the cords come after the whips: rack_plan)."""
+        found = self.open.get((feed, kind))
+        if found is None:
+            found = self.open[feed, kind] = [(i, b, free[kind]) for i, p in enumerate(self.pdus)
+                                             if p.feed == feed and not p.whip
+                                             for b, free in enumerate(p.free) if kind in free]
+        return found
+
     def cord(self, slot: int, supply: int, inlet: str, load_w: float) -> None:
         feed = FEEDS[supply % len(FEEDS)]
         kind = OUTLET_FOR[inlet]
         o = self.parts.pdu
+        phases, phase_load, bank_load = o.phases, self.phase_load, self.bank_load
         best: tuple[float, float, int, int] | None = None
-        for i, p in enumerate(self.pdus):
-            if p.feed != feed or p.whip:
-                continue
-            for b, free in enumerate(p.free):
-                if free.get(kind):
-                    key = (self.phase_load[i, b % o.phases], self.bank_load[i, b], i, b)
-                    best = key if best is None or key < best else best
+        for i, b, left in self.banks(feed, kind):
+            if left:
+                key = (phase_load[i, b % phases], bank_load[i, b], i, b)
+                if best is None or key < best:
+                    best = key
         if best is None:
             self.short.append((slot, supply))
             return
@@ -379,21 +390,36 @@ def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds
 
 def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]:
     """Each row's A and B sides and the site UPS each hangs on (the distribution model: module docstring
-    of bom.model.power)."""
+    of bom.model.power). The rows of a site shape's sections are summed once per shape (every site of it
+    alike), its sites' own racks (rows of their own) site by site."""
     rating = magnitude(feeds.row_capacity, "power") if feeds.row_capacity is not None else 0.0
-    loads: dict[tuple[int, int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     fed: dict[int, tuple[Load, ...]] = {}   # by layout object: a section's racks share theirs
-    for site, row, lay in placement.rack_rows():
-        feeds_of = fed.get(id(lay))
-        if feeds_of is None:
-            feeds_of = fed[id(lay)] = plans(lay).feeds if any(item.role == Layer.PDU for item, _ in lay.slots) else ()
-        for f in feeds_of:
-            acc = loads[site, row, f.feed]
-            acc[0] += 1
-            acc[1] += f.normal_w
-            acc[2] += f.failover_w
+
+    def add(loads: dict[tuple[int, Feed], list[float]], rows: Iterator[tuple[int, Layout]]) -> None:
+        for row, lay in rows:
+            feeds_of = fed.get(id(lay))
+            if feeds_of is None:
+                feeds_of = fed[id(lay)] = (plans(lay).feeds if any(item.role == Layer.PDU for item, _ in lay.slots)
+                                           else ())
+            for f in feeds_of:
+                acc = loads[row, f.feed]
+                acc[0] += 1
+                acc[1] += f.normal_w
+                acc[2] += f.failover_w
+
+    out: dict[tuple[int, int, Feed], list[float]] = {}
+    site = 0
+    for shape in placement.sites:
+        common: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        add(common, placement.site_rack_rows(site + 1, shape, own=False))
+        for _ in range(shape.count):
+            site += 1
+            loads: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+            loads.update((k, list(v)) for k, v in common.items())
+            add(loads, placement.site_rack_rows(site, shape, own=True))
+            out.update(((site, row, feed), acc) for (row, feed), acc in loads.items())
     return tuple(Hang(site, row, int(n), feed, f"{names.site(site)}-ups-{feed}", normal, failover, rating)
-                 for (site, row, feed), (n, normal, failover) in sorted(loads.items()))
+                 for (site, row, feed), (n, normal, failover) in sorted(out.items()))
 
 
 # --- the pattern --------------------------------------------------------------------------------

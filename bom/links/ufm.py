@@ -151,7 +151,15 @@ class UfmLeaf(Pattern[FabricLinks]):
         UFM first (:func:`spread`, leaf by leaf)."""
         loads = leaf_loads(p, planes)
         home = floor.spot(Layer.UFM, 0)
-        near = [route(home, floor.spot(role, i), fp).length_m for i in range(len(loads))]
+        # Each leaf's distance from the UFM: a run per rack of leaves, not per leaf.
+        by_rack: dict[tuple[int, int], float] = {}
+        near = []
+        for spot in floor.spots(role)[:len(loads)]:
+            far = by_rack.get(spot)
+            if far is None:
+                far = by_rack[spot] = route(home, spot, fp).length_m
+            near.append(far)
+        assert len(near) == len(loads)   # the placement stands every leaf of the site
         return spread(loads, p.leaf_down, p.leaf.ports_per_cage, ufm.ports, near)
 
     def place(self, fab: FabricLinks, fp: FloorPlan, ufm: UfmLinks) -> list[tuple[int, int] | None]:

@@ -109,8 +109,13 @@ class Section:
     _nth: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        # By layout object: racks an item fills alone share one (bom.placement.racks.pack).
+        seen: dict[int, Counter[str]] = {}
         for lay in self.layouts:
-            self.counts.update(item.role for item, _ in lay.slots)
+            roles = seen.get(id(lay))
+            if roles is None:
+                roles = seen[id(lay)] = Counter(item.role for item, _ in lay.slots)
+            self.counts.update(roles)
 
     def per_copy(self, role: str) -> int:
         return self.counts[role]
@@ -329,6 +334,20 @@ class Placement:
                         at = start + copy * stride
                         for n, lay in enumerate(sec.layouts):
                             yield site, (at + n) // per + 1, lay
+
+    def site_rack_rows(self, site: int, shape: SiteLayout, own: bool) -> Iterator[tuple[int, Layout]]:
+        """(row, layout) of ``site``'s racks in :meth:`rack_rows`'s order: its shape's sections' (``own``
+        False: alike in every site of ``shape``, so a sum over them is made once per shape) or its own
+        racks (``own`` True: they stand in rows of their own, kept after the shared racks)."""
+        per, mine = self.racks_per_row, len(shape.sections)
+        for k, sec, start in self._standing(site, shape):
+            if (k == mine) != own:
+                continue
+            stride = sec.stride(per)
+            for copy in range(sec.copies):
+                at = start + copy * stride
+                for n, lay in enumerate(sec.layouts):
+                    yield (at + n) // per + 1, lay
 
     def _standing(self, site: int, shape: SiteLayout) -> list[tuple[int, Section, int]]:
         """(section number in ``shape``, section, first place) of every section of ``site``, in the order

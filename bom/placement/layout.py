@@ -107,13 +107,18 @@ def _outlets(catalog: Catalog, pdu_id: str) -> Callable[[Section], Section]:
 
     def fit(sec: Section) -> Section:
         layouts = []
+        done: dict[int, Layout] = {}   # by layout object: racks an item fills alone share one
         for lay in sec.layouts:
-            pdus = [item for item, _ in lay.slots if item.role == Layer.PDU]
-            more = pdus_needed(lay, parts) - len(pdus)
-            if more > 0 and pdus:
-                lay = Layout(lay.kind, lay.rack, ((pdus[0], 0),) * more + lay.slots)
-            layouts.append(lay)
+            fitted = done.get(id(lay))
+            if fitted is None:
+                fitted = done[id(lay)] = _with_outlets(lay)
+            layouts.append(fitted)
         return sec if layouts == list(sec.layouts) else Section(sec.copies, tuple(layouts))
+
+    def _with_outlets(lay: Layout) -> Layout:
+        pdus = [item for item, _ in lay.slots if item.role == Layer.PDU]
+        more = pdus_needed(lay, parts) - len(pdus)
+        return Layout(lay.kind, lay.rack, ((pdus[0], 0),) * more + lay.slots) if more > 0 and pdus else lay
     return fit
 
 

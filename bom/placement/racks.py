@@ -43,6 +43,17 @@ def check_fits(rack: RackType, item: Item) -> None:
 def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple[Layout, ...]:
     """First-fit, in order, from U1 up: as many racks of ``rack`` as the items need."""
     out: list[Layout] = []
+    # Racks alike share one layout object (the shared racks repeat a few mixes of devices): what reads a
+    # layout's devices (its PDUs, its power plan, its roles) does so once per object.
+    made: dict[tuple[tuple[Item, int], ...], Layout] = {}
+
+    def close(slots: list[tuple[Item, int]]) -> Layout:
+        key = tuple(slots)
+        lay = made.get(key)
+        if lay is None:
+            lay = made[key] = Layout(kind, rack, key)
+        return lay
+
     slots = _empty(kind, rack)
     used, power = 0, sum(i.power_w for i, _ in slots)
     for item, count in items:
@@ -50,18 +61,32 @@ def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple
         while count:
             k, power_after = _room(rack, item, used, power, count)
             if not k:
-                out.append(Layout(kind, rack, tuple(slots)))
+                out.append(close(slots))
                 slots = _empty(kind, rack)
                 used, power = 0, sum(i.power_w for i, _ in slots)
                 # A new rack takes its first device unchecked (check_fits said one fits an empty rack).
                 k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
                 k += 1
+                full = (count - 1) // k
+                if full:
+                    # Racks the item fills alone are alike (first-fit never goes back to a closed rack): one
+                    # layout for all of them, made once, not device by device.
+                    out.extend([close([*slots, *_stacked(item, 0, k)])] * full)
+                    count -= full * k
+                    k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
+                    k += 1
+            slots.extend(_stacked(item, used, k))
             h = item.height
-            slots.extend((item, used + 1 + i * h if h else 0) for i in range(k))
             used, power, count = used + k * h, power_after, count - k
     if len(slots) > len(_empty(kind, rack)):
-        out.append(Layout(kind, rack, tuple(slots)))
+        out.append(close(slots))
     return tuple(out)
+
+
+def _stacked(item: Item, used: int, k: int) -> list[tuple[Item, int]]:
+    """``k`` of ``item`` one above another from ``used`` U up (0U devices at 0)."""
+    h = item.height
+    return [(item, used + 1 + i * h) for i in range(k)] if h else [(item, 0)] * k
 
 
 def _room(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:

@@ -12,7 +12,7 @@ plan (each row's run between its two devices' racks).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from bom.catalog.rows import Platform
 from bom.errors import LimitError
@@ -183,7 +183,8 @@ def pod_leaves(plane: Plane, pl: int, planes: int) -> list[list[int]]:
     return out
 
 
-def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, int], int]:
+def by_spot(floor: Floorish, role: str, devices: Iterable[int]) -> dict[tuple[int, int], int]:
+    """How many of ``devices`` (of ``role``) stand in each rack, in first-seen order."""
     spots = floor.spots(role)
     out: dict[tuple[int, int], int] = {}
     for d in devices:
@@ -192,13 +193,13 @@ def _by_spot(floor: Floorish, role: str, devices: list[int]) -> dict[tuple[int, 
     return out
 
 
-def between(fp: FloorPlan, floor: Floorish, lower: tuple[str, list[int]], upper: tuple[str, list[int]],
+def between(fp: FloorPlan, a_spots: dict[tuple[int, int], int], b_spots: dict[tuple[int, int], int],
             per_pair: int, lo: Profiles, up: Profiles, tags: tuple[Hashable, Hashable]) -> None:
-    """Every device of ``lower`` joined to every device of ``upper`` by ``per_pair`` links, counted
-    rack by rack (devices in one rack share their runs). ``tags`` tell each end's set of devices from
-    the others in the same racks (another plane's, another pod's): a device's ports must all be under
-    one tag, since its cages are counted over all its ports (a core takes one spine of every pod)."""
-    a_spots, b_spots = _by_spot(floor, *lower), _by_spot(floor, *upper)
+    """Every device of one set (``a_spots``: how many stand in each rack, :func:`by_spot`) joined to every
+    device of another (``b_spots``) by ``per_pair`` links, counted rack by rack (devices in one rack share
+    their runs). ``tags`` tell each end's set of devices from the others in the same racks (another
+    plane's, another pod's): a device's ports must all be under one tag, since its cages are counted
+    over all its ports (a core takes one spine of every pod)."""
     for a, na in a_spots.items():
         for b, nb in b_spots.items():
             run = route(a, b, fp)

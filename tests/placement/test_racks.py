@@ -12,7 +12,10 @@ from bom.errors import LimitError
 from bom.inputs.scenario import load_scenario, scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.model.fabrics import PooledFabric
+from bom.model.placement import Item, RackType
 from bom.pipeline.model import build_model
+from bom.placement.racks import pack
+from bom.roles import RackKind
 from tests.paths import REFERENCE as REFERENCE_DIR
 
 H100 = REFERENCE_DIR / "superpod_h100_4su_full.yaml"
@@ -221,3 +224,45 @@ def test_reference_compute_counts_unchanged_by_the_other_fabrics(catalog, case):
     c = _build(text, catalog).fabrics["compute"].to_json()
     assert c["switches"] == switches, text
     assert c["links"]["node-leaf"] == links, text
+
+
+def _first_fit(rack, items):
+    """First-fit device by device, from U1 up, a new rack when the next device does not fit: what pack's
+    closed form (racks an item fills alone made once) must give."""
+    empty = [(rack.pdu, 0)] * rack.pdus if rack.pdu is not None else []
+    out, slots = [], list(empty)
+    used, power = 0, sum(i.power_w for i, _ in slots)
+    for item, count in items:
+        for _ in range(count):
+            if used + item.height > rack.u_budget or power + item.power_w > rack.power_budget_w:
+                out.append(tuple(slots))
+                slots, used, power = list(empty), 0, sum(i.power_w for i, _ in empty)
+            slots.append((item, used + 1 if item.height else 0))
+            used, power = used + item.height, power + item.power_w
+    if len(slots) > len(empty):
+        out.append(tuple(slots))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, 150.0, 900.0, 2_500.0]), st.integers(0, 90)),
+                min_size=1, max_size=5),
+       st.integers(8, 48), st.sampled_from([6_000.0, 20_000.0]), st.integers(0, 2))
+def test_pack_is_first_fit_device_by_device_and_racks_alike_share_a_layout(specs, u, budget, pdus):
+    pdu = Item("pdu", "pdu-x", 0, 10.0, managed=False)
+    rack = RackType("r", u, budget, pdu if pdus else None, pdus)
+    items = [(Item("switch", f"sw{k}", h, w), n) for k, (h, w, n) in enumerate(specs)
+             if n and h <= u and w + 10.0 * pdus <= budget]
+    assume(items)
+    got = pack(RackKind.NETWORK, rack, items)
+    assert [lay.slots for lay in got] == _first_fit(rack, items)
+    # One layout object per distinct rack: the power plan, the PDUs' fit and the roles read each once.
+    assert len({id(lay) for lay in got}) == len({lay.slots for lay in got})
+
+
+def test_a_switch_row_of_many_racks_is_packed_as_one_layout():
+    """1,000 spines two to a 2U-budget rack: 500 racks, one layout object, no device walked per rack."""
+    spine = Item("spine", "sw", 1, 1_000.0)
+    got = pack(RackKind.NETWORK, RackType("r", 2, 100_000.0), [(spine, 1_000)])
+    assert len(got) == 500 and len({id(lay) for lay in got}) == 1
+    assert got[0].slots == ((spine, 1), (spine, 2))
