@@ -3,6 +3,7 @@ as it names or as its buildings' power needs."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from bom.catalog.load import load_catalog
@@ -98,10 +99,15 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
         power = site_power_of(model, catalog)
         need = buildings_needed(power.facility_kw, limits)
         if need is None:
+            more = _more_buildings(scenario, power.facility_kw, limits)
+            listed = "[" + ", ".join(more or ()) + "]"
             raise LimitError(f"the cluster needs {power.facility_kw / 1000:,.1f} MW of facility power, more than "
                             f"the {sum(limits) / 1000:,.1f} MW of the {len(limits)} buildings sites.power lists",
                             at=("sites", "power"), key="sites.power",
-                            hint="List more buildings (or more power per building), or fewer GPUs.")
+                            hint=(f"List more buildings (power: {listed}), or more power per building, or fewer "
+                                  "GPUs." if more else "List more buildings (or more power per building), or fewer "
+                                  "GPUs."),
+                            fix={("sites", "power"): more} if more else None)
         fits = all(s.fits for s in power.sites)
         if need <= n and fits:
             return model
@@ -111,6 +117,18 @@ def _sites_from_power(scenario: Scenario, src: Located, catalog: Catalog, sizing
             raise LimitError(f"the number of sites did not settle from sites.power ({n} buildings after {rounds} "
                             f"builds, {power.facility_kw / 1000:,.1f} MW)", at=("sites", "power"), key="sites.power",
                             hint="Give sites.count.")
+
+
+def _more_buildings(scenario: Scenario, facility_kw: float, limits: list[float]) -> list[str] | None:
+    """The listed buildings and as many more of the last one's power as the facility needs past their sum,
+    as sites.power would list them (None: one power for every building, or past the most sites)."""
+    assert scenario.sites is not None
+    if not isinstance(scenario.sites.power, list):
+        return None
+    extra = math.ceil((facility_kw - sum(limits)) / limits[-1] - 1e-9)
+    if len(limits) + extra > MAX_SITES:
+        return None
+    return [f"{kw / 1000:g} MW" for kw in [*limits, *[limits[-1]] * extra]]
 
 
 def _with_sites(scenario: Scenario, n: int, limits: list[float]) -> Scenario:
