@@ -64,8 +64,11 @@ def test_a_lone_user_on_h200_is_bounded_by_reading_the_weights() -> None:
 #: memory_bandwidth_source): Google's Cloud TPU pages for v4 (1200 GBps) and v5p (2765 GBps); the rest from
 #: secondary pages that quote the vendors' figures (H100 SXM 3.35 TB/s, B200 / B300 / GB200 / GB300 8 TB/s,
 #: MI300X 5.3, MI325X 6, MI355X 8, Gaudi 3 3.7, A100 80GB SXM4 2,039 GB/s), marked unconfirmed; v6e 1638 GBps from
-#: Google's 'TPU v6e' key specifications table.
-ROWS = {"dgx-h100": (3350, False), "hgx-h100": (3350, False), "dgx-b200": (8000, False), "dgx-b300": (8000, False),
+#: Google's 'TPU v6e' key specifications table; reported, not read at the vendor (unconfirmed): Ironwood 7.3 TB/s
+#: (Google's Hot Chips 2025 talk as reported), Rubin 22 TB/s (NVIDIA's CES 2026 figure as reported), Rubin Ultra
+#: 32 TB/s a 4-die package (All Things Geek).
+ROWS = {"tpu-ironwood-pod": (7300, False), "vr-nvl144": (22000, False), "vr-ultra-nvl576": (32000, False),
+        "dgx-h100": (3350, False), "hgx-h100": (3350, False), "dgx-b200": (8000, False), "dgx-b300": (8000, False),
         "gb200-nvl72": (8000, False), "gb300-nvl72": (8000, False), "mi300x-platform": (5300, False),
         "mi325x-platform": (6000, False), "mi355x-platform": (8000, False), "gaudi3-hls3": (3700, False),
         "tpu-v4-pod": (1200, True), "tpu-v5p-pod": (2765, True), "tpu-v6e-pod": (1638, True),

@@ -105,8 +105,26 @@ def test_target_needs_serving_the_shape_and_the_bandwidth(bom, tmp_path):
     assert r.exit_code == 2 and "tokens_per_s_per_user is a serving target" in r.output
     r = bom("size", write(tmp_path, JOB.replace("  hidden: 8192\n", "") + "  tokens_per_s_per_user: 30\n"))
     assert r.exit_code == 2 and "tokens_per_s_per_user needs the model's shape: add hidden" in r.output
-    # vr-nvl144's row gives no memory bandwidth: the decode step is not worked out, the target refused.
-    r = bom("size", write(tmp_path, JOB.replace("dgx-h100", "vr-nvl144") + "  tokens_per_s_per_user: 30\n"))
+    # A platform row without memory bandwidth (every built-in row gives one; an overlay's may not): the
+    # decode step is not worked out, the target refused.
+    overlay = no_bandwidth(tmp_path)
+    r = bom("size", write(tmp_path, JOB.replace("dgx-h100", "h100-no-bw") + "  tokens_per_s_per_user: 30\n"),
+            "--catalog", overlay)
     assert r.exit_code == 2 and "needs the platform's memory bandwidth per GPU" in r.output
-    r = bom("size", write(tmp_path, JOB.replace("dgx-h100", "vr-nvl144")))
+    r = bom("size", write(tmp_path, JOB.replace("dgx-h100", "h100-no-bw")), "--catalog", overlay)
     assert r.exit_code == 0 and "decode step: not worked out (the platform row gives no memory_bandwidth)" in r.output
+
+
+def no_bandwidth(tmp_path: Path) -> str:
+    """A catalog overlay with dgx-h100's row as ``h100-no-bw``, without its memory bandwidth."""
+    import yaml
+
+    from bom.resources import data_dir
+
+    rows = yaml.safe_load((data_dir("catalogs") / "platforms.yaml").read_text())["platforms"]
+    row = next(r for r in rows if r["id"] == "dgx-h100")
+    row = {k: v for k, v in row.items() if not k.startswith("memory_bandwidth")} | {"id": "h100-no-bw"}
+    overlay = tmp_path / "cat"
+    overlay.mkdir()
+    (overlay / "platforms.yaml").write_text(yaml.safe_dump({"platforms": [row]}))
+    return str(overlay)
