@@ -111,7 +111,7 @@ PENDING = frozenset({
     'bom/catalog/media.py:_nothing_fits:Use fewer patch panels or a shorter route.',
     'bom/catalog/media.py:_too_far:Split the route with a regeneration site or shorten it.',
     'bom/inputs/scenario.py:_phases_grow:Give every phase {}: N.',
-    'bom/inputs/scenario.py:_phases_grow:List the phases smallest first, each adding to the one before.',
+    'bom/inputs/scenario.py:_not_larger:List the phases smallest first, each adding to the one before.',
     'bom/links/dci.py:check_client_room:Lower dci_bandwidth, or leave ports free on the top layer for '
     'the routers: a leaf oversubscription above 1:1 (for example 1.25) or a larger spine; or put them on '
     'border leaves of an Ethernet in-band fabric (sites.attach: inband).',
@@ -235,6 +235,10 @@ CASES: dict[str, str] = {
     "scenario's {} out.":
         GB300.replace("144", "288") + "phases: [{name: a, gpus: 72, date: 2027-01-01}, "
                                       "{name: b, gpus: 144, date: 2027-06-01}]\n",
+    "bom/inputs/scenario.py:_not_larger:Swap the two sizes: phase {} {}: {}, phase {} {}: {} (each phase adds to the "
+    "one before, in date order).":
+        "name: h\nplatform: gb300-nvl72\nphases: [{name: a, gpus: 288, date: 2027-01-01}, "
+        "{name: b, gpus: 144, date: 2027-03-01}, {name: c, gpus: 432, date: 2027-06-01}]\n",
     "bom/inputs/scenario.py:_phases_grow:List the phases in date order (date: {} or later here).":
         GB300.replace("144", "288") + "phases: [{name: a, gpus: 144, date: 2027-06-01}, "
                                       "{name: b, gpus: 288, date: 2027-01-01}]\n",

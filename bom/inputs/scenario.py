@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -867,9 +868,7 @@ class Scenario(Model):
             if i:
                 before = self.phases[i - 1]
                 if getattr(ph, unit) <= getattr(before, unit):
-                    raise RuleError(f"phase {ph.name} ({getattr(ph, unit)} {unit}) is not larger than phase "
-                                    f"{before.name} ({getattr(before, unit)} {unit})", ("phases", i, unit),
-                                    hint="List the phases smallest first, each adding to the one before.")
+                    raise self._not_larger(i, unit)
                 if ph.date < before.date:
                     raise RuleError(f"phase {ph.name} is in service on {ph.date}, before phase {before.name} "
                                     f"({before.date})", ("phases", i, "date"),
@@ -892,6 +891,26 @@ class Scenario(Model):
                             ("phases", len(self.phases) - 1, "sites"), hint="Leave the last phase's sites out.",
                             fix={("phases", len(self.phases) - 1, "sites"): None})
         return self
+
+    def _not_larger(self, i: int, unit: str) -> RuleError:
+        """Phase ``i`` is not larger than the one before. Where the two sizes read the other way round fit
+        (dates in order, each phase larger than the one before, the last the scenario's size), the fix
+        swaps them: the likely slip is two sizes typed in each other's place."""
+        phases = self.phases or []
+        ph, before = phases[i], phases[i - 1]
+        sizes = [getattr(p, unit) for p in phases]
+        swapped = [*sizes[:i - 1], sizes[i], sizes[i - 1], *sizes[i + 1:]]
+        fits = (sizes[i] < sizes[i - 1] and ph.date >= before.date and swapped[-1] == getattr(self, unit)
+                and all(a < b for a, b in itertools.pairwise(swapped)))
+        message = (f"phase {ph.name} ({sizes[i]} {unit}) is not larger than phase {before.name} ({sizes[i - 1]} "
+                   f"{unit})")
+        if not fits:
+            return RuleError(message, ("phases", i, unit),
+                             hint="List the phases smallest first, each adding to the one before.")
+        return RuleError(message, ("phases", i, unit),
+                         hint=f"Swap the two sizes: phase {before.name} {unit}: {sizes[i]}, phase {ph.name} {unit}: "
+                              f"{sizes[i - 1]} (each phase adds to the one before, in date order).",
+                         fix={("phases", i - 1, unit): sizes[i], ("phases", i, unit): sizes[i - 1]})
 
     @model_validator(mode="after")
     def _one_size(self) -> Scenario:

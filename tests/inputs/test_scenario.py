@@ -161,3 +161,31 @@ def test_a_quantity_or_a_word_is_one_error_that_names_both(written: str, words: 
     said = str(e.value)
     assert said.startswith("s.yaml:4: sites.dci_bandwidth: ") and words in said, said
     assert "; or 'auto'" in said and "Input should be" not in said and said.count("s.yaml") == 1, said
+
+
+@pytest.mark.parametrize(("phases", "hint", "fix"), [
+    # Two sizes typed in each other's place, dates in order: swapping them is the fix.
+    ("[{name: a, gpus: 288, date: 2027-01-01}, {name: b, gpus: 144, date: 2027-03-01}, "
+     "{name: c, gpus: 432, date: 2027-06-01}]",
+     "Swap the two sizes: phase a gpus: 144, phase b gpus: 288",
+     {("phases", 0, "gpus"): 144, ("phases", 1, "gpus"): 288}),
+    # Swapped, the last phase would no longer be the scenario's size: no single fix.
+    ("[{name: a, gpus: 288, date: 2027-01-01}, {name: b, gpus: 144, date: 2027-03-01}]",
+     "List the phases smallest first", None),
+    # Dates the other way round too: the phases, not two sizes, are out of order.
+    ("[{name: a, gpus: 288, date: 2027-03-01}, {name: b, gpus: 144, date: 2027-01-01}, "
+     "{name: c, gpus: 432, date: 2027-06-01}]",
+     "List the phases smallest first", None),
+    # Equal sizes: swapping changes nothing.
+    ("[{name: a, gpus: 144, date: 2027-01-01}, {name: b, gpus: 144, date: 2027-03-01}, "
+     "{name: c, gpus: 432, date: 2027-06-01}]",
+     "List the phases smallest first", None),
+])
+def test_a_phase_not_larger_than_the_one_before(phases: str, hint: str, fix: dict | None) -> None:
+    from bom.errors import BomError
+    from bom.inputs.scenario import scenario_from_text
+
+    with pytest.raises(BomError) as e:
+        scenario_from_text(f"name: h\nplatform: gb300-nvl72\nphases: {phases}\n")
+    err = next(p for p in getattr(e.value, "problems", [e.value]) if "is not larger than" in p.message)
+    assert hint in (err.hint or "") and (err.fix or None) == fix
