@@ -39,6 +39,8 @@ from bom.costing.schedule import (
     SiteSchedule,
     SiteScheduleJson,
     late_sites,
+    schedules_json,
+    site_arrivals,
     site_racks,
     site_schedule,
     takes,
@@ -332,7 +334,7 @@ class Report:
             "warnings": list(self.warnings),
             "priced_on": self.priced_on.isoformat(),
             "order_date": self.order_date.isoformat(),
-            "in_service": [s.to_json() for s in self.schedule],
+            "in_service": schedules_json(self.schedule),
             "late_dates": [p.to_json() for p in self.late_dates],
             "alternates": self.alternates.to_json() if self.alternates is not None else None,
             "inputs": {k: {"value": i.value, "unit": i.unit, "source": i.source} for k, i in self.inputs.items()},
@@ -510,10 +512,11 @@ def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Inp
     """Each site's in-service date (bom/costing/schedule.py), from its GPUs and racks."""
     v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     racks = site_racks(model)
-    return [site_schedule(order, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
+    arrivals = site_arrivals(order, [s.site for s in model.site_sizes], order_date)
+    return [site_schedule(mine, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
                           v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"], v["burn_in_days"],
                           model.scenario.in_service)
-            for s in model.site_sizes]
+            for s, mine in zip(model.site_sizes, arrivals, strict=True)]
 
 
 def schedule_warnings(schedule: list[SiteSchedule]) -> list[str]:

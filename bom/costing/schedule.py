@@ -244,7 +244,9 @@ class SiteSchedule:
     def also_last(self) -> list[str]:
         """Other part numbers that arrive the same day as the gating part (as critical: the date waits for
         each of them too)."""
-        gate = self.gate
+        return self._also_last(self.gate)
+
+    def _also_last(self, gate: Arrival | None) -> list[str]:
         return [a.sku for a in self.arrivals if gate is not None and a.sku != gate.sku and a.arrives == gate.arrives]
 
     @property
@@ -260,8 +262,10 @@ class SiteSchedule:
     @property
     def chain(self) -> list[Step]:
         """The gating chain: the gating part's lead time, installation, burn-in."""
+        return self._chain(self.gate)
+
+    def _chain(self, gate: Arrival | None) -> list[Step]:
         installed = self.parts_in + dt.timedelta(days=self.install_days)
-        gate = self.gate
         first = f"{gate.sku} ({gate.label} lead time)" if gate is not None else "no lead time known"
         return [Step(first, self.order_date, self.parts_in),
                 Step(f"installation ({self.racks:,} racks)", self.parts_in, installed),
@@ -271,18 +275,33 @@ class SiteSchedule:
     def late(self) -> bool:
         return self.target is not None and self.target < self.in_service
 
-    def to_json(self) -> SiteScheduleJson:
+    def to_json(self, arrivals: list[ArrivalJson] | None = None) -> SiteScheduleJson:
+        """The site's schedule; ``arrivals`` its arrivals' JSON made already (:func:`schedules_json`)."""
         gate = self.gate
         return {"site": self.site, "gpus": self.gpus, "racks": self.racks, "order_date": self.order_date.isoformat(),
                 "longest_lead_days": self.longest_lead_days, "longest_part": self.longest_part,
                 "gating_catalog_id": gate.catalog_id if gate is not None else None,
-                "gating_category": gate.category if gate is not None else None, "also_last": self.also_last,
+                "gating_category": gate.category if gate is not None else None, "also_last": self._also_last(gate),
                 "gpu_lead_days": self.gpu_lead_days, "install_days": self.install_days,
                 "burn_in_days": self.burn_in_days, "date": self.in_service.isoformat(),
                 "target": self.target.isoformat() if self.target else None, "late": self.late,
                 "idle_gpu_days": self.idle_gpu_days, "idle_gpu_cost_usd": round(self.idle_gpu_cost_usd, 2),
                 "without_lead_time": self.without_lead_time, "unknown_lead_time": self.unknown,
-                "chain": [s.to_json() for s in self.chain], "arrivals": [a.to_json() for a in self.arrivals]}
+                "chain": [s.to_json() for s in self._chain(gate)],
+                "arrivals": [a.to_json() for a in self.arrivals] if arrivals is None else arrivals}
+
+
+def schedules_json(schedule: Sequence[SiteSchedule]) -> list[SiteScheduleJson]:
+    """Each site's schedule as JSON; sites that share their arrivals (:func:`site_arrivals`) share one
+    list of them (the JSON writer encodes a shared list once)."""
+    made: dict[int, list[ArrivalJson]] = {}
+    out = []
+    for s in schedule:
+        arrivals = made.get(id(s.arrivals))
+        if arrivals is None:
+            arrivals = made[id(s.arrivals)] = [a.to_json() for a in s.arrivals]
+        out.append(s.to_json(arrivals))
+    return out
 
 
 def install_days(racks: int, racks_per_day: float) -> int:
@@ -327,11 +346,25 @@ def _latest_first(arrivals: Iterable[Arrival]) -> tuple[Arrival, ...]:
     return tuple(known) + tuple(a for a in arrivals if a.days is None)
 
 
-def site_schedule(order: Sequence[OrderLine], site: int, gpus: int, racks: int, total_gpus: int,
+def site_arrivals(order: Sequence[OrderLine], sites: Iterable[int], order_date: dt.date) -> list[tuple[Arrival, ...]]:
+    """Each site's arrivals: the lines it takes, the last to arrive first. A line arrives the same day at
+    every site, so each line's arrival is made once, and sites that take the same lines (sites of one
+    shape) share one tuple."""
+    made = [arrival(o, order_date) for o in order]
+    shared: dict[tuple[int, ...], tuple[Arrival, ...]] = {}
+    out = []
+    for site in sites:
+        mine = tuple(i for i, o in enumerate(order) if takes(o, site))
+        if mine not in shared:
+            shared[mine] = _latest_first(made[i] for i in mine)
+        out.append(shared[mine])
+    return out
+
+
+def site_schedule(arrivals: tuple[Arrival, ...], site: int, gpus: int, racks: int, total_gpus: int,
                   order_date: dt.date, racks_per_day: float, tco: Tco, discount_rate: float,
                   life_gpu: float, burn_in: float = 0.0, target: dt.date | None = None) -> SiteSchedule:
-    mine = [o for o in order if takes(o, site)]
-    arrivals = _latest_first(arrival(o, order_date) for o in mine)
+    """A site's critical path from its arrivals (:func:`site_arrivals`)."""
     gate = gating(arrivals)
     longest = (gate.days or 0.0) if gate is not None else 0.0
     gpu = [a.days for a in arrivals if a.category == Category.COMPUTE and a.days is not None]

@@ -13,6 +13,8 @@ import json
 import openpyxl
 import pytest
 
+from bom.costing.categories import Category
+from bom.costing.schedule import arrival, schedules_json, takes, whole_days
 from bom.costing.tco import capital_recovery_factor
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
@@ -151,6 +153,24 @@ def test_a_two_site_schedule_recalculates_per_site_and_follows_an_edited_lead_ti
         assert after[f"site{site}_longest_lead_days"] == 300
         assert (after[f"site{site}_in_service"] - before[f"site{site}_in_service"]).days == 60
         assert after[f"site{site}_idle_gpu_days"] == 120
+
+
+def test_each_site_takes_its_own_lines_and_alike_sites_share_their_arrivals(default_report):
+    """Each site's arrivals are the order lines it takes, the last to arrive first (made line by line
+    here); the default's two sites take the same lines and share one tuple, and the JSON one list."""
+    r = default_report
+    for s in r.schedule:
+        mine = [arrival(o, r.order_date) for o in r.order if takes(o, s.site)]
+        known = sorted((a for a in mine if a.days is not None),
+                       key=lambda a: (-whole_days(a.days or 0.0), a.category != Category.COMPUTE, a.sku))
+        assert s.arrivals == tuple(known + [a for a in mine if a.days is None])
+    first, second = r.schedule
+    assert first.arrivals is second.arrivals
+    j = schedules_json(r.schedule)
+    assert j[0]["arrivals"] is j[1]["arrivals"]
+    assert j == [{**s.to_json(), "arrivals": [a.to_json() for a in s.arrivals]} for s in r.schedule]
+    assert [x["also_last"] for x in j] == [s.also_last for s in r.schedule]
+    assert [x["chain"] for x in j] == [[c.to_json() for c in s.chain] for s in r.schedule]
 
 
 def _default_text() -> str:

@@ -147,12 +147,98 @@ def json_safe(text: str) -> str:
     >>> json_safe('{"a": "x\x9b\u2028\udc80"}')
     '{"a": "x\\u009b\\u2028\\udc80"}'
     """
+    if text.isascii() and "\x7f" not in text:   # nearly every JSON: two C scans, not the pattern's (1 MB: 3 ms)
+        return text
     return _JSON_RAW.sub(_json_escape, text)
 
 
 def json_text(data: Any, **kw: Any) -> str:
-    """``json.dumps(data, ensure_ascii=False, **kw)`` through :func:`json_safe`."""
-    return json_safe(json.dumps(data, ensure_ascii=False, **kw))
+    """``json.dumps(data, ensure_ascii=False, **kw)`` through :func:`json_safe` (``indent=2``, what every
+    JSON we write uses, through :func:`indented`: the same text)."""
+    text = indented(data) if kw == {"indent": 2} else json.dumps(data, ensure_ascii=False, **kw)
+    return json_safe(text)
+
+
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+
+
+def indented(data: Any) -> str:
+    """``json.dumps(data, ensure_ascii=False, indent=2)``, the same text, about three times as fast.
+
+    The standard library's C encoder cannot indent, so ``indent`` takes its pure-Python encoder, which
+    yields every token. Here a container whose items are all scalars (most: a schedule's arrival, a list
+    of numbers) is one C-encoder call whose item separator is the newline and its depth's indent; a dict
+    that also holds containers is one call with its containers stood in by ``null`` and split on a NUL
+    separator, its containers put in after. A JSON string never holds a raw control character (the
+    encoder escapes them), so a newline or NUL in the text is always a separator. Python walks only the
+    containers that hold containers (so a cycle ends in RecursionError, not json's ValueError)."""
+    if _C_ENCODER is None:   # an interpreter without the _json accelerator
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    return _Indenter(_C_ENCODER).text(data, 0)
+
+
+class _Indenter:
+    """One ``indented`` call's C encoders, one per item separator (each call's own, so that the C
+    encoder's circular-reference ``markers``, which a TypeError part-way leaves dirty, start clean)."""
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+        self.default = json.JSONEncoder().default   # what json.dumps raises on a value it cannot encode
+        self.encoders: dict[str, Any] = {}
+        self.scalars: set[type] = {str, int, float, bool, type(None)}
+        # A list of containers met again (each site's arrivals, one list for alike sites) is written once;
+        # by identity, which holds while the data is (the whole call).
+        self.done: dict[tuple[int, int], str] = {}
+
+    def encode(self, o: Any, separator: str) -> str:
+        """``o`` C-encoded with ``separator`` between items and ``": "`` after keys."""
+        enc = self.encoders.get(separator)
+        if enc is None:
+            enc = self.encoders[separator] = self.make({}, self.default, json.encoder.encode_basestring, None,
+                                                       ": ", separator, False, False, True)
+        return "".join(enc(o, 0))
+
+    def is_scalar(self, t: type) -> bool:
+        """Whether both encoders write a value of type ``t`` as one token: str, int and float and their
+        subclasses (our enums; both encoders write their value), None."""
+        if t in self.scalars:
+            return True
+        if issubclass(t, (str, int, float)):
+            self.scalars.add(t)
+            return True
+        return False
+
+    def text(self, o: Any, depth: int) -> str:
+        """``o`` as indented JSON whose first line is already placed and whose closing bracket is at ``depth``."""
+        if isinstance(o, dict):
+            return self.mapping(o, depth) if o else "{}"
+        if isinstance(o, (list, tuple)):
+            if not o:
+                return "[]"
+            inner = "\n" + "  " * (depth + 1)
+            if set(map(type, o)) <= self.scalars or all(map(self.is_scalar, set(map(type, o)))):
+                return "[" + inner + self.encode(o, "," + inner)[1:-1] + inner[:-2] + "]"
+            done = self.done.get((id(o), depth))
+            if done is None:
+                done = self.done[id(o), depth] = \
+                    "[" + inner + ("," + inner).join([self.text(v, depth + 1) for v in o]) + inner[:-2] + "]"
+            return done
+        return self.encode(o, ",")
+
+    def mapping(self, o: dict[Any, Any], depth: int) -> str:
+        inner = "\n" + "  " * (depth + 1)
+        values = list(o.values())
+        scalar = list(map(self.is_scalar, map(type, values)))
+        if all(scalar):
+            return "{" + inner + self.encode(o, "," + inner)[1:-1] + inner[:-2] + "}"
+        nested = [i for i, s in enumerate(scalar) if not s]
+        flat, keys = dict(o), list(o)
+        for i in nested:
+            flat[keys[i]] = None
+        items = self.encode(flat, "\0")[1:-1].split("\0")
+        for i in nested:   # '"key": null' -> '"key": ' and the container
+            items[i] = items[i][:-4] + self.text(values[i], depth + 1)
+        return "{" + inner + ("," + inner).join(items) + inner[:-2] + "}"
 
 
 #: What an export (DOT, draw.io XML, a netlab YAML) holds as U+FFFD: every control, line breaks

@@ -1,0 +1,72 @@
+"""The JSON text every output writes: the indenting encoder against json.dumps, and the safe text."""
+
+from __future__ import annotations
+
+import enum
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bom.outputs.writers.common import _JSON_RAW, _json_escape, indented, json_safe, json_text
+from bom.roles import Tier
+
+
+class _Count(enum.IntEnum):
+    ONE = 1
+
+
+_SCALAR = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
+           | st.text(max_size=8) | st.sampled_from([Tier.SCALE_OUT, _Count.ONE]))
+_KEY = st.text(max_size=5) | st.integers(-5, 5) | st.floats(allow_nan=False, width=16) | st.booleans() | st.none()
+_TREE = st.recursive(_SCALAR, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+                     | st.dictionaries(_KEY, inner, max_size=4), max_leaves=16)
+
+
+def _dumps(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_TREE)
+def test_indented_writes_what_json_dumps_writes(data):
+    """Any tree of scalars (str, int and float enums among them, NaN, controls and line breaks in text),
+    lists, tuples and dicts (keys of every kind json takes), leaf, mixed and empty containers."""
+    assert indented(data) == _dumps(data)
+
+
+@settings(max_examples=50, deadline=None)
+@given(_TREE, st.integers(0, 3))
+def test_a_shared_list_is_written_where_it_stands(data, depth):
+    """A list met again (each site's arrivals, one list for alike sites) at its own depth each time."""
+    shared = [data, {"x": [data]}]
+    tree: object = shared
+    for _ in range(depth):
+        tree = {"a": tree, "b": [shared, tree]}
+    assert indented([shared, tree, {"c": shared}]) == _dumps([shared, tree, {"c": shared}])
+
+
+def test_what_json_refuses_is_refused_alike():
+    for bad in ({"a": {1, 2}}, [object()], {("t",): 1}, {"k": [1, {"j": b"x"}]}):
+        with pytest.raises(TypeError) as ours:
+            indented(bad)
+        with pytest.raises(TypeError) as theirs:
+            _dumps(bad)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_a_schedule_like_tree_and_json_text():
+    """Sites sharing their arrivals, as the build's JSON holds them; json_text takes the same path."""
+    arrivals = [{"sku": f"P-{i}", "lead_time_days": 84.0 + i, "lead_time_source": "estimate: \"52\" weeks\n",
+                 "arrives": None if i % 3 else "2027-12-06", "tier": Tier.SCALE_OUT} for i in range(30)]
+    data = {"in_service": [{"site": s, "also_last": [], "chain": [{"days": 7}], "arrivals": arrivals}
+                           for s in range(1, 11)], "warnings": ["\u2028", "\x7f"]}
+    assert indented(data) == _dumps(data)
+    assert json_text(data, indent=2) == json_safe(_dumps(data))
+
+
+@given(st.text())
+def test_json_safe_escapes_what_the_pattern_escapes(text):
+    """The ASCII fast path returns only text the pattern has nothing to escape in."""
+    assert json_safe(text) == _JSON_RAW.sub(_json_escape, text)
