@@ -257,11 +257,22 @@ class Placement:
     def by_item(self) -> Counter[Item]:
         """Every placed device kind and how many."""
         out: Counter[Item] = Counter()
+        for lay, n in self.layout_racks():
+            for item, _ in lay.slots:
+                out[item] += n
+        return out
+
+    def layout_racks(self) -> list[tuple[Layout, int]]:
+        """Each layout object and how many racks stand in it, in the order a walk of every rack meets them.
+        Equal racks share one layout object (bom/placement/racks.py: pack), so a walk of these is a walk of
+        every rack with each layout's racks summed first (by identity: a layout's hash walks its slots)."""
+        layouts: dict[int, Layout] = {}
+        racks: Counter[int] = Counter()
         for sites, sec in self.all_sections():
             for lay in sec.layouts:
-                for item, _ in lay.slots:
-                    out[item] += sites * sec.copies
-        return out
+                layouts.setdefault(id(lay), lay)
+                racks[id(lay)] += sites * sec.copies
+        return [(lay, racks[key]) for key, lay in layouts.items()]
 
     def own_spot(self, site: int, role: str, index: int) -> tuple[int, int]:
         """(row, position) of the ``index``-th device of ``role`` in ``site``'s own racks."""

@@ -69,9 +69,8 @@ def racks(ctx: Context) -> Iterator[Violation]:
     if p is None:
         return
     copies: Counter[Layout] = Counter()
-    for sites, sec in p.all_sections():
-        for lay in sec.layouts:
-            copies[lay] += sites * sec.copies
+    for lay, n in p.layout_racks():
+        copies[lay] += n
     for lay, n in copies.items():
         wrong = _layout_wrong(lay)
         if wrong:
@@ -108,9 +107,8 @@ def rack_power(ctx: Context) -> Iterator[Violation]:
 
     feed = magnitude(limit, "power")
     copies: Counter[Layout] = Counter()
-    for sites, sec in p.all_sections():
-        for lay in sec.layouts:
-            copies[lay] += sites * sec.copies
+    for lay, n in p.layout_racks():
+        copies[lay] += n
     for lay, n in copies.items():
         if lay.power_w > feed + 1e-6:
             pid = ctx.model.platform.id

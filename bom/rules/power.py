@@ -8,6 +8,7 @@ its own rating (IEC 60320: C13 10 A, C19 16 A) at the outlet voltage.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from bom.catalog.rows import OUTLET_FOR, Dwdm, Endpoint, Platform, PowerCord, Supplies, Switch
@@ -65,10 +66,14 @@ def _cords(ctx: Context, g: RackGroup) -> Iterator[Violation]:
     pdu = ctx.catalog.get("endpoints", sup.pdu)
     assert isinstance(pdu, Endpoint) and pdu.outlets is not None
     volts, phases = pdu.outlets.volts("outlet_voltage"), pdu.outlets.phases
+    limits: dict[tuple[str, bool], float] = {}   # a rack holds a few cord parts: each rating read once
     for c in g.plan.cords:
-        cord = ctx.catalog.get("power", c.part)
-        assert isinstance(cord, PowerCord)
-        limit = magnitude(cord.rating, "current") * volts * (phases if c.phase < 0 else 1)
+        limit = limits.get((c.part, c.phase < 0))
+        if limit is None:
+            cord = ctx.catalog.get("power", c.part)
+            assert isinstance(cord, PowerCord)
+            limit = limits[c.part, c.phase < 0] = \
+                magnitude(cord.rating, "current") * volts * (phases if c.phase < 0 else 1)
         if c.load_w > limit + 1e-6:
             yield Violation("power.rating", g.where,
                             f"{g.device(c.device)} supply {c.supply + 1} draws {c.load_w:,.0f} W on a {c.part} "
@@ -131,11 +136,14 @@ def one_feed(ctx: Context) -> Iterator[Violation]:
     if plan is None:
         return
     for g in plan.groups:
+        cords = Counter(c.device for c in g.plan.cords)   # each slot's supplies (RackPower.supplies_of), at once
         for s, feeds in sorted(g.plan.feeds_of().items()):
+            if len(feeds) != 1 or cords[s] < 2:
+                continue
             sp = _supplies(ctx, g, s)
-            if sp is not None and sp.spare and g.plan.supplies_of(s) > 1 and len(feeds) == 1:
+            if sp is not None and sp.spare:
                 yield Violation("power.one_feed", g.where,
-                                f"{g.device(s)} has its {g.plan.supplies_of(s)} redundant supplies all on feed "
+                                f"{g.device(s)} has its {cords[s]} redundant supplies all on feed "
                                 f"{next(iter(feeds))}: losing it drops the device",
                                 "split its supplies over the rack's A and B PDUs (N on each for N+N)",
                                 End(g.slots[s][0], g.slots[s][1]), None, g.racks)

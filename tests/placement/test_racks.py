@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -137,6 +138,13 @@ def check_properties(catalog, text):
         assert sum(s.power_w for s in slots) <= rack.power_budget_w + 1e-6
         used = sorted((s.u, s.u + s.height) for s in slots if s.height)
         assert all(a[1] <= b[0] for a, b in zip(used, used[1:], strict=False))   # no overlap
+    # by_item walks each layout object once: what a walk of every rack counts, in the order it meets them.
+    walk: Counter[object] = Counter()
+    for sites, sec in p.all_sections():
+        for lay in sec.layouts:
+            for item, _ in lay.slots:
+                walk[item] += sites * sec.copies
+    assert list(p.by_item().items()) == list(walk.items())
     # Every managed device has exactly one OOB port cabled.
     managed = sum(n for item, n in p.by_item().items() if item.managed)
     assert m.fabrics["oob"].to_json()["links"]["node-leaf"] == managed
