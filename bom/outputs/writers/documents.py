@@ -12,6 +12,7 @@ from typing import Any
 from bom.costing.categories import CATEGORIES
 from bom.costing.order import OrderLine
 from bom.costing.report import Report
+from bom.costing.schedule import SiteSchedule
 from bom.costing.tco import NOT_INCLUDED
 from bom.model.power import imbalance
 from bom.outputs.planfiles import build_note
@@ -93,7 +94,7 @@ def _context(r: Report) -> dict[str, Any]:
             "priced_on": r.priced_on, "rates": m.scenario.exchange_rates, "checks": r.checks,
             "shown_per_rule": SHOWN_PER_RULE, "job": r.job, "not_included": NOT_INCLUDED,
             "range": _range_rows(r), "histogram": _histogram(r), "phase_rows": _phase_rows(r),
-            "timelines": _timelines(r), "phase_schedules": _phase_schedules(r), "power_plan": _power_plan(r)}
+            "phase_schedules": _phase_schedules(r), "power_plan": _power_plan(r)}
 
 
 def _power_plan(r: Report) -> dict[str, Any] | None:
@@ -124,39 +125,51 @@ _LABEL_W, _CHART_W, _ROW_H, _TOP = 250, 640, 15, 30
 
 
 def _timelines(r: Report) -> list[dict[str, Any]]:
-    """Each shown site's critical path as an SVG timeline's parts: a bar per part from the order date to its
-    arrival, then installation, burn-in and the in-service day; the gating chain flagged (drawn red), a tick
-    every four weeks."""
-    out = []
+    """Each shown site's critical path as an SVG timeline (its title, and its ``body``: the drawing rendered
+    once for the sites alike, those that share their arrivals and chain)."""
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
+
+    out, bodies = [], {}
+    template = _env(True).get_template("timeline.svg.j2")
     for s in r.schedule[:TIMELINE_SITES]:
-        span = max(1, (s.in_service - s.order_date).days + 7)
-        scale = _CHART_W / span
-
-        def x(day: dt.date, s: Any = s, scale: float = scale) -> float:
-            return round(_LABEL_W + (day - s.order_date).days * scale, 1)
-
-        rows: list[dict[str, Any]] = []
-        gate = s.gate
-        for a in s.arrivals:
-            if a.arrives is None:
-                rows.append({"label": a.sku, "note": "unknown lead time", "x": x(s.order_date), "w": 0.0,
-                             "gating": False, "kind": "unknown"})
-                continue
-            rows.append({"label": a.sku, "note": f"{a.label}, arrives {a.arrives}", "x": x(s.order_date),
-                         "w": round(max(1.0, x(a.arrives) - x(s.order_date)), 1),
-                         "gating": gate is not None and a.arrives == gate.arrives, "kind": "part"})
-        for step in s.chain[1:]:
-            rows.append({"label": step.what, "note": f"{step.days} d, {step.start} to {step.end}", "x": x(step.start),
-                         "w": round(max(1.0, x(step.end) - x(step.start)), 1), "gating": True, "kind": "step"})
-        for i, row in enumerate(rows):
-            row["y"] = _TOP + i * _ROW_H
-        every = 28 * max(1, -(-span // (28 * 8)))   # four weeks apart, or a multiple: at most eight labels
-        ticks = [{"x": x(s.order_date + dt.timedelta(days=d)), "label": str(s.order_date + dt.timedelta(days=d))}
-                 for d in range(0, span, every)]
-        out.append({"site": s.site, "rows": rows, "ticks": ticks, "height": _TOP + len(rows) * _ROW_H + 10,
-                    "width": _LABEL_W + _CHART_W + 20, "label_w": _LABEL_W, "done": x(s.in_service),
-                    "in_service": s.in_service, "row_h": _ROW_H})
+        key = (id(s.arrivals), s.order_date, s.in_service, tuple(s.chain))
+        if key not in bodies:
+            chart = _chart(s)
+            bodies[key] = chart, Markup(template.render(t=chart))   # rendered with autoescape
+        chart, body = bodies[key]
+        out.append({**chart, "site": s.site, "in_service": s.in_service, "body": body})
     return out
+
+
+def _chart(s: SiteSchedule) -> dict[str, Any]:
+    """A site's timeline's parts: a bar per part from the order date to its arrival, then installation,
+    burn-in and the in-service day; the gating chain flagged (drawn red), a tick every four weeks."""
+    span = max(1, (s.in_service - s.order_date).days + 7)
+    scale = _CHART_W / span
+
+    def x(day: dt.date) -> float:
+        return round(_LABEL_W + (day - s.order_date).days * scale, 1)
+
+    rows: list[dict[str, Any]] = []
+    gate = s.gate
+    for a in s.arrivals:
+        if a.arrives is None:
+            rows.append({"label": a.sku, "note": "unknown lead time", "x": x(s.order_date), "w": 0.0,
+                         "gating": False, "kind": "unknown"})
+            continue
+        rows.append({"label": a.sku, "note": f"{a.label}, arrives {a.arrives}", "x": x(s.order_date),
+                     "w": round(max(1.0, x(a.arrives) - x(s.order_date)), 1),
+                     "gating": gate is not None and a.arrives == gate.arrives, "kind": "part"})
+    for step in s.chain[1:]:
+        rows.append({"label": step.what, "note": f"{step.days} d, {step.start} to {step.end}", "x": x(step.start),
+                     "w": round(max(1.0, x(step.end) - x(step.start)), 1), "gating": True, "kind": "step"})
+    for i, row in enumerate(rows):
+        row["y"] = _TOP + i * _ROW_H
+    every = 28 * max(1, -(-span // (28 * 8)))   # four weeks apart, or a multiple: at most eight labels
+    ticks = [{"x": x(s.order_date + dt.timedelta(days=d)), "label": str(s.order_date + dt.timedelta(days=d))}
+             for d in range(0, span, every)]
+    return {"rows": rows, "ticks": ticks, "height": _TOP + len(rows) * _ROW_H + 10,
+            "width": _LABEL_W + _CHART_W + 20, "label_w": _LABEL_W, "done": x(s.in_service), "row_h": _ROW_H}
 
 
 def _phase_schedules(r: Report) -> list[dict[str, Any]]:
@@ -286,7 +299,7 @@ def _job_rows(r: Report) -> list[tuple[str, str]]:
 
 def write_html(r: Report) -> bytes:
     ctx = _context(r)
-    ctx["d"] = diagram(r)
+    ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 
