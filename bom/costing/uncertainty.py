@@ -335,15 +335,20 @@ def draw(order: Sequence[OrderLine], basis: Basis, tco: Tco, ins: dict[str, Inpu
         lead = [np.ceil(_triangular(u[:, k + 1 + c], lo, hi, mode) - 1e-9) for c, (_, (lo, hi, mode)) in
                 enumerate(leads)]
         left: Any = 0
+        alike: dict[tuple[tuple[int, ...], int, int], tuple[Any, Any]] = {}   # sites of one shape: drawn once
         for site, out in zip(sites, days_out, strict=True):
-            arrived: Any = np.zeros(n)
-            for i in site.lines:
-                arrived = np.maximum(arrived, lead[column[i]])
-            days = arrived + site.fixed_days
+            key = (site.lines, site.fixed_days, site.point_days)
+            if key not in alike:
+                arrived: Any = np.zeros(n)
+                for i in site.lines:
+                    arrived = np.maximum(arrived, lead[column[i]])
+                days = arrived + site.fixed_days
+                late = days - site.point_days
+                share = 1.0 - np.where(late > 0.0, late, 0.0) / DAYS_PER_YEAR / f["years"]
+                alike[key] = days, np.where(share > 0.0, share, 0.0)
+            days, kept = alike[key]
             out[start:start + n] = days
-            late = days - site.point_days
-            share = 1.0 - np.where(late > 0.0, late, 0.0) / DAYS_PER_YEAR / f["years"]
-            left = left + site.gpu_share * np.where(share > 0.0, share, 0.0)
+            left = left + site.gpu_share * kept
         worked = hours * util * left
         capex_out[start:start + n] = capex
         tco_out[start:start + n] = capex + f["years"] * opex

@@ -256,10 +256,20 @@ class Placement:
 
     def by_item(self) -> Counter[Item]:
         """Every placed device kind and how many."""
-        out: Counter[Item] = Counter()
+        # Counted by the item object first (layouts share them; an Item's hash walks its fields), then by
+        # value, in the order a walk meets them.
+        items: dict[int, Item] = {}
+        counts: dict[int, int] = {}
         for lay, n in self.layout_racks():
             for item, _ in lay.slots:
-                out[item] += n
+                key = id(item)
+                if key in counts:
+                    counts[key] += n
+                else:
+                    items[key], counts[key] = item, n
+        out: Counter[Item] = Counter()
+        for key, item in items.items():
+            out[item] += counts[key]
         return out
 
     def layout_racks(self) -> list[tuple[Layout, int]]:
