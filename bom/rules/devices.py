@@ -100,6 +100,7 @@ class Resolver:
 
     def __init__(self, model: Model, catalog: Catalog) -> None:
         self.model, self.catalog = model, catalog
+        self._ends: dict[tuple[str, str, float, str, str], tuple[Device | None, Device | None]] = {}
 
     def switch(self, sid: str) -> Switch:
         row = self.catalog.get("switches", sid)
@@ -108,7 +109,15 @@ class Resolver:
 
     def ends(self, g: LinkGroup) -> tuple[Device | None, Device | None]:
         """(lower, upper) of ``g``; None where the far device is not part of the model (an OOB
-        uplink into a site network that is not built)."""
+        uplink into a site network that is not built). Made once per hop, fabric, rate and layers: all
+        the functions below read of a group (a large build has a group per site shape and run length)."""
+        key = (g.hop, g.fabric, g.rate_gbps, g.lower, g.upper)
+        hit = self._ends.get(key)
+        if hit is None:
+            hit = self._ends[key] = self._ends_of(g)
+        return hit
+
+    def _ends_of(self, g: LinkGroup) -> tuple[Device | None, Device | None]:
         if g.hop == HopKind.FABRIC_DCI:
             return self.router(g.rate_gbps), self.top(g.rate_gbps)
         f = self.model.fabrics[g.fabric]

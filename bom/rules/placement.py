@@ -68,9 +68,12 @@ def racks(ctx: Context) -> Iterator[Violation]:
     p = ctx.model.placement
     if p is None:
         return
+    # Judged per layout object (a layout's hash walks its slots as the judging does); the wrong ones
+    # merged by value, in the order a walk of every rack meets them.
     copies: Counter[Layout] = Counter()
     for lay, n in p.layout_racks():
-        copies[lay] += n
+        if _layout_wrong(lay):
+            copies[lay] += n
     for lay, n in copies.items():
         wrong = _layout_wrong(lay)
         if wrong:
@@ -106,9 +109,10 @@ def rack_power(ctx: Context) -> Iterator[Violation]:
         return
 
     feed = magnitude(limit, "power")
-    copies: Counter[Layout] = Counter()
+    copies: Counter[Layout] = Counter()   # as in racks(): the racks over the feed merged by value
     for lay, n in p.layout_racks():
-        copies[lay] += n
+        if lay.power_w > feed + 1e-6:
+            copies[lay] += n
     for lay, n in copies.items():
         if lay.power_w > feed + 1e-6:
             pid = ctx.model.platform.id

@@ -6,6 +6,7 @@ import dataclasses
 
 from bom.cableplan.rows import COL, rows
 from bom.model.placement import RackType
+from bom.roles import RackKind
 from bom.rules.context import Context
 from bom.rules.placement import Unplaced
 from tests.rules.cases import OOB_ONLY, build, messages, run, sink
@@ -116,8 +117,13 @@ def test_racks_two_devices_on_one_u(clean, catalog):
             return lay
         (first, u), *rest = [(i, u) for i, u in lay.slots if i.height]
         return dataclasses.replace(lay, slots=((first, u), (first, u), *rest[1:]))
-    r = run(_placement(clean, stacked), catalog, "placement.racks")
+    changed = _placement(clean, stacked)
+    r = run(changed, catalog, "placement.racks")
     assert r.violations == 1 and "U1 holds a node and a node" in messages(r)[0]
+    # Each rack its own (equal) layout object here: judged object by object, merged by value, every rack counted.
+    racks = changed.placement.counts()[RackKind.COMPUTE]
+    assert len({id(lay) for lay, _ in changed.placement.layout_racks() if lay.kind == "compute"}) > 1
+    assert r.kept[0].count == racks and f"x {racks:,}" in r.kept[0].where
 
 
 def test_racks_a_feed_whose_pdus_cannot_carry_the_rack_alone(clean, catalog):
