@@ -228,10 +228,12 @@ class _Indenter:
     def mapping(self, o: dict[Any, Any], depth: int) -> str:
         inner = "\n" + "  " * (depth + 1)
         values = list(o.values())
-        scalar = list(map(self.is_scalar, map(type, values)))
-        if all(scalar):
+        types = list(map(type, values))
+        kinds = set(types)
+        if kinds <= self.scalars or all([self.is_scalar(t) for t in kinds]):   # each type registered
             return "{" + inner + self.encode(o, "," + inner)[1:-1] + inner[:-2] + "}"
-        nested = [i for i, s in enumerate(scalar) if not s]
+        scalars = self.scalars
+        nested = [i for i, t in enumerate(types) if t not in scalars]
         flat, keys = dict(o), list(o)
         for i in nested:
             flat[keys[i]] = None

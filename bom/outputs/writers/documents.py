@@ -7,6 +7,7 @@ import datetime as dt
 import functools
 import io
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 from bom.costing.categories import CATEGORIES
@@ -82,7 +83,10 @@ SHOWN_PER_RULE = 5
 
 def _context(r: Report) -> dict[str, Any]:
     sources = Counter(line.price_source for line in r.lines)
-    by_category = [(c, sum(x.price_usd for x in r.lines if x.category == c)) for c in CATEGORIES]
+    prices: dict[str, list[float]] = {}   # each category's prices in one pass, summed as before
+    for x in r.lines:
+        prices.setdefault(x.category, []).append(x.price_usd)
+    by_category = [(c, sum(prices.get(c, ()))) for c in CATEGORIES]
     m = r.model
     return {"report": r, "model": m, "cluster": m.cluster, "tco": r.tco, "totals": r.totals,
             "across": r.totals.scale_across, "inputs": r.inputs, "lines": r.lines,
@@ -109,12 +113,13 @@ def _power_plan(r: Report) -> dict[str, Any] | None:
         p = g.plan
         worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
         a = p.feeds[0]
-        racks.append({"kind": g.kind, "rack": g.rack, "racks": g.racks, "pdus": len(p.pdus), "cords": len(p.cords),
-                      "draw": kw(p.draw_w / 1000), "feed": kw(a.normal_w / 1000), "lost": kw(a.failover_w / 1000),
-                      "rating": kw(a.rating_w / 1000),
-                      "headroom": kw(min(f.headroom_w for f in p.feeds) / 1000), "worst": pct(worst),
-                      "imbalance": pct(imbalance(p)), "down": len({s for _, s in p.down})})
-    ups = [{"name": name, "rows": rows, "load": kw(normal / 1000), "lost": kw(failover / 1000)}
+        # Rows as attributes, not dict keys: jinja's `x.kind` tries the attribute first (a dict's miss raises).
+        racks.append(SimpleNamespace(
+            kind=g.kind, rack=g.rack, racks=g.racks, pdus=len(p.pdus), cords=len(p.cords), draw=kw(p.draw_w / 1000),
+            feed=kw(a.normal_w / 1000), lost=kw(a.failover_w / 1000), rating=kw(a.rating_w / 1000),
+            headroom=kw(min(f.headroom_w for f in p.feeds) / 1000), worst=pct(worst), imbalance=pct(imbalance(p)),
+            down=len({s for _, s in p.down})))
+    ups = [SimpleNamespace(name=name, rows=rows, load=kw(normal / 1000), lost=kw(failover / 1000))
            for name, (rows, normal, failover, _) in plan.ups().items()]
     return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.basis}
 
