@@ -136,11 +136,14 @@ def cdu_row(catalog: Catalog, heats_w: Sequence[float] = ()) -> Endpoint | None:
     if not rows:
         return None
 
-    def units(r: Endpoint) -> int:
-        return sum(cdus_n_plus_1(h, _capacity_w(r)) for h in heats_w)
+    capacity = {r.id: _capacity_w(r) for r in rows}   # a unit conversion: once a row, not once a site
+
+    def cost(r: Endpoint) -> tuple[float, int, str]:
+        units = sum(cdus_n_plus_1(h, capacity[r.id]) for h in heats_w)
+        return units * r.price_usd, units, r.id
     if not any(heats_w):
-        return min(rows, key=lambda r: (r.price_usd / _capacity_w(r), r.id))
-    return min(rows, key=lambda r: (units(r) * r.price_usd, units(r), r.id))
+        return min(rows, key=lambda r: (r.price_usd / capacity[r.id], r.id))
+    return min(rows, key=cost)
 
 
 def _capacity_w(cdu: Endpoint) -> float:

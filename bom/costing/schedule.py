@@ -22,6 +22,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from typing_extensions import TypedDict
@@ -236,8 +237,9 @@ class SiteSchedule:
     arrivals: tuple[Arrival, ...] = ()   # every line the site takes, the last to arrive first
     target: dt.date | None = None        # the scenario's in_service, when it gives one
 
-    @property
+    @cached_property
     def gate(self) -> Arrival | None:
+        """The arrival that gates the site (:func:`gating`): read by its JSON, chain and the report's rows."""
         return gating(self.arrivals)
 
     @property

@@ -21,6 +21,7 @@ hangs on (:class:`Hang`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from typing_extensions import TypedDict
 
@@ -217,6 +218,11 @@ class PowerPlan:
 
     def ups(self) -> dict[str, tuple[int, float, float, float]]:
         """Each UPS: (rows hanging on it, normal W, failover W, rating W)."""
+        return dict(self._ups)
+
+    @cached_property
+    def _ups(self) -> dict[str, tuple[int, float, float, float]]:
+        # Summed once: every row side of every site, read by the JSON, the report, the summary and the workbook.
         out: dict[str, tuple[int, float, float, float]] = {}
         for h in self.hangs:
             rows, normal, failover, _ = out.get(h.ups, (0, 0.0, 0.0, 0.0))
