@@ -141,27 +141,6 @@ class Tags(NamedTuple):
     upper: object
 
 
-def _joined(items: Iterator[Item]) -> Iterator[Item]:
-    """The pairs with each run of consecutive pairs between the same two devices as one pair of their
-    links (a router's client links to one border leaf): the closed form adds a device's ports per run,
-    so one pair of ``n`` links counts as ``n`` pairs of one, with one route looked up."""
-    last: Pair | None = None
-    for item in items:
-        if last is not None:
-            if (isinstance(item, Pair) and item.lower == last.lower and item.upper == last.upper
-                    and item.many == last.many and item.spots == last.spots and item.run == last.run):
-                last = last._replace(links=last.links + item.links)
-                continue
-            yield last
-            last = None
-        if isinstance(item, Pair):
-            last = item
-        else:
-            yield item
-    if last is not None:
-        yield last
-
-
 class Link(NamedTuple):
     """The lookup's key for a hop: rate, the cage at each end, the lane rate."""
 
@@ -236,12 +215,15 @@ class HopContext(Generic[V]):
 class _Adder:
     """One site shape's pairs added to its two ends: each pair on the run between where its devices
     stand, a section's first copy for all its copies. A device's place and the run between two places
-    are looked up once per walk (a switch takes many pairs; many pairs join the same two racks)."""
+    are looked up once per walk (a switch takes many pairs; many pairs join the same two racks); a pair
+    goes straight into the two ends' device tables (:class:`~bom.topology.geometry.Profiles`: a device's
+    ports summed per run, so consecutive pairs of the same two devices need no joining first)."""
 
-    __slots__ = ("a", "b", "ctx", "runs", "sets", "spots")
+    __slots__ = ("a", "b", "ctx", "fp", "lo", "runs", "sets", "spots", "up")
 
     def __init__(self, ctx: HopContext[Any], a: Profiles, b: Profiles) -> None:
-        self.ctx, self.a, self.b = ctx, a, b
+        self.ctx, self.a, self.b, self.fp = ctx, a, b, ctx.fp
+        self.lo, self.up = a.devices, b.devices
         self.spots: dict[Dev, Spot] = {}
         self.runs: dict[tuple[Spot, Spot], Run] = {}
         self.sets: dict[tuple[str, tuple[int, ...]], dict[Spot, int]] = {}
@@ -260,23 +242,41 @@ class _Adder:
             out = self.sets[key] = by_spot(self.ctx.floor, role, devices)
         return out
 
-    def __call__(self, item: Item, copies: int) -> None:
-        if isinstance(item, Pair):
-            run = item.run
+    def pair(self, item: Pair, copies: int) -> None:
+        """:meth:`Profiles.add <bom.topology.geometry.Profiles.add>` of both ends, inline (a hop may have
+        a pair per device of a site)."""
+        lower, upper, links, _, _, _, _, spots, many, run = item
+        if run is None:
+            if spots is None:
+                known = self.spots
+                spots = (known.get(lower) or self.spot(lower), known.get(upper) or self.spot(upper))
+            run = self.runs.get(spots)
             if run is None:
-                spots = item.spots or (self.spot(item.lower), self.spot(item.upper))
-                run = self.runs.get(spots)
-                if run is None:
-                    run = self.runs[spots] = route(spots[0], spots[1], self.ctx.fp)
-            self.a.add(item.lower, run, item.links, copies * item.many)
-            self.b.add(item.upper, run, item.links * item.many, copies)
+                run = self.runs[spots] = route(spots[0], spots[1], self.fp)
+        d = self.lo.get(lower)
+        if d is None:
+            d = self.lo[lower] = [copies * many, {}]
+        runs = d[1]
+        runs[run] = runs.get(run, 0) + links
+        d = self.up.get(upper)
+        if d is None:
+            d = self.up[upper] = [copies, {}]
+        runs = d[1]
+        runs[run] = runs.get(run, 0) + links * many
+
+    def __call__(self, item: Item, copies: int) -> None:
+        if type(item) is Pair:
+            self.pair(item, copies)
         elif isinstance(item, Mesh):
             tags = item.tag if isinstance(item.tag, Tags) else (item.tag, item.tag)
-            between(self.ctx.fp, self.racks(item.lower_role, item.lower), self.racks(item.upper_role, item.upper),
+            between(self.fp, self.racks(item.lower_role, item.lower), self.racks(item.upper_role, item.upper),
                     item.per_pair, self.a, self.b, tags)
-        else:
-            for pair in item.make(0):
-                self(pair, copies * item.copies)
+        elif isinstance(item, Section):
+            pair = self.pair
+            for one in item.make(0):
+                pair(one, copies * item.copies)
+        else:   # a subclass of Pair
+            self.pair(item, copies)
 
 
 class Pattern(Generic[V]):
@@ -313,7 +313,7 @@ class Pattern(Generic[V]):
                 continue
             a, b = Profiles(), Profiles()
             add = _Adder(one, a, b)
-            for item in _joined(self.pairs(one)):
+            for item in self.pairs(one):
                 add(item, 1)
             lo += a.groups(sites)
             up += b.groups(sites)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from bom import names
@@ -177,7 +177,7 @@ class _Rack:
     placed: list[tuple[int, int, int, int, int, Feed, str, float]] = field(default_factory=list)
     short: list[tuple[int, int]] = field(default_factory=list)
     #: :meth:`banks` by (feed, outlet type).
-    open: dict[tuple[Feed, str], list[tuple[int, int, list[int]]]] = field(default_factory=dict)
+    open: dict[tuple[Feed, str], list[tuple[int, int, list[int], tuple[int, int]]]] = field(default_factory=dict)
 
     def whip(self, slot: int, nth: int) -> None:
         """A power shelf's whip on a PDU circuit of its feed that nothing else takes."""
@@ -189,12 +189,13 @@ class _Rack:
                 return
         self.short.append((slot, 0))
 
-    def banks(self, feed: Feed, kind: str) -> list[tuple[int, int, list[int]]]:
-        """(PDU, bank, its free outlets of ``kind``) on ``feed``'s PDUs that no whip takes, in PDU and bank
-        order (the cords come after the whips: rack_plan)."""
+    def banks(self, feed: Feed, kind: str) -> list[tuple[int, int, list[int], tuple[int, int]]]:
+        """(PDU, bank, its free outlets of ``kind``, its (PDU, phase)) on ``feed``'s PDUs that no whip takes, in
+        PDU and bank order (the cords come after the whips: rack_plan)."""
         found = self.open.get((feed, kind))
         if found is None:
-            found = self.open[feed, kind] = [(i, b, free[kind]) for i, p in enumerate(self.pdus)
+            phases = self.parts.pdu.phases
+            found = self.open[feed, kind] = [(i, b, free[kind], (i, b % phases)) for i, p in enumerate(self.pdus)
                                              if p.feed == feed and not p.whip
                                              for b, free in enumerate(p.free) if kind in free]
         return found
@@ -203,17 +204,20 @@ class _Rack:
         feed = FEEDS[supply % len(FEEDS)]
         kind = OUTLET_FOR[inlet]
         o = self.parts.pdu
-        phases, phase_load, bank_load = o.phases, self.phase_load, self.bank_load
-        best: tuple[float, float, int, int] | None = None
-        for i, b, left in self.banks(feed, kind):
+        phase_load, bank_load = self.phase_load, self.bank_load
+        # The least (phase load, bank load, PDU, bank): the banks come in (PDU, bank) order, so the first
+        # bank of the least two loads is it.
+        best: tuple[int, int] | None = None
+        least_p = least_b = 0.0
+        for i, b, left, ph in self.banks(feed, kind):
             if left:
-                key = (phase_load[i, b % phases], bank_load[i, b], i, b)
-                if best is None or key < best:
-                    best = key
+                p = phase_load[ph]
+                if best is None or p < least_p or (p == least_p and bank_load[i, b] < least_b):
+                    best, least_p, least_b = (i, b), p, bank_load[i, b]
         if best is None:
             self.short.append((slot, supply))
             return
-        _, _, i, b = best
+        i, b = best
         outlet = self.pdus[i].free[b][kind].pop(0)
         self.phase_load[i, b % o.phases] += load_w
         self.bank_load[i, b] += load_w
@@ -346,23 +350,34 @@ def pdus_needed(lay: Layout, parts: Parts) -> int:
 # --- the closed form --------------------------------------------------------------------------
 
 class Plans:
-    """Each rack layout's plan, made once (layouts are frozen and equal racks share them)."""
+    """Each rack layout's plan, made once per power shape: layouts whose slots draw alike (the shared
+    racks' mixes of spines, cores and leaves of one switch row) have one plan (:func:`shape_of`)."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
-        self._by: dict[Layout, RackPower] = {}
-        #: By the layout object first: hashing a layout hashes every slot (racks of a section share one).
+        self._by: dict[tuple[object, ...], RackPower] = {}
+        #: By the layout object first: racks of a section share one.
         self._ids: dict[int, tuple[Layout, RackPower]] = {}
 
     def __call__(self, lay: Layout) -> RackPower:
         hit = self._ids.get(id(lay))
         if hit is not None:
             return hit[1]
-        p = self._by.get(lay)
+        key = shape_of(lay, self.parts)
+        p = self._by.get(key)
         if p is None:
-            p = self._by[lay] = rack_plan(lay, self.parts)
+            p = self._by[key] = rack_plan(lay, self.parts)
         self._ids[id(lay)] = (lay, p)   # the layout kept, so its id is not reused
         return p
+
+
+def shape_of(lay: Layout, parts: Parts) -> tuple[object, ...]:
+    """What :func:`rack_plan` reads of a layout: the rack's height, and per slot whether it is a PDU, the
+    device's supplies (the catalog's object, by identity), its power and its U. Two layouts of one shape
+    have one plan (the plan names slots by number, never by role)."""
+    supplies = parts.supplies
+    return (lay.rack.u_budget, tuple([(item.role == Layer.PDU, id(supplies(item)), item.power_w, u)
+                                      for item, u in lay.slots]))
 
 
 def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds) -> PowerPlan:
@@ -370,11 +385,19 @@ def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds
     each row side's load (work per rack: a row's racks are few)."""
     parts = parts_of(catalog, pdu_id)
     plans = Plans(parts)
-    groups: dict[Layout, int] = Counter()
+    # Counted by layout object first (a section's alike racks share one; hashing a layout hashes its every
+    # slot), then equal layouts merged in the order first seen.
+    by_id: dict[int, list] = {}
     for sites, sec in placement.all_sections():
         for lay in sec.layouts:
-            if any(item.role == Layer.PDU for item, _ in lay.slots):
-                groups[lay] += sites * sec.copies
+            hit = by_id.get(id(lay))
+            if hit is None:
+                hit = by_id[id(lay)] = [lay, 0, any(item.role == Layer.PDU for item, _ in lay.slots)]
+            hit[1] += sites * sec.copies
+    groups: dict[Layout, int] = Counter()
+    for lay, racks, powered in by_id.values():
+        if powered:
+            groups[lay] += racks
     cords: Counter[tuple[str, str, float]] = Counter()
     out = []
     for lay, racks in groups.items():
@@ -418,8 +441,20 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
             loads.update((k, list(v)) for k, v in common.items())
             add(loads, placement.site_rack_rows(site, shape, own=True))
             out.update(((site, row, feed), acc) for (row, feed), acc in loads.items())
-    return tuple(Hang(site, row, int(n), feed, f"{names.site(site)}-ups-{feed}", normal, failover, rating)
+    ups = {(site, feed): f"{names.site(site)}-ups-{feed}" for site, _, feed in out}
+    return tuple(_hang((site, row, int(n), feed, ups[site, feed], normal, failover, rating))
                  for (site, row, feed), (n, normal, failover) in sorted(out.items()))
+
+
+_HANG_FIELDS = tuple(f.name for f in fields(Hang))
+
+
+def _hang(values: tuple[object, ...]) -> Hang:
+    """A :class:`Hang` of its fields' values in order. A frozen dataclass's ``__init__`` sets each field
+    through ``object.__setattr__``; a site's every row side is one (3,780 at a million GPUs on ten sites)."""
+    h = object.__new__(Hang)
+    h.__dict__.update(zip(_HANG_FIELDS, values, strict=True))
+    return h
 
 
 # --- the pattern --------------------------------------------------------------------------------

@@ -245,6 +245,7 @@ def _settle_oob(design: Design, placement: Placement, spec: FabricSpec, leaf: Sw
     # Management switches add racks only rarely (and racks add PDUs), and their uplinks add in-band
     # leaf ports (and so perhaps in-band leaves to manage): settle in a few rounds.
     seen: tuple[int, ...] = ()
+    last: tuple[Fabric | None, Fabric | None] | None = None
     for _ in range(SETTLE_ROUNDS):
         oob = build_oob(spec, design, placement, media, leaf, spine)
         design = design.with_fabric(oob)
@@ -253,6 +254,12 @@ def _settle_oob(design: Design, placement: Placement, spec: FabricSpec, leaf: Sw
             design = design.with_fabric(build_pooled(FabricRole.INBAND, ib_spec, design, media, ib_leaf, ib_spine,
                                                      oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves),
                                                      border=borders.get(FabricRole.INBAND)))
+        now = (oob, design.fabrics.get(FabricRole.INBAND))
+        if now == last:
+            # The round changed nothing the placement reads (only these two fabrics change between rounds):
+            # the last placement is this design's, and the counts have settled.
+            return design, placement
+        last = now
         placement = place(design, catalog)
         inband = design.fabrics.get(FabricRole.INBAND)
         state = (oob.leaves, inband.switches(Layer.LEAF) if inband is not None else 0)

@@ -45,13 +45,15 @@ def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple
     out: list[Layout] = []
     # Racks alike share one layout object (the shared racks repeat a few mixes of devices): what reads a
     # layout's devices (its PDUs, its power plan, its roles) does so once per object.
-    made: dict[tuple[tuple[Item, int], ...], Layout] = {}
+    # Keyed by the items' objects (each listed item is one object, kept alive by the layouts made): hashing
+    # an item hashes its every field in Python, and a rack holds dozens.
+    made: dict[tuple[tuple[int, int], ...], Layout] = {}
 
     def close(slots: list[tuple[Item, int]]) -> Layout:
-        key = tuple(slots)
+        key = tuple([(id(item), u) for item, u in slots])
         lay = made.get(key)
         if lay is None:
-            lay = made[key] = Layout(kind, rack, key)
+            lay = made[key] = Layout(kind, rack, tuple(slots))
         return lay
 
     slots = _empty(kind, rack)

@@ -175,3 +175,23 @@ def test_the_row_sides_are_every_rack_summed_in_row_order(name, models, catalog)
                 acc[0], acc[1], acc[2] = acc[0] + 1, acc[1] + f.normal_w, acc[2] + f.failover_w
     got = {(h.site, h.row, h.feed): [h.racks, h.normal_w, h.failover_w] for h in model.power.hangs}
     assert got == {k: want[k] for k in sorted(want)} and len(got) > 1
+
+
+def test_layouts_of_one_power_shape_share_a_plan_equal_to_their_own(catalog) -> None:
+    """``Plans`` plans a power shape once (``shape_of``: the rack's height and per slot whether a PDU, the
+    supplies, the power and the U): a layout of other devices that draw alike (a spine's rack and a
+    core's of one switch row) gets the same plan, equal to the rule's own plan of it; a layout whose
+    device draws otherwise, or stands at another U, gets its own."""
+    parts = parts_of(catalog, "pdu-3ph-60a")
+    pdu = Item(Layer.PDU, "pdu-3ph-60a", 0, 10.0, None)
+    rack = RackType("legrand-nvidpd13", 48, 40_000.0)
+
+    def lay(role: str, watts: float = 1176.0, u: int = 1) -> Layout:
+        sw = Item(role, "qm9700", 1, watts, "compute")
+        return Layout(RackKind.NETWORK, rack, ((pdu, 0), (pdu, 0), (sw, u), (sw, u + 1)))
+
+    spine, core, hot, high = lay(Layer.SPINE), lay(Layer.CORE), lay(Layer.SPINE, 1300.0), lay(Layer.SPINE, u=5)
+    plans = Plans(parts)
+    assert plans(core) is plans(spine) and plans(core) == rack_plan(core, parts) == rack_plan(spine, parts)
+    for other in (hot, high):
+        assert plans(other) is not plans(spine) and plans(other) == rack_plan(other, parts) != plans(spine)
