@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 from bom.errors import LimitError
 from bom.model.records import PlanRow
 from bom.roles import Tier
-from bom.topology.geometry import Profiles, between, by_spot, route
+from bom.topology.geometry import Profiles, by_spot, route
 from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
@@ -236,6 +236,8 @@ class _Adder:
 
     def racks(self, role: str, devices: Sequence[int]) -> dict[Spot, int]:
         """A mesh end's devices by rack (a core group meets spine ``s`` of every pod: the same set)."""
+        if len(devices) == 1:   # a spine of a pod to its core group: a set of its own
+            return {self.ctx.floor.spots(role)[devices[0]]: 1}
         key = (role, tuple(devices))
         out = self.sets.get(key)
         if out is None:
@@ -264,13 +266,33 @@ class _Adder:
         runs = d[1]
         runs[run] = runs.get(run, 0) + links * many
 
+    def mesh(self, item: Mesh) -> None:
+        """:func:`~bom.topology.geometry.between`, with the walk's runs and both ends' tables inline."""
+        tag = item.tag
+        lo_tag, up_tag = tag if isinstance(tag, Tags) else (tag, tag)
+        per, lo, up, runs = item.per_pair, self.lo, self.up, self.runs
+        b_spots = self.racks(item.upper_role, item.upper)
+        for a, na in self.racks(item.lower_role, item.lower).items():
+            for b, nb in b_spots.items():
+                run = runs.get((a, b))
+                if run is None:
+                    run = runs[a, b] = route(a, b, self.fp)
+                d = lo.get((lo_tag, a))
+                if d is None:
+                    d = lo[lo_tag, a] = [na, {}]
+                r = d[1]
+                r[run] = r.get(run, 0) + nb * per
+                d = up.get((up_tag, b))
+                if d is None:
+                    d = up[up_tag, b] = [nb, {}]
+                r = d[1]
+                r[run] = r.get(run, 0) + na * per
+
     def __call__(self, item: Item, copies: int) -> None:
         if type(item) is Pair:
             self.pair(item, copies)
         elif isinstance(item, Mesh):
-            tags = item.tag if isinstance(item.tag, Tags) else (item.tag, item.tag)
-            between(self.fp, self.racks(item.lower_role, item.lower), self.racks(item.upper_role, item.upper),
-                    item.per_pair, self.a, self.b, tags)
+            self.mesh(item)
         elif isinstance(item, Section):
             pair = self.pair
             for one in item.make(0):

@@ -254,15 +254,13 @@ def _settle_oob(design: Design, placement: Placement, spec: FabricSpec, leaf: Sw
             design = design.with_fabric(build_pooled(FabricRole.INBAND, ib_spec, design, media, ib_leaf, ib_spine,
                                                      oob_uplinks=(oob.uplink_ports(leaf), oob.site_leaves),
                                                      border=borders.get(FabricRole.INBAND)))
-        now = (oob, design.fabrics.get(FabricRole.INBAND))
-        if now == last:
-            # The round changed nothing the placement reads (only these two fabrics change between rounds):
-            # the last placement is this design's, and the counts have settled.
-            return design, placement
-        last = now
-        placement = place(design, catalog)
         inband = design.fabrics.get(FabricRole.INBAND)
         state = (oob.leaves, inband.switches(Layer.LEAF) if inband is not None else 0)
+        if (oob, inband) == last and state == seen:
+            # The round changed neither fabric a round changes: the last placement is this design's.
+            return design, placement
+        last = (oob, inband)
+        placement = place(design, catalog)
         if state == seen:
             return design, placement
         seen = state

@@ -9,9 +9,9 @@ from bom.inputs.yamlio import load_text
 from bom.pipeline import model as stages
 
 CASES = {
-    # The management switches' own spines, every fabric (the build's bench scenario at 30,240 GPUs: three rounds).
-    "spines": "platform: gb300-nvl72\nfabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: spine}}\n"
-              "gpus: 30240\n",
+    # The management switches' own spines, every fabric (the build's bench at 30,240 GPUs: three rounds).
+    "spines": "platform: gb300-nvl72\ngpus: 30240\n"
+              "fabrics: {compute: {switch: q3400}, storage: {}, inband: {}, oob: {uplinks: spine}}\n",
     # The management switches' uplinks into the in-band leaves (the in-band fabric rebuilt each round; two rounds).
     "inband": "platform: dgx-h100\nnodes: 64\nfabrics: {compute: {}, storage: {}, inband: {}, oob: {}}\n",
 }
