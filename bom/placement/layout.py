@@ -105,9 +105,12 @@ def _outlets(catalog: Catalog, pdu_id: str) -> Callable[[Section], Section]:
     (:func:`bom.links.power.pdus_needed`), where that is more than their power budget needs."""
     parts = parts_of(catalog, pdu_id)
 
+    # By layout object, over every section of the placement: racks an item fills alone share one, and so
+    # do the sites whose own racks hold alike (:func:`_own_sections`).
+    done: dict[int, Layout] = {}
+
     def fit(sec: Section) -> Section:
         layouts = []
-        done: dict[int, Layout] = {}   # by layout object: racks an item fills alone share one
         for lay in sec.layouts:
             fitted = done.get(id(lay))
             if fitted is None:
@@ -141,6 +144,7 @@ def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Sect
         b = switch_item(catalog, dci.border.switch.id, OWN_BORDER_ROLE, FabricRole.DCI)
         border = Item(b.role, b.catalog_id, b.height, b.power_w, FabricRole.DCI, managed=False)
     out: list[Section | None] = []
+    made: dict[tuple[tuple[Item, int], ...], Section] = {}   # sites whose own racks hold alike share one packing
     for site in range(1, dci.sites + 1):
         items = [(router, dci.site_routers(site))]
         if border is not None:
@@ -151,8 +155,10 @@ def _own_sections(design: Design, catalog: Catalog, rack: RackType) -> list[Sect
             if part is not None and n:
                 items.append((Item(role, part.id, part.rack_units, magnitude(part.power, "power"), FabricRole.DCI,
                                    managed=False), n))
-        items = [(i, n) for i, n in items if n]
-        out.append(Section(1, pack(RackKind.NETWORK, rack, items)) if items else None)
+        key = tuple((i, n) for i, n in items if n)
+        if key and key not in made:
+            made[key] = Section(1, pack(RackKind.NETWORK, rack, list(key)))
+        out.append(made[key] if key else None)
     return out
 
 
