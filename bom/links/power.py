@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bom import names
 from bom.catalog.rows import OUTLET_FOR, Dwdm, Endpoint, Platform, PowerCord, Supplies, Switch
@@ -271,8 +271,8 @@ def _finish(lay: Layout, parts: Parts, st: _Rack, specs: list[Supplies | None], 
         cord = parts.cords[inlet]
         pn, sold = _sold(cord, need)
         phase = -1 if inlet == WHIP else bank % o.phases
-        cords.append(Cord(pdu, outlet, bank, phase, feed, slot, supply, cord.id, cord.kind, pn, need, sold, load,
-                          failover))
+        cords.append(_record(Cord, (pdu, outlet, bank, phase, feed, slot, supply, cord.id, cord.kind, pn, need, sold,
+                                    load, failover)))
     down = _down(specs, by_device, shelves, shelves_on, busbar_w)
     return _loads(tuple(cords), lay, parts, st, specs, by_device, unknown, down)
 
@@ -316,9 +316,9 @@ def _loads(cords: tuple[Cord, ...], lay: Layout, parts: Parts, st: _Rack, specs:
             bank[c.pdu, c.bank][0] += c.load_w
             bank[c.pdu, c.bank][1] += c.failover_w
     n = len(st.pdus)
-    phases = tuple(Load(i, -1, ph, st.pdus[i].feed, phase[i, ph][0], phase[i, ph][1], phase_rating)
+    phases = tuple(_record(Load, (i, -1, ph, st.pdus[i].feed, phase[i, ph][0], phase[i, ph][1], phase_rating))
                    for i in range(n) for ph in range(o.phases))
-    banks = tuple(Load(i, b, b % o.phases, st.pdus[i].feed, bank[i, b][0], bank[i, b][1], bank_rating)
+    banks = tuple(_record(Load, (i, b, b % o.phases, st.pdus[i].feed, bank[i, b][0], bank[i, b][1], bank_rating))
                   for i in range(n) for b in range(o.banks) if (i, b) in bank)
     pdus = tuple(Load(i, -1, -1, st.pdus[i].feed, sum(phase[i, ph][0] for ph in range(o.phases)),
                       sum(phase[i, ph][1] for ph in range(o.phases)), phase_rating * o.phases) for i in range(n))
@@ -442,19 +442,22 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
             add(loads, placement.site_rack_rows(site, shape, own=True))
             out.update(((site, row, feed), acc) for (row, feed), acc in loads.items())
     ups = {(site, feed): f"{names.site(site)}-ups-{feed}" for site, _, feed in out}
-    return tuple(_hang((site, row, int(n), feed, ups[site, feed], normal, failover, rating))
+    return tuple(_record(Hang, (site, row, int(n), feed, ups[site, feed], normal, failover, rating))
                  for (site, row, feed), (n, normal, failover) in sorted(out.items()))
 
 
-_HANG_FIELDS = tuple(f.name for f in fields(Hang))
+R = TypeVar("R", Hang, Cord, Load)
+#: Each record's field names, in order.
+_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (Hang, Cord, Load)}
 
 
-def _hang(values: tuple[object, ...]) -> Hang:
-    """A :class:`Hang` of its fields' values in order. A frozen dataclass's ``__init__`` sets each field
-    through ``object.__setattr__``; a site's every row side is one (3,780 at a million GPUs on ten sites)."""
-    h = object.__new__(Hang)
-    h.__dict__.update(zip(_HANG_FIELDS, values, strict=True))
-    return h
+def _record(cls: type[R], values: tuple[object, ...]) -> R:
+    """A frozen record of its fields' values in order, equal to ``cls(*values)``. A frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; the power plan makes many (3,780 row sides at a
+    million GPUs on ten sites, a cord per supply and a load per phase, bank, PDU and feed of every rack plan)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(zip(_FIELDS[cls], values, strict=True))
+    return obj
 
 
 # --- the pattern --------------------------------------------------------------------------------
