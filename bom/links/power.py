@@ -1,8 +1,9 @@
 """The power plan's hop: a PDU outlet to a device supply (hop ``pdu-supply``), one pattern.
 
 One rule, :func:`rack_plan`, says how a rack layout's devices take their power, and both consumers
-read it: the closed form (:func:`power_plan`: every layout's plan once, times the racks that have it)
-and the cable plan (:meth:`PduSupply.rows`: every rack of a site, a row per cord).
+read it: the closed form (:func:`power_plan`: every layout's plan once, times the racks that have it;
+layouts whose slots draw alike share one, :class:`Plans`) and the cable plan (:meth:`PduSupply.rows`: every
+rack of a site, a row per cord).
 
 The rule, in order:
 
