@@ -9,6 +9,7 @@ Run: python3 -m benchmarks.bench_workbook [--runs 7] [--table]
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 from typing import Any
 
@@ -57,10 +58,12 @@ def _timed_sheets(r: Any) -> tuple[Any, dict[str, float], dict[str, float]]:
     for name in SHEETS:
         setattr(xlsx, name, timed(name))
     sheet_writer.WorksheetWriter.write = write
+    gc.disable()   # as write_xlsx runs
     try:
         wb = xlsx.workbook(r)
         xlsx.to_bytes(wb, r.name, r.document_date)
     finally:
+        gc.enable()
         for name in SHEETS:
             setattr(xlsx, name, own[name])
         sheet_writer.WorksheetWriter.write = own_write
@@ -72,7 +75,9 @@ def table(label: str, r: Any) -> None:
     wb, made, saved = _timed_sheets(r)
     print(f"{label}: {'sheet':16} {'cells':>7} {'styled':>7} {'make s':>7} {'save s':>7}")
     for ws in wb.worksheets:
-        styled = sum(1 for c in ws._cells.values() if c.has_style)
+        # a record (put_cell's value, type, style) or an openpyxl Cell
+        styled = sum(1 for c in ws._cells.values()
+                     if (c[2] is not None and any(c[2]) if type(c) is tuple else c.has_style))
         print(f"{'':{len(label) + 2}}{ws.title:16} {len(ws._cells):7,} {styled:7,} {made.get(ws.title, 0):7.3f} "
               f"{saved.get(ws.title, 0):7.3f}")
 

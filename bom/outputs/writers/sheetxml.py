@@ -7,10 +7,16 @@ cell, most of a large BOM workbook's save (the million-GPU campus's 20,000 cells
 f-string per cell for the cells a BOM workbook holds (numbers, booleans, text, our formulas, empty
 styled cells) and hands every other cell (dates, rich text, array formulas, hyperlinks, errors) to
 openpyxl's writer. ``tests/outputs/writers/test_sheetxml.py`` holds the two byte-identical.
+
+A sheet's cells are also held as records (:class:`Cells`): ``put_cell`` stores a value, its data type and its
+style array as a tuple, not an openpyxl ``Cell`` (an object per cell, about 1 us to make and as much to read
+back while writing); whoever asks openpyxl for the cell (``ws.cell``, ``ws["A1"]``, a merge) gets a ``Cell``
+made from the record then, and :func:`_write_rows` writes the records that are left as text.
 """
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,14 +24,72 @@ from typing import Any
 from xml.etree.ElementTree import _escape_attrib  # type: ignore[attr-defined]  # et_xmlfile's own escaping
 
 import openpyxl.worksheet._writer as sheet_writer  # the module whose per-cell writer is swapped
+from openpyxl.cell.cell import Cell
 from openpyxl.compat import safe_string
+from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.utils import get_column_letter
+from openpyxl.writer.excel import ExcelWriter
 
 #: openpyxl's own per-cell writer, for the cells :func:`_write_cell` leaves to it.
 _OWN = sheet_writer.write_cell
 #: openpyxl's own writer of a sheet's rows (``<sheetData>``), for a sheet with comments.
 _OWN_ROWS = sheet_writer.WorksheetWriter.write_rows
+#: openpyxl's own writer of a sheet into the package (through a temporary file).
+_OWN_SHEET = ExcelWriter.write_worksheet
 _INFINITIES = (math.inf, -math.inf)
+#: A record's ``t`` attribute by its data type, as openpyxl writes it (a formula has none).
+_TYPE_ATTR = {"s": ' t="inlineStr"', "n": ' t="n"', "f": "", "b": ' t="b"'}
+
+
+class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
+    """A sheet's ``_cells`` holding records beside openpyxl's cells: ``(value, data type, style array or
+    None)``, the value as openpyxl's setter stores it, the style array shared (never changed in place).
+
+    A lookup through ``[]`` or ``get`` (openpyxl's ``_get_cell``, a merge's corner) turns the record into
+    the ``Cell`` openpyxl would hold (its style array copied) and keeps that; ``in``, ``len`` and the keys
+    (a sheet's dimensions) see both alike. Only :func:`_write_rows` reads the values raw."""
+
+    __slots__ = ("ws",)
+
+    def __init__(self, ws: Any, cells: dict[tuple[int, int], Any]) -> None:
+        super().__init__(cells)
+        self.ws = ws
+
+    def __getitem__(self, key: tuple[int, int]) -> Any:
+        got = dict.__getitem__(self, key)
+        return self._cell(key, got) if type(got) is tuple else got
+
+    def get(self, key: tuple[int, int], default: Any = None) -> Any:
+        got = dict.get(self, key, default)
+        return self._cell(key, got) if type(got) is tuple else got
+
+    def _cell(self, key: tuple[int, int], record: tuple[Any, str, Any]) -> Cell:
+        value, kind, style = record
+        cell = Cell(self.ws, key[0], key[1], style_array=style)
+        cell._value, cell.data_type = value, kind
+        dict.__setitem__(self, key, cell)
+        return cell
+
+    def as_cells(self) -> None:
+        """Every record made a ``Cell`` (for openpyxl's own writer)."""
+        for key, got in list(self.items()):
+            if type(got) is tuple:
+                self._cell(key, got)
+
+
+def records(ws: Any) -> Cells:
+    """``ws``'s cells as :class:`Cells` (made so once, with the cells it holds)."""
+    cells = ws._cells
+    if type(cells) is not Cells:
+        cells = ws._cells = Cells(ws, cells)
+    return cells
+
+
+def as_cells(wb: Any) -> None:
+    """Every sheet's records made openpyxl cells: a workbook openpyxl's own writer can save."""
+    for ws in wb.worksheets:
+        if type(ws._cells) is Cells:
+            ws._cells.as_cells()
 
 
 def _escape(text: str) -> str:
@@ -112,43 +176,120 @@ def _write_rows(writer: Any) -> None:
     and end tag and its cells written once as a string, not one element-tree call per row and per cell
     (a cell :func:`cell_xml` leaves to openpyxl is written by openpyxl's writer in its place)."""
     ws = writer.ws
-    if any(cell._comment is not None for cell in ws._cells.values()):
+    cells = ws._cells
+    if any(type(cell) is not tuple and cell._comment is not None for cell in cells.values()):
+        if type(cells) is Cells:
+            cells.as_cells()
         _OWN_ROWS(writer)   # the comments are collected while the rows are written
         return
     xf = writer.xf.send(True)
-    dims, out = ws.row_dimensions, ["<sheetData>"]
+    out = ["<sheetData>"]
+    items = sorted(cells.items())   # by row, then column (keys are distinct: the values are not compared)
+    dims = ws.row_dimensions
+    # rows with a dimension and no cells are written empty, in their place (openpyxl's ``rows``)
+    bare = sorted(dims.keys() - {key[0] for key, _ in items}, reverse=True)
     ids = ws.parent._cell_styles   # each style's id, in the order the cells are written: openpyxl's style_id
-    for row_idx, row in writer.rows():
-        out.append(_row_start(row_idx, dims))
-        for cell in row:
-            style = cell._style
-            styled = style is not None and any(style)
-            if cell._value is None and not styled:
-                continue
-            kind = cell.data_type
-            xml = None
-            if kind in "snbf" and cell._hyperlink is None:
-                xml = _xml(cell, kind, ids.add(style) if styled else None)
-            if xml is None:
-                xf._file("".join(out))
-                out.clear()
-                _OWN(xf, ws, cell, styled)
+    attrs: dict[tuple[int, str], str | None] = {}   # a record's attributes after r, per style array and type
+    # a record's element after its attributes, per type and value (a BOM row's formulas, a unit, a category
+    # come back in every row)
+    bodies: dict[str, dict[Any, str]] = {kind: {} for kind in _TYPE_ATTR}
+    current = 0
+    for (row, col), cell in items:
+        if row != current:
+            if current:
+                out.append("</row>")
+            while bare and bare[-1] < row:
+                out.append(_row_start(bare.pop(), dims) + "</row>")
+            out.append(_row_start(row, dims) if row in dims else f'<row r="{row}">')
+            current = row
+        if type(cell) is tuple:
+            value, kind, style = cell
+            key = (id(style), kind)
+            tail = attrs.get(key, "")
+            if tail == "":
+                tail = attrs[key] = _attrs(ids, style, kind)
+            if tail is None:   # not styled: written when it has a value, without s
+                if value is None:
+                    continue
+                tail = _TYPE_ATTR[kind]
+            if value:   # not 0: -0.0 equals 0 as a key and is written "-0"
+                seen = bodies[kind]
+                body = seen.get(value)
+                if body is None:
+                    body = seen[value] = _body(value, kind)
             else:
-                out.append(xml)
+                body = _body(value, kind)
+            out.append(f'<c r="{get_column_letter(col)}{row}"{tail}{body}')
+            continue
+        style = cell._style
+        styled = style is not None and any(style)
+        if cell._value is None and not styled:
+            continue
+        kind = cell.data_type
+        xml = None
+        if kind in "snbf" and cell._hyperlink is None:
+            xml = _xml(cell, kind, ids.add(style) if styled else None)
+        if xml is None:
+            xf._file("".join(out))
+            out.clear()
+            _OWN(xf, ws, cell, styled)
+        else:
+            out.append(xml)
+    if current:
         out.append("</row>")
+    while bare:
+        out.append(_row_start(bare.pop(), dims) + "</row>")
     out.append("</sheetData>")
     xf._file("".join(out))
     writer.xf.send(None)   # control back to the sheet's writer
 
 
+def _attrs(ids: Any, style: Any, kind: str) -> str | None:
+    """A styled record's attributes after ``r`` (its style's id, its type), None for a record not styled."""
+    if style is None or not any(style):
+        return None
+    return f' s="{ids.add(style)}"{_TYPE_ATTR[kind]}'
+
+
+def _body(value: Any, kind: str) -> str:
+    """A record's ``<c>`` element after its attributes, as :func:`_xml` writes a cell's."""
+    if value is None or value == "":
+        return " />"
+    if kind == "s":
+        return f">{_text(value)}</c>"
+    if kind == "f":
+        return f"><f>{_escape(value[1:])}</f><v /></c>"
+    text = _number(value)
+    return f"><v>{text}</v></c>" if text else "><v /></c>"
+
+
+def _write_worksheet(self: Any, ws: Any) -> None:
+    """``ExcelWriter.write_worksheet`` with the sheet's XML held in memory, not written to a temporary file,
+    read back into the package and removed (a file's creation and removal cost more than its bytes)."""
+    if self.workbook.write_only:
+        _OWN_SHEET(self, ws)
+        return
+    ws._drawing = SpreadsheetDrawing()
+    ws._drawing.charts = ws._charts
+    ws._drawing.images = ws._images
+    out = io.BytesIO()
+    writer = sheet_writer.WorksheetWriter(ws, out)
+    writer.write()
+    ws._rels = writer._rels
+    self._archive.writestr(ws.path[1:], out.getvalue())
+    self.manifest.append(ws)
+
+
 @contextmanager
 def fast_cells() -> Iterator[None]:
     """openpyxl's worksheets saved inside this block write their rows and cells as text (:func:`_write_rows`,
-    :func:`cell_xml`)."""
+    :func:`cell_xml`), each into memory (:func:`_write_worksheet`)."""
     sheet_writer.write_cell = _write_cell
     sheet_writer.WorksheetWriter.write_rows = _write_rows
+    ExcelWriter.write_worksheet = _write_worksheet
     try:
         yield
     finally:
         sheet_writer.write_cell = _OWN
         sheet_writer.WorksheetWriter.write_rows = _OWN_ROWS
+        ExcelWriter.write_worksheet = _OWN_SHEET

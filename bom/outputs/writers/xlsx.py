@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
@@ -55,7 +55,7 @@ from bom.outputs.writers.common import (
     range_source,
     reproducible_zip,
 )
-from bom.outputs.writers.sheetxml import fast_cells
+from bom.outputs.writers.sheetxml import Cells, fast_cells, records
 from bom.roles import TIERS as LINK_TIERS
 from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
@@ -142,16 +142,61 @@ def _styles(wb: Workbook) -> _Styles:
 
 
 def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, *,
-             align: Alignment | None = None, font: Font | None = None, fill: PatternFill | None = None) -> Cell:
+             align: Alignment | None = None, font: Font | None = None, fill: PatternFill | None = None) -> None:
     """Write ``value``: a :class:`Formula` as a formula, every other text as text, never a formula; with the
-    number format, alignment, font and fill given (the cell's style, once per distinct combination)."""
-    cell = ws._cells.get((row, col))
-    if cell is None:   # openpyxl's _get_cell and _add_cell, without their calls
-        if not 0 < row < 1048577 or col < 1:
-            ws.cell(row=row, column=col)   # raises openpyxl's own error
-        cell = ws._cells[(row, col)] = Cell(ws, row, col)
-        if row > ws._current_row:
-            ws._current_row = row
+    number format, alignment, font and fill given (the cell's style, once per distinct combination).
+
+    A new cell of text, a number, a formula or nothing is stored as a record (``sheetxml.Cells``: its value,
+    type and shared style array), not an openpyxl ``Cell``; any other value, or a cell already there, goes
+    through :func:`_put_on_cell`."""
+    cells = ws._cells
+    if type(cells) is not Cells:
+        cells = records(ws)
+    key = (row, col)
+    quote = False
+    kind = ""
+    t = type(value)
+    if t is str or (t is not Formula and isinstance(value, str)):
+        # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
+        # capped it (the setter's own check was a regular expression over every text cell); a string cell even
+        # when it starts with "=", quoted so that it stays text when someone edits it in Excel.
+        text, quote = _text_of(value)
+        kind = "s"
+    elif isinstance(value, Formula):
+        text = "=" + value
+        if 1 < len(text) <= CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(text):
+            kind = "f"
+    elif t is int or t is float or value is None:   # not bool, not a subclass: the setter's number cell
+        text, kind = value, "n"
+    if not kind or key in cells or not 0 < row < 1048577 or col < 1:
+        _put_on_cell(ws, row, col, value, fmt, align, font, fill)
+        return
+    style = None
+    if quote or fmt or align is not None or font is not None or fill is not None:
+        wb = ws._parent
+        styles = getattr(wb, _STYLES, None) or _styles(wb)
+        got = styles.arrays.get((fmt, quote, id(align), id(font), id(fill)))
+        style = got[0] if got is not None else styles.array(wb, fmt, quote, align, font, fill)
+    cells[key] = (text, kind, style)
+    if row > ws._current_row:   # what openpyxl's _add_cell keeps
+        ws._current_row = row
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_of(value: str) -> tuple[str, bool]:
+    """A text cell's text and whether it takes the quote prefix, once per distinct text (a category, a unit,
+    a source come back in every line)."""
+    text = cell_text(value)
+    return text, is_formula_like(text)
+
+
+def _put_on_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None, align: Alignment | None,
+                 font: Font | None, fill: PatternFill | None) -> None:
+    """:func:`put_cell` on an openpyxl ``Cell``: a date, a bool, a formula openpyxl refuses, a cell written
+    or styled before."""
+    if not 0 < row < 1048577 or col < 1:
+        ws.cell(row=row, column=col)   # raises openpyxl's own error
+    cell = ws.cell(row=row, column=col)
     quote = False
     if isinstance(value, Formula):
         text = "=" + value
@@ -160,13 +205,10 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         else:
             cell.value = text
     elif isinstance(value, str):
-        text = cell_text(value)
-        # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
-        # capped it (the setter's own check was a regular expression over every text cell).
+        text, quote = _text_of(value)
         cell._value = text
-        cell.data_type = "s"      # a string cell even when it starts with "="
-        quote = is_formula_like(text)   # and stays text when someone edits it in Excel
-    elif type(value) in (int, float):   # not bool, not a subclass: what the setter makes a number cell
+        cell.data_type = "s"
+    elif type(value) in (int, float):
         cell._value, cell.data_type = value, "n"
     else:
         cell.value = value
@@ -181,7 +223,6 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
                                   (_FONT, font is not None), (_FILL, fill is not None)):
                 if wanted:
                     style[field] = given[field]
-    return cell
 
 
 #: Fields of openpyxl's style array (``StyleArray``: fontId, fillId, borderId, numFmtId, protectionId,
@@ -203,8 +244,8 @@ def _date(iso: str | None) -> dt.date | None:
 
 def header_row(ws: Worksheet, names: Sequence[str], widths: Sequence[int], top: int = 1) -> None:
     for i, (name, width) in enumerate(zip(names, widths, strict=True), start=1):
-        c = put_cell(ws, top, i, name, align=HEAD_ALIGN, font=HEAD, fill=FILL)
-        ws.column_dimensions[c.column_letter].width = width
+        put_cell(ws, top, i, name, align=HEAD_ALIGN, font=HEAD, fill=FILL)
+        ws.column_dimensions[_letter(i)].width = width
     ws.row_dimensions[top].height = 30   # two lines: wrapped headers are not cut on paper
     ws.freeze_panes = f"A{top + 1}"
     ws.print_title_rows = f"{top}:{top}"
@@ -252,8 +293,17 @@ def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
         width = dim.width or 10
         # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
         # column loses the end of most lines: a count by characters alone came out a line short).
-        lines = max(lines, _wrapped_lines(text, max(1, int(width * 1.1))))
+        lines = max(lines, _lines(text, max(1, int(width * 1.1))))
     ws.row_dimensions[row].height = 14 * min(lines, 6)
+
+
+def _lines(text: str, width: int) -> int:
+    """``len(textwrap.wrap(text, width, break_long_words=True))``: a text that fits (no tab, which expands,
+    and something besides white space) is one line without wrapping it (most part numbers, categories,
+    flags and ids)."""
+    if len(text) <= width and "\t" not in text and not text.isspace() and text:
+        return 1
+    return _wrapped_lines(text, width)
 
 
 @functools.lru_cache(maxsize=4096)

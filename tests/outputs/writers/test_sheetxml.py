@@ -19,12 +19,14 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.writer.excel import ExcelWriter
 
 from bom.outputs.writers import xlsx
-from bom.outputs.writers.sheetxml import cell_xml, fast_cells
+from bom.outputs.writers.sheetxml import as_cells, cell_xml, fast_cells
 from bom.outputs.writers.xlsx import fx, put_cell
 
 TEXTS = ("plain", " lead", "trail ", "  ", "\tx", "a & b < c > d", "&amp;", "x\ny", "=1+1", "+3", "-", "@SUM(A1)",
          "é ü ß 中文 \u2028", "\"quoted\" 'single'", "]]>", "<t>", "ends\n", "\u00a0nbsp", "x" * 300)
-NUMBERS = (0, 1, -1, 10**15, 2**62, 0.1, 1 / 3, -2.5e-300, 1e300, math.nan, math.inf, -math.inf, True, False)
+# 0.0 and -0.0 after 0: equal as keys, written "0" and "-0"
+NUMBERS = (0, 1, -1, 0.0, -0.0, 1.0, 10**15, 2**62, 0.1, 1 / 3, -2.5e-300, 1e300, math.nan, math.inf, -math.inf,
+           True, False)
 
 
 def _parts(wb: Workbook, fast: bool) -> dict[str, bytes]:
@@ -35,6 +37,7 @@ def _parts(wb: Workbook, fast: bool) -> dict[str, bytes]:
             with fast_cells():
                 ExcelWriter(wb, archive).save()
         else:
+            as_cells(wb)   # openpyxl's own writer takes Cell objects, not put_cell's records
             ExcelWriter(wb, archive).save()
     z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
     return {name: z.read(name) for name in z.namelist()}
@@ -119,6 +122,8 @@ def _styled(fast: bool) -> Workbook:
 
 def test_resolved_styles_are_the_descriptors() -> None:
     fast, slow = _styled(True), _styled(False)
+    as_cells(fast)
+    as_cells(slow)
     assert [tuple(c._style) for c in fast.active._cells.values()] == [
         tuple(c._style) for c in slow.active._cells.values()]
     assert _parts(fast, True) == _parts(slow, False)

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from dataclasses import replace
 
 import openpyxl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bom.costing.categories import OPTICS
 from bom.costing.tco import SENSITIVITY, compute_tco
+from bom.outputs.writers import xlsx
 from bom.outputs.writers.xlsx import BOM_COLS, UNIT_PRICE
 from tests.spreadsheet import errors, named_values, recalc, recalc_many
 
@@ -439,3 +443,9 @@ def test_an_edited_workbook_keeps_every_order_and_summary_figure_right(default_o
 
 def r_of(ws, label):
     return next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=" \t\n\xa0\u2028-ab.é中", max_size=30), st.integers(min_value=1, max_value=25))
+def test_a_text_that_fits_is_one_line_as_textwrap_counts_it(text: str, width: int) -> None:
+    assert xlsx._lines(text, width) == len(textwrap.wrap(text, width, break_long_words=True))
