@@ -27,6 +27,7 @@ import openpyxl.worksheet._writer as sheet_writer  # the module whose per-cell w
 from openpyxl.cell.cell import Cell
 from openpyxl.compat import safe_string
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
+from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
 from openpyxl.utils import get_column_letter
 from openpyxl.writer.excel import ExcelWriter
 
@@ -83,6 +84,24 @@ def records(ws: Any) -> Cells:
     if type(cells) is not Cells:
         cells = ws._cells = Cells(ws, cells)
     return cells
+
+
+def value_and_format(ws: Any, row: int, col: int) -> tuple[Any, str]:
+    """A cell's value and number format as openpyxl's ``ws.cell(row, col)`` reads them, without making a
+    record an openpyxl ``Cell``. A missing cell is made, empty, as ``ws.cell`` makes it: its row is
+    written (empty) though the cell is not."""
+    cells = records(ws)
+    got = dict.get(cells, (row, col))
+    if got is None:
+        ws.cell(row, col)   # openpyxl's own checks and bookkeeping; the cell made stays (unstyled, no value)
+        return None, "General"
+    if type(got) is not tuple:
+        return got.value, got.number_format
+    value, _, style = got
+    number = style.numFmtId if style is not None else 0
+    if number < BUILTIN_FORMATS_MAX_SIZE:   # openpyxl's NumberFormatDescriptor
+        return value, BUILTIN_FORMATS.get(number, "General")
+    return value, ws.parent._number_formats[number - BUILTIN_FORMATS_MAX_SIZE]
 
 
 def as_cells(wb: Any) -> None:

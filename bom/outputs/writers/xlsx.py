@@ -55,7 +55,7 @@ from bom.outputs.writers.common import (
     range_source,
     reproducible_zip,
 )
-from bom.outputs.writers.sheetxml import Cells, fast_cells, records
+from bom.outputs.writers.sheetxml import Cells, fast_cells, records, value_and_format
 from bom.roles import TIERS as LINK_TIERS
 from bom.roles import FabricRole, Tier
 from bom.topology.endpoints import storage_defaults
@@ -683,7 +683,7 @@ def _order_print(wb: Workbook, r: Report) -> None:
     """The order as it prints: the Order sheet's key columns, each cell a formula on it (an edit there
     shows here), A4 landscape one page wide with the header row on every page."""
     order = wb["Order"]
-    head = {order.cell(1, k).value: k for k in range(1, order.max_column + 1)}
+    head = {value_and_format(order, 1, k)[0]: k for k in range(1, order.max_column + 1)}
     sites = [f"Site {i} qty" for i in range(1, r.model.cluster.site_count + 1)] if \
         r.model.cluster.site_count <= PRINT_SITES else []
     cols = [*PRINT_COLS[:2], *((name, 8) for name in sites if name in head), *PRINT_COLS[2:]]
@@ -691,12 +691,15 @@ def _order_print(wb: Workbook, r: Report) -> None:
     header_row(ws, [name for name, _ in cols], [width for _, width in cols])
     last = order.max_row
     for n in range(2, last + 1):
+        wrapped = {}
         for i, (name, _) in enumerate(cols, start=1):
             src = f"Order!{_letter(head[name])}{n}"
-            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), order.cell(n, head[name]).number_format,
+            value, fmt = value_and_format(order, n, head[name])
+            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), fmt,
                      align=WRAP if name in ("Part number", "Description") else TOP)
-        _fit_height(ws, n, {i: str(order.cell(n, head[name]).value or "")
-                            for i, (name, _) in enumerate(cols, start=1) if name in ("Part number", "Description")})
+            if name in ("Part number", "Description"):
+                wrapped[i] = str(value or "")
+        _fit_height(ws, n, wrapped)
     ws.print_area = f"A1:{_letter(len(cols))}{last}"
     put_cell(ws, last + 2, 1, "The Order sheet's key columns for print (formulas on it); prices, quotes, lead "
                               "times, flags and sources in full on the Order sheet.")
@@ -1351,7 +1354,9 @@ def _tco(wb: Workbook, r: Report) -> tuple[int, int]:
 
 def _categories(wb: Workbook) -> list[str]:
     """The known categories, then any other category the BOM holds (parts added by other stages)."""
-    seen = [c.value for c in wb["BOM"][_letter(col("Category"))][1:-1] if isinstance(c.value, str)]
+    bom = wb["BOM"]   # its lines: below the header row, above the totals row
+    values = (value_and_format(bom, n, col("Category"))[0] for n in range(2, bom.max_row))
+    seen = [v for v in values if isinstance(v, str)]
     return list(CATEGORIES) + [c for c in dict.fromkeys(seen) if c not in CATEGORIES]
 
 

@@ -19,7 +19,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.writer.excel import ExcelWriter
 
 from bom.outputs.writers import xlsx
-from bom.outputs.writers.sheetxml import as_cells, cell_xml, fast_cells
+from bom.outputs.writers.sheetxml import as_cells, cell_xml, fast_cells, value_and_format
 from bom.outputs.writers.xlsx import fx, put_cell
 
 TEXTS = ("plain", " lead", "trail ", "  ", "\tx", "a & b < c > d", "&amp;", "x\ny", "=1+1", "+3", "-", "@SUM(A1)",
@@ -140,3 +140,14 @@ def test_a_workbook_is_freed_with_its_styles() -> None:
     del wb
     gc.collect()
     assert gone() is None
+
+
+def test_a_records_value_and_format_are_its_cells() -> None:
+    fast, cells = _styled(True), _styled(True)
+    as_cells(cells)
+    for row, col in list(fast.active._cells):
+        cell = cells.active.cell(row, col)
+        assert value_and_format(fast.active, row, col) == (cell.value, cell.number_format)
+    assert type(dict.get(fast.active._cells, (1, 2))) is tuple   # read, not made a Cell
+    assert value_and_format(fast.active, 9, 9) == (None, "General")
+    assert (9, 9) in fast.active._cells   # made, as ws.cell makes it: its row is written
