@@ -29,6 +29,7 @@ from openpyxl.compat import safe_string
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
 from openpyxl.utils import get_column_letter
+from openpyxl.utils.datetime import to_excel
 from openpyxl.writer.excel import ExcelWriter
 
 #: openpyxl's own per-cell writer, for the cells :func:`_write_cell` leaves to it.
@@ -39,7 +40,7 @@ _OWN_ROWS = sheet_writer.WorksheetWriter.write_rows
 _OWN_SHEET = ExcelWriter.write_worksheet
 _INFINITIES = (math.inf, -math.inf)
 #: A record's ``t`` attribute by its data type, as openpyxl writes it (a formula has none).
-_TYPE_ATTR = {"s": ' t="inlineStr"', "n": ' t="n"', "f": "", "b": ' t="b"'}
+_TYPE_ATTR = {"s": ' t="inlineStr"', "n": ' t="n"', "f": "", "b": ' t="b"', "d": ' t="n"'}
 
 
 class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
@@ -201,6 +202,9 @@ def _write_rows(writer: Any) -> None:
             cells.as_cells()
         _OWN_ROWS(writer)   # the comments are collected while the rows are written
         return
+    if ws.parent.iso_dates and type(cells) is Cells:
+        cells.as_cells()   # dates written as text: openpyxl's writer
+    epoch = ws.parent.epoch
     xf = writer.xf.send(True)
     out = ["<sheetData>"]
     items = sorted(cells.items())   # by row, then column (keys are distinct: the values are not compared)
@@ -235,9 +239,9 @@ def _write_rows(writer: Any) -> None:
                 seen = bodies[kind]
                 body = seen.get(value)
                 if body is None:
-                    body = seen[value] = _body(value, kind)
+                    body = seen[value] = _body(value, kind, epoch)
             else:
-                body = _body(value, kind)
+                body = _body(value, kind, epoch)
             out.append(f'<c r="{get_column_letter(col)}{row}"{tail}{body}')
             continue
         style = cell._style
@@ -270,10 +274,13 @@ def _attrs(ids: Any, style: Any, kind: str) -> str | None:
     return f' s="{ids.add(style)}"{_TYPE_ATTR[kind]}'
 
 
-def _body(value: Any, kind: str) -> str:
-    """A record's ``<c>`` element after its attributes, as :func:`_xml` writes a cell's."""
+def _body(value: Any, kind: str, epoch: Any) -> str:
+    """A record's ``<c>`` element after its attributes, as :func:`_xml` writes a cell's (a date as openpyxl
+    writes it without ISO dates: its serial day from the workbook's epoch)."""
     if value is None or value == "":
         return " />"
+    if kind == "d":
+        return f"><v>{safe_string(to_excel(value, epoch))}</v></c>"
     if kind == "s":
         return f">{_text(value)}</c>"
     if kind == "f":

@@ -30,7 +30,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.styles.cell_style import StyleArray
-from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE, BUILTIN_FORMATS_REVERSE
+from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE, BUILTIN_FORMATS_REVERSE, FORMAT_DATE_YYYYMMDD2
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.properties import CalcProperties
@@ -168,6 +168,12 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
             kind = "f"
     elif t is int or t is float or value is None:   # not bool, not a subclass: the setter's number cell
         text, kind = value, "n"
+    elif t is dt.date and not ws._parent.iso_dates:
+        # the setter's date cell: its format set to the date's own first (added to the workbook's formats
+        # then, as the setter adds it), then the format given over it
+        text, kind = value, "d"
+        ws._parent._number_formats.add(DATE_OF_SETTER)
+        fmt = fmt or DATE_OF_SETTER
     if not kind or key in cells or not 0 < row < 1048577 or col < 1:
         _put_on_cell(ws, row, col, value, fmt, align, font, fill)
         return
@@ -225,6 +231,8 @@ def _put_on_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None,
                     style[field] = given[field]
 
 
+#: The number format openpyxl's value setter gives a date (``cell.py``: TIME_FORMATS).
+DATE_OF_SETTER = FORMAT_DATE_YYYYMMDD2
 #: Fields of openpyxl's style array (``StyleArray``: fontId, fillId, borderId, numFmtId, protectionId,
 #: alignmentId, pivotButton, quotePrefix, xfId).
 _FONT, _FILL, _NUMBER_FORMAT, _ALIGNMENT, _QUOTE = 0, 1, 3, 5, 7

@@ -58,6 +58,9 @@ def _every_kind() -> Workbook:
     ws.cell(2, 6).alignment = Alignment(wrap_text=True)
     ws.cell(3, 6).value = ""
     ws.cell(1, 7).value = dt.date(2027, 3, 1)        # left to openpyxl: a date
+    put_cell(ws, 5, 7, dt.date(1900, 2, 28))         # a date record: before the 1900 leap-year bug's day
+    put_cell(ws, 6, 7, dt.date(2027, 3, 1), "mm-dd", align=Alignment(vertical="top"))
+    put_cell(ws, 7, 7, dt.date(1899, 12, 30), xlsx.DATE)   # the epoch: day 0
     ws.cell(2, 7).value = dt.datetime(2027, 3, 1, 12, 30)
     ws.cell(3, 7).value = "link"
     ws.cell(3, 7).hyperlink = "https://example.com/?a=1&b=2"
@@ -112,7 +115,11 @@ def _styled(fast: bool) -> Workbook:
         if fast:
             put_cell(ws, row, col, value, fmt, align=align, font=font, fill=fill)
             continue
-        put_cell(ws, row, col, value, fmt)
+        if isinstance(value, dt.date):   # openpyxl's own setter and descriptors, not put_cell's date record
+            ws.cell(row, col).value = value
+            ws.cell(row, col).number_format = fmt
+        else:
+            put_cell(ws, row, col, value, fmt)
         cell = ws.cell(row, col)
         for name, got in (("alignment", align), ("font", font), ("fill", fill)):
             if got is not None:
