@@ -20,6 +20,7 @@ import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any
 from xml.etree.ElementTree import _escape_attrib  # type: ignore[attr-defined]  # et_xmlfile's own escaping
 
@@ -30,6 +31,7 @@ from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.datetime import to_excel
+from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.writer.excel import ExcelWriter
 
 #: openpyxl's own per-cell writer, for the cells :func:`_write_cell` leaves to it.
@@ -38,6 +40,8 @@ _OWN = sheet_writer.write_cell
 _OWN_ROWS = sheet_writer.WorksheetWriter.write_rows
 #: openpyxl's own writer of a sheet into the package (through a temporary file).
 _OWN_SHEET = ExcelWriter.write_worksheet
+#: openpyxl's own bounding range of a sheet's cells (a Python loop over every cell's key).
+_OWN_DIMENSION = Worksheet.calculate_dimension
 _INFINITIES = (math.inf, -math.inf)
 #: A record's ``t`` attribute by its data type, as openpyxl writes it (a formula has none).
 _TYPE_ATTR = {"s": ' t="inlineStr"', "n": ' t="n"', "f": "", "b": ' t="b"', "d": ' t="n"'}
@@ -306,16 +310,28 @@ def _write_worksheet(self: Any, ws: Any) -> None:
     self.manifest.append(ws)
 
 
+def _dimension(ws: Any) -> str:
+    """``Worksheet.calculate_dimension``: the bounding range of the sheet's cells (every key, kept or
+    written), its rows and columns found by C-level passes over the keys."""
+    cells = ws._cells
+    if not cells:
+        return "A1:A1"
+    cols = list(map(itemgetter(1), cells))
+    return f"{get_column_letter(min(cols))}{min(cells)[0]}:{get_column_letter(max(cols))}{max(cells)[0]}"
+
+
 @contextmanager
 def fast_cells() -> Iterator[None]:
     """openpyxl's worksheets saved inside this block write their rows and cells as text (:func:`_write_rows`,
-    :func:`cell_xml`), each into memory (:func:`_write_worksheet`)."""
+    :func:`cell_xml`), each into memory (:func:`_write_worksheet`), its dimension found by :func:`_dimension`."""
     sheet_writer.write_cell = _write_cell
     sheet_writer.WorksheetWriter.write_rows = _write_rows
     ExcelWriter.write_worksheet = _write_worksheet
+    Worksheet.calculate_dimension = _dimension
     try:
         yield
     finally:
         sheet_writer.write_cell = _OWN
         sheet_writer.WorksheetWriter.write_rows = _OWN_ROWS
         ExcelWriter.write_worksheet = _OWN_SHEET
+        Worksheet.calculate_dimension = _OWN_DIMENSION
