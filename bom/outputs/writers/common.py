@@ -13,7 +13,7 @@ import json
 import re
 import zipfile
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 #: Fixed timestamps make two builds of one scenario byte-identical.
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
@@ -278,21 +278,52 @@ def markdown_text(value: str) -> str:
     return re.sub(r"([\\|<>`])", r"\\\1", text)
 
 
+class ReproducibleZip:
+    """A deflated zip archive whose entries have fixed dates and mode and whose document dates are
+    ``document_iso``, in the order written: an archive writer (``writestr``, ``namelist``, ``close``) that
+    openpyxl's ``ExcelWriter`` writes into, each entry deflated once as it comes."""
+
+    def __init__(self, out: BinaryIO, document_iso: str = FIXED_ISO) -> None:
+        self._zip = zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED)
+        self._iso = document_iso
+
+    def writestr(self, name: str | zipfile.ZipInfo, data: bytes | str) -> None:
+        filename = name.filename if isinstance(name, zipfile.ZipInfo) else name
+        body = data.encode("utf-8") if isinstance(data, str) else data   # as ZipFile.writestr encodes text
+        if filename == "docProps/core.xml":
+            body = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
+                          rb"\g<1>" + self._iso.encode() + rb"\g<2>", body)
+        entry = zipfile.ZipInfo(filename, FIXED_DATE)
+        entry.compress_type = zipfile.ZIP_DEFLATED
+        entry.external_attr = 0o644 << 16
+        self._zip.writestr(entry, body)
+
+    def write(self, filename: str, arcname: str) -> None:
+        """A file's bytes as entry ``arcname`` (openpyxl writes a write-only sheet from a file)."""
+        with open(filename, "rb") as f:
+            self.writestr(arcname, f.read())
+
+    def namelist(self) -> list[str]:
+        return self._zip.namelist()
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def __enter__(self) -> ReproducibleZip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def reproducible_zip(data: bytes, document_iso: str = FIXED_ISO) -> bytes:
     """The same archive with fixed entry dates and document dates (``document_iso``), entries in
     stored order."""
     src = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+    with ReproducibleZip(out, document_iso) as dst:
         for info in src.infolist():
-            body = src.read(info.filename)
-            if info.filename == "docProps/core.xml":
-                body = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
-                              rb"\g<1>" + document_iso.encode() + rb"\g<2>", body)
-            entry = zipfile.ZipInfo(info.filename, FIXED_DATE)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o644 << 16
-            dst.writestr(entry, body)
+            dst.writestr(info.filename, src.read(info.filename))
     return out.getvalue()
 
 

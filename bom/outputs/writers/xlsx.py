@@ -20,7 +20,6 @@ import functools
 import gc
 import io
 import textwrap
-import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,11 +48,11 @@ from bom.costing.uncertainty import FX, LEAD_TIME_SLIP, SPREADS, UTILISATION, Ra
 from bom.outputs.writers.common import (
     CELL_MAX,
     Formula,
+    ReproducibleZip,
     cell_text,
     is_formula_like,
     price_ranges,
     range_source,
-    reproducible_zip,
 )
 from bom.outputs.writers.sheetxml import Cells, fast_cells, records, value_and_format
 from bom.roles import TIERS as LINK_TIERS
@@ -1577,10 +1576,10 @@ def to_bytes(wb: Workbook, title: str, on: dt.date | None = None, subject: str =
     p.category = "bill of materials"
     wb.calculation = CalcProperties(fullCalcOnLoad=True)
     buf = io.BytesIO()
-    # Stored, not deflated: reproducible_zip deflates every entry once (wb.save deflated them twice).
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED, allowZip64=True) as archive, fast_cells():
+    # Each entry deflated once as openpyxl writes it, with its fixed date (no stored archive read back).
+    with ReproducibleZip(buf, when.strftime("%Y-%m-%dT%H:%M:%SZ")) as archive, fast_cells():
         ExcelWriter(wb, archive).save()
-    return reproducible_zip(buf.getvalue(), when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return buf.getvalue()
 
 
 def write_xlsx(r: Report) -> bytes:

@@ -1,15 +1,27 @@
-"""The JSON text every output writes: the indenting encoder against json.dumps, and the safe text."""
+"""The JSON text every output writes (the indenting encoder against json.dumps, and the safe text), and the
+workbook's archive: written once through ReproducibleZip, the bytes reproducible_zip makes of the same entries
+stored (its route before: a stored archive deflated again entry by entry)."""
 
 from __future__ import annotations
 
 import enum
+import io
 import json
+import zipfile
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bom.outputs.writers.common import _JSON_RAW, _json_escape, indented, json_safe, json_text
+from bom.outputs.writers.common import (
+    _JSON_RAW,
+    ReproducibleZip,
+    _json_escape,
+    indented,
+    json_safe,
+    json_text,
+    reproducible_zip,
+)
 from bom.roles import Tier
 
 
@@ -70,3 +82,26 @@ def test_a_schedule_like_tree_and_json_text():
 def test_json_safe_escapes_what_the_pattern_escapes(text):
     """The ASCII fast path returns only text the pattern has nothing to escape in."""
     assert json_safe(text) == _JSON_RAW.sub(_json_escape, text)
+
+
+CORE = ('<cp:coreProperties xmlns:dcterms="http://purl.org/dc/terms/"><dcterms:created xsi:type="x">'
+        "2031-05-05T10:00:00Z</dcterms:created><dcterms:modified>2031-05-05T10:00:00Z</dcterms:modified>"
+        "</cp:coreProperties>")
+ENTRIES = (("[Content_Types].xml", b"<Types/>"), ("docProps/core.xml", CORE), ("xl/worksheets/sheet1.xml",
+           "<sheetData>" + "<row>é 中</row>" * 500 + "</sheetData>"), ("xl/empty.xml", b""))
+
+
+def test_written_once_is_the_stored_archive_made_reproducible() -> None:
+    stored = io.BytesIO()
+    with zipfile.ZipFile(stored, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in ENTRIES:
+            archive.writestr(name, data)
+    once = io.BytesIO()
+    with ReproducibleZip(once, "2027-02-03T00:00:00Z") as archive:
+        for name, data in ENTRIES:
+            archive.writestr(name, data)
+        assert archive.namelist() == [name for name, _ in ENTRIES]
+    assert once.getvalue() == reproducible_zip(stored.getvalue(), "2027-02-03T00:00:00Z")
+    core = zipfile.ZipFile(io.BytesIO(once.getvalue())).read("docProps/core.xml")
+    assert core.count(b"2027-02-03T00:00:00Z") == 2 and b"2031" not in core
+    assert {i.date_time for i in zipfile.ZipFile(io.BytesIO(once.getvalue())).infolist()} == {(1980, 1, 1, 0, 0, 0)}
