@@ -20,7 +20,8 @@ import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from typing import Any
 from xml.etree.ElementTree import _escape_attrib  # type: ignore[attr-defined]  # et_xmlfile's own escaping
 
@@ -201,7 +202,10 @@ def _write_rows(writer: Any) -> None:
     (a cell :func:`cell_xml` leaves to openpyxl is written by openpyxl's writer in its place)."""
     ws = writer.ws
     cells = ws._cells
-    if any(type(cell) is not tuple and cell._comment is not None for cell in cells.values()):
+    values = list(cells.values())
+    # the openpyxl cells among the records (a C-level filter: a record is a tuple and has no comment)
+    made = compress(values, map(is_not, map(type, values), repeat(tuple)))
+    if any(cell._comment is not None for cell in made):
         if type(cells) is Cells:
             cells.as_cells()
         _OWN_ROWS(writer)   # the comments are collected while the rows are written
@@ -214,7 +218,7 @@ def _write_rows(writer: Any) -> None:
     items = sorted(cells.items())   # by row, then column (keys are distinct: the values are not compared)
     dims = ws.row_dimensions
     # rows with a dimension and no cells are written empty, in their place (openpyxl's ``rows``)
-    bare = sorted(dims.keys() - {key[0] for key, _ in items}, reverse=True)
+    bare = sorted(dims.keys() - set(map(itemgetter(0), cells)), reverse=True)
     ids = ws.parent._cell_styles   # each style's id, in the order the cells are written: openpyxl's style_id
     attrs: dict[tuple[int, str], str | None] = {}   # a record's attributes after r, per style array and type
     # a record's element after its attributes, per type and value (a BOM row's formulas, a unit, a category

@@ -508,6 +508,7 @@ _RANGE = ("Price low", "Price high", "Price range source")
 _AFTER_NUMBER = {"Asset class"}
 _INDENT = Alignment(horizontal="left", vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
+_WRAPPED_AT = {name: BOM_COLS.index(name) + 1 for name in BOM_COLS if name in _WRAPPED}
 _BOM_ALIGN = {name: WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP for name in BOM_COLS}
 
 
@@ -528,15 +529,19 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
               flags: dict[str, Sequence[str]] | None = None) -> int:
     """The BOM lines as an Excel table with a totals row; returns the totals row."""
     header_row(ws, BOM_COLS, _BOM_WIDTHS, top)
+    # the row's own formulas: the same text in every row (structured references to "this row")
+    extended = {name: fx(f"{this_row('Qty', table)}*{this_row(unit, table)}") for name, unit in (
+        ("Extended price", "Unit price"), ("Extended power", "Unit power"), ("Extended power max", "Unit power max"))}
+    columns = [(c, name, _BOM_ALIGN[name]) for c, name in enumerate(BOM_COLS, start=1)]
     for n, line in enumerate(lines, start=top + 1):
         values = {"No": n - top, "Part number": line.sku, "Description": line.description,
                   "Category": line.category, "Tier": line.tier, "Fabric": line.fabric, "Hop": line.hop,
                   "Qty": line.quantity, "Unit": line.unit, "Unit price": line.unit_price_usd,
-                  "Extended price": fx(f"{this_row('Qty', table)}*{this_row('Unit price', table)}"),
+                  "Extended price": extended["Extended price"],
                   "Unit power": line.unit_power_w,
-                  "Extended power": fx(f"{this_row('Qty', table)}*{this_row('Unit power', table)}"),
+                  "Extended power": extended["Extended power"],
                   "Unit power max": line.unit_power_w if line.unit_power_max_w is None else line.unit_power_max_w,
-                  "Extended power max": fx(f"{this_row('Qty', table)}*{this_row('Unit power max', table)}"),
+                  "Extended power max": extended["Extended power max"],
                   "Asset class": asset_class(line.category), "Price source": line.price_source,
                   "Price low": line.unit_price_low_usd, "Price high": line.unit_price_high_usd,
                   "Price range source": range_source(line.unit_price_range_source, line.price_source),
@@ -548,9 +553,9 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power": WATT if line.power_w < 1e6 else WATT0,
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
-        for c, name in enumerate(BOM_COLS, start=1):
-            put_cell(ws, n, c, values[name], fmts.get(name), align=_BOM_ALIGN[name])
-        _fit_height(ws, n, {col(k): str(values[k]) for k in _WRAPPED})
+        for c, name, align in columns:
+            put_cell(ws, n, c, values[name], fmts.get(name), align=align)
+        _fit_height(ws, n, {c: str(values[k]) for k, c in _WRAPPED_AT.items()})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
     total = top + len(lines) + 1
@@ -1093,6 +1098,10 @@ def _power(wb: Workbook, r: Report) -> None:
     _power_phases(ws, r, n + 3)
 
 
+#: The PDU phase table's number formats by column.
+_PHASE_FORMATS = {**dict.fromkeys((3, 6, 7, 8, 9), COUNT), 10: SHARE}
+
+
 def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
     """Each PDU's phases against their rating (headroom and share as formulas), then each site UPS."""
     plan = r.model.power
@@ -1104,7 +1113,7 @@ def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
             at += 1
             put_row(ws, at, [str(g.kind), g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
                              round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
-                             fx(f"MAX(F{at}:G{at})/H{at}")], {**dict.fromkeys((3, 6, 7, 8, 9), COUNT), 10: SHARE})
+                             fx(f"MAX(F{at}:G{at})/H{at}")], _PHASE_FORMATS)
     at += 2
     head_cells(ws, at, ("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"))
     ups = r.model.scenario.feeds.ups_capacity
