@@ -56,11 +56,13 @@ class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
     the ``Cell`` openpyxl would hold (its style array copied) and keeps that; ``in``, ``len`` and the keys
     (a sheet's dimensions) see both alike. Only :func:`_write_rows` reads the values raw."""
 
-    __slots__ = ("ws",)
+    __slots__ = ("styles", "ws")
 
-    def __init__(self, ws: Any, cells: dict[tuple[int, int], Any]) -> None:
+    def __init__(self, ws: Any, cells: dict[tuple[int, int], Any], styles: dict[Any, Any]) -> None:
         super().__init__(cells)
         self.ws = ws
+        #: the workbook's resolved styles by what resolves them (``xlsx._Styles.arrays``), at hand for each cell
+        self.styles = styles
 
     def __getitem__(self, key: tuple[int, int]) -> Any:
         got = dict.__getitem__(self, key)
@@ -84,11 +86,12 @@ class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
                 self._cell(key, got)
 
 
-def records(ws: Any) -> Cells:
-    """``ws``'s cells as :class:`Cells` (made so once, with the cells it holds)."""
+def records(ws: Any, styles: dict[Any, Any]) -> Cells:
+    """``ws``'s cells as :class:`Cells` (made so once, with the cells it holds; ``styles``: the workbook's
+    resolved styles, see :attr:`Cells.styles`)."""
     cells = ws._cells
     if type(cells) is not Cells:
-        cells = ws._cells = Cells(ws, cells)
+        cells = ws._cells = Cells(ws, cells, styles)
     return cells
 
 
@@ -96,8 +99,7 @@ def value_and_format(ws: Any, row: int, col: int) -> tuple[Any, str]:
     """A cell's value and number format as openpyxl's ``ws.cell(row, col)`` reads them, without making a
     record an openpyxl ``Cell``. A missing cell is made, empty, as ``ws.cell`` makes it: its row is
     written (empty) though the cell is not."""
-    cells = records(ws)
-    got = dict.get(cells, (row, col))
+    got = dict.get(ws._cells, (row, col))
     if got is None:
         ws.cell(row, col)   # openpyxl's own checks and bookkeeping; the cell made stays (unstyled, no value)
         return None, "General"

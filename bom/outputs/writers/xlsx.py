@@ -150,12 +150,14 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
     through :func:`_put_on_cell`."""
     cells = ws._cells
     if type(cells) is not Cells:
-        cells = records(ws)
+        cells = records(ws, _styles(ws.parent).arrays)
     key = (row, col)
     quote = False
     kind = ""
     t = type(value)
-    if t is str or (t is not Formula and isinstance(value, str)):
+    if t is float or t is int or value is None:   # not bool, not a subclass: the setter's number cell
+        text, kind = value, "n"
+    elif t is str or (t is not Formula and isinstance(value, str)):
         # What openpyxl's value setter stores, without its check of the text: cell_text made it legal and
         # capped it (the setter's own check was a regular expression over every text cell); a string cell even
         # when it starts with "=", quoted so that it stays text when someone edits it in Excel.
@@ -165,8 +167,6 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         text = "=" + value
         if 1 < len(text) <= CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(text):
             kind = "f"
-    elif t is int or t is float or value is None:   # not bool, not a subclass: the setter's number cell
-        text, kind = value, "n"
     elif t is dt.date and not ws._parent.iso_dates:
         # the setter's date cell: its format set to the date's own first (added to the workbook's formats
         # then, as the setter adds it), then the format given over it
@@ -178,10 +178,8 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         return
     style = None
     if quote or fmt or align is not None or font is not None or fill is not None:
-        wb = ws._parent
-        styles = getattr(wb, _STYLES, None) or _styles(wb)
-        got = styles.arrays.get((fmt, quote, id(align), id(font), id(fill)))
-        style = got[0] if got is not None else styles.array(wb, fmt, quote, align, font, fill)
+        got = cells.styles.get((fmt, quote, id(align), id(font), id(fill)))
+        style = got[0] if got is not None else _styles(ws._parent).array(ws._parent, fmt, quote, align, font, fill)
     cells[key] = (text, kind, style)
     if row > ws._current_row:   # what openpyxl's _add_cell keeps
         ws._current_row = row
