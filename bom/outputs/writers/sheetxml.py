@@ -133,8 +133,9 @@ def _escape(text: str) -> str:
 def _text(value: str) -> str:
     """An inline string's ``<t>``: ``xml:space="preserve"`` where openpyxl's ``whitespace`` sets it (text
     with leading or trailing white space that is not all white space)."""
-    stripped = value.strip()
-    if stripped and stripped != value:
+    # value.strip() != value, without copying the text: white space at either end (str.strip's and
+    # str.isspace's white space are one set); and not all white space
+    if (value[0].isspace() or value[-1].isspace()) and not value.isspace():
         return f'<is><t xml:space="preserve">{_escape(value)}</t></is>'
     return f"<is><t>{_escape(value)}</t></is>"
 

@@ -23,7 +23,8 @@ from bom.outputs.writers.sheetxml import as_cells, cell_xml, fast_cells, value_a
 from bom.outputs.writers.xlsx import fx, put_cell
 
 TEXTS = ("plain", " lead", "trail ", "  ", "\tx", "a & b < c > d", "&amp;", "x\ny", "=1+1", "+3", "-", "@SUM(A1)",
-         "é ü ß 中文 \u2028", "\"quoted\" 'single'", "]]>", "<t>", "ends\n", "\u00a0nbsp", "x" * 300)
+         "é ü ß 中文 \u2028", "\"quoted\" 'single'", "]]>", "<t>", "ends\n", "\u00a0nbsp", "x\u3000", "\u2029",
+         "x" * 300)
 # 0.0 and -0.0 after 0: equal as keys, written "0" and "-0"
 NUMBERS = (0, 1, -1, 0.0, -0.0, 1.0, 10**15, 2**62, 0.1, 1 / 3, -2.5e-300, 1e300, math.nan, math.inf, -math.inf,
            True, False)
