@@ -5,8 +5,9 @@ openpyxl serialises every cell through an element tree (an ``Element`` per cell,
 cell, most of a large BOM workbook's save (the million-GPU campus's 20,000 cells against the 1k build's
 7,000: the cells are what grows with the number of sites and parts). :func:`fast_cells` swaps in one
 f-string per cell for the cells a BOM workbook holds (numbers, booleans, text, our formulas, empty
-styled cells) and hands every other cell (dates, rich text, array formulas, hyperlinks, errors) to
-openpyxl's writer. ``tests/outputs/writers/test_sheetxml.py`` holds the two byte-identical.
+styled cells; dates put as records) and hands every other cell (a date set through openpyxl, rich text,
+array formulas, hyperlinks, errors) to openpyxl's writer.
+``tests/outputs/writers/test_sheetxml.py`` holds the two byte-identical.
 
 A sheet's cells are also held as records (:class:`Cells`): ``put_cell`` stores a value, its data type and its
 style array as a tuple, not an openpyxl ``Cell`` (an object per cell, about 1 us to make and as much to read
