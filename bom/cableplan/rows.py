@@ -69,7 +69,7 @@ from bom.errors import LimitError
 from bom.links.line import DCI_LINE
 from bom.links.pattern import HopContext
 from bom.links.ports import Kind, Locator, Place, RowState, Switches, place_of
-from bom.links.power import Plans, PowerView, parts_of
+from bom.links.power import PowerView, plans_of
 from bom.links.registry import FAMILIES, Where, dci_view, view_of
 from bom.links.scaleup import scale_up_row_count
 from bom.links.ufm import UFM_LEAF
@@ -299,7 +299,7 @@ def _hops(plan: _RowState, catalog: Catalog, scale_up: bool, power: bool) -> Ite
         yield from _walk(plan, dci_view(model.dci, where), FabricKind.DCI, _kinds(model.dci_groups, start), tops)
     if power and model.power is not None and model.platform.support is not None:
         # The power cords last: every rack of every site, a row per cord (bom/links/power.py).
-        view = PowerView.of(model.placement, Plans(parts_of(catalog, model.platform.support.pdu)))
+        view = PowerView.of(model.placement, plans_of(catalog, model.platform.support.pdu))
         yield from _walk(plan, view, FabricKind.POWER, {}, None)
 
 
@@ -311,7 +311,7 @@ def power_rows(model: Model, catalog: Catalog | None = None, locator: Locator | 
     plan.floors = floors(model.placement)
     plan.shape_of = [k for k, shape in enumerate(model.cluster.sites) for _ in range(shape.count)]
     cat = catalog if catalog is not None else load_catalog()
-    view = PowerView.of(model.placement, Plans(parts_of(cat, model.platform.support.pdu)))
+    view = PowerView.of(model.placement, plans_of(cat, model.platform.support.pdu))
     return itertools.chain.from_iterable(_walk(plan, view, FabricKind.POWER, {}, None))
 
 

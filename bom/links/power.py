@@ -32,6 +32,7 @@ feed to the top of the rack, then down to its shelf.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
@@ -44,6 +45,7 @@ from bom.links.views import View
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
 from bom.model.power import Cord, Hang, Load, PowerPlan, RackGroup, RackPower
+from bom.model.records import PlanRow
 from bom.roles import FEEDS, FabricKind, Feed, Layer
 from bom.units import magnitude
 
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from bom.catalog.rows import Catalog, PduOutlets
     from bom.inputs.scenario import Feeds
     from bom.model.placement import Item as PlacedItem
-    from bom.model.placement import Layout, Placement, Rack, Slot
+    from bom.model.placement import Layout, Placement, Rack
     from bom.model.placement import Section as PlacedSection
 
 #: One rack unit [m] (EIA-310: 1.75 in).
@@ -381,11 +383,28 @@ def shape_of(lay: Layout, parts: Parts) -> tuple[object, ...]:
                                       for item, u in lay.slots]))
 
 
+#: The last catalog's and PDU's :class:`Plans` (:func:`plans_of`).
+_LAST: list[tuple[Catalog, str, Plans]] = []
+#: Layouts :func:`plans_of` keeps planned before it starts again (a sweep builds many designs in a process).
+KEEP_LAYOUTS = 4096
+
+
+def plans_of(catalog: Catalog, pdu_id: str) -> Plans:
+    """The rack layouts' plans of one catalog and PDU, shared by the calls that ask for the same two (the
+    build's closed form and its cable plan's cords: each layout planned once a process, not once a
+    consumer). The catalog is held, so its identity stands for its rows."""
+    if _LAST and _LAST[0][0] is catalog and _LAST[0][1] == pdu_id and len(_LAST[0][2]._ids) < KEEP_LAYOUTS:
+        return _LAST[0][2]
+    plans = Plans(parts_of(catalog, pdu_id))
+    _LAST[:] = [(catalog, pdu_id, plans)]
+    return plans
+
+
 def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds) -> PowerPlan:
     """The closed form: every layout's plan once, times the racks that have it (work per section), and
     each row side's load (work per rack: a row's racks are few)."""
-    parts = parts_of(catalog, pdu_id)
-    plans = Plans(parts)
+    plans = plans_of(catalog, pdu_id)
+    parts = plans.parts
     # Counted by layout object first (a section's alike racks share one; hashing a layout hashes its every
     # slot), then equal layouts merged in the order first seen.
     by_id: dict[int, list] = {}
@@ -532,36 +551,69 @@ class PduSupply(Pattern[PowerView]):
         return []
 
     def rows(self, ctx: HopContext[PowerView]) -> Rows:
-        """Every rack of the site in row order, a row per cord."""
+        """Every rack of the site in row order, a row per cord: each rack layout's cords made once into
+        what its racks' rows share (:func:`_cords`), then a rack's rows at a time."""
+        return itertools.chain.from_iterable(self._racks(ctx))
+
+    def _racks(self, ctx: HopContext[PowerView]) -> Iterator[list[PlanRow]]:
         plan, view = ctx.plan, ctx.view
         placement = view.placement
         assert plan is not None and placement is not None
         shape = placement.sites[view.shape_of(ctx.site)]
+        # by layout object, kept beside its cords so its id is not reused: a section's racks share one
+        made: dict[int, tuple[Layout, list[_CordRow]]] = {}
         site = names.site(ctx.site)
         for _, _, lay, rack in placement.site_racks(ctx.site, shape):
-            p = view.plan(lay)
-            if not p.cords:
-                continue
-            slots = list(placement.elevation(rack))
-            pdu_slots = [s for s in slots if s.role == Layer.PDU]
-            for c in p.cords:
-                yield _row(plan.cable, plan.link, site, rack, pdu_slots[c.pdu], slots[c.device], c)
+            hit = made.get(id(lay))
+            if hit is None:
+                hit = made[id(lay)] = (lay, _cords(lay, view.plan(lay)))
+            if hit[1]:
+                yield _rack_rows(plan.cable, plan.link, site, rack, hit[1])
 
 
-def _row(cable: Iterator[int], link: Iterator[int], site: str, rack: Rack, pdu: Slot, dev: Slot, c: Cord) -> tuple:
-    """One plan row: the PDU's outlet to the device's supply, the feed in the plane column and the phase
-    in the rail column, the bank in ``via``."""
-    row = f"r{rack.row:02d}"
-    a_port, b_port = outlet_name(c), supply_name(c, dev.role)
-    a_pre = f"{rack.id}-{names.unit(pdu.u, pdu.device)}"
-    b_pre = f"{rack.id}-{names.unit(dev.u, dev.device)}"
-    return (f"C{next(cable):08d}", f"{a_pre}:{a_port} / {b_pre}:{b_port}", f"L{next(link):08d}", "",
-            FabricKind.POWER, FabricKind.POWER, HopKind.PDU_SUPPLY, c.feed,
-            PHASE_NAMES[c.phase] if c.phase >= 0 else "",
-            site, row, rack.id, pdu.u, pdu.device, pdu.role, a_port, "",
-            site, row, rack.id, dev.u, dev.device, dev.role, b_port, "",
-            FabricKind.POWER, 0.0, c.kind, c.part_number, 0, c.length_m, c.sold_m, "in-rack", 0,
-            f"bank {c.bank + 1}" if c.bank >= 0 else "")
+#: A cord's row as its rack layout gives it, the rack's id and row left out: the PDU's name past the rack's
+#: id, what its label has between the rack's id and the rack's id again, after it, the device's name past
+#: the rack's id, the fields before the site, each end's U, role and port, and the fields past the
+#: device's port (:func:`_rack_rows`).
+_CordRow = tuple[str, str, str, str, tuple[object, ...], int, str, str, int, str, str, tuple[object, ...]]
+
+
+def _cords(lay: Layout, p: RackPower) -> list[_CordRow]:
+    """Each cord of a rack layout as every rack of it writes it: the PDU's outlet to the device's supply,
+    the feed in the plane column and the phase in the rail column, the bank in ``via``; the devices named
+    as :meth:`Placement.elevation` names them (their role's count in the rack, bottom up)."""
+    seen: Counter[str] = Counter()
+    suffix: list[str] = []
+    pdus: list[int] = []
+    for s, (item, _) in enumerate(lay.slots):
+        seen[item.role] += 1
+        suffix.append(names.device("", item.role, seen[item.role]))
+        if item.role == Layer.PDU:
+            pdus.append(s)
+    out: list[_CordRow] = []
+    for c in p.cords:
+        a, b = pdus[c.pdu], c.device
+        (pdu, pdu_u), (dev, dev_u) = lay.slots[a], lay.slots[b]
+        a_port, b_port = outlet_name(c), supply_name(c, dev.role)
+        # names.unit reads a 0U device's index off its name's end, which the rack's id does not change
+        a_unit, b_unit = names.unit(pdu_u, suffix[a]), names.unit(dev_u, suffix[b])
+        out.append((suffix[a], f"-{a_unit}:{a_port} / ", f"-{b_unit}:{b_port}", suffix[b],
+                    (FabricKind.POWER, FabricKind.POWER, HopKind.PDU_SUPPLY, c.feed,
+                     PHASE_NAMES[c.phase] if c.phase >= 0 else ""),
+                    pdu_u, pdu.role, a_port, dev_u, dev.role, b_port,
+                    ("", FabricKind.POWER, 0.0, c.kind, c.part_number, 0, c.length_m, c.sold_m, "in-rack", 0,
+                     f"bank {c.bank + 1}" if c.bank >= 0 else "")))
+    return out
+
+
+def _rack_rows(cable: Iterator[int], link: Iterator[int], site: str, rack: Rack, cords: list[_CordRow]
+               ) -> list[PlanRow]:
+    """One rack's rows, a cord's row from what its layout gives it (:func:`_cords`) and the rack."""
+    rid, row = rack.id, f"r{rack.row:02d}"
+    return [(f"C{next(cable):08d}", f"{rid}{mid}{rid}{tail}", f"L{next(link):08d}", "", *head,
+             site, row, rid, a_u, rid + a_name, a_role, a_port, "",
+             site, row, rid, b_u, rid + b_name, b_role, b_port, *post)
+            for a_name, mid, tail, b_name, head, a_u, a_role, a_port, b_u, b_role, b_port, post in cords]
 
 
 PDU_SUPPLY = PduSupply()
