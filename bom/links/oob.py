@@ -18,6 +18,7 @@ site's uplinks), where a switch fabric is walked site by site.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from bom.units import magnitude
 
 if TYPE_CHECKING:
     from bom.model.fabrics import OobSection
-    from bom.model.placement import Placement, Rack, SiteLayout, Slot
+    from bom.model.placement import Layout, Placement, Rack, SiteLayout
 
 Spot = tuple[int, int]
 #: (block section number, or None for the shared racks; managed devices' and management switches'
@@ -99,10 +100,30 @@ def _every_copy(pairs: list[Pair]) -> Callable[[int], list[Pair]]:
     return lambda copy: pairs
 
 
-def _place(site: int, rack: Rack, slot: Slot) -> tuple[Place, Spot]:
-    """The device's place on a plan row, and where its rack stands."""
-    return (((names.site(site), f"r{rack.row:02d}", rack.id, slot.u, slot.device, slot.role),
-             f"{rack.id}-{names.unit(slot.u, slot.device)}"), (rack.row, rack.position))
+#: A device of a rack layout as a plan names it in every rack of that layout: its U, role, name past the
+#: rack's id and U as labels print it.
+_Named = tuple[int, str, str, str]
+
+
+def _managed(lay: Layout) -> tuple[list[_Named], list[_Named]]:
+    """A rack layout's managed devices and its management switches, in slot order, named as
+    :meth:`Placement.elevation` names them (their role's count in the rack, bottom up)."""
+    seen: Counter[str] = Counter()
+    devs: list[_Named] = []
+    leaves: list[_Named] = []
+    for item, u in lay.slots:
+        seen[item.role] += 1
+        if item.managed or item.role == HopKind.OOB_LEAF:
+            suffix = names.device("", item.role, seen[item.role])
+            # names.unit reads a 0U device's index off its name's end, which the rack's id does not change
+            (devs if item.managed else leaves).append((u, item.role, suffix, names.unit(u, suffix)))
+    return devs, leaves
+
+
+def _places(site: str, rack: Rack, named: list[_Named]) -> list[tuple[Place, Spot]]:
+    """Each device's place on a plan row, and where its rack stands."""
+    rid, row, spot = rack.id, f"r{rack.row:02d}", (rack.row, rack.position)
+    return [(((site, row, rid, u, rid + suffix, role), f"{rid}-{unit}"), spot) for u, role, suffix, unit in named]
 
 
 def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = False) -> Iterator[Copy]:
@@ -119,17 +140,18 @@ def copies(placement: Placement, shape: SiteLayout, site: int, merged: bool = Fa
         return
     number = list(itertools.accumulate((sec.block for sec in shape.sections), initial=0))
     shared: list[OobRack] = []
+    s = names.site(site)
+    # each layout's devices named once (by the layout object, kept with them: a section's racks share one)
+    named: dict[int, tuple[Layout, tuple[list[_Named], list[_Named]]]] = {}
     for (k, _), laid in itertools.groupby(placement.site_racks(site, shape), key=lambda r: r[:2]):
         block = k < len(shape.sections) and shape.sections[k].block   # a site's own racks are not a block
         racks = [] if block else shared
         for _, _, lay, rack in laid:
-            devs, leaves = [], []
-            for (item, _), slot in zip(lay.slots, placement.elevation(rack), strict=True):
-                if item.managed:
-                    devs.append(_place(site, rack, slot))
-                elif slot.role == HopKind.OOB_LEAF:
-                    leaves.append(_place(site, rack, slot))
-            racks.append((lay.kind, devs, leaves))
+            hit = named.get(id(lay))
+            if hit is None:
+                hit = named[id(lay)] = (lay, _managed(lay))
+            devs, leaves = hit[1]
+            racks.append((lay.kind, _places(s, rack, devs), _places(s, rack, leaves)))
         if block:
             yield number[k], racks
     if any(devs for _, devs, _ in shared):
