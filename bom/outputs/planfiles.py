@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -143,7 +144,10 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
         fabric = plan.COL["fabric"]
 
         def each(chunk: list[PlanRow]) -> None:
-            hops.update(map(fabric_hop, chunk))
+            # A hop's rows come together: a run of them counted at once (a row's key hashes two enums,
+            # each a Python call).
+            for key, run in itertools.groupby(map(fabric_hop, chunk)):
+                hops[key] += len(list(run))
             if also is not None:   # the power cords come last
                 also([r for r in chunk if r[fabric] != FabricKind.POWER]
                      if chunk and chunk[-1][fabric] == FabricKind.POWER else chunk)
