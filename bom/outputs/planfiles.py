@@ -47,6 +47,9 @@ BUILD_MAX_ROWS = 20_000
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
 TEXT_COLUMNS = tuple(plan.COL[c] for c in ("a_module", "b_module", "cable_type", "cable_part", "via"))
+#: The racks CSV's columns a rack's layout fixes for every row of the rack (its U, power and scale-up
+#: totals, floats among them), formatted once per distinct value (writers/cables.py: _Lines).
+RACK_REPEATS = (HEADER.index("rack_u_used"), len(HEADER))
 WIDTHS = {"cable_id": 12, "label": 44, "a_label": 22, "b_label": 22, "link_id": 12, "bundle": 22, "a_device": 24,
           "b_device": 24, "a_rack": 14, "b_rack": 14, "a_module": 16, "b_module": 16, "cable_type": 20,
           "cable_part": 18, "via": 30}
@@ -162,7 +165,7 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             rack_sheet = (book.sheet("Racks", header, [14] * len(header), own=(header.index("device"),))
                           if book is not None else None)
             write_csv(rack_rows, header, text(f"{name}-racks.csv"), (5, 10),
-                      also=rack_sheet.append if rack_sheet is not None else None)
+                      also=rack_sheet.append if rack_sheet is not None else None, repeats=RACK_REPEATS)
         for t in texts:
             t.flush()
         if book is not None:
