@@ -125,9 +125,19 @@ class Floor:
         return list(out.items())
 
 
+#: The last placement's floors (:func:`floors`).
+_LAST: list[tuple[Placement, tuple[Floor, ...]]] = []
+
+
 def floors(placement: Placement) -> tuple[Floor, ...]:
-    """One floor per site shape, in the cluster's shape order."""
-    return tuple(Floor(shape, placement.racks_per_row) for shape in placement.sites)
+    """One floor per site shape, in the cluster's shape order: the same floors for the same placement
+    (the last one asked for), so the build's fabric views and its cable plan find each device's spot
+    once, not once a consumer. The placement is held, so its identity stands for its sections."""
+    if _LAST and _LAST[0][0] is placement:
+        return _LAST[0][1]
+    out = tuple(Floor(shape, placement.racks_per_row) for shape in placement.sites)
+    _LAST[:] = [(placement, out)]
+    return out
 
 
 def section_of(shape: SiteLayout, role: str) -> Section | None:
