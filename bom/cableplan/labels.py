@@ -48,9 +48,17 @@ def row_letters(row: int) -> str:
 
 @lru_cache(maxsize=65536)   # one per rack unit in use (and 0U device), however many ports it has
 def _prefix(site: str, row: str, rack: str, u: int | str | None, device: str = "") -> str | None:
-    if not (site.startswith("s") and row.startswith("r") and "-rk" in rack and u not in ("", None)):
+    if u in ("", None):
         return None
-    return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}-{names.unit(int(str(u)), device)}"
+    cabinet = _cabinet(site, row, rack)
+    return None if cabinet is None else f"{cabinet}-{names.unit(int(str(u)), device)}"
+
+
+@lru_cache(maxsize=4096)   # one per rack: its devices' prefixes share it
+def _cabinet(site: str, row: str, rack: str) -> str | None:
+    if not (site.startswith("s") and row.startswith("r") and "-rk" in rack):
+        return None
+    return f"{site[1:]}{HALL}.{row_letters(int(row[1:]))}{rack.rsplit('-rk', 1)[1]}"
 
 
 def end_label(site: str, row: str, rack: str, u: int | str | None, port: str, device: str = "") -> str:
