@@ -385,8 +385,9 @@ def shape_of(lay: Layout, parts: Parts) -> tuple[object, ...]:
 
 #: The last catalog's and PDU's :class:`Plans` (:func:`plans_of`).
 _LAST: list[tuple[Catalog, str, Plans]] = []
-#: Layouts :func:`plans_of` keeps planned before it starts again (a sweep builds many designs in a process).
-KEEP_LAYOUTS = 4096
+#: Layouts :func:`plans_of` keeps planned before it starts again (a sweep or a test run builds many designs in a
+#: process with one catalog; a build has tens of layouts, a million-GPU campus 24 shared-rack ones).
+KEEP_LAYOUTS = 256
 
 
 def plans_of(catalog: Catalog, pdu_id: str) -> Plans:

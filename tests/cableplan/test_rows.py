@@ -604,3 +604,29 @@ def test_placement_locator_names_every_device_as_the_placement_does():
         (s, row, rack, u, device, r), prefix = again.place(role, site, i)
         assert (s, row, rack, u, device) == named[role, site, i] and r == role
         assert prefix == (f"{rack}-{names.unit(u, device)}" if isinstance(u, int) else device)
+
+
+def test_every_placed_end_stands_where_the_elevation_has_it():
+    """The rows' devices (the power cords' and the management ports', named from each rack layout once) are
+    the elevations' (:meth:`Placement.elevation`, the one rule): each placed end a slot of its rack with
+    its U and role, and the row's label names it by rack and U."""
+    c = {"platform": "gb200-nvl72", "nodes": 37, "switch": None, "topology": "tor", "layers": 3, "over": 2,
+         "su": None, "planes": 1, "storage": True, "oob": True, "per_rack": None, "per_row": 2,
+         "sites": (2, "2 km", "1.6 Tbit/s"), "inband": True}
+    text = scenario_text(c)
+    catalog = _catalog()
+    model = build_model(scenario_from_text(text), load_text(text, "p.yaml"), catalog, None)
+    slots = {rack.id: {s.device: s for s in model.placement.elevation(rack)} for rack in model.placement.racks()}
+    ends: Counter[str] = Counter()
+    for r in plan.rows(model, catalog=catalog, power=True):
+        labels = r[C["label"]].split(" / ")
+        for side, label in zip("ab", labels, strict=True):
+            rack, device, u = r[C[f"{side}_rack"]], r[C[f"{side}_device"]], r[C[f"{side}_u"]]
+            if not rack:
+                continue
+            slot = slots[rack][device]
+            assert (u, r[C[f"{side}_role"]], r[C[f"{side}_site"]], r[C[f"{side}_row"]]) == (
+                slot.u, slot.role, rack.split("-")[0], rack.split("-")[1])
+            assert label.split(":")[0] == f"{rack}-{names.unit(u, device)}"
+            ends[r[C["fabric"]]] += 1
+    assert ends["power"] > 100 and ends["oob"] > 50 and len(ends) >= 5, ends

@@ -195,3 +195,24 @@ def test_layouts_of_one_power_shape_share_a_plan_equal_to_their_own(catalog) -> 
     assert plans(core) is plans(spine) and plans(core) == rack_plan(core, parts) == rack_plan(spine, parts)
     for other in (hot, high):
         assert plans(other) is not plans(spine) and plans(other) == rack_plan(other, parts) != plans(spine)
+
+
+def test_one_catalog_and_pdu_plan_each_layout_once(models, catalog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The build's closed form and its plan's cords read one set of rack plans (plans_of): the same for the
+    same catalog object and PDU, equal to the rule's own, another for another catalog or past KEEP_LAYOUTS."""
+    import copy
+
+    from bom.links import power
+
+    model = models["dgx"]
+    pdu = model.platform.support.pdu
+    shared = power.plans_of(catalog, pdu)
+    assert power.plans_of(catalog, pdu) is shared
+    lays = [lay for _, sec in model.placement.all_sections() for lay in sec.layouts
+            if any(item.role == Layer.PDU for item, _ in lay.slots)]
+    assert lays and all(shared(lay) == rack_plan(lay, parts_of(catalog, pdu)) for lay in lays)
+    assert power.plans_of(copy.copy(catalog), pdu) is not shared
+    again = power.plans_of(catalog, pdu)
+    again(lays[0])
+    monkeypatch.setattr(power, "KEEP_LAYOUTS", 1)
+    assert power.plans_of(catalog, pdu) is not again
