@@ -161,17 +161,9 @@ def _xml(cell: Any, kind: str, style_id: int | None) -> str | None:
         head += ' t="inlineStr"'
     elif kind != "f":
         head += f' t="{kind}"'
-    if value is None or value == "":
-        return head + " />"
-    if kind == "f":
-        if not isinstance(value, str):
-            return None   # array and data-table formulas
-        formula = value[1:]
-        return f"{head}><f>{_escape(formula)}</f><v /></c>" if formula else f"{head}><f /><v /></c>"
-    if kind == "s":
-        return f"{head}>{_text(value)}</c>"
-    text = _number(value)
-    return f"{head}><v>{_escape(text)}</v></c>" if text else f"{head}><v /></c>"
+    if kind == "f" and value not in (None, "") and not isinstance(value, str):
+        return None   # array and data-table formulas
+    return head + _body(value, kind, None)
 
 
 def _number(value: Any) -> str:
@@ -296,9 +288,10 @@ def _body(value: Any, kind: str, epoch: Any) -> str:
     if kind == "s":
         return f">{_text(value)}</c>"
     if kind == "f":
-        return f"><f>{_escape(value[1:])}</f><v /></c>"
+        formula = value[1:]
+        return f"><f>{_escape(formula)}</f><v /></c>" if formula else "><f /><v /></c>"
     text = _number(value)
-    return f"><v>{text}</v></c>" if text else "><v /></c>"
+    return f"><v>{_escape(text)}</v></c>" if text else "><v /></c>"
 
 
 def _write_worksheet(self: Any, ws: Any) -> None:
