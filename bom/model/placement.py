@@ -340,6 +340,19 @@ class Placement:
                 for n, lay in enumerate(sec.layouts):
                     yield k, copy, lay, self._rack(site, sec.spot(start, copy, n, per), lay)
 
+    def first_copies(self) -> Iterator[Rack]:
+        """The racks of every section's first copy, in :meth:`racks`'s order: a section's copies follow
+        its first, so the first rack of any layout (or kind) in a walk of every rack is among these."""
+        per = self.racks_per_row
+        site = 0
+        for shape in self.sites:
+            for _ in range(shape.count):
+                site += 1
+                for _k, sec, start in self._standing(site, shape):
+                    if sec.copies:
+                        for n, lay in enumerate(sec.layouts):
+                            yield self._rack(site, sec.spot(start, 0, n, per), lay)
+
     def rack_rows(self) -> Iterator[tuple[int, int, Layout]]:
         """(site, row, layout) of every rack in :meth:`laid_out`'s order, no :class:`Rack` made: what a
         sum over every rack by row reads (a row's racks in the same order, so its sums are the same

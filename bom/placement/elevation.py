@@ -93,7 +93,7 @@ def samples(placement: Placement | None) -> list[RackView]:
         return []
     kinds = sum(1 for n in placement.counts().values() if n)   # stop once each kind there is was seen
     seen: dict[str, RackView] = {}
-    for rack in placement.racks():
+    for rack in placement.first_copies():   # each kind's first rack is a first copy's (not every rack walked)
         if len(seen) == kinds:
             break
         if rack.kind in seen:

@@ -8,6 +8,7 @@ from bom.inputs.scenario import load_scenario
 from bom.pipeline import build_scenario
 from bom.placement.elevation import HEADER, elevation_rows, samples
 from tests.paths import REFERENCE as REFERENCE_DIR
+from tests.paths import ROOT
 
 FULL = REFERENCE_DIR / "superpod_h100_4su_full.yaml"
 COL = {h: i for i, h in enumerate(HEADER)}
@@ -28,6 +29,29 @@ def test_rows_are_the_placements_slots_within_budget(path, catalog):
     assert {x[COL["rack"]] for x in rows} == {r.id for r in p.racks()}
     kinds = [v.rack.kind for v in samples(p)]
     assert len(kinds) == len(set(kinds)) and set(kinds) == {r.kind for r in p.racks()}
+
+
+@pytest.mark.parametrize("path", [None, FULL, ROOT / "tests/golden/scenarios/ring-three-sites.yaml",
+                                  ROOT / "tests/golden/scenarios/amd.yaml"],
+                         ids=["default", "h100-full", "ring-three-sites", "amd"])
+def test_samples_are_each_kinds_first_rack_of_every_rack_walked(path, catalog):
+    """The samples read only the sections' first copies: the same racks, views and order as a walk of
+    every rack; the first copies are that walk's racks in its order, each layout's first rack among them."""
+    sc, src = load_scenario(path)
+    p = build_scenario(sc, src, catalog).placement
+    seen: dict[str, object] = {}
+    for rack in p.racks():
+        seen.setdefault(rack.kind, rack)
+    got = samples(p)
+    assert [v.rack for v in got] == list(seen.values())
+    assert [v.slots for v in got] == [tuple(p.elevation(r)) for r in seen.values()]
+    walk, firsts = list(p.laid_out()), list(p.first_copies())
+    order = {r: i for i, (_, r) in enumerate(walk)}
+    assert [order[r] for r in firsts] == sorted(order[r] for r in firsts)
+    first_of: dict[int, object] = {}
+    for lay, r in walk:
+        first_of.setdefault(id(lay), r)
+    assert set(first_of.values()) <= set(firsts)
 
 
 def test_h100_compute_rack_scale_up_summary(catalog):
