@@ -272,10 +272,21 @@ def visible_text(value: str) -> str:
     return _INVISIBLE.sub("\ufffd", _ANSI.sub("", value))
 
 
+#: Every character :func:`markdown_text` changes or removes (a line break or tab, what an escape sequence
+#: starts with, the controls terminal text drops or shows escaped, what Markdown escapes): text without any
+#: is its own Markdown (a table's numbers, names and parts: nearly every value).
+_MARKDOWN_KEPT_NOT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                                "\ud800-\udfff\\\\|<>`]")
+_MARKDOWN_ESCAPED = re.compile(r"([\\|<>`])")
+
+
 def markdown_text(value: str) -> str:
     """Text for a Markdown table cell: no controls, no line breaks, pipes and angle brackets escaped."""
-    text = terminal_text(str(value).replace("\r", " ").replace("\n", " ").replace("\t", " "))
-    return re.sub(r"([\\|<>`])", r"\\\1", text)
+    text = str(value)
+    if _MARKDOWN_KEPT_NOT.search(text) is None:
+        return text
+    text = terminal_text(text.replace("\r", " ").replace("\n", " ").replace("\t", " "))
+    return _MARKDOWN_ESCAPED.sub(r"\\\1", text)
 
 
 class ReproducibleZip:

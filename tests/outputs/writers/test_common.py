@@ -7,6 +7,7 @@ from __future__ import annotations
 import enum
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -20,7 +21,9 @@ from bom.outputs.writers.common import (
     indented,
     json_safe,
     json_text,
+    markdown_text,
     reproducible_zip,
+    terminal_text,
 )
 from bom.roles import Tier
 
@@ -82,6 +85,22 @@ def test_a_schedule_like_tree_and_json_text():
 def test_json_safe_escapes_what_the_pattern_escapes(text):
     """The ASCII fast path returns only text the pattern has nothing to escape in."""
     assert json_safe(text) == _JSON_RAW.sub(_json_escape, text)
+
+
+def _markdown_slow(value: object) -> str:
+    """markdown_text as it was before its fast path: every value through the terminal's rules and the escapes."""
+    text = terminal_text(str(value).replace("\r", " ").replace("\n", " ").replace("\t", " "))
+    return re.sub(r"([\\|<>`])", r"\\\1", text)
+
+
+#: What markdown_text changes, and its neighbours: plain text is drawn with them often.
+_MD_EDGES = "\x00\x08\t\n\x0b\r\x1b\x1f\x7f\x80\x85\x9b\x9f\xa0[]0;m\\|<>`*_#\u061c\u200e\u2028\u202e\u2069\udc80é"
+
+
+@given(st.text() | st.text(alphabet=_MD_EDGES + "ab 1", max_size=12) | st.sampled_from([Tier.SCALE_OUT]))
+def test_markdown_text_fast_path_is_the_escaping_it_skips(text):
+    """Text the fast path returns as it is is what the full escaping would have returned."""
+    assert markdown_text(text) == _markdown_slow(text)
 
 
 CORE = ('<cp:coreProperties xmlns:dcterms="http://purl.org/dc/terms/"><dcterms:created xsi:type="x">'
