@@ -7,10 +7,12 @@ import datetime as dt
 import functools
 import io
 from collections import Counter
+from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
 from bom.costing.categories import CATEGORIES
+from bom.costing.lines import Line
 from bom.costing.order import OrderLine
 from bom.costing.report import Report
 from bom.costing.schedule import SiteSchedule
@@ -29,6 +31,16 @@ def qty(v: float, digits: int = 1) -> str:
         return str(v)
     text = f"{v:,.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def num(v: float | str, d: int = 0) -> str:
+    """A number with thousands separators and ``d`` decimals (a text as it is): the templates' ``num``."""
+    return v if isinstance(v, str) else f"{v:,.{d}f}"
+
+
+def usd(v: float) -> str:
+    """A whole-dollar amount: the templates' ``usd``."""
+    return f"{v:,.0f} USD"
 
 
 def pct(v: float) -> str:
@@ -53,8 +65,8 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
                              autoescape=autoescape, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              finalize=lambda v: clean(v) if isinstance(v, str) else v)
-    env.filters["num"] = lambda v, d=0: v if isinstance(v, str) else f"{v:,.{d}f}"
-    env.filters["usd"] = lambda v: f"{v:,.0f} USD"
+    env.filters["num"] = num
+    env.filters["usd"] = usd
     env.filters["pct"] = pct
     env.filters["qty"] = qty
     return env
@@ -302,8 +314,55 @@ def _job_rows(r: Report) -> list[tuple[str, str]]:
             ("Job: cost at the marginal rate (energy and support)", f"{j.marginal_cost_usd:,.0f} USD")]
 
 
+#: The HTML report's BOM table row (the template's loop body as it was, a ``{}`` per value it writes).
+_HTML_BOM_ROW = ('<tr><td class="k">{}</td><td>{}</td><td class="k">{}</td><td>{}</td><td>{}</td>\n<td>{}</td>'
+                 '<td class="n">{}{}{}</td>\n<td class="n">{}</td>\n<td class="n">{}{}{}</td>\n<td class="n">{}</td>\n'
+                 '<td class="n">{}</td><td class="{}">{}</td>\n<td class="src">{}</td></tr>\n')
+
+
+def html_bom_rows(lines: Sequence[Line]) -> Any:
+    """The HTML report's BOM table's rows (``Markup``)."""
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
+
+    from bom.outputs.writers.tables import html_rows
+    br, none = Markup("<br>"), ("", "", "")
+    cells: list[Any] = []
+    for x in lines:
+        low, high, each = x.unit_price_low_usd, x.unit_price_high_usd, x.unit == "each"
+        cells += (x.tier, x.fabric, x.hop, x.category, x.sku, x.description, qty(x.quantity),
+                  *(none[:2] if each else (" ", x.unit)), usd(x.unit_price_usd),
+                  *(none if low is None or high is None else (usd(low), br, usd(high))), usd(x.price_usd),
+                  qty(x.power_w), "est" if x.price_source == "estimate" else "", x.price_source,
+                  range_source(x.unit_price_range_source, x.price_source))
+    return html_rows(_HTML_BOM_ROW, cells)
+
+
+def html_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, float, str]]) -> Any:
+    """The HTML report's order table's rows (``Markup``): a column per site where the first line is split."""
+    from markupsafe import Markup
+
+    from bom.outputs.writers.tables import html_rows
+    split = order[0].per_site if order else None
+    row = ('<tr><td>{}</td><td>{}</td><td class="n">{}{}{}</td>\n' + '<td class="n">{}</td>' * len(split or ())
+           + '<td class="n">{}</td><td class="n">{}{}{}</td>\n<td class="n">{}</td>\n<td class="n">{}{}{}</td>\n'
+             '<td class="n">{}</td><td>{}</td>\n<td class="src">{}</td>\n<td>{}{}{}{}</td><td>{}</td>\n'
+             '<td class="flag">{}</td></tr>\n')
+    br, none = Markup("<br>"), ("", "", "")
+    cells: list[Any] = []
+    for o in order:
+        unit = ("", "") if o.unit == "each" else (" ", o.unit)
+        rg = ranges.get(o.sku)
+        sites = ([num(q) for q in o.per_site] if o.per_site else [""] * len(split)) if split else []
+        cells += (o.sku, o.description, qty(o.installed), *unit, *sites, num(o.spares), qty(o.total), *unit,
+                  usd(o.unit_price_usd), *((usd(rg[0]), br, usd(rg[1])) if rg else none), usd(o.extended_usd),
+                  o.price_source, rg[2] if rg else range_source(None, o.price_source), o.quote_ref,
+                  *((" (valid until ", o.valid_until, ")") if o.valid_until else none), o.vendor, "; ".join(o.flags))
+    return html_rows(row, cells)
+
+
 def write_html(r: Report) -> bytes:
     ctx = _context(r)
+    ctx["bom_rows"], ctx["order_rows"] = html_bom_rows(r.lines), html_order_rows(r.order, ctx["ranges"])
     ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()

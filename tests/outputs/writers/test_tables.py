@@ -1,0 +1,101 @@
+"""The report tables written in Python are what jinja wrote from the templates' loops, hostile text included."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markupsafe import Markup
+
+from bom.outputs.writers.common import price_ranges, range_source
+from bom.outputs.writers.documents import _env, html_bom_rows, html_order_rows
+from bom.outputs.writers.tables import html_rows, html_values, markdown_rows
+from bom.roles import RackKind, Tier
+
+#: Text a value may hold: markup, entities, controls (visible_text's and an escape sequence), the tables'
+#: own separator, Markdown's escapes, a lone surrogate.
+_EDGES = "<>&'\"\x00\x07\x1b[31m\x85\x9b\t\n\r\ue000|`\\\u202e\udc80é "
+_TEXT = st.text(max_size=12) | st.text(alphabet=_EDGES + "ab1", max_size=10)
+_VALUE = (_TEXT | st.none() | st.integers(-10**9, 10**9) | st.floats(allow_nan=True)
+          | st.sampled_from([Tier.SCALE_OUT, RackKind.COMPUTE, dt.date(2027, 3, 1), Markup("<br>"), Markup("a&amp;b")]))
+
+#: The templates' loops as they were (report.html.j2 before its tables were written in Python).
+LOOPS = Path(__file__).parent / "loops"
+OLD_BOM = (LOOPS / "bom.html.j2").read_text()
+OLD_ORDER = (LOOPS / "order.html.j2").read_text()
+
+
+@functools.cache
+def _template(env_html: bool, text: str):
+    return _env(env_html).from_string(text)
+
+
+def _jinja(env_html: bool, text: str, **ctx: object) -> str:
+    return _template(env_html, text).render(**ctx)
+
+
+@functools.cache
+def _report():
+    """The default scenario's report (the session fixture's, built here: a drawn test's arguments are shown)."""
+    from bom.catalog.load import load_catalog
+    from bom.inputs.scenario import load_scenario
+    from bom.pipeline import build_scenario, report_of
+
+    scenario, src = load_scenario(None)
+    return report_of(build_scenario(scenario, src, load_catalog()), load_catalog())
+
+
+@given(st.lists(_VALUE, max_size=8))
+def test_each_value_is_what_the_template_writes(values):
+    """One escape over a table's joined cells is each cell's `{{ v }}`: HTML and Markdown."""
+    assert html_values(values) == [_jinja(True, "{{ v }}", v=v) for v in values]
+    assert markdown_rows("|{}", values) == "".join("|" + _jinja(False, "{{ v }}", v=v) for v in values)
+    assert str(html_rows("<td>{}</td>\n", values)) == "".join(
+        _jinja(True, "<td>{{ v }}</td>\n", v=v) for v in values)
+
+
+def test_rows_must_be_filled():
+    with pytest.raises(ValueError, match="do not fill"):
+        html_rows("<td>{}</td><td>{}</td>", ["a", "b", "c"])
+    with pytest.raises(ValueError, match="without a value"):
+        markdown_rows("|", ["a"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_bom_rows_are_the_old_loop(data):
+    """The BOM table's rows with hostile text in every text field, units and ranges or none."""
+    default_report = _report()
+    lines = [dataclasses.replace(x, description=data.draw(_TEXT), sku=data.draw(_TEXT), fabric=data.draw(_TEXT),
+                                 unit=data.draw(st.sampled_from(["each", "km"]) | _TEXT),
+                                 price_source=data.draw(st.sampled_from(["estimate", "list"]) | _TEXT),
+                                 unit_price_range_source=data.draw(st.none() | _TEXT),
+                                 unit_price_low_usd=(low := data.draw(st.none() | st.floats(0, 1e7))),
+                                 unit_price_high_usd=None if low is None else 2 * low)
+             for x in data.draw(st.lists(st.sampled_from(range(len(default_report.lines))), max_size=6))
+             for x in [default_report.lines[x]]]
+    assert str(html_bom_rows(lines)) == _jinja(True, OLD_BOM, lines=lines, range_source=range_source)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_order_rows_are_the_old_loop(data):
+    """The order table's rows: split by site or not (the first line decides the columns), quotes' dates, flags."""
+    default_report = _report()
+    sites = data.draw(st.integers(0, 3))
+    order = [dataclasses.replace(
+        o, description=data.draw(_TEXT), unit=data.draw(st.sampled_from(["each", "km"]) | _TEXT),
+        quote_ref=data.draw(_TEXT), vendor=data.draw(_TEXT), price_source=data.draw(_TEXT),
+        flags=tuple(data.draw(st.lists(_TEXT, max_size=2))),
+        valid_until=data.draw(st.none() | st.just(dt.date(2027, 1, 31))),
+        per_site=data.draw(st.none() | st.just(tuple(float(k * 3) for k in range(sites)))) if sites else None)
+        for k in data.draw(st.lists(st.sampled_from(range(len(default_report.order))), max_size=5))
+        for o in [default_report.order[k]]]
+    ranges = price_ranges(default_report.lines)
+    assert str(html_order_rows(order, ranges)) == _jinja(True, OLD_ORDER, order=order, ranges=ranges,
+                                                          range_source=range_source)
