@@ -320,3 +320,22 @@ def test_the_vectorised_draws_are_the_per_draw_loops_bit_for_bit(default_report,
         assert np.array_equal(getattr(got, name), np.array(values)), name
     for s in got.in_service:
         assert np.array_equal(s.days, np.array(want[3][s.site.site])), s.site
+
+
+def test_blocks_and_sites_alike_or_not_are_the_per_draw_loop_bit_for_bit(default_report, monkeypatch):
+    """Blocks of a few draws (the stream carries on across them) and three sites, two alike (drawn once) and
+    one that takes no line with a lead time: still the per-draw loop's figures to the last bit."""
+    r = default_report
+    order = list(r.order)
+    known = tuple(i for i, o in enumerate(order) if o.lead_time_days is not None)
+    day = dt.date(2027, 1, 4)
+    sites = [u.SiteDraw(1, 0.5, known, 30, day, 200), u.SiteDraw(2, 0.3, known, 30, day, 200),
+             u.SiteDraw(3, 0.2, (), 10, day, 5)]
+    width = len(order) + 1 + len(known)
+    monkeypatch.setattr(u, "BLOCK_VALUES", width * 7)   # blocks of 7 draws
+    got = draw(order, r.basis, r.tco, r.inputs, {}, 50, 11, {}, sites)
+    want = _loop(order, r.basis, r.tco, r.inputs, {}, 50, 11, {}, sites)
+    for name, values in zip(("capex", "tco", "usd_per_gpu_hour"), want[:3], strict=True):
+        assert np.array_equal(getattr(got, name), np.array(values)), name
+    for s in got.in_service:
+        assert np.array_equal(s.days, np.array(want[3][s.site.site])), s.site
