@@ -22,6 +22,8 @@ from bom.outputs.writers.common import markdown_text, visible_text
 #: What joins a table's cells for one escape: escape leaves it as it is, visible_text keeps it; a table whose
 #: text holds it already is escaped cell by cell.
 _SEP = "\ue000"
+#: What stands for a ``Markup`` cell in the joined text (as the separator, kept by both).
+_MARK = "\ue001"
 #: What visible_text changes (its controls; an escape sequence starts with one of them).
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -36,27 +38,28 @@ def html_values(values: Sequence[Any]) -> list[str]:
 
     escape replaces characters one by one, so escaping cells joined by a separator it keeps is escaping
     each; visible_text changes nothing in text without controls, so one search over the joined text
-    tells. ``Markup`` (a literal the caller adds) is kept aside, as escape keeps it."""
-    texts: list[str] = []
-    marked: dict[int, str] = {}
-    for i, v in enumerate(values):
-        if type(v) is str:
-            texts.append(v)
-        elif hasattr(v, "__html__"):
-            marked[i] = html_value(v)
-            texts.append("")
-        elif isinstance(v, str):   # an enum: escape writes its str(), visible_text may clean its value first
-            t = visible_text(v)
-            texts.append(t if type(t) is str else str(t))
-        else:
-            texts.append(str(v))
+    tells. ``Markup`` (a literal the caller adds) is held by a mark and written as escape writes it."""
+    texts = [v if type(v) is str else _text_of(v) for v in values]
     joined = _SEP.join(texts)
     if joined.count(_SEP) != len(texts) - 1 or _INVISIBLE.search(joined) is not None:
         return [html_value(v) for v in values]
     out = str(escape(joined)).split(_SEP) if texts else []
-    for i, t in marked.items():
-        out[i] = t
+    if _MARK in joined:   # a Markup, or text that is the mark itself: each as html_value writes it
+        for i, t in enumerate(out):
+            if t == _MARK:
+                out[i] = html_value(values[i])
     return out
+
+
+def _text_of(v: Any) -> str:
+    """The text escape reads from ``v`` after finalize, or the mark for ``Markup``."""
+    if hasattr(v, "__html__"):
+        return _MARK
+    t = str(v)
+    if isinstance(v, str) and t != v:   # a str subclass whose str() is not its text: finalize cleans the text
+        t = visible_text(v)
+        return t if type(t) is str else str(t)
+    return t
 
 
 def html_rows(row: str, cells: Sequence[Any]) -> Markup:

@@ -19,10 +19,20 @@ from bom.roles import RackKind, Tier
 
 #: Text a value may hold: markup, entities, controls (visible_text's and an escape sequence), the tables'
 #: own separator, Markdown's escapes, a lone surrogate.
-_EDGES = "<>&'\"\x00\x07\x1b[31m\x85\x9b\t\n\r\ue000|`\\\u202e\udc80é "
+_EDGES = "<>&'\"\x00\x07\x1b[31m\x85\x9b\t\n\r\ue000\ue001|`\\\u202e\udc80é "
 _TEXT = st.text(max_size=12) | st.text(alphabet=_EDGES + "ab1", max_size=10)
+
+
+class _Odd(str):
+    """Text whose str() is not its text (as a (str, Enum) member's), the text holding a control."""
+
+    def __str__(self) -> str:
+        return "odd<&"
+
+
 _VALUE = (_TEXT | st.none() | st.integers(-10**9, 10**9) | st.floats(allow_nan=True)
-          | st.sampled_from([Tier.SCALE_OUT, RackKind.COMPUTE, dt.date(2027, 3, 1), Markup("<br>"), Markup("a&amp;b")]))
+          | st.sampled_from([Tier.SCALE_OUT, RackKind.COMPUTE, dt.date(2027, 3, 1), Markup("<br>"), Markup("a&amp;b"),
+                            _Odd("a\x07<b"), _Odd("plain"), Markup("\ue001")]))
 
 #: The templates' loops as they were (report.html.j2 before its tables were written in Python).
 LOOPS = Path(__file__).parent / "loops"
