@@ -186,8 +186,9 @@ class _Indenter:
         self.default = json.JSONEncoder().default   # what json.dumps raises on a value it cannot encode
         self.encoders: dict[str, Any] = {}
         self.scalars: set[type] = {str, int, float, bool, type(None)}
-        # A list of containers met again (each site's arrivals, one list for alike sites) is written once;
-        # by identity, which holds while the data is (the whole call).
+        self.containers: set[type] = set()   # the types is_scalar said are not
+        # A list met again (each site's arrivals, one list for alike sites; the flags of a part's lines) is
+        # written once; by identity, which holds while the data is (the whole call).
         self.done: dict[tuple[int, int], str] = {}
 
     def encode(self, o: Any, separator: str) -> str:
@@ -203,9 +204,12 @@ class _Indenter:
         subclasses (our enums; both encoders write their value), None."""
         if t in self.scalars:
             return True
+        if t in self.containers:
+            return False
         if issubclass(t, (str, int, float)):
             self.scalars.add(t)
             return True
+        self.containers.add(t)
         return False
 
     def text(self, o: Any, depth: int) -> str:
@@ -215,15 +219,53 @@ class _Indenter:
         if isinstance(o, (list, tuple)):
             if not o:
                 return "[]"
-            inner = "\n" + "  " * (depth + 1)
-            if set(map(type, o)) <= self.scalars or all(map(self.is_scalar, set(map(type, o)))):
-                return "[" + inner + self.encode(o, "," + inner)[1:-1] + inner[:-2] + "]"
             done = self.done.get((id(o), depth))
             if done is None:
-                done = self.done[id(o), depth] = \
-                    "[" + inner + ("," + inner).join([self.text(v, depth + 1) for v in o]) + inner[:-2] + "]"
+                inner = "\n" + "  " * (depth + 1)
+                kinds = set(map(type, o))
+                if kinds <= self.scalars or all(map(self.is_scalar, kinds)):
+                    done = "[" + inner + self.encode(o, "," + inner)[1:-1] + inner[:-2] + "]"
+                else:
+                    items = self.mappings(o, depth + 1) if kinds == {dict} else None
+                    if items is None:
+                        items = [self.text(v, depth + 1) for v in o]
+                    done = "[" + inner + ("," + inner).join(items) + inner[:-2] + "]"
+                self.done[id(o), depth] = done
             return done
         return self.encode(o, ",")
+
+    def mappings(self, dicts: list[Any] | tuple[Any, ...], depth: int) -> list[str] | None:
+        """Each of a list's dicts as :meth:`mapping` writes it, the whole list one C-encoder call: each dict
+        with its containers as ``null``, items on a NUL separator, so a dict ends where ``}``, NUL and ``{``
+        meet (within a dict a NUL stands after a scalar, never after ``}``). None for an empty dict."""
+        if not all(dicts):
+            return None
+        scalars, inner = self.scalars, "\n" + "  " * (depth + 1)
+        flats: list[dict[Any, Any]] = []
+        nested: dict[int, list[tuple[int, Any]]] = {}
+        for k, o in enumerate(dicts):
+            odd = set(map(type, o.values())) - scalars
+            if not odd or all([self.is_scalar(t) for t in odd]):
+                flats.append(o)
+                continue
+            flat = dict(o)
+            mine = nested[k] = [(i, v) for i, v in enumerate(o.values()) if type(v) not in scalars]
+            keys = list(o)
+            for i, _ in mine:
+                flat[keys[i]] = None
+            flats.append(flat)
+        parts = self.encode(flats, "\0")[2:-2].split("}\0{")
+        out = []
+        for k, part in enumerate(parts):
+            if k in nested:
+                items = part.split("\0")
+                for i, v in nested[k]:   # '"key": null' -> '"key": ' and the container
+                    items[i] = items[i][:-4] + self.text(v, depth + 1)
+                part = ("," + inner).join(items)
+            else:
+                part = part.replace("\0", "," + inner)
+            out.append("{" + inner + part + inner[:-2] + "}")
+        return out
 
     def mapping(self, o: dict[Any, Any], depth: int) -> str:
         inner = "\n" + "  " * (depth + 1)

@@ -81,6 +81,22 @@ def test_a_schedule_like_tree_and_json_text():
     assert json_text(data, indent=2) == json_safe(_dumps(data))
 
 
+_BRACES = st.text(alphabet="{}[]\0\n\",: ", max_size=6)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.dictionaries(_KEY | _BRACES, _SCALAR | _BRACES | st.lists(_SCALAR, max_size=3)
+                                | st.dictionaries(_KEY, _SCALAR | st.lists(_SCALAR, max_size=2), max_size=3),
+                                max_size=5), max_size=6), st.integers(0, 2))
+def test_a_list_of_dicts_is_written_as_json_dumps_writes(rows, depth):
+    """A list of dicts (a report's lines, its order) is one C-encoder call split where dicts meet: flat dicts,
+    dicts holding lists and dicts, empty ones, text holding braces, NUL and newlines, at any depth."""
+    data: object = rows
+    for _ in range(depth):
+        data = {"x": data, "n": 1}
+    assert json_text(data, indent=2) == json_safe(_dumps(data))
+
+
 @given(st.text())
 def test_json_safe_escapes_what_the_pattern_escapes(text):
     """The ASCII fast path returns only text the pattern has nothing to escape in."""
