@@ -59,12 +59,14 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
     """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2  # lazy: jinja2 loads only for a report
 
+    from bom.outputs.writers.tables import Rows  # the rows written in Python: cleaned there, cell by cell
+
     clean = visible_text if autoescape or trusted else markdown_text   # HTML escapes markup itself
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
                              bytecode_cache=_bytecode_cache(jinja2),
                              autoescape=autoescape, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                             finalize=lambda v: clean(v) if isinstance(v, str) else v)
+                             finalize=lambda v: clean(v) if isinstance(v, str) and type(v) is not Rows else v)
     env.filters["num"] = num
     env.filters["usd"] = usd
     env.filters["pct"] = pct
@@ -360,16 +362,76 @@ def html_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, f
     return html_rows(row, cells)
 
 
+def _power_cells(plan: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The power plan's racks' and UPS' cells, as both documents' loops wrote them."""
+    racks = [c for x in plan["racks"] for c in (num(x.racks), x.kind, x.rack, x.pdus, x.cords, x.draw, x.feed,
+                                                 x.lost, x.rating, x.headroom, x.worst, x.imbalance, x.down)]
+    return racks, [c for u in plan["ups"] for c in (u.name, u.rows, u.load, u.lost)]
+
+
+def html_power_rows(plan: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The HTML report's power tables' rows (racks, UPS), or ("", "") with no power plan."""
+    from bom.outputs.writers.tables import html_rows
+    if plan is None:
+        return "", ""
+    racks, ups = _power_cells(plan)
+    return (html_rows("<tr><td>{} {}</td><td>{}</td>" + '<td class="n">{}</td>' * 10 + "</tr>\n", racks),
+            html_rows('<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td></tr>\n', ups))
+
+
+def html_site_rows(r: Report) -> tuple[Any, Any]:
+    """The HTML report's sites and cabled site pairs tables' rows, or ("", "") on one site."""
+    from bom.outputs.writers.tables import html_rows
+    m, across = r.model, r.totals.scale_across
+    if m.cluster.site_count <= 1 or across.dci is None:
+        return "", ""
+    dci = across.dci
+    sites = [c for s in m.site_sizes for c in (s.site, num(s.nodes), num(s.gpus),
+                                               ", ".join([f"site {o}" for o in dci.neighbours(s.site)]))]
+    pair = (num(dci.wavelengths_per_pair), num(dci.fibre_pairs_per_pair), qty(across.distance_km))
+    pairs = [c for a, b in dci.site_pairs for c in (a, b, *pair)]
+    return (html_rows('<tr><td>site {}</td><td class="n">{}</td><td class="n">{}</td>\n<td>{}</td></tr>\n', sites),
+            html_rows('<tr><td>site {} - site {}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td>'
+                      '</tr>\n', pairs))
+
+
 def write_html(r: Report) -> bytes:
     ctx = _context(r)
     ctx["bom_rows"], ctx["order_rows"] = html_bom_rows(r.lines), html_order_rows(r.order, ctx["ranges"])
+    ctx["power_rows"], ctx["sites_rows"] = html_power_rows(ctx["power_plan"]), html_site_rows(r)
     ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 
 
+def markdown_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, float, str]]) -> str:
+    """The Markdown summary's order table's rows."""
+    from bom.outputs.writers.tables import markdown_rows
+    cells: list[Any] = []
+    for o in order:
+        rg, d = ranges.get(o.sku), 0 if o.unit == "each" else 1
+        cells += (o.sku, num(o.installed, d), num(o.spares), num(o.total, d), num(o.unit_price_usd, 2),
+                  num(rg[0], 2) + " USD" if rg else "", num(rg[1], 2) + " USD" if rg else "", usd(o.extended_usd),
+                  o.price_source, rg[2] if rg else range_source(None, o.price_source), o.quote_ref,
+                  *((" (valid until ", o.valid_until, ")") if o.valid_until else ("", "", "")),
+                  "; ".join(map(str, o.flags)))
+    return markdown_rows("| {} | {} | {} | {} | {} USD | {} | {} | {} | {} | {} | {}{}{}{} | {} |\n", cells)
+
+
+def markdown_power_rows(plan: dict[str, Any] | None) -> tuple[str, str]:
+    """The Markdown summary's power tables' rows (racks, UPS), or ("", "") with no power plan."""
+    from bom.outputs.writers.tables import markdown_rows
+    if plan is None:
+        return "", ""
+    racks, ups = _power_cells(plan)
+    return markdown_rows("| {} {} |" + " {} |" * 11 + "\n", racks), markdown_rows("| {} | {} | {} | {} |\n", ups)
+
+
 def write_markdown(r: Report) -> bytes:
-    return _env(False).get_template("summary.md.j2").render(**_context(r)).encode()
+    ctx = _context(r)
+    ctx["order_rows"], ctx["power_rows"] = markdown_order_rows(r.order, ctx["ranges"]), \
+        markdown_power_rows(ctx["power_plan"])
+    return _env(False).get_template("summary.md.j2").render(**ctx).encode()
 
 
 def write_json(r: Report) -> bytes:

@@ -68,9 +68,13 @@ def html_rows(row: str, cells: Sequence[Any]) -> Markup:
     return Markup(_rows(row, html_values(cells)))
 
 
-def markdown_rows(row: str, cells: Sequence[Any]) -> str:
+class Rows(str):
+    """Rows written here: the Markdown summary's finalize keeps them as they are (as escape keeps Markup)."""
+
+
+def markdown_rows(row: str, cells: Sequence[Any]) -> Rows:
     """As :func:`html_rows` for the Markdown summary: text through markdown_text, anything else its str()."""
-    return _rows(row, [markdown_text(v) if isinstance(v, str) else str(v) for v in cells])
+    return Rows(_rows(row, [markdown_text(v) if isinstance(v, str) else str(v) for v in cells]))
 
 
 def _rows(row: str, texts: list[str]) -> str:

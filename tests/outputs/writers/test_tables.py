@@ -13,9 +13,19 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 from bom.outputs.writers.common import price_ranges, range_source
-from bom.outputs.writers.documents import _env, html_bom_rows, html_order_rows
+from bom.outputs.writers.documents import (
+    _context,
+    _env,
+    html_bom_rows,
+    html_order_rows,
+    html_power_rows,
+    html_site_rows,
+    markdown_order_rows,
+    markdown_power_rows,
+)
 from bom.outputs.writers.tables import html_rows, html_values, markdown_rows
 from bom.roles import RackKind, Tier
+from tests.paths import ROOT
 
 #: Text a value may hold: markup, entities, controls (visible_text's and an escape sequence), the tables'
 #: own separator, Markdown's escapes, a lone surrogate.
@@ -50,13 +60,13 @@ def _jinja(env_html: bool, text: str, **ctx: object) -> str:
 
 
 @functools.cache
-def _report():
-    """The default scenario's report (the session fixture's, built here: a drawn test's arguments are shown)."""
+def _report(path: Path | None = None):
+    """A scenario's report, the default's without a path (built here: a drawn test's arguments are shown)."""
     from bom.catalog.load import load_catalog
     from bom.inputs.scenario import load_scenario
     from bom.pipeline import build_scenario, report_of
 
-    scenario, src = load_scenario(None)
+    scenario, src = load_scenario(path)
     return report_of(build_scenario(scenario, src, load_catalog()), load_catalog())
 
 
@@ -109,3 +119,44 @@ def test_order_rows_are_the_old_loop(data):
     ranges = price_ranges(default_report.lines)
     assert str(html_order_rows(order, ranges)) == _jinja(True, OLD_ORDER, order=order, ranges=ranges,
                                                           range_source=range_source)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_markdown_order_rows_are_the_old_loop(data):
+    """The summary's order rows: hostile text (pipes, backticks, line breaks, controls) cleaned as before."""
+    default_report = _report()
+    order = [dataclasses.replace(
+        o, sku=data.draw(_TEXT), unit=data.draw(st.sampled_from(["each", "km"]) | _TEXT),
+        quote_ref=data.draw(_TEXT), price_source=data.draw(_TEXT), flags=tuple(data.draw(st.lists(_TEXT, max_size=2))),
+        valid_until=data.draw(st.none() | st.just(dt.date(2027, 1, 31))))
+        for k in data.draw(st.lists(st.sampled_from(range(len(default_report.order))), max_size=5))
+        for o in [default_report.order[k]]]
+    ranges = price_ranges(default_report.lines)
+    assert markdown_order_rows(order, ranges) == _jinja(False, (LOOPS / "order.md.j2").read_text(), order=order,
+                                                        ranges=ranges, range_source=range_source)
+
+
+@pytest.mark.parametrize("path", [None, ROOT / "tests/golden/scenarios/ring-three-sites.yaml"],
+                         ids=["default", "ring-three-sites"])
+def test_power_and_site_rows_are_the_old_loops(path):
+    """The power plan's and the sites' tables of a one-site and a three-site build, in both documents."""
+    r = _report(path)
+    ctx = _context(r)
+    plan, across = ctx["power_plan"], r.totals.scale_across
+
+    def old(name: str, html: bool = True, **kw: object) -> str:
+        return _jinja(html, (LOOPS / name).read_text(), **kw)
+
+    assert plan is not None
+    assert [str(x) for x in html_power_rows(plan)] == [old("power.html.j2", power_plan=plan),
+                                                       old("ups.html.j2", power_plan=plan)]
+    assert list(markdown_power_rows(plan)) == [old("power.md.j2", False, power_plan=plan),
+                                               old("ups.md.j2", False, power_plan=plan)]
+    assert markdown_power_rows(None) == html_power_rows(None) == ("", "")
+    sites = html_site_rows(r)
+    if r.model.cluster.site_count == 1:
+        assert sites == ("", "")
+        return
+    assert [str(x) for x in sites] == [old("sites.html.j2", model=r.model, dci=across.dci),
+                                       old("pairs.html.j2", dci=across.dci, across=across)]
