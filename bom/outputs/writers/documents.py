@@ -143,7 +143,7 @@ TIMELINE_SITES = 4
 _LABEL_W, _CHART_W, _ROW_H, _TOP = 250, 640, 15, 30
 
 
-def _timelines(r: Report) -> list[dict[str, Any]]:
+def _timelines(r: Report) -> list[SimpleNamespace]:
     """Each shown site's critical path as an SVG timeline (its title, and its ``body``: the drawing rendered
     once for the sites alike, those that share their arrivals and chain)."""
     from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
@@ -156,13 +156,15 @@ def _timelines(r: Report) -> list[dict[str, Any]]:
             chart = _chart(s)
             bodies[key] = chart, Markup(template.render(t=chart))   # rendered with autoescape
         chart, body = bodies[key]
-        out.append({**chart, "site": s.site, "in_service": s.in_service, "body": body})
+        out.append(SimpleNamespace(**vars(chart), site=s.site, in_service=s.in_service, body=body))
     return out
 
 
-def _chart(s: SiteSchedule) -> dict[str, Any]:
+def _chart(s: SiteSchedule) -> SimpleNamespace:
     """A site's timeline's parts: a bar per part from the order date to its arrival, then installation,
-    burn-in and the in-service day; the gating chain flagged (drawn red), a tick every four weeks."""
+    burn-in and the in-service day; the gating chain flagged (drawn red), a tick every four weeks.
+    Attributes, not dict keys, down to each row: jinja's ``x.kind`` tries the attribute first, and a
+    dict's miss raises (an exception per value drawn)."""
     span = max(1, (s.in_service - s.order_date).days + 7)
     scale = _CHART_W / span
 
@@ -182,13 +184,12 @@ def _chart(s: SiteSchedule) -> dict[str, Any]:
     for step in s.chain[1:]:
         rows.append({"label": step.what, "note": f"{step.days} d, {step.start} to {step.end}", "x": x(step.start),
                      "w": round(max(1.0, x(step.end) - x(step.start)), 1), "gating": True, "kind": "step"})
-    for i, row in enumerate(rows):
-        row["y"] = _TOP + i * _ROW_H
     every = 28 * max(1, -(-span // (28 * 8)))   # four weeks apart, or a multiple: at most eight labels
-    ticks = [{"x": x(s.order_date + dt.timedelta(days=d)), "label": str(s.order_date + dt.timedelta(days=d))}
+    ticks = [SimpleNamespace(x=x(s.order_date + dt.timedelta(days=d)), label=str(s.order_date + dt.timedelta(days=d)))
              for d in range(0, span, every)]
-    return {"rows": rows, "ticks": ticks, "height": _TOP + len(rows) * _ROW_H + 10,
-            "width": _LABEL_W + _CHART_W + 20, "label_w": _LABEL_W, "done": x(s.in_service), "row_h": _ROW_H}
+    return SimpleNamespace(rows=[SimpleNamespace(**row, y=_TOP + i * _ROW_H) for i, row in enumerate(rows)],
+                           ticks=ticks, height=_TOP + len(rows) * _ROW_H + 10, width=_LABEL_W + _CHART_W + 20,
+                           label_w=_LABEL_W, done=x(s.in_service), row_h=_ROW_H)
 
 
 def _phase_schedules(r: Report) -> list[dict[str, Any]]:
