@@ -21,6 +21,7 @@ from bom.model.power import imbalance
 from bom.outputs.planfiles import build_note
 from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
+from bom.outputs.writers.tables import Rows, html_rows, markdown_rows
 from bom.placement.elevation import samples
 from bom.resources import data_dir
 
@@ -59,7 +60,6 @@ def _env(autoescape: bool, trusted: bool = False) -> Any:
     """One jinja2 environment per escaping mode: templates compile once per process."""
     import jinja2  # lazy: jinja2 loads only for a report
 
-    from bom.outputs.writers.tables import Rows  # the rows written in Python: cleaned there, cell by cell
 
     clean = visible_text if autoescape or trusted else markdown_text   # HTML escapes markup itself
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
@@ -327,7 +327,6 @@ def html_bom_rows(lines: Sequence[Line]) -> Any:
     """The HTML report's BOM table's rows (``Markup``)."""
     from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
 
-    from bom.outputs.writers.tables import html_rows
     br, none = Markup("<br>"), ("", "", "")
     cells: list[Any] = []
     for x in lines:
@@ -342,9 +341,8 @@ def html_bom_rows(lines: Sequence[Line]) -> Any:
 
 def html_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, float, str]]) -> Any:
     """The HTML report's order table's rows (``Markup``): a column per site where the first line is split."""
-    from markupsafe import Markup
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
 
-    from bom.outputs.writers.tables import html_rows
     split = order[0].per_site if order else None
     row = ('<tr><td>{}</td><td>{}</td><td class="n">{}{}{}</td>\n' + '<td class="n">{}</td>' * len(split or ())
            + '<td class="n">{}</td><td class="n">{}{}{}</td>\n<td class="n">{}</td>\n<td class="n">{}{}{}</td>\n'
@@ -372,7 +370,6 @@ def _power_cells(plan: dict[str, Any]) -> tuple[list[Any], list[Any]]:
 
 def html_power_rows(plan: dict[str, Any] | None) -> tuple[Any, Any]:
     """The HTML report's power tables' rows (racks, UPS), or ("", "") with no power plan."""
-    from bom.outputs.writers.tables import html_rows
     if plan is None:
         return "", ""
     racks, ups = _power_cells(plan)
@@ -382,7 +379,6 @@ def html_power_rows(plan: dict[str, Any] | None) -> tuple[Any, Any]:
 
 def html_site_rows(r: Report) -> tuple[Any, Any]:
     """The HTML report's sites and cabled site pairs tables' rows, or ("", "") on one site."""
-    from bom.outputs.writers.tables import html_rows
     m, across = r.model, r.totals.scale_across
     if m.cluster.site_count <= 1 or across.dci is None:
         return "", ""
@@ -407,7 +403,6 @@ def write_html(r: Report) -> bytes:
 
 def markdown_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, float, str]]) -> str:
     """The Markdown summary's order table's rows."""
-    from bom.outputs.writers.tables import markdown_rows
     cells: list[Any] = []
     for o in order:
         rg, d = ranges.get(o.sku), 0 if o.unit == "each" else 1
@@ -421,7 +416,6 @@ def markdown_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[floa
 
 def markdown_power_rows(plan: dict[str, Any] | None) -> tuple[str, str]:
     """The Markdown summary's power tables' rows (racks, UPS), or ("", "") with no power plan."""
-    from bom.outputs.writers.tables import markdown_rows
     if plan is None:
         return "", ""
     racks, ups = _power_cells(plan)

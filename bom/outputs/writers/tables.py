@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Sequence
-from typing import Any
-
-from markupsafe import Markup, escape
+from typing import TYPE_CHECKING, Any
 
 from bom.outputs.writers.common import markdown_text, visible_text
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
 
 #: What joins a table's cells for one escape: escape leaves it as it is, visible_text keeps it; a table whose
 #: text holds it already is escaped cell by cell.
@@ -30,6 +31,8 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def html_value(v: Any) -> str:
     """``{{ v }}`` in the HTML report: text cleaned of controls, then HTML-escaped (``Markup`` as it is)."""
+    from markupsafe import escape  # lazy: jinja2's, loaded only for a report
+
     return str(escape(visible_text(v) if isinstance(v, str) else v))
 
 
@@ -39,6 +42,8 @@ def html_values(values: Sequence[Any]) -> list[str]:
     escape replaces characters one by one, so escaping cells joined by a separator it keeps is escaping
     each; visible_text changes nothing in text without controls, so one search over the joined text
     tells. ``Markup`` (a literal the caller adds) is held by a mark and written as escape writes it."""
+    from markupsafe import escape  # lazy: jinja2's, loaded only for a report
+
     texts = [v if type(v) is str else _text_of(v) for v in values]
     joined = _SEP.join(texts)
     if joined.count(_SEP) != len(texts) - 1 or _INVISIBLE.search(joined) is not None:
@@ -65,6 +70,8 @@ def _text_of(v: Any) -> str:
 def html_rows(row: str, cells: Sequence[Any]) -> Markup:
     """The rows a loop writes: ``row`` (the loop body's text with a ``{}`` where it writes a value; a brace
     of its own doubled) filled from ``cells`` (every row's values, one row after the other)."""
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
+
     return Markup(_rows(row, html_values(cells)))
 
 
