@@ -57,13 +57,16 @@ class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
     the ``Cell`` openpyxl would hold (its style array copied) and keeps that; ``in``, ``len`` and the keys
     (a sheet's dimensions) see both alike. Only :func:`_write_rows` reads the values raw."""
 
-    __slots__ = ("styles", "ws")
+    __slots__ = ("heights", "styles", "ws")
 
     def __init__(self, ws: Any, cells: dict[tuple[int, int], Any], styles: dict[Any, Any]) -> None:
         super().__init__(cells)
         self.ws = ws
         #: the workbook's resolved styles by what resolves them (``xlsx._Styles.arrays``), at hand for each cell
         self.styles = styles
+        #: row heights set by ``xlsx._fit_height`` on rows without a dimension: written as text, with no
+        #: openpyxl ``RowDimension`` made and read back per row
+        self.heights: dict[int, float] = {}
 
     def __getitem__(self, key: tuple[int, int]) -> Any:
         got = dict.__getitem__(self, key)
@@ -81,10 +84,21 @@ class Cells(dict):  # openpyxl's ws._cells: (row, column) -> Cell or record
         return cell
 
     def as_cells(self) -> None:
-        """Every record made a ``Cell`` (for openpyxl's own writer)."""
+        """Every record made a ``Cell`` and every height a ``RowDimension``'s (for openpyxl's own writer)."""
         for key, got in list(self.items()):
             if type(got) is tuple:
                 self._cell(key, got)
+        self.heights_on(every=True)
+
+    def heights_on(self, every: bool = False) -> None:
+        """The heights of rows that got a dimension after their height (a row hidden later) set on the
+        dimension where it has none, as when the height was set on it; ``every``: every height, as openpyxl's
+        own writer reads them."""
+        dims = self.ws.row_dimensions
+        for row in list(self.heights) if every else self.heights.keys() & dims.keys():
+            height = self.heights.pop(row)
+            if dims[row].ht is None:
+                dims[row].height = height
 
 
 def records(ws: Any, styles: dict[Any, Any]) -> Cells:
@@ -192,6 +206,20 @@ def _row_start(row_idx: int, dims: Any) -> str:
     return "<row" + "".join(f' {k}="{_escape_attrib(v)}"' for k, v in attrs.items()) + ">"
 
 
+def _height(height: float) -> str:
+    """A row's attributes after ``r`` for a row with only a height, as openpyxl writes its ``RowDimension``
+    (``ht`` a float through ``safe_string``, then ``customHeight``)."""
+    return f' ht="{safe_string(float(height))}" customHeight="1"'
+
+
+def _start_tags(rows: Any, dims: Any, heights: dict[int, float]) -> dict[int, str]:
+    """The start tag of each of ``rows`` that has a dimension or a height (any other row's is ``<row r="n">``);
+    a height for a row that has a dimension too is on its dimension (:meth:`Cells.heights_on`)."""
+    tags = {row: _row_start(row, dims) for row in dims.keys() & rows}
+    tags.update((row, f'<row r="{row}"{_height(h)}>') for row, h in heights.items() if row not in tags)
+    return tags
+
+
 def _write_rows(writer: Any) -> None:
     """``WorksheetWriter.write_rows`` as text: the ``<sheetData>`` element openpyxl writes, each row's start
     and end tag and its cells written once as a string, not one element-tree call per row and per cell
@@ -208,45 +236,41 @@ def _write_rows(writer: Any) -> None:
         return
     if ws.parent.iso_dates and type(cells) is Cells:
         cells.as_cells()   # dates written as text: openpyxl's writer
-    epoch = ws.parent.epoch
+    heights: dict[int, float] = {}
+    if type(cells) is Cells:
+        cells.heights_on()
+        heights = cells.heights
     xf = writer.xf.send(True)
     out = ["<sheetData>"]
     items = sorted(cells.items())   # by row, then column (keys are distinct: the values are not compared)
     dims = ws.row_dimensions
-    # rows with a dimension and no cells are written empty, in their place (openpyxl's ``rows``)
-    bare = sorted(dims.keys() - set(map(itemgetter(0), cells)), reverse=True)
-    ids = ws.parent._cell_styles   # each style's id, in the order the cells are written: openpyxl's style_id
-    attrs: dict[tuple[int, str], str | None] = {}   # a record's attributes after r, per style array and type
-    # a record's element after its attributes, per type and value (a BOM row's formulas, a unit, a category
-    # come back in every row)
-    bodies: dict[str, dict[Any, str]] = {kind: {} for kind in _TYPE_ATTR}
+    rows = set(map(itemgetter(0), cells))
+    # rows with a dimension or a height and no cells are written empty, in their place (openpyxl's ``rows``)
+    bare = sorted((dims.keys() | heights.keys()) - rows, reverse=True)
+    tags = _start_tags(rows.union(bare), dims, heights)
+    letters = _letters(max(map(itemgetter(1), cells), default=0))
+    done = _Records(ws)
     current = 0
     for (row, col), cell in items:
         if row != current:
             if current:
                 out.append("</row>")
             while bare and bare[-1] < row:
-                out.append(_row_start(bare.pop(), dims) + "</row>")
-            out.append(_row_start(row, dims) if row in dims else f'<row r="{row}">')
+                out.append(tags[bare.pop()] + "</row>")
+            out.append(tags.get(row) or f'<row r="{row}">')
             current = row
         if type(cell) is tuple:
-            value, kind, style = cell
-            key = (id(style), kind)
-            tail = attrs.get(key, "")
-            if tail == "":
-                tail = attrs[key] = _attrs(ids, style, kind)
-            if tail is None:   # not styled: written when it has a value, without s
-                if value is None:
-                    continue
-                tail = _TYPE_ATTR[kind]
+            value = cell[0]
             if value:   # not 0: -0.0 equals 0 as a key and is written "-0"
-                seen = bodies[kind]
-                body = seen.get(value)
-                if body is None:
-                    body = seen[value] = _body(value, kind, epoch)
+                key = (id(cell[2]), cell[1], value)
+                xml = done.seen.get(key)
+                if xml is None:
+                    xml = done.seen[key] = done.xml(cell)
             else:
-                body = _body(value, kind, epoch)
-            out.append(f'<c r="{get_column_letter(col)}{row}"{tail}{body}')
+                xml = done.xml(cell)
+                if xml is None:   # not styled and no value: not written
+                    continue
+            out.append(f'<c r="{letters[col]}{row}"{xml}')
             continue
         style = cell._style
         styled = style is not None and any(style)
@@ -255,7 +279,7 @@ def _write_rows(writer: Any) -> None:
         kind = cell.data_type
         xml = None
         if kind in "snbf" and cell._hyperlink is None:
-            xml = _xml(cell, kind, ids.add(style) if styled else None)
+            xml = _xml(cell, kind, done.ids.add(style) if styled else None)
         if xml is None:
             xf._file("".join(out))
             out.clear()
@@ -265,10 +289,43 @@ def _write_rows(writer: Any) -> None:
     if current:
         out.append("</row>")
     while bare:
-        out.append(_row_start(bare.pop(), dims) + "</row>")
+        out.append(tags[bare.pop()] + "</row>")
     out.append("</sheetData>")
     xf._file("".join(out))
     writer.xf.send(None)   # control back to the sheet's writer
+
+
+def _letters(last: int) -> list[str]:
+    """Column letters by column number, up to ``last`` (``[0]`` unused)."""
+    return ["", *map(get_column_letter, range(1, last + 1))]
+
+
+class _Records:
+    """One sheet's records as written: a record's ``<c>`` after its ``r``, once per style array, type and
+    value (a BOM row's formulas, a unit, a category, a format come back in every row)."""
+
+    __slots__ = ("attrs", "epoch", "ids", "seen")
+
+    def __init__(self, ws: Any) -> None:
+        self.epoch = ws.parent.epoch
+        #: each style's id, in the order the cells are written: openpyxl's style_id
+        self.ids = ws.parent._cell_styles
+        #: a record's attributes after r, per style array and type
+        self.attrs: dict[tuple[int, str], str | None] = {}
+        self.seen: dict[tuple[int, str, Any], str | None] = {}
+
+    def xml(self, record: tuple[Any, str, Any]) -> str | None:
+        """The record's ``<c>`` after its ``r``; None for a record neither styled nor holding a value."""
+        value, kind, style = record
+        key = (id(style), kind)
+        tail = self.attrs.get(key, "")
+        if tail == "":
+            tail = self.attrs[key] = _attrs(self.ids, style, kind)
+        if tail is None:   # not styled: written when it has a value, without s
+            if value is None:
+                return None
+            tail = _TYPE_ATTR[kind]
+        return tail + _body(value, kind, self.epoch)
 
 
 def _attrs(ids: Any, style: Any, kind: str) -> str | None:

@@ -299,7 +299,18 @@ def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
         # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
         # column loses the end of most lines: a count by characters alone came out a line short).
         lines = max(lines, _lines(text, max(1, int(width * 1.1))))
-    ws.row_dimensions[row].height = 14 * min(lines, 6)
+    _set_height(ws, row, 14 * min(lines, 6))
+
+
+def _set_height(ws: Worksheet, row: int, height: float) -> None:
+    """``ws.row_dimensions[row].height = height``, kept as a number beside the sheet's records where the row
+    has no dimension yet (``sheetxml.Cells.heights``: an openpyxl ``RowDimension`` per row costs more to
+    make and to read back than its text)."""
+    cells = ws._cells
+    if type(cells) is Cells and row not in ws.row_dimensions:
+        cells.heights[row] = height
+    else:
+        ws.row_dimensions[row].height = height
 
 
 def _lines(text: str, width: int) -> int:
