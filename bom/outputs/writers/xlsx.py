@@ -21,6 +21,7 @@ import gc
 import io
 import textwrap
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from openpyxl import Workbook
@@ -266,8 +267,50 @@ def head_cells(ws: Worksheet, row: int, names: Sequence[str]) -> None:
 
 def put_row(ws: Worksheet, row: int, values: Sequence[Any], formats: Mapping[int, str]) -> None:
     """``values`` from column A in ``row``, each with its column's number format (columns from 1)."""
-    for col_no, v in enumerate(values, start=1):
-        put_cell(ws, row, col_no, v, formats.get(col_no))
+    put_values(ws, row, values, [formats.get(c) for c in range(1, len(values) + 1)])
+
+
+#: The key of "no font" and "no fill" in the workbook's resolved styles (``_Styles.array``).
+_NONE = id(None)
+
+
+def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence[str | None],
+               aligns: Sequence[Alignment | None] | None = None, columns: Sequence[int] | None = None) -> None:
+    """:func:`put_cell` of each of ``values`` in ``row``, in the order given (the order a new style is first
+    met decides its place in the workbook's lists), at the column at its place in ``columns`` (default from
+    A on), with the number format and the alignment at its place in ``formats`` and ``aligns``: the records
+    stored in one loop (a sheet's rows are most of a large workbook's cells). A value :func:`put_cell` does
+    not store as a record, or a cell already there, goes through it."""
+    cells = ws._cells
+    if type(cells) is not Cells:
+        cells = records(ws, _styles(ws.parent).arrays)
+    styles = cells.styles
+    rows_ok = 0 < row < 1048577
+    for col_no, v, fmt, align in zip(columns or range(1, len(values) + 1), values, formats,
+                                     aligns or repeat(None), strict=False):
+        t = type(v)
+        quote = False
+        if t is float or t is int or v is None:
+            text, kind = v, "n"
+        elif t is not Formula and isinstance(v, str):
+            (text, quote), kind = _text_of(v), "s"
+        elif t is Formula and 0 < len(v) < CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(v):
+            text, kind = "=" + v, "f"   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
+        else:
+            put_cell(ws, row, col_no, v, fmt, align=align)
+            continue
+        key = (row, col_no)
+        if key in cells or not rows_ok or col_no < 1:
+            put_cell(ws, row, col_no, v, fmt, align=align)
+            continue
+        style = None
+        if quote or fmt or align is not None:
+            got = styles.get((fmt, quote, id(align), _NONE, _NONE))
+            style = got[0] if got is not None else _styles(ws._parent).array(ws._parent, fmt, quote, align, None,
+                                                                              None)
+        cells[key] = (text, kind, style)
+        if row > ws._current_row:   # what openpyxl's _add_cell keeps
+            ws._current_row = row
 
 
 def paper_setup(ws: Worksheet, title: str | None = None) -> None:
@@ -541,7 +584,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
     # the row's own formulas: the same text in every row (structured references to "this row")
     extended = {name: fx(f"{this_row('Qty', table)}*{this_row(unit, table)}") for name, unit in (
         ("Extended price", "Unit price"), ("Extended power", "Unit power"), ("Extended power max", "Unit power max"))}
-    columns = [(c, name, _BOM_ALIGN[name]) for c, name in enumerate(BOM_COLS, start=1)]
+    aligns = [_BOM_ALIGN[name] for name in BOM_COLS]
     for n, line in enumerate(lines, start=top + 1):
         values = {"No": n - top, "Part number": line.sku, "Description": line.description,
                   "Category": line.category, "Tier": line.tier, "Fabric": line.fabric, "Hop": line.hop,
@@ -562,8 +605,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power": WATT if line.power_w < 1e6 else WATT0,
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
-        for c, name, align in columns:
-            put_cell(ws, n, c, values[name], fmts.get(name), align=align)
+        put_values(ws, n, [values[name] for name in BOM_COLS], [fmts.get(name) for name in BOM_COLS], aligns)
         _fit_height(ws, n, {c: str(values[k]) for k, c in _WRAPPED_AT.items()})
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -627,6 +669,8 @@ def _order(wb: Workbook, r: Report) -> None:
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
+    counts = dict.fromkeys([*site_cols, "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)"],
+                           COUNT)
     for n, o in enumerate(r.order, start=2):
         values: dict[str, Any] = {
             "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
@@ -662,10 +706,8 @@ def _order(wb: Workbook, r: Report) -> None:
                             if o.per_site is not None and o.installed else None)
         fmts = {UNIT_PRICE: _money(o.unit_price_usd), "Extended price": _money(o.extended_usd), "Price date": DATE,
                 "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
-        for name, v in values.items():
-            put_cell(ws, n, c[name], v, fmts.get(name, COUNT if name in site_cols or name in (
-                "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)") else None),
-                align=_ORDER_ALIGN.get(name, TOP))
+        put_values(ws, n, list(values.values()), [fmts.get(name, counts.get(name)) for name in values],
+                   [_ORDER_ALIGN.get(name, TOP) for name in values], [c[name] for name in values])
         _fit_height(ws, n, {c[k]: str(values[k]) for k in _ORDER_WRAPPED})
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
@@ -711,15 +753,20 @@ def _order_print(wb: Workbook, r: Report) -> None:
     ws = wb.create_sheet("Order (print)")
     header_row(ws, [name for name, _ in cols], [width for _, width in cols])
     last = order.max_row
+    aligns = [WRAP if name in ("Part number", "Description") else TOP for name, _ in cols]
+    at = [(i, f"Order!{_letter(head[name])}", head[name], name in ("Part number", "Description"))
+          for i, (name, _) in enumerate(cols, start=1)]
     for n in range(2, last + 1):
         wrapped = {}
-        for i, (name, _) in enumerate(cols, start=1):
-            src = f"Order!{_letter(head[name])}{n}"
-            value, fmt = value_and_format(order, n, head[name])
-            put_cell(ws, n, i, fx(f'IF({src}="","",{src})'), fmt,
-                     align=WRAP if name in ("Part number", "Description") else TOP)
-            if name in ("Part number", "Description"):
+        formulas, fmts = [], []
+        for i, letter, k, wraps in at:
+            src = f"{letter}{n}"
+            value, fmt = value_and_format(order, n, k)
+            formulas.append(fx(f'IF({src}="","",{src})'))
+            fmts.append(fmt)
+            if wraps:
                 wrapped[i] = str(value or "")
+        put_values(ws, n, formulas, fmts, aligns)
         _fit_height(ws, n, wrapped)
     ws.print_area = f"A1:{_letter(len(cols))}{last}"
     put_cell(ws, last + 2, 1, "The Order sheet's key columns for print (formulas on it); prices, quotes, lead "
@@ -835,6 +882,12 @@ def _alternates(ws: Worksheet, r: Report, top: int) -> int:
     return n
 
 
+#: A timeline's week column's width (a turned date).
+WEEK_WIDTH = 3.2
+#: A timeline's part rows' number formats: lead time, starts, ends.
+_ARRIVAL_FORMATS = (None, None, "#,##0", DATE, DATE, None)
+
+
 def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
     """One site's timeline from ``top``; returns its last row. Columns: part (or step), category, lead time
     (the Order sheet's), starts, ends, on the gating chain; then a column per week from the order date."""
@@ -850,21 +903,22 @@ def _timeline(ws: Worksheet, r: Report, s: Any, top: int) -> int:
     first = len(names) + 1
     for w in range(weeks):
         put_cell(ws, head, first + w, fx(f"in_order_date+{7 * w}"), "mm-dd", align=ROTATED, font=HEAD, fill=FILL)
-        ws.column_dimensions[_letter(first + w)].width = 3.2
+        letter = _letter(first + w)
+        dim = ws.column_dimensions.get(letter)
+        if dim is None or dim.width != WEEK_WIDTH:   # the site before set it (a lookup by [] binds it again)
+            ws.column_dimensions[letter].width = WEEK_WIDTH
     n = head
     lead = f"{ORDER_TABLE}[Lead time (days)]"
     part = f"{ORDER_TABLE}[Part number]"
+    ordered = fx("in_order_date")
     for a in s.arrivals:
         n += 1
-        put_cell(ws, n, 1, a.sku)
-        put_cell(ws, n, 2, a.category)
         got = f"INDEX({lead},MATCH($A{n},{part},0))"
-        put_cell(ws, n, 3, fx(f'IFERROR(IF({got}="","",{got}),"")'), "#,##0")
-        put_cell(ws, n, 4, fx("in_order_date"), DATE)
-        put_cell(ws, n, 5, fx(f'IF(C{n}="","unknown",in_order_date+ROUNDUP(C{n}-1E-9,0))'), DATE)
-        # the part that arrives last (the site's longest lead time) is on the gating chain
-        put_cell(ws, n, 6, fx(f'IF(C{n}="","",IF(ROUNDUP(C{n}-1E-9,0)=ROUNDUP(site{k}_longest_lead_days-1E-9,0),'
-                              f'"yes",""))'))
+        put_values(ws, n, [a.sku, a.category, fx(f'IFERROR(IF({got}="","",{got}),"")'), ordered,
+                           fx(f'IF(C{n}="","unknown",in_order_date+ROUNDUP(C{n}-1E-9,0))'),
+                           # the part that arrives last (the site's longest lead time) is on the gating chain
+                           fx(f'IF(C{n}="","",IF(ROUNDUP(C{n}-1E-9,0)=ROUNDUP(site{k}_longest_lead_days-1E-9,0),'
+                              f'"yes",""))')], _ARRIVAL_FORMATS)
     for what, start, end in (("Installation", f"site{k}_parts_in", f"site{k}_installed"),
                              ("Burn-in", f"site{k}_installed", f"site{k}_in_service"),
                              ("In service", f"site{k}_in_service", f"site{k}_in_service+1")):
@@ -1069,8 +1123,7 @@ def _links(wb: Workbook, r: Report) -> None:
         row = [g.fabric, g.tier, g.hop, g.lower, g.upper, g.bucket, g.links, g.rate_gbps, round(g.length_m, 2),
                c.length_m, g.medium, _end(g.lower_end), g.modules_lower, _end(g.upper_end), g.modules_upper,
                c.part_number or "-", g.cables, g.fibre_runs, g.fibre_strands, g.panels]
-        for col_no, v in enumerate(row, start=1):
-            put_cell(ws, n, col_no, v, COUNT if isinstance(v, int) else None)
+        put_values(ws, n, row, [COUNT if isinstance(v, int) else None for v in row])
     last = len(r.model.groups) + 1
     ws.auto_filter.ref = f"A1:T{last}"
     for name, letter in (("lk_tier", "B"), ("lk_links", "G"), ("lk_medium", "K"), ("lk_mod_from", "M"),
