@@ -242,7 +242,7 @@ def _write_rows(writer: Any) -> None:
         heights = cells.heights
     xf = writer.xf.send(True)
     out = ["<sheetData>"]
-    items = sorted(cells.items())   # by row, then column (keys are distinct: the values are not compared)
+    items = sorted(cells.items(), key=itemgetter(0))   # by row, then column (the keys alone: distinct)
     dims = ws.row_dimensions
     rows = set(map(itemgetter(0), cells))
     # rows with a dimension or a height and no cells are written empty, in their place (openpyxl's ``rows``)
@@ -375,7 +375,8 @@ def _dimension(ws: Any) -> str:
     if not cells:
         return "A1:A1"
     cols = list(map(itemgetter(1), cells))
-    return f"{get_column_letter(min(cols))}{min(cells)[0]}:{get_column_letter(max(cols))}{max(cells)[0]}"
+    rows = list(map(itemgetter(0), cells))   # ints compare faster than the keys (tuples)
+    return f"{get_column_letter(min(cols))}{min(rows)}:{get_column_letter(max(cols))}{max(rows)}"
 
 
 @contextmanager

@@ -99,6 +99,9 @@ class _Styles:
 
     def __init__(self) -> None:
         self.arrays: dict[tuple[str | None, bool, int, int, int], tuple[StyleArray, tuple[Any, ...]]] = {}
+        #: the arrays of a number format and an alignment alone (no quote, font or fill: most of a sheet's
+        #: rows), by the format and the alignment's identity (the alignment kept alive beside it)
+        self.plain: dict[tuple[str | None, int], tuple[StyleArray, Alignment | None]] = {}
 
     def array(self, wb: Workbook, fmt: str | None, quote: bool, align: Alignment | None, font: Font | None,
               fill: PatternFill | None) -> StyleArray:
@@ -270,10 +273,6 @@ def put_row(ws: Worksheet, row: int, values: Sequence[Any], formats: Mapping[int
     put_values(ws, row, values, [formats.get(c) for c in range(1, len(values) + 1)])
 
 
-#: The key of "no font" and "no fill" in the workbook's resolved styles (``_Styles.array``).
-_NONE = id(None)
-
-
 def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence[str | None],
                aligns: Sequence[Alignment | None] | None = None, columns: Sequence[int] | None = None) -> None:
     """:func:`put_cell` of each of ``values`` in ``row``, in the order given (the order a new style is first
@@ -284,33 +283,40 @@ def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence
     cells = ws._cells
     if type(cells) is not Cells:
         cells = records(ws, _styles(ws.parent).arrays)
-    styles = cells.styles
-    rows_ok = 0 < row < 1048577
-    for col_no, v, fmt, align in zip(columns or range(1, len(values) + 1), values, formats,
-                                     aligns or repeat(None), strict=False):
+    places = zip(columns or range(1, len(values) + 1), values, formats, aligns or repeat(None), strict=False)
+    if not 0 < row < 1048577 or (columns is not None and min(columns, default=1) < 1):
+        for col_no, v, fmt, align in places:
+            put_cell(ws, row, col_no, v, fmt, align=align)   # openpyxl's own error
+        return
+    wb = ws._parent
+    known = _styles(wb)
+    plain = known.plain
+    for col_no, v, fmt, align in places:
         t = type(v)
-        quote = False
         if t is float or t is int or v is None:
-            text, kind = v, "n"
-        elif t is not Formula and isinstance(v, str):
-            (text, quote), kind = _text_of(v), "s"
+            text, kind, quote = v, "n", False
+        elif t is str or (t is not Formula and isinstance(v, str)):
+            text, quote = _text_of(v)
+            kind = "s"
         elif t is Formula and 0 < len(v) < CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(v):
-            text, kind = "=" + v, "f"   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
+            text, kind, quote = "=" + v, "f", False   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
         else:
             put_cell(ws, row, col_no, v, fmt, align=align)
             continue
-        key = (row, col_no)
-        if key in cells or not rows_ok or col_no < 1:
+        if quote:
+            style = known.array(wb, fmt, quote, align, None, None)
+        elif fmt or align is not None:
+            got = plain.get((fmt, id(align)))
+            if got is None:
+                got = plain[fmt, id(align)] = (known.array(wb, fmt, quote, align, None, None), align)
+            style = got[0]
+        else:
+            style = None
+        record = (text, kind, style)
+        if cells.setdefault((row, col_no), record) is not record:   # a cell there before: through put_cell
             put_cell(ws, row, col_no, v, fmt, align=align)
-            continue
-        style = None
-        if quote or fmt or align is not None:
-            got = styles.get((fmt, quote, id(align), _NONE, _NONE))
-            style = got[0] if got is not None else _styles(ws._parent).array(ws._parent, fmt, quote, align, None,
-                                                                              None)
-        cells[key] = (text, kind, style)
-        if row > ws._current_row:   # what openpyxl's _add_cell keeps
-            ws._current_row = row
+    if values and row > ws._current_row:   # what openpyxl's _add_cell keeps
+        ws._current_row = row
 
 
 def paper_setup(ws: Worksheet, title: str | None = None) -> None:
