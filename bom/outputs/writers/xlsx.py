@@ -32,12 +32,13 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.styles.cell_style import StyleArray
 from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE, BUILTIN_FORMATS_REVERSE, FORMAT_DATE_YYYYMMDD2
 from openpyxl.utils import get_column_letter
-from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.workbook.defined_name import RESERVED, DefinedName
 from openpyxl.workbook.properties import CalcProperties
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.writer.excel import ExcelWriter
+from openpyxl.xml.functions import Element  # openpyxl's own element (lxml's when it uses lxml)
 
 from bom.catalog.media import End
 from bom.costing.categories import CATEGORIES, NOT_NETWORK, OPTICS, Category, LineTier, asset_class
@@ -384,7 +385,32 @@ def _money(value: float) -> str:
 
 
 def define_name(wb: Workbook, name: str, ref: str) -> None:
-    wb.defined_names[name] = DefinedName(name, attr_text=ref)
+    if type(name) is not str or type(ref) is not str or name in RESERVED:
+        wb.defined_names[name] = DefinedName(name, attr_text=ref)   # openpyxl's checks and its _xlnm. prefix
+        return
+    got = _Name.__new__(_Name)
+    got.__dict__.update(_UNSET, name=name, attr_text=ref)
+    wb.defined_names[name] = got
+
+
+class _Name(DefinedName):
+    """A workbook-wide name of a cell or a range: the ``DefinedName`` openpyxl makes (its fields as its
+    descriptors store them) and the element it writes, without a descriptor per field to make it and
+    a read of each to write it (a site's schedule, a range's percentiles: names grow with the sites)."""
+
+    # the fields openpyxl's metaclass lists for DefinedName (a subclass would get none of its own)
+    __attrs__ = DefinedName.__attrs__
+    __nested__ = DefinedName.__nested__
+    __elements__ = DefinedName.__elements__
+
+    def to_tree(self, tagname: str | None = None, idx: int | None = None, namespace: str | None = None) -> Element:
+        el = Element("definedName", {"name": self.name})   # every other field None: not written
+        el.text = self.attr_text
+        return el
+
+
+#: A ``DefinedName``'s fields as its descriptors store them, every one unset.
+_UNSET = dict(DefinedName("unset").__dict__)
 
 
 def _table(ws: Worksheet, name: str, top: int, last: int, columns: int,

@@ -70,6 +70,11 @@ def _every_kind() -> Workbook:
     ws.row_dimensions[2].height = 30
     ws.row_dimensions[3].hidden = True
     ws.row_dimensions[40].height = 12                # a row with no cells: written empty
+    xlsx._set_height(ws, 5, 42)                      # a wrapped row's height, kept beside the records
+    xlsx._set_height(ws, 6, 28.5)
+    ws.row_dimensions[6].hidden = True               # its dimension made after its height: both written
+    xlsx._set_height(ws, 3, 56)                      # a row with a dimension: the height on it
+    xlsx._set_height(ws, 42, 14)                     # a height on a row with no cells: written empty
     ws.cell(41, 1)                                    # a cell with no value and no style: left out
     wb.create_sheet("Empty")                          # no rows at all
     return wb
@@ -159,3 +164,18 @@ def test_a_records_value_and_format_are_its_cells() -> None:
     assert type(dict.get(fast.active._cells, (1, 2))) is tuple   # read, not made a Cell
     assert value_and_format(fast.active, 9, 9) == (None, "General")
     assert (9, 9) in fast.active._cells   # made, as ws.cell makes it: its row is written
+
+
+def test_a_defined_name_as_openpyxl_makes_and_writes_it() -> None:
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.xml.functions import tostring
+
+    wb, own = Workbook(), Workbook()
+    for name, ref in (("in_pue", "Inputs!$B$2"), ("lk_links", "Links!$G$2:$G$9"), ("x", "Order!$A$1&\"<>\"")):
+        xlsx.define_name(wb, name, ref)
+        own.defined_names[name] = DefinedName(name, attr_text=ref)
+        made, want = wb.defined_names[name], own.defined_names[name]
+        assert made.__dict__ == want.__dict__ and dict(made) == dict(want)
+        assert tostring(made.to_tree("definedName", 0)) == tostring(want.to_tree("definedName", 0))
+    xlsx.define_name(wb, "Print_Area", "Inputs!$A$1:$B$2")   # reserved: openpyxl's own, its _xlnm. prefix
+    assert type(wb.defined_names["Print_Area"]) is DefinedName
