@@ -20,7 +20,7 @@ import functools
 import gc
 import io
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -340,15 +340,26 @@ def paper_setup(ws: Worksheet, title: str | None = None) -> None:
 
 def _fit_height(ws: Worksheet, row: int, texts: dict[int, str]) -> None:
     """Row height for wrapped text (LibreOffice does not grow rows an openpyxl file leaves unsized)."""
+    _fit_lines(ws, row, [(text, _chars(ws, c)) for c, text in texts.items()])
+
+
+def _chars(ws: Worksheet, col: int) -> int:
+    """The characters a line of column ``col`` holds: ~1.1 per unit of its width, broken at words as the
+    spreadsheet breaks them (a narrow column loses the end of most lines: a count by characters alone came
+    out a line short). A table's rows take it once per column (:func:`_fit_lines`)."""
+    letter = _letter(col)
+    # the dimension as it is (a lookup by [] binds it again, through openpyxl's descriptors)
+    dim = ws.column_dimensions.get(letter) or ws.column_dimensions[letter]
+    return max(1, int((dim.width or 10) * 1.1))
+
+
+def _fit_lines(ws: Worksheet, row: int, texts: Iterable[tuple[str, int]]) -> None:
+    """:func:`_fit_height` of texts with their columns' :func:`_chars` found before."""
     lines = 1
-    for c, text in texts.items():
-        letter = _letter(c)
-        # the dimension as it is (a lookup by [] binds it again, through openpyxl's descriptors, every row)
-        dim = ws.column_dimensions.get(letter) or ws.column_dimensions[letter]
-        width = dim.width or 10
-        # ~1.1 characters per unit of width, broken at words as the spreadsheet breaks them (a narrow
-        # column loses the end of most lines: a count by characters alone came out a line short).
-        lines = max(lines, _lines(text, max(1, int(width * 1.1))))
+    for text, chars in texts:
+        got = _lines(text, chars)
+        if got > lines:
+            lines = got
     _set_height(ws, row, 14 * min(lines, 6))
 
 
@@ -617,6 +628,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
     extended = {name: fx(f"{this_row('Qty', table)}*{this_row(unit, table)}") for name, unit in (
         ("Extended price", "Unit price"), ("Extended power", "Unit power"), ("Extended power max", "Unit power max"))}
     aligns = [_BOM_ALIGN[name] for name in BOM_COLS]
+    wraps = [(k, _chars(ws, c)) for k, c in _WRAPPED_AT.items()]
     for n, line in enumerate(lines, start=top + 1):
         values = {"No": n - top, "Part number": line.sku, "Description": line.description,
                   "Category": line.category, "Tier": line.tier, "Fabric": line.fabric, "Hop": line.hop,
@@ -638,7 +650,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
         put_values(ws, n, [values[name] for name in BOM_COLS], [fmts.get(name) for name in BOM_COLS], aligns)
-        _fit_height(ws, n, {c: str(values[k]) for k, c in _WRAPPED_AT.items()})
+        _fit_lines(ws, n, [(str(values[k]), chars) for k, chars in wraps])
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
     total = top + len(lines) + 1
@@ -701,6 +713,7 @@ def _order(wb: Workbook, r: Report) -> None:
     header_row(ws, names, widths)
     c = {name: i for i, name in enumerate(names, start=1)}
     part = f"{ORDER_TABLE}[[#This Row],[Part number]]"
+    wraps = [(k, _chars(ws, c[k])) for k in _ORDER_WRAPPED]
     counts = dict.fromkeys([*site_cols, "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)"],
                            COUNT)
     for n, o in enumerate(r.order, start=2):
@@ -740,7 +753,7 @@ def _order(wb: Workbook, r: Report) -> None:
                 "Valid until": DATE, "Price low": _money(o.unit_price_usd), "Price high": _money(o.unit_price_usd)}
         put_values(ws, n, list(values.values()), [fmts.get(name, counts.get(name)) for name in values],
                    [_ORDER_ALIGN.get(name, TOP) for name in values], [c[name] for name in values])
-        _fit_height(ws, n, {c[k]: str(values[k]) for k in _ORDER_WRAPPED})
+        _fit_lines(ws, n, [(str(values[k]), chars) for k, chars in wraps])
         if any(f.startswith(("end-of", "quote expired")) for f in o.flags):
             ws.cell(n, c["Flags"]).font = WARN
     # BOM rows a person adds by hand with a new part number have no order line above: this line
@@ -786,20 +799,21 @@ def _order_print(wb: Workbook, r: Report) -> None:
     header_row(ws, [name for name, _ in cols], [width for _, width in cols])
     last = order.max_row
     aligns = [WRAP if name in ("Part number", "Description") else TOP for name, _ in cols]
-    at = [(i, f"Order!{_letter(head[name])}", head[name], name in ("Part number", "Description"))
-          for i, (name, _) in enumerate(cols, start=1)]
+    # each column: its letter on the Order sheet, its number there, the characters a line holds if it wraps
+    at = [(f"Order!{_letter(head[name])}", head[name], _chars(ws, i) if name in ("Part number", "Description")
+           else 0) for i, (name, _) in enumerate(cols, start=1)]
     for n in range(2, last + 1):
-        wrapped = {}
+        wrapped = []
         formulas, fmts = [], []
-        for i, letter, k, wraps in at:
+        for letter, k, chars in at:
             src = f"{letter}{n}"
             value, fmt = value_and_format(order, n, k)
             formulas.append(fx(f'IF({src}="","",{src})'))
             fmts.append(fmt)
-            if wraps:
-                wrapped[i] = str(value or "")
+            if chars:
+                wrapped.append((str(value or ""), chars))
         put_values(ws, n, formulas, fmts, aligns)
-        _fit_height(ws, n, wrapped)
+        _fit_lines(ws, n, wrapped)
     ws.print_area = f"A1:{_letter(len(cols))}{last}"
     put_cell(ws, last + 2, 1, "The Order sheet's key columns for print (formulas on it); prices, quotes, lead "
                               "times, flags and sources in full on the Order sheet.")
