@@ -449,3 +449,10 @@ def r_of(ws, label):
 @given(st.text(alphabet=" \t\n\xa0\u2028-ab.é中", max_size=30), st.integers(min_value=1, max_value=25))
 def test_a_text_that_fits_is_one_line_as_textwrap_counts_it(text: str, width: int) -> None:
     assert xlsx._lines(text, width) == len(textwrap.wrap(text, width, break_long_words=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" \t\n\xa0\u2028-ab.é中", max_size=160), st.integers(min_value=1, max_value=60))
+def test_wrapped_lines_are_textwraps(text: str, width: int) -> None:
+    # the count made without textwrap's lines: long texts, long words broken at hyphens, white space at ends
+    assert xlsx._wrapped_lines.__wrapped__(text, width) == len(textwrap.wrap(text, width, break_long_words=True))
