@@ -170,7 +170,7 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
         kind = "s"
     elif isinstance(value, Formula):
         text = "=" + value
-        if 1 < len(text) <= CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(text):
+        if 1 < len(text) <= CELL_MAX and _legal(text):
             kind = "f"
     elif t is dt.date and not ws._parent.iso_dates:
         # the setter's date cell: its format set to the date's own first (added to the workbook's formats
@@ -188,6 +188,12 @@ def put_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = No
     cells[key] = (text, kind, style)
     if row > ws._current_row:   # what openpyxl's _add_cell keeps
         ws._current_row = row
+
+
+def _legal(formula: str) -> bool:
+    """No character openpyxl's setter refuses (``ILLEGAL_CHARACTERS_RE``: control characters): a printable
+    text has none, found without the regular expression (most formulas)."""
+    return formula.isprintable() or not ILLEGAL_CHARACTERS_RE.search(formula)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -299,7 +305,7 @@ def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence
         elif t is str or (t is not Formula and isinstance(v, str)):
             text, quote = _text_of(v)
             kind = "s"
-        elif t is Formula and 0 < len(v) < CELL_MAX and not ILLEGAL_CHARACTERS_RE.search(v):
+        elif t is Formula and 0 < len(v) < CELL_MAX and _legal(v):
             text, kind, quote = "=" + v, "f", False   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
         else:
             put_cell(ws, row, col_no, v, fmt, align=align)

@@ -456,3 +456,12 @@ def test_a_text_that_fits_is_one_line_as_textwrap_counts_it(text: str, width: in
 def test_wrapped_lines_are_textwraps(text: str, width: int) -> None:
     # the count made without textwrap's lines: long texts, long words broken at hyphens, white space at ends
     assert xlsx._wrapped_lines.__wrapped__(text, width) == len(textwrap.wrap(text, width, break_long_words=True))
+
+
+def test_a_formula_is_legal_as_openpyxls_setter_finds_it() -> None:
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    # every control, format, separator and surrogate-free character of the first planes, and a few above
+    for code in [*range(0x3000), *range(0xe000, 0xe100), 0xfeff, 0xfffe, 0x1f600, 0xe0001, 0x10fffd]:
+        text = f"=A1&\"{chr(code)}\""
+        assert xlsx._legal(text) == (not ILLEGAL_CHARACTERS_RE.search(text)), hex(code)
