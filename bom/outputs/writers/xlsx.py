@@ -22,6 +22,7 @@ import io
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from openpyxl import Workbook
@@ -646,6 +647,8 @@ _AFTER_NUMBER = {"Asset class"}
 _INDENT = Alignment(horizontal="left", vertical="top", indent=1)
 _PRINTED = BOM_COLS.index("Catalog id") + 1   # the Source column stays on screen, not on paper
 _WRAPPED_AT = {name: BOM_COLS.index(name) + 1 for name in BOM_COLS if name in _WRAPPED}
+#: A BOM row's values in column order, from the row's values by column name.
+_BOM_VALUES = itemgetter(*BOM_COLS)
 _BOM_ALIGN = {name: WRAP if name in _WRAPPED else _INDENT if name in _AFTER_NUMBER else TOP for name in BOM_COLS}
 
 
@@ -691,7 +694,7 @@ def bom_table(ws: Worksheet, lines: Sequence[Line], top: int = 1, table: str = B
                 "Extended power": WATT if line.power_w < 1e6 else WATT0,
                 "Unit power max": WATT if (line.unit_power_max_w or line.unit_power_w) < 1e4 else WATT0,
                 "Extended power max": WATT if line.power_max_w < 1e6 else WATT0, "As of": DATE}
-        put_values(ws, n, [values[name] for name in BOM_COLS], [fmts.get(name) for name in BOM_COLS], aligns)
+        put_values(ws, n, _BOM_VALUES(values), list(map(fmts.get, BOM_COLS)), aligns)
         _fit_lines(ws, n, [(str(values[k]), chars) for k, chars in wraps])
         if values["Flags"] and any(f.startswith(("end-of", "quote expired")) for f in (flags or {})[line.sku]):
             ws.cell(n, col("Flags")).font = WARN
@@ -1248,8 +1251,8 @@ def _power(wb: Workbook, r: Report) -> None:
     _power_phases(ws, r, n + 3)
 
 
-#: The PDU phase table's number formats by column.
-_PHASE_FORMATS = {**dict.fromkeys((3, 6, 7, 8, 9), COUNT), 10: SHARE}
+#: The PDU phase table's number formats, column by column.
+_PHASE_FORMATS = (None, None, COUNT, None, None, COUNT, COUNT, COUNT, COUNT, SHARE)
 
 
 def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
@@ -1259,11 +1262,12 @@ def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
     head_cells(ws, top, PDU_PHASE_COLS)
     at = top
     for g in plan.groups:
+        kind = str(g.kind)
         for ld in g.plan.phases:
             at += 1
-            put_row(ws, at, [str(g.kind), g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
-                             round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
-                             fx(f"MAX(F{at}:G{at})/H{at}")], _PHASE_FORMATS)
+            put_values(ws, at, [kind, g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
+                                round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
+                                fx(f"MAX(F{at}:G{at})/H{at}")], _PHASE_FORMATS)
     at += 2
     head_cells(ws, at, ("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"))
     ups = r.model.scenario.feeds.ups_capacity
