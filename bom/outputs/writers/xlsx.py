@@ -1488,20 +1488,28 @@ JOB_ROWS: list[tuple[str, str, str, str]] = [
 ]
 
 
+#: The TCO sheet's formulas (as text): wrapped, clear of the value in B.
+_TCO_FORMULA = Alignment(horizontal="left", wrap_text=True, vertical="top", indent=1)
+
+
 def _tco(wb: Workbook, r: Report) -> tuple[int, int]:
     ws = wb.create_sheet("TCO")
     header_row(ws, ["Item", "Value", "Formula", "Name"], [46, 20, 90, 26])
     rows = TCO_ROWS + (JOB_ROWS if r.job is not None else [])
+    # each cell's alignment given as it is put (no openpyxl Cell made to set it after), where the workbook
+    # has its top alignment already: its styles are then added in the same order
+    given = TOP in wb._alignments
     for n, (name, label, formula, fmt) in enumerate(rows, start=2):
-        put_cell(ws, n, 1, label)
-        put_cell(ws, n, 2, fx(formula), fmt)
-        put_cell(ws, n, 3, formula)
-        ws.cell(n, 3).alignment = Alignment(horizontal="left", wrap_text=True, vertical="top", indent=1)  # clear of B
-        put_cell(ws, n, 4, name)
+        top = TOP if given else None
+        put_cell(ws, n, 1, label, align=top)
+        put_cell(ws, n, 2, fx(formula), fmt, align=top)
+        put_cell(ws, n, 3, formula, align=_TCO_FORMULA)
+        put_cell(ws, n, 4, name, align=top)
         # A long formula wraps; the row grows with it so the lines do not print over the next row's.
         _fit_height(ws, n, {3: formula})
-        for c in (1, 2, 4):
-            ws.cell(n, c).alignment = TOP
+        if not given:
+            for c in (1, 2, 4):
+                ws.cell(n, c).alignment = TOP
         define_name(wb, name, f"TCO!$B${n}")
     first = len(rows) + 3
     put_cell(ws, first, 1, "Capex by category")
