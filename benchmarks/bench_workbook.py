@@ -4,6 +4,12 @@ Per sheet: its cells, its styled cells, the CPU seconds of the function that mak
 save of it; then ``write_xlsx`` whole, the least of N (each run from a cold wrapped-line cache, as a build
 runs it once). The scenarios are the build curve's (every fabric, as ``/tmp/cg``'s 1k and 1M builds).
 Run: python3 -m benchmarks.bench_workbook [--runs 7] [--table]
+
+In instructions (the deterministic count; CPU time on a shared machine is noisy): ``--writes N --only 1k|1M``
+builds that scenario's report and writes the workbook N times, nothing printed; under valgrind a workbook is
+half the difference between N=3 and N=1:
+PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    python3 -m benchmarks.bench_workbook --writes 3 --only 1M
 """
 
 from __future__ import annotations
@@ -96,12 +102,33 @@ def least(r: Any, runs: int) -> float:
     return best
 
 
+def writes(labels: list[str], n: int) -> None:
+    """Each scenario's workbook written ``n`` times (each from a cold wrapped-line cache), for a count of
+    instructions: a workbook is the difference between two counts over the difference of their ``n``."""
+    from bom.outputs.writers import xlsx
+
+    for label in labels:
+        r = _report(label)
+        for _ in range(n):
+            cache = getattr(xlsx, "_wrapped_lines", None)
+            if cache is not None:
+                cache.cache_clear()
+            xlsx.write_xlsx(r)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--table", action="store_true", help="the per-sheet table too")
+    ap.add_argument("--writes", type=int, default=0, help="write the workbook N times, print nothing")
+    ap.add_argument("--only", choices=("1k", "1M"), help="one scenario")
     args = ap.parse_args()
-    for label in ("1k GPUs", "1M GPUs, 10 buildings"):
+    labels = [label for label in ("1k GPUs", "1M GPUs, 10 buildings") if args.only is None
+              or label.startswith(args.only)]
+    if args.writes:
+        writes(labels, args.writes)
+        return
+    for label in labels:
         r = _report(label)
         if args.table:
             table(label, r)
