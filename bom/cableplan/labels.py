@@ -104,11 +104,10 @@ def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], 
     col = {f: i for i, f in enumerate(fields)}
     header = profile_columns(profile, fields)
     picks = [col.get(h) for h in header]
-    ends = plan_labels(fields)
+    labels = _Ends(fields)
     if profile == "full":   # the plan's row as it is, then the two labels (the common case: kept cheap)
-        def full(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
-            return [(*r, *ends(r)) for r in chunk]
-        return header, full
+        return header, labels.full
+    ends = labels.ends
 
     def view(chunk: list[PlanRow]) -> list[tuple[object, ...]]:
         out = []
@@ -123,34 +122,55 @@ def profile_view(profile: str, fields: Sequence[str]) -> tuple[tuple[str, ...], 
 
 def plan_labels(fields: Sequence[str]) -> Callable[[PlanRow], tuple[str, str]]:
     """What gives a plan row's two end labels (the writers' and the ``complete.labels`` rule's one way)."""
-    col = {f: i for i, f in enumerate(fields)}
-    ga, gb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port", "device")))
-              for s in ("a", "b"))
-    li, mark = col["label"], names.RUN_MARK
-    # Each device's label prefix once (a device ends many rows), from its place: (site, row, rack, U, device).
-    wa, wb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "device")))
-              for s in ("a", "b"))
-    pa_i, pb_i = col["a_port"], col["b_port"]
-    prefixes: dict[tuple[object, ...], str] = {}
+    return _Ends(fields).ends
 
-    def prefix(at: tuple[Any, ...]) -> str:
-        p = prefixes.get(at)
-        if p is None:
-            if len(prefixes) >= _PREFIXES:
-                prefixes.clear()
-            site, row, rack, u, device = at
-            p = prefixes[at] = str(_prefix(site, row, rack, u, device if u in (0, "0") else "") or device)
+
+class _Ends:
+    """A plan row's two end labels, each device's label prefix made once. :meth:`ends` (the
+    ``complete.labels`` rule's) finds it by the device's place on the row (site, row, rack, U and name);
+    :meth:`full` (the writers') by the device's name alone: the plan places each device once, so its
+    name is its place's key there, a string whose hash is kept, where a place is a tuple made and
+    hashed at each end of each row."""
+
+    def __init__(self, fields: Sequence[str]) -> None:
+        col = {f: i for i, f in enumerate(fields)}
+        self.ga, self.gb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "port",
+                                                                            "device")))
+                            for s in ("a", "b"))
+        self.wa, self.wb = (operator.itemgetter(*(col[f"{s}_{k}"] for k in ("site", "row", "rack", "u", "device")))
+                            for s in ("a", "b"))
+        self.li, self.ad, self.bd, self.pa, self.pb = (col[f] for f in ("label", "a_device", "b_device", "a_port",
+                                                                           "b_port"))
+        self.places: dict[tuple[object, ...], str] = {}
+        self.devices: dict[object, str] = {}
+
+    def _place(self, at: tuple[Any, ...]) -> str:
+        if len(self.places) >= _PREFIXES:
+            self.places.clear()
+        site, row, rack, u, device = at
+        p = self.places[at] = str(_prefix(site, row, rack, u, device if u in (0, "0") else "") or device)
         return p
 
-    def ends(r: PlanRow) -> tuple[str, str]:
-        if mark in r[li]:   # a run of a link of several: its ports as the label marks them
-            a, b = ga(r), gb(r)
-            pa, pb = label_ports(r[li])
-            return end_label(a[0], a[1], a[2], a[3], pa, a[5]), end_label(b[0], b[1], b[2], b[3], pb, b[5])
-        at, bt = wa(r), wb(r)
-        return f"{prefixes.get(at) or prefix(at)}:{r[pa_i]}", f"{prefixes.get(bt) or prefix(bt)}:{r[pb_i]}"
+    def _device(self, at: tuple[Any, ...]) -> str:
+        if len(self.devices) >= _PREFIXES:
+            self.devices.clear()
+        p = self.devices[at[4]] = self.places.get(at) or self._place(at)
+        return p
 
-    return ends
+    def ends(self, r: PlanRow) -> tuple[str, str]:
+        if names.RUN_MARK in r[self.li]:   # a run of a link of several: its ports as the label marks them
+            a, b = self.ga(r), self.gb(r)
+            pa, pb = label_ports(r[self.li])
+            return end_label(a[0], a[1], a[2], a[3], pa, a[5]), end_label(b[0], b[1], b[2], b[3], pb, b[5])
+        at, bt, get = self.wa(r), self.wb(r), self.places.get
+        return f"{get(at) or self._place(at)}:{r[self.pa]}", f"{get(bt) or self._place(bt)}:{r[self.pb]}"
+
+    def full(self, chunk: list[PlanRow]) -> list[tuple[object, ...]]:
+        """The chunk's rows, each with its two labels after it."""
+        get, prefix, wa, wb, ends = self.devices.get, self._device, self.wa, self.wb, self.ends
+        li, ad, bd, pa, pb, mark = self.li, self.ad, self.bd, self.pa, self.pb, names.RUN_MARK
+        return [(*r, f"{get(r[ad]) or prefix(wa(r))}:{r[pa]}", f"{get(r[bd]) or prefix(wb(r))}:{r[pb]}")
+                if mark not in r[li] else (*r, *ends(r)) for r in chunk]
 
 
 #: Device label prefixes :func:`plan_labels` keeps (a site's devices; it starts again past them).
