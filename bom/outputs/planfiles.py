@@ -25,7 +25,7 @@ from bom.errors import LimitError
 from bom.model.records import PlanRow
 from bom.outputs.publish import Output, write_all
 from bom.outputs.terminal import table
-from bom.outputs.writers.cables import write_csv
+from bom.outputs.writers.cables import Place, write_csv
 from bom.outputs.writers.cabling_xlsx import EXCEL_ROWS, StreamingWorkbook
 from bom.placement.elevation import HEADER, elevation_rows
 from bom.roles import FabricKind, Tier
@@ -156,7 +156,8 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
                      if chunk and chunk[-1][fabric] == FabricKind.POWER else chunk)
 
         rows = write_csv(source, header, cables, texts_at,
-                         progress, each, view, sheet.append if sheet is not None else None, plan.repeats_in(header))
+                         progress, each, view, sheet.append if sheet is not None else None, plan.repeats_in(header),
+                         _places(header))
         racks = _rack_rows(model)
         if racks is not None:
             header, rack_rows = racks
@@ -179,6 +180,19 @@ def _stream(model: Model, name: str, open_: Callable[[str], IO[bytes]], catalog:
             with contextlib.suppress(Exception):
                 t.detach()
     return rows, hops, xlsx
+
+
+def _places(header: tuple[str, ...]) -> tuple[Place, Place] | None:
+    """Each end's place in a profile's ``header`` (its six columns and its device's) where it has them whole:
+    the plan places a device once, so the CSV writes a device's place once and finds it by name."""
+    out = []
+    for s in ("a", "b"):
+        cols = tuple(f"{s}_{k}" for k in ("site", "row", "rack", "u", "device", "role"))
+        at = header.index(cols[0]) if cols[0] in header else -1
+        if at < 0 or header[at:at + len(cols)] != cols:
+            return None
+        out.append((at, at + len(cols), at + cols.index(f"{s}_device")))
+    return out[0], out[1]
 
 
 def _phased(rows: Iterator[PlanRow], phase: Phased) -> Iterator[PlanRow]:

@@ -20,6 +20,9 @@ from bom.outputs.writers.common import csv_writer, safe_text
 CHUNK = 4096
 
 
+#: A device's place on a row: its columns ``[start, end)`` and the column of its name (which keys them).
+Place = tuple[int, int, int]
+
 #: What makes the csv module quote a field (then the row goes through ``csv.writer``).
 _SPECIAL = frozenset(',"\r\n')
 
@@ -81,8 +84,14 @@ class _Lines:
     #: Distinct shared texts kept (a plan has hundreds; past this many the cache starts again).
     KEEP = 65_536
 
-    def __init__(self, width: int, repeats: tuple[int, int] | None) -> None:
+    def __init__(self, width: int, repeats: tuple[int, int] | None,
+                 places: tuple[Place, Place] | None = None) -> None:
         self.fmt = ",".join(["%s"] * width)
+        self.width = width
+        (a, a_end, _), (b, b_end, _) = places or ((0, 0, 0), (0, 0, 0))
+        # Each place is followed by two columns (its port and module), the far end's by the shared ones.
+        self.places = places if places and repeats and b == a_end + 2 and repeats[0] == b_end + 2 else None
+        self.devices: tuple[dict[Cell, str], dict[Cell, str]] = ({}, {})
         self.repeats = repeats if repeats is not None and 0 < repeats[0] < repeats[1] <= width else None
         self.texts: dict[tuple[object, ...], str] = {}
         if self.repeats is not None:
@@ -97,6 +106,8 @@ class _Lines:
         return text
 
     def __call__(self, rows: list[PlanRow]) -> list[str]:
+        if self.places is not None and self.repeats is not None:
+            return self._placed(rows)
         if self.repeats is None:
             fmt = self.fmt
             return [fmt % r for r in rows]
@@ -107,12 +118,40 @@ class _Lines:
         return [pre % r[:start] + (get(r[start:end]) or miss(r[start:end])) + post % r[end:] for r in rows]
 
 
+    def _place(self, side: int, r: PlanRow) -> str:
+        assert self.places is not None
+        start, end, key = self.places[side]
+        made = self.devices[side]
+        if len(made) >= self.KEEP:
+            made.clear()
+        text = made[r[key]] = ",".join(map(str, r[start:end]))
+        return text
+
+    def _placed(self, rows: list[PlanRow]) -> list[str]:
+        """Rows with both ends' places: each place's text (six columns) made once per device and found by
+        the device's name (a string whose hash is kept; a device stands in one place), the columns
+        between written by one f-string (``str()`` of each value, as ``%s`` writes it)."""
+        assert self.places is not None and self.repeats is not None
+        (a, a1, ak), (_, b1, bk) = self.places
+        s, e = self.repeats
+        a2, b2 = a1 + 1, b1 + 1
+        ag, bg, tg, miss, place = self.devices[0].get, self.devices[1].get, self.texts.get, self._text, self._place
+        pre = "%s," * a
+        if self.width == e + 2:   # the full profile: both labels last
+            e1 = e + 1
+            return [f"{pre % r[:a]}{ag(r[ak]) or place(0, r)},{r[a1]},{r[a2]},{bg(r[bk]) or place(1, r)},{r[b1]},"
+                    f"{r[b2]},{tg(r[s:e]) or miss(r[s:e])},{r[e]},{r[e1]}" for r in rows]
+        post = ",%s" * (self.width - e)
+        return [f"{pre % r[:a]}{ag(r[ak]) or place(0, r)},{r[a1]},{r[a2]},{bg(r[bk]) or place(1, r)},{r[b1]},"
+                f"{r[b2]},{tg(r[s:e]) or miss(r[s:e])}{post % r[e:]}" for r in rows]
+
+
 def write_csv(rows: Iterable[PlanRow], header: Sequence[str], fh: TextIO,
               text_columns: Sequence[int] = (), progress: Callable[[int], None] | None = None,
               also: Callable[[list[PlanRow]], None] | None = None,
               view: Callable[[list[PlanRow]], list[PlanRow]] | None = None,
               shown: Callable[[list[PlanRow]], None] | None = None,
-              repeats: tuple[int, int] | None = None) -> int:
+              repeats: tuple[int, int] | None = None, places: tuple[Place, Place] | None = None) -> int:
     """Write ``header`` and ``rows`` to ``fh``; returns the number of rows.
 
     ``text_columns``: columns holding catalog text (made safe for spreadsheets); ``progress``
@@ -120,11 +159,12 @@ def write_csv(rows: Iterable[PlanRow], header: Sequence[str], fh: TextIO,
     tallies, as the rows are); ``view`` turns a chunk into the columns written (a profile), and
     ``shown`` gets each written chunk (the workbook writer, so the plan is made once for both files);
     ``repeats``: the columns ``[start, end)`` of the written rows that rows share (a plan's link group
-    on one run: :data:`bom.cableplan.rows.REPEATS`), formatted once per distinct value (:class:`_Lines`).
+    on one run: :data:`bom.cableplan.rows.REPEATS`), formatted once per distinct value (:class:`_Lines`);
+    ``places``: each end's place (columns and the device name's column), each device's formatted once.
     """
     out = csv_writer(fh)
     out.writerow(header)
-    lines = _Lines(len(header), repeats)
+    lines = _Lines(len(header), repeats, places)
     safe = _Safe(text_columns)
     it = iter(rows)
     n = 0

@@ -247,3 +247,43 @@ def test_the_plans_shared_columns_stand_together_in_the_full_profile_only():
     full = profile_columns("full", plan.FIELDS)
     assert plan.repeats_in(full) == plan.REPEATS and len(full) > plan.REPEATS[1]
     assert plan.repeats_in(profile_columns("installer", plan.FIELDS)) is None
+
+
+@pytest.mark.parametrize("phase", [False, True])
+def test_places_formatted_once_a_device_write_what_csv_writer_writes(phase, monkeypatch):
+    """Each end's place (its columns, keyed by the device's name) is made text once a device, the columns
+    between and after it per row (both labels, or labels and a phase): the bytes are csv.writer's, also
+    past the caches' size (they start again)."""
+    from bom.outputs.writers import cables
+
+    monkeypatch.setattr(cables._Lines, "KEEP", 40)
+    made: list[object] = []
+    place = cables._Lines._place
+    monkeypatch.setattr(cables._Lines, "_place",
+                        lambda self, side, r: made.append(r[4 + 5 * side]) or place(self, side, r))
+
+    def end(d: int) -> tuple[object, ...]:
+        return f"s{d % 3 + 1}", "" if d % 10 == 0 else d % 4 + 1, f"s{d % 3 + 1}-dev-{d:02d}"
+
+    rows = [(f"C{i}", HopKind.NODE_LEAF, *end(i // 10 % 50), f"p{i % 32}", "MMA4Z00", *end(50 + i // 30 % 30),
+             f"p{i % 7}/2", "", 800.0, i % 7, f"a{i}", f"b{i}", *(("phase 1",) if phase else ())) for i in range(9000)]
+    header = ("id", "hop", "as", "au", "ad", "ap", "am", "bs", "bu", "bd", "bp", "bm", "rate", "n", "al", "bl",
+              *(("phase",) if phase else ()))
+    out, want = io.StringIO(), io.StringIO()
+    write_csv(iter(rows), header, out, (6, 11), repeats=(12, 14), places=((2, 5, 4), (7, 10, 9)))
+    w = csv.writer(want, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    assert out.getvalue() == want.getvalue()
+    assert len(made) <= 9000 // 10 + 9000 // 30 and set(made) == {r[4] for r in rows} | {r[9] for r in rows}
+
+
+def test_each_ends_place_stands_whole_in_the_full_profile_only():
+    from bom.cableplan.labels import profile_columns
+
+    full = profile_columns("full", plan.FIELDS)
+    a, b = cabling._places(full) or ((0, 0, 0), (0, 0, 0))
+    assert full[a[0]:a[1]] == ("a_site", "a_row", "a_rack", "a_u", "a_device", "a_role") and full[a[2]] == "a_device"
+    assert full[b[0]:b[1]] == ("b_site", "b_row", "b_rack", "b_u", "b_device", "b_role") and full[b[2]] == "b_device"
+    assert cabling._places((*full, "phase")) == (a, b)
+    assert cabling._places(profile_columns("installer", plan.FIELDS)) is None
