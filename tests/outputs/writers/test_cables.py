@@ -189,7 +189,8 @@ def test_a_column_of_plain_text_is_written_as_each_cell_would_be():
     from bom.roles import FabricRole
 
     columns = [["C00000001", "C00000002"], ["s1-r01:p1 / s1-r02:p2", ""], ["a", "=1+1"], ["a", "-x"],
-               ["b ", "c"], ["a&b", "c"], ["x\x01", "y"], ["\uff1dq", "r"], [FabricRole.COMPUTE, "z"], [1, "2"], []]
+               ["b ", "c"], ["a&b", "c"], ["x\x01", "y"], ["x", "\x7fy"], ["x", "y\x1f"], ["caf\u00e9", "\u2028"],
+               ["\uff1dq", "r"], [FabricRole.COMPUTE, "z"], [1, "2"], []]
     for values in columns:
         assert _texts(values) == [_cell(v) for v in values], values
     assert _texts(["C1", ""]) == ['<c t="inlineStr"><is><t>C1</t></is></c>', "<c/>"]
