@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 
 from bom import names
 from bom.catalog.media import cage
-from bom.links.fabric import new_pair
-from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
+from bom.links.pattern import Fan, Fixed, HopContext, Item, Link, Pair, Pattern, Rows, Section
 from bom.links.ports import Kind, Place, PlanMismatchError, Ports, port_names
 from bom.links.views import OobLinks, uplink_names
 from bom.model.hops import HopKind
@@ -306,12 +305,11 @@ class OobToSpines(OobUplinks):
         f, view = ctx.view.oob, ctx.view
         spines = f.site_spines[ctx.shape][1]
         if not ctx.expanding:
-            # The closed form: a pair an uplink (a site's every management switch), each with where its two
-            # switches stand (the floor's places by index, made a rack at a time), made as the tuple it is.
-            at, spine_at = ctx.floor.spots(HopKind.OOB_LEAF), ctx.floor.spots("oob-spine")
-            for n, _, s in self.spread(f.site_leaves[ctx.shape], spines, f.uplinks_per_leaf):
-                yield new_pair(Pair, ((HopKind.OOB_LEAF, n), ("oob-spine", s), 1, "", "", None, None,
-                                      (at[n], spine_at[s]), 1, None))
+            # The closed form: the uplinks as a fan, each with where its two switches stand (the floor's
+            # places by index, made a rack at a time).
+            yield Fan(HopKind.OOB_LEAF, "oob-spine",
+                      ((n, s) for n, _, s in self.spread(f.site_leaves[ctx.shape], spines, f.uplinks_per_leaf)),
+                      ctx.floor.spots(HopKind.OOB_LEAF), ctx.floor.spots("oob-spine"))
             return
         up_names, per, _ = self.up(view)
         ranges: list[Ports] = []

@@ -131,7 +131,20 @@ class Section(NamedTuple):
     make: Callable[[int], Iterable[Pair]]
 
 
-Item = Pair | Mesh | Section
+class Fan(NamedTuple):
+    """The closed form's shorthand for many pairs of one link each between devices found by index (a
+    site's management switches to its OOB spines): ``ends`` gives each pair's (lower, upper) index in
+    the plan's order, ``lower_at`` and ``upper_at`` where each device of the two roles stands. Counted
+    as those pairs are, without a :class:`Pair` each."""
+
+    lower_role: str
+    upper_role: str
+    ends: Iterable[tuple[int, int]]
+    lower_at: Sequence[Spot]
+    upper_at: Sequence[Spot]
+
+
+Item = Pair | Mesh | Section | Fan
 
 
 class Tags(NamedTuple):
@@ -288,9 +301,33 @@ class _Adder:
                 r = d[1]
                 r[run] = r.get(run, 0) + na * per
 
+    def fan(self, item: Fan, copies: int) -> None:
+        """:meth:`pair` of each of the fan's pairs (one link each, one lower device each), inline."""
+        lower_role, upper_role, ends, lower_at, upper_at = item
+        lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
+        for n, s in ends:
+            a, b = lower_at[n], upper_at[s]
+            run = runs.get((a, b))
+            if run is None:
+                run = runs[a, b] = route(a, b, fp)
+            d = lo.get((lower_role, n))
+            if d is None:
+                lo[lower_role, n] = [copies, {run: 1}]
+            else:
+                r = d[1]
+                r[run] = r.get(run, 0) + 1
+            d = up.get((upper_role, s))
+            if d is None:
+                up[upper_role, s] = [copies, {run: 1}]
+            else:
+                r = d[1]
+                r[run] = r.get(run, 0) + 1
+
     def __call__(self, item: Item, copies: int) -> None:
         if type(item) is Pair:
             self.pair(item, copies)
+        elif isinstance(item, Fan):
+            self.fan(item, copies)
         elif isinstance(item, Mesh):
             self.mesh(item)
         elif isinstance(item, Section):

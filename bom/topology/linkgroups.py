@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from bom.catalog.media import Choice, End, Media, Option, fits
+from bom.catalog.media import End, Media, Option, fits
 from bom.model.floorplan import EndGroups, FloorPlan, Run
 from bom.model.linkgroups import LinkGroup
 from bom.roles import Layer, Tier
@@ -33,48 +33,51 @@ def _orient(o: Option, ff_lower: str | None) -> tuple[End, End, int, int]:
 def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: Tier, hop: str, lower: Layer,
               upper: Layer, lower_groups: EndGroups, upper_groups: EndGroups, rate_gbps: float,
               ff_lower: str, ff_upper: str, lane_gbps: float | None) -> list[LinkGroup]:
-    """All link groups of one hop, counted per device group and run, never per cable."""
-    chosen: dict[Run, tuple[object, Choice]] = {}
-
-    def pick(run: Run) -> tuple[object, Choice]:
-        if run not in chosen:
-            panels = fp.patch_panels if run.bucket == "cross-row" else 0
-            c = media.lookup(rate_gbps, run.length_m, ff_lower, ff_upper, lane_gbps, panels=panels).choice
-            chosen[run] = ((run.bucket, id(c.option), c.part_number), c)
-        return chosen[run]
-
+    """All link groups of one hop, counted per device group and run, never per cable. What a run
+    decides (its parts, its group, the group's longest run and its runs) is settled the first time the
+    run is met; what a group's end holds, when its group is made: a device group then only sums."""
+    chosen: dict[Run, object] = {}
     groups: dict[object, LinkGroup] = {}
+    # Per group key, each end's facts: (the group, its module's key or None, the end, its heads one).
+    facts: dict[object, tuple[_EndFacts, _EndFacts]] = {}
+
+    def pick(run: Run) -> object:
+        panels = fp.patch_panels if run.bucket == "cross-row" else 0
+        c = media.lookup(rate_gbps, run.length_m, ff_lower, ff_upper, lane_gbps, panels=panels).choice
+        key = chosen[run] = (run.bucket, id(c.option), c.part_number)
+        g = groups.get(key)
+        if g is None:
+            lo, up, h_lo, h_up = _orient(c.option, ff_lower)
+            g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps, c, lo, up)
+            facts[key] = (_end_facts(g, lo, h_lo), _end_facts(g, up, h_up))
+        g.length_m = max(g.length_m, run.length_m)
+        g.runs.setdefault(run, c)
+        return key
+
     heads: dict[object, list[int]] = defaultdict(lambda: [0, 0])
     for side, end_groups in ((0, lower_groups), (1, upper_groups)):
         for devices, runs in end_groups:
-            per_key: dict[object, int] = defaultdict(int)
+            per_key: dict[object, int] = {}
             for run, ports in runs.items():
-                key, c = pick(run)
-                per_key[key] += ports
-                g = groups.get(key)
-                if g is None:
-                    lo, up, _, _ = _orient(c.option, ff_lower)
-                    g = groups[key] = LinkGroup(fabric, tier, hop, run.bucket, lower, upper, rate_gbps,
-                                                c, lo, up)
-                g.length_m = max(g.length_m, run.length_m)
-                g.runs.setdefault(run, c)
+                key = chosen.get(run)
+                if key is None:
+                    key = pick(run)
+                per_key[key] = per_key.get(key, 0) + ports
             # A module per cage with a used port: a device's ports that take the same module share
             # its cages whatever fibre length each run needs (counted on the first such group).
             per_module: dict[tuple[str, int], list] = {}
             for key, ports in per_key.items():
-                g = groups[key]
-                end = g.upper_end if side else g.lower_end
-                _, _, h_lo, h_up = _orient(g.choice.option, ff_lower)
+                g, module, end, one_head = facts[key][side]
                 if side == 0:
                     g.links += devices * ports
-                if end.part is not None:
-                    per_module.setdefault((end.part.id, end.ports), [0, g])[0] += ports
+                if module is not None:
+                    per_module.setdefault(module, [0, g])[0] += ports
                 elif end.engine is not None and end.engine.breakout is not None:
                     # A CPO faceplate connector carrying several ports: a breakout per connector used.
                     key_b = f"breakouts_{'upper' if side else 'lower'}"
                     g.extras[key_b] = g.extras.get(key_b, 0) + devices * math.ceil(
                         ports / end.engine.ports_per_connector)
-                if (h_up if side else h_lo) == 1:   # assemblies counted where one head holds them
+                if one_head:   # assemblies counted where one head holds them
                     heads[key][side] += devices * math.ceil(ports / end.ports)
             for (_, per_cage), (ports, g) in per_module.items():
                 modules = devices * math.ceil(ports / per_cage)
@@ -85,6 +88,15 @@ def count_hop(media: Media, fp: FloorPlan, *, fabric: str, tier: Tier, hop: str,
     for key, g in groups.items():
         _finish(g, heads[key], media)
     return list(groups.values())
+
+
+#: A group's end as its device groups read it: the group, the module's (part, ports) key (None: no
+#: module bought per cage), the end, whether one head holds the assembly there.
+_EndFacts = tuple[LinkGroup, "tuple[str, int] | None", End, bool]
+
+
+def _end_facts(g: LinkGroup, end: End, heads: int) -> _EndFacts:
+    return g, (end.part.id, end.ports) if end.part is not None else None, end, heads == 1
 
 
 def _finish(g: LinkGroup, heads: list[int], media: Media) -> None:
