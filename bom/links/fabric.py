@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from bom.catalog.media import cage
-from bom.links.pattern import Fixed, HopContext, Item, Link, Mesh, Pair, Pattern, Section, Tags
+from bom.links.pattern import Fixed, HopContext, Item, Link, Mesh, Pair, Pattern, Section, Star, Tags
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks
 from bom.model.hops import HopKind
@@ -151,6 +151,14 @@ class SpineCore(Pattern[FabricLinks]):
         p, fab, sw = ctx.p, ctx.view, ctx.switches
         planes, sp, cpg = fab.planes, p.spines_per_pod, p.cores_per_group
         spine_role, core_role = fab.role(Layer.SPINE), fab.role(Layer.CORE)
+        if sw is None:   # the closed form: each spine to its core group, a plane's spines as one star
+            for pl in range(planes):
+                groups = [[(pl * sp + s) * cpg + c for c in range(cpg)] for s in range(sp)]
+                tags = [(pl, s) for s in range(sp)]
+                yield Star(spine_role, core_role, p.spine_core_per_pair,
+                           [((pod * planes + pl) * sp + s, groups[s], tags[s]) for pod in range(p.pods)
+                            for s in range(sp)])
+            return
         for pl in range(planes):
             for pod in range(p.pods):
                 for s in range(sp):

@@ -135,7 +135,8 @@ class Fan(NamedTuple):
     """The closed form's shorthand for many pairs of one link each between devices found by index (a
     site's management switches to its OOB spines): ``ends`` gives each pair's (lower, upper) index in
     the plan's order, ``lower_at`` and ``upper_at`` where each device of the two roles stands. Counted
-    as those pairs are, without a :class:`Pair` each."""
+    as those pairs are, without a :class:`Pair` each; a lower device's links come one after another and
+    in no other item of the walk (so it is counted by its profile, not kept device by device)."""
 
     lower_role: str
     upper_role: str
@@ -144,7 +145,20 @@ class Fan(NamedTuple):
     upper_at: Sequence[Spot]
 
 
-Item = Pair | Mesh | Section | Fan
+class Star(NamedTuple):
+    """The closed form's shorthand for a :class:`Mesh` of one lower device each: devices of ``lower_role``,
+    each joined by ``per_pair`` links to every device of one set of ``upper_role`` (a pod's spine ``s`` to
+    core group ``s``). ``ends`` gives each lower device's index with its set (a list: the same object for
+    the same set) and the set's tag, in the plan's order; a lower device is in no other item of the walk
+    (so it is counted by its profile, not kept device by device)."""
+
+    lower_role: str
+    upper_role: str
+    per_pair: int
+    ends: Iterable[tuple[int, Sequence[int], object]]
+
+
+Item = Pair | Mesh | Section | Fan | Star
 
 
 class Tags(NamedTuple):
@@ -302,32 +316,61 @@ class _Adder:
                 r[run] = r.get(run, 0) + na * per
 
     def fan(self, item: Fan, copies: int) -> None:
-        """:meth:`pair` of each of the fan's pairs (one link each, one lower device each), inline."""
+        """:meth:`pair` of each of the fan's pairs (one link each), inline; a lower device's runs added up
+        over its links, then counted under its profile."""
         lower_role, upper_role, ends, lower_at, upper_at = item
         lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
+        cur, prof = -1, None
         for n, s in ends:
             a, b = lower_at[n], upper_at[s]
             run = runs.get((a, b))
             if run is None:
                 run = runs[a, b] = route(a, b, fp)
-            d = lo.get((lower_role, n))
-            if d is None:
-                lo[lower_role, n] = [copies, {run: 1}]
-            else:
-                r = d[1]
-                r[run] = r.get(run, 0) + 1
+            if n != cur:
+                if prof is not None:
+                    _profiled(lo, lower_role, prof, copies)
+                cur, prof = n, {}
+            prof[run] = prof.get(run, 0) + 1
             d = up.get((upper_role, s))
             if d is None:
                 up[upper_role, s] = [copies, {run: 1}]
             else:
                 r = d[1]
                 r[run] = r.get(run, 0) + 1
+        if prof is not None:
+            _profiled(lo, lower_role, prof, copies)
+
+    def star(self, item: Star) -> None:
+        """:meth:`mesh` of each lower device and its set, inline (both ends' tables as a mesh fills them)."""
+        lower_role, upper_role, per, ends = item
+        lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
+        at = self.ctx.floor.spots(lower_role)
+        sets: dict[int, tuple[Sequence[int], list[tuple[Spot, int]]]] = {}
+        for d, group, tag in ends:
+            got = sets.get(id(group))
+            if got is None:
+                got = sets[id(group)] = (group, list(self.racks(upper_role, group).items()))
+            a = at[d]
+            prof: dict[Run, int] = {}
+            for b, nb in got[1]:
+                run = runs.get((a, b))
+                if run is None:
+                    run = runs[a, b] = route(a, b, fp)
+                prof[run] = prof.get(run, 0) + nb * per
+                e = up.get((tag, b))
+                if e is None:
+                    e = up[tag, b] = [nb, {}]
+                r = e[1]
+                r[run] = r.get(run, 0) + per
+            _profiled(lo, lower_role, prof, 1)
 
     def __call__(self, item: Item, copies: int) -> None:
         if type(item) is Pair:
             self.pair(item, copies)
         elif isinstance(item, Fan):
             self.fan(item, copies)
+        elif isinstance(item, Star):
+            self.star(item)
         elif isinstance(item, Mesh):
             self.mesh(item)
         elif isinstance(item, Section):
@@ -336,6 +379,17 @@ class _Adder:
                 pair(one, copies * item.copies)
         else:   # a subclass of Pair
             self.pair(item, copies)
+
+
+def _profiled(table: dict[object, list], role: str, runs: dict[Run, int], devices: int) -> None:
+    """``devices`` devices of ``role`` with ``runs`` in a device table, under their profile: devices of one
+    profile are one entry (:meth:`Profiles.groups <bom.topology.geometry.Profiles.groups>` groups by it)."""
+    key = (role, tuple(runs.items()))
+    d = table.get(key)
+    if d is None:
+        table[key] = [devices, runs]
+    else:
+        d[0] += devices
 
 
 class Pattern(Generic[V]):
