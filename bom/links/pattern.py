@@ -320,14 +320,15 @@ class _Adder:
         over its links, then counted under its profile."""
         lower_role, upper_role, ends, lower_at, upper_at = item
         lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
-        cur, prof = -1, None
+        cur = -1
+        prof: dict[Run, int] = {}
         for n, s in ends:
             a, b = lower_at[n], upper_at[s]
             run = runs.get((a, b))
             if run is None:
                 run = runs[a, b] = route(a, b, fp)
             if n != cur:
-                if prof is not None:
+                if cur >= 0:
                     _profiled(lo, lower_role, prof, copies)
                 cur, prof = n, {}
             prof[run] = prof.get(run, 0) + 1
@@ -337,7 +338,7 @@ class _Adder:
             else:
                 r = d[1]
                 r[run] = r.get(run, 0) + 1
-        if prof is not None:
+        if cur >= 0:
             _profiled(lo, lower_role, prof, copies)
 
     def star(self, item: Star) -> None:
@@ -494,6 +495,7 @@ class Pattern(Generic[V]):
             elif isinstance(item, Mesh):
                 self._mesh_rows(ctx, item, out)
             else:
+                assert isinstance(item, Pair)   # a Fan or a Star is the closed form's shorthand only
                 self._pair_rows(ctx, (item,), out)
             if len(out) >= BATCH:
                 yield out

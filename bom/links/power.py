@@ -451,31 +451,42 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
                 acc[1] += f.normal_w
                 acc[2] += f.failover_w
 
-    out: dict[tuple[int, int, Feed], list[float]] = {}
+    out: list[Hang] = []
     site = 0
     for shape in placement.sites:
         common: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
         add(common, placement.site_rack_rows(site + 1, shape, own=False))
+        # A site's sides in (row, feed) order: the same as the last site's where its own racks are (by row).
+        last: tuple[tuple[int, int], ...] | None = None
+        sides: list[tuple[tuple[int, Feed], list[float]]] = []
         for _ in range(shape.count):
             site += 1
-            loads: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-            loads.update((k, list(v)) for k, v in common.items())
-            add(loads, placement.site_rack_rows(site, shape, own=True))
-            out.update(((site, row, feed), acc) for (row, feed), acc in loads.items())
-    ups = {(site, feed): f"{names.site(site)}-ups-{feed}" for site, _, feed in out}
-    return tuple(_record(Hang, (site, row, int(n), feed, ups[site, feed], normal, failover, rating))
-                 for (site, row, feed), (n, normal, failover) in sorted(out.items()))
+            own = list(placement.site_rack_rows(site, shape, own=True))
+            key = tuple((row, id(lay)) for row, lay in own)
+            if key != last:
+                loads: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+                loads.update((k, list(v)) for k, v in common.items())
+                add(loads, iter(own))
+                sides, last = sorted(loads.items()), key
+            ups = {feed: f"{names.site(site)}-ups-{feed}" for feed in FEEDS}
+            out += [new_hang(Hang, (site, row, int(n), feed, ups[feed], normal, failover, rating))
+                    for (row, feed), (n, normal, failover) in sides]
+    return tuple(out)
 
 
-R = TypeVar("R", Hang, Cord, Load)
+#: A :class:`Hang` made from a tuple of its fields in one C call.
+new_hang = tuple.__new__
+
+
+R = TypeVar("R", Cord, Load)
 #: Each record's field names, in order.
-_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (Hang, Cord, Load)}
+_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (Cord, Load)}
 
 
 def _record(cls: type[R], values: tuple[object, ...]) -> R:
     """A frozen record of its fields' values in order, equal to ``cls(*values)``. A frozen dataclass's
-    ``__init__`` sets each field through ``object.__setattr__``; the power plan makes many (3,780 row sides at a
-    million GPUs on ten sites, a cord per supply and a load per phase, bank, PDU and feed of every rack plan)."""
+    ``__init__`` sets each field through ``object.__setattr__``; the power plan makes many (a cord per supply and
+    a load per phase, bank, PDU and feed of every rack plan)."""
     obj = object.__new__(cls)
     obj.__dict__.update(zip(_FIELDS[cls], values, strict=True))
     return obj

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from typing_extensions import TypedDict
 
@@ -100,9 +101,9 @@ class RackPower:
         return sum(1 for c in self.cords if c.device == slot)
 
 
-@dataclass(frozen=True)
-class Hang:
-    """A row of racks' two sides and the site UPS each hangs on, with their loads."""
+class Hang(NamedTuple):
+    """A row of racks' two sides and the site UPS each hangs on, with their loads (a tuple: a million-GPU
+    campus has thousands, made in one C call each)."""
 
     site: int
     row: int
