@@ -294,26 +294,34 @@ class _Adder:
         runs[run] = runs.get(run, 0) + links * many
 
     def mesh(self, item: Mesh) -> None:
-        """:func:`~bom.topology.geometry.between`, with the walk's runs and both ends' tables inline."""
+        """:func:`~bom.topology.geometry.between`, with the walk's runs and both ends' tables inline: each
+        rack's entry at both ends found once, not once per rack pair."""
         tag = item.tag
         lo_tag, up_tag = tag if isinstance(tag, Tags) else (tag, tag)
-        per, lo, up, runs = item.per_pair, self.lo, self.up, self.runs
+        per, lo, up, runs, fp = item.per_pair, self.lo, self.up, self.runs, self.fp
+        a_spots = self.racks(item.lower_role, item.lower)
         b_spots = self.racks(item.upper_role, item.upper)
-        for a, na in self.racks(item.lower_role, item.lower).items():
-            for b, nb in b_spots.items():
+        if not a_spots:
+            return
+        ups = []
+        for b, nb in b_spots.items():
+            d = up.get((up_tag, b))
+            if d is None:
+                d = up[up_tag, b] = [nb, {}]
+            ups.append((b, nb * per, d[1]))
+        if not ups:
+            return
+        for a, na in a_spots.items():
+            d = lo.get((lo_tag, a))
+            if d is None:
+                d = lo[lo_tag, a] = [na, {}]
+            mine, theirs = d[1], na * per
+            for b, nb_per, r in ups:
                 run = runs.get((a, b))
                 if run is None:
-                    run = runs[a, b] = route(a, b, self.fp)
-                d = lo.get((lo_tag, a))
-                if d is None:
-                    d = lo[lo_tag, a] = [na, {}]
-                r = d[1]
-                r[run] = r.get(run, 0) + nb * per
-                d = up.get((up_tag, b))
-                if d is None:
-                    d = up[up_tag, b] = [nb, {}]
-                r = d[1]
-                r[run] = r.get(run, 0) + na * per
+                    run = runs[a, b] = route(a, b, fp)
+                mine[run] = mine.get(run, 0) + nb_per
+                r[run] = r.get(run, 0) + theirs
 
     def fan(self, item: Fan, copies: int) -> None:
         """:meth:`pair` of each of the fan's pairs (one link each), inline; a lower device's runs added up
