@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from bom.catalog.media import cage
 from bom.errors import LimitError
 from bom.links.fabric import LeafSpine, SpineCore, new_pair
-from bom.links.pattern import ByModule, HopContext, Item, Link, Pair, Pattern, Section
+from bom.links.pattern import ByModule, Fan, HopContext, Item, Link, Pair, Pattern, Section
 from bom.links.ports import node_port_names
 from bom.links.views import FabricLinks, PooledLinks
 from bom.model.hops import HopKind, endpoint_hop
@@ -148,6 +148,10 @@ class EndpointLeaf(Pattern[PooledLinks]):
         assert found is not None
         nic, ports = found
         role, leaf_role = self.device_role, fab.role(Layer.LEAF)
+        if sw is None:   # the closed form: the kind's ports as a fan, each device's ports one after another
+            yield Fan(role, leaf_role, ((u // nic.ports, self.leaf(fab, ps, p, u, ports)) for u in range(ports)),
+                      ctx.floor.spots(role), ctx.floor.spots(leaf_role))
+            return
         if self.role == Layer.OOB:
             names = partial(lambda ups, per: ups, fab.uplink_names)
         else:
@@ -155,10 +159,7 @@ class EndpointLeaf(Pattern[PooledLinks]):
         for u in range(ports):
             d, r = divmod(u, nic.ports)
             leaf = self.leaf(fab, ps, p, u, ports)
-            if sw is None:
-                yield Pair((role, d), (leaf_role, leaf))
-            else:
-                yield Pair((role, d), (leaf_role, leaf), 1, 1, "", ByModule(names, r), sw.leaf_down(leaf))
+            yield Pair((role, d), (leaf_role, leaf), 1, 1, "", ByModule(names, r), sw.leaf_down(leaf))
 
     def nic(self, ctx: HopContext[PooledLinks]) -> NicPorts:
         """The kind's own ports (the first site shape that has it)."""
