@@ -4,8 +4,10 @@ A :class:`Pattern` says once what a hop joins: whether a site has it (:meth:`Pat
 pairs of devices in the plan's order (:meth:`Pattern.pairs`: each lower device and upper device,
 how many links join them and how the plan names each end's port; a repeated section of the site
 given once with its copies, :class:`Section`; every lower device to every upper device,
-:class:`Mesh`) and the link's rate and cages for the media lookup (:meth:`Pattern.link`). From the
-pairs the base class derives both consumers:
+:class:`Mesh`) and the link's rate and cages for the media lookup (:meth:`Pattern.link`). The closed
+form's walk may give shorthands the plan never sees where it would otherwise walk a device at a time
+(:class:`Fan`, :class:`Star`): each fills both ends' tables as the pairs it stands for would, in the
+plan's order. From the pairs the base class derives both consumers:
 
 - :meth:`Pattern.count`, the closed form: each pair on the run between where its two devices stand,
   a section's first copy standing for all its copies, every site of a shape for all of them, the
