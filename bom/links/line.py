@@ -73,11 +73,17 @@ class DciLine(LineRules, Pattern[DciView]):
         """The longest patch from a line port to its mux/demux channel, over every site: what the one
         cord the BOM buys must reach (a site's routers and muxes stand in its own racks)."""
         longest = fp.in_rack_m
+        done: set[tuple[object, ...]] = set()
         for site in range(1, dci.sites + 1):
-            routers = {placement.own_spot(site, Layer.ROUTER, r) for r in range(math.ceil(
-                self.site_ports(dci.site_links(site)) / dci.router.ports))}
-            muxes = {placement.own_spot(site, Layer.MUX, m)
-                     for m in range(dci.fibre_pairs_per_pair * dci.degrees[site - 1])}
+            n_routers = math.ceil(self.site_ports(dci.site_links(site)) / dci.router.ports)
+            n_muxes = dci.fibre_pairs_per_pair * dci.degrees[site - 1]
+            # Sites whose own racks stand alike and hold as many routers and muxes patch alike: once.
+            key = (placement.own_key(site), n_routers, n_muxes)
+            if key in done:
+                continue
+            done.add(key)
+            routers = {placement.own_spot(site, Layer.ROUTER, r) for r in range(n_routers)}
+            muxes = {placement.own_spot(site, Layer.MUX, m) for m in range(n_muxes)}
             # the terminal amplifiers' cords to the muxes' line ports are the same cord
             amps = {placement.own_spot(site, Layer.AMPLIFIER, a)
                     for a in range(self.terminal_units(dci) * len(muxes))}

@@ -69,7 +69,10 @@ class Floor:
         for sec, row0 in zip(self.shape.sections, self.shape.starts(self.per_row), strict=True):
             n = sec.per_copy(role)
             if n:
-                spots = tuple(sec.spot(row0, 0, lay, self.per_row) for lay, _ in sec.where(role))
+                # Where each rack of copy 0 stands, once a rack (a switch rack holds many of the role).
+                at: dict[int, Spot] = {}
+                spots = tuple(at.get(lay) or at.setdefault(lay, sec.spot(row0, 0, lay, self.per_row))
+                              for lay, _ in sec.where(role))
                 yield _Part(first, sec.copies, n, spots, sec.rows(self.per_row))
                 first += sec.copies * n
 

@@ -140,9 +140,27 @@ class Section:
         the cable plan asks, and a build need not pay for it)."""
         out = self._where.get(role)
         if out is None:
-            out = self._where[role] = tuple((r, s) for r, lay in enumerate(self.layouts)
-                                            for s, (item, _) in enumerate(lay.slots) if item.role == role)
+            if not self._where:   # every role's at once: the consumers ask for several of one section
+                self._where.update(self._every_where())
+            out = self._where.get(role)
+            if out is None:
+                out = self._where[role] = ()
         return out
+
+    def _every_where(self) -> Iterator[tuple[str, tuple[tuple[int, int], ...]]]:
+        """:meth:`where` of every role: each layout object's slots by role found once (racks packed alike share
+        one), then rack by rack."""
+        by_layout: dict[int, dict[str, list[int]]] = {}
+        found: dict[str, list[tuple[int, int]]] = {}
+        for r, lay in enumerate(self.layouts):
+            roles = by_layout.get(id(lay))
+            if roles is None:
+                roles = by_layout[id(lay)] = {}
+                for s, (item, _) in enumerate(lay.slots):
+                    roles.setdefault(item.role, []).append(s)
+            for role, slots in roles.items():
+                found.setdefault(role, []).extend([(r, s) for s in slots])
+        return ((role, tuple(at)) for role, at in found.items())
 
     def nth(self, role: str) -> tuple[int, ...]:
         """Each device of ``role`` in one copy (in :meth:`where`'s order): its number among its rack's
@@ -291,6 +309,11 @@ class Placement:
             raise LimitError(f"site {site} has no {role} {index + 1} in its own racks", key="role")
         shape = self._site_shape(site)
         return sec.spot(shape.own_start(self.racks_per_row), 0, sec.where(role)[index][0], self.racks_per_row)
+
+    def own_key(self, site: int) -> tuple[int, int]:
+        """What :meth:`own_spot` reads of ``site``: its own racks' section and its shape, by identity (sites
+        whose own racks are packed alike share both, and so stand each device at the same place)."""
+        return id(self.own[site - 1] if site <= len(self.own) else None), id(self._site_shape(site))
 
     def site_sections(self, site: int, shape: SiteLayout | None = None) -> list[tuple[int, Section, int]]:
         """(number, section, first place) of every section of ``site``, in numbering order: its
