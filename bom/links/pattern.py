@@ -248,13 +248,16 @@ class _Adder:
     goes straight into the two ends' device tables (:class:`~bom.topology.geometry.Profiles`: a device's
     ports summed per run, so consecutive pairs of the same two devices need no joining first)."""
 
-    __slots__ = ("a", "b", "ctx", "fp", "lo", "runs", "sets", "spots", "up")
+    __slots__ = ("a", "apart", "b", "ctx", "fp", "lo", "runs", "sets", "spots", "up")
 
     def __init__(self, ctx: HopContext[Any], a: Profiles, b: Profiles) -> None:
         self.ctx, self.a, self.b, self.fp = ctx, a, b, ctx.fp
         self.lo, self.up = a.devices, b.devices
         self.spots: dict[Dev, Spot] = {}
         self.runs: dict[tuple[Spot, Spot], Run] = {}
+        #: Runs by how far apart two racks stand (rows, places; signed): the walks of many distinct rack
+        #: pairs (a mesh, a fan, a star) meet few distances, and :func:`route` depends on nothing else.
+        self.apart: dict[tuple[int, int], Run] = {}
         self.sets: dict[tuple[str, tuple[int, ...]], dict[Spot, int]] = {}
 
     def spot(self, dev: Dev) -> Spot:
@@ -300,7 +303,7 @@ class _Adder:
         rack's entry at both ends found once, not once per rack pair."""
         tag = item.tag
         lo_tag, up_tag = tag if isinstance(tag, Tags) else (tag, tag)
-        per, lo, up, runs, fp = item.per_pair, self.lo, self.up, self.runs, self.fp
+        per, lo, up, apart, fp = item.per_pair, self.lo, self.up, self.apart, self.fp
         a_spots = self.racks(item.lower_role, item.lower)
         b_spots = self.racks(item.upper_role, item.upper)
         if not a_spots:
@@ -319,9 +322,9 @@ class _Adder:
                 d = lo[lo_tag, a] = [na, {}]
             mine, theirs = d[1], na * per
             for b, nb_per, r in ups:
-                run = runs.get((a, b))
+                run = apart.get((a[0] - b[0], a[1] - b[1]))
                 if run is None:
-                    run = runs[a, b] = route(a, b, fp)
+                    run = apart[a[0] - b[0], a[1] - b[1]] = route(a, b, fp)
                 mine[run] = mine.get(run, 0) + nb_per
                 r[run] = r.get(run, 0) + theirs
 
@@ -329,14 +332,14 @@ class _Adder:
         """:meth:`pair` of each of the fan's pairs (one link each), inline; a lower device's runs added up
         over its links, then counted under its profile."""
         lower_role, upper_role, ends, lower_at, upper_at = item
-        lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
+        lo, up, apart, fp = self.lo, self.up, self.apart, self.fp
         cur = -1
         prof: dict[Run, int] = {}
         for n, s in ends:
             a, b = lower_at[n], upper_at[s]
-            run = runs.get((a, b))
+            run = apart.get((a[0] - b[0], a[1] - b[1]))
             if run is None:
-                run = runs[a, b] = route(a, b, fp)
+                run = apart[a[0] - b[0], a[1] - b[1]] = route(a, b, fp)
             if n != cur:
                 if cur >= 0:
                     _profiled(lo, lower_role, prof, copies)
@@ -354,7 +357,7 @@ class _Adder:
     def star(self, item: Star) -> None:
         """:meth:`mesh` of each lower device and its set, inline (both ends' tables as a mesh fills them)."""
         lower_role, upper_role, per, ends = item
-        lo, up, runs, fp = self.lo, self.up, self.runs, self.fp
+        lo, up, apart, fp = self.lo, self.up, self.apart, self.fp
         at = self.ctx.floor.spots(lower_role)
         sets: dict[int, tuple[Sequence[int], list[tuple[Spot, int]]]] = {}
         for d, group, tag in ends:
@@ -364,9 +367,9 @@ class _Adder:
             a = at[d]
             prof: dict[Run, int] = {}
             for b, nb in got[1]:
-                run = runs.get((a, b))
+                run = apart.get((a[0] - b[0], a[1] - b[1]))
                 if run is None:
-                    run = runs[a, b] = route(a, b, fp)
+                    run = apart[a[0] - b[0], a[1] - b[1]] = route(a, b, fp)
                 prof[run] = prof.get(run, 0) + nb * per
                 e = up.get((tag, b))
                 if e is None:
