@@ -292,14 +292,17 @@ class OobToSpines(OobUplinks):
         return bool(ctx.view.oob.spines)
 
     @staticmethod
+    def turns(leaves: int, spines: int, per_leaf: int) -> tuple[Iterator[int], Iterator[int], Iterator[int]]:
+        """(management switch, its uplink, spine) of each uplink of one site, as three iterators: each
+        switch's uplinks to the site's spines round robin, switches in number order (C-level iterators: a
+        campus site has thousands)."""
+        switches = itertools.chain.from_iterable(map(itertools.repeat, range(leaves), itertools.repeat(per_leaf)))
+        return switches, itertools.cycle(range(per_leaf)), itertools.cycle(range(spines))
+
+    @staticmethod
     def spread(leaves: int, spines: int, per_leaf: int) -> Iterator[tuple[int, int, int]]:
-        """(management switch, its uplink, spine) of one site: each switch's uplinks to the site's
-        spines round robin, switches in number order."""
-        c = 0
-        for n in range(leaves):
-            for j in range(per_leaf):
-                yield n, j, c % spines
-                c += 1
+        """(management switch, its uplink, spine) of one site (:meth:`turns`)."""
+        return zip(*OobToSpines.turns(leaves, spines, per_leaf), strict=False)   # the cycles never end
 
     def pairs(self, ctx: HopContext[OobLinks]) -> Iterator[Item]:
         f, view = ctx.view.oob, ctx.view
@@ -307,8 +310,8 @@ class OobToSpines(OobUplinks):
         if not ctx.expanding:
             # The closed form: the uplinks as a fan, each with where its two switches stand (the floor's
             # places by index, made a rack at a time).
-            yield Fan(HopKind.OOB_LEAF, "oob-spine",
-                      ((n, s) for n, _, s in self.spread(f.site_leaves[ctx.shape], spines, f.uplinks_per_leaf)),
+            switch, _, to = self.turns(f.site_leaves[ctx.shape], spines, f.uplinks_per_leaf)
+            yield Fan(HopKind.OOB_LEAF, "oob-spine", zip(switch, to, strict=False),   # the spines cycle
                       ctx.floor.spots(HopKind.OOB_LEAF), ctx.floor.spots("oob-spine"))
             return
         up_names, per, _ = self.up(view)
