@@ -176,12 +176,15 @@ class OobNodeLeaf(Pattern[OobLinks]):
         starts = shape.starts(per)
         shared: list[tuple[Spot, tuple[str, int, int]]] = []
         found: list[tuple[int | None, list[tuple[Spot, tuple[str, int, int]]], int]] = []
+        counted: dict[int, tuple[str, int, int]] = {}   # by layout object: racks packed alike share one
         for n, sec in enumerate(shape.sections):
             racks = [] if sec.block else shared
             for i, lay in enumerate(sec.layouts):
-                racks.append((sec.spot(starts[n], 0, i, per),
-                              (lay.kind, sum(1 for item, _ in lay.slots if item.managed),
-                               sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF))))
+                kind = counted.get(id(lay))
+                if kind is None:
+                    kind = counted[id(lay)] = (lay.kind, sum(1 for item, _ in lay.slots if item.managed),
+                                               sum(1 for item, _ in lay.slots if item.role == HopKind.OOB_LEAF))
+                racks.append((sec.spot(starts[n], 0, i, per), kind))
             if sec.block:
                 found.append((n, racks, sec.copies))
         if len(blocks) == 1 and not n_shared and len(found) == 1 and found[0][2] == 1 and shared:
