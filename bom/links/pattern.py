@@ -203,6 +203,8 @@ class HopContext(Generic[V]):
     groups: list[LinkGroup] = field(default_factory=list)
     #: Why an endpoint's own part was not used, by role (the closed form fills it: ``endpoint_substitutions``).
     substitutions: dict[str, str] = field(default_factory=dict)
+    #: The closed form's :meth:`per_shape` answers (one count of one fabric: its view and placement).
+    memo: dict[Hashable, object] = field(default_factory=dict)
 
     @property
     def p(self) -> Plane:
@@ -225,10 +227,10 @@ class HopContext(Generic[V]):
 
     def per_shape(self, key: Hashable, make: Callable[[], T]) -> T:
         """What ``make()`` gives for the walked site's shape (``key`` says what it is): worked out once
-        per shape while the plan walks its sites (every site of a shape alike), each time otherwise."""
-        if self.plan is None:
-            return make()
-        memo = self.plan.memo
+        per shape while the plan walks its sites (every site of a shape alike), and once per shape in one
+        closed form's count of the fabric (its hops ask again: whether they apply, their pairs, their
+        modules)."""
+        memo = self.memo if self.plan is None else self.plan.memo
         k = (key, self.view.name, self.shape)
         if k not in memo:
             memo[k] = make()

@@ -141,7 +141,8 @@ def _all_patterns(model: Model, catalog):  # type: ignore[no-untyped-def]
 
 def test_per_shape_is_worked_out_once_per_shape_in_a_plan() -> None:
     """What a hop works out per site shape (the UFM's spread) is made once per key, fabric and shape
-    while the plan walks its sites, and every time in the closed form (no plan to keep it)."""
+    while the plan walks its sites, and once per shape in one closed-form count of a fabric (the walk's
+    contexts share it; the next count, on another placement perhaps, makes it again)."""
     from types import SimpleNamespace
     from typing import Any
 
@@ -160,5 +161,8 @@ def test_per_shape_is_worked_out_once_per_shape_in_a_plan() -> None:
     other: Any = HopContext(SimpleNamespace(name="inband"), None, shape=0, plan=walk)
     assert other.per_shape("k", lambda: make(5)) == 50 and made == [0, 1, 5]
     closed: Any = HopContext(view, None, shape=0)
-    assert closed.per_shape("k", lambda: make(0)) == 0 and closed.per_shape("k", lambda: make(0)) == 0
-    assert made == [0, 1, 5, 0, 0]
+    assert closed.per_shape("k", lambda: make(0)) == 0 and closed.at(0, 2, 1).per_shape("k", lambda: make(0)) == 0
+    assert closed.at(1, 1, 1).per_shape("k", lambda: make(1)) == 10
+    assert made == [0, 1, 5, 0, 1]
+    again: Any = HopContext(view, None, shape=0)
+    assert again.per_shape("k", lambda: make(0)) == 0 and made == [0, 1, 5, 0, 1, 0]
