@@ -129,13 +129,11 @@ def outlet_layout(o: PduOutlets) -> list[tuple[int, str, int, int]]:
 
 def _pdus(n: int, o: PduOutlets) -> list[_Pdu]:
     """The rack's ``n`` PDUs, alternating feeds, each with every outlet of :func:`outlet_layout` free."""
-    out = []
-    for i in range(n):
-        banks: list[dict[str, list[int]]] = [{} for _ in range(o.banks)]
-        for number, kind, bank, _ in outlet_layout(o):
-            banks[bank].setdefault(kind, []).append(number)
-        out.append(_Pdu(FEEDS[i % len(FEEDS)], banks))
-    return out
+    free: list[dict[str, list[int]]] = [{} for _ in range(o.banks)]   # every PDU's alike: laid out once
+    for number, kind, bank, _ in outlet_layout(o):
+        free[bank].setdefault(kind, []).append(number)
+    return [_Pdu(FEEDS[i % len(FEEDS)], [{kind: list(at) for kind, at in bank.items()} for bank in free])
+            for i in range(n)]
 
 
 def _length(o: PduOutlets, outlet: int, u: int, rack_u: int) -> float:
