@@ -5,7 +5,13 @@ writes its cable plan: the largest build that writes it (5,040 GPUs, 18,432 rows
 does not (5,472 GPUs, 20,481 rows, past ``planfiles.BUILD_MAX_ROWS``). Each figure is one fresh ``bom build``
 process under valgrind's cachegrind (no cache simulation) with ``PYTHONHASHSEED=0``; repeats agree within
 0.1 %. It takes about 15x a plain run (a minute or two a case).
-Run: python3 -m benchmarks.bench_instructions [--only curve|step] [--root CHECKOUT]
+
+The modules are compiled first (an untimed build writes their bytecode into a throw-away
+``PYTHONPYCACHEPREFIX``), as an installed package's are after its first run. ``--compile`` counts a build that
+compiles every module it imports instead (as with ``PYTHONDONTWRITEBYTECODE`` set and no cache): about 1.9 G
+more at every size, which flatters the ratios; the figures of issue 46's rounds before round five were taken
+that way.
+Run: python3 -m benchmarks.bench_instructions [--only curve|step] [--root CHECKOUT] [--compile]
 """
 
 from __future__ import annotations
@@ -29,13 +35,20 @@ PAIRS = {
 }
 
 
-def instructions(text: str, root: Path, tmp: Path) -> int:
+def instructions(text: str, root: Path, tmp: Path, compile_: bool = False) -> int:
     """Instructions of one ``bom build`` process of the checkout at ``root`` on the scenario ``text``."""
     path = tmp / "bench.yaml"
     path.write_text(text)
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(tmp / "out"), "--quiet"]
+    build = [sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(tmp / "out"), "--quiet"]
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(root))
+    if compile_:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+        subprocess.run(build, cwd=root, capture_output=True, env=env)   # writes the bytecode
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *build]
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
     found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
     if proc.returncode or found is None:
@@ -47,6 +60,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", choices=sorted(PAIRS))
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    ap.add_argument("--compile", action="store_true", help="count the modules' compiling too (no bytecode cache)")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt install valgrind)")
@@ -54,7 +68,8 @@ def main() -> None:
         for name, (base, case) in PAIRS.items():
             if args.only not in (None, name):
                 continue
-            got = [instructions(BASE + FABRICS + extra, args.root, Path(tmp)) for _, extra in (base, case)]
+            got = [instructions(BASE + FABRICS + extra, args.root, Path(tmp), args.compile)
+                   for _, extra in (base, case)]
             for (label, _), n in zip((base, case), got, strict=True):
                 print(f"{name:5} {label:28} {n / 1e9:7.3f} G")
             print(f"{name:5} {case[0]} / {base[0]}: {got[1] / got[0]:.3f}x (goal 1.1x)")
