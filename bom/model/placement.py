@@ -367,30 +367,22 @@ class Placement:
         """The racks of every section's first copy, in :meth:`racks`'s order: a section's copies follow
         its first, so the first rack of any layout (or kind) in a walk of every rack is among these."""
         per = self.racks_per_row
-        site = 0
-        for shape in self.sites:
-            for _ in range(shape.count):
-                site += 1
-                for _k, sec, start in self._standing(site, shape):
-                    if sec.copies:
-                        for n, lay in enumerate(sec.layouts):
-                            yield self._rack(site, sec.spot(start, 0, n, per), lay)
+        for site, sec, start in self._every_standing():
+            if sec.copies:
+                for n, lay in enumerate(sec.layouts):
+                    yield self._rack(site, sec.spot(start, 0, n, per), lay)
 
     def rack_rows(self) -> Iterator[tuple[int, int, Layout]]:
         """(site, row, layout) of every rack in :meth:`laid_out`'s order, no :class:`Rack` made: what a
         sum over every rack by row reads (a row's racks in the same order, so its sums are the same
         floats)."""
         per = self.racks_per_row
-        site = 0
-        for shape in self.sites:
-            for _ in range(shape.count):
-                site += 1
-                for _k, sec, start in self._standing(site, shape):
-                    stride = sec.stride(per)
-                    for copy in range(sec.copies):
-                        at = start + copy * stride
-                        for n, lay in enumerate(sec.layouts):
-                            yield site, (at + n) // per + 1, lay
+        for site, sec, start in self._every_standing():
+            stride = sec.stride(per)
+            for copy in range(sec.copies):
+                at = start + copy * stride
+                for n, lay in enumerate(sec.layouts):
+                    yield site, (at + n) // per + 1, lay
 
     def site_rack_rows(self, site: int, shape: SiteLayout, own: bool) -> Iterator[tuple[int, Layout]]:
         """(row, layout) of ``site``'s racks in :meth:`rack_rows`'s order: its shape's sections' (``own``
@@ -405,6 +397,16 @@ class Placement:
                 at = start + copy * stride
                 for n, lay in enumerate(sec.layouts):
                     yield (at + n) // per + 1, lay
+
+    def _every_standing(self) -> Iterator[tuple[int, Section, int]]:
+        """(site, section, first place) of every section of every site, sites in order and each site's
+        sections as :meth:`_standing` has them."""
+        site = 0
+        for shape in self.sites:
+            for _ in range(shape.count):
+                site += 1
+                for _k, sec, start in self._standing(site, shape):
+                    yield site, sec, start
 
     def _standing(self, site: int, shape: SiteLayout) -> list[tuple[int, Section, int]]:
         """(section number in ``shape``, section, first place) of every section of ``site``, in the order
