@@ -1,8 +1,9 @@
 """Benchmark: the build curve in instructions, the deterministic count CPU time is too noisy to settle.
 
 Targets (issue 46): the 1M-GPU ten-building build within 1.1x the 1k-GPU build, and no step where the build
-writes its cable plan: the largest build that writes it (5,040 GPUs, 18,432 rows) within 1.1x the smallest that
-does not (5,472 GPUs, 20,481 rows, past ``planfiles.BUILD_MAX_ROWS``). Each figure is one fresh ``bom build``
+writes its cable plan unasked: the largest build that writes it within 1.1x the smallest that does not (past
+``planfiles.BUILD_MAX_ROWS``; the two sizes are found in the checkout measured, a rack of 72 GPUs apart: 1,584 and
+1,656 GPUs at 6,144 rows; 5,040 and 5,472 at the earlier 20,000). Each figure is one fresh ``bom build``
 process under valgrind's cachegrind (no cache simulation) with ``PYTHONHASHSEED=0``; repeats agree within
 0.1 %. It takes about 15x a plain run (a minute or two a case).
 
@@ -29,10 +30,33 @@ from benchmarks.bench_process import FABRICS
 from benchmarks.cases import BASE, SIZES
 
 ROOT = Path(__file__).resolve().parent.parent
-PAIRS = {
-    "curve": (("1k GPUs", SIZES["1k GPUs"]), ("1M GPUs, 10 buildings", SIZES["1M GPUs, 10 buildings"])),
-    "step": (("5,472 GPUs, no plan", "gpus: 5472\n"), ("5,040 GPUs, writes its plan", "gpus: 5040\n")),
-}
+CURVE = (("1k GPUs", SIZES["1k GPUs"]), ("1M GPUs, 10 buildings", SIZES["1M GPUs, 10 buildings"]))
+#: Run with the measured checkout's code: the bench's first size (a rack of 72 GPUs at a time) whose plan the
+#: build does not write unasked.
+_FIRST_PAST = """
+from benchmarks.bench_process import FABRICS
+from benchmarks.cases import scenario
+from bom.catalog.load import load_catalog
+from bom.outputs.planfiles import BUILD_MAX_ROWS, build_rows
+from bom.pipeline.model import build_model
+
+cat = load_catalog()
+gpus = 72
+while build_rows(build_model(*scenario(f"gpus: {gpus}\\n", FABRICS), cat, None)) <= BUILD_MAX_ROWS:
+    gpus += 72
+print(gpus)
+"""
+
+
+def step_pair(root: Path) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(the smallest build past ``BUILD_MAX_ROWS``, the largest one under it) of the checkout at ``root``."""
+    env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
+    proc = subprocess.run([sys.executable, "-c", _FIRST_PAST], cwd=root, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        raise SystemExit(f"finding the step's sizes failed: {proc.stderr[-400:]}")
+    past = int(proc.stdout.split()[-1])
+    return ((f"{past:,} GPUs, no plan", f"gpus: {past}\n"),
+            (f"{past - 72:,} GPUs, writes its plan", f"gpus: {past - 72}\n"))
 
 
 def instructions(text: str, root: Path, tmp: Path, compile_: bool = False) -> int:
@@ -58,16 +82,17 @@ def instructions(text: str, root: Path, tmp: Path, compile_: bool = False) -> in
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=sorted(PAIRS))
+    ap.add_argument("--only", choices=("curve", "step"))
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     ap.add_argument("--compile", action="store_true", help="count the modules' compiling too (no bytecode cache)")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (base, case) in PAIRS.items():
+        for name in ("curve", "step"):
             if args.only not in (None, name):
                 continue
+            base, case = CURVE if name == "curve" else step_pair(args.root)
             got = [instructions(BASE + FABRICS + extra, args.root, Path(tmp), args.compile)
                    for _, extra in (base, case)]
             for (label, _), n in zip((base, case), got, strict=True):

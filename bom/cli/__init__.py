@@ -281,6 +281,10 @@ def build(
         "the violations are listed in the workbook's Checks sheet, the report and the JSON).")] = False,
     strict_dates: StrictDatesOpt = False,
     prefer_available: PreferAvailableOpt = False,
+    plan: Annotated[Optional[bool], typer.Option(
+        "--plan/--no-plan", help="Write the cable plan (bom cables' files) beside the outputs whatever its size, or "
+        "never; without either, when it has at most 6,144 rows (a larger plan would make the build's cost grow "
+        "with its size).")] = None,
 ) -> None:
     """Build the cluster and write the BOM and TCO workbook, the review report, JSON and CSV.
 
@@ -319,8 +323,14 @@ def build(
         report = pipeline.with_alternates(report, sc, src, catalog, preferred)
     if strict_dates:
         _refuse_late(report, src)
-    files, plan_note = sets.build_output(report, catalog, step)
-    paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
+    from dataclasses import replace
+
+    from bom.outputs import planfiles
+
+    report = replace(report, cable_plan="auto" if plan is None else "always" if plan else "never")
+    with planfiles.progress_bar(planfiles.streamed_rows(report.model, report.cable_plan), not quiet) as rows_done:
+        files, plan_note = sets.build_output(report, catalog, step, rows_done)
+        paths = _write(files, output or Path("reports") / sc.name, f"{sc.name}.json", as_json)
     for warning in report.warnings:
         _say(f"warning: {warning}", err=True)
     if checks.failed:

@@ -207,6 +207,10 @@ class BuildJson(ModelJson):
     """With the scenario's phases: the scenario's growth and both policies side by side."""
 
 
+#: What ``bom build`` writes of the cable plan (bom/outputs/planfiles.py: BUILD_MAX_ROWS).
+PlanChoice = Literal["auto", "always", "never"]
+
+
 @dataclass(frozen=True)
 class Report:
     model: Model
@@ -229,6 +233,9 @@ class Report:
     power: SitesPower | None = None               # each site's IT and facility power (bom/costing/sitepower.py)
     cooling: Cooling | None = None                # the CDUs of a liquid-cooled build (bom/costing/cooling.py)
     alternates: Alternates | None = None          # long-lead parts' alternates (bom/costing/alternates.py)
+    #: What ``bom build`` writes of the cable plan (bom/outputs/planfiles.py: PlanChoice): ``auto`` when it is
+    #: small, ``always`` (``--plan``), ``never`` (``--no-plan``).
+    cable_plan: PlanChoice = "auto"
 
     @property
     def name(self) -> str:

@@ -35,14 +35,16 @@ PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
+    from bom.costing.report import PlanChoice
     from bom.model.model import Model
 
-#: ``bom build`` writes the plan beside its other outputs up to this many rows (the default 4,608-GPU
-#: build's 15,647 rows, under a second of writing, CSV and workbook: the README's first command gives
-#: the plan); past it, it says to run ``bom cables``, so a build of 16k GPUs (49,828 rows) to 1M costs
-#: what a 1k one does (benchmarks/bench_process.py --curve): at 100,000 rows a 16k-GPU build was 2.6
-#: times a 1k one, writing its plan.
-BUILD_MAX_ROWS = 20_000
+#: ``bom build`` writes the plan beside its other outputs up to this many rows unless told (``--plan`` writes it
+#: whatever its size, ``--no-plan`` never); past it, it says to run ``bom cables`` or ``bom build --plan``. Writing a
+#: plan row costs about 90,000 instructions (its tuple, CSV line, label and workbook cell), a build about 6.7 G, so
+#: the largest build that writes its plan unasked (1,584 GPUs of the bench, 6,055 rows) stays within 1.1x the
+#: smallest that does not (benchmarks/bench_instructions.py --only step; issue 46: no step where the build writes
+#: its plan). At 20,000 rows the step was 1.24x, at 100,000 a 16k-GPU build was 2.6x a 1k one.
+BUILD_MAX_ROWS = 6_144
 #: Plans past this many rows show a progress bar (they take more than a moment).
 PROGRESS_ROWS = 200_000
 #: Columns that carry catalog text (part numbers, cable types, what a run passes).
@@ -243,14 +245,36 @@ class _Memory(io.BytesIO):
         pass
 
 
+def build_rows(model: Model) -> int:
+    """The rows of the plan ``bom build`` writes (the power cords included; no scale-up)."""
+    return plan.row_count(model, power=True)
+
+
+def in_build(rows: int, choice: PlanChoice = "auto") -> bool:
+    """Does ``bom build`` write a plan of ``rows`` rows?"""
+    return choice == "always" or (choice == "auto" and rows <= BUILD_MAX_ROWS)
+
+
+def streams_in_build(rows: int, choice: PlanChoice = "auto") -> bool:
+    """Does the build stream its plan into the stage (written on request past :data:`BUILD_MAX_ROWS`), rather
+    than render it in memory with the other files?"""
+    return in_build(rows, choice) and rows > BUILD_MAX_ROWS
+
+
+def streamed_rows(model: Model, choice: PlanChoice) -> int:
+    """The rows of the plan a build streams on request (0: none streamed): what its progress bar counts."""
+    rows = build_rows(model)
+    return rows if streams_in_build(rows, choice) else 0
+
+
 def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Phased | None = None
               ) -> tuple[dict[str, bytes], str]:
     """The plan's files for ``bom build`` (rendered in memory, written with the other outputs) when
     the plan has at most :data:`BUILD_MAX_ROWS` rows; else none, and what to run instead."""
-    rows = plan.row_count(model, power=True)
+    rows = build_rows(model)
     if rows > BUILD_MAX_ROWS:
-        return {}, (f"the cable plan has {rows:,} rows, more than bom build writes ({BUILD_MAX_ROWS:,}): "
-                    f"run bom cables for it")
+        return {}, (f"the cable plan has {rows:,} rows, more than bom build writes unasked ({BUILD_MAX_ROWS:,}): "
+                    f"run bom build --plan, or bom cables, for it")
     files: dict[str, _Memory] = {}
 
     def open_(fname: str) -> IO[bytes]:
@@ -264,11 +288,11 @@ def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Ph
     return {k: v.getvalue() for k, v in files.items()}, ""
 
 
-def build_note(model: Model) -> dict[str, object]:
+def build_note(model: Model, choice: PlanChoice = "auto") -> dict[str, object]:
     """What the report says about the plan: its size, and whether ``bom build`` wrote it."""
-    rows = plan.row_count(model, power=True)
-    return {"rows": rows, "in_build": rows <= BUILD_MAX_ROWS, "xlsx": fits_workbook(rows),
-            "threshold": BUILD_MAX_ROWS, "name": model.scenario.name}
+    rows = build_rows(model)
+    return {"rows": rows, "in_build": in_build(rows, choice), "xlsx": fits_workbook(rows),
+            "threshold": BUILD_MAX_ROWS, "name": model.scenario.name, "never": choice == "never"}
 
 
 @contextlib.contextmanager

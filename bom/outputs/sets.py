@@ -1,7 +1,8 @@
 """The build's output set (:class:`bom.outputs.publish.Output`), ready for the one publisher.
 
 ``bom build``: the workbook, report, JSON, Markdown and CSV from the writer registry, with the
-cable plan when it is small (:func:`bom.outputs.planfiles.for_build`), rendered in memory. The other
+cable plan when it is small (:func:`bom.outputs.planfiles.for_build`), rendered in memory, or streamed into
+the stage as ``bom cables`` writes it when asked for past that size (``--plan``). The other
 commands' sets are in :mod:`bom.outputs.commandsets` (so a build loads none of their writers); ``bom
 cables`` (:func:`bom.outputs.planfiles.plan_output`) and ``bom netbox export``
 (:func:`bom.netbox.export.export_output`) stream their files into the stage.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, for_build
+from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, build_rows, for_build, plan_output, streams_in_build
 from bom.outputs.publish import Output
 from bom.outputs.writers.registry import writers
 
@@ -31,12 +32,20 @@ def render(report: Report, progress: Callable[[str], None] = lambda _: None) -> 
 
 
 def build_output(report: Report, catalog: Catalog | None = None,
-                 progress: Callable[[str], None] = lambda _: None) -> tuple[Output, str]:
+                 progress: Callable[[str], None] = lambda _: None,
+                 rows_done: Callable[[int], None] | None = None) -> tuple[Output, str]:
     """The build's set and, when the plan is left out, what to run for it; an earlier build's plan
-    files that this one does not write retire with the swap."""
+    files that this one does not write retire with the swap. ``rows_done`` is told the rows of a plan
+    streamed on request (``report.cable_plan``) as they are written."""
     files = render(report, progress)
+    retire = tuple(report.name + s for s in PLAN_SUFFIXES)
+    if report.cable_plan == "never":
+        return Output(files, retire=retire, what="the build"), ""
     progress("writing the cable plan")
     phase = Phased(report.phases.plan_phase) if report.phases is not None else None
+    if streams_in_build(build_rows(report.model), report.cable_plan):
+        streamed, _ = plan_output(report.model, report.name, catalog=catalog, progress=rows_done, phase=phase)
+        return Output(files, streams=streamed.streams, retire=retire, what="the build"), ""
     plan_files, note = for_build(report.model, report.name, catalog, phase)
     files.update(plan_files)
-    return Output(files, retire=tuple(report.name + s for s in PLAN_SUFFIXES), what="the build"), note
+    return Output(files, retire=retire, what="the build"), note

@@ -175,8 +175,52 @@ def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
     r = bom("build", str(big), "-o", str(tmp_path / "o"), "-q")
     # 49,828 links and 6,706 power cords: 1,824 whips (228 NVL72 racks' 8 shelves) and 4,882 cords (issue 48)
     assert r.exit_code == 0 and "the cable plan has 56,534 rows" in r.stderr
-    assert f"more than bom build writes ({cabling.BUILD_MAX_ROWS:,})" in r.stderr and "bom cables" in r.stderr
+    assert f"more than bom build writes unasked ({cabling.BUILD_MAX_ROWS:,})" in r.stderr
+    assert "--plan" in r.stderr and "bom cables" in r.stderr
     assert not list((tmp_path / "o").glob("*-cables.csv"))
+    html = (tmp_path / "o" / "big.html").read_text()
+    assert "does not write it unasked: run <code>bom cables</code> or <code>bom build --plan</code>" in html
+
+
+#: 2,880 GPUs of one compute fabric: 6,614 rows, past BUILD_MAX_ROWS (the build leaves the plan out unasked).
+PAST = "name: mid\nplatform: gb300-nvl72\ngpus: 2880\nfabrics: {compute: {switch: q3400}}\n"
+
+
+def test_build_plan_streams_bom_cables_files_and_no_plan_retires_them(bom, tmp_path):
+    """--plan writes a plan past the threshold (streamed into the stage, as bom cables writes it: the same
+    bytes); --no-plan into the same folder writes none and retires the earlier build's."""
+    path = tmp_path / "mid.yaml"
+    path.write_text(PAST)
+    assert cabling.BUILD_MAX_ROWS < 6614
+    out, cables = tmp_path / "o", tmp_path / "c"
+    r = bom("build", str(path), "-o", str(out), "-q", "--plan")
+    assert r.exit_code == 0, r.output
+    assert "note:" not in r.stderr
+    assert bom("cables", str(path), "-o", str(cables), "-q").exit_code == 0
+    plan_names = sorted(p.name for p in cables.iterdir())
+    assert plan_names == ["mid-cables.csv", "mid-cables.xlsx", "mid-racks.csv"]
+    for name in plan_names:
+        assert (out / name).read_bytes() == (cables / name).read_bytes(), name
+    assert "Written beside this report as mid-cables.csv" in (out / "mid.html").read_text()
+    r = bom("build", str(path), "-o", str(out), "-q", "--no-plan")
+    assert r.exit_code == 0 and "note:" not in r.stderr
+    assert not set(plan_names) & {p.name for p in out.iterdir()}
+    assert "Not written by this build (<code>--no-plan</code>)" in (out / "mid.html").read_text()
+
+
+def test_build_help_and_readme_name_the_threshold(bom):
+    r = bom("build", "--help")
+    assert f"at most {cabling.BUILD_MAX_ROWS:,} rows" in " ".join(r.output.split())
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count(f"at most {cabling.BUILD_MAX_ROWS:,} rows") == 2
+
+
+def test_plan_choice_decides_by_rows():
+    t = cabling.BUILD_MAX_ROWS
+    assert cabling.in_build(t) and not cabling.in_build(t + 1)
+    assert cabling.in_build(t + 1, "always") and not cabling.in_build(1, "never")
+    assert not cabling.streams_in_build(t, "always") and cabling.streams_in_build(t + 1, "always")
+    assert not cabling.streams_in_build(t + 1)
 
 
 @pytest.mark.slow

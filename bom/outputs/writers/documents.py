@@ -397,7 +397,7 @@ def write_html(r: Report) -> bytes:
     ctx["bom_rows"], ctx["order_rows"] = html_bom_rows(r.lines), html_order_rows(r.order, ctx["ranges"])
     ctx["power_rows"], ctx["sites_rows"] = html_power_rows(ctx["power_plan"]), html_site_rows(r)
     ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
-    ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model)
+    ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model, r.cable_plan)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 
 
