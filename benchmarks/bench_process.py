@@ -10,6 +10,10 @@ Run: python3 -m benchmarks.bench_process [--runs 5] [--curve] [--against OTHER_C
 
 ``--against DIR`` runs each case in this checkout and in ``DIR`` (another clone or worktree: main)
 alternately, ``--runs`` pairs, and prints the median CPU of each (a shared machine's load moves both alike).
+
+Each checkout's modules are compiled first (an untimed build writes their bytecode into a throw-away
+``PYTHONPYCACHEPREFIX``), as an installed package's are after its first run, whatever
+``PYTHONDONTWRITEBYTECODE`` says; ``--compile`` times builds that compile every module they import instead.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,11 +49,34 @@ def _case(label: str, tmp: Path) -> Path:
     return path
 
 
+#: Each checkout's bytecode cache (made by an untimed first build); ``None``: compile in every build.
+_CACHES: dict[Path, Path] | None = {}
+
+
+def _env(root: Path, path: Path, out: Path) -> dict[str, str]:
+    """The build's environment: the checkout's bytecode cache, written by an untimed build the first time."""
+    env = dict(os.environ)
+    if _CACHES is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        return env
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cache = _CACHES.get(root)
+    if cache is None:
+        cache = _CACHES[root] = Path(tempfile.mkdtemp(prefix="bench-pycache-"))
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+        subprocess.run([sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(out), "--quiet"],
+                       cwd=root, capture_output=True, env=env)
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
 def build_once(path: Path, out: Path, root: Path = ROOT) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one ``bom build`` process of the checkout at ``root``."""
+    env = _env(root, path, out)
     before, t0 = _child_cpu(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "bom.cli", "build", str(path), "-o", str(out), "--quiet"],
-                          cwd=root, capture_output=True, text=True, env=dict(os.environ))
+                          cwd=root, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise SystemExit(f"{path.name} ({root}): bom build exited {proc.returncode}: {proc.stderr.strip()}")
@@ -86,7 +114,11 @@ def main() -> None:
     ap.add_argument("--curve", action="store_true",
                     help="every size from 1k to 1M GPUs (issue 46: flat, no step where the build writes its plan)")
     ap.add_argument("--against", type=Path, metavar="DIR", help="another checkout to alternate with (main)")
+    ap.add_argument("--compile", action="store_true", help="time the modules' compiling too (no bytecode cache)")
     args = ap.parse_args()
+    if args.compile:
+        global _CACHES
+        _CACHES = None
     labels = [k for k in SIZES if k != "1 rack (72 GPUs)"] if args.curve else list(CASES)
     if args.against is not None:
         with tempfile.TemporaryDirectory() as d:
@@ -101,4 +133,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        for cache in (_CACHES or {}).values():
+            shutil.rmtree(cache, ignore_errors=True)
