@@ -11,10 +11,11 @@ cables`` (:func:`bom.outputs.planfiles.plan_output`) and ``bom netbox export``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
+from bom.errors import LimitError
 from bom.outputs.planfiles import PLAN_SUFFIXES, Phased, build_rows, for_build, plan_output, streams_in_build
-from bom.outputs.publish import Output
+from bom.outputs.publish import Output, Writer
 from bom.outputs.writers.registry import writers
 
 if TYPE_CHECKING:
@@ -45,7 +46,22 @@ def build_output(report: Report, catalog: Catalog | None = None,
     phase = Phased(report.phases.plan_phase) if report.phases is not None else None
     if streams_in_build(build_rows(report.model), report.cable_plan):
         streamed, _ = plan_output(report.model, report.name, catalog=catalog, progress=rows_done, phase=phase)
-        return Output(files, streams=streamed.streams, retire=retire, what="the build"), ""
+        streams = [(names, _asked(write)) for names, write in streamed.streams]
+        return Output(files, streams=streams, retire=retire, what="the build"), ""
     plan_files, note = for_build(report.model, report.name, catalog, phase)
     files.update(plan_files)
     return Output(files, retire=retire, what="the build"), note
+
+
+def _asked(write: Writer) -> Writer:
+    """A plan streamed on request that cannot be listed stops the build (nothing is written, as the plan
+    is half-made in the stage); say so, and how to get the rest, where the build would leave it out."""
+    def asked(open_: Callable[[str], IO[bytes]]) -> None:
+        try:
+            write(open_)
+        except LimitError as exc:
+            hint = " ".join(filter(None, (exc.hint, "Without --plan, bom build writes the outputs and leaves the "
+                                          "plan out.")))
+            raise LimitError(f"the cable plan asked for with --plan cannot be listed: {exc.message}", key=exc.key,
+                             hint=hint, at=exc.at) from None
+    return asked

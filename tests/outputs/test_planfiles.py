@@ -291,3 +291,30 @@ def test_cable_plan_profiles(bom, tmp_path, profile):
 def test_unknown_profile_is_refused_before_building(bom, tmp_path):
     r = bom("cables", str(H100), "-o", str(tmp_path / "o"), "--profile", "buyer")
     assert r.exit_code == 2 and "installer, procurement or full" in r.output and not (tmp_path / "o").exists()
+
+
+def test_build_plan_that_cannot_be_listed_writes_nothing_and_says_how(bom, tmp_path, monkeypatch):
+    """A plan asked for with --plan that runs into a limit half-way (a switch out of cages) stops the build
+    before anything is published, saying that without --plan the outputs are written; unasked, the build
+    leaves such a plan out and writes the rest (for_build)."""
+    from bom.errors import LimitError
+
+    real = plan.rows
+
+    def failing(*args, **kwargs):
+        for i, row in enumerate(real(*args, **kwargs)):
+            if i == 5000:
+                raise LimitError("leaf 3 runs out of cages in the cable plan", key="fabrics",
+                                 hint="Restrict the fabric's media to one kind.")
+            yield row
+
+    monkeypatch.setattr(plan, "rows", failing)
+    path = tmp_path / "mid.yaml"
+    path.write_text(PAST)
+    out = tmp_path / "o"
+    r = bom("build", str(path), "-o", str(out), "-q", "--plan")
+    assert r.exit_code == 2
+    said = " ".join(r.output.split())
+    assert "the cable plan asked for with --plan cannot be listed: leaf 3 runs out of cages" in said
+    assert "Restrict the fabric's media to one kind. Without --plan, bom build writes the outputs" in said
+    assert not out.exists() and not list(tmp_path.glob(".o*"))
