@@ -47,6 +47,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "bom/netbox/script.py": ("netbox push",),   # the push's paths: --path, --install-script
     # write_all (bom/cli _write, verify), write_plan (cables), the NetBox export's files.
     "bom/outputs/publish.py": ("build", "verify", "cables", "compare", "topology", "netbox export"),
+    "bom/outputs/sets.py": ("build",),   # the build's output set: a plan asked for with --plan
     "bom/outputs/writers/ibsim.py": ("topology",),
     "bom/outputs/writers/topology.py": ("topology",),
     "bom/outputs/writers/sweep.py": ("sweep",),   # each design's rebuild command: bom sweep --point
