@@ -299,29 +299,46 @@ def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence
     wb = ws._parent
     known = _styles(wb)
     plain = known.plain
+    # the loop's lookups bound once: it runs once a cell
+    plain_get, store, text_of = plain.get, cells.setdefault, _text_of
+    iso_dates = wb.iso_dates
     for col_no, v, fmt, align in places:
         t = type(v)
+        shown = fmt   # the format the record takes (a date's, when none is given)
         if t is float or t is int or v is None:
             text, kind, quote = v, "n", False
-        elif t is str or (t is not Formula and isinstance(v, str)):
-            text, quote = _text_of(v)
+        elif t is str:
+            text, quote = text_of(v)
             kind = "s"
-        elif t is Formula and 0 < len(v) < CELL_MAX and _legal(v):
+        elif t is Formula:
+            if not (0 < len(v) < CELL_MAX and _legal(v)):
+                put_cell(ws, row, col_no, v, fmt, align=align)
+                continue
             text, kind, quote = "=" + v, "f", False   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
+        elif isinstance(v, str):
+            # an enum (a str subclass): cell_text keeps only its text, so its plain text's entry is its own (an
+            # enum's hash is a Python call, its text's is kept)
+            text, quote = text_of(str.__str__(v))
+            kind = "s"
+        elif t is dt.date and not iso_dates:
+            # put_cell's date record: the setter's date format added to the workbook's first, as it adds it
+            text, kind, quote = v, "d", False
+            wb._number_formats.add(DATE_OF_SETTER)
+            shown = fmt or DATE_OF_SETTER
         else:
             put_cell(ws, row, col_no, v, fmt, align=align)
             continue
         if quote:
-            style = known.array(wb, fmt, quote, align, None, None)
-        elif fmt or align is not None:
-            got = plain.get((fmt, id(align)))
+            style = known.array(wb, shown, quote, align, None, None)
+        elif shown or align is not None:
+            got = plain_get((shown, id(align)))
             if got is None:
-                got = plain[fmt, id(align)] = (known.array(wb, fmt, quote, align, None, None), align)
+                got = plain[shown, id(align)] = (known.array(wb, shown, quote, align, None, None), align)
             style = got[0]
         else:
             style = None
         record = (text, kind, style)
-        if cells.setdefault((row, col_no), record) is not record:   # a cell there before: through put_cell
+        if store((row, col_no), record) is not record:   # a cell there before: through put_cell
             put_cell(ws, row, col_no, v, fmt, align=align)
     if values and row > ws._current_row:   # what openpyxl's _add_cell keeps
         ws._current_row = row
