@@ -123,16 +123,21 @@ def _power_plan(r: Report) -> dict[str, Any] | None:
     def kw(w: float) -> str:
         return qty(w, 1)   # "2" not "2.0"
     racks = []
+    # Rack groups alike share one RackPower (alike sites' racks): its figures made once a plan.
+    figures: dict[int, dict[str, Any]] = {}
     for g in plan.groups:
         p = g.plan
-        worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
-        a = p.feeds[0]
+        got = figures.get(id(p))
+        if got is None:
+            worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
+            a = p.feeds[0]
+            got = figures[id(p)] = dict(
+                pdus=len(p.pdus), cords=len(p.cords), draw=kw(p.draw_w / 1000), feed=kw(a.normal_w / 1000),
+                lost=kw(a.failover_w / 1000), rating=kw(a.rating_w / 1000),
+                headroom=kw(min(f.headroom_w for f in p.feeds) / 1000), worst=pct(worst), imbalance=pct(imbalance(p)),
+                down=len({s for _, s in p.down}))
         # Rows as attributes, not dict keys: jinja's `x.kind` tries the attribute first (a dict's miss raises).
-        racks.append(SimpleNamespace(
-            kind=g.kind, rack=g.rack, racks=g.racks, pdus=len(p.pdus), cords=len(p.cords), draw=kw(p.draw_w / 1000),
-            feed=kw(a.normal_w / 1000), lost=kw(a.failover_w / 1000), rating=kw(a.rating_w / 1000),
-            headroom=kw(min(f.headroom_w for f in p.feeds) / 1000), worst=pct(worst), imbalance=pct(imbalance(p)),
-            down=len({s for _, s in p.down})))
+        racks.append(SimpleNamespace(kind=g.kind, rack=g.rack, racks=g.racks, **got))
     ups = [SimpleNamespace(name=name, rows=rows, load=kw(normal / 1000), lost=kw(failover / 1000))
            for name, (rows, normal, failover, _) in plan.ups().items()]
     return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.basis}

@@ -1278,13 +1278,18 @@ def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
     assert plan is not None
     head_cells(ws, top, PDU_PHASE_COLS)
     at = top
+    # Rack groups alike share one RackPower (alike sites' racks): its phases' values made once a plan.
+    phases: dict[int, list[tuple[Any, ...]]] = {}
     for g in plan.groups:
         kind = str(g.kind)
-        for ld in g.plan.phases:
+        got = phases.get(id(g.plan))
+        if got is None:
+            got = phases[id(g.plan)] = [(ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
+                                         round(ld.failover_w), round(ld.rating_w)) for ld in g.plan.phases]
+        for values in got:
             at += 1
-            put_values(ws, at, [kind, g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
-                                round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
-                                fx(f"MAX(F{at}:G{at})/H{at}")], _PHASE_FORMATS)
+            put_values(ws, at, [kind, g.rack, *values, fx(f"H{at}-MAX(F{at}:G{at})"), fx(f"MAX(F{at}:G{at})/H{at}")],
+                       _PHASE_FORMATS)
     at += 2
     head_cells(ws, at, ("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"))
     ups = r.model.scenario.feeds.ups_capacity

@@ -160,3 +160,25 @@ def test_power_and_site_rows_are_the_old_loops(path):
         return
     assert [str(x) for x in sites] == [old("sites.html.j2", model=r.model, dci=across.dci),
                                        old("pairs.html.j2", dci=across.dci, across=across)]
+
+
+def test_rack_groups_sharing_a_plan_are_written_as_groups_each_with_its_own():
+    """Rack groups alike share one RackPower (alike sites' racks; here each group of a three-site build and a
+    copy of it with more racks): the power section's rows and the workbook's Power sheet, made once a plan,
+    are those of the same groups each given its own copy of the plan."""
+    from bom.outputs.writers.xlsx import write_xlsx
+
+    r = _report(ROOT / "tests/golden/scenarios/ring-three-sites.yaml")
+    power = r.model.power
+
+    def with_groups(groups):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(r, model=dataclasses.replace(r.model, power=dataclasses.replace(
+            power, groups=tuple(groups))))
+
+    twice = [*power.groups, *(dataclasses.replace(g, racks=g.racks + 1) for g in power.groups)]
+    shared, apart = with_groups(twice), with_groups(dataclasses.replace(g, plan=dataclasses.replace(g.plan))
+                                                    for g in twice)
+    assert len({id(g.plan) for g in shared.model.power.groups}) == len(power.groups)
+    assert len({id(g.plan) for g in apart.model.power.groups}) == len(twice)
+    assert _context(shared)["power_plan"] == _context(apart)["power_plan"]
+    assert write_xlsx(shared) == write_xlsx(apart)
