@@ -21,7 +21,7 @@ from bom.model.power import imbalance
 from bom.outputs.planfiles import build_note
 from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
-from bom.outputs.writers.tables import Rows, html_rows, markdown_rows
+from bom.outputs.writers.tables import Rows, html_rows, html_value, html_values, markdown_rows
 from bom.placement.elevation import samples
 from bom.resources import data_dir
 
@@ -154,15 +154,52 @@ def _timelines(r: Report) -> list[SimpleNamespace]:
     from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
 
     out, bodies = [], {}
-    template = _env(True).get_template("timeline.svg.j2")
     for s in r.schedule[:TIMELINE_SITES]:
         key = (id(s.arrivals), s.order_date, s.in_service, tuple(s.chain))
         if key not in bodies:
             chart = _chart(s)
-            bodies[key] = chart, Markup(template.render(t=chart))   # rendered with autoescape
+            bodies[key] = chart, Markup(timeline_svg(chart))
         chart, body = bodies[key]
         out.append(SimpleNamespace(**vars(chart), site=s.site, in_service=s.in_service, body=body))
     return out
+
+
+#: A timeline's parts, as the report's template wrote them (``{}``: a value, written as ``{{ v }}`` writes it).
+_TICK = ('<line x1="{}" y1="20" x2="{}" y2="{}" stroke="#d5dbe5"/><text x="{}" y="26" font-size="9" '
+         'fill="#5a6372">{}</text>\n')
+_GATING = ' fill="#c00000" font-weight="bold"'
+_DONE = '<line x1="{}" y1="20" x2="{}" y2="{}" stroke="#375623" stroke-width="2"/>\n'
+
+
+def timeline_svg(t: SimpleNamespace) -> str:
+    """A site's timeline drawing (:func:`_chart`'s parts) below its title: its ticks, a bar per part and step,
+    the in-service line; the text the template ``timeline.svg.j2`` rendered with autoescape, written in Python
+    (a million-GPU campus's timeline has a bar per part: 89, ten values each). Text cells are escaped together
+    (:func:`~bom.outputs.writers.tables.html_values`), numbers written as their str()."""
+    low = t.height - 6
+    ticks = [c for k in t.ticks for c in (k.x, k.x, low, k.x + 2, k.label)]
+    texts = html_values([c for row in t.rows for c in ("yes" if row.gating else "no", row.kind, row.label, row.note,
+                                                      row.label[:40])])
+    size = _number(t.row_h - 4)
+    bars = []
+    for k, row in enumerate(t.rows):
+        yes, kind, label, note, short = texts[5 * k:5 * k + 5]
+        if row.kind == "unknown":
+            tail = (f'<text x="{_number(row.x + 2)}" y="{_number(row.y + 11)}" font-size="10" fill="#9a5b00">'
+                    f'unknown lead time</text>')
+        else:
+            tail = (f'<rect x="{_number(row.x)}" y="{_number(row.y + 2)}" width="{_number(row.w)}" height="{size}" '
+                    f'fill="{"#c00000" if row.gating else "#8ea9db"}"/>')
+        bars.append(f'<g class="bar" data-gating="{yes}" data-kind="{kind}"><title>{label}: {note}</title>\n'
+                    f'<text x="4" y="{_number(row.y + 11)}" font-size="10"{_GATING if row.gating else ""}>{short}'
+                    f'</text>\n{tail}</g>\n')
+    head = str(html_rows(_TICK, ticks)) if ticks else ""   # str(): a Markup's + would escape the bars
+    return head + "".join(bars) + str(html_rows(_DONE, [t.done, t.done, low]))
+
+
+def _number(v: Any) -> str:
+    """``{{ v }}`` of a number (its str(): no character to escape); anything else as jinja writes it."""
+    return str(v) if type(v) in (int, float) else html_value(v)
 
 
 def _chart(s: SiteSchedule) -> SimpleNamespace:

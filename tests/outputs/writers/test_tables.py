@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import functools
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -182,3 +183,32 @@ def test_rack_groups_sharing_a_plan_are_written_as_groups_each_with_its_own():
     assert len({id(g.plan) for g in apart.model.power.groups}) == len(twice)
     assert _context(shared)["power_plan"] == _context(apart)["power_plan"]
     assert write_xlsx(shared) == write_xlsx(apart)
+
+
+_NUMBER = st.integers(-10**6, 10**6) | st.floats(allow_nan=True, allow_infinity=True)
+_ROW = st.builds(lambda label, note, kind, gating, x, w, y: SimpleNamespace(
+    label=label, note=note, kind=kind, gating=gating, x=x, w=w, y=y),
+    _TEXT | st.sampled_from([_Odd("a\x07<b"), "x" * 50 + "<&>"]), _TEXT,
+    st.sampled_from(["part", "step", "unknown", "<&>"]), st.booleans(), _NUMBER, _NUMBER, st.integers(0, 2000))
+_TICKS = st.lists(st.builds(lambda x, label: SimpleNamespace(x=x, label=label), _NUMBER, _TEXT), max_size=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_ROW, max_size=6), _TICKS, _NUMBER, st.integers(0, 3000), st.integers(4, 30))
+def test_timeline_is_what_its_template_drew(rows, ticks, done, height, row_h):
+    """A timeline written in Python is what its template (loops/timeline.svg.j2) drew with autoescape: hostile
+    labels and notes, any number, bars of every kind, gating or not, no bars or ticks at all."""
+    from bom.outputs.writers.documents import timeline_svg
+
+    chart = SimpleNamespace(rows=rows, ticks=ticks, done=done, height=height, row_h=row_h)
+    assert timeline_svg(chart) == _jinja(True, (LOOPS / "timeline.svg.j2").read_text(), t=chart)
+
+
+@pytest.mark.parametrize("path", [None, ROOT / "tests/golden/scenarios/ring-three-sites.yaml"],
+                         ids=["default", "ring-three-sites"])
+def test_the_reports_timelines_are_what_their_template_drew(path):
+    from bom.outputs.writers.documents import _chart, timeline_svg
+
+    for s in _report(path).schedule:
+        chart = _chart(s)
+        assert timeline_svg(chart) == _jinja(True, (LOOPS / "timeline.svg.j2").read_text(), t=chart)
