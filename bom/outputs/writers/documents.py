@@ -197,6 +197,58 @@ def timeline_svg(t: SimpleNamespace) -> str:
     return head + "".join(bars) + str(html_rows(_DONE, [t.done, t.done, low]))
 
 
+#: The diagram's wire colours by medium, as the report's template set them.
+_WIRE_COLOURS = {"copper": "#c26a00", "optical": "#2f6fb5", "mixed": "#6b4fa0", "coherent": "#8e2c7e",
+                 "boundary": "#c0392b"}
+
+
+def diagram_svg(d: Any) -> str:
+    """The cluster diagram's shapes (:func:`~bom.outputs.writers.diagram.diagram`'s boxes, wires, tier boundaries
+    and labels), each a line as the report's template wrote it with autoescape, written in Python: every value
+    escaped together (:func:`~bom.outputs.writers.tables.html_values`) and each line put together from them (a
+    million-GPU campus's ten sites draw 180 shapes, eight values each)."""
+    cells: list[Any] = []
+    for b in d.boxes:
+        dot = b.kind == "site-dot"
+        cells += (b.kind, b.x, b.y, b.w, b.h, b.w / 2 if dot else 6, b.fill, b.fill if dot else "#305496")
+    for w in d.wires:
+        cells += (w.medium, w.path) if w.path else (w.medium,)
+        if w.cy is not None:
+            cells += (w.x1, w.y1, (w.x1 + w.x2) / 2, w.cy, w.x2, w.y2, _WIRE_COLOURS[w.medium])
+        else:
+            cells += (w.x1, w.y1, w.x2, w.y2, _WIRE_COLOURS[w.medium], 2 if w.dashed else 3)
+    for u in d.boundaries:
+        cells += (u.tier, u.links, u.modules, u.fibre_runs, u.x1, u.y, u.x2, u.y)
+    for t in d.texts:
+        cells += (t.x, t.y, t.size, t.anchor, t.weight, t.fill)
+        cells += (t.path, t.value, t.text) if t.path else (t.text,)
+    v = iter(html_values(cells))
+    out = [f'  <rect class="box" data-kind="{next(v)}" x="{next(v)}" y="{next(v)}" width="{next(v)}" '
+           f'height="{next(v)}" rx="{next(v)}" fill="{next(v)}" stroke="{next(v)}"/>\n' for _ in d.boxes]
+    for w in d.wires:
+        head = f'class="wire" data-medium="{next(v)}"' + (f' data-json="{next(v)}"' if w.path else "")
+        if w.cy is not None:
+            out.append(f'  <path {head} d="M {next(v)} {next(v)} Q {next(v)} {next(v)} {next(v)} {next(v)}" '
+                       f'fill="none" stroke="{next(v)}" stroke-width="2.5"/>\n')
+        else:
+            out.append(f'  <line {head} x1="{next(v)}" y1="{next(v)}" x2="{next(v)}" y2="{next(v)}" stroke="{next(v)}" '
+                       f'stroke-width="{next(v)}"{_DASHED if w.dashed else ""}/>\n')
+    out += [f'  <line class="boundary" data-tier="{next(v)}" data-links="{next(v)}" data-modules="{next(v)}" '
+            f'data-fibre-runs="{next(v)}" x1="{next(v)}" y1="{next(v)}" x2="{next(v)}" y2="{next(v)}" stroke="#c0392b" '
+            f'stroke-width="2" stroke-dasharray="8 5"/>\n' for _ in d.boundaries]
+    for t in d.texts:
+        head = (f'  <text class="label" x="{next(v)}" y="{next(v)}" font-size="{next(v)}" text-anchor="{next(v)}" '
+                f'font-weight="{next(v)}" fill="{next(v)}"')
+        if t.path:
+            head += f' data-json="{next(v)}" data-value="{next(v)}"'
+        out.append(f'{head}{_HALO if t.halo else ""}>{next(v)}</text>\n')
+    return "".join(out)
+
+
+_DASHED = ' stroke-dasharray="8 5"'
+_HALO = ' stroke="#ffffff" stroke-width="4" paint-order="stroke"'
+
+
 def _number(v: Any) -> str:
     """``{{ v }}`` of a number (its str(): no character to escape); anything else as jinja writes it."""
     return str(v) if type(v) in (int, float) else html_value(v)
@@ -435,10 +487,13 @@ def html_site_rows(r: Report) -> tuple[Any, Any]:
 
 
 def write_html(r: Report) -> bytes:
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
+
     ctx = _context(r)
     ctx["bom_rows"], ctx["order_rows"] = html_bom_rows(r.lines), html_order_rows(r.order, ctx["ranges"])
     ctx["power_rows"], ctx["sites_rows"] = html_power_rows(ctx["power_plan"]), html_site_rows(r)
     ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
+    ctx["diagram_body"] = Markup(diagram_svg(ctx["d"]))   # our own text, escaped as it was made
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model, r.cable_plan)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 from bom.outputs.writers.common import price_ranges, range_source
+from bom.outputs.writers.diagram import Boundary, Box, Diagram, Text, Wire
 from bom.outputs.writers.documents import (
     _context,
     _env,
@@ -212,3 +213,40 @@ def test_the_reports_timelines_are_what_their_template_drew(path):
     for s in _report(path).schedule:
         chart = _chart(s)
         assert timeline_svg(chart) == _jinja(True, (LOOPS / "timeline.svg.j2").read_text(), t=chart)
+
+
+_BOX = st.builds(lambda x, y, w, h, kind, fill: Box(x, y, w, h, kind, fill), _NUMBER, _NUMBER, _NUMBER, _NUMBER,
+                 st.sampled_from(["site", "site-dot", "layer", "<&>"]) | _TEXT, _TEXT)
+_WIRE = st.builds(lambda x1, y1, x2, y2, medium, cy, dashed, path: Wire(x1, y1, x2, y2, medium, cy, dashed, path),
+                  _NUMBER, _NUMBER, _NUMBER, _NUMBER, st.sampled_from(["copper", "optical", "mixed", "coherent",
+                                                                        "boundary"]),
+                  st.none() | _NUMBER, st.booleans(), st.just("") | _TEXT)
+_BOUNDARY = st.builds(lambda y, x1, x2, tier, n: Boundary(y, x1, x2, tier, n, n + 1, n * 2), _NUMBER, _NUMBER, _NUMBER,
+                      _TEXT, st.integers(0, 10**9))
+_LABEL = st.builds(lambda x, y, text, size, anchor, path, value, halo: Text(x, y, text, size, anchor, "bold", "#111",
+                                                                             path, value, halo),
+                   _NUMBER, _NUMBER, _TEXT | st.sampled_from([_Odd("a\x07<b")]), st.integers(1, 40),
+                   st.sampled_from(["start", "middle", "<"]), st.just("") | _TEXT, st.none() | _NUMBER | _TEXT,
+                   st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_BOX, max_size=4), st.lists(_WIRE, max_size=4), st.lists(_BOUNDARY, max_size=2),
+       st.lists(_LABEL, max_size=4))
+def test_diagram_shapes_are_what_the_template_drew(boxes, wires, boundaries, texts):
+    """The diagram's shapes written in Python are what report.html.j2's loops drew (loops/diagram.html.j2):
+    hostile text in every text field, any number, arcs and lines, dashed or not, with and without paths."""
+    from bom.outputs.writers.documents import diagram_svg
+
+    d = Diagram(100, 50.0, boxes, wires, texts, boundaries)
+    assert diagram_svg(d) == _jinja(True, (LOOPS / "diagram.html.j2").read_text(), d=d)
+
+
+@pytest.mark.parametrize("path", [None, ROOT / "tests/golden/scenarios/ring-three-sites.yaml"],
+                         ids=["default", "ring-three-sites"])
+def test_the_reports_diagram_is_what_the_template_drew(path):
+    from bom.outputs.writers.diagram import diagram
+    from bom.outputs.writers.documents import diagram_svg
+
+    d = diagram(_report(path))
+    assert d.wires and d.texts and diagram_svg(d) == _jinja(True, (LOOPS / "diagram.html.j2").read_text(), d=d)
