@@ -778,31 +778,36 @@ def _order(wb: Workbook, r: Report) -> None:
     wraps = [(k, _chars(ws, c[k])) for k in _ORDER_WRAPPED]
     counts = dict.fromkeys([*site_cols, "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)"],
                            COUNT)
+    # the row's own formulas: the same text in every row (structured references to "this row")
+    same = {
+        "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
+        "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                     f'{ref("Hop")},"<>{ROUNDING}")'),
+        # a quote's minimum order and whole packs: the units past installed + spares
+        "Rounded up": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                         f'{ref("Hop")},"{ROUNDING}")'),
+        "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
+                             f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
+        # One price per line: the extended price is every BOM row's of the part, the unit price that over
+        # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
+        # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
+        UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
+                       f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
+        "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
+        "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
+                          f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")')}
     for n, o in enumerate(r.order, start=2):
         values: dict[str, Any] = {
             "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
-            "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
-            "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
-                         f'{ref("Hop")},"<>{ROUNDING}")'),
-            # a quote's minimum order and whole packs: the units past installed + spares
-            "Rounded up": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
-                             f'{ref("Hop")},"{ROUNDING}")'),
-            "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
-                                 f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
+            "Installed": same["Installed"], "Spares": same["Spares"], "Rounded up": same["Rounded up"],
+            "Total to order": same["Total to order"],
             "Unit": o.unit,   # each, or km (a leased dark-fibre route)
-            # One price per line: the extended price is every BOM row's of the part, the unit price that over
-            # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
-            # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
-            UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
-                             f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
-            "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
+            UNIT_PRICE: same[UNIT_PRICE], "Extended price": same["Extended price"],
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             # the range of the catalog row the BOM lines take (a quote replaces it: none then)
             "Price low": ranges.get(o.sku, (None,))[0], "Price high": ranges.get(o.sku, (None, None))[1],
             "Price range source": ranges[o.sku][2] if o.sku in ranges else range_source(None, o.price_source),
-            "Quote ref": o.quote_ref, "Valid until": o.valid_until,
-            "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
-                              f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Quote ref": o.quote_ref, "Valid until": o.valid_until, "Quote state": same["Quote state"],
             "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
             "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
             "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
