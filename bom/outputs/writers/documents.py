@@ -36,7 +36,9 @@ def qty(v: float, digits: int = 1) -> str:
 
 def num(v: float | str, d: int = 0) -> str:
     """A number with thousands separators and ``d`` decimals (a text as it is): the templates' ``num``."""
-    return v if isinstance(v, str) else f"{v:,.{d}f}"
+    if isinstance(v, str):
+        return v
+    return f"{v:,.0f}" if d == 0 else f"{v:,.{d}f}"   # the whole numbers of every table: a fixed format spec
 
 
 def usd(v: float) -> str:
@@ -447,7 +449,7 @@ def html_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, f
     for o in order:
         unit = ("", "") if o.unit == "each" else (" ", o.unit)
         rg = ranges.get(o.sku)
-        sites = ([num(q) for q in o.per_site] if o.per_site else [""] * len(split)) if split else []
+        sites = (list(map(num, o.per_site)) if o.per_site else [""] * len(split)) if split else []
         cells += (o.sku, o.description, qty(o.installed), *unit, *sites, num(o.spares), qty(o.total), *unit,
                   usd(o.unit_price_usd), *((usd(rg[0]), br, usd(rg[1])) if rg else none), usd(o.extended_usd),
                   o.price_source, rg[2] if rg else range_source(None, o.price_source), o.quote_ref,

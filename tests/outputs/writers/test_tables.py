@@ -250,3 +250,12 @@ def test_the_reports_diagram_is_what_the_template_drew(path):
 
     d = diagram(_report(path))
     assert d.wires and d.texts and diagram_svg(d) == _jinja(True, (LOOPS / "diagram.html.j2").read_text(), d=d)
+
+
+@given(st.integers(-10**15, 10**15) | st.floats(allow_nan=True, allow_infinity=True) | _TEXT, st.integers(0, 4))
+def test_num_is_its_format(v, d):
+    """The templates' num: a text as it is, a number with separators and d decimals (0: a fixed spec)."""
+    from bom.outputs.writers.documents import num
+
+    assert num(v, d) == (v if isinstance(v, str) else f"{v:,.{d}f}")
+    assert d or num(v) == num(v, 0)
