@@ -274,12 +274,14 @@ def scale_up_lines(platform: Platform, up: ScaleUp) -> list[Line]:
 
 def merge(lines: Iterable[Line]) -> list[Line]:
     """One line per part and place: the same sku in the same tier, fabric and hop adds up."""
-    merged: dict[tuple[str, ...], Line] = {}
+    # Each place's first line and its quantity summed in the lines' order; a Line made once per place
+    # that sums (a million-GPU campus's 300 lines make 163: a frozen Line is a dozen microseconds).
+    merged: dict[tuple[str, ...], tuple[Line, float | int, int]] = {}
     for line in lines:
         key = (line.tier, line.fabric, line.hop, line.category, line.sku, str(line.unit_price_usd))
         old = merged.get(key)
-        merged[key] = line if old is None else Line(**{**old.__dict__, "quantity": old.quantity + line.quantity})
-    return list(merged.values())
+        merged[key] = (line, line.quantity, 1) if old is None else (old[0], old[1] + line.quantity, old[2] + 1)
+    return [first if n == 1 else Line(**{**first.__dict__, "quantity": qty}) for first, qty, n in merged.values()]
 
 
 def dci_lines(dci: Dci, catalog: Catalog) -> list[Line]:

@@ -34,6 +34,7 @@ from bom.costing.order import (
 )
 from bom.costing.phases import Phases
 from bom.costing.schedule import (
+    Arrival,
     LateDate,
     LateDateJson,
     SiteSchedule,
@@ -520,9 +521,11 @@ def _schedule(model: Model, order: list[OrderLine], tco: Tco, ins: dict[str, Inp
     v = {k: float(i.value) for k, i in ins.items() if not isinstance(i.value, str)}
     racks = site_racks(model)
     arrivals = site_arrivals(order, [s.site for s in model.site_sizes], order_date)
+    # alike sites share one arrivals tuple (held in arrivals): its gate found once
+    gates: dict[int, tuple[Arrival | None, float | None]] = {}
     return [site_schedule(mine, s.site, s.gpus, racks[s.site - 1], model.cluster.gpus, order_date,
                           v["install_racks_per_day"], tco, v["discount_rate"], v["life_gpu"], v["burn_in_days"],
-                          model.scenario.in_service)
+                          model.scenario.in_service, gates)
             for s, mine in zip(model.site_sizes, arrivals, strict=True)]
 
 

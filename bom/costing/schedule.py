@@ -365,12 +365,19 @@ def site_arrivals(order: Sequence[OrderLine], sites: Iterable[int], order_date: 
 
 def site_schedule(arrivals: tuple[Arrival, ...], site: int, gpus: int, racks: int, total_gpus: int,
                   order_date: dt.date, racks_per_day: float, tco: Tco, discount_rate: float,
-                  life_gpu: float, burn_in: float = 0.0, target: dt.date | None = None) -> SiteSchedule:
-    """A site's critical path from its arrivals (:func:`site_arrivals`)."""
-    gate = gating(arrivals)
+                  life_gpu: float, burn_in: float = 0.0, target: dt.date | None = None,
+                  gates: dict[int, tuple[Arrival | None, float | None]] | None = None) -> SiteSchedule:
+    """A site's critical path from its arrivals (:func:`site_arrivals`); ``gates``: each arrivals tuple's gate
+    and GPU lead time by its identity, kept for the sites that share the tuple (sites of one shape), which
+    the caller holds while it keeps the tuples."""
+    got = gates.get(id(arrivals)) if gates is not None else None
+    if got is None:
+        gpu = [a.days for a in arrivals if a.category == Category.COMPUTE and a.days is not None]
+        got = gating(arrivals), max(gpu) if gpu else None
+        if gates is not None:
+            gates[id(arrivals)] = got
+    gate, gpu_lead = got
     longest = (gate.days or 0.0) if gate is not None else 0.0
-    gpu = [a.days for a in arrivals if a.category == Category.COMPUTE and a.days is not None]
-    gpu_lead = max(gpu) if gpu else None
     days = install_days(racks, racks_per_day)
     # The GPUs wait for the last part; with their own lead time unknown the wait cannot be told.
     idle = max(0.0, longest - gpu_lead) if gpu_lead is not None else 0.0
@@ -378,8 +385,10 @@ def site_schedule(arrivals: tuple[Arrival, ...], site: int, gpus: int, racks: in
     cost = per_day * idle * (gpus / total_gpus if total_gpus else 0.0)
     burn = whole_days(burn_in)
     when = _in_service(order_date, whole_days(longest), days, burn, site)
-    return SiteSchedule(site, gpus, racks, order_date, longest, gate.sku if gate is not None else "", gpu_lead,
-                        days, when, idle, cost, sum(1 for a in arrivals if a.days is None), burn, arrivals, target)
+    out = SiteSchedule(site, gpus, racks, order_date, longest, gate.sku if gate is not None else "", gpu_lead,
+                       days, when, idle, cost, sum(1 for a in arrivals if a.days is None), burn, arrivals, target)
+    vars(out)["gate"] = gate   # its cached gate: gating(arrivals), found above
+    return out
 
 
 def chain_text(gate: Arrival | None, order_date: dt.date, install: int, burn_in: int) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from bom.catalog.rows import OUTLET_FOR, Dwdm, Endpoint, Platform, PowerCord, Supplies, Switch
 from bom.model.checks import ERROR, WARNING, End, Rule, Violation
-from bom.model.power import Load, PowerPlan, RackGroup
+from bom.model.power import Cord, Load, PowerPlan, RackGroup, RackPower
 from bom.roles import Feed, Layer
 from bom.rules.context import Context
 from bom.units import magnitude
@@ -35,7 +35,7 @@ def _what(ld: Load) -> str:
     return f"{at} phase {PHASES[ld.phase]}" if ld.phase >= 0 else at
 
 
-def _over(g: RackGroup, loads: tuple[Load, ...], failover: bool) -> Iterator[tuple[Load, float]]:
+def _over(loads: tuple[Load, ...], failover: bool) -> Iterator[tuple[Load, float]]:
     for ld in loads:
         w = ld.failover_w if failover else ld.normal_w
         if ld.rating_w and w > ld.rating_w + 1e-6:
@@ -48,38 +48,64 @@ def rating(ctx: Context) -> Iterator[Violation]:
     plan = _plan(ctx)
     if plan is None:
         return
+    limits = _Limits(ctx)
+    # Racks whose slots draw alike share one RackPower (bom/links/power.py: Plans): what is over is
+    # found once a plan, the violations written for each group that has it (alike sites' racks).
+    over: dict[int, tuple[list[tuple[Load, float]], list[tuple[Cord, float]]]] = {}
     for g in plan.groups:
         p = g.plan
-        for ld, w in [x for loads in (p.phases, p.banks, p.pdus) for x in _over(g, loads, False)]:
+        got = over.get(id(p))
+        if got is None:
+            got = over[id(p)] = ([x for loads in (p.phases, p.banks, p.pdus) for x in _over(loads, False)],
+                                 list(_cords_over(p, limits)))
+        for ld, w in got[0]:
             yield Violation("power.rating", g.where,
                             f"{_what(ld)} carries {w:,.0f} W, over its {ld.rating_w:,.0f} W continuous rating "
                             f"({plan.continuous:.0%} of the breaker)",
                             "stand more PDUs in the rack (a higher racks.power_budget), or fewer devices a rack",
                             End(f"{g.kind} rack", g.rack), None, g.racks)
-        yield from _cords(ctx, g)
-
-
-def _cords(ctx: Context, g: RackGroup) -> Iterator[Violation]:
-    """A cord over its own rating (IEC 60320's current at the outlet voltage; a whip on every phase)."""
-    sup = ctx.model.platform.support
-    assert sup is not None
-    pdu = ctx.catalog.get("endpoints", sup.pdu)
-    assert isinstance(pdu, Endpoint) and pdu.outlets is not None
-    volts, phases = pdu.outlets.volts("outlet_voltage"), pdu.outlets.phases
-    limits: dict[tuple[str, bool], float] = {}   # a rack holds a few cord parts: each rating read once
-    for c in g.plan.cords:
-        limit = limits.get((c.part, c.phase < 0))
-        if limit is None:
-            cord = ctx.catalog.get("power", c.part)
-            assert isinstance(cord, PowerCord)
-            limit = limits[c.part, c.phase < 0] = \
-                magnitude(cord.rating, "current") * volts * (phases if c.phase < 0 else 1)
-        if c.load_w > limit + 1e-6:
+        for c, limit in got[1]:
             yield Violation("power.rating", g.where,
                             f"{g.device(c.device)} supply {c.supply + 1} draws {c.load_w:,.0f} W on a {c.part} "
                             f"rated {limit:,.0f} W",
                             "give the device's row the supplies its data sheet lists (more supplies share its draw)",
                             End(g.slots[c.device][0], g.slots[c.device][1]), None, g.racks)
+
+
+class _Limits:
+    """A cord's limit in watts by its part and whether it is a whip (on every phase), each part's rating
+    read once (a rack holds a few cord parts); the PDU's outlet voltage and phases read when first asked."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.known: dict[tuple[str, bool], float] = {}
+        self.volts = self.phases = 0.0
+
+    def of(self, c: Cord) -> float:
+        got = self.known.get((c.part, c.phase < 0))
+        if got is None:
+            if not self.known:
+                self._pdu()
+            cord = self.ctx.catalog.get("power", c.part)
+            assert isinstance(cord, PowerCord)
+            got = self.known[c.part, c.phase < 0] = \
+                magnitude(cord.rating, "current") * self.volts * (self.phases if c.phase < 0 else 1)
+        return got
+
+    def _pdu(self) -> None:
+        sup = self.ctx.model.platform.support
+        assert sup is not None
+        pdu = self.ctx.catalog.get("endpoints", sup.pdu)
+        assert isinstance(pdu, Endpoint) and pdu.outlets is not None
+        self.volts, self.phases = pdu.outlets.volts("outlet_voltage"), pdu.outlets.phases
+
+
+def _cords_over(p: RackPower, limits: _Limits) -> Iterator[tuple[Cord, float]]:
+    """A cord over its own rating (IEC 60320's current at the outlet voltage; a whip on every phase)."""
+    for c in p.cords:
+        limit = limits.of(c)
+        if c.load_w > limit + 1e-6:
+            yield c, limit
 
 
 def feed_loss(ctx: Context) -> Iterator[Violation]:
@@ -88,9 +114,12 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
     plan = _plan(ctx)
     if plan is None:
         return
+    overs: dict[int, list[tuple[Load, float]]] = {}   # once a RackPower, as in rating
     for g in plan.groups:
         p = g.plan
-        over = [x for loads in (p.feeds, p.pdus, p.phases) for x in _over(g, loads, True)]
+        over = overs.get(id(p))
+        if over is None:
+            over = overs[id(p)] = [x for loads in (p.feeds, p.pdus, p.phases) for x in _over(loads, True)]
         if over:
             ld, w = over[0]
             yield Violation("power.feed_loss", g.where,
@@ -135,18 +164,26 @@ def one_feed(ctx: Context) -> Iterator[Violation]:
     plan = _plan(ctx)
     if plan is None:
         return
+    alone: dict[int, list[tuple[int, int, object]]] = {}   # once a RackPower, as in rating
     for g in plan.groups:
-        cords = Counter(c.device for c in g.plan.cords)   # each slot's supplies (RackPower.supplies_of), at once
-        for s, feeds in sorted(g.plan.feeds_of().items()):
-            if len(feeds) != 1 or cords[s] < 2:
-                continue
+        got = alone.get(id(g.plan))
+        if got is None:
+            got = alone[id(g.plan)] = _one_fed(g.plan)
+        for s, n, feed in got:
             sp = _supplies(ctx, g, s)
             if sp is not None and sp.spare:
                 yield Violation("power.one_feed", g.where,
-                                f"{g.device(s)} has its {cords[s]} redundant supplies all on feed "
-                                f"{next(iter(feeds))}: losing it drops the device",
+                                f"{g.device(s)} has its {n} redundant supplies all on feed "
+                                f"{feed}: losing it drops the device",
                                 "split its supplies over the rack's A and B PDUs (N on each for N+N)",
                                 End(g.slots[s][0], g.slots[s][1]), None, g.racks)
+
+
+def _one_fed(p: RackPower) -> list[tuple[int, int, object]]:
+    """The device slots with two cords or more, all on one feed: (slot, cords, the feed), by slot."""
+    cords = Counter(c.device for c in p.cords)   # each slot's supplies (RackPower.supplies_of), at once
+    return [(s, cords[s], next(iter(feeds))) for s, feeds in sorted(p.feeds_of().items())
+            if len(feeds) == 1 and cords[s] >= 2]
 
 
 def outlets(ctx: Context) -> Iterator[Violation]:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bom.costing.lines import all_lines
+from bom.costing.categories import Category
+from bom.costing.lines import Line, all_lines, merge
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.pipeline.model import build_model
+from bom.roles import Tier
 from bom.units import magnitude
 
 CHASSIS = "ptx10008-lc1301"
@@ -87,3 +91,30 @@ def test_unknown_spine_names_the_key(bom, tmp_path):
     s.write_text("name: x\nplatform: dgx-h100\nnodes: 64\nfabrics:\n  compute: {spine: ptx10009}\n")
     r = bom("build", str(s), "--json")
     assert r.exit_code == 2 and "fabrics.compute.spine" in r.stderr and "ptx10008-lc1301" in r.stderr, r.stderr
+
+
+def _merged_one_by_one(lines):  # type: ignore[no-untyped-def]
+    """merge as it was: each line added to its place's line so far, a Line made per addition."""
+    merged = {}
+    for line in lines:
+        key = (line.tier, line.fabric, line.hop, line.category, line.sku, str(line.unit_price_usd))
+        old = merged.get(key)
+        merged[key] = line if old is None else Line(**{**old.__dict__, "quantity": old.quantity + line.quantity})
+    return list(merged.values())
+
+
+_QTY = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False), st.sampled_from([0.1, 0.2, 1e-17]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["x", "y"]), st.sampled_from([1.0, 1, 0.1, 2.5]),
+                          _QTY, st.sampled_from(["d1", "d2"])), max_size=30))
+def test_merge_is_the_line_by_line_sum(specs):  # type: ignore[no-untyped-def]
+    """One line per part and place, its quantity summed in the lines' order (floats to the last bit), its
+    other fields the first line's; a line alone in its place is itself."""
+    lines = [Line(Tier.SCALE_OUT, "compute", hop, Category.SWITCH, "row", sku, desc, "v", q, "each", price, 10.0,
+                  "list", "2026-01-01", "src") for sku, hop, price, q, desc in specs]
+    got, want = merge(lines), _merged_one_by_one(lines)
+    assert got == want and [type(x.quantity) for x in got] == [type(x.quantity) for x in want]
+    assert [x.quantity.hex() if isinstance(x.quantity, float) else x.quantity for x in got] == \
+        [x.quantity.hex() if isinstance(x.quantity, float) else x.quantity for x in want]

@@ -14,7 +14,7 @@ import openpyxl
 import pytest
 
 from bom.costing.categories import Category
-from bom.costing.schedule import arrival, schedules_json, takes, whole_days
+from bom.costing.schedule import arrival, gating, schedules_json, site_schedule, takes, whole_days
 from bom.costing.tco import capital_recovery_factor
 from bom.inputs.scenario import parse_scenario
 from bom.inputs.yamlio import load_text
@@ -193,3 +193,19 @@ def _agrees(json_path, xlsx_path, tmp_path):
         assert v[f"site{k}_idle_gpu_days"] == pytest.approx(s["idle_gpu_days"])
         assert v[f"site{k}_idle_gpu_cost_usd"] == pytest.approx(s["idle_gpu_cost_usd"], rel=1e-6)
     return done
+
+
+def test_alike_sites_find_their_gate_once_and_each_schedule_is_its_own(default_report):
+    """Sites sharing one arrivals tuple find its gate and GPU lead time once (``gates``); each site's schedule,
+    its gate and GPU lead time, equals the one made without the shared answers, and the gate it holds is
+    gating(arrivals)'s."""
+    r = default_report
+    first, second = r.schedule
+    assert first.arrivals is second.arrivals
+    gates: dict = {}
+    args = (r.order_date, 4.0, r.tco, 0.08, 5.0, 7.0, None)
+    for s in r.schedule:
+        shared = site_schedule(s.arrivals, s.site, s.gpus, s.racks, 1000, *args, gates)
+        alone = site_schedule(s.arrivals, s.site, s.gpus, s.racks, 1000, *args)
+        assert shared == alone and shared.gate == alone.gate == gating(s.arrivals) and shared.gate is not None
+    assert len(gates) == 1

@@ -113,3 +113,71 @@ def test_a_row_over_its_distribution(clean, catalog):
     r = run(dataclasses.replace(clean, scenario=sc, power=plan), catalog, "power.distribution")
     assert r.severity == "error" and r.violations == 2 and len(plan.hangs) == 4
     assert messages(r)[0].endswith("over its 10.0 kW (feeds.row_capacity)")
+
+
+def _old_rating(ctx):  # type: ignore[no-untyped-def]
+    """power.rating as it was, group by group (each group's loads and cords judged on their own)."""
+    from bom.catalog.rows import PowerCord
+    from bom.model.checks import End, Violation
+    from bom.rules.power import _what
+    from bom.units import magnitude
+    plan = ctx.model.power
+    pdu = ctx.catalog.get("endpoints", ctx.model.platform.support.pdu)
+    volts, phases = pdu.outlets.volts("outlet_voltage"), pdu.outlets.phases
+    for g in plan.groups:
+        p = g.plan
+        for loads in (p.phases, p.banks, p.pdus):
+            for ld in loads:
+                if ld.rating_w and ld.normal_w > ld.rating_w + 1e-6:
+                    yield Violation("power.rating", g.where,
+                                    f"{_what(ld)} carries {ld.normal_w:,.0f} W, over its {ld.rating_w:,.0f} W "
+                                    f"continuous rating ({plan.continuous:.0%} of the breaker)",
+                                    "stand more PDUs in the rack (a higher racks.power_budget), or fewer devices "
+                                    "a rack", End(f"{g.kind} rack", g.rack), None, g.racks)
+        for c in p.cords:
+            cord = ctx.catalog.get("power", c.part)
+            assert isinstance(cord, PowerCord)
+            limit = magnitude(cord.rating, "current") * volts * (phases if c.phase < 0 else 1)
+            if c.load_w > limit + 1e-6:
+                yield Violation("power.rating", g.where,
+                                f"{g.device(c.device)} supply {c.supply + 1} draws {c.load_w:,.0f} W on a "
+                                f"{c.part} rated {limit:,.0f} W",
+                                "give the device's row the supplies its data sheet lists (more supplies share its "
+                                "draw)", End(g.slots[c.device][0], g.slots[c.device][1]), None, g.racks)
+
+
+def _one_feed_and_hot(model):  # type: ignore[no-untyped-def]
+    """``model`` with every group twice (the copy sharing its RackPower, other racks), a QM9700's cords all
+    on feed A and one cord of each compute rack drawing 20 kW: groups alike and not, each rule firing."""
+    groups = []
+    for g in model.power.groups:
+        cords = g.plan.cords
+        if g.kind == RackKind.NETWORK:
+            slot = next(s for s, (_, row) in enumerate(g.slots) if row == "qm9700")
+            cords = tuple(dataclasses.replace(c, feed=Feed.A) if c.device == slot else c for c in cords)
+        else:
+            cords = (dataclasses.replace(cords[0], load_w=20_000.0), *cords[1:])
+        g = dataclasses.replace(g, plan=dataclasses.replace(g.plan, cords=cords))
+        groups += [g, dataclasses.replace(g, racks=g.racks + 3)]
+    return dataclasses.replace(model, power=dataclasses.replace(model.power, groups=tuple(groups)))
+
+
+def test_rack_plans_shared_by_groups_are_judged_once_as_each_group_was(clean, catalog, tmp_path):
+    """Groups sharing one RackPower (alike sites' racks): the rules judge the plan once and write each
+    group's violations; the same violations, in the same order, as judging every group on its own."""
+    from bom.rules.context import Context
+    from bom.rules.power import rating
+    hot, cat = _with_pdu(clean, tmp_path, current="16 A")
+    for model, c in ((hot, cat), (_one_feed_and_hot(hot), cat), (_one_feed_and_hot(clean), catalog)):
+        ctx = Context(model, c)
+        assert len({id(g.plan) for g in model.power.groups}) < len(model.power.groups) or model is hot
+        old = list(_old_rating(ctx))
+        assert old and list(rating(ctx)) == old
+    for model, c in ((hot, cat), (_one_feed_and_hot(hot), cat), (_one_feed_and_hot(clean), catalog)):
+        apart = dataclasses.replace(model, power=dataclasses.replace(model.power, groups=tuple(
+            dataclasses.replace(g, plan=dataclasses.replace(g.plan)) for g in model.power.groups)))
+        assert len({id(g.plan) for g in apart.power.groups}) == len(apart.power.groups)
+        for rule in IDS:
+            shared, alone = run(model, c, rule), run(apart, c, rule)
+            assert (shared.violations, shared.kept) == (alone.violations, alone.kept), rule
+    assert run(_one_feed_and_hot(clean), catalog, "power.one_feed").violations

@@ -1,8 +1,8 @@
 """The cluster diagram as a view model: sites, fabrics, links and tier boundaries with their counts.
 
-Geometry only; ``templates/report.html.j2`` draws it as inline SVG. Every number on it is read
-from the typed model and its totals and carries the path of the same number in the output JSON
-(``data-json``), so a test can check the picture against the JSON. Fabrics are drawn in a
+Geometry only; ``documents.diagram_svg`` draws its shapes as inline SVG in ``templates/report.html.j2``.
+Every number on it is read from the typed model and its totals and carries the path of the same number in
+the output JSON (``data-json``), so a test can check the picture against the JSON. Fabrics are drawn in a
 loop over ``fabrics``: one column each, whatever fabrics the model holds.
 
 Layout, top to bottom: the sites and every cabled site pair (more than one site), the DCI

@@ -21,7 +21,7 @@ from bom.model.power import imbalance
 from bom.outputs.planfiles import build_note
 from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
-from bom.outputs.writers.tables import Rows, html_rows, markdown_rows
+from bom.outputs.writers.tables import Rows, html_rows, html_value, html_values, markdown_rows
 from bom.placement.elevation import samples
 from bom.resources import data_dir
 
@@ -36,7 +36,9 @@ def qty(v: float, digits: int = 1) -> str:
 
 def num(v: float | str, d: int = 0) -> str:
     """A number with thousands separators and ``d`` decimals (a text as it is): the templates' ``num``."""
-    return v if isinstance(v, str) else f"{v:,.{d}f}"
+    if isinstance(v, str):
+        return v
+    return f"{v:,.0f}" if d == 0 else f"{v:,.{d}f}"   # the whole numbers of every table: a fixed format spec
 
 
 def usd(v: float) -> str:
@@ -123,16 +125,21 @@ def _power_plan(r: Report) -> dict[str, Any] | None:
     def kw(w: float) -> str:
         return qty(w, 1)   # "2" not "2.0"
     racks = []
+    # Rack groups alike share one RackPower (alike sites' racks): its figures made once a plan.
+    figures: dict[int, dict[str, Any]] = {}
     for g in plan.groups:
         p = g.plan
-        worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
-        a = p.feeds[0]
+        got = figures.get(id(p))
+        if got is None:
+            worst = max((ld.worst_w / ld.rating_w for ld in p.phases if ld.rating_w), default=0.0)
+            a = p.feeds[0]
+            got = figures[id(p)] = dict(
+                pdus=len(p.pdus), cords=len(p.cords), draw=kw(p.draw_w / 1000), feed=kw(a.normal_w / 1000),
+                lost=kw(a.failover_w / 1000), rating=kw(a.rating_w / 1000),
+                headroom=kw(min(f.headroom_w for f in p.feeds) / 1000), worst=pct(worst), imbalance=pct(imbalance(p)),
+                down=len({s for _, s in p.down}))
         # Rows as attributes, not dict keys: jinja's `x.kind` tries the attribute first (a dict's miss raises).
-        racks.append(SimpleNamespace(
-            kind=g.kind, rack=g.rack, racks=g.racks, pdus=len(p.pdus), cords=len(p.cords), draw=kw(p.draw_w / 1000),
-            feed=kw(a.normal_w / 1000), lost=kw(a.failover_w / 1000), rating=kw(a.rating_w / 1000),
-            headroom=kw(min(f.headroom_w for f in p.feeds) / 1000), worst=pct(worst), imbalance=pct(imbalance(p)),
-            down=len({s for _, s in p.down})))
+        racks.append(SimpleNamespace(kind=g.kind, rack=g.rack, racks=g.racks, **got))
     ups = [SimpleNamespace(name=name, rows=rows, load=kw(normal / 1000), lost=kw(failover / 1000))
            for name, (rows, normal, failover, _) in plan.ups().items()]
     return {"racks": racks, "ups": ups, "cords": plan.cord_count, "basis": plan.basis}
@@ -149,15 +156,104 @@ def _timelines(r: Report) -> list[SimpleNamespace]:
     from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
 
     out, bodies = [], {}
-    template = _env(True).get_template("timeline.svg.j2")
     for s in r.schedule[:TIMELINE_SITES]:
         key = (id(s.arrivals), s.order_date, s.in_service, tuple(s.chain))
         if key not in bodies:
             chart = _chart(s)
-            bodies[key] = chart, Markup(template.render(t=chart))   # rendered with autoescape
+            bodies[key] = chart, Markup(timeline_svg(chart))
         chart, body = bodies[key]
         out.append(SimpleNamespace(**vars(chart), site=s.site, in_service=s.in_service, body=body))
     return out
+
+
+#: A timeline's parts, as the report's template wrote them (``{}``: a value, written as ``{{ v }}`` writes it).
+_TICK = ('<line x1="{}" y1="20" x2="{}" y2="{}" stroke="#d5dbe5"/><text x="{}" y="26" font-size="9" '
+         'fill="#5a6372">{}</text>\n')
+_GATING = ' fill="#c00000" font-weight="bold"'
+_DONE = '<line x1="{}" y1="20" x2="{}" y2="{}" stroke="#375623" stroke-width="2"/>\n'
+
+
+def timeline_svg(t: SimpleNamespace) -> str:
+    """A site's timeline drawing (:func:`_chart`'s parts) below its title: its ticks, a bar per part and step,
+    the in-service line; the text the template ``timeline.svg.j2`` rendered with autoescape, written in Python
+    (a million-GPU campus's timeline has a bar per part: 89, ten values each). Text cells are escaped together
+    (:func:`~bom.outputs.writers.tables.html_values`), numbers written as their str()."""
+    low = t.height - 6
+    ticks = [c for k in t.ticks for c in (k.x, k.x, low, k.x + 2, k.label)]
+    texts = html_values([c for row in t.rows for c in ("yes" if row.gating else "no", row.kind, row.label, row.note,
+                                                      row.label[:40])])
+    size = _number(t.row_h - 4)
+    bars = []
+    for k, row in enumerate(t.rows):
+        yes, kind, label, note, short = texts[5 * k:5 * k + 5]
+        if row.kind == "unknown":
+            tail = (f'<text x="{_number(row.x + 2)}" y="{_number(row.y + 11)}" font-size="10" fill="#9a5b00">'
+                    f'unknown lead time</text>')
+        else:
+            tail = (f'<rect x="{_number(row.x)}" y="{_number(row.y + 2)}" width="{_number(row.w)}" height="{size}" '
+                    f'fill="{"#c00000" if row.gating else "#8ea9db"}"/>')
+        bars.append(f'<g class="bar" data-gating="{yes}" data-kind="{kind}"><title>{label}: {note}</title>\n'
+                    f'<text x="4" y="{_number(row.y + 11)}" font-size="10"{_GATING if row.gating else ""}>{short}'
+                    f'</text>\n{tail}</g>\n')
+    head = str(html_rows(_TICK, ticks)) if ticks else ""   # str(): a Markup's + would escape the bars
+    return head + "".join(bars) + str(html_rows(_DONE, [t.done, t.done, low]))
+
+
+#: The diagram's wire colours by medium, as the report's template set them.
+_WIRE_COLOURS = {"copper": "#c26a00", "optical": "#2f6fb5", "mixed": "#6b4fa0", "coherent": "#8e2c7e",
+                 "boundary": "#c0392b"}
+
+
+def diagram_svg(d: Any) -> str:
+    """The cluster diagram's shapes (:func:`~bom.outputs.writers.diagram.diagram`'s boxes, wires, tier boundaries
+    and labels), each a line as the report's template wrote it with autoescape, written in Python: every value
+    escaped together (:func:`~bom.outputs.writers.tables.html_values`) and each line put together from them (a
+    million-GPU campus's ten sites draw 180 shapes, eight values each)."""
+    cells: list[Any] = []
+    for b in d.boxes:
+        dot = b.kind == "site-dot"
+        cells += (b.kind, b.x, b.y, b.w, b.h, b.w / 2 if dot else 6, b.fill, b.fill if dot else "#305496")
+    for w in d.wires:
+        cells += (w.medium, w.path) if w.path else (w.medium,)
+        if w.cy is not None:
+            cells += (w.x1, w.y1, (w.x1 + w.x2) / 2, w.cy, w.x2, w.y2, _WIRE_COLOURS[w.medium])
+        else:
+            cells += (w.x1, w.y1, w.x2, w.y2, _WIRE_COLOURS[w.medium], 2 if w.dashed else 3)
+    for u in d.boundaries:
+        cells += (u.tier, u.links, u.modules, u.fibre_runs, u.x1, u.y, u.x2, u.y)
+    for t in d.texts:
+        cells += (t.x, t.y, t.size, t.anchor, t.weight, t.fill)
+        cells += (t.path, t.value, t.text) if t.path else (t.text,)
+    v = iter(html_values(cells))
+    out = [f'  <rect class="box" data-kind="{next(v)}" x="{next(v)}" y="{next(v)}" width="{next(v)}" '
+           f'height="{next(v)}" rx="{next(v)}" fill="{next(v)}" stroke="{next(v)}"/>\n' for _ in d.boxes]
+    for w in d.wires:
+        head = f'class="wire" data-medium="{next(v)}"' + (f' data-json="{next(v)}"' if w.path else "")
+        if w.cy is not None:
+            out.append(f'  <path {head} d="M {next(v)} {next(v)} Q {next(v)} {next(v)} {next(v)} {next(v)}" '
+                       f'fill="none" stroke="{next(v)}" stroke-width="2.5"/>\n')
+        else:
+            out.append(f'  <line {head} x1="{next(v)}" y1="{next(v)}" x2="{next(v)}" y2="{next(v)}" stroke="{next(v)}" '
+                       f'stroke-width="{next(v)}"{_DASHED if w.dashed else ""}/>\n')
+    out += [f'  <line class="boundary" data-tier="{next(v)}" data-links="{next(v)}" data-modules="{next(v)}" '
+            f'data-fibre-runs="{next(v)}" x1="{next(v)}" y1="{next(v)}" x2="{next(v)}" y2="{next(v)}" stroke="#c0392b" '
+            f'stroke-width="2" stroke-dasharray="8 5"/>\n' for _ in d.boundaries]
+    for t in d.texts:
+        head = (f'  <text class="label" x="{next(v)}" y="{next(v)}" font-size="{next(v)}" text-anchor="{next(v)}" '
+                f'font-weight="{next(v)}" fill="{next(v)}"')
+        if t.path:
+            head += f' data-json="{next(v)}" data-value="{next(v)}"'
+        out.append(f'{head}{_HALO if t.halo else ""}>{next(v)}</text>\n')
+    return "".join(out)
+
+
+_DASHED = ' stroke-dasharray="8 5"'
+_HALO = ' stroke="#ffffff" stroke-width="4" paint-order="stroke"'
+
+
+def _number(v: Any) -> str:
+    """``{{ v }}`` of a number (its str(): no character to escape); anything else as jinja writes it."""
+    return str(v) if type(v) in (int, float) else html_value(v)
 
 
 def _chart(s: SiteSchedule) -> SimpleNamespace:
@@ -353,7 +449,7 @@ def html_order_rows(order: Sequence[OrderLine], ranges: dict[str, tuple[float, f
     for o in order:
         unit = ("", "") if o.unit == "each" else (" ", o.unit)
         rg = ranges.get(o.sku)
-        sites = ([num(q) for q in o.per_site] if o.per_site else [""] * len(split)) if split else []
+        sites = (list(map(num, o.per_site)) if o.per_site else [""] * len(split)) if split else []
         cells += (o.sku, o.description, qty(o.installed), *unit, *sites, num(o.spares), qty(o.total), *unit,
                   usd(o.unit_price_usd), *((usd(rg[0]), br, usd(rg[1])) if rg else none), usd(o.extended_usd),
                   o.price_source, rg[2] if rg else range_source(None, o.price_source), o.quote_ref,
@@ -393,10 +489,13 @@ def html_site_rows(r: Report) -> tuple[Any, Any]:
 
 
 def write_html(r: Report) -> bytes:
+    from markupsafe import Markup  # lazy: jinja2's, loaded only for a report
+
     ctx = _context(r)
     ctx["bom_rows"], ctx["order_rows"] = html_bom_rows(r.lines), html_order_rows(r.order, ctx["ranges"])
     ctx["power_rows"], ctx["sites_rows"] = html_power_rows(ctx["power_plan"]), html_site_rows(r)
     ctx["d"], ctx["timelines"] = diagram(r), _timelines(r)
+    ctx["diagram_body"] = Markup(diagram_svg(ctx["d"]))   # our own text, escaped as it was made
     ctx["elevations"], ctx["cabling"] = samples(r.model.placement), build_note(r.model, r.cable_plan)
     return _env(True).get_template("report.html.j2").render(**ctx).encode()
 

@@ -299,29 +299,46 @@ def put_values(ws: Worksheet, row: int, values: Sequence[Any], formats: Sequence
     wb = ws._parent
     known = _styles(wb)
     plain = known.plain
+    # the loop's lookups bound once: it runs once a cell
+    plain_get, store, text_of = plain.get, cells.setdefault, _text_of
+    iso_dates = wb.iso_dates
     for col_no, v, fmt, align in places:
         t = type(v)
+        shown = fmt   # the format the record takes (a date's, when none is given)
         if t is float or t is int or v is None:
             text, kind, quote = v, "n", False
-        elif t is str or (t is not Formula and isinstance(v, str)):
-            text, quote = _text_of(v)
+        elif t is str:
+            text, quote = text_of(v)
             kind = "s"
-        elif t is Formula and 0 < len(v) < CELL_MAX and _legal(v):
+        elif t is Formula:
+            if not (0 < len(v) < CELL_MAX and _legal(v)):
+                put_cell(ws, row, col_no, v, fmt, align=align)
+                continue
             text, kind, quote = "=" + v, "f", False   # "=" + v: 1 < len <= CELL_MAX, as put_cell checks it
+        elif isinstance(v, str):
+            # an enum (a str subclass): cell_text keeps only its text, so its plain text's entry is its own (an
+            # enum's hash is a Python call, its text's is kept)
+            text, quote = text_of(str.__str__(v))
+            kind = "s"
+        elif t is dt.date and not iso_dates:
+            # put_cell's date record: the setter's date format added to the workbook's first, as it adds it
+            text, kind, quote = v, "d", False
+            wb._number_formats.add(DATE_OF_SETTER)
+            shown = fmt or DATE_OF_SETTER
         else:
             put_cell(ws, row, col_no, v, fmt, align=align)
             continue
         if quote:
-            style = known.array(wb, fmt, quote, align, None, None)
-        elif fmt or align is not None:
-            got = plain.get((fmt, id(align)))
+            style = known.array(wb, shown, quote, align, None, None)
+        elif shown or align is not None:
+            got = plain_get((shown, id(align)))
             if got is None:
-                got = plain[fmt, id(align)] = (known.array(wb, fmt, quote, align, None, None), align)
+                got = plain[shown, id(align)] = (known.array(wb, shown, quote, align, None, None), align)
             style = got[0]
         else:
             style = None
         record = (text, kind, style)
-        if cells.setdefault((row, col_no), record) is not record:   # a cell there before: through put_cell
+        if store((row, col_no), record) is not record:   # a cell there before: through put_cell
             put_cell(ws, row, col_no, v, fmt, align=align)
     if values and row > ws._current_row:   # what openpyxl's _add_cell keeps
         ws._current_row = row
@@ -761,31 +778,36 @@ def _order(wb: Workbook, r: Report) -> None:
     wraps = [(k, _chars(ws, c[k])) for k in _ORDER_WRAPPED]
     counts = dict.fromkeys([*site_cols, "Installed", "Spares", "Rounded up", "Total to order", "Lead time (days)"],
                            COUNT)
+    # the row's own formulas: the same text in every row (structured references to "this row")
+    same = {
+        "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
+        "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                     f'{ref("Hop")},"<>{ROUNDING}")'),
+        # a quote's minimum order and whole packs: the units past installed + spares
+        "Rounded up": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
+                         f'{ref("Hop")},"{ROUNDING}")'),
+        "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
+                             f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
+        # One price per line: the extended price is every BOM row's of the part, the unit price that over
+        # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
+        # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
+        UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
+                       f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
+        "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
+        "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
+                          f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")')}
     for n, o in enumerate(r.order, start=2):
         values: dict[str, Any] = {
             "Part number": o.sku, "Description": o.description, "Category": o.category, "Maker": o.maker,
-            "Installed": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"<>{SPARES}")'),
-            "Spares": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
-                         f'{ref("Hop")},"<>{ROUNDING}")'),
-            # a quote's minimum order and whole packs: the units past installed + spares
-            "Rounded up": fx(f'SUMIFS({ref("Qty")},{ref("Part number")},{part},{ref("Fabric")},"{SPARES}",'
-                             f'{ref("Hop")},"{ROUNDING}")'),
-            "Total to order": fx(f"{ORDER_TABLE}[[#This Row],[Installed]]+{ORDER_TABLE}[[#This Row],[Spares]]"
-                                 f"+{ORDER_TABLE}[[#This Row],[Rounded up]]"),
+            "Installed": same["Installed"], "Spares": same["Spares"], "Rounded up": same["Rounded up"],
+            "Total to order": same["Total to order"],
             "Unit": o.unit,   # each, or km (a leased dark-fibre route)
-            # One price per line: the extended price is every BOM row's of the part, the unit price that over
-            # the units to order (the BOM rows' price when they agree, their average when an edit splits them).
-            # An unpriced part (0 USD: leased, or no price known) shows blank, never a 0 that reads as free.
-            UNIT_PRICE: fx(f'IFERROR(1/(1/({ORDER_TABLE}[[#This Row],[Extended price]]/'
-                             f'{ORDER_TABLE}[[#This Row],[Total to order]])),"")'),
-            "Extended price": fx(f'IFERROR(1/(1/SUMIFS({ref("Extended price")},{ref("Part number")},{part})),"")'),
+            UNIT_PRICE: same[UNIT_PRICE], "Extended price": same["Extended price"],
             "Price source": o.price_source, "Price date": _date(o.price_date) or o.price_date,
             # the range of the catalog row the BOM lines take (a quote replaces it: none then)
             "Price low": ranges.get(o.sku, (None,))[0], "Price high": ranges.get(o.sku, (None, None))[1],
             "Price range source": ranges[o.sku][2] if o.sku in ranges else range_source(None, o.price_source),
-            "Quote ref": o.quote_ref, "Valid until": o.valid_until,
-            "Quote state": fx(f'IF(ISNUMBER({ORDER_TABLE}[[#This Row],[Valid until]]),'
-                              f'IF({ORDER_TABLE}[[#This Row],[Valid until]]<in_priced_on,"expired","valid"),"")'),
+            "Quote ref": o.quote_ref, "Valid until": o.valid_until, "Quote state": same["Quote state"],
             "Lead time (days)": o.lead_time_days, "Lead time source": o.lead_time_source,
             "Spares basis": o.spares_basis.text() if o.spares_basis is not None else "",
             "Vendor": o.vendor, "AVL": "; ".join(o.avl),   # the approved vendors the row names
@@ -1261,13 +1283,18 @@ def _power_phases(ws: Worksheet, r: Report, top: int) -> None:
     assert plan is not None
     head_cells(ws, top, PDU_PHASE_COLS)
     at = top
+    # Rack groups alike share one RackPower (alike sites' racks): its phases' values made once a plan.
+    phases: dict[int, list[tuple[Any, ...]]] = {}
     for g in plan.groups:
         kind = str(g.kind)
-        for ld in g.plan.phases:
+        got = phases.get(id(g.plan))
+        if got is None:
+            got = phases[id(g.plan)] = [(ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
+                                         round(ld.failover_w), round(ld.rating_w)) for ld in g.plan.phases]
+        for values in got:
             at += 1
-            put_values(ws, at, [kind, g.rack, ld.pdu + 1, str(ld.feed), f"L{ld.phase + 1}", round(ld.normal_w),
-                                round(ld.failover_w), round(ld.rating_w), fx(f"H{at}-MAX(F{at}:G{at})"),
-                                fx(f"MAX(F{at}:G{at})/H{at}")], _PHASE_FORMATS)
+            put_values(ws, at, [kind, g.rack, *values, fx(f"H{at}-MAX(F{at}:G{at})"), fx(f"MAX(F{at}:G{at})/H{at}")],
+                       _PHASE_FORMATS)
     at += 2
     head_cells(ws, at, ("UPS", "Rows", "Load kW", "Other side lost kW", "Rating kW"))
     ups = r.model.scenario.feeds.ups_capacity

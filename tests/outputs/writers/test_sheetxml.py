@@ -13,14 +13,19 @@ import weakref
 import zipfile
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font
+from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.writer.excel import ExcelWriter
 
+from bom.costing.categories import Category
 from bom.outputs.writers import xlsx
 from bom.outputs.writers.sheetxml import as_cells, cell_xml, fast_cells, value_and_format
 from bom.outputs.writers.xlsx import fx, put_cell
+from bom.roles import Layer, Tier
 
 TEXTS = ("plain", " lead", "trail ", "  ", "\tx", "a & b < c > d", "&amp;", "x\ny", "=1+1", "+3", "-", "@SUM(A1)",
          "é ü ß 中文 \u2028", "\"quoted\" 'single'", "]]>", "<t>", "ends\n", "\u00a0nbsp", "x\u3000", "\u2029",
@@ -179,3 +184,50 @@ def test_a_defined_name_as_openpyxl_makes_and_writes_it() -> None:
         assert tostring(made.to_tree("definedName", 0)) == tostring(want.to_tree("definedName", 0))
     xlsx.define_name(wb, "Print_Area", "Inputs!$A$1:$B$2")   # reserved: openpyxl's own, its _xlnm. prefix
     assert type(wb.defined_names["Print_Area"]) is DefinedName
+
+
+class _Shouty(str):
+    """A str subclass whose str() is not its text (cell_text keeps its text)."""
+
+    def __str__(self) -> str:
+        return "SHOUT"
+
+
+#: Values put_values stores itself or hands to put_cell: text, enums, an odd str subclass, formulas (one
+#: openpyxl refuses), numbers, None, bools, dates (a datetime is openpyxl's).
+_VALUES = st.sampled_from(["plain", "=1+1", " lead", "x\r\ny", "", "\x01bad", Category.COMPUTE, Tier.SCALE_OUT,
+                           Layer.LEAF, _Shouty("text"), fx("SUM(A1:A2)"), fx("A1\x02"), fx(""), 0, -0.0, 1.5,
+                           10**15, None, True, dt.date(2027, 3, 1), dt.date(1900, 2, 28),
+                           dt.datetime(2027, 3, 1, 12, 30)])
+_FORMATS = st.sampled_from([None, xlsx.COUNT, xlsx.DATE, "mm-dd", "0.0%"])
+_ALIGNS = st.sampled_from([None, xlsx.WRAP, Alignment(vertical="top")])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.lists(st.tuples(_VALUES, _FORMATS, _ALIGNS), max_size=6)),
+                max_size=6), st.booleans())
+@example([(1, [(dt.date(2027, 3, 1), None, None), (Layer.LEAF, None, None), (_Shouty("t"), "0.0%", None)]),
+          (1, [(1.5, None, None)])], False)   # a date taking the setter's format; enums; a cell put twice
+def test_put_values_is_put_cell_of_each_value_in_order(rows, iso_dates) -> None:  # type: ignore[no-untyped-def]
+    """A row's values stored by put_values are put_cell's, in the order given, however the values, formats
+    and alignments mix (the order styles are first met is the workbook's order), a cell put twice too: the
+    saved workbooks are the same bytes (or the same error)."""
+    def made(one_by_one: bool) -> Workbook:
+        wb = Workbook()
+        wb.iso_dates = iso_dates
+        ws = wb.active
+        for row, cells in rows:
+            if one_by_one:
+                for col, (v, fmt, align) in enumerate(cells, start=1):
+                    put_cell(ws, row, col, v, fmt, align=align)
+            else:
+                xlsx.put_values(ws, row, *([c[k] for c in cells] for k in range(3)))
+        return wb
+
+    def saved(one_by_one: bool) -> object:
+        try:
+            return _parts(made(one_by_one), True)
+        except IllegalCharacterError as e:   # a formula openpyxl refuses: refused alike
+            return type(e), str(e)
+
+    assert saved(False) == saved(True)

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import functools
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 from bom.outputs.writers.common import price_ranges, range_source
+from bom.outputs.writers.diagram import Boundary, Box, Diagram, Text, Wire
 from bom.outputs.writers.documents import (
     _context,
     _env,
@@ -160,3 +162,100 @@ def test_power_and_site_rows_are_the_old_loops(path):
         return
     assert [str(x) for x in sites] == [old("sites.html.j2", model=r.model, dci=across.dci),
                                        old("pairs.html.j2", dci=across.dci, across=across)]
+
+
+def test_rack_groups_sharing_a_plan_are_written_as_groups_each_with_its_own():
+    """Rack groups alike share one RackPower (alike sites' racks; here each group of a three-site build and a
+    copy of it with more racks): the power section's rows and the workbook's Power sheet, made once a plan,
+    are those of the same groups each given its own copy of the plan."""
+    from bom.outputs.writers.xlsx import write_xlsx
+
+    r = _report(ROOT / "tests/golden/scenarios/ring-three-sites.yaml")
+    power = r.model.power
+
+    def with_groups(groups):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(r, model=dataclasses.replace(r.model, power=dataclasses.replace(
+            power, groups=tuple(groups))))
+
+    twice = [*power.groups, *(dataclasses.replace(g, racks=g.racks + 1) for g in power.groups)]
+    shared, apart = with_groups(twice), with_groups(dataclasses.replace(g, plan=dataclasses.replace(g.plan))
+                                                    for g in twice)
+    assert len({id(g.plan) for g in shared.model.power.groups}) == len(power.groups)
+    assert len({id(g.plan) for g in apart.model.power.groups}) == len(twice)
+    assert _context(shared)["power_plan"] == _context(apart)["power_plan"]
+    assert write_xlsx(shared) == write_xlsx(apart)
+
+
+_NUMBER = st.integers(-10**6, 10**6) | st.floats(allow_nan=True, allow_infinity=True)
+_ROW = st.builds(lambda label, note, kind, gating, x, w, y: SimpleNamespace(
+    label=label, note=note, kind=kind, gating=gating, x=x, w=w, y=y),
+    _TEXT | st.sampled_from([_Odd("a\x07<b"), "x" * 50 + "<&>"]), _TEXT,
+    st.sampled_from(["part", "step", "unknown", "<&>"]), st.booleans(), _NUMBER, _NUMBER, st.integers(0, 2000))
+_TICKS = st.lists(st.builds(lambda x, label: SimpleNamespace(x=x, label=label), _NUMBER, _TEXT), max_size=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_ROW, max_size=6), _TICKS, _NUMBER, st.integers(0, 3000), st.integers(4, 30))
+def test_timeline_is_what_its_template_drew(rows, ticks, done, height, row_h):
+    """A timeline written in Python is what its template (loops/timeline.svg.j2) drew with autoescape: hostile
+    labels and notes, any number, bars of every kind, gating or not, no bars or ticks at all."""
+    from bom.outputs.writers.documents import timeline_svg
+
+    chart = SimpleNamespace(rows=rows, ticks=ticks, done=done, height=height, row_h=row_h)
+    assert timeline_svg(chart) == _jinja(True, (LOOPS / "timeline.svg.j2").read_text(), t=chart)
+
+
+@pytest.mark.parametrize("path", [None, ROOT / "tests/golden/scenarios/ring-three-sites.yaml"],
+                         ids=["default", "ring-three-sites"])
+def test_the_reports_timelines_are_what_their_template_drew(path):
+    from bom.outputs.writers.documents import _chart, timeline_svg
+
+    for s in _report(path).schedule:
+        chart = _chart(s)
+        assert timeline_svg(chart) == _jinja(True, (LOOPS / "timeline.svg.j2").read_text(), t=chart)
+
+
+_BOX = st.builds(lambda x, y, w, h, kind, fill: Box(x, y, w, h, kind, fill), _NUMBER, _NUMBER, _NUMBER, _NUMBER,
+                 st.sampled_from(["site", "site-dot", "layer", "<&>"]) | _TEXT, _TEXT)
+_WIRE = st.builds(lambda x1, y1, x2, y2, medium, cy, dashed, path: Wire(x1, y1, x2, y2, medium, cy, dashed, path),
+                  _NUMBER, _NUMBER, _NUMBER, _NUMBER, st.sampled_from(["copper", "optical", "mixed", "coherent",
+                                                                        "boundary"]),
+                  st.none() | _NUMBER, st.booleans(), st.just("") | _TEXT)
+_BOUNDARY = st.builds(lambda y, x1, x2, tier, n: Boundary(y, x1, x2, tier, n, n + 1, n * 2), _NUMBER, _NUMBER, _NUMBER,
+                      _TEXT, st.integers(0, 10**9))
+_LABEL = st.builds(lambda x, y, text, size, anchor, path, value, halo: Text(x, y, text, size, anchor, "bold", "#111",
+                                                                             path, value, halo),
+                   _NUMBER, _NUMBER, _TEXT | st.sampled_from([_Odd("a\x07<b")]), st.integers(1, 40),
+                   st.sampled_from(["start", "middle", "<"]), st.just("") | _TEXT, st.none() | _NUMBER | _TEXT,
+                   st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_BOX, max_size=4), st.lists(_WIRE, max_size=4), st.lists(_BOUNDARY, max_size=2),
+       st.lists(_LABEL, max_size=4))
+def test_diagram_shapes_are_what_the_template_drew(boxes, wires, boundaries, texts):
+    """The diagram's shapes written in Python are what report.html.j2's loops drew (loops/diagram.html.j2):
+    hostile text in every text field, any number, arcs and lines, dashed or not, with and without paths."""
+    from bom.outputs.writers.documents import diagram_svg
+
+    d = Diagram(100, 50.0, boxes, wires, texts, boundaries)
+    assert diagram_svg(d) == _jinja(True, (LOOPS / "diagram.html.j2").read_text(), d=d)
+
+
+@pytest.mark.parametrize("path", [None, ROOT / "tests/golden/scenarios/ring-three-sites.yaml"],
+                         ids=["default", "ring-three-sites"])
+def test_the_reports_diagram_is_what_the_template_drew(path):
+    from bom.outputs.writers.diagram import diagram
+    from bom.outputs.writers.documents import diagram_svg
+
+    d = diagram(_report(path))
+    assert d.wires and d.texts and diagram_svg(d) == _jinja(True, (LOOPS / "diagram.html.j2").read_text(), d=d)
+
+
+@given(st.integers(-10**15, 10**15) | st.floats(allow_nan=True, allow_infinity=True) | _TEXT, st.integers(0, 4))
+def test_num_is_its_format(v, d):
+    """The templates' num: a text as it is, a number with separators and d decimals (0: a fixed spec)."""
+    from bom.outputs.writers.documents import num
+
+    assert num(v, d) == (v if isinstance(v, str) else f"{v:,.{d}f}")
+    assert d or num(v) == num(v, 0)

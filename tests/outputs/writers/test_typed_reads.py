@@ -14,7 +14,7 @@ from bom.resources import data_dir
 WRITERS = Path(__file__).resolve().parents[3] / "bom" / "outputs" / "writers"
 #: The writers of documents, and the JSON writers among their functions (the only callers of to_json).
 MODULES = {"documents.py": {"write_json"}, "diagram.py": set(), "compare_text.py": {"write_compare_json"}}
-TEMPLATES = ("report.html.j2", "timeline.svg.j2", "summary.md.j2", "compare.html.j2")
+TEMPLATES = ("report.html.j2", "summary.md.j2", "compare.html.j2")
 
 
 def to_json_callers(source: str) -> list[str]:
