@@ -28,6 +28,7 @@ port bookkeeping when the plan walks it.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
@@ -331,30 +332,49 @@ class _Adder:
                 r[run] = r.get(run, 0) + theirs
 
     def fan(self, item: Fan, copies: int) -> None:
-        """:meth:`pair` of each of the fan's pairs (one link each), inline; a lower device's runs added up
-        over its links, then counted under its profile."""
+        """:meth:`pair` of each of the fan's pairs (one link each), as C-level passes over the fan: each
+        distinct pair of racks routed once, each lower device's runs added up over its links (a device of one
+        link: its devices counted per run, not one by one) and counted under its profile, each upper
+        device's runs counted over its pairs; both tables filled in the order the pairs would fill them."""
         lower_role, upper_role, ends, lower_at, upper_at = item
-        lo, up, apart, fp = self.lo, self.up, self.apart, self.fp
-        cur = -1
-        prof: dict[Run, int] = {}
-        for n, s in ends:
-            a, b = lower_at[n], upper_at[s]
-            run = apart.get((a[0] - b[0], a[1] - b[1]))
-            if run is None:
-                run = apart[a[0] - b[0], a[1] - b[1]] = route(a, b, fp)
-            if n != cur:
-                if cur >= 0:
-                    _profiled(lo, lower_role, prof, copies)
-                cur, prof = n, {}
-            prof[run] = prof.get(run, 0) + 1
+        got = list(zip(*ends, strict=True))
+        if not got:
+            return
+        ns, ss = got
+        lo, up = self.lo, self.up
+        runs = self._fan_runs(list(zip(map(lower_at.__getitem__, ns), map(upper_at.__getitem__, ss), strict=True)))
+        if len(set(ns)) == len(ns):   # a link a lower device: its profile is its run
+            for run, devices in Counter(runs).items():
+                _profiled(lo, lower_role, {run: 1}, copies * devices)
+        else:   # a lower device's links come one after another
+            for _, links in itertools.groupby(range(len(ns)), ns.__getitem__):
+                _profiled(lo, lower_role, dict(Counter(map(runs.__getitem__, links))), copies)
+        by_upper = sorted(range(len(ss)), key=ss.__getitem__)   # stable: each device's pairs in the walk's order
+        counted = {s: Counter(map(runs.__getitem__, links))
+                   for s, links in itertools.groupby(by_upper, ss.__getitem__)}
+        for s in dict.fromkeys(ss):   # the upper devices in the order the walk first meets them
             d = up.get((upper_role, s))
             if d is None:
-                up[upper_role, s] = [copies, {run: 1}]
+                up[upper_role, s] = [copies, dict(counted[s])]
             else:
                 r = d[1]
-                r[run] = r.get(run, 0) + 1
-        if cur >= 0:
-            _profiled(lo, lower_role, prof, copies)
+                for run, n in counted[s].items():
+                    r[run] = r.get(run, 0) + n
+
+    def _fan_runs(self, spots: list[tuple[Spot, Spot]]) -> list[Run]:
+        """The run of each pair of places, each distinct pair routed once (by how far apart it stands:
+        :func:`route` depends on nothing else)."""
+        fp = self.fp
+        near: dict[tuple[int, int], Run] = {}
+        known: dict[tuple[Spot, Spot], Run] = {}
+        for key in dict.fromkeys(spots):
+            (r0, p0), (r1, p1) = key
+            far = (r0 - r1 if r0 > r1 else r1 - r0, p0 - p1 if p0 > p1 else p1 - p0)
+            run = near.get(far)
+            if run is None:
+                run = near[far] = route(key[0], key[1], fp)
+            known[key] = run
+        return list(map(known.__getitem__, spots))
 
     def star(self, item: Star) -> None:
         """:meth:`mesh` of each lower device and its set, inline (both ends' tables as a mesh fills them)."""

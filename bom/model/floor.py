@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, repeat, starmap
 
 from bom.errors import LimitError
 from bom.model.placement import Placement, Section, SiteLayout
@@ -84,7 +85,8 @@ class Floor:
         devices pair up many to many: built a rack at a time, read by index)."""
         out = self._all.get(role)
         if out is None:
-            out = self._all[role] = [spot for spot, n in self.racks(role, 0, self.count(role)) for _ in range(n)] \
+            # A rack's devices repeated from its count, in C (a campus site has thousands of a role).
+            out = self._all[role] = list(chain.from_iterable(starmap(repeat, self.racks(role, 0, self.count(role))))) \
                 if self._in_order(role) else [self._spot(role, i) for i in range(self.count(role))]
         return out
 

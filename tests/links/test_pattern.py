@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bom.links.oob import OobToSpines
 from bom.links.pattern import Fan, Item, Mesh, Pair, Star, Tags, _Adder
 from bom.model.floorplan import EndGroups, FloorPlan
@@ -51,3 +54,24 @@ def test_a_star_counts_as_a_mesh_a_lower_device() -> None:
     star = _walk([Star("lo", "up", 2, members)])
     assert star == _walk(meshes)
     assert sum(n for n, _ in star[0]) == 2 * len(LOWER)
+
+
+def _ordered(groups: EndGroups) -> list[tuple[int, list]]:
+    """End groups with each group's runs in their order (a dict's equality ignores it)."""
+    return [(n, list(runs.items())) for n, runs in groups]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(0, len(UPPER) - 1)), min_size=1, max_size=len(LOWER)),
+       st.integers(1, 4), st.booleans())
+def test_a_fan_fills_both_tables_as_its_pairs_in_their_order(devices: list[tuple[int, int]], copies: int,
+                                                             one_link: bool) -> None:
+    """Random fans (a link a lower device, or several one after another) walked as a fan and as the pairs it
+    stands for: the same end groups, each group's runs in the same order, behind a pair already walked."""
+    ends = [(n, (s + k) % len(UPPER)) for n, (links, s) in enumerate(devices) for k in range(1 if one_link else links)]
+    first = Pair(("up", 0), ("up", 1), 2, "", "", None, None, (UPPER[0], UPPER[1]))
+    pairs: list[Item] = [first, *(Pair(("lo", n), ("up", s), 1, "", "", None, None, (LOWER[n], UPPER[s]))
+                                  for n, s in ends)]
+    fan = _walk([first, Fan("lo", "up", iter(ends), LOWER, UPPER)], copies=copies)
+    walked = _walk(pairs, copies=copies)
+    assert [_ordered(g) for g in fan] == [_ordered(g) for g in walked]
