@@ -8,6 +8,8 @@ fits no empty rack is an error naming the limit.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -46,25 +48,32 @@ def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple
     # Racks alike share one layout object (the shared racks repeat a few mixes of devices): what reads a
     # layout's devices (its PDUs, its power plan, its roles) does so once per object.
     # Keyed by the items' objects (each listed item is one object, kept alive by the layouts made): hashing
-    # an item hashes its every field in Python, and a rack holds dozens.
-    made: dict[tuple[tuple[int, int], ...], Layout] = {}
+    # an item hashes its every field in Python, and a rack holds dozens. A rack's key is its slots as runs
+    # of one item stacked without a gap (:func:`_run`: one entry per run, not per slot; equal slots, equal
+    # runs).
+    made: dict[tuple[tuple[int, int, int], ...], Layout] = {}
 
-    def close(slots: list[tuple[Item, int]]) -> Layout:
-        key = tuple([(id(item), u) for item, u in slots])
+    def close(slots: list[tuple[Item, int]], runs: list[tuple[int, int, int]]) -> Layout:
+        key = tuple(runs)
         lay = made.get(key)
         if lay is None:
             lay = made[key] = Layout(kind, rack, tuple(slots))
         return lay
 
     slots = _empty(kind, rack)
+    empty = _run([], rack.pdu, 0, len(slots)) if slots and rack.pdu is not None else []
+    runs = list(empty)
     used, power = 0, sum(i.power_w for i, _ in slots)
+    checked: set[int] = set()   # an item listed again (a shared rack's management switch between spines)
     for item, count in items:
-        check_fits(rack, item)
+        if id(item) not in checked:
+            check_fits(rack, item)
+            checked.add(id(item))
         while count:
             k, power_after = _room(rack, item, used, power, count)
             if not k:
-                out.append(close(slots))
-                slots = _empty(kind, rack)
+                out.append(close(slots, runs))
+                slots, runs = _empty(kind, rack), list(empty)
                 used, power = 0, sum(i.power_w for i, _ in slots)
                 # A new rack takes its first device unchecked (check_fits said one fits an empty rack).
                 k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
@@ -73,16 +82,32 @@ def pack(kind: RackKind, rack: RackType, items: list[tuple[Item, int]]) -> tuple
                 if full:
                     # Racks the item fills alone are alike (first-fit never goes back to a closed rack): one
                     # layout for all of them, made once, not device by device.
-                    out.extend([close([*slots, *_stacked(item, 0, k)])] * full)
+                    out.extend([close([*slots, *_stacked(item, 0, k)], _run(list(empty), item, 0, k))] * full)
                     count -= full * k
                     k, power_after = _room(rack, item, used + item.height, power + item.power_w, count - 1)
                     k += 1
             slots.extend(_stacked(item, used, k))
+            _run(runs, item, used, k)
             h = item.height
             used, power, count = used + k * h, power_after, count - k
     if len(slots) > len(_empty(kind, rack)):
-        out.append(close(slots))
+        out.append(close(slots, runs))
     return tuple(out)
+
+
+def _run(runs: list[tuple[int, int, int]], item: Item, used: int, k: int) -> list[tuple[int, int, int]]:
+    """``runs`` (a rack's slots as (item's id, the U below the run, devices) runs) with ``k`` of ``item``
+    stacked from ``used`` U up (:func:`_stacked`), joined to the last run where they continue it: so
+    the runs of two racks are equal when their slots are."""
+    h = item.height
+    at = used if h else 0   # 0U devices stand at 0 whatever the rack holds
+    if runs:
+        last_id, last_at, n = runs[-1]
+        if last_id == id(item) and last_at + n * h == at:
+            runs[-1] = (last_id, last_at, n + k)
+            return runs
+    runs.append((id(item), at, k))
+    return runs
 
 
 def _stacked(item: Item, used: int, k: int) -> list[tuple[Item, int]]:
@@ -93,13 +118,21 @@ def _stacked(item: Item, used: int, k: int) -> list[tuple[Item, int]]:
 
 def _room(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:
     """How many of ``item`` (at most ``most``) still fit one after another, and the power then
-    (added one by one, as the rack's budget check sums them)."""
+    (added one by one, as the rack's budget check sums them: the running sums made in C, the last
+    within the budget found by bisection, as they never fall)."""
     k = min(most, (rack.u_budget - used) // item.height) if item.height else most
-    n = 0
-    while n < k and power + item.power_w <= rack.power_budget_w:
-        power += item.power_w
-        n += 1
-    return n, power
+    w = item.power_w
+    if k <= 0:
+        return 0, power
+    if w < 0:   # sums that fall: one by one
+        n = 0
+        while n < k and power + w <= rack.power_budget_w:
+            power += w
+            n += 1
+        return n, power
+    sums = list(itertools.accumulate(itertools.repeat(w, k), initial=power))
+    n = bisect.bisect_right(sums, rack.power_budget_w, 1) - 1
+    return n, sums[n]
 
 
 @dataclass(frozen=True)
