@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 from bom.errors import LimitError
 from bom.model.records import PlanRow
 from bom.roles import Tier
-from bom.topology.geometry import Profiles, by_spot, route
+from bom.topology.geometry import Profiles, by_spot, route, runs_apart
 from bom.topology.linkgroups import count_hop
 
 if TYPE_CHECKING:
@@ -259,8 +259,9 @@ class _Adder:
         self.spots: dict[Dev, Spot] = {}
         self.runs: dict[tuple[Spot, Spot], Run] = {}
         #: Runs by how far apart two racks stand (rows, places; signed): the walks of many distinct rack
-        #: pairs (a mesh, a fan, a star) meet few distances, and :func:`route` depends on nothing else.
-        self.apart: dict[tuple[int, int], Run] = {}
+        #: pairs (a mesh, a fan, a star) meet few distances, and :func:`route` depends on nothing else;
+        #: shared by every walk on the floor plan (:func:`~bom.topology.geometry.runs_apart`).
+        self.apart = runs_apart(ctx.fp)
         self.sets: dict[tuple[str, tuple[int, ...]], dict[Spot, int]] = {}
 
     def spot(self, dev: Dev) -> Spot:
@@ -362,17 +363,14 @@ class _Adder:
                     r[run] = r.get(run, 0) + n
 
     def _fan_runs(self, spots: list[tuple[Spot, Spot]]) -> list[Run]:
-        """The run of each pair of places, each distinct pair routed once (by how far apart it stands:
-        :func:`route` depends on nothing else)."""
-        fp = self.fp
-        near: dict[tuple[int, int], Run] = {}
+        """The run of each pair of places, each distinct pair looked up once (by how far apart it stands)."""
+        apart, fp = self.apart, self.fp
         known: dict[tuple[Spot, Spot], Run] = {}
         for key in dict.fromkeys(spots):
-            (r0, p0), (r1, p1) = key
-            far = (r0 - r1 if r0 > r1 else r1 - r0, p0 - p1 if p0 > p1 else p1 - p0)
-            run = near.get(far)
+            a, b = key
+            run = apart.get((a[0] - b[0], a[1] - b[1]))
             if run is None:
-                run = near[far] = route(key[0], key[1], fp)
+                run = apart[a[0] - b[0], a[1] - b[1]] = route(a, b, fp)
             known[key] = run
         return list(map(known.__getitem__, spots))
 

@@ -8,8 +8,6 @@ fits no empty rack is an error naming the limit.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -118,21 +116,13 @@ def _stacked(item: Item, used: int, k: int) -> list[tuple[Item, int]]:
 
 def _room(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:
     """How many of ``item`` (at most ``most``) still fit one after another, and the power then
-    (added one by one, as the rack's budget check sums them: the running sums made in C, the last
-    within the budget found by bisection, as they never fall)."""
+    (added one by one, as the rack's budget check sums them)."""
     k = min(most, (rack.u_budget - used) // item.height) if item.height else most
-    w = item.power_w
-    if k <= 0:
-        return 0, power
-    if w < 0:   # sums that fall: one by one
-        n = 0
-        while n < k and power + w <= rack.power_budget_w:
-            power += w
-            n += 1
-        return n, power
-    sums = list(itertools.accumulate(itertools.repeat(w, k), initial=power))
-    n = bisect.bisect_right(sums, rack.power_budget_w, 1) - 1
-    return n, sums[n]
+    n = 0
+    while n < k and power + item.power_w <= rack.power_budget_w:
+        power += item.power_w
+        n += 1
+    return n, power
 
 
 @dataclass(frozen=True)

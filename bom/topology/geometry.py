@@ -12,6 +12,7 @@ plan (each row's run between its two devices' racks).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable
 
 from bom.catalog.rows import Platform
@@ -103,6 +104,23 @@ _ROUTES: dict[tuple[int, int, int], Run] = {}
 _KEPT: dict[int, FloorPlan] = {}
 
 
+def runs_apart(fp: FloorPlan) -> dict[tuple[int, int], Run]:
+    """The runs between two racks by how far apart they stand (rows, places; signed: (0, 0) is one rack),
+    for one floor plan: the walks fill it with :func:`route`'s run as they meet each distance (it depends
+    on nothing else), and every walk of the floor plan shares it (a build's hops meet the same distances
+    again: a million-GPU site's hops about 4,500 route calls without it)."""
+    got = _APART.get(id(fp))
+    if got is None or got[0] is not fp:
+        if len(_APART) >= 8:   # a sweep or the suite builds many floor plans in one process
+            _APART.clear()
+        got = _APART[id(fp)] = (fp, {})
+    return got[1]
+
+
+#: :func:`runs_apart`'s tables by floor plan (kept with it, so its id is not reused while it is held).
+_APART: dict[int, tuple[FloorPlan, dict[tuple[int, int], Run]]] = {}
+
+
 def unplaced_run(fp: FloorPlan) -> Run:
     """A run to a network the scenario does not build (the site's in-band network when no in-band
     fabric is built): its far end stands nowhere in the placement, so the run is taken as a row away
@@ -174,23 +192,24 @@ def leaf_loads(p: Plane, planes: int) -> list[tuple[int, int]]:
 
 
 def pod_leaves(plane: Plane, pl: int, planes: int) -> list[list[int]]:
-    """Each pod's leaves of plane ``pl`` (site indices), group by group in leaf order."""
+    """Each pod's leaves of plane ``pl`` (site indices), group by group in leaf order: a group's leaves
+    are consecutive (a range a group, or a pod's share of one where a pod ends in the group), the last
+    pod taking every leaf past the others'."""
     out: list[list[int]] = [[] for _ in range(plane.pods)]
-    lpg = plane.leaves_per_group
-    for seq in range(plane.leaves):
-        g, local = divmod(seq, lpg)
-        out[min(seq // plane.pod_size, plane.pods - 1)].append((g * planes + pl) * lpg + local)
+    lpg, size, last = plane.leaves_per_group, plane.pod_size, plane.pods - 1
+    for g in range(plane.groups):
+        base, seq, local = (g * planes + pl) * lpg, g * lpg, 0
+        while local < lpg:
+            pod = min((seq + local) // size, last)
+            end = lpg if pod == last else min(lpg, (pod + 1) * size - seq)
+            out[pod] += range(base + local, base + end)
+            local = end
     return out
 
 
 def by_spot(floor: Floorish, role: str, devices: Iterable[int]) -> dict[tuple[int, int], int]:
-    """How many of ``devices`` (of ``role``) stand in each rack, in first-seen order."""
-    spots = floor.spots(role)
-    out: dict[tuple[int, int], int] = {}
-    for d in devices:
-        s = spots[d]
-        out[s] = out.get(s, 0) + 1
-    return out
+    """How many of ``devices`` (of ``role``) stand in each rack, in first-seen order (counted in C)."""
+    return dict(Counter(map(floor.spots(role).__getitem__, devices)))
 
 
 def between(fp: FloorPlan, a_spots: dict[tuple[int, int], int], b_spots: dict[tuple[int, int], int],

@@ -276,26 +276,6 @@ def test_a_switch_row_of_many_racks_is_packed_as_one_layout():
     assert got[0].slots == ((spine, 1), (spine, 2))
 
 
-def _one_by_one(rack: RackType, item: Item, used: int, power: float, most: int) -> tuple[int, float]:
-    """The budget check as it was written: devices added one at a time."""
-    k = min(most, (rack.u_budget - used) // item.height) if item.height else most
-    n = 0
-    while n < k and power + item.power_w <= rack.power_budget_w:
-        power += item.power_w
-        n += 1
-    return n, power
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 3), st.floats(0, 3000, allow_nan=False), st.floats(0, 50_000, allow_nan=False),
-       st.integers(0, 48), st.integers(0, 60), st.floats(1000, 60_000, allow_nan=False))
-def test_room_sums_power_as_one_device_at_a_time(height, watts, power, used, most, budget):
-    """How many devices still fit and the power then: the running sums' bisection gives the one-by-one
-    loop's count and its float sum bit for bit (0U devices, an over-full rack, floats that round)."""
-    from bom.placement.racks import _room
-    rack, item = RackType("r", 48, budget), Item("spine", "x", height, watts)
-    assert _room(rack, item, min(used, 48), power, most) == _one_by_one(rack, item, min(used, 48), power, most)
-
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(range(4)), st.integers(1, 30)), min_size=1, max_size=25), st.booleans())
