@@ -453,7 +453,15 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
     site = 0
     for shape in placement.sites:
         common: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-        add(common, placement.site_rack_rows(site + 1, shape, own=False))
+        for racks, copies, step in placement.site_row_copies(site + 1, shape):
+            if copies == 1:
+                add(common, iter(racks))
+                continue
+            # A section's copies stand in rows of their own: a row's sums are its first copy's, row for row.
+            first: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+            add(first, iter(racks))
+            for copy in range(copies):
+                common.update(((row + copy * step, feed), list(acc)) for (row, feed), acc in first.items())
         # A site's sides in (row, feed) order: the same as the last site's where its own racks are (by row).
         last: tuple[tuple[int, int], ...] | None = None
         sides: list[tuple[tuple[int, Feed], list[float]]] = []

@@ -398,6 +398,24 @@ class Placement:
                 for n, lay in enumerate(sec.layouts):
                     yield (at + n) // per + 1, lay
 
+    def site_row_copies(self, site: int, shape: SiteLayout) -> Iterator[tuple[list[tuple[int, Layout]], int, int]]:
+        """:meth:`site_rack_rows` of ``site``'s shape sections (``own`` False), a section at a time: (its
+        first copy's (row, layout) racks, copies, rows from one copy to the next), the copies standing in
+        rows of their own (the section starts a row and a copy takes whole rows), so a sum by row over the
+        first copy is each copy's; a section whose copies do not (a shared section that follows another
+        in its row) is given a copy at a time (copies 1)."""
+        per, mine = self.racks_per_row, len(shape.sections)
+        for k, sec, start in self._standing(site, shape):
+            if k == mine:
+                continue
+            stride = sec.stride(per)
+            if sec.copies > 1 and start % per == 0 and stride % per == 0:
+                yield [((start + n) // per + 1, lay) for n, lay in enumerate(sec.layouts)], sec.copies, stride // per
+                continue
+            for copy in range(sec.copies):
+                at = start + copy * stride
+                yield [((at + n) // per + 1, lay) for n, lay in enumerate(sec.layouts)], 1, 0
+
     def _every_standing(self) -> Iterator[tuple[int, Section, int]]:
         """(site, section, first place) of every section of every site, sites in order and each site's
         sections as :meth:`_standing` has them."""

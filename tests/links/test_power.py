@@ -164,7 +164,29 @@ def test_rack_scale_shelves_take_whips(models) -> None:  # type: ignore[no-untyp
 def test_the_row_sides_are_every_rack_summed_in_row_order(name, models, catalog) -> None:  # type: ignore[no-untyped-def]
     """The closed form's row sides (summed from the sections' arithmetic, ``Placement.rack_rows``) are every
     rack's feeds, rack by rack as the placement lays them out, to the last bit of each float."""
-    model = models[name]
+    _row_sides_are_every_racks(models[name], catalog)
+
+
+#: Two sites of blocks whose copies stand in rows of their own (summed a first copy for all), beside shared
+#: racks that follow one another in a row (summed rack by rack).
+BLOCKS = ('name: blocks\nplatform: gb300-nvl72\ngpus: 9216\nfabrics: {compute: {switch: q3400}, storage: {}, '
+          'inband: {}, oob: {}}\nsites: {count: 2, distance: "2 km", dci_bandwidth: "6.4 Tbit/s"}\n')
+
+
+def test_the_row_sides_of_copies_in_rows_of_their_own_are_every_rack_summed(catalog) -> None:  # type: ignore[no-untyped-def]
+    """A section's copies summed once by row (``Placement.site_row_copies``) are each copy's racks summed, bit
+    for bit, and the sections that share a row are summed rack by rack."""
+    model = build_scenario(scenario_from_text(BLOCKS), load_text(BLOCKS, "blocks.yaml"), catalog)
+    shape = model.placement.sites[0]
+    found = list(model.placement.site_row_copies(1, shape))
+    assert any(copies > 1 for _, copies, _ in found) and any(copies == 1 for _, copies, _ in found)
+    expanded = [(row + copy * step, id(lay)) for racks, copies, step in found for copy in range(copies)
+                for row, lay in racks]
+    assert expanded == [(row, id(lay)) for row, lay in model.placement.site_rack_rows(1, shape, own=False)]
+    _row_sides_are_every_racks(model, catalog)
+
+
+def _row_sides_are_every_racks(model, catalog) -> None:  # type: ignore[no-untyped-def]
     pl, plans = model.placement, Plans(parts_of(catalog, model.platform.support.pdu))
     assert [(s, r, id(lay)) for s, r, lay in pl.rack_rows()] == [(k.site, k.row, id(lay)) for lay, k in pl.laid_out()]
     want: dict[tuple[int, int, Feed], list[float]] = {}
