@@ -333,15 +333,19 @@ def _loads(cords: tuple[Cord, ...], lay: Layout, parts: Parts, st: _Rack, specs:
 def pdus_needed(lay: Layout, parts: Parts) -> int:
     """The PDUs a rack layout's devices need for their outlets (both feeds alike, so twice the busier
     feed's): a power shelf's whip takes a PDU's whole circuit; the cords of each outlet type fill whole
-    PDUs. The placement stands at least these (and as many as its power budget needs)."""
+    PDUs. The placement stands at least these (and as many as its power budget needs). Each item object's
+    slots counted in C and its supplies looked up once (a rack holds dozens of one switch)."""
     o = parts.pdu
-    specs = [parts.supplies(item) for item, _ in lay.slots if item.role != Layer.PDU]
-    shelves = sum(1 for sp in specs if sp is not None and sp.inlet == WHIP)
+    items = [item for item, _ in lay.slots]
+    slots = Counter(map(id, items))
+    specs = [(parts.supplies(item), slots[key]) for key, item in dict(zip(map(id, items), items, strict=True)).items()
+             if item.role != Layer.PDU]
+    shelves = sum(n for sp, n in specs if sp is not None and sp.inlet == WHIP)
     need: Counter[str] = Counter()
     if not shelves:
-        for sp in specs:
+        for sp, n in specs:
             if sp is not None and sp.inlet in OUTLET_FOR:
-                need[OUTLET_FOR[sp.inlet]] += -(-sp.count // len(FEEDS))
+                need[OUTLET_FOR[sp.inlet]] += n * -(-sp.count // len(FEEDS))
     have: dict[str, int] = {str(k): v for k, v in o.outlets.items()}
     per_feed = -(-shelves // len(FEEDS)) + max((-(-n // have[kind]) if have.get(kind) else n
                                                for kind, n in need.items()), default=0)

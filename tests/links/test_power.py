@@ -8,10 +8,11 @@ from collections import Counter
 import pytest
 
 from bom.cableplan import rows as plan
+from bom.catalog.rows import OUTLET_FOR
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.links.pattern import HopContext, Section
-from bom.links.power import PDU_SUPPLY, Plans, PowerView, parts_of, pdus_needed, rack_plan
+from bom.links.power import PDU_SUPPLY, WHIP, Plans, PowerView, parts_of, pdus_needed, rack_plan
 from bom.model.placement import Item, Layout, RackType
 from bom.pipeline import build_scenario
 from bom.roles import FabricKind, Feed, Layer, RackKind
@@ -238,3 +239,29 @@ def test_one_catalog_and_pdu_plan_each_layout_once(models, catalog, monkeypatch)
     again(lays[0])
     monkeypatch.setattr(power, "KEEP_LAYOUTS", 1)
     assert power.plans_of(catalog, pdu) is not again
+
+
+def _pdus_slot_by_slot(lay: Layout, parts) -> int:  # type: ignore[no-untyped-def]
+    """``pdus_needed`` as it was written: each slot's supplies looked up and added one at a time."""
+    o = parts.pdu
+    specs = [parts.supplies(item) for item, _ in lay.slots if item.role != Layer.PDU]
+    shelves = sum(1 for sp in specs if sp is not None and sp.inlet == WHIP)
+    need: Counter[str] = Counter()
+    if not shelves:
+        for sp in specs:
+            if sp is not None and sp.inlet in OUTLET_FOR:
+                need[OUTLET_FOR[sp.inlet]] += -(-sp.count // 2)
+    have = {str(k): v for k, v in o.outlets.items()}
+    return 2 * (-(-shelves // 2) + max(((-(-n // have[k])) if have.get(k) else n for k, n in need.items()), default=0))
+
+
+def test_pdus_needed_counts_each_item_once_as_slot_by_slot(models, catalog) -> None:  # type: ignore[no-untyped-def]
+    """The outlets' PDUs of every layout of the cases and of two sites of blocks (power shelves' whips, C14
+    and C20 cords, items listed again between others, PDUs) and of every mix of their devices two at a time:
+    the per-item count is the slot-by-slot one."""
+    built = [*models.values(), build_scenario(scenario_from_text(BLOCKS), load_text(BLOCKS, "blocks.yaml"), catalog)]
+    lays = [lay for m in built for lay, _ in m.placement.layout_racks()]
+    parts = parts_of(catalog, built[0].platform.support.pdu)
+    mixed = [Layout(a.kind, a.rack, a.slots + b.slots[::-1]) for a in lays[:12] for b in lays[:12]]
+    counts = [(pdus_needed(lay, parts), _pdus_slot_by_slot(lay, parts)) for lay in lays + mixed]
+    assert all(a == b for a, b in counts) and len({a for a, _ in counts}) > 1
