@@ -253,8 +253,23 @@ class DciView(View):
         return port_names(r.cages, r.ports_per_cage)
 
     def units(self) -> Iterator[tuple[int, int, int]]:
-        for site in range(1, self.line.sites + 1):
-            yield self.shape_of(site), site, 1
+        """Every site alone (a site's links depend on its cabled pairs), but a run of sites alike in all a
+        walk reads (its shape, its client links, its own racks: :meth:`Placement.own_key
+        <bom.model.placement.Placement.own_key>`) walked once for the run, in site order: each later site
+        would add the same groups again, which count the same."""
+        placement, dci = self.placement, self.line
+        first, last, n = 1, None, 0
+        for site in range(1, dci.sites + 1):
+            own = placement.own_key(site) if placement is not None else site
+            key = (self.shape_of(site), dci.site_links(site), own)
+            if key == last:
+                n += 1
+                continue
+            if last is not None:
+                yield last[0], first, n
+            first, last, n = site, key, 1
+        if last is not None:
+            yield last[0], first, n
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from bom.cableplan import rows as plan
+from bom.catalog.media import media_for
 from bom.inputs.scenario import scenario_from_text
 from bom.inputs.yamlio import load_text
 from bom.links.pattern import HopContext
@@ -85,7 +86,11 @@ gpus: 128
 
 
 def _build(name: str, catalog) -> Model:  # type: ignore[no-untyped-def]
-    text = f"name: {name}\n" + CASES[name]
+    return _build_text(name, CASES[name], catalog)
+
+
+def _build_text(name: str, body: str, catalog) -> Model:  # type: ignore[no-untyped-def]
+    text = f"name: {name}\n" + body
     return build_scenario(scenario_from_text(text), load_text(text, f"{name}.yaml"), catalog)
 
 
@@ -166,3 +171,32 @@ def test_per_shape_is_worked_out_once_per_shape_in_a_plan() -> None:
     assert made == [0, 1, 5, 0, 1]
     again: Any = HopContext(view, None, shape=0)
     assert again.per_shape("k", lambda: make(0)) == 0 and made == [0, 1, 5, 0, 1, 0]
+
+
+#: Four sites on a ring (all alike: one walk) and three on a hub (the hub alone, the two spokes one walk).
+ALIKE_SITES = {
+    "ring": """platform: gb300-nvl72
+gpus: 288
+fabrics: {compute: {}, inband: {}}
+sites: {count: 4, topology: ring, distance: "40 km", dci_bandwidth: "1.6 Tbit/s", attach: inband}
+""",
+    "hub": CASES["dci-own-border"],
+}
+
+
+@pytest.mark.parametrize("name", ["dci-compute", "dci-border", "dci-own-border", "ring", "hub"])
+def test_alike_sites_walked_once_count_as_each_site_walked(name, models, catalog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The DCI's closed form walks a run of alike sites once (``DciView.units``): its link groups are those of
+    a walk of every site alone, in the same order, and the alike sites are fewer walks."""
+    from bom.links import registry
+    from bom.links.views import DciView
+
+    model = models[name] if name in models else _build_text(name, ALIKE_SITES[name], catalog)
+    where = Where(model.placement, model.floor, model.fabrics, model.endpoints, catalog)
+    view = dci_view(model.dci, where)
+    walks = list(view.units())
+    merged = registry.count(view, FabricKind.DCI, model.floor, media_for(catalog))[0]
+    monkeypatch.setattr(DciView, "units", lambda v: ((v.shape_of(s), s, 1) for s in range(1, v.line.sites + 1)))
+    alone = registry.count(view, FabricKind.DCI, model.floor, media_for(catalog))[0]
+    assert merged == alone and merged == model.dci_groups and merged
+    assert sum(n for _, _, n in walks) == model.dci.sites and (len(walks) < model.dci.sites or name == "dci-own-border")
