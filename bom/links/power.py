@@ -44,7 +44,7 @@ from bom.links.pattern import Fixed, HopContext, Item, Link, Pair, Pattern, Rows
 from bom.links.views import View
 from bom.model.hops import HopKind
 from bom.model.linkgroups import LinkGroup
-from bom.model.power import Cord, Hang, Load, PowerPlan, RackGroup, RackPower
+from bom.model.power import Cord, Load, PowerPlan, RackGroup, RackPower, RowSides
 from bom.model.records import PlanRow
 from bom.roles import FEEDS, FabricKind, Feed, Layer
 from bom.units import magnitude
@@ -430,14 +430,15 @@ def power_plan(placement: Placement, catalog: Catalog, pdu_id: str, feeds: Feeds
         out.append(RackGroup(lay.kind, lay.rack.catalog_id, racks, p,
                              tuple((item.role, item.catalog_id) for item, _ in lay.slots)))
     o = parts.pdu
-    return PowerPlan(tuple(out), tuple(sorted(cords.items())), _hangs(placement, plans, feeds), o.continuous,
+    return PowerPlan(tuple(out), tuple(sorted(cords.items())), _sides(placement, plans, feeds), o.continuous,
                      o.continuous_source)
 
 
-def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]:
-    """Each row's A and B sides and the site UPS each hangs on (the distribution model: module docstring
-    of bom.model.power). The rows of a site shape's sections are summed once per shape (every site of it
-    alike), its sites' own racks (rows of their own) site by site."""
+def _sides(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[RowSides, ...]:
+    """Each row's A and B sides (the distribution model: module docstring of bom.model.power), once for
+    each run of sites that stand alike: the rows of a site shape's sections are summed once per shape
+    (every site of it alike), its sites' own racks (rows of their own) once per run of sites whose own
+    racks stand alike."""
     rating = magnitude(feeds.row_capacity, "power") if feeds.row_capacity is not None else 0.0
     fed: dict[int, tuple[Load, ...]] = {}   # by layout object: a section's racks share theirs
 
@@ -453,7 +454,7 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
                 acc[1] += f.normal_w
                 acc[2] += f.failover_w
 
-    out: list[Hang] = []
+    out: list[RowSides] = []
     site = 0
     for shape in placement.sites:
         common: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
@@ -468,24 +469,22 @@ def _hangs(placement: Placement, plans: Plans, feeds: Feeds) -> tuple[Hang, ...]
                 common.update(((row + copy * step, feed), list(acc)) for (row, feed), acc in first.items())
         # A site's sides in (row, feed) order: the same as the last site's where its own racks are (by row).
         last: tuple[tuple[int, int], ...] | None = None
-        sides: list[tuple[tuple[int, Feed], list[float]]] = []
         for _ in range(shape.count):
             site += 1
             own = list(placement.site_rack_rows(site, shape, own=True))
             key = tuple((row, id(lay)) for row, lay in own)
-            if key != last:
-                loads: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-                loads.update((k, list(v)) for k, v in common.items())
-                add(loads, iter(own))
-                sides, last = sorted(loads.items()), key
-            ups = {feed: f"{names.site(site)}-ups-{feed}" for feed in FEEDS}
-            out += [new_hang(Hang, (site, row, int(n), feed, ups[feed], normal, failover, rating))
-                    for (row, feed), (n, normal, failover) in sides]
+            if key == last:
+                out[-1] = out[-1]._replace(sites=out[-1].sites + 1)
+                continue
+            loads: dict[tuple[int, Feed], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+            loads.update((k, list(v)) for k, v in common.items())
+            add(loads, iter(own))
+            sides = tuple((row, int(n), feed, normal, failover) for (row, feed), (n, normal, failover)
+                          in sorted(loads.items()))
+            out.append(RowSides(site, 1, sides, rating))
+            last = key
     return tuple(out)
 
-
-#: A :class:`Hang` made from a tuple of its fields in one C call.
-new_hang = tuple.__new__
 
 
 R = TypeVar("R", Cord, Load)

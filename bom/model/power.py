@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from typing_extensions import TypedDict
 
+from bom import names
 from bom.model.records import Count
 from bom.roles import Feed, RackKind
 
@@ -113,6 +114,24 @@ class Hang(NamedTuple):
     normal_w: float
     failover_w: float
     rating_w: float      # 0: not given (sized to the load)
+
+
+class RowSides(NamedTuple):
+    """The row sides of ``sites`` sites in a row from ``first``, alike (a site shape's rows summed once, the
+    sites' own racks standing alike): each side's (row, racks, feed, normal W, failover W), in (row, feed)
+    order, and the row distribution's rating (0: not given). Each site's :class:`Hang` records are these
+    with the site and its UPS (:attr:`PowerPlan.hangs`)."""
+
+    first: int
+    sites: int
+    sides: tuple[tuple[int, int, Feed, float, float], ...]
+    rating_w: float
+
+    def hangs(self, site: int) -> list[Hang]:
+        """Site ``site``'s row sides (one of these sites) and the UPS each hangs on."""
+        ups = {feed: f"{names.site(site)}-ups-{feed}" for feed in dict.fromkeys(f for _, _, f, _, _ in self.sides)}
+        return [Hang(site, row, racks, feed, ups[feed], normal, failover, self.rating_w)
+                for row, racks, feed, normal, failover in self.sides]
 
 
 class CordCountJson(TypedDict):
@@ -209,9 +228,17 @@ class PowerPlan:
     groups: tuple[RackGroup, ...]
     #: (power cord row, sold part number, sold length [m]) -> cords over the cluster
     cords: tuple[tuple[tuple[str, str, float], int], ...]
-    hangs: tuple[Hang, ...]
+    #: Each run of alike sites' row sides, in site order (a million-GPU campus's ten sites: one).
+    row_sides: tuple[RowSides, ...]
     continuous: float           # the continuous-load share the ratings take
     continuous_source: str
+
+    @cached_property
+    def hangs(self) -> tuple[Hang, ...]:
+        """Each site's row sides and the UPS each hangs on, site by site (made when asked: the build's
+        sums read :attr:`row_sides`)."""
+        return tuple(h for run in self.row_sides for site in range(run.first, run.first + run.sites)
+                     for h in run.hangs(site))
 
     @property
     def cord_count(self) -> int:
@@ -223,11 +250,16 @@ class PowerPlan:
 
     @cached_property
     def _ups(self) -> dict[str, tuple[int, float, float, float]]:
-        # Summed once: every row side of every site, read by the JSON, the report, the summary and the workbook.
+        # Summed once: every row side of every site, read by the JSON, the report, the summary and the workbook;
+        # a run of alike sites' sides summed once, in their order (each site's sums the same floats).
         out: dict[str, tuple[int, float, float, float]] = {}
-        for h in self.hangs:
-            rows, normal, failover, _ = out.get(h.ups, (0, 0.0, 0.0, 0.0))
-            out[h.ups] = (rows + 1, normal + h.normal_w, failover + h.failover_w, 0.0)
+        for run in self.row_sides:
+            per_feed: dict[Feed, tuple[int, float, float, float]] = {}
+            for _, _, feed, normal_w, failover_w in run.sides:
+                rows, normal, failover, _ = per_feed.get(feed, (0, 0.0, 0.0, 0.0))
+                per_feed[feed] = (rows + 1, normal + normal_w, failover + failover_w, 0.0)
+            for site in range(run.first, run.first + run.sites):
+                out.update((f"{names.site(site)}-ups-{feed}", sums) for feed, sums in per_feed.items())
         return out
 
     @property

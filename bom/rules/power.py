@@ -209,13 +209,18 @@ def distribution(ctx: Context) -> Iterator[Violation]:
     feeds = ctx.model.scenario.feeds
     if plan is None:
         return
-    for h in plan.hangs:
-        if h.rating_w and max(h.normal_w, h.failover_w) > h.rating_w + 1e-6:
-            yield Violation("power.distribution", f"site {h.site} row {h.row} side {h.feed}",
-                            f"the row's {h.feed} side carries {max(h.normal_w, h.failover_w) / 1000:,.1f} kW "
-                            f"(with the other side lost), over its {h.rating_w / 1000:,.1f} kW (feeds.row_capacity)",
-                            "raise feeds.row_capacity to the distribution built, or stand fewer racks a row",
-                            None, None, h.racks)
+    for run in plan.row_sides:   # a run of alike sites' sides checked once, each site's named
+        if not run.rating_w:
+            continue
+        over = [(row, racks, feed, max(normal, failover)) for row, racks, feed, normal, failover in run.sides
+                if max(normal, failover) > run.rating_w + 1e-6]
+        for site in range(run.first, run.first + run.sites):
+            for row, racks, feed, worst in over:
+                yield Violation("power.distribution", f"site {site} row {row} side {feed}",
+                                f"the row's {feed} side carries {worst / 1000:,.1f} kW (with the other side lost), "
+                                f"over its {run.rating_w / 1000:,.1f} kW (feeds.row_capacity)",
+                                "raise feeds.row_capacity to the distribution built, or stand fewer racks a row",
+                                None, None, racks)
     if feeds.ups_capacity is not None:
         cap = magnitude(feeds.ups_capacity, "power")
         for name, (rows, normal, failover, _) in plan.ups().items():

@@ -181,3 +181,31 @@ def test_rack_plans_shared_by_groups_are_judged_once_as_each_group_was(clean, ca
             shared, alone = run(model, c, rule), run(apart, c, rule)
             assert (shared.violations, shared.kept) == (alone.violations, alone.kept), rule
     assert run(_one_feed_and_hot(clean), catalog, "power.one_feed").violations
+
+
+def test_alike_sites_rows_over_their_distribution_as_each_sites_hangs(catalog):
+    """Two sites of blocks (one run of alike row sides) and a hub with its spokes (runs of their own), a row
+    capacity some rows break: the violations are those of every site's :class:`Hang` checked one by one, in
+    order, and each UPS's sums are those of its hangs added one by one."""
+    from bom.inputs.scenario import scenario_from_text
+    from bom.inputs.yamlio import load_text
+    from bom.pipeline import build_scenario
+    blocks = ('name: blocks\nplatform: gb300-nvl72\ngpus: 9216\nfabrics: {compute: {switch: q3400}, storage: {}, '
+              'inband: {}, oob: {}}\nsites: {count: 2, distance: "2 km", dci_bandwidth: "6.4 Tbit/s"}\n')
+    hub = ('name: hub\nplatform: dgx-h100\nnodes: 24\nfabrics: {compute: {switch: qm9700}}\n'
+           'sites: {count: 3, topology: hub, distance: "40 km", dci_bandwidth: "25.6 Tbit/s"}\n')
+    for text, runs in ((blocks, 1), (hub, 2)):
+        model = build_scenario(scenario_from_text(text), load_text(text, "t.yaml"), catalog)
+        feeds = type(model.scenario.feeds)(row_capacity="60 kW")
+        plan = power_plan(model.placement, catalog, model.platform.support.pdu, feeds)
+        assert len(plan.row_sides) == runs < model.cluster.site_count
+        sc = model.scenario.model_copy(update={"feeds": feeds})
+        r = run(dataclasses.replace(model, scenario=sc, power=plan), catalog, "power.distribution")
+        over = [h for h in plan.hangs if h.rating_w and max(h.normal_w, h.failover_w) > h.rating_w + 1e-6]
+        assert r.violations == len(over) > 0 and [v.where for v in r.kept] == [
+            f"site {h.site} row {h.row} side {h.feed}" for h in over][:len(r.kept)]
+        ups: dict[str, tuple[int, float, float, float]] = {}
+        for h in plan.hangs:
+            rows, normal, failover, _ = ups.get(h.ups, (0, 0.0, 0.0, 0.0))
+            ups[h.ups] = (rows + 1, normal + h.normal_w, failover + h.failover_w, 0.0)
+        assert list(plan.ups().items()) == list(ups.items())
