@@ -347,9 +347,15 @@ class _Adder:
         if len(set(ns)) == len(ns):   # a link a lower device: its profile is its run
             for run, devices in Counter(runs).items():
                 _profiled(lo, lower_role, {run: 1}, copies * devices)
-        else:   # a lower device's links come one after another
-            for _, links in itertools.groupby(range(len(ns)), ns.__getitem__):
-                _profiled(lo, lower_role, dict(Counter(map(runs.__getitem__, links))), copies)
+        else:   # a lower device's links come one after another: its runs added up (a few a device)
+            cur = ns[0]
+            prof: dict[Run, int] = {}
+            for n, run in zip(ns, runs, strict=True):
+                if n != cur:
+                    _profiled(lo, lower_role, prof, copies)
+                    cur, prof = n, {}
+                prof[run] = prof.get(run, 0) + 1
+            _profiled(lo, lower_role, prof, copies)
         by_upper = sorted(range(len(ss)), key=ss.__getitem__)   # stable: each device's pairs in the walk's order
         counted = {s: Counter(map(runs.__getitem__, links))
                    for s, links in itertools.groupby(by_upper, ss.__getitem__)}
