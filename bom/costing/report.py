@@ -156,6 +156,17 @@ class InputJson(TypedDict):
     source: str
 
 
+class CablePlanJson(TypedDict):
+    rows: int
+    """The cable plan's rows: every fibre run, copper assembly leg and power cord (what bom cables writes)."""
+    in_build: bool
+    """Whether bom build writes the plan's files (<name>-cables.csv, -racks.csv, -cables.xlsx) beside this JSON:
+    a plan of at most `threshold` rows, or any with --plan; none with --no-plan. (A plan the tool cannot list
+    yet is left out, with a note on stderr.)"""
+    threshold: int
+    """The most rows bom build writes unasked."""
+
+
 class BuildJson(ModelJson):
     """A build: `bom build --json`, the written <name>.json."""
 
@@ -206,6 +217,8 @@ class BuildJson(ModelJson):
     growth (bom/costing/phases.py)."""
     growth: NotRequired[Annotated[dict[str, object], Handwritten("growth")]]
     """With the scenario's phases: the scenario's growth and both policies side by side."""
+    cable_plan: NotRequired[CablePlanJson]
+    """The cable plan's size and whether this build wrote it (bom build's JSON; bom cables writes it)."""
 
 
 #: What ``bom build`` writes of the cable plan (bom/outputs/planfiles.py: BUILD_MAX_ROWS).

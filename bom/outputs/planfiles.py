@@ -35,7 +35,7 @@ PLAN_SUFFIXES = ("-cables.csv", "-cables.xlsx", "-racks.csv")
 
 if TYPE_CHECKING:
     from bom.catalog.rows import Catalog
-    from bom.costing.report import PlanChoice
+    from bom.costing.report import CablePlanJson, PlanChoice
     from bom.model.model import Model
 
 #: ``bom build`` writes the plan beside its other outputs up to this many rows unless told (``--plan`` writes it
@@ -286,6 +286,12 @@ def for_build(model: Model, name: str, catalog: Catalog | None = None, phase: Ph
     except LimitError as exc:   # a design the plan cannot list yet: the BOM stands, the plan is left out
         return {}, f"no cable plan written: {exc.message}"
     return {k: v.getvalue() for k, v in files.items()}, ""
+
+
+def plan_json(model: Model, choice: PlanChoice = "auto") -> CablePlanJson:
+    """The build JSON's ``cable_plan``: the plan's rows and whether the build writes it."""
+    rows = build_rows(model)
+    return {"rows": rows, "in_build": in_build(rows, choice), "threshold": BUILD_MAX_ROWS}
 
 
 def build_note(model: Model, choice: PlanChoice = "auto") -> dict[str, object]:

@@ -178,6 +178,8 @@ def test_build_writes_small_plans_and_names_the_threshold(bom, tmp_path):
     assert f"more than bom build writes unasked ({cabling.BUILD_MAX_ROWS:,})" in r.stderr
     assert "--plan" in r.stderr and "bom cables" in r.stderr
     assert not list((tmp_path / "o").glob("*-cables.csv"))
+    j = json.loads((tmp_path / "o" / "big.json").read_text())
+    assert j["cable_plan"] == {"rows": 56534, "in_build": False, "threshold": cabling.BUILD_MAX_ROWS}
     html = (tmp_path / "o" / "big.html").read_text()
     assert "does not write it unasked: run <code>bom cables</code> or <code>bom build --plan</code>" in html
 
@@ -202,8 +204,11 @@ def test_build_plan_streams_bom_cables_files_and_no_plan_retires_them(bom, tmp_p
     for name in plan_names:
         assert (out / name).read_bytes() == (cables / name).read_bytes(), name
     assert "Written beside this report as mid-cables.csv" in (out / "mid.html").read_text()
+    assert json.loads((out / "mid.json").read_text())["cable_plan"]["in_build"] is True
     r = bom("build", str(path), "-o", str(out), "-q", "--no-plan")
     assert r.exit_code == 0 and "note:" not in r.stderr
+    assert json.loads((out / "mid.json").read_text())["cable_plan"] == {
+        "rows": 6614, "in_build": False, "threshold": cabling.BUILD_MAX_ROWS}
     assert not set(plan_names) & {p.name for p in out.iterdir()}
     assert "Not written by this build (<code>--no-plan</code>)" in (out / "mid.html").read_text()
 

@@ -18,7 +18,7 @@ from bom.costing.report import Report
 from bom.costing.schedule import SiteSchedule
 from bom.costing.tco import NOT_INCLUDED
 from bom.model.power import imbalance
-from bom.outputs.planfiles import build_note
+from bom.outputs.planfiles import build_note, plan_json
 from bom.outputs.writers.common import csv_writer, json_text, markdown_text, price_ranges, range_source, visible_text
 from bom.outputs.writers.diagram import diagram
 from bom.outputs.writers.tables import Rows, html_rows, html_value, html_values, markdown_rows
@@ -531,7 +531,9 @@ def write_markdown(r: Report) -> bytes:
 def write_json(r: Report) -> bytes:
     # C1 and bidi controls and Unicode line breaks from catalog text as \u escapes: the same JSON,
     # which `cat` and `bom build --json` show safely
-    return (json_text(r.to_json(), indent=2) + "\n").encode()
+    data = r.to_json()
+    data["cable_plan"] = plan_json(r.model, r.cable_plan)
+    return (json_text(data, indent=2) + "\n").encode()
 
 
 #: Beside the point price, the range public prices span and where it is published (blank: none, a
